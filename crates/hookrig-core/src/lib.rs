@@ -1,1 +1,49 @@
-//! placeholder
+//! The core of hookrig: events, payloads, verdicts, matchers, the registry and the
+//! dispatcher. No I/O and no async runtime: handlers that run processes or talk HTTP
+//! live in other crates and reach the dispatcher through the [`Handler`] trait.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use hookrig_core::{dispatch, Event, EventContext, EventName, Payload, Registry};
+//! # struct Sink;
+//! # impl hookrig_core::AsyncSink for Sink {
+//! #     fn submit(&self, _: hookrig_core::BoxFuture<hookrig_core::AsyncCompletion>) -> bool { false }
+//! # }
+//! # async fn run() {
+//! let registry = Registry::new(); // filled by hookrig-config
+//! let event = Event {
+//!     context: Arc::new(EventContext {
+//!         name: EventName::resolve("PreToolUse"),
+//!         session_id: "s1".into(),
+//!         cwd: "/work".into(),
+//!     }),
+//!     payload: Payload::new(),
+//! };
+//! let dispatched = dispatch(&registry, event, &Sink).await;
+//! println!("{}", dispatched.decision.as_str());
+//! # }
+//! ```
+
+mod dispatcher;
+mod errors;
+mod event;
+mod hook;
+mod matcher;
+mod outcome;
+mod payload;
+mod record;
+mod registry;
+mod verdict;
+
+pub use dispatcher::{AsyncCompletion, AsyncSink, Decision, Dispatched, Event, dispatch};
+pub use errors::MatcherError;
+pub use event::{CATALOG, CatalogEntry, EventKind, EventName, all_names};
+pub use hook::{
+    BoxFuture, EventContext, Handler, Hook, HookSpec, Invocation, Level, Mode, Report, Source,
+};
+pub use matcher::Matcher;
+pub use outcome::{Outcome, OutcomeHook, duration_ms};
+pub use payload::Payload;
+pub use record::{HookRecord, HookResult, SkipReason};
+pub use registry::Registry;
+pub use verdict::{Action, Failure, FailureKind, OnError, Reply, Verdict};

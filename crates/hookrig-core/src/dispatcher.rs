@@ -1,0 +1,765 @@
+//! The dispatcher: runs an event's hooks with the semantics of its kind.
+
+use std::sync::Arc;
+
+use crate::event::{EventKind, EventName};
+use crate::hook::{BoxFuture, EventContext, Hook, Invocation, Mode, Report};
+use crate::payload::Payload;
+use crate::record::{HookRecord, HookResult, SkipReason};
+use crate::registry::Registry;
+use crate::verdict::{Action, FailureKind, OnError, Reply};
+use futures_util::future::join_all;
+
+/// The combined decision of an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// Proceed (maybe with a modified payload).
+    Allow,
+    /// Stop.
+    Deny,
+    /// Ask the user.
+    Ask,
+}
+
+impl Decision {
+    /// The lowercase wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Deny => "deny",
+            Decision::Ask => "ask",
+        }
+    }
+}
+
+/// An event to dispatch.
+#[derive(Debug, Clone)]
+pub struct Event {
+    /// The event, resolved.
+    pub context: Arc<EventContext>,
+    /// The payload as the host sent it.
+    pub payload: Payload,
+}
+
+/// Where async hooks go: the runtime that owns the process decides how they run, how
+/// many may be in flight and how long shutdown waits for them.
+pub trait AsyncSink: Send + Sync {
+    /// Starts `job` without waiting for it. Returns false when it was refused because
+    /// too many async hooks are in flight.
+    fn submit(&self, job: BoxFuture<AsyncCompletion>) -> bool;
+}
+
+/// The record of an async hook that has finished, with any warnings about its answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AsyncCompletion {
+    /// The hook's record.
+    pub record: HookRecord,
+    /// Warnings (an ignored modify, a failure).
+    pub warnings: Vec<String>,
+}
+
+/// The result of dispatching one event.
+#[derive(Debug, Clone)]
+pub struct Dispatched {
+    /// The event.
+    pub event: EventName,
+    /// The combined decision.
+    pub decision: Decision,
+    /// The reason of the deny or ask.
+    pub reason: Option<String>,
+    /// The hook that denied (or asked).
+    pub decided_by: Option<String>,
+    /// The final payload.
+    pub payload: Payload,
+    /// Context collected from the hooks, in run order.
+    pub context: Vec<String>,
+    /// System-prompt text collected from the hooks, in run order.
+    pub system_prompt_append: Vec<String>,
+    /// One record per registered hook, in dispatch order; hooks on other events last.
+    pub records: Vec<HookRecord>,
+    /// Warnings for the host.
+    pub warnings: Vec<String>,
+}
+
+/// Dispatches `event` to the hooks of `registry`.
+///
+/// Decision and transform events run their sync hooks one after another by priority,
+/// then registration order; the first deny stops the chain and names the denier;
+/// modifies accumulate. Notify events run their sync hooks concurrently and nothing
+/// they answer changes the event. Async hooks are handed to `sink` after the sync hooks,
+/// with the payload as modified by them.
+pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -> Dispatched {
+    let Event { context, payload } = event;
+    let mut state = State {
+        decision: Decision::Allow,
+        reason: None,
+        decided_by: None,
+        payload,
+        context: Vec::new(),
+        system_prompt_append: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let tool = state.payload.tool_name().map(str::to_owned);
+
+    // Records are kept with their dispatch position so the ledger reads in the order
+    // things happened: (priority, registration index).
+    let mut records: Vec<((i32, usize), HookRecord)> = Vec::new();
+    let mut sync_hooks: Vec<(usize, &Hook)> = Vec::new();
+    let mut async_hooks: Vec<(usize, &Hook)> = Vec::new();
+    for (index, hook) in registry.hooks().iter().enumerate() {
+        let spec = &hook.spec;
+        let skip = if !spec.listens_to(&context.name) {
+            Some(SkipReason::OtherEvent)
+        } else if !spec.enabled {
+            Some(SkipReason::Disabled)
+        } else if !spec.matcher.matches(tool.as_deref()) {
+            Some(SkipReason::Matcher {
+                pattern: spec.matcher.pattern(),
+                tool: tool.clone(),
+            })
+        } else {
+            None
+        };
+        match (skip, spec.mode) {
+            (Some(skip), _) => {
+                let key = if skip.considered() {
+                    (spec.priority, index)
+                } else {
+                    (i32::MAX, index)
+                };
+                records.push((key, skipped(hook, skip)));
+            }
+            (None, Mode::Sync) => sync_hooks.push((index, hook)),
+            (None, Mode::Async) => async_hooks.push((index, hook)),
+        }
+    }
+    sync_hooks.sort_by_key(|(index, hook)| (hook.spec.priority, *index));
+
+    match context.name.kind() {
+        EventKind::Decision | EventKind::Transform => {
+            for (index, hook) in sync_hooks {
+                let key = (hook.spec.priority, index);
+                if let Some(by) = state.denied_by() {
+                    let by = by.to_owned();
+                    records.push((key, skipped(hook, SkipReason::ChainStopped { by })));
+                    continue;
+                }
+                let invocation = Invocation {
+                    context: Arc::clone(&context),
+                    payload: state.payload.clone(),
+                };
+                let report = hook.handler.run(invocation).await;
+                let record = state.apply_chained(hook, report, context.name.kind(), &context.name);
+                records.push((key, record));
+            }
+        }
+        EventKind::Notify => {
+            let runs = sync_hooks.iter().map(|(_, hook)| {
+                hook.handler.run(Invocation {
+                    context: Arc::clone(&context),
+                    payload: state.payload.clone(),
+                })
+            });
+            let reports = join_all(runs).await;
+            for ((index, hook), report) in sync_hooks.iter().zip(reports) {
+                let record = state.apply_notify(hook, report, &context.name);
+                records.push(((hook.spec.priority, *index), record));
+            }
+        }
+    }
+
+    for (index, hook) in async_hooks {
+        let record = dispatch_async(hook, &context, &state.payload, sink, &mut state.warnings);
+        records.push(((hook.spec.priority, index), record));
+    }
+
+    records.sort_by_key(|(key, _)| *key);
+    Dispatched {
+        event: context.name.clone(),
+        decision: state.decision,
+        reason: state.reason,
+        decided_by: state.decided_by,
+        payload: state.payload,
+        context: state.context,
+        system_prompt_append: state.system_prompt_append,
+        records: records.into_iter().map(|(_, record)| record).collect(),
+        warnings: state.warnings,
+    }
+}
+
+/// The event as the chain has left it so far.
+struct State {
+    decision: Decision,
+    reason: Option<String>,
+    decided_by: Option<String>,
+    payload: Payload,
+    context: Vec<String>,
+    system_prompt_append: Vec<String>,
+    warnings: Vec<String>,
+}
+
+impl State {
+    fn denied_by(&self) -> Option<&str> {
+        match self.decision {
+            Decision::Deny => self.decided_by.as_deref(),
+            _ => None,
+        }
+    }
+
+    fn deny(&mut self, hook: &str, reason: Option<String>) {
+        self.decision = Decision::Deny;
+        self.reason = reason;
+        self.decided_by = Some(hook.to_owned());
+    }
+
+    /// Applies one answer of a decision or transform chain.
+    fn apply_chained(
+        &mut self,
+        hook: &Hook,
+        report: Report,
+        kind: EventKind,
+        event: &EventName,
+    ) -> HookRecord {
+        let name = hook.spec.name.as_str();
+        let mut record = ran(hook, &report);
+        match report.reply {
+            Reply::Failure(failure) => {
+                record.result = failure_result(failure.kind);
+                record.reason = Some(failure.message.clone());
+                self.warnings.push(failure.message.clone());
+                if hook.spec.on_error == OnError::Deny {
+                    self.deny(name, Some(failure.message));
+                }
+            }
+            Reply::Verdict(verdict) => {
+                self.warnings.extend(verdict.warnings);
+                record.reason.clone_from(&verdict.reason);
+                let action = match (kind, verdict.action) {
+                    (EventKind::Transform, Action::Deny | Action::Ask) => {
+                        self.warnings.push(format!(
+                            "hook {name}: `{}` ignored on transform event {event}: transform hooks only rewrite the payload",
+                            verdict.action.as_str()
+                        ));
+                        Action::Allow
+                    }
+                    (_, action) => action,
+                };
+                record.result = action_result(action);
+                match action {
+                    Action::Deny => self.deny(name, verdict.reason),
+                    Action::Ask => {
+                        if self.decision == Decision::Allow {
+                            self.decision = Decision::Ask;
+                            self.reason = verdict.reason;
+                            self.decided_by = Some(name.to_owned());
+                        }
+                    }
+                    Action::Modify => match verdict.patch {
+                        Some(patch) => self.payload.apply_patch(&patch),
+                        None => self.warnings.push(format!(
+                            "hook {name}: decision \"modify\" without a payload changes nothing"
+                        )),
+                    },
+                    Action::Allow => {}
+                }
+                if action != Action::Deny {
+                    self.collect(verdict.context, verdict.system_prompt_append);
+                }
+            }
+        }
+        record
+    }
+
+    /// Applies one answer to a notify event: only context is kept.
+    fn apply_notify(&mut self, hook: &Hook, report: Report, event: &EventName) -> HookRecord {
+        let name = hook.spec.name.as_str();
+        let mut record = ran(hook, &report);
+        match report.reply {
+            Reply::Failure(failure) => {
+                record.result = failure_result(failure.kind);
+                record.reason = Some(failure.message.clone());
+                self.warnings.push(failure.message);
+            }
+            Reply::Verdict(verdict) => {
+                self.warnings.extend(verdict.warnings);
+                record.result = action_result(verdict.action);
+                record.reason.clone_from(&verdict.reason);
+                if verdict.action != Action::Allow {
+                    self.warnings.push(format!(
+                        "hook {name}: `{}` ignored on notify event {event}: notify hooks cannot change the event",
+                        verdict.action.as_str()
+                    ));
+                }
+                self.collect(verdict.context, verdict.system_prompt_append);
+            }
+        }
+        record
+    }
+
+    fn collect(&mut self, context: Option<String>, system_prompt_append: Option<String>) {
+        self.context.extend(context.filter(|c| !c.is_empty()));
+        self.system_prompt_append
+            .extend(system_prompt_append.filter(|s| !s.is_empty()));
+    }
+}
+
+/// Hands an async hook to the sink and returns its record for the outcome.
+fn dispatch_async(
+    hook: &Hook,
+    context: &Arc<EventContext>,
+    payload: &Payload,
+    sink: &dyn AsyncSink,
+    warnings: &mut Vec<String>,
+) -> HookRecord {
+    let run = hook.handler.run(Invocation {
+        context: Arc::clone(context),
+        payload: payload.clone(),
+    });
+    let mut pending = skipped(hook, SkipReason::AsyncCapReached);
+    pending.skip = None;
+    pending.result = HookResult::Dispatched;
+    let template = pending.clone();
+    let job: BoxFuture<AsyncCompletion> = Box::pin(async move {
+        let report = run.await;
+        finish_async(template, report)
+    });
+    if sink.submit(job) {
+        pending
+    } else {
+        warnings.push(format!(
+            "async hook {} dropped: too many async hooks in flight",
+            hook.spec.name
+        ));
+        skipped(hook, SkipReason::AsyncCapReached)
+    }
+}
+
+/// Turns an async hook's report into its record; its answer cannot change anything.
+fn finish_async(mut record: HookRecord, report: Report) -> AsyncCompletion {
+    record.exit_code = report.exit_code;
+    record.duration = Some(report.duration);
+    record.stdout = report.stdout;
+    record.stderr = report.stderr;
+    record.truncated = report.truncated;
+    let mut warnings = Vec::new();
+    match report.reply {
+        Reply::Failure(failure) => {
+            record.result = failure_result(failure.kind);
+            warnings.push(failure.message.clone());
+            record.reason = Some(failure.message);
+        }
+        Reply::Verdict(verdict) => {
+            warnings.extend(verdict.warnings);
+            record.result = action_result(verdict.action);
+            record.reason = verdict.reason;
+            if matches!(verdict.action, Action::Modify | Action::Deny | Action::Ask) {
+                warnings.push(format!(
+                    "async hook {}: `{}` ignored: async hooks cannot change the event",
+                    record.name,
+                    verdict.action.as_str()
+                ));
+            }
+        }
+    }
+    AsyncCompletion { record, warnings }
+}
+
+fn action_result(action: Action) -> HookResult {
+    match action {
+        Action::Allow => HookResult::Allow,
+        Action::Deny => HookResult::Deny,
+        Action::Ask => HookResult::Ask,
+        Action::Modify => HookResult::Modify,
+    }
+}
+
+fn failure_result(kind: FailureKind) -> HookResult {
+    match kind {
+        FailureKind::Timeout => HookResult::Timeout,
+        _ => HookResult::Error,
+    }
+}
+
+fn base_record(hook: &Hook) -> HookRecord {
+    HookRecord {
+        name: hook.spec.name.clone(),
+        source: hook.spec.source.path.clone(),
+        dialect: hook.spec.source.dialect,
+        result: HookResult::Skipped,
+        skip: None,
+        exit_code: None,
+        duration: None,
+        reason: None,
+        stdout: None,
+        stderr: None,
+        truncated: false,
+        is_async: hook.spec.mode == Mode::Async,
+    }
+}
+
+fn skipped(hook: &Hook, reason: SkipReason) -> HookRecord {
+    HookRecord {
+        skip: Some(reason),
+        ..base_record(hook)
+    }
+}
+
+fn ran(hook: &Hook, report: &Report) -> HookRecord {
+    HookRecord {
+        exit_code: report.exit_code,
+        duration: Some(report.duration),
+        stdout: report.stdout.clone(),
+        stderr: report.stderr.clone(),
+        truncated: report.truncated,
+        ..base_record(hook)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    use futures_util::FutureExt;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::hook::{Handler, HookSpec, Level, Source};
+    use crate::matcher::Matcher;
+    use crate::verdict::{Failure, Verdict};
+
+    /// An in-process handler that answers a fixed reply and remembers what it saw.
+    #[derive(Debug)]
+    struct Scripted {
+        reply: Reply,
+        seen: Arc<Mutex<Vec<(String, Value)>>>,
+        name: String,
+    }
+
+    impl Handler for Scripted {
+        fn run(&self, invocation: Invocation) -> BoxFuture<Report> {
+            self.seen.lock().expect("not poisoned").push((
+                self.name.clone(),
+                Value::Object(invocation.payload.into_map()),
+            ));
+            let report = Report::from_reply(self.reply.clone(), Duration::from_millis(1));
+            Box::pin(async move { report })
+        }
+    }
+
+    struct Fixture {
+        registry: Registry,
+        seen: Arc<Mutex<Vec<(String, Value)>>>,
+    }
+
+    impl Fixture {
+        fn new() -> Self {
+            Self {
+                registry: Registry::new(),
+                seen: Arc::default(),
+            }
+        }
+
+        fn hook(&mut self, name: &str, event: &str, reply: Reply) -> &mut HookSpec {
+            let handler = Scripted {
+                reply,
+                seen: Arc::clone(&self.seen),
+                name: name.to_owned(),
+            };
+            self.registry.register(Hook {
+                spec: HookSpec {
+                    name: name.to_owned(),
+                    events: vec![EventName::resolve(event)],
+                    matcher: Matcher::Any,
+                    priority: HookSpec::DEFAULT_PRIORITY,
+                    mode: Mode::Sync,
+                    enabled: true,
+                    on_error: OnError::Allow,
+                    source: Source {
+                        path: PathBuf::from("/cfg/hooks.toml"),
+                        dialect: "native",
+                        level: Level::Global,
+                    },
+                    description: None,
+                    timeout: None,
+                },
+                handler: Arc::new(handler),
+            });
+            let last = self.registry.hooks().len() - 1;
+            &mut Arc::get_mut(&mut self.registry.hooks[last])
+                .expect("not shared yet")
+                .spec
+        }
+
+        fn emit(&self, event: &str, payload: Value) -> Dispatched {
+            self.emit_with(event, payload, &RefuseAll)
+        }
+
+        fn emit_with(&self, event: &str, payload: Value, sink: &dyn AsyncSink) -> Dispatched {
+            let Value::Object(map) = payload else {
+                panic!("payload must be an object")
+            };
+            let event = Event {
+                context: Arc::new(EventContext {
+                    name: EventName::resolve(event),
+                    session_id: "s".into(),
+                    cwd: "/w".into(),
+                }),
+                payload: Payload::from_map(map),
+            };
+            dispatch(&self.registry, event, sink)
+                .now_or_never()
+                .expect("scripted handlers never wait")
+        }
+
+        fn order(&self) -> Vec<String> {
+            self.seen
+                .lock()
+                .expect("not poisoned")
+                .iter()
+                .map(|(n, _)| n.clone())
+                .collect()
+        }
+    }
+
+    struct RefuseAll;
+    impl AsyncSink for RefuseAll {
+        fn submit(&self, _job: BoxFuture<AsyncCompletion>) -> bool {
+            false
+        }
+    }
+
+    #[derive(Default)]
+    struct Collect(Mutex<Vec<BoxFuture<AsyncCompletion>>>);
+    impl AsyncSink for Collect {
+        fn submit(&self, job: BoxFuture<AsyncCompletion>) -> bool {
+            self.0.lock().expect("not poisoned").push(job);
+            true
+        }
+    }
+
+    fn allow() -> Reply {
+        Reply::Verdict(Verdict::allow())
+    }
+
+    fn deny(reason: &str) -> Reply {
+        Reply::Verdict(Verdict::deny(reason))
+    }
+
+    fn modify(patch: Value) -> Reply {
+        let Value::Object(map) = patch else {
+            panic!("patch must be an object")
+        };
+        Reply::Verdict(Verdict {
+            patch: Some(map),
+            ..Verdict::with_action(Action::Modify)
+        })
+    }
+
+    fn fail(kind: FailureKind) -> Reply {
+        Reply::Failure(Failure {
+            kind,
+            message: "hook broken exited 3".into(),
+        })
+    }
+
+    #[test]
+    fn first_deny_stops_the_chain_and_names_the_denier() {
+        let mut f = Fixture::new();
+        f.hook("a", "tool.before", allow());
+        f.hook("guard", "tool.before", deny("no"));
+        f.hook("c", "tool.before", allow());
+        let d = f.emit("PreToolUse", json!({}));
+        assert_eq!(d.decision, Decision::Deny);
+        assert_eq!(d.decided_by.as_deref(), Some("guard"));
+        assert_eq!(d.reason.as_deref(), Some("no"));
+        assert_eq!(f.order(), ["a", "guard"]);
+        assert_eq!(
+            d.records[2].skip,
+            Some(SkipReason::ChainStopped { by: "guard".into() })
+        );
+    }
+
+    #[test]
+    fn modifies_accumulate_in_order() {
+        let mut f = Fixture::new();
+        f.hook(
+            "one",
+            "tool.before",
+            modify(json!({"tool": {"input": {"n": 1}}})),
+        );
+        f.hook("two", "tool.before", modify(json!({"extra": true})));
+        f.hook("three", "tool.before", allow());
+        let d = f.emit(
+            "tool.before",
+            json!({"tool": {"name": "bash", "input": {"n": 0}}}),
+        );
+        let seen = f.seen.lock().expect("not poisoned").clone();
+        assert_eq!(seen[1].1["tool"]["input"], json!({"n": 1}));
+        assert_eq!(seen[2].1["extra"], json!(true));
+        assert_eq!(
+            Value::Object(d.payload.into_map()),
+            json!({"tool": {"name": "bash", "input": {"n": 1}}, "extra": true})
+        );
+        assert_eq!(d.decision, Decision::Allow);
+    }
+
+    #[test]
+    fn priority_then_registration_order() {
+        let mut f = Fixture::new();
+        f.hook("late", "tool.before", allow()).priority = 200;
+        f.hook("b", "tool.before", allow());
+        f.hook("early", "tool.before", allow()).priority = 1;
+        f.hook("c", "tool.before", allow());
+        f.emit("tool.before", json!({}));
+        assert_eq!(f.order(), ["early", "b", "c", "late"]);
+    }
+
+    #[test]
+    fn ask_is_kept_unless_a_later_hook_denies() {
+        let mut f = Fixture::new();
+        f.hook(
+            "asker",
+            "tool.before",
+            Reply::Verdict(Verdict {
+                reason: Some("sure?".into()),
+                ..Verdict::with_action(Action::Ask)
+            }),
+        );
+        f.hook("b", "tool.before", allow());
+        let d = f.emit("tool.before", json!({}));
+        assert_eq!(d.decision, Decision::Ask);
+        assert_eq!(d.decided_by.as_deref(), Some("asker"));
+        f.hook("denier", "tool.before", deny("no"));
+        let d = f.emit("tool.before", json!({}));
+        assert_eq!(d.decision, Decision::Deny);
+        assert_eq!(d.decided_by.as_deref(), Some("denier"));
+    }
+
+    #[test]
+    fn failures_follow_on_error() {
+        let mut f = Fixture::new();
+        f.hook("broken", "tool.before", fail(FailureKind::Exit));
+        let d = f.emit("tool.before", json!({}));
+        assert_eq!(d.decision, Decision::Allow);
+        assert_eq!(d.warnings, ["hook broken exited 3"]);
+        assert_eq!(d.records[0].result, HookResult::Error);
+
+        f.registry.unregister("broken");
+        f.hook("broken", "tool.before", fail(FailureKind::Timeout))
+            .on_error = OnError::Deny;
+        let d = f.emit("tool.before", json!({}));
+        assert_eq!(d.decision, Decision::Deny);
+        assert_eq!(d.decided_by.as_deref(), Some("broken"));
+        assert_eq!(d.records[0].result, HookResult::Timeout);
+    }
+
+    #[test]
+    fn notify_ignores_denies_and_keeps_context() {
+        let mut f = Fixture::new();
+        f.hook("d", "session.start", deny("no"));
+        f.hook(
+            "ctx",
+            "session.start",
+            Reply::Verdict(Verdict {
+                context: Some("hello".into()),
+                ..Verdict::allow()
+            }),
+        );
+        let d = f.emit("SessionStart", json!({}));
+        assert_eq!(d.decision, Decision::Allow);
+        assert_eq!(d.context, ["hello"]);
+        assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
+    }
+
+    #[test]
+    fn transform_events_only_rewrite() {
+        let mut f = Fixture::new();
+        f.hook("d", "prompt.assemble", deny("no"));
+        f.hook("m", "prompt.assemble", modify(json!({"prompt": "x"})));
+        let d = f.emit("prompt.assemble", json!({"prompt": "a"}));
+        assert_eq!(d.decision, Decision::Allow);
+        assert_eq!(d.payload.as_map()["prompt"], json!("x"));
+    }
+
+    #[test]
+    fn skips_record_why() {
+        let mut f = Fixture::new();
+        f.hook("other", "session.start", allow());
+        f.hook("off", "tool.before", allow()).enabled = false;
+        f.hook("edit-only", "tool.before", allow()).matcher =
+            Matcher::regex("edit").expect("valid");
+        let d = f.emit("tool.before", json!({"tool_name": "bash"}));
+        let skips: Vec<String> = d
+            .records
+            .iter()
+            .map(|r| r.skip.as_ref().map(ToString::to_string).unwrap_or_default())
+            .collect();
+        assert_eq!(
+            skips,
+            [
+                "disabled",
+                "matcher `edit` did not match tool `bash`",
+                "other event"
+            ]
+        );
+        assert!(f.order().is_empty());
+    }
+
+    #[test]
+    fn async_hooks_get_the_modified_payload_and_cannot_modify() {
+        let mut f = Fixture::new();
+        f.hook("sync", "tool.after", modify(json!({"x": 2})));
+        f.hook("bg", "tool.after", modify(json!({"x": 3}))).mode = Mode::Async;
+        let sink = Collect::default();
+        let d = f.emit_with("tool.after", json!({"x": 1}), &sink);
+        assert_eq!(d.payload.as_map()["x"], json!(2));
+        let bg = d.records.iter().find(|r| r.name == "bg").expect("recorded");
+        assert_eq!(bg.result, HookResult::Dispatched);
+        let jobs = std::mem::take(&mut *sink.0.lock().expect("not poisoned"));
+        assert_eq!(jobs.len(), 1);
+        let done = jobs
+            .into_iter()
+            .next()
+            .expect("one job")
+            .now_or_never()
+            .expect("ready");
+        assert_eq!(done.record.result, HookResult::Modify);
+        assert!(done.warnings[0].contains("ignored"), "{:?}", done.warnings);
+        let seen = f.seen.lock().expect("not poisoned").clone();
+        assert_eq!(
+            seen[1].1["x"],
+            json!(2),
+            "async hook sees the modified payload"
+        );
+    }
+
+    #[test]
+    fn refused_async_hooks_are_dropped_with_a_warning() {
+        let mut f = Fixture::new();
+        f.hook("bg", "message.after", allow()).mode = Mode::Async;
+        let d = f.emit("post_message", json!({}));
+        assert_eq!(d.records[0].skip, Some(SkipReason::AsyncCapReached));
+        assert!(d.warnings[0].contains("dropped"), "{:?}", d.warnings);
+    }
+
+    #[test]
+    fn registry_all_dedups_and_sorts() {
+        let mut f = Fixture::new();
+        f.hook("zeta", "tool.before", allow());
+        f.hook("alpha", "tool.before", allow());
+        f.hook("zeta", "session.start", allow());
+        let names: Vec<&str> = f
+            .registry
+            .all()
+            .iter()
+            .map(|h| h.spec.name.as_str())
+            .collect();
+        assert_eq!(names, ["alpha", "zeta"]);
+        assert_eq!(f.registry.all()[1].spec.events[0].as_str(), "tool.before");
+        assert_eq!(f.registry.unregister("zeta"), 2);
+        assert_eq!(f.registry.len(), 1);
+    }
+}

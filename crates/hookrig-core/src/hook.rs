@@ -1,0 +1,163 @@
+//! Hooks: what the config declared, and the handler that runs it.
+
+use std::fmt;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::event::EventName;
+use crate::matcher::Matcher;
+use crate::payload::Payload;
+use crate::verdict::{OnError, Reply};
+
+/// A boxed, sendable future, as handlers return them.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// Whether the dispatcher waits for a hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// The event waits for the hook's answer.
+    #[default]
+    Sync,
+    /// The hook is started and not awaited; its answer cannot change the event.
+    Async,
+}
+
+impl Mode {
+    /// The lowercase config name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Sync => "sync",
+            Mode::Async => "async",
+        }
+    }
+}
+
+/// Where a hook was declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// Absolute path of the file that declared it.
+    pub path: PathBuf,
+    /// The dialect of that file (`native`, `hygge`, ...).
+    pub dialect: &'static str,
+    /// The layer it came from.
+    pub level: Level,
+}
+
+/// Configuration layers, in load order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// The user's own configuration.
+    Global,
+    /// Configuration that came with the project's repository.
+    Project,
+}
+
+/// Everything the dispatcher needs to know about a hook, apart from how to run it.
+#[derive(Debug, Clone)]
+pub struct HookSpec {
+    /// The configured name.
+    pub name: String,
+    /// The events it listens to.
+    pub events: Vec<EventName>,
+    /// Which tool names it applies to.
+    pub matcher: Matcher,
+    /// Lower runs first; ties keep registration order.
+    pub priority: i32,
+    /// Sync or async.
+    pub mode: Mode,
+    /// A disabled hook is listed and recorded, never run.
+    pub enabled: bool,
+    /// What a failure of this hook means.
+    pub on_error: OnError,
+    /// Where it was declared.
+    pub source: Source,
+    /// One-line summary.
+    pub description: Option<String>,
+    /// Its timeout, for listings (the handler enforces it). `None` = no timeout.
+    pub timeout: Option<Duration>,
+}
+
+impl HookSpec {
+    /// The default priority.
+    pub const DEFAULT_PRIORITY: i32 = 100;
+
+    /// Whether the hook listens to `event`.
+    pub fn listens_to(&self, event: &EventName) -> bool {
+        self.events.iter().any(|e| e.as_str() == event.as_str())
+    }
+}
+
+/// Runs a hook. Implemented by command hooks (hookrig-exec), HTTP hooks and in-process
+/// plugins; the dispatcher only sees this trait.
+pub trait Handler: Send + Sync + fmt::Debug {
+    /// Runs once for `invocation`. Never fails: a hook that times out, crashes or answers
+    /// nonsense is a [`Reply::Failure`], recorded and turned into a verdict by policy.
+    fn run(&self, invocation: Invocation) -> BoxFuture<Report>;
+}
+
+/// The event a handler runs for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventContext {
+    /// The event, resolved.
+    pub name: EventName,
+    /// The agent session it happened in (may be empty).
+    pub session_id: String,
+    /// The directory it happened in.
+    pub cwd: PathBuf,
+}
+
+/// One call of a handler.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    /// The event.
+    pub context: Arc<EventContext>,
+    /// The payload as modified so far.
+    pub payload: Payload,
+}
+
+/// What running a handler produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The verdict or failure.
+    pub reply: Reply,
+    /// The process exit code, for command hooks that exited.
+    pub exit_code: Option<i32>,
+    /// Wall time of the run.
+    pub duration: Duration,
+    /// The start of what it printed on stdout, for the ledger.
+    pub stdout: Option<String>,
+    /// The start of what it printed on stderr, for the ledger.
+    pub stderr: Option<String>,
+    /// Output was cut at its cap.
+    pub truncated: bool,
+}
+
+impl Report {
+    /// A report carrying only a reply.
+    pub fn from_reply(reply: Reply, duration: Duration) -> Self {
+        Self {
+            reply,
+            exit_code: None,
+            duration,
+            stdout: None,
+            stderr: None,
+            truncated: false,
+        }
+    }
+}
+
+/// A configured hook and its handler.
+#[derive(Debug, Clone)]
+pub struct Hook {
+    /// What the config declared.
+    pub spec: HookSpec,
+    /// How it runs.
+    pub handler: Arc<dyn Handler>,
+}

@@ -1,0 +1,100 @@
+//! Matchers: which tool names a hook applies to.
+
+use regex::Regex;
+
+use crate::errors::MatcherError;
+
+/// Decides whether a hook applies to a tool name.
+#[derive(Debug, Clone)]
+pub enum Matcher {
+    /// Every tool, and events without a tool.
+    Any,
+    /// An unanchored alternation of plain names (`write_file|edit`): true when any of
+    /// them occurs in the tool name. This is exactly what the regex would match, without
+    /// compiling one: config files list hundreds of such matchers and emit only needs
+    /// the few on its event.
+    Literals(Vec<String>),
+    /// Any other pattern, tested unanchored.
+    Regex(Regex),
+}
+
+impl Matcher {
+    /// Parses an unanchored regex, using the literal fast path when the pattern has no
+    /// regex syntax but `|`.
+    pub fn regex(pattern: &str) -> Result<Matcher, MatcherError> {
+        if pattern.is_empty() {
+            return Ok(Matcher::Any);
+        }
+        let plain = pattern
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'|');
+        if plain {
+            // An empty alternative (`a||b`, `a|`) matches the empty string, so it matches
+            // every tool name, as the regex would.
+            if pattern.split('|').any(str::is_empty) {
+                return Ok(Matcher::Any);
+            }
+            return Ok(Matcher::Literals(
+                pattern.split('|').map(str::to_owned).collect(),
+            ));
+        }
+        Regex::new(pattern)
+            .map(Matcher::Regex)
+            .map_err(|source| MatcherError {
+                pattern: pattern.to_owned(),
+                source: Box::new(source),
+            })
+    }
+
+    /// Whether the hook applies to `tool`. An event without a tool is tested as the empty
+    /// name, so only matchers that accept anything apply to it.
+    pub fn matches(&self, tool: Option<&str>) -> bool {
+        let tool = tool.unwrap_or("");
+        match self {
+            Matcher::Any => true,
+            Matcher::Literals(names) => names.iter().any(|n| tool.contains(n.as_str())),
+            Matcher::Regex(re) => re.is_match(tool),
+        }
+    }
+
+    /// The pattern as written (empty for [`Matcher::Any`]).
+    pub fn pattern(&self) -> String {
+        match self {
+            Matcher::Any => String::new(),
+            Matcher::Literals(names) => names.join("|"),
+            Matcher::Regex(re) => re.as_str().to_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use test_case::test_case;
+
+    use super::*;
+
+    #[test_case("write_file|edit", Some("write_file"), true; "first literal")]
+    #[test_case("write_file|edit", Some("multi_edit"), true; "unanchored literal")]
+    #[test_case("write_file|edit", Some("bash"), false; "no literal")]
+    #[test_case("write_file|edit", None, false; "no tool")]
+    #[test_case("^bash$", Some("bash"), true; "anchored regex")]
+    #[test_case("^bash$", Some("bash2"), false; "anchored regex rejects")]
+    #[test_case("mcp__.*__write", Some("mcp__fs__write"), true; "regex")]
+    #[test_case("", None, true; "empty matches all")]
+    #[test_case("a|", Some("zzz"), true; "empty alternative matches all")]
+    fn matching(pattern: &str, tool: Option<&str>, expected: bool) {
+        let matcher = Matcher::regex(pattern).expect("valid");
+        assert_eq!(matcher.matches(tool), expected);
+        // The fast path must agree with the regex engine.
+        if !pattern.is_empty() {
+            let re = Regex::new(pattern).expect("valid");
+            assert_eq!(re.is_match(tool.unwrap_or("")), expected);
+        }
+    }
+
+    #[test]
+    fn invalid_regex_is_an_error() {
+        let err = Matcher::regex("(unclosed").expect_err("invalid");
+        assert!(err.to_string().contains("(unclosed"), "{err}");
+    }
+}

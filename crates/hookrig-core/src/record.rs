@@ -1,0 +1,132 @@
+//! What the dispatcher records about each hook it considered.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// The result of one hook for one event, as the Outcome and the ledger report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HookResult {
+    /// It allowed the event.
+    Allow,
+    /// It denied the event.
+    Deny,
+    /// It asked for the user's confirmation.
+    Ask,
+    /// It changed the payload.
+    Modify,
+    /// It failed (exit code, crash, malformed reply, could not start).
+    Error,
+    /// It ran past its timeout.
+    Timeout,
+    /// It was not run (see the skip reason).
+    Skipped,
+    /// It comes from a project that was not trusted, so it was not run.
+    Untrusted,
+    /// An async hook that was started and not awaited; its result reaches the ledger later.
+    Dispatched,
+}
+
+impl HookResult {
+    /// The lowercase wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookResult::Allow => "allow",
+            HookResult::Deny => "deny",
+            HookResult::Ask => "ask",
+            HookResult::Modify => "modify",
+            HookResult::Error => "error",
+            HookResult::Timeout => "timeout",
+            HookResult::Skipped => "skipped",
+            HookResult::Untrusted => "untrusted",
+            HookResult::Dispatched => "dispatched",
+        }
+    }
+}
+
+/// Why a hook did not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipReason {
+    /// It listens to other events.
+    OtherEvent,
+    /// Its matcher rejected the tool name.
+    Matcher {
+        /// The pattern.
+        pattern: String,
+        /// The tool name tested (`None` when the event has no tool).
+        tool: Option<String>,
+    },
+    /// `enabled = false`.
+    Disabled,
+    /// An earlier hook denied the event.
+    ChainStopped {
+        /// The hook that denied.
+        by: String,
+    },
+    /// Too many async hooks were already running.
+    AsyncCapReached,
+}
+
+impl SkipReason {
+    /// Whether the hook was meant for this event at all (only hooks on other events
+    /// were never considered).
+    pub fn considered(&self) -> bool {
+        !matches!(self, SkipReason::OtherEvent)
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::OtherEvent => f.write_str("other event"),
+            SkipReason::Matcher {
+                pattern,
+                tool: Some(tool),
+            } => write!(f, "matcher `{pattern}` did not match tool `{tool}`"),
+            SkipReason::Matcher {
+                pattern,
+                tool: None,
+            } => {
+                write!(
+                    f,
+                    "matcher `{pattern}` did not match (the event has no tool)"
+                )
+            }
+            SkipReason::Disabled => f.write_str("disabled"),
+            SkipReason::ChainStopped { by } => write!(f, "chain stopped by {by}"),
+            SkipReason::AsyncCapReached => f.write_str("too many async hooks in flight"),
+        }
+    }
+}
+
+/// One hook considered for one event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookRecord {
+    /// The hook's name.
+    pub name: String,
+    /// The file that declared it.
+    pub source: PathBuf,
+    /// That file's dialect.
+    pub dialect: &'static str,
+    /// What came of it.
+    pub result: HookResult,
+    /// Why it did not run, when it did not.
+    pub skip: Option<SkipReason>,
+    /// Exit code of the process, when it exited.
+    pub exit_code: Option<i32>,
+    /// How long it ran.
+    pub duration: Option<Duration>,
+    /// Its reason (deny, ask) or the failure message.
+    pub reason: Option<String>,
+    /// Start of its stdout.
+    pub stdout: Option<String>,
+    /// Start of its stderr.
+    pub stderr: Option<String>,
+    /// Output was cut at its cap.
+    pub truncated: bool,
+    /// It ran in async mode.
+    pub is_async: bool,
+}

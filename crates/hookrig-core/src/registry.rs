@@ -1,0 +1,70 @@
+//! The registry: every hook known to this process, in registration order.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::event::EventName;
+use crate::hook::Hook;
+
+/// Hooks in registration order.
+#[derive(Debug, Default, Clone)]
+pub struct Registry {
+    pub(crate) hooks: Vec<Arc<Hook>>,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a hook after the ones already registered. Two hooks may share a name (the
+    /// same name in a global and a project file): both run.
+    pub fn register(&mut self, hook: Hook) {
+        self.hooks.push(Arc::new(hook));
+    }
+
+    /// Removes every hook with this name; returns how many were removed.
+    pub fn unregister(&mut self, name: &str) -> usize {
+        let before = self.hooks.len();
+        self.hooks.retain(|h| h.spec.name != name);
+        before - self.hooks.len()
+    }
+
+    /// Every hook, in registration order (duplicates included).
+    pub fn hooks(&self) -> &[Arc<Hook>] {
+        &self.hooks
+    }
+
+    /// Every hook once per name (the first registered wins), sorted by name, for
+    /// listings.
+    pub fn all(&self) -> Vec<&Hook> {
+        let mut seen = HashSet::new();
+        let mut hooks: Vec<&Hook> = self
+            .hooks
+            .iter()
+            .filter(|h| seen.insert(h.spec.name.as_str()))
+            .map(AsRef::as_ref)
+            .collect();
+        hooks.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
+        hooks
+    }
+
+    /// The hooks that listen to `event`, in registration order.
+    pub fn for_event<'a>(&'a self, event: &'a EventName) -> impl Iterator<Item = &'a Hook> + 'a {
+        self.hooks
+            .iter()
+            .map(AsRef::as_ref)
+            .filter(move |h| h.spec.listens_to(event))
+    }
+
+    /// Number of registered hooks.
+    pub fn len(&self) -> usize {
+        self.hooks.len()
+    }
+
+    /// Whether no hook is registered.
+    pub fn is_empty(&self) -> bool {
+        self.hooks.is_empty()
+    }
+}

@@ -1,0 +1,121 @@
+//! What one handler answered, and how failures become answers.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// A handler's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Let the event proceed.
+    Allow,
+    /// Stop the event.
+    Deny,
+    /// Ask the user; kept unless a later handler denies.
+    Ask,
+    /// Proceed with a changed payload.
+    Modify,
+}
+
+impl Action {
+    /// The lowercase wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Allow => "allow",
+            Action::Deny => "deny",
+            Action::Ask => "ask",
+            Action::Modify => "modify",
+        }
+    }
+}
+
+/// A successful reply from a handler, already read by its dialect's rules.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// What the handler decided.
+    pub action: Action,
+    /// Why (shown to the agent on deny and ask).
+    pub reason: Option<String>,
+    /// For `modify`: the fields to merge over the payload (see [`crate::Payload::apply_patch`]).
+    pub patch: Option<Map<String, Value>>,
+    /// Context text for the agent.
+    pub context: Option<String>,
+    /// One-turn text for the system prompt.
+    pub system_prompt_append: Option<String>,
+    /// Non-fatal remarks about the reply (an ignored field, say).
+    pub warnings: Vec<String>,
+}
+
+impl Verdict {
+    /// A plain allow.
+    pub fn allow() -> Self {
+        Self::with_action(Action::Allow)
+    }
+
+    /// A deny with a reason.
+    pub fn deny(reason: impl Into<String>) -> Self {
+        Self {
+            reason: Some(reason.into()),
+            ..Self::with_action(Action::Deny)
+        }
+    }
+
+    /// A verdict with only its action set.
+    pub fn with_action(action: Action) -> Self {
+        Self {
+            action,
+            reason: None,
+            patch: None,
+            context: None,
+            system_prompt_append: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// Why a handler produced no verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// It ran past its timeout and was killed.
+    Timeout,
+    /// It exited with a code its dialect treats as an error.
+    Exit,
+    /// It was killed by a signal it was not sent.
+    Crash,
+    /// Its reply could not be read.
+    Malformed,
+    /// It could not be started.
+    Spawn,
+    /// hookrig was interrupted while it ran.
+    Interrupted,
+}
+
+/// A handler failure: a value, never a Rust error, turned into allow or deny by policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The class of failure.
+    pub kind: FailureKind,
+    /// The full message naming the hook and the cause, e.g. `hook guard timed out after 5s`.
+    pub message: String,
+}
+
+/// What the dispatcher does with a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnError {
+    /// Fail open: the event proceeds (the default; a broken hook should not brick the agent).
+    #[default]
+    Allow,
+    /// Fail closed: the failure denies the event.
+    Deny,
+}
+
+/// A handler's reply: a verdict or a failure.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// The handler answered.
+    Verdict(Verdict),
+    /// The handler failed.
+    Failure(Failure),
+}
