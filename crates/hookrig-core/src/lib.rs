@@ -25,6 +25,7 @@
 //! ```
 
 mod dispatcher;
+mod duration;
 mod errors;
 mod event;
 mod hook;
@@ -36,6 +37,7 @@ mod registry;
 mod verdict;
 
 pub use dispatcher::{AsyncCompletion, AsyncSink, Decision, Dispatched, Event, dispatch};
+pub use duration::display_duration;
 pub use errors::MatcherError;
 pub use event::{CATALOG, CatalogEntry, EventKind, EventName, all_names};
 pub use hook::{

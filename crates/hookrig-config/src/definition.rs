@@ -1,0 +1,69 @@
+//! The validated, resolved configuration: what the rest of hookrig sees.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use hookrig_core::HookSpec;
+
+use crate::errors::Diagnostic;
+
+/// What a command hook runs, resolved against the file that declared it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandDef {
+    /// A shell line for `sh -c`.
+    Shell {
+        /// The line, with a leading relative script path made absolute.
+        line: String,
+        /// The script the line starts with, when it starts with a path.
+        script: Option<PathBuf>,
+    },
+    /// A program and its arguments, no shell.
+    Exec {
+        /// `argv[0]` resolved when it is a relative path; bare names stay for `PATH`.
+        argv: Vec<String>,
+    },
+}
+
+/// One configured command hook.
+#[derive(Debug, Clone)]
+pub struct HookDef {
+    /// Everything the dispatcher needs.
+    pub spec: HookSpec,
+    /// What it runs.
+    pub command: CommandDef,
+    /// Variables added to its environment, in file order.
+    pub env: Vec<(String, String)>,
+}
+
+/// Settings that apply to the whole run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// Timeout of hooks that set none. `None` = no timeout.
+    pub timeout: Option<Duration>,
+    /// Between SIGTERM and SIGKILL.
+    pub kill_grace: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            timeout: Some(Duration::from_secs(30)),
+            kill_grace: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Everything loaded for one working directory.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedConfig {
+    /// Hooks in load order: global before project, file order within a file.
+    pub hooks: Vec<HookDef>,
+    /// Merged settings (a later layer wins, key by key).
+    pub settings: Settings,
+    /// Non-fatal diagnostics.
+    pub warnings: Vec<Diagnostic>,
+    /// Files that were read.
+    pub files: Vec<PathBuf>,
+    /// The project root, when the working directory is in a project.
+    pub project_root: Option<PathBuf>,
+}

@@ -1,0 +1,123 @@
+//! Errors and diagnostics of hookrig-config.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+/// How serious a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// The config still loads; something was ignored or assumed.
+    Warning,
+    /// The config cannot be used.
+    Error,
+}
+
+/// A message about a place in a config file: `path:line:col: message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line, when the place is known.
+    pub line: Option<usize>,
+    /// 1-based column (in characters), when the place is known.
+    pub col: Option<usize>,
+    /// Error or warning.
+    pub severity: Severity,
+    /// What is wrong and what to do, lowercase, no trailing period.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic at byte offset `offset` of `text`, the contents of `path`.
+    pub fn at(
+        path: &Path,
+        text: &str,
+        offset: Option<usize>,
+        severity: Severity,
+        message: String,
+    ) -> Self {
+        let (line, col) = match offset {
+            Some(offset) => {
+                let (line, col) = line_col(text, offset);
+                (Some(line), Some(col))
+            }
+            None => (None, None),
+        };
+        Self {
+            path: path.to_owned(),
+            line,
+            col,
+            severity,
+            message,
+        }
+    }
+
+    /// A diagnostic about a whole file.
+    pub fn file(path: &Path, severity: Severity, message: String) -> Self {
+        Self {
+            path: path.to_owned(),
+            line: None,
+            col: None,
+            severity,
+            message,
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if let (Some(line), Some(col)) = (self.line, self.col) {
+            write!(f, ":{line}:{col}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.bytes().filter(|b| *b == b'\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = before[line_start..].chars().count() + 1;
+    (line, col)
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// One or more files have errors; every error is listed.
+    #[error("{}", render(.0))]
+    Invalid(Vec<Diagnostic>),
+    /// The user's home directory is unknown, so the global config cannot be found.
+    #[error("cannot find the home directory: set HOME")]
+    NoHome,
+}
+
+fn render(diagnostics: &[Diagnostic]) -> String {
+    diagnostics
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_count_characters() {
+        let text = "a = 1\nbé = 2\n";
+        assert_eq!(line_col(text, 0), (1, 1));
+        assert_eq!(line_col(text, 6), (2, 1));
+        assert_eq!(line_col(text, 9), (2, 3));
+        assert_eq!(line_col(text, 999), (3, 1));
+    }
+}

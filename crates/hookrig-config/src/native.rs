@@ -1,0 +1,820 @@
+//! hookrig's native `hooks.toml`: raw layer, then lowering into [`HookDef`]s.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+use std::ops::Range;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use serde::Deserialize;
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use crate::definition::{CommandDef, HookDef, Settings};
+use crate::errors::{Diagnostic, Severity};
+
+/// The dialect name of native files.
+pub(crate) const DIALECT: &str = "native";
+
+// Raw layer: exactly what the file says, with positions. Nothing downstream sees these.
+
+#[derive(Debug, Deserialize)]
+struct RawFile {
+    settings: Option<RawSettings>,
+    hooks: Option<Vec<Spanned<RawHook>>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawSettings {
+    timeout: Option<Spanned<String>>,
+    kill_grace: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawHook {
+    name: Option<Spanned<String>>,
+    events: Option<Spanned<Vec<Spanned<String>>>>,
+    matcher: Option<Spanned<String>>,
+    command: Option<Spanned<String>>,
+    exec: Option<Spanned<Vec<String>>>,
+    timeout: Option<Spanned<String>>,
+    on_error: Option<Spanned<String>>,
+    mode: Option<Spanned<String>>,
+    priority: Option<Spanned<i64>>,
+    enabled: Option<bool>,
+    env: Option<BTreeMap<String, String>>,
+    description: Option<String>,
+}
+
+/// Settings a file sets; unset keys leave the lower layer's value.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct SettingsLayer {
+    /// `Some(None)` is an explicit "no timeout" (`"0s"`), unlike an unset key.
+    #[expect(clippy::option_option, reason = "unset differs from set to no timeout")]
+    pub(crate) timeout: Option<Option<Duration>>,
+    pub(crate) kill_grace: Option<Duration>,
+}
+
+impl SettingsLayer {
+    pub(crate) fn apply(self, settings: &mut Settings) {
+        if let Some(timeout) = self.timeout {
+            settings.timeout = timeout;
+        }
+        if let Some(grace) = self.kill_grace {
+            settings.kill_grace = grace;
+        }
+    }
+}
+
+/// A parsed native file: hooks whose `timeout` is `None` take the merged default later.
+#[derive(Debug, Clone)]
+pub(crate) struct NativeFile {
+    pub(crate) hooks: Vec<(HookDef, bool)>,
+    pub(crate) settings: SettingsLayer,
+}
+
+/// Parses a duration such as `5s`, `250ms` or `1m30s`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text.trim()).map_err(|err| err.to_string())
+}
+
+/// Parses one native `hooks.toml`.
+///
+/// Returns the hooks (each with whether it set its own timeout) and the file's settings,
+/// or every error found. Warnings go to `warnings` either way.
+pub fn parse_native(
+    path: &Path,
+    text: &str,
+    level: Level,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<(Vec<HookDef>, Settings), Vec<Diagnostic>> {
+    let file = parse_file(path, text, level, warnings)?;
+    let mut settings = Settings::default();
+    file.settings.apply(&mut settings);
+    let hooks = file
+        .hooks
+        .into_iter()
+        .map(|(mut def, own_timeout)| {
+            if !own_timeout {
+                def.spec.timeout = settings.timeout;
+            }
+            def
+        })
+        .collect();
+    Ok((hooks, settings))
+}
+
+pub(crate) fn parse_file(
+    path: &Path,
+    text: &str,
+    level: Level,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<NativeFile, Vec<Diagnostic>> {
+    let error = |span: Option<Range<usize>>, message: String| {
+        Diagnostic::at(path, text, span.map(|s| s.start), Severity::Error, message)
+    };
+    let root = DeTable::parse(text).map_err(|err| vec![error(err.span(), toml_message(&err))])?;
+    let mut ignored = Vec::new();
+    let raw: RawFile =
+        serde_ignored::deserialize(toml::de::Deserializer::from(root.clone()), |p| {
+            ignored.push(segments(&p));
+        })
+        .map_err(|err| vec![error(err.span(), toml_message(&err))])?;
+    for keys in ignored {
+        let span = span_of(root.get_ref(), &keys);
+        let key = keys.last().cloned().unwrap_or_default();
+        let mut message = format!("unknown key `{key}` is ignored");
+        if let Some(known) = did_you_mean(&key, KNOWN_KEYS.iter().copied()) {
+            let _ = write!(message, "; did you mean `{known}`?");
+        }
+        warnings.push(Diagnostic::at(
+            path,
+            text,
+            span.map(|s| s.start),
+            Severity::Warning,
+            message,
+        ));
+    }
+
+    let mut lower = Lower {
+        path,
+        text,
+        level,
+        dir: path.parent().unwrap_or(Path::new("/")),
+        errors: Vec::new(),
+        warnings,
+    };
+    let settings = lower.settings(raw.settings);
+    let mut hooks = Vec::new();
+    let mut names: HashMap<String, usize> = HashMap::new();
+    for raw_hook in raw.hooks.unwrap_or_default() {
+        let span = raw_hook.span();
+        if let Some(def) = lower.hook(raw_hook.into_inner(), span.clone()) {
+            let line = crate::errors::line_col(text, span.start).0;
+            if let Some(first) = names.insert(def.0.spec.name.clone(), line) {
+                lower.error(
+                    span,
+                    format!(
+                        "duplicate hook name `{}` (first declared on line {first}); names must be unique in a file",
+                        def.0.spec.name
+                    ),
+                );
+                continue;
+            }
+            hooks.push(def);
+        }
+    }
+    if lower.errors.is_empty() {
+        Ok(NativeFile { hooks, settings })
+    } else {
+        Err(lower.errors)
+    }
+}
+
+const KNOWN_KEYS: &[&str] = &[
+    "settings",
+    "hooks",
+    "timeout",
+    "kill_grace",
+    "name",
+    "events",
+    "matcher",
+    "command",
+    "exec",
+    "on_error",
+    "mode",
+    "priority",
+    "enabled",
+    "env",
+    "description",
+];
+
+/// toml's messages end with a newline and sometimes a period; ours do neither.
+fn toml_message(err: &toml::de::Error) -> String {
+    err.message().trim().trim_end_matches('.').to_owned()
+}
+
+/// The keys of a path reported by `serde_ignored`, without the wrappers serde adds.
+fn segments(path: &serde_ignored::Path<'_>) -> Vec<String> {
+    let mut out = match path {
+        serde_ignored::Path::Root => return Vec::new(),
+        serde_ignored::Path::Seq { parent, .. }
+        | serde_ignored::Path::Map { parent, .. }
+        | serde_ignored::Path::Some { parent }
+        | serde_ignored::Path::NewtypeStruct { parent }
+        | serde_ignored::Path::NewtypeVariant { parent } => segments(parent),
+    };
+    match path {
+        serde_ignored::Path::Seq { index, .. } => out.push(index.to_string()),
+        serde_ignored::Path::Map { key, .. } if !key.starts_with("$__") => out.push(key.clone()),
+        _ => {}
+    }
+    out
+}
+
+/// The span of the key at `keys` in the document.
+fn span_of(root: &DeTable<'_>, keys: &[String]) -> Option<Range<usize>> {
+    let (first, rest) = keys.split_first()?;
+    let (key, value) = root.get_key_value(first.as_str())?;
+    if rest.is_empty() {
+        return Some(key.span());
+    }
+    span_in(value, rest)
+}
+
+fn span_in(value: &Spanned<DeValue<'_>>, keys: &[String]) -> Option<Range<usize>> {
+    match value.get_ref() {
+        DeValue::Table(table) => span_of(table, keys),
+        DeValue::Array(array) => {
+            let (index, rest) = keys.split_first()?;
+            let item = array.get(index.parse::<usize>().ok()?)?;
+            if rest.is_empty() {
+                Some(item.span())
+            } else {
+                span_in(item, rest)
+            }
+        }
+        _ => None,
+    }
+}
+
+pub(crate) fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates
+        .map(|c| (strsim::jaro_winkler(word, c), c))
+        .filter(|(score, _)| *score > 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+/// Lowers raw hooks of one file, collecting every error.
+struct Lower<'a> {
+    path: &'a Path,
+    text: &'a str,
+    level: Level,
+    dir: &'a Path,
+    errors: Vec<Diagnostic>,
+    warnings: &'a mut Vec<Diagnostic>,
+}
+
+impl Lower<'_> {
+    fn error(&mut self, span: Range<usize>, message: String) {
+        self.errors.push(Diagnostic::at(
+            self.path,
+            self.text,
+            Some(span.start),
+            Severity::Error,
+            message,
+        ));
+    }
+
+    fn warning(&mut self, span: Range<usize>, message: String) {
+        self.warnings.push(Diagnostic::at(
+            self.path,
+            self.text,
+            Some(span.start),
+            Severity::Warning,
+            message,
+        ));
+    }
+
+    fn duration(&mut self, raw: &Spanned<String>, prefix: &str, what: &str) -> Option<Duration> {
+        match parse_duration(raw.get_ref()) {
+            Ok(duration) => Some(duration),
+            Err(err) => {
+                self.error(
+                    raw.span(),
+                    format!(
+                        "{prefix}invalid {what} `{}`: {err}; write a duration such as \"5s\", \"500ms\" or \"1m30s\"",
+                        raw.get_ref()
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn settings(&mut self, raw: Option<RawSettings>) -> SettingsLayer {
+        let Some(raw) = raw else {
+            return SettingsLayer::default();
+        };
+        SettingsLayer {
+            timeout: raw
+                .timeout
+                .and_then(|t| self.duration(&t, "", "timeout"))
+                .map(|t| (!t.is_zero()).then_some(t)),
+            kill_grace: raw
+                .kill_grace
+                .and_then(|g| self.duration(&g, "", "kill_grace")),
+        }
+    }
+
+    /// Lowers one hook; `None` when it has errors (already recorded). The flag says
+    /// whether the hook set its own timeout.
+    fn hook(&mut self, raw: RawHook, span: Range<usize>) -> Option<(HookDef, bool)> {
+        let before = self.errors.len();
+        let name = match raw.name {
+            Some(name) if !name.get_ref().trim().is_empty() => name.into_inner(),
+            Some(name) => {
+                self.error(name.span(), "hook name is empty".to_owned());
+                String::new()
+            }
+            None => {
+                self.error(
+                    span.clone(),
+                    "hook has no `name`; add name = \"...\"".to_owned(),
+                );
+                String::new()
+            }
+        };
+        let shown = if name.is_empty() {
+            "(unnamed)"
+        } else {
+            name.as_str()
+        };
+
+        let events = self.events(raw.events, &span, shown);
+        let mode = self.mode(raw.mode.as_ref(), &events, &span, shown);
+        let matcher = match raw.matcher {
+            None => Matcher::Any,
+            Some(m) => Matcher::regex(m.get_ref()).unwrap_or_else(|err| {
+                let detail = std::error::Error::source(&err)
+                    .map(ToString::to_string)
+                    .unwrap_or_default();
+                let detail = detail.lines().last().unwrap_or_default().trim();
+                let detail = detail.strip_prefix("error: ").unwrap_or(detail).to_owned();
+                self.error(m.span(), format!("hook `{shown}`: {err}: {detail}"));
+                Matcher::Any
+            }),
+        };
+        let on_error = match raw
+            .on_error
+            .as_ref()
+            .map(|o| (o.get_ref().as_str(), o.span()))
+        {
+            None | Some(("allow", _)) => OnError::Allow,
+            Some(("deny", _)) => OnError::Deny,
+            Some((other, span)) => {
+                self.error(
+                    span,
+                    format!(
+                        "hook `{shown}`: unknown on_error `{other}`; use \"allow\" or \"deny\""
+                    ),
+                );
+                OnError::Allow
+            }
+        };
+        let priority = match raw.priority {
+            None => HookSpec::DEFAULT_PRIORITY,
+            Some(p) => i32::try_from(*p.get_ref()).unwrap_or_else(|_| {
+                self.error(
+                    p.span(),
+                    format!("hook `{shown}`: priority {} is out of range", p.get_ref()),
+                );
+                HookSpec::DEFAULT_PRIORITY
+            }),
+        };
+        let own_timeout = raw.timeout.is_some();
+        let timeout = raw
+            .timeout
+            .and_then(|t| self.duration(&t, &format!("hook `{shown}`: "), "timeout"))
+            .and_then(|t| (!t.is_zero()).then_some(t));
+        let command = self.command(raw.command, raw.exec, &span, shown);
+
+        if self.errors.len() > before {
+            return None;
+        }
+        let command = command?;
+        Some((
+            HookDef {
+                spec: HookSpec {
+                    name,
+                    events,
+                    matcher,
+                    priority,
+                    mode,
+                    enabled: raw.enabled.unwrap_or(true),
+                    on_error,
+                    source: Source {
+                        path: self.path.to_owned(),
+                        dialect: DIALECT,
+                        level: self.level,
+                    },
+                    description: raw.description,
+                    timeout,
+                },
+                command,
+                env: raw.env.unwrap_or_default().into_iter().collect(),
+            },
+            own_timeout,
+        ))
+    }
+
+    fn mode(
+        &mut self,
+        raw: Option<&Spanned<String>>,
+        events: &[EventName],
+        span: &Range<usize>,
+        shown: &str,
+    ) -> Mode {
+        let mode = match raw.map(|m| (m.get_ref().as_str(), m.span())) {
+            None | Some(("sync", _)) => Mode::Sync,
+            Some(("async", _)) => Mode::Async,
+            Some((other, span)) => {
+                self.error(
+                    span,
+                    format!("hook `{shown}`: unknown mode `{other}`; use \"sync\" or \"async\""),
+                );
+                Mode::Sync
+            }
+        };
+        if mode == Mode::Async {
+            let mode_span = raw.map_or(span.clone(), Spanned::span);
+            for event in events.iter().filter(|e| !e.async_allowed()) {
+                self.error(
+                    mode_span.clone(),
+                    format!(
+                        "hook `{shown}`: mode = \"async\" is not allowed on {} event {event}: nothing would wait for its answer; async hooks may listen only to notify events, tool.after and message.after",
+                        event.kind()
+                    ),
+                );
+            }
+        }
+        mode
+    }
+
+    fn events(
+        &mut self,
+        raw: Option<Spanned<Vec<Spanned<String>>>>,
+        span: &Range<usize>,
+        shown: &str,
+    ) -> Vec<EventName> {
+        let Some(raw) = raw else {
+            self.error(
+                span.clone(),
+                format!("hook `{shown}` has no `events`; add events = [\"tool.before\"] (see `hookrig events`)"),
+            );
+            return Vec::new();
+        };
+        if raw.get_ref().is_empty() {
+            self.error(raw.span(), format!("hook `{shown}`: `events` is empty"));
+        }
+        let mut events = Vec::new();
+        for event in raw.into_inner() {
+            let name = EventName::resolve(event.get_ref());
+            if let Some(known) = (!name.is_known())
+                .then(|| did_you_mean(event.get_ref(), hookrig_core::all_names()))
+                .flatten()
+            {
+                self.warning(
+                    event.span(),
+                    format!(
+                        "hook `{shown}`: unknown event `{}` is treated as a custom notify event; did you mean `{known}`?",
+                        event.get_ref()
+                    ),
+                );
+            }
+            events.push(name);
+        }
+        events
+    }
+
+    fn command(
+        &mut self,
+        command: Option<Spanned<String>>,
+        exec: Option<Spanned<Vec<String>>>,
+        span: &Range<usize>,
+        shown: &str,
+    ) -> Option<CommandDef> {
+        match (command, exec) {
+            (Some(_), Some(exec)) => {
+                self.error(
+                    exec.span(),
+                    format!("hook `{shown}` sets both `command` and `exec`; keep one"),
+                );
+                None
+            }
+            (None, None) => {
+                self.error(
+                    span.clone(),
+                    format!("hook `{shown}` has no `command` or `exec`; add command = \"./script.sh\" or exec = [\"prog\", \"arg\"]"),
+                );
+                None
+            }
+            (Some(line), None) if line.get_ref().trim().is_empty() => {
+                self.error(line.span(), format!("hook `{shown}`: `command` is empty"));
+                None
+            }
+            (Some(line), None) => Some(resolve_shell(line.get_ref(), self.dir)),
+            (None, Some(exec)) if exec.get_ref().first().is_none_or(String::is_empty) => {
+                self.error(
+                    exec.span(),
+                    format!("hook `{shown}`: `exec` needs at least a program"),
+                );
+                None
+            }
+            (None, Some(exec)) => {
+                let mut argv = exec.into_inner();
+                if is_relative_path(&argv[0]) {
+                    argv[0] = normalize(&self.dir.join(&argv[0]))
+                        .to_string_lossy()
+                        .into_owned();
+                }
+                Some(CommandDef::Exec { argv })
+            }
+        }
+    }
+}
+
+/// A word that names a file relative to somewhere (`./x`, `scripts/x`), not a bare
+/// command looked up in `PATH`.
+fn is_relative_path(word: &str) -> bool {
+    word.contains('/') && !word.starts_with('/') && !word.starts_with('~') && !word.starts_with('$')
+}
+
+/// Characters after which a first word is no longer a plain path the shell would run
+/// as is (quotes, expansions, operators): such lines are left to the shell untouched.
+const SHELL_SPECIAL: &[char] = &[
+    '\'', '"', '\\', '$', '`', ';', '&', '|', '<', '>', '(', ')', '{', '}', '*', '?', '[', '#', '=',
+];
+
+/// Resolves the script a shell line starts with against `dir`.
+fn resolve_shell(line: &str, dir: &Path) -> CommandDef {
+    let trimmed = line.trim_start();
+    let word_end = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
+    let (word, rest) = trimmed.split_at(word_end);
+    if word.contains(SHELL_SPECIAL) || !word.contains('/') {
+        return CommandDef::Shell {
+            line: line.to_owned(),
+            script: None,
+        };
+    }
+    if word.starts_with('/') {
+        return CommandDef::Shell {
+            line: line.to_owned(),
+            script: Some(PathBuf::from(word)),
+        };
+    }
+    if !is_relative_path(word) {
+        return CommandDef::Shell {
+            line: line.to_owned(),
+            script: None,
+        };
+    }
+    let script = normalize(&dir.join(word));
+    CommandDef::Shell {
+        line: format!("{}{rest}", shell_quote(&script.to_string_lossy())),
+        script: Some(script),
+    }
+}
+
+/// Quotes `word` for `sh` when it needs it.
+pub(crate) fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// Removes `.` components and folds `..` without touching the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use indoc::indoc;
+
+    use super::*;
+
+    type Parsed = Result<(Vec<HookDef>, Settings), Vec<Diagnostic>>;
+
+    fn parse(text: &str) -> (Parsed, Vec<Diagnostic>) {
+        let mut warnings = Vec::new();
+        let result = parse_native(
+            Path::new("/p/.hookrig/hooks.toml"),
+            text,
+            Level::Project,
+            &mut warnings,
+        );
+        (result, warnings)
+    }
+
+    fn errors(text: &str) -> Vec<String> {
+        match parse(text).0 {
+            Ok(_) => panic!("expected errors"),
+            Err(errors) => errors.iter().map(ToString::to_string).collect(),
+        }
+    }
+
+    #[test]
+    fn full_hook() {
+        let (result, warnings) = parse(indoc! {r#"
+            [settings]
+            timeout = "10s"
+            kill_grace = "1s"
+
+            [[hooks]]
+            name = "no-env-writes"
+            events = ["PreToolUse", "tool.after"]
+            matcher = "write_file|edit"
+            command = "./guard.sh --strict"
+            on_error = "deny"
+            priority = 5
+            env = { KEY = "value" }
+            description = "keeps secrets"
+
+            [[hooks]]
+            name = "log"
+            events = ["session.start"]
+            exec = ["python3", "log.py"]
+            mode = "async"
+            timeout = "0s"
+        "#});
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let (hooks, settings) = result.expect("valid");
+        assert_eq!(settings.kill_grace, Duration::from_secs(1));
+        let guard = &hooks[0];
+        assert_eq!(guard.spec.events[0].as_str(), "tool.before");
+        assert_eq!(guard.spec.on_error, OnError::Deny);
+        assert_eq!(guard.spec.priority, 5);
+        assert_eq!(guard.spec.timeout, Some(Duration::from_secs(10)));
+        assert_eq!(
+            guard.command,
+            CommandDef::Shell {
+                line: "/p/.hookrig/guard.sh --strict".into(),
+                script: Some("/p/.hookrig/guard.sh".into()),
+            }
+        );
+        assert_eq!(guard.env, [("KEY".to_owned(), "value".to_owned())]);
+        let log = &hooks[1];
+        assert_eq!(log.spec.mode, Mode::Async);
+        assert_eq!(log.spec.timeout, None);
+        assert_eq!(
+            log.command,
+            CommandDef::Exec {
+                argv: vec!["python3".into(), "log.py".into()]
+            }
+        );
+    }
+
+    #[test]
+    fn syntax_error_has_position() {
+        let errors = errors("[[hooks]]\nname = \"x\nevents = []\n");
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].starts_with("/p/.hookrig/hooks.toml:2:"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn unknown_key_is_a_warning_with_position_and_suggestion() {
+        let (result, warnings) = parse(indoc! {r#"
+            [[hooks]]
+            name = "x"
+            events = ["tool.before"]
+            comand = "true"
+            exec = ["true"]
+        "#});
+        assert!(result.is_ok());
+        assert_eq!(
+            warnings[0].to_string(),
+            "/p/.hookrig/hooks.toml:4:1: unknown key `comand` is ignored; did you mean `command`?"
+        );
+    }
+
+    #[test]
+    fn every_error_is_reported() {
+        let errors = errors(indoc! {r#"
+            [[hooks]]
+            name = "a"
+            events = ["tool.before"]
+            command = "true"
+            mode = "async"
+
+            [[hooks]]
+            name = "b"
+            events = ["tool.before"]
+            matcher = "(unclosed"
+            timeout = "soon"
+            command = "true"
+
+            [[hooks]]
+            name = "c"
+            events = ["tool.before"]
+        "#});
+        assert_eq!(errors.len(), 4, "{errors:#?}");
+        assert!(errors[0].starts_with("/p/.hookrig/hooks.toml:5:8: hook `a`: mode = \"async\" is not allowed on decision event tool.before"));
+        assert_eq!(
+            errors[1],
+            "/p/.hookrig/hooks.toml:10:11: hook `b`: invalid matcher regex `(unclosed`: unclosed group"
+        );
+        assert!(
+            errors[2].starts_with("/p/.hookrig/hooks.toml:11:11: hook `b`: invalid timeout `soon`")
+        );
+        assert!(
+            errors[3]
+                .starts_with("/p/.hookrig/hooks.toml:14:1: hook `c` has no `command` or `exec`")
+        );
+    }
+
+    #[test]
+    fn duplicate_names_in_one_file() {
+        let errors = errors(indoc! {r#"
+            [[hooks]]
+            name = "a"
+            events = ["x"]
+            command = "true"
+            [[hooks]]
+            name = "a"
+            events = ["x"]
+            command = "true"
+        "#});
+        assert!(
+            errors[0].contains("duplicate hook name `a` (first declared on line 1)"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn wrong_type_has_position() {
+        let errors = errors("[[hooks]]\nname = 3\n");
+        assert!(
+            errors[0].starts_with("/p/.hookrig/hooks.toml:2:8: "),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn typo_in_event_warns() {
+        let (result, warnings) =
+            parse("[[hooks]]\nname = \"a\"\nevents = [\"tool.befor\"]\ncommand = \"true\"\n");
+        let (hooks, _) = result.expect("valid");
+        assert_eq!(hooks[0].spec.events[0].as_str(), "tool.befor");
+        assert!(
+            warnings[0].message.contains("did you mean `tool.before`?"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("100ms"), Ok(Duration::from_millis(100)));
+        assert!(parse_duration("5").is_err());
+    }
+
+    #[test]
+    fn shell_lines_resolve_only_plain_relative_scripts() {
+        let dir = Path::new("/cfg dir");
+        assert_eq!(
+            resolve_shell("./guard.sh a b", dir),
+            CommandDef::Shell {
+                line: "'/cfg dir/guard.sh' a b".into(),
+                script: Some("/cfg dir/guard.sh".into())
+            }
+        );
+        assert_eq!(
+            resolve_shell("true", dir),
+            CommandDef::Shell {
+                line: "true".into(),
+                script: None
+            }
+        );
+        assert_eq!(
+            resolve_shell("FOO=1 ./x.sh", dir),
+            CommandDef::Shell {
+                line: "FOO=1 ./x.sh".into(),
+                script: None
+            }
+        );
+        assert_eq!(
+            resolve_shell("/usr/bin/env x", dir),
+            CommandDef::Shell {
+                line: "/usr/bin/env x".into(),
+                script: Some("/usr/bin/env".into())
+            }
+        );
+    }
+}
