@@ -1,0 +1,204 @@
+//! Errors of the ledger.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while opening, writing or reading the ledger.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The directory meant to hold the ledger could not be created, typically
+    /// because a part of it is a file or is not writable.
+    #[error("could not create directory {} for the ledger {}", dir.display(), path.display())]
+    CreateDir {
+        /// The directory that could not be created.
+        dir: PathBuf,
+        /// The ledger file that was being opened.
+        path: PathBuf,
+        /// Why the directory could not be created.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// SQLite could not open or configure the ledger file (unreadable, not a
+    /// database, locked for longer than the busy timeout, ...).
+    #[error("could not open the ledger {}", path.display())]
+    Open {
+        /// The ledger file.
+        path: PathBuf,
+        /// What SQLite answered.
+        #[source]
+        source: rusqlite::Error,
+    },
+
+    /// SQLite refused the write-ahead log, which the ledger needs so that
+    /// readers never block concurrent emits (some network file systems lack the
+    /// shared memory it requires).
+    #[error("could not enable the write-ahead log on the ledger {}: sqlite kept journal mode {mode:?}", path.display())]
+    JournalMode {
+        /// The ledger file.
+        path: PathBuf,
+        /// The journal mode SQLite reported instead of `wal`.
+        mode: String,
+    },
+
+    /// The ledger has a schema version this hookrig does not know: written by
+    /// a newer hookrig, or not a hookrig ledger at all.
+    #[error(
+        "the ledger {} has schema version {found}, this hookrig knows versions 0 to {supported}",
+        path.display()
+    )]
+    UnsupportedSchema {
+        /// The ledger file.
+        path: PathBuf,
+        /// The schema version found in the file.
+        found: i64,
+        /// The newest schema version this build knows.
+        supported: i64,
+    },
+
+    /// Bringing the schema up to date failed; the migration was rolled back.
+    #[error("could not migrate the ledger {} from schema version {from} to {to}", path.display())]
+    Migrate {
+        /// The ledger file.
+        path: PathBuf,
+        /// The schema version found in the file.
+        from: i64,
+        /// The schema version being migrated to.
+        to: i64,
+        /// What SQLite answered.
+        #[source]
+        source: rusqlite::Error,
+    },
+
+    /// [`Ledger::record_emit`](crate::Ledger::record_emit) got a run id that is already recorded.
+    #[error("run {run_id} is already in the ledger")]
+    DuplicateRunId {
+        /// The run id.
+        run_id: String,
+    },
+
+    /// [`Ledger::append_hook_runs`](crate::Ledger::append_hook_runs) got a run id that was never recorded.
+    #[error("no run {run_id} in the ledger")]
+    UnknownRunId {
+        /// The run id.
+        run_id: String,
+    },
+
+    /// A run id prefix matches more than one run.
+    #[error("run id prefix {prefix:?} matches {count} runs, give more characters")]
+    AmbiguousRunId {
+        /// The prefix that was looked up.
+        prefix: String,
+        /// How many runs it matches.
+        count: u64,
+    },
+
+    /// A run id prefix is too short to be looked up (and matches no run exactly).
+    #[error("run id prefix {prefix:?} is too short, give at least {min} characters")]
+    RunIdTooShort {
+        /// The prefix that was looked up.
+        prefix: String,
+        /// The minimum prefix length, in characters.
+        min: usize,
+    },
+
+    /// A column holding JSON could not be read back, which means the file was
+    /// edited by something other than hookrig.
+    #[error("the {column} of run {run_id} in the ledger is not valid json")]
+    CorruptColumn {
+        /// The run whose row is damaged.
+        run_id: String,
+        /// The column that could not be decoded.
+        column: &'static str,
+        /// Why it could not be decoded.
+        #[source]
+        source: serde_json::Error,
+    },
+
+    /// A statement failed while using an open ledger.
+    #[error("could not {action} in the ledger {}", path.display())]
+    Sqlite {
+        /// The ledger file.
+        path: PathBuf,
+        /// What was being done, as a verb phrase (`record an emit`, ...).
+        action: &'static str,
+        /// What SQLite answered.
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use test_case::test_case;
+
+    use super::StoreError;
+
+    fn sqlite_error() -> rusqlite::Error {
+        rusqlite::Error::QueryReturnedNoRows
+    }
+
+    #[test_case(
+        &StoreError::CreateDir {
+            dir: PathBuf::from("/state/hookrig"),
+            path: PathBuf::from("/state/hookrig/ledger.db"),
+            source: std::io::Error::from(std::io::ErrorKind::NotADirectory),
+        },
+        "could not create directory /state/hookrig for the ledger /state/hookrig/ledger.db";
+        "create dir names both paths"
+    )]
+    #[test_case(
+        &StoreError::Open { path: PathBuf::from("/l.db"), source: sqlite_error() },
+        "could not open the ledger /l.db";
+        "open names the path"
+    )]
+    #[test_case(
+        &StoreError::JournalMode { path: PathBuf::from("/l.db"), mode: "delete".to_owned() },
+        "could not enable the write-ahead log on the ledger /l.db: sqlite kept journal mode \"delete\"";
+        "journal mode"
+    )]
+    #[test_case(
+        &StoreError::UnsupportedSchema { path: PathBuf::from("/l.db"), found: 9, supported: 1 },
+        "the ledger /l.db has schema version 9, this hookrig knows versions 0 to 1";
+        "unsupported schema"
+    )]
+    #[test_case(
+        &StoreError::Migrate { path: PathBuf::from("/l.db"), from: 0, to: 1, source: sqlite_error() },
+        "could not migrate the ledger /l.db from schema version 0 to 1";
+        "migrate"
+    )]
+    #[test_case(
+        &StoreError::AmbiguousRunId { prefix: "0196".to_owned(), count: 3 },
+        "run id prefix \"0196\" matches 3 runs, give more characters";
+        "ambiguous prefix"
+    )]
+    #[test_case(
+        &StoreError::RunIdTooShort { prefix: "01".to_owned(), min: 4 },
+        "run id prefix \"01\" is too short, give at least 4 characters";
+        "short prefix"
+    )]
+    #[test_case(
+        &StoreError::UnknownRunId { run_id: "r1".to_owned() },
+        "no run r1 in the ledger";
+        "unknown run"
+    )]
+    #[test_case(
+        &StoreError::Sqlite { path: PathBuf::from("/l.db"), action: "record an emit", source: sqlite_error() },
+        "could not record an emit in the ledger /l.db";
+        "sqlite names the action"
+    )]
+    fn message_is_lowercase_and_leaves_the_cause_to_source(error: &StoreError, expected: &str) {
+        assert_eq!(error.to_string(), expected);
+    }
+
+    #[test]
+    fn causes_are_chained_not_repeated() {
+        let error = StoreError::Open {
+            path: PathBuf::from("/l.db"),
+            source: sqlite_error(),
+        };
+        let source = std::error::Error::source(&error).expect("open errors carry their cause");
+        assert!(!error.to_string().contains(&source.to_string()));
+    }
+}

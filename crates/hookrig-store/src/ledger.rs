@@ -1,0 +1,684 @@
+//! The [`Ledger`]: one connection to the SQLite file that records emits.
+
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rusqlite::{
+    Connection, ErrorCode, OpenFlags, OptionalExtension, Row, TransactionBehavior, params,
+};
+
+use crate::errors::StoreError;
+use crate::record::{EmitDetail, EmitFilter, EmitRecord, EmitSummary, HookRun};
+use crate::schema;
+
+/// How long a statement waits for another process's write lock before giving
+/// up. Emits write a few rows each, so 5 s is only reached when something
+/// holds the file far longer than hookrig ever does.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The shortest run id prefix [`Ledger::emit_detail`] looks up: shorter ones
+/// would match most of a busy ledger.
+const MIN_PREFIX_LEN: usize = 4;
+
+const INSERT_EMIT: &str = "
+    INSERT INTO emits (
+        run_id, started_at_ms, event, dialect, cwd, session_id, decision, reason,
+        decided_by, duration_ms, payload_in, payload_out, warnings
+    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+
+const INSERT_HOOK_RUN: &str = "
+    INSERT INTO hook_runs (
+        run_id, seq, name, source, dialect, matched, skip_reason, result,
+        exit_code, duration_ms, reason, stderr, stdout, truncated, is_async
+    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+
+/// No row when the emit is unknown; otherwise the `seq` its next hook row gets.
+const NEXT_SEQ: &str = "
+    SELECT coalesce((SELECT max(seq) + 1 FROM hook_runs h WHERE h.run_id = e.run_id), 0)
+    FROM emits e
+    WHERE e.run_id = ?1";
+
+// Two statements rather than one with `?1 IS NULL OR event = ?1`: the OR keeps
+// SQLite from using the (event, started_at_ms) index for the filtered case.
+const RECENT_EMITS: &str = "
+    SELECT e.run_id, e.started_at_ms, e.event, e.decision, e.decided_by, e.reason,
+           e.duration_ms, e.cwd,
+           (SELECT count(*) FROM hook_runs h WHERE h.run_id = e.run_id AND h.matched = 1)
+    FROM emits e
+    ORDER BY e.started_at_ms DESC, e.rowid DESC
+    LIMIT ?1";
+
+const RECENT_EMITS_OF_EVENT: &str = "
+    SELECT e.run_id, e.started_at_ms, e.event, e.decision, e.decided_by, e.reason,
+           e.duration_ms, e.cwd,
+           (SELECT count(*) FROM hook_runs h WHERE h.run_id = e.run_id AND h.matched = 1)
+    FROM emits e
+    WHERE e.event = ?2
+    ORDER BY e.started_at_ms DESC, e.rowid DESC
+    LIMIT ?1";
+
+const EXACT_RUN_ID: &str = "SELECT run_id FROM emits WHERE run_id = ?1";
+
+// A range on the primary key rather than LIKE or GLOB: those treat `%`, `_`,
+// `*` or `?` in the prefix as wildcards, and LIKE ignores case. Text compares
+// bytewise here and no UTF-8 text contains the byte 0xFF, so every id that
+// starts with the prefix sorts before `prefix || x'ff'`, and nothing else does.
+const RUN_IDS_WITH_PREFIX: &str = "
+    SELECT count(*), min(run_id)
+    FROM emits
+    WHERE run_id >= ?1 AND run_id < ?1 || x'ff'";
+
+const SELECT_EMIT: &str = "
+    SELECT run_id, started_at_ms, event, dialect, cwd, session_id, decision, reason,
+           decided_by, duration_ms, payload_in, payload_out, warnings
+    FROM emits
+    WHERE run_id = ?1";
+
+const SELECT_HOOK_RUNS: &str = "
+    SELECT name, source, dialect, matched, skip_reason, result, exit_code,
+           duration_ms, reason, stderr, stdout, truncated, is_async
+    FROM hook_runs
+    WHERE run_id = ?1
+    ORDER BY seq";
+
+/// Where the ledger lives under the XDG state directory `state_home`:
+/// `state_home/hookrig/ledger.db`.
+pub fn default_ledger_path(state_home: &Path) -> PathBuf {
+    state_home.join("hookrig").join("ledger.db")
+}
+
+/// The ledger: a SQLite file recording every emit and every hook considered
+/// for it.
+///
+/// Several processes may hold a `Ledger` on the same file at once (each
+/// `hookrig emit` is its own process): the file is in WAL mode, so readers
+/// never wait, and writers wait for each other up to a 5 s busy timeout.
+#[derive(Debug)]
+pub struct Ledger {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Ledger {
+    /// Opens (creating parent directories and the file if needed) the ledger
+    /// at `path`, and brings its schema up to date.
+    ///
+    /// The connection uses the WAL journal, `synchronous=NORMAL` (no fsync per
+    /// emit: speed matters, and a crash loses at most the last few records,
+    /// never corrupts the file), a 5 s busy timeout and foreign keys. The
+    /// schema version is read from `PRAGMA user_version` first, so DDL only
+    /// runs when the file is behind.
+    pub fn open(path: &Path) -> Result<Ledger, StoreError> {
+        if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                dir: dir.to_owned(),
+                path: path.to_owned(),
+                source,
+            })?;
+        }
+        let open_error = |source| StoreError::Open {
+            path: path.to_owned(),
+            source,
+        };
+        // The default flags also set SQLITE_OPEN_URI, which would read a path
+        // starting with `file:` as a URI with options; a path is a path.
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut conn = Connection::open_with_flags(path, flags).map_err(open_error)?;
+        // First, so that every following statement waits for a concurrent
+        // writer (another emit, or another process migrating) instead of failing.
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(open_error)?;
+        let mode = enable_wal(&conn).map_err(open_error)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::JournalMode {
+                path: path.to_owned(),
+                mode,
+            });
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(open_error)?;
+        conn.pragma_update(None, "foreign_keys", true)
+            .map_err(open_error)?;
+        schema::migrate(&mut conn, path)?;
+        Ok(Ledger {
+            conn,
+            path: path.to_owned(),
+        })
+    }
+
+    /// The path the ledger was opened at.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Records `emit` and all its hook rows in one transaction; the hook rows
+    /// get `seq` 0, 1, ... in the order of [`EmitRecord::hooks`].
+    ///
+    /// Statements are prepared once per connection and cached, because an emit
+    /// may carry 200 or more hook rows and this runs on every `hookrig emit`.
+    /// A run id that is already recorded is [`StoreError::DuplicateRunId`].
+    pub fn record_emit(&mut self, emit: &EmitRecord) -> Result<(), StoreError> {
+        let path = &self.path;
+        let fail = |source| StoreError::Sqlite {
+            path: path.clone(),
+            action: "record an emit",
+            source,
+        };
+        // Through a Value because its Display cannot fail, unlike to_string.
+        let warnings = serde_json::Value::from(emit.warnings.as_slice()).to_string();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        {
+            let mut insert = tx.prepare_cached(INSERT_EMIT).map_err(fail)?;
+            insert
+                .execute(params![
+                    emit.run_id,
+                    emit.started_at_ms,
+                    emit.event,
+                    emit.dialect,
+                    emit.cwd,
+                    emit.session_id,
+                    emit.decision,
+                    emit.reason,
+                    emit.decided_by,
+                    emit.duration_ms,
+                    emit.payload_in,
+                    emit.payload_out,
+                    warnings,
+                ])
+                .map_err(|source| {
+                    if is_primary_key_violation(&source) {
+                        StoreError::DuplicateRunId {
+                            run_id: emit.run_id.clone(),
+                        }
+                    } else {
+                        fail(source)
+                    }
+                })?;
+        }
+        insert_hook_runs(&tx, &emit.run_id, 0, &emit.hooks).map_err(fail)?;
+        tx.commit().map_err(fail)
+    }
+
+    /// Appends hook rows to an already recorded emit, for asynchronous hooks
+    /// that finish after the emit was recorded. Their `seq` continues after
+    /// the emit's existing rows. An unknown `run_id` is
+    /// [`StoreError::UnknownRunId`], even when `runs` is empty.
+    pub fn append_hook_runs(&mut self, run_id: &str, runs: &[HookRun]) -> Result<(), StoreError> {
+        let path = &self.path;
+        let fail = |source| StoreError::Sqlite {
+            path: path.clone(),
+            action: "append hook runs",
+            source,
+        };
+        // IMMEDIATE, because this reads the last seq and then writes after it:
+        // a deferred transaction would let two appenders read the same seq, and
+        // the second one's upgrade to a write lock fails at once with
+        // SQLITE_BUSY instead of waiting.
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        let next_seq: Option<i64> = tx
+            .prepare_cached(NEXT_SEQ)
+            .and_then(|mut stmt| stmt.query_row([run_id], |row| row.get(0)).optional())
+            .map_err(fail)?;
+        let Some(next_seq) = next_seq else {
+            return Err(StoreError::UnknownRunId {
+                run_id: run_id.to_owned(),
+            });
+        };
+        insert_hook_runs(&tx, run_id, next_seq, runs).map_err(fail)?;
+        tx.commit().map_err(fail)
+    }
+
+    /// The most recent emits, newest first (by `started_at_ms`, then by
+    /// insertion order), at most `filter.limit` of them, only of
+    /// `filter.event` when it is set.
+    pub fn recent_emits(&self, filter: &EmitFilter) -> Result<Vec<EmitSummary>, StoreError> {
+        let fail = |source| StoreError::Sqlite {
+            path: self.path.clone(),
+            action: "list recent emits",
+            source,
+        };
+        // SQLite takes a signed limit; anything beyond i64::MAX means "all" anyway.
+        let limit = i64::try_from(filter.limit).unwrap_or(i64::MAX);
+        let summaries = match &filter.event {
+            None => self.conn.prepare_cached(RECENT_EMITS).and_then(|mut stmt| {
+                stmt.query_map(params![limit], summary_from_row)?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            }),
+            Some(event) => self
+                .conn
+                .prepare_cached(RECENT_EMITS_OF_EVENT)
+                .and_then(|mut stmt| {
+                    stmt.query_map(params![limit, event], summary_from_row)?
+                        .collect::<rusqlite::Result<Vec<_>>>()
+                }),
+        };
+        summaries.map_err(fail)
+    }
+
+    /// The emit `run_id` with all its hook rows in `seq` order, or `None` when
+    /// no emit matches.
+    ///
+    /// `run_id` is a full run id or a prefix of one, of at least 4 characters
+    /// (shorter is [`StoreError::RunIdTooShort`] unless it is a full id). An
+    /// exact match wins over longer ids it is a prefix of; a prefix matching
+    /// several runs is [`StoreError::AmbiguousRunId`]. Matching is exact and
+    /// case-sensitive: callers accepting typed ids should normalize case first.
+    pub fn emit_detail(&self, run_id: &str) -> Result<Option<EmitDetail>, StoreError> {
+        let fail = |source| StoreError::Sqlite {
+            path: self.path.clone(),
+            action: "look up a run",
+            source,
+        };
+        // One read transaction, so that the emit row and its hook rows come
+        // from the same snapshot even while an async hook appends rows.
+        let tx = self.conn.unchecked_transaction().map_err(fail)?;
+        let Some(full_id) = resolve_run_id(&tx, run_id).map_err(|error| match error {
+            Resolve::Sqlite(source) => fail(source),
+            Resolve::Store(error) => error,
+        })?
+        else {
+            return Ok(None);
+        };
+        let (mut emit, warnings) = tx
+            .prepare_cached(SELECT_EMIT)
+            .and_then(|mut stmt| stmt.query_row([&full_id], emit_from_row))
+            .map_err(fail)?;
+        emit.warnings =
+            serde_json::from_str(&warnings).map_err(|source| StoreError::CorruptColumn {
+                run_id: full_id.clone(),
+                column: "warnings",
+                source,
+            })?;
+        emit.hooks = tx
+            .prepare_cached(SELECT_HOOK_RUNS)
+            .and_then(|mut stmt| {
+                stmt.query_map([&full_id], hook_run_from_row)?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(fail)?;
+        tx.commit().map_err(fail)?;
+        Ok(Some(EmitDetail { emit }))
+    }
+}
+
+/// Switches the file to the write-ahead log and returns the journal mode
+/// SQLite reports afterwards (`wal` unless the file system cannot do it).
+///
+/// The switch needs an exclusive lock, and SQLite answers `SQLITE_BUSY` at once,
+/// without calling the busy handler, when another connection holds the file:
+/// waiting there could deadlock two connections that both switch. That only
+/// happens while a new ledger is created (the mode is stored in the file, so
+/// later opens find it set), for example by parallel hooks on the first emit;
+/// retrying until the busy timeout gives the same patience as other statements.
+fn enable_wal(conn: &Connection) -> rusqlite::Result<String> {
+    let deadline = Instant::now() + BUSY_TIMEOUT;
+    let mut backoff = Duration::from_millis(1);
+    loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "wal", |row| row.get(0)) {
+            Err(error)
+                if error.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
+                    && Instant::now() < deadline =>
+            {
+                // Jitter, so that two openers that failed together do not
+                // retry together forever.
+                let jitter = RandomState::new().build_hasher().finish() % 1000;
+                std::thread::sleep(backoff + Duration::from_micros(jitter));
+                backoff = (backoff * 2).min(Duration::from_millis(50));
+            }
+            result => return result,
+        }
+    }
+}
+
+/// Why a run id could not be resolved: SQLite failed, or the answer is an error
+/// in itself (ambiguous or too short).
+enum Resolve {
+    Sqlite(rusqlite::Error),
+    Store(StoreError),
+}
+
+impl From<rusqlite::Error> for Resolve {
+    fn from(error: rusqlite::Error) -> Self {
+        Resolve::Sqlite(error)
+    }
+}
+
+/// The full run id `wanted` designates, if any: itself when it is recorded,
+/// else the one recorded id it is a prefix of.
+fn resolve_run_id(conn: &Connection, wanted: &str) -> Result<Option<String>, Resolve> {
+    let exact: Option<String> = conn
+        .prepare_cached(EXACT_RUN_ID)?
+        .query_row([wanted], |row| row.get(0))
+        .optional()?;
+    if exact.is_some() {
+        return Ok(exact);
+    }
+    if wanted.chars().count() < MIN_PREFIX_LEN {
+        return Err(Resolve::Store(StoreError::RunIdTooShort {
+            prefix: wanted.to_owned(),
+            min: MIN_PREFIX_LEN,
+        }));
+    }
+    let (count, first): (i64, Option<String>) = conn
+        .prepare_cached(RUN_IDS_WITH_PREFIX)?
+        .query_row([wanted], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    match count {
+        0 | 1 => Ok(first),
+        count => Err(Resolve::Store(StoreError::AmbiguousRunId {
+            prefix: wanted.to_owned(),
+            count: u64::try_from(count).expect("count(*) is never negative"),
+        })),
+    }
+}
+
+fn insert_hook_runs(
+    conn: &Connection,
+    run_id: &str,
+    first_seq: i64,
+    runs: &[HookRun],
+) -> rusqlite::Result<()> {
+    let mut insert = conn.prepare_cached(INSERT_HOOK_RUN)?;
+    for (seq, run) in (first_seq..).zip(runs) {
+        insert.execute(params![
+            run_id,
+            seq,
+            run.name,
+            run.source,
+            run.dialect,
+            run.matched,
+            run.skip_reason,
+            run.result,
+            run.exit_code,
+            run.duration_ms,
+            run.reason,
+            run.stderr,
+            run.stdout,
+            run.truncated,
+            run.is_async,
+        ])?;
+    }
+    Ok(())
+}
+
+fn is_primary_key_violation(error: &rusqlite::Error) -> bool {
+    error.sqlite_error().is_some_and(|error| {
+        error.code == ErrorCode::ConstraintViolation
+            && error.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+    })
+}
+
+fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<EmitSummary> {
+    Ok(EmitSummary {
+        run_id: row.get(0)?,
+        started_at_ms: row.get(1)?,
+        event: row.get(2)?,
+        decision: row.get(3)?,
+        decided_by: row.get(4)?,
+        reason: row.get(5)?,
+        duration_ms: row.get(6)?,
+        cwd: row.get(7)?,
+        hooks_run: row.get(8)?,
+    })
+}
+
+/// The emit without its hooks and warnings, and the warnings still as JSON
+/// text: decoding them is not a SQLite error and is reported apart.
+fn emit_from_row(row: &Row<'_>) -> rusqlite::Result<(EmitRecord, String)> {
+    let emit = EmitRecord {
+        run_id: row.get(0)?,
+        started_at_ms: row.get(1)?,
+        event: row.get(2)?,
+        dialect: row.get(3)?,
+        cwd: row.get(4)?,
+        session_id: row.get(5)?,
+        decision: row.get(6)?,
+        reason: row.get(7)?,
+        decided_by: row.get(8)?,
+        duration_ms: row.get(9)?,
+        payload_in: row.get(10)?,
+        payload_out: row.get(11)?,
+        warnings: Vec::new(),
+        hooks: Vec::new(),
+    };
+    Ok((emit, row.get(12)?))
+}
+
+fn hook_run_from_row(row: &Row<'_>) -> rusqlite::Result<HookRun> {
+    Ok(HookRun {
+        name: row.get(0)?,
+        source: row.get(1)?,
+        dialect: row.get(2)?,
+        matched: row.get(3)?,
+        skip_reason: row.get(4)?,
+        result: row.get(5)?,
+        exit_code: row.get(6)?,
+        duration_ms: row.get(7)?,
+        reason: row.get(8)?,
+        stderr: row.get(9)?,
+        stdout: row.get(10)?,
+        truncated: row.get(11)?,
+        is_async: row.get(12)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open_temp() -> (tempfile::TempDir, Ledger) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ledger = Ledger::open(&dir.path().join("ledger.db")).expect("open ledger");
+        (dir, ledger)
+    }
+
+    fn emit(run_id: &str, started_at_ms: i64) -> EmitRecord {
+        EmitRecord {
+            run_id: run_id.to_owned(),
+            started_at_ms,
+            event: "PreToolUse".to_owned(),
+            dialect: "claude".to_owned(),
+            cwd: "/repo".to_owned(),
+            session_id: "s1".to_owned(),
+            decision: "allow".to_owned(),
+            reason: None,
+            decided_by: None,
+            duration_ms: 1.0,
+            payload_in: "{}".to_owned(),
+            payload_out: "{}".to_owned(),
+            warnings: Vec::new(),
+            hooks: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn default_path_is_under_hookrig_in_the_state_dir() {
+        assert_eq!(
+            default_ledger_path(Path::new("/home/u/.local/state")),
+            PathBuf::from("/home/u/.local/state/hookrig/ledger.db")
+        );
+    }
+
+    #[test]
+    fn recording_a_run_id_twice_is_a_duplicate_and_keeps_the_first() {
+        let (_dir, mut ledger) = open_temp();
+        ledger.record_emit(&emit("run-1", 1)).expect("first insert");
+        let mut second = emit("run-1", 2);
+        second.decision = "deny".to_owned();
+        let error = ledger.record_emit(&second).expect_err("same run id");
+        assert!(
+            matches!(&error, StoreError::DuplicateRunId { run_id } if run_id == "run-1"),
+            "{error:?}"
+        );
+        let kept = ledger
+            .emit_detail("run-1")
+            .expect("lookup")
+            .expect("first emit kept");
+        assert_eq!(kept.emit.decision, "allow");
+    }
+
+    // guards: run ids with LIKE/GLOB wildcards or other case matching as prefixes
+    #[test]
+    fn prefix_matching_is_literal_and_case_sensitive() {
+        let (_dir, mut ledger) = open_temp();
+        ledger.record_emit(&emit("abcdef", 1)).expect("insert");
+        ledger.record_emit(&emit("ab%_xyz", 2)).expect("insert");
+        for lookup in ["ab%_", "ABCD", "abc_", "abc%", "ab*d", "abcdefg"] {
+            let found = ledger.emit_detail(lookup).expect("lookup");
+            let expected = (lookup == "ab%_").then_some("ab%_xyz");
+            assert_eq!(
+                found.as_ref().map(|detail| detail.emit.run_id.as_str()),
+                expected,
+                "lookup {lookup:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn prefix_matching_handles_non_ascii_ids() {
+        let (_dir, mut ledger) = open_temp();
+        ledger.record_emit(&emit("ééééx", 1)).expect("insert");
+        ledger
+            .record_emit(&emit("ééééy\u{10FFFF}", 2))
+            .expect("insert");
+        let error = ledger.emit_detail("éééé").expect_err("two ids share it");
+        assert!(matches!(error, StoreError::AmbiguousRunId { count: 2, .. }));
+        let found = ledger
+            .emit_detail("ééééy")
+            .expect("lookup")
+            .expect("unique prefix");
+        assert_eq!(found.emit.run_id, "ééééy\u{10FFFF}");
+    }
+
+    #[test]
+    fn exact_id_wins_over_longer_ids_it_prefixes() {
+        let (_dir, mut ledger) = open_temp();
+        ledger.record_emit(&emit("abcd", 1)).expect("insert");
+        ledger.record_emit(&emit("abcde", 2)).expect("insert");
+        let found = ledger
+            .emit_detail("abcd")
+            .expect("exact match is not ambiguous")
+            .expect("found");
+        assert_eq!(found.emit.run_id, "abcd");
+    }
+
+    #[test]
+    fn short_prefix_is_refused_but_short_full_id_is_found() {
+        let (_dir, mut ledger) = open_temp();
+        ledger.record_emit(&emit("r1", 1)).expect("insert");
+        ledger.record_emit(&emit("r12345", 2)).expect("insert");
+        let found = ledger.emit_detail("r1").expect("exact").expect("found");
+        assert_eq!(found.emit.run_id, "r1");
+        let error = ledger
+            .emit_detail("r12")
+            .expect_err("too short to be a prefix");
+        assert!(
+            matches!(&error, StoreError::RunIdTooShort { prefix, min: 4 } if prefix == "r12"),
+            "{error:?}"
+        );
+        assert!(matches!(
+            ledger.emit_detail(""),
+            Err(StoreError::RunIdTooShort { .. })
+        ));
+    }
+
+    #[test]
+    fn zero_limit_returns_nothing_and_huge_limit_returns_everything() {
+        let (_dir, mut ledger) = open_temp();
+        for i in 0..3 {
+            ledger
+                .record_emit(&emit(&format!("run-{i}"), i))
+                .expect("insert");
+        }
+        let none = EmitFilter {
+            limit: 0,
+            event: None,
+        };
+        assert!(ledger.recent_emits(&none).expect("query").is_empty());
+        let all = EmitFilter {
+            limit: usize::MAX,
+            event: None,
+        };
+        assert_eq!(ledger.recent_emits(&all).expect("query").len(), 3);
+    }
+
+    #[test]
+    fn corrupt_warnings_are_reported_with_the_run() {
+        let (_dir, mut ledger) = open_temp();
+        ledger.record_emit(&emit("run-1", 1)).expect("insert");
+        ledger
+            .conn
+            .execute("UPDATE emits SET warnings = 'not json'", [])
+            .expect("plain update");
+        let error = ledger
+            .emit_detail("run-1")
+            .expect_err("warnings unreadable");
+        assert!(
+            matches!(
+                &error,
+                StoreError::CorruptColumn { run_id, column: "warnings", .. } if run_id == "run-1"
+            ),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn foreign_keys_are_enforced() {
+        let (_dir, ledger) = open_temp();
+        let enabled: bool = ledger
+            .conn
+            .pragma_query_value(None, "foreign_keys", |row| row.get(0))
+            .expect("pragma");
+        assert!(enabled);
+    }
+
+    #[test]
+    fn synchronous_is_normal() {
+        let (_dir, ledger) = open_temp();
+        // NORMAL is 1 in SQLite's numbering (OFF 0, NORMAL 1, FULL 2, EXTRA 3).
+        let level: i64 = ledger
+            .conn
+            .pragma_query_value(None, "synchronous", |row| row.get(0))
+            .expect("pragma");
+        assert_eq!(level, 1);
+    }
+
+    #[test]
+    fn deleting_an_emit_deletes_its_hook_rows() {
+        let (_dir, mut ledger) = open_temp();
+        let mut record = emit("run-1", 1);
+        record.hooks.push(HookRun {
+            name: "h".to_owned(),
+            source: "/f".to_owned(),
+            dialect: "claude".to_owned(),
+            matched: true,
+            skip_reason: None,
+            result: "allow".to_owned(),
+            exit_code: Some(0),
+            duration_ms: Some(1.0),
+            reason: None,
+            stderr: None,
+            stdout: None,
+            truncated: false,
+            is_async: false,
+        });
+        ledger.record_emit(&record).expect("insert");
+        ledger
+            .conn
+            .execute("DELETE FROM emits", [])
+            .expect("plain delete");
+        let left: i64 = ledger
+            .conn
+            .query_row("SELECT count(*) FROM hook_runs", [], |row| row.get(0))
+            .expect("count");
+        assert_eq!(left, 0);
+    }
+}

@@ -1,0 +1,218 @@
+//! The ledger's schema, in one place, and the migrations that build it.
+//!
+//! The schema version lives in `PRAGMA user_version`, which SQLite keeps in the
+//! file header: reading it costs no table lookup, so `hookrig emit` can check it
+//! on every start and run DDL only when the file is behind.
+
+use std::path::Path;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::errors::StoreError;
+
+/// Migration steps, oldest first: step `i` takes the schema from version `i`
+/// to version `i + 1`. A step that shipped is never edited, because ledgers in
+/// the field already ran it; change the schema by appending a step.
+const MIGRATIONS: &[&str] = &[
+    // Version 1: the first schema. One row per emit in `emits`, one row per
+    // hook considered in `hook_runs`, numbered by `seq` within its emit.
+    // Tables are STRICT so that a wrongly typed value is refused at insert
+    // time instead of surfacing as a conversion error in `hookrig why`.
+    // `warnings` is a JSON array of strings: it is only ever shown, never
+    // queried, so a side table would cost a join for nothing.
+    "
+    CREATE TABLE emits (
+        run_id        TEXT NOT NULL PRIMARY KEY,
+        started_at_ms INTEGER NOT NULL,
+        event         TEXT NOT NULL,
+        dialect       TEXT NOT NULL,
+        cwd           TEXT NOT NULL,
+        session_id    TEXT NOT NULL,
+        decision      TEXT NOT NULL,
+        reason        TEXT,
+        decided_by    TEXT,
+        duration_ms   REAL NOT NULL,
+        payload_in    TEXT NOT NULL,
+        payload_out   TEXT NOT NULL,
+        warnings      TEXT NOT NULL DEFAULT '[]'
+    ) STRICT;
+
+    -- `hookrig runs` lists newest first, with or without an event filter.
+    CREATE INDEX emits_by_time ON emits (started_at_ms);
+    CREATE INDEX emits_by_event_time ON emits (event, started_at_ms);
+
+    CREATE TABLE hook_runs (
+        run_id      TEXT NOT NULL REFERENCES emits (run_id) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        name        TEXT NOT NULL,
+        source      TEXT NOT NULL,
+        dialect     TEXT NOT NULL,
+        matched     INTEGER NOT NULL CHECK (matched IN (0, 1)),
+        skip_reason TEXT,
+        result      TEXT NOT NULL,
+        exit_code   INTEGER,
+        duration_ms REAL,
+        reason      TEXT,
+        stderr      TEXT,
+        stdout      TEXT,
+        truncated   INTEGER NOT NULL CHECK (truncated IN (0, 1)),
+        is_async    INTEGER NOT NULL CHECK (is_async IN (0, 1)),
+        PRIMARY KEY (run_id, seq)
+    ) STRICT;
+    ",
+];
+
+/// The schema version this build writes and reads.
+#[expect(
+    clippy::cast_possible_wrap,
+    reason = "there are a handful of migrations, far below i64::MAX"
+)]
+pub(crate) const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Brings the schema of `conn` to [`CURRENT_VERSION`]; a no-op costing one
+/// header read when it is already there.
+pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    let found = user_version(conn).map_err(|source| StoreError::Open {
+        path: path.to_owned(),
+        source,
+    })?;
+    if found == CURRENT_VERSION {
+        return Ok(());
+    }
+    check_supported(found, path)?;
+
+    let migrate_error = |from: i64| {
+        move |source| StoreError::Migrate {
+            path: path.to_owned(),
+            from,
+            to: CURRENT_VERSION,
+            source,
+        }
+    };
+    // IMMEDIATE takes the write lock up front (waiting up to the busy timeout),
+    // so two processes opening a new ledger at once migrate one after the other.
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(migrate_error(found))?;
+    // Read again under the lock: the other process may have migrated meanwhile.
+    let found = user_version(&tx).map_err(migrate_error(found))?;
+    check_supported(found, path)?;
+    let start = usize::try_from(found).expect("check_supported refused negative versions");
+    for step in &MIGRATIONS[start..] {
+        tx.execute_batch(step).map_err(migrate_error(found))?;
+    }
+    // user_version is part of the database header, so setting it inside the
+    // transaction commits or rolls back together with the DDL.
+    tx.pragma_update(None, "user_version", CURRENT_VERSION)
+        .map_err(migrate_error(found))?;
+    tx.commit().map_err(migrate_error(found))
+}
+
+fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.pragma_query_value(None, "user_version", |row| row.get(0))
+}
+
+fn check_supported(found: i64, path: &Path) -> Result<(), StoreError> {
+    if (0..=CURRENT_VERSION).contains(&found) {
+        Ok(())
+    } else {
+        Err(StoreError::UnsupportedSchema {
+            path: path.to_owned(),
+            found,
+            supported: CURRENT_VERSION,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memory() -> Connection {
+        Connection::open_in_memory().expect("sqlite can always open an in-memory database")
+    }
+
+    fn schema_sql(conn: &Connection) -> String {
+        let mut stmt = conn
+            .prepare("SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY name")
+            .expect("valid query");
+        let rows = stmt
+            .query_map([], |row| row.get::<_, String>(0))
+            .expect("valid query")
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .expect("schema rows are text");
+        rows.join(";\n")
+    }
+
+    #[test]
+    fn migrates_a_fresh_database_to_the_current_version() {
+        let mut conn = memory();
+        migrate(&mut conn, Path::new("mem")).expect("fresh database migrates");
+        assert_eq!(user_version(&conn).expect("readable"), CURRENT_VERSION);
+    }
+
+    #[test]
+    fn migrating_twice_changes_nothing() {
+        let mut conn = memory();
+        migrate(&mut conn, Path::new("mem")).expect("fresh database migrates");
+        let before = schema_sql(&conn);
+        migrate(&mut conn, Path::new("mem")).expect("current database is left alone");
+        assert_eq!(schema_sql(&conn), before);
+    }
+
+    #[test]
+    fn refuses_a_schema_from_a_newer_hookrig() {
+        let mut conn = memory();
+        conn.pragma_update(None, "user_version", CURRENT_VERSION + 1)
+            .expect("user_version is writable");
+        let error = migrate(&mut conn, Path::new("/l.db")).expect_err("newer schema is refused");
+        assert!(
+            matches!(
+                &error,
+                StoreError::UnsupportedSchema { path, found, supported }
+                    if path == Path::new("/l.db")
+                        && *found == CURRENT_VERSION + 1
+                        && *supported == CURRENT_VERSION
+            ),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn refuses_a_negative_schema_version() {
+        let mut conn = memory();
+        conn.pragma_update(None, "user_version", -1)
+            .expect("user_version is writable");
+        let error = migrate(&mut conn, Path::new("/l.db")).expect_err("foreign schema is refused");
+        assert!(matches!(
+            error,
+            StoreError::UnsupportedSchema { found: -1, .. }
+        ));
+    }
+
+    #[test]
+    fn failed_migration_rolls_back_and_names_the_versions() {
+        let mut conn = memory();
+        // A table in the way makes step 1 fail halfway.
+        conn.execute_batch("CREATE TABLE hook_runs (x INTEGER)")
+            .expect("plain DDL");
+        let error = migrate(&mut conn, Path::new("/l.db")).expect_err("step 1 collides");
+        assert!(
+            matches!(error, StoreError::Migrate { from: 0, to, .. } if to == CURRENT_VERSION),
+            "{error:?}"
+        );
+        assert_eq!(user_version(&conn).expect("readable"), 0);
+        assert!(
+            !schema_sql(&conn).contains("emits"),
+            "the part of step 1 that ran was rolled back"
+        );
+    }
+
+    // guards: the on-disk schema, which ledgers written by released versions rely on
+    #[test]
+    fn schema_is_stable() {
+        let mut conn = memory();
+        migrate(&mut conn, Path::new("mem")).expect("fresh database migrates");
+        insta::assert_snapshot!(schema_sql(&conn));
+    }
+}

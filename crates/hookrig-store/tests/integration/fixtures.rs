@@ -1,0 +1,149 @@
+//! Records and ledgers shared by the tests.
+
+use std::path::PathBuf;
+
+use hookrig_store::{EmitRecord, HookRun, Ledger};
+use tempfile::TempDir;
+
+/// A ledger in its own temp dir; the dir lives as long as the value.
+pub(crate) struct TempLedger {
+    pub(crate) dir: TempDir,
+    pub(crate) ledger: Ledger,
+}
+
+impl TempLedger {
+    pub(crate) fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ledger = Ledger::open(&dir.path().join("ledger.db")).expect("open a fresh ledger");
+        Self { dir, ledger }
+    }
+
+    pub(crate) fn path(&self) -> PathBuf {
+        self.dir.path().join("ledger.db")
+    }
+}
+
+/// An emit with every optional field empty and no hooks.
+pub(crate) fn bare_emit(run_id: &str, started_at_ms: i64, event: &str) -> EmitRecord {
+    EmitRecord {
+        run_id: run_id.to_owned(),
+        started_at_ms,
+        event: event.to_owned(),
+        dialect: "claude".to_owned(),
+        cwd: "/home/me/repo".to_owned(),
+        session_id: "session-1".to_owned(),
+        decision: "allow".to_owned(),
+        reason: None,
+        decided_by: None,
+        duration_ms: 3.25,
+        payload_in: "{}".to_owned(),
+        payload_out: "{}".to_owned(),
+        warnings: Vec::new(),
+        hooks: Vec::new(),
+    }
+}
+
+/// A hook that matched, ran and allowed, with only the always-present fields set.
+pub(crate) fn hook(name: &str, matched: bool) -> HookRun {
+    HookRun {
+        name: name.to_owned(),
+        source: "/home/me/repo/.hookrig.toml".to_owned(),
+        dialect: "claude".to_owned(),
+        matched,
+        skip_reason: (!matched).then(|| "other event".to_owned()),
+        result: if matched { "allow" } else { "skipped" }.to_owned(),
+        exit_code: None,
+        duration_ms: None,
+        reason: None,
+        stderr: None,
+        stdout: None,
+        truncated: false,
+        is_async: false,
+    }
+}
+
+/// An emit that sets every field, with hooks covering each outcome shape:
+/// a deny with all optional fields, a skipped hook with none, a timeout, and
+/// an async hook.
+pub(crate) fn full_emit() -> EmitRecord {
+    EmitRecord {
+        run_id: "0196f1c2-7b7e-7cc1-9b1a-3f0c4f4a2b10".to_owned(),
+        started_at_ms: 1_747_000_000_123,
+        event: "PreToolUse".to_owned(),
+        dialect: "claude".to_owned(),
+        cwd: "/home/me/repo with spaces".to_owned(),
+        session_id: "2f0c8d9e".to_owned(),
+        decision: "deny".to_owned(),
+        reason: Some("rm -rf is not allowed".to_owned()),
+        decided_by: Some("no-rm".to_owned()),
+        duration_ms: 12.625,
+        payload_in: r#"{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#.to_owned(),
+        payload_out: r#"{"decision":"block","reason":"rm -rf is not allowed"}"#.to_owned(),
+        warnings: vec![
+            "unknown key `tiemout` in /home/me/.config/hookrig/config.toml".to_owned(),
+            "hook \"fmt\" printed non-JSON output: ignored".to_owned(),
+        ],
+        hooks: vec![
+            HookRun {
+                name: "no-rm".to_owned(),
+                source: "/home/me/repo/.hookrig.toml".to_owned(),
+                dialect: "claude".to_owned(),
+                matched: true,
+                skip_reason: None,
+                result: "deny".to_owned(),
+                exit_code: Some(2),
+                duration_ms: Some(11.5),
+                reason: Some("rm -rf is not allowed".to_owned()),
+                stderr: Some("rm -rf is not allowed\n".to_owned()),
+                stdout: Some("{\"decision\":\"block\"}\n".to_owned()),
+                truncated: true,
+                is_async: false,
+            },
+            HookRun {
+                name: "lint".to_owned(),
+                source: "/home/me/.config/hookrig/config.toml".to_owned(),
+                dialect: "claude".to_owned(),
+                matched: false,
+                skip_reason: Some("matcher did not match \"tool\"".to_owned()),
+                result: "skipped".to_owned(),
+                exit_code: None,
+                duration_ms: None,
+                reason: None,
+                stderr: None,
+                stdout: None,
+                truncated: false,
+                is_async: false,
+            },
+            HookRun {
+                name: "slow".to_owned(),
+                source: "/home/me/repo/.hookrig.toml".to_owned(),
+                dialect: "claude".to_owned(),
+                matched: true,
+                skip_reason: None,
+                result: "timeout".to_owned(),
+                exit_code: Some(-1),
+                duration_ms: Some(5000.0),
+                reason: None,
+                stderr: Some(String::new()),
+                stdout: None,
+                truncated: false,
+                is_async: false,
+            },
+            HookRun {
+                name: "notify".to_owned(),
+                source: "/home/me/repo/.hookrig.toml".to_owned(),
+                dialect: "claude".to_owned(),
+                matched: true,
+                skip_reason: None,
+                result: "allow".to_owned(),
+                exit_code: Some(0),
+                duration_ms: Some(0.5),
+                reason: None,
+                stderr: None,
+                stdout: Some(String::new()),
+                truncated: false,
+                is_async: true,
+            },
+        ],
+    }
+}

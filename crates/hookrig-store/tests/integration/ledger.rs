@@ -1,0 +1,286 @@
+//! Writing and reading emits.
+
+use hookrig_store::{EmitFilter, StoreError};
+
+use crate::fixtures::{TempLedger, bare_emit, full_emit, hook};
+
+fn run_ids(summaries: &[hookrig_store::EmitSummary]) -> Vec<&str> {
+    summaries.iter().map(|s| s.run_id.as_str()).collect()
+}
+
+#[test]
+fn emit_with_hooks_round_trips_every_field() {
+    let mut t = TempLedger::new();
+    let emit = full_emit();
+    t.ledger.record_emit(&emit).expect("record");
+
+    let detail = t
+        .ledger
+        .emit_detail(&emit.run_id)
+        .expect("lookup")
+        .expect("recorded emit is found");
+    assert_eq!(detail.emit, emit);
+}
+
+#[test]
+fn emit_without_optional_fields_round_trips() {
+    let mut t = TempLedger::new();
+    let emit = bare_emit("bare-run", 5, "Stop");
+    t.ledger.record_emit(&emit).expect("record");
+    let detail = t
+        .ledger
+        .emit_detail("bare-run")
+        .expect("lookup")
+        .expect("found");
+    assert_eq!(detail.emit, emit);
+}
+
+#[test]
+fn summary_counts_only_matched_hooks() {
+    let mut t = TempLedger::new();
+    let emit = full_emit();
+    t.ledger.record_emit(&emit).expect("record");
+    let summaries = t.ledger.recent_emits(&EmitFilter::default()).expect("list");
+    let [summary] = summaries.as_slice() else {
+        panic!("one emit expected, got {summaries:?}");
+    };
+    assert_eq!(summary.run_id, emit.run_id);
+    assert_eq!(summary.started_at_ms, emit.started_at_ms);
+    assert_eq!(summary.event, emit.event);
+    assert_eq!(summary.decision, emit.decision);
+    assert_eq!(summary.decided_by, emit.decided_by);
+    assert_eq!(summary.reason, emit.reason);
+    assert!((summary.duration_ms - emit.duration_ms).abs() < f64::EPSILON);
+    assert_eq!(summary.cwd, emit.cwd);
+    // full_emit has four hooks, one of which did not match.
+    assert_eq!(summary.hooks_run, 3);
+}
+
+#[test]
+fn recent_emits_are_newest_first_limited_and_filtered() {
+    let mut t = TempLedger::new();
+    // Inserted out of time order, with a tie at 200 that insertion order breaks.
+    for (id, at, event) in [
+        ("run-b", 200, "PreToolUse"),
+        ("run-a", 100, "PreToolUse"),
+        ("run-d", 400, "Stop"),
+        ("run-c", 200, "Stop"),
+        ("run-e", 300, "PreToolUse"),
+    ] {
+        t.ledger
+            .record_emit(&bare_emit(id, at, event))
+            .expect("record");
+    }
+
+    let all = t.ledger.recent_emits(&EmitFilter::default()).expect("list");
+    assert_eq!(run_ids(&all), ["run-d", "run-e", "run-c", "run-b", "run-a"]);
+
+    let two = t
+        .ledger
+        .recent_emits(&EmitFilter {
+            limit: 2,
+            event: None,
+        })
+        .expect("list");
+    assert_eq!(run_ids(&two), ["run-d", "run-e"]);
+
+    let pre = t
+        .ledger
+        .recent_emits(&EmitFilter {
+            limit: 20,
+            event: Some("PreToolUse".to_owned()),
+        })
+        .expect("list");
+    assert_eq!(run_ids(&pre), ["run-e", "run-b", "run-a"]);
+
+    let pre_limited = t
+        .ledger
+        .recent_emits(&EmitFilter {
+            limit: 1,
+            event: Some("PreToolUse".to_owned()),
+        })
+        .expect("list");
+    assert_eq!(run_ids(&pre_limited), ["run-e"]);
+
+    // The filter is the exact canonical name, not a pattern or a case-folded match.
+    for event in ["pretooluse", "Pre", "%"] {
+        let none = t
+            .ledger
+            .recent_emits(&EmitFilter {
+                limit: 20,
+                event: Some(event.to_owned()),
+            })
+            .expect("list");
+        assert!(none.is_empty(), "{event:?} matched {none:?}");
+    }
+}
+
+#[test]
+fn default_filter_returns_twenty() {
+    let mut t = TempLedger::new();
+    for i in 0..25 {
+        t.ledger
+            .record_emit(&bare_emit(&format!("run-{i:02}"), i, "Stop"))
+            .expect("record");
+    }
+    let recent = t.ledger.recent_emits(&EmitFilter::default()).expect("list");
+    assert_eq!(recent.len(), 20);
+    assert_eq!(recent[0].run_id, "run-24");
+    assert_eq!(recent[19].run_id, "run-05");
+}
+
+#[test]
+fn run_id_prefix_lookup() {
+    let mut t = TempLedger::new();
+    for id in [
+        "0196aaaa-0000-7000-8000-000000000001",
+        "0196aaaa-0000-7000-8000-000000000002",
+        "0196bbbb-0000-7000-8000-000000000003",
+    ] {
+        t.ledger
+            .record_emit(&bare_emit(id, 1, "Stop"))
+            .expect("record");
+    }
+
+    // unique
+    let found = t
+        .ledger
+        .emit_detail("0196b")
+        .expect("lookup")
+        .expect("unique prefix finds its run");
+    assert_eq!(found.emit.run_id, "0196bbbb-0000-7000-8000-000000000003");
+
+    // ambiguous
+    let error = t
+        .ledger
+        .emit_detail("0196aaaa")
+        .expect_err("two runs share it");
+    assert!(
+        matches!(&error, StoreError::AmbiguousRunId { prefix, count: 2 } if prefix == "0196aaaa"),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "run id prefix \"0196aaaa\" matches 2 runs, give more characters"
+    );
+    let error = t
+        .ledger
+        .emit_detail("0196")
+        .expect_err("three runs share it");
+    assert!(matches!(error, StoreError::AmbiguousRunId { count: 3, .. }));
+
+    // missing
+    assert_eq!(t.ledger.emit_detail("0197").expect("lookup"), None);
+    assert_eq!(
+        t.ledger
+            .emit_detail("0196bbbb-0000-7000-8000-000000000003-and-more")
+            .expect("lookup"),
+        None
+    );
+}
+
+#[test]
+fn append_hook_runs_continues_seq_after_existing_rows() {
+    let mut t = TempLedger::new();
+    let mut emit = bare_emit("run-1", 1, "PostToolUse");
+    emit.hooks = vec![hook("sync-a", true), hook("skipped", false)];
+    t.ledger.record_emit(&emit).expect("record");
+
+    let mut late = hook("async-1", true);
+    late.is_async = true;
+    t.ledger
+        .append_hook_runs("run-1", std::slice::from_ref(&late))
+        .expect("append to a recorded emit");
+    t.ledger
+        .append_hook_runs("run-1", &[hook("async-2", true), hook("async-3", false)])
+        .expect("append again");
+    t.ledger
+        .append_hook_runs("run-1", &[])
+        .expect("empty append is fine");
+
+    let detail = t
+        .ledger
+        .emit_detail("run-1")
+        .expect("lookup")
+        .expect("found");
+    let names: Vec<_> = detail.emit.hooks.iter().map(|h| h.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["sync-a", "skipped", "async-1", "async-2", "async-3"]
+    );
+    assert_eq!(detail.emit.hooks[2], late);
+
+    // The seq column itself, not only the order: 0..5 without gaps.
+    let conn = rusqlite::Connection::open(t.path()).expect("second connection");
+    let seqs: Vec<i64> = conn
+        .prepare("SELECT seq FROM hook_runs WHERE run_id = 'run-1' ORDER BY seq")
+        .expect("query")
+        .query_map([], |row| row.get(0))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("integers");
+    assert_eq!(seqs, [0, 1, 2, 3, 4]);
+
+    let summary = t.ledger.recent_emits(&EmitFilter::default()).expect("list");
+    assert_eq!(summary[0].hooks_run, 3, "appended matched hooks count too");
+}
+
+#[test]
+fn append_to_emit_without_hooks_starts_at_seq_zero() {
+    let mut t = TempLedger::new();
+    t.ledger
+        .record_emit(&bare_emit("run-1", 1, "Stop"))
+        .expect("record");
+    t.ledger
+        .append_hook_runs("run-1", &[hook("late", true)])
+        .expect("append");
+    let detail = t
+        .ledger
+        .emit_detail("run-1")
+        .expect("lookup")
+        .expect("found");
+    assert_eq!(detail.emit.hooks, [hook("late", true)]);
+}
+
+#[test]
+fn append_to_unknown_run_id_is_an_error_and_writes_nothing() {
+    let mut t = TempLedger::new();
+    t.ledger
+        .record_emit(&bare_emit("run-1", 1, "Stop"))
+        .expect("record");
+    for runs in [vec![hook("late", true)], Vec::new()] {
+        let error = t
+            .ledger
+            .append_hook_runs("run-404", &runs)
+            .expect_err("unknown run");
+        assert!(
+            matches!(&error, StoreError::UnknownRunId { run_id } if run_id == "run-404"),
+            "{error:?}"
+        );
+        assert_eq!(error.to_string(), "no run run-404 in the ledger");
+    }
+    // A prefix is not a run id here: appends need the exact id.
+    assert!(matches!(
+        t.ledger.append_hook_runs("run-", &[hook("late", true)]),
+        Err(StoreError::UnknownRunId { .. })
+    ));
+    let conn = rusqlite::Connection::open(t.path()).expect("second connection");
+    let rows: i64 = conn
+        .query_row("SELECT count(*) FROM hook_runs", [], |row| row.get(0))
+        .expect("count");
+    assert_eq!(rows, 0);
+}
+
+#[test]
+fn many_hooks_in_one_emit_keep_their_order() {
+    let mut t = TempLedger::new();
+    let mut emit = bare_emit("big", 1, "PreToolUse");
+    emit.hooks = (0..250)
+        .map(|i| hook(&format!("hook-{i:03}"), i % 3 != 0))
+        .collect();
+    t.ledger.record_emit(&emit).expect("record");
+    let detail = t.ledger.emit_detail("big").expect("lookup").expect("found");
+    assert_eq!(detail.emit, emit);
+    let summary = t.ledger.recent_emits(&EmitFilter::default()).expect("list");
+    assert_eq!(summary[0].hooks_run, 166);
+}

@@ -1,0 +1,9 @@
+//! Integration tests of hookrig-store against real SQLite files in temp dirs.
+//!
+//! One binary with submodules, so the test suite links once.
+
+mod concurrency;
+mod fixtures;
+mod ledger;
+mod open;
+mod snapshot;

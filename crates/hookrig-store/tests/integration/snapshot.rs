@@ -1,0 +1,27 @@
+//! The store-row wire contract: what `hookrig why --json` prints comes from
+//! here, so a change to it must show up in review.
+
+use crate::fixtures::{TempLedger, full_emit};
+
+#[test]
+fn stored_then_loaded_emit_record() {
+    let mut t = TempLedger::new();
+    t.ledger.record_emit(&full_emit()).expect("record");
+    let detail = t
+        .ledger
+        .emit_detail("0196f1c2")
+        .expect("lookup")
+        .expect("found by prefix");
+    insta::assert_json_snapshot!(detail);
+}
+
+#[test]
+fn recent_emit_summary() {
+    let mut t = TempLedger::new();
+    t.ledger.record_emit(&full_emit()).expect("record");
+    let summaries = t
+        .ledger
+        .recent_emits(&hookrig_store::EmitFilter::default())
+        .expect("list");
+    insta::assert_json_snapshot!(summaries);
+}
