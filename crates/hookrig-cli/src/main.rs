@@ -1,1 +1,38 @@
-fn main() {}
+//! `hookrig`: one hook and plugin runtime for AI agents.
+//!
+//! A host runs `hookrig emit EVENT < payload.json` and gets one Outcome JSON object
+//! back; every emit and hook run is recorded in the ledger (`hookrig runs`, `hookrig why`).
+
+mod cli;
+mod commands;
+mod engine;
+mod errors;
+mod exit_codes;
+mod ledger;
+mod logging;
+mod output;
+mod signals;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    logging::init(cli.global.debug);
+    let result = match cli.command {
+        Command::Emit(args) => commands::emit::run(&cli.global, &args),
+        Command::Events { json } => commands::events::run(json),
+        Command::Runs(args) => commands::runs::list(&cli.global, &args),
+        Command::Why { run_id, json } => commands::runs::why(&cli.global, &run_id, json),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            eprintln!("hookrig: error: {}", output::chain(&err));
+            ExitCode::from(err.exit_code())
+        }
+    }
+}

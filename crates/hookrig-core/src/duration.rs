@@ -35,7 +35,7 @@ mod tests {
         assert_eq!(display_duration(Duration::from_secs(5)), "5s");
         assert_eq!(display_duration(Duration::from_millis(250)), "250ms");
         assert_eq!(display_duration(Duration::from_secs(90)), "1m30s");
-        assert_eq!(display_duration(Duration::from_secs(3600)), "1h");
+        assert_eq!(display_duration(Duration::from_hours(1)), "1h");
         assert_eq!(display_duration(Duration::ZERO), "0s");
     }
 }

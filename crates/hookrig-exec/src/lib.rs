@@ -1,1 +1,35 @@
-//! placeholder
+//! Command hooks for hookrig: spawning processes, writing the event to stdin, bounded
+//! capture of stdout and stderr, timeouts that kill the whole process group, and the
+//! dialect protocols that present events and read replies.
+//!
+//! ```no_run
+//! use hookrig_config::CommandDef;
+//! use hookrig_exec::{CommandHandler, Limits, ProcessGroups, Protocol};
+//!
+//! let groups = ProcessGroups::new();
+//! let handler = CommandHandler::new(
+//!     "guard",
+//!     CommandDef::Shell { line: "./guard.sh".into(), script: Some("/repo/.hookrig/guard.sh".into()) },
+//!     Vec::new(),
+//!     Limits::default(),
+//!     Protocol::Native,
+//!     groups.clone(),
+//! );
+//! // `handler` implements `hookrig_core::Handler`; register it with a `HookSpec`.
+//! # let _ = handler;
+//! ```
+
+mod command;
+pub mod groups;
+mod native;
+mod pool;
+pub mod process;
+mod protocol;
+mod script;
+mod unix;
+
+pub use command::{CommandHandler, Limits};
+pub use groups::ProcessGroups;
+pub use pool::{AsyncPool, Drained};
+pub use process::{EnvPolicy, ProcessOutput, ProcessSpec, Termination, run_process};
+pub use protocol::Protocol;

@@ -1,0 +1,82 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// One hook and plugin runtime for AI agents.
+#[derive(Debug, Parser)]
+#[command(name = "hookrig", version, about, long_about = None)]
+pub(crate) struct Cli {
+    #[command(flatten)]
+    pub(crate) global: GlobalArgs,
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// Options every subcommand accepts.
+#[derive(Debug, Args)]
+pub(crate) struct GlobalArgs {
+    /// Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`.
+    #[arg(long, global = true)]
+    pub(crate) debug: bool,
+    /// The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`).
+    #[arg(long, global = true, env = "HOOKRIG_LEDGER", value_name = "PATH")]
+    pub(crate) ledger: Option<PathBuf>,
+    /// Do not record anything in the ledger.
+    #[arg(long, global = true, conflicts_with = "ledger")]
+    pub(crate) no_ledger: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Emit an event: payload JSON on stdin, one Outcome JSON object on stdout.
+    ///
+    /// Exit 0: proceed (allow, modify, ask); 2: denied; 1: hookrig failed.
+    Emit(EmitArgs),
+    /// Print the event catalog.
+    Events {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List recent emits, newest first.
+    Runs(RunsArgs),
+    /// Show every hook considered for one emit, and why it did or did not run.
+    Why {
+        /// The run id (or a unique prefix of at least 4 characters).
+        run_id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct EmitArgs {
+    /// The event: a canonical name (`tool.before`), an alias (`PreToolUse`) or a custom name.
+    pub(crate) event: String,
+    /// The directory the event happened in (default: the payload's `session.cwd`, else
+    /// the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cwd: Option<PathBuf>,
+    /// The agent session id (default: the payload's `session.id`).
+    #[arg(long, value_name = "ID")]
+    pub(crate) session: Option<String>,
+    /// The tool name, when the payload does not name one.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) tool: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunsArgs {
+    /// How many emits to show.
+    #[arg(long, default_value_t = 20)]
+    pub(crate) limit: usize,
+    /// Only this event (any accepted spelling).
+    #[arg(long)]
+    pub(crate) event: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}

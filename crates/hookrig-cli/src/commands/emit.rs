@@ -1,0 +1,202 @@
+//! `hookrig emit EVENT`: dispatch one event and answer with an Outcome.
+
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use hookrig_config::Environment;
+use hookrig_core::{
+    Decision, Event, EventContext, EventName, Outcome, Payload, dispatch, duration_ms,
+};
+use hookrig_exec::{AsyncPool, ProcessGroups};
+use hookrig_store::{EmitRecord, Ledger};
+use serde_json::Value;
+
+use crate::cli::{EmitArgs, GlobalArgs};
+use crate::errors::ExpectedError;
+use crate::{engine, exit_codes, ledger, logging, output, signals};
+
+pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> {
+    let started = Instant::now();
+    let started_at_ms = unix_ms();
+    let run_id = uuid::Uuid::now_v7().to_string();
+
+    let mut payload = read_payload()?;
+    if let Some(tool) = &args.tool {
+        payload.set_tool_name_if_missing(tool);
+    }
+    let payload_in = serde_json::to_string(payload.as_map()).expect("JSON always serializes");
+    let name = EventName::resolve(&args.event);
+    let cwd = event_cwd(args.cwd.as_deref(), &payload)?;
+    let session_id = args
+        .session
+        .clone()
+        .or_else(|| payload.session_id().map(str::to_owned))
+        .unwrap_or_default();
+
+    let env = Environment::from_process(cwd.clone())?;
+    let config = hookrig_config::load(&env)?;
+    let mut warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
+    if logging::enabled() {
+        for warning in &warnings {
+            eprintln!("hookrig: warning: {warning}");
+        }
+    }
+
+    let groups = ProcessGroups::new();
+    let registry = engine::registry(&config, &groups);
+    let event = Event {
+        context: Arc::new(EventContext {
+            name,
+            session_id: session_id.clone(),
+            cwd: cwd.clone(),
+        }),
+        payload,
+    };
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(ExpectedError::Runtime)?;
+    let pool = AsyncPool::default();
+    let (dispatched, interrupt) = runtime.block_on(async {
+        let interrupt = signals::watch(groups.clone());
+        (dispatch(&registry, event, &pool).await, interrupt)
+    });
+    warnings.extend(dispatched.warnings.iter().cloned());
+
+    let ledger_path = ledger::path(global)?;
+    let mut ledger = None;
+    if let Some(path) = ledger_path {
+        let record = EmitRecord {
+            run_id: run_id.clone(),
+            started_at_ms,
+            event: dispatched.event.as_str().to_owned(),
+            dialect: "native".to_owned(),
+            cwd: cwd.display().to_string(),
+            session_id,
+            decision: dispatched.decision.as_str().to_owned(),
+            reason: dispatched.reason.clone(),
+            decided_by: dispatched.decided_by.clone(),
+            duration_ms: duration_ms(started.elapsed()),
+            payload_in,
+            payload_out: serde_json::to_string(dispatched.payload.as_map())
+                .expect("JSON always serializes"),
+            warnings: warnings.clone(),
+            hooks: dispatched.records.iter().map(ledger::hook_run).collect(),
+        };
+        match Ledger::open(&path).and_then(|mut l| l.record_emit(&record).map(|()| l)) {
+            Ok(opened) => ledger = Some(opened),
+            Err(err) => warnings.push(ledger::warning(&err)),
+        }
+    }
+
+    let outcome = Outcome::new(&dispatched, &warnings, &run_id);
+    let mut text = serde_json::to_string(&outcome).expect("the Outcome always serializes");
+    text.push('\n');
+    output::print(&text)?;
+
+    if pool.in_flight() > 0 {
+        runtime.block_on(finish_async(&pool, &groups, ledger.as_mut(), &run_id));
+    }
+
+    Ok(interrupt.exit_code().unwrap_or(match dispatched.decision {
+        Decision::Deny => exit_codes::DENIED,
+        Decision::Allow | Decision::Ask => exit_codes::PROCEED,
+    }))
+}
+
+/// Waits (boundedly) for async hooks and records them.
+///
+/// stdout is released first, so a host that reads the Outcome to end of file is not held
+/// up by hooks it does not wait for.
+async fn finish_async(
+    pool: &AsyncPool,
+    groups: &ProcessGroups,
+    ledger: Option<&mut Ledger>,
+    run_id: &str,
+) {
+    output::release_stdout();
+    let mut drained = pool.drain(AsyncPool::DRAIN_TIMEOUT).await;
+    if drained.still_running > 0 {
+        tracing::debug!(
+            "{} async hooks still running after {:?}; killing them",
+            drained.still_running,
+            AsyncPool::DRAIN_TIMEOUT
+        );
+        groups.kill_all();
+        // Killed hooks report back at once; give them a moment so they are recorded.
+        let late = pool.drain(std::time::Duration::from_millis(500)).await;
+        drained.completions.extend(late.completions);
+    }
+    let runs: Vec<_> = drained
+        .completions
+        .into_iter()
+        .map(|completion| {
+            for warning in &completion.warnings {
+                tracing::debug!("{warning}");
+            }
+            let mut run = ledger::hook_run(&completion.record);
+            if !completion.warnings.is_empty() {
+                let mut reason: Vec<String> = run.reason.take().into_iter().collect();
+                reason.extend(completion.warnings);
+                run.reason = Some(reason.join("; "));
+            }
+            run
+        })
+        .collect();
+    if let Some(ledger) = ledger
+        && let Err(err) = ledger.append_hook_runs(run_id, &runs)
+    {
+        tracing::debug!("{}", ledger::warning(&err));
+    }
+}
+
+/// The payload on stdin; nothing (or a terminal) is `{}`.
+fn read_payload() -> Result<Payload, ExpectedError> {
+    let mut stdin = std::io::stdin().lock();
+    if stdin.is_terminal() {
+        return Ok(Payload::new());
+    }
+    let mut bytes = Vec::new();
+    stdin
+        .read_to_end(&mut bytes)
+        .map_err(ExpectedError::ReadStdin)?;
+    if bytes.trim_ascii().is_empty() {
+        return Ok(Payload::new());
+    }
+    match serde_json::from_slice(&bytes).map_err(ExpectedError::PayloadNotJson)? {
+        Value::Object(map) => Ok(Payload::from_map(map)),
+        Value::Array(_) => Err(ExpectedError::PayloadNotObject("an array")),
+        Value::String(_) => Err(ExpectedError::PayloadNotObject("a string")),
+        Value::Number(_) => Err(ExpectedError::PayloadNotObject("a number")),
+        Value::Bool(_) => Err(ExpectedError::PayloadNotObject("a boolean")),
+        Value::Null => Err(ExpectedError::PayloadNotObject("null")),
+    }
+}
+
+/// The directory the event happened in: `--cwd`, else the payload's `session.cwd` (or
+/// flat `cwd`) when it exists, else the current directory.
+fn event_cwd(flag: Option<&Path>, payload: &Payload) -> Result<PathBuf, ExpectedError> {
+    if let Some(dir) = flag {
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+        if !dir.is_dir() {
+            return Err(ExpectedError::NoSuchCwd(dir.display().to_string()));
+        }
+        return Ok(dir);
+    }
+    if let Some(dir) = payload.session_cwd().map(PathBuf::from)
+        && dir.is_absolute()
+        && dir.is_dir()
+    {
+        return Ok(dir);
+    }
+    Ok(std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")))
+}
+
+fn unix_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}

@@ -1,0 +1,31 @@
+//! `hookrig events`: the event catalog.
+
+use std::fmt::Write;
+
+use hookrig_core::CATALOG;
+
+use crate::errors::ExpectedError;
+use crate::exit_codes;
+use crate::output::print;
+
+pub(crate) fn run(json: bool) -> Result<u8, ExpectedError> {
+    if json {
+        let text = serde_json::to_string_pretty(CATALOG).expect("the catalog serializes");
+        print(&format!("{text}\n"))?;
+        return Ok(exit_codes::PROCEED);
+    }
+    let width = CATALOG.iter().map(|e| e.name.len()).max().unwrap_or(4);
+    let mut text = format!("{:width$}  {:9}  ALIASES\n", "NAME", "KIND");
+    for entry in CATALOG {
+        let _ = writeln!(
+            text,
+            "{:width$}  {:9}  {}",
+            entry.name,
+            entry.kind.as_str(),
+            entry.aliases.join(", ")
+        );
+    }
+    text.push_str("\nAny other name is a custom event of kind notify.\n");
+    print(&text)?;
+    Ok(exit_codes::PROCEED)
+}

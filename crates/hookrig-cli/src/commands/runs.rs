@@ -1,0 +1,177 @@
+//! `hookrig runs` and `hookrig why`: reading the ledger.
+
+use std::fmt::Write;
+use std::time::{Duration, UNIX_EPOCH};
+
+use hookrig_core::EventName;
+use hookrig_store::{EmitFilter, EmitRecord};
+
+use crate::cli::{GlobalArgs, RunsArgs};
+use crate::errors::ExpectedError;
+use crate::output::print;
+use crate::{exit_codes, ledger};
+
+pub(crate) fn list(global: &GlobalArgs, args: &RunsArgs) -> Result<u8, ExpectedError> {
+    let ledger = ledger::open(global)?;
+    let filter = EmitFilter {
+        limit: args.limit,
+        event: args
+            .event
+            .as_deref()
+            .map(|e| EventName::resolve(e).as_str().to_owned()),
+    };
+    let emits = ledger.recent_emits(&filter)?;
+    if args.json {
+        let text = serde_json::to_string_pretty(&emits).expect("summaries serialize");
+        print(&format!("{text}\n"))?;
+        return Ok(exit_codes::PROCEED);
+    }
+    if emits.is_empty() {
+        print("(no runs recorded)\n")?;
+        return Ok(exit_codes::PROCEED);
+    }
+    let mut text = format!(
+        "{:36}  {:20}  {:18}  {:8}  {:>5}  {:>9}  DECIDED BY\n",
+        "RUN", "TIME (UTC)", "EVENT", "DECISION", "HOOKS", "MS"
+    );
+    for emit in &emits {
+        let _ = writeln!(
+            text,
+            "{:36}  {:20}  {:18}  {:8}  {:>5}  {:>9.1}  {}",
+            emit.run_id,
+            timestamp(emit.started_at_ms),
+            emit.event,
+            emit.decision,
+            emit.hooks_run,
+            emit.duration_ms,
+            emit.decided_by.as_deref().unwrap_or("-")
+        );
+    }
+    print(&text)?;
+    Ok(exit_codes::PROCEED)
+}
+
+pub(crate) fn why(global: &GlobalArgs, run_id: &str, json: bool) -> Result<u8, ExpectedError> {
+    let ledger = ledger::open(global)?;
+    let run_id = run_id.trim().to_ascii_lowercase();
+    let detail = ledger
+        .emit_detail(&run_id)?
+        .ok_or_else(|| ExpectedError::UnknownRun(run_id.clone()))?;
+    if json {
+        let text = serde_json::to_string_pretty(&detail.emit).expect("records serialize");
+        print(&format!("{text}\n"))?;
+    } else {
+        print(&render_why(&detail.emit))?;
+    }
+    Ok(exit_codes::PROCEED)
+}
+
+fn render_why(emit: &EmitRecord) -> String {
+    let mut text = String::new();
+    let _ = writeln!(text, "run       {}", emit.run_id);
+    let _ = writeln!(text, "time      {} UTC", timestamp(emit.started_at_ms));
+    let _ = writeln!(text, "event     {}", emit.event);
+    let _ = writeln!(text, "cwd       {}", emit.cwd);
+    if !emit.session_id.is_empty() {
+        let _ = writeln!(text, "session   {}", emit.session_id);
+    }
+    let _ = write!(text, "decision  {}", emit.decision);
+    if let Some(by) = &emit.decided_by {
+        let _ = write!(text, " by {by}");
+    }
+    if let Some(reason) = &emit.reason {
+        let _ = write!(text, ": {reason}");
+    }
+    let _ = writeln!(text, " ({:.1} ms)", emit.duration_ms);
+    for warning in &emit.warnings {
+        let _ = writeln!(text, "warning   {warning}");
+    }
+    if emit.hooks.is_empty() {
+        text.push_str("\nno hooks are configured\n");
+    }
+    for hook in &emit.hooks {
+        let _ = writeln!(text, "\n{} ({}, {})", hook.name, hook.dialect, hook.source);
+        if let (true, Some(skip)) = (hook.matched, &hook.skip_reason) {
+            let _ = writeln!(text, "  not run   {skip}");
+        } else if hook.matched {
+            let _ = write!(text, "  ran       {}", hook.result);
+            if hook.is_async {
+                text.push_str(" (async)");
+            }
+            if let Some(code) = hook.exit_code {
+                let _ = write!(text, ", exit {code}");
+            }
+            if let Some(ms) = hook.duration_ms {
+                let _ = write!(text, ", {ms:.1} ms");
+            }
+            if hook.truncated {
+                text.push_str(", output truncated");
+            }
+            text.push('\n');
+        } else {
+            let _ = writeln!(
+                text,
+                "  skipped   {}",
+                hook.skip_reason.as_deref().unwrap_or("did not match")
+            );
+        }
+        if let Some(reason) = &hook.reason {
+            let _ = writeln!(text, "  reason    {reason}");
+        }
+        if let Some(stderr) = &hook.stderr {
+            let _ = writeln!(text, "  stderr    {}", excerpt(stderr));
+        }
+    }
+    text
+}
+
+/// The first lines of a hook's output, indented under its record.
+fn excerpt(text: &str) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().take(5).collect();
+    lines.join("\n            ")
+}
+
+/// `2026-11-23 11:05:24` (UTC), computed without a date crate: the ledger only needs
+/// a readable civil time.
+fn timestamp(ms: i64) -> String {
+    let Ok(ms) = u64::try_from(ms) else {
+        return ms.to_string();
+    };
+    let time = UNIX_EPOCH + Duration::from_millis(ms);
+    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_civil_utc() {
+        assert_eq!(timestamp(0), "1970-01-01 00:00:00");
+        assert_eq!(timestamp(1_795_431_924_000), "2026-11-23 11:05:24");
+        assert_eq!(timestamp(951_782_400_000), "2000-02-29 00:00:00");
+    }
+}

@@ -1,0 +1,49 @@
+//! Errors the binary expects and reports in one line, each with its exit code.
+
+use thiserror::Error;
+
+use crate::exit_codes;
+
+/// A failure of hookrig itself (not of a hook).
+#[derive(Debug, Error)]
+pub(crate) enum ExpectedError {
+    /// The payload on stdin is not JSON.
+    #[error("stdin is not valid JSON: {0}; send one JSON object (or nothing for {{}})")]
+    PayloadNotJson(#[source] serde_json::Error),
+    /// The payload is JSON but not an object.
+    #[error("the payload must be a JSON object, got {0}")]
+    PayloadNotObject(&'static str),
+    /// Reading stdin failed.
+    #[error("cannot read the payload from stdin")]
+    ReadStdin(#[source] std::io::Error),
+    /// `--cwd` names no directory.
+    #[error("--cwd {0}: no such directory")]
+    NoSuchCwd(String),
+    /// The configuration is broken.
+    #[error("{0}")]
+    Config(#[from] hookrig_config::ConfigError),
+    /// The ledger could not be read (for `runs` and `why`).
+    #[error(transparent)]
+    Store(#[from] hookrig_store::StoreError),
+    /// `why` was given an id that is not in the ledger.
+    #[error("no run `{0}` in the ledger; `hookrig runs` lists recent runs")]
+    UnknownRun(String),
+    /// `runs`/`why` with `--no-ledger`.
+    #[error("the ledger is disabled (--no-ledger)")]
+    LedgerDisabled,
+    /// The async runtime could not start.
+    #[error("cannot start the async runtime")]
+    Runtime(#[source] std::io::Error),
+    /// Writing the answer failed.
+    #[error("cannot write to stdout")]
+    Stdout(#[source] std::io::Error),
+}
+
+impl ExpectedError {
+    /// The process exit code for this error. Every failure of hookrig itself is 1 today;
+    /// the method keeps the mapping in one place as new errors arrive.
+    #[expect(clippy::unused_self, reason = "one exit code for now, more to come")]
+    pub(crate) fn exit_code(&self) -> u8 {
+        exit_codes::FAILURE
+    }
+}

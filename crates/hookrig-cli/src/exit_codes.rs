@@ -1,0 +1,12 @@
+//! Exit codes of `hookrig`: part of the contract hosts rely on.
+
+/// The event may proceed (allowed, maybe modified, or ask).
+pub(crate) const PROCEED: u8 = 0;
+/// hookrig itself failed: bad payload, broken config, bad arguments.
+pub(crate) const FAILURE: u8 = 1;
+/// The event was denied.
+pub(crate) const DENIED: u8 = 2;
+/// hookrig was interrupted by SIGINT (128 + 2).
+pub(crate) const INTERRUPTED: u8 = 130;
+/// hookrig was terminated by SIGTERM (128 + 15).
+pub(crate) const TERMINATED: u8 = 143;

@@ -1,0 +1,55 @@
+//! Where the ledger lives and how dispatches become ledger rows.
+
+use std::path::PathBuf;
+
+use hookrig_core::{HookRecord, SkipReason, duration_ms};
+use hookrig_store::{HookRun, Ledger, StoreError, default_ledger_path};
+
+use crate::cli::GlobalArgs;
+use crate::errors::ExpectedError;
+
+/// The ledger path for these arguments, or `None` with `--no-ledger`.
+pub(crate) fn path(global: &GlobalArgs) -> Result<Option<PathBuf>, ExpectedError> {
+    if global.no_ledger {
+        return Ok(None);
+    }
+    if let Some(path) = &global.ledger {
+        return Ok(Some(path.clone()));
+    }
+    let env = hookrig_config::Environment::from_process(PathBuf::new())?;
+    Ok(Some(default_ledger_path(&env.state_home)))
+}
+
+/// Opens the ledger for reading (`runs`, `why`).
+pub(crate) fn open(global: &GlobalArgs) -> Result<Ledger, ExpectedError> {
+    let path = path(global)?.ok_or(ExpectedError::LedgerDisabled)?;
+    Ledger::open(&path).map_err(ExpectedError::from)
+}
+
+/// A dispatcher record as a ledger row.
+pub(crate) fn hook_run(record: &HookRecord) -> HookRun {
+    HookRun {
+        name: record.name.clone(),
+        source: record.source.display().to_string(),
+        dialect: record.dialect.to_owned(),
+        matched: record.skip.is_none()
+            || matches!(
+                record.skip,
+                Some(SkipReason::ChainStopped { .. } | SkipReason::AsyncCapReached)
+            ),
+        skip_reason: record.skip.as_ref().map(ToString::to_string),
+        result: record.result.as_str().to_owned(),
+        exit_code: record.exit_code,
+        duration_ms: record.duration.map(duration_ms),
+        reason: record.reason.clone(),
+        stderr: record.stderr.clone(),
+        stdout: record.stdout.clone(),
+        truncated: record.truncated,
+        is_async: record.is_async,
+    }
+}
+
+/// A ledger problem during emit: a warning, never a failure of the emit.
+pub(crate) fn warning(err: &StoreError) -> String {
+    format!("ledger: {}", crate::output::chain(err))
+}

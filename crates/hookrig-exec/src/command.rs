@@ -1,0 +1,201 @@
+//! Command hooks: a process per run, presented and read by its dialect's protocol.
+
+use std::ffi::OsString;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hookrig_config::CommandDef as Command;
+use hookrig_core::{
+    BoxFuture, Failure, FailureKind, Handler, Invocation, Reply, Report, display_duration,
+};
+
+use crate::groups::ProcessGroups;
+use crate::process::{ProcessOutput, ProcessSpec, Termination, run_process};
+use crate::protocol::Protocol;
+use crate::script::executable_problem;
+
+/// Limits that apply to every run of a command hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// `None` = no timeout.
+    pub timeout: Option<Duration>,
+    /// Between SIGTERM and SIGKILL.
+    pub kill_grace: Duration,
+    /// Bytes of stdout kept.
+    pub stdout_cap: usize,
+    /// Bytes of stderr kept.
+    pub stderr_cap: usize,
+}
+
+impl Limits {
+    /// The default timeout of a native hook.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+    /// The default grace period between SIGTERM and SIGKILL.
+    pub const DEFAULT_KILL_GRACE: Duration = Duration::from_secs(5);
+    /// 1 MiB of stdout: a verdict is small; more is a runaway hook.
+    pub const STDOUT_CAP: usize = 1024 * 1024;
+    /// 64 KiB of stderr: enough for a reason and a stack trace.
+    pub const STDERR_CAP: usize = 64 * 1024;
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            timeout: Some(Self::DEFAULT_TIMEOUT),
+            kill_grace: Self::DEFAULT_KILL_GRACE,
+            stdout_cap: Self::STDOUT_CAP,
+            stderr_cap: Self::STDERR_CAP,
+        }
+    }
+}
+
+/// A hook that runs a process.
+#[derive(Debug, Clone)]
+pub struct CommandHandler {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    name: String,
+    command: Command,
+    env: Vec<(String, String)>,
+    limits: Limits,
+    protocol: Protocol,
+    groups: ProcessGroups,
+}
+
+impl CommandHandler {
+    /// A handler for the hook `name`. `groups` is shared by every handler of the process
+    /// so that a signal to hookrig can kill every running hook.
+    pub fn new(
+        name: impl Into<String>,
+        command: Command,
+        env: Vec<(String, String)>,
+        limits: Limits,
+        protocol: Protocol,
+        groups: ProcessGroups,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                name: name.into(),
+                command,
+                env,
+                limits,
+                protocol,
+                groups,
+            }),
+        }
+    }
+}
+
+impl Handler for CommandHandler {
+    fn run(&self, invocation: Invocation) -> BoxFuture<Report> {
+        let inner = Arc::clone(&self.inner);
+        Box::pin(async move { inner.run(invocation).await })
+    }
+}
+
+impl Inner {
+    async fn run(&self, invocation: Invocation) -> Report {
+        let event = invocation.context.name.clone();
+        if let Command::Shell {
+            script: Some(script),
+            ..
+        } = &self.command
+            && let Some(problem) = executable_problem(script)
+        {
+            let message = format!("hook {}: {problem}", self.name);
+            tracing::debug!("hooks.exec-error {} {event}: {message}", self.name);
+            return Report::from_reply(
+                Reply::Failure(Failure {
+                    kind: FailureKind::Spawn,
+                    message,
+                }),
+                Duration::ZERO,
+            );
+        }
+        let (program, args) = self.argv();
+        let spec = ProcessSpec {
+            program,
+            args,
+            cwd: invocation.context.cwd.clone(),
+            env: self
+                .protocol
+                .env(&self.name, &invocation.context, &self.env),
+            stdin: self.protocol.stdin(&self.name, &invocation),
+            timeout: self.limits.timeout,
+            kill_grace: self.limits.kill_grace,
+            stdout_cap: self.limits.stdout_cap,
+            stderr_cap: self.limits.stderr_cap,
+        };
+        let output = run_process(spec, &self.groups).await;
+        let reply = self.protocol.reply(&self.name, &self.limits, &output);
+        log_run(&self.name, event.as_str(), &output, &reply);
+        report(reply, &output)
+    }
+
+    fn argv(&self) -> (OsString, Vec<OsString>) {
+        match &self.command {
+            Command::Shell { line, .. } => (
+                OsString::from("/bin/sh"),
+                vec![OsString::from("-c"), OsString::from(line)],
+            ),
+            Command::Exec { argv } => {
+                let mut argv = argv.iter().map(OsString::from);
+                let program = argv.next().unwrap_or_default();
+                (program, argv.collect())
+            }
+        }
+    }
+}
+
+/// How much of a hook's output the ledger keeps.
+const EXCERPT: usize = 4096;
+
+fn report(reply: Reply, output: &ProcessOutput) -> Report {
+    let exit_code = match output.termination {
+        Termination::Exited(code) => Some(code),
+        _ => None,
+    };
+    Report {
+        reply,
+        exit_code,
+        duration: output.duration,
+        stdout: excerpt(&output.stdout),
+        stderr: excerpt(&output.stderr),
+        truncated: output.stdout_truncated || output.stderr_truncated,
+    }
+}
+
+fn excerpt(bytes: &[u8]) -> Option<String> {
+    if bytes.is_empty() {
+        return None;
+    }
+    let cut = &bytes[..bytes.len().min(EXCERPT)];
+    Some(String::from_utf8_lossy(cut).into_owned())
+}
+
+/// One debug line per run, tagged so logs can be grepped the same way whatever the
+/// dialect.
+fn log_run(name: &str, event: &str, output: &ProcessOutput, reply: &Reply) {
+    let ms = hookrig_core::duration_ms(output.duration);
+    match (reply, &output.termination) {
+        (Reply::Verdict(verdict), _) => tracing::debug!(
+            "hooks.exec-ran {name} {event}: decision={} ({ms} ms)",
+            verdict.action.as_str()
+        ),
+        (Reply::Failure(failure), Termination::TimedOut { after, .. }) => tracing::debug!(
+            "hooks.exec-timeout {name} {event}: {} (after {})",
+            failure.message,
+            display_duration(*after)
+        ),
+        (Reply::Failure(failure), Termination::Exited(code)) if *code != 0 => tracing::debug!(
+            "hooks.exec-nonzero {name} {event}: exit {code}: {} ({ms} ms)",
+            failure.message
+        ),
+        (Reply::Failure(failure), _) => {
+            tracing::debug!("hooks.exec-error {name} {event}: {}", failure.message);
+        }
+    }
+}
