@@ -20,13 +20,11 @@ use crate::{engine, exit_codes, ledger, logging, output, signals};
 pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> {
     let started = Instant::now();
     let started_at_ms = unix_ms();
-    let run_id = uuid::Uuid::now_v7().to_string();
 
     let mut payload = read_payload()?;
     if let Some(tool) = &args.tool {
         payload.set_tool_name_if_missing(tool);
     }
-    let payload_in = serde_json::to_string(payload.as_map()).expect("JSON always serializes");
     let name = EventName::resolve(&args.event);
     let cwd = event_cwd(args.cwd.as_deref(), &payload)?;
     let session_id = args
@@ -34,9 +32,39 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
         .clone()
         .or_else(|| payload.session_id().map(str::to_owned))
         .unwrap_or_default();
+    let mut entry = EmitRecord {
+        run_id: uuid::Uuid::now_v7().to_string(),
+        started_at_ms,
+        event: name.as_str().to_owned(),
+        dialect: "native".to_owned(),
+        cwd: cwd.display().to_string(),
+        session_id: session_id.clone(),
+        decision: String::new(),
+        reason: None,
+        decided_by: None,
+        duration_ms: 0.0,
+        payload_in: serde_json::to_string(payload.as_map()).expect("JSON always serializes"),
+        payload_out: String::new(),
+        warnings: Vec::new(),
+        hooks: Vec::new(),
+    };
+    let ledger_path = ledger::path(global)?;
 
     let env = Environment::from_process(cwd.clone())?;
-    let config = hookrig_config::load(&env)?;
+    let config = match hookrig_config::load(&env) {
+        Ok(config) => config,
+        Err(err) => {
+            // A broken config is the first thing to check when a hook "did not fire":
+            // keep a record of the emit it stopped.
+            entry.decision = "error".to_owned();
+            entry.reason = Some(err.to_string());
+            entry.duration_ms = duration_ms(started.elapsed());
+            if let Some(path) = &ledger_path {
+                let _ = Ledger::open(path).and_then(|mut l| l.record_emit(&entry));
+            }
+            return Err(err.into());
+        }
+    };
     let mut warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
     if logging::enabled() {
         for warning in &warnings {
@@ -49,8 +77,8 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
     let event = Event {
         context: Arc::new(EventContext {
             name,
-            session_id: session_id.clone(),
-            cwd: cwd.clone(),
+            session_id,
+            cwd,
         }),
         payload,
     };
@@ -66,39 +94,29 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
     });
     warnings.extend(dispatched.warnings.iter().cloned());
 
-    let ledger_path = ledger::path(global)?;
     let mut ledger = None;
     if let Some(path) = ledger_path {
-        let record = EmitRecord {
-            run_id: run_id.clone(),
-            started_at_ms,
-            event: dispatched.event.as_str().to_owned(),
-            dialect: "native".to_owned(),
-            cwd: cwd.display().to_string(),
-            session_id,
-            decision: dispatched.decision.as_str().to_owned(),
-            reason: dispatched.reason.clone(),
-            decided_by: dispatched.decided_by.clone(),
-            duration_ms: duration_ms(started.elapsed()),
-            payload_in,
-            payload_out: serde_json::to_string(dispatched.payload.as_map())
-                .expect("JSON always serializes"),
-            warnings: warnings.clone(),
-            hooks: dispatched.records.iter().map(ledger::hook_run).collect(),
-        };
-        match Ledger::open(&path).and_then(|mut l| l.record_emit(&record).map(|()| l)) {
+        entry.decision = dispatched.decision.as_str().to_owned();
+        entry.reason.clone_from(&dispatched.reason);
+        entry.decided_by.clone_from(&dispatched.decided_by);
+        entry.duration_ms = duration_ms(started.elapsed());
+        entry.payload_out =
+            serde_json::to_string(dispatched.payload.as_map()).expect("JSON always serializes");
+        entry.warnings.clone_from(&warnings);
+        entry.hooks = dispatched.records.iter().map(ledger::hook_run).collect();
+        match Ledger::open(&path).and_then(|mut l| l.record_emit(&entry).map(|()| l)) {
             Ok(opened) => ledger = Some(opened),
             Err(err) => warnings.push(ledger::warning(&err)),
         }
     }
 
-    let outcome = Outcome::new(&dispatched, &warnings, &run_id);
+    let outcome = Outcome::new(&dispatched, &warnings, &entry.run_id);
     let mut text = serde_json::to_string(&outcome).expect("the Outcome always serializes");
     text.push('\n');
     output::print(&text)?;
 
     if pool.in_flight() > 0 {
-        runtime.block_on(finish_async(&pool, &groups, ledger.as_mut(), &run_id));
+        runtime.block_on(finish_async(&pool, &groups, ledger.as_mut(), &entry.run_id));
     }
 
     Ok(interrupt.exit_code().unwrap_or(match dispatched.decision {
