@@ -7,7 +7,7 @@ use crate::hook::{BoxFuture, EventContext, Hook, Invocation, Mode, Report};
 use crate::payload::Payload;
 use crate::record::{HookRecord, HookResult, SkipReason};
 use crate::registry::Registry;
-use crate::verdict::{Action, FailureKind, OnError, Reply};
+use crate::verdict::{Action, Failure, FailureKind, OnError, Reply};
 use futures_util::future::join_all;
 
 /// The combined decision of an event.
@@ -225,8 +225,7 @@ impl State {
         let mut record = ran(hook, &report);
         match report.reply {
             Reply::Failure(failure) => {
-                record.result = failure_result(failure.kind);
-                record.reason = Some(failure.message.clone());
+                note_failure(&mut record, &failure);
                 self.warnings.push(failure.message.clone());
                 if hook.spec.on_error == OnError::Deny {
                     self.deny(name, Some(failure.message));
@@ -277,8 +276,7 @@ impl State {
         let mut record = ran(hook, &report);
         match report.reply {
             Reply::Failure(failure) => {
-                record.result = failure_result(failure.kind);
-                record.reason = Some(failure.message.clone());
+                note_failure(&mut record, &failure);
                 self.warnings.push(failure.message);
             }
             Reply::Verdict(verdict) => {
@@ -345,9 +343,8 @@ fn finish_async(mut record: HookRecord, report: Report) -> AsyncCompletion {
     let mut warnings = Vec::new();
     match report.reply {
         Reply::Failure(failure) => {
-            record.result = failure_result(failure.kind);
-            warnings.push(failure.message.clone());
-            record.reason = Some(failure.message);
+            note_failure(&mut record, &failure);
+            warnings.push(failure.message);
         }
         Reply::Verdict(verdict) => {
             warnings.extend(verdict.warnings);
@@ -374,11 +371,13 @@ fn action_result(action: Action) -> HookResult {
     }
 }
 
-fn failure_result(kind: FailureKind) -> HookResult {
-    match kind {
+/// A failure is recorded as `timeout` or `error`, with its message as the reason.
+fn note_failure(record: &mut HookRecord, failure: &Failure) {
+    record.result = match failure.kind {
         FailureKind::Timeout => HookResult::Timeout,
         _ => HookResult::Error,
-    }
+    };
+    record.reason = Some(failure.message.clone());
 }
 
 fn base_record(hook: &Hook) -> HookRecord {
