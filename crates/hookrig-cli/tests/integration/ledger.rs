@@ -1,0 +1,235 @@
+//! The ledger through the CLI: `runs`, `why`, `--no-ledger`, a ledger that cannot be
+//! opened, and the debug log.
+
+use hookrig_test_support::{HANG_LIMIT, run_with_input};
+use indoc::indoc;
+use serde_json::Value;
+
+use crate::harness::{code, emit, hookrig, test_env, text};
+
+fn allow_hook(env: &hookrig_test_support::TestEnv) {
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "ok"
+        events = ["tool.before", "session.start"]
+        exec = ["true"]
+    "#});
+}
+
+fn runs_json(env: &hookrig_test_support::TestEnv, args: &[&str]) -> Vec<Value> {
+    let output = hookrig(env, &[&["runs", "--json"], args].concat());
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("runs --json prints a JSON array")
+}
+
+fn run_ids(runs: &[Value]) -> Vec<String> {
+    runs.iter()
+        .map(|run| run["run_id"].as_str().expect("a run id").to_owned())
+        .collect()
+}
+
+#[test]
+fn runs_lists_newest_first_with_limit_and_event_filter() {
+    let env = test_env();
+    allow_hook(&env);
+    let first = emit(&env, &["tool.before"], "{}").run_id();
+    let second = emit(&env, &["session.start"], "{}").run_id();
+    let third = emit(&env, &["PreToolUse"], "{}").run_id();
+
+    let all = runs_json(&env, &[]);
+    assert_eq!(run_ids(&all), [third.as_str(), &second, &first]);
+    assert_eq!(
+        all[0]["event"], "tool.before",
+        "aliases are stored canonical"
+    );
+    assert_eq!(all[0]["decision"], "allow");
+    assert_eq!(all[0]["hooks_run"], 1);
+
+    assert_eq!(
+        run_ids(&runs_json(&env, &["--limit", "1"])),
+        [third.as_str()]
+    );
+    assert_eq!(
+        run_ids(&runs_json(&env, &["--event", "PreToolUse"])),
+        [third.as_str(), &first],
+        "the filter accepts an alias"
+    );
+    assert_eq!(
+        run_ids(&runs_json(&env, &["--event", "pre_tool", "--limit", "1"])),
+        [third.as_str()]
+    );
+
+    let table = hookrig(&env, &["runs"]);
+    assert_eq!(code(&table), 0);
+    let table = text(&table.stdout);
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].starts_with("RUN "), "{table}");
+    assert_eq!(lines.len(), 4, "{table}");
+    assert!(lines[1].starts_with(&third), "{table}");
+    assert!(lines[3].starts_with(&first), "{table}");
+}
+
+#[test]
+fn why_accepts_a_prefix_of_the_run_id() {
+    let env = test_env();
+    env.write_script(".hookrig/guard.sh", "echo 'not today' >&2\nexit 2\n");
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "guard"
+        events = ["tool.before"]
+        command = "./guard.sh"
+    "#});
+    let out = emit(&env, &["tool.before"], "{}");
+    let run_id = out.run_id();
+
+    let why = hookrig(&env, &["why", &run_id[..8]]);
+
+    assert_eq!(code(&why), 0, "{}", text(&why.stderr));
+    let why = text(&why.stdout);
+    assert!(why.starts_with(&format!("run       {run_id}\n")), "{why}");
+    assert!(why.contains("decision  deny by guard: not today"), "{why}");
+    assert!(why.contains("  ran       deny, exit 2"), "{why}");
+    assert!(why.contains("  stderr    not today"), "{why}");
+
+    let unknown = hookrig(&env, &["why", "ffffffff"]);
+    assert_eq!(code(&unknown), 1);
+    assert!(text(&unknown.stderr).contains("no run `ffffffff` in the ledger"));
+}
+
+#[test]
+fn no_ledger_creates_no_ledger_file() {
+    let env = test_env();
+    allow_hook(&env);
+
+    let out = emit(&env, &["tool.before", "--no-ledger"], "{}");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.result("ok"), "allow");
+    assert!(!env.ledger_path().exists());
+    assert!(
+        !env.state_home().join("hookrig").exists(),
+        "not even the directory"
+    );
+    let runs = hookrig(&env, &["runs", "--no-ledger"]);
+    assert_eq!(code(&runs), 1);
+    assert!(text(&runs.stderr).contains("the ledger is disabled"));
+}
+
+#[test]
+fn the_default_ledger_lives_under_xdg_state_home() {
+    let env = test_env();
+    allow_hook(&env);
+
+    let out = emit(&env, &["tool.before"], "{}");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(env.ledger_path().is_file());
+}
+
+#[test]
+fn hookrig_ledger_variable_moves_the_ledger() {
+    let env = test_env();
+    allow_hook(&env);
+    let elsewhere = env.root().join("elsewhere.db");
+
+    let mut command = env.command(["emit", "tool.before"]);
+    command.env("HOOKRIG_LEDGER", &elsewhere);
+    let output = run_with_input(command, b"{}", HANG_LIMIT);
+
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(elsewhere.is_file());
+    assert!(!env.ledger_path().exists());
+    let runs = hookrig(
+        &env,
+        &[
+            "runs",
+            "--json",
+            "--ledger",
+            elsewhere.to_str().expect("UTF-8"),
+        ],
+    );
+    let runs: Vec<Value> = serde_json::from_slice(&runs.stdout).expect("JSON");
+    assert_eq!(runs.len(), 1);
+}
+
+// guards: `runs` counting an async hook twice (its "dispatched" row and its result row).
+#[test]
+#[ignore = "bug: an async hook has two matched ledger rows, so `runs` counts it twice"]
+fn runs_counts_an_async_hook_once() {
+    let env = test_env();
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "observer"
+        events = ["message.after"]
+        exec = ["true"]
+        mode = "async"
+    "#});
+    let out = emit(&env, &["message.after"], "{}");
+    assert_eq!(out.result("observer"), "dispatched");
+
+    let runs = runs_json(&env, &[]);
+
+    assert_eq!(runs[0]["hooks_run"], 1, "one hook ran: {runs:#?}");
+}
+
+#[test]
+fn a_ledger_that_cannot_be_opened_is_a_warning() {
+    let env = test_env();
+    allow_hook(&env);
+    let file = env.write_file("plain-file", "not a directory");
+    let under_a_file = file.join("ledger.db");
+
+    for ledger in [under_a_file.to_str().expect("UTF-8"), "/proc/nope/x.db"] {
+        let out = emit(&env, &["tool.before", "--ledger", ledger], "{}");
+
+        assert_eq!(out.code, 0, "{ledger}: {}", out.stderr);
+        assert_eq!(out.result("ok"), "allow");
+        let warnings = out.warnings();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("ledger: "), "{warnings:?}");
+    }
+}
+
+#[test]
+fn debug_prints_one_line_per_hook_run() {
+    let env = test_env();
+    env.write_script(".hookrig/slow.sh", "sleep 5\n");
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "quick"
+        events = ["tool.before"]
+        exec = ["true"]
+
+        [[hooks]]
+        name = "slow"
+        events = ["tool.before"]
+        command = "./slow.sh"
+        timeout = "200ms"
+    "#});
+
+    let out = emit(&env, &["tool.before", "--debug"], "{}");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("hooks.exec-ran quick tool.before: decision=allow ("),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("hooks.exec-timeout slow tool.before: hook slow timed out after 200ms"),
+        "{}",
+        out.stderr
+    );
+
+    // The same lines with HOOKRIG_LOG=debug instead of the flag.
+    let mut command = env.command(["emit", "tool.before"]);
+    command.env("HOOKRIG_LOG", "debug");
+    let output = run_with_input(command, b"{}", HANG_LIMIT);
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("hooks.exec-ran quick tool.before: decision=allow"),
+        "{stderr}"
+    );
+}

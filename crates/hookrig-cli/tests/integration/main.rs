@@ -1,0 +1,16 @@
+//! Integration tests of the `hookrig` binary: real `sh` hooks, real signals, a real
+//! ledger, each test in its own [`TestEnv`](hookrig_test_support::TestEnv).
+//!
+//! One test binary for the crate (fewer links on two cores); each area is a module.
+//! Timeouts are short; no test asserts that something was fast, only generous bounds
+//! that turn a hang into a failure.
+
+mod catalog;
+mod config;
+mod dispatch;
+mod harness;
+mod input;
+mod ledger;
+mod process;
+mod protocol;
+mod snapshots;

@@ -1,0 +1,288 @@
+//! Process supervision end to end: timeouts that kill whole groups, hooks that ignore
+//! SIGTERM, runaway output, and hookrig itself being terminated.
+
+use std::io::{Read as _, Write as _};
+use std::process::Stdio;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use hookrig_test_support::{TestEnv, wait_for_file};
+use indoc::{formatdoc, indoc};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::Value;
+
+use crate::harness::{emit, ledger_rows, quoted, test_env, why_json};
+
+#[test]
+fn timeout_kills_the_hook_and_its_background_grandchild() {
+    let env = test_env();
+    let sleep = quoted(&env.marked_sleep());
+    env.write_script(
+        ".hookrig/slow.sh",
+        &formatdoc! {"
+            {sleep} 30 &
+            touch started
+            {sleep} 30
+        "},
+    );
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "slow"
+        events = ["tool.before"]
+        command = "./slow.sh"
+        timeout = "300ms"
+    "#});
+
+    let out = emit(&env, &["tool.before"], "{}");
+
+    assert_eq!(out.code, 0, "on_error defaults to allow: {}", out.stderr);
+    assert_eq!(out.outcome["decision"], "allow");
+    assert_eq!(out.result("slow"), "timeout");
+    assert!(
+        out.warnings()
+            .contains(&"hook slow timed out after 300ms".to_owned()),
+        "{:?}",
+        out.warnings()
+    );
+    assert!(env.read_file("started").is_some(), "the hook did start");
+    let left = env.leftovers();
+    assert!(left.is_empty(), "processes of the hook survived: {left:?}");
+}
+
+/// A config with one hook `stubborn` (`hook_line` says how it runs) whose script ignores
+/// SIGTERM, a 300 ms timeout and a 300 ms kill grace.
+fn stubborn_hook(env: &TestEnv, hook_line: &str) {
+    let sleep = quoted(&env.marked_sleep());
+    env.write_script(
+        ".hookrig/stubborn.sh",
+        &formatdoc! {"
+            trap '' TERM
+            {sleep} 30
+        "},
+    );
+    env.write_project_config(&formatdoc! {r#"
+        [settings]
+        kill_grace = "300ms"
+
+        [[hooks]]
+        name = "stubborn"
+        events = ["tool.before"]
+        {hook_line}
+        timeout = "300ms"
+    "#});
+}
+
+#[test]
+fn a_hook_that_ignores_sigterm_is_killed() {
+    let env = test_env();
+    stubborn_hook(&env, r#"command = "./stubborn.sh""#);
+
+    let out = emit(&env, &["tool.before"], "{}");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.result("stubborn"), "timeout");
+    assert!(out.has_warning("hook stubborn timed out after 300ms"));
+    let left = env.leftovers();
+    assert!(left.is_empty(), "processes of the hook survived: {left:?}");
+}
+
+#[test]
+fn a_hook_that_ignores_sigterm_gets_sigkill_after_the_grace_period() {
+    let env = test_env();
+    // Exec form: the script itself is the hook's main process, so it is the one that
+    // ignores SIGTERM and the grace period has to run out before SIGKILL ends it.
+    stubborn_hook(&env, r#"exec = ["./stubborn.sh"]"#);
+
+    let out = emit(&env, &["tool.before"], "{}");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.result("stubborn"), "timeout");
+    assert!(out.has_warning("hook stubborn timed out after 300ms"));
+    let ms = out.hook("stubborn")["duration_ms"]
+        .as_f64()
+        .expect("a duration");
+    assert!(
+        ms >= 550.0,
+        "timeout + grace is 600 ms, the hook ran {ms} ms"
+    );
+    let left = env.leftovers();
+    assert!(left.is_empty(), "processes of the hook survived: {left:?}");
+}
+
+// guards: the kill grace of shell-form hooks (`sh -c` forks the script, and dies of the
+// SIGTERM before the script's own trap has run).
+#[test]
+#[ignore = "bug in hookrig-exec wait_for_end: the group is SIGKILLed as soon as the \
+            `sh -c` wrapper dies, so a shell-form hook gets no grace period to clean up"]
+fn a_shell_form_hook_gets_the_grace_period_to_clean_up() {
+    let env = test_env();
+    let sleep = quoted(&env.marked_sleep());
+    env.write_script(
+        ".hookrig/tidy.sh",
+        &formatdoc! {"
+            trap '{sleep} 0.3; touch cleaned-up; exit 0' TERM
+            touch started
+            {sleep} 30
+        "},
+    );
+    env.write_project_config(indoc! {r#"
+        [settings]
+        kill_grace = "5s"
+
+        [[hooks]]
+        name = "tidy"
+        events = ["tool.before"]
+        command = "./tidy.sh"
+        timeout = "300ms"
+    "#});
+
+    let out = emit(&env, &["tool.before"], "{}");
+
+    assert_eq!(out.result("tidy"), "timeout");
+    assert!(env.read_file("started").is_some(), "the hook did start");
+    assert!(
+        env.read_file("cleaned-up").is_some(),
+        "the hook's SIGTERM trap was cut short by SIGKILL well within the 5 s grace"
+    );
+    assert!(env.leftovers().is_empty());
+}
+
+#[test]
+fn a_hook_printing_200_mb_is_capped_and_the_emit_still_answers() {
+    let env = test_env();
+    env.write_script(".hookrig/flood.sh", "head -c 200000000 /dev/zero\n");
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "flood"
+        events = ["tool.before"]
+        command = "./flood.sh"
+    "#});
+
+    let out = emit(&env, &["tool.before"], "{}");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.result("flood"), "error");
+    assert!(
+        out.has_warning("hook flood: reply is larger than the 1 MiB stdout cap"),
+        "{:?}",
+        out.warnings()
+    );
+    assert!(out.stdout.len() < 64 * 1024, "the Outcome carries no flood");
+    let why = why_json(&env, &out.run_id());
+    let rows = ledger_rows(&why, "flood");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["truncated"], true);
+    assert_eq!(rows[0]["exit_code"], 0);
+}
+
+#[test]
+fn a_background_grandchild_holding_the_output_open_is_killed() {
+    let env = test_env();
+    let sleep = quoted(&env.marked_sleep());
+    env.write_script(
+        ".hookrig/leaky.sh",
+        &formatdoc! {"
+            {sleep} 30 &
+            echo '{{}}'
+        "},
+    );
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "leaky"
+        events = ["tool.before"]
+        command = "./leaky.sh"
+    "#});
+
+    let out = emit(&env, &["tool.before"], "{}");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.result("leaky"), "allow");
+    assert!(
+        out.has_warning(
+            "hook leaky left background processes holding its output open; they were killed"
+        ),
+        "{:?}",
+        out.warnings()
+    );
+    let left = env.leftovers();
+    assert!(left.is_empty(), "the grandchild survived: {left:?}");
+}
+
+/// Signals hookrig while its hook sleeps; checks the exit code, that hookrig still
+/// answered, and that no process of the hook's group is left.
+fn signal_hookrig_while_a_hook_runs(signal: Signal, expected_code: i32) {
+    let env = test_env();
+    let sleep = quoted(&env.marked_sleep());
+    env.write_script(
+        ".hookrig/sleeper.sh",
+        &formatdoc! {"
+            {sleep} 30 &
+            touch started
+            {sleep} 30
+        "},
+    );
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "sleeper"
+        events = ["tool.before"]
+        command = "./sleeper.sh"
+    "#});
+
+    let mut child = env
+        .command(["emit", "tool.before"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start hookrig");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    stdin.write_all(b"{}").expect("write the payload");
+    drop(stdin);
+    let started = env.project().join("started");
+    if !wait_for_file(&started, Duration::from_secs(20)) {
+        let _ = child.kill();
+        panic!("the hook never started");
+    }
+
+    let pid = Pid::from_raw(i32::try_from(child.id()).expect("pids fit in i32"));
+    kill(pid, signal).expect("signal hookrig");
+
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for hookrig") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("hookrig did not exit after {signal}");
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(expected_code), "{status:?}");
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .expect("piped stdout")
+        .read_to_string(&mut stdout)
+        .expect("read stdout");
+    let outcome: Value = serde_json::from_str(&stdout).expect("hookrig still answers");
+    assert_eq!(outcome["hooks"][0]["result"], "error");
+    assert_eq!(
+        outcome["warnings"][0],
+        "hook sleeper was killed: hookrig was interrupted"
+    );
+    let left = env.leftovers();
+    assert!(left.is_empty(), "processes of the hook survived: {left:?}");
+}
+
+#[test]
+fn sigterm_to_hookrig_kills_running_hooks_and_exits_143() {
+    signal_hookrig_while_a_hook_runs(Signal::SIGTERM, 143);
+}
+
+#[test]
+fn sigint_to_hookrig_kills_running_hooks_and_exits_130() {
+    signal_hookrig_while_a_hook_runs(Signal::SIGINT, 130);
+}

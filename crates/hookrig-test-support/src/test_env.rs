@@ -1,0 +1,275 @@
+//! [`TestEnv`]: a temporary home, XDG directories, fixture `PATH` and project per test.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use tempfile::TempDir;
+
+use crate::processes::{kill_all_with, no_leftover};
+use crate::runner::{HANG_LIMIT, run_with_input};
+
+/// A temporary world for one test.
+///
+/// Layout under [`root`](Self::root):
+///
+/// ```text
+/// home/                   HOME
+/// home/.config/           XDG_CONFIG_HOME (global config: hookrig/hooks.toml)
+/// home/.local/state/      XDG_STATE_HOME (default ledger: hookrig/ledger.db)
+/// bin/                    first in PATH; holds fixture programs and a marked `sleep`
+/// project/                the project: holds `.git/`, config in `.hookrig/hooks.toml`
+/// ```
+///
+/// The root path is unique to the test and serves as its [marker](Self::marker): every
+/// script written here carries it in its command line, so [`leftovers`](Self::leftovers)
+/// finds any process a test left running. Dropping the `TestEnv` kills those processes
+/// and removes the directory.
+#[derive(Debug)]
+pub struct TestEnv {
+    /// Kept for its `Drop`, which removes the directory.
+    _dir: TempDir,
+    /// The canonical path of the directory: what the program under test sees as its
+    /// working directory, so it is the path to compare output against.
+    root: PathBuf,
+    /// The root as text: see [`marker`](Self::marker).
+    marker: String,
+    program: PathBuf,
+}
+
+impl TestEnv {
+    /// Creates the directories for a test that runs `program` (for the CLI crate's
+    /// tests, `env!("CARGO_BIN_EXE_hookrig")`).
+    ///
+    /// # Panics
+    ///
+    /// When the temporary directory cannot be created, or its path is not UTF-8.
+    pub fn new(program: impl Into<PathBuf>) -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("hookrig-test-")
+            .tempdir()
+            .expect("create a temporary directory");
+        // Canonical, so that paths the program prints (from `getcwd`) compare equal.
+        let root = dir
+            .path()
+            .canonicalize()
+            .expect("canonicalize the temporary directory");
+        let marker = root.to_str().expect("temporary paths are UTF-8").to_owned();
+        let env = Self {
+            _dir: dir,
+            root,
+            marker,
+            program: program.into(),
+        };
+        for dir in [
+            env.home(),
+            env.config_home(),
+            env.state_home(),
+            env.bin(),
+            env.project().join(".git"),
+        ] {
+            fs::create_dir_all(&dir).expect("create a test directory");
+        }
+        std::os::unix::fs::symlink(find_in_path("sleep"), env.marked_sleep())
+            .expect("link the marked sleep");
+        env
+    }
+
+    /// The temporary directory that holds everything.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// A string unique to this test that appears in the command line of every script
+    /// it writes (the root path).
+    pub fn marker(&self) -> &str {
+        &self.marker
+    }
+
+    /// `HOME` of the program under test.
+    pub fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+
+    /// `XDG_CONFIG_HOME`: `home/.config`.
+    pub fn config_home(&self) -> PathBuf {
+        self.home().join(".config")
+    }
+
+    /// `XDG_STATE_HOME`: `home/.local/state`.
+    pub fn state_home(&self) -> PathBuf {
+        self.home().join(".local").join("state")
+    }
+
+    /// The fixture directory, first in `PATH`.
+    pub fn bin(&self) -> PathBuf {
+        self.root.join("bin")
+    }
+
+    /// The project directory (it holds `.git/`); the working directory of
+    /// [`command`](Self::command).
+    pub fn project(&self) -> PathBuf {
+        self.root.join("project")
+    }
+
+    /// `sleep` under a path that carries the [marker](Self::marker), for hooks whose
+    /// leftovers must be found: a plain `sleep 30` has no marker in its command line.
+    pub fn marked_sleep(&self) -> PathBuf {
+        self.bin().join("sleep")
+    }
+
+    /// The global native config file: `$XDG_CONFIG_HOME/hookrig/hooks.toml`.
+    pub fn global_config_path(&self) -> PathBuf {
+        self.config_home().join("hookrig").join("hooks.toml")
+    }
+
+    /// The project's native config file: `project/.hookrig/hooks.toml`.
+    pub fn project_config_path(&self) -> PathBuf {
+        self.project().join(".hookrig").join("hooks.toml")
+    }
+
+    /// Writes the global config and returns its path.
+    pub fn write_global_config(&self, toml: &str) -> PathBuf {
+        let path = self.global_config_path();
+        write(&path, toml.as_bytes());
+        path
+    }
+
+    /// Writes the project config and returns its path.
+    pub fn write_project_config(&self, toml: &str) -> PathBuf {
+        let path = self.project_config_path();
+        write(&path, toml.as_bytes());
+        path
+    }
+
+    /// Writes an executable script (mode 755) at `rel_path` under the project and returns
+    /// its absolute path. A body without a `#!` line gets `#!/bin/sh`.
+    pub fn write_script(&self, rel_path: impl AsRef<Path>, body: &str) -> PathBuf {
+        let path = self.project().join(rel_path);
+        write_executable(&path, body);
+        path
+    }
+
+    /// Writes an executable program named `name` into [`bin`](Self::bin), which is
+    /// first in `PATH`, and returns its path. A body without a `#!` line gets `#!/bin/sh`.
+    pub fn write_bin(&self, name: &str, body: &str) -> PathBuf {
+        let path = self.bin().join(name);
+        write_executable(&path, body);
+        path
+    }
+
+    /// Writes a plain (not executable) file at `rel_path` under the project.
+    pub fn write_file(&self, rel_path: impl AsRef<Path>, contents: &str) -> PathBuf {
+        let path = self.project().join(rel_path);
+        write(&path, contents.as_bytes());
+        path
+    }
+
+    /// The contents of `rel_path` under the project, or `None` when it does not exist.
+    ///
+    /// # Panics
+    ///
+    /// When the file exists but cannot be read as UTF-8 text.
+    pub fn read_file(&self, rel_path: impl AsRef<Path>) -> Option<String> {
+        let path = self.project().join(rel_path);
+        match fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => panic!("cannot read {}: {err}", path.display()),
+        }
+    }
+
+    /// Where the program keeps its ledger by default:
+    /// `$XDG_STATE_HOME/hookrig/ledger.db`.
+    pub fn ledger_path(&self) -> PathBuf {
+        self.state_home().join("hookrig").join("ledger.db")
+    }
+
+    /// A command for the program under test with `args`, run in [`project`](Self::project),
+    /// with every `HOOKRIG_*` variable removed (so `HOOKRIG_LEDGER` and `HOOKRIG_LOG` of
+    /// the developer's shell do not leak in), `HOME` and the XDG directories pointing
+    /// into the test's directory, and [`bin`](Self::bin) first in `PATH`.
+    ///
+    /// # Panics
+    ///
+    /// When an entry of the inherited `PATH` contains the path separator, which
+    /// `split_paths` never yields.
+    pub fn command<I, S>(&self, args: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut command = Command::new(&self.program);
+        command.args(args).current_dir(self.project());
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("HOOKRIG_") {
+                command.env_remove(&name);
+            }
+        }
+        let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+        let path =
+            std::env::join_paths(std::iter::once(self.bin()).chain(std::env::split_paths(&path)))
+                .expect("PATH entries hold no separator");
+        command
+            .env("HOME", self.home())
+            .env("XDG_CONFIG_HOME", self.config_home())
+            .env("XDG_STATE_HOME", self.state_home())
+            .env("PATH", path);
+        command
+    }
+
+    /// Runs the program with `args` and `stdin`, and returns what it did.
+    ///
+    /// # Panics
+    ///
+    /// When it cannot start, or still runs after [`HANG_LIMIT`].
+    pub fn run<I, S>(&self, args: I, stdin: &[u8]) -> Output
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        run_with_input(self.command(args), stdin, HANG_LIMIT)
+    }
+
+    /// Pids of processes carrying this test's [marker](Self::marker) that are still
+    /// alive after waiting up to 10 s for them to go (empty when none is left).
+    pub fn leftovers(&self) -> Vec<i32> {
+        no_leftover(self.marker(), Duration::from_secs(10))
+    }
+}
+
+impl Drop for TestEnv {
+    /// Kills what the test left running, whether it passed or failed.
+    fn drop(&mut self) {
+        kill_all_with(self.marker());
+    }
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).expect("create the parent directory");
+    }
+    fs::write(path, bytes).unwrap_or_else(|err| panic!("cannot write {}: {err}", path.display()));
+}
+
+fn write_executable(path: &Path, body: &str) {
+    let text = if body.starts_with("#!") {
+        body.to_owned()
+    } else {
+        format!("#!/bin/sh\n{body}")
+    };
+    write(path, text.as_bytes());
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755))
+        .unwrap_or_else(|err| panic!("cannot chmod {}: {err}", path.display()));
+}
+
+fn find_in_path(name: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| PathBuf::from("/bin").join(name))
+}
