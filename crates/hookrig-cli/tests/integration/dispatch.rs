@@ -387,3 +387,61 @@ fn modify_from_an_async_hook_is_ignored() {
     );
     assert_eq!(why["payload_out"], r#"{"message":"original"}"#);
 }
+
+#[test]
+fn async_hooks_still_running_after_the_drain_are_killed() {
+    let env = test_env();
+    let sleep = crate::harness::quoted(&env.marked_sleep());
+    env.write_script(
+        ".hookrig/forever.sh",
+        &format!("{sleep} 30 &\ntouch started\n{sleep} 30\n"),
+    );
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "forever"
+        events = ["message.after"]
+        command = "./forever.sh"
+        mode = "async"
+    "#});
+
+    // The harness fails the test if hookrig hangs; the drain gives up after 2 s.
+    let out = emit(&env, &["message.after"], "{}");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.result("forever"), "dispatched");
+    assert!(env.read_file("started").is_some(), "the hook did start");
+    let left = env.leftovers();
+    assert!(left.is_empty(), "the async hook's group survived: {left:?}");
+    let why = why_json(&env, &out.run_id());
+    let finished = ledger_rows(&why, "forever")
+        .into_iter()
+        .find(|row| row["result"] != "dispatched")
+        .unwrap_or_else(|| panic!("the killed async hook was not recorded: {why:#}"));
+    assert_eq!(finished["result"], "error");
+    let ms = finished["duration_ms"].as_f64().expect("a duration");
+    assert!(ms >= 1500.0, "killed after the 2 s drain, ran {ms} ms");
+}
+
+// guards: the ledger reason of a failed async hook repeating its failure message.
+#[test]
+#[ignore = "bug in hookrig-cli emit::finish_async: the failure message is both the \
+            record's reason and a completion warning, and both are joined"]
+fn async_failure_reason_is_recorded_once() {
+    let env = test_env();
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "crashy"
+        events = ["message.after"]
+        exec = ["sh", "-c", "exit 3"]
+        mode = "async"
+    "#});
+
+    let out = emit(&env, &["message.after"], "{}");
+
+    let why = why_json(&env, &out.run_id());
+    let finished = ledger_rows(&why, "crashy")
+        .into_iter()
+        .find(|row| row["result"] != "dispatched")
+        .unwrap_or_else(|| panic!("no appended row for the async run: {why:#}"));
+    assert_eq!(finished["reason"], "hook crashy exited 3");
+}
