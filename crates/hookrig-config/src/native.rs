@@ -168,6 +168,8 @@ pub(crate) fn parse_file(
     if lower.errors.is_empty() {
         Ok(NativeFile { hooks, settings })
     } else {
+        // Errors are found hook by hook, field by field; people read them top to bottom.
+        lower.errors.sort_by_key(|d| (d.line, d.col));
         Err(lower.errors)
     }
 }
@@ -282,19 +284,17 @@ impl Lower<'_> {
     }
 
     fn duration(&mut self, raw: &Spanned<String>, prefix: &str, what: &str) -> Option<Duration> {
-        match parse_duration(raw.get_ref()) {
-            Ok(duration) => Some(duration),
-            Err(err) => {
-                self.error(
-                    raw.span(),
-                    format!(
-                        "{prefix}invalid {what} `{}`: {err}; write a duration such as \"5s\", \"500ms\" or \"1m30s\"",
-                        raw.get_ref()
-                    ),
-                );
-                None
-            }
+        let parsed = parse_duration(raw.get_ref()).ok();
+        if parsed.is_none() {
+            self.error(
+                raw.span(),
+                format!(
+                    "{prefix}invalid {what} `{}`; write a duration such as \"5s\", \"500ms\" or \"1m30s\"",
+                    raw.get_ref()
+                ),
+            );
         }
+        parsed
     }
 
     fn settings(&mut self, raw: Option<RawSettings>) -> SettingsLayer {

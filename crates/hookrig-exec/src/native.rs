@@ -72,7 +72,9 @@ pub(crate) fn reply(hook: &str, limits: &Limits, output: &ProcessOutput) -> Repl
         }
         Termination::Interrupted => failure(
             FailureKind::Interrupted,
-            format!("hook {hook} was killed: hookrig was interrupted"),
+            format!(
+                "hook {hook} was killed before it finished: hookrig was interrupted or stopped waiting for it"
+            ),
         ),
         Termination::SpawnFailed(err) => failure(FailureKind::Spawn, format!("hook {hook}: {err}")),
         Termination::Signaled(signal) => failure(

@@ -298,6 +298,9 @@ pub async fn run_process(spec: ProcessSpec, groups: &ProcessGroups) -> ProcessOu
     }
 }
 
+/// How often the group is checked for members while its kill grace runs.
+const GROUP_POLL: Duration = Duration::from_millis(20);
+
 /// How the wait for the main process ended.
 enum Ending {
     /// It ended on its own (or by a signal someone else sent).
@@ -340,7 +343,8 @@ async fn wait_for_end(
     if let Some(group) = group {
         group.terminate();
     }
-    let (status, killed) = match tokio::time::timeout(kill_grace, child.wait()).await {
+    let grace_ends = tokio::time::Instant::now() + kill_grace;
+    let (status, mut killed) = match tokio::time::timeout_at(grace_ends, child.wait()).await {
         Ok(status) => (status, false),
         Err(_elapsed) => {
             tracing::debug!(?group, "hook outlived its kill grace: killing its group");
@@ -348,6 +352,15 @@ async fn wait_for_end(
             (child.wait().await, true)
         }
     };
+    // `sh -c script` forks the script rather than replacing itself with it, so the main
+    // process may die on SIGTERM at once while the script it started is still cleaning
+    // up. The grace period is for the whole group: wait for it to empty, up to the end.
+    if let (false, Some(group)) = (killed, group) {
+        while group.is_alive() && tokio::time::Instant::now() < grace_ends {
+            tokio::time::sleep(GROUP_POLL).await;
+        }
+        killed = group.is_alive();
+    }
     // Members of the group that ignore SIGTERM outlive a main process that did not; they
     // must not survive a timed-out hook.
     kill(group, child);

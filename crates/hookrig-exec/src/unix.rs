@@ -36,6 +36,13 @@ impl ProcessGroup {
         self.signal(Signal::SIGTERM);
     }
 
+    /// Whether any process of the group is left.
+    pub(crate) fn is_alive(self) -> bool {
+        // Signal 0 checks for existence without sending anything; EPERM means a member
+        // exists that we may not signal.
+        !matches!(killpg(self.0, None), Err(Errno::ESRCH))
+    }
+
     /// Kills every process of the group (SIGKILL).
     pub(crate) fn kill(self) {
         self.signal(Signal::SIGKILL);

@@ -34,6 +34,18 @@ const INSERT_HOOK_RUN: &str = "
         exit_code, duration_ms, reason, stderr, stdout, truncated, is_async
     ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
 
+/// Fills in the row of an async hook that was recorded as `dispatched` when its emit
+/// was; the first such row of that hook, so two hooks of one name each get their own.
+const COMPLETE_HOOK_RUN: &str = "
+    UPDATE hook_runs SET
+        dialect = ?4, matched = ?5, skip_reason = ?6, result = ?7, exit_code = ?8,
+        duration_ms = ?9, reason = ?10, stderr = ?11, stdout = ?12, truncated = ?13,
+        is_async = ?14
+    WHERE run_id = ?1 AND seq = (
+        SELECT min(seq) FROM hook_runs
+        WHERE run_id = ?1 AND name = ?2 AND source = ?3 AND result = 'dispatched'
+    )";
+
 /// No row when the emit is unknown; otherwise the `seq` its next hook row gets.
 const NEXT_SEQ: &str = "
     SELECT coalesce((SELECT max(seq) + 1 FROM hook_runs h WHERE h.run_id = e.run_id), 0)
@@ -234,6 +246,62 @@ impl Ledger {
             });
         };
         insert_hook_runs(&tx, run_id, next_seq, runs).map_err(fail)?;
+        tx.commit().map_err(fail)
+    }
+
+    /// Records the results of async hooks that finished after their emit was recorded.
+    ///
+    /// Each run replaces the hook's `dispatched` row (matched by name and source), so an
+    /// async hook has one row that ends up telling what it did; a run with no such row
+    /// is appended. Error if `run_id` is unknown.
+    pub fn complete_hook_runs(&mut self, run_id: &str, runs: &[HookRun]) -> Result<(), StoreError> {
+        let path = &self.path;
+        let fail = |source| StoreError::Sqlite {
+            path: path.clone(),
+            action: "complete async hook runs",
+            source,
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        let next_seq: Option<i64> = tx
+            .prepare_cached(NEXT_SEQ)
+            .and_then(|mut stmt| stmt.query_row([run_id], |row| row.get(0)).optional())
+            .map_err(fail)?;
+        let Some(next_seq) = next_seq else {
+            return Err(StoreError::UnknownRunId {
+                run_id: run_id.to_owned(),
+            });
+        };
+        let mut unmatched = Vec::new();
+        {
+            let mut update = tx.prepare_cached(COMPLETE_HOOK_RUN).map_err(fail)?;
+            for run in runs {
+                let changed = update
+                    .execute(params![
+                        run_id,
+                        run.name,
+                        run.source,
+                        run.dialect,
+                        run.matched,
+                        run.skip_reason,
+                        run.result,
+                        run.exit_code,
+                        run.duration_ms,
+                        run.reason,
+                        run.stderr,
+                        run.stdout,
+                        run.truncated,
+                        run.is_async,
+                    ])
+                    .map_err(fail)?;
+                if changed == 0 {
+                    unmatched.push(run.clone());
+                }
+            }
+        }
+        insert_hook_runs(&tx, run_id, next_seq, &unmatched).map_err(fail)?;
         tx.commit().map_err(fail)
     }
 

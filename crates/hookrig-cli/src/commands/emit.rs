@@ -56,7 +56,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
         Err(err) => {
             // A broken config is the first thing to check when a hook "did not fire":
             // keep a record of the emit it stopped.
-            entry.decision = "error".to_owned();
+            "error".clone_into(&mut entry.decision);
             entry.reason = Some(err.to_string());
             entry.duration_ms = duration_ms(started.elapsed());
             if let Some(path) = &ledger_path {
@@ -96,7 +96,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
 
     let mut ledger = None;
     if let Some(path) = ledger_path {
-        entry.decision = dispatched.decision.as_str().to_owned();
+        dispatched.decision.as_str().clone_into(&mut entry.decision);
         entry.reason.clone_from(&dispatched.reason);
         entry.decided_by.clone_from(&dispatched.decided_by);
         entry.duration_ms = duration_ms(started.elapsed());
@@ -156,16 +156,19 @@ async fn finish_async(
                 tracing::debug!("{warning}");
             }
             let mut run = ledger::hook_run(&completion.record);
-            if !completion.warnings.is_empty() {
-                let mut reason: Vec<String> = run.reason.take().into_iter().collect();
-                reason.extend(completion.warnings);
-                run.reason = Some(reason.join("; "));
+            // A failure's message is both the record's reason and a warning: keep it once.
+            let mut reason: Vec<String> = run.reason.take().into_iter().collect();
+            for warning in completion.warnings {
+                if !reason.contains(&warning) {
+                    reason.push(warning);
+                }
             }
+            run.reason = (!reason.is_empty()).then(|| reason.join("; "));
             run
         })
         .collect();
     if let Some(ledger) = ledger
-        && let Err(err) = ledger.append_hook_runs(run_id, &runs)
+        && let Err(err) = ledger.complete_hook_runs(run_id, &runs)
     {
         tracing::debug!("{}", ledger::warning(&err));
     }

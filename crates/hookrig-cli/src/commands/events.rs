@@ -17,13 +17,13 @@ pub(crate) fn run(json: bool) -> Result<u8, ExpectedError> {
     let width = CATALOG.iter().map(|e| e.name.len()).max().unwrap_or(4);
     let mut text = format!("{:width$}  {:9}  ALIASES\n", "NAME", "KIND");
     for entry in CATALOG {
-        let _ = writeln!(
-            text,
+        let line = format!(
             "{:width$}  {:9}  {}",
             entry.name,
             entry.kind.as_str(),
             entry.aliases.join(", ")
         );
+        let _ = writeln!(text, "{}", line.trim_end());
     }
     text.push_str("\nAny other name is a custom event of kind notify.\n");
     print(&text)?;

@@ -424,8 +424,6 @@ fn async_hooks_still_running_after_the_drain_are_killed() {
 
 // guards: the ledger reason of a failed async hook repeating its failure message.
 #[test]
-#[ignore = "bug in hookrig-cli emit::finish_async: the failure message is both the \
-            record's reason and a completion warning, and both are joined"]
 fn async_failure_reason_is_recorded_once() {
     let env = test_env();
     env.write_project_config(indoc! {r#"

@@ -154,7 +154,6 @@ fn hookrig_ledger_variable_moves_the_ledger() {
 
 // guards: `runs` counting an async hook twice (its "dispatched" row and its result row).
 #[test]
-#[ignore = "bug: an async hook has two matched ledger rows, so `runs` counts it twice"]
 fn runs_counts_an_async_hook_once() {
     let env = test_env();
     env.write_project_config(indoc! {r#"

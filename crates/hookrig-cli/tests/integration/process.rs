@@ -113,8 +113,6 @@ fn a_hook_that_ignores_sigterm_gets_sigkill_after_the_grace_period() {
 // guards: the kill grace of shell-form hooks (`sh -c` forks the script, and dies of the
 // SIGTERM before the script's own trap has run).
 #[test]
-#[ignore = "bug in hookrig-exec wait_for_end: the group is SIGKILLed as soon as the \
-            `sh -c` wrapper dies, so a shell-form hook gets no grace period to clean up"]
 fn a_shell_form_hook_gets_the_grace_period_to_clean_up() {
     let env = test_env();
     let sleep = quoted(&env.marked_sleep());
@@ -271,7 +269,7 @@ fn signal_hookrig_while_a_hook_runs(signal: Signal, expected_code: i32) {
     assert_eq!(outcome["hooks"][0]["result"], "error");
     assert_eq!(
         outcome["warnings"][0],
-        "hook sleeper was killed: hookrig was interrupted"
+        "hook sleeper was killed before it finished: hookrig was interrupted or stopped waiting for it"
     );
     let left = env.leftovers();
     assert!(left.is_empty(), "processes of the hook survived: {left:?}");

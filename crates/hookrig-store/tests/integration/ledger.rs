@@ -284,3 +284,54 @@ fn many_hooks_in_one_emit_keep_their_order() {
     let summary = t.ledger.recent_emits(&EmitFilter::default()).expect("list");
     assert_eq!(summary[0].hooks_run, 166);
 }
+
+#[test]
+fn complete_hook_runs_fills_in_the_dispatched_row() {
+    // guards: an async hook counted twice by `hookrig runs` (a dispatched row plus a result row)
+    let mut t = TempLedger::new();
+    let mut emit = bare_emit("run-a", 1, "message.after");
+    let mut dispatched = hook("bg", true);
+    dispatched.result = "dispatched".to_owned();
+    dispatched.is_async = true;
+    emit.hooks = vec![hook("sync", true), dispatched.clone(), dispatched.clone()];
+    t.ledger.record_emit(&emit).expect("record");
+
+    let mut done = dispatched.clone();
+    done.result = "allow".to_owned();
+    done.exit_code = Some(0);
+    let mut stray = hook("unknown-async", true);
+    stray.result = "error".to_owned();
+    t.ledger
+        .complete_hook_runs("run-a", &[done.clone(), stray.clone()])
+        .expect("complete");
+
+    let hooks = t
+        .ledger
+        .emit_detail("run-a")
+        .expect("lookup")
+        .expect("found")
+        .emit
+        .hooks;
+    let results: Vec<_> = hooks
+        .iter()
+        .map(|h| (h.name.as_str(), h.result.as_str()))
+        .collect();
+    assert_eq!(
+        results,
+        [
+            ("sync", "allow"),
+            ("bg", "allow"),
+            ("bg", "dispatched"),
+            ("unknown-async", "error")
+        ]
+    );
+    assert_eq!(hooks[1], done);
+    let summary = &t.ledger.recent_emits(&EmitFilter::default()).expect("list")[0];
+    assert_eq!(summary.hooks_run, 4);
+
+    let err = t
+        .ledger
+        .complete_hook_runs("nope", &[done])
+        .expect_err("unknown run");
+    assert!(matches!(err, StoreError::UnknownRunId { .. }), "{err}");
+}
