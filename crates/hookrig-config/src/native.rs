@@ -405,6 +405,8 @@ impl Lower<'_> {
                     },
                     description: raw.description,
                     timeout,
+                    group: None,
+                    untrusted: None,
                 },
                 command,
                 env: raw.env.unwrap_or_default().into_iter().collect(),

@@ -61,6 +61,8 @@ fn hook(name: String, event: &str, matcher: Matcher) -> Hook {
             },
             description: Some("a benchmark hook".to_owned()),
             timeout: Some(Duration::from_secs(30)),
+            group: None,
+            untrusted: None,
         },
         handler: Arc::new(AllowAtOnce),
     }

@@ -118,6 +118,12 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
                 pattern: spec.matcher.pattern(),
                 tool: tool.clone(),
             })
+        } else if let Some(hint) = &spec.untrusted {
+            // Never silently dropped: the host learns that a hook would have run.
+            state
+                .warnings
+                .push(format!("hook {} was not run: {hint}", spec.name));
+            Some(SkipReason::Untrusted)
         } else {
             None
         };
@@ -138,20 +144,32 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
 
     match context.name.kind() {
         EventKind::Decision | EventKind::Transform => {
-            for (index, hook) in sync_hooks {
-                let key = (hook.spec.priority, index);
+            // Hooks of one parallel group that are next to each other in the chain run
+            // concurrently and are then read in chain order (Claude Code runs all the
+            // hooks of an event at once; the most restrictive answer wins).
+            for batch in sync_hooks
+                .chunk_by(|(_, a), (_, b)| a.spec.group.is_some() && a.spec.group == b.spec.group)
+            {
                 if let Some(by) = state.denied_by() {
                     let by = by.to_owned();
-                    records.push((key, skipped(hook, SkipReason::ChainStopped { by })));
+                    for (index, hook) in batch {
+                        let reason = SkipReason::ChainStopped { by: by.clone() };
+                        records.push(((hook.spec.priority, *index), skipped(hook, reason)));
+                    }
                     continue;
                 }
-                let invocation = Invocation {
-                    context: Arc::clone(&context),
-                    payload: state.payload.clone(),
-                };
-                let report = hook.handler.run(invocation).await;
-                let record = state.apply_chained(hook, report, context.name.kind(), &context.name);
-                records.push((key, record));
+                let runs = batch.iter().map(|(_, hook)| {
+                    hook.handler.run(Invocation {
+                        context: Arc::clone(&context),
+                        payload: state.payload.clone(),
+                    })
+                });
+                let reports = join_all(runs).await;
+                for ((index, hook), report) in batch.iter().zip(reports) {
+                    let record =
+                        state.apply_chained(hook, report, context.name.kind(), &context.name);
+                    records.push(((hook.spec.priority, *index), record));
+                }
             }
         }
         EventKind::Notify => {
@@ -207,10 +225,17 @@ impl State {
         }
     }
 
+    /// The first deny decides; a deny also drops the context collected so far, since
+    /// the event it was meant for will not happen.
     fn deny(&mut self, hook: &str, reason: Option<String>) {
+        if self.decision == Decision::Deny {
+            return;
+        }
         self.decision = Decision::Deny;
         self.reason = reason;
         self.decided_by = Some(hook.to_owned());
+        self.context.clear();
+        self.system_prompt_append.clear();
     }
 
     /// Applies one answer of a decision or transform chain.
@@ -262,7 +287,7 @@ impl State {
                     },
                     Action::Allow => {}
                 }
-                if action != Action::Deny {
+                if self.decision != Decision::Deny {
                     self.collect(verdict.context, verdict.system_prompt_append);
                 }
             }
@@ -398,7 +423,12 @@ fn base_record(hook: &Hook) -> HookRecord {
 }
 
 fn skipped(hook: &Hook, reason: SkipReason) -> HookRecord {
+    let result = match reason {
+        SkipReason::Untrusted => HookResult::Untrusted,
+        _ => HookResult::Skipped,
+    };
     HookRecord {
+        result,
         skip: Some(reason),
         ..base_record(hook)
     }
@@ -483,6 +513,8 @@ mod tests {
                     },
                     description: None,
                     timeout: None,
+                    group: None,
+                    untrusted: None,
                 },
                 handler: Arc::new(handler),
             });
@@ -742,6 +774,81 @@ mod tests {
         let d = f.emit("post_message", json!({}));
         assert_eq!(d.records[0].skip, Some(SkipReason::AsyncCapReached));
         assert!(d.warnings[0].contains("dropped"), "{:?}", d.warnings);
+    }
+
+    #[test]
+    fn a_parallel_group_runs_whole_and_the_most_restrictive_answer_wins() {
+        let mut f = Fixture::new();
+        f.hook("first", "tool.before", allow());
+        for (name, reply) in [
+            ("c-allow", allow()),
+            (
+                "c-ask",
+                Reply::Verdict(Verdict {
+                    reason: Some("sure?".into()),
+                    ..Verdict::with_action(Action::Ask)
+                }),
+            ),
+            ("c-deny", deny("no")),
+            ("c-deny-too", deny("also no")),
+        ] {
+            f.hook(name, "tool.before", reply).group = Some("claude".into());
+        }
+        f.hook("after", "tool.before", allow());
+        let d = f.emit("tool.before", json!({}));
+        // Every member of the group ran, even after a deny among them; the hook after
+        // the group did not.
+        assert_eq!(
+            f.order(),
+            ["first", "c-allow", "c-ask", "c-deny", "c-deny-too"]
+        );
+        assert_eq!(d.decision, Decision::Deny);
+        assert_eq!(d.decided_by.as_deref(), Some("c-deny"));
+        assert_eq!(d.reason.as_deref(), Some("no"));
+        assert_eq!(
+            d.records.last().and_then(|r| r.skip.clone()),
+            Some(SkipReason::ChainStopped {
+                by: "c-deny".into()
+            })
+        );
+    }
+
+    #[test]
+    fn a_deny_drops_collected_context() {
+        let mut f = Fixture::new();
+        f.hook(
+            "ctx",
+            "prompt.submit",
+            Reply::Verdict(Verdict {
+                context: Some("hello".into()),
+                system_prompt_append: Some("be nice".into()),
+                ..Verdict::allow()
+            }),
+        );
+        f.hook("no", "prompt.submit", deny("stop"));
+        let d = f.emit("UserPromptSubmit", json!({}));
+        assert_eq!(d.decision, Decision::Deny);
+        assert!(
+            d.context.is_empty() && d.system_prompt_append.is_empty(),
+            "{d:?}"
+        );
+    }
+
+    #[test]
+    fn untrusted_hooks_are_reported_not_run() {
+        let mut f = Fixture::new();
+        f.hook("repo-hook", "tool.before", deny("no")).untrusted =
+            Some("run `hookrig trust /repo` to allow it".into());
+        f.hook("other-tool", "tool.before", allow()).matcher =
+            Matcher::regex("edit").expect("valid");
+        let d = f.emit("tool.before", json!({"tool": {"name": "bash"}}));
+        assert!(f.order().is_empty());
+        assert_eq!(d.decision, Decision::Allow);
+        assert_eq!(d.records[0].result, HookResult::Untrusted);
+        assert_eq!(
+            d.warnings,
+            ["hook repo-hook was not run: run `hookrig trust /repo` to allow it"]
+        );
     }
 
     #[test]

@@ -82,6 +82,13 @@ pub struct HookSpec {
     pub description: Option<String>,
     /// Its timeout, for listings (the handler enforces it). `None` = no timeout.
     pub timeout: Option<Duration>,
+    /// Hooks of one parallel group that are next to each other in the chain run
+    /// concurrently; their answers are then read in chain order, so a deny among them
+    /// wins over an ask, and an ask over an allow.
+    pub group: Option<String>,
+    /// Why the hook may not run (its project is not trusted), with what to do about it.
+    /// An untrusted hook is reported with result `untrusted`, never run.
+    pub untrusted: Option<String>,
 }
 
 impl HookSpec {

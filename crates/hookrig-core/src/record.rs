@@ -68,6 +68,8 @@ pub enum SkipReason {
     },
     /// Too many async hooks were already running.
     AsyncCapReached,
+    /// It comes from a project whose hooks were not trusted (or changed since).
+    Untrusted,
 }
 
 impl SkipReason {
@@ -98,6 +100,7 @@ impl fmt::Display for SkipReason {
             SkipReason::Disabled => f.write_str("disabled"),
             SkipReason::ChainStopped { by } => write!(f, "chain stopped by {by}"),
             SkipReason::AsyncCapReached => f.write_str("too many async hooks in flight"),
+            SkipReason::Untrusted => f.write_str("not trusted"),
         }
     }
 }
