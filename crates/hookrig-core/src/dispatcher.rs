@@ -101,45 +101,16 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
         warnings: Vec::new(),
     };
     let tool = state.payload.tool_name().map(str::to_owned);
-
-    // Records are kept with their dispatch position so the ledger reads in the order
-    // things happened: (priority, registration index).
-    let mut records: Vec<((i32, usize), HookRecord)> = Vec::new();
-    let mut sync_hooks: Vec<(usize, &Hook)> = Vec::new();
-    let mut async_hooks: Vec<(usize, &Hook)> = Vec::new();
-    for (index, hook) in registry.hooks().iter().enumerate() {
-        let spec = &hook.spec;
-        let skip = if !spec.listens_to(&context.name) {
-            Some(SkipReason::OtherEvent)
-        } else if !spec.enabled {
-            Some(SkipReason::Disabled)
-        } else if !spec.matcher.matches(tool.as_deref()) {
-            Some(SkipReason::Matcher {
-                pattern: spec.matcher.pattern(),
-                tool: tool.clone(),
-            })
-        } else if let Some(hint) = &spec.untrusted {
-            // Never silently dropped: the host learns that a hook would have run.
-            state
-                .warnings
-                .push(format!("hook {} was not run: {hint}", spec.name));
-            Some(SkipReason::Untrusted)
-        } else {
-            None
-        };
-        match (skip, spec.mode) {
-            (Some(skip), _) => {
-                let key = if skip.considered() {
-                    (spec.priority, index)
-                } else {
-                    (i32::MAX, index)
-                };
-                records.push((key, skipped(hook, skip)));
-            }
-            (None, Mode::Sync) => sync_hooks.push((index, hook)),
-            (None, Mode::Async) => async_hooks.push((index, hook)),
-        }
-    }
+    let Sorted {
+        mut records,
+        mut sync_hooks,
+        async_hooks,
+    } = sort_out(
+        registry,
+        &context.name,
+        tool.as_deref(),
+        &mut state.warnings,
+    );
     sync_hooks.sort_by_key(|(index, hook)| (hook.spec.priority, *index));
 
     match context.name.kind() {
@@ -204,6 +175,63 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
         records: records.into_iter().map(|(_, record)| record).collect(),
         warnings: state.warnings,
     }
+}
+
+/// A dispatch position: (priority, registration index). Records are kept with theirs so
+/// the ledger reads in the order things happened.
+type Position = (i32, usize);
+
+/// The registry's hooks sorted out for one event.
+struct Sorted<'r> {
+    records: Vec<(Position, HookRecord)>,
+    sync_hooks: Vec<(usize, &'r Hook)>,
+    async_hooks: Vec<(usize, &'r Hook)>,
+}
+
+/// Decides for every hook whether it runs for this event, and records why not.
+fn sort_out<'r>(
+    registry: &'r Registry,
+    event: &EventName,
+    tool: Option<&str>,
+    warnings: &mut Vec<String>,
+) -> Sorted<'r> {
+    let mut sorted = Sorted {
+        records: Vec::new(),
+        sync_hooks: Vec::new(),
+        async_hooks: Vec::new(),
+    };
+    for (index, hook) in registry.hooks().iter().enumerate() {
+        let spec = &hook.spec;
+        let skip = if !spec.listens_to(event) {
+            Some(SkipReason::OtherEvent)
+        } else if !spec.enabled {
+            Some(SkipReason::Disabled)
+        } else if !spec.matcher.matches(tool) {
+            Some(SkipReason::Matcher {
+                pattern: spec.matcher.pattern(),
+                tool: tool.map(str::to_owned),
+            })
+        } else if let Some(hint) = &spec.untrusted {
+            // Never silently dropped: the host learns that a hook would have run.
+            warnings.push(format!("hook {} was not run: {hint}", spec.name));
+            Some(SkipReason::Untrusted)
+        } else {
+            None
+        };
+        match (skip, spec.mode) {
+            (Some(skip), _) => {
+                let key = if skip.considered() {
+                    (spec.priority, index)
+                } else {
+                    (i32::MAX, index)
+                };
+                sorted.records.push((key, skipped(hook, skip)));
+            }
+            (None, Mode::Sync) => sorted.sync_hooks.push((index, hook)),
+            (None, Mode::Async) => sorted.async_hooks.push((index, hook)),
+        }
+    }
+    sorted
 }
 
 /// The event as the chain has left it so far.
