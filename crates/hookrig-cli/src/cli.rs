@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::host::HostDialect;
+
 /// One hook and plugin runtime for AI agents.
 #[derive(Debug, Parser)]
 #[command(name = "hookrig", version, about, long_about = None)]
@@ -54,8 +56,15 @@ pub(crate) enum Command {
 
 #[derive(Debug, Args)]
 pub(crate) struct EmitArgs {
-    /// The event: a canonical name (`tool.before`), an alias (`PreToolUse`) or a custom name.
-    pub(crate) event: String,
+    /// The event: a canonical name (`tool.before`), an alias (`PreToolUse`) or a custom
+    /// name. May be left out when the --dialect input names the event.
+    pub(crate) event: Option<String>,
+    /// The host's input and output format.
+    #[arg(long, value_enum, default_value_t = HostDialect::Native)]
+    pub(crate) dialect: HostDialect,
+    /// An extra x-code plugin directory (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) plugin_dir: Vec<PathBuf>,
     /// The directory the event happened in (default: the payload's `session.cwd`, else
     /// the current directory).
     #[arg(long, value_name = "DIR")]

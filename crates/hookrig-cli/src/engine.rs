@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use hookrig_config::LoadedConfig;
 use hookrig_core::{Hook, Registry};
-use hookrig_exec::{CommandHandler, Limits, ProcessGroups, Protocol};
+use hookrig_exec::{CommandHandler, Limits, ProcessGroups};
 
 /// Registers every configured hook with a command handler.
 pub(crate) fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registry {
@@ -20,7 +20,7 @@ pub(crate) fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registr
             def.command.clone(),
             def.env.clone(),
             limits,
-            Protocol::Native,
+            def.protocol.clone(),
             groups.clone(),
         );
         registry.register(Hook {

@@ -16,6 +16,14 @@ pub(crate) enum ExpectedError {
     /// Reading stdin failed.
     #[error("cannot read the payload from stdin")]
     ReadStdin(#[source] std::io::Error),
+    /// No EVENT argument, and the host dialect does not name the event.
+    #[error(
+        "no event: give EVENT (e.g. `hookrig emit tool.before`), or a --dialect whose input names it"
+    )]
+    NoEvent,
+    /// A host dialect that this build cannot read yet.
+    #[error("--dialect {0} is not supported yet")]
+    DialectNotSupported(&'static str),
     /// `--cwd` names no directory.
     #[error("--cwd {0}: no such directory")]
     NoSuchCwd(String),

@@ -8,6 +8,7 @@ mod commands;
 mod engine;
 mod errors;
 mod exit_codes;
+mod host;
 mod ledger;
 mod logging;
 mod output;

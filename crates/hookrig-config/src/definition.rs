@@ -5,7 +5,10 @@ use std::time::Duration;
 
 use hookrig_core::HookSpec;
 
+use crate::claude::ClaudeHook;
 use crate::errors::Diagnostic;
+use crate::hence::HenceHook;
+use crate::xcode::XcodeHook;
 
 /// What a command hook runs, resolved against the file that declared it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +25,42 @@ pub enum CommandDef {
         /// `argv[0]` resolved when it is a relative path; bare names stay for `PATH`.
         argv: Vec<String>,
     },
+    /// An HTTP endpoint that receives the event in a POST request.
+    Http {
+        /// The URL.
+        url: String,
+        /// Extra request headers, in file order.
+        headers: Vec<(String, String)>,
+    },
+}
+
+/// The dialect a hook was written for: how its event is presented and its reply read.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ProtocolDef {
+    /// hookrig's own protocol.
+    #[default]
+    Native,
+    /// hygge's `Input` on stdin, `Action` on stdout, minimal environment.
+    Hygge,
+    /// x-code's plugin payload and reply.
+    Xcode(XcodeHook),
+    /// Claude Code's hook input and output.
+    Claude(ClaudeHook),
+    /// Hence's positional arguments and `HENCE_*` environment.
+    Hence(HenceHook),
+}
+
+impl ProtocolDef {
+    /// The dialect name, as the Outcome and the ledger report it.
+    pub fn dialect(&self) -> &'static str {
+        match self {
+            ProtocolDef::Native => "native",
+            ProtocolDef::Hygge => "hygge",
+            ProtocolDef::Xcode(_) => "xcode",
+            ProtocolDef::Claude(_) => "claude",
+            ProtocolDef::Hence(_) => "hence",
+        }
+    }
 }
 
 /// One configured command hook.
@@ -33,6 +72,8 @@ pub struct HookDef {
     pub command: CommandDef,
     /// Variables added to its environment, in file order.
     pub env: Vec<(String, String)>,
+    /// The dialect it was written for.
+    pub protocol: ProtocolDef,
 }
 
 /// Settings that apply to the whole run.

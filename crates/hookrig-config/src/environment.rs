@@ -1,6 +1,6 @@
 //! Where configuration and state live: home, XDG directories, the working directory.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The directories config discovery depends on. Built from the process environment by
 /// the CLI, or by hand in tests.
@@ -44,46 +44,51 @@ impl Environment {
     }
 }
 
-/// The project a working directory belongs to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The project a working directory belongs to, as the walk up from it found it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Project {
-    /// The project root: the directory holding `.git`, or where project config was found.
-    pub root: PathBuf,
-    /// The native config file, when there is one.
-    pub native: Option<PathBuf>,
+    /// The repository root: the nearest directory holding `.git`, if any.
+    pub root: Option<PathBuf>,
+    /// The directories a project-level config file may sit in, nearest first: from the
+    /// working directory up to `root` (inclusive), or up to but not including `$HOME`,
+    /// or up to `/`.
+    pub walk: Vec<PathBuf>,
 }
 
-/// Walks up from `env.cwd` looking for `.hookrig/hooks.toml`.
+impl Project {
+    /// The nearest `dir/relative` along the walk that is a file.
+    pub fn nearest_file(&self, relative: &str) -> Option<PathBuf> {
+        self.walk
+            .iter()
+            .map(|dir| dir.join(relative))
+            .find(|candidate| candidate.is_file())
+    }
+
+    /// The nearest `dir/relative` along the walk that is a directory.
+    pub fn nearest_dir(&self, relative: &str) -> Option<PathBuf> {
+        self.walk
+            .iter()
+            .map(|dir| dir.join(relative))
+            .find(|candidate| candidate.is_dir())
+    }
+}
+
+/// Walks up from `env.cwd`.
 ///
-/// The walk checks each directory, nearest first, and stops after checking the first
-/// directory that holds `.git` (the repository root), before `$HOME` (whose files are the
-/// user's, loaded as the global layer), and at `/`.
-pub fn find_project(env: &Environment) -> Option<Project> {
-    let mut found: Option<PathBuf> = None;
+/// The walk checks each directory, nearest first, and stops after the first directory
+/// that holds `.git` (the repository root), before `$HOME` (whose files are the user's,
+/// loaded as the global layer), and at `/`.
+pub fn find_project(env: &Environment) -> Project {
+    let mut project = Project::default();
     for dir in env.cwd.ancestors() {
         if dir == env.home {
             break;
         }
-        let candidate = dir.join(".hookrig").join("hooks.toml");
-        if found.is_none() && candidate.is_file() {
-            found = Some(candidate);
-        }
+        project.walk.push(dir.to_owned());
         if dir.join(".git").exists() {
-            return Some(Project {
-                root: dir.to_owned(),
-                native: found,
-            });
+            project.root = Some(dir.to_owned());
+            break;
         }
     }
-    found.map(|native| Project {
-        root: project_root_of(&native),
-        native: Some(native),
-    })
-}
-
-/// `<root>/.hookrig/hooks.toml` → `<root>`.
-fn project_root_of(file: &Path) -> PathBuf {
-    file.parent()
-        .and_then(Path::parent)
-        .map_or_else(PathBuf::new, Path::to_owned)
+    project
 }

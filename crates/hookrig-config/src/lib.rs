@@ -3,24 +3,31 @@
 //! read `path:line:col: message`.
 //!
 //! ```no_run
-//! use hookrig_config::{Environment, load};
+//! use hookrig_config::{Environment, LoadOptions, load};
 //!
 //! let env = Environment::from_process(std::env::current_dir()?)?;
-//! let config = load(&env)?;
+//! let config = load(&env, &LoadOptions::default())?;
 //! for hook in &config.hooks {
 //!     println!("{} from {}", hook.spec.name, hook.spec.source.path.display());
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod claude;
 mod definition;
 mod environment;
 mod errors;
+mod hence;
+mod hygge;
 mod loader;
 mod native;
+mod xcode;
 
-pub use definition::{CommandDef, HookDef, LoadedConfig, Settings};
+pub use claude::ClaudeHook;
+pub use definition::{CommandDef, HookDef, LoadedConfig, ProtocolDef, Settings};
 pub use environment::{Environment, Project, find_project};
 pub use errors::{ConfigError, Diagnostic, Severity};
-pub use loader::load;
+pub use hence::HenceHook;
+pub use loader::{LoadOptions, load};
 pub use native::{parse_duration, parse_native};
+pub use xcode::XcodeHook;

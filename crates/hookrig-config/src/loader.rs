@@ -1,77 +1,127 @@
-//! Loading every layer for one working directory.
+//! Loading every source, every dialect, for one working directory.
 
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use hookrig_core::Level;
 
-use crate::definition::{LoadedConfig, Settings};
-use crate::environment::{Environment, find_project};
+use crate::definition::{HookDef, LoadedConfig, Settings};
+use crate::environment::{Environment, Project, find_project};
 use crate::errors::{ConfigError, Diagnostic, Severity};
 use crate::native::parse_file;
+use crate::{claude, hence, hygge, xcode};
 
-/// Loads the global then the project native config for `env.cwd`.
-///
-/// Missing files are fine. Any error in any file fails the whole load, listing every
-/// error: running half of a broken config is worse than running none.
-pub fn load(env: &Environment) -> Result<LoadedConfig, ConfigError> {
-    let project = find_project(env);
-    let mut files: Vec<(PathBuf, Level)> = vec![(env.global_native(), Level::Global)];
-    if let Some(native) = project.as_ref().and_then(|p| p.native.clone()) {
-        files.push((native, Level::Project));
-    }
-
-    let mut config = LoadedConfig {
-        project_root: project.map(|p| p.root),
-        ..LoadedConfig::default()
-    };
-    let mut errors = Vec::new();
-    let mut parsed = Vec::new();
-    for (path, level) in files {
-        let Some(text) = read(&path, &mut errors) else {
-            continue;
-        };
-        match parse_file(&path, &text, level, &mut config.warnings) {
-            Ok(file) => parsed.push(file),
-            Err(file_errors) => errors.extend(file_errors),
-        }
-        config.files.push(path);
-    }
-    if !errors.is_empty() {
-        return Err(ConfigError::Invalid(errors));
-    }
-
-    // Settings merge key by key, later layers winning; hooks without their own timeout
-    // take the merged default.
-    let mut settings = Settings::default();
-    for file in &parsed {
-        file.settings.apply(&mut settings);
-    }
-    for file in parsed {
-        for (mut def, own_timeout) in file.hooks {
-            if !own_timeout {
-                def.spec.timeout = settings.timeout;
-            }
-            config.hooks.push(def);
-        }
-    }
-    config.settings = settings;
-    Ok(config)
+/// What the caller adds to discovery.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Extra x-code plugin directories (`emit --plugin-dir DIR`).
+    pub plugin_dirs: Vec<PathBuf>,
 }
 
-/// Reads a config file; `None` when it does not exist (or could not be read, which is
-/// recorded as an error).
-fn read(path: &Path, errors: &mut Vec<Diagnostic>) -> Option<String> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Some(text),
-        Err(err) if err.kind() == ErrorKind::NotFound => None,
-        Err(err) => {
-            errors.push(Diagnostic::file(
-                path,
-                Severity::Error,
-                format!("cannot read: {err}"),
-            ));
-            None
+/// What dialect loaders write into while one load runs.
+#[derive(Debug)]
+#[allow(dead_code, reason = "the dialect loaders read the rest as they land")]
+pub(crate) struct LoadContext<'a> {
+    pub(crate) env: &'a Environment,
+    pub(crate) project: &'a Project,
+    pub(crate) options: &'a LoadOptions,
+    /// Hooks in load order.
+    pub(crate) hooks: Vec<HookDef>,
+    /// Diagnostics that do not stop the load (a dialect that skips a bad entry, as its
+    /// own tool would, reports it here, with `Severity::Error` when `validate` should
+    /// fail on it).
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Errors that stop the load: nothing runs.
+    pub(crate) errors: Vec<Diagnostic>,
+    /// Files read.
+    pub(crate) files: Vec<PathBuf>,
+}
+
+impl LoadContext<'_> {
+    /// Reads a config file; `None` when it does not exist. A file that exists but cannot
+    /// be read is reported (fatally when `fatal`).
+    pub(crate) fn read(&mut self, path: &Path, fatal: bool) -> Option<String> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                self.files.push(path.to_owned());
+                Some(text)
+            }
+            Err(err) if err.kind() == ErrorKind::NotFound => None,
+            Err(err) => {
+                let diagnostic =
+                    Diagnostic::file(path, Severity::Error, format!("cannot read: {err}"));
+                if fatal {
+                    self.errors.push(diagnostic);
+                } else {
+                    self.diagnostics.push(diagnostic);
+                }
+                None
+            }
         }
     }
+}
+
+/// Loads every source for `env.cwd`: global before project, and within a level in the
+/// order native, hygge, x-code, Claude Code, Hence.
+///
+/// Missing files are fine. An error in a native file fails the whole load, listing every
+/// error: running half of a broken config is worse than running none. The other
+/// dialects keep their own tools' rules (a bad hygge file is skipped with a warning, a
+/// bad x-code plugin is rejected alone).
+pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
+    let project = find_project(env);
+    let mut ctx = LoadContext {
+        env,
+        project: &project,
+        options,
+        hooks: Vec::new(),
+        diagnostics: Vec::new(),
+        errors: Vec::new(),
+        files: Vec::new(),
+    };
+
+    let mut settings = Settings::default();
+    let mut native = Vec::new();
+    for level in [Level::Global, Level::Project] {
+        let path = match level {
+            Level::Global => Some(env.global_native()),
+            Level::Project => project.nearest_file(".hookrig/hooks.toml"),
+        };
+        if let Some(path) = path
+            && let Some(text) = ctx.read(&path, true)
+        {
+            match parse_file(&path, &text, level, &mut ctx.diagnostics) {
+                Ok(file) => {
+                    file.settings.apply(&mut settings);
+                    for (def, own_timeout) in file.hooks {
+                        native.push((ctx.hooks.len(), own_timeout));
+                        ctx.hooks.push(def);
+                    }
+                }
+                Err(errors) => ctx.errors.extend(errors),
+            }
+        }
+        hygge::load(&mut ctx, level);
+        xcode::load(&mut ctx, level);
+        claude::load(&mut ctx, level);
+        hence::load(&mut ctx, level);
+    }
+    if !ctx.errors.is_empty() {
+        return Err(ConfigError::Invalid(ctx.errors));
+    }
+
+    // Native settings merge key by key, later layers winning; native hooks without their
+    // own timeout take the merged default.
+    for (index, own_timeout) in native {
+        if !own_timeout {
+            ctx.hooks[index].spec.timeout = settings.timeout;
+        }
+    }
+    Ok(LoadedConfig {
+        hooks: ctx.hooks,
+        settings,
+        warnings: ctx.diagnostics,
+        files: ctx.files,
+        project_root: project.root.clone(),
+    })
 }

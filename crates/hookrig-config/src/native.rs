@@ -410,6 +410,7 @@ impl Lower<'_> {
                 },
                 command,
                 env: raw.env.unwrap_or_default().into_iter().collect(),
+                protocol: crate::definition::ProtocolDef::Native,
             },
             own_timeout,
         ))

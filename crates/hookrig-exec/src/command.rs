@@ -4,14 +4,14 @@ use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookrig_config::CommandDef as Command;
+use hookrig_config::{CommandDef as Command, ProtocolDef};
 use hookrig_core::{
     BoxFuture, Failure, FailureKind, Handler, Invocation, Reply, Report, display_duration,
 };
 
 use crate::groups::ProcessGroups;
 use crate::process::{ProcessOutput, ProcessSpec, Termination, run_process};
-use crate::protocol::Protocol;
+use crate::protocol;
 use crate::script::executable_problem;
 
 /// Limits that apply to every run of a command hook.
@@ -61,7 +61,7 @@ struct Inner {
     command: Command,
     env: Vec<(String, String)>,
     limits: Limits,
-    protocol: Protocol,
+    protocol: ProtocolDef,
     groups: ProcessGroups,
 }
 
@@ -73,7 +73,7 @@ impl CommandHandler {
         command: Command,
         env: Vec<(String, String)>,
         limits: Limits,
-        protocol: Protocol,
+        protocol: ProtocolDef,
         groups: ProcessGroups,
     ) -> Self {
         Self {
@@ -99,12 +99,7 @@ impl Handler for CommandHandler {
 impl Inner {
     async fn run(&self, invocation: Invocation) -> Report {
         let event = invocation.context.name.clone();
-        if let Command::Shell {
-            script: Some(script),
-            ..
-        } = &self.command
-            && let Some(problem) = executable_problem(script)
-        {
+        if let Some(problem) = self.cannot_start() {
             let message = format!("hook {}: {problem}", self.name);
             tracing::debug!("hooks.exec-error {} {event}: {message}", self.name);
             return Report::from_reply(
@@ -115,37 +110,66 @@ impl Inner {
                 Duration::ZERO,
             );
         }
-        let (program, args) = self.argv();
+        let (program, args) = self.argv(protocol::extra_args(&self.protocol, &invocation));
         let spec = ProcessSpec {
             program,
             args,
             cwd: invocation.context.cwd.clone(),
-            env: self
-                .protocol
-                .env(&self.name, &invocation.context, &self.env),
-            stdin: self.protocol.stdin(&self.name, &invocation),
+            env: protocol::env(&self.protocol, &self.name, &invocation, &self.env),
+            stdin: protocol::stdin(&self.protocol, &self.name, &invocation),
             timeout: self.limits.timeout,
             kill_grace: self.limits.kill_grace,
             stdout_cap: self.limits.stdout_cap,
             stderr_cap: self.limits.stderr_cap,
         };
         let output = run_process(spec, &self.groups).await;
-        let reply = self.protocol.reply(&self.name, &self.limits, &output);
+        let reply = protocol::reply(
+            &self.protocol,
+            &self.name,
+            &self.limits,
+            &invocation,
+            &output,
+        );
         log_run(&self.name, event.as_str(), &output, &reply);
         report(reply, &output)
     }
 
-    fn argv(&self) -> (OsString, Vec<OsString>) {
+    /// Why the hook cannot be started, checked before spawning so the failure says which
+    /// file and what to do.
+    fn cannot_start(&self) -> Option<String> {
+        if let Command::Shell {
+            script: Some(script),
+            ..
+        } = &self.command
+            && let Some(problem) = executable_problem(script)
+        {
+            return Some(problem);
+        }
+        if let Command::Http { url, .. } = &self.command {
+            return Some(format!(
+                "cannot call {url}: this command handler runs processes, not HTTP hooks"
+            ));
+        }
+        protocol::prepare(&self.protocol).err()
+    }
+
+    fn argv(&self, extra: Vec<OsString>) -> (OsString, Vec<OsString>) {
         match &self.command {
-            Command::Shell { line, .. } => (
-                OsString::from("/bin/sh"),
-                vec![OsString::from("-c"), OsString::from(line)],
-            ),
+            Command::Shell { line, .. } => {
+                let mut args = vec![OsString::from("-c"), OsString::from(line)];
+                if !extra.is_empty() {
+                    // `sh -c LINE NAME ARGS...`: the line sees ARGS as $1, $2, ...
+                    args.push(OsString::from("sh"));
+                    args.extend(extra);
+                }
+                (OsString::from("/bin/sh"), args)
+            }
             Command::Exec { argv } => {
                 let mut argv = argv.iter().map(OsString::from);
                 let program = argv.next().unwrap_or_default();
-                (program, argv.collect())
+                (program, argv.chain(extra).collect())
             }
+            Command::Http { url, .. } => (OsString::from(url), extra),
         }
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! ```no_run
 //! use hookrig_config::CommandDef;
-//! use hookrig_exec::{CommandHandler, Limits, ProcessGroups, Protocol};
+//! use hookrig_config::ProtocolDef;
+//! use hookrig_exec::{CommandHandler, Limits, ProcessGroups};
 //!
 //! let groups = ProcessGroups::new();
 //! let handler = CommandHandler::new(
@@ -12,24 +13,27 @@
 //!     CommandDef::Shell { line: "./guard.sh".into(), script: Some("/repo/.hookrig/guard.sh".into()) },
 //!     Vec::new(),
 //!     Limits::default(),
-//!     Protocol::Native,
+//!     ProtocolDef::Native,
 //!     groups.clone(),
 //! );
 //! // `handler` implements `hookrig_core::Handler`; register it with a `HookSpec`.
 //! # let _ = handler;
 //! ```
 
+mod claude;
 mod command;
 pub mod groups;
+mod hence;
+mod hygge;
 mod native;
 mod pool;
 pub mod process;
 mod protocol;
 mod script;
 mod unix;
+mod xcode;
 
 pub use command::{CommandHandler, Limits};
 pub use groups::ProcessGroups;
 pub use pool::{AsyncPool, Drained};
 pub use process::{EnvPolicy, ProcessOutput, ProcessSpec, Termination, run_process};
-pub use protocol::Protocol;

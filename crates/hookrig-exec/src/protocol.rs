@@ -1,52 +1,74 @@
 //! Dialect protocols: how an event is presented to a command hook and how its reply is
-//! read. The core never sees these rules; each dialect is one variant here.
+//! read. The core never sees these rules; each dialect is one module here.
 
-use hookrig_core::{EventContext, Invocation, Reply};
+use std::ffi::OsString;
+
+use hookrig_config::ProtocolDef;
+use hookrig_core::{Invocation, Reply};
 
 use crate::command::Limits;
-use crate::native;
 use crate::process::{EnvPolicy, ProcessOutput};
+use crate::{claude, hence, hygge, native, xcode};
 
-/// The rules a command hook was written for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Protocol {
-    /// hookrig's own protocol (see `docs/protocol.md`).
-    #[default]
-    Native,
+/// The bytes written to the hook's stdin.
+pub(crate) fn stdin(protocol: &ProtocolDef, hook: &str, invocation: &Invocation) -> Vec<u8> {
+    match protocol {
+        ProtocolDef::Native => native::stdin(hook, invocation),
+        ProtocolDef::Hygge => hygge::stdin(hook, invocation),
+        ProtocolDef::Xcode(def) => xcode::stdin(def, hook, invocation),
+        ProtocolDef::Claude(def) => claude::stdin(def, hook, invocation),
+        ProtocolDef::Hence(def) => hence::stdin(def, hook, invocation),
+    }
 }
 
-impl Protocol {
-    /// The dialect name, as the Outcome reports it.
-    pub fn dialect(self) -> &'static str {
-        match self {
-            Protocol::Native => "native",
-        }
+/// Arguments appended to the hook's command line (Hence passes the plan, task and agent
+/// as `$1 $2 $3`).
+pub(crate) fn extra_args(protocol: &ProtocolDef, invocation: &Invocation) -> Vec<OsString> {
+    match protocol {
+        ProtocolDef::Hence(def) => hence::args(def, invocation),
+        _ => Vec::new(),
     }
+}
 
-    /// The bytes written to the hook's stdin.
-    pub(crate) fn stdin(self, hook: &str, invocation: &Invocation) -> Vec<u8> {
-        match self {
-            Protocol::Native => native::stdin(hook, invocation),
-        }
+/// The hook's environment.
+pub(crate) fn env(
+    protocol: &ProtocolDef,
+    hook: &str,
+    invocation: &Invocation,
+    configured: &[(String, String)],
+) -> EnvPolicy {
+    let context = &invocation.context;
+    match protocol {
+        ProtocolDef::Native => native::env(hook, context, configured),
+        ProtocolDef::Hygge => hygge::env(hook, invocation, configured),
+        ProtocolDef::Xcode(def) => xcode::env(def, hook, invocation, configured),
+        ProtocolDef::Claude(def) => claude::env(def, hook, invocation, configured),
+        ProtocolDef::Hence(def) => hence::env(def, hook, invocation, configured),
     }
+}
 
-    /// The hook's environment.
-    pub(crate) fn env(
-        self,
-        hook: &str,
-        context: &EventContext,
-        configured: &[(String, String)],
-    ) -> EnvPolicy {
-        match self {
-            Protocol::Native => native::env(hook, context, configured),
-        }
+/// Anything that must exist before the hook starts (x-code creates `${pluginDataDir}` on
+/// first use). An error is the hook's failure to start.
+pub(crate) fn prepare(protocol: &ProtocolDef) -> Result<(), String> {
+    match protocol {
+        ProtocolDef::Xcode(def) => xcode::prepare(def),
+        _ => Ok(()),
     }
+}
 
-    /// Reads what the process did as a reply.
-    pub(crate) fn reply(self, hook: &str, limits: &Limits, output: &ProcessOutput) -> Reply {
-        match self {
-            Protocol::Native => native::reply(hook, limits, output),
-        }
+/// Reads what the process did as a reply.
+pub(crate) fn reply(
+    protocol: &ProtocolDef,
+    hook: &str,
+    limits: &Limits,
+    invocation: &Invocation,
+    output: &ProcessOutput,
+) -> Reply {
+    match protocol {
+        ProtocolDef::Native => native::reply(hook, limits, output),
+        ProtocolDef::Hygge => hygge::reply(hook, limits, invocation, output),
+        ProtocolDef::Xcode(def) => xcode::reply(def, hook, limits, invocation, output),
+        ProtocolDef::Claude(def) => claude::reply(def, hook, limits, invocation, output),
+        ProtocolDef::Hence(def) => hence::reply(def, hook, limits, invocation, output),
     }
 }

@@ -5,27 +5,28 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use hookrig_config::Environment;
+use clap::ValueEnum;
+use hookrig_config::{Environment, LoadOptions};
 use hookrig_core::{
-    Decision, Event, EventContext, EventName, Outcome, Payload, dispatch, duration_ms,
+    Dispatched, Event, EventContext, EventName, Outcome, Payload, dispatch, duration_ms,
 };
 use hookrig_exec::{AsyncPool, ProcessGroups};
 use hookrig_store::{EmitRecord, Ledger};
-use serde_json::Value;
 
 use crate::cli::{EmitArgs, GlobalArgs};
 use crate::errors::ExpectedError;
-use crate::{engine, exit_codes, ledger, logging, output, signals};
+use crate::{engine, ledger, logging, output, signals};
 
 pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> {
     let started = Instant::now();
     let started_at_ms = unix_ms();
 
-    let mut payload = read_payload()?;
+    let input = args.dialect.read(args.event.as_deref(), &read_stdin()?)?;
+    let mut payload = input.payload;
     if let Some(tool) = &args.tool {
         payload.set_tool_name_if_missing(tool);
     }
-    let name = EventName::resolve(&args.event);
+    let name = EventName::resolve(&input.event);
     let cwd = event_cwd(args.cwd.as_deref(), &payload)?;
     let session_id = args
         .session
@@ -36,7 +37,10 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
         run_id: uuid::Uuid::now_v7().to_string(),
         started_at_ms,
         event: name.as_str().to_owned(),
-        dialect: "native".to_owned(),
+        dialect: args
+            .dialect
+            .to_possible_value()
+            .map_or_else(|| "native".to_owned(), |v| v.get_name().to_owned()),
         cwd: cwd.display().to_string(),
         session_id: session_id.clone(),
         decision: String::new(),
@@ -51,7 +55,10 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
     let ledger_path = ledger::path(global)?;
 
     let env = Environment::from_process(cwd.clone())?;
-    let config = match hookrig_config::load(&env) {
+    let options = LoadOptions {
+        plugin_dirs: args.plugin_dir.clone(),
+    };
+    let config = match hookrig_config::load(&env, &options) {
         Ok(config) => config,
         Err(err) => {
             // A broken config is the first thing to check when a hook "did not fire":
@@ -94,35 +101,45 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
     });
     warnings.extend(dispatched.warnings.iter().cloned());
 
-    let mut ledger = None;
-    if let Some(path) = ledger_path {
-        dispatched.decision.as_str().clone_into(&mut entry.decision);
-        entry.reason.clone_from(&dispatched.reason);
-        entry.decided_by.clone_from(&dispatched.decided_by);
-        entry.duration_ms = duration_ms(started.elapsed());
-        entry.payload_out =
-            serde_json::to_string(dispatched.payload.as_map()).expect("JSON always serializes");
-        entry.warnings.clone_from(&warnings);
-        entry.hooks = dispatched.records.iter().map(ledger::hook_run).collect();
-        match Ledger::open(&path).and_then(|mut l| l.record_emit(&entry).map(|()| l)) {
-            Ok(opened) => ledger = Some(opened),
-            Err(err) => warnings.push(ledger::warning(&err)),
-        }
-    }
-
+    let mut ledger =
+        ledger_path.and_then(|path| record(&path, &mut entry, &dispatched, started, &mut warnings));
     let outcome = Outcome::new(&dispatched, &warnings, &entry.run_id);
-    let mut text = serde_json::to_string(&outcome).expect("the Outcome always serializes");
-    text.push('\n');
-    output::print(&text)?;
+    let answer = args.dialect.answer(&outcome, &dispatched);
+    if let Some(text) = &answer.stderr {
+        eprint!("{text}");
+    }
+    output::print(&answer.stdout)?;
 
     if pool.in_flight() > 0 {
         runtime.block_on(finish_async(&pool, &groups, ledger.as_mut(), &entry.run_id));
     }
 
-    Ok(interrupt.exit_code().unwrap_or(match dispatched.decision {
-        Decision::Deny => exit_codes::DENIED,
-        Decision::Allow | Decision::Ask => exit_codes::PROCEED,
-    }))
+    Ok(interrupt.exit_code().unwrap_or(answer.exit_code))
+}
+
+/// Records the emit; a ledger that cannot be opened or written is a warning.
+fn record(
+    path: &Path,
+    entry: &mut EmitRecord,
+    dispatched: &Dispatched,
+    started: Instant,
+    warnings: &mut Vec<String>,
+) -> Option<Ledger> {
+    dispatched.decision.as_str().clone_into(&mut entry.decision);
+    entry.reason.clone_from(&dispatched.reason);
+    entry.decided_by.clone_from(&dispatched.decided_by);
+    entry.duration_ms = duration_ms(started.elapsed());
+    entry.payload_out =
+        serde_json::to_string(dispatched.payload.as_map()).expect("JSON always serializes");
+    entry.warnings.clone_from(warnings);
+    entry.hooks = dispatched.records.iter().map(ledger::hook_run).collect();
+    match Ledger::open(path).and_then(|mut l| l.record_emit(entry).map(|()| l)) {
+        Ok(opened) => Some(opened),
+        Err(err) => {
+            warnings.push(ledger::warning(&err));
+            None
+        }
+    }
 }
 
 /// Waits (boundedly) for async hooks and records them.
@@ -174,27 +191,16 @@ async fn finish_async(
     }
 }
 
-/// The payload on stdin; nothing (or a terminal) is `{}`.
-fn read_payload() -> Result<Payload, ExpectedError> {
+/// Everything on stdin; nothing when stdin is a terminal (no payload was piped in).
+fn read_stdin() -> Result<Vec<u8>, ExpectedError> {
     let mut stdin = std::io::stdin().lock();
-    if stdin.is_terminal() {
-        return Ok(Payload::new());
-    }
     let mut bytes = Vec::new();
-    stdin
-        .read_to_end(&mut bytes)
-        .map_err(ExpectedError::ReadStdin)?;
-    if bytes.trim_ascii().is_empty() {
-        return Ok(Payload::new());
+    if !stdin.is_terminal() {
+        stdin
+            .read_to_end(&mut bytes)
+            .map_err(ExpectedError::ReadStdin)?;
     }
-    match serde_json::from_slice(&bytes).map_err(ExpectedError::PayloadNotJson)? {
-        Value::Object(map) => Ok(Payload::from_map(map)),
-        Value::Array(_) => Err(ExpectedError::PayloadNotObject("an array")),
-        Value::String(_) => Err(ExpectedError::PayloadNotObject("a string")),
-        Value::Number(_) => Err(ExpectedError::PayloadNotObject("a number")),
-        Value::Bool(_) => Err(ExpectedError::PayloadNotObject("a boolean")),
-        Value::Null => Err(ExpectedError::PayloadNotObject("null")),
-    }
+    Ok(bytes)
 }
 
 /// The directory the event happened in: `--cwd`, else the payload's `session.cwd` (or

@@ -6,11 +6,15 @@
 //! that turn a hang into a failure.
 
 mod catalog;
+mod claude;
 mod config;
 mod dispatch;
 mod harness;
+mod hence;
+mod hygge;
 mod input;
 mod ledger;
 mod process;
 mod protocol;
 mod snapshots;
+mod xcode;

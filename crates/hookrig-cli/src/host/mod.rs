@@ -1,0 +1,75 @@
+//! Host dialects: how `hookrig emit --dialect D` reads the host's input and answers in
+//! the form that host expects. Hooks are presented in their own dialects by
+//! hookrig-exec; this is the other edge, facing the agent that called hookrig.
+
+mod claude;
+mod hygge;
+mod native;
+mod xcode;
+
+use clap::ValueEnum;
+use hookrig_core::{Dispatched, Outcome, Payload};
+
+use crate::errors::ExpectedError;
+
+/// The input and output format of the host calling `hookrig emit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub(crate) enum HostDialect {
+    /// hookrig's own: a payload object in, an Outcome object out.
+    #[default]
+    Native,
+    /// Claude Code's hook input in, Claude Code's hook output and exit codes out (also
+    /// Codex, Cursor, Gemini and other agents that read that format).
+    Claude,
+    /// hygge's `Input` in, an Outcome out.
+    Hygge,
+    /// x-code's plugin payload in, an Outcome out.
+    Xcode,
+}
+
+/// The event a host sent, in canonical form.
+#[derive(Debug)]
+pub(crate) struct HostInput {
+    /// The event name (any accepted spelling).
+    pub(crate) event: String,
+    /// The canonical payload.
+    pub(crate) payload: Payload,
+}
+
+/// What hookrig prints and exits with.
+#[derive(Debug)]
+pub(crate) struct HostAnswer {
+    /// Printed on stdout (with its trailing newline, if any).
+    pub(crate) stdout: String,
+    /// Printed on stderr, when the host reads a reason there.
+    pub(crate) stderr: Option<String>,
+    /// The exit code.
+    pub(crate) exit_code: u8,
+}
+
+impl HostDialect {
+    /// Reads the host's stdin. `event` is the EVENT argument, which a dialect whose input
+    /// names the event may do without.
+    pub(crate) fn read(
+        self,
+        event: Option<&str>,
+        stdin: &[u8],
+    ) -> Result<HostInput, ExpectedError> {
+        match self {
+            HostDialect::Native => native::read(event, stdin),
+            HostDialect::Claude => claude::read(event, stdin),
+            HostDialect::Hygge => hygge::read(event, stdin),
+            HostDialect::Xcode => xcode::read(event, stdin),
+        }
+    }
+
+    /// The answer for this host.
+    pub(crate) fn answer(self, outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
+        match self {
+            HostDialect::Native | HostDialect::Hygge | HostDialect::Xcode => {
+                native::answer(outcome, dispatched)
+            }
+            HostDialect::Claude => claude::answer(outcome, dispatched),
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The hence dialect end to end: its hooks run unchanged, presented and read by its own rules.

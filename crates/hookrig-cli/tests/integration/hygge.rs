@@ -1,0 +1,1 @@
+//! The hygge dialect end to end: its hooks run unchanged, presented and read by its own rules.
