@@ -44,6 +44,62 @@ pub(crate) enum Command {
     },
     /// List recent emits, newest first.
     Runs(RunsArgs),
+    /// List the configured hooks (every dialect, global and project).
+    List {
+        /// Only hooks that listen to this event (any accepted spelling).
+        #[arg(long)]
+        event: Option<String>,
+        /// The working directory whose project is listed (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show everything about the hooks with this name.
+    Show {
+        /// The hook's name.
+        name: String,
+        /// The working directory whose project is searched (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+    },
+    /// Say which hooks an event would run, in what order, and why the others would not.
+    Explain {
+        /// The event (any accepted spelling).
+        event: String,
+        /// The tool name matchers would test.
+        #[arg(long, value_name = "NAME")]
+        tool: Option<String>,
+        /// The working directory of the event (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// An extra x-code plugin directory (repeatable).
+        #[arg(long, value_name = "DIR")]
+        plugin_dir: Vec<PathBuf>,
+    },
+    /// Check every config source; exit 1 on an error (and with --strict, on a warning).
+    Validate {
+        /// Fail on warnings too.
+        #[arg(long)]
+        strict: bool,
+        /// The working directory whose project is checked (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+    },
+    /// Print the JSON Schema of hooks.toml.
+    Schema,
+    /// Trust the project hooks of DIR as they are now, so that they run.
+    Trust {
+        /// The project directory (default: the current one).
+        dir: Option<PathBuf>,
+        /// List the trusted hooks instead.
+        #[arg(long, conflicts_with = "revoke")]
+        list: bool,
+        /// Forget the trust given to the hooks of DIR.
+        #[arg(long)]
+        revoke: bool,
+    },
     /// Show every hook considered for one emit, and why it did or did not run.
     Why {
         /// The run id (or a unique prefix of at least 4 characters).

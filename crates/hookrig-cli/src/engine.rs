@@ -1,10 +1,38 @@
 //! Building the registry from loaded configuration.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hookrig_config::LoadedConfig;
+use hookrig_config::{Environment, LoadOptions, LoadedConfig};
 use hookrig_core::{Hook, Registry};
 use hookrig_exec::{CommandHandler, Limits, ProcessGroups};
+
+use crate::errors::ExpectedError;
+
+/// The working directory: `dir` made absolute (it must exist), else the current one.
+pub(crate) fn working_dir(dir: Option<&Path>) -> Result<PathBuf, ExpectedError> {
+    match dir {
+        Some(dir) => {
+            let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+            if dir.is_dir() {
+                Ok(dir)
+            } else {
+                Err(ExpectedError::NoSuchCwd(dir.display().to_string()))
+            }
+        }
+        None => Ok(std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"))),
+    }
+}
+
+/// Loads every source for `dir` (see [`working_dir`]).
+pub(crate) fn load(
+    dir: Option<&Path>,
+    options: &LoadOptions,
+) -> Result<(Environment, LoadedConfig), ExpectedError> {
+    let env = Environment::from_process(working_dir(dir)?)?;
+    let config = hookrig_config::load(&env, options)?;
+    Ok((env, config))
+}
 
 /// Registers every configured hook with a command handler.
 pub(crate) fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registry {

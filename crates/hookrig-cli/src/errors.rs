@@ -39,6 +39,17 @@ pub(crate) enum ExpectedError {
     /// `runs`/`why` with `--no-ledger`.
     #[error("the ledger is disabled (--no-ledger)")]
     LedgerDisabled,
+    /// `show` was given a name no hook has.
+    #[error("no hook named `{name}`{}; `hookrig list` shows the configured hooks", suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]
+    NoSuchHook {
+        /// The name asked for.
+        name: String,
+        /// The closest configured name.
+        suggestion: Option<String>,
+    },
+    /// The trust store cannot be used.
+    #[error(transparent)]
+    Trust(#[from] hookrig_config::TrustError),
     /// The async runtime could not start.
     #[error("cannot start the async runtime")]
     Runtime(#[source] std::io::Error),

@@ -28,6 +28,19 @@ fn main() -> ExitCode {
         Command::Events { json } => commands::events::run(json),
         Command::Runs(args) => commands::runs::list(&cli.global, &args),
         Command::Why { run_id, json } => commands::runs::why(&cli.global, &run_id, json),
+        Command::List { event, cwd, json } => {
+            commands::list::list(cwd.as_deref(), event.as_deref(), json)
+        }
+        Command::Show { name, cwd } => commands::list::show(cwd.as_deref(), &name),
+        Command::Explain {
+            event,
+            tool,
+            cwd,
+            plugin_dir,
+        } => commands::explain::run(cwd.as_deref(), &event, tool.as_deref(), plugin_dir),
+        Command::Validate { strict, cwd } => commands::validate::run(cwd.as_deref(), strict),
+        Command::Schema => commands::schema::run(),
+        Command::Trust { dir, list, revoke } => commands::trust::run(dir.as_deref(), list, revoke),
     };
     match result {
         Ok(code) => ExitCode::from(code),

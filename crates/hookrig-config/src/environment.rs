@@ -14,6 +14,8 @@ pub struct Environment {
     pub state_home: PathBuf,
     /// The directory the event happened in: where the project walk starts.
     pub cwd: PathBuf,
+    /// `HOOKRIG_TRUST_ALL=1`: run project hooks without asking (containers, CI).
+    pub trust_all: bool,
 }
 
 impl Environment {
@@ -35,6 +37,7 @@ impl Environment {
             state_home: xdg("XDG_STATE_HOME", &[".local", "state"]),
             home,
             cwd,
+            trust_all: std::env::var("HOOKRIG_TRUST_ALL").is_ok_and(|v| v == "1"),
         })
     }
 

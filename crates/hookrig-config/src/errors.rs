@@ -54,6 +54,19 @@ impl Diagnostic {
         }
     }
 
+    /// `path:line:col: error|warning: message`, as `hookrig validate` prints it.
+    pub fn render_with_severity(&self) -> String {
+        let severity = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let place = match (self.line, self.col) {
+            (Some(line), Some(col)) => format!("{}:{line}:{col}", self.path.display()),
+            _ => self.path.display().to_string(),
+        };
+        format!("{place}: {severity}: {}", self.message)
+    }
+
     /// A diagnostic about a whole file.
     pub fn file(path: &Path, severity: Severity, message: String) -> Self {
         Self {
@@ -98,6 +111,38 @@ pub enum ConfigError {
     /// The user's home directory is unknown, so the global config cannot be found.
     #[error("cannot find the home directory: set HOME")]
     NoHome,
+}
+
+/// The trust store cannot be used.
+#[derive(Debug, Error)]
+pub enum TrustError {
+    /// It exists but cannot be read.
+    #[error("cannot read the trust store {}", path.display())]
+    Read {
+        /// The store file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// It is not a trust store.
+    #[error("the trust store {} is not valid: {source}", path.display())]
+    Corrupt {
+        /// The store file.
+        path: PathBuf,
+        /// What the JSON reader said.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// It cannot be written.
+    #[error("cannot write the trust store {}", path.display())]
+    Write {
+        /// The store file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 fn render(diagnostics: &[Diagnostic]) -> String {

@@ -21,13 +21,19 @@ mod hence;
 mod hygge;
 mod loader;
 mod native;
+mod schema;
+mod trust;
 mod xcode;
 
 pub use claude::ClaudeHook;
 pub use definition::{CommandDef, HookDef, LoadedConfig, ProtocolDef, Settings};
 pub use environment::{Environment, Project, find_project};
-pub use errors::{ConfigError, Diagnostic, Severity};
+pub use errors::{ConfigError, Diagnostic, Severity, TrustError};
 pub use hence::HenceHook;
 pub use loader::{LoadOptions, load};
-pub use native::{parse_duration, parse_native};
+pub use native::{did_you_mean, parse_duration, parse_native};
+pub use schema::native_schema;
+pub use trust::{
+    Distrust, TrustStore, TrustedHook, definition_hash, hook_key, project_dir, trust_store_path,
+};
 pub use xcode::XcodeHook;

@@ -9,7 +9,7 @@ use crate::definition::{HookDef, LoadedConfig, Settings};
 use crate::environment::{Environment, Project, find_project};
 use crate::errors::{ConfigError, Diagnostic, Severity};
 use crate::native::parse_file;
-use crate::{claude, hence, hygge, xcode};
+use crate::{claude, hence, hygge, trust, xcode};
 
 /// What the caller adds to discovery.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -117,6 +117,9 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
             ctx.hooks[index].spec.timeout = settings.timeout;
         }
     }
+    // Last, so that trust sees each hook exactly as it will run.
+    ctx.diagnostics
+        .extend(trust::apply(&mut ctx.hooks, env, &project));
     Ok(LoadedConfig {
         hooks: ctx.hooks,
         settings,

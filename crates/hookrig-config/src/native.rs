@@ -174,7 +174,7 @@ pub(crate) fn parse_file(
     }
 }
 
-const KNOWN_KEYS: &[&str] = &[
+pub(crate) const KNOWN_KEYS: &[&str] = &[
     "settings",
     "hooks",
     "timeout",
@@ -241,10 +241,8 @@ fn span_in(value: &Spanned<DeValue<'_>>, keys: &[String]) -> Option<Range<usize>
     }
 }
 
-pub(crate) fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl Iterator<Item = &'a str>,
-) -> Option<&'a str> {
+/// The candidate closest to `word`, when one is close enough to be a likely typo.
+pub fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     candidates
         .map(|c| (strsim::jaro_winkler(word, c), c))
         .filter(|(score, _)| *score > 0.85)

@@ -234,6 +234,44 @@ fn sort_out<'r>(
     sorted
 }
 
+/// One hook in the order an event would consider it, and why it would not run.
+#[derive(Debug, Clone)]
+pub struct Planned<'r> {
+    /// The hook.
+    pub hook: &'r Hook,
+    /// Why it would not run; `None` when it would.
+    pub skip: Option<SkipReason>,
+}
+
+/// The hooks `event` would consider, in dispatch order (sync hooks by priority then
+/// registration, then async hooks, then hooks on other events), without running any:
+/// what `hookrig explain` shows.
+pub fn plan<'r>(registry: &'r Registry, event: &EventName, tool: Option<&str>) -> Vec<Planned<'r>> {
+    let mut ignored = Vec::new();
+    let sorted = sort_out(registry, event, tool, &mut ignored);
+    let mut planned: Vec<(Position, Planned<'r>)> = Vec::new();
+    for (index, hook) in sorted.sync_hooks {
+        planned.push(((hook.spec.priority, index), Planned { hook, skip: None }));
+    }
+    for (index, hook) in sorted.async_hooks {
+        // Async hooks start after the chain, whatever their priority.
+        planned.push(((i32::MAX - 1, index), Planned { hook, skip: None }));
+    }
+    let hooks = registry.hooks();
+    for ((priority, index), record) in sorted.records {
+        let hook: &Hook = &hooks[index];
+        planned.push((
+            (priority, index),
+            Planned {
+                hook,
+                skip: record.skip,
+            },
+        ));
+    }
+    planned.sort_by_key(|(position, _)| *position);
+    planned.into_iter().map(|(_, planned)| planned).collect()
+}
+
 /// The event as the chain has left it so far.
 struct State {
     decision: Decision,

@@ -36,7 +36,9 @@ mod record;
 mod registry;
 mod verdict;
 
-pub use dispatcher::{AsyncCompletion, AsyncSink, Decision, Dispatched, Event, dispatch};
+pub use dispatcher::{
+    AsyncCompletion, AsyncSink, Decision, Dispatched, Event, Planned, dispatch, plan,
+};
 pub use duration::display_duration;
 pub use errors::MatcherError;
 pub use event::{CATALOG, CatalogEntry, EventKind, EventName, all_names};

@@ -37,3 +37,4 @@ pub use command::{CommandHandler, Limits};
 pub use groups::ProcessGroups;
 pub use pool::{AsyncPool, Drained};
 pub use process::{EnvPolicy, ProcessOutput, ProcessSpec, Termination, run_process};
+pub use script::executable_problem as script_problem;

@@ -8,7 +8,7 @@ use std::path::Path;
 ///
 /// The shell would report these as exit 127 or 126 with a terse message; checking first
 /// lets the failure say which file and what to do about it.
-pub(crate) fn executable_problem(path: &Path) -> Option<String> {
+pub fn executable_problem(path: &Path) -> Option<String> {
     let shown = path.display();
     match std::fs::metadata(path) {
         Err(err) if err.kind() == ErrorKind::NotFound => {

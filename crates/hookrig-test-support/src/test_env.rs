@@ -193,6 +193,10 @@ impl TestEnv {
     /// the developer's shell do not leak in), `HOME` and the XDG directories pointing
     /// into the test's directory, and [`bin`](Self::bin) first in `PATH`.
     ///
+    /// Project hooks are trusted (`HOOKRIG_TRUST_ALL=1`) so that tests of other behaviour
+    /// need no `hookrig trust` step; [`untrusted_command`](Self::untrusted_command) is
+    /// the command without it.
+    ///
     /// # Panics
     ///
     /// When an entry of the inherited `PATH` contains the path separator, which
@@ -217,8 +221,29 @@ impl TestEnv {
             .env("HOME", self.home())
             .env("XDG_CONFIG_HOME", self.config_home())
             .env("XDG_STATE_HOME", self.state_home())
-            .env("PATH", path);
+            .env("PATH", path)
+            .env("HOOKRIG_TRUST_ALL", "1");
         command
+    }
+
+    /// Like [`command`](Self::command), but project hooks run only when trusted.
+    pub fn untrusted_command<I, S>(&self, args: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut command = self.command(args);
+        command.env_remove("HOOKRIG_TRUST_ALL");
+        command
+    }
+
+    /// Runs [`untrusted_command`](Self::untrusted_command) with `args` and `stdin`.
+    pub fn run_untrusted<I, S>(&self, args: I, stdin: &[u8]) -> Output
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        run_with_input(self.untrusted_command(args), stdin, HANG_LIMIT)
     }
 
     /// Runs the program with `args` and `stdin`, and returns what it did.

@@ -2,4 +2,9 @@
 
 pub(crate) mod emit;
 pub(crate) mod events;
+pub(crate) mod explain;
+pub(crate) mod list;
 pub(crate) mod runs;
+pub(crate) mod schema;
+pub(crate) mod trust;
+pub(crate) mod validate;

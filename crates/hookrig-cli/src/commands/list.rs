@@ -1,0 +1,208 @@
+//! `hookrig list` and `hookrig show`: the configured hooks.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use hookrig_config::{CommandDef, HookDef, LoadOptions};
+use hookrig_core::{EventName, Level, display_duration};
+use serde::Serialize;
+
+use crate::engine;
+use crate::errors::ExpectedError;
+use crate::exit_codes;
+use crate::output::print;
+
+/// One hook as `list --json` prints it.
+#[derive(Debug, Serialize)]
+struct Listed<'a> {
+    name: &'a str,
+    source: String,
+    dialect: &'static str,
+    level: Level,
+    events: Vec<&'a str>,
+    matcher: String,
+    mode: &'static str,
+    timeout: Option<String>,
+    priority: i32,
+    enabled: bool,
+    trust: &'static str,
+    untrusted_because: Option<&'a str>,
+    command: String,
+    description: Option<&'a str>,
+}
+
+impl<'a> Listed<'a> {
+    fn new(def: &'a HookDef) -> Self {
+        let spec = &def.spec;
+        Listed {
+            name: &spec.name,
+            source: spec.source.path.display().to_string(),
+            dialect: def.protocol.dialect(),
+            level: spec.source.level,
+            events: spec.events.iter().map(EventName::as_str).collect(),
+            matcher: spec.matcher.pattern(),
+            mode: spec.mode.as_str(),
+            timeout: spec.timeout.map(display_duration),
+            priority: spec.priority,
+            enabled: spec.enabled,
+            trust: trust(def),
+            untrusted_because: spec.untrusted.as_deref(),
+            command: command_text(&def.command),
+            description: spec.description.as_deref(),
+        }
+    }
+}
+
+/// `trusted`, `untrusted`, or `user` for hooks that are the user's own.
+fn trust(def: &HookDef) -> &'static str {
+    match (def.spec.source.level, &def.spec.untrusted) {
+        (Level::Global, _) => "user",
+        (Level::Project, None) => "trusted",
+        (Level::Project, Some(_)) => "untrusted",
+    }
+}
+
+fn command_text(command: &CommandDef) -> String {
+    match command {
+        CommandDef::Shell { line, .. } => line.clone(),
+        CommandDef::Exec { argv } => argv.join(" "),
+        CommandDef::Http { url, .. } => format!("POST {url}"),
+    }
+}
+
+pub(crate) fn list(
+    cwd: Option<&Path>,
+    event: Option<&str>,
+    json: bool,
+) -> Result<u8, ExpectedError> {
+    let (_, config) = engine::load(cwd, &LoadOptions::default())?;
+    let event = event.map(EventName::resolve);
+    let mut hooks: Vec<&HookDef> = config
+        .hooks
+        .iter()
+        .filter(|def| event.as_ref().is_none_or(|e| def.spec.listens_to(e)))
+        .collect();
+    // Sorted by name for reading; hooks that share a name keep load order (they all run).
+    hooks.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
+    if json {
+        let listed: Vec<Listed<'_>> = hooks.iter().map(|def| Listed::new(def)).collect();
+        let text = serde_json::to_string_pretty(&listed).expect("listings serialize");
+        print(&format!("{text}\n"))?;
+        return Ok(exit_codes::PROCEED);
+    }
+    if hooks.is_empty() {
+        print("(no hooks configured)\n")?;
+        return Ok(exit_codes::PROCEED);
+    }
+    let rows: Vec<[String; 8]> = hooks
+        .iter()
+        .map(|def| {
+            let l = Listed::new(def);
+            [
+                l.name.to_owned(),
+                l.source,
+                l.dialect.to_owned(),
+                l.events.join(","),
+                l.mode.to_owned(),
+                l.timeout.unwrap_or_else(|| "none".to_owned()),
+                l.trust.to_owned(),
+                l.description.unwrap_or("").to_owned(),
+            ]
+        })
+        .collect();
+    let header = [
+        "NAME",
+        "SOURCE",
+        "DIALECT",
+        "EVENTS",
+        "MODE",
+        "TIMEOUT",
+        "TRUST",
+        "DESCRIPTION",
+    ];
+    print(&table(&header, &rows))?;
+    Ok(exit_codes::PROCEED)
+}
+
+/// Left-aligned columns two spaces apart; the last column is not padded.
+pub(crate) fn table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
+    let mut widths = header.map(str::len);
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut text = String::new();
+    let mut line = |cells: Vec<&str>| {
+        let mut out = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            if i + 1 == N {
+                out.push_str(cell);
+            } else {
+                let _ = write!(out, "{cell:<width$}  ", width = widths[i]);
+            }
+        }
+        text.push_str(out.trim_end());
+        text.push('\n');
+    };
+    line(header.to_vec());
+    for row in rows {
+        line(row.iter().map(String::as_str).collect());
+    }
+    text
+}
+
+pub(crate) fn show(cwd: Option<&Path>, name: &str) -> Result<u8, ExpectedError> {
+    let (_, config) = engine::load(cwd, &LoadOptions::default())?;
+    let found: Vec<&HookDef> = config
+        .hooks
+        .iter()
+        .filter(|d| d.spec.name == name)
+        .collect();
+    if found.is_empty() {
+        let names = config.hooks.iter().map(|d| d.spec.name.as_str());
+        return Err(ExpectedError::NoSuchHook {
+            name: name.to_owned(),
+            suggestion: hookrig_config::did_you_mean(name, names).map(str::to_owned),
+        });
+    }
+    let mut text = String::new();
+    for (i, def) in found.iter().enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        let l = Listed::new(def);
+        let _ = writeln!(text, "name:        {}", l.name);
+        let _ = writeln!(text, "source:      {}", l.source);
+        let _ = writeln!(text, "dialect:     {}", l.dialect);
+        let _ = writeln!(text, "events:      {}", l.events.join(", "));
+        if !l.matcher.is_empty() {
+            let _ = writeln!(text, "matcher:     {}", l.matcher);
+        }
+        let _ = writeln!(text, "command:     {}", l.command);
+        let _ = writeln!(text, "mode:        {}", l.mode);
+        let _ = writeln!(
+            text,
+            "timeout:     {}",
+            l.timeout.as_deref().unwrap_or("none")
+        );
+        let _ = writeln!(text, "priority:    {}", l.priority);
+        let _ = writeln!(text, "on_error:    {}", on_error(def));
+        let _ = writeln!(text, "enabled:     {}", l.enabled);
+        let _ = write!(text, "trust:       {}", l.trust);
+        if let Some(why) = l.untrusted_because {
+            let _ = write!(text, " ({why})");
+        }
+        text.push('\n');
+        let _ = writeln!(text, "description: {}", l.description.unwrap_or(""));
+    }
+    print(&text)?;
+    Ok(exit_codes::PROCEED)
+}
+
+fn on_error(def: &HookDef) -> &'static str {
+    match def.spec.on_error {
+        hookrig_core::OnError::Allow => "allow",
+        hookrig_core::OnError::Deny => "deny",
+    }
+}

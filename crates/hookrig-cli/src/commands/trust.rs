@@ -1,0 +1,97 @@
+//! `hookrig trust`: approve the hooks a project brings, as they are now.
+
+use std::fmt::Write;
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use hookrig_config::{Environment, LoadOptions, TrustStore, find_project, trust_store_path};
+use hookrig_core::Level;
+
+use crate::engine;
+use crate::errors::ExpectedError;
+use crate::exit_codes;
+use crate::output::print;
+
+pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, ExpectedError> {
+    let env = Environment::from_process(engine::working_dir(dir)?)?;
+    let path = trust_store_path(&env);
+    let mut store = TrustStore::load(&path)?;
+    if list {
+        return print_list(&store);
+    }
+    let project = find_project(&env);
+    if revoke {
+        let top = project
+            .walk
+            .last()
+            .cloned()
+            .unwrap_or_else(|| env.cwd.clone());
+        let removed = store.revoke_under(&top);
+        store.save(&path)?;
+        print(&format!(
+            "revoked trust in {removed} hook{} under {}\n",
+            if removed == 1 { "" } else { "s" },
+            top.display()
+        ))?;
+        return Ok(exit_codes::PROCEED);
+    }
+
+    // Load without HOOKRIG_TRUST_ALL's shortcut so that every project hook is seen.
+    let env = Environment {
+        trust_all: true,
+        ..env
+    };
+    let config = hookrig_config::load(&env, &LoadOptions::default())?;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let mut text = String::new();
+    let mut count = 0;
+    for def in config
+        .hooks
+        .iter()
+        .filter(|d| d.spec.source.level == Level::Project)
+    {
+        let changed = store.check(def, &project).is_some();
+        store.trust(def, &project, now);
+        count += 1;
+        let _ = writeln!(
+            text,
+            "{} {} ({}, {})",
+            if changed {
+                "trusted"
+            } else {
+                "already trusted"
+            },
+            def.spec.name,
+            def.protocol.dialect(),
+            def.spec.source.path.display()
+        );
+    }
+    store.save(&path)?;
+    if count == 0 {
+        text.push_str("no project hooks to trust\n");
+    }
+    print(&text)?;
+    Ok(exit_codes::PROCEED)
+}
+
+fn print_list(store: &TrustStore) -> Result<u8, ExpectedError> {
+    if store.hooks.is_empty() {
+        print("(no trusted project hooks)\n")?;
+        return Ok(exit_codes::PROCEED);
+    }
+    let rows: Vec<[String; 3]> = store
+        .hooks
+        .values()
+        .map(|h| {
+            [
+                h.name.clone(),
+                h.dialect.clone(),
+                h.source.display().to_string(),
+            ]
+        })
+        .collect();
+    print(&super::list::table(&["NAME", "DIALECT", "SOURCE"], &rows))?;
+    Ok(exit_codes::PROCEED)
+}

@@ -1,0 +1,267 @@
+//! Trust: project hooks come with a repository, so they run only once the user has
+//! approved them, and again only while they stay as approved.
+//!
+//! For each project hook the store keeps a SHA-256 of its definition (dialect, name,
+//! events, matcher, command, environment, mode, timeout, failure policy) and of the
+//! script file it runs when that file lies inside the project. A hook whose hashes are
+//! missing from the store or differ from it is untrusted: it is listed and reported,
+//! never run. User-level and managed hooks are the user's own and always trusted.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use hookrig_core::Level;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::definition::{CommandDef, HookDef};
+use crate::environment::{Environment, Project};
+use crate::errors::{Diagnostic, Severity, TrustError};
+
+/// The trust store file under the user's state directory.
+pub fn trust_store_path(env: &Environment) -> PathBuf {
+    env.state_home.join("hookrig").join("trust.json")
+}
+
+/// What the store remembers of one trusted hook.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrustedHook {
+    /// The file that declared the hook.
+    pub source: PathBuf,
+    /// The hook's name.
+    pub name: String,
+    /// Its dialect.
+    pub dialect: String,
+    /// SHA-256 of its definition.
+    pub definition: String,
+    /// The script it runs and its SHA-256, when the script lies inside the project.
+    pub script: Option<(PathBuf, String)>,
+    /// When it was trusted (unix milliseconds).
+    pub trusted_at_ms: i64,
+}
+
+/// The trust store: trusted project hooks by key.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrustStore {
+    /// Format version, for future migrations.
+    pub version: u32,
+    /// Trusted hooks by [`hook_key`].
+    pub hooks: BTreeMap<String, TrustedHook>,
+}
+
+/// Why a project hook is not trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Distrust {
+    /// It was never trusted.
+    New,
+    /// Its definition changed since it was trusted.
+    DefinitionChanged,
+    /// The script it runs changed since it was trusted.
+    ScriptChanged,
+}
+
+impl TrustStore {
+    /// Reads the store; a missing file is an empty store.
+    pub fn load(path: &Path) -> Result<TrustStore, TrustError> {
+        match std::fs::read(path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|source| TrustError::Corrupt {
+                path: path.to_owned(),
+                source,
+            }),
+            Err(err) if err.kind() == ErrorKind::NotFound => Ok(TrustStore {
+                version: 1,
+                hooks: BTreeMap::new(),
+            }),
+            Err(source) => Err(TrustError::Read {
+                path: path.to_owned(),
+                source,
+            }),
+        }
+    }
+
+    /// Writes the store atomically (a temporary file renamed over the old one), so a
+    /// crash or a concurrent `hookrig trust` never leaves half a file.
+    ///
+    /// # Panics
+    ///
+    /// Never: the store is plain data that always serializes.
+    pub fn save(&self, path: &Path) -> Result<(), TrustError> {
+        let write = |source| TrustError::Write {
+            path: path.to_owned(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(write)?;
+        }
+        let text = serde_json::to_string_pretty(self).expect("the trust store serializes");
+        let temporary = path.with_extension(format!("json.{}.tmp", std::process::id()));
+        std::fs::write(&temporary, text).map_err(write)?;
+        std::fs::rename(&temporary, path).map_err(write)
+    }
+
+    /// Whether `hook` is trusted as it is now; `None` when it is.
+    pub fn check(&self, hook: &HookDef, project: &Project) -> Option<Distrust> {
+        let Some(trusted) = self.hooks.get(&hook_key(hook)) else {
+            return Some(Distrust::New);
+        };
+        if trusted.definition != definition_hash(hook) {
+            return Some(Distrust::DefinitionChanged);
+        }
+        let script = script_hash(hook, project);
+        if trusted.script != script {
+            return Some(Distrust::ScriptChanged);
+        }
+        None
+    }
+
+    /// Records `hook` as trusted as it is now.
+    pub fn trust(&mut self, hook: &HookDef, project: &Project, now_ms: i64) {
+        self.hooks.insert(
+            hook_key(hook),
+            TrustedHook {
+                source: hook.spec.source.path.clone(),
+                name: hook.spec.name.clone(),
+                dialect: hook.protocol.dialect().to_owned(),
+                definition: definition_hash(hook),
+                script: script_hash(hook, project),
+                trusted_at_ms: now_ms,
+            },
+        );
+    }
+
+    /// Forgets every hook declared in a file under `dir`; returns how many.
+    pub fn revoke_under(&mut self, dir: &Path) -> usize {
+        let before = self.hooks.len();
+        self.hooks.retain(|_, hook| !hook.source.starts_with(dir));
+        before - self.hooks.len()
+    }
+}
+
+/// Marks the project hooks of `hooks` that the store does not trust as they are now.
+///
+/// The store is read only when there are project hooks, so that emits in directories
+/// without any pay nothing for it.
+/// A store that cannot be read trusts nothing, with a warning.
+pub(crate) fn apply(
+    hooks: &mut [HookDef],
+    env: &Environment,
+    project: &Project,
+) -> Option<Diagnostic> {
+    if env.trust_all || !hooks.iter().any(|h| h.spec.source.level == Level::Project) {
+        return None;
+    }
+    let path = trust_store_path(env);
+    let (store, problem) = match TrustStore::load(&path) {
+        Ok(store) => (store, None),
+        Err(err) => (
+            TrustStore::default(),
+            Some(Diagnostic::file(
+                &path,
+                Severity::Warning,
+                format!("{err}; no project hook is trusted until it is fixed or removed"),
+            )),
+        ),
+    };
+    for hook in hooks
+        .iter_mut()
+        .filter(|h| h.spec.source.level == Level::Project)
+    {
+        if let Some(distrust) = store.check(hook, project) {
+            let dir =
+                project_dir(&hook.spec.source.path, project).unwrap_or_else(|| env.cwd.clone());
+            let why = match distrust {
+                Distrust::New => "it comes with the project and is not trusted yet",
+                Distrust::DefinitionChanged => "its definition changed since it was trusted",
+                Distrust::ScriptChanged => "its script changed since it was trusted",
+            };
+            hook.spec.untrusted = Some(format!(
+                "{why}; review it, then run `hookrig trust {}`",
+                dir.display()
+            ));
+        }
+    }
+    problem
+}
+
+/// The store key of a hook: where it was declared, in which dialect, under which name.
+pub fn hook_key(hook: &HookDef) -> String {
+    format!(
+        "{}#{}#{}",
+        hook.spec.source.path.display(),
+        hook.protocol.dialect(),
+        hook.spec.name
+    )
+}
+
+/// SHA-256 of everything that decides what a hook does.
+///
+/// Built from an explicit JSON document rather than `Debug` output, so that the hash
+/// only changes when the definition does, not when a type's formatting does.
+pub fn definition_hash(hook: &HookDef) -> String {
+    let spec = &hook.spec;
+    let command = match &hook.command {
+        CommandDef::Shell { line, .. } => json!({"shell": line}),
+        CommandDef::Exec { argv } => json!({"exec": argv}),
+        CommandDef::Http { url, headers } => json!({"http": url, "headers": headers}),
+    };
+    let document = json!({
+        "dialect": hook.protocol.dialect(),
+        "protocol": format!("{:?}", hook.protocol),
+        "name": spec.name,
+        "events": spec.events.iter().map(hookrig_core::EventName::as_str).collect::<Vec<_>>(),
+        "matcher": spec.matcher.pattern(),
+        "command": command,
+        "env": hook.env,
+        "mode": spec.mode.as_str(),
+        "enabled": spec.enabled,
+        "on_error": format!("{:?}", spec.on_error),
+        "priority": spec.priority,
+        "timeout_ms": spec.timeout.map(|t| t.as_millis()),
+    });
+    hex_sha256(document.to_string().as_bytes())
+}
+
+/// The script a hook runs and its SHA-256, when the script is a file inside the
+/// project (a script elsewhere is not the repository's to change).
+fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
+    let script = match &hook.command {
+        CommandDef::Shell {
+            script: Some(script),
+            ..
+        } => script.clone(),
+        CommandDef::Exec { argv } => PathBuf::from(argv.first()?),
+        _ => return None,
+    };
+    let dir = project_dir(&hook.spec.source.path, project)?;
+    if !script.is_absolute() || !script.starts_with(&dir) {
+        return None;
+    }
+    let hash = match std::fs::read(&script) {
+        Ok(bytes) => hex_sha256(&bytes),
+        // A script that cannot be read hashes as missing: it changes when it appears.
+        Err(_) => "missing".to_owned(),
+    };
+    Some((script, hash))
+}
+
+/// The project directory a project file belongs to: the nearest directory of the walk
+/// that holds it.
+pub fn project_dir(source: &Path, project: &Project) -> Option<PathBuf> {
+    project
+        .walk
+        .iter()
+        .find(|dir| source.starts_with(dir))
+        .cloned()
+}
+
+fn hex_sha256(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut hex = String::with_capacity(64);
+    for byte in digest {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
+}
