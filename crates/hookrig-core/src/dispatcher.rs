@@ -918,6 +918,59 @@ mod tests {
     }
 
     #[test]
+    fn plan_orders_sync_by_priority_then_async_then_other_events_and_runs_nothing() {
+        let mut f = Fixture::new();
+        f.hook("late", "tool.after", allow()).priority = 200;
+        // Async hooks start after the chain, whatever their priority.
+        let bg = f.hook("bg", "tool.after", allow());
+        bg.mode = Mode::Async;
+        bg.priority = 1;
+        f.hook("early", "tool.after", allow()).priority = 1;
+        f.hook("other", "session.start", allow()).priority = 0;
+        f.hook("repo", "tool.after", deny("no")).untrusted = Some("run `hookrig trust`".into());
+        f.hook("b", "tool.after", allow());
+        f.hook("off", "tool.after", allow()).enabled = false;
+        f.hook("edit-only", "tool.after", allow()).matcher = Matcher::regex("edit").expect("valid");
+        f.hook("c", "tool.after", allow());
+
+        let planned = plan(
+            &f.registry,
+            &EventName::resolve("PostToolUse"),
+            Some("bash"),
+        );
+
+        let rows: Vec<(&str, String)> = planned
+            .iter()
+            .map(|p| {
+                let skip = p.skip.as_ref().map(ToString::to_string);
+                (p.hook.spec.name.as_str(), skip.unwrap_or_default())
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("early", String::new()),
+                ("repo", "not trusted".into()),
+                ("b", String::new()),
+                ("off", "disabled".into()),
+                (
+                    "edit-only",
+                    "matcher `edit` did not match tool `bash`".into()
+                ),
+                ("c", String::new()),
+                ("late", String::new()),
+                ("bg", String::new()),
+                ("other", "other event".into()),
+            ]
+        );
+        assert!(
+            f.order().is_empty(),
+            "planning runs nothing: {:?}",
+            f.order()
+        );
+    }
+
+    #[test]
     fn registry_all_dedups_and_sorts() {
         let mut f = Fixture::new();
         f.hook("zeta", "tool.before", allow());

@@ -21,11 +21,10 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
     }
     let project = find_project(&env);
     if revoke {
-        let top = project
-            .walk
-            .last()
-            .cloned()
-            .unwrap_or_else(|| env.cwd.clone());
+        // The repository root, or the directory itself outside a repository: the top
+        // of a walk without `.git` is `/`, and revoking under it would revoke every
+        // project's trust.
+        let top = project.root.clone().unwrap_or_else(|| env.cwd.clone());
         let removed = store.revoke_under(&top);
         store.save(&path)?;
         print(&format!(

@@ -98,7 +98,21 @@ pub(crate) fn emit(env: &TestEnv, args: &[&str], payload: &str) -> Emitted {
         std::iter::once("emit").chain(args.iter().copied()),
         payload.as_bytes(),
     );
-    let (code, stdout, stderr) = (code(&output), text(&output.stdout), text(&output.stderr));
+    emitted(&output)
+}
+
+/// Like [`emit`], but project hooks run only when trusted (no `HOOKRIG_TRUST_ALL`).
+pub(crate) fn emit_untrusted(env: &TestEnv, args: &[&str], payload: &str) -> Emitted {
+    let output = env.run_untrusted(
+        std::iter::once("emit").chain(args.iter().copied()),
+        payload.as_bytes(),
+    );
+    emitted(&output)
+}
+
+/// Reads what one `hookrig emit` answered; see [`emit`] for the checks.
+fn emitted(output: &Output) -> Emitted {
+    let (code, stdout, stderr) = (code(output), text(&output.stdout), text(&output.stderr));
     let outcome = if code == 1 {
         Value::Null
     } else {
