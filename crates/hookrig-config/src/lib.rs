@@ -27,7 +27,7 @@ pub use claude::ClaudeHook;
 pub use definition::{CommandDef, HookDef, LoadedConfig, ProtocolDef, Settings};
 pub use environment::{Environment, Project, find_project};
 pub use errors::{ConfigError, Diagnostic, Severity};
-pub use hence::HenceHook;
+pub use hence::{HenceHook, HookPoint};
 pub use loader::{LoadOptions, load};
 pub use native::{parse_duration, parse_native};
 pub use xcode::XcodeHook;
