@@ -415,3 +415,76 @@ fn a_hence_hook_and_a_native_hook_on_one_event() {
         log[1]
     );
 }
+
+/// The forwarder `docs/dialects/hence.md` gives for making hookrig Hence's one hook.
+const FORWARDER: &str = indoc! {r#"
+    #!/bin/sh
+    # hookrig-forward: hands a Hence lifecycle event to hookrig.
+    # hookrig reads .hence/hooks/ too and would run this script again: when hookrig
+    # runs it (HOOKRIG_EVENT is set), it does nothing.
+    [ -n "$HOOKRIG_EVENT" ] && exit 0
+    point=$(basename "$0")
+    key=task
+    [ "$point" = post-assert ] && key=expression
+    jq -n --arg plan "$1" --arg second "$2" --arg agent "$3" --arg key "$key" \
+      '{plan: $plan, agent: $agent} + {($key): $second}' |
+      hookrig emit "$point" > /dev/null
+"#};
+
+// guards: the documented forwarder does not loop when hookrig runs `.hence/hooks/` too
+#[test]
+fn the_documented_forwarder_hands_hences_event_to_hookrig_once() {
+    let env = test_env();
+    env.write_bin(
+        "hookrig",
+        &format!("exec '{}' \"$@\"\n", env!("CARGO_BIN_EXE_hookrig")),
+    );
+    let hooks = env.project().join(".hence/hooks");
+    fs::create_dir_all(&hooks).expect("mkdir");
+    fs::write(hooks.join("hookrig-forward"), FORWARDER).expect("write");
+    fs::set_permissions(
+        hooks.join("hookrig-forward"),
+        fs::Permissions::from_mode(0o755),
+    )
+    .expect("chmod");
+    for point in ["post-complete", "post-assert"] {
+        std::os::unix::fs::symlink("hookrig-forward", hooks.join(point)).expect("symlink");
+    }
+    let log = quoted(&env.project().join("log"));
+    for point in ["post-complete", "post-assert"] {
+        project_hook(
+            &env,
+            &format!(".hookrig/hooks/{point}"),
+            &format!("echo \"$HENCE_HOOK|$1|$2|$3|$HENCE_TASK\" >> {log}\n"),
+        );
+    }
+
+    // What Hence does after `hence task complete` and `hence task assert`.
+    let path = std::env::join_paths(std::iter::once(env.bin()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
+    for (point, second) in [
+        ("post-complete", "auth"),
+        ("post-assert", "(given x \"y\")"),
+    ] {
+        let mut command = std::process::Command::new(hooks.join(point));
+        command
+            .args(["plan.spl", second, "coder"])
+            .current_dir(env.project())
+            .env("HOME", env.home())
+            .env("XDG_CONFIG_HOME", env.config_home())
+            .env("XDG_STATE_HOME", env.state_home())
+            .env("PATH", &path)
+            .env_remove("HOOKRIG_EVENT");
+        let output = run_with_input(command, b"", HANG_LIMIT);
+        assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    }
+    assert_eq!(
+        lines(env.read_file("log")),
+        [
+            "post-complete|plan.spl|auth|coder|auth",
+            "post-assert|plan.spl|(given x \"y\")|coder|",
+        ]
+    );
+}
