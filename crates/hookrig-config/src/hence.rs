@@ -155,6 +155,16 @@ fn load_script(ctx: &mut LoadContext<'_>, path: &Path, point: HookPoint, level: 
         }
         Ok(_) => {}
     }
+    // The script runs in exec form, whose argv is text; a lossy path would name another
+    // file and fail at every emit, so say it once here instead.
+    let Some(program) = path.to_str() else {
+        ctx.diagnostics.push(Diagnostic::file(
+            path,
+            Severity::Warning,
+            format!("hook '{name}' has a path that is not valid UTF-8, skipping"),
+        ));
+        return;
+    };
     ctx.files.push(path.to_owned());
     ctx.hooks.push(HookDef {
         spec: HookSpec {
@@ -180,7 +190,7 @@ fn load_script(ctx: &mut LoadContext<'_>, path: &Path, point: HookPoint, level: 
             untrusted: None,
         },
         command: CommandDef::Exec {
-            argv: vec![path.to_string_lossy().into_owned()],
+            argv: vec![program.to_owned()],
         },
         env: Vec::new(),
         protocol: ProtocolDef::Hence(HenceHook { point }),
@@ -377,6 +387,30 @@ mod tests {
                 .warnings
                 .iter()
                 .all(|d| d.severity == Severity::Warning)
+        );
+    }
+
+    #[test]
+    fn a_script_whose_path_is_not_utf8_is_warned_about() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let w = World::new();
+        let dir = w
+            .root
+            .join(std::ffi::OsStr::from_bytes(b"project/odd-\xff"));
+        fs::create_dir_all(dir.join(".git")).expect("mkdir");
+        let hooks = dir.join(".hence/hooks");
+        fs::create_dir_all(&hooks).expect("mkdir");
+        fs::write(hooks.join("post-claim"), "#!/bin/sh\n").expect("write");
+        fs::set_permissions(hooks.join("post-claim"), fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        let mut env = w.env("project");
+        env.cwd = dir;
+        let config = load_all(&env, &LoadOptions::default()).expect("loads");
+        assert!(config.hooks.is_empty());
+        assert_eq!(config.warnings.len(), 1);
+        assert_eq!(
+            config.warnings[0].message,
+            "hook 'post-claim' has a path that is not valid UTF-8, skipping"
         );
     }
 
