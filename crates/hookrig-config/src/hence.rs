@@ -1,17 +1,434 @@
-//! Loader for Hence lifecycle hook scripts (`.hence/hooks/<name>`).
+//! Loader for Hence lifecycle hook scripts.
+//!
+//! Hence runs an executable named after a hook point (`post-complete`, ...) from
+//! `.hence/hooks/` in the plan's directory and from `~/.config/hence/hooks/`. hookrig
+//! reads those, and its own `.hookrig/hooks/` and `$XDG_CONFIG_HOME/hookrig/hooks/` by
+//! the same rules. There is no config file to parse: a script's presence is its
+//! declaration, so a missing script is silently nothing, and a script that is there but
+//! not executable is reported with Hence's own warning and not registered.
 
-use hookrig_core::Level;
+use std::io::ErrorKind;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
+use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+
+use crate::definition::{CommandDef, HookDef, ProtocolDef};
+use crate::errors::{Diagnostic, Severity};
 use crate::loader::LoadContext;
 
-/// Loads this dialect's sources of one level into `ctx`.
-pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
-    let _ = (ctx, level);
+const DIALECT: &str = "hence";
+
+/// How long a Hence hook may run before it is killed: Hence's default.
+///
+/// Hence reads `[settings] hook_timeout` from its `config.toml`; hookrig reads that file
+/// with the rest of Hence's config (providers, plugin path), which lands in a later
+/// change. Until then every Hence hook gets this default.
+pub(crate) const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Hence's hook points, each fired after one task or plan state change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HookPoint {
+    /// After `task claim`.
+    PostClaim,
+    /// After `task complete`.
+    PostComplete,
+    /// After `task block`.
+    PostBlock,
+    /// After `task unblock`.
+    PostUnblock,
+    /// After `task assert`.
+    PostAssert,
+    /// After every task of the plan reached completed.
+    PostPlanComplete,
+}
+
+impl HookPoint {
+    /// Every hook point, in the order Hence's documentation lists them.
+    pub const ALL: [HookPoint; 6] = [
+        HookPoint::PostClaim,
+        HookPoint::PostComplete,
+        HookPoint::PostBlock,
+        HookPoint::PostUnblock,
+        HookPoint::PostAssert,
+        HookPoint::PostPlanComplete,
+    ];
+
+    /// The hook (and script file) name: `post-complete`.
+    pub fn name(self) -> &'static str {
+        match self {
+            HookPoint::PostClaim => "post-claim",
+            HookPoint::PostComplete => "post-complete",
+            HookPoint::PostBlock => "post-block",
+            HookPoint::PostUnblock => "post-unblock",
+            HookPoint::PostAssert => "post-assert",
+            HookPoint::PostPlanComplete => "post-plan-complete",
+        }
+    }
+
+    /// The canonical event it listens to.
+    pub fn event(self) -> &'static str {
+        match self {
+            HookPoint::PostClaim => "task.claimed",
+            HookPoint::PostComplete => "task.completed",
+            HookPoint::PostBlock => "task.blocked",
+            HookPoint::PostUnblock => "task.unblocked",
+            HookPoint::PostAssert => "plan.asserted",
+            HookPoint::PostPlanComplete => "plan.completed",
+        }
+    }
+
+    /// `HENCE_EVENT`: the hook name without `post-`.
+    pub fn hence_event(self) -> &'static str {
+        match self {
+            HookPoint::PostClaim => "claim",
+            HookPoint::PostComplete => "complete",
+            HookPoint::PostBlock => "block",
+            HookPoint::PostUnblock => "unblock",
+            HookPoint::PostAssert => "assert",
+            HookPoint::PostPlanComplete => "plan-complete",
+        }
+    }
 }
 
 /// What a Hence lifecycle hook needs at run time beyond its script.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HenceHook {
-    /// The hook point (`post-claim`, `post-complete`, ...).
-    pub hook_point: String,
+    /// The hook point the script is named after.
+    pub point: HookPoint,
+}
+
+/// Loads this dialect's sources of one level into `ctx`.
+///
+/// Hence runs local hooks before global ones, while hookrig loads the global level
+/// first. Both levels' scripts are therefore loaded during the project pass, local
+/// first, each tagged with its true level: listings, `explain` and the Outcome then show
+/// them in Hence's order, and since every hook point is a notify event, whose hooks run
+/// concurrently, that order is also the order they are started in.
+pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
+    if level != Level::Project {
+        return;
+    }
+    let mut dirs: Vec<(PathBuf, Level)> = Vec::new();
+    // hookrig's own directory first, then Hence's, which hookrig accepts as an alias.
+    for relative in [".hookrig/hooks", ".hence/hooks"] {
+        if let Some(dir) = ctx.project.nearest_dir(relative) {
+            dirs.push((dir, Level::Project));
+        }
+    }
+    for tool in ["hookrig", "hence"] {
+        dirs.push((ctx.env.config_home.join(tool).join("hooks"), Level::Global));
+    }
+    for (dir, level) in dirs {
+        for point in HookPoint::ALL {
+            load_script(ctx, &dir.join(point.name()), point, level);
+        }
+    }
+}
+
+fn load_script(ctx: &mut LoadContext<'_>, path: &Path, point: HookPoint, level: Level) {
+    let name = point.name();
+    let not_executable = || {
+        Diagnostic::file(
+            path,
+            Severity::Warning,
+            format!("hook '{name}' is not executable, skipping"),
+        )
+    };
+    match std::fs::metadata(path) {
+        // Hence: "Hook file not found — silently skipped (not an error)". A dangling
+        // symlink is a file that is not there either.
+        Err(err) if err.kind() == ErrorKind::NotFound => return,
+        Err(err) => {
+            ctx.diagnostics.push(Diagnostic::file(
+                path,
+                Severity::Warning,
+                format!("hook '{name}' cannot be read, skipping: {err}"),
+            ));
+            return;
+        }
+        // A directory cannot be executed, whatever its mode says.
+        Ok(meta) if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 => {
+            ctx.diagnostics.push(not_executable());
+            return;
+        }
+        Ok(_) => {}
+    }
+    // The script runs in exec form, whose argv is text; a lossy path would name another
+    // file and fail at every emit, so say it once here instead.
+    let Some(program) = path.to_str() else {
+        ctx.diagnostics.push(Diagnostic::file(
+            path,
+            Severity::Warning,
+            format!("hook '{name}' has a path that is not valid UTF-8, skipping"),
+        ));
+        return;
+    };
+    ctx.files.push(path.to_owned());
+    ctx.hooks.push(HookDef {
+        spec: HookSpec {
+            name: name.to_owned(),
+            events: vec![EventName::resolve(point.event())],
+            matcher: Matcher::Any,
+            priority: HookSpec::DEFAULT_PRIORITY,
+            mode: Mode::Sync,
+            enabled: true,
+            // Post-commit notifications: a failing hook never undoes or stops anything.
+            on_error: OnError::Allow,
+            source: Source {
+                path: path.to_owned(),
+                dialect: DIALECT,
+                level,
+            },
+            description: Some(format!(
+                "Hence {name} hook script (runs after {})",
+                point.event()
+            )),
+            timeout: Some(DEFAULT_HOOK_TIMEOUT),
+            group: None,
+            untrusted: None,
+        },
+        command: CommandDef::Exec {
+            argv: vec![program.to_owned()],
+        },
+        env: Vec::new(),
+        protocol: ProtocolDef::Hence(HenceHook { point }),
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+    use crate::environment::Environment;
+    use crate::loader::{LoadOptions, load as load_all};
+
+    struct World {
+        _dir: tempfile::TempDir,
+        root: PathBuf,
+    }
+
+    impl World {
+        fn new() -> Self {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let root = dir.path().canonicalize().expect("canonical temp dir");
+            fs::create_dir_all(root.join("home/.config")).expect("mkdir");
+            fs::create_dir_all(root.join("project/.git")).expect("mkdir");
+            fs::create_dir_all(root.join("project/sub")).expect("mkdir");
+            Self { _dir: dir, root }
+        }
+
+        fn env(&self, cwd: &str) -> Environment {
+            Environment {
+                home: self.root.join("home"),
+                config_home: self.root.join("home/.config"),
+                state_home: self.root.join("home/.local/state"),
+                cwd: self.root.join(cwd),
+            }
+        }
+
+        fn script(&self, rel: &str, mode: u32) -> PathBuf {
+            let path = self.root.join(rel);
+            fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            fs::write(&path, "#!/bin/sh\n").expect("write");
+            fs::set_permissions(&path, fs::Permissions::from_mode(mode)).expect("chmod");
+            path
+        }
+
+        /// `(name, event, level, path relative to the root)` of every hook loaded.
+        fn hooks(&self, cwd: &str) -> Vec<(String, String, Level, String)> {
+            let config = load_all(&self.env(cwd), &LoadOptions::default()).expect("loads");
+            config
+                .hooks
+                .iter()
+                .map(|h| {
+                    assert_eq!(
+                        h.command,
+                        CommandDef::Exec {
+                            argv: vec![h.spec.source.path.display().to_string()]
+                        }
+                    );
+                    (
+                        h.spec.name.clone(),
+                        h.spec.events[0].as_str().to_owned(),
+                        h.spec.source.level,
+                        h.spec
+                            .source
+                            .path
+                            .strip_prefix(&self.root)
+                            .expect("under root")
+                            .display()
+                            .to_string(),
+                    )
+                })
+                .collect()
+        }
+    }
+
+    fn row(name: &str, event: &str, level: Level, path: &str) -> (String, String, Level, String) {
+        (name.to_owned(), event.to_owned(), level, path.to_owned())
+    }
+
+    #[test]
+    fn every_location_local_first_with_true_levels() {
+        let w = World::new();
+        w.script("home/.config/hence/hooks/post-complete", 0o755);
+        w.script("home/.config/hookrig/hooks/post-complete", 0o755);
+        w.script("project/.hence/hooks/post-complete", 0o755);
+        w.script("project/.hookrig/hooks/post-complete", 0o755);
+        let c = "task.completed";
+        assert_eq!(
+            w.hooks("project/sub"),
+            [
+                row(
+                    "post-complete",
+                    c,
+                    Level::Project,
+                    "project/.hookrig/hooks/post-complete"
+                ),
+                row(
+                    "post-complete",
+                    c,
+                    Level::Project,
+                    "project/.hence/hooks/post-complete"
+                ),
+                row(
+                    "post-complete",
+                    c,
+                    Level::Global,
+                    "home/.config/hookrig/hooks/post-complete"
+                ),
+                row(
+                    "post-complete",
+                    c,
+                    Level::Global,
+                    "home/.config/hence/hooks/post-complete"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn every_hook_point_maps_to_its_event() {
+        let w = World::new();
+        for point in HookPoint::ALL {
+            w.script(&format!("project/.hence/hooks/{}", point.name()), 0o700);
+        }
+        w.script("project/.hence/hooks/pre-claim", 0o755);
+        let rows: Vec<_> = w
+            .hooks("project")
+            .into_iter()
+            .map(|(name, event, ..)| (name, event))
+            .collect();
+        let expected: Vec<_> = [
+            ("post-claim", "task.claimed"),
+            ("post-complete", "task.completed"),
+            ("post-block", "task.blocked"),
+            ("post-unblock", "task.unblocked"),
+            ("post-assert", "plan.asserted"),
+            ("post-plan-complete", "plan.completed"),
+        ]
+        .into_iter()
+        .map(|(n, e)| (n.to_owned(), e.to_owned()))
+        .collect();
+        assert_eq!(rows, expected);
+    }
+
+    #[test]
+    fn the_nearest_project_directory_wins() {
+        let w = World::new();
+        w.script("project/.hence/hooks/post-claim", 0o755);
+        w.script("project/sub/.hence/hooks/post-block", 0o755);
+        assert_eq!(
+            w.hooks("project/sub"),
+            [row(
+                "post-block",
+                "task.blocked",
+                Level::Project,
+                "project/sub/.hence/hooks/post-block"
+            )]
+        );
+    }
+
+    #[test]
+    fn missing_scripts_are_nothing_and_say_nothing() {
+        let w = World::new();
+        fs::create_dir_all(w.root.join("project/.hence/hooks")).expect("mkdir");
+        let config = load_all(&w.env("project"), &LoadOptions::default()).expect("loads");
+        assert!(config.hooks.is_empty());
+        assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    }
+
+    #[test]
+    fn a_script_that_is_not_executable_is_warned_about_and_not_loaded() {
+        let w = World::new();
+        let path = w.script("project/.hence/hooks/post-complete", 0o644);
+        fs::create_dir_all(w.root.join("home/.config/hence/hooks/post-claim")).expect("mkdir");
+        let config = load_all(&w.env("project"), &LoadOptions::default()).expect("loads");
+        assert!(config.hooks.is_empty());
+        let warnings: Vec<_> = config.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            warnings,
+            [
+                format!(
+                    "{}: hook 'post-complete' is not executable, skipping",
+                    path.display()
+                ),
+                format!(
+                    "{}: hook 'post-claim' is not executable, skipping",
+                    w.root.join("home/.config/hence/hooks/post-claim").display()
+                ),
+            ]
+        );
+        assert!(
+            config
+                .warnings
+                .iter()
+                .all(|d| d.severity == Severity::Warning)
+        );
+    }
+
+    #[test]
+    fn a_script_whose_path_is_not_utf8_is_warned_about() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let w = World::new();
+        let dir = w
+            .root
+            .join(std::ffi::OsStr::from_bytes(b"project/odd-\xff"));
+        fs::create_dir_all(dir.join(".git")).expect("mkdir");
+        let hooks = dir.join(".hence/hooks");
+        fs::create_dir_all(&hooks).expect("mkdir");
+        fs::write(hooks.join("post-claim"), "#!/bin/sh\n").expect("write");
+        fs::set_permissions(hooks.join("post-claim"), fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        let mut env = w.env("project");
+        env.cwd = dir;
+        let config = load_all(&env, &LoadOptions::default()).expect("loads");
+        assert!(config.hooks.is_empty());
+        assert_eq!(config.warnings.len(), 1);
+        assert_eq!(
+            config.warnings[0].message,
+            "hook 'post-claim' has a path that is not valid UTF-8, skipping"
+        );
+    }
+
+    #[test]
+    fn hooks_are_sync_notifications_with_the_hence_default_timeout() {
+        let w = World::new();
+        w.script("project/.hence/hooks/post-complete", 0o755);
+        let config = load_all(&w.env("project"), &LoadOptions::default()).expect("loads");
+        let hook = &config.hooks[0];
+        assert_eq!(hook.spec.timeout, Some(Duration::from_secs(30)));
+        assert_eq!(hook.spec.mode, Mode::Sync);
+        assert_eq!(hook.spec.on_error, OnError::Allow);
+        assert_eq!(hook.spec.source.dialect, "hence");
+        assert_eq!(
+            hook.protocol,
+            ProtocolDef::Hence(HenceHook {
+                point: HookPoint::PostComplete
+            })
+        );
+    }
 }

@@ -29,7 +29,7 @@ pub use claude::ClaudeHook;
 pub use definition::{CommandDef, HookDef, LoadedConfig, ProtocolDef, Settings};
 pub use environment::{Environment, Project, find_project};
 pub use errors::{ConfigError, Diagnostic, Severity, TrustError};
-pub use hence::HenceHook;
+pub use hence::{HenceHook, HookPoint};
 pub use loader::{LoadOptions, load};
 pub use native::{did_you_mean, parse_duration, parse_native};
 pub use schema::native_schema;

@@ -1,1 +1,490 @@
 //! The hence dialect end to end: its hooks run unchanged, presented and read by its own rules.
+//!
+//! Hence lifecycle hooks are executables named after a hook point in `.hence/hooks/`
+//! (or hookrig's `.hookrig/hooks/`) of the project and in `$XDG_CONFIG_HOME/hence/hooks/`
+//! (or `$XDG_CONFIG_HOME/hookrig/hooks/`). The timeout and the SIGTERM/SIGKILL sequence
+//! are covered in `hookrig-exec` (`hence::tests`): Hence's 30 s default cannot be
+//! shortened from a config file yet.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+
+use hookrig_test_support::{HANG_LIMIT, TestEnv, run_with_input};
+use indoc::indoc;
+
+use crate::harness::{Emitted, code, emit, quoted, test_env, text};
+
+/// Writes `body` (after `#!/bin/sh`) at `path` with `mode`.
+fn script(path: &Path, body: &str, mode: u32) -> PathBuf {
+    fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    fs::write(path, format!("#!/bin/sh\n{body}")).expect("write the script");
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
+    path.to_owned()
+}
+
+/// An executable hook at `rel` under the project.
+fn project_hook(env: &TestEnv, rel: &str, body: &str) -> PathBuf {
+    script(&env.project().join(rel), body, 0o755)
+}
+
+/// An executable hook at `rel` under `$XDG_CONFIG_HOME`.
+fn global_hook(env: &TestEnv, rel: &str, body: &str) -> PathBuf {
+    script(&env.config_home().join(rel), body, 0o755)
+}
+
+/// A hook body that appends `tag` to `log` in the project.
+fn appends(env: &TestEnv, log: &str, tag: &str) -> String {
+    format!("echo {tag} >> {}\n", quoted(&env.project().join(log)))
+}
+
+/// `(name, source relative to the test root, result)` of every hook in the Outcome.
+fn hooks(env: &TestEnv, out: &Emitted) -> Vec<(String, String, String)> {
+    out.outcome["hooks"]
+        .as_array()
+        .expect("hooks")
+        .iter()
+        .map(|h| {
+            let source = h["source"].as_str().expect("source");
+            (
+                h["name"].as_str().expect("name").to_owned(),
+                source.replace(env.marker(), "[TMP]"),
+                h["result"].as_str().expect("result").to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn lines(text: Option<String>) -> Vec<String> {
+    text.unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+const PAYLOAD: &str = r#"{"plan":"plan.spl","task":"auth","agent":"coder"}"#;
+
+#[test]
+fn every_location_runs_local_first_then_global() {
+    let env = test_env();
+    project_hook(
+        &env,
+        ".hence/hooks/post-complete",
+        &appends(&env, "log", "local-hence"),
+    );
+    project_hook(
+        &env,
+        ".hookrig/hooks/post-complete",
+        &appends(&env, "log", "local-hookrig"),
+    );
+    global_hook(
+        &env,
+        "hence/hooks/post-complete",
+        &appends(&env, "log", "global-hence"),
+    );
+    global_hook(
+        &env,
+        "hookrig/hooks/post-complete",
+        &appends(&env, "log", "global-hookrig"),
+    );
+
+    let out = emit(&env, &["task.completed"], PAYLOAD);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.outcome["decision"], "allow");
+    let ok = |path: &str| {
+        (
+            "post-complete".to_owned(),
+            format!("[TMP]/{path}"),
+            "allow".to_owned(),
+        )
+    };
+    assert_eq!(
+        hooks(&env, &out),
+        [
+            ok("project/.hookrig/hooks/post-complete"),
+            ok("project/.hence/hooks/post-complete"),
+            ok("home/.config/hookrig/hooks/post-complete"),
+            ok("home/.config/hence/hooks/post-complete"),
+        ]
+    );
+    assert!(
+        out.outcome["hooks"]
+            .as_array()
+            .expect("hooks")
+            .iter()
+            .all(|h| h["dialect"] == "hence")
+    );
+    let mut ran = lines(env.read_file("log"));
+    ran.sort();
+    assert_eq!(
+        ran,
+        [
+            "global-hence",
+            "global-hookrig",
+            "local-hence",
+            "local-hookrig"
+        ]
+    );
+    assert!(out.warnings().is_empty(), "{:?}", out.warnings());
+}
+
+#[test]
+fn the_global_directory_follows_xdg_config_home() {
+    let env = test_env();
+    // `~/.config/hence/hooks` is Hence's default spelling of `$XDG_CONFIG_HOME/hence/hooks`.
+    script(
+        &env.home().join(".config/hence/hooks/post-claim"),
+        &appends(&env, "log", "home-dot-config"),
+        0o755,
+    );
+    let xdg = env.root().join("xdg");
+    script(
+        &xdg.join("hence/hooks/post-claim"),
+        &appends(&env, "log", "xdg"),
+        0o755,
+    );
+    let mut command = env.command(["emit", "task.claimed"]);
+    command.env("XDG_CONFIG_HOME", &xdg);
+    let output = run_with_input(command, PAYLOAD.as_bytes(), HANG_LIMIT);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(lines(env.read_file("log")), ["xdg"]);
+}
+
+#[test]
+fn the_nearest_hooks_directory_along_the_walk_is_used() {
+    let env = test_env();
+    project_hook(
+        &env,
+        ".hence/hooks/post-block",
+        &appends(&env, "log", "root"),
+    );
+    project_hook(
+        &env,
+        "pkg/.hence/hooks/post-block",
+        &appends(&env, "log", "pkg"),
+    );
+    let out = emit(&env, &["task.blocked", "--cwd", "pkg"], PAYLOAD);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(lines(env.read_file("log")), ["pkg"]);
+}
+
+#[test]
+fn each_hook_point_runs_on_its_event_and_under_its_alias() {
+    let points = [
+        ("post-claim", "task.claimed", "claim"),
+        ("post-complete", "task.completed", "complete"),
+        ("post-block", "task.blocked", "block"),
+        ("post-unblock", "task.unblocked", "unblock"),
+        ("post-assert", "plan.asserted", "assert"),
+        ("post-plan-complete", "plan.completed", "plan-complete"),
+    ];
+    let env = test_env();
+    let log = quoted(&env.project().join("log"));
+    for (point, ..) in points {
+        project_hook(
+            &env,
+            &format!(".hence/hooks/{point}"),
+            &format!("echo \"$HENCE_HOOK $HENCE_EVENT $HOOKRIG_EVENT\" >> {log}\n"),
+        );
+    }
+    for (point, event, hence_event) in points {
+        for emitted in [event, point] {
+            fs::remove_file(env.project().join("log")).ok();
+            let out = emit(&env, &[emitted], PAYLOAD);
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            assert_eq!(out.outcome["event"], event, "`emit {emitted}`");
+            assert_eq!(out.results(), [(point.to_owned(), "allow".to_owned())]);
+            assert_eq!(
+                lines(env.read_file("log")),
+                [format!("{point} {hence_event} {event}")],
+                "`emit {emitted}`"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_missing_hook_file_is_silently_skipped() {
+    let env = test_env();
+    fs::create_dir_all(env.project().join(".hence/hooks")).expect("mkdir");
+    fs::create_dir_all(env.config_home().join("hence/hooks")).expect("mkdir");
+    project_hook(&env, ".hence/hooks/post-claim", "exit 0\n");
+    let out = emit(&env, &["task.completed"], PAYLOAD);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.outcome["hooks"], serde_json::json!([]));
+    assert!(out.warnings().is_empty(), "{:?}", out.warnings());
+    assert_eq!(out.stderr, "");
+}
+
+#[test]
+fn a_hook_that_is_not_executable_is_skipped_with_hences_warning() {
+    let env = test_env();
+    let path = script(
+        &env.project().join(".hence/hooks/post-complete"),
+        &appends(&env, "ran", "yes"),
+        0o644,
+    );
+    let out = emit(&env, &["task.completed"], PAYLOAD);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.outcome["decision"], "allow");
+    assert_eq!(out.outcome["hooks"], serde_json::json!([]));
+    // Like every warning about a config source, it names the file, which tells a local
+    // hook from a global one of the same name.
+    assert_eq!(
+        out.warnings(),
+        [format!(
+            "{}: hook 'post-complete' is not executable, skipping",
+            path.display()
+        )]
+    );
+    assert_eq!(env.read_file("ran"), None, "the hook did not run");
+}
+
+/// A hook body that writes its argv, its `HENCE_*`/`HOOKRIG_*` environment (sorted), its
+/// stdin and its working directory to `out` in the project.
+fn recorder(env: &TestEnv) -> String {
+    let out = quoted(&env.project().join("out"));
+    format!(
+        indoc! {r#"
+            {{
+              printf 'argc=%s\n$1=%s\n$2=%s\n$3=%s\n' "$#" "$1" "$2" "$3"
+              env | grep -E '^(HENCE|HOOKRIG)_' | LC_ALL=C sort
+              printf 'stdin=[%s]\n' "$(cat)"
+              printf 'pwd=%s\n' "$(pwd)"
+            }} > {}
+        "#},
+        out
+    )
+}
+
+#[test]
+fn arguments_and_environment_of_a_hook() {
+    let env = test_env();
+    project_hook(&env, ".hence/hooks/post-complete", &recorder(&env));
+    fs::create_dir_all(env.project().join("plans")).expect("mkdir");
+    let out = emit(
+        &env,
+        &["task.completed", "--cwd", "plans", "--session", "sess-1"],
+        r#"{"plan":"./q3.spl","task":"auth","agent":"coder","extra":1}"#,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let seen = env.read_file("out").expect("the hook ran");
+    insta::assert_snapshot!(seen.replace(env.marker(), "[TMP]"), @r"
+    argc=3
+    $1=./q3.spl
+    $2=auth
+    $3=coder
+    HENCE_AGENT=coder
+    HENCE_EVENT=complete
+    HENCE_HOOK=post-complete
+    HENCE_PLAN=[TMP]/project/plans/q3.spl
+    HENCE_TASK=auth
+    HOOKRIG_AGENT=coder
+    HOOKRIG_EVENT=task.completed
+    HOOKRIG_HOOK=post-complete
+    HOOKRIG_PLAN=[TMP]/project/plans/q3.spl
+    HOOKRIG_SESSION=sess-1
+    HOOKRIG_TASK=auth
+    stdin=[]
+    pwd=[TMP]/project/plans
+    ");
+}
+
+#[test]
+fn post_assert_passes_the_expression_and_an_empty_task() {
+    let env = test_env();
+    global_hook(&env, "hence/hooks/post-assert", &recorder(&env));
+    let plan = env.project().join("plan.spl");
+    let payload = serde_json::json!({
+        "plan": plan,
+        "expression": "(given done-auth)",
+        "agent": "reviewer",
+    });
+    let out = emit(&env, &["post-assert"], &payload.to_string());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let seen = env.read_file("out").expect("the hook ran");
+    insta::assert_snapshot!(seen.replace(env.marker(), "[TMP]"), @r"
+    argc=3
+    $1=[TMP]/project/plan.spl
+    $2=(given done-auth)
+    $3=reviewer
+    HENCE_AGENT=reviewer
+    HENCE_EVENT=assert
+    HENCE_HOOK=post-assert
+    HENCE_PLAN=[TMP]/project/plan.spl
+    HENCE_TASK=
+    HOOKRIG_AGENT=reviewer
+    HOOKRIG_EVENT=plan.asserted
+    HOOKRIG_HOOK=post-assert
+    HOOKRIG_PLAN=[TMP]/project/plan.spl
+    HOOKRIG_SESSION=
+    HOOKRIG_TASK=
+    stdin=[]
+    pwd=[TMP]/project
+    ");
+}
+
+#[test]
+fn a_failing_hook_warns_and_changes_nothing() {
+    let env = test_env();
+    project_hook(
+        &env,
+        ".hence/hooks/post-complete",
+        indoc! {r#"
+            echo '{"decision":"deny","reason":"no"}'
+            echo 'oops' >&2
+            exit 7
+        "#},
+    );
+    project_hook(&env, ".hence/hooks/post-claim", "exit 0\n");
+    let out = emit(&env, &["task.completed"], PAYLOAD);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.outcome["decision"], "allow");
+    assert_eq!(out.outcome["reason"], serde_json::Value::Null);
+    assert_eq!(out.warnings(), ["hook 'post-complete' failed (exit 7)"]);
+    let hook = out.hook("post-complete");
+    assert_eq!(hook["result"], "error");
+    assert_eq!(hook["exit_code"], 7);
+    assert_eq!(
+        out.outcome["payload"],
+        serde_json::from_str::<serde_json::Value>(PAYLOAD).expect("JSON")
+    );
+}
+
+#[test]
+fn a_successful_hooks_stdout_is_ignored() {
+    let env = test_env();
+    project_hook(
+        &env,
+        ".hence/hooks/post-complete",
+        r#"echo '{"decision":"modify","payload":{"task":"other"},"context":"c"}'"#,
+    );
+    let out = emit(&env, &["task.completed"], PAYLOAD);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.result("post-complete"), "allow");
+    assert_eq!(out.outcome["payload"]["task"], "auth");
+    assert_eq!(out.outcome["context"], serde_json::json!([]));
+    assert!(out.warnings().is_empty(), "{:?}", out.warnings());
+}
+
+#[test]
+fn a_hence_hook_and_a_native_hook_on_one_event() {
+    let env = test_env();
+    project_hook(
+        &env,
+        ".hence/hooks/post-complete",
+        &format!(
+            "echo \"hence $2 by $3\" >> {}\n",
+            quoted(&env.project().join("log"))
+        ),
+    );
+    env.write_script(
+        ".hookrig/notify.sh",
+        &format!(
+            "echo \"native $(cat)\" >> {}\n",
+            quoted(&env.project().join("log"))
+        ),
+    );
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "notify"
+        events = ["post-complete"]
+        command = "./notify.sh"
+    "#});
+    let out = emit(&env, &["task.completed", "--session", "s"], PAYLOAD);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut results = out.results();
+    results.sort();
+    assert_eq!(
+        results,
+        [
+            ("notify".to_owned(), "allow".to_owned()),
+            ("post-complete".to_owned(), "allow".to_owned())
+        ]
+    );
+    assert_eq!(out.hook("notify")["dialect"], "native");
+    assert_eq!(out.hook("post-complete")["dialect"], "hence");
+    let mut log = lines(env.read_file("log"));
+    log.sort();
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert_eq!(log[0], "hence auth by coder");
+    assert!(
+        log[1].starts_with(r#"native {"event":"task.completed","#)
+            && log[1].contains(r#""task":"auth""#),
+        "{}",
+        log[1]
+    );
+}
+
+/// The forwarder `docs/dialects/hence.md` gives for making hookrig Hence's one hook.
+const FORWARDER: &str = indoc! {r#"
+    #!/bin/sh
+    # hookrig-forward: hands a Hence lifecycle event to hookrig.
+    # hookrig reads .hence/hooks/ too and would run this script again: when hookrig
+    # runs it (HOOKRIG_EVENT is set), it does nothing.
+    [ -n "$HOOKRIG_EVENT" ] && exit 0
+    point=$(basename "$0")
+    key=task
+    [ "$point" = post-assert ] && key=expression
+    jq -n --arg plan "$1" --arg second "$2" --arg agent "$3" --arg key "$key" \
+      '{plan: $plan, agent: $agent} + {($key): $second}' |
+      hookrig emit "$point" > /dev/null
+"#};
+
+// guards: the documented forwarder does not loop when hookrig runs `.hence/hooks/` too
+#[test]
+fn the_documented_forwarder_hands_hences_event_to_hookrig_once() {
+    let env = test_env();
+    env.write_bin(
+        "hookrig",
+        &format!("exec '{}' \"$@\"\n", env!("CARGO_BIN_EXE_hookrig")),
+    );
+    let hooks = env.project().join(".hence/hooks");
+    fs::create_dir_all(&hooks).expect("mkdir");
+    fs::write(hooks.join("hookrig-forward"), FORWARDER).expect("write");
+    fs::set_permissions(
+        hooks.join("hookrig-forward"),
+        fs::Permissions::from_mode(0o755),
+    )
+    .expect("chmod");
+    for point in ["post-complete", "post-assert"] {
+        std::os::unix::fs::symlink("hookrig-forward", hooks.join(point)).expect("symlink");
+    }
+    let log = quoted(&env.project().join("log"));
+    for point in ["post-complete", "post-assert"] {
+        project_hook(
+            &env,
+            &format!(".hookrig/hooks/{point}"),
+            &format!("echo \"$HENCE_HOOK|$1|$2|$3|$HENCE_TASK\" >> {log}\n"),
+        );
+    }
+
+    // What Hence does after `hence task complete` and `hence task assert`.
+    let path = std::env::join_paths(std::iter::once(env.bin()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
+    for (point, second) in [
+        ("post-complete", "auth"),
+        ("post-assert", "(given x \"y\")"),
+    ] {
+        let mut command = std::process::Command::new(hooks.join(point));
+        command
+            .args(["plan.spl", second, "coder"])
+            .current_dir(env.project())
+            .env("HOME", env.home())
+            .env("XDG_CONFIG_HOME", env.config_home())
+            .env("XDG_STATE_HOME", env.state_home())
+            .env("PATH", &path)
+            .env_remove("HOOKRIG_EVENT");
+        let output = run_with_input(command, b"", HANG_LIMIT);
+        assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    }
+    assert_eq!(
+        lines(env.read_file("log")),
+        [
+            "post-complete|plan.spl|auth|coder|auth",
+            "post-assert|plan.spl|(given x \"y\")|coder|",
+        ]
+    );
+}
