@@ -28,6 +28,7 @@ pub use definition::{CommandDef, HookDef, LoadedConfig, ProtocolDef, Settings};
 pub use environment::{Environment, Project, find_project};
 pub use errors::{ConfigError, Diagnostic, Severity};
 pub use hence::HenceHook;
+pub use hygge::{format_go_duration, parse_go_duration, parse_hygge};
 pub use loader::{LoadOptions, load};
 pub use native::{parse_duration, parse_native};
 pub use xcode::XcodeHook;
