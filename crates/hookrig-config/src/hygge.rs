@@ -176,7 +176,7 @@ pub fn parse_hygge(
         lower.hook(&name, name_span, raw_hook.into_inner(), span, &mut hooks);
     }
     // Unknown keys are found before the entries are read; people read top to bottom.
-    warnings[first_warning..].sort_by_key(|d| (d.line, d.col));
+    warnings[first_warning..].sort_by_key(|d| d.line);
     hooks
 }
 
