@@ -2,13 +2,14 @@
 //!
 //! The event is the EVENT argument when given, else the Input's `event` (`pre_tool`,
 //! `post_tool`, `pre_message`, `post_message`, which the catalog knows as aliases). The
-//! answer is hookrig's Outcome: hygge has no wire format for a combined answer.
+//! answer is hookrig's Outcome on stdout; on a deny the reason also goes to stderr,
+//! since hygge reads a hook's non-zero exit as a deny with the reason on stderr.
 
-use hookrig_core::Payload;
+use hookrig_core::{Decision, Dispatched, Outcome, Payload};
 use serde_json::{Map, Value};
 
-use super::HostInput;
 use super::native::parse_object;
+use super::{HostAnswer, HostInput};
 use crate::errors::ExpectedError;
 
 pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, ExpectedError> {
@@ -26,6 +27,15 @@ pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, Expec
         payload: canonical_payload(canonical.as_str(), input),
         event,
     })
+}
+
+pub(super) fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
+    let mut answer = super::native::answer(outcome, dispatched);
+    if dispatched.decision == Decision::Deny {
+        let reason = dispatched.reason.as_deref().unwrap_or("denied by hookrig");
+        answer.stderr = Some(format!("{reason}\n"));
+    }
+    answer
 }
 
 /// Moves hygge's flat fields into the canonical sections; anything else passes through.

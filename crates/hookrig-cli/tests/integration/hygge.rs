@@ -723,3 +723,28 @@ fn native_and_hygge_hooks_on_one_event() {
     assert_eq!(out.hook("n")["dialect"], "native");
     assert_eq!(out.hook("p")["dialect"], "hygge");
 }
+
+#[test]
+fn emit_dialect_hygge_puts_a_deny_reason_on_stderr_for_hygge() {
+    let env = test_env();
+    one_hook(
+        &env,
+        "guard",
+        "pre_tool",
+        "echo '{\"decision\":\"deny\",\"reason\":\"no rm -rf\"}'\n",
+        "",
+    );
+
+    let out = emit(
+        &env,
+        &["--dialect", "hygge"],
+        &json!({"event": "pre_tool", "session_id": "s", "hook_name": "hookrig",
+                "pwd": env.project(), "tool_name": "bash", "tool_input": {"cmd": "rm -rf /"}})
+        .to_string(),
+    );
+
+    // hygge reads a non-zero exit as a deny with the reason on stderr.
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.stderr, "no rm -rf\n");
+    assert_eq!(out.outcome["reason"], "no rm -rf");
+}
