@@ -226,6 +226,7 @@ mod tests {
                 config_home: self.root.join("home/.config"),
                 state_home: self.root.join("home/.local/state"),
                 cwd: self.root.join(cwd),
+                trust_all: false,
             }
         }
 

@@ -30,6 +30,7 @@ pub use definition::{CommandDef, HookDef, LoadedConfig, ProtocolDef, Settings};
 pub use environment::{Environment, Project, find_project};
 pub use errors::{ConfigError, Diagnostic, Severity, TrustError};
 pub use hence::{HenceHook, HookPoint};
+pub use hygge::{format_go_duration, parse_go_duration, parse_hygge};
 pub use loader::{LoadOptions, load};
 pub use native::{did_you_mean, parse_duration, parse_native};
 pub use schema::native_schema;

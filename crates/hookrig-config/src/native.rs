@@ -193,12 +193,12 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
 ];
 
 /// toml's messages end with a newline and sometimes a period; ours do neither.
-fn toml_message(err: &toml::de::Error) -> String {
+pub(crate) fn toml_message(err: &toml::de::Error) -> String {
     err.message().trim().trim_end_matches('.').to_owned()
 }
 
 /// The keys of a path reported by `serde_ignored`, without the wrappers serde adds.
-fn segments(path: &serde_ignored::Path<'_>) -> Vec<String> {
+pub(crate) fn segments(path: &serde_ignored::Path<'_>) -> Vec<String> {
     let mut out = match path {
         serde_ignored::Path::Root => return Vec::new(),
         serde_ignored::Path::Seq { parent, .. }
@@ -216,7 +216,7 @@ fn segments(path: &serde_ignored::Path<'_>) -> Vec<String> {
 }
 
 /// The span of the key at `keys` in the document.
-fn span_of(root: &DeTable<'_>, keys: &[String]) -> Option<Range<usize>> {
+pub(crate) fn span_of(root: &DeTable<'_>, keys: &[String]) -> Option<Range<usize>> {
     let (first, rest) = keys.split_first()?;
     let (key, value) = root.get_key_value(first.as_str())?;
     if rest.is_empty() {

@@ -1,9 +1,140 @@
-//! The hygge host format.
+//! The hygge host format: hygge's `Input` on stdin, read into a canonical event.
+//!
+//! The event is the EVENT argument when given, else the Input's `event` (`pre_tool`,
+//! `post_tool`, `pre_message`, `post_message`, which the catalog knows as aliases). The
+//! answer is hookrig's Outcome on stdout; on a deny the reason also goes to stderr,
+//! since hygge reads a hook's non-zero exit as a deny with the reason on stderr.
 
-use super::HostInput;
+use hookrig_core::{Decision, Dispatched, Outcome, Payload};
+use serde_json::{Map, Value};
+
+use super::native::parse_object;
+use super::{HostAnswer, HostInput};
 use crate::errors::ExpectedError;
 
 pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, ExpectedError> {
-    let _ = (event, stdin);
-    Err(ExpectedError::DialectNotSupported("hygge"))
+    let mut input = parse_object(stdin)?.into_map();
+    let named = match input.remove("event") {
+        Some(Value::String(name)) if !name.is_empty() => Some(name),
+        _ => None,
+    };
+    let event = event
+        .map(str::to_owned)
+        .or(named)
+        .ok_or(ExpectedError::NoEvent)?;
+    let canonical = hookrig_core::EventName::resolve(&event);
+    Ok(HostInput {
+        payload: canonical_payload(canonical.as_str(), input),
+        event,
+    })
+}
+
+pub(super) fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
+    let mut answer = super::native::answer(outcome, dispatched);
+    if dispatched.decision == Decision::Deny {
+        let reason = dispatched.reason.as_deref().unwrap_or("denied by hookrig");
+        answer.stderr = Some(format!("{reason}\n"));
+    }
+    answer
+}
+
+/// Moves hygge's flat fields into the canonical sections; anything else passes through.
+fn canonical_payload(event: &str, mut input: Map<String, Value>) -> Payload {
+    // The name of the hook that received an Input is not part of the event.
+    input.remove("hook_name");
+    let mut payload = Map::new();
+    let mut session = Map::new();
+    if let Some(id) = input.remove("session_id") {
+        session.insert("id".to_owned(), id);
+    }
+    if let Some(pwd) = input.remove("pwd") {
+        session.insert("cwd".to_owned(), pwd);
+    }
+    let mut tool = Map::new();
+    if let Some(name) = input.remove("tool_name") {
+        tool.insert("name".to_owned(), name);
+    }
+    if let Some(args) = input.remove("tool_input") {
+        tool.insert("input".to_owned(), args);
+    }
+    match input.remove("tool_result") {
+        Some(Value::Object(mut result)) => {
+            if let Some(content) = result.remove("content") {
+                tool.insert("output".to_owned(), content);
+            }
+            if let Some(is_error) = result.remove("is_error") {
+                tool.insert("is_error".to_owned(), is_error);
+            }
+        }
+        Some(other) => {
+            tool.insert("output".to_owned(), other);
+        }
+        None => {}
+    }
+    if let Some(message) = input.remove("message") {
+        // The user's text before the turn, the assistant's after it.
+        let key = if event == "prompt.submit" {
+            "prompt"
+        } else {
+            "message"
+        };
+        payload.insert(key.to_owned(), message);
+    }
+    if !session.is_empty() {
+        payload.insert("session".to_owned(), Value::Object(session));
+    }
+    if !tool.is_empty() {
+        payload.insert("tool".to_owned(), Value::Object(tool));
+    }
+    payload.extend(input);
+    Payload::from_map(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn read_json(event: Option<&str>, input: &Value) -> (String, Value) {
+        let read = read(event, input.to_string().as_bytes()).expect("valid input");
+        (read.event, Value::Object(read.payload.into_map()))
+    }
+
+    #[test]
+    fn post_tool_input() {
+        let (event, payload) = read_json(
+            None,
+            &json!({"event": "post_tool", "session_id": "s", "hook_name": "h", "pwd": "/w",
+                    "tool_name": "bash", "tool_input": {"c": 1},
+                    "tool_result": {"content": "ok", "is_error": true}, "extra": 2}),
+        );
+        assert_eq!(event, "post_tool");
+        assert_eq!(
+            payload,
+            json!({"session": {"id": "s", "cwd": "/w"},
+                   "tool": {"name": "bash", "input": {"c": 1}, "output": "ok", "is_error": true},
+                   "extra": 2})
+        );
+    }
+
+    #[test]
+    fn message_goes_where_the_event_keeps_it() {
+        let (_, payload) = read_json(None, &json!({"event": "pre_message", "message": "hi"}));
+        assert_eq!(payload, json!({"prompt": "hi"}));
+        let (event, payload) = read_json(
+            Some("post_message"),
+            &json!({"event": "pre_message", "message": "done", "mode_name": "plan"}),
+        );
+        assert_eq!(event, "post_message");
+        assert_eq!(payload, json!({"message": "done", "mode_name": "plan"}));
+    }
+
+    #[test]
+    fn no_event_anywhere_is_an_error() {
+        assert!(matches!(
+            read(None, br#"{"session_id": "s"}"#),
+            Err(ExpectedError::NoEvent)
+        ));
+    }
 }

@@ -66,9 +66,8 @@ impl HostDialect {
     /// The answer for this host.
     pub(crate) fn answer(self, outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         match self {
-            HostDialect::Native | HostDialect::Hygge | HostDialect::Xcode => {
-                native::answer(outcome, dispatched)
-            }
+            HostDialect::Native | HostDialect::Xcode => native::answer(outcome, dispatched),
+            HostDialect::Hygge => hygge::answer(outcome, dispatched),
             HostDialect::Claude => claude::answer(outcome, dispatched),
         }
     }
