@@ -12,6 +12,11 @@ pub struct Environment {
     pub config_home: PathBuf,
     /// `$XDG_STATE_HOME`, default `~/.local/state`.
     pub state_home: PathBuf,
+    /// `$XDG_DATA_HOME`, default `~/.local/share` (hookrig's own x-code plugins and their
+    /// data).
+    pub data_home: PathBuf,
+    /// `$X_CODE_HOME`, default `~/.x-code`: x-code's own plugins.
+    pub xcode_home: PathBuf,
     /// The directory the event happened in: where the project walk starts.
     pub cwd: PathBuf,
     /// `HOOKRIG_TRUST_ALL=1`: run project hooks without asking (containers, CI).
@@ -35,6 +40,10 @@ impl Environment {
         Ok(Self {
             config_home: xdg("XDG_CONFIG_HOME", &[".config"]),
             state_home: xdg("XDG_STATE_HOME", &[".local", "state"]),
+            data_home: xdg("XDG_DATA_HOME", &[".local", "share"]),
+            // Relative values are ignored like the XDG ones: they would name a different
+            // directory for every working directory.
+            xcode_home: xdg("X_CODE_HOME", &[".x-code"]),
             home,
             cwd,
             trust_all: std::env::var("HOOKRIG_TRUST_ALL").is_ok_and(|v| v == "1"),

@@ -225,6 +225,8 @@ mod tests {
                 home: self.root.join("home"),
                 config_home: self.root.join("home/.config"),
                 state_home: self.root.join("home/.local/state"),
+                data_home: self.root.join("home/.local/share"),
+                xcode_home: self.root.join("home/.x-code"),
                 cwd: self.root.join(cwd),
                 trust_all: false,
             }

@@ -101,7 +101,8 @@ impl Inner {
         let event = invocation.context.name.clone();
         if let Some(problem) = self.cannot_start() {
             let message = format!("hook {}: {problem}", self.name);
-            tracing::debug!("hooks.exec-error {} {event}: {message}", self.name);
+            let (who, what) = protocol::log_names(&self.protocol, &self.name, event.as_str());
+            tracing::debug!("hooks.exec-error {who} {what}: {message}");
             return Report::from_reply(
                 Reply::Failure(Failure {
                     kind: FailureKind::Spawn,
@@ -110,7 +111,7 @@ impl Inner {
                 Duration::ZERO,
             );
         }
-        let (program, args) = self.argv(protocol::extra_args(&self.protocol, &invocation));
+        let (program, args) = self.argv(&invocation);
         let spec = ProcessSpec {
             program,
             args,
@@ -130,7 +131,8 @@ impl Inner {
             &invocation,
             &output,
         );
-        log_run(&self.name, event.as_str(), &output, &reply);
+        let (who, what) = protocol::log_names(&self.protocol, &self.name, event.as_str());
+        log_run(who, what, &output, &reply);
         report(reply, &output)
     }
 
@@ -150,13 +152,15 @@ impl Inner {
                 "cannot call {url}: this command handler runs processes, not HTTP hooks"
             ));
         }
-        protocol::prepare(&self.protocol).err()
+        protocol::prepare(&self.protocol, &self.command).err()
     }
 
-    fn argv(&self, extra: Vec<OsString>) -> (OsString, Vec<OsString>) {
+    fn argv(&self, invocation: &Invocation) -> (OsString, Vec<OsString>) {
+        let extra = protocol::extra_args(&self.protocol, invocation);
         match &self.command {
             Command::Shell { line, .. } => {
-                let mut args = vec![OsString::from("-c"), OsString::from(line)];
+                let line = protocol::command_line(&self.protocol, line, invocation);
+                let mut args = vec![OsString::from("-c"), OsString::from(line.as_ref())];
                 if !extra.is_empty() {
                     // `sh -c LINE NAME ARGS...`: the line sees ARGS as $1, $2, ...
                     args.push(OsString::from("sh"));

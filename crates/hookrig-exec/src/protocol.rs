@@ -1,9 +1,10 @@
 //! Dialect protocols: how an event is presented to a command hook and how its reply is
 //! read. The core never sees these rules; each dialect is one module here.
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 
-use hookrig_config::ProtocolDef;
+use hookrig_config::{CommandDef as Command, ProtocolDef};
 use hookrig_core::{Invocation, Reply};
 
 use crate::command::Limits;
@@ -30,6 +31,32 @@ pub(crate) fn extra_args(protocol: &ProtocolDef, invocation: &Invocation) -> Vec
     }
 }
 
+/// The shell line a `Shell` command runs: x-code expands its variables here, since
+/// `${cwd}` is only known when the event happens.
+pub(crate) fn command_line<'a>(
+    protocol: &ProtocolDef,
+    line: &'a str,
+    invocation: &Invocation,
+) -> Cow<'a, str> {
+    match protocol {
+        ProtocolDef::Xcode(def) => Cow::Owned(xcode::command_line(def, line, invocation)),
+        _ => Cow::Borrowed(line),
+    }
+}
+
+/// Who and what the debug log lines of a run name: the hook and the canonical event, or
+/// for x-code the plugin id and x-code's event name, as x-code's own log has them.
+pub(crate) fn log_names<'a>(
+    protocol: &'a ProtocolDef,
+    hook: &'a str,
+    event: &'a str,
+) -> (&'a str, &'a str) {
+    match protocol {
+        ProtocolDef::Xcode(def) => (&def.plugin_id, &def.event),
+        _ => (hook, event),
+    }
+}
+
 /// The hook's environment.
 pub(crate) fn env(
     protocol: &ProtocolDef,
@@ -49,9 +76,9 @@ pub(crate) fn env(
 
 /// Anything that must exist before the hook starts (x-code creates `${pluginDataDir}` on
 /// first use). An error is the hook's failure to start.
-pub(crate) fn prepare(protocol: &ProtocolDef) -> Result<(), String> {
+pub(crate) fn prepare(protocol: &ProtocolDef, command: &Command) -> Result<(), String> {
     match protocol {
-        ProtocolDef::Xcode(def) => xcode::prepare(def),
+        ProtocolDef::Xcode(def) => xcode::prepare(def, command),
         _ => Ok(()),
     }
 }

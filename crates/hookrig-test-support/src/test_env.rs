@@ -20,6 +20,7 @@ use crate::runner::{HANG_LIMIT, run_with_input};
 /// home/                   HOME
 /// home/.config/           XDG_CONFIG_HOME (global config: hookrig/hooks.toml)
 /// home/.local/state/      XDG_STATE_HOME (default ledger: hookrig/ledger.db)
+/// home/.local/share/      XDG_DATA_HOME (x-code plugins: hookrig/plugins/)
 /// bin/                    first in PATH; holds fixture programs and a marked `sleep`
 /// project/                the project: holds `.git/`, config in `.hookrig/hooks.toml`
 /// ```
@@ -102,6 +103,11 @@ impl TestEnv {
     /// `XDG_STATE_HOME`: `home/.local/state`.
     pub fn state_home(&self) -> PathBuf {
         self.home().join(".local").join("state")
+    }
+
+    /// `XDG_DATA_HOME`: `home/.local/share` (hookrig's x-code plugins and their data).
+    pub fn data_home(&self) -> PathBuf {
+        self.home().join(".local").join("share")
     }
 
     /// The fixture directory, first in `PATH`.
@@ -221,6 +227,9 @@ impl TestEnv {
             .env("HOME", self.home())
             .env("XDG_CONFIG_HOME", self.config_home())
             .env("XDG_STATE_HOME", self.state_home())
+            .env("XDG_DATA_HOME", self.data_home())
+            // x-code's own plugins default to `~/.x-code`, inside the test's HOME.
+            .env_remove("X_CODE_HOME")
             .env("PATH", path)
             .env("HOOKRIG_TRUST_ALL", "1");
         command
