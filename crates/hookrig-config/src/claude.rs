@@ -34,7 +34,7 @@ pub const MANAGED_SETTINGS_ENV: &str = "HOOKRIG_CLAUDE_MANAGED_SETTINGS";
 pub const DEFAULT_MANAGED_SETTINGS: &str = "/etc/claude-code/managed-settings.json";
 
 /// Claude Code's default timeout of a hook.
-pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
 
 /// The parallel group of Claude hooks: Claude Code runs every matching hook of an event
 /// at once, and the most restrictive answer wins.
@@ -452,68 +452,13 @@ impl File<'_> {
         let mut error = |severity, message: String| {
             diagnostics.push(self.at(pos, severity, format!("hook {name}: {message}")));
         };
-        let command = match raw.kind.as_deref() {
-            Some("command") => match raw.command {
-                Some(line) if !line.trim().is_empty() => CommandDef::Shell { line, script: None },
-                _ => {
-                    error(
-                        Severity::Error,
-                        "`command` is missing or empty; the handler is skipped".to_owned(),
-                    );
-                    return None;
-                }
-            },
-            Some("http") => match raw.url {
-                Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
-                    CommandDef::Http {
-                        url,
-                        headers: raw.headers.map(|h| h.0).unwrap_or_default(),
-                    }
-                }
-                Some(url) => {
-                    error(
-                        Severity::Error,
-                        format!(
-                            "`url` `{url}` is not an http:// or https:// URL; the handler is skipped"
-                        ),
-                    );
-                    return None;
-                }
-                None => {
-                    error(
-                        Severity::Error,
-                        "`url` is missing; the handler is skipped".to_owned(),
-                    );
-                    return None;
-                }
-            },
-            Some(kind @ ("prompt" | "agent")) => {
-                error(
-                    Severity::Warning,
-                    format!(
-                        "`type: \"{kind}\"` hooks are not supported by hookrig; the handler is skipped"
-                    ),
-                );
-                return None;
-            }
-            Some(other) => {
-                error(
-                    Severity::Error,
-                    format!(
-                        "unknown `type` `{other}`; use \"command\" or \"http\"; the handler is skipped"
-                    ),
-                );
-                return None;
-            }
-            None => {
-                error(
-                    Severity::Error,
-                    "`type` is missing; use \"command\" or \"http\"; the handler is skipped"
-                        .to_owned(),
-                );
-                return None;
-            }
-        };
+        let command = lower_command(
+            raw.kind.as_deref(),
+            raw.command,
+            raw.url,
+            raw.headers,
+            &mut error,
+        )?;
         let timeout = match raw.timeout {
             None => DEFAULT_TIMEOUT,
             Some(secs) => match Duration::try_from_secs_f64(secs) {
@@ -577,6 +522,77 @@ impl File<'_> {
     }
 }
 
+/// What a handler runs; `None` when it cannot run (reported through `error`).
+fn lower_command(
+    kind: Option<&str>,
+    command: Option<String>,
+    url: Option<String>,
+    headers: Option<Ordered<String>>,
+    error: &mut impl FnMut(Severity, String),
+) -> Option<CommandDef> {
+    Some(match kind {
+        Some("command") => match command {
+            Some(line) if !line.trim().is_empty() => CommandDef::Shell { line, script: None },
+            _ => {
+                error(
+                    Severity::Error,
+                    "`command` is missing or empty; the handler is skipped".to_owned(),
+                );
+                return None;
+            }
+        },
+        Some("http") => match url {
+            Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
+                CommandDef::Http {
+                    url,
+                    headers: headers.map(|h| h.0).unwrap_or_default(),
+                }
+            }
+            Some(url) => {
+                error(
+                    Severity::Error,
+                    format!(
+                        "`url` `{url}` is not an http:// or https:// URL; the handler is skipped"
+                    ),
+                );
+                return None;
+            }
+            None => {
+                error(
+                    Severity::Error,
+                    "`url` is missing; the handler is skipped".to_owned(),
+                );
+                return None;
+            }
+        },
+        Some(kind @ ("prompt" | "agent")) => {
+            error(
+                Severity::Warning,
+                format!(
+                    "`type: \"{kind}\"` hooks are not supported by hookrig; the handler is skipped"
+                ),
+            );
+            return None;
+        }
+        Some(other) => {
+            error(
+                Severity::Error,
+                format!(
+                    "unknown `type` `{other}`; use \"command\" or \"http\"; the handler is skipped"
+                ),
+            );
+            return None;
+        }
+        None => {
+            error(
+                Severity::Error,
+                "`type` is missing; use \"command\" or \"http\"; the handler is skipped".to_owned(),
+            );
+            return None;
+        }
+    })
+}
+
 /// Claude Code's matcher rules: missing, `""` or `"*"` match everything; a pattern of only
 /// letters, digits, `_`, `-`, `|`, `,` and spaces is a list of exact tool names; anything
 /// else is an unanchored regex.
@@ -610,8 +626,8 @@ pub fn claude_matcher(pattern: &str) -> Result<Matcher, String> {
     })
 }
 
-/// The byte offset in `text` of serde_json's 1-based `line` and `column` (bytes), placed
-/// on the character serde_json's own message names.
+/// The byte offset in `text` of `serde_json`'s 1-based `line` and `column` (bytes), placed
+/// on the character `serde_json`'s own message names.
 fn offset_in(text: &str, line: usize, column: usize) -> usize {
     let line_start = text
         .match_indices('\n')

@@ -1,12 +1,12 @@
 //! Claude Code's hook protocol.
 //!
 //! Stdin: `session_id`, `transcript_path`, `cwd`, `permission_mode`, `hook_event_name`;
-//! tool events add `tool_name`, `tool_input`, `tool_use_id` and PostToolUse
-//! `tool_response`; UserPromptSubmit adds `prompt`; every other payload field follows as
+//! tool events add `tool_name`, `tool_input`, `tool_use_id` and `PostToolUse`
+//! `tool_response`; `UserPromptSubmit` adds `prompt`; every other payload field follows as
 //! it is. Environment: inherited, plus `CLAUDE_PROJECT_DIR`.
 //!
 //! Reply: exit 0 → stdout is Claude's JSON output when it starts with `{`, else plain
-//! text (context on UserPromptSubmit and SessionStart); exit 2 → a blocking error with
+//! text (context on `UserPromptSubmit` and `SessionStart`); exit 2 → a blocking error with
 //! stderr as the reason; any other exit, a timeout or a crash → a non-blocking error.
 
 use hookrig_config::ClaudeHook;

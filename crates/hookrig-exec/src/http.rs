@@ -1,4 +1,4 @@
-//! HTTP hooks: the event is POSTed to a URL and the response body is read as the hook's
+//! HTTP hooks: the event is sent in a POST request to a URL and the response body is read as the hook's
 //! reply.
 //!
 //! The request body is what the hook's dialect would write to a command's stdin

@@ -7,7 +7,7 @@
 //! `transcript_path`, `permission_mode` and every other field as they are.
 //!
 //! Output: exit 0 with one JSON object, which Claude Code reads on exit 0 for every event.
-//! PreToolUse answers through `hookSpecificOutput.permissionDecision`; the other decision
+//! `PreToolUse` answers through `hookSpecificOutput.permissionDecision`; the other decision
 //! events through `decision: "block"`; collected context is `additionalContext` where
 //! Claude Code reads it; warnings are the `systemMessage`.
 
