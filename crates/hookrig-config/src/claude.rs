@@ -531,6 +531,9 @@ fn lower_command(
     error: &mut impl FnMut(Severity, String),
 ) -> Option<CommandDef> {
     Some(match kind {
+        // The entry that makes hookrig Claude Code's one hook is hookrig itself: running
+        // it from here would call hookrig again, without end.
+        Some("command") if command.as_deref().is_some_and(calls_hookrig_emit) => return None,
         Some("command") => match command {
             Some(line) if !line.trim().is_empty() => CommandDef::Shell { line, script: None },
             _ => {
@@ -591,6 +594,16 @@ fn lower_command(
             return None;
         }
     })
+}
+
+/// Whether a command line runs `hookrig emit` (any path to a program named `hookrig`).
+fn calls_hookrig_emit(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    let program = words.next().unwrap_or("").trim_matches(['"', '\'']);
+    Path::new(program)
+        .file_name()
+        .is_some_and(|name| name == "hookrig")
+        && words.next() == Some("emit")
 }
 
 /// Claude Code's matcher rules: missing, `""` or `"*"` match everything; a pattern of only
@@ -685,6 +698,20 @@ mod tests {
         assert!(m.matches(Some("NotebookEdit")));
         let m = claude_matcher("Edit").expect("valid");
         assert!(matches!(m, Matcher::Exact(_)));
+    }
+
+    #[test]
+    fn the_entry_that_calls_hookrig_is_not_loaded() {
+        let (file, diagnostics) = parse_ok(indoc! {r#"
+            {"hooks": {"PreToolUse": [{"hooks": [
+              {"type": "command", "command": "hookrig emit --dialect claude"},
+              {"type": "command", "command": "/usr/local/bin/hookrig emit --dialect claude"},
+              {"type": "command", "command": "./hookrig-check.sh emit"}
+            ]}]}}
+        "#});
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let names: Vec<_> = file.hooks.iter().map(|h| h.spec.name.as_str()).collect();
+        assert_eq!(names, ["claude:project:PreToolUse:3"]);
     }
 
     #[test]
