@@ -3,9 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hookrig_config::{Environment, LoadOptions, LoadedConfig};
-use hookrig_core::{Hook, Registry};
-use hookrig_exec::{CommandHandler, Limits, ProcessGroups};
+use hookrig_config::{CommandDef, Environment, LoadOptions, LoadedConfig};
+use hookrig_core::{Handler, Hook, Registry};
+use hookrig_exec::{CommandHandler, HttpHandler, Limits, ProcessGroups};
 
 use crate::errors::ExpectedError;
 
@@ -34,7 +34,8 @@ pub(crate) fn load(
     Ok((env, config))
 }
 
-/// Registers every configured hook with a command handler.
+/// Registers every configured hook with its handler: HTTP hooks with an HTTP handler,
+/// the rest with a command handler.
 pub(crate) fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registry {
     let mut registry = Registry::new();
     for def in &config.hooks {
@@ -43,17 +44,26 @@ pub(crate) fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registr
             kill_grace: config.settings.kill_grace,
             ..Limits::default()
         };
-        let handler = CommandHandler::new(
-            def.spec.name.clone(),
-            def.command.clone(),
-            def.env.clone(),
-            limits,
-            def.protocol.clone(),
-            groups.clone(),
-        );
+        let handler: Arc<dyn Handler> = match &def.command {
+            CommandDef::Http { url, headers } => Arc::new(HttpHandler::new(
+                def.spec.name.clone(),
+                url.clone(),
+                headers.clone(),
+                limits,
+                def.protocol.clone(),
+            )),
+            command => Arc::new(CommandHandler::new(
+                def.spec.name.clone(),
+                command.clone(),
+                def.env.clone(),
+                limits,
+                def.protocol.clone(),
+                groups.clone(),
+            )),
+        };
         registry.register(Hook {
             spec: def.spec.clone(),
-            handler: Arc::new(handler),
+            handler,
         });
     }
     registry

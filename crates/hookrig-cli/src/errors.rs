@@ -21,9 +21,6 @@ pub(crate) enum ExpectedError {
         "no event: give EVENT (e.g. `hookrig emit tool.before`), or a --dialect whose input names it"
     )]
     NoEvent,
-    /// A host dialect that this build cannot read yet.
-    #[error("--dialect {0} is not supported yet")]
-    DialectNotSupported(&'static str),
     /// `--cwd` names no directory.
     #[error("--cwd {0}: no such directory")]
     NoSuchCwd(String),

@@ -1,17 +1,802 @@
 //! Loader for Claude Code `settings.json` hooks.
+//!
+//! Layers: user `~/.claude/settings.json` and managed
+//! `/etc/claude-code/managed-settings.json` (global; the managed path can be moved with
+//! `HOOKRIG_CLAUDE_MANAGED_SETTINGS`), project `.claude/settings.json` and
+//! `.claude/settings.local.json` (project level, both from the nearest directory along the
+//! project walk that holds either). Every layer's hooks run; an identical handler (same
+//! event, matcher and command or URL) runs once. A file that is not valid JSON, or whose
+//! hooks do not have Claude Code's shape, is skipped with an error naming its position;
+//! a bad entry in a good file is skipped alone.
 
-use hookrig_core::Level;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
+use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use serde::Deserialize;
+use serde::de::{MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use crate::definition::{CommandDef, HookDef, ProtocolDef};
+use crate::errors::{Diagnostic, Severity};
 use crate::loader::LoadContext;
+use crate::native::did_you_mean;
 
-/// Loads this dialect's sources of one level into `ctx`.
-pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
-    let _ = (ctx, level);
-}
+/// The dialect name of Claude Code settings files.
+pub(crate) const DIALECT: &str = "claude";
+
+/// The environment variable that moves the managed settings file (tests, and systems that
+/// keep it elsewhere).
+pub const MANAGED_SETTINGS_ENV: &str = "HOOKRIG_CLAUDE_MANAGED_SETTINGS";
+
+/// Where Claude Code keeps managed (administrator) settings on Linux.
+pub const DEFAULT_MANAGED_SETTINGS: &str = "/etc/claude-code/managed-settings.json";
+
+/// Claude Code's default timeout of a hook.
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
+
+/// The parallel group of Claude hooks: Claude Code runs every matching hook of an event
+/// at once, and the most restrictive answer wins.
+pub(crate) const GROUP: &str = "claude";
+
+/// Events whose matcher Claude Code tests against the tool name.
+const TOOL_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionRequest",
+];
+
+/// Claude Code's event names, for did-you-mean warnings on a misspelt one.
+const CLAUDE_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionRequest",
+    "UserPromptSubmit",
+    "Notification",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "SessionStart",
+    "SessionEnd",
+];
 
 /// What a Claude Code hook needs at run time beyond its command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaudeHook {
-    /// The Claude Code event name the hook was declared under (`PreToolUse`, ...).
+    /// The Claude Code event name the hook was declared under (`PreToolUse`, ...): its
+    /// `hook_event_name`.
     pub event: String,
+    /// `CLAUDE_PROJECT_DIR`: the directory holding the project's `.claude/` settings, else
+    /// the project root; `None` outside a project (the event's cwd is used then).
+    pub project_dir: Option<PathBuf>,
+    /// For HTTP hooks: the variables that `$NAME` / `${NAME}` in header values may read.
+    pub allowed_env_vars: Vec<String>,
+    /// Whether the hook came from the managed settings file.
+    pub managed: bool,
+}
+
+/// What the Claude layers said so far in one load: `disableAllHooks` is settled only once
+/// every layer was read.
+#[derive(Debug, Default)]
+pub(crate) struct State {
+    /// `disableAllHooks` of the user file.
+    user_disable: Option<bool>,
+    /// The managed file disabled every Claude hook, its own included.
+    managed_disable: bool,
+}
+
+/// One Claude Code settings file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layer {
+    User,
+    Managed,
+    Project,
+    Local,
+}
+
+impl Layer {
+    fn as_str(self) -> &'static str {
+        match self {
+            Layer::User => "user",
+            Layer::Managed => "managed",
+            Layer::Project => "project",
+            Layer::Local => "local",
+        }
+    }
+
+    fn level(self) -> Level {
+        match self {
+            Layer::User | Layer::Managed => Level::Global,
+            Layer::Project | Layer::Local => Level::Project,
+        }
+    }
+}
+
+/// The managed settings file: `$HOOKRIG_CLAUDE_MANAGED_SETTINGS`, else Claude Code's path.
+pub fn managed_settings_path() -> PathBuf {
+    std::env::var_os(MANAGED_SETTINGS_ENV)
+        .filter(|p| !p.is_empty())
+        .map_or_else(|| PathBuf::from(DEFAULT_MANAGED_SETTINGS), PathBuf::from)
+}
+
+/// The directory whose `.claude/` holds the project's settings: the nearest along the walk
+/// that has `settings.json` or `settings.local.json` there.
+fn settings_dir(ctx: &LoadContext<'_>) -> Option<PathBuf> {
+    ctx.project
+        .walk
+        .iter()
+        .find(|dir| {
+            let claude = dir.join(".claude");
+            claude.join("settings.json").is_file() || claude.join("settings.local.json").is_file()
+        })
+        .cloned()
+}
+
+/// Loads this dialect's sources of one level into `ctx`.
+pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
+    let dir = settings_dir(ctx);
+    let project_dir = dir.clone().or_else(|| ctx.project.root.clone());
+    match level {
+        Level::Global => {
+            let user = ctx.env.home.join(".claude").join("settings.json");
+            if let Some(file) = read(ctx, &user, Layer::User) {
+                ctx.claude.user_disable = file.disable_all;
+                add(ctx, file, project_dir.as_ref());
+            }
+            if let Some(file) = read(ctx, &managed_settings_path(), Layer::Managed) {
+                if file.disable_all == Some(true) {
+                    // Managed settings are the administrator's: their `disableAllHooks`
+                    // turns off every Claude hook, the managed ones too.
+                    ctx.claude.managed_disable = true;
+                } else {
+                    add(ctx, file, project_dir.as_ref());
+                }
+            }
+        }
+        Level::Project => {
+            let mut project_disable = None;
+            let mut files = Vec::new();
+            if let Some(dir) = &dir {
+                for (name, layer) in [
+                    ("settings.json", Layer::Project),
+                    ("settings.local.json", Layer::Local),
+                ] {
+                    let path = dir.join(".claude").join(name);
+                    if let Some(file) = read(ctx, &path, layer) {
+                        project_disable = file.disable_all.or(project_disable);
+                        files.push(file);
+                    }
+                }
+            }
+            // Like any setting, `disableAllHooks` of a later layer wins (local over
+            // project over user); it cannot turn off managed hooks.
+            let disable = project_disable.or(ctx.claude.user_disable) == Some(true);
+            if ctx.claude.managed_disable {
+                ctx.hooks
+                    .retain(|def| !matches!(def.protocol, ProtocolDef::Claude(_)));
+                return;
+            }
+            if disable {
+                ctx.hooks.retain(
+                    |def| !matches!(&def.protocol, ProtocolDef::Claude(claude) if !claude.managed),
+                );
+                return;
+            }
+            for file in files {
+                add(ctx, file, project_dir.as_ref());
+            }
+        }
+    }
+}
+
+/// Reads and parses one settings file; `None` when it is missing or broken (reported).
+fn read(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) -> Option<ParsedFile> {
+    let text = ctx.read(path, false)?;
+    match parse(path, &text, layer, &mut ctx.diagnostics) {
+        Ok(file) => Some(file),
+        Err(diagnostic) => {
+            ctx.diagnostics.push(diagnostic);
+            None
+        }
+    }
+}
+
+/// Adds a file's hooks, leaving out those identical to one already loaded.
+fn add(ctx: &mut LoadContext<'_>, file: ParsedFile, project_dir: Option<&PathBuf>) {
+    for mut def in file.hooks {
+        let duplicate = ctx.hooks.iter().any(|other| {
+            same_handler(other, &def) && other.spec.matcher.pattern() == def.spec.matcher.pattern()
+        });
+        if duplicate {
+            continue;
+        }
+        if let ProtocolDef::Claude(claude) = &mut def.protocol {
+            claude.project_dir = project_dir.cloned();
+        }
+        ctx.hooks.push(def);
+    }
+}
+
+/// Claude Code runs an identical handler once: same event, same command or URL.
+fn same_handler(a: &HookDef, b: &HookDef) -> bool {
+    let (ProtocolDef::Claude(ca), ProtocolDef::Claude(cb)) = (&a.protocol, &b.protocol) else {
+        return false;
+    };
+    ca.event == cb.event
+        && match (&a.command, &b.command) {
+            (CommandDef::Shell { line: la, .. }, CommandDef::Shell { line: lb, .. }) => la == lb,
+            (CommandDef::Http { url: ua, .. }, CommandDef::Http { url: ub, .. }) => ua == ub,
+            _ => false,
+        }
+}
+
+/// A parsed settings file.
+#[derive(Debug)]
+struct ParsedFile {
+    disable_all: Option<bool>,
+    hooks: Vec<HookDef>,
+}
+
+// Raw layer. Values are kept as borrowed `RawValue`s so that every error can name the
+// position of the entry it is about: serde_json's values carry no positions.
+
+#[derive(Debug, Deserialize)]
+struct RawSettings<'a> {
+    #[serde(borrow)]
+    hooks: Option<&'a RawValue>,
+    #[serde(rename = "disableAllHooks")]
+    disable_all_hooks: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawGroup<'a> {
+    matcher: Option<String>,
+    #[serde(borrow)]
+    hooks: Option<Vec<&'a RawValue>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawHandler {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<String>,
+    url: Option<String>,
+    headers: Option<Ordered<String>>,
+    #[serde(rename = "allowedEnvVars")]
+    allowed_env_vars: Option<Vec<String>>,
+    timeout: Option<f64>,
+    #[serde(rename = "async")]
+    is_async: Option<bool>,
+}
+
+/// A JSON object in file order (event order and header order are the file's).
+#[derive(Debug)]
+struct Ordered<V>(Vec<(String, V)>);
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct OrderedVisitor<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for OrderedVisitor<V> {
+            type Value = Ordered<V>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(Ordered(entries))
+            }
+        }
+        deserializer.deserialize_map(OrderedVisitor(std::marker::PhantomData))
+    }
+}
+
+/// Parses one settings file. `Err` is the error that makes the whole file unusable;
+/// entries that are wrong alone are reported in `diagnostics` and left out.
+fn parse(
+    path: &Path,
+    text: &str,
+    layer: Layer,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<ParsedFile, Diagnostic> {
+    let file = File { path, text };
+    let raw: RawSettings<'_> = file.parse(text)?;
+    let mut parsed = ParsedFile {
+        disable_all: raw.disable_all_hooks,
+        hooks: Vec::new(),
+    };
+    let Some(hooks) = raw.hooks else {
+        return Ok(parsed);
+    };
+    let events: Ordered<Vec<&RawValue>> = file.parse(hooks.get())?;
+    for (event, groups) in events.0 {
+        let event_pos =
+            file.offset(hooks.get()) + hooks.get().find(&format!("\"{event}\"")).unwrap_or(0);
+        warn_unknown_event(&file, &event, event_pos, diagnostics);
+        let mut counter = 0;
+        for group_raw in groups {
+            let group: RawGroup<'_> = file.parse(group_raw.get())?;
+            let group_pos = file.offset(group_raw.get());
+            let Some(matcher) =
+                file.matcher(&event, group.matcher.as_deref(), group_pos, diagnostics)
+            else {
+                continue;
+            };
+            for handler_raw in group.hooks.unwrap_or_default() {
+                let handler: RawHandler = file.parse(handler_raw.get())?;
+                counter += 1;
+                let pos = file.offset(handler_raw.get());
+                let name = format!("claude:{}:{event}:{counter}", layer.as_str());
+                if let Some(def) = file.handler(
+                    handler,
+                    &name,
+                    &event,
+                    layer,
+                    matcher.clone(),
+                    pos,
+                    diagnostics,
+                ) {
+                    parsed.hooks.push(def);
+                }
+            }
+        }
+    }
+    Ok(parsed)
+}
+
+fn warn_unknown_event(file: &File<'_>, event: &str, pos: usize, diagnostics: &mut Vec<Diagnostic>) {
+    if CLAUDE_EVENTS.contains(&event) || EventName::resolve(event).is_known() {
+        return;
+    }
+    if let Some(known) = did_you_mean(event, CLAUDE_EVENTS.iter().copied()) {
+        diagnostics.push(file.at(
+            pos,
+            Severity::Warning,
+            format!(
+                "unknown Claude Code event `{event}` is treated as a custom event; did you mean `{known}`?"
+            ),
+        ));
+    }
+}
+
+/// The text of one file, for positions.
+struct File<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl File<'_> {
+    /// Byte offset of `part`, a slice of the file's text.
+    fn offset(&self, part: &str) -> usize {
+        (part.as_ptr() as usize)
+            .checked_sub(self.text.as_ptr() as usize)
+            .filter(|offset| *offset <= self.text.len())
+            .unwrap_or(0)
+    }
+
+    fn at(&self, offset: usize, severity: Severity, message: String) -> Diagnostic {
+        Diagnostic::at(self.path, self.text, Some(offset), severity, message)
+    }
+
+    /// Deserializes `part` (the file or a slice of it), placing an error in the file.
+    fn parse<'de, T: Deserialize<'de>>(&self, part: &'de str) -> Result<T, Diagnostic> {
+        serde_json::from_str(part).map_err(|err| {
+            let base = self.offset(part);
+            let offset = (err.line() > 0).then(|| base + offset_in(part, err.line(), err.column()));
+            let message = err.to_string();
+            let message = message
+                .rfind(" at line ")
+                .map_or(message.as_str(), |end| &message[..end]);
+            Diagnostic::at(
+                self.path,
+                self.text,
+                offset,
+                Severity::Error,
+                format!("invalid Claude Code settings, file skipped: {message}"),
+            )
+        })
+    }
+
+    /// The matcher of a group; `None` when it is invalid (reported).
+    fn matcher(
+        &self,
+        event: &str,
+        raw: Option<&str>,
+        pos: usize,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<Matcher> {
+        let pattern = raw.unwrap_or("");
+        if !TOOL_EVENTS.contains(&event) {
+            if !matches!(pattern, "" | "*") {
+                diagnostics.push(self.at(
+                    pos,
+                    Severity::Warning,
+                    format!(
+                        "matcher `{pattern}` on {event} is ignored: hookrig tests Claude matchers against tool names only, so this hook runs on every {event}"
+                    ),
+                ));
+            }
+            return Some(Matcher::Any);
+        }
+        match claude_matcher(pattern) {
+            Ok(matcher) => Some(matcher),
+            Err(message) => {
+                diagnostics.push(self.at(pos, Severity::Error, message));
+                None
+            }
+        }
+    }
+
+    /// Lowers one handler; `None` when it cannot run (reported).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one call site, each argument distinct"
+    )]
+    fn handler(
+        &self,
+        raw: RawHandler,
+        name: &str,
+        event: &str,
+        layer: Layer,
+        matcher: Matcher,
+        pos: usize,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<HookDef> {
+        let mut error = |severity, message: String| {
+            diagnostics.push(self.at(pos, severity, format!("hook {name}: {message}")));
+        };
+        let command = lower_command(
+            raw.kind.as_deref(),
+            raw.command,
+            raw.url,
+            raw.headers,
+            &mut error,
+        )?;
+        let timeout = match raw.timeout {
+            None => DEFAULT_TIMEOUT,
+            Some(secs) => match Duration::try_from_secs_f64(secs) {
+                Ok(timeout) if !timeout.is_zero() => timeout,
+                _ => {
+                    error(
+                        Severity::Error,
+                        format!(
+                            "`timeout` {secs} is not a positive number of seconds; the handler is skipped"
+                        ),
+                    );
+                    return None;
+                }
+            },
+        };
+        let events = vec![EventName::resolve(event)];
+        let mode = if raw.is_async == Some(true) {
+            if events[0].async_allowed() {
+                Mode::Async
+            } else {
+                error(
+                    Severity::Warning,
+                    format!(
+                        "`async: true` is not allowed on {event}: its answer decides the event; the hook runs synchronously"
+                    ),
+                );
+                Mode::Sync
+            }
+        } else {
+            Mode::Sync
+        };
+        Some(HookDef {
+            spec: HookSpec {
+                name: name.to_owned(),
+                events,
+                matcher,
+                priority: HookSpec::DEFAULT_PRIORITY,
+                mode,
+                enabled: true,
+                // Claude Code: a failing hook is a non-blocking error.
+                on_error: OnError::Allow,
+                source: Source {
+                    path: self.path.to_owned(),
+                    dialect: DIALECT,
+                    level: layer.level(),
+                },
+                description: None,
+                timeout: Some(timeout),
+                group: Some(GROUP.to_owned()),
+                untrusted: None,
+            },
+            command,
+            env: Vec::new(),
+            protocol: ProtocolDef::Claude(ClaudeHook {
+                event: event.to_owned(),
+                project_dir: None,
+                allowed_env_vars: raw.allowed_env_vars.unwrap_or_default(),
+                managed: layer == Layer::Managed,
+            }),
+        })
+    }
+}
+
+/// What a handler runs; `None` when it cannot run (reported through `error`).
+fn lower_command(
+    kind: Option<&str>,
+    command: Option<String>,
+    url: Option<String>,
+    headers: Option<Ordered<String>>,
+    error: &mut impl FnMut(Severity, String),
+) -> Option<CommandDef> {
+    Some(match kind {
+        // The entry that makes hookrig Claude Code's one hook is hookrig itself: running
+        // it from here would call hookrig again, without end.
+        Some("command") if command.as_deref().is_some_and(calls_hookrig_emit) => return None,
+        Some("command") => match command {
+            Some(line) if !line.trim().is_empty() => CommandDef::Shell { line, script: None },
+            _ => {
+                error(
+                    Severity::Error,
+                    "`command` is missing or empty; the handler is skipped".to_owned(),
+                );
+                return None;
+            }
+        },
+        Some("http") => match url {
+            Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
+                CommandDef::Http {
+                    url,
+                    headers: headers.map(|h| h.0).unwrap_or_default(),
+                }
+            }
+            Some(url) => {
+                error(
+                    Severity::Error,
+                    format!(
+                        "`url` `{url}` is not an http:// or https:// URL; the handler is skipped"
+                    ),
+                );
+                return None;
+            }
+            None => {
+                error(
+                    Severity::Error,
+                    "`url` is missing; the handler is skipped".to_owned(),
+                );
+                return None;
+            }
+        },
+        Some(kind @ ("prompt" | "agent")) => {
+            error(
+                Severity::Warning,
+                format!(
+                    "`type: \"{kind}\"` hooks are not supported by hookrig; the handler is skipped"
+                ),
+            );
+            return None;
+        }
+        Some(other) => {
+            error(
+                Severity::Error,
+                format!(
+                    "unknown `type` `{other}`; use \"command\" or \"http\"; the handler is skipped"
+                ),
+            );
+            return None;
+        }
+        None => {
+            error(
+                Severity::Error,
+                "`type` is missing; use \"command\" or \"http\"; the handler is skipped".to_owned(),
+            );
+            return None;
+        }
+    })
+}
+
+/// Whether a command line runs `hookrig emit` (any path to a program named `hookrig`).
+fn calls_hookrig_emit(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    let program = words.next().unwrap_or("").trim_matches(['"', '\'']);
+    Path::new(program)
+        .file_name()
+        .is_some_and(|name| name == "hookrig")
+        && words.next() == Some("emit")
+}
+
+/// Claude Code's matcher rules: missing, `""` or `"*"` match everything; a pattern of only
+/// letters, digits, `_`, `-`, `|`, `,` and spaces is a list of exact tool names; anything
+/// else is an unanchored regex.
+pub fn claude_matcher(pattern: &str) -> Result<Matcher, String> {
+    if matches!(pattern.trim(), "" | "*") {
+        return Ok(Matcher::Any);
+    }
+    let plain = pattern
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '|' | ',' | ' '));
+    if plain {
+        let names: Vec<String> = pattern
+            .split(['|', ','])
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect();
+        return Ok(if names.is_empty() {
+            Matcher::Any
+        } else {
+            Matcher::Exact(names)
+        });
+    }
+    Matcher::regex(pattern).map_err(|err| {
+        let detail = std::error::Error::source(&err)
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let detail = detail.lines().last().unwrap_or_default().trim();
+        let detail = detail.strip_prefix("error: ").unwrap_or(detail);
+        format!("{err}: {detail}; the matcher group is skipped")
+    })
+}
+
+/// The byte offset in `text` of `serde_json`'s 1-based `line` and `column` (bytes), placed
+/// on the character `serde_json`'s own message names.
+fn offset_in(text: &str, line: usize, column: usize) -> usize {
+    let line_start = text
+        .match_indices('\n')
+        .nth(line.saturating_sub(2))
+        .map_or(0, |(i, _)| i + 1);
+    let line_start = if line <= 1 { 0 } else { line_start };
+    (line_start + column.saturating_sub(1)).min(text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use indoc::indoc;
+    use test_case::test_case;
+
+    use super::*;
+
+    fn parse_ok(text: &str) -> (ParsedFile, Vec<String>) {
+        let mut diagnostics = Vec::new();
+        let file = parse(
+            Path::new("/p/settings.json"),
+            text,
+            Layer::Project,
+            &mut diagnostics,
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        (file, diagnostics.iter().map(ToString::to_string).collect())
+    }
+
+    fn parse_err(text: &str) -> String {
+        parse(
+            Path::new("/p/settings.json"),
+            text,
+            Layer::Project,
+            &mut Vec::new(),
+        )
+        .expect_err("broken")
+        .to_string()
+    }
+
+    #[test_case("", "" ; "empty")]
+    #[test_case("*", "" ; "star")]
+    #[test_case("Edit|Write", "Edit|Write" ; "bar list")]
+    #[test_case("Edit, Write", "Edit|Write" ; "comma list")]
+    #[test_case("mcp__.*", "mcp__.*" ; "regex")]
+    fn matchers(pattern: &str, shown: &str) {
+        assert_eq!(claude_matcher(pattern).expect("valid").pattern(), shown);
+    }
+
+    #[test]
+    fn exact_list_is_not_a_substring_match() {
+        let m = claude_matcher("Edit|Write").expect("valid");
+        assert!(m.matches(Some("Edit")));
+        assert!(!m.matches(Some("MultiEdit")));
+        let m = claude_matcher("Notebook.*").expect("valid");
+        assert!(m.matches(Some("NotebookEdit")));
+        let m = claude_matcher("Edit").expect("valid");
+        assert!(matches!(m, Matcher::Exact(_)));
+    }
+
+    #[test]
+    fn the_entry_that_calls_hookrig_is_not_loaded() {
+        let (file, diagnostics) = parse_ok(indoc! {r#"
+            {"hooks": {"PreToolUse": [{"hooks": [
+              {"type": "command", "command": "hookrig emit --dialect claude"},
+              {"type": "command", "command": "/usr/local/bin/hookrig emit --dialect claude"},
+              {"type": "command", "command": "./hookrig-check.sh emit"}
+            ]}]}}
+        "#});
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let names: Vec<_> = file.hooks.iter().map(|h| h.spec.name.as_str()).collect();
+        assert_eq!(names, ["claude:project:PreToolUse:3"]);
+    }
+
+    #[test]
+    fn syntax_error_names_line_and_column() {
+        let text = "{\n  \"hooks\": {\n    \"PreToolUse\": [,]\n  }\n}\n";
+        assert_eq!(
+            parse_err(text),
+            "/p/settings.json:3:20: invalid Claude Code settings, file skipped: expected value"
+        );
+    }
+
+    #[test]
+    fn type_error_inside_a_handler_is_placed_in_the_file() {
+        let text = indoc! {r#"
+            {
+              "hooks": {
+                "PreToolUse": [
+                  {"matcher": "Bash", "hooks": [{"type": "command", "command": "x", "timeout": "ten"}]}
+                ]
+              }
+            }
+        "#};
+        let err = parse_err(text);
+        assert!(
+            err.starts_with("/p/settings.json:4:") && err.contains("invalid type: string \"ten\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn handlers_are_named_and_lowered() {
+        let (file, diagnostics) = parse_ok(indoc! {r#"
+            {
+              "permissions": {"allow": []},
+              "hooks": {
+                "PreToolUse": [
+                  {"matcher": "Bash", "hooks": [
+                    {"type": "command", "command": "a.sh", "timeout": 5},
+                    {"type": "http", "url": "http://127.0.0.1:1/h", "headers": {"X-A": "1"}}
+                  ]}
+                ],
+                "Notification": [{"hooks": [{"type": "command", "command": "n.sh"}]}]
+              }
+            }
+        "#});
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let names: Vec<_> = file.hooks.iter().map(|h| h.spec.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "claude:project:PreToolUse:1",
+                "claude:project:PreToolUse:2",
+                "claude:project:Notification:1"
+            ]
+        );
+        assert_eq!(file.hooks[0].spec.timeout, Some(Duration::from_secs(5)));
+        assert_eq!(file.hooks[1].spec.timeout, Some(DEFAULT_TIMEOUT));
+        assert_eq!(file.hooks[0].spec.group.as_deref(), Some(GROUP));
+        assert_eq!(file.hooks[0].spec.events[0].as_str(), "tool.before");
+        assert_eq!(file.hooks[2].spec.events[0].as_str(), "Notification");
+        assert_eq!(
+            file.hooks[1].command,
+            CommandDef::Http {
+                url: "http://127.0.0.1:1/h".to_owned(),
+                headers: vec![("X-A".to_owned(), "1".to_owned())]
+            }
+        );
+    }
+
+    #[test]
+    fn bad_entries_are_skipped_alone_with_positions() {
+        let (file, diagnostics) = parse_ok(indoc! {r#"
+            {
+              "hooks": {
+                "PreToolUse": [
+                  {"matcher": "(", "hooks": [{"type": "command", "command": "a"}]},
+                  {"hooks": [{"type": "prompt", "prompt": "p"}, {"type": "command"}]},
+                  {"hooks": [{"type": "command", "command": "ok", "timeout": 0}]}
+                ],
+                "Stop": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "s"}]}],
+                "PreToolUze": []
+              }
+            }
+        "#});
+        assert!(file.hooks.len() == 1, "{:?}", file.hooks);
+        insta::assert_snapshot!(diagnostics.join("\n"));
+    }
 }

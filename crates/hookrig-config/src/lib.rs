@@ -25,7 +25,10 @@ mod schema;
 mod trust;
 mod xcode;
 
-pub use claude::ClaudeHook;
+pub use claude::{
+    ClaudeHook, DEFAULT_MANAGED_SETTINGS, MANAGED_SETTINGS_ENV, claude_matcher,
+    managed_settings_path,
+};
 pub use definition::{CommandDef, HookDef, LoadedConfig, ProtocolDef, Settings};
 pub use environment::{Environment, Project, find_project};
 pub use errors::{ConfigError, Diagnostic, Severity, TrustError};

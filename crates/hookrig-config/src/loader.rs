@@ -35,6 +35,8 @@ pub(crate) struct LoadContext<'a> {
     pub(crate) errors: Vec<Diagnostic>,
     /// Files read.
     pub(crate) files: Vec<PathBuf>,
+    /// What the Claude Code layers said so far (`disableAllHooks` needs every layer).
+    pub(crate) claude: claude::State,
 }
 
 impl LoadContext<'_> {
@@ -78,6 +80,7 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         diagnostics: Vec::new(),
         errors: Vec::new(),
         files: Vec::new(),
+        claude: claude::State::default(),
     };
 
     let mut settings = Settings::default();

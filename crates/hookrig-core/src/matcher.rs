@@ -14,6 +14,9 @@ pub enum Matcher {
     /// compiling one: config files list hundreds of such matchers and emit only needs
     /// the few on its event.
     Literals(Vec<String>),
+    /// A list of names, each compared for exact equality with the tool name (Claude Code's
+    /// `Edit|Write`, which does not match `MultiEdit`).
+    Exact(Vec<String>),
     /// Any other pattern, tested unanchored.
     Regex(Regex),
 }
@@ -53,6 +56,7 @@ impl Matcher {
         match self {
             Matcher::Any => true,
             Matcher::Literals(names) => names.iter().any(|n| tool.contains(n.as_str())),
+            Matcher::Exact(names) => names.iter().any(|n| n == tool),
             Matcher::Regex(re) => re.is_match(tool),
         }
     }
@@ -61,7 +65,7 @@ impl Matcher {
     pub fn pattern(&self) -> String {
         match self {
             Matcher::Any => String::new(),
-            Matcher::Literals(names) => names.join("|"),
+            Matcher::Literals(names) | Matcher::Exact(names) => names.join("|"),
             Matcher::Regex(re) => re.as_str().to_owned(),
         }
     }
@@ -90,6 +94,15 @@ mod tests {
             let re = Regex::new(pattern).expect("valid");
             assert_eq!(re.is_match(tool.unwrap_or("")), expected);
         }
+    }
+
+    #[test_case(&["Edit", "Write"], Some("Write"), true; "listed name")]
+    #[test_case(&["Edit", "Write"], Some("MultiEdit"), false; "no substring match")]
+    #[test_case(&["Edit"], None, false; "no tool")]
+    fn exact(names: &[&str], tool: Option<&str>, expected: bool) {
+        let matcher = Matcher::Exact(names.iter().map(|n| (*n).to_owned()).collect());
+        assert_eq!(matcher.matches(tool), expected);
+        assert_eq!(matcher.pattern(), names.join("|"));
     }
 
     #[test]

@@ -1,37 +1,456 @@
-//! The claude protocol: how its hooks read an event and how their replies are read.
+//! Claude Code's hook protocol.
+//!
+//! Stdin: `session_id`, `transcript_path`, `cwd`, `permission_mode`, `hook_event_name`;
+//! tool events add `tool_name`, `tool_input`, `tool_use_id` and `PostToolUse`
+//! `tool_response`; `UserPromptSubmit` adds `prompt`; every other payload field follows as
+//! it is. Environment: inherited, plus `CLAUDE_PROJECT_DIR`.
+//!
+//! Reply: exit 0 → stdout is Claude's JSON output when it starts with `{`, else plain
+//! text (context on `UserPromptSubmit` and `SessionStart`); exit 2 → a blocking error with
+//! stderr as the reason; any other exit, a timeout or a crash → a non-blocking error.
 
 use hookrig_config::ClaudeHook;
-use hookrig_core::{Failure, FailureKind, Invocation, Reply};
+use hookrig_core::{Action, Failure, FailureKind, Invocation, Reply, Verdict, display_duration};
+use serde_json::{Map, Value, json};
 
 use crate::command::Limits;
-use crate::process::{EnvPolicy, ProcessOutput};
+use crate::native::cut;
+use crate::process::{EnvPolicy, ProcessOutput, Termination};
 
-pub(crate) fn stdin(def: &ClaudeHook, hook: &str, invocation: &Invocation) -> Vec<u8> {
-    let _ = def;
-    crate::native::stdin(hook, invocation)
+/// Longest reason or message taken from stderr.
+const REASON_CAP: usize = 1024;
+
+/// Events that carry a tool call.
+const TOOL_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionRequest",
+];
+
+/// Events whose plain-text stdout Claude Code adds as context.
+const TEXT_CONTEXT_EVENTS: &[&str] = &["UserPromptSubmit", "SessionStart"];
+
+/// Canonical payload fields that are presented under Claude's own names.
+const PRESENTED: &[&str] = &[
+    "event",
+    "session",
+    "tool",
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "permission_mode",
+    "hook_event_name",
+    "tool_name",
+    "tool_input",
+    "tool_use_id",
+    "tool_response",
+    "prompt",
+];
+
+/// The hook input object, as Claude Code sends it.
+pub(crate) fn input(def: &ClaudeHook, invocation: &Invocation) -> Value {
+    let context = &invocation.context;
+    let payload = invocation.payload.as_map();
+    let text = |key: &str, default: &str| {
+        payload
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or(default)
+            .to_owned()
+    };
+    let tool = payload.get("tool").and_then(Value::as_object);
+    let tool_field = |key: &str| tool.and_then(|t| t.get(key)).cloned();
+
+    let mut map = Map::new();
+    map.insert("session_id".into(), json!(context.session_id));
+    map.insert("transcript_path".into(), json!(text("transcript_path", "")));
+    map.insert("cwd".into(), json!(context.cwd.to_string_lossy()));
+    map.insert(
+        "permission_mode".into(),
+        json!(text("permission_mode", "default")),
+    );
+    map.insert("hook_event_name".into(), json!(def.event));
+    if TOOL_EVENTS.contains(&def.event.as_str()) || tool.is_some() {
+        let name = invocation.payload.tool_name().unwrap_or("").to_owned();
+        map.insert("tool_name".into(), json!(name));
+        map.insert(
+            "tool_input".into(),
+            tool_field("input").unwrap_or_else(|| json!({})),
+        );
+        map.insert(
+            "tool_use_id".into(),
+            tool_field("call_id").unwrap_or_else(|| json!("")),
+        );
+        if def.event == "PostToolUse" || tool_field("output").is_some() {
+            map.insert(
+                "tool_response".into(),
+                tool_field("output").unwrap_or(Value::Null),
+            );
+        }
+    }
+    if def.event == "UserPromptSubmit" || payload.contains_key("prompt") {
+        map.insert("prompt".into(), json!(text("prompt", "")));
+    }
+    for (key, value) in payload {
+        if !PRESENTED.contains(&key.as_str()) {
+            map.insert(key.clone(), value.clone());
+        }
+    }
+    Value::Object(map)
+}
+
+pub(crate) fn stdin(def: &ClaudeHook, _hook: &str, invocation: &Invocation) -> Vec<u8> {
+    serde_json::to_vec(&input(def, invocation)).expect("a JSON value always serializes")
 }
 
 pub(crate) fn env(
     def: &ClaudeHook,
-    hook: &str,
+    _hook: &str,
     invocation: &Invocation,
     configured: &[(String, String)],
 ) -> EnvPolicy {
-    let _ = def;
-    crate::native::env(hook, &invocation.context, configured)
+    let project = def
+        .project_dir
+        .as_deref()
+        .unwrap_or(&invocation.context.cwd);
+    let mut set = configured.to_vec();
+    set.push((
+        "CLAUDE_PROJECT_DIR".to_owned(),
+        project.to_string_lossy().into_owned(),
+    ));
+    EnvPolicy::Inherit { set }
 }
 
 pub(crate) fn reply(
     def: &ClaudeHook,
     hook: &str,
     limits: &Limits,
-    invocation: &Invocation,
+    _invocation: &Invocation,
     output: &ProcessOutput,
 ) -> Reply {
-    let _ = def;
-    let _ = (limits, invocation, output);
-    Reply::Failure(Failure {
-        kind: FailureKind::Spawn,
-        message: format!("hook {hook}: the claude dialect is not implemented yet"),
-    })
+    let failure = |kind, message: String| Reply::Failure(Failure { kind, message });
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = cut(stderr.trim(), REASON_CAP);
+    match &output.termination {
+        Termination::TimedOut { .. } => {
+            let limit = limits.timeout.map_or_else(String::new, display_duration);
+            failure(
+                FailureKind::Timeout,
+                format!("hook {hook} timed out after {limit}"),
+            )
+        }
+        Termination::Interrupted => failure(
+            FailureKind::Interrupted,
+            format!(
+                "hook {hook} was killed before it finished: hookrig was interrupted or stopped waiting for it"
+            ),
+        ),
+        Termination::SpawnFailed(err) => failure(FailureKind::Spawn, format!("hook {hook}: {err}")),
+        Termination::Signaled(signal) => failure(
+            FailureKind::Crash,
+            format!("hook {hook} crashed: killed by signal {signal}"),
+        ),
+        Termination::Exited(0) => {
+            if output.stdout_truncated {
+                return failure(
+                    FailureKind::Malformed,
+                    format!("hook {hook}: output is larger than the 1 MiB stdout cap"),
+                );
+            }
+            read_output(def, hook, &output.stdout)
+        }
+        // A blocking error: stderr is the reason given to Claude.
+        Termination::Exited(2) => Reply::Verdict(Verdict::deny(if stderr.is_empty() {
+            format!("blocked by hook {hook}")
+        } else {
+            stderr.to_owned()
+        })),
+        Termination::Exited(code) if stderr.is_empty() => {
+            failure(FailureKind::Exit, format!("hook {hook} exited {code}"))
+        }
+        Termination::Exited(code) => failure(
+            FailureKind::Exit,
+            format!("hook {hook} exited {code}: {stderr}"),
+        ),
+    }
+}
+
+/// Reads what a hook printed on success (a command's stdout, an HTTP hook's 2xx body).
+pub(crate) fn read_output(def: &ClaudeHook, hook: &str, stdout: &[u8]) -> Reply {
+    let text = String::from_utf8_lossy(stdout);
+    let text = text.trim();
+    if text.is_empty() {
+        return Reply::Verdict(Verdict::allow());
+    }
+    if !text.starts_with('{') {
+        let mut verdict = Verdict::allow();
+        if TEXT_CONTEXT_EVENTS.contains(&def.event.as_str()) {
+            verdict.context = Some(text.to_owned());
+        }
+        return Reply::Verdict(verdict);
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => read_json(def, hook, &map),
+        Ok(_) | Err(_) => Reply::Failure(Failure {
+            kind: FailureKind::Malformed,
+            message: format!("hook {hook}: output starts with `{{` but is not a JSON object"),
+        }),
+    }
+}
+
+/// Claude Code's JSON output, read into a verdict.
+fn read_json(def: &ClaudeHook, hook: &str, map: &Map<String, Value>) -> Reply {
+    let malformed = |message: String| {
+        Reply::Failure(Failure {
+            kind: FailureKind::Malformed,
+            message: format!("hook {hook}: {message}"),
+        })
+    };
+    let string = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
+    let mut verdict = Verdict::allow();
+    if let Some(message) = string(map.get("systemMessage")).filter(|m| !m.is_empty()) {
+        verdict.warnings.push(format!("hook {hook}: {message}"));
+    }
+    let reason = string(map.get("reason"));
+    match map.get("decision").and_then(Value::as_str) {
+        None | Some("approve") => {}
+        Some("block") => {
+            verdict.action = Action::Deny;
+            verdict.reason = Some(reason.unwrap_or_else(|| format!("blocked by hook {hook}")));
+        }
+        Some(other) => verdict.warnings.push(format!(
+            "hook {hook}: unknown decision `{other}` ignored (expected \"block\")"
+        )),
+    }
+
+    if let Some(specific) = map.get("hookSpecificOutput") {
+        let Some(specific) = specific.as_object() else {
+            return malformed("`hookSpecificOutput` must be an object".to_owned());
+        };
+        match specific.get("hookEventName").and_then(Value::as_str) {
+            Some(name) if name == def.event => {}
+            Some(name) => {
+                return malformed(format!(
+                    "hookSpecificOutput.hookEventName is `{name}`, expected `{}`",
+                    def.event
+                ));
+            }
+            None => {
+                return malformed("hookSpecificOutput needs `hookEventName`".to_owned());
+            }
+        }
+        let reason = string(specific.get("permissionDecisionReason"));
+        if verdict.action != Action::Deny {
+            match specific.get("permissionDecision").and_then(Value::as_str) {
+                None | Some("allow") => {}
+                Some("deny") => {
+                    verdict.action = Action::Deny;
+                    verdict.reason =
+                        Some(reason.unwrap_or_else(|| format!("denied by hook {hook}")));
+                }
+                Some("ask") => {
+                    verdict.action = Action::Ask;
+                    verdict.reason = reason;
+                }
+                Some(other) => {
+                    return malformed(format!(
+                        "unknown permissionDecision `{other}` (expected allow, deny or ask)"
+                    ));
+                }
+            }
+        }
+        if let Some(context) = string(specific.get("additionalContext")) {
+            verdict.context = Some(context);
+        }
+        let mut patch = Map::new();
+        match specific.get("updatedInput") {
+            None => {}
+            Some(Value::Object(input)) => {
+                patch.insert("input".to_owned(), Value::Object(input.clone()));
+            }
+            Some(_) => return malformed("`updatedInput` must be an object".to_owned()),
+        }
+        if let Some(output) = specific.get("updatedMCPToolOutput") {
+            patch.insert("output".to_owned(), output.clone());
+        }
+        if !patch.is_empty() {
+            match verdict.action {
+                Action::Allow | Action::Modify => {
+                    verdict.action = Action::Modify;
+                    let mut tool = Map::new();
+                    tool.insert("tool".to_owned(), Value::Object(patch));
+                    verdict.patch = Some(tool);
+                }
+                action => verdict.warnings.push(format!(
+                    "hook {hook}: updated tool input ignored because the decision is `{}`",
+                    action.as_str()
+                )),
+            }
+        }
+    }
+
+    // `continue: false` stops everything, whatever else the output says.
+    if map.get("continue").and_then(Value::as_bool) == Some(false) {
+        verdict.action = Action::Deny;
+        verdict.patch = None;
+        verdict.reason = Some(
+            string(map.get("stopReason")).unwrap_or_else(|| format!("stopped by hook {hook}")),
+        );
+    }
+    if verdict.action == Action::Deny {
+        verdict.context = None;
+    }
+    Reply::Verdict(verdict)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use hookrig_core::{EventContext, EventName, Payload};
+
+    use super::*;
+
+    fn def(event: &str) -> ClaudeHook {
+        ClaudeHook {
+            event: event.to_owned(),
+            project_dir: None,
+            allowed_env_vars: Vec::new(),
+            managed: false,
+        }
+    }
+
+    fn out(code: i32, stdout: &str, stderr: &str) -> ProcessOutput {
+        ProcessOutput {
+            termination: Termination::Exited(code),
+            stdout: stdout.as_bytes().to_vec(),
+            stderr: stderr.as_bytes().to_vec(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            leaked: false,
+            duration: Duration::from_millis(1),
+        }
+    }
+
+    fn invocation(event: &str, payload: Value) -> Invocation {
+        let Value::Object(map) = payload else {
+            panic!("object")
+        };
+        Invocation {
+            context: Arc::new(EventContext {
+                name: EventName::resolve(event),
+                session_id: "s1".into(),
+                cwd: PathBuf::from("/w"),
+            }),
+            payload: Payload::from_map(map),
+        }
+    }
+
+    fn read(event: &str, code: i32, stdout: &str, stderr: &str) -> Reply {
+        reply(
+            &def(event),
+            "h",
+            &Limits::default(),
+            &invocation(event, json!({})),
+            &out(code, stdout, stderr),
+        )
+    }
+
+    fn verdict(reply: Reply) -> Verdict {
+        match reply {
+            Reply::Verdict(v) => v,
+            Reply::Failure(f) => panic!("expected a verdict, got {f:?}"),
+        }
+    }
+
+    #[test]
+    fn plain_text_is_context_only_where_claude_adds_it() {
+        let v = verdict(read("UserPromptSubmit", 0, "today is monday\n", ""));
+        assert_eq!(v.context.as_deref(), Some("today is monday"));
+        let v = verdict(read("PreToolUse", 0, "debug noise", ""));
+        assert_eq!((v.action, v.context), (Action::Allow, None));
+    }
+
+    #[test]
+    fn exit_codes() {
+        let v = verdict(read("PreToolUse", 2, "", "no\n"));
+        assert_eq!((v.action, v.reason.as_deref()), (Action::Deny, Some("no")));
+        match read("PreToolUse", 1, "", "oops") {
+            Reply::Failure(f) => assert_eq!(f.message, "hook h exited 1: oops"),
+            Reply::Verdict(v) => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn json_fields() {
+        let v = verdict(read(
+            "PreToolUse",
+            0,
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?"},"systemMessage":"hi"}"#,
+            "",
+        ));
+        assert_eq!(
+            (v.action, v.reason.as_deref()),
+            (Action::Ask, Some("sure?"))
+        );
+        assert_eq!(v.warnings, ["hook h: hi"]);
+        let v = verdict(read(
+            "PreToolUse",
+            0,
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls"}}}"#,
+            "",
+        ));
+        assert_eq!(v.action, Action::Modify);
+        assert_eq!(
+            Value::Object(v.patch.expect("patch")),
+            json!({"tool": {"input": {"command": "ls"}}})
+        );
+        let v = verdict(read(
+            "UserPromptSubmit",
+            0,
+            r#"{"decision":"block","reason":"secret"}"#,
+            "",
+        ));
+        assert_eq!(
+            (v.action, v.reason.as_deref()),
+            (Action::Deny, Some("secret"))
+        );
+        let v = verdict(read(
+            "PreToolUse",
+            0,
+            r#"{"continue":false,"stopReason":"halt","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#,
+            "",
+        ));
+        assert_eq!(
+            (v.action, v.reason.as_deref()),
+            (Action::Deny, Some("halt"))
+        );
+        match read(
+            "PreToolUse",
+            0,
+            r#"{"hookSpecificOutput":{"hookEventName":"SessionStart"}}"#,
+            "",
+        ) {
+            Reply::Failure(f) => assert_eq!(f.kind, FailureKind::Malformed),
+            Reply::Verdict(v) => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn input_shape() {
+        let inv = invocation(
+            "PostToolUse",
+            json!({"tool": {"name": "Bash", "input": {"command": "ls"}, "call_id": "t1", "output": "ok"},
+                   "permission_mode": "plan", "extra": 1}),
+        );
+        assert_eq!(
+            input(&def("PostToolUse"), &inv),
+            json!({"session_id": "s1", "transcript_path": "", "cwd": "/w", "permission_mode": "plan",
+                   "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"},
+                   "tool_use_id": "t1", "tool_response": "ok", "extra": 1})
+        );
+    }
 }

@@ -24,6 +24,7 @@ mod claude;
 mod command;
 pub mod groups;
 mod hence;
+mod http;
 mod hygge;
 mod native;
 mod pool;
@@ -35,6 +36,7 @@ mod xcode;
 
 pub use command::{CommandHandler, Limits};
 pub use groups::ProcessGroups;
+pub use http::HttpHandler;
 pub use pool::{AsyncPool, Drained};
 pub use process::{EnvPolicy, ProcessOutput, ProcessSpec, Termination, run_process};
 pub use script::executable_problem as script_problem;

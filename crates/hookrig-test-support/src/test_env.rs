@@ -137,6 +137,16 @@ impl TestEnv {
         self.project().join(".hookrig").join("hooks.toml")
     }
 
+    /// Where the program under test looks for Claude Code's managed settings
+    /// (`HOOKRIG_CLAUDE_MANAGED_SETTINGS`): inside the test's directory, so that a managed
+    /// file of the machine never leaks into a test.
+    pub fn claude_managed_settings_path(&self) -> PathBuf {
+        self.root
+            .join("etc")
+            .join("claude-code")
+            .join("managed-settings.json")
+    }
+
     /// Writes the global config and returns its path.
     pub fn write_global_config(&self, toml: &str) -> PathBuf {
         let path = self.global_config_path();
@@ -231,6 +241,10 @@ impl TestEnv {
             // x-code's own plugins default to `~/.x-code`, inside the test's HOME.
             .env_remove("X_CODE_HOME")
             .env("PATH", path)
+            .env(
+                "HOOKRIG_CLAUDE_MANAGED_SETTINGS",
+                self.claude_managed_settings_path(),
+            )
             .env("HOOKRIG_TRUST_ALL", "1");
         command
     }

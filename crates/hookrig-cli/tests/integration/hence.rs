@@ -241,14 +241,16 @@ fn a_hook_that_is_not_executable_is_skipped_with_hences_warning() {
 }
 
 /// A hook body that writes its argv, its `HENCE_*`/`HOOKRIG_*` environment (sorted), its
-/// stdin and its working directory to `out` in the project.
+/// stdin and its working directory to `out` in the project (less the variables the test
+/// harness itself sets for hookrig, which every hook inherits).
 fn recorder(env: &TestEnv) -> String {
     let out = quoted(&env.project().join("out"));
     format!(
         indoc! {r#"
             {{
               printf 'argc=%s\n$1=%s\n$2=%s\n$3=%s\n' "$#" "$1" "$2" "$3"
-              env | grep -E '^(HENCE|HOOKRIG)_' | LC_ALL=C sort
+              env | grep -E '^(HENCE|HOOKRIG)_' \
+                | grep -v -E '^HOOKRIG_(TRUST_ALL|CLAUDE_MANAGED_SETTINGS)=' | LC_ALL=C sort
               printf 'stdin=[%s]\n' "$(cat)"
               printf 'pwd=%s\n' "$(pwd)"
             }} > {}
@@ -476,6 +478,7 @@ fn the_documented_forwarder_hands_hences_event_to_hookrig_once() {
             .env("XDG_CONFIG_HOME", env.config_home())
             .env("XDG_STATE_HOME", env.state_home())
             .env("PATH", &path)
+            .env("HOOKRIG_TRUST_ALL", "1")
             .env_remove("HOOKRIG_EVENT");
         let output = run_with_input(command, b"", HANG_LIMIT);
         assert_eq!(code(&output), 0, "{}", text(&output.stderr));
