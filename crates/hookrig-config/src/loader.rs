@@ -3,7 +3,7 @@
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use hookrig_core::Level;
+use hookrig_core::{EventName, Level};
 
 use crate::definition::{HookDef, LoadedConfig, Settings};
 use crate::environment::{Environment, Project, find_project};
@@ -16,6 +16,10 @@ use crate::{claude, hence, hygge, trust, xcode};
 pub struct LoadOptions {
     /// Extra x-code plugin directories (`emit --plugin-dir DIR`).
     pub plugin_dirs: Vec<PathBuf>,
+    /// Check trust only for hooks that listen to this event. `emit` runs nothing else,
+    /// and hashing every project hook of every event on each emit is wasted work; hooks
+    /// of other events are then left unmarked. `None` checks every hook (listings).
+    pub trust_only_for: Option<EventName>,
 }
 
 /// What dialect loaders write into while one load runs.
@@ -121,8 +125,12 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         }
     }
     // Last, so that trust sees each hook exactly as it will run.
-    ctx.diagnostics
-        .extend(trust::apply(&mut ctx.hooks, env, &project));
+    ctx.diagnostics.extend(trust::apply(
+        &mut ctx.hooks,
+        env,
+        &project,
+        options.trust_only_for.as_ref(),
+    ));
     Ok(LoadedConfig {
         hooks: ctx.hooks,
         settings,

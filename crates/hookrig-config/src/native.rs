@@ -151,8 +151,10 @@ pub(crate) fn parse_file(
     for raw_hook in raw.hooks.unwrap_or_default() {
         let span = raw_hook.span();
         if let Some(def) = lower.hook(raw_hook.into_inner(), span.clone()) {
-            let line = crate::errors::line_col(text, span.start).0;
-            if let Some(first) = names.insert(def.0.spec.name.clone(), line) {
+            // Offsets, not lines: counting lines for every hook would scan the file once
+            // per hook. The line is only worked out for the error message.
+            if let Some(first) = names.insert(def.0.spec.name.clone(), span.start) {
+                let first = crate::errors::line_col(text, first).0;
                 lower.error(
                     span,
                     format!(

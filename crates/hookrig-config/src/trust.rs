@@ -8,11 +8,10 @@
 //! never run. User-level and managed hooks are the user's own and always trusted.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use hookrig_core::Level;
+use hookrig_core::{EventName, Level};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -149,8 +148,13 @@ pub(crate) fn apply(
     hooks: &mut [HookDef],
     env: &Environment,
     project: &Project,
+    only_for: Option<&EventName>,
 ) -> Option<Diagnostic> {
-    if env.trust_all || !hooks.iter().any(|h| h.spec.source.level == Level::Project) {
+    let concerned = |hook: &HookDef| {
+        hook.spec.source.level == Level::Project
+            && only_for.is_none_or(|event| hook.spec.listens_to(event))
+    };
+    if env.trust_all || !hooks.iter().any(concerned) {
         return None;
     }
     let path = trust_store_path(env);
@@ -165,10 +169,7 @@ pub(crate) fn apply(
             )),
         ),
     };
-    for hook in hooks
-        .iter_mut()
-        .filter(|h| h.spec.source.level == Level::Project)
-    {
+    for hook in hooks.iter_mut().filter(|h| concerned(h)) {
         if let Some(distrust) = store.check(hook, project) {
             let dir =
                 project_dir(&hook.spec.source.path, project).unwrap_or_else(|| env.cwd.clone());
@@ -258,10 +259,12 @@ pub fn project_dir(source: &Path, project: &Project) -> Option<PathBuf> {
 }
 
 fn hex_sha256(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha256::digest(bytes);
     let mut hex = String::with_capacity(64);
     for byte in digest {
-        let _ = write!(hex, "{byte:02x}");
+        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(byte & 0xf)]));
     }
     hex
 }

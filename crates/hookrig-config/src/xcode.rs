@@ -960,6 +960,7 @@ mod tests {
         };
         let options = crate::LoadOptions {
             plugin_dirs: vec![root.join("dev")],
+            ..crate::LoadOptions::default()
         };
         let config = crate::load(&env, &options).expect("loads");
         assert!(config.warnings.is_empty(), "{:?}", config.warnings);

@@ -17,6 +17,18 @@ pub enum Matcher {
     /// A list of names, each compared for exact equality with the tool name (Claude Code's
     /// `Edit|Write`, which does not match `MultiEdit`).
     Exact(Vec<String>),
+    /// One plain name with anchors (`^mcp__fs__.*$`, `^bash$`, `_write$`): what the regex
+    /// would match, tested with `starts_with`/`ends_with`/`==` instead of compiling it.
+    Anchored {
+        /// The pattern as written.
+        pattern: String,
+        /// The plain name between the anchors.
+        literal: String,
+        /// The name must start the tool name.
+        start: bool,
+        /// The name must end the tool name.
+        end: bool,
+    },
     /// Any other pattern, tested unanchored.
     Regex(Regex),
 }
@@ -41,6 +53,9 @@ impl Matcher {
                 pattern.split('|').map(str::to_owned).collect(),
             ));
         }
+        if let Some(anchored) = anchored_literal(pattern) {
+            return Ok(anchored);
+        }
         Regex::new(pattern)
             .map(Matcher::Regex)
             .map_err(|source| MatcherError {
@@ -57,6 +72,17 @@ impl Matcher {
             Matcher::Any => true,
             Matcher::Literals(names) => names.iter().any(|n| tool.contains(n.as_str())),
             Matcher::Exact(names) => names.iter().any(|n| n == tool),
+            Matcher::Anchored {
+                literal,
+                start,
+                end,
+                ..
+            } => match (start, end) {
+                (true, true) => tool == literal,
+                (true, false) => tool.starts_with(literal.as_str()),
+                (false, true) => tool.ends_with(literal.as_str()),
+                (false, false) => tool.contains(literal.as_str()),
+            },
             Matcher::Regex(re) => re.is_match(tool),
         }
     }
@@ -66,9 +92,43 @@ impl Matcher {
         match self {
             Matcher::Any => String::new(),
             Matcher::Literals(names) | Matcher::Exact(names) => names.join("|"),
+            Matcher::Anchored { pattern, .. } => pattern.clone(),
             Matcher::Regex(re) => re.as_str().to_owned(),
         }
     }
+}
+
+/// `^name`, `name$`, `^name$`, with `.*` next to an anchor meaning no anchor there; `None`
+/// for anything else. Compiling a regex costs tens of microseconds, and configs name
+/// tool prefixes like `^mcp__server__` by the hundred.
+fn anchored_literal(pattern: &str) -> Option<Matcher> {
+    let (mut body, mut start) = match pattern.strip_prefix('^') {
+        Some(rest) => (rest, true),
+        None => (pattern, false),
+    };
+    let mut end = false;
+    if let Some(rest) = body.strip_suffix('$') {
+        body = rest;
+        end = true;
+    }
+    if let Some(rest) = body.strip_prefix(".*") {
+        body = rest;
+        start = false;
+    }
+    if let Some(rest) = body.strip_suffix(".*") {
+        body = rest;
+        end = false;
+    }
+    let plain = !body.is_empty()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    plain.then(|| Matcher::Anchored {
+        pattern: pattern.to_owned(),
+        literal: body.to_owned(),
+        start,
+        end,
+    })
 }
 
 #[cfg(test)]
@@ -84,6 +144,14 @@ mod tests {
     #[test_case("^bash$", Some("bash"), true; "anchored regex")]
     #[test_case("^bash$", Some("bash2"), false; "anchored regex rejects")]
     #[test_case("mcp__.*__write", Some("mcp__fs__write"), true; "regex")]
+    #[test_case("^mcp__fs__.*$", Some("mcp__fs__write"), true; "prefix")]
+    #[test_case("^mcp__fs__.*$", Some("x_mcp__fs__write"), false; "prefix anchored")]
+    #[test_case("^bash$", Some("bash"), true; "exact anchors")]
+    #[test_case("_write$", Some("fs_write"), true; "suffix")]
+    #[test_case("_write$", Some("fs_write2"), false; "suffix anchored")]
+    #[test_case(".*edit.*", Some("multi_edit_x"), true; "dot star both sides")]
+    #[test_case("^.*edit$", Some("multi_edit"), true; "dot star after caret")]
+    #[test_case("^$", Some(""), true; "empty anchored goes to regex")]
     #[test_case("", None, true; "empty matches all")]
     #[test_case("a|", Some("zzz"), true; "empty alternative matches all")]
     fn matching(pattern: &str, tool: Option<&str>, expected: bool) {

@@ -5,6 +5,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use rusqlite::config::DbConfig;
 use rusqlite::{
     Connection, ErrorCode, OpenFlags, OptionalExtension, Row, TransactionBehavior, params,
 };
@@ -45,6 +46,9 @@ const COMPLETE_HOOK_RUN: &str = "
         SELECT min(seq) FROM hook_runs
         WHERE run_id = ?1 AND name = ?2 AND source = ?3 AND result = 'dispatched'
     )";
+
+/// WAL size past which `record_emit` checkpoints (see `Ledger::fold_wal`).
+const WAL_CHECKPOINT_BYTES: u64 = 512 * 1024;
 
 /// No row when the emit is unknown; otherwise the `seq` its next hook row gets.
 const NEXT_SEQ: &str = "
@@ -154,6 +158,12 @@ impl Ledger {
             .map_err(open_error)?;
         conn.pragma_update(None, "foreign_keys", true)
             .map_err(open_error)?;
+        // Every `hookrig emit` is a process of its own and so the last connection to
+        // close: by default SQLite would checkpoint the WAL into the database and delete
+        // it on each close, four fsyncs per emit. The WAL is kept instead and folded back
+        // in by `record_emit` once it has grown (see WAL_CHECKPOINT_BYTES).
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+            .map_err(open_error)?;
         schema::migrate(&mut conn, path)?;
         Ok(Ledger {
             conn,
@@ -214,7 +224,25 @@ impl Ledger {
                 })?;
         }
         insert_hook_runs(&tx, &emit.run_id, 0, &emit.hooks).map_err(fail)?;
-        tx.commit().map_err(fail)
+        tx.commit().map_err(fail)?;
+        self.fold_wal();
+        Ok(())
+    }
+
+    /// Folds the WAL back into the database once it has grown past
+    /// [`WAL_CHECKPOINT_BYTES`], so that opening the ledger (which reads the whole WAL
+    /// when no other connection is open) stays cheap. The fsyncs of a checkpoint are
+    /// then paid once every few hundred emits rather than on every one.
+    fn fold_wal(&self) {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        let grown = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES);
+        if grown {
+            // A busy checkpoint is not an error: the next emit tries again.
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
     }
 
     /// Appends hook rows to an already recorded emit, for asynchronous hooks

@@ -18,7 +18,10 @@ pub(crate) fn run(
     tool: Option<&str>,
     plugin_dirs: Vec<PathBuf>,
 ) -> Result<u8, ExpectedError> {
-    let options = LoadOptions { plugin_dirs };
+    let options = LoadOptions {
+        plugin_dirs,
+        ..LoadOptions::default()
+    };
     let (env, config) = engine::load(cwd, &options)?;
     // Handlers are built but never run: explaining must not start anything.
     let registry = engine::registry(&config, &ProcessGroups::new());

@@ -335,3 +335,35 @@ fn complete_hook_runs_fills_in_the_dispatched_row() {
         .expect_err("unknown run");
     assert!(matches!(err, StoreError::UnknownRunId { .. }), "{err}");
 }
+
+#[test]
+fn the_wal_is_kept_between_emits_and_folded_back_once_it_grows() {
+    // guards: a checkpoint with fsyncs on every emit (each emit is the last connection to
+    // close), and a WAL that grows without bound when checkpoints on close are off.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("ledger.db");
+    let wal = dir.path().join("ledger.db-wal");
+    let mut largest = 0;
+    for i in 0..400 {
+        let mut ledger = hookrig_store::Ledger::open(&path).expect("open");
+        let mut emit = bare_emit(&format!("run-{i}"), i, "tool.before");
+        emit.hooks = (0..20).map(|n| hook(&format!("h{n}"), true)).collect();
+        ledger.record_emit(&emit).expect("record");
+        drop(ledger);
+        let size = std::fs::metadata(&wal).map_or(0, |m| m.len());
+        assert!(
+            i == 0 || size > 0 || largest > 0,
+            "the WAL is kept after close"
+        );
+        largest = largest.max(size);
+    }
+    assert!(largest < 2 * 1024 * 1024, "the WAL grew to {largest} bytes");
+    let ledger = hookrig_store::Ledger::open(&path).expect("open");
+    let all = ledger
+        .recent_emits(&EmitFilter {
+            limit: 1000,
+            event: None,
+        })
+        .expect("list");
+    assert_eq!(all.len(), 400, "no record lost across checkpoints");
+}
