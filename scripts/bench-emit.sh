@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # End-to-end timing of `hookrig emit` against bare process spawns, with hyperfine.
 #
-# Three scenarios, each measured in ONE hyperfine run together with its baseline, so that
+# Four scenarios, each measured in ONE hyperfine run together with its baseline, so that
 # the ratio compares figures taken on the same machine under the same load:
 #
 #   (a) one hook `command = "true"`            vs  sh -c true                 target <= 2.0x
 #   (b) ten serial hooks `command = "true"`    vs  ten `sh -c true` in a row  target <= 1.3x
 #   (c) 200 configured hooks, none matching    vs  sh -c true                 target <= 2.0x
+#   (d) 50 hooks in five dialects, none match  vs  sh -c true                 target <= 2.0x
 #
 # Shell-form hooks run as `/bin/sh -c true`, so every hook costs one spawn of sh, which is
 # what the baselines spawn. The baseline of (b) is `sh -c 'sh -c true; ... (ten times)'`:
@@ -161,15 +162,69 @@ none_matching_hooks() {
     done
 }
 
+# 50 hooks in all five formats, none of which runs for tool.before on `bash`: ten each of
+# native, hygge, x-code, Claude Code and Hence. Loading every dialect's sources must not
+# make emit slow.
+all_dialects_hooks() {
+    local project="$1" i
+    for ((i = 0; i < 10; i++)); do
+        printf '[[hooks]]
+name = "native-%d"
+events = ["tool.before"]
+matcher = "write_%d|edit_%d"
+command = "true"
+
+' "$i" "$i" "$i"
+    done >"$project/.hookrig/hooks.toml"
+    mkdir -p "$project/.hygge"
+    for ((i = 0; i < 10; i++)); do
+        printf '[hooks.hygge-%d]
+events = ["pre_message"]
+command = "true"
+
+' "$i"
+    done >"$project/.hygge/hooks.toml"
+    mkdir -p "$project/.hookrig/plugins/bench"
+    {
+        printf '{"name": "bench", "version": "1.0.0", "hooks": {"PreToolUse": ['
+        for ((i = 0; i < 10; i++)); do
+            ((i > 0)) && printf ', '
+            printf '{"matcher": "^write_%d$", "command": "true"}' "$i"
+        done
+        printf ']}}\n'
+    } >"$project/.hookrig/plugins/bench/plugin.json"
+    mkdir -p "$project/.claude"
+    {
+        printf '{"hooks": {"PreToolUse": ['
+        for ((i = 0; i < 10; i++)); do
+            ((i > 0)) && printf ', '
+            printf '{"matcher": "Edit%d|Write%d", "hooks": [{"type": "command", "command": "true %d"}]}' "$i" "$i" "$i"
+        done
+        printf ']}}\n'
+    } >"$project/.claude/settings.json"
+    mkdir -p "$project/.hence/hooks" "$project/.hookrig/hooks"
+    local points=(post-claim post-complete post-block post-unblock post-assert post-plan-complete)
+    for point in "${points[@]}"; do
+        printf '#!/bin/sh\nexit 0\n' >"$project/.hence/hooks/$point"
+        chmod +x "$project/.hence/hooks/$point"
+    done
+    for point in "${points[@]:0:4}"; do
+        printf '#!/bin/sh\nexit 0\n' >"$project/.hookrig/hooks/$point"
+        chmod +x "$project/.hookrig/hooks/$point"
+    done
+}
+
 a="$(make_scenario a-one-hook)"
 serial_hooks 1 >"$a/project/.hookrig/hooks.toml"
 b="$(make_scenario b-ten-hooks)"
 serial_hooks 10 >"$b/project/.hookrig/hooks.toml"
 c="$(make_scenario c-200-none-matching)"
 none_matching_hooks >"$c/project/.hookrig/hooks.toml"
+d="$(make_scenario d-50-all-dialects)"
+all_dialects_hooks "$d/project"
 
 # Project hooks run only once trusted: trust each project as its user would, once.
-for dir in "$a" "$b" "$c"; do
+for dir in "$a" "$b" "$c" "$d"; do
     in_env "$dir" "$hookrig" trust "$dir/project" >/dev/null
 done
 
@@ -221,11 +276,13 @@ bench() {
 check "$a" 1
 check "$b" 10
 check "$c" 0
+check "$d" 0
 
 load_before="$(uptime)"
 bench a-one-hook "$a" "sh -c true" "sh -c true"
 bench b-ten-hooks "$b" "10x sh -c true" "$ten_sh"
 bench c-200-none-matching "$c" "sh -c true" "sh -c true"
+bench d-50-all-dialects "$d" "sh -c true" "sh -c true"
 load_after="$(uptime)"
 
 # --- summary -----------------------------------------------------------------------------
@@ -266,7 +323,8 @@ row() {
     row a-one-hook "(a) 1 hook" 2.0
     row b-ten-hooks "(b) 10 serial hooks" 1.3
     row c-200-none-matching "(c) 200 none matching" 2.0
+    row d-50-all-dialects "(d) 50, five dialects" 2.0
     echo
-    echo "baselines: (a), (c) sh -c true; (b) $ten_sh"
+    echo "baselines: (a), (c), (d) sh -c true; (b) $ten_sh"
     echo "exports:   $results"
 } | tee "$results/summary.txt"

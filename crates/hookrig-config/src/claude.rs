@@ -598,12 +598,11 @@ fn lower_command(
 
 /// Whether a command line runs `hookrig emit` (any path to a program named `hookrig`).
 fn calls_hookrig_emit(line: &str) -> bool {
-    let mut words = line.split_whitespace();
-    let program = words.next().unwrap_or("").trim_matches(['"', '\'']);
-    Path::new(program)
-        .file_name()
-        .is_some_and(|name| name == "hookrig")
-        && words.next() == Some("emit")
+    CommandDef::Shell {
+        line: line.to_owned(),
+        script: None,
+    }
+    .calls_hookrig_emit()
 }
 
 /// Claude Code's matcher rules: missing, `""` or `"*"` match everything; a pattern of only

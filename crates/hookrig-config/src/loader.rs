@@ -124,6 +124,9 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
             ctx.hooks[index].spec.timeout = settings.timeout;
         }
     }
+    // A tool that made hookrig its one hook has `hookrig emit` in its own config, which
+    // hookrig reads as well: running that entry would call hookrig again without end.
+    ctx.hooks.retain(|def| !def.command.calls_hookrig_emit());
     // Last, so that trust sees each hook exactly as it will run.
     ctx.diagnostics.extend(trust::apply(
         &mut ctx.hooks,

@@ -748,3 +748,24 @@ fn emit_dialect_hygge_puts_a_deny_reason_on_stderr_for_hygge() {
     assert_eq!(out.stderr, "no rm -rf\n");
     assert_eq!(out.outcome["reason"], "no rm -rf");
 }
+
+// guards: hookrig made hygge's one hook calling itself without end, since hookrig reads
+// hygge's files too
+#[test]
+fn the_hygge_entry_that_calls_hookrig_is_not_run_by_hookrig() {
+    let env = test_env();
+    let marker = env.project().join("called");
+    env.write_bin("hookrig", &format!("touch {}\n", quoted(&marker)));
+    let config = env.home().join(".config/hygge/hooks.toml");
+    std::fs::create_dir_all(config.parent().expect("parent")).expect("mkdir");
+    std::fs::write(
+        &config,
+        "[hooks.hookrig]\nevents = [\"pre_tool\"]\ncommand = \"hookrig\"\nargs = [\"emit\", \"--dialect\", \"hygge\"]\n",
+    )
+    .expect("write");
+    let out = env.run(["emit", "tool.before", "--no-ledger"], b"{}");
+    assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    let outcome: Value = serde_json::from_slice(&out.stdout).expect("outcome");
+    assert_eq!(outcome["hooks"], json!([]));
+    assert!(!marker.exists(), "the entry calling hookrig was not run");
+}
