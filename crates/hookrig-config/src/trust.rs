@@ -225,27 +225,74 @@ pub fn definition_hash(hook: &HookDef) -> String {
     hex_sha256(document.to_string().as_bytes())
 }
 
-/// The script a hook runs and its SHA-256, when the script is a file inside the
-/// project (a script elsewhere is not the repository's to change).
+/// The files a hook runs and their SHA-256, for those inside the project (a file
+/// elsewhere is not the repository's to change).
+///
+/// Not only the program: `sh .hookrig/check.sh` and `python3 hooks/x.py` run a file
+/// named by a later word, so every word of the command that names a file inside the
+/// project counts (relative words are resolved against the project directory, where
+/// hooks of a project normally run, and against the declaring file's directory). The
+/// first such file is named in the store; the hash covers all of them.
 fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
-    let script = match &hook.command {
-        CommandDef::Shell {
-            script: Some(script),
-            ..
-        } => script.clone(),
-        CommandDef::Exec { argv } => PathBuf::from(argv.first()?),
-        _ => return None,
-    };
     let dir = project_dir(&hook.spec.source.path, project)?;
-    if !script.is_absolute() || !script.starts_with(&dir) {
-        return None;
-    }
-    let hash = match std::fs::read(&script) {
-        Ok(bytes) => hex_sha256(&bytes),
-        // A script that cannot be read hashes as missing: it changes when it appears.
-        Err(_) => "missing".to_owned(),
+    let words: Vec<String> = match &hook.command {
+        CommandDef::Shell { line, script } => script
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .chain(
+                line.split_whitespace()
+                    .map(|w| w.trim_matches(['"', '\'']).to_owned()),
+            )
+            .collect(),
+        CommandDef::Exec { argv } => argv.clone(),
+        CommandDef::Http { .. } => return None,
     };
-    Some((script, hash))
+    let source_dir = hook.spec.source.path.parent().unwrap_or(&dir);
+    let mut files: Vec<PathBuf> = Vec::new();
+    for word in words.iter().filter(|w| !w.is_empty()) {
+        let word = Path::new(word);
+        let candidates = if word.is_absolute() {
+            vec![word.to_owned()]
+        } else {
+            vec![dir.join(word), source_dir.join(word)]
+        };
+        for candidate in candidates {
+            if candidate.starts_with(&dir) && candidate.is_file() && !files.contains(&candidate) {
+                files.push(candidate);
+            }
+        }
+    }
+    // The program itself may not exist yet (a script added later): it is named, and
+    // hashes as missing, so that it changes when it appears.
+    if files.is_empty() {
+        let program = match &hook.command {
+            CommandDef::Shell {
+                script: Some(script),
+                ..
+            } => script.clone(),
+            CommandDef::Exec { argv } => PathBuf::from(argv.first()?),
+            _ => return None,
+        };
+        return (program.is_absolute() && program.starts_with(&dir))
+            .then(|| (program, "missing".to_owned()));
+    }
+    let hashes: Vec<String> = files
+        .iter()
+        .map(|file| std::fs::read(file).map_or_else(|_| "missing".to_owned(), |b| hex_sha256(&b)))
+        .collect();
+    // One file keeps its plain hash (so it can be checked by hand with sha256sum);
+    // several are hashed together with their paths.
+    let hash = if let [single] = hashes.as_slice() {
+        single.clone()
+    } else {
+        let combined: Vec<String> = files
+            .iter()
+            .zip(&hashes)
+            .map(|(file, hash)| format!("{}\0{hash}", file.display()))
+            .collect();
+        hex_sha256(combined.join("\0").as_bytes())
+    };
+    Some((files.swap_remove(0), hash))
 }
 
 /// The project directory a project file belongs to: the nearest directory of the walk
