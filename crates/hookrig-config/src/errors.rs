@@ -126,7 +126,7 @@ pub enum TrustError {
         source: std::io::Error,
     },
     /// It is not a trust store.
-    #[error("the trust store {} is not valid: {source}", path.display())]
+    #[error("the trust store {} is not valid: {source}; fix or remove it", path.display())]
     Corrupt {
         /// The store file.
         path: PathBuf,
@@ -143,6 +143,16 @@ pub enum TrustError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// What went wrong with the trust store, for a diagnostic that already names the file.
+pub(crate) fn without_path(err: &TrustError) -> String {
+    match err {
+        TrustError::Read { source, .. } | TrustError::Write { source, .. } => {
+            format!("cannot use the trust store: {source}")
+        }
+        TrustError::Corrupt { source, .. } => format!("the trust store is not valid: {source}"),
+    }
 }
 
 fn render(diagnostics: &[Diagnostic]) -> String {

@@ -165,7 +165,10 @@ pub(crate) fn apply(
             Some(Diagnostic::file(
                 &path,
                 Severity::Warning,
-                format!("{err}; no project hook is trusted until it is fixed or removed"),
+                format!(
+                    "{}; no project hook is trusted until the file is fixed or removed",
+                    crate::errors::without_path(&err)
+                ),
             )),
         ),
     };

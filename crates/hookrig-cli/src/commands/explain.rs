@@ -4,7 +4,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use hookrig_config::LoadOptions;
-use hookrig_core::{EventName, Mode, plan};
+use hookrig_core::{EventName, Mode, SkipReason, plan};
 use hookrig_exec::ProcessGroups;
 
 use crate::engine;
@@ -61,7 +61,7 @@ pub(crate) fn run(
             }
             Some(skip) => {
                 let _ = writeln!(text, "\n   - {place}\n     does not run: {skip}");
-                if let Some(why) = &spec.untrusted {
+                if let (SkipReason::Untrusted, Some(why)) = (skip, &spec.untrusted) {
                     let _ = writeln!(text, "     {why}");
                 }
             }

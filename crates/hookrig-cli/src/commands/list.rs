@@ -194,7 +194,11 @@ pub(crate) fn show(cwd: Option<&Path>, name: &str) -> Result<u8, ExpectedError> 
             let _ = write!(text, " ({why})");
         }
         text.push('\n');
-        let _ = writeln!(text, "description: {}", l.description.unwrap_or(""));
+        let _ = writeln!(
+            text,
+            "{}",
+            format!("description: {}", l.description.unwrap_or("")).trim_end()
+        );
     }
     print(&text)?;
     Ok(exit_codes::PROCEED)
