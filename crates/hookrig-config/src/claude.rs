@@ -41,6 +41,18 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
 pub(crate) const GROUP: &str = "claude";
 
 /// Events whose matcher Claude Code tests against the tool name.
+/// The input field Claude Code tests the matcher of these events against (they have
+/// no tool).
+fn field_matched(event: &str) -> Option<&'static str> {
+    match event {
+        "SessionStart" => Some("source"),
+        "SessionEnd" => Some("reason"),
+        "PreCompact" | "PostCompact" => Some("trigger"),
+        "Notification" => Some("notification_type"),
+        _ => None,
+    }
+}
+
 const TOOL_EVENTS: &[&str] = &[
     "PreToolUse",
     "PostToolUse",
@@ -413,7 +425,7 @@ impl File<'_> {
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Option<Matcher> {
         let pattern = raw.unwrap_or("");
-        if !TOOL_EVENTS.contains(&event) {
+        if !TOOL_EVENTS.contains(&event) && field_matched(event).is_none() {
             if !matches!(pattern, "" | "*") {
                 diagnostics.push(self.at(
                     pos,
@@ -508,6 +520,7 @@ impl File<'_> {
                 description: None,
                 timeout: Some(timeout),
                 group: Some(GROUP.to_owned()),
+                matcher_field: field_matched(event),
                 untrusted: None,
             },
             command,

@@ -187,6 +187,7 @@ fn load_script(ctx: &mut LoadContext<'_>, path: &Path, point: HookPoint, level: 
             )),
             timeout: Some(DEFAULT_HOOK_TIMEOUT),
             group: None,
+            matcher_field: None,
             untrusted: None,
         },
         command: CommandDef::Exec {

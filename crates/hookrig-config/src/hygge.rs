@@ -277,6 +277,7 @@ impl Lower<'_> {
             description: raw.description,
             timeout,
             group: None,
+            matcher_field: None,
             untrusted: None,
         };
         let def = HookDef {

@@ -406,6 +406,7 @@ impl Lower<'_> {
                     description: raw.description,
                     timeout,
                     group: None,
+                    matcher_field: None,
                     untrusted: None,
                 },
                 command,

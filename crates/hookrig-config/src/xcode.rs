@@ -716,6 +716,7 @@ impl Plugin<'_> {
                 description,
                 timeout: Some(Duration::from_millis(timeout_ms)),
                 group: None,
+                matcher_field: None,
                 untrusted: None,
             },
             command: CommandDef::Shell { line, script: None },

@@ -62,6 +62,7 @@ fn hook(name: String, event: &str, matcher: Matcher) -> Hook {
             description: Some("a benchmark hook".to_owned()),
             timeout: Some(Duration::from_secs(30)),
             group: None,
+            matcher_field: None,
             untrusted: None,
         },
         handler: Arc::new(AllowAtOnce),

@@ -100,17 +100,11 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
         system_prompt_append: Vec::new(),
         warnings: Vec::new(),
     };
-    let tool = state.payload.tool_name().map(str::to_owned);
     let Sorted {
         mut records,
         mut sync_hooks,
         async_hooks,
-    } = sort_out(
-        registry,
-        &context.name,
-        tool.as_deref(),
-        &mut state.warnings,
-    );
+    } = sort_out(registry, &context.name, &state.payload, &mut state.warnings);
     sync_hooks.sort_by_key(|(index, hook)| (hook.spec.priority, *index));
 
     match context.name.kind() {
@@ -192,9 +186,10 @@ struct Sorted<'r> {
 fn sort_out<'r>(
     registry: &'r Registry,
     event: &EventName,
-    tool: Option<&str>,
+    payload: &Payload,
     warnings: &mut Vec<String>,
 ) -> Sorted<'r> {
+    let tool = payload.tool_name();
     let mut sorted = Sorted {
         records: Vec::new(),
         sync_hooks: Vec::new(),
@@ -206,10 +201,15 @@ fn sort_out<'r>(
             Some(SkipReason::OtherEvent)
         } else if !spec.enabled {
             Some(SkipReason::Disabled)
-        } else if !spec.matcher.matches(tool) {
+        } else if let (subject, value) = match spec.matcher_field {
+            Some(field) => (field, payload.as_map().get(field).and_then(|v| v.as_str())),
+            None => ("tool", tool),
+        } && !spec.matcher.matches(value)
+        {
             Some(SkipReason::Matcher {
                 pattern: spec.matcher.pattern(),
-                tool: tool.map(str::to_owned),
+                subject,
+                tool: value.map(str::to_owned),
             })
         } else if let Some(hint) = &spec.untrusted {
             // Never silently dropped: the host learns that a hook would have run.
@@ -248,7 +248,11 @@ pub struct Planned<'r> {
 /// what `hookrig explain` shows.
 pub fn plan<'r>(registry: &'r Registry, event: &EventName, tool: Option<&str>) -> Vec<Planned<'r>> {
     let mut ignored = Vec::new();
-    let sorted = sort_out(registry, event, tool, &mut ignored);
+    let mut payload = Payload::new();
+    if let Some(tool) = tool {
+        payload.set_tool_name_if_missing(tool);
+    }
+    let sorted = sort_out(registry, event, &payload, &mut ignored);
     let mut planned: Vec<(Position, Planned<'r>)> = Vec::new();
     for (index, hook) in sorted.sync_hooks {
         planned.push(((hook.spec.priority, index), Planned { hook, skip: None }));
@@ -580,6 +584,7 @@ mod tests {
                     description: None,
                     timeout: None,
                     group: None,
+                    matcher_field: None,
                     untrusted: None,
                 },
                 handler: Arc::new(handler),

@@ -86,6 +86,9 @@ pub struct HookSpec {
     /// concurrently; their answers are then read in chain order, so a deny among them
     /// wins over an ask, and an ask over an allow.
     pub group: Option<String>,
+    /// The payload field the matcher tests instead of the tool name (Claude Code matches
+    /// `SessionStart` hooks against `source`, `PreCompact` hooks against `trigger`).
+    pub matcher_field: Option<&'static str>,
     /// Why the hook may not run (its project is not trusted), with what to do about it.
     /// An untrusted hook is reported with result `untrusted`, never run.
     pub untrusted: Option<String>,

@@ -52,11 +52,13 @@ impl HookResult {
 pub enum SkipReason {
     /// It listens to other events.
     OtherEvent,
-    /// Its matcher rejected the tool name.
+    /// Its matcher rejected the tool name (or the payload field it tests).
     Matcher {
         /// The pattern.
         pattern: String,
-        /// The tool name tested (`None` when the event has no tool).
+        /// What was tested: `tool`, or the payload field's name.
+        subject: &'static str,
+        /// The value tested (`None` when the event has none).
         tool: Option<String>,
     },
     /// `enabled = false`.
@@ -86,15 +88,17 @@ impl fmt::Display for SkipReason {
             SkipReason::OtherEvent => f.write_str("other event"),
             SkipReason::Matcher {
                 pattern,
+                subject,
                 tool: Some(tool),
-            } => write!(f, "matcher `{pattern}` did not match tool `{tool}`"),
+            } => write!(f, "matcher `{pattern}` did not match {subject} `{tool}`"),
             SkipReason::Matcher {
                 pattern,
+                subject,
                 tool: None,
             } => {
                 write!(
                     f,
-                    "matcher `{pattern}` did not match (the event has no tool)"
+                    "matcher `{pattern}` did not match (the event has no {subject})"
                 )
             }
             SkipReason::Disabled => f.write_str("disabled"),

@@ -102,6 +102,22 @@ fn claude_name(event: &EventName) -> String {
         .map_or_else(|| event.as_str().to_owned(), |name| (*name).to_owned())
 }
 
+/// The first hook that denied one of the notify events Claude Code lets hooks block.
+fn blocking_notify(dispatched: &Dispatched) -> Option<&hookrig_core::HookRecord> {
+    let blockable = matches!(
+        dispatched.event.as_str(),
+        "turn.complete" | "subagent.stop" | "compact.before"
+    );
+    blockable
+        .then(|| {
+            dispatched
+                .records
+                .iter()
+                .find(|r| r.result == HookResult::Deny)
+        })
+        .flatten()
+}
+
 pub(super) fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let event = claude_name(&dispatched.event);
     let mut out = Map::new();
@@ -160,6 +176,20 @@ pub(super) fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnsw
     } else if dispatched.decision == Decision::Deny {
         out.insert("decision".into(), json!("block"));
         out.insert("reason".into(), json!(reason()));
+    } else if let Some(blocker) = blocking_notify(dispatched) {
+        // Stop, SubagentStop and PreCompact are notify events in hookrig (nothing waits
+        // on them), but Claude Code lets a hook block them ("keep working"): a hook that
+        // denied is answered as Claude's block.
+        out.insert("decision".into(), json!("block"));
+        out.insert(
+            "reason".into(),
+            json!(
+                blocker
+                    .reason
+                    .clone()
+                    .unwrap_or_else(|| format!("blocked by hook {}", blocker.name))
+            ),
+        );
     }
 
     let context: Vec<&str> = dispatched

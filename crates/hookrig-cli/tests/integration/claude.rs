@@ -721,3 +721,54 @@ fn host_round_trip_through_a_claude_hook() {
             .expect("json");
     assert_eq!(seen, sent);
 }
+
+// guards: Claude Code's block on Stop ("keep working") lost because turn.complete is a
+// notify event in hookrig
+#[test]
+fn host_blocks_stop_when_a_hook_denies_it() {
+    let env = test_env();
+    native_hook(
+        &env,
+        "turn.complete",
+        &json!({"decision": "deny", "reason": "tests still fail"}),
+    );
+    let out = host(
+        &env,
+        r#"{"session_id":"s1","cwd":"CWD","hook_event_name":"Stop","stop_hook_active":false}"#,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let answer: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(answer["decision"], "block");
+    assert_eq!(answer["reason"], "tests still fail");
+
+    native_hook(&env, "turn.complete", &json!({"decision": "allow"}));
+    let out = host(
+        &env,
+        r#"{"session_id":"s1","cwd":"CWD","hook_event_name":"Stop"}"#,
+    );
+    let answer: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(answer.get("decision"), None, "{answer}");
+}
+
+// guards: Claude Code's matchers on events without a tool (SessionStart's `source`,
+// PreCompact's `trigger`) ignored, so the hook ran on every occurrence
+#[test]
+fn matchers_on_events_without_a_tool_test_their_field() {
+    let env = test_env();
+    let log = logger(&env);
+    project_settings(
+        &env,
+        &json!({"hooks": {
+            "SessionStart": [{"matcher": "resume|clear", "hooks": [command(&format!("{log} on-resume"))]}],
+            "PreCompact": [{"matcher": "manual", "hooks": [command(&format!("{log} on-manual"))]}]
+        }}),
+    );
+    let out = emit(&env, &["SessionStart"], r#"{"source":"startup"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.warnings().is_empty(), "{:?}", out.warnings());
+    assert!(ran(&env).is_empty());
+    emit(&env, &["SessionStart"], r#"{"source":"resume"}"#);
+    emit(&env, &["PreCompact"], r#"{"trigger":"auto"}"#);
+    emit(&env, &["PreCompact"], r#"{"trigger":"manual"}"#);
+    assert_eq!(ran(&env), ["on-manual", "on-resume"]);
+}
