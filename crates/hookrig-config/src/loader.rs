@@ -3,7 +3,7 @@
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use hookrig_core::{EventName, Level};
+use hookrig_core::{EventName, Level, Payload};
 
 use crate::definition::{HookDef, LoadedConfig, Settings};
 use crate::environment::{Environment, Project, find_project};
@@ -12,14 +12,14 @@ use crate::native::parse_file;
 use crate::{claude, hence, hygge, trust, xcode};
 
 /// What the caller adds to discovery.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LoadOptions {
     /// Extra x-code plugin directories (`emit --plugin-dir DIR`).
     pub plugin_dirs: Vec<PathBuf>,
-    /// Check trust only for hooks that listen to this event. `emit` runs nothing else,
-    /// and hashing every project hook of every event on each emit is wasted work; hooks
-    /// of other events are then left unmarked. `None` checks every hook (listings).
-    pub trust_only_for: Option<EventName>,
+    /// Check trust only for hooks that would run for this event and payload. `emit`
+    /// runs nothing else, and hashing every project hook on each emit is wasted work;
+    /// the other hooks are then left unmarked. `None` checks every hook (listings).
+    pub trust_only_for: Option<(EventName, Payload)>,
 }
 
 /// What dialect loaders write into while one load runs.

@@ -114,15 +114,24 @@ pub(crate) fn parse_file(
     let error = |span: Option<Range<usize>>, message: String| {
         Diagnostic::at(path, text, span.map(|s| s.start), Severity::Error, message)
     };
-    let root = DeTable::parse(text).map_err(|err| vec![error(err.span(), toml_message(&err))])?;
-    let mut ignored = Vec::new();
-    let raw: RawFile =
-        serde_ignored::deserialize(toml::de::Deserializer::from(root.clone()), |p| {
-            ignored.push(segments(&p));
-        })
+    let document = toml::de::Deserializer::parse(text)
         .map_err(|err| vec![error(err.span(), toml_message(&err))])?;
+    let mut ignored = Vec::new();
+    let raw: RawFile = serde_ignored::deserialize(document, |p| {
+        ignored.push(segments(&p));
+    })
+    .map_err(|err| vec![error(err.span(), toml_message(&err))])?;
+    // The spanned document is only needed to place unknown keys, which are rare: parse it
+    // again then rather than keep a copy of every document.
+    let root = if ignored.is_empty() {
+        None
+    } else {
+        DeTable::parse(text).ok()
+    };
     for keys in ignored {
-        let span = span_of(root.get_ref(), &keys);
+        let span = root
+            .as_ref()
+            .and_then(|root| span_of(root.get_ref(), &keys));
         let key = keys.last().cloned().unwrap_or_default();
         let mut message = format!("unknown key `{key}` is ignored");
         if let Some(known) = did_you_mean(&key, KNOWN_KEYS.iter().copied()) {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use hookrig_core::{EventName, Level};
+use hookrig_core::{EventName, Level, Payload};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -148,11 +148,11 @@ pub(crate) fn apply(
     hooks: &mut [HookDef],
     env: &Environment,
     project: &Project,
-    only_for: Option<&EventName>,
+    only_for: Option<&(EventName, Payload)>,
 ) -> Option<Diagnostic> {
     let concerned = |hook: &HookDef| {
         hook.spec.source.level == Level::Project
-            && only_for.is_none_or(|event| hook.spec.listens_to(event))
+            && only_for.is_none_or(|(event, payload)| hook.spec.would_run(event, payload))
     };
     if env.trust_all || !hooks.iter().any(concerned) {
         return None;

@@ -189,7 +189,6 @@ fn sort_out<'r>(
     payload: &Payload,
     warnings: &mut Vec<String>,
 ) -> Sorted<'r> {
-    let tool = payload.tool_name();
     let mut sorted = Sorted {
         records: Vec::new(),
         sync_hooks: Vec::new(),
@@ -201,10 +200,8 @@ fn sort_out<'r>(
             Some(SkipReason::OtherEvent)
         } else if !spec.enabled {
             Some(SkipReason::Disabled)
-        } else if let (subject, value) = match spec.matcher_field {
-            Some(field) => (field, payload.as_map().get(field).and_then(|v| v.as_str())),
-            None => ("tool", tool),
-        } && !spec.matcher.matches(value)
+        } else if let (subject, value) = spec.matcher_subject(payload)
+            && !spec.matcher.matches(value)
         {
             Some(SkipReason::Matcher {
                 pattern: spec.matcher.pattern(),

@@ -102,6 +102,28 @@ impl HookSpec {
     pub fn listens_to(&self, event: &EventName) -> bool {
         self.events.iter().any(|e| e.as_str() == event.as_str())
     }
+
+    /// What the matcher tests in `payload`: its name (`tool` or the field) and value.
+    pub fn matcher_subject<'p>(&self, payload: &'p Payload) -> (&'static str, Option<&'p str>) {
+        match self.matcher_field {
+            Some(field) => (
+                field,
+                payload
+                    .as_map()
+                    .get(field)
+                    .and_then(serde_json::Value::as_str),
+            ),
+            None => ("tool", payload.tool_name()),
+        }
+    }
+
+    /// Whether the hook would be run for `event` with `payload`, trust aside: it listens,
+    /// is enabled, and its matcher accepts.
+    pub fn would_run(&self, event: &EventName, payload: &Payload) -> bool {
+        self.enabled
+            && self.listens_to(event)
+            && self.matcher.matches(self.matcher_subject(payload).1)
+    }
 }
 
 /// Runs a hook. Implemented by command hooks (hookrig-exec), HTTP hooks and in-process

@@ -57,7 +57,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
     let env = Environment::from_process(cwd.clone())?;
     let options = LoadOptions {
         plugin_dirs: args.plugin_dir.clone(),
-        trust_only_for: Some(name.clone()),
+        trust_only_for: Some((name.clone(), payload.clone())),
     };
     let config = match hookrig_config::load(&env, &options) {
         Ok(config) => config,
