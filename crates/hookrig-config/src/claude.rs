@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::definition::{CommandDef, HookDef, ProtocolDef};
+use crate::definition::{CommandDef, HookDef, ProtocolDef, Shadowed};
 use crate::errors::{Diagnostic, Severity};
 use crate::loader::LoadContext;
 use crate::native::did_you_mean;
@@ -221,10 +221,12 @@ fn read(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) -> Option<ParsedFi
 /// Adds a file's hooks, leaving out those identical to one already loaded.
 fn add(ctx: &mut LoadContext<'_>, file: ParsedFile, project_dir: Option<&PathBuf>) {
     for mut def in file.hooks {
-        let duplicate = ctx.hooks.iter().any(|other| {
+        let duplicate = ctx.hooks.iter().find(|other| {
             same_handler(other, &def) && other.spec.matcher.pattern() == def.spec.matcher.pattern()
         });
-        if duplicate {
+        if let Some(original) = duplicate {
+            let by = original.spec.name.clone();
+            ctx.shadowed.push(Shadowed { hook: def, by });
             continue;
         }
         if let ProtocolDef::Claude(claude) = &mut def.protocol {

@@ -135,6 +135,18 @@ pub struct LoadedConfig {
     pub files: Vec<PathBuf>,
     /// The project root, when the working directory is in a project.
     pub project_root: Option<PathBuf>,
+    /// Hooks left out because an identical one was loaded first (Claude Code runs an
+    /// identical handler once), for `hookrig explain`.
+    pub shadowed: Vec<Shadowed>,
+}
+
+/// A hook left out as a duplicate of one already loaded.
+#[derive(Debug, Clone)]
+pub struct Shadowed {
+    /// The duplicate.
+    pub hook: HookDef,
+    /// The name of the hook it duplicates, which runs in its place.
+    pub by: String,
 }
 
 #[cfg(test)]

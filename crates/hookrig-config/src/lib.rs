@@ -29,7 +29,7 @@ pub use claude::{
     ClaudeHook, DEFAULT_MANAGED_SETTINGS, MANAGED_SETTINGS_ENV, claude_matcher,
     managed_settings_path,
 };
-pub use definition::{CommandDef, HookDef, LoadedConfig, ProtocolDef, Settings};
+pub use definition::{CommandDef, HookDef, LoadedConfig, ProtocolDef, Settings, Shadowed};
 pub use environment::{Environment, Project, find_project};
 pub use errors::{ConfigError, Diagnostic, Severity, TrustError};
 pub use hence::{HenceHook, HookPoint};

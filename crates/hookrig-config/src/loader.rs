@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use hookrig_core::{EventName, Level, Payload};
 
-use crate::definition::{HookDef, LoadedConfig, Settings};
+use crate::definition::{HookDef, LoadedConfig, Settings, Shadowed};
 use crate::environment::{Environment, Project, find_project};
 use crate::errors::{ConfigError, Diagnostic, Severity};
 use crate::native::parse_file;
@@ -41,6 +41,8 @@ pub(crate) struct LoadContext<'a> {
     pub(crate) files: Vec<PathBuf>,
     /// What the Claude Code layers said so far (`disableAllHooks` needs every layer).
     pub(crate) claude: claude::State,
+    /// Hooks left out as duplicates.
+    pub(crate) shadowed: Vec<Shadowed>,
 }
 
 impl LoadContext<'_> {
@@ -84,6 +86,7 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         diagnostics: Vec::new(),
         errors: Vec::new(),
         files: Vec::new(),
+        shadowed: Vec::new(),
         claude: claude::State::default(),
     };
 
@@ -140,5 +143,6 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         warnings: ctx.diagnostics,
         files: ctx.files,
         project_root: project.root.clone(),
+        shadowed: ctx.shadowed,
     })
 }

@@ -67,6 +67,21 @@ pub(crate) fn run(
             }
         }
     }
+    for shadowed in config
+        .shadowed
+        .iter()
+        .filter(|s| s.hook.spec.listens_to(&event))
+    {
+        let spec = &shadowed.hook.spec;
+        let _ = writeln!(
+            text,
+            "\n   - {} ({}, {})\n     does not run: shadowed duplicate of {} (an identical handler runs once)",
+            spec.name,
+            spec.source.dialect,
+            spec.source.path.display(),
+            shadowed.by
+        );
+    }
     for warning in &config.warnings {
         let _ = writeln!(text, "\nwarning: {warning}");
     }

@@ -156,6 +156,15 @@ fn every_layer_runs_and_identical_handlers_run_once() {
         ]
     );
     assert_eq!(out.hook("claude:user:PreToolUse:1")["dialect"], "claude");
+
+    // explain names the duplicate that was left out, and which hook runs in its place.
+    let explained = env.run(["explain", "PreToolUse", "--tool", "Bash"], b"");
+    let explained = String::from_utf8_lossy(&explained.stdout).into_owned();
+    assert!(
+        explained.contains("claude:project:PreToolUse:2 (claude, ")
+            && explained.contains("does not run: shadowed duplicate of claude:user:PreToolUse:2"),
+        "{explained}"
+    );
 }
 
 #[test]
