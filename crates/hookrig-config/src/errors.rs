@@ -106,8 +106,14 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
 #[derive(Debug, Error)]
 pub enum ConfigError {
     /// One or more files have errors; every error is listed.
-    #[error("{}", render(.0))]
-    Invalid(Vec<Diagnostic>),
+    #[error("{}", render(errors))]
+    Invalid {
+        /// The errors that stop the load.
+        errors: Vec<Diagnostic>,
+        /// Everything else found on the way (warnings, entries a dialect skipped), for
+        /// `hookrig validate`, which reports it all.
+        other: Vec<Diagnostic>,
+    },
     /// The user's home directory is unknown, so the global config cannot be found.
     #[error("cannot find the home directory: set HOME")]
     NoHome,

@@ -117,7 +117,10 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         hence::load(&mut ctx, level);
     }
     if !ctx.errors.is_empty() {
-        return Err(ConfigError::Invalid(ctx.errors));
+        return Err(ConfigError::Invalid {
+            errors: ctx.errors,
+            other: ctx.diagnostics,
+        });
     }
 
     // Native settings merge key by key, later layers winning; native hooks without their

@@ -20,7 +20,10 @@ pub(crate) fn run(cwd: Option<&Path>, strict: bool) -> Result<u8, ExpectedError>
             }
             found
         }
-        Err(ConfigError::Invalid(errors)) => errors,
+        Err(ConfigError::Invalid { mut errors, other }) => {
+            errors.extend(other);
+            errors
+        }
         Err(err) => return Err(err.into()),
     };
     diagnostics.sort_by(|a, b| (&a.path, a.line, a.col).cmp(&(&b.path, b.line, b.col)));

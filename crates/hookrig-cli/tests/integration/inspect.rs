@@ -599,3 +599,25 @@ fn schema_describes_every_key_and_matches_the_committed_file() {
          cargo run -q -p hookrig-cli -- schema > docs/hooks.schema.json\nand commit it"
     );
 }
+
+// guards: validate dropping the warnings of a file that also has errors
+#[test]
+fn validate_reports_warnings_next_to_errors() {
+    let env = test_env();
+    let toml = indoc! {r#"
+        [[hooks]]
+        name = "broken"
+        events = ["tool.before"]
+        exec = ["true"]
+        matcher = "(unclosed"
+        descripton = "a typo"
+    "#};
+    let (code, stdout) = validate(&env, toml, &[]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(":5:11: error: hook `broken`: invalid matcher regex")
+            && stdout.contains(":6:1: warning: unknown key `descripton`")
+            && stdout.ends_with("1 error, 1 warning\n"),
+        "{stdout}"
+    );
+}
