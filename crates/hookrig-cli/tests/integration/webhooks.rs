@@ -12,7 +12,7 @@ use hookrig_test_support::TestEnv;
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use crate::harness::{Emitted, emit, quoted, serve, test_env};
+use crate::harness::{Emitted, emit, emit_untrusted, quoted, serve, test_env};
 
 const PAYLOAD: &str =
     r#"{"tool":{"name":"Bash","input":{"command":"ls"},"call_id":"toolu_1"},"extra":{"ü":1}}"#;
@@ -333,4 +333,50 @@ fn config_errors_have_positions() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn a_project_webhook_is_sent_only_once_trusted_and_again_after_a_change() {
+    let env = test_env();
+    let (base, received) = serve(HashMap::from([
+        ("/a", (200, String::new(), Duration::ZERO)),
+        ("/b", (200, String::new(), Duration::ZERO)),
+    ]));
+    let sent = || received.lock().expect("lock").len();
+    let trust = || {
+        let output = env.run_untrusted(["trust"], b"");
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+    };
+    env.write_project_config(&url_hook("w", &format!("{base}/a"), ""));
+
+    let out = emit_untrusted(&env, &["tool.before"], PAYLOAD);
+    assert_eq!((out.result("w"), sent()), ("untrusted", 0));
+
+    trust();
+    let out = emit_untrusted(&env, &["tool.before"], PAYLOAD);
+    assert_eq!((out.result("w"), sent()), ("allow", 1));
+
+    // The secret's name is part of the definition: naming another variable asks again.
+    env.write_project_config(&url_hook(
+        "w",
+        &format!("{base}/a"),
+        "secret_env = \"HOME\"",
+    ));
+    let out = emit_untrusted(&env, &["tool.before"], PAYLOAD);
+    assert_eq!((out.result("w"), sent()), ("untrusted", 1));
+    assert!(
+        out.has_warning("its definition changed"),
+        "{:?}",
+        out.warnings()
+    );
+
+    // So is the URL.
+    trust();
+    env.write_project_config(&url_hook(
+        "w",
+        &format!("{base}/b"),
+        "secret_env = \"HOME\"",
+    ));
+    let out = emit_untrusted(&env, &["tool.before"], PAYLOAD);
+    assert_eq!((out.result("w"), sent()), ("untrusted", 1));
 }
