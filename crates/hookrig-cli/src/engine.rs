@@ -45,10 +45,15 @@ pub(crate) fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registr
             ..Limits::default()
         };
         let handler: Arc<dyn Handler> = match &def.command {
-            CommandDef::Http { url, headers } => Arc::new(HttpHandler::new(
+            CommandDef::Http {
+                url,
+                headers,
+                secret_env,
+            } => Arc::new(HttpHandler::new(
                 def.spec.name.clone(),
                 url.clone(),
                 headers.clone(),
+                secret_env.clone(),
                 limits,
                 def.protocol.clone(),
             )),

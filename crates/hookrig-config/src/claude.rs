@@ -564,6 +564,7 @@ fn lower_command(
                 CommandDef::Http {
                     url,
                     headers: headers.map(|h| h.0).unwrap_or_default(),
+                    secret_env: None,
                 }
             }
             Some(url) => {
@@ -790,7 +791,8 @@ mod tests {
             file.hooks[1].command,
             CommandDef::Http {
                 url: "http://127.0.0.1:1/h".to_owned(),
-                headers: vec![("X-A".to_owned(), "1".to_owned())]
+                headers: vec![("X-A".to_owned(), "1".to_owned())],
+                secret_env: None,
             }
         );
     }

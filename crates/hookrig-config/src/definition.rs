@@ -31,6 +31,9 @@ pub enum CommandDef {
         url: String,
         /// Extra request headers, in file order.
         headers: Vec<(String, String)>,
+        /// The environment variable holding the key that signs the body
+        /// (`X-Hookrig-Signature`), read when the hook runs.
+        secret_env: Option<String>,
     },
 }
 

@@ -23,6 +23,7 @@ mod loader;
 mod native;
 mod schema;
 mod trust;
+mod webhook;
 mod xcode;
 
 pub use claude::{
@@ -40,4 +41,5 @@ pub use schema::native_schema;
 pub use trust::{
     Distrust, TrustStore, TrustedHook, definition_hash, hook_key, project_dir, trust_store_path,
 };
+pub use webhook::{WEBHOOK_EVENTS, webhook_event_allowed};
 pub use xcode::XcodeHook;

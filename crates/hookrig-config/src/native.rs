@@ -13,6 +13,7 @@ use toml::de::{DeTable, DeValue};
 
 use crate::definition::{CommandDef, HookDef, Settings};
 use crate::errors::{Diagnostic, Severity};
+use crate::webhook;
 
 /// The dialect name of native files.
 pub(crate) const DIALECT: &str = "native";
@@ -38,12 +39,15 @@ struct RawHook {
     matcher: Option<Spanned<String>>,
     command: Option<Spanned<String>>,
     exec: Option<Spanned<Vec<String>>>,
+    url: Option<Spanned<String>>,
+    secret_env: Option<Spanned<String>>,
+    headers: Option<Spanned<BTreeMap<String, String>>>,
     timeout: Option<Spanned<String>>,
     on_error: Option<Spanned<String>>,
     mode: Option<Spanned<String>>,
     priority: Option<Spanned<i64>>,
     enabled: Option<bool>,
-    env: Option<BTreeMap<String, String>>,
+    env: Option<Spanned<BTreeMap<String, String>>>,
     description: Option<String>,
 }
 
@@ -195,6 +199,9 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
     "matcher",
     "command",
     "exec",
+    "url",
+    "secret_env",
+    "headers",
     "on_error",
     "mode",
     "priority",
@@ -323,9 +330,9 @@ impl Lower<'_> {
 
     /// Lowers one hook; `None` when it has errors (already recorded). The flag says
     /// whether the hook set its own timeout.
-    fn hook(&mut self, raw: RawHook, span: Range<usize>) -> Option<(HookDef, bool)> {
+    fn hook(&mut self, mut raw: RawHook, span: Range<usize>) -> Option<(HookDef, bool)> {
         let before = self.errors.len();
-        let name = match raw.name {
+        let name = match raw.name.take() {
             Some(name) if !name.get_ref().trim().is_empty() => name.into_inner(),
             Some(name) => {
                 self.error(name.span(), "hook name is empty".to_owned());
@@ -345,6 +352,7 @@ impl Lower<'_> {
             name.as_str()
         };
 
+        let command = self.command(&mut raw, &span, shown);
         let events = self.events(raw.events, &span, shown);
         let mode = self.mode(raw.mode.as_ref(), &events, &span, shown);
         let matcher = match raw.matcher {
@@ -359,23 +367,7 @@ impl Lower<'_> {
                 Matcher::Any
             }),
         };
-        let on_error = match raw
-            .on_error
-            .as_ref()
-            .map(|o| (o.get_ref().as_str(), o.span()))
-        {
-            None | Some(("allow", _)) => OnError::Allow,
-            Some(("deny", _)) => OnError::Deny,
-            Some((other, span)) => {
-                self.error(
-                    span,
-                    format!(
-                        "hook `{shown}`: unknown on_error `{other}`; use \"allow\" or \"deny\""
-                    ),
-                );
-                OnError::Allow
-            }
-        };
+        let on_error = self.on_error(raw.on_error.as_ref(), shown);
         let priority = match raw.priority {
             None => HookSpec::DEFAULT_PRIORITY,
             Some(p) => i32::try_from(*p.get_ref()).unwrap_or_else(|_| {
@@ -391,7 +383,6 @@ impl Lower<'_> {
             .timeout
             .and_then(|t| self.duration(&t, &format!("hook `{shown}`: "), "timeout"))
             .and_then(|t| (!t.is_zero()).then_some(t));
-        let command = self.command(raw.command, raw.exec, &span, shown);
 
         if self.errors.len() > before {
             return None;
@@ -419,11 +410,32 @@ impl Lower<'_> {
                     untrusted: None,
                 },
                 command,
-                env: raw.env.unwrap_or_default().into_iter().collect(),
+                env: raw
+                    .env
+                    .map(Spanned::into_inner)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect(),
                 protocol: crate::definition::ProtocolDef::Native,
             },
             own_timeout,
         ))
+    }
+
+    fn on_error(&mut self, raw: Option<&Spanned<String>>, shown: &str) -> OnError {
+        match raw.map(|o| (o.get_ref().as_str(), o.span())) {
+            None | Some(("allow", _)) => OnError::Allow,
+            Some(("deny", _)) => OnError::Deny,
+            Some((other, span)) => {
+                self.error(
+                    span,
+                    format!(
+                        "hook `{shown}`: unknown on_error `{other}`; use \"allow\" or \"deny\""
+                    ),
+                );
+                OnError::Allow
+            }
+        }
     }
 
     fn mode(
@@ -495,33 +507,68 @@ impl Lower<'_> {
         events
     }
 
+    /// What the hook runs: `command`, `exec` or `url` (with the keys only a `url` hook
+    /// may have), taken out of `raw`.
     fn command(
         &mut self,
-        command: Option<Spanned<String>>,
-        exec: Option<Spanned<Vec<String>>>,
+        raw: &mut RawHook,
         span: &Range<usize>,
         shown: &str,
     ) -> Option<CommandDef> {
-        match (command, exec) {
-            (Some(_), Some(exec)) => {
+        let (command, exec, url) = (raw.command.take(), raw.exec.take(), raw.url.take());
+        let (secret_env, headers) = (raw.secret_env.take(), raw.headers.take());
+        // Exactly one of the three; the error points at the second one the file sets.
+        let mut set: Vec<(&str, Range<usize>)> = [
+            command.as_ref().map(|c| ("command", c.span())),
+            exec.as_ref().map(|e| ("exec", e.span())),
+            url.as_ref().map(|u| ("url", u.span())),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        set.sort_by_key(|(_, span)| span.start);
+        if let [(first, _), (second, second_span), ..] = set.as_slice() {
+            self.error(
+                second_span.clone(),
+                format!("hook `{shown}` sets both `{first}` and `{second}`; keep one"),
+            );
+            return None;
+        }
+        if let Some(url) = url {
+            if let Some(env) = &raw.env {
                 self.error(
-                    exec.span(),
-                    format!("hook `{shown}` sets both `command` and `exec`; keep one"),
+                    env.span(),
+                    format!("hook `{shown}`: `env` applies only to `command` and `exec` hooks; a `url` hook runs no process"),
                 );
-                None
+                return None;
             }
+            return self.webhook(&url, secret_env, headers, shown);
+        }
+        for (key, key_span) in [
+            ("secret_env", secret_env.as_ref().map(Spanned::span)),
+            ("headers", headers.as_ref().map(Spanned::span)),
+        ] {
+            if let Some(key_span) = key_span {
+                self.error(
+                    key_span,
+                    format!("hook `{shown}`: `{key}` applies only to `url` hooks"),
+                );
+            }
+        }
+        match (command, exec) {
             (None, None) => {
                 self.error(
                     span.clone(),
-                    format!("hook `{shown}` has no `command` or `exec`; add command = \"./script.sh\" or exec = [\"prog\", \"arg\"]"),
+                    format!("hook `{shown}` has no `command`, `exec` or `url`; add command = \"./script.sh\", exec = [\"prog\", \"arg\"] or url = \"http://host/path\""),
                 );
                 None
             }
-            (Some(line), None) if line.get_ref().trim().is_empty() => {
+            // Both set was reported above.
+            (Some(line), _) if line.get_ref().trim().is_empty() => {
                 self.error(line.span(), format!("hook `{shown}`: `command` is empty"));
                 None
             }
-            (Some(line), None) => Some(resolve_shell(line.get_ref(), self.dir)),
+            (Some(line), _) => Some(resolve_shell(line.get_ref(), self.dir)),
             (None, Some(exec)) if exec.get_ref().first().is_none_or(String::is_empty) => {
                 self.error(
                     exec.span(),
@@ -539,6 +586,54 @@ impl Lower<'_> {
                 Some(CommandDef::Exec { argv })
             }
         }
+    }
+
+    /// A `url` hook: the URL must be absolute http(s) with a host; headers must be valid
+    /// HTTP and leave hookrig's own headers alone; `secret_env` must be a variable name.
+    fn webhook(
+        &mut self,
+        url: &Spanned<String>,
+        secret_env: Option<Spanned<String>>,
+        headers: Option<Spanned<BTreeMap<String, String>>>,
+        shown: &str,
+    ) -> Option<CommandDef> {
+        let before = self.errors.len();
+        if let Err(problem) = webhook::check_url(url.get_ref()) {
+            self.error(
+                url.span(),
+                format!("hook `{shown}`: invalid url `{}`: {problem}", url.get_ref()),
+            );
+        }
+        let secret_env = secret_env.map(|name| {
+            if let Err(problem) = webhook::check_env_name(name.get_ref()) {
+                self.error(
+                    name.span(),
+                    format!(
+                        "hook `{shown}`: invalid secret_env `{}`: {problem}",
+                        name.get_ref()
+                    ),
+                );
+            }
+            name.into_inner()
+        });
+        let headers = headers.map_or_else(Vec::new, |headers| {
+            let span = headers.span();
+            let headers: Vec<(String, String)> = headers.into_inner().into_iter().collect();
+            for (name, value) in &headers {
+                if let Err(problem) = webhook::check_header(name, value) {
+                    self.error(
+                        span.clone(),
+                        format!("hook `{shown}`: header `{name}`: {problem}"),
+                    );
+                }
+            }
+            headers
+        });
+        (self.errors.len() == before).then(|| CommandDef::Http {
+            url: url.get_ref().clone(),
+            headers,
+            secret_env,
+        })
     }
 }
 
@@ -746,10 +841,88 @@ mod tests {
         assert!(
             errors[2].starts_with("/p/.hookrig/hooks.toml:11:11: hook `b`: invalid timeout `soon`")
         );
-        assert!(
-            errors[3]
-                .starts_with("/p/.hookrig/hooks.toml:14:1: hook `c` has no `command` or `exec`")
+        assert!(errors[3].starts_with(
+            "/p/.hookrig/hooks.toml:14:1: hook `c` has no `command`, `exec` or `url`"
+        ));
+    }
+
+    #[test]
+    fn url_hook() {
+        let (result, warnings) = parse(indoc! {r#"
+            [[hooks]]
+            name = "audit"
+            events = ["tool.before"]
+            url = "https://hooks.example.com/audit?team=a"
+            secret_env = "AUDIT_SECRET"
+            headers = { Authorization = "Bearer x", "X-Team" = "a" }
+            timeout = "2s"
+            on_error = "deny"
+        "#});
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let (hooks, _) = result.expect("valid");
+        assert_eq!(
+            hooks[0].command,
+            CommandDef::Http {
+                url: "https://hooks.example.com/audit?team=a".into(),
+                headers: vec![
+                    ("Authorization".into(), "Bearer x".into()),
+                    ("X-Team".into(), "a".into())
+                ],
+                secret_env: Some("AUDIT_SECRET".into()),
+            }
         );
+        assert_eq!(hooks[0].spec.timeout, Some(Duration::from_secs(2)));
+        assert_eq!(hooks[0].spec.on_error, OnError::Deny);
+        assert!(hooks[0].env.is_empty());
+    }
+
+    #[test]
+    fn url_hook_errors_have_positions() {
+        let errors = errors(indoc! {r#"
+            [[hooks]]
+            name = "both"
+            events = ["tool.after"]
+            command = "true"
+            url = "http://127.0.0.1:1/h"
+
+            [[hooks]]
+            name = "relative"
+            events = ["tool.after"]
+            url = "example.com/hook"
+
+            [[hooks]]
+            name = "ftp"
+            events = ["tool.after"]
+            url = "ftp://example.com/"
+
+            [[hooks]]
+            name = "stray"
+            events = ["tool.after"]
+            command = "true"
+            secret_env = "S"
+            headers = { A = "b" }
+
+            [[hooks]]
+            name = "env"
+            events = ["tool.after"]
+            url = "http://127.0.0.1:1/h"
+            env = { A = "b" }
+
+            [[hooks]]
+            name = "hdr"
+            events = ["tool.after"]
+            url = "http://127.0.0.1:1/h"
+            secret_env = ""
+            headers = { "X-Hookrig-Signature" = "forged" }
+
+            [[hooks]]
+            name = "three"
+            events = ["tool.after"]
+            exec = ["true"]
+            url = "http://127.0.0.1:1/h"
+            command = "true"
+        "#});
+        insta::assert_snapshot!(errors.join("\n"));
     }
 
     #[test]

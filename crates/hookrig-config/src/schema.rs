@@ -35,9 +35,11 @@ pub fn native_schema() -> Value {
                     "additionalProperties": false,
                     "required": ["name", "events"],
                     "oneOf": [
-                        {"required": ["command"], "not": {"required": ["exec"]}},
-                        {"required": ["exec"], "not": {"required": ["command"]}}
+                        {"required": ["command"], "not": {"anyOf": [{"required": ["exec"]}, {"required": ["url"]}]}},
+                        {"required": ["exec"], "not": {"anyOf": [{"required": ["command"]}, {"required": ["url"]}]}},
+                        {"required": ["url"], "not": {"anyOf": [{"required": ["command"]}, {"required": ["exec"]}, {"required": ["env"]}]}}
                     ],
+                    "dependentRequired": {"secret_env": ["url"], "headers": ["url"]},
                     "properties": {
                         "name": {"type": "string", "minLength": 1, "description": "Unique within the file."},
                         "events": {
@@ -54,7 +56,23 @@ pub fn native_schema() -> Value {
                             "items": {"type": "string"},
                             "description": "A program and its arguments, run without a shell."
                         },
-                        "timeout": duration_with(&duration, "Kill the hook's process group after this long."),
+                        "url": {
+                            "type": "string",
+                            "format": "uri",
+                            "pattern": "^[hH][tT][tT][pP][sS]?://",
+                            "description": "An http:// or https:// endpoint: the event JSON is POSTed to it and the response body is read as a native reply (see docs/webhooks.md)."
+                        },
+                        "secret_env": {
+                            "type": "string",
+                            "minLength": 1,
+                            "description": "url hooks: the environment variable holding the key of the X-Hookrig-Signature HMAC-SHA256; the hook fails when it is not set."
+                        },
+                        "headers": {
+                            "type": "object",
+                            "additionalProperties": {"type": "string"},
+                            "description": "url hooks: extra request headers."
+                        },
+                        "timeout": duration_with(&duration, "Kill the hook's process group (or abandon a url hook's request) after this long."),
                         "on_error": {"enum": ["allow", "deny"], "default": "allow", "description": "What a crash, timeout or malformed reply means."},
                         "mode": {"enum": ["sync", "async"], "default": "sync", "description": "async: not awaited; only on notify events, tool.after and message.after."},
                         "priority": {"type": "integer", "default": 100, "description": "Lower runs first."},

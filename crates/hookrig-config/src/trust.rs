@@ -209,7 +209,19 @@ pub fn definition_hash(hook: &HookDef) -> String {
     let command = match &hook.command {
         CommandDef::Shell { line, .. } => json!({"shell": line}),
         CommandDef::Exec { argv } => json!({"exec": argv}),
-        CommandDef::Http { url, headers } => json!({"http": url, "headers": headers}),
+        CommandDef::Http {
+            url,
+            headers,
+            secret_env,
+        } => {
+            let mut command = json!({"http": url, "headers": headers});
+            // Only when set, so that hooks without a secret keep the hash they were
+            // trusted with before the field existed.
+            if let Some(name) = secret_env {
+                command["secret_env"] = json!(name);
+            }
+            command
+        }
     };
     let document = json!({
         "dialect": hook.protocol.dialect(),
@@ -317,4 +329,41 @@ fn hex_sha256(bytes: &[u8]) -> String {
         hex.push(char::from(DIGITS[usize::from(byte & 0xf)]));
     }
     hex
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use hookrig_core::Level;
+
+    use super::*;
+
+    fn hash_of(fields: &str) -> String {
+        let text = format!("[[hooks]]\nname = \"w\"\nevents = [\"tool.after\"]\n{fields}\n");
+        let (hooks, _) = crate::parse_native(
+            Path::new("/p/.hookrig/hooks.toml"),
+            &text,
+            Level::Project,
+            &mut Vec::new(),
+        )
+        .expect("valid");
+        definition_hash(&hooks[0])
+    }
+
+    #[test]
+    fn the_hash_of_a_url_hook_covers_url_headers_and_secret_name() {
+        let base = hash_of("url = \"http://127.0.0.1:1/a\"");
+        let changed = [
+            hash_of("url = \"http://127.0.0.1:1/b\""),
+            hash_of("url = \"http://127.0.0.1:1/a\"\nheaders = { A = \"1\" }"),
+            hash_of("url = \"http://127.0.0.1:1/a\"\nsecret_env = \"S1\""),
+            hash_of("url = \"http://127.0.0.1:1/a\"\nsecret_env = \"S2\""),
+        ];
+        for (i, hash) in changed.iter().enumerate() {
+            assert_ne!(&base, hash, "change {i} kept the hash");
+        }
+        assert_ne!(changed[2], changed[3]);
+        assert_eq!(base, hash_of("url = \"http://127.0.0.1:1/a\""));
+    }
 }

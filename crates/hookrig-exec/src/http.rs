@@ -1,19 +1,26 @@
-//! HTTP hooks: the event is sent in a POST request to a URL and the response body is read as the hook's
-//! reply.
+//! HTTP hooks and webhooks: the event is sent in a POST request to a URL and the
+//! response body is read as the hook's reply.
 //!
-//! The request body is what the hook's dialect would write to a command's stdin
-//! (`Content-Type: application/json`). A 2xx response is read exactly like the stdout of
-//! a command that exited 0. Anything else (a non-2xx status, a connection error, a
-//! timeout) is a failure of the hook, turned into allow or deny by its failure policy, as
-//! a command's unexpected exit is; for Claude Code hooks that is a non-blocking error.
+//! One handler for every dialect that has them (Claude Code's `type: "http"` hooks,
+//! native `url` hooks): the dialect's protocol gives the body and the reply rules. The
+//! request body is what the hook's dialect would write to a command's stdin
+//! (`Content-Type: application/json`, `X-Hookrig-Event: <canonical event>`), signed with
+//! `X-Hookrig-Signature: sha256=<hex HMAC-SHA256 of the body>` when the hook names a
+//! secret variable. A 2xx response is read exactly like the stdout of a command that
+//! exited 0. Anything else (a non-2xx status, a connection error, a timeout, an unset
+//! secret variable) is a failure of the hook, turned into allow or deny by its failure
+//! policy, as a command's unexpected exit is; for Claude Code hooks that is a
+//! non-blocking error. Every failure message reads `hook NAME: POST URL: cause`.
 
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use hmac::{Hmac, Mac};
 use hookrig_config::ProtocolDef;
 use hookrig_core::{
     BoxFuture, Failure, FailureKind, Handler, Invocation, Reply, Report, display_duration,
 };
+use sha2::Sha256;
 
 use crate::command::Limits;
 use crate::process::{ProcessOutput, Termination};
@@ -30,6 +37,7 @@ struct Inner {
     name: String,
     url: String,
     headers: Vec<(String, String)>,
+    secret_env: Option<String>,
     limits: Limits,
     protocol: ProtocolDef,
     /// Built on first use: most emits never call most HTTP hooks, and a client with TLS
@@ -38,12 +46,14 @@ struct Inner {
 }
 
 impl HttpHandler {
-    /// A handler for the hook `name` that POSTs to `url` with `headers`. `limits.timeout`
+    /// A handler for the hook `name` that POSTs to `url` with `headers`, signing the
+    /// body with the key in the variable `secret_env` when there is one. `limits.timeout`
     /// covers the whole exchange; `limits.stdout_cap` caps the response body kept.
     pub fn new(
         name: impl Into<String>,
         url: impl Into<String>,
         headers: Vec<(String, String)>,
+        secret_env: Option<String>,
         limits: Limits,
         protocol: ProtocolDef,
     ) -> Self {
@@ -52,6 +62,7 @@ impl HttpHandler {
                 name: name.into(),
                 url: url.into(),
                 headers,
+                secret_env,
                 limits,
                 protocol,
                 client: OnceLock::new(),
@@ -84,11 +95,7 @@ impl Inner {
             Ok(exchange) => exchange,
             Err(limit) => Exchange::Failed(
                 FailureKind::Timeout,
-                format!(
-                    "hook {} timed out after {}",
-                    self.name,
-                    display_duration(limit)
-                ),
+                self.message(&format!("timed out after {}", display_duration(limit))),
             ),
         };
         let duration = started.elapsed();
@@ -99,7 +106,7 @@ impl Inner {
             Exchange::Answered { status, body, .. } if !status.is_success() => {
                 let mut report = failure(
                     FailureKind::Exit,
-                    format!("hook {}: {} answered HTTP {status}", self.name, self.url),
+                    self.message(&format!("HTTP {}", status.as_u16())),
                 );
                 report.stdout = excerpt(&body);
                 report
@@ -117,13 +124,24 @@ impl Inner {
                     leaked: false,
                     duration,
                 };
-                let reply = protocol::reply(
+                let reply = match protocol::reply(
                     &self.protocol,
                     &self.name,
                     &self.limits,
                     &invocation,
                     &output,
-                );
+                ) {
+                    // The reply rules name the hook; a webhook's failure also names the URL.
+                    Reply::Failure(Failure { kind, message }) => {
+                        let prefix = format!("hook {}: ", self.name);
+                        let message = match message.strip_prefix(&prefix) {
+                            Some(cause) => self.message(cause),
+                            None => message,
+                        };
+                        Reply::Failure(Failure { kind, message })
+                    }
+                    reply @ Reply::Verdict(_) => reply,
+                };
                 Report {
                     reply,
                     exit_code: None,
@@ -153,20 +171,57 @@ impl Inner {
         }
     }
 
+    /// `hook NAME: POST URL: cause`.
+    fn message(&self, cause: &str) -> String {
+        format!("hook {}: POST {}: {cause}", self.name, self.url)
+    }
+
+    /// `X-Hookrig-Signature` of `body`, or the failure when the secret variable is unset
+    /// (the request is then not sent: an unsigned request would look like a forgery to
+    /// the receiver, or worse, be accepted by one that does not check).
+    fn signature(&self, body: &[u8]) -> Result<Option<String>, String> {
+        let Some(variable) = &self.secret_env else {
+            return Ok(None);
+        };
+        let key = match std::env::var_os(variable) {
+            Some(key) if !key.is_empty() => key.into_encoded_bytes(),
+            Some(_) => {
+                return Err(self.message(&format!(
+                    "secret variable {variable} is empty; the request was not sent"
+                )));
+            }
+            None => {
+                return Err(self.message(&format!(
+                    "secret variable {variable} is not set; the request was not sent"
+                )));
+            }
+        };
+        Ok(Some(format!("sha256={}", hmac_sha256_hex(&key, body))))
+    }
+
     async fn exchange(&self, invocation: &Invocation) -> Exchange {
+        let body = protocol::stdin(&self.protocol, &self.name, invocation);
+        let signature = match self.signature(&body) {
+            Ok(signature) => signature,
+            Err(message) => return Exchange::Failed(FailureKind::Spawn, message),
+        };
         let client = match self.client.get_or_init(build_client) {
             Ok(client) => client.clone(),
             Err(err) => {
                 return Exchange::Failed(
                     FailureKind::Spawn,
-                    format!("hook {}: cannot set up an HTTP client: {err}", self.name),
+                    self.message(&format!("cannot set up an HTTP client: {err}")),
                 );
             }
         };
         let mut request = client
             .post(&self.url)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(protocol::stdin(&self.protocol, &self.name, invocation));
+            .header("X-Hookrig-Event", invocation.context.name.as_str());
+        if let Some(signature) = signature {
+            request = request.header("X-Hookrig-Signature", signature);
+        }
+        request = request.body(body);
         let allowed: &[String] = match &self.protocol {
             ProtocolDef::Claude(def) => &def.allowed_env_vars,
             _ => &[],
@@ -181,15 +236,7 @@ impl Inner {
         let mut response = match request.send().await {
             Ok(response) => response,
             Err(err) => {
-                return Exchange::Failed(
-                    FailureKind::Spawn,
-                    format!(
-                        "hook {}: cannot reach {}: {}",
-                        self.name,
-                        self.url,
-                        chain(&err)
-                    ),
-                );
+                return Exchange::Failed(FailureKind::Spawn, self.message(&send_error(&err)));
             }
         };
         let status = response.status();
@@ -211,12 +258,7 @@ impl Inner {
                 Err(err) => {
                     return Exchange::Failed(
                         FailureKind::Malformed,
-                        format!(
-                            "hook {}: reading the response of {} failed: {}",
-                            self.name,
-                            self.url,
-                            chain(&err)
-                        ),
+                        self.message(&format!("reading the response failed: {}", causes(&err))),
                     );
                 }
             }
@@ -238,6 +280,42 @@ fn build_client() -> Result<reqwest::Client, String> {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|err| chain(&err))
+}
+
+/// Lowercase hex of the HMAC-SHA256 of `body` under `key`.
+fn hmac_sha256_hex(key: &[u8], body: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
+    mac.update(body);
+    let mut hex = String::with_capacity(64);
+    for byte in mac.finalize().into_bytes() {
+        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(byte & 0xf)]));
+    }
+    hex
+}
+
+/// Why a request could not be sent. reqwest's own message repeats the URL, which the
+/// failure message names already; the causes under it say what happened.
+fn send_error(err: &reqwest::Error) -> String {
+    if err.is_connect() {
+        // The innermost cause is the system's answer (`Connection refused (os error
+        // 111)`); the layers above it only say that a connection was being made.
+        let mut innermost: &dyn std::error::Error = err;
+        while let Some(cause) = innermost.source() {
+            innermost = cause;
+        }
+        return format!("cannot connect: {innermost}");
+    }
+    causes(err)
+}
+
+/// The causes of `err` when it has some, else `err` itself.
+fn causes(err: &reqwest::Error) -> String {
+    match std::error::Error::source(err) {
+        Some(source) => chain(source),
+        None => err.to_string(),
+    }
 }
 
 /// An error with its causes, `a: b: c`, without repeats.
@@ -305,6 +383,14 @@ fn excerpt(bytes: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hmac_matches_rfc_4231_test_case_2() {
+        assert_eq!(
+            hmac_sha256_hex(b"Jefe", b"what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+    }
 
     #[test]
     fn interpolation_reads_only_allowed_variables() {

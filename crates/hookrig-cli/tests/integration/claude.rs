@@ -2,16 +2,14 @@
 //! rules, and `emit --dialect claude` answers in Claude Code's output format.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hookrig_test_support::TestEnv;
 use serde_json::{Value, json};
 
-use crate::harness::{Emitted, emit, quoted, test_env};
+use crate::harness::{Emitted, emit, quoted, serve, test_env};
 
 fn write(path: &PathBuf, value: &Value) {
     std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
@@ -467,67 +465,6 @@ fn a_malformed_settings_file_is_skipped_with_its_position() {
 
 // HTTP hooks against a real server on 127.0.0.1.
 
-/// What the server answers on a path: status, body, delay.
-type Route = (u16, String, Duration);
-
-/// A request the server received: path, headers (lowercase names), body.
-type Received = (String, HashMap<String, String>, String);
-
-fn serve(routes: HashMap<&'static str, Route>) -> (String, Arc<Mutex<Vec<Received>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let base = format!("http://{}", listener.local_addr().expect("addr"));
-    let received = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&received);
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let routes = routes.clone();
-            let seen = Arc::clone(&seen);
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-                let mut line = String::new();
-                reader.read_line(&mut line).expect("request line");
-                let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
-                let mut headers = HashMap::new();
-                loop {
-                    let mut header = String::new();
-                    reader.read_line(&mut header).expect("header");
-                    let header = header.trim_end();
-                    if header.is_empty() {
-                        break;
-                    }
-                    if let Some((name, value)) = header.split_once(':') {
-                        headers.insert(name.trim().to_lowercase(), value.trim().to_owned());
-                    }
-                }
-                let length = headers
-                    .get("content-length")
-                    .and_then(|l| l.parse().ok())
-                    .unwrap_or(0);
-                let mut body = vec![0; length];
-                reader.read_exact(&mut body).expect("body");
-                seen.lock().expect("lock").push((
-                    path.clone(),
-                    headers,
-                    String::from_utf8(body).expect("utf-8"),
-                ));
-                let (status, body, delay) = routes.get(path.as_str()).cloned().unwrap_or((
-                    404,
-                    String::new(),
-                    Duration::ZERO,
-                ));
-                std::thread::sleep(delay);
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-            });
-        }
-    });
-    (base, received)
-}
-
 #[test]
 fn http_hooks() {
     let env = test_env();
@@ -579,7 +516,7 @@ fn http_hooks() {
     assert_eq!(
         out.warnings(),
         [format!(
-            "hook claude:project:PreToolUse:1: {base}/broken answered HTTP 500 Internal Server Error"
+            "hook claude:project:PreToolUse:1: POST {base}/broken: HTTP 500"
         )]
     );
 
@@ -592,7 +529,9 @@ fn http_hooks() {
     assert_eq!(out.result("claude:project:PreToolUse:1"), "timeout");
     assert_eq!(
         out.warnings(),
-        ["hook claude:project:PreToolUse:1 timed out after 1s"]
+        [format!(
+            "hook claude:project:PreToolUse:1: POST {base}/slow: timed out after 1s"
+        )]
     );
 
     // Nothing listens on the port of a closed listener: a connection error.
@@ -610,7 +549,7 @@ fn http_hooks() {
     );
     assert_eq!(out.result("claude:project:PreToolUse:1"), "error");
     assert!(
-        out.has_warning(&format!("cannot reach {url}")),
+        out.has_warning(&format!("POST {url}: cannot connect: ")),
         "{:?}",
         out.warnings()
     );

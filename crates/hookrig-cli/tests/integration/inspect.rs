@@ -582,12 +582,15 @@ fn schema_describes_every_key_and_matches_the_committed_file() {
             "env",
             "events",
             "exec",
+            "headers",
             "matcher",
             "mode",
             "name",
             "on_error",
             "priority",
-            "timeout"
+            "secret_env",
+            "timeout",
+            "url"
         ]
     );
 

@@ -19,4 +19,5 @@ mod process;
 mod protocol;
 mod snapshots;
 mod trust;
+mod webhooks;
 mod xcode;
