@@ -39,7 +39,8 @@ pub use loader::{LoadOptions, load};
 pub use native::{did_you_mean, parse_duration, parse_native};
 pub use schema::native_schema;
 pub use settings_file::{
-    ConfigToml, DEFAULT_HOOK_TIMEOUT, Sourced, config_toml_paths, load_config_toml,
+    ConfigToml, DEFAULT_HOOK_TIMEOUT, HookSetting, Provider, ProvisionFile, ProvisionMode, Sourced,
+    config_toml_paths, load_config_toml,
 };
 pub use trust::{
     Distrust, TrustStore, TrustedHook, definition_hash, hook_key, project_dir, trust_store_path,
