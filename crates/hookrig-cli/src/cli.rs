@@ -1,5 +1,6 @@
 //! Command-line arguments.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -8,10 +9,18 @@ use crate::host::HostDialect;
 
 /// One hook and plugin runtime for AI agents.
 #[derive(Debug, Parser)]
-#[command(name = "hookrig", version, about, long_about = None)]
+#[command(name = "hookrig", version, about, long_about = None, allow_external_subcommands = true)]
 pub(crate) struct Cli {
     #[command(flatten)]
     pub(crate) global: GlobalArgs,
+    /// The agent an external command runs for (`HOOKRIG_AGENT`, `HENCE_AGENT`); default
+    /// `$HOOKRIG_AGENT`, else `$HENCE_AGENT`.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<OsString>,
+    /// The plan file an external command works on (`HOOKRIG_PLAN`, `HENCE_PLAN`);
+    /// default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) plan: Option<PathBuf>,
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -108,6 +117,9 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// `hookrig NAME ARGS...` runs the external command `hookrig-NAME ARGS...`.
+    #[command(external_subcommand)]
+    External(Vec<OsString>),
 }
 
 #[derive(Debug, Args)]

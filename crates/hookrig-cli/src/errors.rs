@@ -50,6 +50,37 @@ pub(crate) enum ExpectedError {
     /// The async runtime could not start.
     #[error("cannot start the async runtime")]
     Runtime(#[source] std::io::Error),
+    /// `hookrig NAME` where NAME is neither built in nor an external command.
+    #[error("unknown command: {name}. {}", if suggestions.is_empty() {
+        "Run `hookrig help` for the list of commands".to_owned()
+    } else {
+        format!("Did you mean {}?", crate::external::or_list(suggestions))
+    })]
+    UnknownCommand {
+        /// The name given.
+        name: String,
+        /// Built-in and external names close to it, closest first.
+        suggestions: Vec<String>,
+    },
+    /// An external command was found but cannot be run.
+    #[error(
+        "permission denied: {} is not executable; make it executable with `chmod +x {}`",
+        .0.display(),
+        crate::external::shell_word(.0)
+    )]
+    NotExecutable(std::path::PathBuf),
+    /// An external command could not be started or waited for.
+    #[error("cannot run {}", path.display())]
+    SpawnExternal {
+        /// The command's file.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The current directory is gone or unreadable.
+    #[error("cannot read the current directory")]
+    Cwd(#[source] std::io::Error),
     /// Writing the answer failed.
     #[error("cannot write to stdout")]
     Stdout(#[source] std::io::Error),

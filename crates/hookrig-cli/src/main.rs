@@ -8,6 +8,7 @@ mod commands;
 mod engine;
 mod errors;
 mod exit_codes;
+mod external;
 mod host;
 mod ledger;
 mod logging;
@@ -16,12 +17,10 @@ mod signals;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
-use crate::cli::{Cli, Command};
+use crate::cli::Command;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = external::parse();
     logging::init(cli.global.debug);
     let result = match cli.command {
         Command::Emit(args) => commands::emit::run(&cli.global, &args),
@@ -41,6 +40,10 @@ fn main() -> ExitCode {
         Command::Validate { strict, cwd } => commands::validate::run(cwd.as_deref(), strict),
         Command::Schema => commands::schema::run(),
         Command::Trust { dir, list, revoke } => commands::trust::run(dir.as_deref(), list, revoke),
+        Command::External(args) => external::run(
+            &external::Context::new(cli.agent.as_deref(), cli.plan.as_deref()),
+            &args,
+        ),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -22,6 +22,7 @@ mod hygge;
 mod loader;
 mod native;
 mod schema;
+mod settings_file;
 mod trust;
 mod webhook;
 mod xcode;
@@ -38,6 +39,10 @@ pub use hygge::{format_go_duration, parse_go_duration, parse_hygge};
 pub use loader::{LoadOptions, load};
 pub use native::{did_you_mean, parse_duration, parse_native};
 pub use schema::native_schema;
+pub use settings_file::{
+    ConfigToml, DEFAULT_HOOK_TIMEOUT, HookSetting, Provider, ProvisionFile, ProvisionMode, Sourced,
+    config_toml_paths, load_config_toml,
+};
 pub use trust::{
     Distrust, TrustStore, TrustedHook, definition_hash, hook_key, project_dir, trust_store_path,
 };

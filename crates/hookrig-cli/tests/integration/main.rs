@@ -9,6 +9,7 @@ mod catalog;
 mod claude;
 mod config;
 mod dispatch;
+mod external;
 mod harness;
 mod hence;
 mod hygge;

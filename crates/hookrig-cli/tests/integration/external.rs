@@ -1,0 +1,354 @@
+//! External commands: `hookrig foo ARGS` runs `hookrig-foo ARGS` from PATH, then from
+//! `[settings] plugin_path` of `config.toml`.
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::process::{Command, Output};
+
+use hookrig_test_support::{HANG_LIMIT, TestEnv, run_with_input};
+
+use crate::harness::{code, test_env, text};
+
+/// A script that prints its arguments one per line in brackets, and the variables an
+/// external command is given (`-` when unset).
+const ECHO: &str = r#"
+printf '%s\n' "argc=$#"
+for arg in "$@"; do printf '[%s]\n' "$arg"; done
+printf 'HOOKRIG_AGENT=%s HENCE_AGENT=%s\n' "${HOOKRIG_AGENT--}" "${HENCE_AGENT--}"
+printf 'HOOKRIG_PLAN=%s HENCE_PLAN=%s\n' "${HOOKRIG_PLAN--}" "${HENCE_PLAN--}"
+"#;
+
+/// `hookrig ARGS` with only the test's `bin` and the system directories in PATH, so that
+/// a `hookrig-*` program of the machine cannot change a listing or a suggestion.
+fn command(env: &TestEnv, args: &[&str]) -> Command {
+    let mut command = env.command(args);
+    command.env("PATH", format!("{}:/usr/bin:/bin", env.bin().display()));
+    command
+}
+
+fn run(env: &TestEnv, args: &[&str]) -> Output {
+    run_with_input(command(env, args), b"", HANG_LIMIT)
+}
+
+#[test]
+fn arguments_pass_verbatim() {
+    let env = test_env();
+    env.write_bin("hookrig-echo", ECHO);
+    let output = run(
+        &env,
+        &[
+            "echo",
+            "two words",
+            "--flag",
+            "-x",
+            "",
+            "--debug",
+            "*",
+            "$HOME",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout),
+        "argc=7\n[two words]\n[--flag]\n[-x]\n[]\n[--debug]\n[*]\n[$HOME]\n\
+         HOOKRIG_AGENT=- HENCE_AGENT=-\nHOOKRIG_PLAN=- HENCE_PLAN=-\n"
+    );
+}
+
+#[test]
+fn stdin_passes_through_and_stderr_is_inherited() {
+    let env = test_env();
+    env.write_bin("hookrig-cat", "cat; echo oops >&2");
+    let input = b"line one\n\x00binary\xff\nlast";
+    let output = run_with_input(command(&env, &["cat"]), input, HANG_LIMIT);
+    assert_eq!(code(&output), 0);
+    assert_eq!(output.stdout, input);
+    assert_eq!(text(&output.stderr), "oops\n");
+}
+
+#[test]
+fn the_exit_code_becomes_hookrigs() {
+    let env = test_env();
+    env.write_bin("hookrig-exit", r#"exit "$1""#);
+    for expected in [0, 3, 255] {
+        let output = run(&env, &["exit", &expected.to_string()]);
+        assert_eq!(code(&output), expected);
+    }
+}
+
+#[test]
+fn a_signal_death_exits_128_plus_the_signal() {
+    let env = test_env();
+    env.write_bin("hookrig-die", "kill -TERM $$");
+    assert_eq!(code(&run(&env, &["die"])), 128 + 15);
+    env.write_bin("hookrig-abort", "kill -KILL $$");
+    assert_eq!(code(&run(&env, &["abort"])), 128 + 9);
+}
+
+#[test]
+fn agent_and_plan_come_from_flags_then_hookrig_then_hence_variables() {
+    let env = test_env();
+    env.write_bin("hookrig-echo", ECHO);
+    let tail = |output: &Output| {
+        let stdout = text(&output.stdout);
+        stdout.lines().skip(1).collect::<Vec<_>>().join("\n")
+    };
+    let plan = env.project().join("plan.spl");
+    let plan = plan.display();
+
+    let output = run(&env, &["--agent", "bob", "--plan", "plan.spl", "echo"]);
+    assert_eq!(
+        tail(&output),
+        format!("HOOKRIG_AGENT=bob HENCE_AGENT=bob\nHOOKRIG_PLAN={plan} HENCE_PLAN={plan}")
+    );
+
+    let mut cmd = command(&env, &["echo"]);
+    cmd.env("HENCE_AGENT", "hence-agent")
+        .env("HENCE_PLAN", "/plans/p.spl");
+    let output = run_with_input(cmd, b"", HANG_LIMIT);
+    assert_eq!(
+        tail(&output),
+        "HOOKRIG_AGENT=hence-agent HENCE_AGENT=hence-agent\n\
+         HOOKRIG_PLAN=/plans/p.spl HENCE_PLAN=/plans/p.spl"
+    );
+
+    let mut cmd = command(&env, &["echo"]);
+    cmd.env("HOOKRIG_AGENT", "ours")
+        .env("HENCE_AGENT", "theirs")
+        .env("HOOKRIG_PLAN", "/plans/ours.spl");
+    let output = run_with_input(cmd, b"", HANG_LIMIT);
+    assert_eq!(
+        tail(&output),
+        "HOOKRIG_AGENT=ours HENCE_AGENT=ours\n\
+         HOOKRIG_PLAN=/plans/ours.spl HENCE_PLAN=/plans/ours.spl"
+    );
+
+    // A flag beats the environment.
+    let mut cmd = command(&env, &["--agent", "flag", "echo"]);
+    cmd.env("HOOKRIG_AGENT", "ours");
+    let output = run_with_input(cmd, b"", HANG_LIMIT);
+    assert!(tail(&output).starts_with("HOOKRIG_AGENT=flag HENCE_AGENT=flag\n"));
+}
+
+#[test]
+fn built_in_commands_win() {
+    let env = test_env();
+    env.write_bin("hookrig-events", "echo external; exit 7");
+    let output = run(&env, &["events"]);
+    assert_eq!(code(&output), 0);
+    assert!(!text(&output.stdout).contains("external"));
+    assert!(text(&output.stdout).contains("tool.before"));
+    // A shadowed external is not offered in the help either.
+    let help = text(&run(&env, &["--help"]).stdout);
+    assert!(!help.contains("hookrig-events"), "{help}");
+}
+
+#[test]
+fn path_comes_before_plugin_path() {
+    let env = test_env();
+    let plugins = env.root().join("plugins");
+    env.write_global_config(""); // the hooks file: keeps the directory around
+    std::fs::write(
+        env.config_home().join("hookrig").join("config.toml"),
+        format!("[settings]\nplugin_path = [\"{}\"]\n", plugins.display()),
+    )
+    .expect("write config.toml");
+    for (dir, body) in [
+        (env.bin(), "echo from-path"),
+        (plugins.clone(), "echo from-plugin-path"),
+    ] {
+        let path = dir.join("hookrig-dup");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    std::fs::write(
+        plugins.join("hookrig-only"),
+        "#!/bin/sh\necho only-in-plugin-path\n",
+    )
+    .expect("write");
+    std::fs::set_permissions(
+        plugins.join("hookrig-only"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .expect("chmod");
+
+    assert_eq!(text(&run(&env, &["dup"]).stdout), "from-path\n");
+    assert_eq!(text(&run(&env, &["only"]).stdout), "only-in-plugin-path\n");
+    let help = text(&run(&env, &["help"]).stdout);
+    assert!(
+        help.contains(&format!(
+            "  only  {} (plugin_path)\n",
+            plugins.join("hookrig-only").display()
+        )),
+        "{help}"
+    );
+}
+
+#[test]
+fn a_project_plugin_path_is_relative_to_the_project() {
+    let env = test_env();
+    env.write_file(
+        ".hookrig/config.toml",
+        "[settings]\nplugin_path = [\"tools\"]\n",
+    );
+    env.write_script("tools/hookrig-local", "echo local tool");
+    let output = run(&env, &["local"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "local tool\n");
+}
+
+#[test]
+fn a_broken_config_toml_stops_a_command_it_is_needed_for() {
+    let env = test_env();
+    let path = env.write_file(".hence/config.toml", "[settings]\nplugin_path = [\n");
+    env.write_bin("hookrig-inpath", "echo fine");
+    // Found in PATH: config.toml is not read.
+    assert_eq!(text(&run(&env, &["inpath"]).stdout), "fine\n");
+    let output = run(&env, &["elsewhere"]);
+    assert_eq!(code(&output), 1);
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "hookrig: error: {}:2:16: unclosed array, expected `]`",
+            path.display()
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn unknown_commands_suggest_close_names() {
+    let env = test_env();
+    env.write_bin("hookrig-deploy", "exit 0");
+    let cases = [
+        ("lsit", "unknown command: lsit. Did you mean list?"),
+        ("deplyo", "unknown command: deplyo. Did you mean deploy?"),
+        ("evnts", "unknown command: evnts. Did you mean events?"),
+        ("wy", "unknown command: wy. Did you mean why?"),
+        (
+            "frobnicate",
+            "unknown command: frobnicate. Run `hookrig help` for the list of commands",
+        ),
+    ];
+    for (name, message) in cases {
+        let output = run(&env, &[name, "arg"]);
+        assert_eq!(code(&output), 1, "{name}");
+        assert_eq!(text(&output.stderr), format!("hookrig: error: {message}\n"));
+        assert!(output.stdout.is_empty());
+    }
+}
+
+#[test]
+fn several_close_names_are_listed_closest_first() {
+    let env = test_env();
+    env.write_bin("hookrig-lisp", "exit 0");
+    let output = run(&env, &["lis"]);
+    assert_eq!(
+        text(&output.stderr),
+        "hookrig: error: unknown command: lis. Did you mean lisp or list?\n"
+    );
+}
+
+#[test]
+fn a_command_that_is_not_executable_gets_a_chmod_hint() {
+    let env = test_env();
+    let path = env.bin().join("hookrig-todo");
+    std::fs::write(&path, "#!/bin/sh\necho never\n").expect("write");
+    let output = run(&env, &["todo"]);
+    assert_eq!(code(&output), 1);
+    let path = path.display();
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "hookrig: error: permission denied: {path} is not executable; make it executable with `chmod +x {path}`\n"
+        )
+    );
+}
+
+#[test]
+fn an_executable_later_in_the_search_wins_over_one_that_is_not() {
+    let env = test_env();
+    std::fs::write(env.bin().join("hookrig-todo"), "#!/bin/sh\necho never\n").expect("write");
+    env.write_file(
+        ".hookrig/config.toml",
+        "[settings]\nplugin_path = [\"tools\"]\n",
+    );
+    env.write_script("tools/hookrig-todo", "echo runs");
+    assert_eq!(text(&run(&env, &["todo"]).stdout), "runs\n");
+}
+
+#[test]
+fn help_lists_external_commands() {
+    let env = test_env();
+    let deploy = env.write_bin("hookrig-deploy", "exit 0");
+    let todo = env.write_bin("hookrig-todo-list", "exit 0");
+    std::fs::write(env.bin().join("hookrig-notexec"), "x").expect("write");
+    let section = format!(
+        "External commands:\n  deploy     {}\n  todo-list  {}\n",
+        deploy.display(),
+        todo.display()
+    );
+    for args in [&["--help"][..], &["-h"], &["help"], &["--debug", "help"]] {
+        let output = run(&env, args);
+        assert_eq!(code(&output), 0, "{args:?}");
+        let stdout = text(&output.stdout);
+        assert!(stdout.ends_with(&section), "{args:?}: {stdout}");
+        assert!(stdout.contains("Commands:\n  emit"), "{stdout}");
+    }
+    // The help of a built-in is its own.
+    let emit_help = text(&run(&env, &["emit", "--help"]).stdout);
+    assert!(!emit_help.contains("External commands"), "{emit_help}");
+}
+
+#[test]
+fn help_without_external_commands_says_how_to_add_one() {
+    let env = test_env();
+    let stdout = text(&run(&env, &["--help"]).stdout);
+    assert!(
+        stdout.ends_with(
+            "External commands:\n  (none found: put an executable named hookrig-NAME in PATH)\n"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn help_of_an_external_command_is_its_own() {
+    let env = test_env();
+    env.write_bin(
+        "hookrig-todo",
+        r#"[ "$1" = --help ] && { echo "usage: hookrig todo PLAN"; exit 0; }; exit 9"#,
+    );
+    for args in [&["todo", "--help"][..], &["help", "todo"]] {
+        let output = run(&env, args);
+        assert_eq!(code(&output), 0, "{args:?}: {}", text(&output.stderr));
+        assert_eq!(text(&output.stdout), "usage: hookrig todo PLAN\n");
+    }
+}
+
+#[test]
+fn sigterm_to_hookrig_reaches_the_command() {
+    let env = test_env();
+    let ready = env.root().join("ready");
+    env.write_bin(
+        "hookrig-wait",
+        &format!(
+            "trap 'echo terminated; exit 5' TERM\ntouch {}\nwhile :; do {} 0.05; done\n",
+            crate::harness::quoted(&ready),
+            crate::harness::quoted(&env.marked_sleep()),
+        ),
+    );
+    let mut cmd = command(&env, &["wait"]);
+    cmd.stdout(std::process::Stdio::piped());
+    let child = cmd.spawn().expect("start hookrig");
+    assert!(
+        hookrig_test_support::wait_for_file(&ready, HANG_LIMIT),
+        "the command never started"
+    );
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signal hookrig");
+    let output = child.wait_with_output().expect("wait for hookrig");
+    assert_eq!(code(&output), 5);
+    assert_eq!(text(&output.stdout), "terminated\n");
+    assert!(env.leftovers().is_empty());
+}

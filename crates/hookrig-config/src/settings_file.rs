@@ -1,0 +1,943 @@
+//! `config.toml`: hookrig's (and Hence's) settings file, beside the hook files.
+//!
+//! Four files are read, global before project, and within a level Hence's alias before
+//! hookrig's own name, so that hookrig's file wins where both set a value:
+//! `$XDG_CONFIG_HOME/hence/config.toml`, `$XDG_CONFIG_HOME/hookrig/config.toml`, then
+//! the nearest `.hence/config.toml` and `.hookrig/config.toml` walking up from the
+//! working directory. Each file is parsed into a raw layer with positions, then merged
+//! keeping the file every value came from.
+
+use std::fmt::Write as _;
+use std::io::ErrorKind;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use hookrig_core::Level;
+use serde::Deserialize;
+use toml::Spanned;
+use toml::de::DeTable;
+
+use crate::environment::{Environment, find_project};
+use crate::errors::{ConfigError, Diagnostic, Severity};
+use crate::hence::HookPoint;
+use crate::native::{did_you_mean, segments, span_of, toml_message};
+
+// Raw layer: exactly what one file says, with positions.
+
+#[derive(Debug, Default, Deserialize)]
+struct RawFile {
+    settings: Option<RawSettings>,
+    providers: Option<Vec<Spanned<RawProvider>>>,
+    hooks: Option<RawHooks>,
+    worktree: Option<RawWorktree>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RawProvider {
+    id: Option<Spanned<String>>,
+    name: Option<Spanned<String>>,
+    cli: Option<Spanned<String>>,
+    version_args: Option<Vec<String>>,
+    auto_approve_flag: Option<String>,
+    initial_prompt_flag: Option<String>,
+    use_keystroke_injection: Option<bool>,
+    keystroke_delay_ms: Option<Spanned<i64>>,
+    resume_flag: Option<String>,
+    default_args: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[expect(
+    clippy::struct_field_names,
+    reason = "the keys are Hence's hook point names"
+)]
+struct RawHooks {
+    post_claim: Option<Spanned<HookSetting>>,
+    post_complete: Option<Spanned<HookSetting>>,
+    post_block: Option<Spanned<HookSetting>>,
+    post_unblock: Option<Spanned<HookSetting>>,
+    post_assert: Option<Spanned<HookSetting>>,
+    post_plan_complete: Option<Spanned<HookSetting>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RawWorktree {
+    provision: Option<RawProvision>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RawProvision {
+    files: Option<Vec<Spanned<RawProvisionFile>>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RawProvisionFile {
+    from: Option<Spanned<String>>,
+    to: Option<Spanned<String>>,
+    mode: Option<Spanned<String>>,
+}
+
+/// A `[hooks]` entry: `true` runs the hook point's script under its default name,
+/// `false` disables it, a string names the script to run instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookSetting {
+    /// `true`: the script named after the hook point.
+    Default,
+    /// `false`: the hook point runs nothing.
+    Disabled,
+    /// `"notify.sh"`: this script instead.
+    Script(String),
+}
+
+impl<'de> Deserialize<'de> for HookSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = HookSetting;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("true, false or a script name")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<HookSetting, E> {
+                Ok(if v {
+                    HookSetting::Default
+                } else {
+                    HookSetting::Disabled
+                })
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<HookSetting, E> {
+                if v.is_empty() {
+                    return Err(E::custom("a hook script name must not be empty"));
+                }
+                Ok(HookSetting::Script(v.to_owned()))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// A custom agent provider (`[[providers]]`), with the seed's defaults applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Provider {
+    /// Unique identifier, referenced by a task's `(provider "...")`.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Executable name (searched in `PATH`) or path.
+    pub cli: String,
+    /// Arguments of the version check (empty: no check).
+    pub version_args: Vec<String>,
+    /// Flag for non-interactive / auto-approve mode.
+    pub auto_approve_flag: Option<String>,
+    /// Flag that passes the initial task prompt.
+    pub initial_prompt_flag: Option<String>,
+    /// Inject keystrokes into a PTY instead of passing flags (default false).
+    pub use_keystroke_injection: bool,
+    /// Delay between injected keystrokes, in milliseconds (default 100).
+    pub keystroke_delay_ms: u64,
+    /// Flag that resumes an interrupted session.
+    pub resume_flag: Option<String>,
+    /// Arguments always passed to the CLI.
+    pub default_args: Vec<String>,
+}
+
+/// How a provisioned file reaches an agent's worktree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProvisionMode {
+    /// A symbolic link to the original (the default).
+    Symlink,
+    /// A copy (for secrets that should not be linked).
+    Copy,
+}
+
+impl ProvisionMode {
+    /// `symlink` or `copy`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProvisionMode::Symlink => "symlink",
+            ProvisionMode::Copy => "copy",
+        }
+    }
+}
+
+/// One `[worktree.provision] files` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProvisionFile {
+    /// The file, relative to the repository.
+    pub from: String,
+    /// Where it goes in the worktree (default: `from`).
+    pub to: String,
+    /// Symlink or copy.
+    pub mode: ProvisionMode,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RawSettings {
+    hook_timeout: Option<Spanned<i64>>,
+    plugin_path: Option<Spanned<Vec<Spanned<String>>>>,
+}
+
+const KNOWN_KEYS: &[&str] = &[
+    "settings",
+    "hook_timeout",
+    "plugin_path",
+    "providers",
+    "id",
+    "name",
+    "cli",
+    "version_args",
+    "auto_approve_flag",
+    "initial_prompt_flag",
+    "use_keystroke_injection",
+    "keystroke_delay_ms",
+    "resume_flag",
+    "default_args",
+    "hooks",
+    "post_claim",
+    "post_complete",
+    "post_block",
+    "post_unblock",
+    "post_assert",
+    "post_plan_complete",
+    "worktree",
+    "provision",
+    "files",
+    "from",
+    "to",
+    "mode",
+];
+
+/// A value and the file it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sourced<T> {
+    /// The value, resolved.
+    pub value: T,
+    /// The file that set it.
+    pub source: PathBuf,
+    /// 1-based line of the value in that file.
+    pub line: usize,
+}
+
+/// The merged `config.toml` of one working directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfigToml {
+    /// The files read, in merge order (later wins).
+    pub files: Vec<PathBuf>,
+    /// `[settings] hook_timeout`: how long a Hence lifecycle hook may run.
+    pub hook_timeout: Option<Sourced<Duration>>,
+    /// `[settings] plugin_path`: extra directories searched for external commands, as
+    /// absolute paths. The value of the file merged last that sets it, as for every
+    /// other setting.
+    pub plugin_path: Option<Sourced<Vec<PathBuf>>>,
+    /// `[[providers]]`, merged by `id`: a later file's provider replaces an earlier one
+    /// with the same id in place; new ids are appended.
+    pub providers: Vec<Sourced<Provider>>,
+    /// `[hooks]`, by hook point, in [`HookPoint::ALL`] order.
+    pub hooks: Vec<(HookPoint, Sourced<HookSetting>)>,
+    /// `[worktree.provision] files`, merged by `to` like providers by `id`.
+    pub provision: Vec<Sourced<ProvisionFile>>,
+}
+
+impl ConfigToml {
+    /// The `[hooks]` setting of `point`, if any file sets it.
+    pub fn hook(&self, point: HookPoint) -> Option<&Sourced<HookSetting>> {
+        self.hooks.iter().find(|(p, _)| *p == point).map(|(_, s)| s)
+    }
+
+    /// `hook_timeout`, or Hence's default of 30 s.
+    pub fn hook_timeout(&self) -> Duration {
+        self.hook_timeout
+            .as_ref()
+            .map_or(DEFAULT_HOOK_TIMEOUT, |t| t.value)
+    }
+}
+
+/// Hence's default hook timeout.
+pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The `config.toml` files of `env`, in merge order, each with its level and the
+/// directory its relative paths are resolved against: the directory that holds
+/// `.hookrig/` or `.hence/` for a project file, the file's own directory for a global
+/// one.
+pub fn config_toml_paths(env: &Environment) -> Vec<(PathBuf, Level, PathBuf)> {
+    let mut paths = Vec::new();
+    for tool in ["hence", "hookrig"] {
+        let dir = env.config_home.join(tool);
+        paths.push((dir.join("config.toml"), Level::Global, dir));
+    }
+    let project = find_project(env);
+    for tool in [".hence", ".hookrig"] {
+        if let Some(path) = project.nearest_file(&format!("{tool}/config.toml")) {
+            let base = path
+                .parent()
+                .and_then(Path::parent)
+                .unwrap_or(Path::new("/"))
+                .to_owned();
+            paths.push((path, Level::Project, base));
+        }
+    }
+    paths
+}
+
+/// Reads and merges every `config.toml` of `env`. Missing files are fine; warnings
+/// (unknown keys) go to `warnings`; any error fails the whole load, listing every error.
+pub fn load_config_toml(
+    env: &Environment,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<ConfigToml, ConfigError> {
+    let mut merged = ConfigToml::default();
+    let mut errors = Vec::new();
+    for (path, _level, base) in config_toml_paths(env) {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == ErrorKind::NotFound => continue,
+            Err(err) => {
+                errors.push(Diagnostic::file(
+                    &path,
+                    Severity::Error,
+                    format!("cannot read: {err}"),
+                ));
+                continue;
+            }
+        };
+        merged.files.push(path.clone());
+        match parse_layer(&path, &text, &base, &env.home, warnings) {
+            Ok(layer) => layer.merge_into(&mut merged),
+            Err(found) => errors.extend(found),
+        }
+    }
+    if errors.is_empty() {
+        Ok(merged)
+    } else {
+        Err(ConfigError::Invalid {
+            errors,
+            other: Vec::new(),
+        })
+    }
+}
+
+/// One file, lowered: every value resolved and tagged with its place.
+#[derive(Debug, Default)]
+struct Layer {
+    hook_timeout: Option<Sourced<Duration>>,
+    plugin_path: Option<Sourced<Vec<PathBuf>>>,
+    providers: Vec<Sourced<Provider>>,
+    hooks: Vec<(HookPoint, Sourced<HookSetting>)>,
+    provision: Vec<Sourced<ProvisionFile>>,
+}
+
+impl Layer {
+    fn merge_into(self, merged: &mut ConfigToml) {
+        if self.hook_timeout.is_some() {
+            merged.hook_timeout = self.hook_timeout;
+        }
+        if self.plugin_path.is_some() {
+            merged.plugin_path = self.plugin_path;
+        }
+        merge_by(&mut merged.providers, self.providers, |p| p.id.clone());
+        merge_by(&mut merged.provision, self.provision, |f| f.to.clone());
+        for (point, setting) in self.hooks {
+            match merged.hooks.iter_mut().find(|(p, _)| *p == point) {
+                Some(slot) => slot.1 = setting,
+                None => merged.hooks.push((point, setting)),
+            }
+        }
+        merged
+            .hooks
+            .sort_by_key(|(p, _)| HookPoint::ALL.iter().position(|q| q == p));
+    }
+}
+
+/// Replaces the entry with the same key in place, or appends.
+fn merge_by<T>(into: &mut Vec<Sourced<T>>, from: Vec<Sourced<T>>, key: impl Fn(&T) -> String) {
+    for item in from {
+        let k = key(&item.value);
+        match into.iter_mut().find(|old| key(&old.value) == k) {
+            Some(old) => *old = item,
+            None => into.push(item),
+        }
+    }
+}
+
+/// Parses one `config.toml`; `base` resolves relative paths, `home` expands `~/`.
+fn parse_layer(
+    path: &Path,
+    text: &str,
+    base: &Path,
+    home: &Path,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<Layer, Vec<Diagnostic>> {
+    let mut lower = Lower {
+        path,
+        text,
+        errors: Vec::new(),
+    };
+    let document = toml::de::Deserializer::parse(text)
+        .map_err(|err| vec![lower.diagnostic(err.span(), toml_message(&err))])?;
+    let mut ignored = Vec::new();
+    let raw: RawFile = serde_ignored::deserialize(document, |p| ignored.push(segments(&p)))
+        .map_err(|err| vec![lower.diagnostic(err.span(), toml_message(&err))])?;
+    warn_unknown(path, text, ignored, warnings);
+    let mut layer = Layer::default();
+    if let Some(settings) = raw.settings {
+        if let Some(timeout) = settings.hook_timeout {
+            match u64::try_from(*timeout.get_ref()) {
+                Ok(seconds) if seconds > 0 => {
+                    layer.hook_timeout =
+                        Some(lower.sourced(Duration::from_secs(seconds), &timeout.span()));
+                }
+                _ => lower.error(
+                    timeout.span(),
+                    format!(
+                        "`hook_timeout` must be a positive number of seconds, got {}",
+                        timeout.get_ref()
+                    ),
+                ),
+            }
+        }
+        if let Some(dirs) = settings.plugin_path {
+            let span = dirs.span();
+            let mut resolved = Vec::new();
+            for dir in dirs.into_inner() {
+                if dir.get_ref().is_empty() {
+                    lower.error(dir.span(), "`plugin_path` entries must not be empty".into());
+                    continue;
+                }
+                resolved.push(resolve_path(dir.get_ref(), base, home));
+            }
+            layer.plugin_path = Some(lower.sourced(resolved, &span));
+        }
+    }
+    for raw in raw.providers.unwrap_or_default() {
+        let span = raw.span();
+        if let Some(provider) = lower.provider(raw.into_inner(), &span) {
+            if let Some(first) = layer.providers.iter().find(|p| p.value.id == provider.id) {
+                let message = format!(
+                    "duplicate provider id `{}` (first declared on line {}); ids must be unique in a file",
+                    provider.id, first.line
+                );
+                lower.error(span, message);
+                continue;
+            }
+            layer.providers.push(lower.sourced(provider, &span));
+        }
+    }
+    if let Some(hooks) = raw.hooks {
+        let points = [
+            (HookPoint::PostClaim, hooks.post_claim),
+            (HookPoint::PostComplete, hooks.post_complete),
+            (HookPoint::PostBlock, hooks.post_block),
+            (HookPoint::PostUnblock, hooks.post_unblock),
+            (HookPoint::PostAssert, hooks.post_assert),
+            (HookPoint::PostPlanComplete, hooks.post_plan_complete),
+        ];
+        for (point, setting) in points {
+            if let Some(setting) = setting {
+                let span = setting.span();
+                layer
+                    .hooks
+                    .push((point, lower.sourced(setting.into_inner(), &span)));
+            }
+        }
+    }
+    let files = raw
+        .worktree
+        .and_then(|w| w.provision)
+        .and_then(|p| p.files)
+        .unwrap_or_default();
+    for raw in files {
+        let span = raw.span();
+        if let Some(file) = lower.provision_file(raw.into_inner(), &span) {
+            layer.provision.push(lower.sourced(file, &span));
+        }
+    }
+    if lower.errors.is_empty() {
+        Ok(layer)
+    } else {
+        // Found section by section; people read them top to bottom.
+        lower.errors.sort_by_key(|d| (d.line, d.col));
+        Err(lower.errors)
+    }
+}
+
+/// Warns about every key `serde_ignored` reported, at its place in the file.
+fn warn_unknown(
+    path: &Path,
+    text: &str,
+    ignored: Vec<Vec<String>>,
+    warnings: &mut Vec<Diagnostic>,
+) {
+    if ignored.is_empty() {
+        return;
+    }
+    // The spanned document is only needed to place unknown keys, which are rare.
+    let root = DeTable::parse(text).ok();
+    for keys in ignored {
+        let span = root
+            .as_ref()
+            .and_then(|root| span_of(root.get_ref(), &keys));
+        let key = keys.last().cloned().unwrap_or_default();
+        let mut message = format!("unknown key `{key}` is ignored");
+        if let Some(known) = did_you_mean(&key, KNOWN_KEYS.iter().copied()) {
+            let _ = write!(message, "; did you mean `{known}`?");
+        }
+        warnings.push(Diagnostic::at(
+            path,
+            text,
+            span.map(|s| s.start),
+            Severity::Warning,
+            message,
+        ));
+    }
+}
+
+/// `~/x` is under `home`; a relative path is under `base`.
+fn resolve_path(text: &str, base: &Path, home: &Path) -> PathBuf {
+    if text == "~" {
+        home.to_owned()
+    } else if let Some(rest) = text.strip_prefix("~/") {
+        home.join(rest)
+    } else {
+        base.join(text)
+    }
+}
+
+struct Lower<'a> {
+    path: &'a Path,
+    text: &'a str,
+    errors: Vec<Diagnostic>,
+}
+
+impl Lower<'_> {
+    fn diagnostic(&self, span: Option<Range<usize>>, message: String) -> Diagnostic {
+        Diagnostic::at(
+            self.path,
+            self.text,
+            span.map(|s| s.start),
+            Severity::Error,
+            message,
+        )
+    }
+
+    fn error(&mut self, span: Range<usize>, message: String) {
+        let diagnostic = self.diagnostic(Some(span), message);
+        self.errors.push(diagnostic);
+    }
+
+    /// A required string field; an error at `span` (the provider) when it is missing.
+    fn required(
+        &mut self,
+        field: Option<Spanned<String>>,
+        key: &str,
+        what: &str,
+        span: &Range<usize>,
+    ) -> Option<String> {
+        match field {
+            Some(value) if !value.get_ref().trim().is_empty() => Some(value.into_inner()),
+            Some(value) => {
+                self.error(value.span(), format!("{what}: `{key}` must not be empty"));
+                None
+            }
+            None => {
+                self.error(
+                    span.clone(),
+                    format!("{what}: missing required field `{key}`"),
+                );
+                None
+            }
+        }
+    }
+
+    fn provider(&mut self, raw: RawProvider, span: &Range<usize>) -> Option<Provider> {
+        let what = match &raw.id {
+            Some(id) => format!("provider `{}`", id.get_ref()),
+            None => "provider".to_owned(),
+        };
+        let id = self.required(raw.id, "id", &what, span);
+        let name = self.required(raw.name, "name", &what, span);
+        let cli = self.required(raw.cli, "cli", &what, span);
+        let keystroke_delay_ms = match raw.keystroke_delay_ms {
+            None => Some(100),
+            Some(ms) => {
+                let value = u64::try_from(*ms.get_ref()).ok();
+                if value.is_none() {
+                    self.error(
+                        ms.span(),
+                        format!(
+                            "{what}: `keystroke_delay_ms` must not be negative, got {}",
+                            ms.get_ref()
+                        ),
+                    );
+                }
+                value
+            }
+        };
+        Some(Provider {
+            id: id?,
+            name: name?,
+            cli: cli?,
+            version_args: raw.version_args.unwrap_or_default(),
+            auto_approve_flag: raw.auto_approve_flag,
+            initial_prompt_flag: raw.initial_prompt_flag,
+            use_keystroke_injection: raw.use_keystroke_injection.unwrap_or(false),
+            keystroke_delay_ms: keystroke_delay_ms?,
+            resume_flag: raw.resume_flag,
+            default_args: raw.default_args.unwrap_or_default(),
+        })
+    }
+
+    fn provision_file(
+        &mut self,
+        raw: RawProvisionFile,
+        span: &Range<usize>,
+    ) -> Option<ProvisionFile> {
+        let from = self.required(raw.from, "from", "worktree provision file", span)?;
+        let to = raw.to.map_or_else(|| from.clone(), Spanned::into_inner);
+        let mode = match raw.mode {
+            None => ProvisionMode::Symlink,
+            Some(mode) => match mode.get_ref().as_str() {
+                "symlink" => ProvisionMode::Symlink,
+                "copy" => ProvisionMode::Copy,
+                other => {
+                    self.error(
+                        mode.span(),
+                        format!(
+                            "worktree provision file `{from}`: unknown mode `{other}`; use \"symlink\" or \"copy\""
+                        ),
+                    );
+                    return None;
+                }
+            },
+        };
+        Some(ProvisionFile { from, to, mode })
+    }
+
+    fn sourced<T>(&self, value: T, span: &Range<usize>) -> Sourced<T> {
+        Sourced {
+            value,
+            source: self.path.to_owned(),
+            line: crate::errors::line_col(self.text, span.start).0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use indoc::indoc;
+
+    use super::*;
+
+    fn env(root: &Path) -> Environment {
+        Environment {
+            home: root.join("home"),
+            config_home: root.join("home/.config"),
+            state_home: root.join("home/.local/state"),
+            data_home: root.join("home/.local/share"),
+            xcode_home: root.join("home/.x-code"),
+            cwd: root.join("project/sub"),
+            trust_all: false,
+        }
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    fn world() -> (tempfile::TempDir, Environment) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let env = env(dir.path());
+        std::fs::create_dir_all(dir.path().join("project/.git")).expect("mkdir");
+        std::fs::create_dir_all(&env.cwd).expect("mkdir");
+        (dir, env)
+    }
+
+    #[test]
+    fn plugin_path_resolves_against_its_level_and_the_local_file_wins() {
+        let (dir, env) = world();
+        let root = dir.path();
+        write(
+            &root.join("home/.config/hookrig/config.toml"),
+            "[settings]\nplugin_path = [\"plugins\", \"~/bin\", \"/opt/x\"]\nhook_timeout = 10\n",
+        );
+        let mut warnings = Vec::new();
+        let merged = load_config_toml(&env, &mut warnings).expect("loads");
+        let plugin_path = merged.plugin_path.clone().expect("set");
+        assert_eq!(
+            plugin_path.value,
+            [
+                root.join("home/.config/hookrig/plugins"),
+                root.join("home/bin"),
+                PathBuf::from("/opt/x"),
+            ]
+        );
+        assert_eq!(plugin_path.line, 2);
+        assert_eq!(merged.hook_timeout(), Duration::from_secs(10));
+
+        write(
+            &root.join("project/.hence/config.toml"),
+            "[settings]\nplugin_path = [\"tools\"]\n",
+        );
+        let merged = load_config_toml(&env, &mut warnings).expect("loads");
+        let plugin_path = merged.plugin_path.clone().expect("set");
+        assert_eq!(plugin_path.value, [root.join("project/tools")]);
+        assert_eq!(plugin_path.source, root.join("project/.hence/config.toml"));
+        // Not set locally: the global value stays.
+        assert_eq!(merged.hook_timeout(), Duration::from_secs(10));
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    #[test]
+    fn syntax_errors_have_a_position() {
+        let (dir, env) = world();
+        let path = dir.path().join("project/.hookrig/config.toml");
+        write(
+            &path,
+            indoc! {"
+            [settings]
+            hook_timeout = = 3
+        "},
+        );
+        let Err(ConfigError::Invalid { errors, .. }) = load_config_toml(&env, &mut Vec::new())
+        else {
+            panic!("a syntax error fails the load");
+        };
+        assert_eq!(errors.len(), 1);
+        assert_eq!((errors[0].line, errors[0].col), (Some(2), Some(16)));
+        assert_eq!(errors[0].path, path);
+    }
+
+    #[test]
+    fn unknown_keys_warn_and_the_load_goes_on() {
+        let (dir, env) = world();
+        write(
+            &dir.path().join("home/.config/hence/config.toml"),
+            "[settings]\nplugin_pth = []\nhook_timeout = 5\n",
+        );
+        let mut warnings = Vec::new();
+        let merged = load_config_toml(&env, &mut warnings).expect("loads");
+        assert_eq!(merged.hook_timeout(), Duration::from_secs(5));
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].line, Some(2));
+        assert_eq!(
+            warnings[0].message,
+            "unknown key `plugin_pth` is ignored; did you mean `plugin_path`?"
+        );
+    }
+
+    fn errors_of(text: &str) -> Vec<String> {
+        let (dir, env) = world();
+        let path = dir.path().join("project/.hookrig/config.toml");
+        write(&path, text);
+        match load_config_toml(&env, &mut Vec::new()) {
+            Err(ConfigError::Invalid { errors, .. }) => errors
+                .iter()
+                .map(|d| {
+                    d.to_string()
+                        .replace(&*path.to_string_lossy(), "config.toml")
+                })
+                .collect(),
+            other => panic!("expected errors, got {other:?}"),
+        }
+    }
+
+    #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one world, every merged value checked"
+    )]
+    fn providers_merge_by_id_and_the_local_one_wins() {
+        let (dir, env) = world();
+        let root = dir.path();
+        let global = root.join("home/.config/hookrig/config.toml");
+        write(
+            &global,
+            indoc! {r#"
+            [[providers]]
+            id = "a"
+            name = "A global"
+            cli = "a-cli"
+            version_args = ["--version"]
+
+            [[providers]]
+            id = "b"
+            name = "B"
+            cli = "/opt/b"
+            auto_approve_flag = "-y"
+            initial_prompt_flag = "-p"
+            use_keystroke_injection = true
+            keystroke_delay_ms = 50
+            resume_flag = "--resume"
+            default_args = ["--quiet", "--no-color"]
+
+            [hooks]
+            post_complete = true
+            post_claim = "notify.sh"
+        "#},
+        );
+        let local = root.join("project/.hence/config.toml");
+        write(
+            &local,
+            indoc! {r#"
+            [[providers]]
+            id = "c"
+            name = "C"
+            cli = "c"
+
+            [[providers]]
+            id = "a"
+            name = "A local"
+            cli = "a-local"
+
+            [hooks]
+            post_complete = false
+
+            [worktree.provision]
+            files = [
+              { from = ".env", to = ".env", mode = "copy" },
+              { from = "config/shared.toml" },
+            ]
+        "#},
+        );
+        let merged = load_config_toml(&env, &mut Vec::new()).expect("loads");
+        let ids: Vec<_> = merged
+            .providers
+            .iter()
+            .map(|p| {
+                (
+                    p.value.id.as_str(),
+                    p.value.name.as_str(),
+                    p.source == local,
+                )
+            })
+            .collect();
+        assert_eq!(
+            ids,
+            [("a", "A local", true), ("b", "B", false), ("c", "C", true)]
+        );
+        // The local provider replaces the global one whole: nothing is inherited.
+        assert!(merged.providers[0].value.version_args.is_empty());
+        assert_eq!(
+            merged.providers[1].value,
+            Provider {
+                id: "b".into(),
+                name: "B".into(),
+                cli: "/opt/b".into(),
+                version_args: Vec::new(),
+                auto_approve_flag: Some("-y".into()),
+                initial_prompt_flag: Some("-p".into()),
+                use_keystroke_injection: true,
+                keystroke_delay_ms: 50,
+                resume_flag: Some("--resume".into()),
+                default_args: vec!["--quiet".into(), "--no-color".into()],
+            }
+        );
+        assert_eq!(merged.providers[2].value.keystroke_delay_ms, 100);
+        assert!(!merged.providers[2].value.use_keystroke_injection);
+        assert_eq!(
+            merged
+                .hook(HookPoint::PostComplete)
+                .map(|s| (&s.value, s.line)),
+            Some((&HookSetting::Disabled, 12))
+        );
+        assert_eq!(
+            merged.hook(HookPoint::PostClaim).map(|s| &s.value),
+            Some(&HookSetting::Script("notify.sh".into()))
+        );
+        assert_eq!(
+            merged.hooks[0].0,
+            HookPoint::PostClaim,
+            "in hook point order"
+        );
+        let files: Vec<_> = merged.provision.iter().map(|f| f.value.clone()).collect();
+        assert_eq!(
+            files,
+            [
+                ProvisionFile {
+                    from: ".env".into(),
+                    to: ".env".into(),
+                    mode: ProvisionMode::Copy
+                },
+                ProvisionFile {
+                    from: "config/shared.toml".into(),
+                    to: "config/shared.toml".into(),
+                    mode: ProvisionMode::Symlink
+                },
+            ]
+        );
+        assert_eq!(merged.files, [global, local]);
+    }
+
+    #[test]
+    fn hookrig_files_win_over_hence_files_of_the_same_level() {
+        let (dir, env) = world();
+        write(
+            &dir.path().join("home/.config/hence/config.toml"),
+            "[settings]\nhook_timeout = 7\n",
+        );
+        write(
+            &dir.path().join("home/.config/hookrig/config.toml"),
+            "[settings]\nhook_timeout = 9\n",
+        );
+        let merged = load_config_toml(&env, &mut Vec::new()).expect("loads");
+        assert_eq!(merged.hook_timeout(), Duration::from_secs(9));
+    }
+
+    #[test]
+    fn every_error_is_reported_with_its_place() {
+        assert_eq!(
+            errors_of(indoc! {r#"
+                [[providers]]
+                id = "x"
+
+                [[providers]]
+                name = "no id"
+                cli = ""
+                keystroke_delay_ms = -1
+
+                [[providers]]
+                id = "y"
+                name = "Y"
+                cli = "y"
+
+                [[providers]]
+                id = "y"
+                name = "Y again"
+                cli = "y"
+
+                [settings]
+                hook_timeout = 0
+
+                [worktree.provision]
+                files = [{ to = "a" }, { from = "b", mode = "hardlink" }]
+            "#}),
+            [
+                "config.toml:1:1: provider `x`: missing required field `name`",
+                "config.toml:1:1: provider `x`: missing required field `cli`",
+                "config.toml:4:1: provider: missing required field `id`",
+                "config.toml:6:7: provider: `cli` must not be empty",
+                "config.toml:7:22: provider: `keystroke_delay_ms` must not be negative, got -1",
+                "config.toml:14:1: duplicate provider id `y` (first declared on line 9); ids must be unique in a file",
+                "config.toml:20:16: `hook_timeout` must be a positive number of seconds, got 0",
+                "config.toml:23:10: worktree provision file: missing required field `from`",
+                "config.toml:23:45: worktree provision file `b`: unknown mode `hardlink`; use \"symlink\" or \"copy\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn type_errors_are_reported_with_their_place() {
+        assert_eq!(
+            errors_of("[hooks]\npost_complete = 3\n"),
+            ["config.toml:2:17: invalid type: integer `3`, expected true, false or a script name"]
+        );
+        assert_eq!(
+            errors_of("[[providers]]\nid = \"a\"\nname = \"A\"\ncli = [\"x\"]\n"),
+            ["config.toml:4:7: invalid type: sequence, expected a string"]
+        );
+        assert_eq!(
+            errors_of("providers = 3\n"),
+            ["config.toml:1:13: invalid type: integer `3`, expected a sequence"]
+        );
+    }
+}
