@@ -41,6 +41,7 @@ fn main() -> ExitCode {
         Command::Validate { strict, cwd } => commands::validate::run(cwd.as_deref(), strict),
         Command::Schema => commands::schema::run(),
         Command::Trust { dir, list, revoke } => commands::trust::run(dir.as_deref(), list, revoke),
+        Command::Plugins(args) => commands::plugins::run(&cli.global, &args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -135,6 +135,9 @@ pub struct LoadedConfig {
     pub files: Vec<PathBuf>,
     /// The project root, when the working directory is in a project.
     pub project_root: Option<PathBuf>,
+    /// The plugin packages loaded (those in `LoadOptions::packages` whose manifest is
+    /// valid): their commands, validators, formatters and webhooks.
+    pub packages: Vec<crate::package::Package>,
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use crate::definition::{HookDef, LoadedConfig, Settings};
 use crate::environment::{Environment, Project, find_project};
 use crate::errors::{ConfigError, Diagnostic, Severity};
 use crate::native::parse_file;
+use crate::package::{Package, PackageRef};
 use crate::{claude, hence, hygge, trust, xcode};
 
 /// What the caller adds to discovery.
@@ -20,6 +21,9 @@ pub struct LoadOptions {
     /// runs nothing else, and hashing every project hook on each emit is wasted work;
     /// the other hooks are then left unmarked. `None` checks every hook (listings).
     pub trust_only_for: Option<(EventName, Payload)>,
+    /// Registered plugin packages to load (the CLI passes those enabled for the agent),
+    /// in this order, as global x-code plugins after every `plugin_dirs` entry.
+    pub packages: Vec<PackageRef>,
 }
 
 /// What dialect loaders write into while one load runs.
@@ -41,6 +45,8 @@ pub(crate) struct LoadContext<'a> {
     pub(crate) files: Vec<PathBuf>,
     /// What the Claude Code layers said so far (`disableAllHooks` needs every layer).
     pub(crate) claude: claude::State,
+    /// The plugin packages loaded so far.
+    pub(crate) packages: Vec<Package>,
 }
 
 impl LoadContext<'_> {
@@ -85,6 +91,7 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         errors: Vec::new(),
         files: Vec::new(),
         claude: claude::State::default(),
+        packages: Vec::new(),
     };
 
     let mut settings = Settings::default();
@@ -140,5 +147,6 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         warnings: ctx.diagnostics,
         files: ctx.files,
         project_root: project.root.clone(),
+        packages: ctx.packages,
     })
 }
