@@ -204,6 +204,9 @@ fn package_hooks_run_only_for_the_agents_they_are_enabled_for() {
     assert_eq!(out.hook("guard:PreToolUse:0")["dialect"], "xcode");
     assert_eq!(log(&env), ["native", "guard"]);
 
+    // --no-ledger stops recording, not the registry.
+    pre_tool(&env, &["--agent", "coder", "--no-ledger"], &bash());
+    assert_eq!(log(&env), ["native", "guard"], "--no-ledger");
     pre_tool(&env, &["--agent", "reviewer"], &bash());
     assert_eq!(log(&env), ["native"], "not enabled for reviewer");
     pre_tool(&env, &[], &bash());
