@@ -109,6 +109,8 @@ pub(crate) enum Command {
         #[arg(long)]
         revoke: bool,
     },
+    /// Register plugin packages and enable them per agent.
+    Plugins(crate::commands::plugins::PluginsArgs),
     /// Show every hook considered for one emit, and why it did or did not run.
     Why {
         /// The run id (or a unique prefix of at least 4 characters).
@@ -140,6 +142,11 @@ pub(crate) struct EmitArgs {
     /// The agent session id (default: the payload's `session.id`).
     #[arg(long, value_name = "ID")]
     pub(crate) session: Option<String>,
+    /// The agent emitting: plugin packages run only when enabled for it (or for all
+    /// agents). Default: the payload's `session.agent`; without any, only packages
+    /// enabled for all agents run.
+    #[arg(long, env = "HOOKRIG_AGENT", value_name = "NAME")]
+    pub(crate) agent: Option<String>,
     /// The tool name, when the payload does not name one.
     #[arg(long, value_name = "NAME")]
     pub(crate) tool: Option<String>,

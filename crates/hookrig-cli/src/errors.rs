@@ -47,6 +47,33 @@ pub(crate) enum ExpectedError {
     /// The trust store cannot be used.
     #[error(transparent)]
     Trust(#[from] hookrig_config::TrustError),
+    /// `plugins register` with an id that is taken.
+    #[error(
+        "plugin `{id}` is already registered (from {path}); `hookrig plugins delete {id}` first to register it again"
+    )]
+    DuplicatePlugin {
+        /// The id.
+        id: String,
+        /// Where the registered one is.
+        path: String,
+    },
+    /// `plugins enable|disable|delete` with an id nobody registered.
+    #[error("no plugin `{0}` is registered; `hookrig plugins list` shows the registered plugins")]
+    UnknownPlugin(String),
+    /// `plugins register` with an id that cannot name a package.
+    #[error("invalid plugin id `{0}`: it must match ^[a-z0-9][a-z0-9-]*$")]
+    BadPluginId(String),
+    /// `--agent ""`.
+    #[error("--agent needs a name (or use --all)")]
+    EmptyAgent,
+    /// `plugins register` with a directory that is not a valid package.
+    #[error("cannot register {}: not a valid plugin package:\n{}", dir.display(), problems.join("\n"))]
+    InvalidPackage {
+        /// The directory.
+        dir: std::path::PathBuf,
+        /// Every error, `path:line:col: message`.
+        problems: Vec<String>,
+    },
     /// The async runtime could not start.
     #[error("cannot start the async runtime")]
     Runtime(#[source] std::io::Error),

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use hookrig_config::PackageRef;
 use hookrig_core::{HookRecord, SkipReason, duration_ms};
 use hookrig_store::{HookRun, Ledger, StoreError, default_ledger_path};
 
@@ -18,6 +19,39 @@ pub(crate) fn path(global: &GlobalArgs) -> Result<Option<PathBuf>, ExpectedError
     }
     let env = hookrig_config::Environment::from_process(PathBuf::new())?;
     Ok(Some(default_ledger_path(&env.state_home)))
+}
+
+/// The store file whatever `--no-ledger` says: the plugin registry lives in it, and
+/// `--no-ledger` only stops recording.
+pub(crate) fn store_path(global: &GlobalArgs) -> Result<PathBuf, ExpectedError> {
+    if let Some(path) = &global.ledger {
+        return Ok(path.clone());
+    }
+    let env = hookrig_config::Environment::from_process(PathBuf::new())?;
+    Ok(default_ledger_path(&env.state_home))
+}
+
+/// The plugin packages enabled for `agent` (or for `*` only, with no agent), with the
+/// store they were read from when it exists, for the emit to record into. No store
+/// file yet means no package registered: nothing is created for the question.
+pub(crate) fn enabled_packages(
+    global: &GlobalArgs,
+    agent: Option<&str>,
+) -> Result<(Vec<PackageRef>, Option<Ledger>), ExpectedError> {
+    let path = store_path(global)?;
+    if !path.exists() {
+        return Ok((Vec::new(), None));
+    }
+    let store = Ledger::open(&path)?;
+    let packages = store
+        .plugins_enabled_for(agent)?
+        .into_iter()
+        .map(|row| PackageRef {
+            id: row.id,
+            path: PathBuf::from(row.path),
+        })
+        .collect();
+    Ok((packages, Some(store)))
 }
 
 /// Opens the ledger for reading (`runs`, `why`).

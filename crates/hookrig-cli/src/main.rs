@@ -44,6 +44,7 @@ fn main() -> ExitCode {
             &external::Context::new(cli.agent.as_deref(), cli.plan.as_deref()),
             &args,
         ),
+        Command::Plugins(args) => commands::plugins::run(&cli.global, &args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

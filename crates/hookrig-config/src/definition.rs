@@ -141,6 +141,9 @@ pub struct LoadedConfig {
     /// Hooks left out because an identical one was loaded first (Claude Code runs an
     /// identical handler once), for `hookrig explain`.
     pub shadowed: Vec<Shadowed>,
+    /// The plugin packages loaded (those in `LoadOptions::packages` whose manifest is
+    /// valid): their commands, validators, formatters and webhooks.
+    pub packages: Vec<crate::package::Package>,
 }
 
 /// A hook left out as a duplicate of one already loaded.

@@ -21,6 +21,7 @@ mod hence;
 mod hygge;
 mod loader;
 mod native;
+mod package;
 mod schema;
 mod settings_file;
 mod trust;
@@ -38,6 +39,9 @@ pub use hence::{HenceHook, HookPoint};
 pub use hygge::{format_go_duration, parse_go_duration, parse_hygge};
 pub use loader::{LoadOptions, load};
 pub use native::{did_you_mean, parse_duration, parse_native};
+pub use package::{
+    Package, PackageCheck, PackageFile, PackageRef, PackageWebhook, check_package, valid_package_id,
+};
 pub use schema::native_schema;
 pub use settings_file::{
     ConfigToml, DEFAULT_HOOK_TIMEOUT, HookSetting, Provider, ProvisionFile, ProvisionMode, Sourced,

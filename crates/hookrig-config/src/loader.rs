@@ -9,6 +9,7 @@ use crate::definition::{HookDef, LoadedConfig, Settings, Shadowed};
 use crate::environment::{Environment, Project, find_project};
 use crate::errors::{ConfigError, Diagnostic, Severity};
 use crate::native::parse_file;
+use crate::package::{Package, PackageRef};
 use crate::{claude, hence, hygge, trust, xcode};
 
 /// What the caller adds to discovery.
@@ -20,6 +21,9 @@ pub struct LoadOptions {
     /// runs nothing else, and hashing every project hook on each emit is wasted work;
     /// the other hooks are then left unmarked. `None` checks every hook (listings).
     pub trust_only_for: Option<(EventName, Payload)>,
+    /// Registered plugin packages to load (the CLI passes those enabled for the agent),
+    /// in this order, as global x-code plugins after every `plugin_dirs` entry.
+    pub packages: Vec<PackageRef>,
 }
 
 /// What dialect loaders write into while one load runs.
@@ -43,6 +47,8 @@ pub(crate) struct LoadContext<'a> {
     pub(crate) claude: claude::State,
     /// Hooks left out as duplicates.
     pub(crate) shadowed: Vec<Shadowed>,
+    /// The plugin packages loaded so far.
+    pub(crate) packages: Vec<Package>,
 }
 
 impl LoadContext<'_> {
@@ -88,6 +94,7 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         files: Vec::new(),
         shadowed: Vec::new(),
         claude: claude::State::default(),
+        packages: Vec::new(),
     };
 
     let mut settings = Settings::default();
@@ -147,5 +154,6 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         files: ctx.files,
         project_root: project.root.clone(),
         shadowed: ctx.shadowed,
+        packages: ctx.packages,
     })
 }

@@ -23,6 +23,7 @@ use serde_json::Value;
 use crate::definition::{CommandDef, HookDef, ProtocolDef};
 use crate::errors::{Diagnostic, Severity};
 use crate::loader::LoadContext;
+use crate::package::{self, PackageRef};
 
 /// What an x-code hook needs at run time beyond its command.
 ///
@@ -102,6 +103,9 @@ enum Origin<'a> {
     XcodeLocal,
     /// x-code's `cache/<marketplace>/`: `name@<marketplace>`, data where x-code keeps it.
     XcodeCache(&'a str),
+    /// A registered plugin package (`hookrig plugins register ID`): its id is the
+    /// registered id, its data lives with hookrig's own plugins' data.
+    Package(&'a str),
 }
 
 /// Loads this dialect's sources of one level into `ctx`.
@@ -136,6 +140,9 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
                 let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
                 load_plugin(ctx, &dir, level, Origin::Hookrig, true);
             }
+            for package in &ctx.options.packages {
+                load_package(ctx, package);
+            }
         }
         Level::Project => {
             if let Some(root) = ctx.project.nearest_dir(".hookrig/plugins") {
@@ -145,6 +152,36 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
             }
         }
     }
+}
+
+/// Whether the package `id` at `dir` is a plugin directory already loaded (reported).
+///
+/// A package that is also in a plugins directory would run every hook twice; the
+/// always-loaded copy is already there, so the package copy is the one left out.
+fn package_already_loaded(ctx: &mut LoadContext<'_>, id: &str, dir: &Path) -> bool {
+    let Some(first) = ctx.hooks.iter().find_map(|h| match &h.protocol {
+        ProtocolDef::Xcode(x) if same_dir(&x.plugin_dir, dir) => Some(x.plugin_id.clone()),
+        _ => None,
+    }) else {
+        return false;
+    };
+    ctx.diagnostics.push(Diagnostic::file(
+        dir,
+        Severity::Warning,
+        format!(
+            "package {id} is the plugin {first}, already loaded from a plugins directory; the package copy is skipped"
+        ),
+    ));
+    true
+}
+
+/// Whether two paths name the same directory (after resolving symlinks, when both exist).
+fn same_dir(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(a), Ok(b)) if a == b
+        )
 }
 
 /// The subdirectories of `dir`, sorted by name; hidden ones (`.DS_Store`, `.git`) are
@@ -222,10 +259,10 @@ pub(crate) fn compare_versions(a: &str, b: &str) -> Ordering {
 }
 
 /// A JSON file read and parsed, kept with its text for positions.
-struct JsonFile {
-    path: PathBuf,
-    text: String,
-    value: Value,
+pub(crate) struct JsonFile {
+    pub(crate) path: PathBuf,
+    pub(crate) text: String,
+    pub(crate) value: Value,
 }
 
 /// Reads and parses a JSON file; a parse error is reported at its line and column.
@@ -261,6 +298,15 @@ fn offset_of(text: &str, line: usize, column: usize) -> usize {
     (line_start + column.saturating_sub(1)).min(text.len())
 }
 
+/// Loads a registered plugin package: global (the user registered it), its hooks in
+/// x-code's protocol (its manifest is an x-code manifest), its other fields into
+/// `ctx.packages`. A package with any invalid part is not loaded at all, and reported as
+/// an error: the user named it, as with `--plugin-dir`.
+pub(crate) fn load_package(ctx: &mut LoadContext<'_>, package: &PackageRef) {
+    let dir = std::path::absolute(&package.path).unwrap_or_else(|_| package.path.clone());
+    load_plugin(ctx, &dir, Level::Global, Origin::Package(&package.id), true);
+}
+
 fn load_plugin(
     ctx: &mut LoadContext<'_>,
     dir: &Path,
@@ -274,6 +320,19 @@ fn load_plugin(
     let plugin_id = match origin {
         Origin::XcodeCache(market) => format!("{name}@{market}"),
         Origin::Hookrig | Origin::XcodeLocal => format!("{name}@local"),
+        Origin::Package(id) => id.to_owned(),
+    };
+    if let Origin::Package(id) = origin
+        && package_already_loaded(ctx, id, dir)
+    {
+        return;
+    }
+    let package = match origin {
+        Origin::Package(id) => match package::read(ctx, &manifest, id, &name, dir) {
+            Some(package) => Some(package),
+            None => return,
+        },
+        _ => None,
     };
     if let Some(first) = ctx.hooks.iter().find_map(|h| match &h.protocol {
         ProtocolDef::Xcode(x) if x.plugin_id == plugin_id => Some(x.plugin_dir.clone()),
@@ -290,7 +349,16 @@ fn load_plugin(
         return;
     }
     let manifest_path = manifest.path.clone();
+    let reported = ctx.diagnostics.len();
     let Some(hooks_file) = read_hooks_file(ctx, dir, manifest) else {
+        // No hooks at all is fine for a package (it may ship commands only); broken
+        // hooks were reported and keep the package out.
+        let broken = ctx.diagnostics[reported..]
+            .iter()
+            .any(|d| d.severity == Severity::Error);
+        if !broken {
+            ctx.packages.extend(package);
+        }
         return;
     };
     let inline = hooks_file.path == manifest_path;
@@ -302,7 +370,9 @@ fn load_plugin(
     };
 
     let data_dir = match origin {
-        Origin::Hookrig => ctx.env.data_home.join("hookrig").join("plugin-data"),
+        Origin::Hookrig | Origin::Package(_) => {
+            ctx.env.data_home.join("hookrig").join("plugin-data")
+        }
         Origin::XcodeLocal | Origin::XcodeCache(_) => {
             ctx.env.xcode_home.join("plugins").join("data")
         }
@@ -317,7 +387,10 @@ fn load_plugin(
         prefix,
     };
     match plugin.hooks(hooks_value, ctx) {
-        Ok(defs) => ctx.hooks.extend(defs),
+        Ok(defs) => {
+            ctx.hooks.extend(defs);
+            ctx.packages.extend(package);
+        }
         Err(problems) => {
             let first = problems.first().and_then(|p| p.offset);
             let list = problems
@@ -457,7 +530,7 @@ enum HooksAt {
 }
 
 /// x-code's plugin name rule: `^[a-z0-9][a-z0-9-]*$`.
-fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     let mut bytes = name.bytes();
     bytes
         .next()

@@ -83,6 +83,21 @@ pub enum StoreError {
         run_id: String,
     },
 
+    /// [`Ledger::register_plugin`](crate::Ledger::register_plugin) got an id that is
+    /// already registered.
+    #[error("plugin `{id}` is already registered")]
+    DuplicatePlugin {
+        /// The plugin id.
+        id: String,
+    },
+
+    /// A plugin id that is not registered.
+    #[error("no plugin `{id}` is registered")]
+    UnknownPlugin {
+        /// The plugin id.
+        id: String,
+    },
+
     /// A run id prefix matches more than one run.
     #[error("run id prefix {prefix:?} matches {count} runs, give more characters")]
     AmbiguousRunId {
@@ -187,6 +202,16 @@ mod tests {
         &StoreError::Sqlite { path: PathBuf::from("/l.db"), action: "record an emit", source: sqlite_error() },
         "could not record an emit in the ledger /l.db";
         "sqlite names the action"
+    )]
+    #[test_case(
+        &StoreError::DuplicatePlugin { id: "p".to_owned() },
+        "plugin `p` is already registered";
+        "duplicate plugin"
+    )]
+    #[test_case(
+        &StoreError::UnknownPlugin { id: "p".to_owned() },
+        "no plugin `p` is registered";
+        "unknown plugin"
     )]
     fn message_is_lowercase_and_leaves_the_cause_to_source(error: &StoreError, expected: &str) {
         assert_eq!(error.to_string(), expected);

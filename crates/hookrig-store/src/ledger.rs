@@ -176,6 +176,15 @@ impl Ledger {
         &self.path
     }
 
+    /// The connection, for the other tables of the file (`plugins.rs`).
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub(crate) fn conn_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
     /// Records `emit` and all its hook rows in one transaction; the hook rows
     /// get `seq` 0, 1, ... in the order of [`EmitRecord::hooks`].
     ///
@@ -505,7 +514,7 @@ fn insert_hook_runs(
     Ok(())
 }
 
-fn is_primary_key_violation(error: &rusqlite::Error) -> bool {
+pub(crate) fn is_primary_key_violation(error: &rusqlite::Error) -> bool {
     error.sqlite_error().is_some_and(|error| {
         error.code == ErrorCode::ConstraintViolation
             && error.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY

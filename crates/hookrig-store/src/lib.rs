@@ -12,6 +12,10 @@
 //!   that this crate depends on no other hookrig crate, and they serialize
 //!   with serde for `--json` output.
 //! - [`default_ledger_path`] places the file under the XDG state directory.
+//! - The same file holds the plugin package registry (`hookrig plugins`):
+//!   [`Ledger::register_plugin`], [`Ledger::plugins`], [`Ledger::set_plugin_enabled`],
+//!   [`Ledger::delete_plugin`] and [`Ledger::plugins_enabled_for`], with rows
+//!   [`PluginRow`], [`PluginEntry`] and [`AgentEnablement`].
 //!
 //! Several processes can use one ledger at once: it runs in WAL mode, readers
 //! never block, and writers wait for each other up to a busy timeout.
@@ -68,9 +72,11 @@
 
 mod errors;
 mod ledger;
+mod plugins;
 mod record;
 mod schema;
 
 pub use crate::errors::StoreError;
 pub use crate::ledger::{Ledger, default_ledger_path};
+pub use crate::plugins::{ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow};
 pub use crate::record::{EmitDetail, EmitFilter, EmitRecord, EmitSummary, HookRun};

@@ -60,6 +60,29 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, seq)
     ) STRICT;
     ",
+    // Version 2: the plugin package registry (`hookrig plugins`). `plugins` holds one
+    // row per registered package; `agent_plugins` says for which agents it is enabled
+    // or disabled, `*` standing for every agent (OpenHermit's agent_skills model).
+    // A package without an `agent_plugins` row is enabled for nobody. Deleting a
+    // package deletes its enablement rows. `registered_at` is in milliseconds since
+    // the Unix epoch, like `emits.started_at_ms`.
+    "
+    CREATE TABLE plugins (
+        id            TEXT NOT NULL PRIMARY KEY,
+        name          TEXT NOT NULL,
+        description   TEXT NOT NULL,
+        path          TEXT NOT NULL,
+        version       TEXT,
+        registered_at INTEGER NOT NULL
+    ) STRICT;
+
+    CREATE TABLE agent_plugins (
+        plugin_id TEXT NOT NULL REFERENCES plugins (id) ON DELETE CASCADE,
+        agent     TEXT NOT NULL,
+        enabled   INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+        PRIMARY KEY (plugin_id, agent)
+    ) STRICT;
+    ",
 ];
 
 /// The schema version this build writes and reads.
@@ -206,6 +229,31 @@ mod tests {
             !schema_sql(&conn).contains("emits"),
             "the part of step 1 that ran was rolled back"
         );
+    }
+
+    // guards: ledgers written before the plugin registry keep their runs
+    #[test]
+    fn version_1_ledger_gains_the_plugin_tables_and_keeps_its_rows() {
+        let mut conn = memory();
+        conn.execute_batch(MIGRATIONS[0]).expect("step 1");
+        conn.pragma_update(None, "user_version", 1)
+            .expect("user_version is writable");
+        conn.execute_batch(
+            "INSERT INTO emits VALUES ('r1', 1, 'tool.before', 'native', '/', 's', 'allow',
+             NULL, NULL, 1.0, '{}', '{}', '[]')",
+        )
+        .expect("a v1 row");
+        migrate(&mut conn, Path::new("mem")).expect("v1 migrates");
+        assert_eq!(user_version(&conn).expect("readable"), 2);
+        let runs: i64 = conn
+            .query_row("SELECT count(*) FROM emits", [], |row| row.get(0))
+            .expect("count");
+        assert_eq!(runs, 1);
+        conn.execute_batch(
+            "INSERT INTO plugins VALUES ('p', 'P', '', '/p', NULL, 1);
+             INSERT INTO agent_plugins VALUES ('p', '*', 1);",
+        )
+        .expect("the plugin tables exist");
     }
 
     // guards: the on-disk schema, which ledgers written by released versions rely on

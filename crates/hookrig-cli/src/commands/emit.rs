@@ -11,7 +11,7 @@ use hookrig_core::{
     Dispatched, Event, EventContext, EventName, Outcome, Payload, dispatch, duration_ms,
 };
 use hookrig_exec::{AsyncPool, ProcessGroups};
-use hookrig_store::{EmitRecord, Ledger};
+use hookrig_store::{EmitRecord, Ledger, StoreError};
 
 use crate::cli::{EmitArgs, GlobalArgs};
 use crate::errors::ExpectedError;
@@ -53,11 +53,16 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
         hooks: Vec::new(),
     };
     let ledger_path = ledger::path(global)?;
+    let agent = event_agent(args.agent.as_deref(), &payload);
+    // Read before the config: a package registry that cannot be read is an error, as a
+    // broken config is, since the packages it would load may be the agent's guards.
+    let (packages, store) = ledger::enabled_packages(global, agent.as_deref())?;
 
     let env = Environment::from_process(cwd.clone())?;
     let options = LoadOptions {
         plugin_dirs: args.plugin_dir.clone(),
         trust_only_for: Some((name.clone(), payload.clone())),
+        packages,
     };
     let config = match hookrig_config::load(&env, &options) {
         Ok(config) => config,
@@ -68,7 +73,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
             entry.reason = Some(err.to_string());
             entry.duration_ms = duration_ms(started.elapsed());
             if let Some(path) = &ledger_path {
-                let _ = Ledger::open(path).and_then(|mut l| l.record_emit(&entry));
+                let _ = ledger_at(store, path).and_then(|mut l| l.record_emit(&entry));
             }
             return Err(err.into());
         }
@@ -102,8 +107,16 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
     });
     warnings.extend(dispatched.warnings.iter().cloned());
 
-    let mut ledger =
-        ledger_path.and_then(|path| record(&path, &mut entry, &dispatched, started, &mut warnings));
+    let mut ledger = ledger_path.and_then(|path| {
+        record(
+            &path,
+            store,
+            &mut entry,
+            &dispatched,
+            started,
+            &mut warnings,
+        )
+    });
     let outcome = Outcome::new(&dispatched, &warnings, &entry.run_id);
     let answer = args.dialect.answer(&outcome, &dispatched);
     if let Some(text) = &answer.stderr {
@@ -118,9 +131,20 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
     Ok(interrupt.exit_code().unwrap_or(answer.exit_code))
 }
 
-/// Records the emit; a ledger that cannot be opened or written is a warning.
+/// The ledger at `path`: the store opened for the package registry when it is that
+/// file (one connection per emit instead of two), else opened now.
+fn ledger_at(store: Option<Ledger>, path: &Path) -> Result<Ledger, StoreError> {
+    match store.filter(|store| store.path() == path) {
+        Some(store) => Ok(store),
+        None => Ledger::open(path),
+    }
+}
+
+/// Records the emit (into `opened` when it is the ledger at `path`); a ledger that
+/// cannot be opened or written is a warning.
 fn record(
     path: &Path,
+    opened: Option<Ledger>,
     entry: &mut EmitRecord,
     dispatched: &Dispatched,
     started: Instant,
@@ -134,7 +158,7 @@ fn record(
         serde_json::to_string(dispatched.payload.as_map()).expect("JSON always serializes");
     entry.warnings.clone_from(warnings);
     entry.hooks = dispatched.records.iter().map(ledger::hook_run).collect();
-    match Ledger::open(path).and_then(|mut l| l.record_emit(entry).map(|()| l)) {
+    match ledger_at(opened, path).and_then(|mut l| l.record_emit(entry).map(|()| l)) {
         Ok(opened) => Some(opened),
         Err(err) => {
             warnings.push(ledger::warning(&err));
@@ -190,6 +214,19 @@ async fn finish_async(
     {
         tracing::debug!("{}", ledger::warning(&err));
     }
+}
+
+/// The agent emitting: `--agent` (or `HOOKRIG_AGENT`), else the payload's
+/// `session.agent`.
+fn event_agent(flag: Option<&str>, payload: &Payload) -> Option<String> {
+    flag.or_else(|| {
+        payload
+            .as_map()
+            .get("session")
+            .and_then(|s| s.get("agent"))
+            .and_then(serde_json::Value::as_str)
+    })
+    .map(str::to_owned)
 }
 
 /// Everything on stdin; nothing when stdin is a terminal (no payload was piped in).

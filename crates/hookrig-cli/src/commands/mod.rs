@@ -4,6 +4,7 @@ pub(crate) mod emit;
 pub(crate) mod events;
 pub(crate) mod explain;
 pub(crate) mod list;
+pub(crate) mod plugins;
 pub(crate) mod runs;
 pub(crate) mod schema;
 pub(crate) mod trust;

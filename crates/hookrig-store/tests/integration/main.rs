@@ -6,4 +6,5 @@ mod concurrency;
 mod fixtures;
 mod ledger;
 mod open;
+mod plugins;
 mod snapshot;
