@@ -1,6 +1,7 @@
-//! The core of hookrig: events, payloads, verdicts, matchers, the registry and the
-//! dispatcher. No I/O and no async runtime: handlers that run processes or talk HTTP
-//! live in other crates and reach the dispatcher through the [`Handler`] trait.
+//! The core of hookrig: events, payloads, verdicts, matchers, the registry, the
+//! dispatcher and the in-process event bus ([`Bus`]). No I/O and no async runtime:
+//! handlers that run processes or talk HTTP live in other crates and reach the
+//! dispatcher through the [`Handler`] trait.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -24,6 +25,7 @@
 //! # }
 //! ```
 
+mod bus;
 mod dispatcher;
 mod duration;
 mod errors;
@@ -36,12 +38,16 @@ mod record;
 mod registry;
 mod verdict;
 
+pub use bus::{
+    Bus, BusHandler, FailureMode, HandlerError, SubscribeOptions, Subscription, VetoOutcome,
+    VetoReply,
+};
 pub use dispatcher::{
     AsyncCompletion, AsyncSink, Decision, Dispatched, Event, Planned, dispatch, plan,
 };
 pub use duration::display_duration;
-pub use errors::MatcherError;
-pub use event::{CATALOG, CatalogEntry, EventKind, EventName, all_names};
+pub use errors::{BusError, MatcherError};
+pub use event::{BusShape, CATALOG, CatalogEntry, EventKind, EventName, all_names};
 pub use hook::{
     BoxFuture, EventContext, Handler, Hook, HookSpec, Invocation, Level, Mode, Report, Source,
 };
