@@ -443,6 +443,18 @@ impl Bus {
         removed
     }
 
+    /// The ids of the plugins with at least one subscription, sorted.
+    pub fn plugin_ids(&self) -> Vec<String> {
+        let state = self.inner.lock();
+        let mut ids: Vec<String> = state
+            .chains()
+            .flat_map(|chain| chain.iter().map(|s| s.plugin_id.to_string()))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
     /// The subscriptions of `event` (every version of it), in the order they run:
     /// `(priority, plugin_id)`. Empty for a version the catalog does not declare.
     pub fn list_subscriptions(&self, event: &str) -> Vec<(i32, String)> {
@@ -628,7 +640,7 @@ impl fmt::Debug for Subscription {
 }
 
 /// An error and its sources, `outer: inner`.
-fn error_message(error: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn error_message(error: &(dyn std::error::Error + 'static)) -> String {
     let mut message = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -640,7 +652,7 @@ fn error_message(error: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// The text a panic was raised with (`panic!("...")` gives a `&str` or a `String`).
-fn panic_message(panic: &(dyn Any + Send)) -> &str {
+pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> &str {
     panic
         .downcast_ref::<&str>()
         .copied()

@@ -61,3 +61,46 @@ pub enum BusError {
         message: String,
     },
 }
+
+/// A plugin that could not be installed, or an in-process tool that failed.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PluginError {
+    /// `register` returned an error or panicked; nothing it registered was kept.
+    #[error("plugin `{plugin_id}` failed to register: {message}")]
+    RegisterFailed {
+        /// The plugin.
+        plugin_id: String,
+        /// Its error, or `panicked: ...`.
+        message: String,
+    },
+    /// A plugin of this id is installed already.
+    #[error("a plugin with id `{plugin_id}` is installed already")]
+    AlreadyInstalled {
+        /// The id.
+        plugin_id: String,
+    },
+    /// A tool name that another tool has.
+    #[error("tool `{tool}` exists already (added by plugin `{owner}`)")]
+    ToolExists {
+        /// The name.
+        tool: String,
+        /// The plugin that added the existing tool.
+        owner: String,
+    },
+    /// A tool schema that is not a JSON object.
+    #[error("the input schema of tool `{tool}` is not a JSON object")]
+    ToolSchema {
+        /// The tool.
+        tool: String,
+    },
+    /// A tool's handler returned an error or panicked.
+    #[error("tool `{tool}` of plugin `{plugin_id}` failed: {message}")]
+    ToolFailed {
+        /// The plugin that added the tool.
+        plugin_id: String,
+        /// The tool.
+        tool: String,
+        /// Its error, or `panicked: ...`.
+        message: String,
+    },
+}

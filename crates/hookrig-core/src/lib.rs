@@ -1,7 +1,7 @@
 //! The core of hookrig: events, payloads, verdicts, matchers, the registry, the
-//! dispatcher and the in-process event bus ([`Bus`]). No I/O and no async runtime:
-//! handlers that run processes or talk HTTP live in other crates and reach the
-//! dispatcher through the [`Handler`] trait.
+//! dispatcher, the in-process event bus ([`Bus`]) and the Rust plugin API
+//! ([`Plugin`]). No I/O and no async runtime: handlers that run processes or talk HTTP
+//! live in other crates and reach the dispatcher through the [`Handler`] trait.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -34,6 +34,7 @@ mod hook;
 mod matcher;
 mod outcome;
 mod payload;
+mod plugin;
 mod record;
 mod registry;
 mod verdict;
@@ -46,7 +47,7 @@ pub use dispatcher::{
     AsyncCompletion, AsyncSink, Decision, Dispatched, Event, Planned, dispatch, plan,
 };
 pub use duration::display_duration;
-pub use errors::{BusError, MatcherError};
+pub use errors::{BusError, MatcherError, PluginError};
 pub use event::{BusShape, CATALOG, CatalogEntry, EventKind, EventName, all_names};
 pub use hook::{
     BoxFuture, EventContext, Handler, Hook, HookSpec, Invocation, Level, Mode, Report, Source,
@@ -54,6 +55,10 @@ pub use hook::{
 pub use matcher::Matcher;
 pub use outcome::{Outcome, OutcomeHook, duration_ms};
 pub use payload::Payload;
+pub use plugin::{
+    LogLevel, LogSink, Logger, MemoryView, Plugin, PluginBus, PluginContext, PluginHost,
+    PluginTools, SessionView, Tool, Tools,
+};
 pub use record::{HookRecord, HookResult, SkipReason};
 pub use registry::Registry;
 pub use verdict::{Action, Failure, FailureKind, OnError, Reply, Verdict};
