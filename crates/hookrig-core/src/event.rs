@@ -33,6 +33,58 @@ impl fmt::Display for EventKind {
     }
 }
 
+/// How handlers of an event behave on the in-process bus (OpenHermit's three hook
+/// shapes). Each event has exactly one; calling the bus method of another shape is an
+/// error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BusShape {
+    /// Every handler runs; what they return is ignored (`Bus::emit`).
+    Listener,
+    /// Each handler may return a new payload for the next one (`Bus::transform`).
+    Transform,
+    /// The first handler that disallows ends the chain (`Bus::veto`).
+    Veto,
+}
+
+impl BusShape {
+    /// The shape an event of `kind` has when OpenHermit does not say otherwise.
+    pub const fn of_kind(kind: EventKind) -> BusShape {
+        match kind {
+            EventKind::Decision => BusShape::Veto,
+            EventKind::Transform => BusShape::Transform,
+            EventKind::Notify => BusShape::Listener,
+        }
+    }
+
+    /// The lowercase name, as OpenHermit writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BusShape::Listener => "listener",
+            BusShape::Transform => "transform",
+            BusShape::Veto => "veto",
+        }
+    }
+
+    /// The bus method that dispatches events of this shape.
+    pub fn method(self) -> &'static str {
+        match self {
+            BusShape::Listener => "emit",
+            BusShape::Transform => "transform",
+            BusShape::Veto => "veto",
+        }
+    }
+}
+
+impl fmt::Display for BusShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The payload versions every catalog event has today.
+const V1: &[&str] = &["v1"];
+
 /// One row of the catalog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub struct CatalogEntry {
@@ -47,6 +99,16 @@ pub struct CatalogEntry {
     /// and the two post events whose result the host does not need before going on.
     #[serde(skip)]
     pub async_allowed: bool,
+    /// The shape of its handlers on the in-process bus: derived from `kind`, except
+    /// where OpenHermit's catalog gives the event another shape (its
+    /// `session.message.received` is a transform, its `tool.after` a listener), so
+    /// that OpenHermit plugins keep their semantics.
+    pub bus: BusShape,
+    /// The payload versions dispatched today (`name@v1`, ...). One version is the
+    /// normal case; two or more are a deprecation window: a bus handler subscribed to
+    /// any of them receives every emit of the event, whichever version the emitter
+    /// names. A version not listed is not this event.
+    pub versions: &'static [&'static str],
 }
 
 macro_rules! entry {
@@ -56,10 +118,22 @@ macro_rules! entry {
             kind: EventKind::$kind,
             aliases: &[$($alias),*],
             async_allowed: matches!(EventKind::$kind, EventKind::Notify),
+            bus: BusShape::of_kind(EventKind::$kind),
+            versions: V1,
         }
     };
-    ($name:literal, $kind:ident, [$($alias:literal),* $(,)?], async) => {
-        CatalogEntry { name: $name, kind: EventKind::$kind, aliases: &[$($alias),*], async_allowed: true }
+    ($name:literal, $kind:ident, [$($alias:literal),* $(,)?], bus = $bus:ident) => {
+        CatalogEntry {
+            bus: BusShape::$bus,
+            ..entry!($name, $kind, [$($alias),*])
+        }
+    };
+    ($name:literal, $kind:ident, [$($alias:literal),* $(,)?], async, bus = $bus:ident) => {
+        CatalogEntry {
+            async_allowed: true,
+            bus: BusShape::$bus,
+            ..entry!($name, $kind, [$($alias),*])
+        }
     };
 }
 
@@ -76,13 +150,20 @@ pub static CATALOG: &[CatalogEntry] = &[
             "UserPromptSubmit",
             "pre_message",
             "session.message.received"
-        ]
+        ],
+        bus = Transform
     ),
     entry!("prompt.assemble", Transform, []),
     entry!("model.before", Transform, []),
     entry!("model.after", Notify, []),
     entry!("tool.before", Decision, ["PreToolUse", "pre_tool"]),
-    entry!("tool.after", Decision, ["PostToolUse", "post_tool"], async),
+    entry!(
+        "tool.after",
+        Decision,
+        ["PostToolUse", "post_tool"],
+        async,
+        bus = Listener
+    ),
     entry!("message.after", Notify, ["post_message"]),
     entry!("turn.complete", Notify, ["TurnComplete", "Stop"]),
     entry!("compact.before", Notify, ["PreCompact"]),
@@ -108,9 +189,6 @@ pub static CATALOG: &[CatalogEntry] = &[
     entry!("folder.changed", Notify, []),
 ];
 
-/// The catalog version that plain names and `@v1` both denote.
-const CATALOG_VERSION: &str = "v1";
-
 /// An event name resolved against the catalog.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct EventName {
@@ -120,17 +198,19 @@ pub struct EventName {
 }
 
 impl EventName {
-    /// Resolves any accepted spelling: a canonical name, an alias, either with `@v1`.
+    /// Resolves any accepted spelling: a canonical name, an alias, either with one of
+    /// the versions the catalog declares for it (`@v1`).
     ///
-    /// Any other name is a valid custom event of kind notify. A version other than the
-    /// catalog's (`tool.before@v2`) is a different payload shape, so until the catalog
-    /// declares it, it is a custom event under its full name rather than an alias.
+    /// Any other name is a valid custom event of kind notify. A version the catalog
+    /// does not declare (`tool.before@v2`) is a different payload shape, so until the
+    /// catalog declares it, it is a custom event under its full name rather than an
+    /// alias.
     pub fn resolve(raw: &str) -> EventName {
-        let base = match raw.rsplit_once('@') {
-            Some((base, CATALOG_VERSION)) => base,
-            _ => raw,
+        let entry = match raw.rsplit_once('@') {
+            Some((base, version)) => lookup(base).filter(|e| e.versions.contains(&version)),
+            None => lookup(raw),
         };
-        match lookup(base) {
+        match entry {
             Some(entry) => EventName {
                 name: entry.name.to_owned(),
                 kind: entry.kind,
@@ -177,9 +257,14 @@ impl fmt::Display for EventName {
 }
 
 fn lookup(name: &str) -> Option<&'static CatalogEntry> {
-    CATALOG
-        .iter()
-        .find(|e| e.name == name || e.aliases.contains(&name))
+    CATALOG.iter().find(|e| e.answers_to(name))
+}
+
+impl CatalogEntry {
+    /// Whether `name` (without a version) is this event's canonical name or an alias.
+    pub fn answers_to(&self, name: &str) -> bool {
+        self.name == name || self.aliases.contains(&name)
+    }
 }
 
 /// Every canonical name and alias, for did-you-mean suggestions.
@@ -210,6 +295,38 @@ mod tests {
         let name = EventName::resolve(raw);
         assert_eq!(name.as_str(), canonical);
         assert_eq!(name.kind(), kind);
+    }
+
+    // OpenHermit's catalog (seeds/001), every row: the shape each of its events has.
+    #[test_case("agent.started@v1", BusShape::Listener)]
+    #[test_case("agent.stopped@v1", BusShape::Listener)]
+    #[test_case("session.opened@v1", BusShape::Listener)]
+    #[test_case("session.closed@v1", BusShape::Listener)]
+    #[test_case("session.message.received@v1", BusShape::Transform)]
+    #[test_case("prompt.assemble@v1", BusShape::Transform)]
+    #[test_case("model.before@v1", BusShape::Transform)]
+    #[test_case("model.after@v1", BusShape::Listener)]
+    #[test_case("tool.before@v1", BusShape::Veto)]
+    #[test_case("tool.after@v1", BusShape::Listener)]
+    #[test_case("channel.message.in@v1", BusShape::Transform)]
+    #[test_case("channel.message.out@v1", BusShape::Transform)]
+    #[test_case("schedule.fired@v1", BusShape::Transform)]
+    #[test_case("memory.upsert@v1", BusShape::Listener)]
+    #[test_case("plugin.error@v1", BusShape::Listener)]
+    fn openhermit_bus_shapes(raw: &str, shape: BusShape) {
+        let entry = EventName::resolve(raw).entry().expect("a catalog event");
+        assert_eq!(entry.bus, shape);
+    }
+
+    #[test]
+    fn events_outside_openhermit_take_the_shape_of_their_kind() {
+        for entry in CATALOG {
+            if ["prompt.submit", "tool.after"].contains(&entry.name) {
+                continue; // OpenHermit's shape wins, checked above
+            }
+            assert_eq!(entry.bus, BusShape::of_kind(entry.kind), "{}", entry.name);
+            assert_eq!(entry.versions, ["v1"], "{}", entry.name);
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! The core of hookrig: events, payloads, verdicts, matchers, the registry and the
-//! dispatcher. No I/O and no async runtime: handlers that run processes or talk HTTP
+//! The core of hookrig: events, payloads, verdicts, matchers, the registry, the
+//! dispatcher, the in-process event bus ([`Bus`]) and the Rust plugin API
+//! ([`Plugin`]). No I/O and no async runtime: handlers that run processes or talk HTTP
 //! live in other crates and reach the dispatcher through the [`Handler`] trait.
 //!
 //! ```no_run
@@ -24,6 +25,7 @@
 //! # }
 //! ```
 
+mod bus;
 mod dispatcher;
 mod duration;
 mod errors;
@@ -32,22 +34,31 @@ mod hook;
 mod matcher;
 mod outcome;
 mod payload;
+mod plugin;
 mod record;
 mod registry;
 mod verdict;
 
+pub use bus::{
+    Bus, BusHandler, FailureMode, HandlerError, SubscribeOptions, Subscription, VetoOutcome,
+    VetoReply,
+};
 pub use dispatcher::{
     AsyncCompletion, AsyncSink, Decision, Dispatched, Event, Planned, dispatch, plan,
 };
 pub use duration::display_duration;
-pub use errors::MatcherError;
-pub use event::{CATALOG, CatalogEntry, EventKind, EventName, all_names};
+pub use errors::{BusError, MatcherError, PluginError};
+pub use event::{BusShape, CATALOG, CatalogEntry, EventKind, EventName, all_names};
 pub use hook::{
     BoxFuture, EventContext, Handler, Hook, HookSpec, Invocation, Level, Mode, Report, Source,
 };
 pub use matcher::Matcher;
 pub use outcome::{Outcome, OutcomeHook, duration_ms};
 pub use payload::Payload;
+pub use plugin::{
+    LogLevel, LogSink, Logger, MemoryView, Plugin, PluginBus, PluginContext, PluginHost,
+    PluginTools, SessionView, Tool, Tools,
+};
 pub use record::{HookRecord, HookResult, SkipReason};
 pub use registry::Registry;
 pub use verdict::{Action, Failure, FailureKind, OnError, Reply, Verdict};
