@@ -26,6 +26,8 @@ use crate::errors::BusError;
 use crate::event::{BusShape, CATALOG, CatalogEntry};
 use crate::payload::Payload;
 
+mod chain;
+
 /// What a handler returns when it fails: any error. Its `Display` (and its sources')
 /// becomes the `message` of `plugin.error`.
 pub type HandlerError = Box<dyn std::error::Error + Send + Sync>;
@@ -559,15 +561,9 @@ impl Bus {
         reporting: bool,
         run: impl FnOnce() -> Result<T, HandlerError>,
     ) -> Result<Option<T>, BusError> {
-        // AssertUnwindSafe is sound here: the closure captures the handler and a shared
-        // reference to a payload without interior mutability, so a panic cannot leave
-        // anything the bus or the later handlers read half-changed, and no lock is held
-        // (the chain is a snapshot). State inside the handler itself (a Mutex, a
-        // RefCell) is the plugin's own; a Mutex poisons as usual.
-        let message = match catch_unwind(AssertUnwindSafe(run)) {
-            Ok(Ok(answer)) => return Ok(Some(answer)),
-            Ok(Err(error)) => error_message(&*error),
-            Err(panic) => format!("panicked: {}", panic_message(&*panic)),
+        let message = match invoke(run) {
+            Ok(answer) => return Ok(Some(answer)),
+            Err(message) => message,
         };
         if reporting {
             return Ok(None);
@@ -636,6 +632,20 @@ impl fmt::Debug for Subscription {
             .field("key", &self.key)
             .field("id", &self.id)
             .finish_non_exhaustive()
+    }
+}
+
+/// Runs a handler, catching a panic: its answer, or the message of its error or panic.
+fn invoke<T>(run: impl FnOnce() -> Result<T, HandlerError>) -> Result<T, String> {
+    // AssertUnwindSafe is sound here: the closure captures the handler and a shared
+    // reference to a payload without interior mutability, so a panic cannot leave
+    // anything the bus or the later handlers read half-changed, and no lock is held
+    // (the chain is a snapshot). State inside the handler itself (a Mutex, a RefCell)
+    // is the plugin's own; a Mutex poisons as usual.
+    match catch_unwind(AssertUnwindSafe(run)) {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(error)) => Err(error_message(&*error)),
+        Err(panic) => Err(format!("panicked: {}", panic_message(&*panic))),
     }
 }
 

@@ -82,7 +82,8 @@ pub struct Dispatched {
     pub warnings: Vec<String>,
 }
 
-/// Dispatches `event` to the hooks of `registry`.
+/// Dispatches `event` to the hooks of `registry`, and to the subscriptions of the bus
+/// attached to it ([`Registry::attach_bus`]), in one chain.
 ///
 /// Decision and transform events run their sync hooks one after another by priority,
 /// then registration order; the first deny stops the chain and names the denier;
@@ -100,11 +101,12 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
         system_prompt_append: Vec::new(),
         warnings: Vec::new(),
     };
+    let hooks = registry.chain_for(&context.name);
     let Sorted {
         mut records,
         mut sync_hooks,
         async_hooks,
-    } = sort_out(registry, &context.name, &state.payload, &mut state.warnings);
+    } = sort_out(&hooks, &context.name, &state.payload, &mut state.warnings);
     sync_hooks.sort_by_key(|(index, hook)| (hook.spec.priority, *index));
 
     match context.name.kind() {
@@ -184,7 +186,7 @@ struct Sorted<'r> {
 
 /// Decides for every hook whether it runs for this event, and records why not.
 fn sort_out<'r>(
-    registry: &'r Registry,
+    hooks: &'r [Arc<Hook>],
     event: &EventName,
     payload: &Payload,
     warnings: &mut Vec<String>,
@@ -194,7 +196,7 @@ fn sort_out<'r>(
         sync_hooks: Vec::new(),
         async_hooks: Vec::new(),
     };
-    for (index, hook) in registry.hooks().iter().enumerate() {
+    for (index, hook) in hooks.iter().enumerate() {
         let spec = &hook.spec;
         let skip = if !spec.listens_to(event) {
             Some(SkipReason::OtherEvent)
@@ -243,13 +245,16 @@ pub struct Planned<'r> {
 /// The hooks `event` would consider, in dispatch order (sync hooks by priority then
 /// registration, then async hooks, then hooks on other events), without running any:
 /// what `hookrig explain` shows.
+///
+/// An attached bus's subscriptions are not listed: a [`Planned`] borrows its hook from
+/// the registry, and they are made per dispatch.
 pub fn plan<'r>(registry: &'r Registry, event: &EventName, tool: Option<&str>) -> Vec<Planned<'r>> {
     let mut ignored = Vec::new();
     let mut payload = Payload::new();
     if let Some(tool) = tool {
         payload.set_tool_name_if_missing(tool);
     }
-    let sorted = sort_out(registry, event, &payload, &mut ignored);
+    let sorted = sort_out(registry.hooks(), event, &payload, &mut ignored);
     let mut planned: Vec<(Position, Planned<'r>)> = Vec::new();
     for (index, hook) in sorted.sync_hooks {
         planned.push(((hook.spec.priority, index), Planned { hook, skip: None }));
@@ -346,12 +351,19 @@ impl State {
                             self.decided_by = Some(name.to_owned());
                         }
                     }
-                    Action::Modify => match verdict.patch {
-                        Some(patch) => self.payload.apply_patch(&patch),
-                        None => self.warnings.push(format!(
-                            "hook {name}: decision \"modify\" without a payload changes nothing"
-                        )),
-                    },
+                    Action::Modify => {
+                        if verdict.replace.is_none() && verdict.patch.is_none() {
+                            self.warnings.push(format!(
+                                "hook {name}: decision \"modify\" without a payload changes nothing"
+                            ));
+                        }
+                        if let Some(replace) = verdict.replace {
+                            self.payload = *replace;
+                        }
+                        if let Some(patch) = verdict.patch {
+                            self.payload.apply_patch(&patch);
+                        }
+                    }
                     Action::Allow => {}
                 }
                 if self.decision != Decision::Deny {
@@ -988,5 +1000,301 @@ mod tests {
         assert_eq!(f.registry.all()[1].spec.events[0].as_str(), "tool.before");
         assert_eq!(f.registry.unregister("zeta"), 2);
         assert_eq!(f.registry.len(), 1);
+    }
+
+    /// A plugin's bus subscriptions and the registry's hooks in one chain.
+    mod chain {
+        use std::sync::Mutex;
+
+        use serde_json::{Value, json};
+
+        use super::*;
+        use crate::bus::{Bus, BusHandler, SubscribeOptions, VetoReply};
+        use crate::hook::HookSpec;
+
+        fn payload(value: Value) -> Payload {
+            let Value::Object(map) = value else {
+                panic!("payload must be an object")
+            };
+            Payload::from_map(map)
+        }
+
+        /// A veto handler that logs `name` into `f`'s order and answers `reply`.
+        fn veto(f: &Fixture, name: &str, reply: VetoReply) -> BusHandler {
+            let (seen, name) = (Arc::clone(&f.seen), name.to_owned());
+            BusHandler::veto(move |p| {
+                seen.lock()
+                    .expect("not poisoned")
+                    .push((name.clone(), Value::Object(p.as_map().clone())));
+                Ok(reply.clone())
+            })
+        }
+
+        fn attach(f: &mut Fixture) -> Bus {
+            let bus = Bus::new();
+            f.registry.attach_bus(&bus);
+            bus
+        }
+
+        #[test]
+        fn a_plugin_veto_stops_a_later_hook() {
+            let mut f = Fixture::new();
+            let bus = attach(&mut f);
+            f.hook("shell", "tool.before", allow());
+            bus.on(
+                "tool.before@v1",
+                "gate",
+                veto(&f, "gate", VetoReply::deny("no rm")),
+                50,
+            )
+            .expect("subscribes");
+            let d = f.emit("PreToolUse", json!({"tool": {"name": "bash"}}));
+            assert_eq!(d.decision, Decision::Deny);
+            assert_eq!(d.decided_by.as_deref(), Some("gate"));
+            assert_eq!(d.reason.as_deref(), Some("no rm"));
+            assert_eq!(f.order(), ["gate"]);
+            assert_eq!(d.records[0].dialect, "plugin");
+            assert_eq!(d.records[0].result, HookResult::Deny);
+            assert_eq!(
+                d.records[1].skip,
+                Some(SkipReason::ChainStopped { by: "gate".into() })
+            );
+        }
+
+        #[test]
+        fn a_hook_deny_stops_a_later_plugin() {
+            let mut f = Fixture::new();
+            let bus = attach(&mut f);
+            bus.on(
+                "tool.before",
+                "gate",
+                veto(&f, "gate", VetoReply::Allow),
+                100,
+            )
+            .expect("subscribes");
+            f.hook("shell", "tool.before", deny("hook says no"))
+                .priority = 50;
+            let d = f.emit("tool.before", json!({}));
+            assert_eq!(d.decided_by.as_deref(), Some("shell"));
+            assert_eq!(f.order(), ["shell"]);
+            assert_eq!(d.records[1].name, "gate");
+            assert_eq!(
+                d.records[1].skip,
+                Some(SkipReason::ChainStopped { by: "shell".into() })
+            );
+        }
+
+        #[test]
+        fn a_replacement_is_the_whole_payload_the_next_hook_sees() {
+            let mut f = Fixture::new();
+            let bus = attach(&mut f);
+            let redacted = payload(json!({"tool": {"name": "bash", "input": {"command": "ls"}}}));
+            bus.on(
+                "tool.before",
+                "redact",
+                veto(&f, "redact", VetoReply::Replace(redacted)),
+                10,
+            )
+            .expect("subscribes");
+            f.hook("shell", "tool.before", allow());
+            let d = f.emit(
+                "tool.before",
+                json!({"tool": {"name": "bash", "input": {"command": "ls", "secret": "x"}}, "token": "t"}),
+            );
+            let seen = f.seen.lock().expect("not poisoned").clone();
+            // A patch could not have removed `secret` nor `token`: the replacement did.
+            let expected = json!({"tool": {"name": "bash", "input": {"command": "ls"}}});
+            assert_eq!(seen[1], ("shell".to_owned(), expected.clone()));
+            assert_eq!(Value::Object(d.payload.into_map()), expected);
+            assert_eq!(d.records[0].result, HookResult::Modify);
+        }
+
+        #[test]
+        fn a_transform_returning_a_payload_modifies_and_none_keeps() {
+            let mut f = Fixture::new();
+            let bus = attach(&mut f);
+            bus.on(
+                "prompt.submit",
+                "upper",
+                BusHandler::transform(|p| {
+                    let prompt = p.as_map()["prompt"].as_str().unwrap_or("").to_uppercase();
+                    Ok(Some(payload(json!({ "prompt": prompt }))))
+                }),
+                10,
+            )
+            .expect("subscribes");
+            bus.on(
+                "prompt.submit",
+                "keep",
+                BusHandler::transform(|_| Ok(None)),
+                20,
+            )
+            .expect("subscribes");
+            f.hook("shell", "prompt.submit", allow());
+            let d = f.emit("UserPromptSubmit", json!({"prompt": "hi", "extra": 1}));
+            let seen = f.seen.lock().expect("not poisoned").clone();
+            assert_eq!(seen[0].1, json!({"prompt": "HI"}));
+            assert_eq!(d.records[1].result, HookResult::Allow);
+        }
+
+        #[test]
+        fn ties_run_plugins_first_then_hooks_each_in_registration_order() {
+            let mut f = Fixture::new();
+            f.hook("h1", "tool.before", allow());
+            let bus = attach(&mut f);
+            bus.on("tool.before", "p1", veto(&f, "p1", VetoReply::Allow), 100)
+                .expect("subscribes");
+            f.hook("h2", "tool.before", allow());
+            bus.on("tool.before", "p2", veto(&f, "p2", VetoReply::Allow), 100)
+                .expect("subscribes");
+            bus.on("tool.before", "p0", veto(&f, "p0", VetoReply::Allow), 0)
+                .expect("subscribes");
+            f.hook("h0", "tool.before", allow()).priority = 0;
+            f.emit("tool.before", json!({}));
+            assert_eq!(f.order(), ["p0", "h0", "p1", "p2", "h1", "h2"]);
+        }
+
+        #[test]
+        fn subscriptions_changed_after_attaching_are_seen_by_the_next_dispatch() {
+            let mut f = Fixture::new();
+            let bus = attach(&mut f);
+            f.hook("shell", "tool.before", allow());
+            f.emit("tool.before", json!({}));
+            let sub = bus
+                .on(
+                    "tool.before",
+                    "late",
+                    veto(&f, "late", VetoReply::Allow),
+                    100,
+                )
+                .expect("subscribes");
+            f.emit("tool.before", json!({}));
+            assert!(sub.unsubscribe());
+            f.emit("tool.before", json!({}));
+            assert_eq!(f.order(), ["shell", "late", "shell", "shell"]);
+        }
+
+        /// Subscribes a listener to `plugin.error` that keeps what it receives.
+        fn errors(bus: &Bus) -> Arc<Mutex<Vec<Value>>> {
+            let got: Arc<Mutex<Vec<Value>>> = Arc::default();
+            let keep = Arc::clone(&got);
+            bus.on(
+                "plugin.error",
+                "watcher",
+                BusHandler::listener(move |p| {
+                    keep.lock()
+                        .expect("not poisoned")
+                        .push(Value::Object(p.as_map().clone()));
+                    Ok(())
+                }),
+                100,
+            )
+            .expect("subscribes");
+            got
+        }
+
+        #[test]
+        fn a_panicking_plugin_is_skipped_and_reported() {
+            let mut f = Fixture::new();
+            let bus = attach(&mut f);
+            let reported = errors(&bus);
+            bus.on(
+                "tool.before",
+                "broken",
+                BusHandler::veto(|_| panic!("boom")),
+                10,
+            )
+            .expect("subscribes");
+            f.hook("shell", "tool.before", allow());
+            let d = f.emit("tool.before", json!({}));
+            assert_eq!(d.decision, Decision::Allow);
+            assert_eq!(f.order(), ["shell"]);
+            assert_eq!(d.records[0].result, HookResult::Error);
+            assert_eq!(
+                d.warnings,
+                ["plugin `broken` failed on tool.before@v1: panicked: boom (skipped)"]
+            );
+            assert_eq!(
+                *reported.lock().expect("not poisoned"),
+                [
+                    json!({"plugin_id": "broken", "event": "tool.before@v1", "message": "panicked: boom"})
+                ]
+            );
+        }
+
+        #[test]
+        fn a_failing_plugin_in_fail_mode_denies_the_event() {
+            let mut f = Fixture::new();
+            let bus = attach(&mut f);
+            let reported = errors(&bus);
+            bus.on(
+                "tool.before",
+                "strict",
+                BusHandler::veto(|_| Err("policy store unreachable".into())),
+                SubscribeOptions::from(10).fail(),
+            )
+            .expect("subscribes");
+            f.hook("shell", "tool.before", allow());
+            let d = f.emit("tool.before", json!({}));
+            assert_eq!(d.decision, Decision::Deny);
+            assert_eq!(d.decided_by.as_deref(), Some("strict"));
+            assert_eq!(
+                d.reason.as_deref(),
+                Some("plugin `strict` failed on tool.before@v1: policy store unreachable")
+            );
+            assert!(f.order().is_empty());
+            assert!(reported.lock().expect("not poisoned").is_empty());
+        }
+
+        #[test]
+        fn notify_listeners_run_with_the_notify_hooks() {
+            let mut f = Fixture::new();
+            let bus = attach(&mut f);
+            f.hook("shell", "session.start", allow());
+            let seen = Arc::clone(&f.seen);
+            bus.on(
+                "session.opened@v1",
+                "audit",
+                BusHandler::listener(move |p| {
+                    seen.lock()
+                        .expect("not poisoned")
+                        .push(("audit".into(), Value::Object(p.as_map().clone())));
+                    Ok(())
+                }),
+                HookSpec::DEFAULT_PRIORITY,
+            )
+            .expect("subscribes");
+            let d = f.emit("SessionStart", json!({"session": {"id": "s"}}));
+            assert_eq!(f.order(), ["audit", "shell"]);
+            assert_eq!(d.records[0].result, HookResult::Allow);
+            assert_eq!(
+                d.records[0].source,
+                std::path::PathBuf::from("plugin:audit")
+            );
+        }
+
+        #[test]
+        fn a_listener_on_tool_after_runs_in_the_chain_and_cannot_change_it() {
+            let mut f = Fixture::new();
+            let bus = attach(&mut f);
+            f.hook("shell", "tool.after", modify(json!({"note": 1})));
+            let seen = Arc::clone(&f.seen);
+            bus.on(
+                "PostToolUse",
+                "after",
+                BusHandler::listener(move |p| {
+                    seen.lock()
+                        .expect("not poisoned")
+                        .push(("after".into(), Value::Object(p.as_map().clone())));
+                    Ok(())
+                }),
+                200,
+            )
+            .expect("subscribes");
+            let d = f.emit("tool.after", json!({}));
+            let seen = f.seen.lock().expect("not poisoned").clone();
+            assert_eq!(seen[1], ("after".to_owned(), json!({"note": 1})));
+            assert_eq!(d.decision, Decision::Allow);
+        }
     }
 }

@@ -1,15 +1,18 @@
 //! The registry: every hook known to this process, in registration order.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::bus::Bus;
 use crate::event::EventName;
 use crate::hook::Hook;
 
-/// Hooks in registration order.
+/// Hooks in registration order, and the plugin bus whose subscriptions join them.
 #[derive(Debug, Default, Clone)]
 pub struct Registry {
     pub(crate) hooks: Vec<Arc<Hook>>,
+    bus: Option<Bus>,
 }
 
 impl Registry {
@@ -56,6 +59,40 @@ impl Registry {
             .iter()
             .map(AsRef::as_ref)
             .filter(move |h| h.spec.listens_to(event))
+    }
+
+    /// Makes the subscriptions of `bus` part of every dispatch's chain: each runs as a
+    /// hook of dialect `plugin` named for its plugin, at its priority. Attaching
+    /// another bus replaces this one.
+    ///
+    /// The bus is read when a dispatch begins, so subscriptions added or removed after
+    /// attaching are seen from the next dispatch on. In "registration order" every
+    /// plugin subscription (in the order the bus took them) comes before every hook
+    /// of this registry: plugins are installed when the agent starts, before its
+    /// configuration is loaded, so at equal priority a plugin runs first.
+    pub fn attach_bus(&mut self, bus: &Bus) {
+        self.bus = Some(bus.clone());
+    }
+
+    /// The attached bus.
+    pub fn bus(&self) -> Option<&Bus> {
+        self.bus.as_ref()
+    }
+
+    /// The hooks a dispatch of `event` considers, in registration order: the attached
+    /// bus's subscriptions to `event` as they are now, then every registered hook.
+    pub fn chain_for(&self, event: &EventName) -> Cow<'_, [Arc<Hook>]> {
+        match &self.bus {
+            None => Cow::Borrowed(&self.hooks),
+            Some(bus) => {
+                let mut hooks = bus.hooks_for(event);
+                if hooks.is_empty() {
+                    return Cow::Borrowed(&self.hooks);
+                }
+                hooks.extend(self.hooks.iter().cloned());
+                Cow::Owned(hooks)
+            }
+        }
     }
 
     /// Number of registered hooks.

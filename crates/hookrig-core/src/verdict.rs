@@ -3,6 +3,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::payload::Payload;
+
 /// A handler's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -38,6 +40,11 @@ pub struct Verdict {
     pub reason: Option<String>,
     /// For `modify`: the fields to merge over the payload (see [`crate::Payload::apply_patch`]).
     pub patch: Option<Map<String, Value>>,
+    /// For `modify`: a whole new payload, applied before `patch`. The patch is a
+    /// two-level merge that cannot remove a key; an in-process transform or veto that
+    /// returns a payload means exactly that payload, so it replaces. Boxed: a payload
+    /// is large and most replies have none.
+    pub replace: Option<Box<Payload>>,
     /// Context text for the agent.
     pub context: Option<String>,
     /// One-turn text for the system prompt.
@@ -66,6 +73,7 @@ impl Verdict {
             action,
             reason: None,
             patch: None,
+            replace: None,
             context: None,
             system_prompt_append: None,
             warnings: Vec::new(),
@@ -89,6 +97,8 @@ pub enum FailureKind {
     Spawn,
     /// hookrig was interrupted while it ran.
     Interrupted,
+    /// An in-process plugin handler returned an error or panicked.
+    Plugin,
 }
 
 /// A handler failure: a value, never a Rust error, turned into allow or deny by policy.
