@@ -2,6 +2,8 @@
 //! dispatcher, the in-process event bus ([`Bus`]) and the Rust plugin API
 //! ([`Plugin`]). No I/O and no async runtime: handlers that run processes or talk HTTP
 //! live in other crates and reach the dispatcher through the [`Handler`] trait.
+//! [`Registry::attach_bus`] makes a bus's subscriptions part of the dispatcher's
+//! chain, so plugins and hooks on one event run in one order.
 //!
 //! ```no_run
 //! use std::sync::Arc;
