@@ -1274,6 +1274,51 @@ mod tests {
         }
 
         #[test]
+        fn fail_mode_on_a_notify_event_is_a_warning() {
+            let mut f = Fixture::new();
+            let bus = attach(&mut f);
+            f.hook("shell", "session.start", allow());
+            bus.on(
+                "session.start",
+                "strict",
+                BusHandler::listener(|_| Err("no".into())),
+                SubscribeOptions::from(10).fail(),
+            )
+            .expect("subscribes");
+            let d = f.emit("session.start", json!({}));
+            assert_eq!(d.decision, Decision::Allow);
+            assert_eq!(f.order(), ["shell"]);
+            assert_eq!(
+                d.warnings,
+                ["plugin `strict` failed on session.start@v1: no"]
+            );
+        }
+
+        #[test]
+        fn a_failing_plugin_error_listener_is_not_reported_again() {
+            let mut f = Fixture::new();
+            let bus = attach(&mut f);
+            let reported = errors(&bus);
+            bus.on(
+                "plugin.error",
+                "broken",
+                BusHandler::listener(|_| Err("again".into())),
+                10,
+            )
+            .expect("subscribes");
+            let d = f.emit("plugin.error", json!({"plugin_id": "x"}));
+            // The watcher got the host's event once, and nothing about `broken`.
+            assert_eq!(
+                *reported.lock().expect("not poisoned"),
+                [json!({"plugin_id": "x"})]
+            );
+            assert_eq!(
+                d.warnings,
+                ["plugin `broken` failed on plugin.error@v1: again (skipped)"]
+            );
+        }
+
+        #[test]
         fn a_listener_on_tool_after_runs_in_the_chain_and_cannot_change_it() {
             let mut f = Fixture::new();
             let bus = attach(&mut f);
