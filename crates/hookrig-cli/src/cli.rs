@@ -119,6 +119,16 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Show the merged config.toml and where each value came from.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
+    /// The agent providers of config.toml.
+    Providers {
+        #[command(subcommand)]
+        command: ProvidersCommand,
+    },
     /// `hookrig NAME ARGS...` runs the external command `hookrig-NAME ARGS...`.
     #[command(external_subcommand)]
     External(Vec<OsString>),
@@ -163,4 +173,32 @@ pub(crate) struct RunsArgs {
     /// Print JSON.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ConfigCommand {
+    /// Print the merged config.toml, each value with the file and line it came from.
+    Show {
+        /// The working directory whose project is read (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ProvidersCommand {
+    /// List the providers (merged by id), whether each CLI is found, and its version.
+    ///
+    /// Exit 0 even when a CLI is missing: the listing is the answer.
+    List {
+        /// The working directory whose project is read (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }

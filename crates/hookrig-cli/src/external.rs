@@ -179,13 +179,13 @@ enum Lookup {
 }
 
 #[derive(Debug, PartialEq, Eq)]
-enum Probe {
+pub(crate) enum Probe {
     Executable,
     NotExecutable,
     Missing,
 }
 
-fn probe(path: &Path) -> Probe {
+pub(crate) fn probe(path: &Path) -> Probe {
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_file() => {
             if meta.permissions().mode() & 0o111 != 0

@@ -17,7 +17,7 @@ mod signals;
 
 use std::process::ExitCode;
 
-use crate::cli::Command;
+use crate::cli::{Command, ConfigCommand, ProvidersCommand};
 
 fn main() -> ExitCode {
     let cli = external::parse();
@@ -44,6 +44,12 @@ fn main() -> ExitCode {
             &external::Context::new(cli.agent.as_deref(), cli.plan.as_deref()),
             &args,
         ),
+        Command::Config {
+            command: ConfigCommand::Show { cwd, json },
+        } => commands::config::show(cwd.as_deref(), json),
+        Command::Providers {
+            command: ProvidersCommand::List { cwd, json },
+        } => commands::providers::list(cwd.as_deref(), json),
         Command::Plugins(args) => commands::plugins::run(&cli.global, &args),
     };
     match result {

@@ -6,6 +6,10 @@
 //! the same rules. There is no config file to parse: a script's presence is its
 //! declaration, so a missing script is silently nothing, and a script that is there but
 //! not executable is reported with Hence's own warning and not registered.
+//!
+//! `config.toml` (see `settings_file`) sets their timeout (`[settings] hook_timeout`)
+//! and, per hook point, `[hooks]`: `false` registers the scripts found as disabled (they
+//! are listed, never run), a name looks for that file instead of the hook point's.
 
 use std::io::ErrorKind;
 use std::os::unix::fs::PermissionsExt as _;
@@ -17,15 +21,9 @@ use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
 use crate::definition::{CommandDef, HookDef, ProtocolDef};
 use crate::errors::{Diagnostic, Severity};
 use crate::loader::LoadContext;
+use crate::settings_file::{HookSetting, Sourced, load_config_toml};
 
 const DIALECT: &str = "hence";
-
-/// How long a Hence hook may run before it is killed: Hence's default.
-///
-/// Hence reads `[settings] hook_timeout` from its `config.toml`; hookrig reads that file
-/// with the rest of Hence's config (providers, plugin path), which lands in a later
-/// change. Until then every Hence hook gets this default.
-pub(crate) const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Hence's hook points, each fired after one task or plan state change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -120,14 +118,54 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
     for tool in ["hookrig", "hence"] {
         dirs.push((ctx.env.config_home.join(tool).join("hooks"), Level::Global));
     }
+    // config.toml decides what runs (a disabled or renamed hook point) and for how long,
+    // so an error in it stops the load like an error in hooks.toml.
+    let mut warnings = Vec::new();
+    let config = match load_config_toml(ctx.env, &mut warnings) {
+        Ok(config) => config,
+        Err(crate::ConfigError::Invalid { errors, other }) => {
+            ctx.errors.extend(errors);
+            ctx.diagnostics.extend(other);
+            return;
+        }
+        Err(err) => {
+            let diagnostic =
+                Diagnostic::file(&ctx.env.config_home, Severity::Error, err.to_string());
+            ctx.errors.push(diagnostic);
+            return;
+        }
+    };
+    ctx.diagnostics.extend(warnings);
+    let timeout = config.hook_timeout();
     for (dir, level) in dirs {
         for point in HookPoint::ALL {
-            load_script(ctx, &dir.join(point.name()), point, level);
+            let setting = config.hook(point);
+            let file = match setting.map(|s| &s.value) {
+                Some(HookSetting::Script(name)) => name.as_str(),
+                _ => point.name(),
+            };
+            let hook = Loaded {
+                point,
+                level,
+                timeout,
+                disabled_by: setting.filter(|s| s.value == HookSetting::Disabled),
+            };
+            load_script(ctx, &dir.join(file), &hook);
         }
     }
 }
 
-fn load_script(ctx: &mut LoadContext<'_>, path: &Path, point: HookPoint, level: Level) {
+/// What a script found for a hook point is registered with.
+struct Loaded<'a> {
+    point: HookPoint,
+    level: Level,
+    timeout: Duration,
+    /// The `[hooks] NAME = false` that disabled the hook point.
+    disabled_by: Option<&'a Sourced<HookSetting>>,
+}
+
+fn load_script(ctx: &mut LoadContext<'_>, path: &Path, hook: &Loaded<'_>) {
+    let (point, level) = (hook.point, hook.level);
     let name = point.name();
     let not_executable = || {
         Diagnostic::file(
@@ -173,7 +211,7 @@ fn load_script(ctx: &mut LoadContext<'_>, path: &Path, point: HookPoint, level: 
             matcher: Matcher::Any,
             priority: HookSpec::DEFAULT_PRIORITY,
             mode: Mode::Sync,
-            enabled: true,
+            enabled: hook.disabled_by.is_none(),
             // Post-commit notifications: a failing hook never undoes or stops anything.
             on_error: OnError::Allow,
             source: Source {
@@ -181,11 +219,16 @@ fn load_script(ctx: &mut LoadContext<'_>, path: &Path, point: HookPoint, level: 
                 dialect: DIALECT,
                 level,
             },
-            description: Some(format!(
-                "Hence {name} hook script (runs after {})",
-                point.event()
-            )),
-            timeout: Some(DEFAULT_HOOK_TIMEOUT),
+            description: Some(match hook.disabled_by {
+                None => format!("Hence {name} hook script (runs after {})", point.event()),
+                Some(setting) => format!(
+                    "Hence {name} hook script, disabled by `{} = false` in {}:{}",
+                    name.replace('-', "_"),
+                    setting.source.display(),
+                    setting.line
+                ),
+            }),
+            timeout: Some(hook.timeout),
             group: None,
             matcher_field: None,
             untrusted: None,

@@ -109,6 +109,13 @@ impl<'de> Deserialize<'de> for HookSetting {
                 if v.is_empty() {
                     return Err(E::custom("a hook script name must not be empty"));
                 }
+                // The name is looked up in every hooks directory; a path would name one
+                // file for all of them, or leave the directory.
+                if v.contains('/') || v == "." || v == ".." {
+                    return Err(E::custom(format!(
+                        "a hook script name is a file name in the hooks directory, without `/`, got `{v}`"
+                    )));
+                }
                 Ok(HookSetting::Script(v.to_owned()))
             }
         }
@@ -930,6 +937,12 @@ mod tests {
         assert_eq!(
             errors_of("[hooks]\npost_complete = 3\n"),
             ["config.toml:2:17: invalid type: integer `3`, expected true, false or a script name"]
+        );
+        assert_eq!(
+            errors_of("[hooks]\npost_claim = \"../x.sh\"\n"),
+            [
+                "config.toml:2:14: a hook script name is a file name in the hooks directory, without `/`, got `../x.sh`"
+            ]
         );
         assert_eq!(
             errors_of("[[providers]]\nid = \"a\"\nname = \"A\"\ncli = [\"x\"]\n"),

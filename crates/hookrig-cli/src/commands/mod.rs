@@ -1,10 +1,12 @@
 //! One module per subcommand.
 
+pub(crate) mod config;
 pub(crate) mod emit;
 pub(crate) mod events;
 pub(crate) mod explain;
 pub(crate) mod list;
 pub(crate) mod plugins;
+pub(crate) mod providers;
 pub(crate) mod runs;
 pub(crate) mod schema;
 pub(crate) mod trust;

@@ -3,8 +3,8 @@
 //! Hence lifecycle hooks are executables named after a hook point in `.hence/hooks/`
 //! (or hookrig's `.hookrig/hooks/`) of the project and in `$XDG_CONFIG_HOME/hence/hooks/`
 //! (or `$XDG_CONFIG_HOME/hookrig/hooks/`). The timeout and the SIGTERM/SIGKILL sequence
-//! are covered in `hookrig-exec` (`hence::tests`): Hence's 30 s default cannot be
-//! shortened from a config file yet.
+//! are covered in `hookrig-exec` (`hence::tests`); `config.toml`'s `hook_timeout` and
+//! `[hooks]` at the end of this file.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt as _;
@@ -490,4 +490,149 @@ fn the_documented_forwarder_hands_hences_event_to_hookrig_once() {
             "post-assert|plan.spl|(given x \"y\")|coder|",
         ]
     );
+}
+
+// config.toml: `[settings] hook_timeout` and `[hooks]`.
+
+#[test]
+fn hook_timeout_from_config_toml_kills_a_slow_hook() {
+    let env = test_env();
+    env.write_file(".hence/config.toml", "[settings]\nhook_timeout = 1\n");
+    project_hook(
+        &env,
+        ".hence/hooks/post-complete",
+        &format!("exec {} 5\n", quoted(&env.marked_sleep())),
+    );
+    let started = std::time::Instant::now();
+    let out = emit(&env, &["task.completed"], PAYLOAD);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.outcome["decision"], "allow");
+    assert_eq!(out.warnings(), ["hook 'post-complete' timed out after 1s"]);
+    assert_eq!(out.hook("post-complete")["result"], "timeout");
+    assert!(env.leftovers().is_empty(), "the slow hook is left running");
+}
+
+#[test]
+fn a_hook_point_set_to_false_is_listed_as_disabled_and_not_run() {
+    let env = test_env();
+    env.write_file(
+        env.config_home().join("hence/config.toml"),
+        "[hooks]\npost_complete = false\n",
+    );
+    project_hook(
+        &env,
+        ".hence/hooks/post-complete",
+        &appends(&env, "ran", "complete"),
+    );
+    project_hook(
+        &env,
+        ".hence/hooks/post-claim",
+        &appends(&env, "ran", "claim"),
+    );
+    let out = emit(&env, &["task.completed"], PAYLOAD);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(env.read_file("ran"), None, "the disabled hook did not run");
+    let out = emit(&env, &["task.claimed"], PAYLOAD);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        lines(env.read_file("ran")),
+        ["claim"],
+        "other hook points run"
+    );
+    let listed = crate::harness::hookrig(&env, &["list", "--json"]);
+    assert_eq!(code(&listed), 0, "{}", text(&listed.stderr));
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("JSON");
+    let enabled: Vec<_> = listed
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|h| {
+            (
+                h["name"].as_str().unwrap_or_default().to_owned(),
+                h["enabled"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        enabled,
+        [
+            ("post-claim".to_owned(), serde_json::json!(true)),
+            ("post-complete".to_owned(), serde_json::json!(false)),
+        ]
+    );
+}
+
+#[test]
+fn a_hook_point_set_to_a_name_runs_that_script_instead() {
+    let env = test_env();
+    env.write_file(
+        ".hookrig/config.toml",
+        "[hooks]\npost_complete = \"notify.sh\"\n",
+    );
+    project_hook(
+        &env,
+        ".hence/hooks/post-complete",
+        &appends(&env, "ran", "default"),
+    );
+    project_hook(
+        &env,
+        ".hence/hooks/notify.sh",
+        &format!(
+            "echo \"notify $HENCE_HOOK $2\" >> {}\n",
+            quoted(&env.project().join("ran"))
+        ),
+    );
+    global_hook(
+        &env,
+        "hence/hooks/notify.sh",
+        &appends(&env, "ran", "global-notify"),
+    );
+    let out = emit(&env, &["task.completed"], PAYLOAD);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // Local first, then global; the hook keeps its hook point's name.
+    assert_eq!(lines(env.read_file("ran")).len(), 2);
+    let mut ran = lines(env.read_file("ran"));
+    ran.sort();
+    assert_eq!(ran, ["global-notify", "notify post-complete auth"]);
+    assert_eq!(
+        hooks(&env, &out),
+        [
+            (
+                "post-complete".to_owned(),
+                "[TMP]/project/.hence/hooks/notify.sh".to_owned(),
+                "allow".to_owned()
+            ),
+            (
+                "post-complete".to_owned(),
+                "[TMP]/home/.config/hence/hooks/notify.sh".to_owned(),
+                "allow".to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_broken_config_toml_stops_the_emit() {
+    let env = test_env();
+    let path = env.write_file(".hence/config.toml", "[settings]\nhook_timeout = -2\n");
+    project_hook(
+        &env,
+        ".hence/hooks/post-complete",
+        &appends(&env, "ran", "yes"),
+    );
+    let out = emit(&env, &["task.completed"], PAYLOAD);
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr
+            .starts_with(&format!("hookrig: error: {}:2:16: ", path.display())),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.read_file("ran"), None);
 }

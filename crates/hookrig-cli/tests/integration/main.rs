@@ -19,6 +19,7 @@ mod ledger;
 mod plugins;
 mod process;
 mod protocol;
+mod providers;
 mod snapshots;
 mod trust;
 mod webhooks;
