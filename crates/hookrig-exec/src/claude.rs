@@ -10,12 +10,12 @@
 //! stderr as the reason; any other exit, a timeout or a crash → a non-blocking error.
 
 use hookrig_config::ClaudeHook;
-use hookrig_core::{Action, Failure, FailureKind, Invocation, Reply, Verdict, display_duration};
+use hookrig_core::{Action, Failure, FailureKind, Invocation, Reply, Verdict};
 use serde_json::{Map, Value, json};
 
 use crate::command::Limits;
 use crate::native::cut;
-use crate::process::{EnvPolicy, ProcessOutput, Termination};
+use crate::process::{EnvPolicy, ProcessOutput};
 
 /// Longest reason or message taken from stderr.
 const REASON_CAP: usize = 1024;
@@ -132,26 +132,9 @@ pub(crate) fn reply(
     let failure = |kind, message: String| Reply::Failure(Failure { kind, message });
     let stderr = String::from_utf8_lossy(&output.stderr);
     let stderr = cut(stderr.trim(), REASON_CAP);
-    match &output.termination {
-        Termination::TimedOut { .. } => {
-            let limit = limits.timeout.map_or_else(String::new, display_duration);
-            failure(
-                FailureKind::Timeout,
-                format!("hook {hook} timed out after {limit}"),
-            )
-        }
-        Termination::Interrupted => failure(
-            FailureKind::Interrupted,
-            format!(
-                "hook {hook} was killed before it finished: hookrig was interrupted or stopped waiting for it"
-            ),
-        ),
-        Termination::SpawnFailed(err) => failure(FailureKind::Spawn, format!("hook {hook}: {err}")),
-        Termination::Signaled(signal) => failure(
-            FailureKind::Crash,
-            format!("hook {hook} crashed: killed by signal {signal}"),
-        ),
-        Termination::Exited(0) => {
+    match crate::native::exit_code(hook, limits, &output.termination) {
+        Err(failure) => Reply::Failure(failure),
+        Ok(0) => {
             if output.stdout_truncated {
                 return failure(
                     FailureKind::Malformed,
@@ -161,15 +144,15 @@ pub(crate) fn reply(
             read_output(def, hook, &output.stdout)
         }
         // A blocking error: stderr is the reason given to Claude.
-        Termination::Exited(2) => Reply::Verdict(Verdict::deny(if stderr.is_empty() {
+        Ok(2) => Reply::Verdict(Verdict::deny(if stderr.is_empty() {
             format!("blocked by hook {hook}")
         } else {
             stderr.to_owned()
         })),
-        Termination::Exited(code) if stderr.is_empty() => {
+        Ok(code) if stderr.is_empty() => {
             failure(FailureKind::Exit, format!("hook {hook} exited {code}"))
         }
-        Termination::Exited(code) => failure(
+        Ok(code) => failure(
             FailureKind::Exit,
             format!("hook {hook} exited {code}: {stderr}"),
         ),
@@ -325,7 +308,7 @@ mod tests {
 
     fn out(code: i32, stdout: &str, stderr: &str) -> ProcessOutput {
         ProcessOutput {
-            termination: Termination::Exited(code),
+            termination: crate::process::Termination::Exited(code),
             stdout: stdout.as_bytes().to_vec(),
             stderr: stderr.as_bytes().to_vec(),
             stdout_truncated: false,

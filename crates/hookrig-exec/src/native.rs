@@ -57,12 +57,12 @@ struct WireReply {
     system_prompt_append: Option<String>,
 }
 
-pub(crate) fn reply(hook: &str, limits: &Limits, output: &ProcessOutput) -> Reply {
-    let failure = |kind, message: String| Reply::Failure(Failure { kind, message });
-    let leaked = output.leaked.then(|| {
-        format!("hook {hook} left background processes holding its output open; they were killed")
-    });
-    let reply = match &output.termination {
+/// The failure for a hook that did not exit on its own (timed out, interrupted, could
+/// not start, crashed): the same words whichever dialect reads the exit codes.
+/// Returns the exit code of a hook that exited.
+pub(crate) fn exit_code(hook: &str, limits: &Limits, ended: &Termination) -> Result<i32, Failure> {
+    let failure = |kind, message: String| Err(Failure { kind, message });
+    match ended {
         Termination::TimedOut { .. } => {
             let limit = limits.timeout.map_or_else(String::new, display_duration);
             failure(
@@ -81,11 +81,20 @@ pub(crate) fn reply(hook: &str, limits: &Limits, output: &ProcessOutput) -> Repl
             FailureKind::Crash,
             format!("hook {hook} crashed: killed by signal {signal}"),
         ),
-        Termination::Exited(2) => Reply::Verdict(Verdict::deny(deny_reason(hook, &output.stderr))),
-        Termination::Exited(0) => parse_stdout(hook, output),
-        Termination::Exited(code) => {
-            failure(FailureKind::Exit, format!("hook {hook} exited {code}"))
-        }
+        Termination::Exited(code) => Ok(*code),
+    }
+}
+
+pub(crate) fn reply(hook: &str, limits: &Limits, output: &ProcessOutput) -> Reply {
+    let failure = |kind, message: String| Reply::Failure(Failure { kind, message });
+    let leaked = output.leaked.then(|| {
+        format!("hook {hook} left background processes holding its output open; they were killed")
+    });
+    let reply = match exit_code(hook, limits, &output.termination) {
+        Err(failure) => Reply::Failure(failure),
+        Ok(2) => Reply::Verdict(Verdict::deny(deny_reason(hook, &output.stderr))),
+        Ok(0) => parse_stdout(hook, output),
+        Ok(code) => failure(FailureKind::Exit, format!("hook {hook} exited {code}")),
     };
     match (reply, leaked) {
         (Reply::Verdict(mut verdict), Some(warning)) => {
