@@ -2,14 +2,16 @@
 //! `hookrig emit --agent` running a package's hooks only for the agents it is enabled
 //! for.
 
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
+use std::time::Duration;
 
 use hookrig_test_support::{HANG_LIMIT, TestEnv, run_with_input};
 use serde_json::{Value, json};
 
-use crate::harness::{Emitted, code, emit, hookrig, quoted, test_env, text};
+use crate::harness::{Emitted, code, emit, emitted, hookrig, quoted, serve, test_env, text};
 
 /// Writes `contents` at `path`, creating parents.
 fn put(path: &Path, contents: &str) {
@@ -378,4 +380,122 @@ fn ledger_flag_selects_the_store_and_a_broken_package_is_reported_by_emit() {
         "{:?}",
         out.warnings()
     );
+}
+
+/// A package at `root/packages/<id>` with only `webhooks`.
+fn webhook_package(env: &TestEnv, id: &str, webhooks: &Value) -> PathBuf {
+    let path = env.root().join("packages").join(id);
+    put(
+        &path.join("plugin.json"),
+        &serde_json::to_string_pretty(&json!({"name": id, "webhooks": webhooks})).expect("json"),
+    );
+    path
+}
+
+#[test]
+fn package_webhooks_receive_their_event_for_enabled_agents_only() {
+    let env = test_env();
+    let (base, received) = serve(HashMap::from([(
+        "/after",
+        (200, String::new(), Duration::ZERO),
+    )]));
+    let dir = webhook_package(
+        &env,
+        "notify",
+        &json!([{"event": "PostToolUse", "url": format!("{base}/after"), "secret_env": "NOTIFY_KEY",
+                 "headers": {"X-Team": "a"}}]),
+    );
+    register(&env, "notify", &dir);
+    plugins(&env, &["enable", "notify", "--agent", "coder"]);
+    let payload = json!({"tool": {"name": "Bash", "input": {"command": "ls"}, "output": "a\n"}});
+
+    let out = pre_tool_after(&env, &["--agent", "coder", "--session", "s-1"], &payload);
+    let hook = out.hook("notify:webhook:0");
+    assert_eq!(
+        (&hook["result"], &hook["dialect"]),
+        (&json!("allow"), &json!("native"))
+    );
+    {
+        let received = received.lock().expect("lock");
+        let [(path, headers, body)] = received.as_slice() else {
+            panic!("one request: {received:?}");
+        };
+        assert_eq!(path, "/after");
+        assert_eq!(headers["x-hookrig-event"], "tool.after");
+        assert_eq!(headers["x-team"], "a");
+        let signature = headers["x-hookrig-signature"].clone();
+        assert!(
+            signature.starts_with("sha256=") && signature.len() == 71,
+            "{signature}"
+        );
+        let body: Value = serde_json::from_str(body).expect("json body");
+        assert_eq!(body["event"], "tool.after");
+        assert_eq!(body["tool"]["output"], "a\n");
+    }
+
+    // Not enabled for reviewer, nor with no agent: nothing is sent.
+    pre_tool_after(&env, &["--agent", "reviewer"], &payload);
+    pre_tool_after(&env, &[], &payload);
+    plugins(&env, &["enable", "notify", "--all"]);
+    plugins(&env, &["disable", "notify", "--agent", "reviewer"]);
+    pre_tool_after(&env, &["--agent", "reviewer"], &payload);
+    assert_eq!(received.lock().expect("lock").len(), 1, "disabled agents");
+    // Another event than its own: nothing either.
+    pre_tool(&env, &["--agent", "coder"], &bash());
+    assert_eq!(received.lock().expect("lock").len(), 1, "tool.before");
+    pre_tool_after(&env, &["--agent", "coder"], &payload);
+    assert_eq!(received.lock().expect("lock").len(), 2, "enabled by --all");
+}
+
+/// `emit tool.after ARGS`, with the signing key of the webhooks set; must exit 0.
+fn pre_tool_after(env: &TestEnv, args: &[&str], payload: &Value) -> Emitted {
+    let mut all = vec!["emit", "tool.after"];
+    all.extend_from_slice(args);
+    let mut command = env.command(all);
+    command.env("NOTIFY_KEY", "k3y");
+    let output = run_with_input(command, payload.to_string().as_bytes(), HANG_LIMIT);
+    let out = emitted(&output);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    out
+}
+
+#[test]
+fn package_webhook_on_a_hot_path_event_is_refused_with_its_position() {
+    let env = test_env();
+    let (base, received) = serve(HashMap::from([(
+        "/hot",
+        (200, String::new(), Duration::ZERO),
+    )]));
+    let hot = json!([
+        {"event": "tool.after", "url": format!("{base}/hot")},
+        {"event": "tool.before", "url": format!("{base}/hot")}
+    ]);
+    let dir = webhook_package(&env, "hot", &hot);
+
+    // register refuses it.
+    let error = plugins_error(
+        &env,
+        &["register", "hot", "--path", dir.to_str().expect("utf-8")],
+    );
+    insta::assert_snapshot!(error);
+
+    // Registered while valid, then edited: the emit goes on without the whole package
+    // and says why, at the entry's position.
+    webhook_package(
+        &env,
+        "hot",
+        &json!([{"event": "tool.after", "url": format!("{base}/hot")}]),
+    );
+    register(&env, "hot", &dir);
+    plugins(&env, &["enable", "hot", "--all"]);
+    webhook_package(&env, "hot", &hot);
+    let out = pre_tool_after(&env, &[], &bash());
+    assert!(out.results().is_empty(), "{:?}", out.results());
+    let warnings: Vec<String> = out
+        .warnings()
+        .iter()
+        .map(|w| w.replace(env.marker(), "[TMP]"))
+        .collect();
+    insta::assert_snapshot!(warnings.join("\n"));
+    assert!(received.lock().expect("lock").is_empty());
 }
