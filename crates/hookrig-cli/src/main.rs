@@ -41,7 +41,11 @@ fn main() -> ExitCode {
         Command::Schema => commands::schema::run(),
         Command::Trust { dir, list, revoke } => commands::trust::run(dir.as_deref(), list, revoke),
         Command::External(args) => external::run(
-            &external::Context::new(cli.agent.as_deref(), cli.plan.as_deref()),
+            &external::Context::new(
+                cli.agent.as_deref(),
+                cli.plan.as_deref(),
+                cli.global.ledger.as_deref(),
+            ),
             &args,
         ),
         Command::Plugins(args) => commands::plugins::run(&cli.global, &args),
