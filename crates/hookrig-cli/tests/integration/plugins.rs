@@ -499,3 +499,167 @@ fn package_webhook_on_a_hot_path_event_is_refused_with_its_position() {
     insta::assert_snapshot!(warnings.join("\n"));
     assert!(received.lock().expect("lock").is_empty());
 }
+
+/// The hook names `hookrig ARGS` (a `list --json`) prints.
+fn listed(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> Vec<String> {
+    let mut command = env.command(args);
+    command.envs(vars.iter().copied());
+    let output = run_with_input(command, b"", HANG_LIMIT);
+    assert_eq!(code(&output), 0, "{args:?}: {}", text(&output.stderr));
+    let list: Value = serde_json::from_slice(&output.stdout).expect("json");
+    list.as_array()
+        .expect("an array")
+        .iter()
+        .map(|h| h["name"].as_str().expect("a name").to_owned())
+        .collect()
+}
+
+/// The `guard` package (a hook) with a webhook, registered and enabled for `coder`.
+fn guard_with_webhook(env: &TestEnv) -> PathBuf {
+    let dir = package(env, "guard", "guard", &allow());
+    let manifest = dir.join("plugin.json");
+    let mut value: Value =
+        serde_json::from_str(&fs::read_to_string(&manifest).expect("read")).expect("json");
+    value["webhooks"] = json!([{"event": "tool.after", "url": "http://127.0.0.1:9/after"}]);
+    put(
+        &manifest,
+        &serde_json::to_string_pretty(&value).expect("json"),
+    );
+    register(env, "guard", &dir);
+    plugins(env, &["enable", "guard", "--agent", "coder"]);
+    dir
+}
+
+#[test]
+fn list_and_show_include_packages_enabled_for_the_agent() {
+    let env = test_env();
+    env.write_global_config(
+        "[[hooks]]\nname = \"native\"\nevents = [\"tool.before\"]\ncommand = \"true\"\n",
+    );
+    guard_with_webhook(&env);
+    let both = ["guard:PreToolUse:0", "guard:webhook:0", "native"].map(str::to_owned);
+    assert_eq!(
+        listed(&env, &["list", "--json", "--agent", "coder"], &[]),
+        both
+    );
+    assert_eq!(
+        listed(&env, &["--agent", "coder", "list", "--json"], &[]),
+        both,
+        "hookrig --agent"
+    );
+    assert_eq!(
+        listed(&env, &["list", "--json"], &[("HOOKRIG_AGENT", "coder")]),
+        both,
+        "HOOKRIG_AGENT"
+    );
+    assert_eq!(
+        listed(
+            &env,
+            &["list", "--json", "--agent", "reviewer"],
+            &[("HOOKRIG_AGENT", "coder")]
+        ),
+        ["native"],
+        "--agent wins"
+    );
+    assert_eq!(
+        listed(&env, &["list", "--json"], &[]),
+        ["native"],
+        "no agent"
+    );
+    // Another store: no package there.
+    let other = env.root().join("other.db");
+    assert_eq!(
+        listed(
+            &env,
+            &[
+                "list",
+                "--json",
+                "--agent",
+                "coder",
+                "--ledger",
+                other.to_str().expect("utf-8")
+            ],
+            &[]
+        ),
+        ["native"],
+        "--ledger"
+    );
+
+    let output = hookrig(&env, &["list", "--agent", "coder", "--event", "tool.after"]);
+    let table = text(&output.stdout);
+    assert!(table.contains("guard:webhook:0  "), "{table}");
+    assert!(!table.contains("guard:PreToolUse:0"), "{table}");
+
+    let output = hookrig(&env, &["show", "guard:webhook:0", "--agent", "coder"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("POST http://127.0.0.1:9/after"),
+        "{}",
+        text(&output.stdout)
+    );
+    assert_eq!(
+        code(&hookrig(
+            &env,
+            &["show", "guard:webhook:0", "--agent", "reviewer"]
+        )),
+        1
+    );
+}
+
+#[test]
+fn explain_includes_packages_enabled_for_the_agent() {
+    let env = test_env();
+    guard_with_webhook(&env);
+    let explain = |args: &[&str]| {
+        let output = hookrig(&env, args);
+        assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+        text(&output.stdout)
+    };
+    let coder = explain(&["explain", "tool.after", "--agent", "coder"]);
+    assert!(coder.contains("  1. guard:webhook:0 (native, "), "{coder}");
+    let coder = explain(&[
+        "explain",
+        "PreToolUse",
+        "--tool",
+        "Bash",
+        "--agent",
+        "coder",
+    ]);
+    assert!(
+        coder.contains("  1. guard:PreToolUse:0 (xcode, "),
+        "{coder}"
+    );
+    let reviewer = explain(&["explain", "tool.after", "--agent", "reviewer"]);
+    assert!(reviewer.contains("(no hooks configured)"), "{reviewer}");
+}
+
+#[test]
+fn validate_checks_packages_enabled_for_the_agent() {
+    let env = test_env();
+    let dir = guard_with_webhook(&env);
+    let validate = |args: &[&str]| {
+        let output = hookrig(&env, args);
+        (
+            code(&output),
+            text(&output.stdout).replace(env.marker(), "[TMP]"),
+        )
+    };
+    assert_eq!(
+        validate(&["validate", "--agent", "coder"]),
+        (0, "0 errors, 0 warnings\n".to_owned())
+    );
+
+    // Broken after registration: validate names it for the agents that load it.
+    let manifest = dir.join("plugin.json");
+    let broken = fs::read_to_string(&manifest)
+        .expect("read")
+        .replace("\"tool.after\"", "\"tool.before\"");
+    put(&manifest, &broken);
+    let (code_coder, out) = validate(&["validate", "--agent", "coder"]);
+    assert_eq!(code_coder, 1, "{out}");
+    insta::assert_snapshot!(out);
+    assert_eq!(
+        validate(&["validate", "--agent", "reviewer"]),
+        (0, "0 errors, 0 warnings\n".to_owned())
+    );
+}
