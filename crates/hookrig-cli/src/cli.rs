@@ -64,6 +64,10 @@ pub(crate) enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Include the plugin packages enabled for this agent (default: `hookrig
+        /// --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
     },
     /// Show everything about the hooks with this name.
     Show {
@@ -72,6 +76,10 @@ pub(crate) enum Command {
         /// The working directory whose project is searched (default: the current one).
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
+        /// Include the plugin packages enabled for this agent (default: `hookrig
+        /// --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
     },
     /// Say which hooks an event would run, in what order, and why the others would not.
     Explain {
@@ -86,6 +94,10 @@ pub(crate) enum Command {
         /// An extra x-code plugin directory (repeatable).
         #[arg(long, value_name = "DIR")]
         plugin_dir: Vec<PathBuf>,
+        /// Include the plugin packages enabled for this agent (default: `hookrig
+        /// --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
     },
     /// Check every config source; exit 1 on an error (and with --strict, on a warning).
     Validate {
@@ -95,6 +107,10 @@ pub(crate) enum Command {
         /// The working directory whose project is checked (default: the current one).
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
+        /// Include the plugin packages enabled for this agent (default: `hookrig
+        /// --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
     },
     /// Print the JSON Schema of hooks.toml.
     Schema,

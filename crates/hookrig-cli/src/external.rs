@@ -1,8 +1,9 @@
 //! External commands, git-style: `hookrig foo ARGS` runs `hookrig-foo ARGS`.
 //!
 //! `hookrig-foo` is searched in `PATH`, then in the `[settings] plugin_path` directories
-//! of `config.toml`, then in the command directories of enabled plugin packages (see
-//! [`Search::with_plugin_command_dirs`]); the first executable file wins. Built-in
+//! of `config.toml`; then `foo` is looked up in the `commands` of the plugin packages
+//! enabled for the current agent (see [`Search::with_package_commands`]); the first
+//! executable file wins. Built-in
 //! commands always win, because clap only hands over names it does not know. The
 //! command inherits stdin, stdout, stderr and the environment, plus `HOOKRIG_AGENT`,
 //! `HOOKRIG_PLAN` and Hence's `HENCE_AGENT`, `HENCE_PLAN` when known; its exit status
@@ -30,18 +31,32 @@ use crate::exit_codes;
 /// The file name prefix of external commands.
 const PREFIX: &str = "hookrig-";
 
-/// Where an external command directory came from, for the help listing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where an external command came from, for the help listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Origin {
     Path,
     PluginPath,
-    Plugin,
+    /// The `commands` of the plugin package with this id.
+    Package(String),
 }
 
-/// The directories external commands are searched in, in order.
+/// A command a plugin package ships: `hookrig NAME` runs `path`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PackageCommand {
+    /// The name in the manifest's `commands`, typed as is after `hookrig`.
+    pub(crate) name: String,
+    /// The file it runs.
+    pub(crate) path: PathBuf,
+    /// The package's id.
+    pub(crate) package: String,
+}
+
+/// The directories external commands are searched in, in order, then the commands of
+/// plugin packages.
 #[derive(Debug, Default)]
 pub(crate) struct Search {
     dirs: Vec<(PathBuf, Origin)>,
+    packages: Vec<PackageCommand>,
     /// Diagnostics of `config.toml` met while building the search, for the help path,
     /// which lists what it can rather than fail.
     warnings: Vec<String>,
@@ -62,7 +77,7 @@ impl Search {
             .unwrap_or_default();
         Self {
             dirs,
-            warnings: Vec::new(),
+            ..Self::default()
         }
     }
 
@@ -83,41 +98,49 @@ impl Search {
         Ok(self)
     }
 
-    /// Adds directories that hold the `hookrig-NAME` executables of enabled plugin
-    /// packages, searched after `PATH` and `plugin_path`.
-    ///
-    /// This is the seam for plugin packages (issue 4 item 3): the code that knows which
-    /// packages are enabled for the current agent passes their `commands` directories
-    /// here, by chaining `.with_plugin_command_dirs(dirs)` after `with_plugin_path()` in
-    /// [`resolve`] (running) and [`Search::everything`] (help, suggestions). Until it
-    /// lands nothing calls this outside tests.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "plugin packages land separately")
-    )]
-    pub(crate) fn with_plugin_command_dirs(
+    /// Adds the commands of plugin packages, looked up after every directory. Their
+    /// files are named by the manifest (`"audit": "bin/audit"`), not `hookrig-NAME`, so
+    /// they are listed one by one rather than as directories.
+    pub(crate) fn with_package_commands(
         mut self,
-        dirs: impl IntoIterator<Item = PathBuf>,
+        commands: impl IntoIterator<Item = PackageCommand>,
     ) -> Self {
-        self.dirs
-            .extend(dirs.into_iter().map(|dir| (dir, Origin::Plugin)));
+        self.packages.extend(commands);
         self
     }
 
-    /// Every directory: `PATH`, `plugin_path`, plugin packages. For listings, which show
-    /// what they can: a broken `config.toml` becomes a warning.
-    fn everything() -> Self {
-        match Self::path().with_plugin_path() {
-            Ok(search) => search,
-            Err(err) => {
-                let mut search = Self::path();
-                search.warnings.push(format!(
-                    "config.toml not read: {}",
-                    crate::output::chain(&err)
-                ));
-                search
+    /// Adds the commands of the packages enabled for `context`'s agent. A package that
+    /// does not load is left out with a warning; a registry that cannot be read is an
+    /// error, as it is for an emit.
+    fn with_packages(mut self, context: &Context) -> Result<Self, ExpectedError> {
+        let (commands, warnings) = package_commands(context)?;
+        self.warnings.extend(warnings);
+        Ok(self.with_package_commands(commands))
+    }
+
+    /// Every directory and package: `PATH`, `plugin_path`, plugin packages. For
+    /// listings, which show what they can: a broken `config.toml` or registry becomes a
+    /// warning.
+    fn everything(context: &Context) -> Self {
+        let mut search = Self::path().with_plugin_path().unwrap_or_else(|err| {
+            let mut search = Self::path();
+            search.warnings.push(format!(
+                "config.toml not read: {}",
+                crate::output::chain(&err)
+            ));
+            search
+        });
+        match package_commands(context) {
+            Ok((commands, warnings)) => {
+                search.warnings.extend(warnings);
+                search.packages.extend(commands);
             }
+            Err(err) => search.warnings.push(format!(
+                "plugin packages not read: {}",
+                crate::output::chain(&err)
+            )),
         }
+        search
     }
 
     /// The first `hookrig-NAME` in these directories.
@@ -125,8 +148,17 @@ impl Search {
         let mut file_name = OsString::from(PREFIX);
         file_name.push(name);
         let mut not_executable = None;
-        for (dir, _) in &self.dirs {
-            let candidate = dir.join(&file_name);
+        let in_packages = self
+            .packages
+            .iter()
+            .filter(|command| OsStr::new(&command.name) == name)
+            .map(|command| command.path.clone());
+        for candidate in self
+            .dirs
+            .iter()
+            .map(|(dir, _)| dir.join(&file_name))
+            .chain(in_packages)
+        {
             match probe(&candidate) {
                 Probe::Executable => return Lookup::Found(candidate),
                 // As execvp does: a file that cannot be run does not hide a later one
@@ -162,8 +194,19 @@ impl Search {
                 }
                 let path = entry.path();
                 if probe(&path) == Probe::Executable {
-                    found.insert(name.to_owned(), (path, *origin));
+                    found.insert(name.to_owned(), (path, origin.clone()));
                 }
+            }
+        }
+        for command in &self.packages {
+            if !found.contains_key(&command.name) && probe(&command.path) == Probe::Executable {
+                found.insert(
+                    command.name.clone(),
+                    (
+                        command.path.clone(),
+                        Origin::Package(command.package.clone()),
+                    ),
+                );
             }
         }
         found
@@ -212,7 +255,7 @@ pub(crate) fn parse() -> Cli {
     };
     match err.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let search = Search::everything();
+            let search = Search::everything(&Context::from_args(&args));
             for warning in &search.warnings {
                 eprintln!("hookrig: warning: {warning}");
             }
@@ -225,7 +268,7 @@ pub(crate) fn parse() -> Cli {
         ErrorKind::InvalidSubcommand => {
             // `hookrig help NAME` where NAME is no built-in: the command's own help.
             if let Some(name) = help_target(&args) {
-                let code = match run(&Context::from_env(), &[name, "--help".into()]) {
+                let code = match run(&Context::from_args(&args), &[name, "--help".into()]) {
                     Ok(code) => code,
                     Err(err) => {
                         eprintln!("hookrig: error: {}", crate::output::chain(&err));
@@ -240,13 +283,21 @@ pub(crate) fn parse() -> Cli {
     }
 }
 
+/// hookrig's own options that take a value as the next word.
+const VALUED_OPTIONS: [&[u8]; 3] = [b"--agent", b"--plan", b"--ledger"];
+
 /// NAME of `hookrig [GLOBAL FLAGS] help NAME`, when that is the whole command line.
 fn help_target(args: &[OsString]) -> Option<OsString> {
-    let words: Vec<&OsString> = args
-        .iter()
-        .skip(1)
-        .filter(|arg| !arg.as_bytes().starts_with(b"-"))
-        .collect();
+    let mut words: Vec<&OsString> = Vec::new();
+    let mut rest = args.iter().skip(1);
+    while let Some(arg) = rest.next() {
+        if VALUED_OPTIONS.contains(&arg.as_bytes()) {
+            // `--agent coder help NAME`: `coder` is the option's value.
+            rest.next();
+        } else if !arg.as_bytes().starts_with(b"-") {
+            words.push(arg);
+        }
+    }
     match words.as_slice() {
         [help, name] if *help == "help" => Some((*name).clone()),
         _ => None,
@@ -268,9 +319,9 @@ fn help_section(found: &BTreeMap<String, (PathBuf, Origin)>) -> String {
     let width = shown.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
     for (name, (path, origin)) in shown {
         let from = match origin {
-            Origin::Path => "",
-            Origin::PluginPath => " (plugin_path)",
-            Origin::Plugin => " (plugin)",
+            Origin::Path => String::new(),
+            Origin::PluginPath => " (plugin_path)".to_owned(),
+            Origin::Package(id) => format!(" (plugin package {id})"),
         };
         let _ = writeln!(text, "  {name:<width$}  {}{from}", path.display());
     }
@@ -295,11 +346,15 @@ pub(crate) struct Context {
     pub(crate) agent: Option<OsString>,
     /// The plan file, absolute: `--plan`, else `HOOKRIG_PLAN`, else `HENCE_PLAN`.
     pub(crate) plan: Option<PathBuf>,
+    /// The store holding the plugin package registry: `--ledger`, else
+    /// `HOOKRIG_LEDGER`, else the default ledger; `None` when it cannot be worked out.
+    pub(crate) store: Option<PathBuf>,
 }
 
 impl Context {
-    /// From the command line's `--agent` and `--plan`, falling back on the environment.
-    pub(crate) fn new(agent: Option<&OsStr>, plan: Option<&Path>) -> Self {
+    /// From the command line's `--agent`, `--plan` and `--ledger`, falling back on the
+    /// environment.
+    pub(crate) fn new(agent: Option<&OsStr>, plan: Option<&Path>, store: Option<&Path>) -> Self {
         let from_env = |names: [&str; 2]| {
             names
                 .into_iter()
@@ -314,11 +369,48 @@ impl Context {
             .map(Path::to_owned)
             .or_else(|| from_env(["HOOKRIG_PLAN", "HENCE_PLAN"]).map(PathBuf::from))
             .map(|plan| std::path::absolute(&plan).unwrap_or(plan));
-        Self { agent, plan }
+        let store = store
+            .map(Path::to_owned)
+            .or_else(|| {
+                std::env::var_os("HOOKRIG_LEDGER")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from)
+            })
+            .or_else(|| {
+                Environment::from_process(PathBuf::new())
+                    .ok()
+                    .map(|env| hookrig_store::default_ledger_path(&env.state_home))
+            });
+        Self { agent, plan, store }
     }
 
-    fn from_env() -> Self {
-        Self::new(None, None)
+    /// From a command line clap could not parse (help): the values of `--agent`,
+    /// `--plan` and `--ledger` given before the first word that is not an option.
+    fn from_args(args: &[OsString]) -> Self {
+        let mut values: [Option<OsString>; 3] = Default::default();
+        let mut words = args.iter().skip(1);
+        while let Some(word) = words.next() {
+            let bytes = word.as_bytes();
+            if !bytes.starts_with(b"-") {
+                break;
+            }
+            for (index, option) in VALUED_OPTIONS.iter().enumerate() {
+                if bytes == *option {
+                    values[index] = words.next().cloned();
+                } else if let Some(value) = bytes
+                    .strip_prefix(*option)
+                    .and_then(|rest| rest.strip_prefix(b"="))
+                {
+                    values[index] = Some(OsStr::from_bytes(value).to_owned());
+                }
+            }
+        }
+        let [agent, plan, store] = values;
+        Self::new(
+            agent.as_deref(),
+            plan.as_deref().map(Path::new),
+            store.as_deref().map(Path::new),
+        )
     }
 }
 
@@ -328,7 +420,7 @@ pub(crate) fn run(context: &Context, args: &[OsString]) -> Result<u8, ExpectedEr
     let (name, rest) = args
         .split_first()
         .expect("clap hands over an external subcommand with its name");
-    let path = resolve(name)?;
+    let path = resolve(context, name)?;
     let mut command = tokio::process::Command::new(&path);
     command.args(rest);
     if let Some(agent) = &context.agent {
@@ -347,10 +439,10 @@ pub(crate) fn run(context: &Context, args: &[OsString]) -> Result<u8, ExpectedEr
 }
 
 /// The path of the command `name`, or why there is none.
-fn resolve(name: &OsStr) -> Result<PathBuf, ExpectedError> {
+fn resolve(context: &Context, name: &OsStr) -> Result<PathBuf, ExpectedError> {
     // A name with a slash would name a file in a subdirectory of a search directory.
     if name.is_empty() || name.as_bytes().contains(&b'/') {
-        return Err(unknown(name));
+        return Err(unknown(context, name));
     }
     let mut lookup = Search::path().find(name);
     if !matches!(lookup, Lookup::Found(_)) {
@@ -363,18 +455,73 @@ fn resolve(name: &OsStr) -> Result<PathBuf, ExpectedError> {
             lookup = later;
         }
     }
+    if !matches!(lookup, Lookup::Found(_)) {
+        // The package registry last, and only when needed: it opens the store and
+        // reads each enabled package's manifest.
+        let search = Search::default().with_packages(context)?;
+        for warning in &search.warnings {
+            eprintln!("hookrig: warning: {warning}");
+        }
+        let later = search.find(name);
+        if matches!(later, Lookup::Found(_)) || lookup == Lookup::Missing {
+            lookup = later;
+        }
+    }
     match lookup {
         Lookup::Found(path) => Ok(path),
         Lookup::NotExecutable(path) => Err(ExpectedError::NotExecutable(path)),
-        Lookup::Missing => Err(unknown(name)),
+        Lookup::Missing => Err(unknown(context, name)),
     }
 }
 
+/// The commands of the plugin packages enabled for `context`'s agent (only those
+/// enabled for every agent when there is none), and a warning per package that does
+/// not load.
+fn package_commands(
+    context: &Context,
+) -> Result<(Vec<PackageCommand>, Vec<String>), ExpectedError> {
+    let Some(store) = &context.store else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let agent = context.agent.as_ref().map(|a| a.to_string_lossy());
+    let (packages, _) = crate::ledger::enabled_packages_at(store, agent.as_deref())?;
+    if packages.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let env = Environment::from_process(std::env::current_dir().map_err(ExpectedError::Cwd)?)?;
+    let mut commands = Vec::new();
+    let mut warnings = Vec::new();
+    for package in &packages {
+        let check = hookrig_config::check_package(&env, package);
+        match check.package {
+            Some(loaded) => {
+                commands.extend(loaded.commands.into_iter().map(|file| PackageCommand {
+                    name: file.name,
+                    path: file.path,
+                    package: loaded.id.clone(),
+                }));
+            }
+            None => warnings.push(format!(
+                "plugin package {} is not loaded, its commands are not available: {}",
+                package.id,
+                check
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.severity == hookrig_config::Severity::Error)
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )),
+        }
+    }
+    Ok((commands, warnings))
+}
+
 /// The error for a command nobody has, with the names close to it.
-fn unknown(name: &OsStr) -> ExpectedError {
+fn unknown(context: &Context, name: &OsStr) -> ExpectedError {
     let name = name.to_string_lossy().into_owned();
     let mut candidates = builtin_names();
-    candidates.extend(Search::everything().all().into_keys());
+    candidates.extend(Search::everything(context).all().into_keys());
     ExpectedError::UnknownCommand {
         suggestions: suggest(&name, candidates),
         name,
@@ -492,23 +639,55 @@ mod tests {
     }
 
     #[test]
-    fn plugin_command_dirs_come_last() {
+    fn package_commands_come_after_directories() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let (first, second) = (dir.path().join("a"), dir.path().join("b"));
-        for d in [&first, &second] {
-            std::fs::create_dir_all(d).expect("mkdir");
-            let file = d.join("hookrig-x");
-            std::fs::write(&file, "#!/bin/sh\n").expect("write");
-            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        }
-        let search = Search::default()
-            .with_plugin_command_dirs([first.clone()])
-            .with_plugin_command_dirs([second]);
-        assert_eq!(
-            search.find(OsStr::new("x")),
-            Lookup::Found(first.join("hookrig-x"))
+        let executable = |path: &Path| {
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, "#!/bin/sh\n").expect("write");
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        };
+        let in_dir = dir.path().join("bin/hookrig-x");
+        let (x, y, hidden) = (
+            dir.path().join("pkg/bin/x"),
+            dir.path().join("pkg/bin/y"),
+            dir.path().join("other/y"),
         );
-        assert_eq!(search.all()["x"], (first.join("hookrig-x"), Origin::Plugin));
+        for path in [&in_dir, &x, &y, &hidden] {
+            executable(path);
+        }
+        let command = |name: &str, path: &Path, package: &str| PackageCommand {
+            name: name.to_owned(),
+            path: path.to_owned(),
+            package: package.to_owned(),
+        };
+        let search = Search {
+            dirs: vec![(dir.path().join("bin"), Origin::Path)],
+            ..Search::default()
+        }
+        .with_package_commands([command("x", &x, "pkg"), command("y", &y, "pkg")])
+        .with_package_commands([command("y", &hidden, "other")]);
+        assert_eq!(search.find(OsStr::new("x")), Lookup::Found(in_dir.clone()));
+        assert_eq!(search.find(OsStr::new("y")), Lookup::Found(y.clone()));
+        assert_eq!(search.find(OsStr::new("z")), Lookup::Missing);
+        let all = search.all();
+        assert_eq!(all["x"], (in_dir, Origin::Path));
+        assert_eq!(all["y"], (y, Origin::Package("pkg".to_owned())));
+    }
+
+    #[test]
+    fn help_context_reads_options_before_the_command() {
+        let args = |words: &[&str]| words.iter().map(OsString::from).collect::<Vec<_>>();
+        let context = Context::from_args(&args(&[
+            "hookrig",
+            "--agent",
+            "coder",
+            "--ledger=/tmp/l.db",
+            "--help",
+        ]));
+        assert_eq!(context.agent.as_deref(), Some(OsStr::new("coder")));
+        assert_eq!(context.store.as_deref(), Some(Path::new("/tmp/l.db")));
+        let context = Context::from_args(&args(&["hookrig", "help", "--agent", "x"]));
+        assert_ne!(context.agent.as_deref(), Some(OsStr::new("x")));
     }
 
     #[test]

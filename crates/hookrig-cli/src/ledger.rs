@@ -1,6 +1,6 @@
 //! Where the ledger lives and how dispatches become ledger rows.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use hookrig_config::PackageRef;
 use hookrig_core::{HookRecord, SkipReason, duration_ms};
@@ -38,11 +38,18 @@ pub(crate) fn enabled_packages(
     global: &GlobalArgs,
     agent: Option<&str>,
 ) -> Result<(Vec<PackageRef>, Option<Ledger>), ExpectedError> {
-    let path = store_path(global)?;
+    enabled_packages_at(&store_path(global)?, agent)
+}
+
+/// [`enabled_packages`] of the store at `path`.
+pub(crate) fn enabled_packages_at(
+    path: &Path,
+    agent: Option<&str>,
+) -> Result<(Vec<PackageRef>, Option<Ledger>), ExpectedError> {
     if !path.exists() {
         return Ok((Vec::new(), None));
     }
-    let store = Ledger::open(&path)?;
+    let store = Ledger::open(path)?;
     let packages = store
         .plugins_enabled_for(agent)?
         .into_iter()

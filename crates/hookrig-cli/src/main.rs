@@ -17,7 +17,12 @@ mod signals;
 
 use std::process::ExitCode;
 
-use crate::cli::{Command, ConfigCommand, ProvidersCommand};
+use std::ffi::OsStr;
+
+use hookrig_config::{LoadOptions, PackageRef};
+
+use crate::cli::{Command, ConfigCommand, GlobalArgs, ProvidersCommand};
+use crate::errors::ExpectedError;
 
 fn main() -> ExitCode {
     let cli = external::parse();
@@ -27,21 +32,42 @@ fn main() -> ExitCode {
         Command::Events { json } => commands::events::run(json),
         Command::Runs(args) => commands::runs::list(&cli.global, &args),
         Command::Why { run_id, json } => commands::runs::why(&cli.global, &run_id, json),
-        Command::List { event, cwd, json } => {
-            commands::list::list(cwd.as_deref(), event.as_deref(), json)
-        }
-        Command::Show { name, cwd } => commands::list::show(cwd.as_deref(), &name),
+        Command::List {
+            event,
+            cwd,
+            json,
+            agent,
+        } => packages(&cli.global, agent, cli.agent.as_deref()).and_then(|packages| {
+            commands::list::list(cwd.as_deref(), event.as_deref(), json, packages)
+        }),
+        Command::Show { name, cwd, agent } => packages(&cli.global, agent, cli.agent.as_deref())
+            .and_then(|packages| commands::list::show(cwd.as_deref(), &name, packages)),
         Command::Explain {
             event,
             tool,
             cwd,
             plugin_dir,
-        } => commands::explain::run(cwd.as_deref(), &event, tool.as_deref(), plugin_dir),
-        Command::Validate { strict, cwd } => commands::validate::run(cwd.as_deref(), strict),
+            agent,
+        } => packages(&cli.global, agent, cli.agent.as_deref()).and_then(|packages| {
+            let options = LoadOptions {
+                plugin_dirs: plugin_dir,
+                packages,
+                ..LoadOptions::default()
+            };
+            commands::explain::run(cwd.as_deref(), &event, tool.as_deref(), &options)
+        }),
+        Command::Validate { strict, cwd, agent } => {
+            packages(&cli.global, agent, cli.agent.as_deref())
+                .and_then(|packages| commands::validate::run(cwd.as_deref(), strict, packages))
+        }
         Command::Schema => commands::schema::run(),
         Command::Trust { dir, list, revoke } => commands::trust::run(dir.as_deref(), list, revoke),
         Command::External(args) => external::run(
-            &external::Context::new(cli.agent.as_deref(), cli.plan.as_deref()),
+            &external::Context::new(
+                cli.agent.as_deref(),
+                cli.plan.as_deref(),
+                cli.global.ledger.as_deref(),
+            ),
             &args,
         ),
         Command::Config {
@@ -59,4 +85,19 @@ fn main() -> ExitCode {
             ExitCode::from(err.exit_code())
         }
     }
+}
+
+/// The plugin packages the config commands (`list`, `show`, `explain`, `validate`) load:
+/// those enabled for the subcommand's `--agent`, else `hookrig --agent`, else
+/// `$HOOKRIG_AGENT` (only those enabled for every agent without any), as an emit would.
+fn packages(
+    global: &GlobalArgs,
+    agent: Option<String>,
+    top_agent: Option<&OsStr>,
+) -> Result<Vec<PackageRef>, ExpectedError> {
+    let agent = agent
+        .or_else(|| top_agent.map(|a| a.to_string_lossy().into_owned()))
+        .or_else(|| std::env::var("HOOKRIG_AGENT").ok())
+        .filter(|a| !a.is_empty());
+    Ok(ledger::enabled_packages(global, agent.as_deref())?.0)
 }

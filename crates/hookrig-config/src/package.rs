@@ -16,14 +16,17 @@
 //! package directory. Whether the files exist is checked when they are run, not here.
 
 use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
 
+use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde_json::{Map, Value};
 
 use crate::claude;
-use crate::definition::HookDef;
+use crate::definition::{CommandDef, HookDef, ProtocolDef, Settings};
 use crate::environment::{Environment, Project};
 use crate::errors::{Diagnostic, Severity};
 use crate::loader::{LoadContext, LoadOptions};
+use crate::webhook;
 use crate::xcode::{self, JsonFile, Seg, locate};
 
 /// A registered package to load: its id and directory (from the store).
@@ -52,9 +55,27 @@ pub struct PackageWebhook {
     pub event: String,
     /// Where the event is sent (an HTTP `POST`).
     pub url: String,
-    /// The entry's other fields (`secret_env`, `timeout`, ...), as written.
+    /// `secret_env`: the variable holding the key that signs the body.
+    pub secret_env: Option<String>,
+    /// `headers`: extra request headers, in manifest order.
+    pub headers: Vec<(String, String)>,
+    /// `timeout`, in milliseconds.
+    pub timeout: Option<Duration>,
+    /// `description`.
+    pub description: Option<String>,
+    /// The entry's other fields, as written (ignored, with a warning).
     pub fields: Map<String, Value>,
 }
+
+/// The fields of a `webhooks` entry hookrig reads.
+const WEBHOOK_FIELDS: &[&str] = &[
+    "event",
+    "url",
+    "secret_env",
+    "headers",
+    "timeout",
+    "description",
+];
 
 /// A loaded plugin package: what its manifest declares besides hooks.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,7 +171,17 @@ pub(crate) fn read<'m>(
     let commands = named_files(object, "commands", dir, &mut problems);
     let validators = named_files(object, "validators", dir, &mut problems);
     let formatters = named_files(object, "formatters", dir, &mut problems);
-    let webhooks = webhooks(object, &mut problems);
+    let mut unknown = Vec::new();
+    let webhooks = webhooks(object, &mut problems, &mut unknown);
+    for (segs, message) in unknown {
+        ctx.diagnostics.push(Diagnostic::at(
+            &manifest.path,
+            &manifest.text,
+            locate(&manifest.text, &segs).or(Some(0)),
+            Severity::Warning,
+            message,
+        ));
+    }
 
     if !problems.is_empty() {
         for (segs, message) in problems {
@@ -254,9 +285,14 @@ fn inside(path: &Path) -> bool {
         && path.components().any(|c| matches!(c, Component::Normal(_)))
 }
 
+/// The `webhooks` array: each entry checked as a native `url` hook is (URL, header,
+/// variable name), and its event against [`webhook::webhook_event_allowed`]. Unknown
+/// fields go to `unknown` as warnings: a misspelt `secret_env` would otherwise send
+/// unsigned requests without a word.
 fn webhooks<'a>(
     object: &'a Map<String, Value>,
     problems: &mut Vec<(Vec<Seg<'a>>, String)>,
+    unknown: &mut Vec<(Vec<Seg<'a>>, String)>,
 ) -> Vec<PackageWebhook> {
     let Some(value) = object.get("webhooks") else {
         return Vec::new();
@@ -268,51 +304,197 @@ fn webhooks<'a>(
         ));
         return Vec::new();
     };
-    let mut hooks = Vec::new();
-    for (index, entry) in entries.iter().enumerate() {
-        let at = vec![Seg::Key("webhooks"), Seg::Index(index)];
-        let Some(fields) = entry.as_object() else {
-            problems.push((at, format!("webhooks[{index}] must be an object")));
-            continue;
-        };
-        let string = |key: &str| {
-            fields
-                .get(key)
-                .and_then(Value::as_str)
-                .filter(|s| !s.trim().is_empty())
-                .map(str::to_owned)
-        };
-        match (string("event"), string("url")) {
-            (Some(event), Some(url)) => {
-                let mut rest = fields.clone();
-                rest.remove("event");
-                rest.remove("url");
-                hooks.push(PackageWebhook {
-                    event,
-                    url,
-                    fields: rest,
-                });
-            }
-            (event, _) => {
-                let missing = if event.is_none() { "event" } else { "url" };
-                problems.push((
-                    at,
-                    format!("webhooks[{index}].{missing} must be a non-empty string"),
-                ));
-            }
+    entries
+        .iter()
+        .enumerate()
+        .filter_map(|(index, entry)| webhook_entry(entry, index, problems, unknown))
+        .collect()
+}
+
+/// One `webhooks` entry, or `None` when it has a problem (pushed).
+fn webhook_entry<'a>(
+    entry: &'a Value,
+    index: usize,
+    problems: &mut Vec<(Vec<Seg<'a>>, String)>,
+    unknown: &mut Vec<(Vec<Seg<'a>>, String)>,
+) -> Option<PackageWebhook> {
+    let at = |key: Option<&'a str>| {
+        let mut segs = vec![Seg::Key("webhooks"), Seg::Index(index)];
+        segs.extend(key.map(Seg::Key));
+        segs
+    };
+    let Some(fields) = entry.as_object() else {
+        problems.push((at(None), format!("webhooks[{index}] must be an object")));
+        return None;
+    };
+    let before = problems.len();
+    let string = |key: &'a str, problems: &mut Vec<(Vec<Seg<'a>>, String)>| match fields.get(key) {
+        None => None,
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+        Some(_) => {
+            problems.push((
+                at(Some(key)),
+                format!("webhooks[{index}].{key} must be a non-empty string"),
+            ));
+            None
+        }
+    };
+    let event = string("event", problems);
+    let url = string("url", problems);
+    let secret_env = string("secret_env", problems);
+    let description = string("description", problems);
+    for key in ["event", "url"] {
+        if !fields.contains_key(key) {
+            problems.push((
+                at(None),
+                format!("webhooks[{index}].{key} must be a non-empty string"),
+            ));
         }
     }
-    hooks
+    if let Some(event) = &event
+        && let Err(why) = webhook::webhook_event_allowed(event)
+    {
+        problems.push((at(Some("event")), format!("webhooks[{index}].event: {why}")));
+    }
+    if let Some(url) = &url
+        && let Err(why) = webhook::check_url(url)
+    {
+        problems.push((
+            at(Some("url")),
+            format!("webhooks[{index}].url: invalid url `{url}`: {why}"),
+        ));
+    }
+    if let Some(name) = &secret_env
+        && let Err(why) = webhook::check_env_name(name)
+    {
+        problems.push((
+            at(Some("secret_env")),
+            format!("webhooks[{index}].secret_env: invalid variable name `{name}`: {why}"),
+        ));
+    }
+    let headers = webhook_headers(fields, index, &at, problems);
+    let timeout = fields.get("timeout").and_then(|value| {
+        let ms = value.as_u64().filter(|ms| *ms > 0);
+        if ms.is_none() {
+            problems.push((
+                at(Some("timeout")),
+                format!("webhooks[{index}].timeout must be a positive integer of milliseconds"),
+            ));
+        }
+        ms.map(Duration::from_millis)
+    });
+    for key in fields.keys() {
+        if !WEBHOOK_FIELDS.contains(&key.as_str()) {
+            unknown.push((
+                at(Some(key.as_str())),
+                format!(
+                    "webhooks[{index}].{key}: unknown field, ignored (known: {})",
+                    WEBHOOK_FIELDS.join(", ")
+                ),
+            ));
+        }
+    }
+    if problems.len() > before {
+        return None;
+    }
+    Some(PackageWebhook {
+        event: event?,
+        url: url?,
+        secret_env,
+        headers,
+        timeout,
+        description,
+        fields: fields
+            .iter()
+            .filter(|(key, _)| !WEBHOOK_FIELDS.contains(&key.as_str()))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect(),
+    })
+}
+
+/// `headers` of a `webhooks` entry: an object of strings, each checked as a native
+/// hook's headers are.
+fn webhook_headers<'a>(
+    fields: &'a Map<String, Value>,
+    index: usize,
+    at: &impl Fn(Option<&'a str>) -> Vec<Seg<'a>>,
+    problems: &mut Vec<(Vec<Seg<'a>>, String)>,
+) -> Vec<(String, String)> {
+    let Some(value) = fields.get("headers") else {
+        return Vec::new();
+    };
+    let Some(object) = value.as_object() else {
+        problems.push((
+            at(Some("headers")),
+            format!("webhooks[{index}].headers must be an object of strings"),
+        ));
+        return Vec::new();
+    };
+    let mut headers = Vec::new();
+    for (name, value) in object {
+        let mut segs = at(Some("headers"));
+        segs.push(Seg::Key(name));
+        let Some(value) = value.as_str() else {
+            problems.push((
+                segs,
+                format!("webhooks[{index}].headers.{name} must be a string"),
+            ));
+            continue;
+        };
+        match webhook::check_header(name, value) {
+            Ok(()) => headers.push((name.clone(), value.to_owned())),
+            Err(why) => problems.push((segs, format!("webhooks[{index}].headers.{name}: {why}"))),
+        }
+    }
+    headers
+}
+
+/// Records a loaded package and adds its webhooks as hooks, after its own hooks: each
+/// one a native-protocol `url` hook named `<id>:webhook:<n>` (`n` its index in
+/// `webhooks`), global like the package's other hooks.
+pub(crate) fn push(ctx: &mut LoadContext<'_>, package: Package) {
+    for (index, hook) in package.webhooks.iter().enumerate() {
+        ctx.hooks.push(HookDef {
+            spec: HookSpec {
+                name: format!("{}:webhook:{index}", package.id),
+                events: vec![EventName::resolve(&hook.event)],
+                matcher: Matcher::Any,
+                priority: HookSpec::DEFAULT_PRIORITY,
+                mode: Mode::Sync,
+                enabled: true,
+                on_error: OnError::Allow,
+                source: Source {
+                    path: package.manifest.clone(),
+                    dialect: "native",
+                    level: Level::Global,
+                },
+                description: hook.description.clone(),
+                // A package is not a hooks.toml: its webhooks do not take that file's
+                // `settings.timeout`, but the same default, so a package behaves the
+                // same whatever the user's settings are.
+                timeout: hook.timeout.or(Settings::default().timeout),
+                group: None,
+                matcher_field: None,
+                untrusted: None,
+            },
+            command: CommandDef::Http {
+                url: hook.url.clone(),
+                headers: hook.headers.clone(),
+                secret_env: hook.secret_env.clone(),
+            },
+            env: Vec::new(),
+            protocol: ProtocolDef::Native,
+        });
+    }
+    ctx.packages.push(package);
 }
 
 #[cfg(test)]
 mod tests {
-    use hookrig_core::Level;
     use indoc::indoc;
     use test_case::test_case;
 
     use super::*;
-    use crate::definition::ProtocolDef;
 
     struct World {
         _tmp: tempfile::TempDir,
@@ -421,14 +603,27 @@ mod tests {
         assert_eq!(package.webhooks.len(), 1);
         assert_eq!(package.webhooks[0].event, "tool.after");
         assert_eq!(package.webhooks[0].url, "http://127.0.0.1:9/h");
-        assert_eq!(
-            package.webhooks[0].fields.get("secret_env"),
-            Some(&Value::from("S"))
-        );
+        assert_eq!(package.webhooks[0].secret_env.as_deref(), Some("S"));
 
-        let [hook] = check.hooks.as_slice() else {
-            panic!("one hook: {:?}", check.hooks);
+        let [hook, webhook] = check.hooks.as_slice() else {
+            panic!("a hook and a webhook: {:?}", check.hooks);
         };
+        assert_eq!(webhook.spec.name, "guard:webhook:0");
+        assert_eq!(webhook.spec.events, [EventName::resolve("tool.after")]);
+        assert_eq!(webhook.spec.source.level, Level::Global);
+        assert_eq!(webhook.spec.source.dialect, "native");
+        assert_eq!(webhook.spec.source.path, dir.join("plugin.json"));
+        assert_eq!(webhook.spec.untrusted, None);
+        assert_eq!(webhook.spec.timeout, Some(Duration::from_secs(30)));
+        assert_eq!(webhook.protocol, ProtocolDef::Native);
+        assert_eq!(
+            webhook.command,
+            CommandDef::Http {
+                url: "http://127.0.0.1:9/h".to_owned(),
+                headers: Vec::new(),
+                secret_env: Some("S".to_owned()),
+            }
+        );
         assert_eq!(hook.spec.name, "guard:PreToolUse:0");
         assert_eq!(hook.spec.source.level, Level::Global);
         assert_eq!(hook.spec.source.dialect, "xcode");
@@ -566,6 +761,100 @@ mod tests {
             )),
             "{warnings:?}"
         );
+    }
+
+    #[test]
+    fn webhook_fields_become_the_hook() {
+        let w = world();
+        let dir = w.root.join("hooks-only");
+        write(
+            &dir.join("plugin.json"),
+            indoc! {r#"
+                {
+                  "name": "notify",
+                  "webhooks": [
+                    {"event": "session.closed", "url": "https://example.com/a", "timeout": 1500,
+                     "headers": {"Authorization": "Bearer x", "X-A": "1"}, "description": "audit"},
+                    {"event": "task.completed", "url": "http://127.0.0.1:1/b", "secretEnv": "S"}
+                  ]
+                }
+            "#},
+        );
+        let check = check_package(&w.env, &package_ref("notify", &dir));
+        let hooks: Vec<_> = check
+            .hooks
+            .iter()
+            .map(|h| {
+                (
+                    h.spec.name.as_str(),
+                    h.spec.events[0].as_str(),
+                    h.spec.timeout,
+                    h.spec.description.as_deref(),
+                    &h.command,
+                )
+            })
+            .collect();
+        assert_eq!(
+            hooks,
+            [
+                (
+                    "notify:webhook:0",
+                    "session.end",
+                    Some(Duration::from_millis(1500)),
+                    Some("audit"),
+                    &CommandDef::Http {
+                        url: "https://example.com/a".to_owned(),
+                        headers: vec![
+                            ("Authorization".to_owned(), "Bearer x".to_owned()),
+                            ("X-A".to_owned(), "1".to_owned())
+                        ],
+                        secret_env: None,
+                    }
+                ),
+                (
+                    "notify:webhook:1",
+                    "task.completed",
+                    Some(Duration::from_secs(30)),
+                    None,
+                    &CommandDef::Http {
+                        url: "http://127.0.0.1:1/b".to_owned(),
+                        headers: Vec::new(),
+                        secret_env: None,
+                    }
+                ),
+            ]
+        );
+        // A misspelt field is loaded without, but said.
+        insta::assert_snapshot!(rendered(&check, &w.root), @"[ROOT]/hooks-only/plugin.json:6:77: warning: webhooks[1].secretEnv: unknown field, ignored (known: event, url, secret_env, headers, timeout, description)");
+        assert!(check.package.is_some());
+    }
+
+    #[test]
+    fn invalid_webhooks_keep_the_whole_package_out_with_positions() {
+        let w = world();
+        let dir = w.root.join("bad-hooks");
+        write(
+            &dir.join("plugin.json"),
+            indoc! {r#"
+                {
+                  "name": "bad-hooks",
+                  "hooks": {"PostToolUse": [{"command": "true"}]},
+                  "commands": {"ok": "bin/ok"},
+                  "webhooks": [
+                    {"event": "tool.after", "url": "http://127.0.0.1:1/fine"},
+                    {"event": "tool.before", "url": "http://127.0.0.1:1/hot"},
+                    {"event": "PreToolUse", "url": "localhost:8080/x"},
+                    {"event": "tool.after", "url": "http://h/", "secret_env": "A=B", "timeout": 0,
+                     "headers": {"Content-Type": "text/plain", "bad name": "x", "X": 1}},
+                    {"event": 3, "url": ""}
+                  ]
+                }
+            "#},
+        );
+        let check = check_package(&w.env, &package_ref("bad-hooks", &dir));
+        assert!(check.package.is_none());
+        assert!(check.hooks.is_empty(), "{:?}", check.hooks);
+        insta::assert_snapshot!(rendered(&check, &w.root));
     }
 
     #[test_case("bin/tool", true)]

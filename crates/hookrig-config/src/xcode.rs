@@ -356,8 +356,8 @@ fn load_plugin(
         let broken = ctx.diagnostics[reported..]
             .iter()
             .any(|d| d.severity == Severity::Error);
-        if !broken {
-            ctx.packages.extend(package);
+        if !broken && let Some(package) = package {
+            package::push(ctx, package);
         }
         return;
     };
@@ -389,7 +389,9 @@ fn load_plugin(
     match plugin.hooks(hooks_value, ctx) {
         Ok(defs) => {
             ctx.hooks.extend(defs);
-            ctx.packages.extend(package);
+            if let Some(package) = package {
+                package::push(ctx, package);
+            }
         }
         Err(problems) => {
             let first = problems.first().and_then(|p| p.offset);

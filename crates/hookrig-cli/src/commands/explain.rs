@@ -1,7 +1,7 @@
 //! `hookrig explain EVENT`: which hooks an event would run, and why the others would not.
 
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hookrig_config::LoadOptions;
 use hookrig_core::{EventName, Mode, SkipReason, plan};
@@ -16,13 +16,9 @@ pub(crate) fn run(
     cwd: Option<&Path>,
     event: &str,
     tool: Option<&str>,
-    plugin_dirs: Vec<PathBuf>,
+    options: &LoadOptions,
 ) -> Result<u8, ExpectedError> {
-    let options = LoadOptions {
-        plugin_dirs,
-        ..LoadOptions::default()
-    };
-    let (env, config) = engine::load(cwd, &options)?;
+    let (env, config) = engine::load(cwd, options)?;
     // Handlers are built but never run: explaining must not start anything.
     let registry = engine::registry(&config, &ProcessGroups::new());
     let event = EventName::resolve(event);

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use hookrig_config::{CommandDef, HookDef, LoadOptions};
+use hookrig_config::{CommandDef, HookDef, LoadOptions, PackageRef};
 use hookrig_core::{EventName, Level, display_duration};
 use serde::Serialize;
 
@@ -74,8 +74,13 @@ pub(crate) fn list(
     cwd: Option<&Path>,
     event: Option<&str>,
     json: bool,
+    packages: Vec<PackageRef>,
 ) -> Result<u8, ExpectedError> {
-    let (_, config) = engine::load(cwd, &LoadOptions::default())?;
+    let options = LoadOptions {
+        packages,
+        ..LoadOptions::default()
+    };
+    let (_, config) = engine::load(cwd, &options)?;
     let event = event.map(EventName::resolve);
     let mut hooks: Vec<&HookDef> = config
         .hooks
@@ -152,8 +157,16 @@ pub(crate) fn table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) ->
     text
 }
 
-pub(crate) fn show(cwd: Option<&Path>, name: &str) -> Result<u8, ExpectedError> {
-    let (_, config) = engine::load(cwd, &LoadOptions::default())?;
+pub(crate) fn show(
+    cwd: Option<&Path>,
+    name: &str,
+    packages: Vec<PackageRef>,
+) -> Result<u8, ExpectedError> {
+    let options = LoadOptions {
+        packages,
+        ..LoadOptions::default()
+    };
+    let (_, config) = engine::load(cwd, &options)?;
     let found: Vec<&HookDef> = config
         .hooks
         .iter()

@@ -3,16 +3,24 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use hookrig_config::{CommandDef, ConfigError, Diagnostic, LoadOptions, Severity};
+use hookrig_config::{CommandDef, ConfigError, Diagnostic, LoadOptions, PackageRef, Severity};
 
 use crate::engine;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
 use crate::output::print;
 
-pub(crate) fn run(cwd: Option<&Path>, strict: bool) -> Result<u8, ExpectedError> {
+pub(crate) fn run(
+    cwd: Option<&Path>,
+    strict: bool,
+    packages: Vec<PackageRef>,
+) -> Result<u8, ExpectedError> {
     let env = hookrig_config::Environment::from_process(engine::working_dir(cwd)?)?;
-    let mut diagnostics = match hookrig_config::load(&env, &LoadOptions::default()) {
+    let options = LoadOptions {
+        packages,
+        ..LoadOptions::default()
+    };
+    let mut diagnostics = match hookrig_config::load(&env, &options) {
         Ok(config) => {
             let mut found = config.warnings;
             for def in &config.hooks {

@@ -352,3 +352,149 @@ fn sigterm_to_hookrig_reaches_the_command() {
     assert_eq!(text(&output.stdout), "terminated\n");
     assert!(env.leftovers().is_empty());
 }
+
+/// Writes an executable script at `path` (creating parents).
+fn executable(path: &std::path::Path, body: &str) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).expect("write");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// A plugin package `tools` shipping `deploy` and `todo` (which runs [`ECHO`]),
+/// registered and enabled for `coder`.
+fn tools_package(env: &TestEnv) -> std::path::PathBuf {
+    let dir = env.root().join("packages/tools");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(
+        dir.join("plugin.json"),
+        r#"{"name": "tools", "commands": {"deploy": "bin/deploy", "todo": "bin/todo.sh"}}"#,
+    )
+    .expect("write");
+    executable(&dir.join("bin/deploy"), "echo package deploy");
+    executable(
+        &dir.join("bin/todo.sh"),
+        &format!("echo package todo\n{ECHO}"),
+    );
+    for args in [
+        &[
+            "plugins",
+            "register",
+            "tools",
+            "--path",
+            dir.to_str().expect("utf-8"),
+        ][..],
+        &["plugins", "enable", "tools", "--agent", "coder"],
+    ] {
+        let output = run(env, args);
+        assert_eq!(code(&output), 0, "{args:?}: {}", text(&output.stderr));
+    }
+    dir
+}
+
+#[test]
+fn package_commands_run_for_enabled_agents_after_path() {
+    let env = test_env();
+    tools_package(&env);
+    env.write_bin("hookrig-deploy", "echo path deploy");
+
+    // PATH wins over the package.
+    let output = run(&env, &["--agent", "coder", "deploy"]);
+    assert_eq!(
+        text(&output.stdout),
+        "path deploy\n",
+        "{}",
+        text(&output.stderr)
+    );
+
+    // The package's command, named as in the manifest, with its arguments and agent.
+    let output = run(&env, &["--agent", "coder", "todo", "a b"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout),
+        "package todo\nargc=1\n[a b]\nHOOKRIG_AGENT=coder HENCE_AGENT=coder\nHOOKRIG_PLAN=- HENCE_PLAN=-\n"
+    );
+    // The agent from HOOKRIG_AGENT too.
+    let mut with_env = command(&env, &["todo"]);
+    with_env.env("HOOKRIG_AGENT", "coder");
+    let output = run_with_input(with_env, b"", HANG_LIMIT);
+    assert!(
+        text(&output.stdout).starts_with("package todo\n"),
+        "{}",
+        text(&output.stderr)
+    );
+
+    // plugin_path wins over the package too.
+    env.write_file(
+        ".hookrig/config.toml",
+        "[settings]\nplugin_path = [\"tools\"]\n",
+    );
+    env.write_script("tools/hookrig-todo", "echo plugin_path todo");
+    let output = run(&env, &["--agent", "coder", "todo"]);
+    assert_eq!(text(&output.stdout), "plugin_path todo\n");
+}
+
+#[test]
+fn a_disabled_package_command_is_unknown_but_suggestions_still_work() {
+    let env = test_env();
+    tools_package(&env);
+    env.write_bin("hookrig-deploy", "exit 0");
+    for args in [&["--agent", "reviewer", "todo"][..], &["todo"]] {
+        let output = run(&env, args);
+        assert_eq!(code(&output), 1, "{args:?}");
+        assert_eq!(
+            text(&output.stderr),
+            "hookrig: error: unknown command: todo. Run `hookrig help` for the list of commands\n",
+            "{args:?}"
+        );
+    }
+    // Suggestions: from PATH for anyone, from the package for the agents it runs for.
+    let output = run(&env, &["--agent", "reviewer", "deplyo"]);
+    assert_eq!(
+        text(&output.stderr),
+        "hookrig: error: unknown command: deplyo. Did you mean deploy?\n"
+    );
+    let output = run(&env, &["--agent", "coder", "tood"]);
+    assert_eq!(
+        text(&output.stderr),
+        "hookrig: error: unknown command: tood. Did you mean todo?\n"
+    );
+
+    // Enabled for everyone: runs with no agent at all.
+    let output = run(&env, &["plugins", "enable", "tools", "--all"]);
+    assert_eq!(code(&output), 0);
+    assert_eq!(
+        text(&run(&env, &["todo"]).stdout).lines().next(),
+        Some("package todo")
+    );
+}
+
+#[test]
+fn help_marks_package_commands() {
+    let env = test_env();
+    let dir = tools_package(&env);
+    let deploy = env.write_bin("hookrig-deploy", "exit 0");
+    let coder = text(&run(&env, &["--agent", "coder", "--help"]).stdout);
+    assert!(
+        coder.ends_with(&format!(
+            "External commands:\n  deploy  {}\n  todo    {} (plugin package tools)\n",
+            deploy.display(),
+            dir.join("bin/todo.sh").display()
+        )),
+        "{coder}"
+    );
+    let reviewer = text(&run(&env, &["--agent", "reviewer", "help"]).stdout);
+    assert!(
+        reviewer.ends_with(&format!(
+            "External commands:\n  deploy  {}\n",
+            deploy.display()
+        )),
+        "{reviewer}"
+    );
+    // `hookrig help todo` runs the package's command with --help.
+    let output = run(&env, &["--agent", "coder", "help", "todo"]);
+    assert!(
+        text(&output.stdout).contains("[--help]"),
+        "{}",
+        text(&output.stderr)
+    );
+}

@@ -116,7 +116,7 @@ pub(crate) fn emit_untrusted(env: &TestEnv, args: &[&str], payload: &str) -> Emi
 }
 
 /// Reads what one `hookrig emit` answered; see [`emit`] for the checks.
-fn emitted(output: &Output) -> Emitted {
+pub(crate) fn emitted(output: &Output) -> Emitted {
     let (code, stdout, stderr) = (code(output), text(&output.stdout), text(&output.stderr));
     let outcome = if code == 1 {
         Value::Null

@@ -2,14 +2,16 @@
 //! `hookrig emit --agent` running a package's hooks only for the agents it is enabled
 //! for.
 
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
+use std::time::Duration;
 
 use hookrig_test_support::{HANG_LIMIT, TestEnv, run_with_input};
 use serde_json::{Value, json};
 
-use crate::harness::{Emitted, code, emit, hookrig, quoted, test_env, text};
+use crate::harness::{Emitted, code, emit, emitted, hookrig, quoted, serve, test_env, text};
 
 /// Writes `contents` at `path`, creating parents.
 fn put(path: &Path, contents: &str) {
@@ -377,5 +379,287 @@ fn ledger_flag_selects_the_store_and_a_broken_package_is_reported_by_emit() {
         out.has_warning("plugin.json:1:31: commands must be an object mapping names to paths inside the package; package guard is not loaded"),
         "{:?}",
         out.warnings()
+    );
+}
+
+/// A package at `root/packages/<id>` with only `webhooks`.
+fn webhook_package(env: &TestEnv, id: &str, webhooks: &Value) -> PathBuf {
+    let path = env.root().join("packages").join(id);
+    put(
+        &path.join("plugin.json"),
+        &serde_json::to_string_pretty(&json!({"name": id, "webhooks": webhooks})).expect("json"),
+    );
+    path
+}
+
+#[test]
+fn package_webhooks_receive_their_event_for_enabled_agents_only() {
+    let env = test_env();
+    let (base, received) = serve(HashMap::from([(
+        "/after",
+        (200, String::new(), Duration::ZERO),
+    )]));
+    let dir = webhook_package(
+        &env,
+        "notify",
+        &json!([{"event": "PostToolUse", "url": format!("{base}/after"), "secret_env": "NOTIFY_KEY",
+                 "headers": {"X-Team": "a"}}]),
+    );
+    register(&env, "notify", &dir);
+    plugins(&env, &["enable", "notify", "--agent", "coder"]);
+    let payload = json!({"tool": {"name": "Bash", "input": {"command": "ls"}, "output": "a\n"}});
+
+    let out = pre_tool_after(&env, &["--agent", "coder", "--session", "s-1"], &payload);
+    let hook = out.hook("notify:webhook:0");
+    assert_eq!(
+        (&hook["result"], &hook["dialect"]),
+        (&json!("allow"), &json!("native"))
+    );
+    {
+        let received = received.lock().expect("lock");
+        let [(path, headers, body)] = received.as_slice() else {
+            panic!("one request: {received:?}");
+        };
+        assert_eq!(path, "/after");
+        assert_eq!(headers["x-hookrig-event"], "tool.after");
+        assert_eq!(headers["x-team"], "a");
+        let signature = headers["x-hookrig-signature"].clone();
+        assert!(
+            signature.starts_with("sha256=") && signature.len() == 71,
+            "{signature}"
+        );
+        let body: Value = serde_json::from_str(body).expect("json body");
+        assert_eq!(body["event"], "tool.after");
+        assert_eq!(body["tool"]["output"], "a\n");
+    }
+
+    // Not enabled for reviewer, nor with no agent: nothing is sent.
+    pre_tool_after(&env, &["--agent", "reviewer"], &payload);
+    pre_tool_after(&env, &[], &payload);
+    plugins(&env, &["enable", "notify", "--all"]);
+    plugins(&env, &["disable", "notify", "--agent", "reviewer"]);
+    pre_tool_after(&env, &["--agent", "reviewer"], &payload);
+    assert_eq!(received.lock().expect("lock").len(), 1, "disabled agents");
+    // Another event than its own: nothing either.
+    pre_tool(&env, &["--agent", "coder"], &bash());
+    assert_eq!(received.lock().expect("lock").len(), 1, "tool.before");
+    pre_tool_after(&env, &["--agent", "coder"], &payload);
+    assert_eq!(received.lock().expect("lock").len(), 2, "enabled by --all");
+}
+
+/// `emit tool.after ARGS`, with the signing key of the webhooks set; must exit 0.
+fn pre_tool_after(env: &TestEnv, args: &[&str], payload: &Value) -> Emitted {
+    let mut all = vec!["emit", "tool.after"];
+    all.extend_from_slice(args);
+    let mut command = env.command(all);
+    command.env("NOTIFY_KEY", "k3y");
+    let output = run_with_input(command, payload.to_string().as_bytes(), HANG_LIMIT);
+    let out = emitted(&output);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    out
+}
+
+#[test]
+fn package_webhook_on_a_hot_path_event_is_refused_with_its_position() {
+    let env = test_env();
+    let (base, received) = serve(HashMap::from([(
+        "/hot",
+        (200, String::new(), Duration::ZERO),
+    )]));
+    let hot = json!([
+        {"event": "tool.after", "url": format!("{base}/hot")},
+        {"event": "tool.before", "url": format!("{base}/hot")}
+    ]);
+    let dir = webhook_package(&env, "hot", &hot);
+
+    // register refuses it.
+    let error = plugins_error(
+        &env,
+        &["register", "hot", "--path", dir.to_str().expect("utf-8")],
+    );
+    insta::assert_snapshot!(error);
+
+    // Registered while valid, then edited: the emit goes on without the whole package
+    // and says why, at the entry's position.
+    webhook_package(
+        &env,
+        "hot",
+        &json!([{"event": "tool.after", "url": format!("{base}/hot")}]),
+    );
+    register(&env, "hot", &dir);
+    plugins(&env, &["enable", "hot", "--all"]);
+    webhook_package(&env, "hot", &hot);
+    let out = pre_tool_after(&env, &[], &bash());
+    assert!(out.results().is_empty(), "{:?}", out.results());
+    let warnings: Vec<String> = out
+        .warnings()
+        .iter()
+        .map(|w| w.replace(env.marker(), "[TMP]"))
+        .collect();
+    insta::assert_snapshot!(warnings.join("\n"));
+    assert!(received.lock().expect("lock").is_empty());
+}
+
+/// The hook names `hookrig ARGS` (a `list --json`) prints.
+fn listed(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> Vec<String> {
+    let mut command = env.command(args);
+    command.envs(vars.iter().copied());
+    let output = run_with_input(command, b"", HANG_LIMIT);
+    assert_eq!(code(&output), 0, "{args:?}: {}", text(&output.stderr));
+    let list: Value = serde_json::from_slice(&output.stdout).expect("json");
+    list.as_array()
+        .expect("an array")
+        .iter()
+        .map(|h| h["name"].as_str().expect("a name").to_owned())
+        .collect()
+}
+
+/// The `guard` package (a hook) with a webhook, registered and enabled for `coder`.
+fn guard_with_webhook(env: &TestEnv) -> PathBuf {
+    let dir = package(env, "guard", "guard", &allow());
+    let manifest = dir.join("plugin.json");
+    let mut value: Value =
+        serde_json::from_str(&fs::read_to_string(&manifest).expect("read")).expect("json");
+    value["webhooks"] = json!([{"event": "tool.after", "url": "http://127.0.0.1:9/after"}]);
+    put(
+        &manifest,
+        &serde_json::to_string_pretty(&value).expect("json"),
+    );
+    register(env, "guard", &dir);
+    plugins(env, &["enable", "guard", "--agent", "coder"]);
+    dir
+}
+
+#[test]
+fn list_and_show_include_packages_enabled_for_the_agent() {
+    let env = test_env();
+    env.write_global_config(
+        "[[hooks]]\nname = \"native\"\nevents = [\"tool.before\"]\ncommand = \"true\"\n",
+    );
+    guard_with_webhook(&env);
+    let both = ["guard:PreToolUse:0", "guard:webhook:0", "native"].map(str::to_owned);
+    assert_eq!(
+        listed(&env, &["list", "--json", "--agent", "coder"], &[]),
+        both
+    );
+    assert_eq!(
+        listed(&env, &["--agent", "coder", "list", "--json"], &[]),
+        both,
+        "hookrig --agent"
+    );
+    assert_eq!(
+        listed(&env, &["list", "--json"], &[("HOOKRIG_AGENT", "coder")]),
+        both,
+        "HOOKRIG_AGENT"
+    );
+    assert_eq!(
+        listed(
+            &env,
+            &["list", "--json", "--agent", "reviewer"],
+            &[("HOOKRIG_AGENT", "coder")]
+        ),
+        ["native"],
+        "--agent wins"
+    );
+    assert_eq!(
+        listed(&env, &["list", "--json"], &[]),
+        ["native"],
+        "no agent"
+    );
+    // Another store: no package there.
+    let other = env.root().join("other.db");
+    assert_eq!(
+        listed(
+            &env,
+            &[
+                "list",
+                "--json",
+                "--agent",
+                "coder",
+                "--ledger",
+                other.to_str().expect("utf-8")
+            ],
+            &[]
+        ),
+        ["native"],
+        "--ledger"
+    );
+
+    let output = hookrig(&env, &["list", "--agent", "coder", "--event", "tool.after"]);
+    let table = text(&output.stdout);
+    assert!(table.contains("guard:webhook:0  "), "{table}");
+    assert!(!table.contains("guard:PreToolUse:0"), "{table}");
+
+    let output = hookrig(&env, &["show", "guard:webhook:0", "--agent", "coder"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("POST http://127.0.0.1:9/after"),
+        "{}",
+        text(&output.stdout)
+    );
+    assert_eq!(
+        code(&hookrig(
+            &env,
+            &["show", "guard:webhook:0", "--agent", "reviewer"]
+        )),
+        1
+    );
+}
+
+#[test]
+fn explain_includes_packages_enabled_for_the_agent() {
+    let env = test_env();
+    guard_with_webhook(&env);
+    let explain = |args: &[&str]| {
+        let output = hookrig(&env, args);
+        assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+        text(&output.stdout)
+    };
+    let coder = explain(&["explain", "tool.after", "--agent", "coder"]);
+    assert!(coder.contains("  1. guard:webhook:0 (native, "), "{coder}");
+    let coder = explain(&[
+        "explain",
+        "PreToolUse",
+        "--tool",
+        "Bash",
+        "--agent",
+        "coder",
+    ]);
+    assert!(
+        coder.contains("  1. guard:PreToolUse:0 (xcode, "),
+        "{coder}"
+    );
+    let reviewer = explain(&["explain", "tool.after", "--agent", "reviewer"]);
+    assert!(reviewer.contains("(no hooks configured)"), "{reviewer}");
+}
+
+#[test]
+fn validate_checks_packages_enabled_for_the_agent() {
+    let env = test_env();
+    let dir = guard_with_webhook(&env);
+    let validate = |args: &[&str]| {
+        let output = hookrig(&env, args);
+        (
+            code(&output),
+            text(&output.stdout).replace(env.marker(), "[TMP]"),
+        )
+    };
+    assert_eq!(
+        validate(&["validate", "--agent", "coder"]),
+        (0, "0 errors, 0 warnings\n".to_owned())
+    );
+
+    // Broken after registration: validate names it for the agents that load it.
+    let manifest = dir.join("plugin.json");
+    let broken = fs::read_to_string(&manifest)
+        .expect("read")
+        .replace("\"tool.after\"", "\"tool.before\"");
+    put(&manifest, &broken);
+    let (code_coder, out) = validate(&["validate", "--agent", "coder"]);
+    assert_eq!(code_coder, 1, "{out}");
+    insta::assert_snapshot!(out);
+    assert_eq!(
+        validate(&["validate", "--agent", "reviewer"]),
+        (0, "0 errors, 0 warnings\n".to_owned())
     );
 }
