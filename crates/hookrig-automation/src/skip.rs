@@ -31,12 +31,11 @@ pub fn skip_reason(steps: &[Value], results: &[Value]) -> Option<String> {
                     return Some(format!("step_{i}: output empty (skip_llm_if_empty)"));
                 }
             }
-            if flag("skip_llm_if_status_ok") {
-                if let Some(code) = result.get("status_code").and_then(Value::as_i64) {
-                    if (200..300).contains(&code) {
-                        return Some(format!("step_{i}: HTTP {code} (skip_llm_if_status_ok)"));
-                    }
-                }
+            if flag("skip_llm_if_status_ok")
+                && let Some(code) = result.get("status_code").and_then(Value::as_i64)
+                && (200..300).contains(&code)
+            {
+                return Some(format!("step_{i}: HTTP {code} (skip_llm_if_status_ok)"));
             }
             None
         })
