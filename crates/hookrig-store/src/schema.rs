@@ -83,6 +83,76 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (plugin_id, agent)
     ) STRICT;
     ",
+    // Version 3: the automation engine (`hookrig serve`, `hookrig auto`). `automations`
+    // holds the Hook Engine's definitions with the seed's field names; `trigger`,
+    // `context_steps` and `llm_config` are JSON text, as in the seed. One row per run
+    // in `automation_runs`, whose `status` moves from `running` to `completed`,
+    // `skipped`, `failed` or `interrupted`. Times are Unix seconds as REAL, as in the
+    // seed. Deleting an automation deletes its runs. `tasks` receives the
+    // `create_task` context step's tasks, with the seed's fields; `status`, `result`
+    // and `error` are what the `db_query` named queries over tasks read.
+    "
+    CREATE TABLE automations (
+        id                 TEXT NOT NULL PRIMARY KEY,
+        project_id         TEXT NOT NULL,
+        name               TEXT NOT NULL,
+        enabled            INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+        trigger            TEXT NOT NULL,
+        context_steps      TEXT NOT NULL,
+        prompt_template    TEXT NOT NULL,
+        llm_config         TEXT,
+        cooldown_seconds   INTEGER NOT NULL,
+        max_tokens_per_run INTEGER,
+        source             TEXT,
+        created_at         REAL NOT NULL,
+        updated_at         REAL NOT NULL
+    ) STRICT;
+
+    CREATE TABLE automation_runs (
+        id              TEXT NOT NULL PRIMARY KEY,
+        automation_id   TEXT NOT NULL REFERENCES automations (id) ON DELETE CASCADE,
+        project_id      TEXT NOT NULL,
+        trigger_reason  TEXT NOT NULL,
+        status          TEXT NOT NULL
+            CHECK (status IN ('running', 'completed', 'skipped', 'failed', 'interrupted')),
+        event_data      TEXT,
+        context_results TEXT,
+        prompt_sent     TEXT,
+        llm_response    TEXT,
+        actions_taken   TEXT,
+        skipped_reason  TEXT,
+        tokens_used     INTEGER NOT NULL DEFAULT 0,
+        started_at      REAL NOT NULL,
+        completed_at    REAL
+    ) STRICT;
+
+    -- `hookrig auto runs [ID]` lists newest first; start-up reads each automation's
+    -- last run.
+    CREATE INDEX automation_runs_by_time ON automation_runs (started_at);
+    CREATE INDEX automation_runs_by_automation ON automation_runs (automation_id, started_at);
+    CREATE INDEX automation_runs_running ON automation_runs (status) WHERE status = 'running';
+
+    CREATE TABLE tasks (
+        id                     TEXT NOT NULL PRIMARY KEY,
+        project_id             TEXT NOT NULL,
+        title                  TEXT NOT NULL,
+        description            TEXT NOT NULL,
+        parent_task_id         TEXT,
+        profile_id             TEXT,
+        preferred_workspace_id TEXT,
+        branch_name            TEXT,
+        priority               INTEGER NOT NULL DEFAULT 100,
+        context_entries        TEXT NOT NULL DEFAULT '[]',
+        status                 TEXT NOT NULL DEFAULT 'pending',
+        result                 TEXT,
+        error                  TEXT,
+        created_by             TEXT,
+        created_at             REAL NOT NULL,
+        updated_at             REAL NOT NULL
+    ) STRICT;
+
+    CREATE INDEX tasks_by_project_status ON tasks (project_id, status, priority);
+    ",
 ];
 
 /// The schema version this build writes and reads.
@@ -244,7 +314,7 @@ mod tests {
         )
         .expect("a v1 row");
         migrate(&mut conn, Path::new("mem")).expect("v1 migrates");
-        assert_eq!(user_version(&conn).expect("readable"), 2);
+        assert_eq!(user_version(&conn).expect("readable"), CURRENT_VERSION);
         let runs: i64 = conn
             .query_row("SELECT count(*) FROM emits", [], |row| row.get(0))
             .expect("count");
@@ -254,6 +324,37 @@ mod tests {
              INSERT INTO agent_plugins VALUES ('p', '*', 1);",
         )
         .expect("the plugin tables exist");
+    }
+
+    // guards: ledgers written before the automation engine keep their plugins
+    #[test]
+    fn version_2_ledger_gains_the_automation_tables() {
+        let mut conn = memory();
+        conn.execute_batch(MIGRATIONS[0]).expect("step 1");
+        conn.execute_batch(MIGRATIONS[1]).expect("step 2");
+        conn.pragma_update(None, "user_version", 2)
+            .expect("user_version is writable");
+        conn.execute_batch("INSERT INTO plugins VALUES ('p', 'P', '', '/p', NULL, 1)")
+            .expect("a v2 row");
+        migrate(&mut conn, Path::new("mem")).expect("v2 migrates");
+        let plugins: i64 = conn
+            .query_row("SELECT count(*) FROM plugins", [], |row| row.get(0))
+            .expect("count");
+        assert_eq!(plugins, 1);
+        conn.execute_batch(
+            "INSERT INTO automations VALUES ('a', 'p', 'A', 1, '{}', '[]', '', NULL, 3600, NULL,
+                NULL, 1.0, 1.0);
+             INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason, status,
+                started_at) VALUES ('r', 'a', 'p', 'manual', 'running', 1.0);
+             INSERT INTO tasks (id, project_id, title, description, created_at, updated_at)
+                VALUES ('t', 'p', 'T', '', 1.0, 1.0);",
+        )
+        .expect("the automation tables exist");
+        let bad = conn.execute(
+            "UPDATE automation_runs SET status = 'done' WHERE id = 'r'",
+            [],
+        );
+        assert!(bad.is_err(), "status is one of the five");
     }
 
     // guards: the on-disk schema, which ledgers written by released versions rely on
