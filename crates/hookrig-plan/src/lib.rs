@@ -17,6 +17,7 @@
 //! ```
 
 mod errors;
+pub mod reasoner;
 pub mod spl;
 
 pub use errors::{ActionError, SplError};
