@@ -17,6 +17,7 @@
 //! ```
 
 mod errors;
+pub mod plan;
 pub mod reasoner;
 pub mod spl;
 
