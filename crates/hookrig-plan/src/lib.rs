@@ -8,14 +8,17 @@
 //!
 //! ```no_run
 //! use std::path::Path;
-//! use hookrig_plan::spl;
+//! use hookrig_plan::{board::Board, plan::Plan, spl};
 //!
 //! let path = Path::new("plan.spl");
 //! let text = std::fs::read_to_string(path).unwrap();
 //! let statements = spl::parse(path, &text).unwrap();
-//! print!("{}", spl::print(&statements));
+//! let plan = Plan::new(&statements);
+//! let board = Board::new("plan.spl", &plan);
+//! println!("{}", serde_json::to_string_pretty(&board).unwrap());
 //! ```
 
+pub mod board;
 mod errors;
 pub mod plan;
 pub mod reasoner;
