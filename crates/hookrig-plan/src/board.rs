@@ -1,0 +1,129 @@
+//! The board JSON: Hence's stable contract `{plan, tasks, conclusions, meta}` plus the
+//! bucket keys `backlog ready in_progress decomposed blocked done` (task names), so
+//! that formatters written for either shape (`.tasks[]`, `.backlog[]`) work.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::plan::{BlockType, Plan, TaskState};
+
+/// The board of a plan, as `plan board --json` prints it and formatters read it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Board {
+    /// The plan file, as the user named it.
+    pub plan: String,
+    /// Every declared task, in file order.
+    pub tasks: Vec<BoardTask>,
+    /// Every +∂ conclusion, printed as SPL.
+    pub conclusions: Vec<String>,
+    /// `(meta plan …)`.
+    pub meta: Map<String, Value>,
+    /// Names of the tasks in each state.
+    pub backlog: Vec<String>,
+    /// Ready tasks.
+    pub ready: Vec<String>,
+    /// Claimed tasks.
+    pub in_progress: Vec<String>,
+    /// Decomposed tasks.
+    pub decomposed: Vec<String>,
+    /// Blocked tasks (by hand or upstream).
+    pub blocked: Vec<String>,
+    /// Completed tasks.
+    pub done: Vec<String>,
+}
+
+/// One task on the board.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoardTask {
+    /// The name without `task-`.
+    pub name: String,
+    /// `backlog`, `ready`, `in_progress`, `decomposed`, `blocked` or `done`.
+    pub state: TaskState,
+    /// The agents it is assigned to.
+    pub assigned_to: Vec<String>,
+    /// Its `meta` properties.
+    pub meta: Map<String, Value>,
+    /// `blocked` or `upstream_blocked` when blocked, else null.
+    pub block_type: Option<BlockType>,
+}
+
+impl Board {
+    /// The board of `plan`, read from the file `path`.
+    pub fn new(path: &str, plan: &Plan) -> Self {
+        let mut board = Board {
+            plan: path.to_owned(),
+            tasks: Vec::with_capacity(plan.tasks.len()),
+            conclusions: plan.conclusions.clone(),
+            meta: plan.meta.clone(),
+            backlog: Vec::new(),
+            ready: Vec::new(),
+            in_progress: Vec::new(),
+            decomposed: Vec::new(),
+            blocked: Vec::new(),
+            done: Vec::new(),
+        };
+        for task in &plan.tasks {
+            let bucket = match task.state {
+                TaskState::Backlog => &mut board.backlog,
+                TaskState::Ready => &mut board.ready,
+                TaskState::InProgress => &mut board.in_progress,
+                TaskState::Decomposed => &mut board.decomposed,
+                TaskState::Blocked => &mut board.blocked,
+                TaskState::Done => &mut board.done,
+            };
+            bucket.push(task.name.clone());
+            board.tasks.push(BoardTask {
+                name: task.name.clone(),
+                state: task.state,
+                assigned_to: task.assigned_to.clone(),
+                meta: task.meta.clone(),
+                block_type: task.block_type,
+            });
+        }
+        board
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use indoc::indoc;
+
+    use super::*;
+    use crate::spl;
+
+    #[test]
+    fn board_json_snapshot() {
+        let text = indoc! {r#"
+            (meta plan (title "Shop") (status "active"))
+            (given agent-coder-available)
+            (given agent-writer-available)
+            (given task-design)
+            (meta task-design (description "Design the API") (acceptance "Reviewed"))
+            (given task-api)
+            (meta task-api (description "Build the API") (provider "claude") (estimate 3))
+            (given task-ui)
+            (given task-docs)
+            (given task-legal)
+            (given assign-api-coder)
+            (given (assign docs writer))
+            (normally r-ready-design task-design ready-design)
+            (normally r-ready-api (and task-api completed-design) ready-api)
+            (normally r-ready-ui (and task-ui completed-api) ready-ui)
+            (normally r-ready-docs task-docs ready-docs)
+            (given completed-design)
+            (given failed-api)
+            (claims agent:writer :at "2025-01-02T03:04:05Z"
+              (given claim-v1-docs)
+              (normally r-claim-v1-docs claim-v1-docs claimed-docs))
+            (claims agent:coder :at "2025-01-02T03:04:05Z"
+              (given block-v1-legal)
+              (normally r-block-v1-legal block-v1-legal blocked-legal)
+              (given (blocked-by legal "waiting for counsel")))
+        "#};
+        let statements = spl::parse(Path::new("plan.spl"), text).expect("valid SPL");
+        let board = Board::new("plan.spl", &Plan::new(&statements));
+        insta::assert_json_snapshot!(board);
+    }
+}

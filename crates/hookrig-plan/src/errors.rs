@@ -1,0 +1,108 @@
+//! Errors of hookrig-plan.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+/// A place in an SPL file that cannot be read: `path:line:col: message`.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub struct SplError {
+    /// The file.
+    pub path: PathBuf,
+    /// Byte offset of the problem in the text, for callers that build their own
+    /// diagnostics (hookrig-config's `Diagnostic::at` takes byte offsets).
+    pub offset: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub col: usize,
+    /// What is wrong, lowercase, no trailing period.
+    pub message: String,
+}
+
+impl SplError {
+    pub(crate) fn new(path: &Path, text: &str, offset: usize, message: String) -> Self {
+        let (line, col) = line_col(text, offset);
+        Self {
+            path: path.to_owned(),
+            offset,
+            line,
+            col,
+            message,
+        }
+    }
+}
+
+impl fmt::Display for SplError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.path.display(),
+            self.line,
+            self.col,
+            self.message
+        )
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.bytes().filter(|b| *b == b'\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = before[line_start..].chars().count() + 1;
+    (line, col)
+}
+
+/// Why a task action cannot be prepared.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ActionError {
+    /// The task is not declared with `(given task-NAME)`.
+    #[error("unknown task '{task}'; declared tasks: {}", list(declared))]
+    UnknownTask {
+        /// The name asked for.
+        task: String,
+        /// Every declared task, in file order.
+        declared: Vec<String>,
+    },
+    /// The action is not allowed in the task's current state.
+    #[error("cannot {action} task '{task}': {reason}")]
+    Refused {
+        /// `claim`, `unclaim`, ….
+        action: &'static str,
+        /// The task.
+        task: String,
+        /// Why, lowercase.
+        reason: String,
+    },
+    /// The action is allowed only with `--force`.
+    #[error("cannot {action} task '{task}': {reason} (use --force to {action} it anyway)")]
+    NeedsForce {
+        /// `claim`, ….
+        action: &'static str,
+        /// The task.
+        task: String,
+        /// Why, lowercase.
+        reason: String,
+    },
+    /// The agent name cannot be written in a `claims` block.
+    #[error("invalid agent name '{0}': use letters, digits, '-', '_', '.' or ':'")]
+    InvalidAgent(String),
+    /// The SPL given to `task assert` cannot be read.
+    #[error("{0}")]
+    Spl(#[from] SplError),
+}
+
+fn list(names: &[String]) -> String {
+    if names.is_empty() {
+        "(none)".to_owned()
+    } else {
+        names.join(", ")
+    }
+}

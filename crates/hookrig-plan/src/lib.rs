@@ -1,0 +1,27 @@
+//! Plans and tasks of hookrig, compatible with Hence: the SPL reader and printer
+//! ([`spl`]), a defeasible-logic reasoner ([`reasoner`]), the plan model with task
+//! states and the statements each task action appends ([`plan`]), and the board JSON
+//! ([`board`]).
+//!
+//! No I/O beyond what the caller hands in: the CLI reads the plan file, locks it,
+//! appends what [`plan::Plan::prepare`] returns and runs the hooks.
+//!
+//! ```no_run
+//! use std::path::Path;
+//! use hookrig_plan::{board::Board, plan::Plan, spl};
+//!
+//! let path = Path::new("plan.spl");
+//! let text = std::fs::read_to_string(path).unwrap();
+//! let statements = spl::parse(path, &text).unwrap();
+//! let plan = Plan::new(&statements);
+//! let board = Board::new("plan.spl", &plan);
+//! println!("{}", serde_json::to_string_pretty(&board).unwrap());
+//! ```
+
+pub mod board;
+mod errors;
+pub mod plan;
+pub mod reasoner;
+pub mod spl;
+
+pub use errors::{ActionError, SplError};

@@ -1,0 +1,950 @@
+//! A plan read from SPL: its meta, tasks, agents, assignments and dependencies, the
+//! state of each task, and the statements each task action appends.
+//!
+//! Everything here is pure: the caller reads and locks the file, calls
+//! [`Plan::prepare`], writes [`spl::append`]'s text and runs the hooks.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::errors::ActionError;
+use crate::reasoner::{Conclusions, Status, Theory};
+use crate::spl::{
+    self, Claims, Literal, MetaProperty, MetaValue, RuleKind, Statement, StatementKind, Term,
+    for_each_flat,
+};
+
+/// The state of a task, from the conclusions, first match wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskState {
+    /// Neither ready nor anything else.
+    Backlog,
+    /// `ready-X`.
+    Ready,
+    /// `claimed-X`.
+    InProgress,
+    /// `decomposed-X`.
+    Decomposed,
+    /// `blocked-X` or `upstream-blocked-X`.
+    Blocked,
+    /// `completed-X`.
+    Done,
+}
+
+impl TaskState {
+    /// The name used in the board JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Backlog => "backlog",
+            TaskState::Ready => "ready",
+            TaskState::InProgress => "in_progress",
+            TaskState::Decomposed => "decomposed",
+            TaskState::Blocked => "blocked",
+            TaskState::Done => "done",
+        }
+    }
+}
+
+/// Why a blocked task is blocked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockType {
+    /// `blocked-X`: blocked by hand (`task block`).
+    Blocked,
+    /// `upstream-blocked-X`: a task it depends on failed or is upstream-blocked.
+    UpstreamBlocked,
+}
+
+/// A declared task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    /// The name without `task-`.
+    pub name: String,
+    /// Its `meta` properties (from `(meta task-X …)`), later statements winning.
+    pub meta: Map<String, Value>,
+    /// Its state.
+    pub state: TaskState,
+    /// Set when the state is blocked.
+    pub block_type: Option<BlockType>,
+    /// Agents it is assigned to, in file order.
+    pub assigned_to: Vec<String>,
+    /// Tasks whose completion its readiness rules require.
+    pub depends_on: Vec<String>,
+    /// The agent of the latest claim, while the task is in progress.
+    pub claimed_by: Option<String>,
+    /// The reason given with the latest block, while the task is blocked by hand.
+    pub block_reason: Option<String>,
+}
+
+/// Version numbers already used by a task's lifecycle statements.
+#[derive(Debug, Clone, Copy, Default)]
+struct Versions {
+    /// Highest N of `claim-vN-X` and `unclaim-vN-X` (one sequence).
+    claim_seq: u32,
+    last_claim: Option<u32>,
+    last_unclaim: Option<u32>,
+    /// Highest N of `block-vN-X` and `unblock-vN-X` (one sequence).
+    block_seq: u32,
+    last_block: Option<u32>,
+    last_unblock: Option<u32>,
+}
+
+/// A plan: what the file declares and what follows from it.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// `(meta plan …)`.
+    pub meta: Map<String, Value>,
+    /// Declared tasks, in file order.
+    pub tasks: Vec<Task>,
+    /// Agents declared with `(given agent-NAME-available)`, in file order.
+    pub agents: Vec<String>,
+    /// Every +∂ conclusion, printed.
+    pub conclusions: Vec<String>,
+    /// Every rule label written in the file, with how often.
+    pub labels: HashMap<String, usize>,
+    versions: HashMap<String, Versions>,
+}
+
+/// A task action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// `task claim`.
+    Claim,
+    /// `task unclaim`.
+    Unclaim,
+    /// `task complete`.
+    Complete,
+    /// `task block [--reason R]`.
+    Block {
+        /// Kept as `(given (blocked-by X "reason"))`.
+        reason: Option<String>,
+    },
+    /// `task unblock`.
+    Unblock,
+}
+
+impl Action {
+    /// `claim`, `unclaim`, ….
+    pub fn verb(&self) -> &'static str {
+        match self {
+            Action::Claim => "claim",
+            Action::Unclaim => "unclaim",
+            Action::Complete => "complete",
+            Action::Block { .. } => "block",
+            Action::Unblock => "unblock",
+        }
+    }
+}
+
+/// What an action appends.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prepared {
+    /// Nothing: the task is already where the action would take it.
+    Noop,
+    /// This `claims` statement, to append with [`spl::append`].
+    Append(Statement),
+}
+
+impl Plan {
+    /// Reads a plan from parsed statements and reasons about it.
+    pub fn new(statements: &[Statement]) -> Self {
+        let mut scan = Scan::default();
+        for_each_flat(statements, &mut |statement, claims| {
+            scan.visit(statement, claims);
+        });
+
+        let mut theory = Theory::from_statements(statements);
+        add_propagation_rules(&mut theory, &scan);
+        let conclusions = theory.reason();
+
+        let assignments = assignments(&scan, &conclusions);
+        let tasks = scan
+            .tasks
+            .iter()
+            .map(|name| {
+                let (state, block_type) = state_of(name, &conclusions);
+                let versions = scan.versions.get(name).copied().unwrap_or_default();
+                Task {
+                    name: name.clone(),
+                    meta: scan
+                        .meta
+                        .get(&format!("task-{name}"))
+                        .cloned()
+                        .unwrap_or_default(),
+                    state,
+                    block_type,
+                    assigned_to: assignments.get(name).cloned().unwrap_or_default(),
+                    depends_on: scan.depends_on.get(name).cloned().unwrap_or_default(),
+                    claimed_by: (state == TaskState::InProgress)
+                        .then(|| {
+                            versions
+                                .last_claim
+                                .and_then(|v| scan.claimers.get(&(name.clone(), v)).cloned())
+                        })
+                        .flatten(),
+                    block_reason: (block_type == Some(BlockType::Blocked))
+                        .then(|| {
+                            versions
+                                .last_block
+                                .and_then(|v| scan.reasons.get(&(name.clone(), v)).cloned())
+                        })
+                        .flatten(),
+                }
+            })
+            .collect();
+        Plan {
+            meta: scan.meta.remove("plan").unwrap_or_default(),
+            tasks,
+            agents: scan.agents,
+            conclusions: conclusions.proved(),
+            labels: scan.labels,
+            versions: scan.versions,
+        }
+    }
+
+    /// The task called `name` (with or without `task-`).
+    pub fn task(&self, name: &str) -> Option<&Task> {
+        let name = name.strip_prefix("task-").unwrap_or(name);
+        self.tasks.iter().find(|t| t.name == name)
+    }
+
+    /// Whether every task is done (and there is at least one).
+    pub fn is_complete(&self) -> bool {
+        !self.tasks.is_empty() && self.tasks.iter().all(|t| t.state == TaskState::Done)
+    }
+
+    /// The statement `action` on `task` by `agent` at `at` (RFC 3339) appends, or
+    /// [`Prepared::Noop`], or why it is refused. Claiming needs `force` unless the task
+    /// is ready; unclaiming or blocking a done task is refused.
+    pub fn prepare(
+        &self,
+        action: &Action,
+        task: &str,
+        agent: &str,
+        at: &str,
+        force: bool,
+    ) -> Result<Prepared, ActionError> {
+        let source = source(agent)?;
+        let Some(found) = self.task(task) else {
+            return Err(ActionError::UnknownTask {
+                task: task.to_owned(),
+                declared: self.tasks.iter().map(|t| t.name.clone()).collect(),
+            });
+        };
+        let x = found.name.as_str();
+        let state = found.state;
+        let verb = action.verb();
+        let refuse = |reason: &str| ActionError::Refused {
+            action: verb,
+            task: x.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let versions = self.versions.get(x).copied().unwrap_or_default();
+        let mut statements = Vec::new();
+        match action {
+            Action::Claim => {
+                if state == TaskState::Done {
+                    return Err(refuse("it is done"));
+                }
+                if state == TaskState::InProgress {
+                    return Ok(Prepared::Noop);
+                }
+                if state != TaskState::Ready && !force {
+                    return Err(ActionError::NeedsForce {
+                        action: verb,
+                        task: x.to_owned(),
+                        reason: format!("it is not ready (state {})", state.as_str()),
+                    });
+                }
+                statements = versioned(
+                    "claim",
+                    versions.claim_seq + 1,
+                    x,
+                    Literal::atom(format!("claimed-{x}")),
+                    versions.last_unclaim.map(|m| format!("r-unclaim-v{m}-{x}")),
+                );
+            }
+            Action::Unclaim => {
+                if state == TaskState::Done {
+                    return Err(refuse("it is done"));
+                }
+                if state != TaskState::InProgress {
+                    return Ok(Prepared::Noop);
+                }
+                statements = versioned(
+                    "unclaim",
+                    versions.claim_seq + 1,
+                    x,
+                    Literal::atom(format!("claimed-{x}")).negated(),
+                    versions.last_claim.map(|m| format!("r-claim-v{m}-{x}")),
+                );
+            }
+            Action::Complete => {
+                if state == TaskState::Done {
+                    return Ok(Prepared::Noop);
+                }
+                statements.push(Statement::new(StatementKind::Given(Literal::atom(
+                    format!("completed-{x}"),
+                ))));
+            }
+            Action::Block { reason } => {
+                if state == TaskState::Done {
+                    return Err(refuse("it is done"));
+                }
+                if found.block_type == Some(BlockType::Blocked) {
+                    return Ok(Prepared::Noop);
+                }
+                statements = versioned(
+                    "block",
+                    versions.block_seq + 1,
+                    x,
+                    Literal::atom(format!("blocked-{x}")),
+                    versions.last_unblock.map(|m| format!("r-unblock-v{m}-{x}")),
+                );
+                if let Some(reason) = reason {
+                    statements.push(Statement::new(StatementKind::Given(Literal::Atom {
+                        name: "blocked-by".to_owned(),
+                        args: vec![Term::Symbol(x.to_owned()), Term::Str(reason.clone())],
+                    })));
+                }
+            }
+            Action::Unblock => {
+                if found.block_type != Some(BlockType::Blocked) {
+                    return Ok(Prepared::Noop);
+                }
+                statements = versioned(
+                    "unblock",
+                    versions.block_seq + 1,
+                    x,
+                    Literal::atom(format!("blocked-{x}")).negated(),
+                    versions.last_block.map(|m| format!("r-block-v{m}-{x}")),
+                );
+            }
+        }
+        Ok(Prepared::Append(wrap(source, at, statements)))
+    }
+
+    /// The statement `task assert 'SPL'` appends: the SPL, read, inside a `claims` block.
+    pub fn prepare_assert(
+        &self,
+        text: &str,
+        agent: &str,
+        at: &str,
+    ) -> Result<Statement, ActionError> {
+        let source = source(agent)?;
+        let statements = spl::parse(Path::new("<assert>"), text)?;
+        Ok(wrap(source, at, statements))
+    }
+}
+
+/// `(given VERB-vN-X)`, `(normally r-VERB-vN-X VERB-vN-X HEAD)` and, when there is an
+/// earlier opposite action, `(prefer r-VERB-vN-X BEATS)`. Beating only the latest
+/// opposite rule is enough: with team defeat, every earlier rule of the other side is
+/// already beaten by the rule that followed it.
+fn versioned(verb: &str, n: u32, x: &str, head: Literal, beats: Option<String>) -> Vec<Statement> {
+    let fact = format!("{verb}-v{n}-{x}");
+    let label = format!("r-{verb}-v{n}-{x}");
+    let mut statements = vec![
+        Statement::new(StatementKind::Given(Literal::atom(fact.clone()))),
+        Statement::new(StatementKind::Rule(spl::Rule {
+            kind: RuleKind::Defeasible,
+            label: Some(label.clone()),
+            body: vec![Literal::atom(fact)],
+            head,
+        })),
+    ];
+    if let Some(beats) = beats {
+        statements.push(Statement::new(StatementKind::Prefer(vec![label, beats])));
+    }
+    statements
+}
+
+fn source(agent: &str) -> Result<String, ActionError> {
+    let name = agent.strip_prefix("agent:").unwrap_or(agent);
+    if spl::is_symbol(name) {
+        Ok(format!("agent:{name}"))
+    } else {
+        Err(ActionError::InvalidAgent(agent.to_owned()))
+    }
+}
+
+fn wrap(source: String, at: &str, statements: Vec<Statement>) -> Statement {
+    Statement::new(StatementKind::Claims(Claims {
+        source,
+        at: Some(at.to_owned()),
+        sig: None,
+        id: None,
+        note: None,
+        statements,
+    }))
+}
+
+fn state_of(name: &str, conclusions: &Conclusions) -> (TaskState, Option<BlockType>) {
+    let holds = |prefix: &str| conclusions.holds(&format!("{prefix}-{name}"));
+    if holds("completed") {
+        (TaskState::Done, None)
+    } else if holds("blocked") {
+        (TaskState::Blocked, Some(BlockType::Blocked))
+    } else if holds("upstream-blocked") {
+        (TaskState::Blocked, Some(BlockType::UpstreamBlocked))
+    } else if holds("decomposed") {
+        (TaskState::Decomposed, None)
+    } else if holds("claimed") {
+        (TaskState::InProgress, None)
+    } else if holds("ready") {
+        (TaskState::Ready, None)
+    } else {
+        (TaskState::Backlog, None)
+    }
+}
+
+/// What one pass over the statements finds.
+#[derive(Default)]
+struct Scan {
+    tasks: Vec<String>,
+    task_set: HashSet<String>,
+    agents: Vec<String>,
+    meta: HashMap<String, Map<String, Value>>,
+    depends_on: HashMap<String, Vec<String>>,
+    labels: HashMap<String, usize>,
+    versions: HashMap<String, Versions>,
+    /// (task, claim version) → agent of the claims block.
+    claimers: HashMap<(String, u32), String>,
+    /// (task, block version) → reason in the same claims block.
+    reasons: HashMap<(String, u32), String>,
+    /// `(assign T A)` literals written anywhere, to look up in the conclusions.
+    assign_literals: Vec<Literal>,
+}
+
+impl Scan {
+    fn visit(&mut self, statement: &Statement, claims: Option<&Claims>) {
+        match &statement.kind {
+            StatementKind::Given(lit) => {
+                self.note_assign(lit);
+                let Some(name) = lit.plain_name() else { return };
+                if let Some(task) = name.strip_prefix("task-") {
+                    if self.task_set.insert(task.to_owned()) {
+                        self.tasks.push(task.to_owned());
+                    }
+                } else if let Some(agent) = name
+                    .strip_prefix("agent-")
+                    .and_then(|r| r.strip_suffix("-available"))
+                {
+                    if !agent.is_empty() && !self.agents.iter().any(|a| a == agent) {
+                        self.agents.push(agent.to_owned());
+                    }
+                } else if let Some((action, n, task)) = version_of(name) {
+                    self.note_version(action, n, task, claims);
+                }
+            }
+            StatementKind::Rule(rule) => {
+                self.note_assign(&rule.head);
+                if let Some(label) = &rule.label {
+                    *self.labels.entry(label.clone()).or_default() += 1;
+                }
+                if rule.kind == RuleKind::Defeater {
+                    return;
+                }
+                let Some(task) = rule
+                    .head
+                    .plain_name()
+                    .and_then(|h| h.strip_prefix("ready-"))
+                else {
+                    return;
+                };
+                let deps = self.depends_on.entry(task.to_owned()).or_default();
+                for dep in rule
+                    .body
+                    .iter()
+                    .filter_map(|l| l.plain_name()?.strip_prefix("completed-"))
+                {
+                    if !deps.iter().any(|d| d == dep) {
+                        deps.push(dep.to_owned());
+                    }
+                }
+            }
+            StatementKind::Meta { label, properties } => {
+                let map = self.meta.entry(label.clone()).or_default();
+                for property in properties {
+                    map.insert(property.key.clone(), meta_json(property));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn note_assign(&mut self, lit: &Literal) {
+        if let Literal::Atom { name, args } = lit
+            && name == "assign"
+            && matches!(args.as_slice(), [Term::Symbol(_), Term::Symbol(_)])
+        {
+            self.assign_literals.push(lit.clone());
+        }
+    }
+
+    fn note_version(&mut self, action: &str, n: u32, task: &str, claims: Option<&Claims>) {
+        let v = self.versions.entry(task.to_owned()).or_default();
+        match action {
+            "claim" | "unclaim" => {
+                v.claim_seq = v.claim_seq.max(n);
+                let last = if action == "claim" {
+                    &mut v.last_claim
+                } else {
+                    &mut v.last_unclaim
+                };
+                *last = Some(last.map_or(n, |l| l.max(n)));
+                if action == "claim"
+                    && let Some(claims) = claims
+                {
+                    let agent = claims
+                        .source
+                        .strip_prefix("agent:")
+                        .unwrap_or(&claims.source);
+                    self.claimers.insert((task.to_owned(), n), agent.to_owned());
+                }
+            }
+            _ => {
+                v.block_seq = v.block_seq.max(n);
+                let last = if action == "block" {
+                    &mut v.last_block
+                } else {
+                    &mut v.last_unblock
+                };
+                *last = Some(last.map_or(n, |l| l.max(n)));
+                if action == "block"
+                    && let Some(claims) = claims
+                {
+                    let reason = claims.statements.iter().find_map(|s| match &s.kind {
+                        StatementKind::Given(Literal::Atom { name, args })
+                            if name == "blocked-by" =>
+                        {
+                            match args.as_slice() {
+                                [Term::Symbol(t), Term::Str(reason)] if t == task => {
+                                    Some(reason.clone())
+                                }
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    });
+                    if let Some(reason) = reason {
+                        self.reasons.insert((task.to_owned(), n), reason);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `claim-v3-X` → `("claim", 3, "X")`, for claim, unclaim, block and unblock.
+fn version_of(name: &str) -> Option<(&'static str, u32, &str)> {
+    for action in ["claim", "unclaim", "block", "unblock"] {
+        let Some(rest) = name.strip_prefix(action).and_then(|r| r.strip_prefix("-v")) else {
+            continue;
+        };
+        let (digits, task) = rest.split_once('-')?;
+        let n = digits.parse().ok()?;
+        if !task.is_empty() {
+            return Some((action, n, task));
+        }
+    }
+    None
+}
+
+/// Rules hookrig adds to every plan (not to the file) so that a failure upstream
+/// blocks the tasks that depend on it, transitively: for each dependency of X on D,
+/// `failed-D`, `permanently-failed-D` and `upstream-blocked-D` each make
+/// `upstream-blocked-X`. A manual `blocked-D` does not. The labels are Hence's; a plan
+/// that already has a rule with one of them keeps its own.
+fn add_propagation_rules(theory: &mut Theory, scan: &Scan) {
+    for task in &scan.tasks {
+        let Some(deps) = scan.depends_on.get(task) else {
+            continue;
+        };
+        let head = Literal::atom(format!("upstream-blocked-{task}"));
+        for dep in deps {
+            for (suffix, body) in [
+                ("failed", format!("failed-{dep}")),
+                ("permanently-failed", format!("permanently-failed-{dep}")),
+                ("blocked", format!("upstream-blocked-{dep}")),
+            ] {
+                let label = format!("r-propagate-{task}-from-{dep}-{suffix}");
+                if !scan.labels.contains_key(&label) {
+                    theory.add_rule(label, RuleKind::Defeasible, &[Literal::atom(body)], &head);
+                }
+            }
+        }
+    }
+}
+
+/// Assignments: `(assign TASK AGENT)`, or Hence's `assign-TASK-AGENT` and
+/// `assign-to-TASK-AGENT` atoms (the longest declared task name wins when names
+/// contain dashes), when +∂.
+fn assignments(scan: &Scan, conclusions: &Conclusions) -> HashMap<String, Vec<String>> {
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    let mut add = |task: &str, agent: &str| {
+        let agents = out.entry(task.to_owned()).or_default();
+        if !agents.iter().any(|a| a == agent) {
+            agents.push(agent.to_owned());
+        }
+    };
+    for lit in &scan.assign_literals {
+        if conclusions.defeasible(lit) == Status::Proved
+            && let Literal::Atom { args, .. } = lit
+            && let [Term::Symbol(task), Term::Symbol(agent)] = args.as_slice()
+        {
+            add(task.strip_prefix("task-").unwrap_or(task), agent);
+        }
+    }
+    for atom in conclusions.proved_atoms() {
+        let Some(rest) = atom
+            .strip_prefix("assign-to-")
+            .or_else(|| atom.strip_prefix("assign-"))
+        else {
+            continue;
+        };
+        let best = scan
+            .tasks
+            .iter()
+            .filter(|t| {
+                rest.len() > t.len() + 1
+                    && rest.starts_with(t.as_str())
+                    && rest.as_bytes()[t.len()] == b'-'
+            })
+            .max_by_key(|t| t.len());
+        if let Some(task) = best {
+            add(task, &rest[task.len() + 1..]);
+        }
+    }
+    out
+}
+
+fn meta_json(property: &MetaProperty) -> Value {
+    fn value(v: &MetaValue) -> Value {
+        match v {
+            MetaValue::Str(s) | MetaValue::Symbol(s) => Value::String(s.clone()),
+            MetaValue::Number(n) => {
+                serde_json::from_str(n).unwrap_or_else(|_| Value::String(n.clone()))
+            }
+            MetaValue::List(items) => Value::Array(items.iter().map(value).collect()),
+        }
+    }
+    match property.values.as_slice() {
+        [] => Value::Null,
+        [one] => value(one),
+        many => Value::Array(many.iter().map(value).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use indoc::indoc;
+
+    use super::*;
+
+    /// design → api → ui, and docs with no dependency; two agents.
+    const PLAN: &str = indoc! {r#"
+        (meta plan (title "Shop") (status "active"))
+        (given agent-coder-available)
+        (given agent-writer-available)
+        (given task-design)
+        (meta task-design (description "Design the API") (acceptance "Reviewed"))
+        (given task-api)
+        (meta task-api (description "Build the API") (provider "claude"))
+        (given task-ui)
+        (given task-docs)
+        (given assign-api-coder)
+        (given assign-to-ui-coder)
+        (given (assign docs writer))
+        (normally r-ready-design task-design ready-design)
+        (normally r-ready-api (and task-api completed-design) ready-api)
+        (normally r-ready-ui (and task-ui completed-api) ready-ui)
+    "#};
+
+    const AT: &str = "2025-01-02T03:04:05Z";
+
+    fn plan(text: &str) -> Plan {
+        Plan::new(&spl::parse(Path::new("plan.spl"), text).expect("valid SPL"))
+    }
+
+    fn state(text: &str, task: &str) -> (TaskState, Option<BlockType>) {
+        let plan = plan(text);
+        let task = plan.task(task).expect("declared");
+        (task.state, task.block_type)
+    }
+
+    /// Runs an action and returns the file with the appended text.
+    fn act(text: &str, action: &Action, task: &str, agent: &str, force: bool) -> String {
+        match plan(text)
+            .prepare(action, task, agent, AT, force)
+            .expect("allowed")
+        {
+            Prepared::Append(statement) => {
+                format!(
+                    "{text}{}",
+                    spl::append(text, std::slice::from_ref(&statement))
+                )
+            }
+            Prepared::Noop => text.to_owned(),
+        }
+    }
+
+    #[test]
+    fn declarations() {
+        let plan = plan(PLAN);
+        assert_eq!(plan.meta["title"], "Shop");
+        assert_eq!(plan.agents, ["coder", "writer"]);
+        let names: Vec<_> = plan.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["design", "api", "ui", "docs"]);
+        let api = plan.task("task-api").expect("declared");
+        assert_eq!(api.depends_on, ["design"]);
+        assert_eq!(api.assigned_to, ["coder"]);
+        assert_eq!(api.meta["provider"], "claude");
+        assert_eq!(plan.task("ui").expect("declared").assigned_to, ["coder"]);
+        assert_eq!(plan.task("docs").expect("declared").assigned_to, ["writer"]);
+    }
+
+    #[test]
+    fn state_rules_first_match_wins() {
+        let base = "(given task-x)";
+        let cases = [
+            ("", TaskState::Backlog, None),
+            ("(given ready-x)", TaskState::Ready, None),
+            (
+                "(given ready-x) (given claimed-x)",
+                TaskState::InProgress,
+                None,
+            ),
+            (
+                "(given claimed-x) (given decomposed-x)",
+                TaskState::Decomposed,
+                None,
+            ),
+            (
+                "(given decomposed-x) (given upstream-blocked-x)",
+                TaskState::Blocked,
+                Some(BlockType::UpstreamBlocked),
+            ),
+            (
+                "(given upstream-blocked-x) (given blocked-x)",
+                TaskState::Blocked,
+                Some(BlockType::Blocked),
+            ),
+            (
+                "(given blocked-x) (given completed-x)",
+                TaskState::Done,
+                None,
+            ),
+        ];
+        for (extra, expected, block_type) in cases {
+            assert_eq!(
+                state(&format!("{base} {extra}"), "x"),
+                (expected, block_type),
+                "{extra}"
+            );
+        }
+    }
+
+    #[test]
+    fn claim_unclaim_cycles_use_versions() {
+        let mut text = PLAN.to_owned();
+        assert_eq!(state(&text, "design").0, TaskState::Ready);
+        for round in 1..=3 {
+            text = act(&text, &Action::Claim, "design", "coder", false);
+            assert_eq!(
+                state(&text, "design").0,
+                TaskState::InProgress,
+                "round {round}"
+            );
+            assert_eq!(
+                plan(&text)
+                    .task("design")
+                    .expect("declared")
+                    .claimed_by
+                    .as_deref(),
+                Some("coder")
+            );
+            text = act(&text, &Action::Unclaim, "design", "coder", false);
+            assert_eq!(state(&text, "design").0, TaskState::Ready, "round {round}");
+        }
+        assert!(text.contains("(given unclaim-v6-design)"));
+        assert!(text.contains("(prefer r-claim-v5-design r-unclaim-v4-design)"));
+        assert!(text.starts_with(PLAN), "history is never rewritten");
+    }
+
+    #[test]
+    fn appended_claim_snapshot() {
+        let text = act(PLAN, &Action::Claim, "design", "coder", false);
+        let text = act(&text, &Action::Unclaim, "design", "coder", false);
+        let text = act(&text, &Action::Claim, "design", "writer", false);
+        insta::assert_snapshot!(&text[PLAN.len()..]);
+    }
+
+    #[test]
+    fn completing_makes_dependents_ready() {
+        let text = act(PLAN, &Action::Claim, "design", "coder", false);
+        let text = act(&text, &Action::Complete, "design", "coder", false);
+        assert_eq!(state(&text, "design").0, TaskState::Done);
+        assert_eq!(state(&text, "api").0, TaskState::Ready);
+        assert_eq!(state(&text, "ui").0, TaskState::Backlog);
+        assert!(!plan(&text).is_complete());
+    }
+
+    #[test]
+    fn refusals_and_noops() {
+        let p = plan(PLAN);
+        let err = p
+            .prepare(&Action::Claim, "api", "coder", AT, false)
+            .expect_err("backlog");
+        assert_eq!(
+            err.to_string(),
+            "cannot claim task 'api': it is not ready (state backlog) (use --force to claim it anyway)"
+        );
+        assert!(matches!(
+            p.prepare(&Action::Claim, "api", "coder", AT, true),
+            Ok(Prepared::Append(_))
+        ));
+        let err = p
+            .prepare(&Action::Claim, "nope", "coder", AT, false)
+            .expect_err("unknown");
+        assert_eq!(
+            err.to_string(),
+            "unknown task 'nope'; declared tasks: design, api, ui, docs"
+        );
+        assert!(matches!(err, ActionError::UnknownTask { .. }));
+        assert_eq!(
+            p.prepare(&Action::Unclaim, "design", "coder", AT, false),
+            Ok(Prepared::Noop)
+        );
+        assert_eq!(
+            p.prepare(&Action::Unblock, "design", "coder", AT, false),
+            Ok(Prepared::Noop)
+        );
+        assert!(matches!(
+            p.prepare(&Action::Claim, "design", "bad agent", AT, false),
+            Err(ActionError::InvalidAgent(_))
+        ));
+
+        let claimed = act(PLAN, &Action::Claim, "design", "coder", false);
+        assert_eq!(
+            plan(&claimed).prepare(&Action::Claim, "design", "x", AT, false),
+            Ok(Prepared::Noop)
+        );
+        let done = act(&claimed, &Action::Complete, "design", "coder", false);
+        let p = plan(&done);
+        for action in [
+            Action::Unclaim,
+            Action::Block { reason: None },
+            Action::Claim,
+        ] {
+            let err = p
+                .prepare(&action, "design", "coder", AT, true)
+                .expect_err("done");
+            assert_eq!(
+                err.to_string(),
+                format!("cannot {} task 'design': it is done", action.verb())
+            );
+        }
+        assert_eq!(
+            p.prepare(&Action::Complete, "design", "coder", AT, false),
+            Ok(Prepared::Noop)
+        );
+    }
+
+    #[test]
+    fn manual_block_keeps_reason_and_does_not_block_dependents() {
+        let text = act(
+            PLAN,
+            &Action::Block {
+                reason: Some("waiting on \"legal\"".into()),
+            },
+            "design",
+            "coder",
+            false,
+        );
+        assert!(text.contains(r#"(given (blocked-by design "waiting on \"legal\""))"#));
+        let p = plan(&text);
+        let design = p.task("design").expect("declared");
+        assert_eq!(
+            (design.state, design.block_type),
+            (TaskState::Blocked, Some(BlockType::Blocked))
+        );
+        assert_eq!(design.block_reason.as_deref(), Some("waiting on \"legal\""));
+        assert_eq!(state(&text, "api"), (TaskState::Backlog, None));
+        assert_eq!(
+            p.prepare(&Action::Block { reason: None }, "design", "c", AT, false),
+            Ok(Prepared::Noop)
+        );
+
+        let text = act(&text, &Action::Unblock, "design", "coder", false);
+        assert_eq!(state(&text, "design").0, TaskState::Ready);
+        let text = act(
+            &text,
+            &Action::Block { reason: None },
+            "design",
+            "coder",
+            false,
+        );
+        assert!(text.contains("(prefer r-block-v3-design r-unblock-v2-design)"));
+        let p = plan(&text);
+        assert_eq!(
+            p.task("design").expect("declared").block_reason,
+            None,
+            "a new block has no reason"
+        );
+        let text = act(&text, &Action::Unblock, "design", "coder", false);
+        assert_eq!(state(&text, "design").0, TaskState::Ready);
+    }
+
+    #[test]
+    fn failure_blocks_dependents_transitively() {
+        let statement = plan(PLAN)
+            .prepare_assert("(given failed-design)", "coder", AT)
+            .expect("valid");
+        let text = format!("{PLAN}{}", spl::append(PLAN, &[statement]));
+        assert_eq!(
+            state(&text, "api"),
+            (TaskState::Blocked, Some(BlockType::UpstreamBlocked))
+        );
+        assert_eq!(
+            state(&text, "ui"),
+            (TaskState::Blocked, Some(BlockType::UpstreamBlocked))
+        );
+        assert_eq!(
+            state(&text, "docs"),
+            (TaskState::Backlog, None),
+            "docs does not depend on design"
+        );
+        // The failed task itself is not blocked by the propagation rules.
+        assert_eq!(state(&text, "design").0, TaskState::Ready);
+        // A plan can override a propagation rule with its own.
+        let own = format!("{text}\n(normally r-propagate-api-from-design-failed failed-design ok)");
+        assert_eq!(state(&own, "api").0, TaskState::Backlog);
+    }
+
+    #[test]
+    fn assert_rejects_bad_spl_with_its_position() {
+        let err = plan(PLAN)
+            .prepare_assert("(given a", "coder", AT)
+            .expect_err("bad");
+        assert_eq!(
+            err.to_string(),
+            "<assert>:1:1: unclosed '(': no matching ')' before the end of the file"
+        );
+    }
+
+    #[test]
+    fn plan_complete() {
+        let mut text = PLAN.to_owned();
+        for task in ["design", "api", "ui", "docs"] {
+            text = act(&text, &Action::Complete, task, "coder", false);
+        }
+        assert!(plan(&text).is_complete());
+    }
+}
