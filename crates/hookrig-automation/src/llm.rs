@@ -39,7 +39,8 @@ pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 /// The `anthropic-version` header sent to Anthropic.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
-/// How much of a CLI provider's stdout is kept as the reply.
+/// How much of a CLI provider's stdout is kept as the reply, and how large an HTTP
+/// provider's body may be.
 const REPLY_CAP: usize = 4 * 1024 * 1024;
 /// How much of a CLI provider's stderr is read; the error shows its end.
 const STDERR_CAP: usize = 64 * 1024;
@@ -501,11 +502,24 @@ impl Llm {
                 cause: causes(&err),
             })?;
             let status = response.status();
-            let body = response.bytes().await.map_err(|err| LlmError::Reply {
-                provider: provider.clone(),
-                url: url.clone(),
-                problem: format!("reading the body failed: {}", causes(&err)),
-            })?;
+            let mut response = response;
+            let mut body = Vec::new();
+            loop {
+                let chunk = response.chunk().await.map_err(|err| LlmError::Reply {
+                    provider: provider.clone(),
+                    url: url.clone(),
+                    problem: format!("reading the body failed: {}", causes(&err)),
+                })?;
+                let Some(chunk) = chunk else { break };
+                if body.len() + chunk.len() > REPLY_CAP {
+                    return Err(LlmError::Reply {
+                        provider: provider.clone(),
+                        url: url.clone(),
+                        problem: format!("the body is larger than {} MiB", REPLY_CAP >> 20),
+                    });
+                }
+                body.extend_from_slice(&chunk);
+            }
             Ok::<_, LlmError>((status, body))
         };
         let (status, body) = tokio::time::timeout(config.timeout, exchange)
@@ -995,6 +1009,22 @@ mod tests {
                 "provider `openai`: unexpected reply from {}/v1/chat/completions: no text at `choices[0].message.content`",
                 stub.url
             )
+        );
+    }
+
+    #[tokio::test]
+    async fn an_oversized_reply_is_refused_not_buffered() {
+        let huge = format!("{{\"x\": \"{}\"}}", "a".repeat(REPLY_CAP));
+        let stub = Stub::start(200, &huge).await;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let llm = llm_with(Vec::new(), dir.path());
+        let err = llm
+            .complete("p", &http_config("openai", &stub.url))
+            .await
+            .expect_err("fails");
+        assert!(
+            err.to_string().ends_with(": the body is larger than 4 MiB"),
+            "{err}"
         );
     }
 
