@@ -13,6 +13,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod automation_settings;
 mod claude;
 mod definition;
 mod environment;
@@ -28,6 +29,11 @@ mod trust;
 mod webhook;
 mod xcode;
 
+pub use automation_settings::{
+    AutomationSettings, DEFAULT_DEBOUNCE, DEFAULT_LLM_TIMEOUT, DEFAULT_MAX_CONCURRENT,
+    DEFAULT_MAX_TOKENS, DEFAULT_NOTES_DIR, DEFAULT_RUN_TIMEOUT, DEFAULT_TICK, EmbeddingsConfig,
+    LlmSettings, MemorySettings, NOTIFIER_EVENTS, NotifierConfig, NotifierKind,
+};
 pub use claude::{
     ClaudeHook, DEFAULT_MANAGED_SETTINGS, MANAGED_SETTINGS_ENV, claude_matcher,
     managed_settings_path,

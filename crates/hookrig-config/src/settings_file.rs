@@ -18,6 +18,9 @@ use serde::Deserialize;
 use toml::Spanned;
 use toml::de::DeTable;
 
+use crate::automation_settings::{
+    self, AutomationSettings, MemorySettings, NotifierConfig, RawAutomation, RawMemory, RawNotifier,
+};
 use crate::environment::{Environment, find_project};
 use crate::errors::{ConfigError, Diagnostic, Severity};
 use crate::hence::HookPoint;
@@ -31,6 +34,9 @@ struct RawFile {
     providers: Option<Vec<Spanned<RawProvider>>>,
     hooks: Option<RawHooks>,
     worktree: Option<RawWorktree>,
+    automation: Option<RawAutomation>,
+    notifiers: Option<Vec<Spanned<RawNotifier>>>,
+    memory: Option<RawMemory>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -243,6 +249,13 @@ pub struct ConfigToml {
     pub hooks: Vec<(HookPoint, Sourced<HookSetting>)>,
     /// `[worktree.provision] files`, merged by `to` like providers by `id`.
     pub provision: Vec<Sourced<ProvisionFile>>,
+    /// `[automation]` and `[automation.llm]`, merged key by key.
+    pub automation: AutomationSettings,
+    /// `[[notifiers]]` of every file, in merge order; one with the kind and URL of an
+    /// earlier one replaces it in place.
+    pub notifiers: Vec<Sourced<NotifierConfig>>,
+    /// `[memory]`, merged key by key (`[memory.embeddings]` as a whole).
+    pub memory: MemorySettings,
 }
 
 impl ConfigToml {
@@ -331,10 +344,16 @@ struct Layer {
     providers: Vec<Sourced<Provider>>,
     hooks: Vec<(HookPoint, Sourced<HookSetting>)>,
     provision: Vec<Sourced<ProvisionFile>>,
+    automation: automation_settings::AutomationLayer,
 }
 
 impl Layer {
     fn merge_into(self, merged: &mut ConfigToml) {
+        self.automation.merge_into(
+            &mut merged.automation,
+            &mut merged.notifiers,
+            &mut merged.memory,
+        );
         if self.hook_timeout.is_some() {
             merged.hook_timeout = self.hook_timeout;
         }
@@ -458,6 +477,8 @@ fn parse_layer(
             layer.provision.push(lower.sourced(file, &span));
         }
     }
+    layer.automation =
+        automation_settings::lower(&mut lower, raw.automation, raw.notifiers, raw.memory, home);
     if lower.errors.is_empty() {
         Ok(layer)
     } else {
@@ -485,7 +506,11 @@ fn warn_unknown(
             .and_then(|root| span_of(root.get_ref(), &keys));
         let key = keys.last().cloned().unwrap_or_default();
         let mut message = format!("unknown key `{key}` is ignored");
-        if let Some(known) = did_you_mean(&key, KNOWN_KEYS.iter().copied()) {
+        let known = KNOWN_KEYS
+            .iter()
+            .chain(automation_settings::KNOWN_KEYS)
+            .copied();
+        if let Some(known) = did_you_mean(&key, known) {
             let _ = write!(message, "; did you mean `{known}`?");
         }
         warnings.push(Diagnostic::at(
@@ -509,7 +534,7 @@ fn resolve_path(text: &str, base: &Path, home: &Path) -> PathBuf {
     }
 }
 
-struct Lower<'a> {
+pub(crate) struct Lower<'a> {
     path: &'a Path,
     text: &'a str,
     errors: Vec<Diagnostic>,
@@ -526,13 +551,13 @@ impl Lower<'_> {
         )
     }
 
-    fn error(&mut self, span: Range<usize>, message: String) {
+    pub(crate) fn error(&mut self, span: Range<usize>, message: String) {
         let diagnostic = self.diagnostic(Some(span), message);
         self.errors.push(diagnostic);
     }
 
     /// A required string field; an error at `span` (the provider) when it is missing.
-    fn required(
+    pub(crate) fn required(
         &mut self,
         field: Option<Spanned<String>>,
         key: &str,
@@ -619,7 +644,7 @@ impl Lower<'_> {
         Some(ProvisionFile { from, to, mode })
     }
 
-    fn sourced<T>(&self, value: T, span: &Range<usize>) -> Sourced<T> {
+    pub(crate) fn sourced<T>(&self, value: T, span: &Range<usize>) -> Sourced<T> {
         Sourced {
             value,
             source: self.path.to_owned(),

@@ -4,8 +4,12 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use std::time::Duration;
+
 use hookrig_config::{
-    ConfigToml, DEFAULT_HOOK_TIMEOUT, Environment, HookSetting, Provider, ProvisionFile, Sourced,
+    ConfigToml, DEFAULT_DEBOUNCE, DEFAULT_HOOK_TIMEOUT, DEFAULT_LLM_TIMEOUT,
+    DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_TOKENS, DEFAULT_NOTES_DIR, DEFAULT_RUN_TIMEOUT,
+    DEFAULT_TICK, Environment, HookSetting, NotifierConfig, Provider, ProvisionFile, Sourced,
 };
 use serde_json::{Value, json};
 
@@ -127,7 +131,149 @@ fn to_text(config: &ConfigToml) -> String {
         }
         out.push_str("]\n");
     }
+    automation_text(&mut out, config);
     out
+}
+
+/// `"300s"`, or `"250ms"` when the duration is not whole seconds.
+fn duration_text(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+/// `key = value  # path:line`, or `# default` with `default` when no file sets it.
+fn line_of<T>(
+    out: &mut String,
+    key: &str,
+    value: Option<&Sourced<T>>,
+    render: impl Fn(&T) -> String,
+    default: &str,
+) {
+    let _ = match value {
+        Some(v) => writeln!(out, "{key} = {}  {}", render(&v.value), from(v)),
+        None => writeln!(out, "{key} = {default}  # default"),
+    };
+}
+
+fn automation_text(out: &mut String, config: &ConfigToml) {
+    let a = &config.automation;
+    let duration = |d: &Duration| quote(&duration_text(*d));
+    out.push_str("\n[automation]\n");
+    line_of(
+        out,
+        "max_concurrent",
+        a.max_concurrent.as_ref(),
+        ToString::to_string,
+        &DEFAULT_MAX_CONCURRENT.to_string(),
+    );
+    for (key, value, default) in [
+        ("run_timeout", &a.run_timeout, DEFAULT_RUN_TIMEOUT),
+        ("tick", &a.tick, DEFAULT_TICK),
+        ("debounce", &a.debounce, DEFAULT_DEBOUNCE),
+    ] {
+        line_of(out, key, value.as_ref(), duration, &duration(&default));
+    }
+    line_of(
+        out,
+        "file_watcher",
+        a.file_watcher.as_ref(),
+        ToString::to_string,
+        "true",
+    );
+    out.push_str("\n[automation.llm]\n");
+    let l = &a.llm;
+    if l.provider.is_none() {
+        out.push_str(
+            "# provider is not set: automations that reach the LLM step fail until it is\n",
+        );
+    }
+    for (key, value) in [
+        ("provider", &l.provider),
+        ("model", &l.model),
+        ("base_url", &l.base_url),
+        ("api_key_env", &l.api_key_env),
+    ] {
+        if let Some(value) = value {
+            let _ = writeln!(out, "{key} = {}  {}", quote(&value.value), from(value));
+        }
+    }
+    line_of(
+        out,
+        "timeout",
+        l.timeout.as_ref(),
+        duration,
+        &duration(&DEFAULT_LLM_TIMEOUT),
+    );
+    line_of(
+        out,
+        "max_tokens",
+        l.max_tokens.as_ref(),
+        ToString::to_string,
+        &DEFAULT_MAX_TOKENS.to_string(),
+    );
+    for notifier in &config.notifiers {
+        let NotifierConfig { kind, url, events } = &notifier.value;
+        let _ = writeln!(out, "\n[[notifiers]]  {}", from(notifier));
+        let _ = writeln!(out, "kind = {}", quote(kind.as_str()));
+        let _ = writeln!(out, "url = {}", quote(url));
+        if let Some(events) = events {
+            let _ = writeln!(
+                out,
+                "events = {}",
+                quote_all(events.iter().map(String::as_str))
+            );
+        }
+    }
+    out.push_str("\n[memory]\n");
+    line_of(
+        out,
+        "notes_dir",
+        config.memory.notes_dir.as_ref(),
+        |d| quote(&d.display().to_string()),
+        &quote(DEFAULT_NOTES_DIR),
+    );
+    if let Some(embeddings) = &config.memory.embeddings {
+        let _ = writeln!(out, "\n[memory.embeddings]  {}", from(embeddings));
+        let _ = writeln!(out, "base_url = {}", quote(&embeddings.value.base_url));
+        let _ = writeln!(out, "model = {}", quote(&embeddings.value.model));
+        if let Some(key) = &embeddings.value.api_key_env {
+            let _ = writeln!(out, "api_key_env = {}", quote(key));
+        }
+    }
+}
+
+/// Seconds as a JSON number: whole seconds as an integer.
+fn seconds_json(d: Duration) -> Value {
+    if d.subsec_nanos() == 0 {
+        Value::from(d.as_secs())
+    } else {
+        Value::from(d.as_secs_f64())
+    }
+}
+
+fn automation_json(config: &ConfigToml) -> Value {
+    let a = &config.automation;
+    let l = &a.llm;
+    let secs = |d: &Duration| seconds_json(*d);
+    let string = |s: &String| Value::from(s.as_str());
+    json!({
+        "max_concurrent": sourced_json(a.max_concurrent.as_ref(), |n| json!(n), json!(DEFAULT_MAX_CONCURRENT)),
+        "run_timeout": sourced_json(a.run_timeout.as_ref(), secs, seconds_json(DEFAULT_RUN_TIMEOUT)),
+        "tick": sourced_json(a.tick.as_ref(), secs, seconds_json(DEFAULT_TICK)),
+        "debounce": sourced_json(a.debounce.as_ref(), secs, seconds_json(DEFAULT_DEBOUNCE)),
+        "file_watcher": sourced_json(a.file_watcher.as_ref(), |b| json!(b), json!(true)),
+        "llm": {
+            "provider": sourced_json(l.provider.as_ref(), string, Value::Null),
+            "model": sourced_json(l.model.as_ref(), string, Value::Null),
+            "base_url": sourced_json(l.base_url.as_ref(), string, Value::Null),
+            "api_key_env": sourced_json(l.api_key_env.as_ref(), string, Value::Null),
+            "timeout": sourced_json(l.timeout.as_ref(), secs, seconds_json(DEFAULT_LLM_TIMEOUT)),
+            "max_tokens": sourced_json(l.max_tokens.as_ref(), |n| json!(n), json!(DEFAULT_MAX_TOKENS)),
+        },
+    })
 }
 
 fn provider_text(out: &mut String, p: &Provider) {
@@ -207,6 +353,29 @@ fn to_json(config: &ConfigToml) -> Value {
             )
         })
         .collect();
+    let notifiers: Vec<Value> = config
+        .notifiers
+        .iter()
+        .map(|n| {
+            sourced_json(
+                Some(n),
+                |n| json!({"kind": n.kind.as_str(), "url": n.url, "events": n.events}),
+                Value::Null,
+            )
+        })
+        .collect();
+    let memory = json!({
+        "notes_dir": sourced_json(
+            config.memory.notes_dir.as_ref(),
+            |d| json!(d),
+            json!(DEFAULT_NOTES_DIR),
+        ),
+        "embeddings": config.memory.embeddings.as_ref().map(|e| sourced_json(
+            Some(e),
+            |e| json!({"base_url": e.base_url, "model": e.model, "api_key_env": e.api_key_env}),
+            Value::Null,
+        )),
+    });
     json!({
         "files": config.files,
         "settings": {
@@ -236,5 +405,8 @@ fn to_json(config: &ConfigToml) -> Value {
                     .collect::<Vec<_>>(),
             },
         },
+        "automation": automation_json(config),
+        "notifiers": notifiers,
+        "memory": memory,
     })
 }

@@ -260,3 +260,91 @@ fn providers_list_without_providers_says_so() {
     let output = hookrig(&env, &["providers", "list", "--json"]);
     assert_eq!(text(&output.stdout), "[]\n");
 }
+
+/// `[automation]`, `[automation.llm]`, `[[notifiers]]` and `[memory]` at two levels.
+fn automation_files(env: &TestEnv) {
+    env.write_file(
+        env.config_home().join("hookrig/config.toml"),
+        indoc! {r#"
+            [automation]
+            max_concurrent = 3
+            debounce = "250ms"
+
+            [automation.llm]
+            provider = "openai"
+            model = "gpt-4o-mini"
+            api_key_env = "TEAM_OPENAI_KEY"
+
+            [[notifiers]]
+            kind = "discord"
+            url = "https://discord.example/api/webhooks/1/a"
+            events = ["failed", "completed"]
+
+            [memory.embeddings]
+            base_url = "http://127.0.0.1:11434"
+            model = "nomic-embed-text"
+        "#},
+    );
+    env.write_file(
+        ".hookrig/config.toml",
+        indoc! {r#"
+            [automation]
+            run_timeout = "2m"
+
+            [automation.llm]
+            model = "gpt-4.1"
+
+            [[notifiers]]
+            kind = "slack"
+            url = "https://hooks.slack.example/services/T/B/X"
+
+            [memory]
+            notes_dir = "docs/notes"
+        "#},
+    );
+}
+
+#[test]
+fn config_show_prints_the_automation_sections_with_their_sources() {
+    let env = test_env();
+    automation_files(&env);
+    let output = hookrig(&env, &["config", "show"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(text(&output.stderr), "");
+    insta::assert_snapshot!(redact(&env, &text(&output.stdout)));
+    let output = hookrig(&env, &["config", "show", "--json"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let json: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let part = serde_json::json!({
+        "automation": json["automation"],
+        "notifiers": json["notifiers"],
+        "memory": json["memory"],
+    });
+    let part = serde_json::to_string_pretty(&part).expect("JSON");
+    insta::assert_snapshot!(redact(&env, &part));
+    assert!(
+        json["automation"]["llm"]["model"]["source"]
+            .as_str()
+            .is_some_and(|s| s.ends_with(".hookrig/config.toml")),
+        "the project's model wins: {json}"
+    );
+}
+
+#[test]
+fn config_show_fails_on_a_bad_automation_value_with_its_place() {
+    let env = test_env();
+    let path = env.write_file(
+        ".hookrig/config.toml",
+        "[automation]\ntick = \"often\"\n\n[[notifiers]]\nkind = \"teams\"\nurl = \"https://x.example\"\n",
+    );
+    let output = hookrig(&env, &["config", "show"]);
+    assert_eq!(code(&output), 1);
+    assert_eq!(output.stdout, b"");
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "hookrig: error: {p}:2:8: `automation.tick` must be a duration such as \"300s\" or \"5m\", got \"often\": expected number at 0\n{p}:5:8: notifier: unknown kind `teams`; use \"discord\" or \"slack\"\n",
+            p = path.display()
+        )
+    );
+}

@@ -1,0 +1,431 @@
+//! How runs are announced: the seed's four messages (started, completed, skipped,
+//! failed) go to the log always, and to each Discord or Slack webhook of
+//! `[[notifiers]]` in `config.toml`.
+//!
+//! Sending never blocks a run: each message is posted from a task of its own, once (no
+//! retries, which could post the same message twice); a failed post is logged. Posts to
+//! one webhook are chained, each task waiting for the one before, so that a channel
+//! shows "is running" before "completed" even when the run took a millisecond.
+//! [`Notifiers::drain`] waits a bounded time for the posts still under way at shutdown.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use hookrig_config::{ConfigToml, NotifierConfig, NotifierKind};
+use serde_json::json;
+use tokio::task::JoinHandle;
+
+/// How many characters of a completed run's response the message carries.
+pub const RESPONSE_SUMMARY_CHARS: usize = 4000;
+/// Discord refuses a `content` longer than this many characters.
+pub const DISCORD_CONTENT_CHARS: usize = 2000;
+/// How long one post may take.
+const POST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where a run is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Phase {
+    /// The run started.
+    Started {
+        /// `periodic`, `event:<type>`, `manual`, ...
+        trigger_reason: String,
+    },
+    /// The run completed; `response` is the LLM's reply (empty with `skip_llm`).
+    Completed {
+        /// The reply.
+        response: String,
+    },
+    /// A skip condition matched.
+    Skipped {
+        /// The skip reason.
+        reason: String,
+    },
+    /// The run failed.
+    Failed {
+        /// Why.
+        error: String,
+    },
+}
+
+impl Phase {
+    /// `started`, `completed`, `skipped` or `failed`: the names `events` filters on.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Phase::Started { .. } => "started",
+            Phase::Completed { .. } => "completed",
+            Phase::Skipped { .. } => "skipped",
+            Phase::Failed { .. } => "failed",
+        }
+    }
+}
+
+/// The seed's message for `phase` of the automation `name`; a completed run's
+/// response follows on the next line, cut to [`RESPONSE_SUMMARY_CHARS`] characters.
+pub fn message(name: &str, phase: &Phase) -> String {
+    match phase {
+        Phase::Started { trigger_reason } => {
+            format!("🪝 Hook **{name}** is running (trigger: `{trigger_reason}`).")
+        }
+        Phase::Completed { response } => {
+            let summary = cut(response.trim(), RESPONSE_SUMMARY_CHARS);
+            if summary.is_empty() {
+                format!("🪝 Hook **{name}** completed.")
+            } else {
+                format!("🪝 Hook **{name}** completed.\n{summary}")
+            }
+        }
+        Phase::Skipped { reason } => format!("🪝 Hook **{name}** skipped: {reason}"),
+        Phase::Failed { error } => format!("🪝 Hook **{name}** failed: {error}"),
+    }
+}
+
+/// At most `max` characters of `text`, the last of them `…` when it is cut.
+pub fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let keep = max.saturating_sub(1);
+    let end = text.char_indices().nth(keep).map_or(text.len(), |(i, _)| i);
+    format!("{}…", &text[..end])
+}
+
+/// The JSON body posted to a webhook of `kind`: Discord's `{"content": ...}` (cut to
+/// Discord's 2000 characters: one message per phase, never split) or Slack's
+/// `{"text": ...}`.
+pub fn webhook_body(kind: NotifierKind, message: &str) -> serde_json::Value {
+    match kind {
+        NotifierKind::Discord => json!({"content": cut(message, DISCORD_CONTENT_CHARS)}),
+        NotifierKind::Slack => json!({"text": message}),
+    }
+}
+
+/// The notifiers of a configuration.
+#[derive(Debug, Clone)]
+pub struct Notifiers {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    targets: Vec<NotifierConfig>,
+    client: Result<reqwest::Client, String>,
+    /// The last post of each target (same index), which waits for the one before it.
+    last: Mutex<Vec<Option<JoinHandle<()>>>>,
+}
+
+impl Notifiers {
+    /// The `[[notifiers]]` of `config` (and the log).
+    pub fn from_config(config: &ConfigToml) -> Self {
+        Self::new(config.notifiers.iter().map(|n| n.value.clone()).collect())
+    }
+
+    /// These webhooks (and the log).
+    pub fn new(targets: Vec<NotifierConfig>) -> Self {
+        let client = if targets.is_empty() {
+            Err("no webhooks".to_owned())
+        } else {
+            build_client()
+        };
+        if let Err(err) = &client
+            && !targets.is_empty()
+        {
+            tracing::warn!("notifiers are off: cannot set up an HTTP client: {err}");
+        }
+        let last = Mutex::new(targets.iter().map(|_| None).collect());
+        Self {
+            inner: Arc::new(Inner {
+                targets,
+                client,
+                last,
+            }),
+        }
+    }
+
+    /// Logs `phase` of the automation `name` and posts it to every webhook whose
+    /// `events` let it through. Returns at once: the posts run on the current tokio
+    /// runtime (outside of one, only the log gets the message).
+    #[expect(
+        clippy::needless_pass_by_value,
+        reason = "the agreed interface: the engine hands the phase over"
+    )]
+    pub fn send(&self, automation_name: &str, phase: Phase) {
+        let text = message(automation_name, &phase);
+        if let Phase::Failed { .. } = &phase {
+            tracing::warn!(automation = automation_name, phase = phase.name(), "{text}");
+        } else {
+            tracing::info!(automation = automation_name, phase = phase.name(), "{text}");
+        }
+        let Ok(client) = &self.inner.client else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!("notification not posted: no async runtime");
+            return;
+        };
+        let mut last = self
+            .inner
+            .last
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (target, slot) in self.inner.targets.iter().zip(last.iter_mut()) {
+            if let Some(events) = &target.events
+                && !events.iter().any(|e| e == phase.name())
+            {
+                continue;
+            }
+            let body = webhook_body(target.kind, &text).to_string();
+            let request = client
+                .post(&target.url)
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body);
+            let kind = target.kind.as_str();
+            let url = target.url.clone();
+            let before = slot.take().filter(|task| !task.is_finished());
+            *slot = Some(runtime.spawn(async move {
+                if let Some(before) = before {
+                    let _ = before.await;
+                }
+                match tokio::time::timeout(POST_TIMEOUT, request.send()).await {
+                    Ok(Ok(response)) if response.status().is_success() => {}
+                    Ok(Ok(response)) => {
+                        let status = response.status();
+                        let body = response.text().await.unwrap_or_default();
+                        tracing::warn!(
+                            "{kind} notifier: POST {url} returned HTTP {status}: {}",
+                            cut(body.trim(), 500)
+                        );
+                    }
+                    Ok(Err(err)) => {
+                        tracing::warn!("{kind} notifier: POST {url} failed: {err}");
+                    }
+                    Err(_) => tracing::warn!(
+                        "{kind} notifier: POST {url} got no answer within {}s",
+                        POST_TIMEOUT.as_secs()
+                    ),
+                }
+            }));
+        }
+    }
+
+    /// Waits up to `within` for the posts under way; those still running then are
+    /// abandoned (and logged).
+    pub async fn drain(&self, within: Duration) {
+        let tasks: Vec<_> = self
+            .inner
+            .last
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter_mut()
+            .filter_map(Option::take)
+            .collect();
+        let deadline = tokio::time::Instant::now() + within;
+        let mut abandoned = 0;
+        // Each last post waits for the ones before it: awaiting it awaits them all.
+        for mut task in tasks {
+            if tokio::time::timeout_at(deadline, &mut task).await.is_err() {
+                task.abort();
+                abandoned += 1;
+            }
+        }
+        if abandoned > 0 {
+            tracing::warn!(
+                "notifications to {abandoned} webhook(s) still being posted after {}ms were abandoned",
+                within.as_millis()
+            );
+        }
+    }
+}
+
+fn build_client() -> Result<reqwest::Client, String> {
+    // rustls with ring, as for HTTP hooks: aws-lc-rs needs cmake to build.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        // A webhook that redirects is not followed: the message is posted once, where
+        // the config says.
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|err| err.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use test_case::test_case;
+
+    use super::*;
+    use crate::stub_http::{Request, Stub};
+
+    fn target(kind: NotifierKind, url: &str, events: Option<&[&str]>) -> NotifierConfig {
+        NotifierConfig {
+            kind,
+            url: url.to_owned(),
+            events: events.map(|e| e.iter().map(|s| (*s).to_owned()).collect()),
+        }
+    }
+
+    #[test_case(&Phase::Started { trigger_reason: "event:task.completed".into() }, "🪝 Hook **nightly** is running (trigger: `event:task.completed`)."; "started")]
+    #[test_case(&Phase::Completed { response: String::new() }, "🪝 Hook **nightly** completed."; "completed without response")]
+    #[test_case(&Phase::Completed { response: "  Two issues found.\n".into() }, "🪝 Hook **nightly** completed.\nTwo issues found."; "completed")]
+    #[test_case(&Phase::Skipped { reason: "step_0: exit code 0 (skip_llm_if_exit_zero)".into() }, "🪝 Hook **nightly** skipped: step_0: exit code 0 (skip_llm_if_exit_zero)"; "skipped")]
+    #[test_case(&Phase::Failed { error: "run timed out after 300s".into() }, "🪝 Hook **nightly** failed: run timed out after 300s"; "failed")]
+    fn messages_are_the_seeds(phase: &Phase, text: &str) {
+        assert_eq!(message("nightly", phase), text);
+    }
+
+    #[test]
+    fn a_long_response_is_cut_at_4000_characters_on_a_char_boundary() {
+        let response = "é".repeat(5000);
+        let text = message("n", &Phase::Completed { response });
+        let summary = text.split_once('\n').expect("two lines").1;
+        assert_eq!(summary.chars().count(), RESPONSE_SUMMARY_CHARS);
+        assert!(summary.ends_with("é…"));
+        // Exactly at the limit: nothing is cut.
+        let response = "x".repeat(RESPONSE_SUMMARY_CHARS);
+        let text = message(
+            "n",
+            &Phase::Completed {
+                response: response.clone(),
+            },
+        );
+        assert!(text.ends_with(&response));
+    }
+
+    #[test]
+    fn discord_content_is_cut_to_2000_characters() {
+        let long = "🪝".repeat(3000);
+        let body = webhook_body(NotifierKind::Discord, &long);
+        let content = body["content"].as_str().expect("content");
+        assert_eq!(content.chars().count(), DISCORD_CONTENT_CHARS);
+        assert!(content.ends_with("🪝…"));
+        let body = webhook_body(NotifierKind::Slack, &long);
+        assert_eq!(
+            body["text"].as_str(),
+            Some(long.as_str()),
+            "Slack takes 4000 and more"
+        );
+    }
+
+    #[tokio::test]
+    async fn each_phase_is_posted_once_to_each_webhook_with_its_body() {
+        let discord = Stub::start(204, "").await;
+        let slack = Stub::start(200, "ok").await;
+        let notifiers = Notifiers::new(vec![
+            target(
+                NotifierKind::Discord,
+                &format!("{}/api/webhooks/1/tok", discord.url),
+                None,
+            ),
+            target(
+                NotifierKind::Slack,
+                &format!("{}/services/T/B/X", slack.url),
+                None,
+            ),
+        ]);
+        let phases = [
+            Phase::Started {
+                trigger_reason: "periodic".into(),
+            },
+            Phase::Completed {
+                response: "Looks fine.".into(),
+            },
+            Phase::Skipped {
+                reason: "step_1: output empty (skip_llm_if_empty)".into(),
+            },
+            Phase::Failed {
+                error: "provider `openai` did not answer within 5s".into(),
+            },
+        ];
+        for phase in phases {
+            notifiers.send("docs check", phase);
+        }
+        notifiers.drain(Duration::from_secs(5)).await;
+        let shown = |stub: &Stub| -> Vec<serde_json::Value> {
+            stub.requests()
+                .iter()
+                .map(|r| {
+                    json!({
+                        "method": r.method,
+                        "path": r.path,
+                        "content-type": r.header("content-type"),
+                        "body": r.json(),
+                    })
+                })
+                .collect()
+        };
+        // In the order sent: posts to one webhook are chained.
+        insta::assert_json_snapshot!("discord", shown(&discord));
+        insta::assert_json_snapshot!("slack", shown(&slack));
+    }
+
+    #[tokio::test]
+    async fn events_filter_which_phases_a_webhook_gets() {
+        let stub = Stub::start(200, "").await;
+        let notifiers = Notifiers::new(vec![target(
+            NotifierKind::Slack,
+            &stub.url,
+            Some(&["failed"]),
+        )]);
+        notifiers.send(
+            "a",
+            Phase::Started {
+                trigger_reason: "manual".into(),
+            },
+        );
+        notifiers.send(
+            "a",
+            Phase::Failed {
+                error: "boom".into(),
+            },
+        );
+        notifiers.drain(Duration::from_secs(5)).await;
+        let bodies: Vec<_> = stub.requests().iter().map(Request::json).collect();
+        assert_eq!(bodies, [json!({"text": "🪝 Hook **a** failed: boom"})]);
+    }
+
+    #[tokio::test]
+    async fn a_failing_webhook_is_not_retried() {
+        let stub = Stub::start(500, r#"{"message":"down"}"#).await;
+        let notifiers = Notifiers::new(vec![target(NotifierKind::Discord, &stub.url, None)]);
+        notifiers.send("a", Phase::Skipped { reason: "r".into() });
+        notifiers.drain(Duration::from_secs(5)).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(stub.requests().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn send_does_not_wait_for_a_slow_webhook_and_drain_is_bounded() {
+        let stub = Stub::start_slow(200, "", Duration::from_secs(30)).await;
+        let notifiers = Notifiers::new(vec![target(NotifierKind::Slack, &stub.url, None)]);
+        let started = std::time::Instant::now();
+        notifiers.send(
+            "a",
+            Phase::Started {
+                trigger_reason: "manual".into(),
+            },
+        );
+        assert!(
+            started.elapsed() < Duration::from_millis(500),
+            "send blocked"
+        );
+        stub.wait_for(1).await;
+        notifiers.drain(Duration::from_millis(200)).await;
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "drain not bounded"
+        );
+    }
+
+    #[test]
+    fn outside_a_runtime_only_the_log_gets_it() {
+        let notifiers = Notifiers::new(vec![target(
+            NotifierKind::Slack,
+            "http://127.0.0.1:9",
+            None,
+        )]);
+        notifiers.send(
+            "a",
+            Phase::Started {
+                trigger_reason: "manual".into(),
+            },
+        );
+    }
+}
