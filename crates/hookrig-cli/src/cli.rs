@@ -145,6 +145,8 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: ProvidersCommand,
     },
+    /// Start a provider CLI on a task in its own git worktree; list, watch, stop, clean.
+    Agent(crate::commands::agent::AgentArgs),
     /// `hookrig NAME ARGS...` runs the external command `hookrig-NAME ARGS...`.
     #[command(external_subcommand)]
     External(Vec<OsString>),

@@ -108,6 +108,9 @@ pub(crate) enum ExpectedError {
     /// The current directory is gone or unreadable.
     #[error("cannot read the current directory")]
     Cwd(#[source] std::io::Error),
+    /// An `hookrig agent` command failed.
+    #[error(transparent)]
+    Agent(#[from] crate::agents::AgentError),
     /// Writing the answer failed.
     #[error("cannot write to stdout")]
     Stdout(#[source] std::io::Error),

@@ -3,6 +3,7 @@
 //! A host runs `hookrig emit EVENT < payload.json` and gets one Outcome JSON object
 //! back; every emit and hook run is recorded in the ledger (`hookrig runs`, `hookrig why`).
 
+mod agents;
 mod cli;
 mod commands;
 mod engine;
@@ -77,6 +78,9 @@ fn main() -> ExitCode {
             command: ProvidersCommand::List { cwd, json },
         } => commands::providers::list(cwd.as_deref(), json),
         Command::Plugins(args) => commands::plugins::run(&cli.global, &args),
+        Command::Agent(args) => {
+            commands::agent::run(&cli.global, args, cli.agent.as_deref(), cli.plan.as_deref())
+        }
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -50,8 +50,8 @@ pub use package::{
 };
 pub use schema::native_schema;
 pub use settings_file::{
-    ConfigToml, DEFAULT_HOOK_TIMEOUT, HookSetting, Provider, ProvisionFile, ProvisionMode, Sourced,
-    config_toml_paths, load_config_toml,
+    AgentConfig, ConfigToml, DEFAULT_HOOK_TIMEOUT, HookSetting, Provider, ProvisionFile,
+    ProvisionMode, Sourced, config_toml_paths, load_config_toml,
 };
 pub use trust::{
     Distrust, TrustStore, TrustedHook, definition_hash, hook_key, project_dir, trust_store_path,

@@ -32,6 +32,7 @@ use crate::native::{did_you_mean, segments, span_of, toml_message};
 struct RawFile {
     settings: Option<RawSettings>,
     providers: Option<Vec<Spanned<RawProvider>>>,
+    agents: Option<Vec<Spanned<RawAgent>>>,
     hooks: Option<RawHooks>,
     worktree: Option<RawWorktree>,
     automation: Option<RawAutomation>,
@@ -51,6 +52,12 @@ struct RawProvider {
     keystroke_delay_ms: Option<Spanned<i64>>,
     resume_flag: Option<String>,
     default_args: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RawAgent {
+    name: Option<Spanned<String>>,
+    provider: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -154,6 +161,15 @@ pub struct Provider {
     pub default_args: Vec<String>,
 }
 
+/// An `[[agents]]` entry: the provider an agent uses when its task names none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentConfig {
+    /// The agent's name (`--agent`, `HOOKRIG_AGENT`).
+    pub name: String,
+    /// The id of its provider (configured or built in).
+    pub provider: String,
+}
+
 /// How a provisioned file reaches an agent's worktree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProvisionMode {
@@ -195,6 +211,8 @@ const KNOWN_KEYS: &[&str] = &[
     "hook_timeout",
     "plugin_path",
     "providers",
+    "agents",
+    "provider",
     "id",
     "name",
     "cli",
@@ -245,6 +263,8 @@ pub struct ConfigToml {
     /// `[[providers]]`, merged by `id`: a later file's provider replaces an earlier one
     /// with the same id in place; new ids are appended.
     pub providers: Vec<Sourced<Provider>>,
+    /// `[[agents]]`, merged by `name` like providers by `id`.
+    pub agents: Vec<Sourced<AgentConfig>>,
     /// `[hooks]`, by hook point, in [`HookPoint::ALL`] order.
     pub hooks: Vec<(HookPoint, Sourced<HookSetting>)>,
     /// `[worktree.provision] files`, merged by `to` like providers by `id`.
@@ -342,6 +362,7 @@ struct Layer {
     hook_timeout: Option<Sourced<Duration>>,
     plugin_path: Option<Sourced<Vec<PathBuf>>>,
     providers: Vec<Sourced<Provider>>,
+    agents: Vec<Sourced<AgentConfig>>,
     hooks: Vec<(HookPoint, Sourced<HookSetting>)>,
     provision: Vec<Sourced<ProvisionFile>>,
     automation: automation_settings::AutomationLayer,
@@ -361,6 +382,7 @@ impl Layer {
             merged.plugin_path = self.plugin_path;
         }
         merge_by(&mut merged.providers, self.providers, |p| p.id.clone());
+        merge_by(&mut merged.agents, self.agents, |a| a.name.clone());
         merge_by(&mut merged.provision, self.provision, |f| f.to.clone());
         for (point, setting) in self.hooks {
             match merged.hooks.iter_mut().find(|(p, _)| *p == point) {
@@ -447,6 +469,9 @@ fn parse_layer(
             }
             layer.providers.push(lower.sourced(provider, &span));
         }
+    }
+    for raw in raw.agents.unwrap_or_default() {
+        lower.agent(raw, &mut layer.agents);
     }
     if let Some(hooks) = raw.hooks {
         let points = [
@@ -616,6 +641,30 @@ impl Lower<'_> {
             resume_flag: raw.resume_flag,
             default_args: raw.default_args.unwrap_or_default(),
         })
+    }
+
+    /// One `[[agents]]` entry, appended to `agents` unless invalid or a duplicate.
+    fn agent(&mut self, raw: Spanned<RawAgent>, agents: &mut Vec<Sourced<AgentConfig>>) {
+        let span = raw.span();
+        let raw = raw.into_inner();
+        let what = match &raw.name {
+            Some(name) => format!("agent `{}`", name.get_ref()),
+            None => "agent".to_owned(),
+        };
+        let name = self.required(raw.name, "name", &what, &span);
+        let provider = self.required(raw.provider, "provider", &what, &span);
+        let (Some(name), Some(provider)) = (name, provider) else {
+            return;
+        };
+        if let Some(first) = agents.iter().find(|a| a.value.name == name) {
+            let message = format!(
+                "duplicate agent `{name}` (first declared on line {}); names must be unique in a file",
+                first.line
+            );
+            self.error(span, message);
+            return;
+        }
+        agents.push(self.sourced(AgentConfig { name, provider }, &span));
     }
 
     fn provision_file(
@@ -898,6 +947,37 @@ mod tests {
             ]
         );
         assert_eq!(merged.files, [global, local]);
+    }
+
+    #[test]
+    fn agents_merge_by_name_and_need_a_provider() {
+        let (dir, env) = world();
+        write(
+            &dir.path().join("home/.config/hookrig/config.toml"),
+            "[[agents]]\nname = \"coder\"\nprovider = \"claude\"\n\n[[agents]]\nname = \"qa\"\nprovider = \"aider\"\n",
+        );
+        let local = dir.path().join("project/.hookrig/config.toml");
+        write(
+            &local,
+            "[[agents]]\nname = \"coder\"\nprovider = \"codex\"\n",
+        );
+        let merged = load_config_toml(&env, &mut Vec::new()).expect("loads");
+        let agents: Vec<_> = merged
+            .agents
+            .iter()
+            .map(|a| (a.value.name.as_str(), a.value.provider.as_str(), a.line))
+            .collect();
+        assert_eq!(agents, [("coder", "codex", 1), ("qa", "aider", 5)]);
+        assert_eq!(merged.agents[0].source, local);
+        assert_eq!(
+            errors_of(
+                "[[agents]]\nname = \"x\"\n\n[[agents]]\nname = \"y\"\nprovider = \"a\"\n\n[[agents]]\nname = \"y\"\nprovider = \"b\"\n"
+            ),
+            [
+                "config.toml:1:1: agent `x`: missing required field `provider`",
+                "config.toml:8:1: duplicate agent `y` (first declared on line 4); names must be unique in a file",
+            ]
+        );
     }
 
     #[test]

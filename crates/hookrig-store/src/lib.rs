@@ -70,12 +70,14 @@
 //! # }
 //! ```
 
+mod agents;
 mod errors;
 mod ledger;
 mod plugins;
 mod record;
 mod schema;
 
+pub use crate::agents::AgentRow;
 pub use crate::errors::StoreError;
 pub use crate::ledger::{Ledger, default_ledger_path};
 pub use crate::plugins::{ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow};

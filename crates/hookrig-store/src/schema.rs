@@ -153,6 +153,34 @@ const MIGRATIONS: &[&str] = &[
 
     CREATE INDEX tasks_by_project_status ON tasks (project_id, status, priority);
     ",
+    // Version 4: agents started by `hookrig agent spawn`, one row per worktree (a
+    // worktree runs one agent at a time; spawning again replaces the row). `pid` is the
+    // provider's pid, which is also its process group; `proc_start` is the kernel's start
+    // time of that pid (Linux `/proc/PID/stat` field 22) so that a reused pid is not
+    // taken for the agent. `exit_code`/`exit_signal` are written by the process that
+    // waits for the provider; `stopped_at` by `hookrig agent stop`. Times in
+    // milliseconds since the Unix epoch.
+    "
+    CREATE TABLE agents (
+        worktree    TEXT NOT NULL PRIMARY KEY,
+        repo        TEXT NOT NULL,
+        task        TEXT NOT NULL,
+        plan        TEXT NOT NULL,
+        agent       TEXT NOT NULL,
+        provider    TEXT NOT NULL,
+        branch      TEXT NOT NULL,
+        log         TEXT NOT NULL,
+        pid         INTEGER,
+        proc_start  INTEGER,
+        started_at  INTEGER NOT NULL,
+        exit_code   INTEGER,
+        exit_signal INTEGER,
+        ended_at    INTEGER,
+        stopped_at  INTEGER
+    ) STRICT;
+
+    CREATE INDEX agents_by_task ON agents (task);
+    ",
 ];
 
 /// The schema version this build writes and reads.

@@ -100,6 +100,11 @@ fn to_text(config: &ConfigToml) -> String {
         let _ = writeln!(out, "\n[[providers]]  {}", from(provider));
         provider_text(&mut out, &provider.value);
     }
+    for agent in &config.agents {
+        let _ = writeln!(out, "\n[[agents]]  {}", from(agent));
+        let _ = writeln!(out, "name = {}", quote(&agent.value.name));
+        let _ = writeln!(out, "provider = {}", quote(&agent.value.provider));
+    }
     if !config.hooks.is_empty() {
         out.push_str("\n[hooks]\n");
         for (point, setting) in &config.hooks {
@@ -390,6 +395,15 @@ fn to_json(config: &ConfigToml) -> Value {
             .providers
             .iter()
             .map(|p| sourced_json(Some(p), provider_json, Value::Null))
+            .collect::<Vec<_>>(),
+        "agents": config
+            .agents
+            .iter()
+            .map(|a| sourced_json(
+                Some(a),
+                |a| json!({"name": a.name, "provider": a.provider}),
+                Value::Null,
+            ))
             .collect::<Vec<_>>(),
         "hooks": hooks,
         "worktree": {

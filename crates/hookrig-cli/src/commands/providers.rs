@@ -31,7 +31,7 @@ const KILL_GRACE: Duration = Duration::from_millis(500);
 const OUTPUT_CAP: usize = 16 * 1024;
 
 /// Where a provider's CLI is.
-enum Found {
+pub(crate) enum Found {
     /// An executable file.
     At(PathBuf),
     /// A file that is not executable.
@@ -87,7 +87,7 @@ pub(crate) fn list(cwd: Option<&Path>, json: bool) -> Result<u8, ExpectedError> 
 
 /// A name with a `/` is a path (relative to `dir`); any other name is searched in
 /// `PATH`, as `execvp` would.
-fn find(cli: &str, dir: &Path) -> Found {
+pub(crate) fn find(cli: &str, dir: &Path) -> Found {
     if cli.contains('/') {
         let path = dir.join(cli);
         return match probe(&path) {

@@ -1,0 +1,153 @@
+//! Whether a recorded agent still runs, and stopping its process group.
+
+use std::time::{Duration, Instant};
+
+use hookrig_store::AgentRow;
+use nix::errno::Errno;
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::unistd::Pid;
+
+/// The kernel's start time of `pid` in clock ticks since boot (field 22 of
+/// `/proc/PID/stat`), or `None` where there is no `/proc` or no such process.
+pub(crate) fn start_time(pid: i64) -> Option<i64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces and `)`: count
+    // the fields after the last `)`, where field 3 starts.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+fn pid_of(raw: i64) -> Option<Pid> {
+    i32::try_from(raw)
+        .ok()
+        .filter(|p| *p > 0)
+        .map(Pid::from_raw)
+}
+
+/// The agent's state as `list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum State {
+    /// Recorded, but its pid is not known yet.
+    Starting,
+    /// Its process is alive (and is the one that was started).
+    Running,
+    /// It ended: exit code or signal when the host recorded them.
+    Exited {
+        code: Option<i64>,
+        signal: Option<i64>,
+    },
+}
+
+impl State {
+    pub(crate) fn text(&self) -> String {
+        match self {
+            State::Starting => "starting".to_owned(),
+            State::Running => "running".to_owned(),
+            State::Exited {
+                code: Some(code), ..
+            } => format!("exited ({code})"),
+            State::Exited {
+                signal: Some(signal),
+                ..
+            } => format!("killed (signal {signal})"),
+            State::Exited { .. } => "exited".to_owned(),
+        }
+    }
+}
+
+/// Whether `row`'s agent runs. A recorded exit settles it. Otherwise the pid must be
+/// alive (`kill(pid, 0)`) and, where `/proc` tells start times, have the start time
+/// recorded at spawn: a pid the kernel gave to another process since is not the agent.
+pub(crate) fn state(row: &AgentRow) -> State {
+    if row.exit_code.is_some() || row.exit_signal.is_some() {
+        return State::Exited {
+            code: row.exit_code,
+            signal: row.exit_signal,
+        };
+    }
+    let Some(pid) = row.pid.and_then(pid_of) else {
+        return State::Starting;
+    };
+    let alive = match kill(pid, None) {
+        Ok(()) | Err(Errno::EPERM) => true,
+        Err(_) => false,
+    };
+    let same = match (row.proc_start, start_time(i64::from(pid.as_raw()))) {
+        (Some(recorded), Some(now)) => recorded == now,
+        // Without /proc (or without a recorded start), kill(pid, 0) is all there is.
+        _ => true,
+    };
+    if alive && same && !is_zombie(pid.as_raw()) {
+        State::Running
+    } else {
+        State::Exited {
+            code: None,
+            signal: None,
+        }
+    }
+}
+
+/// A zombie has exited: only its parent has not reaped it yet.
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let rest = stat[stat.rfind(')')? + 1..].trim_start().to_owned();
+            rest.chars().next()
+        })
+        == Some('Z')
+}
+
+/// Whether any process of the group `pgid` is left.
+fn group_alive(pgid: Pid) -> bool {
+    matches!(killpg(pgid, None), Ok(()) | Err(Errno::EPERM))
+}
+
+/// How `stop` went.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Stopped {
+    /// The group was gone already.
+    NotRunning,
+    /// SIGTERM was enough.
+    Terminated,
+    /// SIGKILL was needed after `grace`.
+    Killed,
+}
+
+/// SIGTERM to the agent's process group, then SIGKILL to what is left after `grace`.
+pub(crate) fn stop(leader: i64, grace: Duration) -> Stopped {
+    let Some(pgid) = pid_of(leader) else {
+        return Stopped::NotRunning;
+    };
+    if killpg(pgid, Signal::SIGTERM).is_err() {
+        return Stopped::NotRunning;
+    }
+    let deadline = Instant::now() + grace;
+    while Instant::now() < deadline {
+        if !group_alive(pgid) {
+            return Stopped::Terminated;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = killpg(pgid, Signal::SIGKILL);
+    // SIGKILL cannot be caught; give the kernel a moment to take the group down.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while group_alive(pgid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Stopped::Killed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_time_of_this_process_is_known_and_stable() {
+        let me = i64::from(std::process::id());
+        let first = start_time(me);
+        assert!(first.is_some());
+        assert_eq!(first, start_time(me));
+        assert_eq!(start_time(i64::from(i32::MAX)), None);
+    }
+}

@@ -1,0 +1,237 @@
+//! Agents started by `hookrig agent spawn`: which provider runs which task in which
+//! worktree, under which pid, and how it ended.
+//!
+//! One row per worktree, in the ledger's file (table `agents`). `spawn` writes the row
+//! before the provider starts; the process that waits for the provider fills in the pid
+//! and, later, the exit; `stop` records when it stopped the agent.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{OptionalExtension, Row, params};
+use serde::{Deserialize, Serialize};
+
+use crate::errors::StoreError;
+use crate::ledger::Ledger;
+
+/// One agent, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentRow {
+    /// The worktree the agent runs in, absolute: the row's key.
+    pub worktree: String,
+    /// The repository root the worktree belongs to.
+    pub repo: String,
+    /// The task's name.
+    pub task: String,
+    /// The plan file, absolute.
+    pub plan: String,
+    /// The agent's name.
+    pub agent: String,
+    /// The provider's id.
+    pub provider: String,
+    /// The worktree's branch (`task/<task>`).
+    pub branch: String,
+    /// The log of the provider's output.
+    pub log: String,
+    /// The provider's pid, which is also its process group; `None` until it started.
+    pub pid: Option<i64>,
+    /// The kernel's start time of `pid` (clock ticks since boot), when known.
+    pub proc_start: Option<i64>,
+    /// When `spawn` started it, in milliseconds since the Unix epoch.
+    pub started_at_ms: i64,
+    /// Its exit code, once it exited normally.
+    pub exit_code: Option<i64>,
+    /// The signal that ended it, once a signal did.
+    pub exit_signal: Option<i64>,
+    /// When it ended, in milliseconds since the Unix epoch.
+    pub ended_at_ms: Option<i64>,
+    /// When `hookrig agent stop` stopped it.
+    pub stopped_at_ms: Option<i64>,
+}
+
+const SELECT_AGENT: &str = "
+    SELECT worktree, repo, task, plan, agent, provider, branch, log, pid, proc_start,
+           started_at, exit_code, exit_signal, ended_at, stopped_at
+    FROM agents";
+
+impl Ledger {
+    /// Records a newly spawned agent, replacing any earlier row of its worktree.
+    pub fn record_agent(&mut self, agent: &AgentRow) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "INSERT OR REPLACE INTO agents (worktree, repo, task, plan, agent, provider,
+                     branch, log, pid, proc_start, started_at, exit_code, exit_signal,
+                     ended_at, stopped_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                params![
+                    agent.worktree,
+                    agent.repo,
+                    agent.task,
+                    agent.plan,
+                    agent.agent,
+                    agent.provider,
+                    agent.branch,
+                    agent.log,
+                    agent.pid,
+                    agent.proc_start,
+                    agent.started_at_ms,
+                    agent.exit_code,
+                    agent.exit_signal,
+                    agent.ended_at_ms,
+                    agent.stopped_at_ms
+                ],
+            )
+            .map(drop)
+            .map_err(|source| self.agent_error("record an agent", source))
+    }
+
+    /// Sets the pid (and its start time) of the agent in `worktree`.
+    pub fn set_agent_pid(
+        &mut self,
+        worktree: &str,
+        pid: i64,
+        proc_start: Option<i64>,
+    ) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "UPDATE agents SET pid = ?2, proc_start = ?3 WHERE worktree = ?1",
+                params![worktree, pid, proc_start],
+            )
+            .map(drop)
+            .map_err(|source| self.agent_error("record an agent's pid", source))
+    }
+
+    /// Records how the agent in `worktree` ended: an exit code or a signal.
+    pub fn set_agent_exit(
+        &mut self,
+        worktree: &str,
+        exit_code: Option<i64>,
+        exit_signal: Option<i64>,
+    ) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "UPDATE agents SET exit_code = ?2, exit_signal = ?3, ended_at = ?4
+                 WHERE worktree = ?1",
+                params![worktree, exit_code, exit_signal, now_ms()],
+            )
+            .map(drop)
+            .map_err(|source| self.agent_error("record an agent's exit", source))
+    }
+
+    /// Records that `hookrig agent stop` stopped the agent in `worktree`.
+    pub fn set_agent_stopped(&mut self, worktree: &str) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "UPDATE agents SET stopped_at = ?2 WHERE worktree = ?1",
+                params![worktree, now_ms()],
+            )
+            .map(drop)
+            .map_err(|source| self.agent_error("record an agent's stop", source))
+    }
+
+    /// Forgets the agent in `worktree` (its worktree was removed).
+    pub fn delete_agent(&mut self, worktree: &str) -> Result<(), StoreError> {
+        self.conn()
+            .execute("DELETE FROM agents WHERE worktree = ?1", [worktree])
+            .map(drop)
+            .map_err(|source| self.agent_error("delete an agent", source))
+    }
+
+    /// The agent in `worktree`, if any.
+    pub fn agent(&self, worktree: &str) -> Result<Option<AgentRow>, StoreError> {
+        self.conn()
+            .query_row(
+                &format!("{SELECT_AGENT} WHERE worktree = ?1"),
+                [worktree],
+                agent_from_row,
+            )
+            .optional()
+            .map_err(|source| self.agent_error("read an agent", source))
+    }
+
+    /// Every agent, oldest first.
+    pub fn agents(&self) -> Result<Vec<AgentRow>, StoreError> {
+        let conn = self.conn();
+        conn.prepare(&format!("{SELECT_AGENT} ORDER BY started_at, worktree"))
+            .and_then(|mut stmt| stmt.query_map([], agent_from_row)?.collect())
+            .map_err(|source| self.agent_error("list agents", source))
+    }
+
+    fn agent_error(&self, action: &'static str, source: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite {
+            path: self.path().to_owned(),
+            action,
+            source,
+        }
+    }
+}
+
+fn agent_from_row(row: &Row<'_>) -> rusqlite::Result<AgentRow> {
+    Ok(AgentRow {
+        worktree: row.get(0)?,
+        repo: row.get(1)?,
+        task: row.get(2)?,
+        plan: row.get(3)?,
+        agent: row.get(4)?,
+        provider: row.get(5)?,
+        branch: row.get(6)?,
+        log: row.get(7)?,
+        pid: row.get(8)?,
+        proc_start: row.get(9)?,
+        started_at_ms: row.get(10)?,
+        exit_code: row.get(11)?,
+        exit_signal: row.get(12)?,
+        ended_at_ms: row.get(13)?,
+        stopped_at_ms: row.get(14)?,
+    })
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(worktree: &str) -> AgentRow {
+        AgentRow {
+            worktree: worktree.to_owned(),
+            repo: "/r".to_owned(),
+            task: "api".to_owned(),
+            plan: "/r/plan.spl".to_owned(),
+            agent: "coder".to_owned(),
+            provider: "claude".to_owned(),
+            branch: "task/api".to_owned(),
+            log: "/r/.hookrig/worktrees/api.log".to_owned(),
+            pid: None,
+            proc_start: None,
+            started_at_ms: 1_000,
+            exit_code: None,
+            exit_signal: None,
+            ended_at_ms: None,
+            stopped_at_ms: None,
+        }
+    }
+
+    #[test]
+    fn an_agent_round_trips_through_its_life() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut ledger = Ledger::open(&dir.path().join("ledger.db")).expect("open");
+        ledger.record_agent(&row("/r/w")).expect("record");
+        ledger.set_agent_pid("/r/w", 42, Some(7)).expect("pid");
+        ledger.set_agent_stopped("/r/w").expect("stop");
+        ledger.set_agent_exit("/r/w", None, Some(15)).expect("exit");
+        let got = ledger.agent("/r/w").expect("read").expect("a row");
+        assert_eq!((got.pid, got.proc_start), (Some(42), Some(7)));
+        assert_eq!((got.exit_code, got.exit_signal), (None, Some(15)));
+        assert!(got.ended_at_ms.is_some() && got.stopped_at_ms.is_some());
+
+        // Spawning again in the same worktree replaces the row.
+        ledger.record_agent(&row("/r/w")).expect("record again");
+        assert_eq!(ledger.agents().expect("list"), [row("/r/w")]);
+        ledger.delete_agent("/r/w").expect("delete");
+        assert!(ledger.agent("/r/w").expect("read").is_none());
+    }
+}
