@@ -5,6 +5,8 @@
 //!
 //! - [`template`] renders `{{step_N}}` / `{{event.field}}` placeholders.
 //! - [`skip`] decides whether the step results short-circuit the LLM call.
+//! - [`steps`] runs the context steps ([`steps::run_steps`]).
 
 pub mod skip;
+pub mod steps;
 pub mod template;
