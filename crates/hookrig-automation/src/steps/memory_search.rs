@@ -7,7 +7,9 @@
 //! `memory.upsert` events stored. Ranking is lexical (SQLite FTS5, bm25); with an
 //! embeddings endpoint configured, the best lexical candidates are re-ranked by
 //! the cosine similarity of their embedding to the query's. Output: `content`
-//! (each result as `### source — heading (score 0.123)` and its text), `count`,
+//! (each result as `### source — heading (score 0.123)` and its text; the
+//! lexical score is relative to the best result's, the embeddings score the
+//! cosine similarity), `count`,
 //! `ranking` (`lexical` or `embeddings`). When the store cannot be used the step
 //! returns empty content with count 0, not an error, as the seed degrades; an
 //! embeddings endpoint that fails leaves the lexical order and adds
@@ -61,6 +63,13 @@ pub(crate) async fn run(
             json!({"content": "", "count": 0, "ranking": "lexical"}),
         ));
     };
+    // bm25 scores are tiny when a word is in half the sections (its idf is near
+    // zero) and mean nothing across queries: shown relative to the best, they say
+    // how close each result came.
+    let best = hits.first().map_or(0.0, |hit| hit.score);
+    for hit in &mut hits {
+        hit.score = if best > 0.0 { hit.score / best } else { 0.0 };
+    }
     let mut ranking = "lexical";
     let mut embeddings_error = None;
     if let Some(endpoint) = embeddings.filter(|_| !hits.is_empty()) {

@@ -43,12 +43,29 @@ async fn read_file_default_is_500_lines() {
 async fn read_file_errors() {
     let world = World::new();
     std::fs::create_dir_all(world.root().join("dir")).expect("mkdir");
+    // A FIFO nobody writes to would block an open forever.
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(world.root().join("fifo"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(fifo.success());
+    let blocked = world
+        .one(json!({"type": "read_file", "path": "fifo"}))
+        .await;
+    assert!(
+        blocked["error"]
+            .as_str()
+            .expect("an error")
+            .ends_with("not a regular file"),
+        "{blocked}"
+    );
     let results = world
         .run(json!([
             {"type": "read_file", "path": "nope.txt"},
             {"type": "read_file"},
             {"type": "read_file", "path": "dir"},
             {"type": "read_file", "path": "x", "max_lines": -1},
+            {"type": "read_file", "path": "/dev/zero"},
         ]))
         .await;
     insta::assert_json_snapshot!(world.scrub(&json!(results)));

@@ -43,6 +43,7 @@ async fn searches_notes_by_bm25_with_placeholders() {
     assert!(first.contains("To deploy, run make deploy."), "{content}");
     assert!(content.contains("rollback.md — Rollback"), "{content}");
     assert!(!content.contains("Soup"));
+    insta::assert_json_snapshot!(world.scrub(&result));
 }
 
 #[tokio::test]
