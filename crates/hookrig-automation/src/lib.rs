@@ -5,12 +5,14 @@
 //!
 //! - [`template`] renders `{{step_N}}` / `{{event.field}}` placeholders.
 //! - [`skip`] decides whether the step results short-circuit the LLM call.
+//! - [`steps`] runs the context steps ([`steps::run_steps`]).
 //! - [`llm`] sends the rendered prompt to a CLI or HTTP provider.
 //! - [`notifier`] tells the log, Discord and Slack how runs go.
 
 pub mod llm;
 pub mod notifier;
 pub mod skip;
+pub mod steps;
 #[cfg(test)]
 mod stub_http;
 pub mod template;

@@ -129,6 +129,13 @@ pub enum StoreError {
         source: serde_json::Error,
     },
 
+    /// A `db_query` step named a query that is not one of the named queries.
+    #[error("unknown query `{name}`")]
+    UnknownQuery {
+        /// The name asked for.
+        name: String,
+    },
+
     /// A statement failed while using an open ledger.
     #[error("could not {action} in the ledger {}", path.display())]
     Sqlite {
