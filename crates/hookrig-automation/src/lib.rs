@@ -5,6 +5,12 @@
 //!
 //! - [`template`] renders `{{step_N}}` / `{{event.field}}` placeholders.
 //! - [`skip`] decides whether the step results short-circuit the LLM call.
+//! - [`schedule`] says when cron and periodic automations are due.
+//! - [`watch`] turns file-system changes into `file.changed` / `folder.changed` events.
+//! - [`ingress`] is the local Unix socket of `hookrig serve` (server and client side).
 
+pub mod ingress;
+pub mod schedule;
 pub mod skip;
 pub mod template;
+pub mod watch;
