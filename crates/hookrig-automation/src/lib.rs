@@ -8,11 +8,17 @@
 //! - [`steps`] runs the context steps ([`steps::run_steps`]).
 //! - [`llm`] sends the rendered prompt to a CLI or HTTP provider.
 //! - [`notifier`] tells the log, Discord and Slack how runs go.
+//! - [`schedule`] says when cron and periodic automations are due.
+//! - [`watch`] turns file-system changes into `file.changed` / `folder.changed` events.
+//! - [`ingress`] is the local Unix socket of `hookrig serve` (server and client side).
 
+pub mod ingress;
 pub mod llm;
 pub mod notifier;
+pub mod schedule;
 pub mod skip;
 pub mod steps;
 #[cfg(test)]
 mod stub_http;
 pub mod template;
+pub mod watch;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use clap::ValueEnum;
+use hookrig_automation::ingress;
 use hookrig_config::{Environment, LoadOptions};
 use hookrig_core::{
     Dispatched, Event, EventContext, EventName, Outcome, Payload, dispatch, duration_ms,
@@ -17,6 +18,10 @@ use crate::cli::{EmitArgs, GlobalArgs};
 use crate::errors::ExpectedError;
 use crate::{engine, ledger, logging, output, signals};
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "one emit's steps in the order they happen; each is a call into a helper"
+)]
 pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> {
     let started = Instant::now();
     let started_at_ms = unix_ms();
@@ -123,6 +128,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
         eprint!("{text}");
     }
     output::print(&answer.stdout)?;
+    deliver_to_serve(&runtime, &entry.event, &entry.payload_in);
 
     if pool.in_flight() > 0 {
         runtime.block_on(finish_async(&pool, &groups, ledger.as_mut(), &entry.run_id));
@@ -164,6 +170,24 @@ fn record(
             warnings.push(ledger::warning(&err));
             None
         }
+    }
+}
+
+/// Hands the event to a running `hookrig serve` through its socket, so its event
+/// automations fire. Emit neither waits on the automations nor fails because of the
+/// ingress: with no serve running this is one failed `connect`, and any other problem is
+/// a debug line. Called once the answer is printed, so the host is never held up by it.
+fn deliver_to_serve(runtime: &tokio::runtime::Runtime, event: &str, payload_json: &str) {
+    let Some(path) = ingress::socket_path_from_env() else {
+        return;
+    };
+    let Ok(payload) = serde_json::from_str::<&serde_json::value::RawValue>(payload_json) else {
+        return;
+    };
+    match runtime.block_on(ingress::deliver_event(&path, event, payload)) {
+        Ok(()) => tracing::debug!("delivered {event} to hookrig serve ({})", path.display()),
+        Err(ingress::IngressError::NotRunning { .. }) => {}
+        Err(err) => tracing::debug!("not delivered to hookrig serve: {err}"),
     }
 }
 

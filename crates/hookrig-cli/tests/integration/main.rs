@@ -20,6 +20,7 @@ mod plugins;
 mod process;
 mod protocol;
 mod providers;
+mod serve_ingress;
 mod snapshots;
 mod trust;
 mod webhooks;
