@@ -16,6 +16,11 @@
 //!   [`Ledger::register_plugin`], [`Ledger::plugins`], [`Ledger::set_plugin_enabled`],
 //!   [`Ledger::delete_plugin`] and [`Ledger::plugins_enabled_for`], with rows
 //!   [`PluginRow`], [`PluginEntry`] and [`AgentEnablement`].
+//! - The automation engine's definitions and runs (`hookrig auto`, `hookrig serve`):
+//!   [`Ledger::upsert_automation`], [`Ledger::automations`],
+//!   [`Ledger::insert_automation_run`], [`Ledger::automation_runs`],
+//!   [`Ledger::interrupt_running_runs`] and friends, with rows [`AutomationRow`] and
+//!   [`AutomationRunRow`].
 //!
 //! Several processes can use one ledger at once: it runs in WAL mode, readers
 //! never block, and writers wait for each other up to a busy timeout.
@@ -70,12 +75,14 @@
 //! # }
 //! ```
 
+mod automations;
 mod errors;
 mod ledger;
 mod plugins;
 mod record;
 mod schema;
 
+pub use crate::automations::{AutomationRow, AutomationRunRow};
 pub use crate::errors::StoreError;
 pub use crate::ledger::{Ledger, default_ledger_path};
 pub use crate::plugins::{ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow};
