@@ -4,7 +4,13 @@
 //! and record every run in the store.
 //!
 //! - [`template`] renders `{{step_N}}` / `{{event.field}}` placeholders.
+//! - [`definition`] is the [`Automation`] type, loaded from TOML or JSON files.
 //! - [`skip`] decides whether the step results short-circuit the LLM call.
 
+pub mod definition;
+mod errors;
 pub mod skip;
 pub mod template;
+
+pub use crate::definition::{Automation, Trigger, Watch};
+pub use crate::errors::AutomationError;
