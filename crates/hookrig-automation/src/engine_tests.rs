@@ -1,7 +1,6 @@
 //! The engine's gates and run lifecycle, against a real store, with canned step
 //! results, a scripted LLM and a clock the tests move.
 
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::json;
