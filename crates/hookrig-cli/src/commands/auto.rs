@@ -61,6 +61,11 @@ pub(crate) enum AutoCommand {
         /// The automation id.
         id: String,
     },
+    /// Trust the project's `.hookrig/automations/*.toml` files as they are now.
+    Trust {
+        /// A directory of the project (default: the current one).
+        dir: Option<PathBuf>,
+    },
     /// List runs, newest first.
     Runs {
         /// Only the runs of this automation.
@@ -114,6 +119,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
             store.delete_automation(id).map_err(not_found)?;
             print(&format!("removed automation `{id}` and its runs\n"))?;
         }
+        AutoCommand::Trust { dir } => return trust(dir.as_deref()),
         AutoCommand::Runs { id, limit, json } => {
             if let Some(id) = id {
                 one(&store, id)?;
@@ -130,6 +136,28 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
             }
         }
     }
+    Ok(exit_codes::PROCEED)
+}
+
+/// `hookrig auto trust [DIR]`: records the project's automation files as trusted.
+fn trust(dir: Option<&std::path::Path>) -> Result<u8, ExpectedError> {
+    let env = hookrig_config::Environment::from_process(crate::engine::working_dir(dir)?)?;
+    let project = hookrig_config::find_project(&env);
+    let root = project.root.unwrap_or_else(|| env.cwd.clone());
+    let path = hookrig_config::trust_store_path(&env);
+    let mut store = hookrig_config::TrustStore::load(&path)?;
+    #[expect(clippy::cast_possible_truncation, reason = "milliseconds fit in i64")]
+    let now_ms = ((system_clock())() * 1000.0) as i64;
+    let ids = hookrig_automation::definition::trust_project_automations(&mut store, &root, now_ms);
+    store.save(&path)?;
+    print(&if ids.is_empty() {
+        format!(
+            "no automation files under {}\n",
+            hookrig_automation::definition::project_automations_dir(&root).display()
+        )
+    } else {
+        format!("trusted {} automation(s): {}\n", ids.len(), ids.join(", "))
+    })?;
     Ok(exit_codes::PROCEED)
 }
 

@@ -262,3 +262,21 @@ fn fire_of_a_run_that_fails_prints_the_record_and_exits_1() {
     let record: Value = serde_json::from_slice(&output.stdout).expect("JSON record");
     insta::assert_json_snapshot!("fire_failed", redact(record));
 }
+
+#[test]
+fn auto_trust_records_the_project_files() {
+    let env = test_env();
+    env.write_file(
+        ".hookrig/automations/a.toml",
+        "name = \"A\"\n[trigger]\ntype = \"periodic\"\n",
+    );
+    let output = env
+        .untrusted_command(["auto", "trust"])
+        .output()
+        .expect("runs");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "trusted 1 automation(s): a\n");
+    let store = std::fs::read_to_string(env.state_home().join("hookrig/trust.json"))
+        .expect("the trust store was written");
+    assert!(store.contains("#automation#a"), "{store}");
+}
