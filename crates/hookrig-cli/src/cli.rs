@@ -127,6 +127,16 @@ pub(crate) enum Command {
     },
     /// Register plugin packages and enable them per agent.
     Plugins(crate::commands::plugins::PluginsArgs),
+    /// The automations of the automation engine (`hookrig serve`) and their runs.
+    Auto(crate::commands::auto::AutoArgs),
+    /// Run an automation now, wait for it and print the run record (exit 1 when it failed).
+    Fire {
+        /// The automation id.
+        id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show every hook considered for one emit, and why it did or did not run.
     Why {
         /// The run id (or a unique prefix of at least 4 characters).

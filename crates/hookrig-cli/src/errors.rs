@@ -74,6 +74,13 @@ pub(crate) enum ExpectedError {
         /// Every error, `path:line:col: message`.
         problems: Vec<String>,
     },
+    /// `auto add` with a file that is not a valid automation (`path:line:col: message`).
+    #[error("{0}")]
+    InvalidAutomation(String),
+    /// `fire` or an `auto` subcommand failed with one of the seed's messages
+    /// (`Hook 'ID' not found`, `Hook 'ID' is already running`).
+    #[error("{0}")]
+    Fire(String),
     /// The async runtime could not start.
     #[error("cannot start the async runtime")]
     Runtime(#[source] std::io::Error),

@@ -77,6 +77,8 @@ fn main() -> ExitCode {
             command: ProvidersCommand::List { cwd, json },
         } => commands::providers::list(cwd.as_deref(), json),
         Command::Plugins(args) => commands::plugins::run(&cli.global, &args),
+        Command::Auto(args) => commands::auto::run(&cli.global, &args),
+        Command::Fire { id, json } => commands::auto::fire(&cli.global, &id, json),
     };
     match result {
         Ok(code) => ExitCode::from(code),

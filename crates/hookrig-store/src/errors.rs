@@ -98,6 +98,13 @@ pub enum StoreError {
         id: String,
     },
 
+    /// An automation id that is not in the store.
+    #[error("no automation `{id}` in the store")]
+    UnknownAutomation {
+        /// The automation id.
+        id: String,
+    },
+
     /// A run id prefix matches more than one run.
     #[error("run id prefix {prefix:?} matches {count} runs, give more characters")]
     AmbiguousRunId {

@@ -21,6 +21,11 @@
 //!   [`run_named_query`] on a read-only connection, and `memory_search` searches an
 //!   FTS5 index of notes and `memory.upsert` events ([`Ledger::memory_index_notes`],
 //!   [`Ledger::memory_upsert`], [`Ledger::memory_search`]).
+//! - The automation engine's definitions and runs (`hookrig auto`, `hookrig serve`):
+//!   [`Ledger::upsert_automation`], [`Ledger::automations`],
+//!   [`Ledger::insert_automation_run`], [`Ledger::automation_runs`],
+//!   [`Ledger::interrupt_running_runs`] and friends, with rows [`AutomationRow`] and
+//!   [`AutomationRunRow`].
 //!
 //! Several processes can use one ledger at once: it runs in WAL mode, readers
 //! never block, and writers wait for each other up to a busy timeout.
@@ -75,6 +80,7 @@
 //! # }
 //! ```
 
+mod automations;
 mod errors;
 mod ledger;
 mod memory;
@@ -84,6 +90,7 @@ mod record;
 mod schema;
 mod tasks;
 
+pub use crate::automations::{AutomationRow, AutomationRunRow};
 pub use crate::errors::StoreError;
 pub use crate::ledger::{Ledger, default_ledger_path};
 pub use crate::memory::{MemoryHit, NoteSection, split_markdown};

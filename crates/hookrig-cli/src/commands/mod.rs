@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub(crate) mod auto;
 pub(crate) mod config;
 pub(crate) mod emit;
 pub(crate) mod events;
