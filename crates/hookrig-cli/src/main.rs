@@ -77,6 +77,18 @@ fn main() -> ExitCode {
             command: ProvidersCommand::List { cwd, json },
         } => commands::providers::list(cwd.as_deref(), json),
         Command::Plugins(args) => commands::plugins::run(&cli.global, &args),
+        Command::Plan(args) => commands::plan::run(
+            &cli.global,
+            &args,
+            cli.agent.as_deref(),
+            cli.plan.as_deref(),
+        ),
+        Command::Task(args) => commands::task::run(
+            &cli.global,
+            &args,
+            cli.agent.as_deref(),
+            cli.plan.as_deref(),
+        ),
     };
     match result {
         Ok(code) => ExitCode::from(code),
