@@ -680,3 +680,63 @@ fn next_lists_ready_assignments_or_all_of_them() {
     assert_eq!(code(&out), 1);
     assert!(text(&out.stderr).contains("no agent: give --agent NAME"));
 }
+
+#[test]
+fn formatters_of_enabled_plugin_packages() {
+    let env = board_env();
+    let dir = env.root().join("packages").join("boards");
+    std::fs::create_dir_all(dir.join("fmt")).expect("mkdir");
+    std::fs::write(
+        dir.join("plugin.json"),
+        r#"{"id": "boards", "name": "boards", "formatters": {"html": "fmt/html"}}"#,
+    )
+    .expect("write");
+    let script = dir.join("fmt/html");
+    std::fs::write(&script, "#!/bin/sh\necho \"<p>$HOOKRIG_AGENT</p>\"\n").expect("write");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let path = dir.to_str().expect("utf-8");
+    let out = hookrig(&env, &["plugins", "register", "boards", "--path", path]);
+    assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    let out = hookrig(&env, &["plugins", "enable", "boards", "--agent", "coder"]);
+    assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    // Not enabled for an agent that is not given: unknown.
+    let out = hookrig(&env, &["plan", "board", "plan.spl", "--format", "html"]);
+    assert_eq!(code(&out), 1);
+    assert!(text(&out.stderr).contains("unknown board format 'html'"));
+    // Enabled for coder (`hookrig --agent`, or $HOOKRIG_AGENT).
+    let out = hookrig(
+        &env,
+        &[
+            "--agent", "coder", "plan", "board", "plan.spl", "--format", "html",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "<p>coder</p>\n");
+}
+
+#[test]
+fn top_level_plan_and_agent_options_apply_to_task_and_plan() {
+    let env = with_plan(PLAN);
+    let out = hookrig(
+        &env,
+        &[
+            "--plan", "plan.spl", "--agent", "coder", "task", "claim", "design", "--json",
+        ],
+    );
+    assert_eq!(json_of(&out)["agent"], "coder");
+    // The subcommand's own option wins.
+    let out = hookrig(
+        &env,
+        &[
+            "--agent", "coder", "task", "claim", "legal", "-f", "plan.spl", "--agent", "writer",
+            "--json",
+        ],
+    );
+    assert_eq!(json_of(&out)["agent"], "writer");
+    let out = hookrig(
+        &env,
+        &["--plan", "plan.spl", "--agent", "coder", "plan", "next"],
+    );
+    assert_eq!(text(&out.stdout), "ready for coder:\n  docs  ready\n");
+}
