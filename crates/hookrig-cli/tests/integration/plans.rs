@@ -612,11 +612,19 @@ fn board_formatters_run_with_the_board_on_stdin() {
     );
     assert!(out.stdout.is_empty());
 
+    env.write_bin("hookrig-board-killed", "kill -9 $$\n");
+    let out = hookrig(&env, &["plan", "board", "plan.spl", "--format", "killed"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        text(&out.stderr),
+        "hookrig: error: formatter 'killed' failed (killed by signal 9)\n"
+    );
+
     let out = hookrig(&env, &["plan", "board", "plan.spl", "--format", "nope"]);
     assert_eq!(code(&out), 1);
     assert_eq!(
         text(&out.stderr),
-        "hookrig: error: unknown board format 'nope': built-in formats are kanban, tree, dag and json; formatters found: bad, count, json, raw\n"
+        "hookrig: error: unknown board format 'nope': built-in formats are kanban, tree, dag and json; formatters found: bad, count, json, killed, raw\n"
     );
 
     let path = env.write_bin("hookrig-board-noexec", "echo x\n");
