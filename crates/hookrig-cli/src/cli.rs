@@ -155,6 +155,10 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: ProvidersCommand,
     },
+    /// Plans: the board, what to do next.
+    Plan(crate::commands::plan::PlanArgs),
+    /// Task actions: claim, unclaim, complete, block, unblock, assert.
+    Task(crate::commands::task::TaskArgs),
     /// `hookrig NAME ARGS...` runs the external command `hookrig-NAME ARGS...`.
     #[command(external_subcommand)]
     External(Vec<OsString>),

@@ -115,16 +115,21 @@ pub(crate) enum ExpectedError {
     /// The current directory is gone or unreadable.
     #[error("cannot read the current directory")]
     Cwd(#[source] std::io::Error),
+    /// A plan or task command failed (its own exit codes).
+    #[error(transparent)]
+    Plan(#[from] crate::commands::plan_file::PlanError),
     /// Writing the answer failed.
     #[error("cannot write to stdout")]
     Stdout(#[source] std::io::Error),
 }
 
 impl ExpectedError {
-    /// The process exit code for this error. Every failure of hookrig itself is 1 today;
-    /// the method keeps the mapping in one place as new errors arrive.
-    #[expect(clippy::unused_self, reason = "one exit code for now, more to come")]
+    /// The process exit code for this error: 1 for every failure of hookrig itself,
+    /// except where a command's contract says otherwise (an unknown task exits 8).
     pub(crate) fn exit_code(&self) -> u8 {
-        exit_codes::FAILURE
+        match self {
+            ExpectedError::Plan(err) => err.exit_code(),
+            _ => exit_codes::FAILURE,
+        }
     }
 }
