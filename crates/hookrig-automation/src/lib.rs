@@ -4,13 +4,33 @@
 //! and record every run in the store.
 //!
 //! - [`template`] renders `{{step_N}}` / `{{event.field}}` placeholders.
+//! - [`definition`] is the [`Automation`] type, loaded from TOML or JSON files.
+//! - [`engine`] is the [`Engine`]: gates, last-run times, run records.
 //! - [`skip`] decides whether the step results short-circuit the LLM call.
+//! - [`steps`] runs the context steps ([`steps::run_steps`]).
 //! - [`llm`] sends the rendered prompt to a CLI or HTTP provider.
 //! - [`notifier`] tells the log, Discord and Slack how runs go.
+//! - [`schedule`] says when cron and periodic automations are due.
+//! - [`watch`] turns file-system changes into `file.changed` / `folder.changed` events.
+//! - [`ingress`] is the local Unix socket of `hookrig serve` (server and client side).
 
+pub mod definition;
+pub mod engine;
+mod errors;
+pub mod ingress;
 pub mod llm;
 pub mod notifier;
+pub mod schedule;
 pub mod skip;
+pub mod steps;
 #[cfg(test)]
 mod stub_http;
 pub mod template;
+pub mod watch;
+
+pub use crate::definition::{Automation, Trigger, Watch};
+pub use crate::engine::{
+    Engine, EngineSettings, FireError, LlmBackend, RunObserver, RunPhase, RunRecord, StepRunner,
+    Wiring,
+};
+pub use crate::errors::AutomationError;

@@ -127,6 +127,16 @@ pub(crate) enum Command {
     },
     /// Register plugin packages and enable them per agent.
     Plugins(crate::commands::plugins::PluginsArgs),
+    /// The automations of the automation engine (`hookrig serve`) and their runs.
+    Auto(crate::commands::auto::AutoArgs),
+    /// Run an automation now, wait for it and print the run record (exit 1 when it failed).
+    Fire {
+        /// The automation id.
+        id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show every hook considered for one emit, and why it did or did not run.
     Why {
         /// The run id (or a unique prefix of at least 4 characters).
@@ -147,6 +157,10 @@ pub(crate) enum Command {
     },
     /// Start a provider CLI on a task in its own git worktree; list, watch, stop, clean.
     Agent(crate::commands::agent::AgentArgs),
+    /// Plans: the board, what to do next.
+    Plan(crate::commands::plan::PlanArgs),
+    /// Task actions: claim, unclaim, complete, block, unblock, assert.
+    Task(crate::commands::task::TaskArgs),
     /// `hookrig NAME ARGS...` runs the external command `hookrig-NAME ARGS...`.
     #[command(external_subcommand)]
     External(Vec<OsString>),

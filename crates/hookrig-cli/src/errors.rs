@@ -74,6 +74,13 @@ pub(crate) enum ExpectedError {
         /// Every error, `path:line:col: message`.
         problems: Vec<String>,
     },
+    /// `auto add` with a file that is not a valid automation (`path:line:col: message`).
+    #[error("{0}")]
+    InvalidAutomation(String),
+    /// `fire` or an `auto` subcommand failed with one of the seed's messages
+    /// (`Hook 'ID' not found`, `Hook 'ID' is already running`).
+    #[error("{0}")]
+    Fire(String),
     /// The async runtime could not start.
     #[error("cannot start the async runtime")]
     Runtime(#[source] std::io::Error),
@@ -111,16 +118,21 @@ pub(crate) enum ExpectedError {
     /// An `hookrig agent` command failed.
     #[error(transparent)]
     Agent(#[from] crate::agents::AgentError),
+    /// A plan or task command failed (its own exit codes).
+    #[error(transparent)]
+    Plan(#[from] crate::commands::plan_file::PlanError),
     /// Writing the answer failed.
     #[error("cannot write to stdout")]
     Stdout(#[source] std::io::Error),
 }
 
 impl ExpectedError {
-    /// The process exit code for this error. Every failure of hookrig itself is 1 today;
-    /// the method keeps the mapping in one place as new errors arrive.
-    #[expect(clippy::unused_self, reason = "one exit code for now, more to come")]
+    /// The process exit code for this error: 1 for every failure of hookrig itself,
+    /// except where a command's contract says otherwise (an unknown task exits 8).
     pub(crate) fn exit_code(&self) -> u8 {
-        exit_codes::FAILURE
+        match self {
+            ExpectedError::Plan(err) => err.exit_code(),
+            _ => exit_codes::FAILURE,
+        }
     }
 }

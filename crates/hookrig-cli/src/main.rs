@@ -81,6 +81,20 @@ fn main() -> ExitCode {
         Command::Agent(args) => {
             commands::agent::run(&cli.global, args, cli.agent.as_deref(), cli.plan.as_deref())
         }
+        Command::Auto(args) => commands::auto::run(&cli.global, &args),
+        Command::Fire { id, json } => commands::auto::fire(&cli.global, &id, json),
+        Command::Plan(args) => commands::plan::run(
+            &cli.global,
+            &args,
+            cli.agent.as_deref(),
+            cli.plan.as_deref(),
+        ),
+        Command::Task(args) => commands::task::run(
+            &cli.global,
+            &args,
+            cli.agent.as_deref(),
+            cli.plan.as_deref(),
+        ),
     };
     match result {
         Ok(code) => ExitCode::from(code),

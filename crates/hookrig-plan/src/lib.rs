@@ -1,7 +1,7 @@
 //! Plans and tasks of hookrig, compatible with Hence: the SPL reader and printer
 //! ([`spl`]), a defeasible-logic reasoner ([`reasoner`]), the plan model with task
 //! states and the statements each task action appends ([`plan`]), and the board JSON
-//! ([`board`]).
+//! ([`board`]) with its built-in text formats ([`render`]).
 //!
 //! No I/O beyond what the caller hands in: the CLI reads the plan file, locks it,
 //! appends what [`plan::Plan::prepare`] returns and runs the hooks.
@@ -22,6 +22,7 @@ pub mod board;
 mod errors;
 pub mod plan;
 pub mod reasoner;
+pub mod render;
 pub mod spl;
 
 pub use errors::{ActionError, SplError};

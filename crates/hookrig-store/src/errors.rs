@@ -98,6 +98,13 @@ pub enum StoreError {
         id: String,
     },
 
+    /// An automation id that is not in the store.
+    #[error("no automation `{id}` in the store")]
+    UnknownAutomation {
+        /// The automation id.
+        id: String,
+    },
+
     /// A run id prefix matches more than one run.
     #[error("run id prefix {prefix:?} matches {count} runs, give more characters")]
     AmbiguousRunId {
@@ -127,6 +134,13 @@ pub enum StoreError {
         /// Why it could not be decoded.
         #[source]
         source: serde_json::Error,
+    },
+
+    /// A `db_query` step named a query that is not one of the named queries.
+    #[error("unknown query `{name}`")]
+    UnknownQuery {
+        /// The name asked for.
+        name: String,
     },
 
     /// A statement failed while using an open ledger.

@@ -16,6 +16,16 @@
 //!   [`Ledger::register_plugin`], [`Ledger::plugins`], [`Ledger::set_plugin_enabled`],
 //!   [`Ledger::delete_plugin`] and [`Ledger::plugins_enabled_for`], with rows
 //!   [`PluginRow`], [`PluginEntry`] and [`AgentEnablement`].
+//! - The automation engine's context steps use it too: `create_task` inserts with
+//!   [`Ledger::create_task`], `db_query` runs one of the [`named_queries`] with
+//!   [`run_named_query`] on a read-only connection, and `memory_search` searches an
+//!   FTS5 index of notes and `memory.upsert` events ([`Ledger::memory_index_notes`],
+//!   [`Ledger::memory_upsert`], [`Ledger::memory_search`]).
+//! - The automation engine's definitions and runs (`hookrig auto`, `hookrig serve`):
+//!   [`Ledger::upsert_automation`], [`Ledger::automations`],
+//!   [`Ledger::insert_automation_run`], [`Ledger::automation_runs`],
+//!   [`Ledger::interrupt_running_runs`] and friends, with rows [`AutomationRow`] and
+//!   [`AutomationRunRow`].
 //!
 //! Several processes can use one ledger at once: it runs in WAL mode, readers
 //! never block, and writers wait for each other up to a busy timeout.
@@ -71,14 +81,22 @@
 //! ```
 
 mod agents;
+mod automations;
 mod errors;
 mod ledger;
+mod memory;
 mod plugins;
+mod queries;
 mod record;
 mod schema;
+mod tasks;
 
 pub use crate::agents::AgentRow;
+pub use crate::automations::{AutomationRow, AutomationRunRow};
 pub use crate::errors::StoreError;
 pub use crate::ledger::{Ledger, default_ledger_path};
+pub use crate::memory::{MemoryHit, NoteSection, split_markdown};
 pub use crate::plugins::{ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow};
+pub use crate::queries::{named_queries, run_named_query};
 pub use crate::record::{EmitDetail, EmitFilter, EmitRecord, EmitSummary, HookRun};
+pub use crate::tasks::{NewTask, TaskRow};

@@ -153,7 +153,31 @@ const MIGRATIONS: &[&str] = &[
 
     CREATE INDEX tasks_by_project_status ON tasks (project_id, status, priority);
     ",
-    // Version 4: agents started by `hookrig agent spawn`, one row per worktree (a
+    // Version 4: the memory the `memory_search` context step searches. `memory` is an
+    // FTS5 index (bm25 ranking) of sections: `kind` is `note` for a section of a
+    // markdown note under a project's notes directory, split at its headings, and
+    // `upsert` for what a `memory.upsert` event stored; only `heading` and `content`
+    // are searched. `memory_notes` remembers the modification time each note file had
+    // when it was indexed, so notes are re-indexed only when they changed. The
+    // porter tokenizer lets `deploys` find `deploy`.
+    "
+    CREATE VIRTUAL TABLE memory USING fts5 (
+        project_id UNINDEXED,
+        kind UNINDEXED,
+        source UNINDEXED,
+        heading,
+        content,
+        tokenize = 'porter unicode61'
+    );
+
+    CREATE TABLE memory_notes (
+        project_id TEXT NOT NULL,
+        path       TEXT NOT NULL,
+        mtime_ns   INTEGER NOT NULL,
+        PRIMARY KEY (project_id, path)
+    ) STRICT;
+    ",
+    // Version 5: agents started by `hookrig agent spawn`, one row per worktree (a
     // worktree runs one agent at a time; spawning again replaces the row). `pid` is the
     // provider's pid, which is also its process group; `proc_start` is the kernel's start
     // time of that pid (Linux `/proc/PID/stat` field 22) so that a reused pid is not
@@ -383,6 +407,41 @@ mod tests {
             [],
         );
         assert!(bad.is_err(), "status is one of the five");
+    }
+
+    // guards: ledgers written before the memory index keep their tasks
+    #[test]
+    fn version_3_ledger_gains_the_memory_index() {
+        let mut conn = memory();
+        for step in &MIGRATIONS[..3] {
+            conn.execute_batch(step).expect("steps 1 to 3");
+        }
+        conn.pragma_update(None, "user_version", 3)
+            .expect("user_version is writable");
+        conn.execute_batch(
+            "INSERT INTO tasks (id, project_id, title, description, created_at, updated_at)
+                VALUES ('t', 'p', 'T', '', 1.0, 1.0)",
+        )
+        .expect("a v3 row");
+        migrate(&mut conn, Path::new("mem")).expect("v3 migrates");
+        let tasks: i64 = conn
+            .query_row("SELECT count(*) FROM tasks", [], |row| row.get(0))
+            .expect("count");
+        assert_eq!(tasks, 1);
+        conn.execute_batch(
+            "INSERT INTO memory (project_id, kind, source, heading, content)
+                VALUES ('p', 'note', '/n.md', 'H', 'deploying things');
+             INSERT INTO memory_notes VALUES ('p', '/n.md', 1);",
+        )
+        .expect("the memory tables exist");
+        let found: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM memory WHERE memory MATCH 'deploy'",
+                [],
+                |row| row.get(0),
+            )
+            .expect("fts5 with the porter tokenizer is compiled in");
+        assert_eq!(found, 1);
     }
 
     // guards: the on-disk schema, which ledgers written by released versions rely on

@@ -100,6 +100,16 @@ impl TestEnv {
         self.home().join(".config")
     }
 
+    /// `XDG_RUNTIME_DIR`: `run` (not created: `hookrig serve` creates its directory).
+    pub fn runtime_dir(&self) -> PathBuf {
+        self.root.join("run")
+    }
+
+    /// The socket of `hookrig serve` in this environment.
+    pub fn serve_socket(&self) -> PathBuf {
+        self.runtime_dir().join("hookrig").join("serve.sock")
+    }
+
     /// `XDG_STATE_HOME`: `home/.local/state`.
     pub fn state_home(&self) -> PathBuf {
         self.home().join(".local").join("state")
@@ -238,6 +248,8 @@ impl TestEnv {
             .env("XDG_CONFIG_HOME", self.config_home())
             .env("XDG_STATE_HOME", self.state_home())
             .env("XDG_DATA_HOME", self.data_home())
+            // `hookrig serve`'s socket: a serve of the machine's user must not see tests.
+            .env("XDG_RUNTIME_DIR", self.runtime_dir())
             // x-code's own plugins default to `~/.x-code`, inside the test's HOME.
             .env_remove("X_CODE_HOME")
             .env("PATH", path)

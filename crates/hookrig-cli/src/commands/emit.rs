@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use clap::ValueEnum;
+use hookrig_automation::ingress;
 use hookrig_config::{Environment, LoadOptions};
 use hookrig_core::{
     Dispatched, Event, EventContext, EventName, Outcome, Payload, dispatch, duration_ms,
@@ -18,29 +19,89 @@ use crate::errors::ExpectedError;
 use crate::{engine, ledger, logging, output, signals};
 
 pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> {
-    let started = Instant::now();
-    let started_at_ms = unix_ms();
-
     let input = args.dialect.read(args.event.as_deref(), &read_stdin()?)?;
     let mut payload = input.payload;
     if let Some(tool) = &args.tool {
         payload.set_tool_name_if_missing(tool);
     }
-    let name = EventName::resolve(&input.event);
     let cwd = event_cwd(args.cwd.as_deref(), &payload)?;
     let session_id = args
         .session
         .clone()
         .or_else(|| payload.session_id().map(str::to_owned))
         .unwrap_or_default();
-    let mut entry = EmitRecord {
-        run_id: uuid::Uuid::now_v7().to_string(),
-        started_at_ms,
-        event: name.as_str().to_owned(),
+    let agent = event_agent(args.agent.as_deref(), &payload);
+    let emission = Emission {
+        name: EventName::resolve(&input.event),
+        payload,
+        cwd,
+        session_id,
         dialect: args
             .dialect
             .to_possible_value()
             .map_or_else(|| "native".to_owned(), |v| v.get_name().to_owned()),
+        agent,
+        plugin_dirs: args.plugin_dir.clone(),
+    };
+    let (code, interrupted) = dispatch_event(global, emission, true, |outcome, dispatched| {
+        let answer = args.dialect.answer(outcome, dispatched);
+        if let Some(text) = &answer.stderr {
+            eprint!("{text}");
+        }
+        output::print(&answer.stdout)?;
+        Ok(answer.exit_code)
+    })?;
+    Ok(interrupted.unwrap_or(code))
+}
+
+/// One event to dispatch in-process, as `hookrig emit` does: `hookrig task ...` emits
+/// its lifecycle events through the same path, so they load the same hooks and are
+/// recorded in the ledger the same way.
+pub(crate) struct Emission {
+    /// The event.
+    pub(crate) name: EventName,
+    /// Its payload.
+    pub(crate) payload: Payload,
+    /// The directory it happened in: whose project's hooks run.
+    pub(crate) cwd: PathBuf,
+    /// The session id (may be empty).
+    pub(crate) session_id: String,
+    /// The host dialect recorded in the ledger.
+    pub(crate) dialect: String,
+    /// The agent emitting: selects the plugin packages enabled for it.
+    pub(crate) agent: Option<String>,
+    /// Extra x-code plugin directories.
+    pub(crate) plugin_dirs: Vec<PathBuf>,
+}
+
+/// Loads the config for `emission`, dispatches it, records it in the ledger and hands
+/// the Outcome to `answer`; then waits (boundedly) for async hooks. With
+/// `release_stdout`, stdout is pointed at `/dev/null` before that wait, so a host
+/// reading the answer to end of file is not held up; a caller that prints after the
+/// dispatch passes `false`. Returns what `answer` returned and the exit code of the
+/// signal that interrupted the hooks, if one did.
+pub(crate) fn dispatch_event<T>(
+    global: &GlobalArgs,
+    emission: Emission,
+    release_stdout: bool,
+    answer: impl FnOnce(&Outcome<'_>, &Dispatched) -> Result<T, ExpectedError>,
+) -> Result<(T, Option<u8>), ExpectedError> {
+    let started = Instant::now();
+    let started_at_ms = unix_ms();
+    let Emission {
+        name,
+        payload,
+        cwd,
+        session_id,
+        dialect,
+        agent,
+        plugin_dirs,
+    } = emission;
+    let mut entry = EmitRecord {
+        run_id: uuid::Uuid::now_v7().to_string(),
+        started_at_ms,
+        event: name.as_str().to_owned(),
+        dialect,
         cwd: cwd.display().to_string(),
         session_id: session_id.clone(),
         decision: String::new(),
@@ -53,14 +114,13 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
         hooks: Vec::new(),
     };
     let ledger_path = ledger::path(global)?;
-    let agent = event_agent(args.agent.as_deref(), &payload);
     // Read before the config: a package registry that cannot be read is an error, as a
     // broken config is, since the packages it would load may be the agent's guards.
     let (packages, store) = ledger::enabled_packages(global, agent.as_deref())?;
 
     let env = Environment::from_process(cwd.clone())?;
     let options = LoadOptions {
-        plugin_dirs: args.plugin_dir.clone(),
+        plugin_dirs,
         trust_only_for: Some((name.clone(), payload.clone())),
         packages,
     };
@@ -118,17 +178,20 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
         )
     });
     let outcome = Outcome::new(&dispatched, &warnings, &entry.run_id);
-    let answer = args.dialect.answer(&outcome, &dispatched);
-    if let Some(text) = &answer.stderr {
-        eprint!("{text}");
-    }
-    output::print(&answer.stdout)?;
+    let answered = answer(&outcome, &dispatched)?;
+    deliver_to_serve(&runtime, &entry.event, &entry.payload_in);
 
     if pool.in_flight() > 0 {
-        runtime.block_on(finish_async(&pool, &groups, ledger.as_mut(), &entry.run_id));
+        runtime.block_on(finish_async(
+            &pool,
+            &groups,
+            ledger.as_mut(),
+            &entry.run_id,
+            release_stdout,
+        ));
     }
 
-    Ok(interrupt.exit_code().unwrap_or(answer.exit_code))
+    Ok((answered, interrupt.exit_code()))
 }
 
 /// The ledger at `path`: the store opened for the package registry when it is that
@@ -167,17 +230,38 @@ fn record(
     }
 }
 
+/// Hands the event to a running `hookrig serve` through its socket, so its event
+/// automations fire. Emit neither waits on the automations nor fails because of the
+/// ingress: with no serve running this is one failed `connect`, and any other problem is
+/// a debug line. Called once the answer is printed, so the host is never held up by it.
+fn deliver_to_serve(runtime: &tokio::runtime::Runtime, event: &str, payload_json: &str) {
+    let Some(path) = ingress::socket_path_from_env() else {
+        return;
+    };
+    let Ok(payload) = serde_json::from_str::<&serde_json::value::RawValue>(payload_json) else {
+        return;
+    };
+    match runtime.block_on(ingress::deliver_event(&path, event, payload)) {
+        Ok(()) => tracing::debug!("delivered {event} to hookrig serve ({})", path.display()),
+        Err(ingress::IngressError::NotRunning { .. }) => {}
+        Err(err) => tracing::debug!("not delivered to hookrig serve: {err}"),
+    }
+}
+
 /// Waits (boundedly) for async hooks and records them.
 ///
-/// stdout is released first, so a host that reads the Outcome to end of file is not held
-/// up by hooks it does not wait for.
+/// stdout is released first (with `release_stdout`), so a host that reads the Outcome to
+/// end of file is not held up by hooks it does not wait for.
 async fn finish_async(
     pool: &AsyncPool,
     groups: &ProcessGroups,
     ledger: Option<&mut Ledger>,
     run_id: &str,
+    release_stdout: bool,
 ) {
-    output::release_stdout();
+    if release_stdout {
+        output::release_stdout();
+    }
     let mut drained = pool.drain(AsyncPool::DRAIN_TIMEOUT).await;
     if drained.still_running > 0 {
         tracing::debug!(

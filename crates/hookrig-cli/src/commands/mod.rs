@@ -1,14 +1,18 @@
 //! One module per subcommand.
 
 pub(crate) mod agent;
+pub(crate) mod auto;
 pub(crate) mod config;
 pub(crate) mod emit;
 pub(crate) mod events;
 pub(crate) mod explain;
 pub(crate) mod list;
+pub(crate) mod plan;
+pub(crate) mod plan_file;
 pub(crate) mod plugins;
 pub(crate) mod providers;
 pub(crate) mod runs;
 pub(crate) mod schema;
+pub(crate) mod task;
 pub(crate) mod trust;
 pub(crate) mod validate;

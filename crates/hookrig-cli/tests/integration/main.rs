@@ -5,6 +5,7 @@
 //! Timeouts are short; no test asserts that something was fast, only generous bounds
 //! that turn a hang into a failure.
 
+mod auto;
 mod catalog;
 mod claude;
 mod config;
@@ -16,10 +17,12 @@ mod hygge;
 mod input;
 mod inspect;
 mod ledger;
+mod plans;
 mod plugins;
 mod process;
 mod protocol;
 mod providers;
+mod serve_ingress;
 mod snapshots;
 mod trust;
 mod webhooks;

@@ -1,0 +1,792 @@
+//! The automation engine: the seed's gates (in-flight, trigger type, event type,
+//! project, cooldown, the global cap), the last-run times, and the life of a run from
+//! `running` to `completed`, `skipped`, `failed` or `interrupted`.
+//!
+//! What a run calls out to is behind three traits, so that the engine can be tested
+//! with canned results and wired to the real thing by `hookrig serve`:
+//! [`StepRunner`] (the context steps), [`LlmBackend`] (the providers) and
+//! [`RunObserver`] (the notifiers).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use hookrig_store::{AutomationRunRow, Ledger, StoreError};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::definition::{Automation, Trigger, parse_cron};
+use crate::errors::AutomationError;
+use crate::{skip, template};
+
+/// A boxed future, for the dyn-compatible traits the engine calls out through.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Runs an automation's context steps.
+///
+/// Each result is a JSON object carrying `_step_index`. Dropping the future must stop
+/// whatever the steps started (a run that times out or is interrupted drops it).
+pub trait StepRunner: Send + Sync {
+    /// The results of `automation.context_steps`, one per step, in order.
+    fn run_steps<'a>(
+        &'a self,
+        automation: &'a Automation,
+        event: Option<&'a Value>,
+    ) -> BoxFuture<'a, Vec<Value>>;
+}
+
+/// Asks an LLM. Dropping the future must stop the request (or the CLI provider).
+pub trait LlmBackend: Send + Sync {
+    /// The reply to `prompt` with `automation.llm_config` applied, or why there is none.
+    fn complete<'a>(
+        &'a self,
+        automation: &'a Automation,
+        prompt: &'a str,
+    ) -> BoxFuture<'a, Result<String, String>>;
+}
+
+/// A phase of a run, as notifiers report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunPhase<'a> {
+    /// The run started.
+    Started {
+        /// `periodic`, `cron`, `event:<type>` or `manual`.
+        trigger_reason: &'a str,
+    },
+    /// The run completed; `None` with `skip_llm`.
+    Completed {
+        /// The LLM's reply.
+        response: Option<&'a str>,
+    },
+    /// A step's skip flag matched.
+    Skipped {
+        /// The seed's reason, e.g. `step_0: exit code 0 (skip_llm_if_exit_zero)`.
+        reason: &'a str,
+    },
+    /// The run failed.
+    Failed {
+        /// Why.
+        error: &'a str,
+    },
+}
+
+/// Told about every phase of every run; must not block (send in the background).
+pub trait RunObserver: Send + Sync {
+    /// `automation` reached `phase`.
+    fn phase(&self, automation: &Automation, phase: RunPhase<'_>);
+}
+
+/// The engine's settings (`[automation]` of config.toml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineSettings {
+    /// At most this many runs at once (the seed's `max_concurrent_hooks`).
+    pub max_concurrent: usize,
+    /// A run that takes longer fails.
+    pub run_timeout: Duration,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        Self {
+            max_concurrent: 2,
+            run_timeout: Duration::from_mins(5),
+        }
+    }
+}
+
+/// The current time in Unix seconds; injectable so that tests control the cooldown.
+pub type Clock = Arc<dyn Fn() -> f64 + Send + Sync>;
+
+/// The system clock.
+pub fn system_clock() -> Clock {
+    Arc::new(|| {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64())
+    })
+}
+
+/// What the engine calls out to.
+#[derive(Clone)]
+pub struct Wiring {
+    /// The context steps.
+    pub steps: Arc<dyn StepRunner>,
+    /// The LLM.
+    pub llm: Arc<dyn LlmBackend>,
+    /// The notifiers, if any.
+    pub observer: Option<Arc<dyn RunObserver>>,
+    /// The clock.
+    pub clock: Clock,
+}
+
+/// A run as `hookrig fire` and `hookrig auto runs` show it: the store row with its JSON
+/// columns parsed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunRecord {
+    /// Run id.
+    pub id: String,
+    /// The automation.
+    pub automation_id: String,
+    /// Its project.
+    pub project_id: String,
+    /// `periodic`, `cron`, `event:<type>` or `manual`.
+    pub trigger_reason: String,
+    /// `running`, `completed`, `skipped`, `failed` or `interrupted`.
+    pub status: String,
+    /// The event data.
+    pub event_data: Option<Value>,
+    /// The step results.
+    pub context_results: Option<Value>,
+    /// The prompt sent, with its preamble.
+    pub prompt_sent: Option<String>,
+    /// The reply, or the error of a failed run.
+    pub llm_response: Option<String>,
+    /// Reserved by the seed.
+    pub actions_taken: Option<String>,
+    /// Why the LLM was skipped.
+    pub skipped_reason: Option<String>,
+    /// Estimated tokens.
+    pub tokens_used: i64,
+    /// Unix seconds.
+    pub started_at: f64,
+    /// Unix seconds.
+    pub completed_at: Option<f64>,
+}
+
+impl From<AutomationRunRow> for RunRecord {
+    fn from(row: AutomationRunRow) -> Self {
+        // A column that does not parse is shown as the text it holds rather than lost.
+        let json = |text: Option<String>| {
+            text.map(|t| serde_json::from_str(&t).unwrap_or(Value::String(t)))
+        };
+        RunRecord {
+            id: row.id,
+            automation_id: row.automation_id,
+            project_id: row.project_id,
+            trigger_reason: row.trigger_reason,
+            status: row.status,
+            event_data: json(row.event_data),
+            context_results: json(row.context_results),
+            prompt_sent: row.prompt_sent,
+            llm_response: row.llm_response,
+            actions_taken: row.actions_taken,
+            skipped_reason: row.skipped_reason,
+            tokens_used: row.tokens_used,
+            started_at: row.started_at,
+            completed_at: row.completed_at,
+        }
+    }
+}
+
+/// Why `fire` did not produce a record.
+#[derive(Debug, thiserror::Error)]
+pub enum FireError {
+    /// No automation has this id (the seed's message).
+    #[error("Hook '{0}' not found")]
+    NotFound(String),
+    /// It is in flight (the seed's message).
+    #[error("Hook '{0}' is already running")]
+    AlreadyRunning(String),
+    /// The run was cancelled by shutdown before it finished.
+    #[error("run {0} was interrupted before it finished")]
+    Interrupted(String),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The stored automation cannot be read.
+    #[error(transparent)]
+    Automation(#[from] AutomationError),
+}
+
+/// The automation engine. Cheap to clone; clones share one state.
+#[derive(Clone)]
+pub struct Engine {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Mutex<Ledger>,
+    wiring: Wiring,
+    settings: EngineSettings,
+    state: Mutex<State>,
+}
+
+struct State {
+    /// Automation id → its run in flight. A finished run stays here until the next
+    /// `tick` cleans it up, and counts toward the cap until then, as in the seed.
+    running: HashMap<String, InFlight>,
+    /// Automation id → Unix seconds of its last launch.
+    last_run: HashMap<String, f64>,
+    /// When `tick` last looked at the cron triggers.
+    last_check: f64,
+}
+
+struct InFlight {
+    run_id: String,
+    handle: JoinHandle<()>,
+}
+
+impl Engine {
+    /// An engine on `store`. Runs left `running` by a process that died become
+    /// `interrupted`, and each automation's last-run time is read from its newest run,
+    /// so that a restart does not re-fire what just ran.
+    pub fn new(
+        mut store: Ledger,
+        wiring: Wiring,
+        settings: EngineSettings,
+    ) -> Result<Engine, StoreError> {
+        let now = (wiring.clock)();
+        let interrupted = store.interrupt_running_runs(now)?;
+        if interrupted > 0 {
+            tracing::warn!(
+                count = interrupted,
+                "runs left running by an earlier process were marked interrupted"
+            );
+        }
+        let last_run = store.last_automation_run_starts()?;
+        Ok(Engine {
+            inner: Arc::new(Inner {
+                store: Mutex::new(store),
+                wiring,
+                settings,
+                state: Mutex::new(State {
+                    running: HashMap::new(),
+                    last_run,
+                    last_check: now,
+                }),
+            }),
+        })
+    }
+
+    /// Delivers an event to the event triggers. `payload` gets `_event_type`.
+    ///
+    /// Must be called inside a tokio runtime: matching automations are spawned.
+    pub fn on_event(&self, event_type: &str, payload: Value) {
+        let mut payload = match payload {
+            Value::Object(map) => map,
+            // A payload that is not an object has no fields to offer; it is kept.
+            Value::Null => Map::new(),
+            other => Map::from_iter([("payload".to_owned(), other)]),
+        };
+        payload.insert("_event_type".to_owned(), Value::from(event_type));
+        let event_project = payload
+            .get("project_id")
+            .and_then(Value::as_str)
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned);
+        let Some(automations) = self.enabled_automations() else {
+            return;
+        };
+        let now = self.now();
+        let mut state = self.state();
+        for automation in automations {
+            if state.running.contains_key(&automation.id) {
+                continue;
+            }
+            let Trigger::Event {
+                event_type: wanted, ..
+            } = &automation.trigger
+            else {
+                continue;
+            };
+            if wanted != event_type {
+                continue;
+            }
+            if event_project
+                .as_deref()
+                .is_some_and(|p| p != automation.scope_project())
+            {
+                continue;
+            }
+            if !cooldown_passed(&state, &automation, now) {
+                continue;
+            }
+            if state.running.len() >= self.inner.settings.max_concurrent {
+                break;
+            }
+            let reason = format!("event:{event_type}");
+            self.launch(
+                &mut state,
+                automation,
+                reason,
+                Some(Value::Object(payload.clone())),
+                None,
+            );
+        }
+    }
+
+    /// One cycle: cleans up finished runs (logging failures), then examines the periodic
+    /// and cron triggers.
+    ///
+    /// A cron trigger is due when its schedule has an occurrence after the previous
+    /// tick (or the engine's start) and at or before now; occurrences missed while no
+    /// engine ran are not caught up.
+    pub async fn tick(&self) {
+        self.clean_up().await;
+        let Some(automations) = self.enabled_automations() else {
+            return;
+        };
+        let now = self.now();
+        let mut state = self.state();
+        let since = std::mem::replace(&mut state.last_check, now);
+        for automation in automations {
+            if state.running.len() >= self.inner.settings.max_concurrent {
+                break;
+            }
+            if state.running.contains_key(&automation.id) {
+                continue;
+            }
+            let last = state.last_run.get(&automation.id).copied();
+            let reason = match &automation.trigger {
+                Trigger::Periodic {
+                    interval_seconds, ..
+                } => {
+                    #[expect(
+                        clippy::cast_precision_loss,
+                        reason = "intervals are far below 2^52 s"
+                    )]
+                    let interval = *interval_seconds as f64;
+                    if now - last.unwrap_or(0.0) < interval {
+                        continue;
+                    }
+                    "periodic"
+                }
+                Trigger::Cron { expression, .. } => {
+                    if !cron_due(expression, since, now) {
+                        continue;
+                    }
+                    "cron"
+                }
+                Trigger::Event { .. } => continue,
+            };
+            if !cooldown_passed(&state, &automation, now) {
+                continue;
+            }
+            let timing = timing(now, last);
+            self.launch(
+                &mut state,
+                automation,
+                reason.to_owned(),
+                Some(timing),
+                None,
+            );
+        }
+    }
+
+    /// Runs the automation `id` now, bypassing the cooldown but setting its last-run
+    /// time, waits for the run and returns its record.
+    pub async fn fire(&self, id: &str) -> Result<RunRecord, FireError> {
+        let row = self
+            .store()
+            .automation(id)?
+            .ok_or_else(|| FireError::NotFound(id.to_owned()))?;
+        let automation = Automation::from_row(row)?;
+        let (done, wait) = oneshot::channel();
+        let run_id = {
+            let mut state = self.state();
+            if state.running.contains_key(id) {
+                return Err(FireError::AlreadyRunning(id.to_owned()));
+            }
+            self.launch(
+                &mut state,
+                automation,
+                "manual".to_owned(),
+                None,
+                Some(done),
+            )
+        };
+        wait.await.map_err(|_| FireError::Interrupted(run_id))
+    }
+
+    /// Cancels every run in flight, marks each `interrupted` (never left `running`) and
+    /// waits for them.
+    pub async fn shutdown(&self) {
+        let running: Vec<InFlight> = self.state().running.drain().map(|(_, f)| f).collect();
+        let mut ids = Vec::with_capacity(running.len());
+        for flight in running {
+            flight.handle.abort();
+            let _ = flight.handle.await;
+            ids.push(flight.run_id);
+        }
+        let now = self.now();
+        if let Err(err) = self.store().interrupt_runs(&ids, now) {
+            tracing::error!(error = %err, "cannot mark the cancelled runs interrupted");
+        }
+    }
+
+    /// The ids of the automations in flight (finished ones included until the next tick).
+    pub fn in_flight(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.state().running.keys().cloned().collect();
+        ids.sort();
+        ids
+    }
+
+    /// The last-run time of `id`, in Unix seconds.
+    pub fn last_run(&self, id: &str) -> Option<f64> {
+        self.state().last_run.get(id).copied()
+    }
+
+    /// Launches a run of `automation`; returns its run id.
+    fn launch(
+        &self,
+        state: &mut State,
+        automation: Automation,
+        trigger_reason: String,
+        event: Option<Value>,
+        done: Option<oneshot::Sender<RunRecord>>,
+    ) -> String {
+        // Set before the task starts, so that a rapid second trigger cannot race past
+        // the cooldown.
+        state.last_run.insert(automation.id.clone(), self.now());
+        let run_id = new_run_id();
+        let id = automation.id.clone();
+        let inner = Arc::clone(&self.inner);
+        let task_run_id = run_id.clone();
+        let handle = tokio::spawn(async move {
+            let record = execute(&inner, &automation, trigger_reason, event, task_run_id).await;
+            if let Some(done) = done {
+                let _ = done.send(record);
+            }
+        });
+        state.running.insert(
+            id,
+            InFlight {
+                run_id: run_id.clone(),
+                handle,
+            },
+        );
+        run_id
+    }
+
+    async fn clean_up(&self) {
+        let finished: Vec<(String, InFlight)> = {
+            let mut state = self.state();
+            let ids: Vec<String> = state
+                .running
+                .iter()
+                .filter(|(_, f)| f.handle.is_finished())
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.into_iter()
+                .filter_map(|id| state.running.remove(&id).map(|f| (id, f)))
+                .collect()
+        };
+        for (id, flight) in finished {
+            if let Err(err) = flight.handle.await {
+                tracing::error!(automation = %id, run = %flight.run_id, error = %err, "an automation run crashed");
+                let now = self.now();
+                let mut store = self.store();
+                if let Ok(Some(mut row)) = store.automation_run(&flight.run_id)
+                    && row.status == "running"
+                {
+                    "failed".clone_into(&mut row.status);
+                    row.llm_response = Some(format!("the run crashed: {err}"));
+                    row.completed_at = Some(now);
+                    if let Err(err) = store.update_automation_run(&row) {
+                        tracing::error!(error = %err, "cannot record the crashed run");
+                    }
+                }
+            }
+        }
+    }
+
+    fn enabled_automations(&self) -> Option<Vec<Automation>> {
+        let rows = match self.store().automations(true) {
+            Ok(rows) => rows,
+            Err(err) => {
+                tracing::error!(error = %err, "cannot read the automations");
+                return None;
+            }
+        };
+        Some(
+            rows.into_iter()
+                .filter_map(|row| {
+                    Automation::from_row(row)
+                        .inspect_err(|err| tracing::error!(error = %err, "automation skipped"))
+                        .ok()
+                })
+                .collect(),
+        )
+    }
+
+    fn now(&self) -> f64 {
+        (self.inner.wiring.clock)()
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn store(&self) -> MutexGuard<'_, Ledger> {
+        self.inner.lock_store()
+    }
+}
+
+impl Inner {
+    // A std mutex: every store call is a short SQLite statement and never awaits.
+    fn lock_store(&self) -> MutexGuard<'_, Ledger> {
+        self.store.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The seed's check: `now - last_run >= cooldown`, a never-run automation passing.
+fn cooldown_passed(state: &State, automation: &Automation, now: f64) -> bool {
+    #[expect(clippy::cast_precision_loss, reason = "cooldowns are far below 2^52 s")]
+    let cooldown = automation.cooldown_seconds as f64;
+    now - state.last_run.get(&automation.id).copied().unwrap_or(0.0) >= cooldown
+}
+
+/// Whether the cron `expression` has an occurrence in `(since, now]`.
+fn cron_due(expression: &str, since: f64, now: f64) -> bool {
+    let Ok(cron) = parse_cron(expression) else {
+        return false;
+    };
+    let Some(start) = datetime(since) else {
+        return false;
+    };
+    cron.find_next_occurrence(&start, false)
+        .is_ok_and(|next| datetime(now).is_some_and(|now| next <= now))
+}
+
+fn datetime(seconds: f64) -> Option<chrono::DateTime<chrono::Utc>> {
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "Unix seconds of real clocks fit in i64"
+    )]
+    let whole = seconds.floor() as i64;
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "the fraction is in [0, 1)"
+    )]
+    let nanos = ((seconds - seconds.floor()) * 1e9) as u32;
+    chrono::DateTime::from_timestamp(whole, nanos.min(999_999_999))
+}
+
+/// ISO 8601 UTC, to the second.
+fn iso(seconds: f64) -> String {
+    datetime(seconds).map_or_else(String::new, |t| {
+        t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    })
+}
+
+/// The seed's timing fields of a periodic run; the last three only after a first run.
+fn timing(now: f64, last: Option<f64>) -> Value {
+    let mut timing = json!({"current_time": iso(now), "current_time_epoch": now});
+    if let Some(last) = last {
+        timing["last_run_time"] = Value::from(iso(last));
+        timing["last_run_time_epoch"] = Value::from(last);
+        timing["seconds_since_last_run"] = Value::from(now - last);
+    }
+    timing
+}
+
+/// The first 12 characters of a UUID v4, as the seed's run ids.
+fn new_run_id() -> String {
+    uuid::Uuid::new_v4().to_string()[..12].to_owned()
+}
+
+/// Estimated tokens of `text`: a quarter of its characters, as the seed estimates.
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.chars().count() / 4) as u64
+}
+
+/// The context preamble put before the rendered prompt: the automation, its project,
+/// why it runs, and for periodic and cron runs the timing (only the current time on
+/// the first run).
+pub fn preamble(automation: &Automation, trigger_reason: &str, event: Option<&Value>) -> String {
+    let mut text = String::from("## Automation context\n\n");
+    let _ = writeln!(
+        text,
+        "- Automation: {} ({})",
+        automation.name, automation.id
+    );
+    let _ = writeln!(text, "- Project: {}", automation.project_id);
+    let _ = writeln!(text, "- Trigger: {trigger_reason}");
+    if matches!(trigger_reason, "periodic" | "cron")
+        && let Some(event) = event
+    {
+        let field = |name: &str| event.get(name).and_then(Value::as_str).unwrap_or_default();
+        let _ = writeln!(text, "- Current time: {}", field("current_time"));
+        if let Some(last) = event.get("last_run_time").and_then(Value::as_str) {
+            let since = event
+                .get("seconds_since_last_run")
+                .and_then(Value::as_f64)
+                .unwrap_or_default();
+            let _ = writeln!(text, "- Last run: {last} ({since:.0} seconds ago)");
+        }
+    }
+    text.push_str("\n## Task\n\n");
+    text
+}
+
+enum Outcome {
+    Skipped(String),
+    Completed {
+        prompt: Option<String>,
+        response: Option<String>,
+        tokens: u64,
+    },
+    Failed {
+        prompt: Option<String>,
+        error: String,
+    },
+}
+
+/// One run, from the `running` row to its terminal status; returns the final record.
+async fn execute(
+    inner: &Inner,
+    automation: &Automation,
+    trigger_reason: String,
+    event: Option<Value>,
+    run_id: String,
+) -> RunRecord {
+    let clock = &inner.wiring.clock;
+    let mut row = AutomationRunRow {
+        id: run_id,
+        automation_id: automation.id.clone(),
+        project_id: automation.project_id.clone(),
+        trigger_reason,
+        status: "running".to_owned(),
+        event_data: event.as_ref().map(Value::to_string),
+        context_results: None,
+        prompt_sent: None,
+        llm_response: None,
+        actions_taken: None,
+        skipped_reason: None,
+        tokens_used: 0,
+        started_at: clock(),
+        completed_at: None,
+    };
+    if let Err(err) = inner.lock_store().insert_automation_run(&row) {
+        tracing::error!(automation = %automation.id, error = %err, "cannot record the run");
+    }
+    let observe = |phase: RunPhase<'_>| {
+        if let Some(observer) = &inner.wiring.observer {
+            observer.phase(automation, phase);
+        }
+    };
+    observe(RunPhase::Started {
+        trigger_reason: &row.trigger_reason,
+    });
+
+    // The step results are kept outside the timed part, so that a run that times out
+    // while asking the LLM still records what it gathered.
+    let gathered: Mutex<Option<Vec<Value>>> = Mutex::new(None);
+    let timeout = inner.settings.run_timeout;
+    let outcome = match tokio::time::timeout(
+        timeout,
+        pipeline(
+            inner,
+            automation,
+            &row.trigger_reason,
+            event.as_ref(),
+            &gathered,
+        ),
+    )
+    .await
+    {
+        Ok(outcome) => outcome,
+        Err(_) => Outcome::Failed {
+            prompt: None,
+            error: format!("run timed out after {}s", timeout.as_secs_f64()),
+        },
+    };
+    let results = gathered
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .unwrap_or_default();
+    row.context_results = Some(Value::Array(results).to_string());
+    match outcome {
+        Outcome::Skipped(reason) => {
+            "skipped".clone_into(&mut row.status);
+            observe(RunPhase::Skipped { reason: &reason });
+            row.skipped_reason = Some(reason);
+        }
+        Outcome::Completed {
+            prompt,
+            response,
+            tokens,
+        } => {
+            "completed".clone_into(&mut row.status);
+            observe(RunPhase::Completed {
+                response: response.as_deref(),
+            });
+            row.prompt_sent = prompt;
+            row.llm_response = response;
+            row.tokens_used = i64::try_from(tokens).unwrap_or(i64::MAX);
+        }
+        Outcome::Failed { prompt, error } => {
+            "failed".clone_into(&mut row.status);
+            observe(RunPhase::Failed { error: &error });
+            if prompt.is_some() {
+                row.prompt_sent = prompt;
+            }
+            row.llm_response = Some(error);
+        }
+    }
+    row.completed_at = Some(clock());
+    if let Err(err) = inner.lock_store().update_automation_run(&row) {
+        tracing::error!(automation = %automation.id, error = %err, "cannot record the end of the run");
+    }
+    RunRecord::from(row)
+}
+
+async fn pipeline(
+    inner: &Inner,
+    automation: &Automation,
+    trigger_reason: &str,
+    event: Option<&Value>,
+    gathered: &Mutex<Option<Vec<Value>>>,
+) -> Outcome {
+    let results = inner.wiring.steps.run_steps(automation, event).await;
+    let reason = skip::skip_reason(&automation.context_steps, &results);
+    let rendered = (reason.is_none() && !automation.trigger.skip_llm())
+        .then(|| template::render(&automation.prompt_template, &results, event));
+    *gathered.lock().unwrap_or_else(PoisonError::into_inner) = Some(results);
+    if let Some(reason) = reason {
+        return Outcome::Skipped(reason);
+    }
+    let Some(rendered) = rendered else {
+        return Outcome::Completed {
+            prompt: None,
+            response: None,
+            tokens: 0,
+        };
+    };
+    let prompt = preamble(automation, trigger_reason, event) + &rendered;
+    let estimate = estimate_tokens(&prompt);
+    if let Some(max) = automation.max_tokens_per_run
+        && estimate > max
+    {
+        return Outcome::Failed {
+            error: format!(
+                "the prompt's estimated {estimate} tokens exceed max_tokens_per_run ({max}); the llm was not called"
+            ),
+            prompt: Some(prompt),
+        };
+    }
+    match inner.wiring.llm.complete(automation, &prompt).await {
+        Ok(response) => Outcome::Completed {
+            tokens: estimate + estimate_tokens(&response),
+            prompt: Some(prompt),
+            response: Some(response),
+        },
+        Err(error) => Outcome::Failed {
+            prompt: Some(prompt),
+            error,
+        },
+    }
+}
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;

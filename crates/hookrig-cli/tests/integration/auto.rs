@@ -1,0 +1,282 @@
+//! `hookrig auto ...` and `hookrig fire` against the real store.
+
+use hookrig_test_support::TestEnv;
+use serde_json::Value;
+
+use crate::harness::{code, hookrig, test_env, text};
+
+const NIGHTLY: &str = r#"
+name = "Nightly Review"
+prompt_template = "review"
+cooldown_seconds = 60
+context_steps = [{ type = "shell", command = "true" }]
+
+[trigger]
+type = "periodic"
+interval_seconds = 7200
+"#;
+
+const QUIET: &str = r#"{
+  "id": "quiet",
+  "project_id": "p1",
+  "name": "Quiet",
+  "trigger": {"type": "event", "event_type": "task.completed", "skip_llm": true}
+}"#;
+
+/// `hookrig ARGS`, which must succeed; its stdout.
+fn ok(env: &TestEnv, args: &[&str]) -> String {
+    let output = hookrig(env, args);
+    assert_eq!(
+        code(&output),
+        0,
+        "{args:?} failed: {}",
+        text(&output.stderr)
+    );
+    text(&output.stdout)
+}
+
+/// `hookrig ARGS`, which must fail with exit 1; its stderr.
+fn fails(env: &TestEnv, args: &[&str]) -> String {
+    let output = hookrig(env, args);
+    assert_eq!(
+        code(&output),
+        1,
+        "{args:?} did not fail: {}",
+        text(&output.stdout)
+    );
+    text(&output.stderr)
+}
+
+fn json(env: &TestEnv, args: &[&str]) -> Value {
+    serde_json::from_str(&ok(env, args)).expect("JSON output")
+}
+
+/// Replaces the fields that change from run to run.
+fn redact(mut value: Value) -> Value {
+    // A run's id is random; an automation's is what the file says.
+    if value.get("automation_id").is_some() {
+        value["id"] = Value::from("[id]");
+    }
+    for key in ["started_at", "completed_at", "created_at", "updated_at"] {
+        if value.get(key).is_some_and(|v| !v.is_null()) {
+            value[key] = Value::from(format!("[{key}]"));
+        }
+    }
+    if value.get("source").is_some() {
+        value["source"] = Value::from("[source]");
+    }
+    value
+}
+
+fn add(env: &TestEnv) {
+    env.write_file("nightly.toml", NIGHTLY);
+    env.write_file("quiet.json", QUIET);
+    let project = env.project();
+    assert_eq!(
+        ok(
+            env,
+            &[
+                "auto",
+                "add",
+                &project.join("nightly.toml").display().to_string()
+            ]
+        ),
+        "nightly-review\n"
+    );
+    assert_eq!(
+        ok(
+            env,
+            &[
+                "auto",
+                "add",
+                &project.join("quiet.json").display().to_string()
+            ]
+        ),
+        "quiet\n"
+    );
+}
+
+#[test]
+fn add_list_show_enable_disable_rm() {
+    let env = test_env();
+    add(&env);
+    let list = ok(&env, &["auto", "list"]);
+    let project = env
+        .project()
+        .file_name()
+        .expect("a name")
+        .to_string_lossy()
+        .into_owned();
+    assert_eq!(
+        list,
+        format!(
+            "nightly-review\tenabled\t{project}\tperiodic:7200s\tNightly Review\nquiet\tenabled\tp1\tevent:task.completed\tQuiet\n"
+        )
+    );
+    let listed = json(&env, &["auto", "list", "--json"]);
+    assert_eq!(listed.as_array().expect("array").len(), 2);
+    let shown = json(&env, &["auto", "show", "quiet", "--json"]);
+    insta::assert_json_snapshot!("auto_show_quiet", redact(shown));
+    let shown = ok(&env, &["auto", "show", "nightly-review"]);
+    assert!(
+        shown.contains("trigger: periodic:7200s\ncooldown: 60s\n"),
+        "{shown}"
+    );
+
+    assert_eq!(
+        ok(&env, &["auto", "disable", "quiet"]),
+        "disabled automation `quiet`\n"
+    );
+    assert_eq!(
+        json(&env, &["auto", "show", "quiet", "--json"])["enabled"],
+        false
+    );
+    assert_eq!(
+        ok(&env, &["auto", "enable", "quiet"]),
+        "enabled automation `quiet`\n"
+    );
+    assert_eq!(
+        json(&env, &["auto", "show", "quiet", "--json"])["enabled"],
+        true
+    );
+
+    assert_eq!(
+        ok(&env, &["auto", "rm", "quiet"]),
+        "removed automation `quiet` and its runs\n"
+    );
+    assert_eq!(
+        json(&env, &["auto", "list", "--json"])
+            .as_array()
+            .expect("array")
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn adding_an_existing_id_updates_it_and_keeps_created_at() {
+    let env = test_env();
+    add(&env);
+    let before = json(&env, &["auto", "show", "quiet", "--json"]);
+    env.write_file("quiet.json", &QUIET.replace("\"Quiet\"", "\"Quieter\""));
+    ok(&env, &["auto", "add", "quiet.json"]);
+    let after = json(&env, &["auto", "show", "quiet", "--json"]);
+    assert_eq!(after["name"], "Quieter");
+    assert_eq!(after["created_at"], before["created_at"]);
+    assert_eq!(
+        json(&env, &["auto", "list", "--json"])
+            .as_array()
+            .expect("array")
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn unknown_ids_fail_with_the_seed_message() {
+    let env = test_env();
+    for args in [
+        &["auto", "show", "nope"][..],
+        &["auto", "enable", "nope"],
+        &["auto", "disable", "nope"],
+        &["auto", "rm", "nope"],
+        &["auto", "runs", "nope"],
+        &["fire", "nope"],
+    ] {
+        assert_eq!(
+            fails(&env, args),
+            "hookrig: error: Hook 'nope' not found\n",
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_file_is_reported_with_its_position() {
+    let env = test_env();
+    env.write_file(
+        "bad.toml",
+        "name = \"x\"\nwhen = 1\n[trigger]\ntype = \"periodic\"\n",
+    );
+    let stderr = fails(&env, &["auto", "add", "bad.toml"]);
+    assert!(
+        stderr.starts_with(
+            "hookrig: error: bad.toml:2:1: unknown field `when`, expected one of `id`"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        json(&env, &["auto", "list", "--json"]),
+        Value::Array(Vec::new())
+    );
+}
+
+#[test]
+fn fire_prints_the_run_record_and_runs_lists_it() {
+    let env = test_env();
+    add(&env);
+    let record = json(&env, &["fire", "quiet", "--json"]);
+    insta::assert_json_snapshot!("fire_quiet", redact(record.clone()));
+    let text_output = ok(&env, &["fire", "quiet"]);
+    assert!(
+        text_output.starts_with("run ") && text_output.ends_with(" of quiet: completed (manual)\n"),
+        "{text_output}"
+    );
+
+    let runs = json(&env, &["auto", "runs", "--json"]);
+    let runs = runs.as_array().expect("array");
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[1]["id"], record["id"], "newest first");
+    assert_eq!(
+        json(&env, &["auto", "runs", "quiet", "--limit", "1", "--json"])
+            .as_array()
+            .expect("array")
+            .len(),
+        1
+    );
+    assert_eq!(
+        json(&env, &["auto", "runs", "nightly-review", "--json"]),
+        Value::Array(Vec::new())
+    );
+    let listed = ok(&env, &["auto", "runs"]);
+    assert_eq!(listed.lines().count(), 2);
+    assert!(
+        listed.contains("\tquiet\tcompleted\tmanual\t0 tokens"),
+        "{listed}"
+    );
+
+    ok(&env, &["auto", "rm", "quiet"]);
+    assert_eq!(
+        json(&env, &["auto", "runs", "--json"]),
+        Value::Array(Vec::new()),
+        "rm removed the runs"
+    );
+}
+
+#[test]
+fn fire_of_a_run_that_fails_prints_the_record_and_exits_1() {
+    let env = test_env();
+    add(&env);
+    let output = hookrig(&env, &["fire", "nightly-review", "--json"]);
+    assert_eq!(code(&output), 1);
+    let record: Value = serde_json::from_slice(&output.stdout).expect("JSON record");
+    insta::assert_json_snapshot!("fire_failed", redact(record));
+}
+
+#[test]
+fn auto_trust_records_the_project_files() {
+    let env = test_env();
+    env.write_file(
+        ".hookrig/automations/a.toml",
+        "name = \"A\"\n[trigger]\ntype = \"periodic\"\n",
+    );
+    let output = env
+        .untrusted_command(["auto", "trust"])
+        .output()
+        .expect("runs");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "trusted 1 automation(s): a\n");
+    let store = std::fs::read_to_string(env.state_home().join("hookrig/trust.json"))
+        .expect("the trust store was written");
+    assert!(store.contains("#automation#a"), "{store}");
+}

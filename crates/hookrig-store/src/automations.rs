@@ -1,0 +1,589 @@
+//! The automation engine's definitions and runs (`hookrig auto`, `hookrig fire`,
+//! `hookrig serve`): the tables `automations` and `automation_runs`, written through
+//! methods on [`Ledger`].
+//!
+//! Rows are plain data with the seed's field names: `trigger`, `context_steps`,
+//! `llm_config`, `event_data` and `context_results` are JSON text, times are Unix
+//! seconds. What they mean is `hookrig-automation`'s business, not the store's.
+
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, Row, params};
+use serde::{Deserialize, Serialize};
+
+use crate::errors::StoreError;
+use crate::ledger::Ledger;
+
+/// One automation, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AutomationRow {
+    /// Unique id.
+    pub id: String,
+    /// The owning project.
+    pub project_id: String,
+    /// Human-readable label.
+    pub name: String,
+    /// Whether the engine considers it.
+    pub enabled: bool,
+    /// The trigger, a JSON object with a `type` key.
+    pub trigger: String,
+    /// The context steps, a JSON array.
+    pub context_steps: String,
+    /// The prompt template.
+    pub prompt_template: String,
+    /// A JSON object overriding the global LLM settings.
+    pub llm_config: Option<String>,
+    /// Minimum seconds between two runs.
+    pub cooldown_seconds: i64,
+    /// The largest estimated token count a run may send.
+    pub max_tokens_per_run: Option<i64>,
+    /// The file it was loaded from, when it came from one.
+    pub source: Option<String>,
+    /// When it was first stored (Unix seconds).
+    pub created_at: f64,
+    /// When it was last changed (Unix seconds).
+    pub updated_at: f64,
+}
+
+/// One run of an automation, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AutomationRunRow {
+    /// Run id.
+    pub id: String,
+    /// The automation that ran.
+    pub automation_id: String,
+    /// Copied from the automation at run time.
+    pub project_id: String,
+    /// `periodic`, `cron`, `event:<type>` or `manual`.
+    pub trigger_reason: String,
+    /// `running`, `completed`, `skipped`, `failed` or `interrupted`.
+    pub status: String,
+    /// The event data, JSON.
+    pub event_data: Option<String>,
+    /// The step results, a JSON array.
+    pub context_results: Option<String>,
+    /// The prompt sent to the LLM.
+    pub prompt_sent: Option<String>,
+    /// The LLM's reply, or the error of a failed run.
+    pub llm_response: Option<String>,
+    /// Reserved by the seed; not written.
+    pub actions_taken: Option<String>,
+    /// Why the LLM was skipped.
+    pub skipped_reason: Option<String>,
+    /// Estimated tokens.
+    pub tokens_used: i64,
+    /// When the run started (Unix seconds).
+    pub started_at: f64,
+    /// When it reached a terminal status (Unix seconds).
+    pub completed_at: Option<f64>,
+}
+
+const SELECT_AUTOMATION: &str = "
+    SELECT id, project_id, name, enabled, trigger, context_steps, prompt_template, llm_config,
+           cooldown_seconds, max_tokens_per_run, source, created_at, updated_at
+    FROM automations";
+
+const SELECT_RUN: &str = "
+    SELECT id, automation_id, project_id, trigger_reason, status, event_data, context_results,
+           prompt_sent, llm_response, actions_taken, skipped_reason, tokens_used, started_at,
+           completed_at
+    FROM automation_runs";
+
+impl Ledger {
+    /// Stores `row`, replacing the automation with the same id but keeping its
+    /// `created_at`; returns the row as stored.
+    pub fn upsert_automation(&mut self, row: &AutomationRow) -> Result<AutomationRow, StoreError> {
+        self.conn()
+            .execute(
+                "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
+                     prompt_template, llm_config, cooldown_seconds, max_tokens_per_run, source,
+                     created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                 ON CONFLICT (id) DO UPDATE SET
+                     project_id = excluded.project_id, name = excluded.name,
+                     enabled = excluded.enabled, trigger = excluded.trigger,
+                     context_steps = excluded.context_steps,
+                     prompt_template = excluded.prompt_template,
+                     llm_config = excluded.llm_config,
+                     cooldown_seconds = excluded.cooldown_seconds,
+                     max_tokens_per_run = excluded.max_tokens_per_run,
+                     source = excluded.source, updated_at = excluded.updated_at",
+                params![
+                    row.id,
+                    row.project_id,
+                    row.name,
+                    row.enabled,
+                    row.trigger,
+                    row.context_steps,
+                    row.prompt_template,
+                    row.llm_config,
+                    row.cooldown_seconds,
+                    row.max_tokens_per_run,
+                    row.source,
+                    row.created_at,
+                    row.updated_at
+                ],
+            )
+            .map_err(|source| self.automation_error("store an automation", source))?;
+        self.automation(&row.id)?
+            .ok_or_else(|| StoreError::UnknownAutomation { id: row.id.clone() })
+    }
+
+    /// One automation, or `None`.
+    pub fn automation(&self, id: &str) -> Result<Option<AutomationRow>, StoreError> {
+        self.conn()
+            .query_row(
+                &format!("{SELECT_AUTOMATION} WHERE id = ?1"),
+                [id],
+                automation_from_row,
+            )
+            .optional()
+            .map_err(|source| self.automation_error("read an automation", source))
+    }
+
+    /// Every automation (only the enabled ones with `enabled_only`), in the order they
+    /// were first stored: the engine examines them in this order, and the cap stops it
+    /// part-way, so the order must not change when one is edited.
+    pub fn automations(&self, enabled_only: bool) -> Result<Vec<AutomationRow>, StoreError> {
+        let filter = if enabled_only {
+            " WHERE enabled = 1"
+        } else {
+            ""
+        };
+        self.conn()
+            .prepare_cached(&format!("{SELECT_AUTOMATION}{filter} ORDER BY rowid"))
+            .and_then(|mut stmt| stmt.query_map([], automation_from_row)?.collect())
+            .map_err(|source| self.automation_error("list automations", source))
+    }
+
+    /// Enables or disables the automation `id`. An unknown id is
+    /// [`StoreError::UnknownAutomation`].
+    pub fn set_automation_enabled(
+        &mut self,
+        id: &str,
+        enabled: bool,
+        now: f64,
+    ) -> Result<(), StoreError> {
+        let changed = self
+            .conn()
+            .execute(
+                "UPDATE automations SET enabled = ?2, updated_at = ?3 WHERE id = ?1",
+                params![id, enabled, now],
+            )
+            .map_err(|source| self.automation_error("change an automation", source))?;
+        if changed == 0 {
+            return Err(StoreError::UnknownAutomation { id: id.to_owned() });
+        }
+        Ok(())
+    }
+
+    /// Deletes the automation `id` and its runs. An unknown id is
+    /// [`StoreError::UnknownAutomation`].
+    pub fn delete_automation(&mut self, id: &str) -> Result<(), StoreError> {
+        // The runs go by the foreign key's ON DELETE CASCADE.
+        let deleted = self
+            .conn()
+            .execute("DELETE FROM automations WHERE id = ?1", [id])
+            .map_err(|source| self.automation_error("delete an automation", source))?;
+        if deleted == 0 {
+            return Err(StoreError::UnknownAutomation { id: id.to_owned() });
+        }
+        Ok(())
+    }
+
+    /// Records a new run.
+    pub fn insert_automation_run(&mut self, run: &AutomationRunRow) -> Result<(), StoreError> {
+        self.conn()
+            .prepare_cached(
+                "INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason,
+                     status, event_data, context_results, prompt_sent, llm_response,
+                     actions_taken, skipped_reason, tokens_used, started_at, completed_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            )
+            .and_then(|mut stmt| stmt.execute(run_params(run)))
+            .map(drop)
+            .map_err(|source| self.automation_error("record an automation run", source))
+    }
+
+    /// Rewrites the run `run.id` with every field of `run`. An unknown id is
+    /// [`StoreError::UnknownRunId`].
+    pub fn update_automation_run(&mut self, run: &AutomationRunRow) -> Result<(), StoreError> {
+        let changed = self
+            .conn()
+            .prepare_cached(
+                "UPDATE automation_runs SET automation_id = ?2, project_id = ?3,
+                     trigger_reason = ?4, status = ?5, event_data = ?6, context_results = ?7,
+                     prompt_sent = ?8, llm_response = ?9, actions_taken = ?10,
+                     skipped_reason = ?11, tokens_used = ?12, started_at = ?13,
+                     completed_at = ?14
+                 WHERE id = ?1",
+            )
+            .and_then(|mut stmt| stmt.execute(run_params(run)))
+            .map_err(|source| self.automation_error("update an automation run", source))?;
+        if changed == 0 {
+            return Err(StoreError::UnknownRunId {
+                run_id: run.id.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// One run, or `None`.
+    pub fn automation_run(&self, id: &str) -> Result<Option<AutomationRunRow>, StoreError> {
+        self.conn()
+            .query_row(&format!("{SELECT_RUN} WHERE id = ?1"), [id], run_from_row)
+            .optional()
+            .map_err(|source| self.automation_error("read an automation run", source))
+    }
+
+    /// The newest `limit` runs, of one automation or of all, newest first.
+    pub fn automation_runs(
+        &self,
+        automation_id: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<AutomationRunRow>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // rowid breaks ties between runs started in the same instant, so that "newest
+        // first" is the insertion order reversed.
+        let (sql, id) = match automation_id {
+            Some(id) => (
+                format!(
+                    "{SELECT_RUN} WHERE automation_id = ?1 ORDER BY started_at DESC, rowid DESC LIMIT ?2"
+                ),
+                id,
+            ),
+            None => (
+                format!("{SELECT_RUN} WHERE ?1 = '' ORDER BY started_at DESC, rowid DESC LIMIT ?2"),
+                "",
+            ),
+        };
+        self.conn()
+            .prepare_cached(&sql)
+            .and_then(|mut stmt| stmt.query_map(params![id, limit], run_from_row)?.collect())
+            .map_err(|source| self.automation_error("list automation runs", source))
+    }
+
+    /// The start time of each automation's newest run, by automation id: the engine's
+    /// last-run times at start-up, so that a restart does not re-fire what just ran.
+    pub fn last_automation_run_starts(&self) -> Result<HashMap<String, f64>, StoreError> {
+        self.conn()
+            .prepare_cached(
+                "SELECT automation_id, max(started_at) FROM automation_runs GROUP BY automation_id",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                    .collect()
+            })
+            .map_err(|source| self.automation_error("read the last automation runs", source))
+    }
+
+    /// Marks every run still `running` as `interrupted`, completed at `now`; returns
+    /// how many. Called at start-up: such rows belong to a process that died without
+    /// finishing them.
+    pub fn interrupt_running_runs(&mut self, now: f64) -> Result<usize, StoreError> {
+        self.conn()
+            .execute(
+                "UPDATE automation_runs SET status = 'interrupted', completed_at = ?1
+                 WHERE status = 'running'",
+                [now],
+            )
+            .map_err(|source| self.automation_error("mark interrupted runs", source))
+    }
+
+    /// Marks the runs `ids` that are still `running` as `interrupted`, completed at
+    /// `now`; returns how many. Called at shutdown for the runs it cancelled.
+    pub fn interrupt_runs(&mut self, ids: &[String], now: f64) -> Result<usize, StoreError> {
+        let mut count = 0;
+        for id in ids {
+            count += self
+                .conn()
+                .execute(
+                    "UPDATE automation_runs SET status = 'interrupted', completed_at = ?2
+                     WHERE id = ?1 AND status = 'running'",
+                    params![id, now],
+                )
+                .map_err(|source| self.automation_error("mark interrupted runs", source))?;
+        }
+        Ok(count)
+    }
+
+    fn automation_error(&self, action: &'static str, source: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite {
+            path: self.path().to_owned(),
+            action,
+            source,
+        }
+    }
+}
+
+fn run_params(run: &AutomationRunRow) -> [&dyn rusqlite::ToSql; 14] {
+    [
+        &run.id,
+        &run.automation_id,
+        &run.project_id,
+        &run.trigger_reason,
+        &run.status,
+        &run.event_data,
+        &run.context_results,
+        &run.prompt_sent,
+        &run.llm_response,
+        &run.actions_taken,
+        &run.skipped_reason,
+        &run.tokens_used,
+        &run.started_at,
+        &run.completed_at,
+    ]
+}
+
+fn automation_from_row(row: &Row<'_>) -> rusqlite::Result<AutomationRow> {
+    Ok(AutomationRow {
+        id: row.get(0)?,
+        project_id: row.get(1)?,
+        name: row.get(2)?,
+        enabled: row.get(3)?,
+        trigger: row.get(4)?,
+        context_steps: row.get(5)?,
+        prompt_template: row.get(6)?,
+        llm_config: row.get(7)?,
+        cooldown_seconds: row.get(8)?,
+        max_tokens_per_run: row.get(9)?,
+        source: row.get(10)?,
+        created_at: row.get(11)?,
+        updated_at: row.get(12)?,
+    })
+}
+
+fn run_from_row(row: &Row<'_>) -> rusqlite::Result<AutomationRunRow> {
+    Ok(AutomationRunRow {
+        id: row.get(0)?,
+        automation_id: row.get(1)?,
+        project_id: row.get(2)?,
+        trigger_reason: row.get(3)?,
+        status: row.get(4)?,
+        event_data: row.get(5)?,
+        context_results: row.get(6)?,
+        prompt_sent: row.get(7)?,
+        llm_response: row.get(8)?,
+        actions_taken: row.get(9)?,
+        skipped_reason: row.get(10)?,
+        tokens_used: row.get(11)?,
+        started_at: row.get(12)?,
+        completed_at: row.get(13)?,
+    })
+}
+
+#[cfg(test)]
+#[expect(
+    clippy::float_cmp,
+    reason = "times are stored and read back exactly, never computed"
+)]
+mod tests {
+    use super::*;
+
+    fn open_temp() -> (tempfile::TempDir, Ledger) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ledger = Ledger::open(&dir.path().join("ledger.db")).expect("open");
+        (dir, ledger)
+    }
+
+    fn automation(id: &str, at: f64) -> AutomationRow {
+        AutomationRow {
+            id: id.to_owned(),
+            project_id: "p".to_owned(),
+            name: format!("{id} name"),
+            enabled: true,
+            trigger: r#"{"type":"periodic"}"#.to_owned(),
+            context_steps: "[]".to_owned(),
+            prompt_template: "hi".to_owned(),
+            llm_config: None,
+            cooldown_seconds: 3600,
+            max_tokens_per_run: None,
+            source: None,
+            created_at: at,
+            updated_at: at,
+        }
+    }
+
+    fn run(id: &str, automation_id: &str, started_at: f64) -> AutomationRunRow {
+        AutomationRunRow {
+            id: id.to_owned(),
+            automation_id: automation_id.to_owned(),
+            project_id: "p".to_owned(),
+            trigger_reason: "manual".to_owned(),
+            status: "running".to_owned(),
+            event_data: None,
+            context_results: None,
+            prompt_sent: None,
+            llm_response: None,
+            actions_taken: None,
+            skipped_reason: None,
+            tokens_used: 0,
+            started_at,
+            completed_at: None,
+        }
+    }
+
+    #[test]
+    fn upsert_updates_in_place_and_keeps_created_at() {
+        let (_dir, mut ledger) = open_temp();
+        ledger
+            .upsert_automation(&automation("a", 1.0))
+            .expect("add");
+        ledger
+            .upsert_automation(&automation("b", 2.0))
+            .expect("add");
+        let mut changed = automation("a", 5.0);
+        changed.name = "renamed".to_owned();
+        let stored = ledger.upsert_automation(&changed).expect("update");
+        assert_eq!(stored.created_at, 1.0);
+        assert_eq!(stored.updated_at, 5.0);
+        assert_eq!(stored.name, "renamed");
+        let ids: Vec<String> = ledger
+            .automations(false)
+            .expect("list")
+            .into_iter()
+            .map(|a| a.id)
+            .collect();
+        assert_eq!(ids, ["a", "b"], "an update keeps the examination order");
+    }
+
+    #[test]
+    fn enabled_only_lists_enabled_automations() {
+        let (_dir, mut ledger) = open_temp();
+        ledger
+            .upsert_automation(&automation("a", 1.0))
+            .expect("add");
+        ledger
+            .upsert_automation(&automation("b", 1.0))
+            .expect("add");
+        ledger
+            .set_automation_enabled("a", false, 2.0)
+            .expect("disable");
+        let enabled: Vec<String> = ledger
+            .automations(true)
+            .expect("list")
+            .into_iter()
+            .map(|a| a.id)
+            .collect();
+        assert_eq!(enabled, ["b"]);
+        let a = ledger.automation("a").expect("read").expect("present");
+        assert!(!a.enabled);
+        assert_eq!(a.updated_at, 2.0);
+    }
+
+    #[test]
+    fn unknown_ids_are_reported() {
+        let (_dir, mut ledger) = open_temp();
+        let error = ledger
+            .set_automation_enabled("nope", true, 1.0)
+            .expect_err("unknown");
+        assert!(matches!(&error, StoreError::UnknownAutomation { id } if id == "nope"));
+        assert!(matches!(
+            ledger.delete_automation("nope"),
+            Err(StoreError::UnknownAutomation { .. })
+        ));
+        assert!(matches!(
+            ledger.update_automation_run(&run("r", "a", 1.0)),
+            Err(StoreError::UnknownRunId { .. })
+        ));
+    }
+
+    #[test]
+    fn delete_removes_the_runs() {
+        let (_dir, mut ledger) = open_temp();
+        ledger
+            .upsert_automation(&automation("a", 1.0))
+            .expect("add");
+        ledger
+            .upsert_automation(&automation("b", 1.0))
+            .expect("add");
+        ledger
+            .insert_automation_run(&run("r1", "a", 1.0))
+            .expect("run");
+        ledger
+            .insert_automation_run(&run("r2", "b", 1.0))
+            .expect("run");
+        ledger.delete_automation("a").expect("delete");
+        assert!(ledger.automation_run("r1").expect("read").is_none());
+        assert!(ledger.automation_run("r2").expect("read").is_some());
+    }
+
+    #[test]
+    fn runs_are_listed_newest_first_with_a_limit() {
+        let (_dir, mut ledger) = open_temp();
+        ledger
+            .upsert_automation(&automation("a", 1.0))
+            .expect("add");
+        ledger
+            .upsert_automation(&automation("b", 1.0))
+            .expect("add");
+        for (id, owner, at) in [("r1", "a", 1.0), ("r2", "b", 2.0), ("r3", "a", 3.0)] {
+            ledger
+                .insert_automation_run(&run(id, owner, at))
+                .expect("run");
+        }
+        let ids = |runs: Vec<AutomationRunRow>| runs.into_iter().map(|r| r.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(ledger.automation_runs(None, 10).expect("all")),
+            ["r3", "r2", "r1"]
+        );
+        assert_eq!(
+            ids(ledger.automation_runs(Some("a"), 10).expect("a")),
+            ["r3", "r1"]
+        );
+        assert_eq!(ids(ledger.automation_runs(None, 1).expect("one")), ["r3"]);
+        let last = ledger.last_automation_run_starts().expect("last");
+        assert_eq!(last.get("a"), Some(&3.0));
+        assert_eq!(last.get("b"), Some(&2.0));
+    }
+
+    #[test]
+    fn update_rewrites_every_field() {
+        let (_dir, mut ledger) = open_temp();
+        ledger
+            .upsert_automation(&automation("a", 1.0))
+            .expect("add");
+        ledger
+            .insert_automation_run(&run("r", "a", 1.0))
+            .expect("run");
+        let mut done = run("r", "a", 1.0);
+        done.status = "completed".to_owned();
+        done.context_results = Some("[]".to_owned());
+        done.llm_response = Some("ok".to_owned());
+        done.tokens_used = 7;
+        done.completed_at = Some(2.0);
+        ledger.update_automation_run(&done).expect("update");
+        assert_eq!(ledger.automation_run("r").expect("read"), Some(done));
+    }
+
+    #[test]
+    fn running_rows_become_interrupted() {
+        let (_dir, mut ledger) = open_temp();
+        ledger
+            .upsert_automation(&automation("a", 1.0))
+            .expect("add");
+        ledger
+            .insert_automation_run(&run("r1", "a", 1.0))
+            .expect("run");
+        ledger
+            .insert_automation_run(&run("r2", "a", 1.0))
+            .expect("run");
+        let mut done = run("r3", "a", 1.0);
+        done.status = "completed".to_owned();
+        ledger.insert_automation_run(&done).expect("run");
+        assert_eq!(
+            ledger
+                .interrupt_runs(&["r1".to_owned(), "r3".to_owned()], 4.0)
+                .expect("interrupt"),
+            1,
+            "a finished run keeps its status"
+        );
+        assert_eq!(ledger.interrupt_running_runs(5.0).expect("interrupt"), 1);
+        let status = |id: &str| ledger.automation_run(id).expect("read").expect("present");
+        assert_eq!(status("r1").status, "interrupted");
+        assert_eq!(status("r1").completed_at, Some(4.0));
+        assert_eq!(status("r2").status, "interrupted");
+        assert_eq!(status("r2").completed_at, Some(5.0));
+        assert_eq!(status("r3").status, "completed");
+    }
+}

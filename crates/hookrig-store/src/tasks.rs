@@ -1,0 +1,210 @@
+//! The `tasks` table: tasks that automations create with the `create_task` context
+//! step, with the Hook Engine's fields.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+use crate::errors::StoreError;
+use crate::ledger::Ledger;
+
+/// A task to insert; the store gives it an id, `pending` status and timestamps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NewTask {
+    /// The project the task belongs to.
+    pub project_id: String,
+    /// Title.
+    pub title: String,
+    /// Description.
+    pub description: String,
+    /// The task this one is a subtask of.
+    pub parent_task_id: Option<String>,
+    /// The agent profile to run it with.
+    pub profile_id: Option<String>,
+    /// The workspace it prefers.
+    pub preferred_workspace_id: Option<String>,
+    /// The git branch to work on.
+    pub branch_name: Option<String>,
+    /// Priority; lower runs first, 100 by default.
+    pub priority: i64,
+    /// Context entries (`{type, label, content}` objects), a JSON array.
+    pub context_entries: serde_json::Value,
+    /// Who created it (`automation:ID`), if known.
+    pub created_by: Option<String>,
+}
+
+/// A task as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskRow {
+    /// Its id.
+    pub id: String,
+    /// The project it belongs to.
+    pub project_id: String,
+    /// Title.
+    pub title: String,
+    /// Description.
+    pub description: String,
+    /// The task this one is a subtask of.
+    pub parent_task_id: Option<String>,
+    /// The agent profile to run it with.
+    pub profile_id: Option<String>,
+    /// The workspace it prefers.
+    pub preferred_workspace_id: Option<String>,
+    /// The git branch to work on.
+    pub branch_name: Option<String>,
+    /// Priority; lower runs first.
+    pub priority: i64,
+    /// Context entries, a JSON array.
+    pub context_entries: serde_json::Value,
+    /// `pending` when created.
+    pub status: String,
+    /// What the task produced.
+    pub result: Option<String>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Who created it.
+    pub created_by: Option<String>,
+    /// Unix seconds.
+    pub created_at: f64,
+    /// Unix seconds.
+    pub updated_at: f64,
+}
+
+const INSERT_TASK: &str = "
+    INSERT INTO tasks (
+        id, project_id, title, description, parent_task_id, profile_id,
+        preferred_workspace_id, branch_name, priority, context_entries, status,
+        created_by, created_at, updated_at
+    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'pending', ?11, ?12, ?12)";
+
+const SELECT_TASK: &str = "
+    SELECT id, project_id, title, description, parent_task_id, profile_id,
+           preferred_workspace_id, branch_name, priority, context_entries, status,
+           result, error, created_by, created_at, updated_at
+    FROM tasks WHERE id = ?1";
+
+/// Now as Unix seconds, the unit of the automation tables.
+pub(crate) fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |elapsed| elapsed.as_secs_f64())
+}
+
+impl Ledger {
+    /// Inserts `task` as `pending` and returns its new id (a `UUIDv7` in simple form,
+    /// so ids sort by creation time).
+    pub fn create_task(&mut self, task: &NewTask) -> Result<String, StoreError> {
+        let id = uuid::Uuid::now_v7().simple().to_string();
+        let now = unix_now();
+        self.conn()
+            .execute(
+                INSERT_TASK,
+                params![
+                    id,
+                    task.project_id,
+                    task.title,
+                    task.description,
+                    task.parent_task_id,
+                    task.profile_id,
+                    task.preferred_workspace_id,
+                    task.branch_name,
+                    task.priority,
+                    task.context_entries.to_string(),
+                    task.created_by,
+                    now,
+                ],
+            )
+            .map_err(|source| StoreError::Sqlite {
+                path: self.path().to_owned(),
+                action: "create a task",
+                source,
+            })?;
+        Ok(id)
+    }
+
+    /// The task with id `id`, if there is one.
+    pub fn task(&self, id: &str) -> Result<Option<TaskRow>, StoreError> {
+        let fail = |source| StoreError::Sqlite {
+            path: self.path().to_owned(),
+            action: "read a task",
+            source,
+        };
+        let row = self
+            .conn()
+            .query_row(SELECT_TASK, [id], |row| {
+                Ok((
+                    TaskRow {
+                        id: row.get(0)?,
+                        project_id: row.get(1)?,
+                        title: row.get(2)?,
+                        description: row.get(3)?,
+                        parent_task_id: row.get(4)?,
+                        profile_id: row.get(5)?,
+                        preferred_workspace_id: row.get(6)?,
+                        branch_name: row.get(7)?,
+                        priority: row.get(8)?,
+                        context_entries: serde_json::Value::Null,
+                        status: row.get(10)?,
+                        result: row.get(11)?,
+                        error: row.get(12)?,
+                        created_by: row.get(13)?,
+                        created_at: row.get(14)?,
+                        updated_at: row.get(15)?,
+                    },
+                    row.get::<_, String>(9)?,
+                ))
+            })
+            .optional()
+            .map_err(fail)?;
+        row.map(|(mut task, entries)| {
+            task.context_entries =
+                serde_json::from_str(&entries).map_err(|source| StoreError::CorruptColumn {
+                    run_id: task.id.clone(),
+                    column: "context_entries",
+                    source,
+                })?;
+            Ok(task)
+        })
+        .transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn task() -> NewTask {
+        NewTask {
+            project_id: "p".to_owned(),
+            title: "Fix it".to_owned(),
+            description: "the build".to_owned(),
+            parent_task_id: Some("t0".to_owned()),
+            profile_id: None,
+            preferred_workspace_id: None,
+            branch_name: Some("fix/it".to_owned()),
+            priority: 5,
+            context_entries: json!([{"type": "note", "label": "l", "content": "c"}]),
+            created_by: Some("automation:a".to_owned()),
+        }
+    }
+
+    #[test]
+    fn created_task_reads_back_pending_with_its_fields() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut ledger = Ledger::open(&dir.path().join("l.db")).expect("open");
+        let id = ledger.create_task(&task()).expect("insert");
+        let other = ledger.create_task(&task()).expect("insert");
+        assert_ne!(id, other, "each task gets its own id");
+        let row = ledger.task(&id).expect("read").expect("present");
+        assert_eq!(row.status, "pending");
+        assert_eq!(row.title, "Fix it");
+        assert_eq!(row.parent_task_id.as_deref(), Some("t0"));
+        assert_eq!(row.priority, 5);
+        assert_eq!(row.context_entries, task().context_entries);
+        assert!(row.created_at > 0.0 && (row.created_at - row.updated_at).abs() < f64::EPSILON);
+        assert_eq!(ledger.task("nope").expect("read"), None);
+    }
+}
