@@ -5,6 +5,7 @@
 //! Timeouts are short; no test asserts that something was fast, only generous bounds
 //! that turn a hang into a failure.
 
+mod agents;
 mod auto;
 mod catalog;
 mod claude;

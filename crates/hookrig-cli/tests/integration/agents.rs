@@ -1,0 +1,522 @@
+//! `hookrig agent spawn|list|watch|stop|clean` in real temporary git repositories, with
+//! fake provider scripts that record the argv, environment and input they received.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use hookrig_test_support::{TestEnv, wait_for_file};
+use indoc::{formatdoc, indoc};
+use serde_json::Value;
+
+use crate::harness::{code, test_env, text};
+
+/// A plan with three ready tasks; `api` names the provider `fake` in its meta.
+const PLAN: &str = indoc! {r#"
+    (meta plan (title "Agents") (status "active"))
+    (given agent-coder-available)
+    (given task-api)
+    (meta task-api
+      (description "Add the login endpoint")
+      (acceptance "the tests pass")
+      (provider "fake"))
+    (given ready-api)
+    (given task-docs)
+    (meta task-docs (description "Write the docs"))
+    (given ready-docs)
+    (given task-ui)
+    (given ready-ui)
+"#};
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        text(&output.stderr)
+    );
+    text(&output.stdout)
+}
+
+/// The project as a real git repository on branch `main` with the plan committed.
+fn repo(env: &TestEnv) -> PathBuf {
+    let project = env.project();
+    std::fs::remove_dir_all(project.join(".git")).expect("remove the fake .git");
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["config", "user.email", "t@example.com"]);
+    git(&project, &["config", "user.name", "T"]);
+    env.write_file("plan.spl", PLAN);
+    env.write_file("README", "hello\n");
+    git(&project, &["add", "plan.spl", "README"]);
+    git(&project, &["commit", "-q", "-m", "start"]);
+    project
+}
+
+/// A fake provider that records its argv, working directory and agent variables to
+/// `record/NAME.txt`, then runs `then` (shell).
+fn fake_provider(env: &TestEnv, name: &str, then: &str) {
+    let record = env.root().join("record");
+    env.write_bin(
+        name,
+        &formatdoc! {r#"
+            mkdir -p '{record}'
+            {{
+              printf 'argv:'; for a in "$@"; do printf ' [%s]' "$a"; done; printf '\n'
+              echo "pwd: $(pwd)"
+              env | grep -E '^(HOOKRIG|HENCE)_(AGENT|PLAN|TASK)=' | sort
+            }} > '{record}/{name}.tmp'
+            mv '{record}/{name}.tmp' '{record}/{name}.txt'
+            {then}
+        "#,
+            record = record.display(),
+        },
+    );
+}
+
+fn recorded(env: &TestEnv, name: &str) -> String {
+    let path = env.root().join("record").join(format!("{name}.txt"));
+    assert!(
+        wait_for_file(&path, Duration::from_secs(10)),
+        "{name} never ran"
+    );
+    std::fs::read_to_string(&path)
+        .expect("read the record")
+        .replace(env.marker(), "[TMP]")
+}
+
+/// `hookrig ARGS` with only the test's bin and the system directories in `PATH`, so
+/// that a real `claude` of the machine is never auto-detected.
+fn run(env: &TestEnv, args: &[&str]) -> Output {
+    let mut command = env.command(args);
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", env.bin().display());
+    command.env("PATH", path);
+    hookrig_test_support::run_with_input(command, b"", hookrig_test_support::HANG_LIMIT)
+}
+
+fn spawn(env: &TestEnv, task: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "agent", "spawn", task, "--plan", "plan.spl", "--agent", "coder",
+    ];
+    args.extend_from_slice(extra);
+    run(env, &args)
+}
+
+fn ok(output: &Output) -> String {
+    assert_eq!(
+        code(output),
+        0,
+        "stdout: {}\nstderr: {}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    text(&output.stdout)
+}
+
+const FAKE: &str = indoc! {r#"
+    [[providers]]
+    id = "fake"
+    name = "Fake"
+    cli = "fake-agent"
+    default_args = ["--quiet"]
+    auto_approve_flag = "-y"
+    initial_prompt_flag = "--prompt"
+    resume_flag = "--resume"
+"#};
+
+fn agents_json(env: &TestEnv) -> Vec<Value> {
+    let out = ok(&run(env, &["agent", "list", "--json"]));
+    match serde_json::from_str(&out).expect("JSON") {
+        Value::Array(rows) => rows,
+        other => panic!("expected an array, got {other}"),
+    }
+}
+
+/// Waits until `agent list` says the agent of `task` no longer runs.
+fn wait_exited(env: &TestEnv, task: &str) -> Value {
+    for _ in 0..200 {
+        let row = agents_json(env)
+            .into_iter()
+            .find(|r| r["task"] == task)
+            .expect("the agent is listed");
+        if row["running"] == false && !row["exit_code"].is_null() {
+            return row;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("the agent of {task} did not exit");
+}
+
+#[test]
+fn spawn_passes_the_prompt_by_flag_with_the_agent_environment() {
+    let env = test_env();
+    let project = repo(&env);
+    env.write_file(".hookrig/config.toml", FAKE);
+    fake_provider(&env, "fake-agent", "echo working on it; echo oops >&2");
+    // guards: the claim goes through the task lifecycle, so post-claim hooks fire.
+    let claimed = env.root().join("claimed.txt");
+    env.write_script(
+        ".hookrig/hooks/post-claim",
+        &format!("echo \"$1 $2 $3 $HENCE_EVENT\" > '{}'", claimed.display()),
+    );
+
+    let out = ok(&spawn(&env, "api", &[]));
+    // The claim's own report comes first, then what spawn did.
+    assert!(
+        out.starts_with("claimed api: ready → in_progress\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nspawned fake (task meta) for agent 'coder' on task 'api', pid "),
+        "{out}"
+    );
+    insta::assert_snapshot!(recorded(&env, "fake-agent"));
+    assert!(wait_for_file(&claimed, Duration::from_secs(10)));
+    assert_eq!(
+        std::fs::read_to_string(&claimed).expect("read"),
+        format!("{} api coder claim\n", project.join("plan.spl").display())
+    );
+    // The claim is in the plan.
+    assert!(
+        std::fs::read_to_string(project.join("plan.spl"))
+            .expect("read")
+            .contains("claimed-api")
+    );
+
+    let worktree = project.join(".hookrig/worktrees/api");
+    assert_eq!(
+        git(&worktree, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
+        "task/api"
+    );
+    // The worktrees do not show up as untracked files of the main checkout.
+    assert!(!git(&project, &["status", "--porcelain"]).contains(".hookrig/worktrees"));
+
+    let row = wait_exited(&env, "api");
+    assert_eq!(row["exit_code"], 0);
+    assert_eq!(row["provider"], "fake");
+    assert_eq!(row["agent"], "coder");
+    assert_eq!(row["worktree"], worktree.display().to_string());
+    assert_eq!(row["state"], "exited (0)");
+
+    // watch prints the whole log, then how the agent ended.
+    let watched = ok(&run(&env, &["agent", "watch", "api"]));
+    assert_eq!(
+        watched,
+        "working on it\noops\nhookrig: the agent of task 'api' exited (0)\n"
+    );
+}
+
+#[test]
+fn selection_order_is_flag_task_meta_agent_config_then_auto_detection() {
+    let env = test_env();
+    let project = repo(&env);
+    fake_provider(&env, "fake-agent", "");
+    fake_provider(&env, "claude", "");
+    fake_provider(&env, "aider", "");
+    env.write_file(
+        ".hookrig/config.toml",
+        &format!("{FAKE}\n[[agents]]\nname = \"qa\"\nprovider = \"aider\"\n"),
+    );
+    // Nothing names one: the first known CLI on PATH, claude before aider.
+    let out = ok(&spawn(&env, "docs", &[]));
+    assert!(
+        out.contains("spawned claude (auto-detected on PATH)"),
+        "{out}"
+    );
+    let argv = recorded(&env, "claude");
+    assert!(
+        argv.starts_with(
+            "argv: [--dangerously-skip-permissions] [-p] [You are working on task `docs`"
+        ),
+        "{argv}"
+    );
+    // The agent's [[agents]] entry wins over auto-detection.
+    let out = ok(&run(
+        &env,
+        &[
+            "agent", "spawn", "ui", "--plan", "plan.spl", "--agent", "qa",
+        ],
+    ));
+    assert!(
+        out.contains("spawned aider ([[agents]] in config.toml)"),
+        "{out}"
+    );
+    assert!(recorded(&env, "aider").starts_with("argv: [--yes-always] [--message] [You are"));
+    // The task's meta wins over the agent's entry.
+    let out = ok(&run(
+        &env,
+        &[
+            "agent", "spawn", "api", "--plan", "plan.spl", "--agent", "qa",
+        ],
+    ));
+    assert!(out.contains("spawned fake (task meta)"), "{out}");
+    for task in ["docs", "ui", "api"] {
+        wait_exited(&env, task);
+    }
+    // --provider wins over everything.
+    std::fs::remove_file(env.root().join("record/claude.txt")).expect("rm");
+    let out = ok(&spawn(&env, "api", &["--provider", "claude"]));
+    assert!(out.contains("spawned claude (--provider)"), "{out}");
+    recorded(&env, "claude");
+    wait_exited(&env, "api");
+    assert!(project.join(".hookrig/worktrees/ui").is_dir());
+}
+
+#[test]
+fn a_missing_cli_is_hences_message_and_exit_1() {
+    let env = test_env();
+    repo(&env);
+    env.write_file(
+        ".hookrig/config.toml",
+        "[[providers]]\nid = \"fake\"\nname = \"Fake\"\ncli = \"/opt/nowhere/fake\"\n",
+    );
+    let output = spawn(&env, "api", &[]);
+    assert_eq!(code(&output), 1);
+    assert_eq!(
+        text(&output.stderr),
+        "hookrig: error: provider 'fake' CLI '/opt/nowhere/fake' not found\n"
+    );
+    // Nothing was claimed or created.
+    assert!(!env.project().join(".hookrig/worktrees/api").exists());
+    assert!(
+        !env.read_file("plan.spl")
+            .expect("plan")
+            .contains("claimed-api")
+    );
+
+    // No provider at all: none configured for the task or agent, none on PATH.
+    let output = spawn(&env, "docs", &[]);
+    assert_eq!(code(&output), 1);
+    assert!(
+        text(&output.stderr).contains("none of claude, codex, gemini, aider is on PATH"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn worktrees_are_reused_when_clean_and_refused_when_not_worktrees_or_dirty() {
+    let env = test_env();
+    let project = repo(&env);
+    env.write_file(".hookrig/config.toml", FAKE);
+    fake_provider(&env, "fake-agent", "");
+    let out = ok(&spawn(&env, "api", &[]));
+    assert!(out.contains("(created, new branch task/api)"), "{out}");
+    wait_exited(&env, "api");
+    let out = ok(&spawn(&env, "api", &[]));
+    assert!(out.contains("(reused task/api)"), "{out}");
+    wait_exited(&env, "api");
+
+    // Uncommitted work stops a plain spawn; --resume continues in it, with resume_flag.
+    env.write_file(".hookrig/worktrees/api/notes.txt", "half done\n");
+    let output = spawn(&env, "api", &[]);
+    assert_eq!(code(&output), 1);
+    assert!(
+        text(&output.stderr).contains("has uncommitted changes: notes.txt; commit them"),
+        "{}",
+        text(&output.stderr)
+    );
+    std::fs::remove_file(env.root().join("record/fake-agent.txt")).expect("rm");
+    ok(&spawn(&env, "api", &["--resume"]));
+    assert!(recorded(&env, "fake-agent").starts_with("argv: [--quiet] [-y] [--resume] [--prompt]"));
+    wait_exited(&env, "api");
+
+    // A directory that git does not know as a worktree is left alone.
+    env.write_file(".hookrig/worktrees/docs/mine.txt", "not a worktree\n");
+    let output = spawn(&env, "docs", &["--provider", "fake"]);
+    assert_eq!(code(&output), 1);
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "hookrig: error: {} exists but is not a git worktree of {}; move it away or remove it\n",
+            project.join(".hookrig/worktrees/docs").display(),
+            project.display()
+        )
+    );
+}
+
+#[test]
+fn provisioned_files_are_linked_or_copied_and_missing_ones_warned_about() {
+    let env = test_env();
+    let project = repo(&env);
+    env.write_file(".env", "SECRET=1\n");
+    env.write_file("config/shared.toml", "shared = true\n");
+    let config = env.write_file(
+        ".hookrig/config.toml",
+        &format!(
+            "{FAKE}\n[worktree.provision]\nfiles = [\n  {{ from = \".env\", mode = \"copy\" }},\n  {{ from = \"config/shared.toml\", to = \"conf/shared.toml\" }},\n  {{ from = \"missing.txt\" }},\n]\n"
+        ),
+    );
+    fake_provider(&env, "fake-agent", "");
+    let output = spawn(&env, "api", &[]);
+    ok(&output);
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "hookrig: warning: {}:14: worktree provision file {} not found, skipped\n",
+            config.display(),
+            project.join("missing.txt").display()
+        )
+    );
+    let worktree = project.join(".hookrig/worktrees/api");
+    let copied = worktree.join(".env");
+    assert!(!copied.symlink_metadata().expect("copied").is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(&copied).expect("read"),
+        "SECRET=1\n"
+    );
+    let linked = worktree.join("conf/shared.toml");
+    assert_eq!(
+        std::fs::read_link(&linked).expect("a symlink"),
+        project.join("config/shared.toml")
+    );
+    wait_exited(&env, "api");
+    // Provisioned files do not count as uncommitted changes.
+    ok(&spawn(&env, "api", &[]));
+    wait_exited(&env, "api");
+
+    // A `to` outside the worktree is refused before anything is written.
+    env.write_file(
+        ".hookrig/config.toml",
+        &format!("{FAKE}\n[worktree.provision]\nfiles = [{{ from = \".env\", to = \"../../escaped\" }}]\n"),
+    );
+    let output = spawn(&env, "docs", &["--provider", "fake"]);
+    assert_eq!(code(&output), 1);
+    assert!(
+        text(&output.stderr)
+            .contains(":11: worktree provision file `../../escaped` is outside the worktree"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert!(!project.join(".hookrig/escaped").exists());
+}
+
+#[test]
+fn keystroke_injection_types_the_prompt_into_a_terminal() {
+    let env = test_env();
+    let project = repo(&env);
+    let typed = env.root().join("typed.txt");
+    env.write_file(
+        ".hookrig/config.toml",
+        indoc! {r#"
+            [[providers]]
+            id = "fake"
+            name = "Fake"
+            cli = "fake-agent"
+            auto_approve_flag = "-y"
+            initial_prompt_flag = "--prompt"
+            use_keystroke_injection = true
+            keystroke_delay_ms = 1
+        "#},
+    );
+    // Reads what is typed, line by line, until the prompt's last line.
+    fake_provider(
+        &env,
+        "fake-agent",
+        &format!(
+            r#"[ -t 0 ] && echo "stdin is a terminal" >> '{typed}'
+while IFS= read -r line; do
+  printf '%s\n' "$line" >> '{typed}'
+  case "$line" in *"task complete api"*) break;; esac
+done"#,
+            typed = typed.display()
+        ),
+    );
+    ok(&spawn(&env, "api", &[]));
+    // With keystrokes, the prompt is not an argument.
+    assert!(recorded(&env, "fake-agent").starts_with("argv: [-y]\n"));
+    let row = wait_exited(&env, "api");
+    assert_eq!(row["exit_code"], 0);
+    let got = std::fs::read_to_string(&typed)
+        .expect("the provider read its input")
+        .replace(env.marker(), "[TMP]");
+    insta::assert_snapshot!(got);
+    // The terminal's output (its echo of what was typed) is in the log.
+    let log = std::fs::read_to_string(project.join(".hookrig/worktrees/api.log")).expect("log");
+    assert!(log.contains("Add the login endpoint"), "{log}");
+}
+
+#[test]
+fn stop_ends_the_whole_process_group() {
+    let env = test_env();
+    repo(&env);
+    env.write_file(".hookrig/config.toml", FAKE);
+    let sleep = env.marked_sleep();
+    // A grandchild in the background, and the provider waiting on it.
+    fake_provider(
+        &env,
+        "fake-agent",
+        &format!("'{0}' 300 &\n'{0}' 301 &\nwait", sleep.display()),
+    );
+    ok(&spawn(&env, "api", &[]));
+    recorded(&env, "fake-agent");
+    let row = agents_json(&env).remove(0);
+    assert_eq!(row["running"], true, "{row}");
+    let out = ok(&run(&env, &["agent", "stop", "api", "--grace", "3"]));
+    assert!(out.starts_with("stopped the agent of task 'api'"), "{out}");
+    assert!(env.leftovers().is_empty(), "a process of the group is left");
+    let row = wait_exited_or_signalled(&env);
+    assert_eq!(row["exit_signal"], 15, "{row}");
+    assert!(!row["stopped_at_ms"].is_null());
+    // Stopping again says so.
+    let out = ok(&run(&env, &["agent", "stop", "api"]));
+    assert!(out.contains("is not running (killed (signal 15))"), "{out}");
+}
+
+fn wait_exited_or_signalled(env: &TestEnv) -> Value {
+    for _ in 0..200 {
+        let row = agents_json(env).remove(0);
+        if !row["exit_signal"].is_null() || !row["exit_code"].is_null() {
+            return row;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("no exit recorded");
+}
+
+#[test]
+fn clean_refuses_uncommitted_changes_and_deletes_merged_branches() {
+    let env = test_env();
+    let project = repo(&env);
+    env.write_file(".hookrig/config.toml", FAKE);
+    fake_provider(&env, "fake-agent", "");
+    ok(&spawn(&env, "api", &[]));
+    ok(&spawn(&env, "docs", &["--provider", "fake"]));
+    wait_exited(&env, "api");
+    wait_exited(&env, "docs");
+
+    // Dirty: refused, naming the file; --force removes it anyway.
+    env.write_file(".hookrig/worktrees/api/wip.rs", "fn main() {}\n");
+    let output = run(&env, &["agent", "clean", "api"]);
+    assert_eq!(code(&output), 1);
+    assert!(
+        text(&output.stderr).contains("has uncommitted changes: wip.rs;"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert!(project.join(".hookrig/worktrees/api").is_dir());
+    let out = ok(&run(&env, &["agent", "clean", "api", "--force"]));
+    // Nothing was committed on task/api: it is merged into main, so it goes.
+    assert_eq!(
+        out.replace(env.marker(), "[TMP]"),
+        "removed worktree [TMP]/project/.hookrig/worktrees/api\ndeleted branch task/api (merged)\nremoved log [TMP]/project/.hookrig/worktrees/api.log\n"
+    );
+    assert!(!project.join(".hookrig/worktrees/api").exists());
+
+    // A commit on the task's branch that main does not have keeps the branch.
+    let worktree = project.join(".hookrig/worktrees/docs");
+    std::fs::write(worktree.join("docs.md"), "# docs\n").expect("write");
+    git(&worktree, &["add", "docs.md"]);
+    git(&worktree, &["commit", "-q", "-m", "docs"]);
+    let out = ok(&run(&env, &["agent", "clean", "docs"]));
+    assert!(
+        out.contains("kept branch task/docs: not merged into main"),
+        "{out}"
+    );
+    assert!(git(&project, &["branch", "--list", "task/docs"]).contains("task/docs"));
+    let listed = agents_json(&env);
+    assert!(listed.is_empty(), "{listed:?}");
+}
