@@ -1,5 +1,5 @@
-//! `hookrig providers list`: the custom agent providers of `config.toml`, whether each
-//! CLI can be found, and the first line of its version.
+//! `hookrig providers list`: the agent providers of `config.toml` and the built-in ones
+//! they do not replace, whether each CLI can be found, and the first line of its version.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use futures_util::future::join_all;
-use hookrig_config::{Provider, Sourced};
+use hookrig_config::Provider;
 use hookrig_exec::{
     EnvPolicy, ProcessGroups, ProcessOutput, ProcessSpec, Termination, run_process,
 };
 use serde_json::{Value, json};
 
+use crate::agents::provider::{self, Origin};
 use crate::commands::config::provider_json;
 use crate::engine;
 use crate::errors::ExpectedError;
@@ -50,8 +51,9 @@ enum Version {
     Failed(String),
 }
 
-struct Row<'a> {
-    provider: &'a Sourced<Provider>,
+struct Row {
+    provider: Provider,
+    origin: Origin,
     found: Found,
     version: Option<Version>,
 }
@@ -59,12 +61,12 @@ struct Row<'a> {
 pub(crate) fn list(cwd: Option<&Path>, json: bool) -> Result<u8, ExpectedError> {
     let dir = engine::working_dir(cwd)?;
     let config = crate::commands::config::load(Some(&dir))?;
-    let mut rows: Vec<Row<'_>> = config
-        .providers
-        .iter()
-        .map(|provider| Row {
-            found: find(&provider.value.cli, &dir),
+    let mut rows: Vec<Row> = provider::all(&config)
+        .into_iter()
+        .map(|(provider, origin)| Row {
+            found: find(&provider.cli, &dir),
             provider,
+            origin,
             version: None,
         })
         .collect();
@@ -113,7 +115,7 @@ pub(crate) fn find(cli: &str, dir: &Path) -> Found {
 
 /// Runs the version check of every found CLI, all at once, each under
 /// [`VERSION_TIMEOUT`]; `None` for a CLI that was not found.
-fn check_versions(rows: &[Row<'_>], dir: &Path) -> Result<Vec<Option<Version>>, ExpectedError> {
+fn check_versions(rows: &[Row], dir: &Path) -> Result<Vec<Option<Version>>, ExpectedError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -125,7 +127,7 @@ fn check_versions(rows: &[Row<'_>], dir: &Path) -> Result<Vec<Option<Version>>, 
             let Found::At(path) = &row.found else {
                 return None;
             };
-            let args = &row.provider.value.version_args;
+            let args = &row.provider.version_args;
             if args.is_empty() {
                 return Some(Version::NotChecked);
             }
@@ -184,21 +186,16 @@ fn not_found(provider: &Provider) -> String {
     )
 }
 
-fn text(rows: &[Row<'_>]) -> String {
-    if rows.is_empty() {
-        return "no providers configured; add [[providers]] to config.toml (`hookrig config show` shows the files read)\n".to_owned();
-    }
+fn text(rows: &[Row]) -> String {
     let mut out = String::new();
     for row in rows {
-        let p = &row.provider.value;
-        let _ = writeln!(
-            out,
-            "{} ({})  # {}:{}",
-            p.id,
-            p.name,
-            row.provider.source.display(),
-            row.provider.line
-        );
+        let p = &row.provider;
+        let _ = match &row.origin {
+            Origin::Config { source, line } => {
+                writeln!(out, "{} ({})  # {}:{line}", p.id, p.name, source.display())
+            }
+            Origin::BuiltIn => writeln!(out, "{} ({})  # built-in", p.id, p.name),
+        };
         match &row.found {
             Found::At(path) => {
                 let _ = writeln!(out, "  cli: {} ({})", p.cli, path.display());
@@ -231,7 +228,7 @@ fn text(rows: &[Row<'_>]) -> String {
     out
 }
 
-fn row_json(row: &Row<'_>) -> Value {
+fn row_json(row: &Row) -> Value {
     let (path, found, problem) = match &row.found {
         Found::At(path) => (Some(path), true, None),
         Found::NotExecutable(path) => (
@@ -239,11 +236,15 @@ fn row_json(row: &Row<'_>) -> Value {
             false,
             Some(format!(
                 "{} ({} is not executable)",
-                not_found(&row.provider.value),
+                not_found(&row.provider),
                 path.display()
             )),
         ),
-        Found::Missing => (None, false, Some(not_found(&row.provider.value))),
+        Found::Missing => (None, false, Some(not_found(&row.provider))),
+    };
+    let (source, line) = match &row.origin {
+        Origin::Config { source, line } => (Some(source), Some(*line)),
+        Origin::BuiltIn => (None, None),
     };
     let (version, version_error) = match &row.version {
         Some(Version::Line(line)) => (Some(line.as_str()), None),
@@ -251,9 +252,10 @@ fn row_json(row: &Row<'_>) -> Value {
         Some(Version::NotChecked) | None => (None, None),
     };
     json!({
-        "provider": provider_json(&row.provider.value),
-        "source": row.provider.source,
-        "line": row.provider.line,
+        "provider": provider_json(&row.provider),
+        "source": source,
+        "line": line,
+        "built_in": row.origin == Origin::BuiltIn,
         "found": found,
         "path": path,
         "error": problem,

@@ -220,6 +220,15 @@ fn selection_order_is_flag_task_meta_agent_config_then_auto_detection() {
         ".hookrig/config.toml",
         &format!("{FAKE}\n[[agents]]\nname = \"qa\"\nprovider = \"aider\"\n"),
     );
+    // config show has the [[agents]] entry with its place.
+    let shown = ok(&run(&env, &["config", "show"]));
+    assert!(
+        shown.contains(&format!(
+            "[[agents]]  # {}:10\nname = \"qa\"\nprovider = \"aider\"\n",
+            project.join(".hookrig/config.toml").display()
+        )),
+        "{shown}"
+    );
     // Nothing names one: the first known CLI on PATH, claude before aider.
     let out = ok(&spawn(&env, "docs", &[]));
     assert!(

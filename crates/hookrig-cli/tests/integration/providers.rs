@@ -113,7 +113,7 @@ fn config_show_fails_on_an_error_with_its_place() {
         )
     );
     // providers list reads the same files and fails the same way.
-    let output = hookrig(&env, &["providers", "list"]);
+    let output = providers_list(&env, &["providers", "list"]);
     assert_eq!(code(&output), 1);
     assert!(text(&output.stderr).contains(":4:7: provider `x`"));
 }
@@ -182,7 +182,7 @@ fn providers_list_finds_runs_and_times_out_version_checks() {
     let env = test_env();
     providers(&env);
     let started = Instant::now();
-    let output = hookrig(&env, &["providers", "list"]);
+    let output = providers_list(&env, &["providers", "list"]);
     let took = started.elapsed();
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));
     // The checks run concurrently, and the hanging one is killed at 2 s.
@@ -201,7 +201,7 @@ fn providers_list_finds_runs_and_times_out_version_checks() {
 fn providers_list_json() {
     let env = test_env();
     providers(&env);
-    let output = hookrig(&env, &["providers", "list", "--json"]);
+    let output = providers_list(&env, &["providers", "list", "--json"]);
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));
     assert!(env.leftovers().is_empty());
     let json: Value = serde_json::from_slice(&output.stdout).expect("JSON");
@@ -218,7 +218,7 @@ fn providers_merge_by_id_and_the_local_one_wins() {
     let env = test_env();
     two_files(&env);
     env.write_bin("a-local", "echo a-local 2.0");
-    let output = hookrig(&env, &["providers", "list", "--json"]);
+    let output = providers_list(&env, &["providers", "list", "--json"]);
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));
     let json: Value = serde_json::from_slice(&output.stdout).expect("JSON");
     let rows: Vec<_> = json
@@ -239,11 +239,16 @@ fn providers_merge_by_id_and_the_local_one_wins() {
             )
         })
         .collect();
+    // The configured providers first, then the built-ins (none of them on this PATH).
     assert_eq!(
         rows,
         [
             ("a".to_owned(), "A local".to_owned(), Some(true)),
             ("b".to_owned(), "B".to_owned(), Some(false)),
+            ("claude".to_owned(), "Claude Code".to_owned(), Some(false)),
+            ("codex".to_owned(), "Codex CLI".to_owned(), Some(false)),
+            ("gemini".to_owned(), "Gemini CLI".to_owned(), Some(false)),
+            ("aider".to_owned(), "Aider".to_owned(), Some(false)),
         ]
     );
     // The local provider has no version_args: nothing is inherited from the global one.
@@ -252,13 +257,29 @@ fn providers_merge_by_id_and_the_local_one_wins() {
 }
 
 #[test]
-fn providers_list_without_providers_says_so() {
+fn providers_list_without_config_shows_the_built_ins() {
     let env = test_env();
-    let output = hookrig(&env, &["providers", "list"]);
+    // A built-in found on PATH gets its version checked like any provider.
+    env.write_bin("aider", "echo 'aider 0.86.1'");
+    let output = providers_list(&env, &["providers", "list"]);
     assert_eq!(code(&output), 0);
-    assert!(text(&output.stdout).starts_with("no providers configured"));
-    let output = hookrig(&env, &["providers", "list", "--json"]);
-    assert_eq!(text(&output.stdout), "[]\n");
+    insta::assert_snapshot!(redact(&env, &text(&output.stdout)));
+    let output = providers_list(&env, &["providers", "list", "--json"]);
+    let json: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(json[3]["built_in"], true);
+    assert_eq!(json[3]["version"], "aider 0.86.1");
+    assert_eq!(json[3]["source"], Value::Null);
+}
+
+/// `hookrig ARGS` with only the test's bin and the system directories in `PATH`, so that
+/// a real `claude` (or codex, gemini, aider) of the machine does not change the listing.
+fn providers_list(env: &TestEnv, args: &[&str]) -> std::process::Output {
+    let mut command = env.command(args);
+    command.env(
+        "PATH",
+        format!("{}:/usr/local/bin:/usr/bin:/bin", env.bin().display()),
+    );
+    hookrig_test_support::run_with_input(command, b"", hookrig_test_support::HANG_LIMIT)
 }
 
 /// `[automation]`, `[automation.llm]`, `[[notifiers]]` and `[memory]` at two levels.
