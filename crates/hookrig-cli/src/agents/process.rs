@@ -98,6 +98,13 @@ fn is_zombie(pid: i32) -> bool {
         == Some('Z')
 }
 
+/// Whether any process of the agent's group is left, its leader gone or not. The
+/// kernel does not hand out a pid that is still some group's id, so a live group with
+/// the recorded pid as its id is the agent's leftovers, never a stranger.
+pub(crate) fn leftovers(leader: i64) -> bool {
+    pid_of(leader).is_some_and(group_alive)
+}
+
 /// Whether any process of the group `pgid` is left.
 fn group_alive(pgid: Pid) -> bool {
     matches!(killpg(pgid, None), Ok(()) | Err(Errno::EPERM))
@@ -141,6 +148,46 @@ pub(crate) fn stop(leader: i64, grace: Duration) -> Stopped {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn row(pid: Option<i64>, proc_start: Option<i64>) -> AgentRow {
+        AgentRow {
+            worktree: "/w".to_owned(),
+            repo: "/r".to_owned(),
+            task: "api".to_owned(),
+            plan: "/r/plan.spl".to_owned(),
+            agent: "coder".to_owned(),
+            provider: "fake".to_owned(),
+            branch: "task/api".to_owned(),
+            log: "/r/api.log".to_owned(),
+            pid,
+            proc_start,
+            started_at_ms: 0,
+            exit_code: None,
+            exit_signal: None,
+            ended_at_ms: None,
+            stopped_at_ms: None,
+        }
+    }
+
+    // guards: a pid the kernel reused for another process is not taken for the agent
+    #[test]
+    fn a_live_pid_runs_only_with_the_recorded_start_time() {
+        let me = i64::from(std::process::id());
+        let started = start_time(me);
+        assert_eq!(state(&row(Some(me), started)), State::Running);
+        let other = started.map(|s| s + 1);
+        assert_eq!(
+            state(&row(Some(me), other)),
+            State::Exited {
+                code: None,
+                signal: None
+            }
+        );
+        assert_eq!(state(&row(None, None)), State::Starting);
+        let mut ended = row(Some(me), started);
+        ended.exit_code = Some(3);
+        assert_eq!(state(&ended).text(), "exited (3)");
+    }
 
     #[test]
     fn the_start_time_of_this_process_is_known_and_stable() {

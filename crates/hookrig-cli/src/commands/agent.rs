@@ -500,7 +500,12 @@ fn stop(global: &GlobalArgs, task: &str, grace: Duration) -> Result<u8, Expected
     let mut store = open_store(global)?;
     let row = find_agent(&store, task)?.ok_or_else(|| AgentError::NoSuchAgent(task.to_owned()))?;
     let state = process::state(&row);
-    let (State::Running, Some(pid)) = (&state, row.pid) else {
+    // A provider that exited may have left processes of its group behind: they are
+    // the agent's too.
+    let Some(pid) = row
+        .pid
+        .filter(|pid| state == State::Running || process::leftovers(*pid))
+    else {
         print(&format!(
             "the agent of task '{}' is not running ({})\n",
             row.task,
@@ -698,4 +703,18 @@ fn clean(global: &GlobalArgs, task: &str, force: bool) -> Result<u8, ExpectedErr
     store.delete_agent(&path.to_string_lossy())?;
     print(&out)?;
     Ok(exit_codes::PROCEED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn followed_logs_are_prefixed_line_by_line() {
+        assert_eq!(
+            prefixed("api", "a\nb\npartial"),
+            "[api] a\n[api] b\n[api] partial"
+        );
+        assert_eq!(prefixed("api", ""), "");
+    }
 }

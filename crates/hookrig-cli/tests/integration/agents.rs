@@ -475,6 +475,49 @@ fn stop_ends_the_whole_process_group() {
     assert!(out.contains("is not running (killed (signal 15))"), "{out}");
 }
 
+#[test]
+fn stop_kills_a_group_that_ignores_sigterm_after_the_grace_period() {
+    let env = test_env();
+    repo(&env);
+    env.write_file(".hookrig/config.toml", FAKE);
+    let sleep = env.marked_sleep();
+    // An ignored signal stays ignored across exec: the sleeps ignore SIGTERM too.
+    fake_provider(
+        &env,
+        "fake-agent",
+        &format!("trap '' TERM\n'{0}' 300 &\n'{0}' 301", sleep.display()),
+    );
+    ok(&spawn(&env, "api", &[]));
+    recorded(&env, "fake-agent");
+    let out = ok(&run(&env, &["agent", "stop", "api", "--grace", "1"]));
+    assert_eq!(
+        out.split(" (process group").next(),
+        Some("killed the agent of task 'api'"),
+        "{out}"
+    );
+    assert!(out.ends_with(": SIGKILL after 1s)\n"), "{out}");
+    assert!(env.leftovers().is_empty(), "a process of the group is left");
+    assert_eq!(wait_exited_or_signalled(&env)["exit_signal"], 9);
+}
+
+#[test]
+fn stop_reaches_what_an_exited_provider_left_behind() {
+    let env = test_env();
+    repo(&env);
+    env.write_file(".hookrig/config.toml", FAKE);
+    let sleep = env.marked_sleep();
+    fake_provider(
+        &env,
+        "fake-agent",
+        &format!("'{}' 300 >/dev/null 2>&1 &", sleep.display()),
+    );
+    ok(&spawn(&env, "api", &[]));
+    assert_eq!(wait_exited(&env, "api")["exit_code"], 0);
+    let out = ok(&run(&env, &["agent", "stop", "api", "--grace", "2"]));
+    assert!(out.starts_with("stopped the agent of task 'api'"), "{out}");
+    assert!(env.leftovers().is_empty(), "the background sleep is left");
+}
+
 fn wait_exited_or_signalled(env: &TestEnv) -> Value {
     for _ in 0..200 {
         let row = agents_json(env).remove(0);
