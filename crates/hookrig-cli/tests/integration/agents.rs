@@ -296,6 +296,23 @@ fn a_missing_cli_is_hences_message_and_exit_1() {
             .contains("claimed-api")
     );
 
+    // No agent, an unknown task: errors that say what to do.
+    let output = run(&env, &["agent", "spawn", "api", "--plan", "plan.spl"]);
+    assert_eq!(
+        (code(&output), text(&output.stderr)),
+        (
+            1,
+            "hookrig: error: no agent: give --agent NAME or set HOOKRIG_AGENT\n".to_owned()
+        )
+    );
+    let output = spawn(&env, "nope", &[]);
+    assert_eq!(code(&output), 1);
+    assert!(
+        text(&output.stderr).ends_with("has no task 'nope'; its tasks: api, docs, ui\n"),
+        "{}",
+        text(&output.stderr)
+    );
+
     // No provider at all: none configured for the task or agent, none on PATH.
     let output = spawn(&env, "docs", &[]);
     assert_eq!(code(&output), 1);
