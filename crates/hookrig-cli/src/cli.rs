@@ -145,6 +145,11 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: ProvidersCommand,
     },
+    /// Plans and tasks (Hence-compatible SPL plans).
+    Plan {
+        #[command(subcommand)]
+        command: PlanCommand,
+    },
     /// `hookrig NAME ARGS...` runs the external command `hookrig-NAME ARGS...`.
     #[command(external_subcommand)]
     External(Vec<OsString>),
@@ -217,4 +222,31 @@ pub(crate) enum ProvidersCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum PlanCommand {
+    /// Check a plan: built-in rules, then every validator script; exit 1 on an error
+    /// (and with --strict, on a warning).
+    Validate(PlanValidateArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PlanValidateArgs {
+    /// The plan file (as Hence takes it: `plan validate plan.spl`).
+    #[arg(value_name = "PLAN", conflicts_with = "plan")]
+    pub(crate) file: Option<PathBuf>,
+    /// The plan file; default `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`.
+    #[arg(long, short = 'f', value_name = "FILE")]
+    pub(crate) plan: Option<PathBuf>,
+    /// Warnings (and validators that cannot run) fail too.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Run the validators of the plugin packages enabled for this agent (default:
+    /// `hookrig --agent`, else `$HOOKRIG_AGENT`).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
 }

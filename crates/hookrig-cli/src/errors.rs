@@ -111,6 +111,18 @@ pub(crate) enum ExpectedError {
     /// Writing the answer failed.
     #[error("cannot write to stdout")]
     Stdout(#[source] std::io::Error),
+    /// No plan file was named.
+    #[error("no plan file: give --plan FILE (or -f FILE) or set HOOKRIG_PLAN or HENCE_PLAN")]
+    NoPlan,
+    /// The plan file cannot be read.
+    #[error("cannot read the plan {}", path.display())]
+    ReadPlan {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl ExpectedError {

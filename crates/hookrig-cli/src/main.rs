@@ -21,7 +21,7 @@ use std::ffi::OsStr;
 
 use hookrig_config::{LoadOptions, PackageRef};
 
-use crate::cli::{Command, ConfigCommand, GlobalArgs, ProvidersCommand};
+use crate::cli::{Command, ConfigCommand, GlobalArgs, PlanCommand, ProvidersCommand};
 use crate::errors::ExpectedError;
 
 fn main() -> ExitCode {
@@ -77,6 +77,9 @@ fn main() -> ExitCode {
             command: ProvidersCommand::List { cwd, json },
         } => commands::providers::list(cwd.as_deref(), json),
         Command::Plugins(args) => commands::plugins::run(&cli.global, &args),
+        Command::Plan {
+            command: PlanCommand::Validate(args),
+        } => plan_validate(&cli.global, cli.plan.as_deref(), cli.agent.as_deref(), args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -85,6 +88,34 @@ fn main() -> ExitCode {
             ExitCode::from(err.exit_code())
         }
     }
+}
+
+/// `plan validate`: the plan is the positional file, else `--plan`, else `hookrig
+/// --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`.
+fn plan_validate(
+    global: &GlobalArgs,
+    top_plan: Option<&std::path::Path>,
+    top_agent: Option<&OsStr>,
+    args: cli::PlanValidateArgs,
+) -> Result<u8, ExpectedError> {
+    let plan = args
+        .file
+        .or(args.plan)
+        .or_else(|| top_plan.map(std::path::Path::to_owned))
+        .or_else(|| {
+            ["HOOKRIG_PLAN", "HENCE_PLAN"]
+                .into_iter()
+                .find_map(|var| std::env::var_os(var).filter(|v| !v.is_empty()))
+                .map(std::path::PathBuf::from)
+        })
+        .ok_or(ExpectedError::NoPlan)?;
+    let packages = packages(global, args.agent, top_agent)?;
+    commands::plan_validate::run(&commands::plan_validate::Request {
+        plan: &plan,
+        strict: args.strict,
+        json: args.json,
+        packages,
+    })
 }
 
 /// The plugin packages the config commands (`list`, `show`, `explain`, `validate`) load:

@@ -1,6 +1,6 @@
 //! Plans and tasks of hookrig, compatible with Hence: the SPL reader and printer
 //! ([`spl`]), a defeasible-logic reasoner ([`reasoner`]), the plan model with task
-//! states the statements each task action appends ([`plan`]), the board JSON
+//! states and the statements each task action appends ([`plan`]), the board JSON
 //! ([`board`]), and the built-in checks of `plan validate` ([`validate`]).
 //!
 //! No I/O beyond what the caller hands in: the CLI reads the plan file, locks it,

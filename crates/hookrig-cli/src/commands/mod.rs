@@ -5,6 +5,7 @@ pub(crate) mod emit;
 pub(crate) mod events;
 pub(crate) mod explain;
 pub(crate) mod list;
+pub(crate) mod plan_validate;
 pub(crate) mod plugins;
 pub(crate) mod providers;
 pub(crate) mod runs;
