@@ -76,6 +76,10 @@ struct Report<'a> {
     skipped: &'a [String],
 }
 
+/// A validator and what it gave: its diagnostics, or the warning saying why it was
+/// skipped.
+type Ran = (Validator, Result<Vec<Entry>, String>);
+
 /// An external validator to run.
 #[derive(Debug, Clone)]
 struct Validator {
@@ -134,7 +138,7 @@ pub(crate) fn run(request: &Request<'_>) -> Result<u8, ExpectedError> {
                 }),
         );
 
-        let validators = discover(&absolute, &env, &request.packages)?;
+        let validators = discover(&absolute, &env, &request.packages);
         let timeout = config.hook_timeout();
         let mut skipped = Vec::new();
         for (validator, outcome) in run_all(
@@ -228,11 +232,7 @@ fn finish(
 /// then `.hence/validators/`, global hookrig then hence, then plugin packages. Within
 /// a directory, by file name; names starting with `.` are left out (editor and VCS
 /// files).
-fn discover(
-    plan: &Path,
-    env: &Environment,
-    packages: &[PackageRef],
-) -> Result<Vec<Validator>, ExpectedError> {
+fn discover(plan: &Path, env: &Environment, packages: &[PackageRef]) -> Vec<Validator> {
     let plan_dir = plan.parent().unwrap_or(Path::new("/")).to_owned();
     let local = find_project(&Environment {
         cwd: plan_dir,
@@ -272,7 +272,7 @@ fn discover(
                 validators.extend(loaded.validators.into_iter().map(|file| Validator {
                     name: file.name,
                     path: file.path,
-                }))
+                }));
             }
             None => eprintln!(
                 "hookrig: warning: plugin package {} is not loaded, its validators do not run",
@@ -280,7 +280,7 @@ fn discover(
             ),
         }
     }
-    Ok(validators)
+    validators
 }
 
 /// Runs every usable validator at once, each under `timeout`; the results come back in
@@ -292,7 +292,7 @@ fn run_all(
     strict: bool,
     timeout: Duration,
     cwd: &Path,
-) -> Result<Vec<(Validator, Result<Vec<Entry>, String>)>, ExpectedError> {
+) -> Result<Vec<Ran>, ExpectedError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -16,6 +16,7 @@ mod hygge;
 mod input;
 mod inspect;
 mod ledger;
+mod plan_validate;
 mod plugins;
 mod process;
 mod protocol;
