@@ -234,3 +234,23 @@ pub(crate) enum ProvidersCommand {
         json: bool,
     },
 }
+
+#[derive(Debug, Args)]
+pub(crate) struct PlanValidateArgs {
+    /// The plan file (as Hence takes it: `plan validate plan.spl`).
+    #[arg(value_name = "PLAN", conflicts_with = "plan")]
+    pub(crate) file: Option<PathBuf>,
+    /// The plan file; default `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`.
+    #[arg(long, short = 'f', value_name = "FILE")]
+    pub(crate) plan: Option<PathBuf>,
+    /// Warnings (and validators that cannot run) fail too.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Run the validators of the plugin packages enabled for this agent (default:
+    /// `hookrig --agent`, else `$HOOKRIG_AGENT`).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
+}

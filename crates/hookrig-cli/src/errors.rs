@@ -124,6 +124,15 @@ pub(crate) enum ExpectedError {
     /// Writing the answer failed.
     #[error("cannot write to stdout")]
     Stdout(#[source] std::io::Error),
+    /// The plan file cannot be read.
+    #[error("cannot read the plan {}", path.display())]
+    ReadPlan {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl ExpectedError {

@@ -108,7 +108,7 @@ fn main() -> ExitCode {
 /// The plugin packages the config commands (`list`, `show`, `explain`, `validate`) load:
 /// those enabled for the subcommand's `--agent`, else `hookrig --agent`, else
 /// `$HOOKRIG_AGENT` (only those enabled for every agent without any), as an emit would.
-fn packages(
+pub(crate) fn packages(
     global: &GlobalArgs,
     agent: Option<String>,
     top_agent: Option<&OsStr>,

@@ -5,7 +5,6 @@
 //!
 //! Run with `cargo bench -p hookrig-plan --bench board`.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use divan::{Bencher, black_box};
@@ -13,42 +12,16 @@ use hookrig_plan::board::Board;
 use hookrig_plan::plan::Plan;
 use hookrig_plan::spl;
 
+#[path = "support/plan_gen.rs"]
+mod plan_gen;
+
+use plan_gen::generate;
+
 fn main() {
     divan::main();
 }
 
 const SIZES: [usize; 2] = [1_000, 10_000];
-
-fn generate(tasks: usize) -> String {
-    let mut text = String::from("(meta plan (title \"generated\") (status \"active\"))\n");
-    text.push_str("(given agent-a-available)\n(given agent-b-available)\n");
-    for i in 0..tasks {
-        let _ = writeln!(text, "(given task-t{i})");
-        let _ = writeln!(
-            text,
-            "(meta task-t{i} (description \"task {i}\") (acceptance \"done\"))"
-        );
-        if i == 0 {
-            let _ = writeln!(text, "(normally r-ready-t{i} task-t{i} ready-t{i})");
-        } else {
-            let _ = writeln!(
-                text,
-                "(normally r-ready-t{i} (and task-t{i} completed-t{}) ready-t{i})",
-                i - 1
-            );
-        }
-    }
-    let at = ":at \"2025-01-02T03:04:05Z\"";
-    for i in 0..tasks {
-        let _ = write!(
-            text,
-            "\n(claims agent:a\n  {at}\n  (given claim-v1-t{i})\n  (normally r-claim-v1-t{i} claim-v1-t{i} claimed-t{i}))\n\
-             \n(claims agent:a\n  {at}\n  (given unclaim-v2-t{i})\n  (normally r-unclaim-v2-t{i} unclaim-v2-t{i} (not claimed-t{i}))\n  (prefer r-unclaim-v2-t{i} r-claim-v1-t{i}))\n\
-             \n(claims agent:b\n  {at}\n  (given claim-v3-t{i})\n  (normally r-claim-v3-t{i} claim-v3-t{i} claimed-t{i})\n  (prefer r-claim-v3-t{i} r-unclaim-v2-t{i}))\n"
-        );
-    }
-    text
-}
 
 #[divan::bench(args = SIZES, sample_count = 10)]
 fn parse(bencher: Bencher<'_, '_>, tasks: usize) {

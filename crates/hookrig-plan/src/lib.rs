@@ -1,7 +1,8 @@
 //! Plans and tasks of hookrig, compatible with Hence: the SPL reader and printer
 //! ([`spl`]), a defeasible-logic reasoner ([`reasoner`]), the plan model with task
-//! states and the statements each task action appends ([`plan`]), and the board JSON
-//! ([`board`]) with its built-in text formats ([`render`]).
+//! states and the statements each task action appends ([`plan`]), the board JSON
+//! ([`board`]) with its built-in text formats ([`render`]), and the built-in checks of
+//! `plan validate` ([`validate`]).
 //!
 //! No I/O beyond what the caller hands in: the CLI reads the plan file, locks it,
 //! appends what [`plan::Plan::prepare`] returns and runs the hooks.
@@ -24,5 +25,6 @@ pub mod plan;
 pub mod reasoner;
 pub mod render;
 pub mod spl;
+pub mod validate;
 
 pub use errors::{ActionError, SplError};

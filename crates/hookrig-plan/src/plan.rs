@@ -4,7 +4,9 @@
 //! Everything here is pure: the caller reads and locks the file, calls
 //! [`Plan::prepare`], writes [`spl::append`]'s text and runs the hooks.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use foldhash::{HashMap as FastMap, HashSet as FastSet};
 use std::path::Path;
 
 use serde::Serialize;
@@ -81,7 +83,7 @@ pub struct Task {
 }
 
 /// Version numbers already used by a task's lifecycle statements.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct Versions {
     /// Highest N of `claim-vN-X` and `unclaim-vN-X` (one sequence).
     claim_seq: u32,
@@ -91,6 +93,12 @@ struct Versions {
     block_seq: u32,
     last_block: Option<u32>,
     last_unblock: Option<u32>,
+    /// The agent of the `claims` block holding the highest claim version seen so far,
+    /// with that version (kept here rather than in a map keyed by task and version, so
+    /// that a large plan costs no extra allocation per claim).
+    claimer: Option<(u32, String)>,
+    /// The reason in the `claims` block holding the highest block version seen so far.
+    reason: Option<(u32, String)>,
 }
 
 /// A plan: what the file declares and what follows from it.
@@ -105,8 +113,8 @@ pub struct Plan {
     /// Every +∂ conclusion, printed.
     pub conclusions: Vec<String>,
     /// Every rule label written in the file, with how often.
-    pub labels: HashMap<String, usize>,
-    versions: HashMap<String, Versions>,
+    pub labels: FastMap<String, usize>,
+    versions: FastMap<String, Versions>,
 }
 
 /// A task action.
@@ -167,7 +175,9 @@ impl Plan {
             .iter()
             .map(|name| {
                 let (state, block_type) = state_of(name, &conclusions);
-                let versions = scan.versions.get(name).copied().unwrap_or_default();
+                let versions = scan.versions.get(name);
+                let last_claim = versions.and_then(|v| v.last_claim);
+                let last_block = versions.and_then(|v| v.last_block);
                 Task {
                     name: name.clone(),
                     meta: scan
@@ -179,20 +189,16 @@ impl Plan {
                     block_type,
                     assigned_to: assignments.get(name).cloned().unwrap_or_default(),
                     depends_on: scan.depends_on.get(name).cloned().unwrap_or_default(),
-                    claimed_by: (state == TaskState::InProgress)
-                        .then(|| {
-                            versions
-                                .last_claim
-                                .and_then(|v| scan.claimers.get(&(name.clone(), v)).cloned())
+                    claimed_by: versions
+                        .and_then(|v| v.claimer.as_ref())
+                        .filter(|(n, _)| state == TaskState::InProgress && Some(*n) == last_claim)
+                        .map(|(_, agent)| agent.clone()),
+                    block_reason: versions
+                        .and_then(|v| v.reason.as_ref())
+                        .filter(|(n, _)| {
+                            block_type == Some(BlockType::Blocked) && Some(*n) == last_block
                         })
-                        .flatten(),
-                    block_reason: (block_type == Some(BlockType::Blocked))
-                        .then(|| {
-                            versions
-                                .last_block
-                                .and_then(|v| scan.reasons.get(&(name.clone(), v)).cloned())
-                        })
-                        .flatten(),
+                        .map(|(_, reason)| reason.clone()),
                 }
             })
             .collect();
@@ -243,7 +249,7 @@ impl Plan {
             task: x.to_owned(),
             reason: reason.to_owned(),
         };
-        let versions = self.versions.get(x).copied().unwrap_or_default();
+        let versions = self.versions.get(x).cloned().unwrap_or_default();
         let mut statements = Vec::new();
         match action {
             Action::Claim => {
@@ -406,16 +412,12 @@ fn state_of(name: &str, conclusions: &Conclusions) -> (TaskState, Option<BlockTy
 #[derive(Default)]
 struct Scan {
     tasks: Vec<String>,
-    task_set: HashSet<String>,
+    task_set: FastSet<String>,
     agents: Vec<String>,
-    meta: HashMap<String, Map<String, Value>>,
-    depends_on: HashMap<String, Vec<String>>,
-    labels: HashMap<String, usize>,
-    versions: HashMap<String, Versions>,
-    /// (task, claim version) → agent of the claims block.
-    claimers: HashMap<(String, u32), String>,
-    /// (task, block version) → reason in the same claims block.
-    reasons: HashMap<(String, u32), String>,
+    meta: FastMap<String, Map<String, Value>>,
+    depends_on: FastMap<String, Vec<String>>,
+    labels: FastMap<String, usize>,
+    versions: FastMap<String, Versions>,
     /// `(assign T A)` literals written anywhere, to look up in the conclusions.
     assign_literals: Vec<Literal>,
 }
@@ -444,7 +446,12 @@ impl Scan {
             StatementKind::Rule(rule) => {
                 self.note_assign(&rule.head);
                 if let Some(label) = &rule.label {
-                    *self.labels.entry(label.clone()).or_default() += 1;
+                    match self.labels.get_mut(label) {
+                        Some(count) => *count += 1,
+                        None => {
+                            self.labels.insert(label.clone(), 1);
+                        }
+                    }
                 }
                 if rule.kind == RuleKind::Defeater {
                     return;
@@ -456,7 +463,10 @@ impl Scan {
                 else {
                     return;
                 };
-                let deps = self.depends_on.entry(task.to_owned()).or_default();
+                if !self.depends_on.contains_key(task) {
+                    self.depends_on.insert(task.to_owned(), Vec::new());
+                }
+                let deps = self.depends_on.get_mut(task).expect("inserted just above");
                 for dep in rule
                     .body
                     .iter()
@@ -468,7 +478,10 @@ impl Scan {
                 }
             }
             StatementKind::Meta { label, properties } => {
-                let map = self.meta.entry(label.clone()).or_default();
+                if !self.meta.contains_key(label) {
+                    self.meta.insert(label.clone(), Map::new());
+                }
+                let map = self.meta.get_mut(label).expect("inserted just above");
                 for property in properties {
                     map.insert(property.key.clone(), meta_json(property));
                 }
@@ -487,7 +500,10 @@ impl Scan {
     }
 
     fn note_version(&mut self, action: &str, n: u32, task: &str, claims: Option<&Claims>) {
-        let v = self.versions.entry(task.to_owned()).or_default();
+        if !self.versions.contains_key(task) {
+            self.versions.insert(task.to_owned(), Versions::default());
+        }
+        let v = self.versions.get_mut(task).expect("inserted just above");
         match action {
             "claim" | "unclaim" => {
                 v.claim_seq = v.claim_seq.max(n);
@@ -504,7 +520,9 @@ impl Scan {
                         .source
                         .strip_prefix("agent:")
                         .unwrap_or(&claims.source);
-                    self.claimers.insert((task.to_owned(), n), agent.to_owned());
+                    if v.claimer.as_ref().is_none_or(|(m, _)| n >= *m) {
+                        v.claimer = Some((n, agent.to_owned()));
+                    }
                 }
             }
             _ => {
@@ -531,8 +549,10 @@ impl Scan {
                         }
                         _ => None,
                     });
-                    if let Some(reason) = reason {
-                        self.reasons.insert((task.to_owned(), n), reason);
+                    if let Some(reason) = reason
+                        && v.reason.as_ref().is_none_or(|(m, _)| n >= *m)
+                    {
+                        v.reason = Some((n, reason));
                     }
                 }
             }

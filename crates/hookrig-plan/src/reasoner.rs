@@ -13,7 +13,10 @@
 //! `during` literals count as their inner literal (the interval is ignored), and a
 //! modal literal `(must p)` is a name of its own.
 
-use std::collections::HashMap;
+use std::hash::BuildHasher as _;
+
+use foldhash::HashMap;
+use hashbrown::HashTable;
 
 use crate::spl::{Literal, RuleKind, Statement, StatementKind, for_each_flat, print_literal};
 
@@ -39,11 +42,40 @@ struct RuleData {
     head: Lit,
 }
 
+/// The atom names of a theory, each stored once: the table holds indices into `names`
+/// and hashes the names it points to, so there is no second copy of each name as a key.
+#[derive(Debug, Clone, Default)]
+struct Atoms {
+    names: Vec<String>,
+    table: HashTable<usize>,
+    hasher: foldhash::fast::FixedState,
+}
+
+impl Atoms {
+    fn get(&self, name: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(name);
+        self.table.find(hash, |&i| self.names[i] == name).copied()
+    }
+
+    fn insert(&mut self, name: String) -> usize {
+        let index = self.names.len();
+        let hash = self.hasher.hash_one(name.as_str());
+        let (names, hasher) = (&self.names, &self.hasher);
+        self.table
+            .insert_unique(hash, index, |&i| hasher.hash_one(names[i].as_str()));
+        self.names.push(name);
+        index
+    }
+
+    fn len(&self) -> usize {
+        self.names.len()
+    }
+}
+
 /// A defeasible theory ready to be reasoned about.
 #[derive(Debug, Clone, Default)]
 pub struct Theory {
-    atoms: Vec<String>,
-    index: HashMap<String, usize>,
+    atoms: Atoms,
     facts: Vec<Lit>,
     rules: Vec<RuleData>,
     superiority: Vec<(String, String)>,
@@ -67,6 +99,13 @@ impl Theory {
 
     /// Adds parsed statements (see [`Theory::from_statements`]).
     pub fn extend(&mut self, statements: &[Statement]) {
+        // Most statements bring one new literal: sizing the table once saves rehashing a
+        // large table several times over.
+        let atoms = &mut self.atoms;
+        let (names, hasher) = (&atoms.names, &atoms.hasher);
+        atoms
+            .table
+            .reserve(statements.len(), |&i| hasher.hash_one(names[i].as_str()));
         for_each_flat(statements, &mut |statement, _| match &statement.kind {
             StatementKind::Given(lit) => self.add_fact(lit),
             StatementKind::Rule(rule) => {
@@ -86,6 +125,8 @@ impl Theory {
     }
 
     /// Whether a rule with this label exists.
+    ///
+    /// A scan of every rule: for occasional questions, not for a loop over rules.
     pub fn has_label(&self, label: &str) -> bool {
         self.rules.iter().any(|r| r.label == label)
     }
@@ -115,53 +156,59 @@ impl Theory {
     }
 
     fn intern(&mut self, literal: &Literal) -> Lit {
+        // Almost every literal is a plain name, possibly negated: look it up without
+        // building a key, so that a known literal costs one hash and no allocation.
+        if let Some((name, negated)) = plain_key(literal) {
+            let index = match self.atoms.get(name) {
+                Some(index) => index,
+                None => self.atoms.insert(name.to_owned()),
+            };
+            return index * 2 + usize::from(negated);
+        }
         let (atom, negated) = key(literal);
-        let index = if let Some(&index) = self.index.get(&atom) {
-            index
-        } else {
-            let index = self.atoms.len();
-            self.atoms.push(atom.clone());
-            self.index.insert(atom, index);
-            index
+        let index = match self.atoms.get(&atom) {
+            Some(index) => index,
+            None => self.atoms.insert(atom),
         };
         index * 2 + usize::from(negated)
     }
 
     /// Computes every conclusion.
     pub fn reason(self) -> Conclusions {
-        let definite = self.definite();
-        let defeasible = self.defeasible(&definite);
+        let by_body = self.rules_by_body();
+        let definite = self.definite(&by_body);
+        let defeasible = self.defeasible(&definite, &by_body);
         Conclusions {
             atoms: self.atoms,
-            index: self.index,
             definite,
             defeasible,
         }
     }
 
-    fn rules_by_head(&self) -> Vec<Vec<usize>> {
-        let mut by_head = vec![Vec::new(); self.atoms.len() * 2];
-        for (r, rule) in self.rules.iter().enumerate() {
-            by_head[rule.head].push(r);
-        }
-        by_head
+    fn rules_by_head(&self) -> Adjacency {
+        Adjacency::new(
+            self.atoms.len() * 2,
+            self.rules
+                .iter()
+                .enumerate()
+                .map(|(r, rule)| (rule.head, r)),
+        )
     }
 
-    fn rules_by_body(&self) -> Vec<Vec<usize>> {
-        let mut by_body = vec![Vec::new(); self.atoms.len() * 2];
-        for (r, rule) in self.rules.iter().enumerate() {
-            for &lit in &rule.body {
-                by_body[lit].push(r);
-            }
-        }
-        by_body
+    fn rules_by_body(&self) -> Adjacency {
+        Adjacency::new(
+            self.atoms.len() * 2,
+            self.rules
+                .iter()
+                .enumerate()
+                .flat_map(|(r, rule)| rule.body.iter().map(move |&lit| (lit, r))),
+        )
     }
 
     /// +Δ by forward chaining over facts and strict rules; −Δ by finite failure: not a
     /// fact, and every strict rule for it has a body literal in −Δ.
-    fn definite(&self) -> Vec<Status> {
+    fn definite(&self, by_body: &Adjacency) -> Vec<Status> {
         let n = self.atoms.len() * 2;
-        let by_body = self.rules_by_body();
         let mut status = vec![Status::Undecided; n];
         let mut missing: Vec<usize> = self.rules.iter().map(|r| r.body.len()).collect();
         let mut queue = Vec::new();
@@ -180,7 +227,7 @@ impl Theory {
             }
         }
         while let Some(lit) = queue.pop() {
-            for &r in &by_body[lit] {
+            for &r in by_body.of(lit) {
                 if self.rules[r].kind != RuleKind::Strict {
                     continue;
                 }
@@ -205,7 +252,7 @@ impl Theory {
             status[lit] = Status::Refuted;
         }
         while let Some(lit) = queue.pop() {
-            for &r in &by_body[lit] {
+            for &r in by_body.of(lit) {
                 let rule = &self.rules[r];
                 if rule.kind != RuleKind::Strict || failed[r] {
                     continue;
@@ -227,28 +274,35 @@ impl Theory {
     /// defeasible rule for q that is superior to it. q is −∂ when it is −Δ and either
     /// ~q is +Δ, or every strict or defeasible rule for q is discarded, or some rule
     /// for ~q is applicable and every superior rule for q is discarded.
-    fn defeasible(&self, definite: &[Status]) -> Vec<Status> {
+    fn defeasible(&self, definite: &[Status], by_body: &Adjacency) -> Vec<Status> {
         let n = self.atoms.len() * 2;
         let rules = &self.rules;
-        let by_body = self.rules_by_body();
         let by_head = self.rules_by_head();
 
-        let mut labels: HashMap<&str, Vec<usize>> = HashMap::new();
+        // Rules by label: the latest rule of each label, and for each rule the previous
+        // one with the same label (labels are almost always unique, so a chain through
+        // one array costs less than a `Vec` per label).
+        let mut labels: HashMap<&str, usize> = HashMap::default();
+        labels.reserve(rules.len());
+        let mut same_label = vec![usize::MAX; rules.len()];
         for (r, rule) in rules.iter().enumerate() {
-            labels.entry(rule.label.as_str()).or_default().push(r);
+            if let Some(previous) = labels.insert(rule.label.as_str(), r) {
+                same_label[r] = previous;
+            }
         }
+        let with_label = |label: &str| {
+            let first = labels.get(label).copied().unwrap_or(usize::MAX);
+            std::iter::successors((first != usize::MAX).then_some(first), |&r| {
+                (same_label[r] != usize::MAX).then_some(same_label[r])
+            })
+        };
         // inferiors[t]: rules s with t > s that attack t's head (head(s) = ~head(t)),
         // when t can support a conclusion (not a defeater).
-        let mut inferiors: Vec<Vec<usize>> = vec![Vec::new(); rules.len()];
         let mut superiors_alive = vec![0_usize; rules.len()];
         let mut pairs: Vec<(usize, usize)> = Vec::new();
         for (stronger, weaker) in &self.superiority {
-            let (Some(ts), Some(ss)) = (labels.get(stronger.as_str()), labels.get(weaker.as_str()))
-            else {
-                continue;
-            };
-            for &t in ts {
-                for &s in ss {
+            for t in with_label(stronger) {
+                for s in with_label(weaker) {
                     if rules[t].kind != RuleKind::Defeater && rules[s].head == rules[t].head ^ 1 {
                         pairs.push((t, s));
                     }
@@ -257,14 +311,14 @@ impl Theory {
         }
         pairs.sort_unstable();
         pairs.dedup();
-        for (t, s) in pairs {
-            inferiors[t].push(s);
+        for &(_, s) in &pairs {
             superiors_alive[s] += 1;
         }
+        let inferiors = Adjacency::new(rules.len(), pairs.iter().copied());
 
         let mut state = Defeasible {
             rules,
-            by_body: &by_body,
+            by_body,
             definite,
             inferiors: &inferiors,
             status: vec![Status::Undecided; n],
@@ -274,10 +328,11 @@ impl Theory {
             discarded: vec![false; rules.len()],
             answered: vec![false; rules.len()],
             superiors_alive,
-            attackers_open: (0..n).map(|lit| by_head[lit ^ 1].len()).collect(),
+            attackers_open: (0..n).map(|lit| by_head.of(lit ^ 1).len()).collect(),
             support_alive: (0..n)
                 .map(|lit| {
-                    by_head[lit]
+                    by_head
+                        .of(lit)
                         .iter()
                         .filter(|&&r| rules[r].kind != RuleKind::Defeater)
                         .count()
@@ -302,11 +357,43 @@ impl Theory {
     }
 }
 
+/// For each literal, the rules that mention it (as head or in the body), in rule order
+/// (or for each rule, the rules it is superior to), in one flat array: one allocation instead of one `Vec` per literal, and the rules of
+/// neighbouring literals next to each other in memory.
+struct Adjacency {
+    /// `rules[start[lit]..start[lit + 1]]` are the rules of `lit`.
+    start: Vec<usize>,
+    rules: Vec<usize>,
+}
+
+impl Adjacency {
+    fn new(literals: usize, pairs: impl Iterator<Item = (Lit, usize)> + Clone) -> Self {
+        let mut start = vec![0_usize; literals + 1];
+        for (lit, _) in pairs.clone() {
+            start[lit + 1] += 1;
+        }
+        for i in 0..literals {
+            start[i + 1] += start[i];
+        }
+        let mut next = start.clone();
+        let mut rules = vec![0_usize; start[literals]];
+        for (lit, r) in pairs {
+            rules[next[lit]] = r;
+            next[lit] += 1;
+        }
+        Self { start, rules }
+    }
+
+    fn of(&self, lit: Lit) -> &[usize] {
+        &self.rules[self.start[lit]..self.start[lit + 1]]
+    }
+}
+
 struct Defeasible<'a> {
     rules: &'a [RuleData],
-    by_body: &'a [Vec<usize>],
+    by_body: &'a Adjacency,
     definite: &'a [Status],
-    inferiors: &'a [Vec<usize>],
+    inferiors: &'a Adjacency,
     status: Vec<Status>,
     queue: Vec<Lit>,
     /// Body literals of each rule not yet +∂.
@@ -337,7 +424,7 @@ impl Defeasible<'_> {
     fn run(&mut self) {
         while let Some(lit) = self.queue.pop() {
             let proved = self.status[lit] == Status::Proved;
-            for &r in &self.by_body[lit] {
+            for &r in self.by_body.of(lit) {
                 if proved {
                     self.missing[r] -= 1;
                     if self.missing[r] == 0 && !self.discarded[r] {
@@ -355,7 +442,7 @@ impl Defeasible<'_> {
         let head = self.rules[r].head;
         if self.rules[r].kind != RuleKind::Defeater {
             self.supported[head] = true;
-            for &s in &self.inferiors[r] {
+            for &s in self.inferiors.of(r) {
                 self.answer(s);
             }
             self.check_proved(head);
@@ -376,7 +463,7 @@ impl Defeasible<'_> {
         if self.support_alive[head] == 0 {
             self.try_refute(head);
         }
-        for &s in &self.inferiors[r] {
+        for &s in self.inferiors.of(r) {
             self.superiors_alive[s] -= 1;
             if self.superiors_alive[s] == 0 && self.applicable[s] {
                 self.try_refute(head);
@@ -412,16 +499,18 @@ impl Defeasible<'_> {
 /// The conclusions of a theory.
 #[derive(Debug, Clone)]
 pub struct Conclusions {
-    atoms: Vec<String>,
-    index: HashMap<String, usize>,
+    atoms: Atoms,
     definite: Vec<Status>,
     defeasible: Vec<Status>,
 }
 
 impl Conclusions {
     fn lookup(&self, literal: &Literal) -> Option<Lit> {
+        if let Some((name, negated)) = plain_key(literal) {
+            return self.atoms.get(name).map(|i| i * 2 + usize::from(negated));
+        }
         let (atom, negated) = key(literal);
-        self.index.get(&atom).map(|i| i * 2 + usize::from(negated))
+        self.atoms.get(&atom).map(|i| i * 2 + usize::from(negated))
     }
 
     /// +Δ / −Δ of a literal. A literal the theory never mentions is refuted.
@@ -438,7 +527,7 @@ impl Conclusions {
 
     /// Whether the plain atom `name` is +∂.
     pub fn holds(&self, name: &str) -> bool {
-        self.index
+        self.atoms
             .get(name)
             .is_some_and(|i| self.defeasible[i * 2] == Status::Proved)
     }
@@ -447,7 +536,7 @@ impl Conclusions {
     /// first mentions them.
     pub fn proved(&self) -> Vec<String> {
         let mut out = Vec::new();
-        for (i, atom) in self.atoms.iter().enumerate() {
+        for (i, atom) in self.atoms.names.iter().enumerate() {
             if self.defeasible[i * 2] == Status::Proved {
                 out.push(atom.clone());
             }
@@ -461,10 +550,22 @@ impl Conclusions {
     /// The +∂ plain atoms (no arguments, not negated), in theory order.
     pub fn proved_atoms(&self) -> impl Iterator<Item = &str> {
         self.atoms
+            .names
             .iter()
             .enumerate()
             .filter(|(i, _)| self.defeasible[i * 2] == Status::Proved)
             .map(|(_, atom)| atom.as_str())
+    }
+}
+
+/// The name of a plain (argument-free) literal, possibly negated, and whether it is
+/// negated; `None` for any other literal.
+fn plain_key(literal: &Literal) -> Option<(&str, bool)> {
+    match literal {
+        Literal::Not(inner) => plain_key(inner).map(|(name, negated)| (name, !negated)),
+        Literal::During(inner, _, _) => plain_key(inner),
+        Literal::Atom { name, args } if args.is_empty() => Some((name, false)),
+        _ => None,
     }
 }
 

@@ -307,24 +307,28 @@ pub fn for_each_flat<'a>(
 /// Parses the text of an SPL file; `path` is only used in error messages.
 pub fn parse(path: &Path, text: &str) -> Result<Vec<Statement>, SplError> {
     let err = |offset: usize, message: String| SplError::new(path, text, offset, message);
-    let sexps = read(text).map_err(|(offset, message)| err(offset, message))?;
-    sexps
-        .iter()
-        .map(statement)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|(offset, message)| err(offset, message))
+    // Each statement is built as soon as its list closes, so the reader's tree of one
+    // statement is dropped while still in cache instead of holding the whole file's.
+    let mut statements = Vec::new();
+    read(text, &mut |sexp| {
+        statements.push(statement(&sexp)?);
+        Ok(())
+    })
+    .map_err(|(offset, message)| err(offset, message))?;
+    Ok(statements)
 }
 
 type Fail = (usize, String);
 
+/// Atoms borrow from the text: only what ends up in a statement is copied.
 #[derive(Debug)]
-enum Sexp {
-    List(Vec<Sexp>, Span),
-    Atom(String, Span),
+enum Sexp<'a> {
+    List(Vec<Sexp<'a>>, Span),
+    Atom(&'a str, Span),
     Str(String, Span),
 }
 
-impl Sexp {
+impl Sexp<'_> {
     fn span(&self) -> Span {
         match self {
             Sexp::List(_, span) | Sexp::Atom(_, span) | Sexp::Str(_, span) => *span,
@@ -340,12 +344,15 @@ impl Sexp {
     }
 }
 
-/// Reads the whole text into s-expressions.
-fn read(text: &str) -> Result<Vec<Sexp>, Fail> {
+/// Reads the whole text into s-expressions, handing each top-level list to `statement`
+/// as soon as it is closed.
+fn read<'a>(
+    text: &'a str,
+    statement: &mut dyn FnMut(Sexp<'a>) -> Result<(), Fail>,
+) -> Result<(), Fail> {
     let bytes = text.as_bytes();
     // Each open list: its start and the items read so far.
-    let mut stack: Vec<(usize, Vec<Sexp>)> = Vec::new();
-    let mut top = Vec::new();
+    let mut stack: Vec<(usize, Vec<Sexp<'a>>)> = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -367,7 +374,7 @@ fn read(text: &str) -> Result<Vec<Sexp>, Fail> {
                 let list = Sexp::List(items, Span { start, end: i });
                 match stack.last_mut() {
                     Some((_, parent)) => parent.push(list),
-                    None => top.push(list),
+                    None => statement(list)?,
                 }
             }
             b'"' => {
@@ -385,7 +392,7 @@ fn read(text: &str) -> Result<Vec<Sexp>, Fail> {
                 {
                     i += 1;
                 }
-                let item = Sexp::Atom(text[start..i].to_owned(), Span { start, end: i });
+                let item = Sexp::Atom(&text[start..i], Span { start, end: i });
                 push(&mut stack, item, start)?;
             }
         }
@@ -396,10 +403,10 @@ fn read(text: &str) -> Result<Vec<Sexp>, Fail> {
             "unclosed '(': no matching ')' before the end of the file".to_owned(),
         ));
     }
-    Ok(top)
+    Ok(())
 }
 
-fn push(stack: &mut [(usize, Vec<Sexp>)], item: Sexp, at: usize) -> Result<(), Fail> {
+fn push<'a>(stack: &mut [(usize, Vec<Sexp<'a>>)], item: Sexp<'a>, at: usize) -> Result<(), Fail> {
     match stack.last_mut() {
         Some((_, items)) => {
             items.push(item);
@@ -448,7 +455,7 @@ fn read_string(text: &str, start: usize) -> Result<(String, usize), Fail> {
 const STATEMENT_KEYWORDS: &str =
     "given, normally, always, except, prefer, meta, claims, trusts, decays or threshold";
 
-fn statement(sexp: &Sexp) -> Result<Statement, Fail> {
+fn statement(sexp: &Sexp<'_>) -> Result<Statement, Fail> {
     let span = sexp.span();
     let Sexp::List(items, _) = sexp else {
         return Err((
@@ -466,7 +473,7 @@ fn statement(sexp: &Sexp) -> Result<Statement, Fail> {
         ));
     };
     let args = &items[1..];
-    let kind = match keyword.as_str() {
+    let kind = match *keyword {
         "given" => given(args, span)?,
         "always" => rule(RuleKind::Strict, args, span)?,
         "normally" => rule(RuleKind::Defeasible, args, span)?,
@@ -537,7 +544,7 @@ fn statement(sexp: &Sexp) -> Result<Statement, Fail> {
     Ok(Statement { kind, span })
 }
 
-fn given(args: &[Sexp], span: Span) -> Result<StatementKind, Fail> {
+fn given(args: &[Sexp<'_>], span: Span) -> Result<StatementKind, Fail> {
     match args {
         [] => Err((span.start, "'given' needs a literal".to_owned())),
         [one] => Ok(StatementKind::Given(literal(one)?)),
@@ -545,7 +552,7 @@ fn given(args: &[Sexp], span: Span) -> Result<StatementKind, Fail> {
         [Sexp::Atom(name, name_span), rest @ ..] => {
             check_predicate_name(name, *name_span)?;
             Ok(StatementKind::Given(Literal::Atom {
-                name: name.clone(),
+                name: (*name).to_owned(),
                 args: rest.iter().map(term).collect::<Result<_, _>>()?,
             }))
         }
@@ -556,7 +563,7 @@ fn given(args: &[Sexp], span: Span) -> Result<StatementKind, Fail> {
     }
 }
 
-fn rule(kind: RuleKind, args: &[Sexp], span: Span) -> Result<StatementKind, Fail> {
+fn rule(kind: RuleKind, args: &[Sexp<'_>], span: Span) -> Result<StatementKind, Fail> {
     let (label, body, head) = match args {
         [label, body, head] => (Some(symbol(label, "a rule label")?), body, head),
         [body, head] => (None, body, head),
@@ -571,7 +578,7 @@ fn rule(kind: RuleKind, args: &[Sexp], span: Span) -> Result<StatementKind, Fail
         }
     };
     let body = match body {
-        Sexp::List(items, body_span) if matches!(items.first(), Some(Sexp::Atom(a, _)) if a == "and") =>
+        Sexp::List(items, body_span) if matches!(items.first(), Some(Sexp::Atom(a, _)) if *a == "and") =>
         {
             if items.len() < 2 {
                 return Err((
@@ -591,7 +598,7 @@ fn rule(kind: RuleKind, args: &[Sexp], span: Span) -> Result<StatementKind, Fail
     }))
 }
 
-fn meta(args: &[Sexp], span: Span) -> Result<StatementKind, Fail> {
+fn meta(args: &[Sexp<'_>], span: Span) -> Result<StatementKind, Fail> {
     let Some((label, properties)) = args.split_first() else {
         return Err((span.start, "expected (meta LABEL (KEY VALUE)…)".to_owned()));
     };
@@ -623,16 +630,16 @@ fn meta(args: &[Sexp], span: Span) -> Result<StatementKind, Fail> {
     Ok(StatementKind::Meta { label, properties })
 }
 
-fn meta_value(sexp: &Sexp) -> MetaValue {
+fn meta_value(sexp: &Sexp<'_>) -> MetaValue {
     match sexp {
         Sexp::Str(s, _) => MetaValue::Str(s.clone()),
-        Sexp::Atom(a, _) if is_number(a) => MetaValue::Number(a.clone()),
-        Sexp::Atom(a, _) => MetaValue::Symbol(a.clone()),
+        Sexp::Atom(a, _) if is_number(a) => MetaValue::Number((*a).to_owned()),
+        Sexp::Atom(a, _) => MetaValue::Symbol((*a).to_owned()),
         Sexp::List(items, _) => MetaValue::List(items.iter().map(meta_value).collect()),
     }
 }
 
-fn claims(args: &[Sexp], span: Span) -> Result<StatementKind, Fail> {
+fn claims(args: &[Sexp<'_>], span: Span) -> Result<StatementKind, Fail> {
     let Some((source, rest)) = args.split_first() else {
         return Err((
             span.start,
@@ -649,7 +656,7 @@ fn claims(args: &[Sexp], span: Span) -> Result<StatementKind, Fail> {
     };
     let mut i = 0;
     while let Some(Sexp::Atom(key, key_span)) = rest.get(i) {
-        let slot = match key.as_str() {
+        let slot = match *key {
             ":at" => &mut claims.at,
             ":sig" => &mut claims.sig,
             ":id" => &mut claims.id,
@@ -665,7 +672,8 @@ fn claims(args: &[Sexp], span: Span) -> Result<StatementKind, Fail> {
             return Err((key_span.start, format!("'{key}' given twice")));
         }
         let value = match rest.get(i + 1) {
-            Some(Sexp::Str(s, _) | Sexp::Atom(s, _)) => s.clone(),
+            Some(Sexp::Str(s, _)) => s.clone(),
+            Some(Sexp::Atom(s, _)) => (*s).to_owned(),
             _ => return Err((key_span.start, format!("'{key}' needs a value"))),
         };
         *slot = Some(value);
@@ -693,7 +701,7 @@ fn check_predicate_name(name: &str, span: Span) -> Result<(), Fail> {
     Ok(())
 }
 
-fn literal(sexp: &Sexp) -> Result<Literal, Fail> {
+fn literal(sexp: &Sexp<'_>) -> Result<Literal, Fail> {
     match sexp {
         Sexp::Atom(text, span) => {
             if let Some(rest) = text.strip_prefix('~') {
@@ -707,7 +715,7 @@ fn literal(sexp: &Sexp) -> Result<Literal, Fail> {
                 return Ok(Literal::atom(rest).negated());
             }
             check_predicate_name(text, *span)?;
-            Ok(Literal::atom(text.clone()))
+            Ok(Literal::atom(*text))
         }
         Sexp::Str(_, span) => Err((span.start, "expected a literal, found a string".to_owned())),
         Sexp::List(items, span) => {
@@ -717,13 +725,13 @@ fn literal(sexp: &Sexp) -> Result<Literal, Fail> {
                     "expected a literal: a name or (NAME ARG…)".to_owned(),
                 ));
             };
-            let one = |what: &str| -> Result<&Sexp, Fail> {
+            let one = |what: &str| -> Result<&Sexp<'_>, Fail> {
                 match args {
                     [one] => Ok(one),
                     _ => Err((span.start, format!("expected ({what} LITERAL)"))),
                 }
             };
-            match head.as_str() {
+            match *head {
                 "not" => Ok(literal(one("not")?)?.negated()),
                 "must" => Ok(Literal::Modal(
                     Modal::Must,
@@ -760,12 +768,12 @@ fn literal(sexp: &Sexp) -> Result<Literal, Fail> {
     }
 }
 
-fn term(sexp: &Sexp) -> Result<Term, Fail> {
+fn term(sexp: &Sexp<'_>) -> Result<Term, Fail> {
     match sexp {
         Sexp::Str(s, _) => Ok(Term::Str(s.clone())),
-        Sexp::Atom(a, _) if a.starts_with('?') => Ok(Term::Var(a.clone())),
-        Sexp::Atom(a, _) if is_number(a) => Ok(Term::Number(a.clone())),
-        Sexp::Atom(a, _) => Ok(Term::Symbol(a.clone())),
+        Sexp::Atom(a, _) if a.starts_with('?') => Ok(Term::Var((*a).to_owned())),
+        Sexp::Atom(a, _) if is_number(a) => Ok(Term::Number((*a).to_owned())),
+        Sexp::Atom(a, _) => Ok(Term::Symbol((*a).to_owned())),
         Sexp::List(_, span) => Err((
             span.start,
             "predicate arguments must be symbols, variables, strings or numbers".to_owned(),
@@ -773,17 +781,19 @@ fn term(sexp: &Sexp) -> Result<Term, Fail> {
     }
 }
 
-fn time(sexp: &Sexp) -> Result<TimeExpr, Fail> {
+fn time(sexp: &Sexp<'_>) -> Result<TimeExpr, Fail> {
     const EXPECTED: &str = "expected a time: (moment \"RFC3339\"), epoch milliseconds, inf or -inf";
     match sexp {
-        Sexp::Atom(a, _) if a == "inf" => Ok(TimeExpr::Inf),
-        Sexp::Atom(a, _) if a == "-inf" => Ok(TimeExpr::NegInf),
+        Sexp::Atom(a, _) if *a == "inf" => Ok(TimeExpr::Inf),
+        Sexp::Atom(a, _) if *a == "-inf" => Ok(TimeExpr::NegInf),
         Sexp::Atom(a, span) => a
             .parse()
             .map(TimeExpr::Millis)
             .map_err(|_| (span.start, format!("{EXPECTED}, found '{a}'"))),
         Sexp::List(items, span) => match items.as_slice() {
-            [Sexp::Atom(m, _), Sexp::Str(s, _)] if m == "moment" => Ok(TimeExpr::Moment(s.clone())),
+            [Sexp::Atom(m, _), Sexp::Str(s, _)] if *m == "moment" => {
+                Ok(TimeExpr::Moment(s.clone()))
+            }
             _ => Err((span.start, EXPECTED.to_owned())),
         },
         Sexp::Str(_, span) => Err((
@@ -793,9 +803,9 @@ fn time(sexp: &Sexp) -> Result<TimeExpr, Fail> {
     }
 }
 
-fn symbol(sexp: &Sexp, what: &str) -> Result<String, Fail> {
+fn symbol(sexp: &Sexp<'_>, what: &str) -> Result<String, Fail> {
     match sexp {
-        Sexp::Atom(a, _) if !a.starts_with('?') && !is_number(a) => Ok(a.clone()),
+        Sexp::Atom(a, _) if !a.starts_with('?') && !is_number(a) => Ok((*a).to_owned()),
         other => Err((
             other.span().start,
             format!("expected {what}, found {}", other.describe()),
@@ -803,9 +813,9 @@ fn symbol(sexp: &Sexp, what: &str) -> Result<String, Fail> {
     }
 }
 
-fn number(sexp: &Sexp) -> Result<String, Fail> {
+fn number(sexp: &Sexp<'_>) -> Result<String, Fail> {
     match sexp {
-        Sexp::Atom(a, _) if is_number(a) => Ok(a.clone()),
+        Sexp::Atom(a, _) if is_number(a) => Ok((*a).to_owned()),
         other => Err((
             other.span().start,
             format!("expected a number, found {}", other.describe()),

@@ -9,6 +9,7 @@ pub(crate) mod explain;
 pub(crate) mod list;
 pub(crate) mod plan;
 pub(crate) mod plan_file;
+pub(crate) mod plan_validate;
 pub(crate) mod plugins;
 pub(crate) mod providers;
 pub(crate) mod runs;

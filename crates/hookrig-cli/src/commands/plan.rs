@@ -34,6 +34,9 @@ enum PlanCommand {
     /// List what an agent should take next: its assignments among ready tasks, or all
     /// its assignments when none is ready.
     Next(NextArgs),
+    /// Check a plan: built-in rules, then every validator script; exit 1 on an error
+    /// (and with --strict, on a warning).
+    Validate(crate::cli::PlanValidateArgs),
 }
 
 #[derive(Debug, Args)]
@@ -88,6 +91,9 @@ pub(crate) fn run(
     match &args.command {
         PlanCommand::Board(board) => self::board(global, board, top_agent, top_plan),
         PlanCommand::Next(next) => self::next(next, top_agent, top_plan),
+        PlanCommand::Validate(validate) => {
+            super::plan_validate::command(global, validate, top_agent, top_plan)
+        }
     }
 }
 

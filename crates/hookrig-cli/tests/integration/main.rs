@@ -18,6 +18,7 @@ mod hygge;
 mod input;
 mod inspect;
 mod ledger;
+mod plan_validate;
 mod plans;
 mod plugins;
 mod process;
