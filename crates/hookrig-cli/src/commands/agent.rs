@@ -457,11 +457,10 @@ fn list(global: &GlobalArgs, json: bool) -> Result<u8, ExpectedError> {
 
 /// The agent of `task`: the one in the current directory's repository when there is
 /// one, else the only one with that task name.
-fn find_agent(store: &Ledger, task: &str) -> Result<Option<AgentRow>, AgentError> {
+fn find_agent(store: &Ledger, task: &str) -> Result<Option<AgentRow>, ExpectedError> {
     let task = task.strip_prefix("task-").unwrap_or(task);
     let rows: Vec<AgentRow> = store
-        .agents()
-        .map_err(|e| AgentError::Start(e.to_string()))?
+        .agents()?
         .into_iter()
         .filter(|r| r.task == task)
         .collect();
@@ -480,7 +479,8 @@ fn find_agent(store: &Ledger, task: &str) -> Result<Option<AgentRow>, AgentError
         _ => Err(AgentError::Ambiguous {
             task: task.to_owned(),
             repos: rows.into_iter().map(|r| r.repo).collect(),
-        }),
+        }
+        .into()),
     }
 }
 
