@@ -15,13 +15,14 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hookrig_store::{AutomationRunRow, Ledger, StoreError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::definition::{Automation, Trigger, parse_cron};
 use crate::errors::AutomationError;
+use crate::llm::estimate_tokens;
 use crate::{skip, template};
 
 /// A boxed future, for the dyn-compatible traits the engine calls out through.
@@ -126,7 +127,7 @@ pub struct Wiring {
 
 /// A run as `hookrig fire` and `hookrig auto runs` show it: the store row with its JSON
 /// columns parsed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     /// Run id.
     pub id: String,
@@ -594,11 +595,6 @@ fn new_run_id() -> String {
     uuid::Uuid::new_v4().to_string()[..12].to_owned()
 }
 
-/// Estimated tokens of `text`: a quarter of its characters, as the seed estimates.
-pub fn estimate_tokens(text: &str) -> u64 {
-    (text.chars().count() / 4) as u64
-}
-
 /// The context preamble put before the rendered prompt: the automation, its project,
 /// why it runs, and for periodic and cron runs the timing (only the current time on
 /// the first run).
@@ -763,7 +759,7 @@ async fn pipeline(
         };
     };
     let prompt = preamble(automation, trigger_reason, event) + &rendered;
-    let estimate = estimate_tokens(&prompt);
+    let estimate = estimate_tokens(&prompt, "");
     if let Some(max) = automation.max_tokens_per_run
         && estimate > max
     {
@@ -776,7 +772,7 @@ async fn pipeline(
     }
     match inner.wiring.llm.complete(automation, &prompt).await {
         Ok(response) => Outcome::Completed {
-            tokens: estimate + estimate_tokens(&response),
+            tokens: estimate_tokens(&prompt, &response),
             prompt: Some(prompt),
             response: Some(response),
         },

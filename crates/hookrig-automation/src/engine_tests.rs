@@ -647,7 +647,7 @@ async fn max_tokens_per_run_fails_before_the_llm_is_called() {
     world.add(&event_automation("a", "e", "max_tokens_per_run = 10"));
     let record = world.engine.fire("a").await.expect("fired");
     assert_eq!(record.status, "failed");
-    let estimate = estimate_tokens(record.prompt_sent.as_deref().expect("prompt kept"));
+    let estimate = estimate_tokens(record.prompt_sent.as_deref().expect("prompt kept"), "");
     assert_eq!(
         record.llm_response.expect("reason"),
         format!(

@@ -79,6 +79,7 @@ fn main() -> ExitCode {
         Command::Plugins(args) => commands::plugins::run(&cli.global, &args),
         Command::Auto(args) => commands::auto::run(&cli.global, &args),
         Command::Fire { id, json } => commands::auto::fire(&cli.global, &id, json),
+        Command::Serve => commands::serve::run(&cli.global),
     };
     match result {
         Ok(code) => ExitCode::from(code),

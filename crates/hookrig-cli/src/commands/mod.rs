@@ -10,5 +10,6 @@ pub(crate) mod plugins;
 pub(crate) mod providers;
 pub(crate) mod runs;
 pub(crate) mod schema;
+pub(crate) mod serve;
 pub(crate) mod trust;
 pub(crate) mod validate;
