@@ -382,6 +382,9 @@ impl Engine {
     /// Runs the automation `id` now, bypassing the cooldown but setting its last-run
     /// time, waits for the run and returns its record.
     pub async fn fire(&self, id: &str) -> Result<RunRecord, FireError> {
+        // A run that has ended is no longer in flight for a manual fire: without this,
+        // firing again within one tick of the last run would be refused as running.
+        self.clean_up().await;
         let row = self
             .store()
             .automation(id)?

@@ -319,6 +319,16 @@ async fn in_flight_automations_are_not_launched_again() {
 }
 
 #[tokio::test]
+async fn a_finished_run_does_not_block_the_next_fire() {
+    // guards: `fire` refused as "already running" until the next tick after a run ended
+    let world = World::new(Reply::Answer, EngineSettings::default());
+    world.add(&event_automation("a", "e", ""));
+    let first = world.engine.fire("a").await.expect("fired");
+    let second = world.engine.fire("a").await.expect("fired again at once");
+    assert_ne!(first.id, second.id);
+}
+
+#[tokio::test]
 async fn the_cap_stops_launching_for_the_cycle() {
     let settings = EngineSettings {
         max_concurrent: 2,

@@ -108,6 +108,10 @@ async fn serve(global: &GlobalArgs) -> Result<u8, ExpectedError> {
     tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let mut interrupt = signal(SignalKind::interrupt()).map_err(ExpectedError::Runtime)?;
     let mut terminate = signal(SignalKind::terminate()).map_err(ExpectedError::Runtime)?;
+    eprintln!(
+        "hookrig serve: ready (tick every {})",
+        humantime(config.automation.tick())
+    );
     loop {
         tokio::select! {
             _ = tick.tick() => {
@@ -277,5 +281,14 @@ fn remember(store: &mut Ledger, root: &Path, payload: &Value) {
     let heading = field("heading").unwrap_or_default();
     if let Err(err) = store.memory_upsert(&project, source, heading, content) {
         eprintln!("hookrig serve: error: {}", crate::output::chain(&err));
+    }
+}
+
+/// `5s`, `500ms`.
+fn humantime(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
     }
 }
