@@ -449,7 +449,11 @@ pub fn load_automation(path: &Path, now: f64) -> Result<Automation, Diagnostic> 
             format!("cannot read the file: {err}"),
         )
     })?;
-    let dir = path.parent().unwrap_or(Path::new("/"));
+    // A bare file name has an empty parent: the current directory.
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
     parse_automation(path, &text, &default_project_id(&dir), now)
 }

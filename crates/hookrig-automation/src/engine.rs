@@ -15,13 +15,14 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hookrig_store::{AutomationRunRow, Ledger, StoreError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::definition::{Automation, Trigger, parse_cron};
 use crate::errors::AutomationError;
+use crate::llm::estimate_tokens;
 use crate::{skip, template};
 
 /// A boxed future, for the dyn-compatible traits the engine calls out through.
@@ -126,7 +127,7 @@ pub struct Wiring {
 
 /// A run as `hookrig fire` and `hookrig auto runs` show it: the store row with its JSON
 /// columns parsed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     /// Run id.
     pub id: String,
@@ -232,22 +233,19 @@ struct InFlight {
 }
 
 impl Engine {
-    /// An engine on `store`. Runs left `running` by a process that died become
-    /// `interrupted`, and each automation's last-run time is read from its newest run,
-    /// so that a restart does not re-fire what just ran.
+    /// An engine on `store`. Each automation's last-run time is read from its newest
+    /// run, so that a restart does not re-fire what just ran.
+    ///
+    /// Runs still `running` in the store are left alone: they may belong to another
+    /// live process (a `serve`, or another `hookrig fire`). Taking them for a crash's
+    /// leftovers is the job of the one process that owns the store's automations,
+    /// `hookrig serve`, which does it once it holds the serve socket.
     pub fn new(
-        mut store: Ledger,
+        store: Ledger,
         wiring: Wiring,
         settings: EngineSettings,
     ) -> Result<Engine, StoreError> {
         let now = (wiring.clock)();
-        let interrupted = store.interrupt_running_runs(now)?;
-        if interrupted > 0 {
-            tracing::warn!(
-                count = interrupted,
-                "runs left running by an earlier process were marked interrupted"
-            );
-        }
         let last_run = store.last_automation_run_starts()?;
         Ok(Engine {
             inner: Arc::new(Inner {
@@ -381,6 +379,9 @@ impl Engine {
     /// Runs the automation `id` now, bypassing the cooldown but setting its last-run
     /// time, waits for the run and returns its record.
     pub async fn fire(&self, id: &str) -> Result<RunRecord, FireError> {
+        // A run that has ended is no longer in flight for a manual fire: without this,
+        // firing again within one tick of the last run would be refused as running.
+        self.clean_up().await;
         let row = self
             .store()
             .automation(id)?
@@ -594,11 +595,6 @@ fn new_run_id() -> String {
     uuid::Uuid::new_v4().to_string()[..12].to_owned()
 }
 
-/// Estimated tokens of `text`: a quarter of its characters, as the seed estimates.
-pub fn estimate_tokens(text: &str) -> u64 {
-    (text.chars().count() / 4) as u64
-}
-
 /// The context preamble put before the rendered prompt: the automation, its project,
 /// why it runs, and for periodic and cron runs the timing (only the current time on
 /// the first run).
@@ -763,7 +759,7 @@ async fn pipeline(
         };
     };
     let prompt = preamble(automation, trigger_reason, event) + &rendered;
-    let estimate = estimate_tokens(&prompt);
+    let estimate = estimate_tokens(&prompt, "");
     if let Some(max) = automation.max_tokens_per_run
         && estimate > max
     {
@@ -776,7 +772,7 @@ async fn pipeline(
     }
     match inner.wiring.llm.complete(automation, &prompt).await {
         Ok(response) => Outcome::Completed {
-            tokens: estimate + estimate_tokens(&response),
+            tokens: estimate_tokens(&prompt, &response),
             prompt: Some(prompt),
             response: Some(response),
         },

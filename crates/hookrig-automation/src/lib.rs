@@ -13,6 +13,7 @@
 //! - [`schedule`] says when cron and periodic automations are due.
 //! - [`watch`] turns file-system changes into `file.changed` / `folder.changed` events.
 //! - [`ingress`] is the local Unix socket of `hookrig serve` (server and client side).
+//! - [`wiring`] connects the engine to the real steps, providers and notifiers.
 
 pub mod definition;
 pub mod engine;
@@ -27,6 +28,7 @@ pub mod steps;
 mod stub_http;
 pub mod template;
 pub mod watch;
+pub mod wiring;
 
 pub use crate::definition::{Automation, Trigger, Watch};
 pub use crate::engine::{

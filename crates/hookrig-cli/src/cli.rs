@@ -129,7 +129,12 @@ pub(crate) enum Command {
     Plugins(crate::commands::plugins::PluginsArgs),
     /// The automations of the automation engine (`hookrig serve`) and their runs.
     Auto(crate::commands::auto::AutoArgs),
+    /// Run the automation engine: triggers, the file watcher, and the socket through
+    /// which `hookrig emit` and `hookrig fire` reach it. Stops on SIGINT or SIGTERM.
+    Serve,
     /// Run an automation now, wait for it and print the run record (exit 1 when it failed).
+    ///
+    /// Through the running `hookrig serve` when there is one, else in this process.
     Fire {
         /// The automation id.
         id: String,

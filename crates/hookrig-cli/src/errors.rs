@@ -133,6 +133,13 @@ pub(crate) enum ExpectedError {
         #[source]
         source: std::io::Error,
     },
+    /// `hookrig serve` cannot listen (another serve runs, the socket path is taken), or
+    /// `hookrig fire` lost the running serve.
+    #[error(transparent)]
+    Ingress(#[from] hookrig_automation::ingress::IngressError),
+    /// Neither `XDG_RUNTIME_DIR`, `XDG_STATE_HOME` nor `HOME` says where the socket goes.
+    #[error("cannot tell where the serve socket goes: set XDG_RUNTIME_DIR or HOME")]
+    NoSocketPath,
 }
 
 impl ExpectedError {

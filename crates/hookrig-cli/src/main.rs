@@ -95,6 +95,7 @@ fn main() -> ExitCode {
             cli.agent.as_deref(),
             cli.plan.as_deref(),
         ),
+        Command::Serve => commands::serve::run(&cli.global),
     };
     match result {
         Ok(code) => ExitCode::from(code),

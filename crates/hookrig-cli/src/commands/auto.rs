@@ -1,17 +1,22 @@
 //! `hookrig auto add|list|show|enable|disable|rm|runs` and `hookrig fire`: the
 //! automations of the store and their runs.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use hookrig_automation::engine::{BoxFuture, system_clock};
-use hookrig_automation::{
-    Automation, Engine, EngineSettings, FireError, LlmBackend, RunRecord, StepRunner, Wiring,
-};
+use hookrig_automation::engine::system_clock;
+use hookrig_automation::ingress::{self, IngressError};
+use hookrig_automation::notifier::Notifiers;
+use hookrig_automation::{Automation, Engine, FireError, RunRecord, wiring};
+use hookrig_config::ConfigToml;
+use hookrig_exec::ProcessGroups;
 use hookrig_store::{Ledger, StoreError};
-use serde_json::{Value, json};
+use serde_json::Value;
+use tokio::signal::unix::{SignalKind, signal};
 
 use crate::cli::GlobalArgs;
 use crate::errors::ExpectedError;
@@ -73,9 +78,13 @@ pub(crate) enum AutoCommand {
         /// At most this many runs.
         #[arg(long, default_value_t = 20)]
         limit: usize,
-        /// Print JSON.
+        /// Print JSON (with --follow, one record per line).
         #[arg(long)]
         json: bool,
+        /// Keep running, printing runs as they start and change status, until
+        /// interrupted.
+        #[arg(long, conflicts_with = "limit")]
+        follow: bool,
     },
 }
 
@@ -84,8 +93,14 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
     let now = (system_clock())();
     match &args.command {
         AutoCommand::Add { file } => {
-            let automation = hookrig_automation::definition::load_automation(file, now)
+            let mut automation = hookrig_automation::definition::load_automation(file, now)
                 .map_err(|d| ExpectedError::InvalidAutomation(d.to_string()))?;
+            // Absolute, so that the automation's workspace (its file's project) is known
+            // whatever directory serve or fire later run in; errors above keep the path
+            // as the user wrote it.
+            if let Ok(absolute) = std::path::absolute(file) {
+                automation.source = Some(absolute.display().to_string());
+            }
             let stored = store.upsert_automation(&automation.to_row())?;
             print(&format!("{}\n", stored.id))?;
         }
@@ -120,9 +135,17 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
             print(&format!("removed automation `{id}` and its runs\n"))?;
         }
         AutoCommand::Trust { dir } => return trust(dir.as_deref()),
-        AutoCommand::Runs { id, limit, json } => {
+        AutoCommand::Runs {
+            id,
+            limit,
+            json,
+            follow: watch,
+        } => {
             if let Some(id) = id {
                 one(&store, id)?;
+            }
+            if *watch {
+                return follow(&store, id.as_deref(), *json);
             }
             let runs: Vec<RunRecord> = store
                 .automation_runs(id.as_deref(), *limit)?
@@ -161,22 +184,36 @@ fn trust(dir: Option<&std::path::Path>) -> Result<u8, ExpectedError> {
     Ok(exit_codes::PROCEED)
 }
 
-/// `hookrig fire ID [--json]`: runs the automation in this process, waits for it and
-/// prints the run record.
+/// How long `fire` waits for a serve to answer its ping before running in-process.
+const PING_LIMIT: Duration = Duration::from_millis(500);
+/// How much longer than `[automation] run_timeout` a fire through serve waits for the
+/// record: the run's own timeout ends it first; this covers a serve that is stuck.
+const FIRE_SLACK: Duration = Duration::from_mins(1);
+/// How often `auto runs --follow` looks at the store.
+const FOLLOW_POLL: Duration = Duration::from_millis(500);
+/// How many of the newest runs `auto runs --follow` compares on each look.
+const FOLLOW_WINDOW: usize = 200;
+
+/// `hookrig fire ID [--json]`: runs the automation through the running serve when its
+/// socket answers a ping, else in this process; waits for it and prints the run record.
 pub(crate) fn fire(global: &GlobalArgs, id: &str, json: bool) -> Result<u8, ExpectedError> {
-    let store = Ledger::open(&ledger::store_path(global)?)?;
+    let config = crate::commands::config::load(None)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(ExpectedError::Runtime)?;
-    let record = runtime.block_on(async {
-        let engine = Engine::new(store, wiring(), EngineSettings::default())?;
-        engine.fire(id).await
+    let fired = runtime.block_on(async {
+        if let Some(socket) = ingress::socket_path_from_env()
+            && ingress::ping(&socket, PING_LIMIT).await.is_ok()
+        {
+            tracing::debug!("firing `{id}` through hookrig serve ({})", socket.display());
+            return fire_through_serve(&socket, id, &config).await.map(Some);
+        }
+        fire_in_process(global, &config, id).await
     });
-    let record = record.map_err(|err| match err {
-        FireError::Store(err) => ExpectedError::Store(err),
-        other => ExpectedError::Fire(other.to_string()),
-    })?;
+    let Some(record) = fired? else {
+        return Ok(exit_codes::INTERRUPTED);
+    };
     if json {
         print_json(&serde_json::to_value(&record).expect("a run record serializes"))?;
     } else {
@@ -189,48 +226,120 @@ pub(crate) fn fire(global: &GlobalArgs, id: &str, json: bool) -> Result<u8, Expe
     })
 }
 
-/// What an in-process `fire` runs with. The context steps (`steps::run_steps`) and the
-/// providers (`llm::Llm`) are built beside this engine and wired in here when they land;
-/// until then each step answers an error saying so, and a run that needs the LLM fails
-/// with a reason saying so, instead of pretending to have run anything.
-fn wiring() -> Wiring {
-    Wiring {
-        steps: Arc::new(StepsNotWired),
-        llm: Arc::new(LlmNotWired),
-        observer: None,
-        clock: system_clock(),
-    }
+async fn fire_through_serve(
+    socket: &std::path::Path,
+    id: &str,
+    config: &ConfigToml,
+) -> Result<RunRecord, ExpectedError> {
+    let limit = config.automation.run_timeout() + FIRE_SLACK;
+    let answer = ingress::fire(socket, id, limit)
+        .await
+        .map_err(|err| match err {
+            IngressError::Remote(message) => ExpectedError::Fire(message),
+            other => other.into(),
+        })?;
+    serde_json::from_value(answer).map_err(|err| {
+        ExpectedError::Ingress(IngressError::Protocol {
+            path: socket.to_owned(),
+            message: format!("not a run record: {err}"),
+        })
+    })
 }
 
-struct StepsNotWired;
-
-impl StepRunner for StepsNotWired {
-    fn run_steps<'a>(
-        &'a self,
-        automation: &'a Automation,
-        _event: Option<&'a Value>,
-    ) -> BoxFuture<'a, Vec<Value>> {
-        let results = (0..automation.context_steps.len())
-            .map(|index| {
-                json!({
-                    "error": "context steps are not available in this build of hookrig",
-                    "_step_index": index
-                })
-            })
-            .collect();
-        Box::pin(async move { results })
-    }
+/// Runs the automation here; `None` when SIGINT or SIGTERM stopped it (the run is then
+/// marked `interrupted` and its processes killed).
+async fn fire_in_process(
+    global: &GlobalArgs,
+    config: &ConfigToml,
+    id: &str,
+) -> Result<Option<RunRecord>, ExpectedError> {
+    let store_path = ledger::store_path(global)?;
+    let store = Ledger::open(&store_path)?;
+    let env = hookrig_config::Environment::from_process(crate::engine::working_dir(None)?)?;
+    let root = hookrig_config::find_project(&env)
+        .root
+        .unwrap_or_else(|| env.cwd.clone());
+    let groups = ProcessGroups::new();
+    let notifiers = Notifiers::from_config(config);
+    let wiring = wiring::wiring(config, &root, &store_path, &groups, notifiers.clone(), None);
+    let engine = Engine::new(store, wiring, wiring::engine_settings(config))?;
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(ExpectedError::Runtime)?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(ExpectedError::Runtime)?;
+    let fired = tokio::select! {
+        fired = engine.fire(id) => Some(fired),
+        _ = interrupt.recv() => None,
+        _ = terminate.recv() => None,
+    };
+    let Some(fired) = fired else {
+        engine.shutdown().await;
+        groups.kill_all();
+        notifiers.drain(Duration::from_secs(2)).await;
+        return Ok(None);
+    };
+    // The notifications of this run are posted before the process ends.
+    notifiers.drain(Duration::from_secs(10)).await;
+    fired.map(Some).map_err(|err| match err {
+        FireError::Store(err) => ExpectedError::Store(err),
+        other => ExpectedError::Fire(other.to_string()),
+    })
 }
 
-struct LlmNotWired;
+/// `hookrig auto runs --follow`: prints runs as they start and as their status changes,
+/// until SIGINT or SIGTERM. Runs that ended before it started are not shown.
+fn follow(store: &Ledger, id: Option<&str>, json: bool) -> Result<u8, ExpectedError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(ExpectedError::Runtime)?;
+    runtime.block_on(async {
+        let mut interrupt = signal(SignalKind::interrupt()).map_err(ExpectedError::Runtime)?;
+        let mut terminate = signal(SignalKind::terminate()).map_err(ExpectedError::Runtime)?;
+        let mut poll = tokio::time::interval(FOLLOW_POLL);
+        let mut seen: HashMap<String, String> = HashMap::new();
+        let mut first = true;
+        loop {
+            tokio::select! {
+                _ = poll.tick() => {}
+                _ = interrupt.recv() => break,
+                _ = terminate.recv() => break,
+            }
+            let runs = store.automation_runs(id, FOLLOW_WINDOW)?;
+            let mut now_seen = HashMap::with_capacity(runs.len());
+            let mut text = String::new();
+            for run in runs.into_iter().rev().map(RunRecord::from) {
+                let show = match seen.get(&run.id) {
+                    Some(status) => *status != run.status,
+                    None => !first || run.status == "running",
+                };
+                if show {
+                    if json {
+                        text.push_str(
+                            &serde_json::to_string(&run).expect("a run record serializes"),
+                        );
+                        text.push('\n');
+                    } else {
+                        text.push_str(&runs_table(std::slice::from_ref(&run)));
+                    }
+                }
+                now_seen.insert(run.id, run.status);
+            }
+            seen = now_seen;
+            first = false;
+            if !text.is_empty() && !write_out(&text)? {
+                break;
+            }
+        }
+        Ok(exit_codes::PROCEED)
+    })
+}
 
-impl LlmBackend for LlmNotWired {
-    fn complete<'a>(
-        &'a self,
-        _automation: &'a Automation,
-        _prompt: &'a str,
-    ) -> BoxFuture<'a, Result<String, String>> {
-        Box::pin(async { Err("no llm provider is available in this build of hookrig".to_owned()) })
+/// Writes `text` to stdout; `false` when the reader has gone (a closed pipe).
+fn write_out(text: &str) -> Result<bool, ExpectedError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(true),
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(err) => Err(ExpectedError::Stdout(err)),
     }
 }
 

@@ -14,6 +14,7 @@ pub(crate) mod plugins;
 pub(crate) mod providers;
 pub(crate) mod runs;
 pub(crate) mod schema;
+pub(crate) mod serve;
 pub(crate) mod task;
 pub(crate) mod trust;
 pub(crate) mod validate;

@@ -280,3 +280,21 @@ fn auto_trust_records_the_project_files() {
         .expect("the trust store was written");
     assert!(store.contains("#automation#a"), "{store}");
 }
+
+#[test]
+fn a_bare_file_name_takes_the_project_of_the_current_directory() {
+    // guards: `auto add review.toml` stored project `default` (the empty parent)
+    let env = test_env();
+    env.write_file("nightly.toml", NIGHTLY);
+    assert_eq!(
+        ok(&env, &["auto", "add", "nightly.toml"]),
+        "nightly-review\n"
+    );
+    let shown = json(&env, &["auto", "show", "nightly-review", "--json"]);
+    assert_eq!(shown["project_id"], "project");
+    assert_eq!(
+        shown["source"],
+        env.project().join("nightly.toml").display().to_string(),
+        "the source is recorded absolute"
+    );
+}

@@ -24,6 +24,7 @@ mod plugins;
 mod process;
 mod protocol;
 mod providers;
+mod serve;
 mod serve_ingress;
 mod snapshots;
 mod trust;

@@ -1,0 +1,561 @@
+//! `hookrig serve` as a real process: events from `hookrig emit`, file changes, periodic
+//! ticks, `hookrig fire` through its socket, shutdown on SIGTERM, and `auto runs
+//! --follow`. Every wait polls with a generous limit; nothing assumes speed.
+
+use std::fs::File;
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use hookrig_test_support::TestEnv;
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::Value;
+
+use crate::harness::{code, emit, hookrig, test_env, text};
+
+/// How long any one thing may take before the test fails.
+const LIMIT: Duration = Duration::from_mins(1);
+
+/// Polls `check` every 50 ms until it answers, failing after [`LIMIT`].
+fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        if let Some(found) = check() {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A running `hookrig serve`, stopped (SIGKILL) when dropped if the test did not stop it.
+struct Serve {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Serve {
+    fn start(env: &TestEnv) -> Serve {
+        Serve::start_with(env, env.command(["serve"]))
+    }
+
+    fn start_with(env: &TestEnv, mut command: Command) -> Serve {
+        let log = env.root().join(format!("serve-{}.log", log_number(env)));
+        let file = File::create(&log).expect("create the serve log");
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(file)
+            .spawn()
+            .expect("start hookrig serve");
+        let serve = Serve { child, log };
+        wait_for("serve to be ready", || {
+            serve
+                .stderr()
+                .contains("hookrig serve: ready")
+                .then_some(())
+        });
+        serve
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn pid(&self) -> Pid {
+        Pid::from_raw(i32::try_from(self.child.id()).expect("pids fit"))
+    }
+
+    /// SIGTERM, then waits for the exit.
+    fn stop(mut self) -> (ExitStatus, String) {
+        kill(self.pid(), Signal::SIGTERM).expect("signal serve");
+        let status = wait_for("serve to exit", || self.child.try_wait().expect("wait"));
+        (status, self.stderr())
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// A fresh name for a log file of this environment.
+fn log_number(env: &TestEnv) -> usize {
+    std::fs::read_dir(env.root()).map_or(0, Iterator::count)
+}
+
+/// The runs in the store, oldest first.
+fn runs(env: &TestEnv) -> Vec<Value> {
+    let output = hookrig(env, &["auto", "runs", "--limit", "1000", "--json"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let mut runs: Vec<Value> = serde_json::from_slice::<Value>(&output.stdout)
+        .expect("JSON runs")
+        .as_array()
+        .expect("an array")
+        .clone();
+    runs.reverse();
+    runs
+}
+
+fn runs_of(env: &TestEnv, id: &str) -> Vec<Value> {
+    runs(env)
+        .into_iter()
+        .filter(|r| r["automation_id"] == id)
+        .collect()
+}
+
+/// Waits until `id` has a run whose status is not `running`, and returns the last.
+fn finished_run(env: &TestEnv, id: &str) -> Value {
+    wait_for(&format!("a finished run of {id}"), || {
+        runs_of(env, id)
+            .into_iter()
+            .rev()
+            .find(|r| r["status"] != "running")
+    })
+}
+
+/// Replaces what changes from run to run.
+fn redact(mut run: Value) -> Value {
+    run["id"] = Value::from("[id]");
+    for key in ["started_at", "completed_at"] {
+        if !run[key].is_null() {
+            run[key] = Value::from(format!("[{key}]"));
+        }
+    }
+    run
+}
+
+/// Writes the global `config.toml`.
+fn write_config_toml(env: &TestEnv, toml: &str) {
+    let path = env.config_home().join("hookrig").join("config.toml");
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(&path, toml).expect("write config.toml");
+}
+
+/// A CLI provider that records its arguments (NUL-separated) and answers.
+fn fake_provider(env: &TestEnv, answer_after: &str) {
+    let args = env.root().join("provider-args");
+    env.write_bin(
+        "fake-llm",
+        &format!(
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > '{}'\n{answer_after}\necho 'the answer'\n",
+            args.display()
+        ),
+    );
+    write_config_toml(
+        env,
+        &format!(
+            r#"
+[[providers]]
+id = "fake"
+name = "Fake"
+cli = "{}"
+auto_approve_flag = "--yes"
+initial_prompt_flag = "-p"
+default_args = ["--quiet"]
+
+[automation]
+tick = "1s"
+
+[automation.llm]
+provider = "fake"
+"#,
+            env.bin().join("fake-llm").display()
+        ),
+    );
+}
+
+fn provider_args(env: &TestEnv) -> Vec<String> {
+    let bytes = std::fs::read(env.root().join("provider-args")).expect("the provider ran");
+    text(&bytes)
+        .split_terminator('\0')
+        .map(str::to_owned)
+        .collect()
+}
+
+const REVIEW: &str = r#"
+name = "Review"
+cooldown_seconds = 0
+prompt_template = "Task {{event.task_id}} done: {{step_0}}"
+context_steps = [{ type = "shell", command = "echo gathered" }]
+
+[trigger]
+type = "event"
+event_type = "task.completed"
+"#;
+
+const OTHER_PROJECT: &str = r#"
+name = "Elsewhere"
+project_id = "other"
+[trigger]
+type = "event"
+event_type = "task.completed"
+skip_llm = true
+"#;
+
+#[test]
+fn an_emitted_event_runs_the_project_automation_with_the_provider() {
+    let env = test_env();
+    fake_provider(&env, "");
+    env.write_file(".hookrig/automations/review.toml", REVIEW);
+    env.write_file(".hookrig/automations/elsewhere.toml", OTHER_PROJECT);
+    let serve = Serve::start(&env);
+    assert!(
+        serve
+            .stderr()
+            .contains("hookrig serve: loaded `review` from "),
+        "{}",
+        serve.stderr()
+    );
+
+    // Project scoping: an event of project `other` runs only the automation of `other`;
+    // both are examined for the same event, so `review`'s absence is decided.
+    let out = emit(
+        &env,
+        &["task.completed"],
+        r#"{"task_id":"t0","project_id":"other"}"#,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(finished_run(&env, "elsewhere")["status"], "completed");
+    assert!(runs_of(&env, "review").is_empty(), "scoped out");
+
+    // An alias of the event (Hence's) reaches the same trigger.
+    let out = emit(
+        &env,
+        &["post-complete"],
+        r#"{"task_id":"t1","project_id":"project"}"#,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let run = finished_run(&env, "review");
+    assert_eq!(run["status"], "completed", "{run:#}");
+    assert_eq!(run["llm_response"], "the answer");
+    let prompt = run["prompt_sent"].as_str().expect("a prompt");
+    assert!(prompt.starts_with("## Automation context\n\n- Automation: Review (review)\n"));
+    assert!(
+        prompt.ends_with("## Task\n\nTask t1 done: gathered\n"),
+        "{prompt}"
+    );
+    // The provider got the prompt after its flag, with its other flags first.
+    assert_eq!(
+        provider_args(&env),
+        ["--quiet", "--yes", "-p", prompt],
+        "argv of the provider"
+    );
+    insta::assert_json_snapshot!("serve_completed_run", redact(run));
+
+    let (status, stderr) = serve.stop();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains("hookrig serve: run of `review` started (event:task.completed)\n")
+            && stderr.contains("hookrig serve: run of `review` completed\n"),
+        "{stderr}"
+    );
+    assert!(!env.serve_socket().exists(), "the socket is removed");
+}
+
+const SKIPPING: &str = r#"
+name = "Skipping"
+prompt_template = "never sent"
+context_steps = [{ type = "shell", command = "true", skip_llm_if_exit_zero = true }]
+
+[trigger]
+type = "event"
+event_type = "never.happens"
+"#;
+
+#[test]
+fn fire_goes_through_serve_and_a_skip_flag_skips_with_its_reason() {
+    let env = test_env();
+    fake_provider(&env, "");
+    env.write_file(".hookrig/automations/skipping.toml", SKIPPING);
+    let serve = Serve::start(&env);
+
+    let output = hookrig(&env, &["fire", "skipping", "--json"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let record: Value = serde_json::from_slice(&output.stdout).expect("a run record");
+    assert_eq!(record["status"], "skipped");
+    assert_eq!(
+        record["skipped_reason"],
+        "step_0: exit code 0 (skip_llm_if_exit_zero)"
+    );
+    // serve ran it: its stderr says so, and the record's fields are in the usual order.
+    wait_for("serve's line about the run", || {
+        serve
+            .stderr()
+            .contains("run of `skipping` skipped: step_0: exit code 0 (skip_llm_if_exit_zero)")
+            .then_some(())
+    });
+    let keys: Vec<&String> = record.as_object().expect("object").keys().collect();
+    assert_eq!(keys.first().map(|k| k.as_str()), Some("id"));
+
+    let output = hookrig(&env, &["fire", "skipping"]);
+    assert_eq!(code(&output), 0);
+    assert!(
+        text(&output.stdout).ends_with(
+            " of skipping: skipped (manual)\nskipped: step_0: exit code 0 (skip_llm_if_exit_zero)\n"
+        ),
+        "{}",
+        text(&output.stdout)
+    );
+
+    let output = hookrig(&env, &["fire", "nope"]);
+    assert_eq!(code(&output), 1);
+    assert_eq!(
+        text(&output.stderr),
+        "hookrig: error: Hook 'nope' not found\n"
+    );
+
+    // A second serve is refused, and the first is unharmed.
+    let second = env.run(["serve"], b"");
+    assert_eq!(code(&second), 1);
+    assert_eq!(
+        text(&second.stderr),
+        format!(
+            "hookrig: error: hookrig serve is already running (socket {})\n",
+            env.serve_socket().display()
+        )
+    );
+    assert_eq!(
+        code(&hookrig(&env, &["fire", "skipping"])),
+        0,
+        "the first still answers"
+    );
+    let (status, _) = serve.stop();
+    assert!(status.success());
+}
+
+#[test]
+fn untrusted_project_automations_are_reported_not_loaded() {
+    let env = test_env();
+    env.write_file(".hookrig/automations/skipping.toml", SKIPPING);
+    let serve = Serve::start_with(&env, env.untrusted_command(["serve"]));
+    let stderr = serve.stderr();
+    assert!(
+        stderr.contains("skipping.toml: it comes with the project and is not trusted yet; review it, then run `hookrig auto trust "),
+        "{stderr}"
+    );
+    assert!(runs(&env).is_empty());
+    let output = hookrig(&env, &["fire", "skipping"]);
+    assert_eq!(
+        text(&output.stderr),
+        "hookrig: error: Hook 'skipping' not found\n"
+    );
+    drop(serve);
+}
+
+const ON_CONFIG_CHANGE: &str = r#"
+name = "Config Watch"
+cooldown_seconds = 0
+context_steps = [{ type = "shell", command = "echo seen" }]
+
+[trigger]
+type = "event"
+event_type = "file.changed"
+skip_llm = true
+
+[trigger.watch]
+paths = ["config/app.toml"]
+"#;
+
+#[test]
+fn writing_a_watched_file_runs_its_automation() {
+    let env = test_env();
+    write_config_toml(&env, "[automation]\ndebounce = \"0s\"\n");
+    env.write_file("config/.keep", "");
+    env.write_file(".hookrig/automations/watch.toml", ON_CONFIG_CHANGE);
+    let serve = Serve::start(&env);
+    wait_for("the watch to be set up", || {
+        serve
+            .stderr()
+            .contains("watching 1 path(s) for 1 automation(s)")
+            .then_some(())
+    });
+
+    env.write_file("config/app.toml", "port = 1\n");
+    let run = finished_run(&env, "config-watch");
+    assert_eq!(run["status"], "completed", "{run:#}");
+    assert_eq!(run["trigger_reason"], "event:file.changed");
+    let event = &run["event_data"];
+    assert_eq!(event["relative_path"], "config/app.toml");
+    assert_eq!(event["operation"], "created");
+    assert_eq!(event["watch_id"], "config-watch");
+    assert_eq!(event["project_id"], "project");
+    assert_eq!(event["_event_type"], "file.changed");
+    assert_eq!(run["context_results"][0]["stdout"], "seen\n");
+
+    // Disabled from another process: the watch goes on the next tick.
+    hookrig(&env, &["auto", "disable", "config-watch"]);
+    wait_for("the watch to be dropped", || {
+        serve
+            .stderr()
+            .contains("watching 0 path(s) for 0 automation(s)")
+            .then_some(())
+    });
+    drop(serve);
+}
+
+const HOURLY: &str = r#"
+name = "Hourly"
+context_steps = [{ type = "shell", command = "true" }]
+[trigger]
+type = "periodic"
+interval_seconds = 3600
+skip_llm = true
+"#;
+
+const EVERY_SECOND: &str = r#"
+name = "Every Second"
+cooldown_seconds = 0
+[trigger]
+type = "periodic"
+interval_seconds = 1
+skip_llm = true
+"#;
+
+#[test]
+fn a_periodic_automation_runs_at_start_and_not_again_even_after_a_restart() {
+    let env = test_env();
+    write_config_toml(&env, "[automation]\ntick = \"1s\"\n");
+    env.write_file(".hookrig/automations/hourly.toml", HOURLY);
+    env.write_file(".hookrig/automations/every.toml", EVERY_SECOND);
+
+    let ticks_seen = |at_least: usize| {
+        wait_for("more ticks", || {
+            (runs_of(&env, "every-second").len() >= at_least).then_some(())
+        });
+    };
+    let serve = Serve::start(&env);
+    let first = finished_run(&env, "hourly");
+    assert_eq!(first["trigger_reason"], "periodic");
+    assert_eq!(
+        first["event_data"].get("last_run_time"),
+        None,
+        "a first run"
+    );
+    assert!(first["event_data"]["current_time_epoch"].is_f64());
+    // The one-second automation proves that ticks went by.
+    ticks_seen(3);
+    assert_eq!(runs_of(&env, "hourly").len(), 1);
+    let (status, _) = serve.stop();
+    assert!(status.success());
+
+    let before = runs_of(&env, "every-second").len();
+    let serve = Serve::start(&env);
+    ticks_seen(before + 2);
+    assert_eq!(
+        runs_of(&env, "hourly").len(),
+        1,
+        "the restart kept the last run"
+    );
+    drop(serve);
+}
+
+#[test]
+fn sigterm_interrupts_a_long_run_and_kills_its_provider() {
+    let env = test_env();
+    fake_provider(&env, &format!("'{}' 120", env.marked_sleep().display()));
+    env.write_file(".hookrig/automations/review.toml", REVIEW);
+    let serve = Serve::start(&env);
+    let out = emit(&env, &["task.completed"], r#"{"task_id":"t1"}"#);
+    assert_eq!(out.code, 0);
+    wait_for(
+        &format!("the provider to be sleeping ({})", serve.log.display()),
+        || {
+            hookrig_test_support::processes_with(&env.marked_sleep().display().to_string())
+                .iter()
+                .any(|(_, cmd)| cmd.contains("120"))
+                .then_some(())
+        },
+    );
+    let run = &runs_of(&env, "review")[0];
+    assert_eq!(run["status"], "running", "{}", serve.stderr());
+
+    let (status, stderr) = serve.stop();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    let run = &runs_of(&env, "review")[0];
+    assert_eq!(run["status"], "interrupted", "{run:#}");
+    assert!(!run["completed_at"].is_null());
+    assert_eq!(
+        env.leftovers(),
+        Vec::<i32>::new(),
+        "the provider's group is gone"
+    );
+    assert!(!env.serve_socket().exists());
+}
+
+#[test]
+fn a_run_left_by_a_killed_serve_is_interrupted_by_the_next_serve_not_by_fire() {
+    let env = test_env();
+    fake_provider(&env, &format!("'{}' 120", env.marked_sleep().display()));
+    env.write_file(".hookrig/automations/review.toml", REVIEW);
+    env.write_file(".hookrig/automations/skipping.toml", SKIPPING);
+    let serve = Serve::start(&env);
+    let out = emit(&env, &["task.completed"], r#"{"task_id":"t1"}"#);
+    assert_eq!(out.code, 0);
+    wait_for("the run to be running", || {
+        runs_of(&env, "review")
+            .first()
+            .filter(|r| r["status"] == "running")
+            .map(|_| ())
+    });
+    // A crash: no chance to record anything.
+    drop(serve);
+    hookrig_test_support::kill_all_with(env.marker());
+    assert_eq!(runs_of(&env, "review")[0]["status"], "running");
+
+    // An in-process fire cannot tell a crash's leftover from another live run.
+    let output = hookrig(&env, &["fire", "skipping"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(runs_of(&env, "review")[0]["status"], "running");
+
+    // The next serve owns the automations: the leftover becomes interrupted.
+    let serve = Serve::start(&env);
+    let run = &runs_of(&env, "review")[0];
+    assert_eq!(run["status"], "interrupted", "{run:#}");
+    assert!(!run["completed_at"].is_null());
+    assert!(
+        serve
+            .stderr()
+            .contains("1 run(s) left running by an earlier process marked interrupted"),
+        "{}",
+        serve.stderr()
+    );
+}
+
+#[test]
+fn runs_follow_shows_runs_as_they_happen() {
+    let env = test_env();
+    env.write_file(".hookrig/automations/skipping.toml", SKIPPING);
+    let out_path = env.root().join("follow.out");
+    let mut follow = env
+        .command(["auto", "runs", "--follow"])
+        .stdin(Stdio::null())
+        .stdout(File::create(&out_path).expect("create"))
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start follow");
+    let serve = Serve::start(&env);
+    assert_eq!(code(&hookrig(&env, &["fire", "skipping"])), 0);
+    let line = wait_for("follow to print the run", || {
+        std::fs::read_to_string(&out_path)
+            .unwrap_or_default()
+            .lines()
+            .find(|l| l.contains("\tskipping\tskipped\tmanual\t"))
+            .map(str::to_owned)
+    });
+    assert_eq!(line.split('\t').count(), 5, "{line}");
+
+    kill(
+        Pid::from_raw(i32::try_from(follow.id()).expect("pid")),
+        Signal::SIGINT,
+    )
+    .expect("signal follow");
+    let status = wait_for("follow to exit", || follow.try_wait().expect("wait"));
+    assert!(status.success());
+    drop(serve);
+}
