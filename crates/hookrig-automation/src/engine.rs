@@ -277,6 +277,10 @@ impl Engine {
             .and_then(Value::as_str)
             .filter(|p| !p.is_empty())
             .map(str::to_owned);
+        let watch_id = payload
+            .get("watch_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let Some(automations) = self.enabled_automations() else {
             return;
         };
@@ -287,12 +291,22 @@ impl Engine {
                 continue;
             }
             let Trigger::Event {
-                event_type: wanted, ..
+                event_type: wanted,
+                watch,
+                ..
             } = &automation.trigger
             else {
                 continue;
             };
             if wanted != event_type {
+                continue;
+            }
+            // The seed hands a watcher's event to every automation of the project with
+            // that event type, so an automation watching `docs/` also ran for another's
+            // `src/` changes. An automation with its own watch block takes only the
+            // events of that watch; one without (a plain `file.changed` trigger) still
+            // sees them all.
+            if watch.is_some() && watch_id.as_deref().is_some_and(|id| id != automation.id) {
                 continue;
             }
             if event_project

@@ -287,6 +287,29 @@ async fn watch_project_overrides_the_scope() {
 }
 
 #[tokio::test]
+async fn a_watching_automation_takes_only_its_own_watch_events() {
+    let world = World::new(Reply::Answer, EngineSettings::default());
+    for id in ["docs", "src"] {
+        world.add(&format!(
+            "id = \"{id}\"\nname = \"{id}\"\ncooldown_seconds = 0\n[trigger]\ntype = \"event\"\nevent_type = \"file.changed\"\nwatch = {{ paths = [\"{id}/\"] }}\n"
+        ));
+    }
+    world.add(&event_automation(
+        "any",
+        "file.changed",
+        "cooldown_seconds = 0",
+    ));
+    world.engine.on_event(
+        "file.changed",
+        json!({"watch_id": "src", "path": "/p/src/a.rs"}),
+    );
+    world.settle().await;
+    let mut launched = world.launched();
+    launched.sort();
+    assert_eq!(launched, ["any", "src"], "docs watches another folder");
+}
+
+#[tokio::test]
 async fn cooldown_holds_until_it_has_passed_exactly() {
     let world = World::new(Reply::Answer, EngineSettings::default());
     world.add(&event_automation("a", "e", "cooldown_seconds = 100"));
