@@ -1,4 +1,5 @@
-//! `hookrig trust`: approve the hooks a project brings, as they are now.
+//! `hookrig trust`: approve the hooks and automation files a project brings, as they
+//! are now.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -66,6 +67,13 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
             def.protocol.dialect(),
             def.spec.source.path.display()
         );
+    }
+    // The project's automation files (`hookrig serve`) come with the repository too:
+    // one `hookrig trust` approves everything the project brings.
+    let root = project.root.clone().unwrap_or_else(|| env.cwd.clone());
+    for id in hookrig_automation::definition::trust_project_automations(&mut store, &root, now) {
+        count += 1;
+        let _ = writeln!(text, "trusted automation {id}");
     }
     store.save(&path)?;
     if count == 0 {

@@ -348,6 +348,29 @@ fn untrusted_project_automations_are_reported_not_loaded() {
     drop(serve);
 }
 
+#[test]
+fn hookrig_trust_also_trusts_the_projects_automation_files() {
+    let env = test_env();
+    env.write_file(".hookrig/automations/skipping.toml", SKIPPING);
+    let mut trust = env.untrusted_command(["trust"]);
+    let output = trust.output().expect("run hookrig trust");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("trusted automation skipping\n"),
+        "{}",
+        text(&output.stdout)
+    );
+    let serve = Serve::start_with(&env, env.untrusted_command(["serve"]));
+    let output = hookrig(&env, &["fire", "skipping"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(
+        !serve.stderr().contains("not trusted yet"),
+        "{}",
+        serve.stderr()
+    );
+    drop(serve);
+}
+
 const ON_CONFIG_CHANGE: &str = r#"
 name = "Config Watch"
 cooldown_seconds = 0
