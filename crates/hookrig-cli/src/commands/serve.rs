@@ -80,6 +80,7 @@ async fn serve(global: &GlobalArgs) -> Result<u8, ExpectedError> {
             "hookrig serve: {interrupted} run(s) left running by an earlier process marked interrupted"
         );
     }
+    let mut project_files = ProjectFiles::of(&env, &root);
     load_project_automations(&env, &root, &mut store, now)?;
 
     let groups = ProcessGroups::new();
@@ -117,7 +118,16 @@ async fn serve(global: &GlobalArgs) -> Result<u8, ExpectedError> {
             _ = tick.tick() => {
                 // The engine reads the enabled automations from the store on every
                 // tick, so `auto add/enable/disable/rm` by other processes take effect
-                // here; the watches follow them.
+                // here; the watches follow them. The project's automation files are
+                // stored again when one of them, or the trust store, changed.
+                let files = ProjectFiles::of(&env, &root);
+                if files != project_files {
+                    project_files = files;
+                    let now = (system_clock())();
+                    if let Err(err) = load_project_automations(&env, &root, &mut store, now) {
+                        eprintln!("hookrig serve: error: {}", crate::output::chain(&err));
+                    }
+                }
                 engine.tick().await;
                 if let Some(watcher) = &watcher {
                     refresh_watches(watcher, &store, &root, &mut rules_set);
@@ -145,6 +155,36 @@ async fn serve(global: &GlobalArgs) -> Result<u8, ExpectedError> {
     drop(watch_tx);
     eprintln!("hookrig serve: stopped");
     Ok(exit_codes::PROCEED)
+}
+
+/// What decides which project automation files serve loads: each file's name, size and
+/// modification time, and the trust store's. Compared on every tick (one directory
+/// read and a few `stat`s), so that a new, edited or newly trusted file is picked up
+/// without a restart.
+#[derive(Debug, PartialEq, Eq)]
+struct ProjectFiles(Vec<(PathBuf, u64, Option<std::time::SystemTime>)>);
+
+impl ProjectFiles {
+    fn of(env: &Environment, root: &Path) -> ProjectFiles {
+        let stamp = |path: PathBuf| {
+            let meta = std::fs::metadata(&path).ok();
+            let len = meta.as_ref().map_or(0, std::fs::Metadata::len);
+            let modified = meta.and_then(|m| m.modified().ok());
+            (path, len, modified)
+        };
+        let dir = hookrig_automation::definition::project_automations_dir(root);
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|entry| stamp(entry.path()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        files.push(stamp(hookrig_config::trust_store_path(env)));
+        ProjectFiles(files)
+    }
 }
 
 /// Stores the trusted automations of the project's `.hookrig/automations/*.toml` and

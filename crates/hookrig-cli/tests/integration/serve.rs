@@ -371,6 +371,28 @@ fn hookrig_trust_also_trusts_the_projects_automation_files() {
     drop(serve);
 }
 
+#[test]
+fn a_file_added_and_trusted_while_serve_runs_is_loaded_on_a_tick() {
+    let env = test_env();
+    write_config_toml(&env, "[automation]\ntick = \"1s\"\n");
+    let serve = Serve::start_with(&env, env.untrusted_command(["serve"]));
+    env.write_file(".hookrig/automations/skipping.toml", SKIPPING);
+    wait_for("serve to report the new file as untrusted", || {
+        serve.stderr().contains("not trusted yet").then_some(())
+    });
+    let output = env
+        .untrusted_command(["trust"])
+        .output()
+        .expect("run hookrig trust");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    wait_for("serve to load the trusted file", || {
+        serve.stderr().contains("loaded `skipping`").then_some(())
+    });
+    let output = hookrig(&env, &["fire", "skipping"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    drop(serve);
+}
+
 const ON_CONFIG_CHANGE: &str = r#"
 name = "Config Watch"
 cooldown_seconds = 0
