@@ -423,6 +423,51 @@ fn the_example_plan_is_valid_and_its_validator_runs() {
     );
 }
 
+// guards: the README's flow on the example, from the first claim to post-plan-complete
+#[test]
+fn the_example_plan_runs_from_first_claim_to_plan_complete() {
+    let env = test_env();
+    copy_example(&env);
+    let task = |action: &str, task: &str, agent: &str| {
+        let output = env
+            .command(["task", action, task, "--plan", "plan.spl", "--agent", agent])
+            .env_remove("HOOKRIG_COMPLETED_LOG")
+            .output()
+            .expect("hookrig task runs");
+        assert_eq!(
+            code(&output),
+            0,
+            "{action} {task}: {}",
+            text(&output.stderr)
+        );
+    };
+    for (name, agent) in [
+        ("design", "coder"),
+        ("api", "coder"),
+        ("ui", "coder"),
+        ("review", "reviewer"),
+        ("release", "reviewer"),
+    ] {
+        task("claim", name, agent);
+        task("complete", name, agent);
+    }
+    assert_eq!(
+        env.read_file("completed.log").expect("the hooks wrote it"),
+        "complete design completed by coder\n\
+         complete api completed by coder\n\
+         complete ui completed by coder\n\
+         complete review completed by reviewer\n\
+         complete release completed by reviewer\n\
+         plan-complete plan.spl (last task release, by reviewer)\n"
+    );
+    let board = env
+        .command(["plan", "board", "plan.spl", "--json"])
+        .output()
+        .expect("board");
+    let board: serde_json::Value = serde_json::from_slice(&board.stdout).expect("JSON");
+    assert_eq!(board["done"].as_array().map(Vec::len), Some(5), "{board:#}");
+}
+
 #[test]
 fn the_example_formatter_renders_the_board() {
     use hookrig_plan::{board::Board, plan::Plan, spl};
