@@ -5,6 +5,7 @@
 //! [`Plan::prepare`], writes [`spl::append`]'s text and runs the hooks.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use foldhash::{HashMap as FastMap, HashSet as FastSet};
 use std::path::Path;
@@ -83,7 +84,7 @@ pub struct Task {
 }
 
 /// Version numbers already used by a task's lifecycle statements.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Versions {
     /// Highest N of `claim-vN-X` and `unclaim-vN-X` (one sequence).
     claim_seq: u32,
@@ -93,12 +94,18 @@ struct Versions {
     block_seq: u32,
     last_block: Option<u32>,
     last_unblock: Option<u32>,
+}
+
+/// What the scan learns of a task's lifecycle statements. The strings borrow from the
+/// statements: a large plan costs no allocation per action.
+#[derive(Debug, Clone, Copy, Default)]
+struct Lifecycle<'a> {
+    versions: Versions,
     /// The agent of the `claims` block holding the highest claim version seen so far,
-    /// with that version (kept here rather than in a map keyed by task and version, so
-    /// that a large plan costs no extra allocation per claim).
-    claimer: Option<(u32, String)>,
+    /// with that version.
+    claimer: Option<(u32, &'a str)>,
     /// The reason in the `claims` block holding the highest block version seen so far.
-    reason: Option<(u32, String)>,
+    reason: Option<(u32, &'a str)>,
 }
 
 /// A plan: what the file declares and what follows from it.
@@ -114,7 +121,8 @@ pub struct Plan {
     pub conclusions: Vec<String>,
     /// Every rule label written in the file, with how often.
     pub labels: FastMap<String, usize>,
-    versions: FastMap<String, Versions>,
+    /// The versions of each task's lifecycle statements, beside `tasks`.
+    versions: Vec<Versions>,
 }
 
 /// A task action.
@@ -160,55 +168,66 @@ pub enum Prepared {
 impl Plan {
     /// Reads a plan from parsed statements and reasons about it.
     pub fn new(statements: &[Statement]) -> Self {
+        // One pass over the statements feeds both the scan and the theory: the
+        // statements of a large plan do not fit in the cache, and a second pass would
+        // read them all from memory again.
         let mut scan = Scan::default();
+        let mut theory = Theory::new();
+        theory.reserve(statements.len());
         for_each_flat(statements, &mut |statement, claims| {
             scan.visit(statement, claims);
+            theory.add_statement(statement);
         });
-
-        let mut theory = Theory::from_statements(statements);
         add_propagation_rules(&mut theory, &scan);
         let conclusions = theory.reason();
 
-        let assignments = assignments(&scan, &conclusions);
+        let mut assignments = assignments(&scan, &conclusions);
+        // One buffer for the names looked up per task (`task-X`, `ready-X`, …).
+        let mut key = String::new();
+        let mut versions = Vec::with_capacity(scan.tasks.len());
         let tasks = scan
             .tasks
             .iter()
-            .map(|name| {
-                let (state, block_type) = state_of(name, &conclusions);
-                let versions = scan.versions.get(name);
-                let last_claim = versions.and_then(|v| v.last_claim);
-                let last_block = versions.and_then(|v| v.last_block);
+            .map(|&name| {
+                let (state, block_type) = state_of(name, &conclusions, &mut key);
+                let lifecycle = scan.lifecycles.get(name).copied().unwrap_or_default();
+                versions.push(lifecycle.versions);
+                let last_claim = lifecycle.versions.last_claim;
+                let last_block = lifecycle.versions.last_block;
+                prefixed(&mut key, "task", name);
                 Task {
-                    name: name.clone(),
-                    meta: scan
-                        .meta
-                        .get(&format!("task-{name}"))
-                        .cloned()
-                        .unwrap_or_default(),
+                    name: name.to_owned(),
+                    meta: scan.meta.remove(key.as_str()).unwrap_or_default(),
                     state,
                     block_type,
-                    assigned_to: assignments.get(name).cloned().unwrap_or_default(),
-                    depends_on: scan.depends_on.get(name).cloned().unwrap_or_default(),
-                    claimed_by: versions
-                        .and_then(|v| v.claimer.as_ref())
+                    assigned_to: assignments.remove(name).unwrap_or_default(),
+                    depends_on: scan.depends_on.remove(name).map_or_else(Vec::new, |deps| {
+                        deps.iter().map(|&d| d.to_owned()).collect()
+                    }),
+                    claimed_by: lifecycle
+                        .claimer
                         .filter(|(n, _)| state == TaskState::InProgress && Some(*n) == last_claim)
-                        .map(|(_, agent)| agent.clone()),
-                    block_reason: versions
-                        .and_then(|v| v.reason.as_ref())
+                        .map(|(_, agent)| agent.to_owned()),
+                    block_reason: lifecycle
+                        .reason
                         .filter(|(n, _)| {
                             block_type == Some(BlockType::Blocked) && Some(*n) == last_block
                         })
-                        .map(|(_, reason)| reason.clone()),
+                        .map(|(_, reason)| reason.to_owned()),
                 }
             })
             .collect();
         Plan {
             meta: scan.meta.remove("plan").unwrap_or_default(),
             tasks,
-            agents: scan.agents,
+            agents: scan.agents.iter().map(|&a| a.to_owned()).collect(),
             conclusions: conclusions.proved(),
-            labels: scan.labels,
-            versions: scan.versions,
+            labels: scan
+                .labels
+                .iter()
+                .map(|(&label, &count)| (label.to_owned(), count))
+                .collect(),
+            versions,
         }
     }
 
@@ -235,12 +254,14 @@ impl Plan {
         force: bool,
     ) -> Result<Prepared, ActionError> {
         let source = source(agent)?;
-        let Some(found) = self.task(task) else {
+        let name = task.strip_prefix("task-").unwrap_or(task);
+        let Some(index) = self.tasks.iter().position(|t| t.name == name) else {
             return Err(ActionError::UnknownTask {
                 task: task.to_owned(),
                 declared: self.tasks.iter().map(|t| t.name.clone()).collect(),
             });
         };
+        let found = &self.tasks[index];
         let x = found.name.as_str();
         let state = found.state;
         let verb = action.verb();
@@ -249,7 +270,7 @@ impl Plan {
             task: x.to_owned(),
             reason: reason.to_owned(),
         };
-        let versions = self.versions.get(x).cloned().unwrap_or_default();
+        let versions = self.versions[index];
         let mut statements = Vec::new();
         match action {
             Action::Claim => {
@@ -389,8 +410,23 @@ fn wrap(source: String, at: &str, statements: Vec<Statement>) -> Statement {
     }))
 }
 
-fn state_of(name: &str, conclusions: &Conclusions) -> (TaskState, Option<BlockType>) {
-    let holds = |prefix: &str| conclusions.holds(&format!("{prefix}-{name}"));
+/// Sets `key` to `PREFIX-NAME`.
+fn prefixed(key: &mut String, prefix: &str, name: &str) {
+    key.clear();
+    key.push_str(prefix);
+    key.push('-');
+    key.push_str(name);
+}
+
+fn state_of(
+    name: &str,
+    conclusions: &Conclusions,
+    key: &mut String,
+) -> (TaskState, Option<BlockType>) {
+    let mut holds = |prefix: &str| {
+        prefixed(key, prefix, name);
+        conclusions.holds(key)
+    };
     if holds("completed") {
         (TaskState::Done, None)
     } else if holds("blocked") {
@@ -408,36 +444,37 @@ fn state_of(name: &str, conclusions: &Conclusions) -> (TaskState, Option<BlockTy
     }
 }
 
-/// What one pass over the statements finds.
+/// What one pass over the statements finds. Names borrow from the statements; only
+/// what ends up in the [`Plan`] is copied, once, at the end.
 #[derive(Default)]
-struct Scan {
-    tasks: Vec<String>,
-    task_set: FastSet<String>,
-    agents: Vec<String>,
-    meta: FastMap<String, Map<String, Value>>,
-    depends_on: FastMap<String, Vec<String>>,
-    labels: FastMap<String, usize>,
-    versions: FastMap<String, Versions>,
+struct Scan<'a> {
+    tasks: Vec<&'a str>,
+    task_set: FastSet<&'a str>,
+    agents: Vec<&'a str>,
+    meta: FastMap<&'a str, Map<String, Value>>,
+    depends_on: FastMap<&'a str, Vec<&'a str>>,
+    labels: FastMap<&'a str, usize>,
+    lifecycles: FastMap<&'a str, Lifecycle<'a>>,
     /// `(assign T A)` literals written anywhere, to look up in the conclusions.
-    assign_literals: Vec<Literal>,
+    assign_literals: Vec<&'a Literal>,
 }
 
-impl Scan {
-    fn visit(&mut self, statement: &Statement, claims: Option<&Claims>) {
+impl<'a> Scan<'a> {
+    fn visit(&mut self, statement: &'a Statement, claims: Option<&'a Claims>) {
         match &statement.kind {
             StatementKind::Given(lit) => {
                 self.note_assign(lit);
                 let Some(name) = lit.plain_name() else { return };
                 if let Some(task) = name.strip_prefix("task-") {
-                    if self.task_set.insert(task.to_owned()) {
-                        self.tasks.push(task.to_owned());
+                    if self.task_set.insert(task) {
+                        self.tasks.push(task);
                     }
                 } else if let Some(agent) = name
                     .strip_prefix("agent-")
                     .and_then(|r| r.strip_suffix("-available"))
                 {
-                    if !agent.is_empty() && !self.agents.iter().any(|a| a == agent) {
-                        self.agents.push(agent.to_owned());
+                    if !agent.is_empty() && !self.agents.contains(&agent) {
+                        self.agents.push(agent);
                     }
                 } else if let Some((action, n, task)) = version_of(name) {
                     self.note_version(action, n, task, claims);
@@ -446,12 +483,7 @@ impl Scan {
             StatementKind::Rule(rule) => {
                 self.note_assign(&rule.head);
                 if let Some(label) = &rule.label {
-                    match self.labels.get_mut(label) {
-                        Some(count) => *count += 1,
-                        None => {
-                            self.labels.insert(label.clone(), 1);
-                        }
-                    }
+                    *self.labels.entry(label).or_default() += 1;
                 }
                 if rule.kind == RuleKind::Defeater {
                     return;
@@ -463,25 +495,19 @@ impl Scan {
                 else {
                     return;
                 };
-                if !self.depends_on.contains_key(task) {
-                    self.depends_on.insert(task.to_owned(), Vec::new());
-                }
-                let deps = self.depends_on.get_mut(task).expect("inserted just above");
+                let deps = self.depends_on.entry(task).or_default();
                 for dep in rule
                     .body
                     .iter()
                     .filter_map(|l| l.plain_name()?.strip_prefix("completed-"))
                 {
-                    if !deps.iter().any(|d| d == dep) {
-                        deps.push(dep.to_owned());
+                    if !deps.contains(&dep) {
+                        deps.push(dep);
                     }
                 }
             }
             StatementKind::Meta { label, properties } => {
-                if !self.meta.contains_key(label) {
-                    self.meta.insert(label.clone(), Map::new());
-                }
-                let map = self.meta.get_mut(label).expect("inserted just above");
+                let map = self.meta.entry(label).or_default();
                 for property in properties {
                     map.insert(property.key.clone(), meta_json(property));
                 }
@@ -490,20 +516,18 @@ impl Scan {
         }
     }
 
-    fn note_assign(&mut self, lit: &Literal) {
+    fn note_assign(&mut self, lit: &'a Literal) {
         if let Literal::Atom { name, args } = lit
             && name == "assign"
             && matches!(args.as_slice(), [Term::Symbol(_), Term::Symbol(_)])
         {
-            self.assign_literals.push(lit.clone());
+            self.assign_literals.push(lit);
         }
     }
 
-    fn note_version(&mut self, action: &str, n: u32, task: &str, claims: Option<&Claims>) {
-        if !self.versions.contains_key(task) {
-            self.versions.insert(task.to_owned(), Versions::default());
-        }
-        let v = self.versions.get_mut(task).expect("inserted just above");
+    fn note_version(&mut self, action: &str, n: u32, task: &'a str, claims: Option<&'a Claims>) {
+        let lifecycle = self.lifecycles.entry(task).or_default();
+        let v = &mut lifecycle.versions;
         match action {
             "claim" | "unclaim" => {
                 v.claim_seq = v.claim_seq.max(n);
@@ -520,8 +544,8 @@ impl Scan {
                         .source
                         .strip_prefix("agent:")
                         .unwrap_or(&claims.source);
-                    if v.claimer.as_ref().is_none_or(|(m, _)| n >= *m) {
-                        v.claimer = Some((n, agent.to_owned()));
+                    if lifecycle.claimer.is_none_or(|(m, _)| n >= m) {
+                        lifecycle.claimer = Some((n, agent));
                     }
                 }
             }
@@ -542,7 +566,7 @@ impl Scan {
                         {
                             match args.as_slice() {
                                 [Term::Symbol(t), Term::Str(reason)] if t == task => {
-                                    Some(reason.clone())
+                                    Some(reason.as_str())
                                 }
                                 _ => None,
                             }
@@ -550,9 +574,9 @@ impl Scan {
                         _ => None,
                     });
                     if let Some(reason) = reason
-                        && v.reason.as_ref().is_none_or(|(m, _)| n >= *m)
+                        && lifecycle.reason.is_none_or(|(m, _)| n >= m)
                     {
-                        v.reason = Some((n, reason));
+                        lifecycle.reason = Some((n, reason));
                     }
                 }
             }
@@ -580,21 +604,26 @@ fn version_of(name: &str) -> Option<(&'static str, u32, &str)> {
 /// `failed-D`, `permanently-failed-D` and `upstream-blocked-D` each make
 /// `upstream-blocked-X`. A manual `blocked-D` does not. The labels are Hence's; a plan
 /// that already has a rule with one of them keeps its own.
-fn add_propagation_rules(theory: &mut Theory, scan: &Scan) {
-    for task in &scan.tasks {
+fn add_propagation_rules(theory: &mut Theory, scan: &Scan<'_>) {
+    // Names are built in reused buffers: the theory interns them, so there is no
+    // allocation per rule.
+    let (mut head, mut body, mut label) = (String::new(), String::new(), String::new());
+    for &task in &scan.tasks {
         let Some(deps) = scan.depends_on.get(task) else {
             continue;
         };
-        let head = Literal::atom(format!("upstream-blocked-{task}"));
-        for dep in deps {
-            for (suffix, body) in [
-                ("failed", format!("failed-{dep}")),
-                ("permanently-failed", format!("permanently-failed-{dep}")),
-                ("blocked", format!("upstream-blocked-{dep}")),
+        prefixed(&mut head, "upstream-blocked", task);
+        for &dep in deps {
+            for (suffix, prefix) in [
+                ("failed", "failed"),
+                ("permanently-failed", "permanently-failed"),
+                ("blocked", "upstream-blocked"),
             ] {
-                let label = format!("r-propagate-{task}-from-{dep}-{suffix}");
-                if !scan.labels.contains_key(&label) {
-                    theory.add_rule(label, RuleKind::Defeasible, &[Literal::atom(body)], &head);
+                label.clear();
+                let _ = write!(label, "r-propagate-{task}-from-{dep}-{suffix}");
+                if !scan.labels.contains_key(label.as_str()) {
+                    prefixed(&mut body, prefix, dep);
+                    theory.add_plain_rule(&label, RuleKind::Defeasible, &[&body], &head);
                 }
             }
         }
@@ -604,7 +633,7 @@ fn add_propagation_rules(theory: &mut Theory, scan: &Scan) {
 /// Assignments: `(assign TASK AGENT)`, or Hence's `assign-TASK-AGENT` and
 /// `assign-to-TASK-AGENT` atoms (the longest declared task name wins when names
 /// contain dashes), when +∂.
-fn assignments(scan: &Scan, conclusions: &Conclusions) -> HashMap<String, Vec<String>> {
+fn assignments(scan: &Scan<'_>, conclusions: &Conclusions) -> HashMap<String, Vec<String>> {
     let mut out: HashMap<String, Vec<String>> = HashMap::new();
     let mut add = |task: &str, agent: &str| {
         let agents = out.entry(task.to_owned()).or_default();
@@ -627,17 +656,15 @@ fn assignments(scan: &Scan, conclusions: &Conclusions) -> HashMap<String, Vec<St
         else {
             continue;
         };
-        let best = scan
-            .tasks
-            .iter()
-            .filter(|t| {
-                rest.len() > t.len() + 1
-                    && rest.starts_with(t.as_str())
-                    && rest.as_bytes()[t.len()] == b'-'
-            })
-            .max_by_key(|t| t.len());
-        if let Some(task) = best {
-            add(task, &rest[task.len() + 1..]);
+        // The task is the longest prefix of `rest` that ends before a dash and is a
+        // declared task, with a non-empty agent after the dash: one lookup per dash
+        // rather than a scan of every task per atom.
+        let best = rest
+            .rmatch_indices('-')
+            .map(|(at, _)| at)
+            .find(|&at| at + 1 < rest.len() && scan.task_set.contains(&rest[..at]));
+        if let Some(at) = best {
+            add(&rest[..at], &rest[at + 1..]);
         }
     }
     out
