@@ -4,16 +4,17 @@
 //! Everything here is pure: the caller reads and locks the file, calls
 //! [`Plan::prepare`], writes [`spl::append`]'s text and runs the hooks.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use foldhash::{HashMap as FastMap, HashSet as FastSet};
 use std::path::Path;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use foldhash::HashSet as FastSet;
+
 use crate::errors::ActionError;
+use crate::names::{Names, id};
 use crate::reasoner::{Conclusions, Status, Theory};
 use crate::spl::{
     self, Claims, Literal, MetaProperty, MetaValue, RuleKind, Statement, StatementKind, Term,
@@ -119,8 +120,6 @@ pub struct Plan {
     pub agents: Vec<String>,
     /// Every +∂ conclusion, printed.
     pub conclusions: Vec<String>,
-    /// Every rule label written in the file, with how often.
-    pub labels: FastMap<String, usize>,
     /// The versions of each task's lifecycle statements, beside `tasks`.
     versions: Vec<Versions>,
 }
@@ -181,29 +180,26 @@ impl Plan {
         add_propagation_rules(&mut theory, &scan);
         let conclusions = theory.reason();
 
-        let mut assignments = assignments(&scan, &conclusions);
-        // One buffer for the names looked up per task (`task-X`, `ready-X`, …).
-        let mut key = String::new();
+        let states = scan.states(&conclusions);
+        let mut assigned = scan.assignments(&conclusions);
         let mut versions = Vec::with_capacity(scan.tasks.len());
         let tasks = scan
             .tasks
             .iter()
-            .map(|&name| {
-                let (state, block_type) = state_of(name, &conclusions, &mut key);
-                let lifecycle = scan.lifecycles.get(name).copied().unwrap_or_default();
+            .map(|&t| {
+                let t = t as usize;
+                let (state, block_type) = state_of(states[t]);
+                let lifecycle = scan.lifecycles[t];
                 versions.push(lifecycle.versions);
                 let last_claim = lifecycle.versions.last_claim;
                 let last_block = lifecycle.versions.last_block;
-                prefixed(&mut key, "task", name);
                 Task {
-                    name: name.to_owned(),
-                    meta: scan.meta.remove(key.as_str()).unwrap_or_default(),
+                    name: scan.names.name(id(t)).to_owned(),
+                    meta: std::mem::take(&mut scan.meta[t]),
                     state,
                     block_type,
-                    assigned_to: assignments.remove(name).unwrap_or_default(),
-                    depends_on: scan.depends_on.remove(name).map_or_else(Vec::new, |deps| {
-                        deps.iter().map(|&d| d.to_owned()).collect()
-                    }),
+                    assigned_to: std::mem::take(&mut assigned[t]),
+                    depends_on: scan.depends_on[t].iter().map(|&d| d.to_owned()).collect(),
                     claimed_by: lifecycle
                         .claimer
                         .filter(|(n, _)| state == TaskState::InProgress && Some(*n) == last_claim)
@@ -218,15 +214,10 @@ impl Plan {
             })
             .collect();
         Plan {
-            meta: scan.meta.remove("plan").unwrap_or_default(),
+            meta: scan.plan_meta,
             tasks,
             agents: scan.agents.iter().map(|&a| a.to_owned()).collect(),
             conclusions: conclusions.proved(),
-            labels: scan
-                .labels
-                .iter()
-                .map(|(&label, &count)| (label.to_owned(), count))
-                .collect(),
             versions,
         }
     }
@@ -418,56 +409,84 @@ fn prefixed(key: &mut String, prefix: &str, name: &str) {
     key.push_str(name);
 }
 
-fn state_of(
-    name: &str,
-    conclusions: &Conclusions,
-    key: &mut String,
-) -> (TaskState, Option<BlockType>) {
-    let mut holds = |prefix: &str| {
-        prefixed(key, prefix, name);
-        conclusions.holds(key)
-    };
-    if holds("completed") {
-        (TaskState::Done, None)
-    } else if holds("blocked") {
-        (TaskState::Blocked, Some(BlockType::Blocked))
-    } else if holds("upstream-blocked") {
-        (TaskState::Blocked, Some(BlockType::UpstreamBlocked))
-    } else if holds("decomposed") {
-        (TaskState::Decomposed, None)
-    } else if holds("claimed") {
-        (TaskState::InProgress, None)
-    } else if holds("ready") {
-        (TaskState::Ready, None)
-    } else {
-        (TaskState::Backlog, None)
+/// The prefixes of the atoms that set a task's state, in the order the first match
+/// wins; bit i of a task's state flags says that `PREFIXES[i]-X` is +∂.
+const STATE_PREFIXES: [&str; 6] = [
+    "completed-",
+    "blocked-",
+    "upstream-blocked-",
+    "decomposed-",
+    "claimed-",
+    "ready-",
+];
+
+fn state_of(flags: u8) -> (TaskState, Option<BlockType>) {
+    match flags.trailing_zeros() {
+        0 => (TaskState::Done, None),
+        1 => (TaskState::Blocked, Some(BlockType::Blocked)),
+        2 => (TaskState::Blocked, Some(BlockType::UpstreamBlocked)),
+        3 => (TaskState::Decomposed, None),
+        4 => (TaskState::InProgress, None),
+        5 => (TaskState::Ready, None),
+        _ => (TaskState::Backlog, None),
     }
 }
 
-/// What one pass over the statements finds. Names borrow from the statements; only
-/// what ends up in the [`Plan`] is copied, once, at the end.
+/// What one pass over the statements finds, per task name. Task names (without
+/// `task-`) are interned as they are met, declared or only mentioned (a claim may come
+/// before the declaration); what the scan learns of a task sits at its id in each
+/// array, so that a large plan needs no lookup by name in a table of every literal.
+/// Other strings borrow from the statements: only what ends up in the [`Plan`] is
+/// copied, once, at the end.
 #[derive(Default)]
 struct Scan<'a> {
-    tasks: Vec<&'a str>,
-    task_set: FastSet<&'a str>,
+    names: Names,
+    /// Declared tasks' ids, in file order.
+    tasks: Vec<u32>,
+    declared: Vec<bool>,
+    meta: Vec<Map<String, Value>>,
+    depends_on: Vec<Vec<&'a str>>,
+    lifecycles: Vec<Lifecycle<'a>>,
     agents: Vec<&'a str>,
-    meta: FastMap<&'a str, Map<String, Value>>,
-    depends_on: FastMap<&'a str, Vec<&'a str>>,
-    labels: FastMap<&'a str, usize>,
-    lifecycles: FastMap<&'a str, Lifecycle<'a>>,
+    /// Labels of the file's rules that look like those of the propagation rules
+    /// (`r-propagate-…`): almost always none, so no table of every label is needed.
+    propagation_labels: FastSet<&'a str>,
+    plan_meta: Map<String, Value>,
     /// `(assign T A)` literals written anywhere, to look up in the conclusions.
     assign_literals: Vec<&'a Literal>,
 }
 
 impl<'a> Scan<'a> {
+    /// The id of the task called `name`, declared or not.
+    fn task(&mut self, name: &str) -> usize {
+        let t = self.names.intern(name) as usize;
+        if t == self.declared.len() {
+            self.declared.push(false);
+            self.meta.push(Map::new());
+            self.depends_on.push(Vec::new());
+            self.lifecycles.push(Lifecycle::default());
+        }
+        t
+    }
+
+    /// The id of the declared task called `name`.
+    fn declared(&self, name: &str) -> Option<usize> {
+        self.names
+            .get(name)
+            .map(|t| t as usize)
+            .filter(|&t| self.declared[t])
+    }
+
     fn visit(&mut self, statement: &'a Statement, claims: Option<&'a Claims>) {
         match &statement.kind {
             StatementKind::Given(lit) => {
                 self.note_assign(lit);
                 let Some(name) = lit.plain_name() else { return };
                 if let Some(task) = name.strip_prefix("task-") {
-                    if self.task_set.insert(task) {
-                        self.tasks.push(task);
+                    let t = self.task(task);
+                    if !self.declared[t] {
+                        self.declared[t] = true;
+                        self.tasks.push(id(t));
                     }
                 } else if let Some(agent) = name
                     .strip_prefix("agent-")
@@ -482,8 +501,10 @@ impl<'a> Scan<'a> {
             }
             StatementKind::Rule(rule) => {
                 self.note_assign(&rule.head);
-                if let Some(label) = &rule.label {
-                    *self.labels.entry(label).or_default() += 1;
+                if let Some(label) = &rule.label
+                    && label.starts_with("r-propagate-")
+                {
+                    self.propagation_labels.insert(label);
                 }
                 if rule.kind == RuleKind::Defeater {
                     return;
@@ -495,7 +516,8 @@ impl<'a> Scan<'a> {
                 else {
                     return;
                 };
-                let deps = self.depends_on.entry(task).or_default();
+                let t = self.task(task);
+                let deps = &mut self.depends_on[t];
                 for dep in rule
                     .body
                     .iter()
@@ -507,7 +529,15 @@ impl<'a> Scan<'a> {
                 }
             }
             StatementKind::Meta { label, properties } => {
-                let map = self.meta.entry(label).or_default();
+                // Only the plan's and the tasks' properties are read.
+                let map = if label == "plan" {
+                    &mut self.plan_meta
+                } else if let Some(task) = label.strip_prefix("task-") {
+                    let t = self.task(task);
+                    &mut self.meta[t]
+                } else {
+                    return;
+                };
                 for property in properties {
                     map.insert(property.key.clone(), meta_json(property));
                 }
@@ -525,8 +555,9 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn note_version(&mut self, action: &str, n: u32, task: &'a str, claims: Option<&'a Claims>) {
-        let lifecycle = self.lifecycles.entry(task).or_default();
+    fn note_version(&mut self, action: &str, n: u32, task: &str, claims: Option<&'a Claims>) {
+        let t = self.task(task);
+        let lifecycle = &mut self.lifecycles[t];
         let v = &mut lifecycle.versions;
         match action {
             "claim" | "unclaim" => {
@@ -582,6 +613,63 @@ impl<'a> Scan<'a> {
             }
         }
     }
+
+    /// The state flags of each task id (see [`STATE_PREFIXES`]), from one pass over
+    /// the +∂ atoms: a lookup in the small table of task names per atom that has a
+    /// state prefix, instead of six lookups per task in the table of every literal.
+    fn states(&self, conclusions: &Conclusions) -> Vec<u8> {
+        let mut flags = vec![0_u8; self.names.len()];
+        for atom in conclusions.proved_atoms() {
+            for (bit, prefix) in STATE_PREFIXES.iter().enumerate() {
+                if let Some(t) = atom.strip_prefix(prefix).and_then(|x| self.names.get(x)) {
+                    flags[t as usize] |= 1 << bit;
+                }
+            }
+        }
+        flags
+    }
+
+    /// The agents of each task id: `(assign TASK AGENT)`, or Hence's
+    /// `assign-TASK-AGENT` and `assign-to-TASK-AGENT` atoms (the longest declared task
+    /// name wins when names contain dashes), when +∂.
+    fn assignments(&self, conclusions: &Conclusions) -> Vec<Vec<String>> {
+        let mut out = vec![Vec::new(); self.names.len()];
+        let mut add = |t: usize, agent: &str| {
+            let agents: &mut Vec<String> = &mut out[t];
+            if !agents.iter().any(|a| a == agent) {
+                agents.push(agent.to_owned());
+            }
+        };
+        for lit in &self.assign_literals {
+            if let Literal::Atom { args, .. } = lit
+                && let [Term::Symbol(task), Term::Symbol(agent)] = args.as_slice()
+                && let Some(t) = self.declared(task.strip_prefix("task-").unwrap_or(task))
+                && conclusions.defeasible(lit) == Status::Proved
+            {
+                add(t, agent);
+            }
+        }
+        for atom in conclusions.proved_atoms() {
+            let Some(rest) = atom
+                .strip_prefix("assign-to-")
+                .or_else(|| atom.strip_prefix("assign-"))
+            else {
+                continue;
+            };
+            // The task is the longest prefix of `rest` that ends before a dash and is a
+            // declared task, with a non-empty agent after the dash: one lookup per dash
+            // rather than a scan of every task per atom.
+            let best = rest.rmatch_indices('-').find_map(|(at, _)| {
+                (at + 1 < rest.len())
+                    .then(|| self.declared(&rest[..at]).map(|t| (t, at)))
+                    .flatten()
+            });
+            if let Some((t, at)) = best {
+                add(t, &rest[at + 1..]);
+            }
+        }
+        out
+    }
 }
 
 /// `claim-v3-X` → `("claim", 3, "X")`, for claim, unclaim, block and unblock.
@@ -608,10 +696,12 @@ fn add_propagation_rules(theory: &mut Theory, scan: &Scan<'_>) {
     // Names are built in reused buffers: the theory interns them, so there is no
     // allocation per rule.
     let (mut head, mut body, mut label) = (String::new(), String::new(), String::new());
-    for &task in &scan.tasks {
-        let Some(deps) = scan.depends_on.get(task) else {
+    for &t in &scan.tasks {
+        let deps = &scan.depends_on[t as usize];
+        if deps.is_empty() {
             continue;
-        };
+        }
+        let task = scan.names.name(t);
         prefixed(&mut head, "upstream-blocked", task);
         for &dep in deps {
             for (suffix, prefix) in [
@@ -621,53 +711,13 @@ fn add_propagation_rules(theory: &mut Theory, scan: &Scan<'_>) {
             ] {
                 label.clear();
                 let _ = write!(label, "r-propagate-{task}-from-{dep}-{suffix}");
-                if !scan.labels.contains_key(label.as_str()) {
+                if !scan.propagation_labels.contains(label.as_str()) {
                     prefixed(&mut body, prefix, dep);
                     theory.add_plain_rule(&label, RuleKind::Defeasible, &[&body], &head);
                 }
             }
         }
     }
-}
-
-/// Assignments: `(assign TASK AGENT)`, or Hence's `assign-TASK-AGENT` and
-/// `assign-to-TASK-AGENT` atoms (the longest declared task name wins when names
-/// contain dashes), when +∂.
-fn assignments(scan: &Scan<'_>, conclusions: &Conclusions) -> HashMap<String, Vec<String>> {
-    let mut out: HashMap<String, Vec<String>> = HashMap::new();
-    let mut add = |task: &str, agent: &str| {
-        let agents = out.entry(task.to_owned()).or_default();
-        if !agents.iter().any(|a| a == agent) {
-            agents.push(agent.to_owned());
-        }
-    };
-    for lit in &scan.assign_literals {
-        if conclusions.defeasible(lit) == Status::Proved
-            && let Literal::Atom { args, .. } = lit
-            && let [Term::Symbol(task), Term::Symbol(agent)] = args.as_slice()
-        {
-            add(task.strip_prefix("task-").unwrap_or(task), agent);
-        }
-    }
-    for atom in conclusions.proved_atoms() {
-        let Some(rest) = atom
-            .strip_prefix("assign-to-")
-            .or_else(|| atom.strip_prefix("assign-"))
-        else {
-            continue;
-        };
-        // The task is the longest prefix of `rest` that ends before a dash and is a
-        // declared task, with a non-empty agent after the dash: one lookup per dash
-        // rather than a scan of every task per atom.
-        let best = rest
-            .rmatch_indices('-')
-            .map(|(at, _)| at)
-            .find(|&at| at + 1 < rest.len() && scan.task_set.contains(&rest[..at]));
-        if let Some(at) = best {
-            add(&rest[..at], &rest[at + 1..]);
-        }
-    }
-    out
 }
 
 fn meta_json(property: &MetaProperty) -> Value {
@@ -740,6 +790,44 @@ mod tests {
             }
             Prepared::Noop => text.to_owned(),
         }
+    }
+
+    #[test]
+    fn assignment_atoms_name_the_longest_declared_task() {
+        // guards: the lookup of the task in `assign-TASK-AGENT` by dash position
+        let plan = plan(indoc! {"
+            (given task-a)
+            (given task-a-b)
+            (given assign-a-b-coder)
+            (given assign-to-a-writer)
+            (given assign-zz-coder)
+            (given assign-a-)
+        "});
+        let a = plan.task("a").expect("declared");
+        let ab = plan.task("a-b").expect("declared");
+        assert_eq!(a.assigned_to, ["writer"]);
+        assert_eq!(ab.assigned_to, ["coder"]);
+    }
+
+    #[test]
+    fn lifecycle_and_meta_before_the_declaration_count() {
+        // guards: the scan's per-task arrays for names met before `(given task-X)`
+        let plan = plan(indoc! {r#"
+            (meta task-late (description "written first"))
+            (normally r-ready-late (and task-late completed-early) ready-late)
+            (claims agent:coder :at "2025-01-02T03:04:05Z"
+              (given claim-v1-late)
+              (normally r-claim-v1-late claim-v1-late claimed-late))
+            (given task-early)
+            (given task-late)
+        "#});
+        let late = plan.task("late").expect("declared");
+        assert_eq!(late.meta["description"], "written first");
+        assert_eq!(late.depends_on, ["early"]);
+        assert_eq!(late.state, TaskState::InProgress);
+        assert_eq!(late.claimed_by.as_deref(), Some("coder"));
+        let names: Vec<_> = plan.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["early", "late"]);
     }
 
     #[test]

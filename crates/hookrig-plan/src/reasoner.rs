@@ -20,11 +20,7 @@
 //! of a rule or a literal sits in one small record, so that a visit touches one or two
 //! cache lines instead of one per array.
 
-use std::hash::BuildHasher as _;
-
-use hashbrown::HashTable;
-use hashbrown::hash_table::Entry;
-
+use crate::names::{Names, Texts, id};
 use crate::spl::{Literal, RuleKind, Statement, StatementKind, for_each_flat, print_literal};
 
 /// Whether a literal is proved, refuted, or neither (a loop keeps it open).
@@ -41,91 +37,15 @@ pub enum Status {
 /// An interned literal: atom id times two, plus one when negated.
 type Lit = u32;
 
-/// A dense id (of a name, a literal or a rule) from a count.
-fn id(n: usize) -> u32 {
-    // Every id stands for at least a few bytes of the plan held in memory: 2^32 of them
-    // cannot exist.
-    u32::try_from(n).expect("a theory has fewer than 2^32 names and rules")
-}
-
-/// Names (atoms or rule labels), numbered in the order they first appear. The text of
-/// every name is stored once, in one buffer; the table holds ids and hashes the names
-/// they point to, so there is neither a `String` per name nor a second copy as a key.
-#[derive(Debug, Clone, Default)]
-struct Names {
-    text: String,
-    /// Where each name ends in `text` (it starts where the previous one ends).
-    ends: Vec<usize>,
-    table: HashTable<u32>,
-    hasher: foldhash::fast::FixedState,
-}
-
-fn name_at<'a>(text: &'a str, ends: &[usize], i: u32) -> &'a str {
-    let i = i as usize;
-    let start = if i == 0 { 0 } else { ends[i - 1] };
-    &text[start..ends[i]]
-}
-
-impl Names {
-    fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    fn name(&self, i: u32) -> &str {
-        name_at(&self.text, &self.ends, i)
-    }
-
-    fn get(&self, name: &str) -> Option<u32> {
-        let hash = self.hasher.hash_one(name);
-        self.table.find(hash, |&i| self.name(i) == name).copied()
-    }
-
-    /// The id of `name`, new or not: one hash and one probe.
-    fn intern(&mut self, name: &str) -> u32 {
-        let hash = self.hasher.hash_one(name);
-        let Names {
-            text,
-            ends,
-            table,
-            hasher,
-        } = self;
-        let entry = table.entry(
-            hash,
-            |&i| name_at(text, ends, i) == name,
-            |&i| hasher.hash_one(name_at(text, ends, i)),
-        );
-        match entry {
-            Entry::Occupied(found) => *found.get(),
-            Entry::Vacant(vacant) => {
-                let new = id(ends.len());
-                vacant.insert(new);
-                text.push_str(name);
-                ends.push(text.len());
-                new
-            }
-        }
-    }
-
-    fn reserve(&mut self, additional: usize) {
-        let Names {
-            text,
-            ends,
-            table,
-            hasher,
-        } = self;
-        ends.reserve(additional);
-        table.reserve(additional, |&i| hasher.hash_one(name_at(text, ends, i)));
-    }
-}
-
 /// The rules of a theory, one array per field: the passes that only need heads or
 /// kinds read only those.
 #[derive(Debug, Clone, Default)]
 struct Rules {
     head: Vec<Lit>,
     kind: Vec<RuleKind>,
-    /// Label ids (in [`Theory::labels`]).
-    label: Vec<u32>,
+    /// The label of each rule. Labels are read by number, not looked up: only the
+    /// labels `prefer` names need a table (see [`Theory::inferiors`]).
+    label: Texts,
     /// The body of rule r is `body[body_end[r - 1]..body_end[r]]`.
     body_end: Vec<u32>,
     body: Vec<Lit>,
@@ -141,7 +61,15 @@ impl Rules {
         &self.body[start as usize..self.body_end[r] as usize]
     }
 
-    fn push(&mut self, label: u32, kind: RuleKind, head: Lit) {
+    fn reserve(&mut self, rules: usize) {
+        self.head.reserve(rules);
+        self.kind.reserve(rules);
+        self.label.reserve(rules, rules * 24);
+        self.body_end.reserve(rules);
+        self.body.reserve(rules * 2);
+    }
+
+    fn push(&mut self, label: &str, kind: RuleKind, head: Lit) {
         self.head.push(head);
         self.kind.push(kind);
         self.label.push(label);
@@ -153,13 +81,11 @@ impl Rules {
 #[derive(Debug, Clone, Default)]
 pub struct Theory {
     atoms: Names,
-    labels: Names,
-    /// For each label id, whether some rule carries it (`prefer` may name labels that
-    /// no rule has).
-    labelled: Vec<bool>,
+    /// The labels `prefer` names.
+    preferred: Names,
     facts: Vec<Lit>,
     rules: Rules,
-    /// (stronger, weaker) label ids.
+    /// (stronger, weaker) ids in `preferred`.
     superiority: Vec<(u32, u32)>,
 }
 
@@ -189,10 +115,12 @@ impl Theory {
 
     /// Makes room for about `statements` more statements.
     pub(crate) fn reserve(&mut self, statements: usize) {
-        // Most statements bring one or two new literals or a label: sizing the tables
-        // once saves rehashing a large table several times over.
-        self.atoms.reserve(statements * 3 / 2);
-        self.labels.reserve(statements);
+        // Most statements bring one or two new literals or a rule: sizing the tables
+        // and arrays once saves rehashing a large table, and copying large arrays
+        // that have left the cache, several times over. Names average under 24 bytes.
+        let (names, rules) = (statements * 3 / 2, statements);
+        self.atoms.reserve(names, names * 24);
+        self.rules.reserve(rules);
     }
 
     /// Adds one statement that is not a `claims` block (see [`for_each_flat`]).
@@ -217,10 +145,10 @@ impl Theory {
     }
 
     /// Whether a rule with this label exists.
+    ///
+    /// A scan of every rule: for occasional questions, not for a loop over rules.
     pub fn has_label(&self, label: &str) -> bool {
-        self.labels
-            .get(label)
-            .is_some_and(|l| self.labelled[l as usize])
+        (0..self.rules.label.len()).any(|r| self.rules.label.get(r) == label)
     }
 
     /// Adds a fact.
@@ -242,9 +170,7 @@ impl Theory {
             self.rules.body.push(lit);
         }
         let head = self.intern(head);
-        let label = self.intern_label(label.as_ref());
-        self.labelled[label as usize] = true;
-        self.rules.push(label, kind, head);
+        self.rules.push(label.as_ref(), kind, head);
     }
 
     /// Adds a rule whose body and head are plain atoms, without building literals.
@@ -260,24 +186,14 @@ impl Theory {
             self.rules.body.push(lit);
         }
         let head = self.atoms.intern(head) * 2;
-        let label = self.intern_label(label);
-        self.labelled[label as usize] = true;
         self.rules.push(label, kind, head);
     }
 
     /// Says that the rules labelled `stronger` beat those labelled `weaker`.
     pub fn add_superiority(&mut self, stronger: &str, weaker: &str) {
-        let stronger = self.intern_label(stronger);
-        let weaker = self.intern_label(weaker);
+        let stronger = self.preferred.intern(stronger);
+        let weaker = self.preferred.intern(weaker);
         self.superiority.push((stronger, weaker));
-    }
-
-    fn intern_label(&mut self, label: &str) -> u32 {
-        let l = self.labels.intern(label);
-        if l as usize == self.labelled.len() {
-            self.labelled.push(false);
-        }
-        l
     }
 
     fn intern(&mut self, literal: &Literal) -> Lit {
@@ -438,10 +354,16 @@ impl Theory {
     /// superiors in `superiors_alive`.
     fn inferiors(&self, rule_state: &mut [RuleState]) -> Adjacency {
         let rules = &self.rules;
-        let by_label = Adjacency::new(
-            self.labels.len(),
-            rules.label.iter().enumerate().map(|(r, &l)| (l, id(r))),
-        );
+        // Rules by preferred label: one lookup per rule in the table of the labels
+        // `prefer` names, which is much smaller than a table of every label.
+        let labelled: Vec<(u32, u32)> = if self.superiority.is_empty() {
+            Vec::new()
+        } else {
+            (0..rules.len())
+                .filter_map(|r| Some((self.preferred.get(rules.label.get(r))?, id(r))))
+                .collect()
+        };
+        let by_label = Adjacency::new(self.preferred.len(), labelled.iter().copied());
         let by_label = &by_label;
         let pairs = self
             .superiority
@@ -827,6 +749,40 @@ mod tests {
         assert!(!plus(&c, "p"), "r4 is not beaten");
         let c = reason(&format!("{text} (prefer r2 r4)"));
         assert!(plus(&c, "p"), "r1 beats r3 and r2 beats r4");
+    }
+
+    #[test]
+    fn a_repeated_preference_counts_once() {
+        // guards: superiority pairs are deduplicated. r1 > r2 is written twice, before
+        // the rules. r2 is applicable and its only superior r1 is discarded, so p is
+        // −∂ although r3 (in an undecided loop) still supports it; counting the pair
+        // twice would leave r2 a live superior and p open.
+        let c = reason(indoc! {"
+            (prefer r1 r2)
+            (prefer r1 r2)
+            (given b)
+            (normally r1 a p)
+            (normally r2 b (not p))
+            (normally r3 c p)
+            (normally l1 c d)
+            (normally l2 d c)
+        "});
+        assert!(minus(&c, "p"));
+        assert_eq!(c.defeasible(&lit("c")), Status::Undecided);
+        assert_eq!(c.defeasible(&lit("~p")), Status::Undecided);
+    }
+
+    #[test]
+    fn labels_of_rules_not_of_preferences() {
+        let text = "(normally r1 a b) (normally c d) (prefer r1 r9)";
+        let theory = Theory::from_statements(&parse(Path::new("t.spl"), text).expect("valid SPL"));
+        assert!(theory.has_label("r1"));
+        assert!(
+            theory.has_label("_r2"),
+            "unlabelled rules are named by position"
+        );
+        assert!(!theory.has_label("r9"), "named only by prefer");
+        assert!(!theory.has_label("zz"));
     }
 
     #[test]
