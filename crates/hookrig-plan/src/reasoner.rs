@@ -350,8 +350,8 @@ impl Theory {
     }
 
     /// For each rule t that can support a conclusion (not a defeater), the rules s with
-    /// t > s that attack its head (head(s) = ~head(t)), each once; counts each rule's
-    /// superiors in `superiors_alive`.
+    /// t > s that attack its head (head(s) = ~head(t)); counts each rule's superiors
+    /// in `superiors_alive`.
     fn inferiors(&self, rule_state: &mut [RuleState]) -> Adjacency {
         let rules = &self.rules;
         // Rules by preferred label: one lookup per rule in the table of the labels
@@ -378,27 +378,13 @@ impl Theory {
                     })
                 })
             });
-        let mut inferiors = Adjacency::new(rules.len(), pairs);
-        // A pair written twice must count once. Marking each inferior with the last
-        // rule that listed it removes repeats in one pass, without sorting.
-        let mut seen = vec![u32::MAX; rules.len()];
-        let mut kept = 0;
-        let mut start = 0;
-        for t in 0..rules.len() {
-            let end = inferiors.start[t + 1] as usize;
-            for i in start..end {
-                let s = inferiors.items[i];
-                if seen[s as usize] != id(t) {
-                    seen[s as usize] = id(t);
-                    inferiors.items[kept] = s;
-                    kept += 1;
-                    rule_state[s as usize].superiors_alive += 1;
-                }
-            }
-            start = end;
-            inferiors.start[t + 1] = id(kept);
+        let inferiors = Adjacency::new(rules.len(), pairs);
+        // A pair written twice is listed twice, which is harmless: it counts twice here
+        // and is taken back twice when the superior is discarded, and answering an
+        // attack is idempotent. So there is no need to sort or deduplicate.
+        for &s in &inferiors.items {
+            rule_state[s as usize].superiors_alive += 1;
         }
-        inferiors.items.truncate(kept);
         inferiors
     }
 }
@@ -753,10 +739,9 @@ mod tests {
 
     #[test]
     fn a_repeated_preference_counts_once() {
-        // guards: superiority pairs are deduplicated. r1 > r2 is written twice, before
-        // the rules. r2 is applicable and its only superior r1 is discarded, so p is
-        // −∂ although r3 (in an undecided loop) still supports it; counting the pair
-        // twice would leave r2 a live superior and p open.
+        // guards: a pair listed twice is counted and taken back twice. r1 > r2 is
+        // written twice, before the rules. r2 is applicable and its only superior r1 is
+        // discarded, so p is −∂ although r3 (in an undecided loop) still supports it.
         let c = reason(indoc! {"
             (prefer r1 r2)
             (prefer r1 r2)
