@@ -21,6 +21,7 @@
 
 pub mod board;
 mod errors;
+mod names;
 pub mod plan;
 pub mod reasoner;
 pub mod render;

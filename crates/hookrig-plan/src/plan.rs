@@ -4,15 +4,17 @@
 //! Everything here is pure: the caller reads and locks the file, calls
 //! [`Plan::prepare`], writes [`spl::append`]'s text and runs the hooks.
 
-use std::collections::HashMap;
+use std::fmt::Write as _;
 
-use foldhash::{HashMap as FastMap, HashSet as FastSet};
 use std::path::Path;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use foldhash::HashSet as FastSet;
+
 use crate::errors::ActionError;
+use crate::names::{Names, id};
 use crate::reasoner::{Conclusions, Status, Theory};
 use crate::spl::{
     self, Claims, Literal, MetaProperty, MetaValue, RuleKind, Statement, StatementKind, Term,
@@ -83,7 +85,7 @@ pub struct Task {
 }
 
 /// Version numbers already used by a task's lifecycle statements.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Versions {
     /// Highest N of `claim-vN-X` and `unclaim-vN-X` (one sequence).
     claim_seq: u32,
@@ -93,12 +95,18 @@ struct Versions {
     block_seq: u32,
     last_block: Option<u32>,
     last_unblock: Option<u32>,
+}
+
+/// What the scan learns of a task's lifecycle statements. The strings borrow from the
+/// statements: a large plan costs no allocation per action.
+#[derive(Debug, Clone, Copy, Default)]
+struct Lifecycle<'a> {
+    versions: Versions,
     /// The agent of the `claims` block holding the highest claim version seen so far,
-    /// with that version (kept here rather than in a map keyed by task and version, so
-    /// that a large plan costs no extra allocation per claim).
-    claimer: Option<(u32, String)>,
+    /// with that version.
+    claimer: Option<(u32, &'a str)>,
     /// The reason in the `claims` block holding the highest block version seen so far.
-    reason: Option<(u32, String)>,
+    reason: Option<(u32, &'a str)>,
 }
 
 /// A plan: what the file declares and what follows from it.
@@ -112,9 +120,8 @@ pub struct Plan {
     pub agents: Vec<String>,
     /// Every +∂ conclusion, printed.
     pub conclusions: Vec<String>,
-    /// Every rule label written in the file, with how often.
-    pub labels: FastMap<String, usize>,
-    versions: FastMap<String, Versions>,
+    /// The versions of each task's lifecycle statements, beside `tasks`.
+    versions: Vec<Versions>,
 }
 
 /// A task action.
@@ -160,55 +167,58 @@ pub enum Prepared {
 impl Plan {
     /// Reads a plan from parsed statements and reasons about it.
     pub fn new(statements: &[Statement]) -> Self {
+        // One pass over the statements feeds both the scan and the theory: the
+        // statements of a large plan do not fit in the cache, and a second pass would
+        // read them all from memory again.
         let mut scan = Scan::default();
+        let mut theory = Theory::new();
+        theory.reserve(statements.len());
         for_each_flat(statements, &mut |statement, claims| {
             scan.visit(statement, claims);
+            theory.add_statement(statement);
         });
-
-        let mut theory = Theory::from_statements(statements);
         add_propagation_rules(&mut theory, &scan);
         let conclusions = theory.reason();
 
-        let assignments = assignments(&scan, &conclusions);
+        let states = scan.states(&conclusions);
+        let mut assigned = scan.assignments(&conclusions);
+        let mut versions = Vec::with_capacity(scan.tasks.len());
         let tasks = scan
             .tasks
             .iter()
-            .map(|name| {
-                let (state, block_type) = state_of(name, &conclusions);
-                let versions = scan.versions.get(name);
-                let last_claim = versions.and_then(|v| v.last_claim);
-                let last_block = versions.and_then(|v| v.last_block);
+            .map(|&t| {
+                let t = t as usize;
+                let (state, block_type) = state_of(states[t]);
+                let lifecycle = scan.lifecycles[t];
+                versions.push(lifecycle.versions);
+                let last_claim = lifecycle.versions.last_claim;
+                let last_block = lifecycle.versions.last_block;
                 Task {
-                    name: name.clone(),
-                    meta: scan
-                        .meta
-                        .get(&format!("task-{name}"))
-                        .cloned()
-                        .unwrap_or_default(),
+                    name: scan.names.name(id(t)).to_owned(),
+                    meta: std::mem::take(&mut scan.meta[t]),
                     state,
                     block_type,
-                    assigned_to: assignments.get(name).cloned().unwrap_or_default(),
-                    depends_on: scan.depends_on.get(name).cloned().unwrap_or_default(),
-                    claimed_by: versions
-                        .and_then(|v| v.claimer.as_ref())
+                    assigned_to: std::mem::take(&mut assigned[t]),
+                    depends_on: scan.depends_on[t].iter().map(|&d| d.to_owned()).collect(),
+                    claimed_by: lifecycle
+                        .claimer
                         .filter(|(n, _)| state == TaskState::InProgress && Some(*n) == last_claim)
-                        .map(|(_, agent)| agent.clone()),
-                    block_reason: versions
-                        .and_then(|v| v.reason.as_ref())
+                        .map(|(_, agent)| agent.to_owned()),
+                    block_reason: lifecycle
+                        .reason
                         .filter(|(n, _)| {
                             block_type == Some(BlockType::Blocked) && Some(*n) == last_block
                         })
-                        .map(|(_, reason)| reason.clone()),
+                        .map(|(_, reason)| reason.to_owned()),
                 }
             })
             .collect();
         Plan {
-            meta: scan.meta.remove("plan").unwrap_or_default(),
+            meta: scan.plan_meta,
             tasks,
-            agents: scan.agents,
+            agents: scan.agents.iter().map(|&a| a.to_owned()).collect(),
             conclusions: conclusions.proved(),
-            labels: scan.labels,
-            versions: scan.versions,
+            versions,
         }
     }
 
@@ -235,12 +245,14 @@ impl Plan {
         force: bool,
     ) -> Result<Prepared, ActionError> {
         let source = source(agent)?;
-        let Some(found) = self.task(task) else {
+        let name = task.strip_prefix("task-").unwrap_or(task);
+        let Some(index) = self.tasks.iter().position(|t| t.name == name) else {
             return Err(ActionError::UnknownTask {
                 task: task.to_owned(),
                 declared: self.tasks.iter().map(|t| t.name.clone()).collect(),
             });
         };
+        let found = &self.tasks[index];
         let x = found.name.as_str();
         let state = found.state;
         let verb = action.verb();
@@ -249,7 +261,7 @@ impl Plan {
             task: x.to_owned(),
             reason: reason.to_owned(),
         };
-        let versions = self.versions.get(x).cloned().unwrap_or_default();
+        let versions = self.versions[index];
         let mut statements = Vec::new();
         match action {
             Action::Claim => {
@@ -389,55 +401,99 @@ fn wrap(source: String, at: &str, statements: Vec<Statement>) -> Statement {
     }))
 }
 
-fn state_of(name: &str, conclusions: &Conclusions) -> (TaskState, Option<BlockType>) {
-    let holds = |prefix: &str| conclusions.holds(&format!("{prefix}-{name}"));
-    if holds("completed") {
-        (TaskState::Done, None)
-    } else if holds("blocked") {
-        (TaskState::Blocked, Some(BlockType::Blocked))
-    } else if holds("upstream-blocked") {
-        (TaskState::Blocked, Some(BlockType::UpstreamBlocked))
-    } else if holds("decomposed") {
-        (TaskState::Decomposed, None)
-    } else if holds("claimed") {
-        (TaskState::InProgress, None)
-    } else if holds("ready") {
-        (TaskState::Ready, None)
-    } else {
-        (TaskState::Backlog, None)
+/// Sets `key` to `PREFIX-NAME`.
+fn prefixed(key: &mut String, prefix: &str, name: &str) {
+    key.clear();
+    key.push_str(prefix);
+    key.push('-');
+    key.push_str(name);
+}
+
+/// The prefixes of the atoms that set a task's state, in the order the first match
+/// wins; bit i of a task's state flags says that `PREFIXES[i]-X` is +∂.
+const STATE_PREFIXES: [&str; 6] = [
+    "completed-",
+    "blocked-",
+    "upstream-blocked-",
+    "decomposed-",
+    "claimed-",
+    "ready-",
+];
+
+fn state_of(flags: u8) -> (TaskState, Option<BlockType>) {
+    match flags.trailing_zeros() {
+        0 => (TaskState::Done, None),
+        1 => (TaskState::Blocked, Some(BlockType::Blocked)),
+        2 => (TaskState::Blocked, Some(BlockType::UpstreamBlocked)),
+        3 => (TaskState::Decomposed, None),
+        4 => (TaskState::InProgress, None),
+        5 => (TaskState::Ready, None),
+        _ => (TaskState::Backlog, None),
     }
 }
 
-/// What one pass over the statements finds.
+/// What one pass over the statements finds, per task name. Task names (without
+/// `task-`) are interned as they are met, declared or only mentioned (a claim may come
+/// before the declaration); what the scan learns of a task sits at its id in each
+/// array, so that a large plan needs no lookup by name in a table of every literal.
+/// Other strings borrow from the statements: only what ends up in the [`Plan`] is
+/// copied, once, at the end.
 #[derive(Default)]
-struct Scan {
-    tasks: Vec<String>,
-    task_set: FastSet<String>,
-    agents: Vec<String>,
-    meta: FastMap<String, Map<String, Value>>,
-    depends_on: FastMap<String, Vec<String>>,
-    labels: FastMap<String, usize>,
-    versions: FastMap<String, Versions>,
+struct Scan<'a> {
+    names: Names,
+    /// Declared tasks' ids, in file order.
+    tasks: Vec<u32>,
+    declared: Vec<bool>,
+    meta: Vec<Map<String, Value>>,
+    depends_on: Vec<Vec<&'a str>>,
+    lifecycles: Vec<Lifecycle<'a>>,
+    agents: Vec<&'a str>,
+    /// Labels of the file's rules that look like those of the propagation rules
+    /// (`r-propagate-…`): almost always none, so no table of every label is needed.
+    propagation_labels: FastSet<&'a str>,
+    plan_meta: Map<String, Value>,
     /// `(assign T A)` literals written anywhere, to look up in the conclusions.
-    assign_literals: Vec<Literal>,
+    assign_literals: Vec<&'a Literal>,
 }
 
-impl Scan {
-    fn visit(&mut self, statement: &Statement, claims: Option<&Claims>) {
+impl<'a> Scan<'a> {
+    /// The id of the task called `name`, declared or not.
+    fn task(&mut self, name: &str) -> usize {
+        let t = self.names.intern(name) as usize;
+        if t == self.declared.len() {
+            self.declared.push(false);
+            self.meta.push(Map::new());
+            self.depends_on.push(Vec::new());
+            self.lifecycles.push(Lifecycle::default());
+        }
+        t
+    }
+
+    /// The id of the declared task called `name`.
+    fn declared(&self, name: &str) -> Option<usize> {
+        self.names
+            .get(name)
+            .map(|t| t as usize)
+            .filter(|&t| self.declared[t])
+    }
+
+    fn visit(&mut self, statement: &'a Statement, claims: Option<&'a Claims>) {
         match &statement.kind {
             StatementKind::Given(lit) => {
                 self.note_assign(lit);
                 let Some(name) = lit.plain_name() else { return };
                 if let Some(task) = name.strip_prefix("task-") {
-                    if self.task_set.insert(task.to_owned()) {
-                        self.tasks.push(task.to_owned());
+                    let t = self.task(task);
+                    if !self.declared[t] {
+                        self.declared[t] = true;
+                        self.tasks.push(id(t));
                     }
                 } else if let Some(agent) = name
                     .strip_prefix("agent-")
                     .and_then(|r| r.strip_suffix("-available"))
                 {
-                    if !agent.is_empty() && !self.agents.iter().any(|a| a == agent) {
-                        self.agents.push(agent.to_owned());
+                    if !agent.is_empty() && !self.agents.contains(&agent) {
+                        self.agents.push(agent);
                     }
                 } else if let Some((action, n, task)) = version_of(name) {
                     self.note_version(action, n, task, claims);
@@ -445,13 +501,10 @@ impl Scan {
             }
             StatementKind::Rule(rule) => {
                 self.note_assign(&rule.head);
-                if let Some(label) = &rule.label {
-                    match self.labels.get_mut(label) {
-                        Some(count) => *count += 1,
-                        None => {
-                            self.labels.insert(label.clone(), 1);
-                        }
-                    }
+                if let Some(label) = &rule.label
+                    && label.starts_with("r-propagate-")
+                {
+                    self.propagation_labels.insert(label);
                 }
                 if rule.kind == RuleKind::Defeater {
                     return;
@@ -463,25 +516,28 @@ impl Scan {
                 else {
                     return;
                 };
-                if !self.depends_on.contains_key(task) {
-                    self.depends_on.insert(task.to_owned(), Vec::new());
-                }
-                let deps = self.depends_on.get_mut(task).expect("inserted just above");
+                let t = self.task(task);
+                let deps = &mut self.depends_on[t];
                 for dep in rule
                     .body
                     .iter()
                     .filter_map(|l| l.plain_name()?.strip_prefix("completed-"))
                 {
-                    if !deps.iter().any(|d| d == dep) {
-                        deps.push(dep.to_owned());
+                    if !deps.contains(&dep) {
+                        deps.push(dep);
                     }
                 }
             }
             StatementKind::Meta { label, properties } => {
-                if !self.meta.contains_key(label) {
-                    self.meta.insert(label.clone(), Map::new());
-                }
-                let map = self.meta.get_mut(label).expect("inserted just above");
+                // Only the plan's and the tasks' properties are read.
+                let map = if label == "plan" {
+                    &mut self.plan_meta
+                } else if let Some(task) = label.strip_prefix("task-") {
+                    let t = self.task(task);
+                    &mut self.meta[t]
+                } else {
+                    return;
+                };
                 for property in properties {
                     map.insert(property.key.clone(), meta_json(property));
                 }
@@ -490,20 +546,19 @@ impl Scan {
         }
     }
 
-    fn note_assign(&mut self, lit: &Literal) {
+    fn note_assign(&mut self, lit: &'a Literal) {
         if let Literal::Atom { name, args } = lit
             && name == "assign"
             && matches!(args.as_slice(), [Term::Symbol(_), Term::Symbol(_)])
         {
-            self.assign_literals.push(lit.clone());
+            self.assign_literals.push(lit);
         }
     }
 
-    fn note_version(&mut self, action: &str, n: u32, task: &str, claims: Option<&Claims>) {
-        if !self.versions.contains_key(task) {
-            self.versions.insert(task.to_owned(), Versions::default());
-        }
-        let v = self.versions.get_mut(task).expect("inserted just above");
+    fn note_version(&mut self, action: &str, n: u32, task: &str, claims: Option<&'a Claims>) {
+        let t = self.task(task);
+        let lifecycle = &mut self.lifecycles[t];
+        let v = &mut lifecycle.versions;
         match action {
             "claim" | "unclaim" => {
                 v.claim_seq = v.claim_seq.max(n);
@@ -520,8 +575,8 @@ impl Scan {
                         .source
                         .strip_prefix("agent:")
                         .unwrap_or(&claims.source);
-                    if v.claimer.as_ref().is_none_or(|(m, _)| n >= *m) {
-                        v.claimer = Some((n, agent.to_owned()));
+                    if lifecycle.claimer.is_none_or(|(m, _)| n >= m) {
+                        lifecycle.claimer = Some((n, agent));
                     }
                 }
             }
@@ -542,7 +597,7 @@ impl Scan {
                         {
                             match args.as_slice() {
                                 [Term::Symbol(t), Term::Str(reason)] if t == task => {
-                                    Some(reason.clone())
+                                    Some(reason.as_str())
                                 }
                                 _ => None,
                             }
@@ -550,13 +605,70 @@ impl Scan {
                         _ => None,
                     });
                     if let Some(reason) = reason
-                        && v.reason.as_ref().is_none_or(|(m, _)| n >= *m)
+                        && lifecycle.reason.is_none_or(|(m, _)| n >= m)
                     {
-                        v.reason = Some((n, reason));
+                        lifecycle.reason = Some((n, reason));
                     }
                 }
             }
         }
+    }
+
+    /// The state flags of each task id (see [`STATE_PREFIXES`]), from one pass over
+    /// the +∂ atoms: a lookup in the small table of task names per atom that has a
+    /// state prefix, instead of six lookups per task in the table of every literal.
+    fn states(&self, conclusions: &Conclusions) -> Vec<u8> {
+        let mut flags = vec![0_u8; self.names.len()];
+        for atom in conclusions.proved_atoms() {
+            for (bit, prefix) in STATE_PREFIXES.iter().enumerate() {
+                if let Some(t) = atom.strip_prefix(prefix).and_then(|x| self.names.get(x)) {
+                    flags[t as usize] |= 1 << bit;
+                }
+            }
+        }
+        flags
+    }
+
+    /// The agents of each task id: `(assign TASK AGENT)`, or Hence's
+    /// `assign-TASK-AGENT` and `assign-to-TASK-AGENT` atoms (the longest declared task
+    /// name wins when names contain dashes), when +∂.
+    fn assignments(&self, conclusions: &Conclusions) -> Vec<Vec<String>> {
+        let mut out = vec![Vec::new(); self.names.len()];
+        let mut add = |t: usize, agent: &str| {
+            let agents: &mut Vec<String> = &mut out[t];
+            if !agents.iter().any(|a| a == agent) {
+                agents.push(agent.to_owned());
+            }
+        };
+        for lit in &self.assign_literals {
+            if let Literal::Atom { args, .. } = lit
+                && let [Term::Symbol(task), Term::Symbol(agent)] = args.as_slice()
+                && let Some(t) = self.declared(task.strip_prefix("task-").unwrap_or(task))
+                && conclusions.defeasible(lit) == Status::Proved
+            {
+                add(t, agent);
+            }
+        }
+        for atom in conclusions.proved_atoms() {
+            let Some(rest) = atom
+                .strip_prefix("assign-to-")
+                .or_else(|| atom.strip_prefix("assign-"))
+            else {
+                continue;
+            };
+            // The task is the longest prefix of `rest` that ends before a dash and is a
+            // declared task, with a non-empty agent after the dash: one lookup per dash
+            // rather than a scan of every task per atom.
+            let best = rest.rmatch_indices('-').find_map(|(at, _)| {
+                (at + 1 < rest.len())
+                    .then(|| self.declared(&rest[..at]).map(|t| (t, at)))
+                    .flatten()
+            });
+            if let Some((t, at)) = best {
+                add(t, &rest[at + 1..]);
+            }
+        }
+        out
     }
 }
 
@@ -580,67 +692,32 @@ fn version_of(name: &str) -> Option<(&'static str, u32, &str)> {
 /// `failed-D`, `permanently-failed-D` and `upstream-blocked-D` each make
 /// `upstream-blocked-X`. A manual `blocked-D` does not. The labels are Hence's; a plan
 /// that already has a rule with one of them keeps its own.
-fn add_propagation_rules(theory: &mut Theory, scan: &Scan) {
-    for task in &scan.tasks {
-        let Some(deps) = scan.depends_on.get(task) else {
+fn add_propagation_rules(theory: &mut Theory, scan: &Scan<'_>) {
+    // Names are built in reused buffers: the theory interns them, so there is no
+    // allocation per rule.
+    let (mut head, mut body, mut label) = (String::new(), String::new(), String::new());
+    for &t in &scan.tasks {
+        let deps = &scan.depends_on[t as usize];
+        if deps.is_empty() {
             continue;
-        };
-        let head = Literal::atom(format!("upstream-blocked-{task}"));
-        for dep in deps {
-            for (suffix, body) in [
-                ("failed", format!("failed-{dep}")),
-                ("permanently-failed", format!("permanently-failed-{dep}")),
-                ("blocked", format!("upstream-blocked-{dep}")),
+        }
+        let task = scan.names.name(t);
+        prefixed(&mut head, "upstream-blocked", task);
+        for &dep in deps {
+            for (suffix, prefix) in [
+                ("failed", "failed"),
+                ("permanently-failed", "permanently-failed"),
+                ("blocked", "upstream-blocked"),
             ] {
-                let label = format!("r-propagate-{task}-from-{dep}-{suffix}");
-                if !scan.labels.contains_key(&label) {
-                    theory.add_rule(label, RuleKind::Defeasible, &[Literal::atom(body)], &head);
+                label.clear();
+                let _ = write!(label, "r-propagate-{task}-from-{dep}-{suffix}");
+                if !scan.propagation_labels.contains(label.as_str()) {
+                    prefixed(&mut body, prefix, dep);
+                    theory.add_plain_rule(&label, RuleKind::Defeasible, &[&body], &head);
                 }
             }
         }
     }
-}
-
-/// Assignments: `(assign TASK AGENT)`, or Hence's `assign-TASK-AGENT` and
-/// `assign-to-TASK-AGENT` atoms (the longest declared task name wins when names
-/// contain dashes), when +∂.
-fn assignments(scan: &Scan, conclusions: &Conclusions) -> HashMap<String, Vec<String>> {
-    let mut out: HashMap<String, Vec<String>> = HashMap::new();
-    let mut add = |task: &str, agent: &str| {
-        let agents = out.entry(task.to_owned()).or_default();
-        if !agents.iter().any(|a| a == agent) {
-            agents.push(agent.to_owned());
-        }
-    };
-    for lit in &scan.assign_literals {
-        if conclusions.defeasible(lit) == Status::Proved
-            && let Literal::Atom { args, .. } = lit
-            && let [Term::Symbol(task), Term::Symbol(agent)] = args.as_slice()
-        {
-            add(task.strip_prefix("task-").unwrap_or(task), agent);
-        }
-    }
-    for atom in conclusions.proved_atoms() {
-        let Some(rest) = atom
-            .strip_prefix("assign-to-")
-            .or_else(|| atom.strip_prefix("assign-"))
-        else {
-            continue;
-        };
-        let best = scan
-            .tasks
-            .iter()
-            .filter(|t| {
-                rest.len() > t.len() + 1
-                    && rest.starts_with(t.as_str())
-                    && rest.as_bytes()[t.len()] == b'-'
-            })
-            .max_by_key(|t| t.len());
-        if let Some(task) = best {
-            add(task, &rest[task.len() + 1..]);
-        }
-    }
-    out
 }
 
 fn meta_json(property: &MetaProperty) -> Value {
@@ -713,6 +790,44 @@ mod tests {
             }
             Prepared::Noop => text.to_owned(),
         }
+    }
+
+    #[test]
+    fn assignment_atoms_name_the_longest_declared_task() {
+        // guards: the lookup of the task in `assign-TASK-AGENT` by dash position
+        let plan = plan(indoc! {"
+            (given task-a)
+            (given task-a-b)
+            (given assign-a-b-coder)
+            (given assign-to-a-writer)
+            (given assign-zz-coder)
+            (given assign-a-)
+        "});
+        let a = plan.task("a").expect("declared");
+        let ab = plan.task("a-b").expect("declared");
+        assert_eq!(a.assigned_to, ["writer"]);
+        assert_eq!(ab.assigned_to, ["coder"]);
+    }
+
+    #[test]
+    fn lifecycle_and_meta_before_the_declaration_count() {
+        // guards: the scan's per-task arrays for names met before `(given task-X)`
+        let plan = plan(indoc! {r#"
+            (meta task-late (description "written first"))
+            (normally r-ready-late (and task-late completed-early) ready-late)
+            (claims agent:coder :at "2025-01-02T03:04:05Z"
+              (given claim-v1-late)
+              (normally r-claim-v1-late claim-v1-late claimed-late))
+            (given task-early)
+            (given task-late)
+        "#});
+        let late = plan.task("late").expect("declared");
+        assert_eq!(late.meta["description"], "written first");
+        assert_eq!(late.depends_on, ["early"]);
+        assert_eq!(late.state, TaskState::InProgress);
+        assert_eq!(late.claimed_by.as_deref(), Some("coder"));
+        let names: Vec<_> = plan.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["early", "late"]);
     }
 
     #[test]

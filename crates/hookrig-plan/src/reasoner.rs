@@ -12,12 +12,15 @@
 //! Literals are propositional: `(p a b)` is one name; variables are not grounded.
 //! `during` literals count as their inner literal (the interval is ignored), and a
 //! modal literal `(must p)` is a name of its own.
+//!
+//! The data is laid out for large plans, whose theory does not fit in the cache: names
+//! are interned once into dense `u32` ids (one hash lookup per occurrence, the text of
+//! each name stored once in one buffer), rule bodies are ranges of one flat array,
+//! the rules of each literal are one flat array with offsets, and the reasoning state
+//! of a rule or a literal sits in one small record, so that a visit touches one or two
+//! cache lines instead of one per array.
 
-use std::hash::BuildHasher as _;
-
-use foldhash::HashMap;
-use hashbrown::HashTable;
-
+use crate::names::{Names, Texts, id};
 use crate::spl::{Literal, RuleKind, Statement, StatementKind, for_each_flat, print_literal};
 
 /// Whether a literal is proved, refuted, or neither (a loop keeps it open).
@@ -31,54 +34,59 @@ pub enum Status {
     Undecided,
 }
 
-/// An interned literal: atom index times two, plus one when negated.
-type Lit = usize;
+/// An interned literal: atom id times two, plus one when negated.
+type Lit = u32;
 
-#[derive(Debug, Clone)]
-struct RuleData {
-    label: String,
-    kind: RuleKind,
-    body: Vec<Lit>,
-    head: Lit,
-}
-
-/// The atom names of a theory, each stored once: the table holds indices into `names`
-/// and hashes the names it points to, so there is no second copy of each name as a key.
+/// The rules of a theory, one array per field: the passes that only need heads or
+/// kinds read only those.
 #[derive(Debug, Clone, Default)]
-struct Atoms {
-    names: Vec<String>,
-    table: HashTable<usize>,
-    hasher: foldhash::fast::FixedState,
+struct Rules {
+    head: Vec<Lit>,
+    kind: Vec<RuleKind>,
+    /// The label of each rule. Labels are read by number, not looked up: only the
+    /// labels `prefer` names need a table (see [`Theory::inferiors`]).
+    label: Texts,
+    /// The body of rule r is `body[body_end[r - 1]..body_end[r]]`.
+    body_end: Vec<u32>,
+    body: Vec<Lit>,
 }
 
-impl Atoms {
-    fn get(&self, name: &str) -> Option<usize> {
-        let hash = self.hasher.hash_one(name);
-        self.table.find(hash, |&i| self.names[i] == name).copied()
-    }
-
-    fn insert(&mut self, name: String) -> usize {
-        let index = self.names.len();
-        let hash = self.hasher.hash_one(name.as_str());
-        let (names, hasher) = (&self.names, &self.hasher);
-        self.table
-            .insert_unique(hash, index, |&i| hasher.hash_one(names[i].as_str()));
-        self.names.push(name);
-        index
-    }
-
+impl Rules {
     fn len(&self) -> usize {
-        self.names.len()
+        self.head.len()
+    }
+
+    fn body(&self, r: usize) -> &[Lit] {
+        let start = if r == 0 { 0 } else { self.body_end[r - 1] };
+        &self.body[start as usize..self.body_end[r] as usize]
+    }
+
+    fn reserve(&mut self, rules: usize) {
+        self.head.reserve(rules);
+        self.kind.reserve(rules);
+        self.label.reserve(rules, rules * 24);
+        self.body_end.reserve(rules);
+        self.body.reserve(rules * 2);
+    }
+
+    fn push(&mut self, label: &str, kind: RuleKind, head: Lit) {
+        self.head.push(head);
+        self.kind.push(kind);
+        self.label.push(label);
+        self.body_end.push(id(self.body.len()));
     }
 }
 
 /// A defeasible theory ready to be reasoned about.
 #[derive(Debug, Clone, Default)]
 pub struct Theory {
-    atoms: Atoms,
+    atoms: Names,
+    /// The labels `prefer` names.
+    preferred: Names,
     facts: Vec<Lit>,
-    rules: Vec<RuleData>,
-    superiority: Vec<(String, String)>,
+    rules: Rules,
+    /// (stronger, weaker) ids in `preferred`.
+    superiority: Vec<(u32, u32)>,
 }
 
 impl Theory {
@@ -99,21 +107,33 @@ impl Theory {
 
     /// Adds parsed statements (see [`Theory::from_statements`]).
     pub fn extend(&mut self, statements: &[Statement]) {
-        // Most statements bring one new literal: sizing the table once saves rehashing a
-        // large table several times over.
-        let atoms = &mut self.atoms;
-        let (names, hasher) = (&atoms.names, &atoms.hasher);
-        atoms
-            .table
-            .reserve(statements.len(), |&i| hasher.hash_one(names[i].as_str()));
-        for_each_flat(statements, &mut |statement, _| match &statement.kind {
+        self.reserve(statements.len());
+        for_each_flat(statements, &mut |statement, _| {
+            self.add_statement(statement);
+        });
+    }
+
+    /// Makes room for about `statements` more statements.
+    pub(crate) fn reserve(&mut self, statements: usize) {
+        // Most statements bring one or two new literals or a rule: sizing the tables
+        // and arrays once saves rehashing a large table, and copying large arrays
+        // that have left the cache, several times over. Names average under 24 bytes.
+        let (names, rules) = (statements * 3 / 2, statements);
+        self.atoms.reserve(names, names * 24);
+        self.rules.reserve(rules);
+    }
+
+    /// Adds one statement that is not a `claims` block (see [`for_each_flat`]).
+    pub(crate) fn add_statement(&mut self, statement: &Statement) {
+        match &statement.kind {
             StatementKind::Given(lit) => self.add_fact(lit),
             StatementKind::Rule(rule) => {
-                let label = rule
-                    .label
-                    .clone()
-                    .unwrap_or_else(|| format!("_r{}", self.rules.len() + 1));
-                self.add_rule(label, rule.kind, &rule.body, &rule.head);
+                if let Some(label) = &rule.label {
+                    self.add_rule(label, rule.kind, &rule.body, &rule.head);
+                } else {
+                    let label = format!("_r{}", self.rules.len() + 1);
+                    self.add_rule(label, rule.kind, &rule.body, &rule.head);
+                }
             }
             StatementKind::Prefer(labels) => {
                 for pair in labels.windows(2) {
@@ -121,14 +141,14 @@ impl Theory {
                 }
             }
             _ => {}
-        });
+        }
     }
 
     /// Whether a rule with this label exists.
     ///
     /// A scan of every rule: for occasional questions, not for a loop over rules.
     pub fn has_label(&self, label: &str) -> bool {
-        self.rules.iter().any(|r| r.label == label)
+        (0..self.rules.label.len()).any(|r| self.rules.label.get(r) == label)
     }
 
     /// Adds a fact.
@@ -138,44 +158,61 @@ impl Theory {
     }
 
     /// Adds a rule.
-    pub fn add_rule(&mut self, label: String, kind: RuleKind, body: &[Literal], head: &Literal) {
-        let body = body.iter().map(|l| self.intern(l)).collect();
+    pub fn add_rule(
+        &mut self,
+        label: impl AsRef<str>,
+        kind: RuleKind,
+        body: &[Literal],
+        head: &Literal,
+    ) {
+        for literal in body {
+            let lit = self.intern(literal);
+            self.rules.body.push(lit);
+        }
         let head = self.intern(head);
-        self.rules.push(RuleData {
-            label,
-            kind,
-            body,
-            head,
-        });
+        self.rules.push(label.as_ref(), kind, head);
+    }
+
+    /// Adds a rule whose body and head are plain atoms, without building literals.
+    pub(crate) fn add_plain_rule(
+        &mut self,
+        label: &str,
+        kind: RuleKind,
+        body: &[&str],
+        head: &str,
+    ) {
+        for name in body {
+            let lit = self.atoms.intern(name) * 2;
+            self.rules.body.push(lit);
+        }
+        let head = self.atoms.intern(head) * 2;
+        self.rules.push(label, kind, head);
     }
 
     /// Says that the rules labelled `stronger` beat those labelled `weaker`.
     pub fn add_superiority(&mut self, stronger: &str, weaker: &str) {
-        self.superiority
-            .push((stronger.to_owned(), weaker.to_owned()));
+        let stronger = self.preferred.intern(stronger);
+        let weaker = self.preferred.intern(weaker);
+        self.superiority.push((stronger, weaker));
     }
 
     fn intern(&mut self, literal: &Literal) -> Lit {
         // Almost every literal is a plain name, possibly negated: look it up without
-        // building a key, so that a known literal costs one hash and no allocation.
+        // building a key, so that a literal costs one hash and no allocation.
         if let Some((name, negated)) = plain_key(literal) {
-            let index = match self.atoms.get(name) {
-                Some(index) => index,
-                None => self.atoms.insert(name.to_owned()),
-            };
-            return index * 2 + usize::from(negated);
+            return self.atoms.intern(name) * 2 + u32::from(negated);
         }
         let (atom, negated) = key(literal);
-        let index = match self.atoms.get(&atom) {
-            Some(index) => index,
-            None => self.atoms.insert(atom),
-        };
-        index * 2 + usize::from(negated)
+        self.atoms.intern(&atom) * 2 + u32::from(negated)
     }
 
     /// Computes every conclusion.
     pub fn reason(self) -> Conclusions {
-        let by_body = self.rules_by_body();
+        let rules = &self.rules;
+        let by_body = Adjacency::new(
+            self.atoms.len() * 2,
+            (0..rules.len()).flat_map(|r| rules.body(r).iter().map(move |&lit| (lit, id(r)))),
+        );
         let definite = self.definite(&by_body);
         let defeasible = self.defeasible(&definite, &by_body);
         Conclusions {
@@ -185,83 +222,66 @@ impl Theory {
         }
     }
 
-    fn rules_by_head(&self) -> Adjacency {
-        Adjacency::new(
-            self.atoms.len() * 2,
-            self.rules
-                .iter()
-                .enumerate()
-                .map(|(r, rule)| (rule.head, r)),
-        )
-    }
-
-    fn rules_by_body(&self) -> Adjacency {
-        Adjacency::new(
-            self.atoms.len() * 2,
-            self.rules
-                .iter()
-                .enumerate()
-                .flat_map(|(r, rule)| rule.body.iter().map(move |&lit| (lit, r))),
-        )
-    }
-
     /// +Δ by forward chaining over facts and strict rules; −Δ by finite failure: not a
     /// fact, and every strict rule for it has a body literal in −Δ.
     fn definite(&self, by_body: &Adjacency) -> Vec<Status> {
         let n = self.atoms.len() * 2;
+        let rules = &self.rules;
         let mut status = vec![Status::Undecided; n];
-        let mut missing: Vec<usize> = self.rules.iter().map(|r| r.body.len()).collect();
+        let mut missing: Vec<u32> = (0..rules.len()).map(|r| id(rules.body(r).len())).collect();
         let mut queue = Vec::new();
         let prove = |lit: Lit, status: &mut Vec<Status>, queue: &mut Vec<Lit>| {
-            if status[lit] != Status::Proved {
-                status[lit] = Status::Proved;
+            if status[lit as usize] != Status::Proved {
+                status[lit as usize] = Status::Proved;
                 queue.push(lit);
             }
         };
         for &fact in &self.facts {
             prove(fact, &mut status, &mut queue);
         }
-        for (r, rule) in self.rules.iter().enumerate() {
-            if rule.kind == RuleKind::Strict && rule.body.is_empty() {
-                prove(self.rules[r].head, &mut status, &mut queue);
+        for (r, &left) in missing.iter().enumerate() {
+            if rules.kind[r] == RuleKind::Strict && left == 0 {
+                prove(rules.head[r], &mut status, &mut queue);
             }
         }
         while let Some(lit) = queue.pop() {
             for &r in by_body.of(lit) {
-                if self.rules[r].kind != RuleKind::Strict {
+                let r = r as usize;
+                if rules.kind[r] != RuleKind::Strict {
                     continue;
                 }
                 missing[r] -= 1;
                 if missing[r] == 0 {
-                    prove(self.rules[r].head, &mut status, &mut queue);
+                    prove(rules.head[r], &mut status, &mut queue);
                 }
             }
         }
 
-        let mut alive = vec![0_usize; n];
-        for rule in &self.rules {
-            if rule.kind == RuleKind::Strict {
-                alive[rule.head] += 1;
+        let mut alive = vec![0_u32; n];
+        for r in 0..rules.len() {
+            if rules.kind[r] == RuleKind::Strict {
+                alive[rules.head[r] as usize] += 1;
             }
         }
-        let mut failed = vec![false; self.rules.len()];
-        let mut queue: Vec<Lit> = (0..n)
-            .filter(|&lit| status[lit] == Status::Undecided && alive[lit] == 0)
+        let mut failed = vec![false; rules.len()];
+        let mut queue: Vec<Lit> = (0..id(n))
+            .filter(|&lit| status[lit as usize] == Status::Undecided && alive[lit as usize] == 0)
             .collect();
         for &lit in &queue {
-            status[lit] = Status::Refuted;
+            status[lit as usize] = Status::Refuted;
         }
         while let Some(lit) = queue.pop() {
             for &r in by_body.of(lit) {
-                let rule = &self.rules[r];
-                if rule.kind != RuleKind::Strict || failed[r] {
+                let r = r as usize;
+                if rules.kind[r] != RuleKind::Strict || failed[r] {
                     continue;
                 }
                 failed[r] = true;
-                alive[rule.head] -= 1;
-                if alive[rule.head] == 0 && status[rule.head] == Status::Undecided {
-                    status[rule.head] = Status::Refuted;
-                    queue.push(rule.head);
+                let head = rules.head[r] as usize;
+                alive[head] -= 1;
+                if alive[head] == 0 && status[head] == Status::Undecided {
+                    status[head] = Status::Refuted;
+                    queue.push(rules.head[r]);
                 }
             }
         }
@@ -277,220 +297,260 @@ impl Theory {
     fn defeasible(&self, definite: &[Status], by_body: &Adjacency) -> Vec<Status> {
         let n = self.atoms.len() * 2;
         let rules = &self.rules;
-        let by_head = self.rules_by_head();
-
-        // Rules by label: the latest rule of each label, and for each rule the previous
-        // one with the same label (labels are almost always unique, so a chain through
-        // one array costs less than a `Vec` per label).
-        let mut labels: HashMap<&str, usize> = HashMap::default();
-        labels.reserve(rules.len());
-        let mut same_label = vec![usize::MAX; rules.len()];
-        for (r, rule) in rules.iter().enumerate() {
-            if let Some(previous) = labels.insert(rule.label.as_str(), r) {
-                same_label[r] = previous;
-            }
-        }
-        let with_label = |label: &str| {
-            let first = labels.get(label).copied().unwrap_or(usize::MAX);
-            std::iter::successors((first != usize::MAX).then_some(first), |&r| {
-                (same_label[r] != usize::MAX).then_some(same_label[r])
+        let mut rule_state: Vec<RuleState> = (0..rules.len())
+            .map(|r| RuleState {
+                head: rules.head[r],
+                missing: id(rules.body(r).len()),
+                superiors_alive: 0,
+                kind: rules.kind[r],
+                flags: 0,
             })
-        };
-        // inferiors[t]: rules s with t > s that attack t's head (head(s) = ~head(t)),
-        // when t can support a conclusion (not a defeater).
-        let mut superiors_alive = vec![0_usize; rules.len()];
-        let mut pairs: Vec<(usize, usize)> = Vec::new();
-        for (stronger, weaker) in &self.superiority {
-            for t in with_label(stronger) {
-                for s in with_label(weaker) {
-                    if rules[t].kind != RuleKind::Defeater && rules[s].head == rules[t].head ^ 1 {
-                        pairs.push((t, s));
-                    }
-                }
+            .collect();
+        let inferiors = self.inferiors(&mut rule_state);
+
+        let mut lit_state: Vec<LitState> = definite
+            .iter()
+            .map(|&definite| LitState {
+                attackers_open: 0,
+                support_alive: 0,
+                status: Status::Undecided,
+                definite,
+                supported: false,
+            })
+            .collect();
+        for rule in &rule_state {
+            lit_state[(rule.head ^ 1) as usize].attackers_open += 1;
+            if rule.kind != RuleKind::Defeater {
+                lit_state[rule.head as usize].support_alive += 1;
             }
         }
-        pairs.sort_unstable();
-        pairs.dedup();
-        for &(_, s) in &pairs {
-            superiors_alive[s] += 1;
-        }
-        let inferiors = Adjacency::new(rules.len(), pairs.iter().copied());
 
         let mut state = Defeasible {
-            rules,
             by_body,
-            definite,
             inferiors: &inferiors,
-            status: vec![Status::Undecided; n],
+            rules: rule_state,
+            lits: lit_state,
             queue: Vec::new(),
-            missing: rules.iter().map(|r| r.body.len()).collect(),
-            applicable: vec![false; rules.len()],
-            discarded: vec![false; rules.len()],
-            answered: vec![false; rules.len()],
-            superiors_alive,
-            attackers_open: (0..n).map(|lit| by_head.of(lit ^ 1).len()).collect(),
-            support_alive: (0..n)
-                .map(|lit| {
-                    by_head
-                        .of(lit)
-                        .iter()
-                        .filter(|&&r| rules[r].kind != RuleKind::Defeater)
-                        .count()
-                })
-                .collect(),
-            supported: vec![false; n],
         };
-        for lit in 0..n {
-            if definite[lit] == Status::Proved {
+        for lit in 0..id(n) {
+            let l = lit as usize;
+            if definite[l] == Status::Proved {
                 state.set(lit, Status::Proved);
-            } else if definite[lit ^ 1] == Status::Proved || state.support_alive[lit] == 0 {
+            } else if definite[l ^ 1] == Status::Proved || state.lits[l].support_alive == 0 {
                 state.try_refute(lit);
             }
         }
-        for (r, rule) in rules.iter().enumerate() {
-            if rule.body.is_empty() {
-                state.make_applicable(r);
+        for r in 0..rules.len() {
+            if state.rules[r].missing == 0 {
+                state.make_applicable(id(r));
             }
         }
         state.run();
-        state.status
+        state.lits.iter().map(|l| l.status).collect()
+    }
+
+    /// For each rule t that can support a conclusion (not a defeater), the rules s with
+    /// t > s that attack its head (head(s) = ~head(t)); counts each rule's superiors
+    /// in `superiors_alive`.
+    fn inferiors(&self, rule_state: &mut [RuleState]) -> Adjacency {
+        let rules = &self.rules;
+        // Rules by preferred label: one lookup per rule in the table of the labels
+        // `prefer` names, which is much smaller than a table of every label.
+        let labelled: Vec<(u32, u32)> = if self.superiority.is_empty() {
+            Vec::new()
+        } else {
+            (0..rules.len())
+                .filter_map(|r| Some((self.preferred.get(rules.label.get(r))?, id(r))))
+                .collect()
+        };
+        let by_label = Adjacency::new(self.preferred.len(), labelled.iter().copied());
+        let by_label = &by_label;
+        let pairs = self
+            .superiority
+            .iter()
+            .flat_map(move |&(stronger, weaker)| {
+                by_label.of(stronger).iter().flat_map(move |&t| {
+                    by_label.of(weaker).iter().filter_map(move |&s| {
+                        let (t_, s_) = (t as usize, s as usize);
+                        (rules.kind[t_] != RuleKind::Defeater
+                            && rules.head[s_] == rules.head[t_] ^ 1)
+                            .then_some((t, s))
+                    })
+                })
+            });
+        let inferiors = Adjacency::new(rules.len(), pairs);
+        // A pair written twice is listed twice, which is harmless: it counts twice here
+        // and is taken back twice when the superior is discarded, and answering an
+        // attack is idempotent. So there is no need to sort or deduplicate.
+        for &s in &inferiors.items {
+            rule_state[s as usize].superiors_alive += 1;
+        }
+        inferiors
     }
 }
 
-/// For each literal, the rules that mention it (as head or in the body), in rule order
-/// (or for each rule, the rules it is superior to), in one flat array: one allocation instead of one `Vec` per literal, and the rules of
-/// neighbouring literals next to each other in memory.
+/// For each key (a literal, a rule or a label), the items (rules) that go with it, in
+/// the order given, in one flat array: one allocation instead of one `Vec` per key,
+/// and the items of neighbouring keys next to each other in memory.
 struct Adjacency {
-    /// `rules[start[lit]..start[lit + 1]]` are the rules of `lit`.
-    start: Vec<usize>,
-    rules: Vec<usize>,
+    /// `items[start[key]..start[key + 1]]` go with `key`.
+    start: Vec<u32>,
+    items: Vec<u32>,
 }
 
 impl Adjacency {
-    fn new(literals: usize, pairs: impl Iterator<Item = (Lit, usize)> + Clone) -> Self {
-        let mut start = vec![0_usize; literals + 1];
-        for (lit, _) in pairs.clone() {
-            start[lit + 1] += 1;
+    fn new(keys: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Self {
+        let mut start = vec![0_u32; keys + 1];
+        for (key, _) in pairs.clone() {
+            start[key as usize + 1] += 1;
         }
-        for i in 0..literals {
+        for i in 0..keys {
             start[i + 1] += start[i];
         }
         let mut next = start.clone();
-        let mut rules = vec![0_usize; start[literals]];
-        for (lit, r) in pairs {
-            rules[next[lit]] = r;
-            next[lit] += 1;
+        let mut items = vec![0_u32; start[keys] as usize];
+        for (key, item) in pairs {
+            let at = &mut next[key as usize];
+            items[*at as usize] = item;
+            *at += 1;
         }
-        Self { start, rules }
+        Self { start, items }
     }
 
-    fn of(&self, lit: Lit) -> &[usize] {
-        &self.rules[self.start[lit]..self.start[lit + 1]]
+    fn of(&self, key: u32) -> &[u32] {
+        let key = key as usize;
+        &self.items[self.start[key] as usize..self.start[key + 1] as usize]
     }
 }
 
-struct Defeasible<'a> {
-    rules: &'a [RuleData],
-    by_body: &'a Adjacency,
-    definite: &'a [Status],
-    inferiors: &'a Adjacency,
-    status: Vec<Status>,
-    queue: Vec<Lit>,
-    /// Body literals of each rule not yet +∂.
-    missing: Vec<usize>,
-    applicable: Vec<bool>,
-    discarded: Vec<bool>,
-    /// A rule's attack on the complement of its head is answered: it is discarded or
-    /// beaten by an applicable superior rule.
-    answered: Vec<bool>,
+/// A rule is applicable: its body is +∂.
+const APPLICABLE: u8 = 1;
+/// A rule is discarded: a body literal is −∂.
+const DISCARDED: u8 = 2;
+/// A rule's attack on the complement of its head is answered: it is discarded or
+/// beaten by an applicable superior rule.
+const ANSWERED: u8 = 4;
+
+/// What the defeasible pass knows of one rule (16 bytes: four per cache line).
+#[derive(Debug, Clone, Copy)]
+struct RuleState {
+    head: Lit,
+    /// Body literals not yet +∂.
+    missing: u32,
     /// Superior (non-defeater) rules of the opposite head not yet discarded.
-    superiors_alive: Vec<usize>,
+    superiors_alive: u32,
+    kind: RuleKind,
+    flags: u8,
+}
+
+/// What the defeasible pass knows of one literal (12 bytes).
+#[derive(Debug, Clone, Copy)]
+struct LitState {
     /// Rules for ~lit whose attack on lit is not yet answered.
-    attackers_open: Vec<usize>,
+    attackers_open: u32,
     /// Strict or defeasible rules for lit not yet discarded.
-    support_alive: Vec<usize>,
+    support_alive: u32,
+    /// +∂, −∂ or open.
+    status: Status,
+    /// +Δ, −Δ or open.
+    definite: Status,
     /// Some strict or defeasible rule for lit is applicable.
-    supported: Vec<bool>,
+    supported: bool,
+}
+
+struct Defeasible<'a> {
+    by_body: &'a Adjacency,
+    inferiors: &'a Adjacency,
+    rules: Vec<RuleState>,
+    lits: Vec<LitState>,
+    queue: Vec<Lit>,
 }
 
 impl Defeasible<'_> {
     fn set(&mut self, lit: Lit, status: Status) {
-        if self.status[lit] == Status::Undecided {
-            self.status[lit] = status;
+        let state = &mut self.lits[lit as usize].status;
+        if *state == Status::Undecided {
+            *state = status;
             self.queue.push(lit);
         }
     }
 
     fn run(&mut self) {
         while let Some(lit) = self.queue.pop() {
-            let proved = self.status[lit] == Status::Proved;
+            let proved = self.lits[lit as usize].status == Status::Proved;
             for &r in self.by_body.of(lit) {
+                let rule = &mut self.rules[r as usize];
                 if proved {
-                    self.missing[r] -= 1;
-                    if self.missing[r] == 0 && !self.discarded[r] {
+                    rule.missing -= 1;
+                    if rule.missing == 0 && rule.flags & DISCARDED == 0 {
                         self.make_applicable(r);
                     }
-                } else if !self.discarded[r] {
+                } else if rule.flags & DISCARDED == 0 {
                     self.discard(r);
                 }
             }
         }
     }
 
-    fn make_applicable(&mut self, r: usize) {
-        self.applicable[r] = true;
-        let head = self.rules[r].head;
-        if self.rules[r].kind != RuleKind::Defeater {
-            self.supported[head] = true;
+    fn make_applicable(&mut self, r: u32) {
+        let rule = &mut self.rules[r as usize];
+        rule.flags |= APPLICABLE;
+        let (head, kind, superiors_alive) = (rule.head, rule.kind, rule.superiors_alive);
+        if kind != RuleKind::Defeater {
+            self.lits[head as usize].supported = true;
             for &s in self.inferiors.of(r) {
                 self.answer(s);
             }
             self.check_proved(head);
         }
-        if self.superiors_alive[r] == 0 {
+        if superiors_alive == 0 {
             self.try_refute(head ^ 1);
         }
     }
 
-    fn discard(&mut self, r: usize) {
-        self.discarded[r] = true;
+    fn discard(&mut self, r: u32) {
+        self.rules[r as usize].flags |= DISCARDED;
         self.answer(r);
-        if self.rules[r].kind == RuleKind::Defeater {
+        let RuleState { head, kind, .. } = self.rules[r as usize];
+        if kind == RuleKind::Defeater {
             return;
         }
-        let head = self.rules[r].head;
-        self.support_alive[head] -= 1;
-        if self.support_alive[head] == 0 {
+        let support = &mut self.lits[head as usize].support_alive;
+        *support -= 1;
+        if *support == 0 {
             self.try_refute(head);
         }
         for &s in self.inferiors.of(r) {
-            self.superiors_alive[s] -= 1;
-            if self.superiors_alive[s] == 0 && self.applicable[s] {
+            let inferior = &mut self.rules[s as usize];
+            inferior.superiors_alive -= 1;
+            if inferior.superiors_alive == 0 && inferior.flags & APPLICABLE != 0 {
                 self.try_refute(head);
             }
         }
     }
 
-    fn answer(&mut self, s: usize) {
-        if !self.answered[s] {
-            self.answered[s] = true;
-            let attacked = self.rules[s].head ^ 1;
-            self.attackers_open[attacked] -= 1;
+    fn answer(&mut self, s: u32) {
+        let rule = &mut self.rules[s as usize];
+        if rule.flags & ANSWERED == 0 {
+            rule.flags |= ANSWERED;
+            let attacked = rule.head ^ 1;
+            self.lits[attacked as usize].attackers_open -= 1;
             self.check_proved(attacked);
         }
     }
 
     fn check_proved(&mut self, lit: Lit) {
-        if self.supported[lit]
-            && self.attackers_open[lit] == 0
-            && self.definite[lit ^ 1] == Status::Refuted
+        let state = &self.lits[lit as usize];
+        if state.supported
+            && state.attackers_open == 0
+            && self.lits[(lit ^ 1) as usize].definite == Status::Refuted
         {
             self.set(lit, Status::Proved);
         }
     }
 
     fn try_refute(&mut self, lit: Lit) {
-        if self.definite[lit] == Status::Refuted {
+        if self.lits[lit as usize].definite == Status::Refuted {
             self.set(lit, Status::Refuted);
         }
     }
@@ -499,18 +559,23 @@ impl Defeasible<'_> {
 /// The conclusions of a theory.
 #[derive(Debug, Clone)]
 pub struct Conclusions {
-    atoms: Atoms,
+    atoms: Names,
     definite: Vec<Status>,
     defeasible: Vec<Status>,
 }
 
 impl Conclusions {
-    fn lookup(&self, literal: &Literal) -> Option<Lit> {
+    fn lookup(&self, literal: &Literal) -> Option<usize> {
         if let Some((name, negated)) = plain_key(literal) {
-            return self.atoms.get(name).map(|i| i * 2 + usize::from(negated));
+            return self
+                .atoms
+                .get(name)
+                .map(|i| i as usize * 2 + usize::from(negated));
         }
         let (atom, negated) = key(literal);
-        self.atoms.get(&atom).map(|i| i * 2 + usize::from(negated))
+        self.atoms
+            .get(&atom)
+            .map(|i| i as usize * 2 + usize::from(negated))
     }
 
     /// +Δ / −Δ of a literal. A literal the theory never mentions is refuted.
@@ -529,19 +594,20 @@ impl Conclusions {
     pub fn holds(&self, name: &str) -> bool {
         self.atoms
             .get(name)
-            .is_some_and(|i| self.defeasible[i * 2] == Status::Proved)
+            .is_some_and(|i| self.defeasible[i as usize * 2] == Status::Proved)
     }
 
     /// Every +∂ literal, printed as SPL (`p`, `(not p)`), in the order the theory
     /// first mentions them.
     pub fn proved(&self) -> Vec<String> {
         let mut out = Vec::new();
-        for (i, atom) in self.atoms.names.iter().enumerate() {
-            if self.defeasible[i * 2] == Status::Proved {
-                out.push(atom.clone());
+        for i in 0..id(self.atoms.len()) {
+            let lit = i as usize * 2;
+            if self.defeasible[lit] == Status::Proved {
+                out.push(self.atoms.name(i).to_owned());
             }
-            if self.defeasible[i * 2 + 1] == Status::Proved {
-                out.push(format!("(not {atom})"));
+            if self.defeasible[lit + 1] == Status::Proved {
+                out.push(format!("(not {})", self.atoms.name(i)));
             }
         }
         out
@@ -549,12 +615,9 @@ impl Conclusions {
 
     /// The +∂ plain atoms (no arguments, not negated), in theory order.
     pub fn proved_atoms(&self) -> impl Iterator<Item = &str> {
-        self.atoms
-            .names
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.defeasible[i * 2] == Status::Proved)
-            .map(|(_, atom)| atom.as_str())
+        (0..id(self.atoms.len()))
+            .filter(|&i| self.defeasible[i as usize * 2] == Status::Proved)
+            .map(|i| self.atoms.name(i))
     }
 }
 
@@ -672,6 +735,39 @@ mod tests {
         assert!(!plus(&c, "p"), "r4 is not beaten");
         let c = reason(&format!("{text} (prefer r2 r4)"));
         assert!(plus(&c, "p"), "r1 beats r3 and r2 beats r4");
+    }
+
+    #[test]
+    fn a_repeated_preference_counts_once() {
+        // guards: a pair listed twice is counted and taken back twice. r1 > r2 is
+        // written twice, before the rules. r2 is applicable and its only superior r1 is
+        // discarded, so p is −∂ although r3 (in an undecided loop) still supports it.
+        let c = reason(indoc! {"
+            (prefer r1 r2)
+            (prefer r1 r2)
+            (given b)
+            (normally r1 a p)
+            (normally r2 b (not p))
+            (normally r3 c p)
+            (normally l1 c d)
+            (normally l2 d c)
+        "});
+        assert!(minus(&c, "p"));
+        assert_eq!(c.defeasible(&lit("c")), Status::Undecided);
+        assert_eq!(c.defeasible(&lit("~p")), Status::Undecided);
+    }
+
+    #[test]
+    fn labels_of_rules_not_of_preferences() {
+        let text = "(normally r1 a b) (normally c d) (prefer r1 r9)";
+        let theory = Theory::from_statements(&parse(Path::new("t.spl"), text).expect("valid SPL"));
+        assert!(theory.has_label("r1"));
+        assert!(
+            theory.has_label("_r2"),
+            "unlabelled rules are named by position"
+        );
+        assert!(!theory.has_label("r9"), "named only by prefer");
+        assert!(!theory.has_label("zz"));
     }
 
     #[test]
