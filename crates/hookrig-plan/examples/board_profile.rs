@@ -1,6 +1,8 @@
 //! Builds the board of one generated plan once, for instruction counts with callgrind
 //! (`docs/PERFORMANCE.md`) or a profiler: `board_profile N [parse|reason|board] [REPEAT]`
 //! (with REPEAT, the reasoning step runs that many times, for a warm-cache profile).
+//! `board_profile N write FILE` writes the generated plan to FILE instead, for timing
+//! the `hookrig plan board` command itself (`scripts/bench-plan-board.sh`).
 
 #[path = "../benches/support/plan_gen.rs"]
 mod plan_gen;
@@ -19,6 +21,11 @@ fn main() {
         .expect("usage: board_profile N [parse|reason|board]");
     let what = args.next().unwrap_or_else(|| "board".to_owned());
     let text = plan_gen::generate(tasks);
+    if what == "write" {
+        let file = args.next().expect("usage: board_profile N write FILE");
+        std::fs::write(&file, &text).expect("write the plan");
+        return;
+    }
     let path = Path::new("plan.spl");
     let statements = spl::parse(path, &text).expect("valid");
     if what == "parse" {
