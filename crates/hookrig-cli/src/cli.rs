@@ -207,6 +207,10 @@ pub(crate) struct RunsArgs {
     /// Only this event (any accepted spelling).
     #[arg(long)]
     pub(crate) event: Option<String>,
+    /// Only the emits of this agent (the exact name recorded from `emit --agent`,
+    /// `HOOKRIG_AGENT` or the payload's `session.agent`).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
     /// Print JSON.
     #[arg(long)]
     pub(crate) json: bool,

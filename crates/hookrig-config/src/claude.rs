@@ -533,6 +533,8 @@ impl File<'_> {
                 allowed_env_vars: raw.allowed_env_vars.unwrap_or_default(),
                 managed: layer == Layer::Managed,
             }),
+            // The handler's object in the `hooks` array of its matcher group.
+            declared_at: Some(pos),
         })
     }
 }

@@ -105,6 +105,33 @@ pub struct HookDef {
     pub env: Vec<(String, String)>,
     /// The dialect it was written for.
     pub protocol: ProtocolDef,
+    /// Byte offset in `spec.source.path` where the hook is declared (its `[[hooks]]`
+    /// table, its `[hooks.NAME]` key, its JSON entry); `None` when the hook is a file
+    /// of its own (Hence hooks) or has no entry of its own. An offset rather than a line:
+    /// every emit loads every hook, and lines are only needed by `validate` and `show`,
+    /// which work them out with [`HookDef::declared_line_col`].
+    pub declared_at: Option<usize>,
+}
+
+impl HookDef {
+    /// The 1-based line and column (in characters) of [`HookDef::declared_at`], read
+    /// from the file as it is now; `None` without an offset or when the file cannot be
+    /// read.
+    pub fn declared_line_col(&self) -> Option<(usize, usize)> {
+        let offset = self.declared_at?;
+        let text = std::fs::read_to_string(&self.spec.source.path).ok()?;
+        Some(crate::errors::line_col(&text, offset))
+    }
+
+    /// A diagnostic about this hook, at its declaration when that is known.
+    pub fn diagnostic(&self, severity: crate::Severity, message: String) -> Diagnostic {
+        let mut diagnostic = Diagnostic::file(&self.spec.source.path, severity, message);
+        if let Some((line, col)) = self.declared_line_col() {
+            diagnostic.line = Some(line);
+            diagnostic.col = Some(col);
+        }
+        diagnostic
+    }
 }
 
 /// Settings that apply to the whole run.

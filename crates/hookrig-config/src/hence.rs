@@ -238,6 +238,8 @@ fn load_script(ctx: &mut LoadContext<'_>, path: &Path, hook: &Loaded<'_>) {
         },
         env: Vec::new(),
         protocol: ProtocolDef::Hence(HenceHook { point }),
+        // The hook is the script file itself: its path is the whole place.
+        declared_at: None,
     });
 }
 

@@ -285,6 +285,8 @@ impl Lower<'_> {
             command: CommandDef::Exec { argv },
             env: raw.env.unwrap_or_default().into_iter().collect(),
             protocol: ProtocolDef::Hygge,
+            // The `[hooks.NAME]` key (or `NAME = {...}` in an inline table).
+            declared_at: Some(name_span.start),
         };
 
         // hygge's registry always runs post_message hooks async, whatever they declare.

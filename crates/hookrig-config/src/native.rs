@@ -417,6 +417,7 @@ impl Lower<'_> {
                     .into_iter()
                     .collect(),
                 protocol: crate::definition::ProtocolDef::Native,
+                declared_at: Some(span.start),
             },
             own_timeout,
         ))

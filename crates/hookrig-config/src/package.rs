@@ -484,6 +484,8 @@ pub(crate) fn push(ctx: &mut LoadContext<'_>, package: Package) {
             },
             env: Vec::new(),
             protocol: ProtocolDef::Native,
+            // A webhook runs no script, so nothing reports a problem at its entry.
+            declared_at: None,
         });
     }
     ctx.packages.push(package);

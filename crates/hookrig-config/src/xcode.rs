@@ -804,6 +804,8 @@ impl Plugin<'_> {
                 home: ctx.env.home.clone(),
                 invalid_matcher,
             }),
+            // The entry's object in its event's array.
+            declared_at: self.offset(segs),
         })
     }
 

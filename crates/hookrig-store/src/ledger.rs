@@ -1,6 +1,7 @@
 //! The [`Ledger`]: one connection to the SQLite file that records emits.
 
 use std::collections::hash_map::RandomState;
+use std::fmt::Write as _;
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -26,8 +27,8 @@ const MIN_PREFIX_LEN: usize = 4;
 const INSERT_EMIT: &str = "
     INSERT INTO emits (
         run_id, started_at_ms, event, dialect, cwd, session_id, decision, reason,
-        decided_by, duration_ms, payload_in, payload_out, warnings
-    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+        decided_by, duration_ms, payload_in, payload_out, warnings, agent
+    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 
 const INSERT_HOOK_RUN: &str = "
     INSERT INTO hook_runs (
@@ -56,22 +57,18 @@ const NEXT_SEQ: &str = "
     FROM emits e
     WHERE e.run_id = ?1";
 
-// Two statements rather than one with `?1 IS NULL OR event = ?1`: the OR keeps
-// SQLite from using the (event, started_at_ms) index for the filtered case.
-const RECENT_EMITS: &str = "
+// The WHERE clause is built from the filters that are set rather than written once as
+// `(?2 IS NULL OR event = ?2)`: the OR keeps SQLite from using the (event,
+// started_at_ms) and (agent, started_at_ms) indexes for the filtered cases. Four texts
+// at most, each prepared once and cached by the connection.
+const RECENT_EMITS_SELECT: &str = "
     SELECT e.run_id, e.started_at_ms, e.event, e.decision, e.decided_by, e.reason,
            e.duration_ms, e.cwd,
-           (SELECT count(*) FROM hook_runs h WHERE h.run_id = e.run_id AND h.matched = 1)
-    FROM emits e
-    ORDER BY e.started_at_ms DESC, e.rowid DESC
-    LIMIT ?1";
+           (SELECT count(*) FROM hook_runs h WHERE h.run_id = e.run_id AND h.matched = 1),
+           e.agent
+    FROM emits e";
 
-const RECENT_EMITS_OF_EVENT: &str = "
-    SELECT e.run_id, e.started_at_ms, e.event, e.decision, e.decided_by, e.reason,
-           e.duration_ms, e.cwd,
-           (SELECT count(*) FROM hook_runs h WHERE h.run_id = e.run_id AND h.matched = 1)
-    FROM emits e
-    WHERE e.event = ?2
+const RECENT_EMITS_ORDER: &str = "
     ORDER BY e.started_at_ms DESC, e.rowid DESC
     LIMIT ?1";
 
@@ -88,7 +85,7 @@ const RUN_IDS_WITH_PREFIX: &str = "
 
 const SELECT_EMIT: &str = "
     SELECT run_id, started_at_ms, event, dialect, cwd, session_id, decision, reason,
-           decided_by, duration_ms, payload_in, payload_out, warnings
+           decided_by, duration_ms, payload_in, payload_out, warnings, agent
     FROM emits
     WHERE run_id = ?1";
 
@@ -221,6 +218,7 @@ impl Ledger {
                     emit.payload_in,
                     emit.payload_out,
                     warnings,
+                    emit.agent,
                 ])
                 .map_err(|source| {
                     if is_primary_key_violation(&source) {
@@ -353,20 +351,23 @@ impl Ledger {
         };
         // SQLite takes a signed limit; anything beyond i64::MAX means "all" anyway.
         let limit = i64::try_from(filter.limit).unwrap_or(i64::MAX);
-        let summaries = match &filter.event {
-            None => self.conn.prepare_cached(RECENT_EMITS).and_then(|mut stmt| {
-                stmt.query_map(params![limit], summary_from_row)?
+        let mut sql = RECENT_EMITS_SELECT.to_owned();
+        let mut values: Vec<&dyn rusqlite::ToSql> = vec![&limit];
+        for (column, value) in [("event", &filter.event), ("agent", &filter.agent)] {
+            if let Some(value) = value {
+                values.push(value);
+                let keyword = if values.len() == 2 { "WHERE" } else { "AND" };
+                let _ = write!(sql, "\n    {keyword} e.{column} = ?{}", values.len());
+            }
+        }
+        sql.push_str(RECENT_EMITS_ORDER);
+        self.conn
+            .prepare_cached(&sql)
+            .and_then(|mut stmt| {
+                stmt.query_map(values.as_slice(), summary_from_row)?
                     .collect::<rusqlite::Result<Vec<_>>>()
-            }),
-            Some(event) => self
-                .conn
-                .prepare_cached(RECENT_EMITS_OF_EVENT)
-                .and_then(|mut stmt| {
-                    stmt.query_map(params![limit, event], summary_from_row)?
-                        .collect::<rusqlite::Result<Vec<_>>>()
-                }),
-        };
-        summaries.map_err(fail)
+            })
+            .map_err(fail)
     }
 
     /// The emit `run_id` with all its hook rows in `seq` order, or `None` when
@@ -532,6 +533,7 @@ fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<EmitSummary> {
         duration_ms: row.get(6)?,
         cwd: row.get(7)?,
         hooks_run: row.get(8)?,
+        agent: row.get(9)?,
     })
 }
 
@@ -545,6 +547,7 @@ fn emit_from_row(row: &Row<'_>) -> rusqlite::Result<(EmitRecord, String)> {
         dialect: row.get(3)?,
         cwd: row.get(4)?,
         session_id: row.get(5)?,
+        agent: row.get(13)?,
         decision: row.get(6)?,
         reason: row.get(7)?,
         decided_by: row.get(8)?,
@@ -593,6 +596,7 @@ mod tests {
             dialect: "claude".to_owned(),
             cwd: "/repo".to_owned(),
             session_id: "s1".to_owned(),
+            agent: None,
             decision: "allow".to_owned(),
             reason: None,
             decided_by: None,
@@ -706,11 +710,13 @@ mod tests {
         let none = EmitFilter {
             limit: 0,
             event: None,
+            agent: None,
         };
         assert!(ledger.recent_emits(&none).expect("query").is_empty());
         let all = EmitFilter {
             limit: usize::MAX,
             event: None,
+            agent: None,
         };
         assert_eq!(ledger.recent_emits(&all).expect("query").len(), 3);
     }

@@ -44,6 +44,7 @@
 //!     dialect: "claude".to_owned(),
 //!     cwd: "/home/me/repo".to_owned(),
 //!     session_id: "abc".to_owned(),
+//!     agent: Some("claude-1".to_owned()),
 //!     decision: "deny".to_owned(),
 //!     reason: Some("rm -rf is not allowed".to_owned()),
 //!     decided_by: Some("no-rm".to_owned()),

@@ -23,6 +23,10 @@ pub struct EmitRecord {
     pub cwd: String,
     /// Session id reported by the agent.
     pub session_id: String,
+    /// The agent that emitted (`hookrig emit --agent`, `HOOKRIG_AGENT` or the
+    /// payload's `session.agent`), when one was named.
+    #[serde(default)]
+    pub agent: Option<String>,
     /// Final decision (`allow`, `deny`, `ask`, ...).
     pub decision: String,
     /// Why the decision was taken, when a hook or policy said so.
@@ -82,6 +86,9 @@ pub struct EmitFilter {
     pub limit: usize,
     /// Only emits of this event (exact canonical name), or all events when `None`.
     pub event: Option<String>,
+    /// Only emits of this agent (exact name), or those of any agent or none when `None`.
+    #[serde(default)]
+    pub agent: Option<String>,
 }
 
 impl EmitFilter {
@@ -94,6 +101,7 @@ impl Default for EmitFilter {
         Self {
             limit: Self::DEFAULT_LIMIT,
             event: None,
+            agent: None,
         }
     }
 }
@@ -107,6 +115,9 @@ pub struct EmitSummary {
     pub started_at_ms: i64,
     /// Canonical name of the event.
     pub event: String,
+    /// The agent that emitted, when one was named.
+    #[serde(default)]
+    pub agent: Option<String>,
     /// Final decision.
     pub decision: String,
     /// Name of the hook whose answer decided, if one did.
@@ -144,7 +155,8 @@ mod tests {
             EmitFilter::default(),
             EmitFilter {
                 limit: 20,
-                event: None
+                event: None,
+                agent: None
             }
         );
     }

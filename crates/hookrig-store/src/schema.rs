@@ -205,6 +205,16 @@ const MIGRATIONS: &[&str] = &[
 
     CREATE INDEX agents_by_task ON agents (task);
     ",
+    // Version 6: the agent an emit came from (`hookrig emit --agent`, `HOOKRIG_AGENT`,
+    // the payload's `session.agent`, or the agent of a `hookrig task` lifecycle emit);
+    // NULL when none was named, and for every emit recorded before this step. The index
+    // serves `hookrig runs --agent`, newest first, as `emits_by_event_time` serves
+    // `--event`.
+    "
+    ALTER TABLE emits ADD COLUMN agent TEXT;
+
+    CREATE INDEX emits_by_agent_time ON emits (agent, started_at_ms);
+    ",
 ];
 
 /// The schema version this build writes and reads.
@@ -442,6 +452,46 @@ mod tests {
             )
             .expect("fts5 with the porter tokenizer is compiled in");
         assert_eq!(found, 1);
+    }
+
+    // guards: ledgers written before emits named their agent keep their runs, which
+    // read back without an agent
+    #[test]
+    fn version_5_ledger_gains_the_emit_agent_and_keeps_its_rows() {
+        let mut conn = memory();
+        for step in &MIGRATIONS[..5] {
+            conn.execute_batch(step).expect("steps 1 to 5");
+        }
+        conn.pragma_update(None, "user_version", 5)
+            .expect("user_version is writable");
+        conn.execute_batch(
+            "INSERT INTO emits VALUES ('r1', 1, 'tool.before', 'native', '/', 's', 'allow',
+             NULL, NULL, 1.0, '{}', '{}', '[]');
+             INSERT INTO hook_runs VALUES ('r1', 0, 'h', '/h', 'native', 1, NULL, 'allow',
+             0, 1.0, NULL, NULL, NULL, 0, 0);",
+        )
+        .expect("v5 rows");
+        migrate(&mut conn, Path::new("mem")).expect("v5 migrates");
+        assert_eq!(user_version(&conn).expect("readable"), CURRENT_VERSION);
+        let (event, agent): (String, Option<String>) = conn
+            .query_row(
+                "SELECT event, agent FROM emits WHERE run_id = 'r1'",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .expect("the v5 row is still there");
+        assert_eq!((event.as_str(), agent), ("tool.before", None));
+        let hooks: i64 = conn
+            .query_row("SELECT count(*) FROM hook_runs", [], |row| row.get(0))
+            .expect("count");
+        assert_eq!(hooks, 1);
+        conn.execute(
+            "UPDATE emits SET agent = 'claude-1' WHERE run_id = 'r1'",
+            [],
+        )
+        .expect("the agent column is text");
+        let bad = conn.execute("UPDATE emits SET agent = x'00' WHERE run_id = 'r1'", []);
+        assert!(bad.is_err(), "the table stays STRICT");
     }
 
     // guards: the on-disk schema, which ledgers written by released versions rely on

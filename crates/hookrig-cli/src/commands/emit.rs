@@ -104,6 +104,8 @@ pub(crate) fn dispatch_event<T>(
         dialect,
         cwd: cwd.display().to_string(),
         session_id: session_id.clone(),
+        // An empty name (`HOOKRIG_AGENT=`) names no agent.
+        agent: agent.clone().filter(|agent| !agent.is_empty()),
         decision: String::new(),
         reason: None,
         decided_by: None,

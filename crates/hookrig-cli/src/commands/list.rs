@@ -186,7 +186,16 @@ pub(crate) fn show(
         }
         let l = Listed::new(def);
         let _ = writeln!(text, "name:        {}", l.name);
-        let _ = writeln!(text, "source:      {}", l.source);
+        // `path:line` of the declaration, so an editor can jump to it; the path alone
+        // for hooks that are files themselves.
+        match def.declared_line_col() {
+            Some((line, _)) => {
+                let _ = writeln!(text, "source:      {}:{line}", l.source);
+            }
+            None => {
+                let _ = writeln!(text, "source:      {}", l.source);
+            }
+        }
         let _ = writeln!(text, "dialect:     {}", l.dialect);
         let _ = writeln!(text, "events:      {}", l.events.join(", "));
         if !l.matcher.is_empty() {

@@ -4,7 +4,7 @@ use std::fmt::Write;
 use std::time::{Duration, UNIX_EPOCH};
 
 use hookrig_core::EventName;
-use hookrig_store::{EmitFilter, EmitRecord};
+use hookrig_store::{EmitFilter, EmitRecord, EmitSummary};
 
 use crate::cli::{GlobalArgs, RunsArgs};
 use crate::errors::ExpectedError;
@@ -19,6 +19,7 @@ pub(crate) fn list(global: &GlobalArgs, args: &RunsArgs) -> Result<u8, ExpectedE
             .event
             .as_deref()
             .map(|e| EventName::resolve(e).as_str().to_owned()),
+        agent: args.agent.clone(),
     };
     let emits = ledger.recent_emits(&filter)?;
     if args.json {
@@ -30,25 +31,48 @@ pub(crate) fn list(global: &GlobalArgs, args: &RunsArgs) -> Result<u8, ExpectedE
         print("(no runs recorded)\n")?;
         return Ok(exit_codes::PROCEED);
     }
+    print(&render_runs(&emits))?;
+    Ok(exit_codes::PROCEED)
+}
+
+/// The table of `hookrig runs`. The AGENT column appears only when a listed emit
+/// names an agent, as wide as the longest name: ledgers of hosts that never name one
+/// keep the table they always had.
+fn render_runs(emits: &[EmitSummary]) -> String {
+    let agent_width = emits
+        .iter()
+        .filter_map(|emit| emit.agent.as_deref())
+        .map(|agent| agent.chars().count().max("AGENT".len()))
+        .max();
+    let agent_cell = |agent: &str| match agent_width {
+        Some(width) => format!("{agent:width$}  "),
+        None => String::new(),
+    };
     let mut text = format!(
-        "{:36}  {:20}  {:18}  {:8}  {:>5}  {:>9}  DECIDED BY\n",
-        "RUN", "TIME (UTC)", "EVENT", "DECISION", "HOOKS", "MS"
+        "{:36}  {:20}  {:18}  {}{:8}  {:>5}  {:>9}  DECIDED BY\n",
+        "RUN",
+        "TIME (UTC)",
+        "EVENT",
+        agent_cell("AGENT"),
+        "DECISION",
+        "HOOKS",
+        "MS"
     );
-    for emit in &emits {
+    for emit in emits {
         let _ = writeln!(
             text,
-            "{:36}  {:20}  {:18}  {:8}  {:>5}  {:>9.1}  {}",
+            "{:36}  {:20}  {:18}  {}{:8}  {:>5}  {:>9.1}  {}",
             emit.run_id,
             timestamp(emit.started_at_ms),
             emit.event,
+            agent_cell(emit.agent.as_deref().unwrap_or("-")),
             emit.decision,
             emit.hooks_run,
             emit.duration_ms,
             emit.decided_by.as_deref().unwrap_or("-")
         );
     }
-    print(&text)?;
-    Ok(exit_codes::PROCEED)
+    text
 }
 
 pub(crate) fn why(global: &GlobalArgs, run_id: &str, json: bool) -> Result<u8, ExpectedError> {
@@ -74,6 +98,9 @@ fn render_why(emit: &EmitRecord) -> String {
     let _ = writeln!(text, "cwd       {}", emit.cwd);
     if !emit.session_id.is_empty() {
         let _ = writeln!(text, "session   {}", emit.session_id);
+    }
+    if let Some(agent) = &emit.agent {
+        let _ = writeln!(text, "agent     {agent}");
     }
     let _ = write!(text, "decision  {}", emit.decision);
     if let Some(by) = &emit.decided_by {

@@ -1,9 +1,11 @@
 //! `hookrig validate`: check every config source.
 
 use std::fmt::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use hookrig_config::{CommandDef, ConfigError, Diagnostic, LoadOptions, PackageRef, Severity};
+use hookrig_config::{
+    CommandDef, ConfigError, Diagnostic, HookDef, LoadOptions, PackageRef, ProtocolDef, Severity,
+};
 
 use crate::engine;
 use crate::errors::ExpectedError;
@@ -63,22 +65,116 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// A script a hook names that is missing or cannot be executed: the hook would fail
-/// every time it runs.
-fn script_problem(def: &hookrig_config::HookDef) -> Option<Diagnostic> {
-    let script = match &def.command {
-        CommandDef::Shell {
-            script: Some(script),
-            ..
-        } => script.clone(),
-        CommandDef::Exec { argv } if argv.first().is_some_and(|a| a.contains('/')) => {
-            argv[0].clone().into()
-        }
-        _ => return None,
-    };
+/// every time it runs. Reported at the hook's declaration when the loader kept it.
+fn script_problem(def: &HookDef) -> Option<Diagnostic> {
+    let script = script_of(def)?;
     let problem = hookrig_exec::script_problem(&script)?;
-    Some(Diagnostic::file(
-        &def.spec.source.path,
+    Some(def.diagnostic(
         Severity::Error,
         format!("hook `{}`: {problem}", def.spec.name),
     ))
+}
+
+/// The file a hook's command starts, when it names one by path.
+///
+/// Native and hygge loaders resolve it at load time. x-code and Claude Code command
+/// lines are run by the shell as written, so their first word is read here the way the
+/// hook will expand it: x-code's `${pluginDir}`, `${pluginDataDir}` and `${homedir}`,
+/// Claude Code's `$CLAUDE_PROJECT_DIR`. A first word that still holds anything the shell
+/// would expand, or that is not an absolute path, is left alone: only the shell knows
+/// what it runs.
+fn script_of(def: &HookDef) -> Option<PathBuf> {
+    match (&def.command, &def.protocol) {
+        (
+            CommandDef::Shell {
+                script: Some(script),
+                ..
+            },
+            _,
+        ) => Some(script.clone()),
+        (CommandDef::Exec { argv }, _) if argv.first().is_some_and(|a| a.contains('/')) => {
+            Some(argv[0].clone().into())
+        }
+        (CommandDef::Shell { line, .. }, ProtocolDef::Xcode(xcode)) => {
+            let word = first_word(line)?;
+            let word = word
+                .replace("${pluginDir}", &xcode.plugin_dir.to_string_lossy())
+                .replace("${pluginDataDir}", &xcode.data_dir.to_string_lossy())
+                .replace("${homedir}", &xcode.home.to_string_lossy())
+                .replace("${sep}", std::path::MAIN_SEPARATOR_STR);
+            absolute_plain(word)
+        }
+        (CommandDef::Shell { line, .. }, ProtocolDef::Claude(claude)) => {
+            let mut word = first_word(line)?;
+            if let Some(dir) = &claude.project_dir {
+                let dir = dir.to_string_lossy();
+                word = word
+                    .replace("${CLAUDE_PROJECT_DIR}", &dir)
+                    .replace("$CLAUDE_PROJECT_DIR", &dir);
+            }
+            absolute_plain(word)
+        }
+        _ => None,
+    }
+}
+
+/// The first word of a shell line with its quotes removed; `None` when it holds a
+/// backslash (an escape whose meaning is the shell's to decide).
+fn first_word(line: &str) -> Option<String> {
+    let mut word = String::new();
+    let mut quote = None;
+    for c in line.trim_start().chars() {
+        match (quote, c) {
+            (_, '\\') => return None,
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(open), c) if c == open => quote = None,
+            (None, c) if c.is_whitespace() => break,
+            (_, c) => word.push(c),
+        }
+    }
+    Some(word)
+}
+
+/// `word` as a path when it is absolute and nothing in it is left for the shell.
+fn absolute_plain(word: String) -> Option<PathBuf> {
+    let plain = word.starts_with('/')
+        && !word.contains(['$', '`', '*', '?', '[', ';', '&', '|', '<', '>', '(', ')']);
+    plain.then(|| PathBuf::from(word))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_words_lose_their_quotes_and_stop_at_unquoted_space() {
+        assert_eq!(first_word("  /a/b.sh --x").as_deref(), Some("/a/b.sh"));
+        assert_eq!(
+            first_word(r#""$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh arg"#).as_deref(),
+            Some("$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh")
+        );
+        assert_eq!(
+            first_word("'/dir with space/x.sh' y").as_deref(),
+            Some("/dir with space/x.sh")
+        );
+        assert_eq!(first_word(r"/a\ b.sh"), None);
+    }
+
+    #[test]
+    fn only_absolute_words_with_nothing_left_to_expand_are_scripts() {
+        assert_eq!(
+            absolute_plain("/a/b.sh".into()),
+            Some(PathBuf::from("/a/b.sh"))
+        );
+        for word in [
+            "b.sh",
+            "./b.sh",
+            "$HOME/b.sh",
+            "/a/${env:X}/b.sh",
+            "/a/*.sh",
+            "jq",
+        ] {
+            assert_eq!(absolute_plain(word.into()), None, "{word}");
+        }
+    }
 }

@@ -624,3 +624,152 @@ fn validate_reports_warnings_next_to_errors() {
         "{stdout}"
     );
 }
+
+/// Writes `text` at `path` under the project, creating parents.
+fn put_project_file(env: &TestEnv, path: &str, text: &str) {
+    let path = env.project().join(path);
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+/// A project with a missing and a non-executable script in native `hooks.toml`, hygge,
+/// an x-code `hooks.json` and Claude Code `settings.json`, each entry at a known place.
+fn scripts_with_problems_in_every_dialect(env: &TestEnv) {
+    env.write_file(".hookrig/plain.sh", "echo not executable\n");
+    env.write_file(".hygge/plain.sh", "echo not executable\n");
+    env.write_file(".claude/hooks/plain.sh", "echo not executable\n");
+    env.write_file(".hookrig/plugins/p/hooks/plain.sh", "echo not executable\n");
+    env.write_script(".hookrig/ok.sh", "exit 0\n");
+    env.write_project_config(indoc! {r#"
+        # native hooks: positions are the `[[hooks]]` headers
+        [[hooks]]
+        name = "fine"
+        events = ["tool.before"]
+        command = "./ok.sh"
+
+        [[hooks]]
+        name = "missing"
+        events = ["tool.before"]
+        command = "./nope.sh"
+
+          [[hooks]]
+          name = "plain"
+          events = ["tool.before"]
+          exec = ["./plain.sh", "--flag"]
+    "#});
+    put_project_file(
+        env,
+        ".hygge/hooks.toml",
+        indoc! {r#"
+            [hooks.missing]
+            events = ["pre_tool"]
+            command = ".hygge/nope.sh"
+
+            [hooks.plain]
+            events = ["pre_tool"]
+            command = ".hygge/plain.sh"
+        "#},
+    );
+    put_project_file(
+        env,
+        ".claude/settings.json",
+        indoc! {r#"
+            {
+              "hooks": {
+                "PreToolUse": [
+                  {
+                    "matcher": "Bash",
+                    "hooks": [
+                      {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/nope.sh"},
+                      {
+                        "type": "command",
+                        "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/plain.sh --x"
+                      }
+                    ]
+                  }
+                ]
+              }
+            }
+        "#},
+    );
+    put_project_file(
+        env,
+        ".hookrig/plugins/p/plugin.json",
+        r#"{"name": "p", "version": "0.1.0"}"#,
+    );
+    put_project_file(
+        env,
+        ".hookrig/plugins/p/hooks/hooks.json",
+        indoc! {r#"
+            {
+              "PreToolUse": [
+                {"command": "${pluginDir}/hooks/nope.sh"},
+                  {
+                    "command": "'${pluginDir}/hooks/plain.sh' arg",
+                    "timeout": 5000
+                  }
+              ]
+            }
+        "#},
+    );
+}
+
+// guards: script problems of every dialect name the line and column of the hook's
+// declaration, not only its file
+#[test]
+fn validate_places_script_problems_at_the_hook_in_every_dialect() {
+    let env = test_env();
+    scripts_with_problems_in_every_dialect(&env);
+
+    let output = hookrig(&env, &["validate"]);
+    let stdout = redact_paths(&env, &text(&output.stdout));
+    assert_eq!(code(&output), 1, "{stdout}");
+    let places: Vec<(&str, &str)> = stdout
+        .lines()
+        .filter_map(|line| {
+            let (place, message) = line.split_once(": error: ")?;
+            let name = message.split('`').nth(1)?;
+            Some((name, place.strip_prefix("[TMP]/project/")?))
+        })
+        .collect();
+    assert_eq!(
+        places,
+        [
+            ("claude:project:PreToolUse:1", ".claude/settings.json:7:11"),
+            ("claude:project:PreToolUse:2", ".claude/settings.json:8:11"),
+            ("missing", ".hookrig/hooks.toml:7:1"),
+            ("plain", ".hookrig/hooks.toml:12:3"),
+            (
+                "p@local:PreToolUse:0",
+                ".hookrig/plugins/p/hooks/hooks.json:3:5"
+            ),
+            (
+                "p@local:PreToolUse:1",
+                ".hookrig/plugins/p/hooks/hooks.json:4:7"
+            ),
+            ("missing", ".hygge/hooks.toml:1:8"),
+            ("plain", ".hygge/hooks.toml:5:8"),
+        ],
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("8 errors, 0 warnings\n"), "{stdout}");
+    assert_nothing_ran(&env);
+    insta::assert_snapshot!(stdout);
+}
+
+#[test]
+fn show_names_the_line_of_the_declaration() {
+    let env = test_env();
+    scripts_with_problems_in_every_dialect(&env);
+
+    let shown = redact_paths(&env, &stdout_ok(&hookrig(&env, &["show", "plain"])));
+    let sources: Vec<&str> = shown
+        .lines()
+        .filter_map(|line| line.strip_prefix("source:      [TMP]/project/"))
+        .collect();
+    assert_eq!(
+        sources,
+        [".hookrig/hooks.toml:12", ".hygge/hooks.toml:5"],
+        "{shown}"
+    );
+}

@@ -232,3 +232,142 @@ fn debug_prints_one_line_per_hook_run() {
         "{stderr}"
     );
 }
+
+/// `hookrig emit tool.before` with `payload`, extra `args` and `HOOKRIG_AGENT` when
+/// given; the run id.
+fn emit_as(
+    env: &hookrig_test_support::TestEnv,
+    args: &[&str],
+    hookrig_agent: Option<&str>,
+    payload: &str,
+) -> String {
+    let mut command = env.command([&["emit", "tool.before"], args].concat());
+    if let Some(agent) = hookrig_agent {
+        command.env("HOOKRIG_AGENT", agent);
+    }
+    let output = run_with_input(command, payload.as_bytes(), HANG_LIMIT);
+    let out = crate::harness::emitted(&output);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.run_id()
+}
+
+/// A `why --json` answer with what changes from run to run replaced.
+fn redact_why(env: &hookrig_test_support::TestEnv, mut why: Value) -> Value {
+    why["run_id"] = "[run_id]".into();
+    why["started_at_ms"] = "[started_at_ms]".into();
+    why["duration_ms"] = "[duration_ms]".into();
+    let project = env.project().display().to_string();
+    why["cwd"] = why["cwd"]
+        .as_str()
+        .expect("cwd")
+        .replace(&project, "[project]")
+        .into();
+    for hook in why["hooks"].as_array_mut().expect("hooks") {
+        hook["duration_ms"] = "[duration_ms]".into();
+        hook["source"] = hook["source"]
+            .as_str()
+            .expect("source")
+            .replace(&project, "[project]")
+            .into();
+    }
+    why
+}
+
+#[test]
+fn emits_record_their_agent_from_flag_environment_or_payload() {
+    let env = test_env();
+    allow_hook(&env);
+    let by_flag = emit_as(&env, &["--agent", "claude-1"], None, "{}");
+    let by_env = emit_as(&env, &[], Some("codex"), "{}");
+    let by_payload = emit_as(&env, &[], None, r#"{"session": {"agent": "gemini"}}"#);
+    let without = emit_as(&env, &[], None, "{}");
+    // The flag (or HOOKRIG_AGENT, its default) wins over the payload, as it does for
+    // choosing plugin packages; an empty HOOKRIG_AGENT names nobody.
+    let flag_over_payload = emit_as(
+        &env,
+        &["--agent", "claude-1"],
+        None,
+        r#"{"session": {"agent": "gemini"}}"#,
+    );
+    let empty_env = emit_as(&env, &[], Some(""), "{}");
+
+    let runs = runs_json(&env, &[]);
+    let agents: Vec<(String, Value)> = runs
+        .iter()
+        .map(|run| {
+            (
+                run["run_id"].as_str().expect("id").to_owned(),
+                run["agent"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        agents,
+        [
+            (empty_env.clone(), Value::Null),
+            (flag_over_payload.clone(), "claude-1".into()),
+            (without.clone(), Value::Null),
+            (by_payload.clone(), "gemini".into()),
+            (by_env.clone(), "codex".into()),
+            (by_flag.clone(), "claude-1".into()),
+        ]
+    );
+
+    assert_eq!(
+        run_ids(&runs_json(&env, &["--agent", "claude-1"])),
+        [flag_over_payload.as_str(), &by_flag]
+    );
+    assert_eq!(
+        run_ids(&runs_json(&env, &["--agent", "codex"])),
+        [by_env.as_str()]
+    );
+    assert_eq!(
+        run_ids(&runs_json(
+            &env,
+            &["--agent", "gemini", "--event", "PreToolUse"]
+        )),
+        [by_payload.as_str()],
+        "with the event filter too"
+    );
+    assert!(
+        runs_json(&env, &["--agent", "claude"]).is_empty(),
+        "exact names only"
+    );
+    let none = hookrig(&env, &["runs", "--agent", "nobody"]);
+    assert_eq!(text(&none.stdout), "(no runs recorded)\n");
+
+    // The table gains an AGENT column, `-` for emits without one.
+    let table = text(&hookrig(&env, &["runs"]).stdout);
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(
+        lines[0].contains("  EVENT               AGENT     DECISION  HOOKS"),
+        "{table}"
+    );
+    assert!(
+        lines[2].contains("  tool.before         claude-1  allow         1"),
+        "{table}"
+    );
+    assert!(
+        lines[3].contains("  tool.before         -         allow         1"),
+        "{table}"
+    );
+    // Without any agent in view, the table is the one it always was.
+    let plain = text(&hookrig(&env, &["runs", "--limit", "1"]).stdout);
+    assert!(
+        plain.starts_with(&format!(
+            "{:36}  {:20}  {:18}  {:8}  {:>5}  {:>9}  DECIDED BY\n",
+            "RUN", "TIME (UTC)", "EVENT", "DECISION", "HOOKS", "MS"
+        )),
+        "{plain}"
+    );
+
+    let why = crate::harness::why_text(&env, &by_env);
+    assert!(why.contains("\nagent     codex\n"), "{why}");
+    let why = crate::harness::why_text(&env, &without);
+    assert!(!why.contains("agent"), "{why}");
+    assert!(crate::harness::why_json(&env, &without)["agent"].is_null());
+    insta::assert_json_snapshot!(
+        "why_json_with_agent",
+        redact_why(&env, crate::harness::why_json(&env, &by_flag))
+    );
+}

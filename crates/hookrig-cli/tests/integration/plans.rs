@@ -486,6 +486,22 @@ fn lifecycle_hooks_see_every_state_change() {
         .collect();
     events.reverse();
     insta::assert_debug_snapshot!("ledger_events", events);
+    // guards: lifecycle emits record the acting agent, as `hookrig emit --agent` does
+    assert!(
+        runs.as_array()
+            .expect("runs")
+            .iter()
+            .all(|r| r["agent"] == "coder"),
+        "{runs}"
+    );
+    let coder = json_of(&hookrig(
+        &env,
+        &["runs", "--json", "--agent", "coder", "--limit", "100"],
+    ));
+    assert_eq!(
+        coder.as_array().map(Vec::len),
+        runs.as_array().map(Vec::len)
+    );
 }
 
 #[test]

@@ -49,6 +49,7 @@ fn two_handles_writing_from_two_threads_lose_nothing() {
         .recent_emits(&EmitFilter {
             limit: usize::MAX,
             event: Some("Stop".to_owned()),
+            agent: None,
         })
         .expect("list");
     assert_eq!(all.len(), WRITERS * EMITS_PER_WRITER);

@@ -52,6 +52,7 @@ fn summary_counts_only_matched_hooks() {
     assert_eq!(summary.reason, emit.reason);
     assert!((summary.duration_ms - emit.duration_ms).abs() < f64::EPSILON);
     assert_eq!(summary.cwd, emit.cwd);
+    assert_eq!(summary.agent.as_deref(), Some("claude-1"));
     // full_emit has four hooks, one of which did not match.
     assert_eq!(summary.hooks_run, 3);
 }
@@ -80,6 +81,7 @@ fn recent_emits_are_newest_first_limited_and_filtered() {
         .recent_emits(&EmitFilter {
             limit: 2,
             event: None,
+            agent: None,
         })
         .expect("list");
     assert_eq!(run_ids(&two), ["run-d", "run-e"]);
@@ -89,6 +91,7 @@ fn recent_emits_are_newest_first_limited_and_filtered() {
         .recent_emits(&EmitFilter {
             limit: 20,
             event: Some("PreToolUse".to_owned()),
+            agent: None,
         })
         .expect("list");
     assert_eq!(run_ids(&pre), ["run-e", "run-b", "run-a"]);
@@ -98,6 +101,7 @@ fn recent_emits_are_newest_first_limited_and_filtered() {
         .recent_emits(&EmitFilter {
             limit: 1,
             event: Some("PreToolUse".to_owned()),
+            agent: None,
         })
         .expect("list");
     assert_eq!(run_ids(&pre_limited), ["run-e"]);
@@ -109,10 +113,59 @@ fn recent_emits_are_newest_first_limited_and_filtered() {
             .recent_emits(&EmitFilter {
                 limit: 20,
                 event: Some(event.to_owned()),
+                agent: None,
             })
             .expect("list");
         assert!(none.is_empty(), "{event:?} matched {none:?}");
     }
+}
+
+#[test]
+fn recent_emits_filter_by_agent_alone_and_with_the_event() {
+    let mut t = TempLedger::new();
+    for (id, at, event, agent) in [
+        ("run-a", 100, "PreToolUse", Some("claude-1")),
+        ("run-b", 200, "Stop", Some("claude-1")),
+        ("run-c", 300, "PreToolUse", Some("codex")),
+        ("run-d", 400, "PreToolUse", None),
+        ("run-e", 500, "PreToolUse", Some("claude-1")),
+    ] {
+        let mut emit = bare_emit(id, at, event);
+        emit.agent = agent.map(str::to_owned);
+        t.ledger.record_emit(&emit).expect("record");
+    }
+    let list = |event: Option<&str>, agent: Option<&str>, limit: usize| {
+        t.ledger
+            .recent_emits(&EmitFilter {
+                limit,
+                event: event.map(str::to_owned),
+                agent: agent.map(str::to_owned),
+            })
+            .expect("list")
+    };
+    let claude = list(None, Some("claude-1"), 20);
+    assert_eq!(run_ids(&claude), ["run-e", "run-b", "run-a"]);
+    assert!(
+        claude
+            .iter()
+            .all(|s| s.agent.as_deref() == Some("claude-1"))
+    );
+    assert_eq!(run_ids(&list(None, Some("claude-1"), 1)), ["run-e"]);
+    assert_eq!(
+        run_ids(&list(Some("PreToolUse"), Some("claude-1"), 20)),
+        ["run-e", "run-a"]
+    );
+    assert_eq!(
+        run_ids(&list(Some("Stop"), Some("codex"), 20)),
+        Vec::<&str>::new()
+    );
+    // Exact names: no prefix, no case folding, no wildcard.
+    for agent in ["claude", "Claude-1", "%"] {
+        assert!(list(None, Some(agent), 20).is_empty(), "{agent:?}");
+    }
+    // No agent filter lists emits with and without an agent.
+    assert_eq!(list(None, None, 20).len(), 5);
+    assert_eq!(list(None, None, 20)[1].agent, None);
 }
 
 #[test]
@@ -363,6 +416,7 @@ fn the_wal_is_kept_between_emits_and_folded_back_once_it_grows() {
         .recent_emits(&EmitFilter {
             limit: 1000,
             event: None,
+            agent: None,
         })
         .expect("list");
     assert_eq!(all.len(), 400, "no record lost across checkpoints");
