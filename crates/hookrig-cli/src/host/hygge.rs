@@ -1,11 +1,22 @@
-//! The hygge host format: hygge's `Input` on stdin, read into a canonical event.
+//! The hygge host format: hygge's `Input` on stdin, read into a canonical event, and
+//! hygge's `Action` on stdout.
 //!
 //! The event is the EVENT argument when given, else the Input's `event` (`pre_tool`,
-//! `post_tool`, `pre_message`, `post_message`, which the catalog knows as aliases). The
-//! answer is hookrig's Outcome on stdout; on a deny the reason also goes to stderr,
-//! since hygge reads a hook's non-zero exit as a deny with the reason on stderr.
+//! `post_tool`, `pre_message`, `post_message`, which the catalog knows as aliases).
+//!
+//! The answer is what hygge reads from a hook, so that hookrig can be hygge's one hook
+//! and everything its hooks decide reaches hygge: `{"decision": "allow"}`;
+//! `{"decision": "modify", ...}` with `modified_tool_input` (`pre_tool`),
+//! `modified_tool_result` (`post_tool`) or `modified_message` (`pre_message`,
+//! `post_message`) when a hook changed them; `system_prompt_append` with the hooks'
+//! texts joined by a blank line; `{"decision": "deny", "reason": ...}` with exit 2 and
+//! the reason on stderr, since hygge reads a non-zero exit as a deny with the reason
+//! on stderr. hygge has no "ask": a hook that asks for confirmation is answered as a
+//! deny, since nobody is there to confirm. The Outcome is in the ledger
+//! (`hookrig why RUN`).
 
-use hookrig_core::{Decision, Dispatched, Outcome, Payload};
+use hookrig_core::{Decision, Dispatched, HookResult, Outcome, Payload};
+use serde_json::json;
 use serde_json::{Map, Value};
 
 use super::native::parse_object;
@@ -29,13 +40,97 @@ pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, Expec
     })
 }
 
-pub(super) fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
-    let mut answer = super::native::answer(outcome, dispatched);
-    if dispatched.decision == Decision::Deny {
-        let reason = dispatched.reason.as_deref().unwrap_or("denied by hookrig");
-        answer.stderr = Some(format!("{reason}\n"));
+pub(super) fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
+    let mut action = Map::new();
+    let refused = match dispatched.decision {
+        Decision::Deny => Some(
+            dispatched
+                .reason
+                .clone()
+                .unwrap_or_else(|| "denied by hookrig".to_owned()),
+        ),
+        Decision::Ask => Some(format!(
+            "{} (a hook asked for confirmation, which hygge cannot ask for)",
+            dispatched
+                .reason
+                .as_deref()
+                .unwrap_or("confirmation needed")
+        )),
+        Decision::Allow => None,
+    };
+    if let Some(reason) = refused {
+        action.insert("decision".into(), json!("deny"));
+        action.insert("reason".into(), json!(reason));
+        return HostAnswer {
+            stdout: format!("{}\n", Value::Object(action)),
+            stderr: Some(format!("{reason}\n")),
+            exit_code: crate::exit_codes::DENIED,
+        };
     }
-    answer
+    let modified = dispatched
+        .records
+        .iter()
+        .any(|r| r.result == HookResult::Modify);
+    let changes = if modified {
+        modifications(dispatched)
+    } else {
+        Map::new()
+    };
+    action.insert(
+        "decision".into(),
+        json!(if changes.is_empty() {
+            "allow"
+        } else {
+            "modify"
+        }),
+    );
+    action.extend(changes);
+    if !dispatched.system_prompt_append.is_empty() {
+        action.insert(
+            "system_prompt_append".into(),
+            json!(dispatched.system_prompt_append.join("\n\n")),
+        );
+    }
+    HostAnswer {
+        stdout: format!("{}\n", Value::Object(action)),
+        stderr: None,
+        exit_code: crate::exit_codes::PROCEED,
+    }
+}
+
+/// The Action fields that carry the final payload back, for the event's kind.
+fn modifications(dispatched: &Dispatched) -> Map<String, Value> {
+    let payload = dispatched.payload.as_map();
+    let tool = |field: &str| payload.get("tool").and_then(|t| t.get(field)).cloned();
+    let mut changes = Map::new();
+    match dispatched.event.as_str() {
+        "tool.before" => {
+            if let Some(input) = tool("input") {
+                changes.insert("modified_tool_input".into(), input);
+            }
+        }
+        "tool.after" => {
+            if let Some(output) = tool("output") {
+                let is_error = tool("is_error").unwrap_or(Value::Bool(false));
+                changes.insert(
+                    "modified_tool_result".into(),
+                    json!({"content": output, "is_error": is_error}),
+                );
+            }
+        }
+        "prompt.submit" => {
+            if let Some(Value::String(prompt)) = payload.get("prompt") {
+                changes.insert("modified_message".into(), json!(prompt));
+            }
+        }
+        "message.after" => {
+            if let Some(Value::String(message)) = payload.get("message") {
+                changes.insert("modified_message".into(), json!(message));
+            }
+        }
+        _ => {}
+    }
+    changes
 }
 
 /// Moves hygge's flat fields into the canonical sections; anything else passes through.

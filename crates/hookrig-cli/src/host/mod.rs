@@ -21,9 +21,9 @@ pub(crate) enum HostDialect {
     /// Claude Code's hook input in, Claude Code's hook output and exit codes out (also
     /// Codex, Cursor, Gemini and other agents that read that format).
     Claude,
-    /// hygge's `Input` in, an Outcome out.
+    /// hygge's `Input` in, hygge's `Action` out.
     Hygge,
-    /// x-code's plugin payload in, an Outcome out.
+    /// x-code's plugin payload in, x-code's hook reply out.
     Xcode,
 }
 
@@ -66,7 +66,8 @@ impl HostDialect {
     /// The answer for this host.
     pub(crate) fn answer(self, outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         match self {
-            HostDialect::Native | HostDialect::Xcode => native::answer(outcome, dispatched),
+            HostDialect::Native => native::answer(outcome, dispatched),
+            HostDialect::Xcode => xcode::answer(outcome, dispatched),
             HostDialect::Hygge => hygge::answer(outcome, dispatched),
             HostDialect::Claude => claude::answer(outcome, dispatched),
         }

@@ -1,16 +1,26 @@
-//! The x-code host format: x-code's hook payload in, an Outcome out.
+//! The x-code host format: x-code's hook payload in, x-code's hook reply out.
 //!
 //! x-code's payload (`event`, `session` {`cwd`, `modelId`}, `plugin`, and the event's
 //! extras flattened in: `tool` {`name`, `args`, `callId`, `output`, `isError`}, `prompt`,
 //! `turn`, `tokenUsage`, ...) is read into the canonical payload: `session.model`,
 //! `tool.input`, `tool.call_id`, `tool.is_error`; `plugin` names the plugin of one hook,
-//! so it is dropped; every other field passes through. The answer is the Outcome: its
-//! `context` list keeps each hook's context apart, and an x-code host joins them with a
-//! blank line (`"\n\n"`), as x-code does.
+//! so it is dropped; every other field passes through.
+//!
+//! The answer is the reply x-code reads from a hook, so that hookrig can be an x-code
+//! plugin's one hook and everything its hooks decide reaches x-code: `decision`
+//! `allow`, `deny` (with `reason`) or `modify`, with `args` (PreToolUse: the rewritten
+//! tool input) or `output` (PostToolUse: the rewritten output, when it is a string), and
+//! `context` (the hooks' contexts joined with a blank line, as x-code joins several
+//! hooks' contexts). The exit status is 0 for all of them: x-code takes a non-zero
+//! exit for a failed hook, which it lets through unless the entry's `failurePolicy` is
+//! `block`, so a deny must travel in the JSON. x-code has no "ask": a hook that asks for
+//! confirmation is answered as a deny, since nobody is there to confirm. The Outcome is
+//! in the ledger (`hookrig why RUN`).
 
-use serde_json::{Map, Value};
+use hookrig_core::{Decision, Dispatched, HookResult, Outcome};
+use serde_json::{Map, Value, json};
 
-use super::HostInput;
+use super::{HostAnswer, HostInput};
 use crate::errors::ExpectedError;
 
 pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, ExpectedError> {
@@ -47,6 +57,69 @@ pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, Expec
         event,
         payload: hookrig_core::Payload::from_map(payload),
     })
+}
+
+pub(super) fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
+    let mut reply = Map::new();
+    let refused = match dispatched.decision {
+        Decision::Deny => Some(
+            dispatched
+                .reason
+                .clone()
+                .unwrap_or_else(|| "denied by hookrig".to_owned()),
+        ),
+        Decision::Ask => Some(format!(
+            "{} (a hook asked for confirmation, which x-code cannot ask for)",
+            dispatched
+                .reason
+                .as_deref()
+                .unwrap_or("confirmation needed")
+        )),
+        Decision::Allow => None,
+    };
+    if let Some(reason) = refused {
+        reply.insert("decision".into(), json!("deny"));
+        reply.insert("reason".into(), json!(reason));
+    } else {
+        let modified = dispatched
+            .records
+            .iter()
+            .any(|r| r.result == HookResult::Modify);
+        let tool = |field: &str| {
+            dispatched
+                .payload
+                .as_map()
+                .get("tool")
+                .and_then(|t| t.get(field))
+                .cloned()
+        };
+        let change = match (modified, dispatched.event.as_str()) {
+            (true, "tool.before") => tool("input")
+                .filter(Value::is_object)
+                .map(|args| ("args", args)),
+            (true, "tool.after") => tool("output")
+                .filter(Value::is_string)
+                .map(|output| ("output", output)),
+            _ => None,
+        };
+        match change {
+            Some((key, value)) => {
+                reply.insert("decision".into(), json!("modify"));
+                reply.insert(key.into(), value);
+            }
+            None => {
+                reply.insert("decision".into(), json!("allow"));
+            }
+        }
+        if !dispatched.context.is_empty() {
+            reply.insert("context".into(), json!(dispatched.context.join("\n\n")));
+        }
+    }
+    HostAnswer {
+        stdout: format!("{}\n", Value::Object(reply)),
+        stderr: None,
+        exit_code: crate::exit_codes::PROCEED,
+    }
 }
 
 /// An object with some keys renamed, in place; anything else as it is.

@@ -679,11 +679,8 @@ fn emit_dialect_hygge_reads_hygges_input() {
     let out = emit(&env, &["--dialect", "hygge"], &input.to_string());
 
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.outcome["event"], "tool.before");
-    assert_eq!(
-        out.outcome["payload"],
-        json!({"session": {"id": "s-9", "cwd": env.project()}, "tool": {"name": "bash", "input": {"cmd": "ls"}}})
-    );
+    // hygge reads the answer as its Action; the Outcome is in the ledger.
+    assert_eq!(out.outcome, json!({"decision": "allow"}));
     let stdin: Value =
         serde_json::from_str(&env.read_file("stdin.json").expect("the hook ran")).expect("JSON");
     assert_eq!(
@@ -746,7 +743,131 @@ fn emit_dialect_hygge_puts_a_deny_reason_on_stderr_for_hygge() {
     // hygge reads a non-zero exit as a deny with the reason on stderr.
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert_eq!(out.stderr, "no rm -rf\n");
-    assert_eq!(out.outcome["reason"], "no rm -rf");
+    assert_eq!(
+        out.outcome,
+        json!({"decision": "deny", "reason": "no rm -rf"})
+    );
+}
+
+fn hygge_input(env: &TestEnv, event: &str, extra: &Value) -> String {
+    let mut input = json!({"event": event, "session_id": "s", "hook_name": "hookrig",
+                           "pwd": env.project()});
+    input
+        .as_object_mut()
+        .expect("object")
+        .extend(extra.as_object().expect("object").clone());
+    input.to_string()
+}
+
+// guards: hookrig as hygge's one hook dropped every modification its hooks made, and
+// its Outcome (`system_prompt_append` is a list there) was no Action for hygge
+#[test]
+fn emit_dialect_hygge_answers_modifications_as_hygges_action() {
+    let env = test_env();
+    one_hook(
+        &env,
+        "safer",
+        "pre_tool",
+        "echo '{\"decision\":\"modify\",\"modified_tool_input\":{\"cmd\":\"ls -l\"}}'\n",
+        "",
+    );
+    let out = emit(
+        &env,
+        &["--dialect", "hygge"],
+        &hygge_input(
+            &env,
+            "pre_tool",
+            &json!({"tool_name": "bash", "tool_input": {"cmd": "ls"}}),
+        ),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.outcome,
+        json!({"decision": "modify", "modified_tool_input": {"cmd": "ls -l"}})
+    );
+
+    one_hook(
+        &env,
+        "redact",
+        "post_tool",
+        "echo '{\"decision\":\"modify\",\"modified_tool_result\":{\"content\":\"[redacted]\"}}'\n",
+        "",
+    );
+    let out = emit(
+        &env,
+        &["--dialect", "hygge"],
+        &hygge_input(
+            &env,
+            "post_tool",
+            &json!({"tool_name": "bash", "tool_result": {"content": "secret", "is_error": false}}),
+        ),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.outcome,
+        json!({"decision": "modify", "modified_tool_result": {"content": "[redacted]", "is_error": false}})
+    );
+}
+
+#[test]
+fn emit_dialect_hygge_answers_the_message_and_system_prompt_text() {
+    let env = test_env();
+    env.write_script(
+        ".hygge/polite.sh",
+        "echo '{\"decision\":\"modify\",\"modified_message\":\"please ls\",\"system_prompt_append\":\"be brief\"}'\n",
+    );
+    env.write_script(
+        ".hygge/dated.sh",
+        "echo '{\"system_prompt_append\":\"today is Monday\"}'\n",
+    );
+    write_layer(
+        &env,
+        "hygge-project",
+        indoc! {r#"
+            [hooks.polite]
+            events = ["pre_message"]
+            command = ".hygge/polite.sh"
+
+            [hooks.dated]
+            events = ["pre_message"]
+            command = ".hygge/dated.sh"
+        "#},
+    );
+    let out = emit(
+        &env,
+        &["--dialect", "hygge"],
+        &hygge_input(&env, "pre_message", &json!({"message": "ls"})),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.outcome,
+        json!({"decision": "modify", "modified_message": "please ls",
+               "system_prompt_append": "be brief\n\ntoday is Monday"})
+    );
+}
+
+#[test]
+fn emit_dialect_hygge_answers_an_ask_as_a_deny() {
+    let env = test_env();
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "confirm"
+        events = ["tool.before"]
+        command = "echo '{\"decision\":\"ask\",\"reason\":\"really delete?\"}'"
+    "#});
+    let out = emit(
+        &env,
+        &["--dialect", "hygge"],
+        &hygge_input(
+            &env,
+            "pre_tool",
+            &json!({"tool_name": "bash", "tool_input": {"cmd": "rm x"}}),
+        ),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let reason = "really delete? (a hook asked for confirmation, which hygge cannot ask for)";
+    assert_eq!(out.outcome, json!({"decision": "deny", "reason": reason}));
+    assert_eq!(out.stderr, format!("{reason}\n"));
 }
 
 // guards: hookrig made hygge's one hook calling itself without end, since hookrig reads

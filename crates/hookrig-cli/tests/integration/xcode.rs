@@ -7,6 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use hookrig_test_support::TestEnv;
+use indoc::indoc;
 use serde_json::{Value, json};
 
 use crate::harness::{Emitted, emit, quoted, test_env};
@@ -810,10 +811,26 @@ fn emit_dialect_xcode_reads_x_code_s_payload() {
 
     let out = emit(&env, &["--dialect", "xcode"], &input.to_string());
 
+    // The answer is x-code's own reply; the Outcome is in the ledger.
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.outcome["event"], "tool.before");
     assert_eq!(
-        out.outcome["payload"],
+        out.outcome,
+        json!({"decision": "modify", "args": {"path": "/safer"}})
+    );
+    let runs = env.run(["runs", "--json", "--limit", "1"], b"");
+    let runs: Value = serde_json::from_slice(&runs.stdout).expect("runs JSON");
+    let why = env.run(
+        [
+            "why",
+            runs[0]["run_id"].as_str().expect("a run id"),
+            "--json",
+        ],
+        b"",
+    );
+    let why: Value = serde_json::from_slice(&why.stdout).expect("why JSON");
+    assert_eq!(why["event"], "tool.before", "{why:#}");
+    assert_eq!(
+        serde_json::from_str::<Value>(why["payload_out"].as_str().expect("text")).expect("JSON"),
         json!({
             "session": {"cwd": env.project(), "model": "anthropic:claude-sonnet-4-6"},
             "tool": {"name": "writeFile", "input": {"path": "/safer"}, "call_id": "call_1"},
@@ -835,9 +852,10 @@ fn emit_dialect_xcode_reads_x_code_s_payload() {
     let input = json!({"event": "UserPromptSubmit", "session": {"cwd": env.project()}, "prompt": "Refactor X"});
     let out = emit(&env, &["--dialect", "xcode"], &input.to_string());
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.outcome["event"], "prompt.submit");
-    assert_eq!(out.outcome["context"], json!(["one", "two"]));
-    assert_eq!(out.outcome["payload"]["prompt"], "Refactor X");
+    assert_eq!(
+        out.outcome,
+        json!({"decision": "allow", "context": "one\n\ntwo"})
+    );
 
     // The EVENT argument wins over the payload's, and no event at all is an error.
     let out = emit(
@@ -845,7 +863,10 @@ fn emit_dialect_xcode_reads_x_code_s_payload() {
         &["--dialect", "xcode", "SessionStart"],
         &input.to_string(),
     );
-    assert_eq!(out.outcome["event"], "session.start");
+    assert_eq!(out.outcome, json!({"decision": "allow"}));
+    let runs = env.run(["runs", "--json", "--limit", "1"], b"");
+    let runs: Value = serde_json::from_slice(&runs.stdout).expect("runs JSON");
+    assert_eq!(runs[0]["event"], "session.start");
     let out = emit(&env, &["--dialect", "xcode"], "{}");
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("no event"), "{}", out.stderr);
@@ -885,4 +906,59 @@ fn debug_log_lines_name_the_plugin_and_the_x_code_event() {
     ] {
         assert!(stderr.contains(line), "no `{line}` in:\n{stderr}");
     }
+}
+
+// guards: as an x-code plugin's one hook, hookrig's deny (exit 2) was read by x-code as
+// a failed hook and let through, and its rewrites never reached x-code
+#[test]
+fn emit_dialect_xcode_answers_in_x_code_s_reply_with_exit_0() {
+    let env = test_env();
+    plugin(
+        &project_plugins(&env).join("p"),
+        "p",
+        &json!({
+            "PreToolUse": [{"command": "echo '{\"decision\":\"deny\",\"reason\":\"no writes\"}'"}],
+            "PostToolUse": [{"command": "echo '{\"decision\":\"modify\",\"output\":\"[redacted]\"}'"}],
+        }),
+    );
+    let session = json!({"cwd": env.project()});
+    let out = emit(
+        &env,
+        &["--dialect", "xcode"],
+        &json!({"event": "PreToolUse", "session": session, "tool": {"name": "writeFile", "args": {}}})
+            .to_string(),
+    );
+    assert_eq!(out.code, 0, "the deny travels in the JSON: {}", out.stderr);
+    assert_eq!(
+        out.outcome,
+        json!({"decision": "deny", "reason": "no writes"})
+    );
+
+    let out = emit(
+        &env,
+        &["--dialect", "xcode"],
+        &json!({"event": "PostToolUse", "session": session,
+                "tool": {"name": "readFile", "args": {}, "output": "secret"}})
+        .to_string(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.outcome,
+        json!({"decision": "modify", "output": "[redacted]"})
+    );
+
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "confirm"
+        events = ["tool.before"]
+        command = "echo '{\"decision\":\"ask\",\"reason\":\"sure?\"}'"
+    "#});
+    let out = emit(
+        &env,
+        &["--dialect", "xcode"],
+        &json!({"event": "PreToolUse", "session": session, "tool": {"name": "bash", "args": {}}})
+            .to_string(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.outcome["decision"], "deny");
 }
