@@ -8,8 +8,8 @@
 //!
 //! The answer is the reply x-code reads from a hook, so that hookrig can be an x-code
 //! plugin's one hook and everything its hooks decide reaches x-code: `decision`
-//! `allow`, `deny` (with `reason`) or `modify`, with `args` (PreToolUse: the rewritten
-//! tool input) or `output` (PostToolUse: the rewritten output, when it is a string), and
+//! `allow`, `deny` (with `reason`) or `modify`, with `args` (`PreToolUse`: the rewritten
+//! tool input) or `output` (`PostToolUse`: the rewritten output, when it is a string), and
 //! `context` (the hooks' contexts joined with a blank line, as x-code joins several
 //! hooks' contexts). The exit status is 0 for all of them: x-code takes a non-zero
 //! exit for a failed hook, which it lets through unless the entry's `failurePolicy` is
