@@ -16,6 +16,28 @@ pub(crate) fn test_env() -> TestEnv {
 }
 
 /// The exit code; a test fails when hookrig was killed by a signal instead.
+/// Whether `program` (a tool that an example or documented script needs, such as jq)
+/// can be run. When it cannot, the test says so on stderr and the caller returns early,
+/// so that `cargo test` works on a machine with only the Rust toolchain. `.ci/run`
+/// installs the tools and sets `HOOKRIG_TEST_REQUIRE_TOOLS=1`, so that in CI a missing
+/// tool fails the test instead of skipping it.
+pub(crate) fn tool_available(program: &str) -> bool {
+    let found = std::process::Command::new(program)
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !found {
+        assert!(
+            std::env::var_os("HOOKRIG_TEST_REQUIRE_TOOLS").is_none(),
+            "{program} cannot be run, and HOOKRIG_TEST_REQUIRE_TOOLS is set"
+        );
+        eprintln!("skipped: {program} is not installed");
+    }
+    found
+}
+
 pub(crate) fn code(output: &Output) -> i32 {
     output
         .status

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use hookrig_test_support::{HANG_LIMIT, TestEnv, run_with_input};
 use indoc::indoc;
 
-use crate::harness::{Emitted, code, emit, quoted, test_env, text};
+use crate::harness::{Emitted, code, emit, quoted, test_env, text, tool_available};
 
 /// Writes `body` (after `#!/bin/sh`) at `path` with `mode`.
 fn script(path: &Path, body: &str, mode: u32) -> PathBuf {
@@ -436,6 +436,9 @@ const FORWARDER: &str = indoc! {r#"
 // guards: the documented forwarder does not loop when hookrig runs `.hence/hooks/` too
 #[test]
 fn the_documented_forwarder_hands_hences_event_to_hookrig_once() {
+    if !tool_available("jq") {
+        return;
+    }
     let env = test_env();
     env.write_bin(
         "hookrig",

@@ -9,7 +9,7 @@ use hookrig_test_support::TestEnv;
 use indoc::indoc;
 use serde_json::Value;
 
-use crate::harness::{code, hookrig, test_env, text};
+use crate::harness::{code, hookrig, test_env, text, tool_available};
 
 /// A plan with no finding of any built-in rule.
 const CLEAN: &str = indoc! {r#"
@@ -470,6 +470,9 @@ fn the_example_plan_runs_from_first_claim_to_plan_complete() {
 
 #[test]
 fn the_example_formatter_renders_the_board() {
+    if !tool_available("jq") {
+        return;
+    }
     use hookrig_plan::{board::Board, plan::Plan, spl};
 
     let path = example_dir().join("plan.spl");
