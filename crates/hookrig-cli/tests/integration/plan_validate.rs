@@ -470,10 +470,11 @@ fn the_example_plan_runs_from_first_claim_to_plan_complete() {
 
 #[test]
 fn the_example_formatter_renders_the_board() {
+    use hookrig_plan::{board::Board, plan::Plan, spl};
+
     if !tool_available("jq") {
         return;
     }
-    use hookrig_plan::{board::Board, plan::Plan, spl};
 
     let path = example_dir().join("plan.spl");
     let source = std::fs::read_to_string(&path).expect("example plan");
