@@ -114,7 +114,7 @@ pub(crate) enum Command {
     },
     /// Print the JSON Schema of hooks.toml.
     Schema,
-    /// Trust the project hooks of DIR as they are now, so that they run.
+    /// Trust the project hooks and automation files of DIR as they are now, so that they run.
     Trust {
         /// The project directory (default: the current one).
         dir: Option<PathBuf>,
@@ -162,7 +162,7 @@ pub(crate) enum Command {
     },
     /// Start a provider CLI on a task in its own git worktree; list, watch, stop, clean.
     Agent(crate::commands::agent::AgentArgs),
-    /// Plans: the board, what to do next.
+    /// Plans: the board, what to do next, and checking a plan.
     Plan(crate::commands::plan::PlanArgs),
     /// Task actions: claim, unclaim, complete, block, unblock, assert.
     Task(crate::commands::task::TaskArgs),
