@@ -650,7 +650,8 @@ mod tests {
                 data_home: root.join("home/.local/share"),
                 xcode_home: root.join("home/.x-code"),
                 cwd: root.join("project/sub"),
-                trust_all: false,
+                // These tests are about merging; trust is tested in settings_file.
+                trust_all: true,
             };
             std::fs::create_dir_all(root.join("project/.git")).expect("mkdir");
             std::fs::create_dir_all(&env.cwd).expect("mkdir");

@@ -817,7 +817,8 @@ mod tests {
             data_home: root.join("home/.local/share"),
             xcode_home: root.join("home/.x-code"),
             cwd: root.join("project/sub"),
-            trust_all: false,
+            // These tests are about merging; trust has its own test below.
+            trust_all: true,
         }
     }
 
@@ -832,6 +833,61 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("project/.git")).expect("mkdir");
         std::fs::create_dir_all(&env.cwd).expect("mkdir");
         (dir, env)
+    }
+
+    #[test]
+    fn an_untrusted_project_file_loses_what_needs_trust_until_trusted_as_it_is() {
+        let (dir, env) = world();
+        let env = Environment {
+            trust_all: false,
+            ..env
+        };
+        let root = dir.path();
+        let file = root.join("project/.hookrig/config.toml");
+        let text = "[settings]\nhook_timeout = 3\n\n[[providers]]\nid = \"a\"\nname = \"A\"\ncli = \"a-local\"\n";
+        write(&file, text);
+        let mut warnings = Vec::new();
+        let merged = load_config_toml(&env, &mut warnings).expect("loads");
+        assert!(merged.providers.is_empty());
+        assert_eq!(merged.hook_timeout(), Duration::from_secs(3));
+        assert_eq!(merged.untrusted[0].ignored, ["[[providers]]"]);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].to_string().starts_with(&format!(
+            "{}: it comes with the project and is not trusted yet; ignoring its [[providers]]",
+            file.display()
+        )));
+
+        let mut store = crate::TrustStore::default();
+        assert!(store.trust_file("config", &file, text.as_bytes(), 1));
+        store
+            .save(&crate::trust_store_path(&env))
+            .expect("save the store");
+        let mut warnings = Vec::new();
+        let merged = load_config_toml(&env, &mut warnings).expect("loads");
+        assert_eq!(merged.providers[0].value.cli, "a-local");
+        assert!(merged.untrusted.is_empty() && warnings.is_empty());
+
+        write(&file, &format!("{text}# edited\n"));
+        let merged = load_config_toml(&env, &mut warnings).expect("loads");
+        assert!(merged.providers.is_empty());
+        assert_eq!(
+            merged.untrusted[0].reason,
+            "it changed since it was trusted"
+        );
+
+        // A store that cannot be read trusts nothing, and says so.
+        write(&crate::trust_store_path(&env), "{not json");
+        let mut warnings = Vec::new();
+        write(&file, text);
+        let merged = load_config_toml(&env, &mut warnings).expect("loads");
+        assert!(merged.providers.is_empty());
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings[0]
+                .to_string()
+                .contains("no project config.toml is trusted until the file is fixed or removed"),
+            "{warnings:?}"
+        );
     }
 
     #[test]
