@@ -287,6 +287,53 @@ fn over<T>(into: &mut Option<T>, from: Option<T>) {
 }
 
 impl AutomationLayer {
+    /// The settings that send prompts, keys, results or notes somewhere
+    /// (`[automation.llm]`, `[[notifiers]]`, `[memory.embeddings]`, a `notes_dir`
+    /// outside the project): what a project file that is not trusted may not set, by
+    /// the names `hookrig config show` and the warning print.
+    pub(crate) fn needing_trust(&self) -> Vec<&'static str> {
+        let mut found = Vec::new();
+        // The whole `[automation.llm]` table, not only `provider`/`base_url`/
+        // `api_key_env`: a model name or token limit chosen by the repository is
+        // meaningless without its provider, and one rule is easier to review.
+        if self.automation.llm != LlmSettings::default() {
+            found.push("[automation.llm]");
+        }
+        if !self.notifiers.is_empty() {
+            found.push("[[notifiers]]");
+        }
+        if self.memory.embeddings.is_some() {
+            found.push("[memory.embeddings]");
+        }
+        if self.notes_dir_leaves_project() {
+            found.push("[memory] notes_dir outside the project");
+        }
+        found
+    }
+
+    /// Removes what [`AutomationLayer::needing_trust`] lists.
+    pub(crate) fn strip_needing_trust(&mut self) {
+        if self.notes_dir_leaves_project() {
+            self.memory.notes_dir = None;
+        }
+        self.automation.llm = LlmSettings::default();
+        self.notifiers.clear();
+        self.memory.embeddings = None;
+    }
+
+    /// A relative notes directory stays in the repository (harmless); an absolute one,
+    /// `~/...`, or one climbing out with `..` would let a repository have notes read and
+    /// written anywhere the user can.
+    fn notes_dir_leaves_project(&self) -> bool {
+        self.memory.notes_dir.as_ref().is_some_and(|dir| {
+            dir.value.is_absolute()
+                || dir
+                    .value
+                    .components()
+                    .any(|c| matches!(c, std::path::Component::ParentDir))
+        })
+    }
+
     pub(crate) fn merge_into(
         self,
         automation: &mut AutomationSettings,
@@ -603,7 +650,8 @@ mod tests {
                 data_home: root.join("home/.local/share"),
                 xcode_home: root.join("home/.x-code"),
                 cwd: root.join("project/sub"),
-                trust_all: false,
+                // These tests are about merging; trust is tested in settings_file.
+                trust_all: true,
             };
             std::fs::create_dir_all(root.join("project/.git")).expect("mkdir");
             std::fs::create_dir_all(&env.cwd).expect("mkdir");

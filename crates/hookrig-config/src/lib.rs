@@ -51,10 +51,11 @@ pub use package::{
 pub use schema::native_schema;
 pub use settings_file::{
     AgentConfig, ConfigToml, DEFAULT_HOOK_TIMEOUT, HookSetting, Provider, ProvisionFile,
-    ProvisionMode, Sourced, config_toml_paths, load_config_toml,
+    ProvisionMode, Sourced, UntrustedConfig, config_toml_paths, load_config_toml,
 };
 pub use trust::{
-    Distrust, TrustStore, TrustedHook, definition_hash, hook_key, project_dir, trust_store_path,
+    Distrust, TrustStore, TrustedHook, definition_hash, file_trust_key, hook_key, project_dir,
+    project_validators, trust_store_path,
 };
 pub use webhook::{WEBHOOK_EVENTS, webhook_event_allowed};
 pub use xcode::XcodeHook;

@@ -276,6 +276,20 @@ pub struct ConfigToml {
     pub notifiers: Vec<Sourced<NotifierConfig>>,
     /// `[memory]`, merged key by key (`[memory.embeddings]` as a whole).
     pub memory: MemorySettings,
+    /// Project files not trusted as they are now, whose settings that name programs,
+    /// URLs or places to send data were left out of the merge.
+    pub untrusted: Vec<UntrustedConfig>,
+}
+
+/// A project `config.toml` that is not trusted as it is now (see [`load_config_toml`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UntrustedConfig {
+    /// The file.
+    pub path: PathBuf,
+    /// What it set and was ignored: `[[providers]]`, `plugin_path`, ...
+    pub ignored: Vec<&'static str>,
+    /// Why: never trusted, or changed since.
+    pub reason: &'static str,
 }
 
 impl ConfigToml {
@@ -321,13 +335,23 @@ pub fn config_toml_paths(env: &Environment) -> Vec<(PathBuf, Level, PathBuf)> {
 
 /// Reads and merges every `config.toml` of `env`. Missing files are fine; warnings
 /// (unknown keys) go to `warnings`; any error fails the whole load, listing every error.
+///
+/// A project file comes with the repository, so it is trusted like project hooks: by
+/// the SHA-256 of the file, recorded by `hookrig trust`. While it is not trusted as it
+/// is now (and `env.trust_all` is off), the settings that name programs, URLs or places
+/// to send data (`[[providers]]`, `[[agents]]`, `plugin_path`, `[automation.llm]`,
+/// `[[notifiers]]`, `[memory.embeddings]`, a `notes_dir` outside the project) are left
+/// out, with one warning per file; the rest (timeouts, `[hooks]`, `[automation]`
+/// numbers, `[worktree.provision]`) still applies.
 pub fn load_config_toml(
     env: &Environment,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<ConfigToml, ConfigError> {
     let mut merged = ConfigToml::default();
     let mut errors = Vec::new();
-    for (path, _level, base) in config_toml_paths(env) {
+    // Read once, and only when a project file sets something that needs trust.
+    let mut store: Option<crate::trust::TrustStore> = None;
+    for (path, level, base) in config_toml_paths(env) {
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(err) if err.kind() == ErrorKind::NotFound => continue,
@@ -342,7 +366,43 @@ pub fn load_config_toml(
         };
         merged.files.push(path.clone());
         match parse_layer(&path, &text, &base, &env.home, warnings) {
-            Ok(layer) => layer.merge_into(&mut merged),
+            Ok(mut layer) => {
+                if level == Level::Project && !env.trust_all {
+                    let ignored = layer.needing_trust();
+                    if !ignored.is_empty() {
+                        let store = store.get_or_insert_with(|| {
+                            let (store, problem) =
+                                crate::trust::load_or_warn(env, "project config.toml");
+                            warnings.extend(problem);
+                            store
+                        });
+                        let key = crate::trust::file_trust_key("config", &path);
+                        if let Some(distrust) = store.check_file(&key, text.as_bytes()) {
+                            let reason = match distrust {
+                                crate::trust::Distrust::New => {
+                                    "it comes with the project and is not trusted yet"
+                                }
+                                _ => "it changed since it was trusted",
+                            };
+                            layer.strip_needing_trust();
+                            warnings.push(Diagnostic::file(
+                                &path,
+                                Severity::Warning,
+                                format!(
+                                    "{reason}; ignoring its {}; review it, then run hookrig trust",
+                                    ignored.join(", ")
+                                ),
+                            ));
+                            merged.untrusted.push(UntrustedConfig {
+                                path: path.clone(),
+                                ignored,
+                                reason,
+                            });
+                        }
+                    }
+                }
+                layer.merge_into(&mut merged);
+            }
             Err(found) => errors.extend(found),
         }
     }
@@ -369,6 +429,35 @@ struct Layer {
 }
 
 impl Layer {
+    /// The settings of this file that need trust (programs, URLs, places to send
+    /// data), by the names the warning and `hookrig config show` print.
+    fn needing_trust(&self) -> Vec<&'static str> {
+        let mut found = Vec::new();
+        if !self.providers.is_empty() {
+            found.push("[[providers]]");
+        }
+        if !self.agents.is_empty() {
+            found.push("[[agents]]");
+        }
+        if self.plugin_path.is_some() {
+            found.push("plugin_path");
+        }
+        found.extend(self.automation.needing_trust());
+        if self.provision.iter().any(|f| leaves_project(&f.value.from)) {
+            found.push("[worktree.provision] files from outside the project");
+        }
+        found
+    }
+
+    /// Removes what [`Layer::needing_trust`] lists.
+    fn strip_needing_trust(&mut self) {
+        self.providers.clear();
+        self.agents.clear();
+        self.plugin_path = None;
+        self.automation.strip_needing_trust();
+        self.provision.retain(|f| !leaves_project(&f.value.from));
+    }
+
     fn merge_into(self, merged: &mut ConfigToml) {
         self.automation.merge_into(
             &mut merged.automation,
@@ -394,6 +483,18 @@ impl Layer {
             .hooks
             .sort_by_key(|(p, _)| HookPoint::ALL.iter().position(|q| q == p));
     }
+}
+
+/// Whether a path a project file names, relative to the project, reaches outside it.
+/// Provisioning a file of the repository (`.env`) into an agent's worktree keeps it
+/// where it was; one named `/home/me/.ssh/id_rsa` or `../../.aws/credentials` would be
+/// copied into a worktree the agent reads and may commit.
+fn leaves_project(path: &str) -> bool {
+    let path = Path::new(path);
+    path.is_absolute()
+        || path
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
 }
 
 /// Replaces the entry with the same key in place, or appends.
@@ -716,7 +817,8 @@ mod tests {
             data_home: root.join("home/.local/share"),
             xcode_home: root.join("home/.x-code"),
             cwd: root.join("project/sub"),
-            trust_all: false,
+            // These tests are about merging; trust has its own test below.
+            trust_all: true,
         }
     }
 
@@ -731,6 +833,61 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("project/.git")).expect("mkdir");
         std::fs::create_dir_all(&env.cwd).expect("mkdir");
         (dir, env)
+    }
+
+    #[test]
+    fn an_untrusted_project_file_loses_what_needs_trust_until_trusted_as_it_is() {
+        let (dir, env) = world();
+        let env = Environment {
+            trust_all: false,
+            ..env
+        };
+        let root = dir.path();
+        let file = root.join("project/.hookrig/config.toml");
+        let text = "[settings]\nhook_timeout = 3\n\n[[providers]]\nid = \"a\"\nname = \"A\"\ncli = \"a-local\"\n";
+        write(&file, text);
+        let mut warnings = Vec::new();
+        let merged = load_config_toml(&env, &mut warnings).expect("loads");
+        assert!(merged.providers.is_empty());
+        assert_eq!(merged.hook_timeout(), Duration::from_secs(3));
+        assert_eq!(merged.untrusted[0].ignored, ["[[providers]]"]);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].to_string().starts_with(&format!(
+            "{}: it comes with the project and is not trusted yet; ignoring its [[providers]]",
+            file.display()
+        )));
+
+        let mut store = crate::TrustStore::default();
+        assert!(store.trust_file("config", &file, text.as_bytes(), 1));
+        store
+            .save(&crate::trust_store_path(&env))
+            .expect("save the store");
+        let mut warnings = Vec::new();
+        let merged = load_config_toml(&env, &mut warnings).expect("loads");
+        assert_eq!(merged.providers[0].value.cli, "a-local");
+        assert!(merged.untrusted.is_empty() && warnings.is_empty());
+
+        write(&file, &format!("{text}# edited\n"));
+        let merged = load_config_toml(&env, &mut warnings).expect("loads");
+        assert!(merged.providers.is_empty());
+        assert_eq!(
+            merged.untrusted[0].reason,
+            "it changed since it was trusted"
+        );
+
+        // A store that cannot be read trusts nothing, and says so.
+        write(&crate::trust_store_path(&env), "{not json");
+        let mut warnings = Vec::new();
+        write(&file, text);
+        let merged = load_config_toml(&env, &mut warnings).expect("loads");
+        assert!(merged.providers.is_empty());
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings[0]
+                .to_string()
+                .contains("no project config.toml is trusted until the file is fixed or removed"),
+            "{warnings:?}"
+        );
     }
 
     #[test]

@@ -139,6 +139,95 @@ impl TrustStore {
     }
 }
 
+/// The store key of a project file trusted as a whole by its content (`kind` is
+/// `config` or `validator`): unlike hooks, such a file has no name of its own.
+pub fn file_trust_key(kind: &str, path: &Path) -> String {
+    format!("{kind}#{}", path.display())
+}
+
+impl TrustStore {
+    /// Whether the file under `key` is trusted with exactly `bytes`; `None` when it is.
+    pub fn check_file(&self, key: &str, bytes: &[u8]) -> Option<Distrust> {
+        match self.hooks.get(key) {
+            None => Some(Distrust::New),
+            Some(trusted) if trusted.definition != hex_sha256(bytes) => {
+                Some(Distrust::DefinitionChanged)
+            }
+            Some(_) => None,
+        }
+    }
+
+    /// Records the project file `path` (of `kind`, shown as its dialect by `hookrig trust
+    /// --list`) as trusted with its content `bytes`; returns whether that changed the
+    /// store (false when it was already trusted as it is).
+    pub fn trust_file(&mut self, kind: &str, path: &Path, bytes: &[u8], now_ms: i64) -> bool {
+        let key = file_trust_key(kind, path);
+        let changed = self.check_file(&key, bytes).is_some();
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        self.hooks.insert(
+            key,
+            TrustedHook {
+                source: path.to_owned(),
+                name,
+                dialect: kind.to_owned(),
+                definition: hex_sha256(bytes),
+                script: None,
+                trusted_at_ms: now_ms,
+            },
+        );
+        changed
+    }
+}
+
+/// The project's validators (`hookrig plan validate`), in run order: the nearest
+/// `.hookrig/validators/` then `.hence/validators/` of `project`, each by file name;
+/// names starting with `.` (editor and VCS files) are left out. They come with the
+/// repository, so each runs only once trusted by its content.
+pub fn project_validators(project: &Project) -> Vec<(String, PathBuf)> {
+    let mut validators = Vec::new();
+    for tool in [".hookrig", ".hence"] {
+        let Some(dir) = project.nearest_dir(&format!("{tool}/validators")) else {
+            continue;
+        };
+        let Ok(read) = std::fs::read_dir(&dir) else {
+            // A missing directory means no custom validation there, not an error.
+            continue;
+        };
+        let mut found: Vec<(String, PathBuf)> = read
+            .filter_map(Result::ok)
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .filter(|e| e.path().is_file())
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+            .collect();
+        found.sort();
+        validators.extend(found);
+    }
+    validators
+}
+
+/// Reads the trust store for a check, never failing: a store that cannot be read
+/// trusts nothing, and the warning that says so is returned beside it.
+pub(crate) fn load_or_warn(env: &Environment, what: &str) -> (TrustStore, Option<Diagnostic>) {
+    let path = trust_store_path(env);
+    match TrustStore::load(&path) {
+        Ok(store) => (store, None),
+        Err(err) => (
+            TrustStore::default(),
+            Some(Diagnostic::file(
+                &path,
+                Severity::Warning,
+                format!(
+                    "{}; no {what} is trusted until the file is fixed or removed",
+                    crate::errors::without_path(&err)
+                ),
+            )),
+        ),
+    }
+}
+
 /// Marks the project hooks of `hooks` that the store does not trust as they are now.
 ///
 /// The store is read only when there are project hooks, so that emits in directories
@@ -157,21 +246,7 @@ pub(crate) fn apply(
     if env.trust_all || !hooks.iter().any(concerned) {
         return None;
     }
-    let path = trust_store_path(env);
-    let (store, problem) = match TrustStore::load(&path) {
-        Ok(store) => (store, None),
-        Err(err) => (
-            TrustStore::default(),
-            Some(Diagnostic::file(
-                &path,
-                Severity::Warning,
-                format!(
-                    "{}; no project hook is trusted until the file is fixed or removed",
-                    crate::errors::without_path(&err)
-                ),
-            )),
-        ),
-    };
+    let (store, problem) = load_or_warn(env, "project hook");
     for hook in hooks.iter_mut().filter(|h| concerned(h)) {
         if let Some(distrust) = store.check(hook, project) {
             let dir =

@@ -66,7 +66,22 @@ fn to_text(config: &ConfigToml) -> String {
     } else {
         out.push_str("# files, in merge order (a later one wins):\n");
         for file in &config.files {
-            let _ = writeln!(out, "#   {}", file.display());
+            match config.untrusted.iter().find(|u| &u.path == file) {
+                // Said here, beside the file, because the ignored values are simply
+                // absent below and would otherwise look unset.
+                Some(untrusted) => {
+                    let _ = writeln!(
+                        out,
+                        "#   {}  (not trusted: {}; ignored: {}; review it, then run hookrig trust)",
+                        file.display(),
+                        untrusted.reason,
+                        untrusted.ignored.join(", ")
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "#   {}", file.display());
+                }
+            }
         }
     }
     out.push_str("\n[settings]\n");
@@ -381,8 +396,14 @@ fn to_json(config: &ConfigToml) -> Value {
             Value::Null,
         )),
     });
+    let untrusted: Vec<Value> = config
+        .untrusted
+        .iter()
+        .map(|u| json!({"path": u.path, "reason": u.reason, "ignored": u.ignored}))
+        .collect();
     json!({
         "files": config.files,
+        "untrusted": untrusted,
         "settings": {
             "hook_timeout": sourced_json(
                 config.hook_timeout.as_ref(),

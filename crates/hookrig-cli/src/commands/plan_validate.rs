@@ -8,7 +8,9 @@
 //! path as `$1`, `HOOKRIG_PLAN`/`HENCE_PLAN` (absolute) and
 //! `HOOKRIG_STRICT`/`HENCE_STRICT` (`true`/`false`), and prints a JSON array of
 //! `{level, message, line?, rule?}` on stdout. A validator that cannot be used is
-//! skipped with Hence's warning; it never stops the others.
+//! skipped with Hence's warning; it never stops the others. A project validator runs
+//! only once `hookrig trust` recorded its content; until then it is skipped with a
+//! warning.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -85,6 +87,8 @@ type Ran = (Validator, Result<Vec<Entry>, String>);
 struct Validator {
     name: String,
     path: PathBuf,
+    /// False for a project validator not trusted as it is now: reported, never run.
+    trusted: bool,
 }
 
 /// `plan validate`: the plan is the positional file, else `--plan`, else `hookrig
@@ -257,17 +261,37 @@ fn discover(plan: &Path, env: &Environment, packages: &[PackageRef]) -> Vec<Vali
         cwd: plan_dir,
         ..env.clone()
     });
-    let mut dirs = Vec::new();
-    for tool in [".hookrig", ".hence"] {
-        if let Some(dir) = local.nearest_dir(&format!("{tool}/validators")) {
-            dirs.push(dir);
-        }
-    }
+    // Project validators come with the repository: each runs only while the trust
+    // store holds its content's SHA-256 (`hookrig trust`), like Hence hook scripts.
+    let store = if env.trust_all {
+        None
+    } else {
+        let path = hookrig_config::trust_store_path(env);
+        Some(hookrig_config::TrustStore::load(&path).unwrap_or_else(|err| {
+            eprintln!(
+                "hookrig: warning: {err}; no project validator is trusted until the file is fixed or removed"
+            );
+            hookrig_config::TrustStore::default()
+        }))
+    };
+    let mut validators: Vec<Validator> = hookrig_config::project_validators(&local)
+        .into_iter()
+        .map(|(name, path)| {
+            let trusted = store.as_ref().is_none_or(|store| {
+                let key = hookrig_config::file_trust_key("validator", &path);
+                // An unreadable file cannot match a hash; it is then reported as not
+                // trusted rather than as missing, which it is not.
+                std::fs::read(&path).is_ok_and(|bytes| store.check_file(&key, &bytes).is_none())
+            });
+            Validator {
+                name,
+                path,
+                trusted,
+            }
+        })
+        .collect();
     for tool in ["hookrig", "hence"] {
-        dirs.push(env.config_home.join(tool).join("validators"));
-    }
-    let mut validators = Vec::new();
-    for dir in dirs {
+        let dir = env.config_home.join(tool).join("validators");
         let Ok(read) = std::fs::read_dir(&dir) else {
             // A missing directory means no custom validation there, not an error.
             continue;
@@ -279,6 +303,7 @@ fn discover(plan: &Path, env: &Environment, packages: &[PackageRef]) -> Vec<Vali
             .map(|e| Validator {
                 name: e.file_name().to_string_lossy().into_owned(),
                 path: e.path(),
+                trusted: true,
             })
             .collect();
         found.sort_by(|a, b| a.name.cmp(&b.name));
@@ -288,9 +313,11 @@ fn discover(plan: &Path, env: &Environment, packages: &[PackageRef]) -> Vec<Vali
         let check = hookrig_config::check_package(env, package);
         match check.package {
             Some(loaded) => {
+                // Enabled plugin packages are the user's choice, trusted as such.
                 validators.extend(loaded.validators.into_iter().map(|file| Validator {
                     name: file.name,
                     path: file.path,
+                    trusted: true,
                 }));
             }
             None => eprintln!(
@@ -322,6 +349,14 @@ fn run_all(
         let groups = &groups;
         async move {
             let name = &validator.name;
+            if !validator.trusted {
+                return (
+                    validator.clone(),
+                    Err(format!(
+                        "validator '{name}' is not trusted; review it, then run hookrig trust"
+                    )),
+                );
+            }
             match probe(&validator.path) {
                 Probe::Executable => {}
                 Probe::NotExecutable => {

@@ -1,5 +1,5 @@
-//! `hookrig trust`: approve the hooks and automation files a project brings, as they
-//! are now.
+//! `hookrig trust`: approve the hooks, automation files, config.toml files and plan
+//! validators a project brings, as they are now.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -74,6 +74,45 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
     for id in hookrig_automation::definition::trust_project_automations(&mut store, &root, now) {
         count += 1;
         let _ = writeln!(text, "trusted automation {id}");
+    }
+    // So do its config.toml files (providers, notifiers, plugin_path...) and plan
+    // validators, trusted by their content.
+    for (file, level, _) in hookrig_config::config_toml_paths(&env) {
+        if level != Level::Project {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&file) else {
+            continue;
+        };
+        count += 1;
+        let changed = store.trust_file("config", &file, &bytes, now);
+        let _ = writeln!(
+            text,
+            "{} config {}",
+            if changed {
+                "trusted"
+            } else {
+                "already trusted"
+            },
+            file.display()
+        );
+    }
+    for (name, file) in hookrig_config::project_validators(&project) {
+        let Ok(bytes) = std::fs::read(&file) else {
+            continue;
+        };
+        count += 1;
+        let changed = store.trust_file("validator", &file, &bytes, now);
+        let _ = writeln!(
+            text,
+            "{} validator {name} ({})",
+            if changed {
+                "trusted"
+            } else {
+                "already trusted"
+            },
+            file.display()
+        );
     }
     store.save(&path)?;
     if count == 0 {

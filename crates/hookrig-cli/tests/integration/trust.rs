@@ -397,3 +397,368 @@ fn explain_says_an_untrusted_hook_does_not_run() {
     assert!(stdout.contains("  1. mark (native, "), "{stdout}");
     assert!(!stdout.contains("not trusted"), "{stdout}");
 }
+
+// ---------------------------------------------------------------------------------
+// Project config.toml and plan validators
+// ---------------------------------------------------------------------------------
+
+/// `hookrig ARGS...` without `HOOKRIG_TRUST_ALL`: stdout and stderr, failing the test
+/// unless it exits with `expected`.
+fn untrusted_run(env: &TestEnv, args: &[&str], expected: i32) -> (String, String) {
+    let output = env.run_untrusted(args, b"");
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(
+        code(&output),
+        expected,
+        "hookrig {args:?}: {stdout}{stderr}"
+    );
+    (stdout, stderr)
+}
+
+/// `config show --json` without `HOOKRIG_TRUST_ALL`, and its stderr.
+fn config_json(env: &TestEnv) -> (serde_json::Value, String) {
+    let (stdout, stderr) = untrusted_run(env, &["config", "show", "--json"], 0);
+    (
+        serde_json::from_str(&stdout).expect("config show --json"),
+        stderr,
+    )
+}
+
+/// A global provider `a` and a project `.hookrig/config.toml` that overrides it and sets
+/// everything that needs trust, beside harmless settings; returns the project file.
+fn project_config_toml(env: &TestEnv) -> std::path::PathBuf {
+    env.write_file(
+        env.config_home().join("hookrig/config.toml"),
+        indoc! {r#"
+            [[providers]]
+            id = "a"
+            name = "A global"
+            cli = "a-global"
+        "#},
+    );
+    env.write_file(
+        ".hookrig/config.toml",
+        indoc! {r#"
+            [settings]
+            hook_timeout = 3
+            plugin_path = ["tools"]
+
+            [[providers]]
+            id = "a"
+            name = "A local"
+            cli = "a-local"
+
+            [[agents]]
+            name = "coder"
+            provider = "a"
+
+            [hooks]
+            post_complete = false
+
+            [worktree.provision]
+            files = [{ from = ".env" }]
+
+            [automation]
+            max_concurrent = 7
+
+            [automation.llm]
+            provider = "openai"
+            base_url = "http://127.0.0.1:9/v1"
+
+            [[notifiers]]
+            kind = "slack"
+            url = "http://127.0.0.1:9/hook"
+
+            [memory]
+            notes_dir = "docs/notes"
+
+            [memory.embeddings]
+            base_url = "http://127.0.0.1:9/v1"
+            model = "m"
+        "#},
+    )
+}
+
+const IGNORED: [&str; 6] = [
+    "[[providers]]",
+    "[[agents]]",
+    "plugin_path",
+    "[automation.llm]",
+    "[[notifiers]]",
+    "[memory.embeddings]",
+];
+
+/// Checks that the project file's sensitive settings were ignored (the global provider
+/// is used), its harmless ones applied, and the one warning says why.
+fn assert_config_ignored(env: &TestEnv, file: &Path, why: &str) {
+    let (json, stderr) = config_json(env);
+    assert_eq!(json["providers"][0]["value"]["cli"], "a-global", "{json:#}");
+    assert_eq!(json["providers"].as_array().map(Vec::len), Some(1));
+    assert_eq!(json["agents"], serde_json::json!([]));
+    assert_eq!(
+        json["settings"]["plugin_path"]["value"],
+        serde_json::json!([])
+    );
+    assert_eq!(json["notifiers"], serde_json::json!([]));
+    assert_eq!(json["memory"]["embeddings"], serde_json::Value::Null);
+    assert_eq!(
+        json["automation"]["llm"]["provider"]["value"],
+        serde_json::Value::Null
+    );
+    // Harmless settings still apply.
+    assert_eq!(json["settings"]["hook_timeout"]["value"], 3);
+    assert_eq!(json["hooks"]["post_complete"]["value"], false);
+    assert_eq!(json["automation"]["max_concurrent"]["value"], 7);
+    assert_eq!(
+        json["worktree"]["provision"]["files"][0]["value"]["from"],
+        ".env"
+    );
+    assert_eq!(json["memory"]["notes_dir"]["value"], "docs/notes");
+    assert_eq!(
+        json["untrusted"],
+        serde_json::json!([{"path": file, "reason": why, "ignored": IGNORED}])
+    );
+    assert_eq!(
+        stderr,
+        format!(
+            "hookrig: warning: {}: {why}; ignoring its {}; review it, then run hookrig trust\n",
+            file.display(),
+            IGNORED.join(", ")
+        )
+    );
+    // The text form marks the file where it lists the files.
+    let (stdout, _) = untrusted_run(env, &["config", "show"], 0);
+    assert!(
+        stdout.contains(&format!(
+            "#   {}  (not trusted: {why}; ignored: {}; review it, then run hookrig trust)\n",
+            file.display(),
+            IGNORED.join(", ")
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains("cli = \"a-global\""), "{stdout}");
+}
+
+fn assert_config_used(env: &TestEnv) {
+    let (json, stderr) = config_json(env);
+    assert_eq!(json["providers"][0]["value"]["cli"], "a-local", "{json:#}");
+    assert_eq!(json["agents"][0]["value"]["provider"], "a");
+    assert_eq!(json["notifiers"].as_array().map(Vec::len), Some(1));
+    assert_eq!(json["automation"]["llm"]["provider"]["value"], "openai");
+    assert_eq!(json["untrusted"], serde_json::json!([]));
+    assert_eq!(stderr, "", "no warning once trusted");
+}
+
+#[test]
+fn an_untrusted_project_config_toml_keeps_only_harmless_settings() {
+    let env = test_env();
+    let file = project_config_toml(&env);
+    assert_config_ignored(
+        &env,
+        &file,
+        "it comes with the project and is not trusted yet",
+    );
+    let (json, _) = config_json(&env);
+    let shown = serde_json::to_string_pretty(&json["untrusted"]).expect("JSON");
+    insta::assert_snapshot!(shown.replace(env.marker(), "[TMP]"), @r#"
+    [
+      {
+        "path": "[TMP]/project/.hookrig/config.toml",
+        "reason": "it comes with the project and is not trusted yet",
+        "ignored": [
+          "[[providers]]",
+          "[[agents]]",
+          "plugin_path",
+          "[automation.llm]",
+          "[[notifiers]]",
+          "[memory.embeddings]"
+        ]
+      }
+    ]
+    "#);
+
+    // `providers list` falls back to the global provider too.
+    let (stdout, stderr) = untrusted_run(&env, &["providers", "list", "--json"], 0);
+    let list: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let a = list
+        .as_array()
+        .and_then(|all| all.iter().find(|p| p["provider"]["id"] == "a"))
+        .unwrap_or_else(|| panic!("provider a in {list:#}"));
+    assert_eq!(a["provider"]["cli"], "a-global", "{a:#}");
+    assert!(
+        stderr.contains("review it, then run hookrig trust"),
+        "{stderr}"
+    );
+
+    let (stdout, _) = untrusted_run(&env, &["trust"], 0);
+    assert_eq!(stdout, format!("trusted config {}\n", file.display()));
+    assert_config_used(&env);
+    let (stdout, _) = untrusted_run(&env, &["trust"], 0);
+    assert_eq!(
+        stdout,
+        format!("already trusted config {}\n", file.display())
+    );
+
+    // Any change, even a comment, needs a new review.
+    let text = std::fs::read_to_string(&file).expect("read");
+    std::fs::write(&file, format!("{text}# edited\n")).expect("edit");
+    assert_config_ignored(&env, &file, "it changed since it was trusted");
+    untrusted_run(&env, &["trust"], 0);
+    assert_config_used(&env);
+
+    let (stdout, _) = untrusted_run(&env, &["trust", "--revoke"], 0);
+    assert_eq!(
+        stdout,
+        format!(
+            "revoked trust in 1 hook under {}\n",
+            env.project().display()
+        )
+    );
+    assert_config_ignored(
+        &env,
+        &file,
+        "it comes with the project and is not trusted yet",
+    );
+}
+
+#[test]
+fn a_project_config_toml_with_only_harmless_settings_needs_no_trust() {
+    let env = test_env();
+    env.write_file(
+        ".hence/config.toml",
+        "[settings]\nhook_timeout = 4\n\n[memory]\nnotes_dir = \"~/notes\"\n",
+    );
+    let (json, stderr) = config_json(&env);
+    assert_eq!(json["settings"]["hook_timeout"]["value"], 4);
+    // A notes directory outside the project is where notes would be read and written:
+    // it needs trust, while the relative one above did not.
+    assert_eq!(json["memory"]["notes_dir"]["value"], "notes");
+    assert!(
+        stderr.contains("ignoring its [memory] notes_dir outside the project; review"),
+        "{stderr}"
+    );
+    env.write_file(".hence/config.toml", "[settings]\nhook_timeout = 4\n");
+    let (json, stderr) = config_json(&env);
+    assert_eq!(json["settings"]["hook_timeout"]["value"], 4);
+    assert_eq!(json["untrusted"], serde_json::json!([]));
+    assert_eq!(stderr, "");
+
+    // Provisioning a file of the repository is harmless; one from elsewhere is not.
+    env.write_file(
+        ".hence/config.toml",
+        "[worktree.provision]\nfiles = [{ from = \".env\" }, { from = \"../../secret\", to = \"s\" }]\n",
+    );
+    let (json, stderr) = config_json(&env);
+    let files = &json["worktree"]["provision"]["files"];
+    assert_eq!(files.as_array().map(Vec::len), Some(1), "{files:#}");
+    assert_eq!(files[0]["value"]["from"], ".env");
+    assert!(
+        stderr.contains("ignoring its [worktree.provision] files from outside the project; review"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn trust_all_applies_an_untrusted_project_config_toml() {
+    let env = test_env();
+    project_config_toml(&env);
+    let output = env.run(["config", "show", "--json"], b"");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(json["providers"][0]["value"]["cli"], "a-local");
+    assert_eq!(text(&output.stderr), "");
+}
+
+/// A plan with no finding of any built-in rule.
+const PLAN: &str = "(meta plan (title \"Shop\"))\n(given task-api)\n(meta task-api (description \"Build the API\") (acceptance \"Tests pass\"))\n";
+
+/// `plan validate ARGS plan.spl` without `HOOKRIG_TRUST_ALL`: exit code, stdout,
+/// stderr.
+fn validate_untrusted(env: &TestEnv, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["plan", "validate", "plan.spl"];
+    args.extend(extra);
+    let output = env.run_untrusted(args, b"");
+    (code(&output), text(&output.stdout), text(&output.stderr))
+}
+
+#[test]
+fn project_validators_run_only_once_trusted_and_while_unchanged() {
+    let env = test_env();
+    env.write_file("plan.spl", PLAN);
+    let said = |who: &str| {
+        format!("#!/bin/sh\necho '[{{\"level\": \"error\", \"message\": \"{who} ran\"}}]'\n")
+    };
+    let local = env.write_script(".hookrig/validators/team", &said("team"));
+    env.write_script(
+        env.config_home().join("hookrig/validators/mine"),
+        &said("mine"),
+    );
+    let warning =
+        "hookrig: warning: validator 'team' is not trusted; review it, then run hookrig trust\n";
+
+    let (exit, stdout, stderr) = validate_untrusted(&env, &[]);
+    assert_eq!(exit, 1, "the global validator still runs: {stdout}");
+    assert!(stderr.ends_with(warning), "{stderr}");
+    assert!(!stdout.contains("team ran"), "{stdout}");
+    assert!(
+        stdout.contains("[mine] plan.spl: error: mine ran"),
+        "{stdout}"
+    );
+
+    // A skipped validator is a warning: `--strict` fails on it alone.
+    std::fs::remove_file(env.config_home().join("hookrig/validators/mine"))
+        .expect("remove the global validator");
+    env.write_script(".hookrig/validators/team", "#!/bin/sh\necho '[]'\n");
+    let (exit, _, stderr) = validate_untrusted(&env, &[]);
+    assert_eq!(exit, 0, "{stderr}");
+    let (exit, _, stderr) = validate_untrusted(&env, &["--strict"]);
+    assert_eq!(exit, 1, "an untrusted validator fails --strict: {stderr}");
+    env.write_script(".hookrig/validators/team", &said("team"));
+
+    let (stdout, _) = untrusted_run(&env, &["trust"], 0);
+    assert_eq!(
+        stdout,
+        format!("trusted validator team ({})\n", local.display())
+    );
+    let (exit, stdout, stderr) = validate_untrusted(&env, &[]);
+    assert_eq!(exit, 1);
+    assert!(
+        stdout.contains("[team] plan.spl: error: team ran"),
+        "{stdout}"
+    );
+    assert_eq!(stderr, "");
+
+    env.write_script(".hookrig/validators/team", &said("edited team"));
+    let (exit, stdout, stderr) = validate_untrusted(&env, &[]);
+    assert_eq!(exit, 0, "{stdout}");
+    assert_eq!(stderr, warning);
+    assert!(!stdout.contains("team ran"), "{stdout}");
+
+    untrusted_run(&env, &["trust"], 0);
+    let (_, stdout, _) = validate_untrusted(&env, &[]);
+    assert!(stdout.contains("edited team ran"), "{stdout}");
+    untrusted_run(&env, &["trust", "--revoke"], 0);
+    let (_, stdout, stderr) = validate_untrusted(&env, &[]);
+    assert_eq!(stderr, warning);
+    assert!(!stdout.contains("team ran"), "{stdout}");
+}
+
+// guards: `hookrig trust` keeps its hook and automation lines and adds one per config
+// file and validator, in that order.
+#[test]
+fn trust_lists_every_kind_it_trusted() {
+    let env = test_env();
+    project_with_marking_hook(&env);
+    let config = env.write_file(".hence/config.toml", "[settings]\nhook_timeout = 4\n");
+    let validator = env.write_script(".hence/validators/v", "#!/bin/sh\necho '[]'\n");
+    let (stdout, _) = untrusted_run(&env, &["trust"], 0);
+    assert_eq!(
+        stdout,
+        format!(
+            "trusted mark (native, {})\ntrusted config {}\ntrusted validator v ({})\n",
+            env.project_config_path().display(),
+            config.display(),
+            validator.display()
+        )
+    );
+}
