@@ -115,21 +115,13 @@ impl Ledger {
                     now,
                 ],
             )
-            .map_err(|source| StoreError::Sqlite {
-                path: self.path().to_owned(),
-                action: "create a task",
-                source,
-            })?;
+            .map_err(StoreError::sqlite(self.path(), "create a task"))?;
         Ok(id)
     }
 
     /// The task with id `id`, if there is one.
     pub fn task(&self, id: &str) -> Result<Option<TaskRow>, StoreError> {
-        let fail = |source| StoreError::Sqlite {
-            path: self.path().to_owned(),
-            action: "read a task",
-            source,
-        };
+        let fail = StoreError::sqlite(self.path(), "read a task");
         let row = self
             .conn()
             .query_row(SELECT_TASK, [id], |row| {
