@@ -5,11 +5,10 @@
 //! before the provider starts; the process that waits for the provider fills in the pid
 //! and, later, the exit; `stop` records when it stopped the agent.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
+use crate::clock::now_ms;
 use crate::errors::StoreError;
 use crate::ledger::Ledger;
 
@@ -175,12 +174,6 @@ fn agent_from_row(row: &Row<'_>) -> rusqlite::Result<AgentRow> {
         ended_at_ms: row.get(13)?,
         stopped_at_ms: row.get(14)?,
     })
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 #[cfg(test)]

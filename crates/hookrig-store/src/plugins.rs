@@ -14,11 +14,10 @@
 //!   `A` disabled, every agent but `A` runs the package;
 //! - an emit that names no agent runs the packages enabled for `*` only.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
+use crate::clock::now_ms;
 use crate::errors::StoreError;
 use crate::ledger::Ledger;
 
@@ -229,12 +228,6 @@ fn plugin_from_row(row: &Row<'_>) -> rusqlite::Result<PluginRow> {
         version: row.get(4)?,
         registered_at_ms: row.get(5)?,
     })
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 #[cfg(test)]

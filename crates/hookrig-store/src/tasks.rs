@@ -1,11 +1,10 @@
 //! The `tasks` table: tasks that automations create with the `create_task` context
 //! step, with the Hook Engine's fields.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use crate::clock::unix_now;
 use crate::errors::StoreError;
 use crate::ledger::Ledger;
 
@@ -83,13 +82,6 @@ const SELECT_TASK: &str = "
            preferred_workspace_id, branch_name, priority, context_entries, status,
            result, error, created_by, created_at, updated_at
     FROM tasks WHERE id = ?1";
-
-/// Now as Unix seconds, the unit of the automation tables.
-pub(crate) fn unix_now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0.0, |elapsed| elapsed.as_secs_f64())
-}
 
 impl Ledger {
     /// Inserts `task` as `pending` and returns its new id (a `UUIDv7` in simple form,
