@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rusqlite::config::DbConfig;
+use rusqlite::types::ToSql;
 use rusqlite::{
     Connection, ErrorCode, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior,
-    params,
+    params, params_from_iter,
 };
 
 use crate::errors::StoreError;
@@ -272,22 +273,11 @@ impl Ledger {
             let mut update = tx.prepare_cached(COMPLETE_HOOK_RUN).map_err(fail)?;
             for run in runs {
                 let changed = update
-                    .execute(params![
-                        run_id,
-                        run.name,
-                        run.source,
-                        run.dialect,
-                        run.matched,
-                        run.skip_reason,
-                        run.result,
-                        run.exit_code,
-                        run.duration_ms,
-                        run.reason,
-                        run.stderr,
-                        run.stdout,
-                        run.truncated,
-                        run.is_async,
-                    ])
+                    .execute(params_from_iter(
+                        [&run_id as &dyn ToSql]
+                            .into_iter()
+                            .chain(hook_run_fields(run)),
+                    ))
                     .map_err(fail)?;
                 if changed == 0 {
                     unmatched.push(run.clone());
@@ -470,25 +460,33 @@ fn insert_hook_runs(
 ) -> rusqlite::Result<()> {
     let mut insert = conn.prepare_cached(INSERT_HOOK_RUN)?;
     for (seq, run) in (first_seq..).zip(runs) {
-        insert.execute(params![
-            run_id,
-            seq,
-            run.name,
-            run.source,
-            run.dialect,
-            run.matched,
-            run.skip_reason,
-            run.result,
-            run.exit_code,
-            run.duration_ms,
-            run.reason,
-            run.stderr,
-            run.stdout,
-            run.truncated,
-            run.is_async,
-        ])?;
+        insert.execute(params_from_iter(
+            [&run_id as &dyn ToSql, &seq]
+                .into_iter()
+                .chain(hook_run_fields(run)),
+        ))?;
     }
     Ok(())
+}
+
+/// What a hook row says about its run, in the order both `INSERT_HOOK_RUN` (after
+/// `run_id` and `seq`) and `COMPLETE_HOOK_RUN` (after `run_id`) number them.
+fn hook_run_fields(run: &HookRun) -> [&dyn ToSql; 13] {
+    [
+        &run.name,
+        &run.source,
+        &run.dialect,
+        &run.matched,
+        &run.skip_reason,
+        &run.result,
+        &run.exit_code,
+        &run.duration_ms,
+        &run.reason,
+        &run.stderr,
+        &run.stdout,
+        &run.truncated,
+        &run.is_async,
+    ]
 }
 
 pub(crate) fn is_primary_key_violation(error: &rusqlite::Error) -> bool {
