@@ -70,7 +70,8 @@ pub struct ProcessSpec {
     pub stdin: Vec<u8>,
     /// How long the hook may run before its group is terminated; `None` for no limit.
     pub timeout: Option<Duration>,
-    /// Time between SIGTERM and SIGKILL when the timeout expires.
+    /// Time between SIGTERM and SIGKILL when the timeout expires; zero sends SIGKILL
+    /// alone.
     pub kill_grace: Duration,
     /// How many bytes of stdout are kept; the rest is read and dropped.
     pub stdout_cap: usize,
@@ -338,6 +339,19 @@ async fn wait_for_end(
     }
 
     let after = timeout.unwrap_or_default();
+    if kill_grace.is_zero() {
+        // No time to act on SIGTERM: sent first, it would only let a trap start and be
+        // cut off by the SIGKILL right behind it.
+        tracing::debug!(?group, ?after, "hook timed out: killing its group");
+        kill(group, child);
+        return (
+            child.wait().await,
+            Ending::TimedOut {
+                after,
+                killed: true,
+            },
+        );
+    }
     tracing::debug!(?group, ?after, "hook timed out: terminating its group");
     // Without a group there is nobody to ask politely: the grace period ends in SIGKILL.
     if let Some(group) = group {

@@ -5,11 +5,10 @@
 //! before the provider starts; the process that waits for the provider fills in the pid
 //! and, later, the exit; `stop` records when it stopped the agent.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
+use crate::clock::now_ms;
 use crate::errors::StoreError;
 use crate::ledger::Ledger;
 
@@ -81,7 +80,7 @@ impl Ledger {
                 ],
             )
             .map(drop)
-            .map_err(|source| self.agent_error("record an agent", source))
+            .map_err(StoreError::sqlite(self.path(), "record an agent"))
     }
 
     /// Sets the pid (and its start time) of the agent in `worktree`.
@@ -97,7 +96,7 @@ impl Ledger {
                 params![worktree, pid, proc_start],
             )
             .map(drop)
-            .map_err(|source| self.agent_error("record an agent's pid", source))
+            .map_err(StoreError::sqlite(self.path(), "record an agent's pid"))
     }
 
     /// Records how the agent in `worktree` ended: an exit code or a signal.
@@ -114,7 +113,7 @@ impl Ledger {
                 params![worktree, exit_code, exit_signal, now_ms()],
             )
             .map(drop)
-            .map_err(|source| self.agent_error("record an agent's exit", source))
+            .map_err(StoreError::sqlite(self.path(), "record an agent's exit"))
     }
 
     /// Records that `hookrig agent stop` stopped the agent in `worktree`.
@@ -125,7 +124,7 @@ impl Ledger {
                 params![worktree, now_ms()],
             )
             .map(drop)
-            .map_err(|source| self.agent_error("record an agent's stop", source))
+            .map_err(StoreError::sqlite(self.path(), "record an agent's stop"))
     }
 
     /// Forgets the agent in `worktree` (its worktree was removed).
@@ -133,7 +132,7 @@ impl Ledger {
         self.conn()
             .execute("DELETE FROM agents WHERE worktree = ?1", [worktree])
             .map(drop)
-            .map_err(|source| self.agent_error("delete an agent", source))
+            .map_err(StoreError::sqlite(self.path(), "delete an agent"))
     }
 
     /// The agent in `worktree`, if any.
@@ -145,7 +144,7 @@ impl Ledger {
                 agent_from_row,
             )
             .optional()
-            .map_err(|source| self.agent_error("read an agent", source))
+            .map_err(StoreError::sqlite(self.path(), "read an agent"))
     }
 
     /// Every agent, oldest first.
@@ -153,15 +152,7 @@ impl Ledger {
         let conn = self.conn();
         conn.prepare(&format!("{SELECT_AGENT} ORDER BY started_at, worktree"))
             .and_then(|mut stmt| stmt.query_map([], agent_from_row)?.collect())
-            .map_err(|source| self.agent_error("list agents", source))
-    }
-
-    fn agent_error(&self, action: &'static str, source: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite {
-            path: self.path().to_owned(),
-            action,
-            source,
-        }
+            .map_err(StoreError::sqlite(self.path(), "list agents"))
     }
 }
 
@@ -183,12 +174,6 @@ fn agent_from_row(row: &Row<'_>) -> rusqlite::Result<AgentRow> {
         ended_at_ms: row.get(13)?,
         stopped_at_ms: row.get(14)?,
     })
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 #[cfg(test)]

@@ -124,7 +124,7 @@ impl Ledger {
                     row.updated_at
                 ],
             )
-            .map_err(|source| self.automation_error("store an automation", source))?;
+            .map_err(StoreError::sqlite(self.path(), "store an automation"))?;
         self.automation(&row.id)?
             .ok_or_else(|| StoreError::UnknownAutomation { id: row.id.clone() })
     }
@@ -138,7 +138,7 @@ impl Ledger {
                 automation_from_row,
             )
             .optional()
-            .map_err(|source| self.automation_error("read an automation", source))
+            .map_err(StoreError::sqlite(self.path(), "read an automation"))
     }
 
     /// Every automation (only the enabled ones with `enabled_only`), in the order they
@@ -153,7 +153,7 @@ impl Ledger {
         self.conn()
             .prepare_cached(&format!("{SELECT_AUTOMATION}{filter} ORDER BY rowid"))
             .and_then(|mut stmt| stmt.query_map([], automation_from_row)?.collect())
-            .map_err(|source| self.automation_error("list automations", source))
+            .map_err(StoreError::sqlite(self.path(), "list automations"))
     }
 
     /// Enables or disables the automation `id`. An unknown id is
@@ -170,7 +170,7 @@ impl Ledger {
                 "UPDATE automations SET enabled = ?2, updated_at = ?3 WHERE id = ?1",
                 params![id, enabled, now],
             )
-            .map_err(|source| self.automation_error("change an automation", source))?;
+            .map_err(StoreError::sqlite(self.path(), "change an automation"))?;
         if changed == 0 {
             return Err(StoreError::UnknownAutomation { id: id.to_owned() });
         }
@@ -184,7 +184,7 @@ impl Ledger {
         let deleted = self
             .conn()
             .execute("DELETE FROM automations WHERE id = ?1", [id])
-            .map_err(|source| self.automation_error("delete an automation", source))?;
+            .map_err(StoreError::sqlite(self.path(), "delete an automation"))?;
         if deleted == 0 {
             return Err(StoreError::UnknownAutomation { id: id.to_owned() });
         }
@@ -202,7 +202,7 @@ impl Ledger {
             )
             .and_then(|mut stmt| stmt.execute(run_params(run)))
             .map(drop)
-            .map_err(|source| self.automation_error("record an automation run", source))
+            .map_err(StoreError::sqlite(self.path(), "record an automation run"))
     }
 
     /// Rewrites the run `run.id` with every field of `run`. An unknown id is
@@ -219,7 +219,7 @@ impl Ledger {
                  WHERE id = ?1",
             )
             .and_then(|mut stmt| stmt.execute(run_params(run)))
-            .map_err(|source| self.automation_error("update an automation run", source))?;
+            .map_err(StoreError::sqlite(self.path(), "update an automation run"))?;
         if changed == 0 {
             return Err(StoreError::UnknownRunId {
                 run_id: run.id.clone(),
@@ -233,7 +233,7 @@ impl Ledger {
         self.conn()
             .query_row(&format!("{SELECT_RUN} WHERE id = ?1"), [id], run_from_row)
             .optional()
-            .map_err(|source| self.automation_error("read an automation run", source))
+            .map_err(StoreError::sqlite(self.path(), "read an automation run"))
     }
 
     /// The newest `limit` runs, of one automation or of all, newest first.
@@ -260,7 +260,7 @@ impl Ledger {
         self.conn()
             .prepare_cached(&sql)
             .and_then(|mut stmt| stmt.query_map(params![id, limit], run_from_row)?.collect())
-            .map_err(|source| self.automation_error("list automation runs", source))
+            .map_err(StoreError::sqlite(self.path(), "list automation runs"))
     }
 
     /// The start time of each automation's newest run, by automation id: the engine's
@@ -274,7 +274,10 @@ impl Ledger {
                 stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
                     .collect()
             })
-            .map_err(|source| self.automation_error("read the last automation runs", source))
+            .map_err(StoreError::sqlite(
+                self.path(),
+                "read the last automation runs",
+            ))
     }
 
     /// Marks every run still `running` as `interrupted`, completed at `now`; returns
@@ -287,7 +290,7 @@ impl Ledger {
                  WHERE status = 'running'",
                 [now],
             )
-            .map_err(|source| self.automation_error("mark interrupted runs", source))
+            .map_err(StoreError::sqlite(self.path(), "mark interrupted runs"))
     }
 
     /// Marks the runs `ids` that are still `running` as `interrupted`, completed at
@@ -302,17 +305,9 @@ impl Ledger {
                      WHERE id = ?1 AND status = 'running'",
                     params![id, now],
                 )
-                .map_err(|source| self.automation_error("mark interrupted runs", source))?;
+                .map_err(StoreError::sqlite(self.path(), "mark interrupted runs"))?;
         }
         Ok(count)
-    }
-
-    fn automation_error(&self, action: &'static str, source: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite {
-            path: self.path().to_owned(),
-            action,
-            source,
-        }
     }
 }
 

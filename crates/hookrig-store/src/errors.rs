@@ -1,6 +1,6 @@
 //! Errors of the ledger.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Everything that can go wrong while opening, writing or reading the ledger.
 #[derive(Debug, thiserror::Error)]
@@ -156,6 +156,22 @@ pub enum StoreError {
     },
 }
 
+impl StoreError {
+    /// Turns an SQLite error met while doing `action` on the ledger at `path` into
+    /// [`StoreError::Sqlite`]. The closure is `Copy`, so one serves every `?` of a
+    /// method.
+    pub(crate) fn sqlite(
+        path: &Path,
+        action: &'static str,
+    ) -> impl Fn(rusqlite::Error) -> StoreError + Copy {
+        move |source| StoreError::Sqlite {
+            path: path.to_owned(),
+            action,
+            source,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -229,6 +245,26 @@ mod tests {
     )]
     fn message_is_lowercase_and_leaves_the_cause_to_source(error: &StoreError, expected: &str) {
         assert_eq!(error.to_string(), expected);
+    }
+
+    #[test]
+    fn the_sqlite_constructor_keeps_path_action_and_cause() {
+        let fail = StoreError::sqlite(std::path::Path::new("/l.db"), "read a task");
+        // One closure serves every failure of a method.
+        let (first, second) = (fail(sqlite_error()), fail(sqlite_error()));
+        for error in [first, second] {
+            assert_eq!(
+                error.to_string(),
+                "could not read a task in the ledger /l.db"
+            );
+            assert!(matches!(
+                error,
+                StoreError::Sqlite {
+                    source: rusqlite::Error::QueryReturnedNoRows,
+                    ..
+                }
+            ));
+        }
     }
 
     #[test]

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rusqlite::config::DbConfig;
+use rusqlite::types::ToSql;
 use rusqlite::{
-    Connection, ErrorCode, OpenFlags, OptionalExtension, Row, TransactionBehavior, params,
+    Connection, ErrorCode, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior,
+    params, params_from_iter,
 };
 
 use crate::errors::StoreError;
@@ -189,12 +191,7 @@ impl Ledger {
     /// may carry 200 or more hook rows and this runs on every `hookrig emit`.
     /// A run id that is already recorded is [`StoreError::DuplicateRunId`].
     pub fn record_emit(&mut self, emit: &EmitRecord) -> Result<(), StoreError> {
-        let path = &self.path;
-        let fail = |source| StoreError::Sqlite {
-            path: path.clone(),
-            action: "record an emit",
-            source,
-        };
+        let fail = StoreError::sqlite(&self.path, "record an emit");
         // Through a Value because its Display cannot fail, unlike to_string.
         let warnings = serde_json::Value::from(emit.warnings.as_slice()).to_string();
         let tx = self
@@ -257,29 +254,8 @@ impl Ledger {
     /// the emit's existing rows. An unknown `run_id` is
     /// [`StoreError::UnknownRunId`], even when `runs` is empty.
     pub fn append_hook_runs(&mut self, run_id: &str, runs: &[HookRun]) -> Result<(), StoreError> {
-        let path = &self.path;
-        let fail = |source| StoreError::Sqlite {
-            path: path.clone(),
-            action: "append hook runs",
-            source,
-        };
-        // IMMEDIATE, because this reads the last seq and then writes after it:
-        // a deferred transaction would let two appenders read the same seq, and
-        // the second one's upgrade to a write lock fails at once with
-        // SQLITE_BUSY instead of waiting.
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(fail)?;
-        let next_seq: Option<i64> = tx
-            .prepare_cached(NEXT_SEQ)
-            .and_then(|mut stmt| stmt.query_row([run_id], |row| row.get(0)).optional())
-            .map_err(fail)?;
-        let Some(next_seq) = next_seq else {
-            return Err(StoreError::UnknownRunId {
-                run_id: run_id.to_owned(),
-            });
-        };
+        let fail = StoreError::sqlite(&self.path, "append hook runs");
+        let (tx, next_seq) = begin_appending(&mut self.conn, run_id, fail)?;
         insert_hook_runs(&tx, run_id, next_seq, runs).map_err(fail)?;
         tx.commit().map_err(fail)
     }
@@ -290,46 +266,18 @@ impl Ledger {
     /// async hook has one row that ends up telling what it did; a run with no such row
     /// is appended. Error if `run_id` is unknown.
     pub fn complete_hook_runs(&mut self, run_id: &str, runs: &[HookRun]) -> Result<(), StoreError> {
-        let path = &self.path;
-        let fail = |source| StoreError::Sqlite {
-            path: path.clone(),
-            action: "complete async hook runs",
-            source,
-        };
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(fail)?;
-        let next_seq: Option<i64> = tx
-            .prepare_cached(NEXT_SEQ)
-            .and_then(|mut stmt| stmt.query_row([run_id], |row| row.get(0)).optional())
-            .map_err(fail)?;
-        let Some(next_seq) = next_seq else {
-            return Err(StoreError::UnknownRunId {
-                run_id: run_id.to_owned(),
-            });
-        };
+        let fail = StoreError::sqlite(&self.path, "complete async hook runs");
+        let (tx, next_seq) = begin_appending(&mut self.conn, run_id, fail)?;
         let mut unmatched = Vec::new();
         {
             let mut update = tx.prepare_cached(COMPLETE_HOOK_RUN).map_err(fail)?;
             for run in runs {
                 let changed = update
-                    .execute(params![
-                        run_id,
-                        run.name,
-                        run.source,
-                        run.dialect,
-                        run.matched,
-                        run.skip_reason,
-                        run.result,
-                        run.exit_code,
-                        run.duration_ms,
-                        run.reason,
-                        run.stderr,
-                        run.stdout,
-                        run.truncated,
-                        run.is_async,
-                    ])
+                    .execute(params_from_iter(
+                        [&run_id as &dyn ToSql]
+                            .into_iter()
+                            .chain(hook_run_fields(run)),
+                    ))
                     .map_err(fail)?;
                 if changed == 0 {
                     unmatched.push(run.clone());
@@ -344,11 +292,7 @@ impl Ledger {
     /// insertion order), at most `filter.limit` of them, only of
     /// `filter.event` when it is set.
     pub fn recent_emits(&self, filter: &EmitFilter) -> Result<Vec<EmitSummary>, StoreError> {
-        let fail = |source| StoreError::Sqlite {
-            path: self.path.clone(),
-            action: "list recent emits",
-            source,
-        };
+        let fail = StoreError::sqlite(&self.path, "list recent emits");
         // SQLite takes a signed limit; anything beyond i64::MAX means "all" anyway.
         let limit = i64::try_from(filter.limit).unwrap_or(i64::MAX);
         let mut sql = RECENT_EMITS_SELECT.to_owned();
@@ -379,11 +323,7 @@ impl Ledger {
     /// several runs is [`StoreError::AmbiguousRunId`]. Matching is exact and
     /// case-sensitive: callers accepting typed ids should normalize case first.
     pub fn emit_detail(&self, run_id: &str) -> Result<Option<EmitDetail>, StoreError> {
-        let fail = |source| StoreError::Sqlite {
-            path: self.path.clone(),
-            action: "look up a run",
-            source,
-        };
+        let fail = StoreError::sqlite(&self.path, "look up a run");
         // One read transaction, so that the emit row and its hook rows come
         // from the same snapshot even while an async hook appends rows.
         let tx = self.conn.unchecked_transaction().map_err(fail)?;
@@ -486,6 +426,32 @@ fn resolve_run_id(conn: &Connection, wanted: &str) -> Result<Option<String>, Res
     }
 }
 
+/// Starts the transaction that adds hook rows to the emit `run_id`, and returns it with
+/// the `seq` the next row gets. An unknown `run_id` is [`StoreError::UnknownRunId`].
+fn begin_appending<'c>(
+    conn: &'c mut Connection,
+    run_id: &str,
+    fail: impl Fn(rusqlite::Error) -> StoreError + Copy,
+) -> Result<(Transaction<'c>, i64), StoreError> {
+    // IMMEDIATE, because this reads the last seq and then writes after it:
+    // a deferred transaction would let two appenders read the same seq, and
+    // the second one's upgrade to a write lock fails at once with
+    // SQLITE_BUSY instead of waiting.
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(fail)?;
+    let next_seq: Option<i64> = tx
+        .prepare_cached(NEXT_SEQ)
+        .and_then(|mut stmt| stmt.query_row([run_id], |row| row.get(0)).optional())
+        .map_err(fail)?;
+    match next_seq {
+        Some(next_seq) => Ok((tx, next_seq)),
+        None => Err(StoreError::UnknownRunId {
+            run_id: run_id.to_owned(),
+        }),
+    }
+}
+
 fn insert_hook_runs(
     conn: &Connection,
     run_id: &str,
@@ -494,25 +460,33 @@ fn insert_hook_runs(
 ) -> rusqlite::Result<()> {
     let mut insert = conn.prepare_cached(INSERT_HOOK_RUN)?;
     for (seq, run) in (first_seq..).zip(runs) {
-        insert.execute(params![
-            run_id,
-            seq,
-            run.name,
-            run.source,
-            run.dialect,
-            run.matched,
-            run.skip_reason,
-            run.result,
-            run.exit_code,
-            run.duration_ms,
-            run.reason,
-            run.stderr,
-            run.stdout,
-            run.truncated,
-            run.is_async,
-        ])?;
+        insert.execute(params_from_iter(
+            [&run_id as &dyn ToSql, &seq]
+                .into_iter()
+                .chain(hook_run_fields(run)),
+        ))?;
     }
     Ok(())
+}
+
+/// What a hook row says about its run, in the order both `INSERT_HOOK_RUN` (after
+/// `run_id` and `seq`) and `COMPLETE_HOOK_RUN` (after `run_id`) number them.
+fn hook_run_fields(run: &HookRun) -> [&dyn ToSql; 13] {
+    [
+        &run.name,
+        &run.source,
+        &run.dialect,
+        &run.matched,
+        &run.skip_reason,
+        &run.result,
+        &run.exit_code,
+        &run.duration_ms,
+        &run.reason,
+        &run.stderr,
+        &run.stdout,
+        &run.truncated,
+        &run.is_async,
+    ]
 }
 
 pub(crate) fn is_primary_key_violation(error: &rusqlite::Error) -> bool {

@@ -83,6 +83,7 @@
 
 mod agents;
 mod automations;
+mod clock;
 mod errors;
 mod ledger;
 mod memory;

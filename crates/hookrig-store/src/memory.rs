@@ -186,11 +186,7 @@ impl Ledger {
         content: &str,
     ) -> Result<(), StoreError> {
         let path = self.path().to_owned();
-        let fail = |source| StoreError::Sqlite {
-            path: path.clone(),
-            action: "store a memory",
-            source,
-        };
+        let fail = StoreError::sqlite(&path, "store a memory");
         let tx = self.conn_mut().transaction().map_err(fail)?;
         tx.execute(
             "DELETE FROM memory
@@ -218,11 +214,7 @@ impl Ledger {
         notes_dir: &Path,
     ) -> Result<usize, StoreError> {
         let path = self.path().to_owned();
-        let fail = |source| StoreError::Sqlite {
-            path: path.clone(),
-            action: "index notes",
-            source,
-        };
+        let fail = StoreError::sqlite(&path, "index notes");
         let files = note_files(notes_dir);
         let tx = self.conn_mut().transaction().map_err(fail)?;
         let indexed: HashMap<String, i64> = {
@@ -283,11 +275,7 @@ impl Ledger {
         let Some(expression) = match_expression(query) else {
             return Ok(Vec::new());
         };
-        let fail = |source| StoreError::Sqlite {
-            path: self.path().to_owned(),
-            action: "search the memory",
-            source,
-        };
+        let fail = StoreError::sqlite(self.path(), "search the memory");
         let mut stmt = self
             .conn()
             .prepare(

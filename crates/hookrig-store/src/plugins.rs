@@ -14,11 +14,10 @@
 //!   `A` disabled, every agent but `A` runs the package;
 //! - an emit that names no agent runs the packages enabled for `*` only.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
+use crate::clock::now_ms;
 use crate::errors::StoreError;
 use crate::ledger::Ledger;
 
@@ -114,7 +113,7 @@ impl Ledger {
                     id: plugin.id.clone(),
                 })
             }
-            Err(source) => Err(self.sqlite("register a plugin", source)),
+            Err(source) => Err(StoreError::sqlite(self.path(), "register a plugin")(source)),
         }
     }
 
@@ -127,12 +126,12 @@ impl Ledger {
                 plugin_from_row,
             )
             .optional()
-            .map_err(|source| self.sqlite("read a plugin", source))
+            .map_err(StoreError::sqlite(self.path(), "read a plugin"))
     }
 
     /// Every registered package with its enablement rows, in registration order.
     pub fn plugins(&self) -> Result<Vec<PluginEntry>, StoreError> {
-        let fail = |source| self.sqlite("list plugins", source);
+        let fail = StoreError::sqlite(self.path(), "list plugins");
         let conn = self.conn();
         let rows = conn
             .prepare(ALL_PLUGINS)
@@ -171,11 +170,7 @@ impl Ledger {
         enabled: bool,
     ) -> Result<(), StoreError> {
         let path = self.path().to_owned();
-        let fail = |source| StoreError::Sqlite {
-            path: path.clone(),
-            action: "change a plugin's enablement",
-            source,
-        };
+        let fail = StoreError::sqlite(&path, "change a plugin's enablement");
         let tx = self.conn_mut().transaction().map_err(fail)?;
         let known = tx
             .query_row("SELECT 1 FROM plugins WHERE id = ?1", [id], |_| Ok(()))
@@ -203,7 +198,7 @@ impl Ledger {
         let deleted = self
             .conn()
             .execute("DELETE FROM plugins WHERE id = ?1", [id])
-            .map_err(|source| self.sqlite("delete a plugin", source))?;
+            .map_err(StoreError::sqlite(self.path(), "delete a plugin"))?;
         if deleted == 0 {
             return Err(StoreError::UnknownPlugin { id: id.to_owned() });
         }
@@ -220,15 +215,7 @@ impl Ledger {
                 stmt.query_map([agent.unwrap_or(ALL_AGENTS)], plugin_from_row)?
                     .collect()
             })
-            .map_err(|source| self.sqlite("read the enabled plugins", source))
-    }
-
-    fn sqlite(&self, action: &'static str, source: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite {
-            path: self.path().to_owned(),
-            action,
-            source,
-        }
+            .map_err(StoreError::sqlite(self.path(), "read the enabled plugins"))
     }
 }
 
@@ -241,12 +228,6 @@ fn plugin_from_row(row: &Row<'_>) -> rusqlite::Result<PluginRow> {
         version: row.get(4)?,
         registered_at_ms: row.get(5)?,
     })
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 #[cfg(test)]

@@ -95,11 +95,7 @@ pub fn run_named_query(
         .ok_or_else(|| StoreError::UnknownQuery {
             name: name.to_owned(),
         })?;
-    let fail = |source| StoreError::Sqlite {
-        path: path.to_owned(),
-        action: "run a named query",
-        source,
-    };
+    let fail = StoreError::sqlite(path, "run a named query");
     // Read-only at the connection level: even a query that tried to write could not.
     // Without SQLITE_OPEN_CREATE a missing file is an error, not a new empty store.
     let conn = Connection::open_with_flags(

@@ -1,11 +1,10 @@
 //! The `tasks` table: tasks that automations create with the `create_task` context
 //! step, with the Hook Engine's fields.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use crate::clock::unix_now;
 use crate::errors::StoreError;
 use crate::ledger::Ledger;
 
@@ -84,13 +83,6 @@ const SELECT_TASK: &str = "
            result, error, created_by, created_at, updated_at
     FROM tasks WHERE id = ?1";
 
-/// Now as Unix seconds, the unit of the automation tables.
-pub(crate) fn unix_now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0.0, |elapsed| elapsed.as_secs_f64())
-}
-
 impl Ledger {
     /// Inserts `task` as `pending` and returns its new id (a `UUIDv7` in simple form,
     /// so ids sort by creation time).
@@ -115,21 +107,13 @@ impl Ledger {
                     now,
                 ],
             )
-            .map_err(|source| StoreError::Sqlite {
-                path: self.path().to_owned(),
-                action: "create a task",
-                source,
-            })?;
+            .map_err(StoreError::sqlite(self.path(), "create a task"))?;
         Ok(id)
     }
 
     /// The task with id `id`, if there is one.
     pub fn task(&self, id: &str) -> Result<Option<TaskRow>, StoreError> {
-        let fail = |source| StoreError::Sqlite {
-            path: self.path().to_owned(),
-            action: "read a task",
-            source,
-        };
+        let fail = StoreError::sqlite(self.path(), "read a task");
         let row = self
             .conn()
             .query_row(SELECT_TASK, [id], |row| {

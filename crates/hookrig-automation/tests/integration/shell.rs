@@ -153,3 +153,19 @@ async fn a_missing_workspace_is_an_error() {
         "{error}"
     );
 }
+
+// guards: the spawn failure of the shared runner names the missing directory, not `sh`
+#[tokio::test]
+async fn a_missing_workspace_is_named_in_the_error() {
+    let mut world = World::new();
+    let gone = world.dir.path().join("gone");
+    world.env.workspace.clone_from(&gone);
+    let result = world.one(json!({"type": "shell", "command": "true"})).await;
+    assert_eq!(
+        result["error"],
+        format!(
+            "could not run the command in {0}: cannot run sh: working directory {0} does not exist or is not a directory",
+            gone.display()
+        )
+    );
+}

@@ -306,6 +306,52 @@ async fn a_hook_that_ignores_sigterm_is_killed_after_the_grace_period() {
     sandbox.assert_no_survivors().await;
 }
 
+// guards: a zero kill grace sends SIGKILL alone (automation steps rely on it), not a
+// SIGTERM whose trap would start and be cut off. The hook traps TERM in a loop of
+// builtins, which runs the trap within microseconds of the signal; with SIGKILL alone
+// the trap never runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_zero_kill_grace_sends_sigkill_alone() {
+    let sandbox = Sandbox::new();
+    let mut spec =
+        sandbox.spec("trap 'echo term > got-term; exit 0' TERM; touch ready; while :; do :; done");
+    spec.timeout = Some(Duration::from_millis(300));
+    spec.kill_grace = Duration::ZERO;
+    let output = run(spec).await;
+    assert!(sandbox.path().join("ready").exists(), "the hook started");
+    assert_eq!(
+        output.termination,
+        Termination::TimedOut {
+            after: Duration::from_millis(300),
+            killed: true
+        }
+    );
+    assert!(
+        !sandbox.path().join("got-term").exists(),
+        "the hook was sent SIGTERM"
+    );
+    sandbox.assert_no_survivors().await;
+}
+
+#[tokio::test]
+async fn a_zero_kill_grace_reports_a_kill_even_for_a_hook_that_would_die_of_sigterm() {
+    let sandbox = Sandbox::new();
+    let sleep = sandbox.sleep();
+    let mut spec = sandbox.spec(&format!("exec {sleep} 300"));
+    spec.timeout = Some(Duration::from_millis(300));
+    spec.kill_grace = Duration::ZERO;
+    let output = run(spec).await;
+    assert!(
+        matches!(
+            output.termination,
+            Termination::TimedOut { killed: true, .. }
+        ),
+        "{:?}",
+        output.termination
+    );
+    sandbox.assert_no_survivors().await;
+}
+
 #[tokio::test]
 async fn a_grandchild_holding_the_pipes_is_killed_after_the_leak_timeout() {
     let sandbox = Sandbox::new();

@@ -390,6 +390,42 @@ fn complete_hook_runs_fills_in_the_dispatched_row() {
 }
 
 #[test]
+fn complete_hook_runs_writes_every_field_to_its_own_column() {
+    // guards: the shared field list of insert and complete numbered against the wrong
+    // placeholders of the completing UPDATE
+    let mut t = TempLedger::new();
+    let mut emit = bare_emit("run-f", 1, "message.after");
+    let mut dispatched = hook("bg", false);
+    dispatched.result = "dispatched".to_owned();
+    emit.hooks = vec![dispatched.clone()];
+    t.ledger.record_emit(&emit).expect("record");
+
+    let mut done = dispatched;
+    done.dialect = "hygge".to_owned();
+    done.matched = true;
+    done.skip_reason = Some("skip".to_owned());
+    done.result = "deny".to_owned();
+    done.exit_code = Some(2);
+    done.duration_ms = Some(12.5);
+    done.reason = Some("reason".to_owned());
+    done.stderr = Some("err".to_owned());
+    done.stdout = Some("out".to_owned());
+    done.truncated = true;
+    done.is_async = true;
+    t.ledger
+        .complete_hook_runs("run-f", std::slice::from_ref(&done))
+        .expect("complete");
+    let hooks = t
+        .ledger
+        .emit_detail("run-f")
+        .expect("lookup")
+        .expect("found")
+        .emit
+        .hooks;
+    assert_eq!(hooks, [done]);
+}
+
+#[test]
 fn the_wal_is_kept_between_emits_and_folded_back_once_it_grows() {
     // guards: a checkpoint with fsyncs on every emit (each emit is the last connection to
     // close), and a WAL that grows without bound when checkpoints on close are off.
