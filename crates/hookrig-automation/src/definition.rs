@@ -168,41 +168,50 @@ pub struct Watch {
     pub extensions: Vec<String>,
 }
 
-// Raw layer of a trigger: the seed's keys per type, unknown keys refused. Lowered into
-// `Trigger` by `TryFrom`, whose error the reader places at the trigger.
-
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
-enum RawTrigger {
-    Event(RawEvent),
-    Periodic(RawPeriodic),
-    Cron(RawCron),
-}
+// Raw layer of a trigger: every key any trigger type has, unknown keys refused, lowered
+// into `Trigger` by `TryFrom`, which refuses keys of another type and places its error
+// at the trigger. A plain struct rather than an internally tagged enum: serde buffers
+// the fields of a tagged enum, and the reader's positions are lost with them, so a
+// wrongly typed value (`interval_seconds = "soon"`) could only be placed at the table.
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawEvent {
-    event_type: String,
+struct RawTrigger {
+    #[serde(rename = "type")]
+    kind: TriggerKind,
+    event_type: Option<String>,
     watch: Option<Watch>,
+    interval_seconds: Option<u64>,
+    expression: Option<String>,
     #[serde(default)]
     skip_llm: bool,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawPeriodic {
-    #[serde(default = "default_seconds")]
-    interval_seconds: u64,
-    #[serde(default)]
-    skip_llm: bool,
+#[derive(Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum TriggerKind {
+    Event,
+    Periodic,
+    Cron,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawCron {
-    expression: String,
-    #[serde(default)]
-    skip_llm: bool,
+impl TriggerKind {
+    fn name(self) -> &'static str {
+        match self {
+            TriggerKind::Event => "event",
+            TriggerKind::Periodic => "periodic",
+            TriggerKind::Cron => "cron",
+        }
+    }
+
+    /// The keys a trigger of this type may have, besides `type`.
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            TriggerKind::Event => &["event_type", "watch", "skip_llm"],
+            TriggerKind::Periodic => &["interval_seconds", "skip_llm"],
+            TriggerKind::Cron => &["expression", "skip_llm"],
+        }
+    }
 }
 
 fn default_seconds() -> u64 {
@@ -217,34 +226,63 @@ impl TryFrom<RawTrigger> for Trigger {
     type Error = String;
 
     fn try_from(raw: RawTrigger) -> Result<Self, String> {
-        match raw {
-            RawTrigger::Event(event) => {
-                if event.event_type.trim().is_empty() {
+        let present = [
+            ("event_type", raw.event_type.is_some()),
+            ("watch", raw.watch.is_some()),
+            ("interval_seconds", raw.interval_seconds.is_some()),
+            ("expression", raw.expression.is_some()),
+        ];
+        if let Some((key, _)) = present
+            .iter()
+            .find(|(key, set)| *set && !raw.kind.keys().contains(key))
+        {
+            let expected = raw
+                .kind
+                .keys()
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(format!(
+                "`{key}` is not a key of a {} trigger; its keys are {expected}",
+                raw.kind.name()
+            ));
+        }
+        match raw.kind {
+            TriggerKind::Event => {
+                let event_type = raw
+                    .event_type
+                    .ok_or("an event trigger needs `event_type`, e.g. \"task.completed\"")?;
+                if event_type.trim().is_empty() {
                     return Err("`event_type` must name an event, e.g. \"task.completed\"".into());
                 }
-                if let Some(watch) = &event.watch {
-                    check_watch(&event.event_type, watch)?;
+                if let Some(watch) = &raw.watch {
+                    check_watch(&event_type, watch)?;
                 }
                 Ok(Trigger::Event {
-                    event_type: event.event_type,
-                    watch: event.watch,
-                    skip_llm: event.skip_llm,
+                    event_type,
+                    watch: raw.watch,
+                    skip_llm: raw.skip_llm,
                 })
             }
-            RawTrigger::Periodic(periodic) => {
-                if periodic.interval_seconds == 0 {
+            TriggerKind::Periodic => {
+                let interval_seconds = raw.interval_seconds.unwrap_or(DEFAULT_SECONDS);
+                if interval_seconds == 0 {
                     return Err("`interval_seconds` must be at least 1".into());
                 }
                 Ok(Trigger::Periodic {
-                    interval_seconds: periodic.interval_seconds,
-                    skip_llm: periodic.skip_llm,
+                    interval_seconds,
+                    skip_llm: raw.skip_llm,
                 })
             }
-            RawTrigger::Cron(cron) => {
-                parse_cron(&cron.expression)?;
+            TriggerKind::Cron => {
+                let expression = raw
+                    .expression
+                    .ok_or("a cron trigger needs `expression`, e.g. \"*/5 * * * *\"")?;
+                parse_cron(&expression)?;
                 Ok(Trigger::Cron {
-                    expression: cron.expression,
-                    skip_llm: cron.skip_llm,
+                    expression,
+                    skip_llm: raw.skip_llm,
                 })
             }
         }
@@ -790,8 +828,23 @@ mod tests {
     )]
     #[test_case(
         "name = \"a\"\n[trigger]\ntype = \"periodic\"\nevent_type = \"x\"\n",
-        "/p/a.toml:2:1: unknown field `event_type`, expected `interval_seconds` or `skip_llm`";
+        "/p/a.toml:2:1: `event_type` is not a key of a periodic trigger; its keys are `interval_seconds`, `skip_llm`";
         "key of another trigger type"
+    )]
+    #[test_case(
+        "name = \"a\"\n[trigger]\ntype = \"periodic\"\ninterval_seconds = \"soon\"\n",
+        "/p/a.toml:4:20: invalid type: string \"soon\", expected u64";
+        "wrongly typed value is placed at the value"
+    )]
+    #[test_case(
+        "name = \"a\"\n[trigger]\ntype = \"cron\"\n",
+        "/p/a.toml:2:1: a cron trigger needs `expression`, e.g. \"*/5 * * * *\"";
+        "cron without expression"
+    )]
+    #[test_case(
+        "name = \"a\"\n[trigger]\ntype = \"event\"\n",
+        "/p/a.toml:2:1: an event trigger needs `event_type`, e.g. \"task.completed\"";
+        "event without event type"
     )]
     #[test_case(
         "name = \"a\"\n[trigger]\ntype = \"event\"\nevent_type = \"task.completed\"\nwatch = { paths = [\"x\"] }\n",
