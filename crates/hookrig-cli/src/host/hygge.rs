@@ -15,7 +15,7 @@
 //! deny, since nobody is there to confirm. The Outcome is in the ledger
 //! (`hookrig why RUN`).
 
-use hookrig_core::{Decision, Dispatched, HookResult, Outcome, Payload};
+use hookrig_core::{Dispatched, HookResult, Outcome, Payload};
 use serde_json::json;
 use serde_json::{Map, Value};
 
@@ -42,22 +42,7 @@ pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, Expec
 
 pub(super) fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let mut action = Map::new();
-    let refused = match dispatched.decision {
-        Decision::Deny => Some(
-            dispatched
-                .reason
-                .clone()
-                .unwrap_or_else(|| "denied by hookrig".to_owned()),
-        ),
-        Decision::Ask => Some(format!(
-            "{} (a hook asked for confirmation, which hygge cannot ask for)",
-            dispatched
-                .reason
-                .as_deref()
-                .unwrap_or("confirmation needed")
-        )),
-        Decision::Allow => None,
-    };
+    let refused = super::refusal(dispatched, "hygge");
     if let Some(reason) = refused {
         action.insert("decision".into(), json!("deny"));
         action.insert("reason".into(), json!(reason));

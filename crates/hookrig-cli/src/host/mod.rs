@@ -8,7 +8,7 @@ mod native;
 mod xcode;
 
 use clap::ValueEnum;
-use hookrig_core::{Dispatched, Outcome, Payload};
+use hookrig_core::{Decision, Dispatched, Outcome, Payload};
 
 use crate::errors::ExpectedError;
 
@@ -71,5 +71,27 @@ impl HostDialect {
             HostDialect::Hygge => hygge::answer(outcome, dispatched),
             HostDialect::Claude => claude::answer(outcome, dispatched),
         }
+    }
+}
+
+/// Why a host without an "ask" of its own (hygge, x-code) must be told no: the deny's
+/// reason, or for an ask a reason saying that a hook wanted a confirmation nobody is
+/// there to give; `None` when the event goes on.
+fn refusal(dispatched: &Dispatched, host: &str) -> Option<String> {
+    match dispatched.decision {
+        Decision::Deny => Some(
+            dispatched
+                .reason
+                .clone()
+                .unwrap_or_else(|| "denied by hookrig".to_owned()),
+        ),
+        Decision::Ask => Some(format!(
+            "{} (a hook asked for confirmation, which {host} cannot ask for)",
+            dispatched
+                .reason
+                .as_deref()
+                .unwrap_or("confirmation needed")
+        )),
+        Decision::Allow => None,
     }
 }

@@ -17,7 +17,7 @@
 //! confirmation is answered as a deny, since nobody is there to confirm. The Outcome is
 //! in the ledger (`hookrig why RUN`).
 
-use hookrig_core::{Decision, Dispatched, HookResult, Outcome};
+use hookrig_core::{Dispatched, HookResult, Outcome};
 use serde_json::{Map, Value, json};
 
 use super::{HostAnswer, HostInput};
@@ -61,22 +61,7 @@ pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, Expec
 
 pub(super) fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let mut reply = Map::new();
-    let refused = match dispatched.decision {
-        Decision::Deny => Some(
-            dispatched
-                .reason
-                .clone()
-                .unwrap_or_else(|| "denied by hookrig".to_owned()),
-        ),
-        Decision::Ask => Some(format!(
-            "{} (a hook asked for confirmation, which x-code cannot ask for)",
-            dispatched
-                .reason
-                .as_deref()
-                .unwrap_or("confirmation needed")
-        )),
-        Decision::Allow => None,
-    };
+    let refused = super::refusal(dispatched, "x-code");
     if let Some(reason) = refused {
         reply.insert("decision".into(), json!("deny"));
         reply.insert("reason".into(), json!(reason));
