@@ -135,6 +135,15 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
             return;
         }
     };
+    // What an untrusted project config.toml loses (providers, notifiers, ...) is no
+    // concern of the hooks loaded here: that warning belongs to the commands that use
+    // those settings, not to every emit in the repository.
+    warnings.retain(|w| {
+        !config
+            .untrusted
+            .iter()
+            .any(|u| u.path == w.path && w.line.is_none())
+    });
     ctx.diagnostics.extend(warnings);
     let timeout = config.hook_timeout();
     for (dir, level) in dirs {

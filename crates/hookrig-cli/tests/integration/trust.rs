@@ -549,6 +549,26 @@ fn assert_config_used(env: &TestEnv) {
     assert_eq!(stderr, "", "no warning once trusted");
 }
 
+// guards: every emit in a repository with an untrusted config.toml repeated the warning
+// about providers and notifiers, which an emit never uses
+#[test]
+fn an_emit_does_not_repeat_the_untrusted_config_toml_warning() {
+    let env = test_env();
+    project_config_toml(&env);
+    let out = emit_untrusted(&env, &["tool.before"], "{}");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        !out.has_warning("review it, then run hookrig trust"),
+        "{:?}",
+        out.warnings()
+    );
+    let (_, stderr) = untrusted_run(&env, &["config", "show"], 0);
+    assert!(
+        stderr.contains("review it, then run hookrig trust"),
+        "config show still says it: {stderr}"
+    );
+}
+
 #[test]
 fn an_untrusted_project_config_toml_keeps_only_harmless_settings() {
     let env = test_env();
