@@ -6,11 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use hookrig_config::{Diagnostic, Environment, Severity, TrustStore, TrustedHook};
+use hookrig_config::{Diagnostic, Distrust, Environment, Severity, TrustStore, TrustedHook};
 use hookrig_store::AutomationRow;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 use crate::errors::AutomationError;
 
@@ -436,7 +435,7 @@ pub fn parse_automation(
     let is_json = path.extension().is_some_and(|e| e == "json");
     let raw: RawAutomation = if is_json {
         serde_json::from_str(text).map_err(|err| {
-            let offset = json_offset(text, err.line(), err.column());
+            let offset = hookrig_config::json_offset(text, err.line(), err.column());
             let message = err.to_string();
             // serde_json appends " at line L column C", which the diagnostic already says.
             let message = message
@@ -494,20 +493,6 @@ pub fn load_automation(path: &Path, now: f64) -> Result<Automation, Diagnostic> 
         .unwrap_or(Path::new("."));
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
     parse_automation(path, &text, &default_project_id(&dir), now)
-}
-
-/// The byte offset of `serde_json`'s 1-based `line` and `column` (0 = unknown).
-fn json_offset(text: &str, line: usize, column: usize) -> Option<usize> {
-    if line == 0 {
-        return None;
-    }
-    let start: usize = text
-        .split_inclusive('\n')
-        .take(line - 1)
-        .map(str::len)
-        .sum();
-    // serde_json's column is the byte after the offending character.
-    Some(start + column.saturating_sub(1))
 }
 
 /// The automations of a project's `.hookrig/automations/*.toml` files.
@@ -584,16 +569,13 @@ pub fn project_automations(env: &Environment, root: &Path, now: f64) -> ProjectA
             }
         };
         let distrust = store.as_ref().and_then(|store| {
-            match store
-                .hooks
-                .get(&automation_trust_key(&file, &automation.id))
-            {
-                None => Some("it comes with the project and is not trusted yet"),
-                Some(trusted) if trusted.definition != sha256_hex(text.as_bytes()) => {
-                    Some("it changed since it was trusted")
-                }
-                Some(_) => None,
-            }
+            let key = automation_trust_key(&file, &automation.id);
+            store
+                .check_file(&key, text.as_bytes())
+                .map(|distrust| match distrust {
+                    Distrust::New => "it comes with the project and is not trusted yet",
+                    _ => "it changed since it was trusted",
+                })
         });
         match distrust {
             None => found.trusted.push(automation),
@@ -641,7 +623,7 @@ pub fn trust_project_automations(store: &mut TrustStore, root: &Path, now_ms: i6
                 source: file.clone(),
                 name: automation.id.clone(),
                 dialect: "automation".to_owned(),
-                definition: sha256_hex(text.as_bytes()),
+                definition: hookrig_config::content_hash(text.as_bytes()),
                 script: None,
                 trusted_at_ms: now_ms,
             },
@@ -649,16 +631,6 @@ pub fn trust_project_automations(store: &mut TrustStore, root: &Path, now_ms: i6
         trusted.push(automation.id);
     }
     trusted
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    Sha256::digest(bytes)
-        .iter()
-        .fold(String::with_capacity(64), |mut hex, byte| {
-            let _ = write!(hex, "{byte:02x}");
-            hex
-        })
 }
 
 impl Automation {

@@ -403,7 +403,8 @@ impl File<'_> {
     fn parse<'de, T: Deserialize<'de>>(&self, part: &'de str) -> Result<T, Diagnostic> {
         serde_json::from_str(part).map_err(|err| {
             let base = self.offset(part);
-            let offset = (err.line() > 0).then(|| base + offset_in(part, err.line(), err.column()));
+            let offset =
+                crate::errors::json_offset(part, err.line(), err.column()).map(|o| base + o);
             let message = err.to_string();
             let message = message
                 .rfind(" at line ")
@@ -654,17 +655,6 @@ pub fn claude_matcher(pattern: &str) -> Result<Matcher, String> {
         let detail = detail.strip_prefix("error: ").unwrap_or(detail);
         format!("{err}: {detail}; the matcher group is skipped")
     })
-}
-
-/// The byte offset in `text` of `serde_json`'s 1-based `line` and `column` (bytes), placed
-/// on the character `serde_json`'s own message names.
-fn offset_in(text: &str, line: usize, column: usize) -> usize {
-    let line_start = text
-        .match_indices('\n')
-        .nth(line.saturating_sub(2))
-        .map_or(0, |(i, _)| i + 1);
-    let line_start = if line <= 1 { 0 } else { line_start };
-    (line_start + column.saturating_sub(1)).min(text.len())
 }
 
 #[cfg(test)]

@@ -89,6 +89,21 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// The byte offset in `text` of a `serde_json` error's 1-based `line` and `column` (a
+/// column counts bytes, and points just past the offending character), clamped to the
+/// text; `None` when `serde_json` knows no position (line 0).
+pub fn json_offset(text: &str, line: usize, column: usize) -> Option<usize> {
+    if line == 0 {
+        return None;
+    }
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line - 1)
+        .map(str::len)
+        .sum();
+    Some((line_start + column.saturating_sub(1)).min(text.len()))
+}
+
 /// 1-based line and column (in characters) of byte `offset` in `text`.
 pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(text.len());

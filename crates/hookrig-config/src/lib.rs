@@ -40,7 +40,7 @@ pub use claude::{
 };
 pub use definition::{CommandDef, HookDef, LoadedConfig, ProtocolDef, Settings, Shadowed};
 pub use environment::{Environment, Project, find_project};
-pub use errors::{ConfigError, Diagnostic, Severity, TrustError};
+pub use errors::{ConfigError, Diagnostic, Severity, TrustError, json_offset};
 pub use hence::{HenceHook, HookPoint};
 pub use hygge::{format_go_duration, parse_go_duration, parse_hygge};
 pub use loader::{LoadOptions, load};
@@ -54,8 +54,8 @@ pub use settings_file::{
     ProvisionMode, Sourced, UntrustedConfig, config_toml_paths, load_config_toml,
 };
 pub use trust::{
-    Distrust, TrustStore, TrustedHook, definition_hash, file_trust_key, hook_key, project_dir,
-    project_validators, trust_store_path,
+    Distrust, TrustStore, TrustedHook, content_hash, definition_hash, file_trust_key, hook_key,
+    project_dir, project_validators, trust_store_path,
 };
 pub use webhook::{WEBHOOK_EVENTS, webhook_event_allowed};
 pub use xcode::XcodeHook;

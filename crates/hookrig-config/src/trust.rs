@@ -150,7 +150,7 @@ impl TrustStore {
     pub fn check_file(&self, key: &str, bytes: &[u8]) -> Option<Distrust> {
         match self.hooks.get(key) {
             None => Some(Distrust::New),
-            Some(trusted) if trusted.definition != hex_sha256(bytes) => {
+            Some(trusted) if trusted.definition != content_hash(bytes) => {
                 Some(Distrust::DefinitionChanged)
             }
             Some(_) => None,
@@ -173,7 +173,7 @@ impl TrustStore {
                 source: path.to_owned(),
                 name,
                 dialect: kind.to_owned(),
-                definition: hex_sha256(bytes),
+                definition: content_hash(bytes),
                 script: None,
                 trusted_at_ms: now_ms,
             },
@@ -312,7 +312,7 @@ pub fn definition_hash(hook: &HookDef) -> String {
         "priority": spec.priority,
         "timeout_ms": spec.timeout.map(|t| t.as_millis()),
     });
-    hex_sha256(document.to_string().as_bytes())
+    content_hash(document.to_string().as_bytes())
 }
 
 /// The files a hook runs and their SHA-256, for those inside the project (a file
@@ -368,7 +368,7 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
     }
     let hashes: Vec<String> = files
         .iter()
-        .map(|file| std::fs::read(file).map_or_else(|_| "missing".to_owned(), |b| hex_sha256(&b)))
+        .map(|file| std::fs::read(file).map_or_else(|_| "missing".to_owned(), |b| content_hash(&b)))
         .collect();
     // One file keeps its plain hash (so it can be checked by hand with sha256sum);
     // several are hashed together with their paths.
@@ -380,7 +380,7 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
             .zip(&hashes)
             .map(|(file, hash)| format!("{}\0{hash}", file.display()))
             .collect();
-        hex_sha256(combined.join("\0").as_bytes())
+        content_hash(combined.join("\0").as_bytes())
     };
     Some((files.swap_remove(0), hash))
 }
@@ -395,7 +395,9 @@ pub fn project_dir(source: &Path, project: &Project) -> Option<PathBuf> {
         .cloned()
 }
 
-fn hex_sha256(bytes: &[u8]) -> String {
+/// The SHA-256 of `bytes` in lowercase hex: what the trust store keeps for a file or a
+/// definition.
+pub fn content_hash(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha256::digest(bytes);
     let mut hex = String::with_capacity(64);

@@ -275,27 +275,17 @@ fn read_json(ctx: &mut LoadContext<'_>, path: &Path) -> Option<JsonFile> {
             value,
         }),
         Err(err) => {
-            let offset = offset_of(&text, err.line(), err.column());
+            let offset = crate::errors::json_offset(&text, err.line(), err.column());
             ctx.diagnostics.push(Diagnostic::at(
                 path,
                 &text,
-                Some(offset),
+                offset,
                 Severity::Error,
                 format!("invalid JSON: {err}; the plugin is not loaded"),
             ));
             None
         }
     }
-}
-
-/// Byte offset of `serde_json`'s 1-based line and column (a column counts bytes).
-fn offset_of(text: &str, line: usize, column: usize) -> usize {
-    let line_start: usize = text
-        .split_inclusive('\n')
-        .take(line.saturating_sub(1))
-        .map(str::len)
-        .sum();
-    (line_start + column.saturating_sub(1)).min(text.len())
 }
 
 /// Loads a registered plugin package: global (the user registered it), its hooks in
@@ -1111,7 +1101,7 @@ mod tests {
     fn offsets_from_serde_positions() {
         let text = "{\n  \"a\": nope\n}";
         let err = serde_json::from_str::<Value>(text).expect_err("invalid");
-        let offset = offset_of(text, err.line(), err.column());
+        let offset = crate::errors::json_offset(text, err.line(), err.column()).expect("placed");
         assert_eq!(
             crate::errors::line_col(text, offset),
             (err.line(), err.column())

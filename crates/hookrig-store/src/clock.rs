@@ -1,10 +1,11 @@
-//! The wall clock in the units the tables store: Unix milliseconds for agents and
-//! plugins, Unix seconds for the automation tables (the seed's unit).
+//! The wall clock in the units the tables store: Unix milliseconds for emits, agents and
+//! plugins, Unix seconds for the automation tables (the seed's unit). Public, so that
+//! the rows the CLI builds carry the same clock.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// Now as Unix milliseconds.
-pub(crate) fn now_ms() -> i64 {
+/// Now as Unix milliseconds (zero for a clock set before 1970, saturating far ahead).
+pub fn now_ms() -> i64 {
     millis(since_epoch())
 }
 

@@ -95,6 +95,7 @@ mod tasks;
 
 pub use crate::agents::AgentRow;
 pub use crate::automations::{AutomationRow, AutomationRunRow};
+pub use crate::clock::now_ms;
 pub use crate::errors::StoreError;
 pub use crate::ledger::{Ledger, default_ledger_path};
 pub use crate::memory::{MemoryHit, NoteSection, split_markdown};

@@ -20,12 +20,6 @@ pub(crate) fn start_time(pid: i64) -> Option<i64> {
 /// How long a recorded agent may go without a pid before it is taken for gone.
 const STARTING_AT_MOST_MS: i64 = 30_000;
 
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
 fn pid_of(raw: i64) -> Option<Pid> {
     i32::try_from(raw)
         .ok()
@@ -78,7 +72,7 @@ pub(crate) fn state(row: &AgentRow) -> State {
         // `spawn` waits 10 s for the pid and forgets the row when none comes; a row
         // still without one long after is a spawn that was itself killed meanwhile.
         // Calling it ended keeps `watch` from waiting for it forever.
-        let age = now_ms().saturating_sub(row.started_at_ms);
+        let age = hookrig_store::now_ms().saturating_sub(row.started_at_ms);
         return if age < STARTING_AT_MOST_MS {
             State::Starting
         } else {
@@ -206,7 +200,7 @@ mod tests {
         // The rows' start is 1970: a row that never got its pid is gone by now.
         assert_eq!(state(&row(None, None)).text(), "exited");
         let mut fresh = row(None, None);
-        fresh.started_at_ms = now_ms();
+        fresh.started_at_ms = hookrig_store::now_ms();
         assert_eq!(state(&fresh), State::Starting);
         let mut ended = row(Some(me), started);
         ended.exit_code = Some(3);

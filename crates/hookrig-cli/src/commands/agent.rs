@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use hookrig_plan::plan::Plan;
@@ -116,12 +116,6 @@ fn from_env(names: &[&str]) -> Option<String> {
         .iter()
         .find_map(|n| std::env::var(n).ok())
         .filter(|v| !v.is_empty())
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 fn open_store(global: &GlobalArgs) -> Result<Ledger, ExpectedError> {
@@ -253,7 +247,7 @@ fn spawn(
         log: log.to_string_lossy().into_owned(),
         pid: None,
         proc_start: None,
-        started_at_ms: now_ms(),
+        started_at_ms: hookrig_store::now_ms(),
         exit_code: None,
         exit_signal: None,
         ended_at_ms: None,

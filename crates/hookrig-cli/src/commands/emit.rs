@@ -3,7 +3,7 @@
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use clap::ValueEnum;
 use hookrig_automation::ingress;
@@ -87,7 +87,7 @@ pub(crate) fn dispatch_event<T>(
     answer: impl FnOnce(&Outcome<'_>, &Dispatched) -> Result<T, ExpectedError>,
 ) -> Result<(T, Option<u8>), ExpectedError> {
     let started = Instant::now();
-    let started_at_ms = unix_ms();
+    let started_at_ms = hookrig_store::now_ms();
     let Emission {
         name,
         payload,
@@ -344,10 +344,4 @@ fn event_cwd(flag: Option<&Path>, payload: &Payload) -> Result<PathBuf, Expected
         return Ok(dir);
     }
     Ok(std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")))
-}
-
-fn unix_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

@@ -3,7 +3,6 @@
 
 use std::fmt::Write;
 use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use hookrig_config::{Environment, LoadOptions, TrustStore, find_project, trust_store_path};
 use hookrig_core::Level;
@@ -42,9 +41,7 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
         ..env
     };
     let config = hookrig_config::load(&env, &LoadOptions::default())?;
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let now = hookrig_store::now_ms();
     let mut text = String::new();
     let mut count = 0;
     for def in config
