@@ -65,18 +65,11 @@ pub(crate) struct Search {
 impl Search {
     /// The `PATH` directories.
     fn path() -> Self {
-        let dirs = std::env::var_os("PATH")
-            .map(|path| {
-                std::env::split_paths(&path)
-                    // An empty entry means the current directory to a shell; hookrig
-                    // does not run programs from wherever it happens to be started.
-                    .filter(|dir| !dir.as_os_str().is_empty())
-                    .map(|dir| (dir, Origin::Path))
-                    .collect()
-            })
-            .unwrap_or_default();
         Self {
-            dirs,
+            dirs: path_dirs()
+                .into_iter()
+                .map(|dir| (dir, Origin::Path))
+                .collect(),
             ..Self::default()
         }
     }
@@ -84,17 +77,11 @@ impl Search {
     /// Adds the `plugin_path` directories of the `config.toml` files seen from the
     /// current directory. A broken `config.toml` is an error.
     fn with_plugin_path(mut self) -> Result<Self, ExpectedError> {
-        let cwd = std::env::current_dir().map_err(ExpectedError::Cwd)?;
-        let env = Environment::from_process(cwd)?;
-        let mut warnings = Vec::new();
-        let config = hookrig_config::load_config_toml(&env, &mut warnings)?;
-        for warning in warnings {
-            eprintln!("hookrig: warning: {warning}");
-        }
-        if let Some(dirs) = config.plugin_path {
-            self.dirs
-                .extend(dirs.value.into_iter().map(|dir| (dir, Origin::PluginPath)));
-        }
+        self.dirs.extend(
+            plugin_path_dirs()?
+                .into_iter()
+                .map(|dir| (dir, Origin::PluginPath)),
+        );
         Ok(self)
     }
 
@@ -211,6 +198,35 @@ impl Search {
         }
         found
     }
+}
+
+/// The directories of `PATH`, in order. An empty entry means the current directory to a
+/// shell; hookrig does not run programs from wherever it happens to be started.
+pub(crate) fn path_dirs() -> Vec<PathBuf> {
+    std::env::var_os("PATH")
+        .map(|path| {
+            std::env::split_paths(&path)
+                .filter(|dir| !dir.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The `plugin_path` directories of the `config.toml` files seen from the current
+/// directory, where hookrig's programs (external commands, board formatters) are looked
+/// for after `PATH`. Warnings about those files go to stderr; a broken file is an error.
+pub(crate) fn plugin_path_dirs() -> Result<Vec<PathBuf>, ExpectedError> {
+    let cwd = std::env::current_dir().map_err(ExpectedError::Cwd)?;
+    let env = Environment::from_process(cwd)?;
+    let mut warnings = Vec::new();
+    let config = hookrig_config::load_config_toml(&env, &mut warnings)?;
+    for warning in warnings {
+        eprintln!("hookrig: warning: {warning}");
+    }
+    Ok(config
+        .plugin_path
+        .map(|dirs| dirs.value)
+        .unwrap_or_default())
 }
 
 /// What a search for one command found.

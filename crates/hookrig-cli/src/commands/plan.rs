@@ -169,23 +169,9 @@ struct Formatters {
 
 impl Formatters {
     fn find(global: &GlobalArgs, agent: Option<&str>) -> Result<Self, ExpectedError> {
-        let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
-            .map(|path| {
-                std::env::split_paths(&path)
-                    .filter(|dir| !dir.as_os_str().is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let cwd = std::env::current_dir().map_err(ExpectedError::Cwd)?;
-        let env = Environment::from_process(cwd)?;
-        let mut warnings = Vec::new();
-        let config = hookrig_config::load_config_toml(&env, &mut warnings)?;
-        for warning in warnings {
-            eprintln!("hookrig: warning: {warning}");
-        }
-        if let Some(extra) = config.plugin_path {
-            dirs.extend(extra.value);
-        }
+        let mut dirs = crate::external::path_dirs();
+        dirs.extend(crate::external::plugin_path_dirs()?);
+        let env = Environment::from_process(std::env::current_dir().map_err(ExpectedError::Cwd)?)?;
         let mut candidates = Vec::new();
         for prefix in FORMATTER_PREFIXES {
             for dir in &dirs {
