@@ -91,7 +91,12 @@ pub struct Dispatched {
 /// they answer changes the event. Async hooks are handed to `sink` after the sync hooks,
 /// with the payload as modified by them.
 pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -> Dispatched {
-    let Event { context, payload } = event;
+    let Event {
+        context,
+        mut payload,
+    } = event;
+    // Before any hook or plugin sees it: every dialect presents the `tool` section.
+    payload.normalize_flat_tool();
     let mut state = State {
         decision: Decision::Allow,
         reason: None,

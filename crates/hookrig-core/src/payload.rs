@@ -46,6 +46,43 @@ impl Payload {
             .or_else(|| self.0.get("tool_name").and_then(Value::as_str))
     }
 
+    /// Moves the flat tool fields some hosts send (Claude Code's `tool_name`,
+    /// `tool_input`, `tool_use_id`, `tool_response`) into the canonical `tool` section
+    /// (`name`, `input`, `call_id`, `output`), so that every dialect's hooks see one
+    /// shape. A hygge or x-code guard that finds no `tool` object cannot check the call
+    /// it guards, and a guard that crashes lets the call through.
+    ///
+    /// A field the `tool` section already has wins, and the flat field is then left
+    /// where it is (nothing the host sent is dropped). A `tool` that is not an object is
+    /// left alone.
+    pub fn normalize_flat_tool(&mut self) {
+        const FLAT: [(&str, &str); 4] = [
+            ("tool_name", "name"),
+            ("tool_input", "input"),
+            ("tool_use_id", "call_id"),
+            ("tool_response", "output"),
+        ];
+        if !FLAT.iter().any(|(flat, _)| self.0.contains_key(*flat)) {
+            return;
+        }
+        if self.0.get("tool").is_some_and(|tool| !tool.is_object()) {
+            return;
+        }
+        for (flat, field) in FLAT {
+            if self
+                .0
+                .get("tool")
+                .and_then(|tool| tool.get(field))
+                .is_some()
+            {
+                continue;
+            }
+            if let Some(value) = self.0.remove(flat) {
+                self.section_mut("tool").insert(field.to_owned(), value);
+            }
+        }
+    }
+
     /// Sets `tool.name` unless the payload already names a tool.
     pub fn set_tool_name_if_missing(&mut self, name: &str) {
         if self.tool_name().is_some() {
@@ -174,6 +211,46 @@ mod tests {
         assert_eq!(
             p.as_map()["session"],
             json!({"model": "m", "id": "s1", "cwd": "/w"})
+        );
+    }
+
+    // guards: a host that sends the flat form (`tool_name` / `tool_input`) must give
+    // every dialect's hooks the `tool` object they check
+    #[test]
+    fn flat_tool_fields_move_into_the_tool_section() {
+        let mut p = payload(json!({
+            "tool_name": "bash",
+            "tool_input": {"command": "rm -rf /"},
+            "tool_use_id": "t1",
+            "session_id": "s1",
+        }));
+        p.normalize_flat_tool();
+        assert_eq!(
+            Value::Object(p.into_map()),
+            json!({
+                "session_id": "s1",
+                "tool": {"name": "bash", "input": {"command": "rm -rf /"}, "call_id": "t1"},
+            })
+        );
+    }
+
+    #[test]
+    fn nested_tool_fields_win_over_flat_ones() {
+        let mut p = payload(json!({
+            "tool": {"name": "edit"},
+            "tool_name": "bash",
+            "tool_input": {"path": "a"},
+        }));
+        p.normalize_flat_tool();
+        assert_eq!(
+            Value::Object(p.into_map()),
+            json!({"tool": {"name": "edit", "input": {"path": "a"}}, "tool_name": "bash"})
+        );
+        let mut odd = payload(json!({"tool": "bash", "tool_name": "bash"}));
+        odd.normalize_flat_tool();
+        assert_eq!(
+            Value::Object(odd.into_map()),
+            json!({"tool": "bash", "tool_name": "bash"})
         );
     }
 

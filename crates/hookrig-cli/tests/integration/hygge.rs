@@ -890,3 +890,37 @@ fn the_hygge_entry_that_calls_hookrig_is_not_run_by_hookrig() {
     assert_eq!(outcome["hooks"], json!([]));
     assert!(!marker.exists(), "the entry calling hookrig was not run");
 }
+
+// guards: a host that sends the flat form (`tool_name` / `tool_input`) must not make a
+// hygge guard fail open: the hook sees the tool it guards and its deny stands
+#[test]
+fn a_flat_form_payload_reaches_a_hygge_guard_as_its_tool() {
+    let env = test_env();
+    one_hook(
+        &env,
+        "no-rm",
+        "pre_tool",
+        indoc! {r#"
+            input=$(cat)
+            case "$input" in
+              *'"tool_name":"bash"'*'rm -rf'*) echo '{"decision":"deny","reason":"no rm -rf"}' ;;
+              *'"tool_name":""'*|*'"tool_name":null'*) exit 1 ;;
+              *) echo '{"decision":"allow"}' ;;
+            esac
+        "#},
+        "",
+    );
+
+    let out = emit(
+        &env,
+        &["tool.before"],
+        r#"{"tool_name": "bash", "tool_input": {"command": "rm -rf /"}}"#,
+    );
+
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.outcome["reason"], "no rm -rf");
+    assert_eq!(
+        out.outcome["payload"]["tool"],
+        json!({"name": "bash", "input": {"command": "rm -rf /"}})
+    );
+}

@@ -962,3 +962,32 @@ fn emit_dialect_xcode_answers_in_x_code_s_reply_with_exit_0() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.outcome["decision"], "deny");
 }
+
+// guards: a host that sends the flat form (`tool_name` / `tool_input`) must not make an
+// x-code guard fail open: the hook gets its `tool` object and its deny stands
+#[test]
+fn a_flat_form_payload_reaches_an_xcode_guard_as_its_tool() {
+    let env = test_env();
+    let guard = indoc! {r#"
+        input=$(cat)
+        case "$input" in
+          *'"tool":{'*'"name":"bash"'*'rm -rf'*) echo '{"decision":"deny","reason":"no rm -rf"}' ;;
+          *'"tool":{'*) echo '{"decision":"allow"}' ;;
+          *) exit 1 ;;
+        esac
+    "#};
+    plugin(
+        &project_plugins(&env).join("gate"),
+        "gate",
+        &json!({"PreToolUse": [{"command": guard}]}),
+    );
+
+    let out = emit(
+        &env,
+        &["tool.before"],
+        r#"{"tool_name": "bash", "tool_input": {"command": "rm -rf /"}}"#,
+    );
+
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.outcome["reason"], "no rm -rf");
+}
