@@ -21,6 +21,9 @@ pub(crate) enum ExpectedError {
         "no event: give EVENT (e.g. `hookrig emit tool.before`), or a --dialect whose input names it"
     )]
     NoEvent,
+    /// A versioned event name whose version the catalog does not declare.
+    #[error("{0}; `hookrig events` lists the catalog")]
+    UnknownVersion(#[from] hookrig_core::UnknownVersionError),
     /// `--cwd` names no directory.
     #[error("--cwd {0}: no such directory")]
     NoSuchCwd(String),

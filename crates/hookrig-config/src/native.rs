@@ -490,7 +490,14 @@ impl Lower<'_> {
         }
         let mut events = Vec::new();
         for event in raw.into_inner() {
-            let name = EventName::resolve(event.get_ref());
+            let name = match EventName::parse(event.get_ref()) {
+                Ok(name) => name,
+                Err(err) => {
+                    // Not a custom event: the hook would never run on the event it names.
+                    self.error(event.span(), format!("hook `{shown}`: {err}"));
+                    continue;
+                }
+            };
             if let Some(known) = (!name.is_known())
                 .then(|| did_you_mean(event.get_ref(), hookrig_core::all_names()))
                 .flatten()
@@ -950,6 +957,17 @@ mod tests {
         assert!(
             errors[0].starts_with("/p/.hookrig/hooks.toml:2:8: "),
             "{errors:?}"
+        );
+    }
+
+    // guards: a hook on an undeclared version (`tool.before@v2`) must not load as a
+    // custom event that never runs
+    #[test]
+    fn undeclared_version_of_a_catalog_event_is_an_error() {
+        let errors = errors("[[hooks]]\nname = \"a\"\nevents = [\"tool.before@v2\"]\ncommand = \"true\"\n");
+        assert_eq!(
+            errors,
+            ["/p/.hookrig/hooks.toml:3:11: hook `a`: tool.before has no version v2 (dispatched versions: v1)"]
         );
     }
 

@@ -15,6 +15,20 @@ pub struct MatcherError {
     pub source: Box<regex::Error>,
 }
 
+/// An event name with a version the catalog does not declare for that event
+/// (`tool.before@v2`). It is not a custom event: the hooks of the event it names would
+/// be skipped without a word.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{event} has no version {version} (dispatched versions: {dispatched})")]
+pub struct UnknownVersionError {
+    /// The event, as the catalog names it.
+    pub event: String,
+    /// The version asked for.
+    pub version: String,
+    /// The versions the catalog declares, comma-separated.
+    pub dispatched: String,
+}
+
 /// A misuse of the in-process bus, or a handler failure that aborts a call because its
 /// subscription asked for `FailureMode::Fail`.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

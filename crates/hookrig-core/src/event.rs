@@ -4,6 +4,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::errors::UnknownVersionError;
+
 /// How an event's handlers are dispatched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -202,9 +204,9 @@ impl EventName {
     /// the versions the catalog declares for it (`@v1`).
     ///
     /// Any other name is a valid custom event of kind notify. A version the catalog
-    /// does not declare (`tool.before@v2`) is a different payload shape, so until the
-    /// catalog declares it, it is a custom event under its full name rather than an
-    /// alias.
+    /// does not declare (`tool.before@v2`) is a custom event under its full name here;
+    /// [`EventName::parse`] refuses it instead, and is what names from hosts and users
+    /// go through.
     pub fn resolve(raw: &str) -> EventName {
         let entry = match raw.rsplit_once('@') {
             Some((base, version)) => lookup(base).filter(|e| e.versions.contains(&version)),
@@ -222,6 +224,24 @@ impl EventName {
                 entry: None,
             },
         }
+    }
+
+    /// Resolves a name as [`EventName::resolve`] does, but refuses a version the catalog
+    /// does not declare for a catalog event (`tool.before@v2`): the hooks of the event it
+    /// names would not run, so a guard would be skipped without a word. Names given by a
+    /// host or a user (`hookrig emit`, `events = [...]`) are read with this.
+    pub fn parse(raw: &str) -> Result<EventName, UnknownVersionError> {
+        if let Some((base, version)) = raw.rsplit_once('@')
+            && let Some(entry) = lookup(base)
+            && !entry.versions.contains(&version)
+        {
+            return Err(UnknownVersionError {
+                event: entry.name.to_owned(),
+                version: version.to_owned(),
+                dispatched: entry.versions.join(", "),
+            });
+        }
+        Ok(EventName::resolve(raw))
     }
 
     /// The canonical name (or the custom name as given).
@@ -295,6 +315,28 @@ mod tests {
         let name = EventName::resolve(raw);
         assert_eq!(name.as_str(), canonical);
         assert_eq!(name.kind(), kind);
+    }
+
+    // guards: `emit tool.before@v2` must not become a custom event that skips the
+    // tool.before guards
+    #[test]
+    fn parse_refuses_an_undeclared_version_of_a_catalog_event() {
+        let err = EventName::parse("tool.before@v2").expect_err("v2 is not declared");
+        assert_eq!(
+            err.to_string(),
+            "tool.before has no version v2 (dispatched versions: v1)"
+        );
+        let err = EventName::parse("PreToolUse@v7").expect_err("an alias too");
+        assert_eq!(err.event, "tool.before");
+        assert_eq!(
+            EventName::parse("tool.before@v1").map(|n| n.as_str().to_owned()),
+            Ok("tool.before".to_owned())
+        );
+        // A custom event may carry any version: the catalog says nothing about it.
+        assert_eq!(
+            EventName::parse("deploy.done@v3").map(|n| n.as_str().to_owned()),
+            Ok("deploy.done@v3".to_owned())
+        );
     }
 
     // OpenHermit's catalog (seeds/001), every row: the shape each of its events has.

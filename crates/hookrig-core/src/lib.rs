@@ -49,7 +49,7 @@ pub use dispatcher::{
     AsyncCompletion, AsyncSink, Decision, Dispatched, Event, Planned, dispatch, plan,
 };
 pub use duration::display_duration;
-pub use errors::{BusError, MatcherError, PluginError};
+pub use errors::{BusError, MatcherError, PluginError, UnknownVersionError};
 pub use event::{BusShape, CATALOG, CatalogEntry, EventKind, EventName, all_names};
 pub use hook::{
     BoxFuture, EventContext, Handler, Hook, HookSpec, Invocation, Level, Mode, Report, Source,

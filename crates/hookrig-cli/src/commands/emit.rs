@@ -32,7 +32,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
         .unwrap_or_default();
     let agent = event_agent(args.agent.as_deref(), &payload);
     let emission = Emission {
-        name: EventName::resolve(&input.event),
+        name: EventName::parse(&input.event)?,
         payload,
         cwd,
         session_id,

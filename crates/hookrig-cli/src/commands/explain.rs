@@ -21,7 +21,7 @@ pub(crate) fn run(
     let (env, config) = engine::load(cwd, options)?;
     // Handlers are built but never run: explaining must not start anything.
     let registry = engine::registry(&config, &ProcessGroups::new());
-    let event = EventName::resolve(event);
+    let event = EventName::parse(event)?;
     let mut text = format!("event {} ({})", event, event.kind());
     if !event.is_known() {
         text.push_str(", a custom event");

@@ -443,3 +443,37 @@ fn async_failure_reason_is_recorded_once() {
         .unwrap_or_else(|| panic!("no appended row for the async run: {why:#}"));
     assert_eq!(finished["reason"], "hook crashy exited 3");
 }
+
+// guards: `emit tool.before@v2` (a version nobody declared) must not become a custom
+// notify event that skips the tool.before guard and exits 0
+#[test]
+fn an_undeclared_version_of_a_catalog_event_is_refused() {
+    let env = test_env();
+    env.write_script(
+        ".hookrig/guard.sh",
+        "echo 'no writes today' >&2\nexit 2\n",
+    );
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "guard"
+        events = ["tool.before"]
+        command = "./guard.sh"
+    "#});
+
+    let out = emit(&env, &["tool.before@v2"], r#"{"tool":{"name":"write_file"}}"#);
+
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("tool.before has no version v2 (dispatched versions: v1)"),
+        "{}",
+        out.stderr
+    );
+    // The declared version and the plain name still reach the guard.
+    for name in ["tool.before@v1", "PreToolUse@v1"] {
+        let out = emit(&env, &[name], r#"{"tool":{"name":"write_file"}}"#);
+        assert_eq!(out.code, 2, "{name}: {}", out.stderr);
+        assert_eq!(out.outcome["decided_by"], "guard");
+    }
+}
