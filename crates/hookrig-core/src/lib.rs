@@ -58,7 +58,7 @@ pub use matcher::Matcher;
 pub use outcome::{Outcome, OutcomeHook, duration_ms};
 pub use payload::Payload;
 pub use plugin::{
-    LogLevel, LogSink, Logger, MemoryView, Plugin, PluginBus, PluginContext, PluginHost,
+    BusEmitter, LogLevel, LogSink, Logger, MemoryView, Plugin, PluginBus, PluginContext, PluginHost,
     PluginTools, SessionView, Tool, Tools,
 };
 pub use record::{HookRecord, HookResult, SkipReason};

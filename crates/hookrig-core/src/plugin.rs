@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::bus::{Bus, BusHandler, HandlerError, SubscribeOptions, Subscription};
+use crate::bus::{Bus, BusHandler, HandlerError, SubscribeOptions, Subscription, VetoOutcome};
 use crate::errors::{BusError, PluginError};
+use crate::payload::Payload;
 
 /// An in-process plugin.
 pub trait Plugin: Send + Sync {
@@ -98,10 +99,70 @@ impl PluginBus<'_> {
         self.bus.on(event, self.plugin_id, handler, options)
     }
 
-    /// A handle on the whole bus, for a plugin whose handlers emit events themselves
-    /// (a handler may emit on the bus it runs on).
-    pub fn handle(&self) -> Bus {
-        self.bus.clone()
+    /// An emit-only handle on the bus, for a plugin whose handlers emit events
+    /// themselves (a handler may emit on the bus it runs on). It cannot subscribe or
+    /// remove handlers: a plugin subscribes only through [`PluginBus::on`], under its own
+    /// id, and cannot remove another plugin's handlers.
+    pub fn handle(&self) -> BusEmitter {
+        BusEmitter {
+            bus: self.bus.clone(),
+        }
+    }
+}
+
+/// What a plugin may do with the bus outside `register`: emit, transform and veto.
+/// There is no way from here to the [`Bus`] itself, so a plugin cannot subscribe under
+/// another plugin's id or remove another plugin's handlers (a `policy-gate` veto stays
+/// in the chain whatever the other plugins of the agent do).
+///
+/// ```
+/// # use hookrig_core::{BusEmitter, Payload};
+/// fn announce(bus: &BusEmitter) {
+///     let _ = bus.emit("note.created", &Payload::new());
+/// }
+/// ```
+///
+/// ```compile_fail,E0599
+/// # use hookrig_core::PluginContext;
+/// // guards: a plugin must not remove another plugin's handlers through its handle
+/// fn unplug(ctx: &mut PluginContext<'_>) {
+///     ctx.bus().handle().remove_plugin("policy-gate");
+/// }
+/// ```
+///
+/// ```compile_fail,E0599
+/// # use hookrig_core::{BusHandler, PluginContext, VetoReply};
+/// // guards: a plugin must not subscribe under another plugin's id through its handle
+/// fn impersonate(ctx: &mut PluginContext<'_>) {
+///     let veto = BusHandler::veto(|_| Ok(VetoReply::Allow));
+///     let _ = ctx.bus().handle().on("tool.before", "policy-gate", veto, 0);
+/// }
+/// ```
+#[derive(Clone)]
+pub struct BusEmitter {
+    bus: Bus,
+}
+
+impl fmt::Debug for BusEmitter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BusEmitter").finish_non_exhaustive()
+    }
+}
+
+impl BusEmitter {
+    /// Runs every handler of a listener event; see [`Bus::emit`].
+    pub fn emit(&self, event: &str, payload: &Payload) -> Result<(), BusError> {
+        self.bus.emit(event, payload)
+    }
+
+    /// Runs a transform event's handlers; see [`Bus::transform`].
+    pub fn transform(&self, event: &str, payload: Payload) -> Result<Payload, BusError> {
+        self.bus.transform(event, payload)
+    }
+
+    /// Runs a veto event's handlers until one refuses; see [`Bus::veto`].
+    pub fn veto(&self, event: &str, payload: Payload) -> Result<VetoOutcome, BusError> {
+        self.bus.veto(event, payload)
     }
 }
 
@@ -600,6 +661,49 @@ mod tests {
         assert_eq!(
             call("panic"),
             "tool `panic` of plugin `p` failed: panicked: tool blew up"
+        );
+    }
+
+    #[test]
+    fn a_handler_emits_through_the_plugins_handle() {
+        let mut agent = Agent::new();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let listener = FnPlugin("listener", {
+            let seen = Arc::clone(&seen);
+            move |ctx: &mut PluginContext<'_>| {
+                let seen = Arc::clone(&seen);
+                ctx.bus().on(
+                    "note.created",
+                    BusHandler::listener(move |p| {
+                        seen.lock().expect("test lock").push(p.clone());
+                        Ok(())
+                    }),
+                    0,
+                )?;
+                Ok(())
+            }
+        });
+        let announcer = FnPlugin("announcer", |ctx: &mut PluginContext<'_>| {
+            let bus = ctx.bus().handle();
+            ctx.bus().on(
+                "tool.after",
+                BusHandler::listener(move |p| Ok(bus.emit("note.created", p)?)),
+                0,
+            )?;
+            Ok(())
+        });
+        agent.host().install(&listener).expect("installs");
+        agent.host().install(&announcer).expect("installs");
+
+        agent
+            .bus
+            .emit("tool.after", &Payload::new())
+            .expect("emits");
+
+        assert_eq!(seen.lock().expect("test lock").len(), 1);
+        assert_eq!(
+            agent.bus.plugin_ids(),
+            ["announcer".to_owned(), "listener".to_owned()]
         );
     }
 
