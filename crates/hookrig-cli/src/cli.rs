@@ -31,6 +31,10 @@ pub(crate) struct GlobalArgs {
     /// Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`.
     #[arg(long, global = true)]
     pub(crate) debug: bool,
+    /// Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to
+    /// stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`.
+    #[arg(long, global = true)]
+    pub(crate) debug_hooks: bool,
     /// The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`).
     #[arg(long, global = true, env = "HOOKRIG_LEDGER", value_name = "PATH")]
     pub(crate) ledger: Option<PathBuf>,
@@ -197,6 +201,14 @@ pub(crate) struct EmitArgs {
     /// The tool name, when the payload does not name one.
     #[arg(long, value_name = "NAME")]
     pub(crate) tool: Option<String>,
+    /// Load every hook and plugin but run no hook: the event goes on as if every hook
+    /// allowed, and the Outcome says hooks were suppressed. Also `HOOKRIG_NO_HOOKS=1`.
+    #[arg(long, env = "HOOKRIG_NO_HOOKS", value_parser = clap::builder::FalseyValueParser::new())]
+    pub(crate) no_hooks: bool,
+    /// Load nothing from plugins (x-code plugins, --plugin-dir, registered packages);
+    /// the other hooks run.
+    #[arg(long)]
+    pub(crate) no_plugins: bool,
 }
 
 #[derive(Debug, Args)]

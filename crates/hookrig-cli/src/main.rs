@@ -27,7 +27,7 @@ use crate::errors::ExpectedError;
 
 fn main() -> ExitCode {
     let cli = external::parse();
-    logging::init(cli.global.debug);
+    logging::init(cli.global.debug, cli.global.debug_hooks);
     let result = match cli.command {
         Command::Emit(args) => commands::emit::run(&cli.global, &args),
         Command::Events { json } => commands::events::run(json),

@@ -24,6 +24,9 @@ pub struct LoadOptions {
     /// Registered plugin packages to load (the CLI passes those enabled for the agent),
     /// in this order, as global x-code plugins after every `plugin_dirs` entry.
     pub packages: Vec<PackageRef>,
+    /// Load nothing from plugins (x-code's `--no-plugins`): no x-code plugin directory,
+    /// no `plugin_dirs`, no package.
+    pub no_plugins: bool,
 }
 
 /// What dialect loaders write into while one load runs.

@@ -110,6 +110,9 @@ enum Origin<'a> {
 
 /// Loads this dialect's sources of one level into `ctx`.
 pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
+    if ctx.options.no_plugins {
+        return;
+    }
     match level {
         Level::Global => {
             let env = ctx.env;

@@ -111,7 +111,13 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
         mut records,
         mut sync_hooks,
         async_hooks,
-    } = sort_out(&hooks, &context.name, &state.payload, &mut state.warnings);
+    } = sort_out(
+        &hooks,
+        &context.name,
+        &state.payload,
+        registry.hooks_suppressed(),
+        &mut state.warnings,
+    );
     sync_hooks.sort_by_key(|(index, hook)| (hook.spec.priority, *index));
 
     match context.name.kind() {
@@ -194,6 +200,7 @@ fn sort_out<'r>(
     hooks: &'r [Arc<Hook>],
     event: &EventName,
     payload: &Payload,
+    suppressed: bool,
     warnings: &mut Vec<String>,
 ) -> Sorted<'r> {
     let mut sorted = Sorted {
@@ -219,6 +226,8 @@ fn sort_out<'r>(
             // Never silently dropped: the host learns that a hook would have run.
             warnings.push(format!("hook {} was not run: {hint}", spec.name));
             Some(SkipReason::Untrusted)
+        } else if suppressed {
+            Some(SkipReason::Suppressed)
         } else {
             None
         };
@@ -259,7 +268,13 @@ pub fn plan<'r>(registry: &'r Registry, event: &EventName, tool: Option<&str>) -
     if let Some(tool) = tool {
         payload.set_tool_name_if_missing(tool);
     }
-    let sorted = sort_out(registry.hooks(), event, &payload, &mut ignored);
+    let sorted = sort_out(
+        registry.hooks(),
+        event,
+        &payload,
+        registry.hooks_suppressed(),
+        &mut ignored,
+    );
     let mut planned: Vec<(Position, Planned<'r>)> = Vec::new();
     for (index, hook) in sorted.sync_hooks {
         planned.push(((hook.spec.priority, index), Planned { hook, skip: None }));
@@ -696,6 +711,22 @@ mod tests {
             d.records[2].skip,
             Some(SkipReason::ChainStopped { by: "guard".into() })
         );
+    }
+
+    // guards: with hooks suppressed (`--no-hooks`) nothing runs and every hook of the
+    // event is recorded as suppressed, not as allowed
+    #[test]
+    fn suppressed_hooks_do_not_run_and_are_recorded_as_suppressed() {
+        let mut f = Fixture::new();
+        f.hook("guard", "tool.before", deny("no"));
+        f.hook("other", "tool.after", allow());
+        f.registry.suppress_hooks();
+        let d = f.emit("tool.before", json!({}));
+        assert_eq!(d.decision, Decision::Allow);
+        assert!(f.order().is_empty(), "{:?}", f.order());
+        assert_eq!(d.records[0].skip, Some(SkipReason::Suppressed));
+        assert_eq!(d.records[0].result, HookResult::Skipped);
+        assert_eq!(d.records[1].skip, Some(SkipReason::OtherEvent));
     }
 
     #[test]

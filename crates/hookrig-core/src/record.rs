@@ -72,6 +72,8 @@ pub enum SkipReason {
     AsyncCapReached,
     /// It comes from a project whose hooks were not trusted (or changed since).
     Untrusted,
+    /// Hooks were suppressed for this emit (`--no-hooks`): nothing ran.
+    Suppressed,
 }
 
 impl SkipReason {
@@ -105,6 +107,7 @@ impl fmt::Display for SkipReason {
             SkipReason::ChainStopped { by } => write!(f, "chain stopped by {by}"),
             SkipReason::AsyncCapReached => f.write_str("too many async hooks in flight"),
             SkipReason::Untrusted => f.write_str("not trusted"),
+            SkipReason::Suppressed => f.write_str("hooks suppressed"),
         }
     }
 }

@@ -13,6 +13,7 @@ use crate::hook::Hook;
 pub struct Registry {
     pub(crate) hooks: Vec<Arc<Hook>>,
     bus: Option<Bus>,
+    suppressed: bool,
 }
 
 impl Registry {
@@ -25,6 +26,18 @@ impl Registry {
     /// same name in a global and a project file): both run.
     pub fn register(&mut self, hook: Hook) {
         self.hooks.push(Arc::new(hook));
+    }
+
+    /// Keeps every hook (and plugin subscription) registered but runs none of them:
+    /// each is recorded as skipped because hooks are suppressed (x-code's `--no-hooks`,
+    /// to find out whether a hook is what makes an agent hang or slow).
+    pub fn suppress_hooks(&mut self) {
+        self.suppressed = true;
+    }
+
+    /// Whether [`Registry::suppress_hooks`] was called.
+    pub fn hooks_suppressed(&self) -> bool {
+        self.suppressed
     }
 
     /// Removes every hook with this name; returns how many were removed.

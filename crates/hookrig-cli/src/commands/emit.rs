@@ -9,7 +9,8 @@ use clap::ValueEnum;
 use hookrig_automation::ingress;
 use hookrig_config::{Environment, LoadOptions};
 use hookrig_core::{
-    Dispatched, Event, EventContext, EventName, Outcome, Payload, dispatch, duration_ms,
+    Dispatched, Event, EventContext, EventName, Outcome, Payload, SkipReason, dispatch,
+    duration_ms,
 };
 use hookrig_exec::{AsyncPool, ProcessGroups};
 use hookrig_store::{EmitRecord, Ledger, StoreError};
@@ -42,6 +43,10 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
             .map_or_else(|| "native".to_owned(), |v| v.get_name().to_owned()),
         agent,
         plugin_dirs: args.plugin_dir.clone(),
+        suppress: Suppress {
+            hooks: args.no_hooks,
+            plugins: args.no_plugins,
+        },
     };
     let (code, interrupted) = dispatch_event(global, emission, true, |outcome, dispatched| {
         let answer = args.dialect.answer(outcome, dispatched);
@@ -72,6 +77,19 @@ pub(crate) struct Emission {
     pub(crate) agent: Option<String>,
     /// Extra x-code plugin directories.
     pub(crate) plugin_dirs: Vec<PathBuf>,
+    /// What is switched off for this emit.
+    pub(crate) suppress: Suppress,
+}
+
+/// x-code's switches to find out whether a hook or a plugin is what makes an agent hang:
+/// `--no-hooks` (everything loads, no hook runs) and `--no-plugins` (nothing from
+/// plugins loads, the other hooks run).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Suppress {
+    /// Run no hook.
+    pub(crate) hooks: bool,
+    /// Load nothing from plugins.
+    pub(crate) plugins: bool,
 }
 
 /// Loads the config for `emission`, dispatches it, records it in the ledger and hands
@@ -96,6 +114,7 @@ pub(crate) fn dispatch_event<T>(
         dialect,
         agent,
         plugin_dirs,
+        suppress,
     } = emission;
     let mut entry = EmitRecord {
         run_id: uuid::Uuid::now_v7().to_string(),
@@ -125,6 +144,7 @@ pub(crate) fn dispatch_event<T>(
         plugin_dirs,
         trust_only_for: Some((name.clone(), payload.clone())),
         packages,
+        no_plugins: suppress.plugins,
     };
     let config = match hookrig_config::load(&env, &options) {
         Ok(config) => config,
@@ -147,8 +167,15 @@ pub(crate) fn dispatch_event<T>(
         }
     }
 
+    if suppress.plugins {
+        warnings.push("plugins not loaded (--no-plugins)".to_owned());
+    }
+
     let groups = ProcessGroups::new();
-    let registry = engine::registry(&config, &groups);
+    let mut registry = engine::registry(&config, &groups);
+    if suppress.hooks {
+        registry.suppress_hooks();
+    }
     let event = Event {
         context: Arc::new(EventContext {
             name,
@@ -168,6 +195,18 @@ pub(crate) fn dispatch_event<T>(
         (dispatch(&registry, event, &pool).await, interrupt)
     });
     warnings.extend(dispatched.warnings.iter().cloned());
+    if suppress.hooks {
+        let held = dispatched
+            .records
+            .iter()
+            .filter(|r| r.skip == Some(SkipReason::Suppressed))
+            .count();
+        warnings.push(format!(
+            "hooks suppressed (--no-hooks or HOOKRIG_NO_HOOKS): {held} hook{} of {} not run",
+            if held == 1 { "" } else { "s" },
+            dispatched.event
+        ));
+    }
 
     let mut ledger = ledger_path.and_then(|path| {
         record(

@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::cli::GlobalArgs;
-use crate::commands::emit::{Emission, dispatch_event};
+use crate::commands::emit::{Emission, Suppress, dispatch_event};
 use crate::commands::plan_file::{self, Locked, PlanError};
 use crate::errors::ExpectedError;
 use crate::{exit_codes, output};
@@ -178,6 +178,7 @@ pub(crate) fn run(
             dialect: "native".to_owned(),
             agent: Some(agent.clone()),
             plugin_dirs: Vec::new(),
+            suppress: Suppress::default(),
         };
         // Hooks are notifications after the fact: the plan has changed whatever they
         // do, so neither a failing hook nor a config that does not load changes the

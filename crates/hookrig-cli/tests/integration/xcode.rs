@@ -991,3 +991,123 @@ fn a_flat_form_payload_reaches_an_xcode_guard_as_its_tool() {
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert_eq!(out.outcome["reason"], "no rm -rf");
 }
+
+/// A native project hook and a project x-code plugin, both on PreToolUse, each leaving a
+/// line in `log` when it runs; the plugin also denies.
+fn a_hook_and_a_plugin(env: &TestEnv) -> PathBuf {
+    let log = env.root().join("log");
+    env.write_project_config(&format!(
+        "[[hooks]]\nname = \"native\"\nevents = [\"tool.before\"]\ncommand = {:?}\n",
+        log_line(&log, "native")
+    ));
+    plugin(
+        &project_plugins(env).join("gate"),
+        "gate",
+        &json!({"PreToolUse": [replying(&log, "plugin", &json!({"decision": "deny", "reason": "no"}))]}),
+    );
+    log
+}
+
+// guards: `emit --no-hooks` (x-code's switch to find a hanging hook) loads every hook
+// and plugin, runs none, and the Outcome says hooks were suppressed
+#[test]
+fn no_hooks_loads_everything_and_runs_nothing() {
+    let env = test_env();
+    let log = a_hook_and_a_plugin(&env);
+
+    let out = pre_tool(&env, &["--no-hooks"], "edit");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.outcome["decision"], "allow");
+    assert!(log_of(&log).is_empty(), "{:?}", log_of(&log));
+    assert_eq!(
+        out.results(),
+        [
+            ("native".to_owned(), "skipped".to_owned()),
+            ("gate@local:PreToolUse:0".to_owned(), "skipped".to_owned()),
+        ]
+    );
+    assert!(
+        out.has_warning("hooks suppressed (--no-hooks or HOOKRIG_NO_HOOKS): 2 hooks of tool.before not run"),
+        "{:?}",
+        out.warnings()
+    );
+    let why = crate::harness::why_text(&env, &out.run_id());
+    assert!(why.contains("hooks suppressed"), "{why}");
+
+    // The same through the environment; `HOOKRIG_NO_HOOKS=0` does not suppress.
+    let mut command = env.command(["emit", "PreToolUse"]);
+    command.env("HOOKRIG_NO_HOOKS", "1");
+    let payload = json!({"tool": {"name": "edit"}}).to_string();
+    let out = crate::harness::emitted(&hookrig_test_support::run_with_input(
+        command,
+        payload.as_bytes(),
+        hookrig_test_support::HANG_LIMIT,
+    ));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(log_of(&log).is_empty(), "{:?}", log_of(&log));
+    let mut command = env.command(["emit", "PreToolUse"]);
+    command.env("HOOKRIG_NO_HOOKS", "0");
+    let out = crate::harness::emitted(&hookrig_test_support::run_with_input(
+        command,
+        payload.as_bytes(),
+        hookrig_test_support::HANG_LIMIT,
+    ));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(log_of(&log), ["native", "plugin"]);
+}
+
+// guards: `emit --no-plugins` loads nothing from plugins, and the other hooks still run
+#[test]
+fn no_plugins_loads_no_plugin_and_runs_the_other_hooks() {
+    let env = test_env();
+    let log = a_hook_and_a_plugin(&env);
+    let dev = plugin(
+        &env.root().join("dev"),
+        "dev",
+        &json!({"PreToolUse": [{"command": log_line(&log, "dev")}]}),
+    );
+
+    let out = pre_tool(
+        &env,
+        &["--no-plugins", "--plugin-dir", dev.to_str().expect("utf-8")],
+        "edit",
+    );
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(log_of(&log), ["native"]);
+    assert_eq!(
+        out.results(),
+        [("native".to_owned(), "allow".to_owned())]
+    );
+    assert!(out.has_warning("plugins not loaded (--no-plugins)"), "{:?}", out.warnings());
+}
+
+// guards: `--debug-hooks` (the quiet x-code `--plugin-debug`) prints the hook-run lines
+// and nothing else of the debug log
+#[test]
+fn debug_hooks_prints_only_the_hook_run_lines() {
+    let env = test_env();
+    let log = a_hook_and_a_plugin(&env);
+
+    let out = pre_tool(&env, &["--debug-hooks"], "edit");
+
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(log_of(&log), ["native", "plugin"]);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", out.stderr);
+    assert!(
+        lines[0].starts_with("hooks.exec-ran native tool.before: decision=allow ("),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        lines[1].starts_with("hooks.exec-ran gate@local PreToolUse: decision=deny ("),
+        "{}",
+        out.stderr
+    );
+    // `--debug` prints those lines among the rest.
+    let full = pre_tool(&env, &["--debug"], "edit");
+    assert!(full.stderr.lines().count() > 2, "{}", full.stderr);
+    assert!(full.stderr.contains("hooks.exec-ran native"), "{}", full.stderr);
+}
