@@ -28,6 +28,7 @@ mod settings_file;
 mod trust;
 mod webhook;
 mod xcode;
+mod xcode_state;
 
 pub use automation_settings::{
     AutomationSettings, DEFAULT_DEBOUNCE, DEFAULT_LLM_TIMEOUT, DEFAULT_MAX_CONCURRENT,

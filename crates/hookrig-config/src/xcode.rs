@@ -2,18 +2,22 @@
 //!
 //! Where plugins are found, in load order:
 //!
-//! - global: `$XDG_DATA_HOME/hookrig/plugins/*/`, then x-code's own
-//!   `$X_CODE_HOME/plugins/cache/<marketplace>/<name>/<version>/` (the newest version of
-//!   each plugin only) and `$X_CODE_HOME/plugins/local/<name>/`, then every
-//!   `--plugin-dir DIR` in the order given (the user named them, so they are global);
-//! - project: `.hookrig/plugins/*/` in the nearest directory of the project walk.
+//! - global: `$XDG_DATA_HOME/hookrig/plugins/*/`, then the plugins x-code has installed:
+//!   each record of `$X_CODE_HOME/plugins/installed_plugins.json`, from
+//!   `cache/<marketplace>/<name>/<version>/` (the version x-code recorded), then every
+//!   `--plugin-dir DIR` in the order given (the user named them, so they are global),
+//!   then the registered packages;
+//! - project: `.hookrig/plugins/*/`, then x-code's `.x-code/plugins/*/` (as `name@local`),
+//!   each in the nearest directory of the project walk.
+//!
+//! x-code's plugins (installed or in `.x-code/plugins/`) that x-code's `enabledPlugins`
+//! switches off are loaded disabled, as x-code loads them.
 //!
 //! Directory entries are read sorted by name, so the order (and with it the order of
 //! decision hooks) is the same on every machine. One invalid hook entry rejects the
 //! whole plugin's hooks with one error listing every bad path, as x-code does; other
 //! plugins still load.
 
-use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -24,6 +28,7 @@ use crate::definition::{CommandDef, HookDef, ProtocolDef};
 use crate::errors::{Diagnostic, Severity};
 use crate::loader::LoadContext;
 use crate::package::{self, PackageRef};
+use crate::xcode_state::{self, Enabled};
 
 /// What an x-code hook needs at run time beyond its command.
 ///
@@ -99,8 +104,8 @@ enum Origin<'a> {
     /// hookrig's own plugin directories and `--plugin-dir`: `name@local`, data under
     /// `$XDG_DATA_HOME/hookrig/plugin-data/`.
     Hookrig,
-    /// x-code's `local/`: `name@local`, data where x-code keeps it.
-    XcodeLocal,
+    /// A project's `.x-code/plugins/`: `name@local`, data where x-code keeps it.
+    XcodeProject,
     /// x-code's `cache/<marketplace>/`: `name@<marketplace>`, data where x-code keeps it.
     XcodeCache(&'a str),
     /// A registered plugin package (`hookrig plugins register ID`): its id is the
@@ -113,32 +118,14 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
     if ctx.options.no_plugins {
         return;
     }
+    let env = ctx.env;
     match level {
         Level::Global => {
-            let env = ctx.env;
             for dir in subdirs(&env.data_home.join("hookrig").join("plugins")) {
                 load_plugin(ctx, &dir, level, Origin::Hookrig, false);
             }
-            let xcode = env.xcode_home.join("plugins");
-            for market in subdirs(&xcode.join("cache")) {
-                let Some(market_name) = file_name(&market) else {
-                    continue;
-                };
-                for plugin in subdirs(&market) {
-                    if let Some(version) = newest_version(&plugin) {
-                        load_plugin(
-                            ctx,
-                            &version,
-                            level,
-                            Origin::XcodeCache(&market_name),
-                            false,
-                        );
-                    }
-                }
-            }
-            for dir in subdirs(&xcode.join("local")) {
-                load_plugin(ctx, &dir, level, Origin::XcodeLocal, false);
-            }
+            let enabled = Enabled::read(ctx, &env.xcode_home, None, true);
+            load_installed(ctx, &env.xcode_home.join("plugins"), &enabled);
             for dir in &ctx.options.plugin_dirs {
                 let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
                 load_plugin(ctx, &dir, level, Origin::Hookrig, true);
@@ -153,6 +140,98 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
                     load_plugin(ctx, &dir, level, Origin::Hookrig, false);
                 }
             }
+            let settings = ctx.project.nearest_file(".x-code/settings.local.json");
+            let root = ctx.project.nearest_dir(".x-code/plugins");
+            if settings.is_none() && root.is_none() {
+                return;
+            }
+            // The user's settings were reported by the global pass already.
+            let enabled = Enabled::read(ctx, &env.xcode_home, settings, false);
+            let global_ids: Vec<String> = ctx
+                .hooks
+                .iter()
+                .filter(|def| def.spec.source.level == Level::Global)
+                .filter_map(|def| match &def.protocol {
+                    ProtocolDef::Xcode(x) => Some(x.plugin_id.clone()),
+                    _ => None,
+                })
+                .collect();
+            enabled.report_ignored(ctx, &global_ids);
+            for dir in root.as_deref().map(subdirs).unwrap_or_default() {
+                let from = ctx.hooks.len();
+                load_plugin(ctx, &dir, level, Origin::XcodeProject, false);
+                disable_unless(ctx, from, |id| enabled.project(id));
+            }
+        }
+    }
+}
+
+/// Loads the plugins x-code has installed, in the order of its record, each from the
+/// version directory the record names (x-code runs that one; other versions left in
+/// the cache are not run). Without a record x-code runs nothing from its cache.
+fn load_installed(ctx: &mut LoadContext<'_>, plugins: &Path, enabled: &Enabled) {
+    let cache = plugins.join("cache");
+    let local = plugins.join("local");
+    if !subdirs(&local).is_empty() {
+        ctx.diagnostics.push(Diagnostic::file(
+            &local,
+            Severity::Warning,
+            "x-code does not read this directory, so its plugins are not loaded; install them with x-code, or move them to hookrig's own plugins directory ($XDG_DATA_HOME/hookrig/plugins/)".to_owned(),
+        ));
+    }
+    let Some(records) = xcode_state::installed(ctx, plugins) else {
+        let cached: usize = subdirs(&cache).iter().map(|m| subdirs(m).len()).sum();
+        if cached > 0 {
+            ctx.diagnostics.push(Diagnostic::file(
+                &cache,
+                Severity::Warning,
+                format!(
+                    "no installed_plugins.json beside it: x-code runs none of the {cached} cached plugins, and neither does hookrig"
+                ),
+            ));
+        }
+        return;
+    };
+    let record_path = plugins.join("installed_plugins.json");
+    for record in records {
+        let dir = cache
+            .join(&record.marketplace)
+            .join(&record.name)
+            .join(&record.version);
+        if !dir.is_dir() {
+            ctx.diagnostics.push(Diagnostic::file(
+                &record_path,
+                Severity::Warning,
+                format!(
+                    "{}@{} {} is recorded as installed, but {} does not exist; it is not loaded",
+                    record.name,
+                    record.marketplace,
+                    record.version,
+                    dir.display()
+                ),
+            ));
+            continue;
+        }
+        let from = ctx.hooks.len();
+        load_plugin(
+            ctx,
+            &dir,
+            Level::Global,
+            Origin::XcodeCache(&record.marketplace),
+            false,
+        );
+        disable_unless(ctx, from, |id| enabled.global(id));
+    }
+}
+
+/// Disables the x-code hooks loaded since `from` whose plugin is not `enabled`: they
+/// stay listed (`hookrig explain` shows them as disabled) but never run.
+fn disable_unless(ctx: &mut LoadContext<'_>, from: usize, enabled: impl Fn(&str) -> bool) {
+    for def in &mut ctx.hooks[from..] {
+        if let ProtocolDef::Xcode(x) = &def.protocol
+            && !enabled(&x.plugin_id)
+        {
+            def.spec.enabled = false;
         }
     }
 }
@@ -201,64 +280,6 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs
-}
-
-fn file_name(path: &Path) -> Option<String> {
-    path.file_name().map(|n| n.to_string_lossy().into_owned())
-}
-
-/// The newest `<version>` directory of a cached plugin. x-code runs the installed version
-/// only; older version directories left in the cache are not run, or every hook would
-/// run once per version.
-fn newest_version(plugin: &Path) -> Option<PathBuf> {
-    subdirs(plugin).into_iter().max_by(|a, b| {
-        let (a_name, b_name) = (
-            file_name(a).unwrap_or_default(),
-            file_name(b).unwrap_or_default(),
-        );
-        compare_versions(&a_name, &b_name).then_with(|| a_name.cmp(&b_name))
-    })
-}
-
-/// Semver-ish order: numeric parts compare as numbers (`1.10.0` > `1.9.2`), other parts
-/// as text, a missing part as 0; a pre-release (`1.0.0-beta`) comes before its release;
-/// build metadata (`+...`) and a leading `v` are ignored.
-pub(crate) fn compare_versions(a: &str, b: &str) -> Ordering {
-    fn split(v: &str) -> (&str, Option<&str>) {
-        let v = v.strip_prefix('v').unwrap_or(v);
-        let v = v.split_once('+').map_or(v, |(core, _)| core);
-        match v.split_once('-') {
-            Some((core, pre)) => (core, Some(pre)),
-            None => (v, None),
-        }
-    }
-    fn parts(a: &str, b: &str) -> Ordering {
-        let (mut a, mut b) = (a.split('.'), b.split('.'));
-        loop {
-            let ordering = match (a.next(), b.next()) {
-                (None, None) => return Ordering::Equal,
-                (x, y) => {
-                    let (x, y) = (x.unwrap_or("0"), y.unwrap_or("0"));
-                    match (x.parse::<u64>(), y.parse::<u64>()) {
-                        (Ok(x), Ok(y)) => x.cmp(&y),
-                        (Ok(_), Err(_)) => Ordering::Less,
-                        (Err(_), Ok(_)) => Ordering::Greater,
-                        (Err(_), Err(_)) => x.cmp(y),
-                    }
-                }
-            };
-            if ordering != Ordering::Equal {
-                return ordering;
-            }
-        }
-    }
-    let ((a_core, a_pre), (b_core, b_pre)) = (split(a), split(b));
-    parts(a_core, b_core).then_with(|| match (a_pre, b_pre) {
-        (None, None) => Ordering::Equal,
-        (None, Some(_)) => Ordering::Greater,
-        (Some(_), None) => Ordering::Less,
-        (Some(x), Some(y)) => parts(x, y),
-    })
 }
 
 /// A JSON file read and parsed, kept with its text for positions.
@@ -312,7 +333,7 @@ fn load_plugin(
     };
     let plugin_id = match origin {
         Origin::XcodeCache(market) => format!("{name}@{market}"),
-        Origin::Hookrig | Origin::XcodeLocal => format!("{name}@local"),
+        Origin::Hookrig | Origin::XcodeProject => format!("{name}@local"),
         Origin::Package(id) => id.to_owned(),
     };
     if let Origin::Package(id) = origin
@@ -366,7 +387,7 @@ fn load_plugin(
         Origin::Hookrig | Origin::Package(_) => {
             ctx.env.data_home.join("hookrig").join("plugin-data")
         }
-        Origin::XcodeLocal | Origin::XcodeCache(_) => {
+        Origin::XcodeProject | Origin::XcodeCache(_) => {
             ctx.env.xcode_home.join("plugins").join("data")
         }
     }
@@ -943,17 +964,6 @@ mod tests {
 
     use super::*;
 
-    #[test_case("1.2.0", "1.10.0", Ordering::Less; "numeric parts")]
-    #[test_case("2.0.0", "1.99.99", Ordering::Greater; "major")]
-    #[test_case("1.0.0-beta", "1.0.0", Ordering::Less; "pre-release first")]
-    #[test_case("1.0.0-beta.2", "1.0.0-beta.10", Ordering::Less; "pre-release parts")]
-    #[test_case("1.0", "1.0.0", Ordering::Equal; "missing part is zero")]
-    #[test_case("v1.2.0", "1.2.0+build", Ordering::Equal; "prefix and build ignored")]
-    #[test_case("1.0.0", "latest", Ordering::Less; "text after numbers")]
-    fn versions(a: &str, b: &str, expected: Ordering) {
-        assert_eq!(compare_versions(a, b), expected);
-    }
-
     #[test_case("linear", true)]
     #[test_case("ts-lint-gate", true)]
     #[test_case("0day", true)]
@@ -1012,8 +1022,12 @@ mod tests {
             &manifest("g"),
         );
         write(
-            &xcode_home.join("plugins/local/l/plugin.json"),
+            &xcode_home.join("plugins/cache/market/l/1.0.0/plugin.json"),
             &manifest("l"),
+        );
+        write(
+            &xcode_home.join("plugins/installed_plugins.json"),
+            r#"{"schemaVersion": "1", "plugins": [{"id": "l@market", "name": "l", "marketplace": "market", "version": "1.0.0"}]}"#,
         );
         write(&root.join("dev/plugin.json"), &manifest("dev"));
         write(
@@ -1051,7 +1065,7 @@ mod tests {
         let mut expected = Vec::new();
         for (id, level) in [
             ("g@local", Level::Global),
-            ("l@local", Level::Global),
+            ("l@market", Level::Global),
             ("dev@local", Level::Global),
             ("p@local", Level::Project),
         ] {
@@ -1091,8 +1105,11 @@ mod tests {
         let ProtocolDef::Xcode(def) = &config.hooks[3].protocol else {
             panic!("an x-code hook");
         };
-        assert_eq!(def.data_dir, xcode_home.join("plugins/data/l@local"));
-        assert_eq!(def.plugin_dir, xcode_home.join("plugins/local/l"));
+        assert_eq!(def.data_dir, xcode_home.join("plugins/data/l@market"));
+        assert_eq!(
+            def.plugin_dir,
+            xcode_home.join("plugins/cache/market/l/1.0.0")
+        );
         assert_eq!(def.home, home);
         let ProtocolDef::Xcode(def) = &config.hooks[0].protocol else {
             panic!("an x-code hook");

@@ -101,5 +101,6 @@ fn tool_option_does_not_override_the_payload() {
 
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.result("mark"), "skipped", "the flat tool_name wins");
-    assert_eq!(out.outcome["payload"], json!({"tool_name": "bash"}));
+    // The flat form is moved into the tool section before any hook sees it.
+    assert_eq!(out.outcome["payload"], json!({"tool": {"name": "bash"}}));
 }

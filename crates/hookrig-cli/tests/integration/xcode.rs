@@ -40,6 +40,30 @@ fn project_plugins(env: &TestEnv) -> PathBuf {
     env.project().join(".hookrig").join("plugins")
 }
 
+/// x-code's own project plugins directory.
+fn xcode_project_plugins(env: &TestEnv) -> PathBuf {
+    env.project().join(".x-code").join("plugins")
+}
+
+/// Records `name@market` `version` as installed in x-code's `installed_plugins.json`, in
+/// the order of the calls, as x-code's installer does.
+fn record_install(env: &TestEnv, market: &str, name: &str, version: &str) {
+    let path = xcode_plugins(env).join("installed_plugins.json");
+    let mut record: Value = fs::read_to_string(&path).map_or_else(
+        |_| json!({"schemaVersion": "1", "plugins": []}),
+        |text| serde_json::from_str(&text).expect("the record is JSON"),
+    );
+    record["plugins"]
+        .as_array_mut()
+        .expect("plugins")
+        .push(json!({
+            "id": format!("{name}@{market}"), "name": name, "marketplace": market,
+            "version": version, "source": {"kind": "local", "path": "/src"},
+            "installedAt": "2026-01-01T00:00:00.000Z", "installScope": "user",
+        }));
+    put(&path, &record.to_string());
+}
+
 /// A command that appends `word` to the log file `log`.
 fn log_line(log: &Path, word: &str) -> String {
     format!("echo {word} >> {}", quoted(log))
@@ -92,16 +116,17 @@ fn every_location_in_order_with_levels_and_ids() {
         "cached",
         &entry("cache-beta"),
     );
-    plugin(
-        &xcode_plugins(&env).join("local").join("mine"),
-        "mine",
-        &entry("xcode-local"),
-    );
+    record_install(&env, "market", "cached", "1.10.0");
     let dev = plugin(&env.root().join("dev"), "dev", &entry("plugin-dir"));
     plugin(
         &project_plugins(&env).join("proj"),
         "proj",
         &entry("project"),
+    );
+    plugin(
+        &xcode_project_plugins(&env).join("xproj"),
+        "xproj",
+        &entry("xcode-project"),
     );
 
     let out = pre_tool(
@@ -117,9 +142,9 @@ fn every_location_in_order_with_levels_and_ids() {
             "xdg-a",
             "xdg-b",
             "cache-1.10",
-            "xcode-local",
             "plugin-dir",
-            "project"
+            "project",
+            "xcode-project"
         ]
     );
     let names: Vec<String> = out.results().into_iter().map(|(n, _)| n).collect();
@@ -129,9 +154,9 @@ fn every_location_in_order_with_levels_and_ids() {
             "ant@local:PreToolUse:0",
             "bee@local:PreToolUse:0",
             "cached@market:PreToolUse:0",
-            "mine@local:PreToolUse:0",
             "dev@local:PreToolUse:0",
             "proj@local:PreToolUse:0",
+            "xproj@local:PreToolUse:0",
         ]
     );
     assert_eq!(out.hook("cached@market:PreToolUse:0")["dialect"], "xcode");
@@ -401,6 +426,8 @@ fn plugin_data_dir_of_x_code_plugins_is_x_code_s_and_only_made_when_used() {
         "unused",
         &json!({"PreToolUse": [{"command": "true"}]}),
     );
+    record_install(&env, "market", "uses", "1.0.0");
+    record_install(&env, "market", "unused", "1.0.0");
 
     let out = pre_tool(&env, &[], "edit");
 
@@ -538,6 +565,7 @@ fn exact_stdin_of_x_code_hooks() {
         let path = env.root().join(name);
         format!("cat > {}", quoted(&path))
     };
+    record_install(&env, "anthropic-marketplace", "linear", "1.2.0");
     plugin(
         &xcode_plugins(&env).join("cache/anthropic-marketplace/linear/1.2.0"),
         "linear",
@@ -1110,4 +1138,152 @@ fn debug_hooks_prints_only_the_hook_run_lines() {
     let full = pre_tool(&env, &["--debug"], "edit");
     assert!(full.stderr.lines().count() > 2, "{}", full.stderr);
     assert!(full.stderr.contains("hooks.exec-ran native"), "{}", full.stderr);
+}
+
+// guards: x-code's project plugins (`<project>/.x-code/plugins/<name>/`) load as
+// `name@local`, and like every project source run only once the project is trusted
+#[test]
+fn x_code_project_plugins_load_as_local_and_wait_for_trust() {
+    let env = test_env();
+    let log = env.root().join("log");
+    plugin(
+        &xcode_project_plugins(&env).join("gate"),
+        "gate",
+        &json!({"PreToolUse": [replying(&log, "gate", &json!({"decision": "deny", "reason": "no"}))]}),
+    );
+    let payload = json!({"tool": {"name": "edit"}}).to_string();
+
+    let untrusted = crate::harness::emit_untrusted(&env, &["PreToolUse"], &payload);
+    assert_eq!(untrusted.code, 0, "{}", untrusted.stderr);
+    assert_eq!(untrusted.result("gate@local:PreToolUse:0"), "untrusted");
+    assert!(untrusted.has_warning("hookrig trust"), "{:?}", untrusted.warnings());
+    assert!(log_of(&log).is_empty());
+
+    let trusted = env.run_untrusted(["trust"], b"");
+    assert_eq!(
+        trusted.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&trusted.stderr)
+    );
+    let out = crate::harness::emit_untrusted(&env, &["PreToolUse"], &payload);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.outcome["decided_by"], "gate@local:PreToolUse:0");
+    assert_eq!(log_of(&log), ["gate"]);
+}
+
+// guards: the version x-code recorded as installed runs, not the newest directory in its
+// cache, and a cached plugin without a record does not run at all
+#[test]
+fn the_installed_version_runs_not_the_newest_directory() {
+    let env = test_env();
+    let log = env.root().join("log");
+    let entry = |word: &str| json!({"PreToolUse": [{"command": log_line(&log, word)}]});
+    let cache = xcode_plugins(&env).join("cache/market");
+    plugin(&cache.join("pinned/1.0.0"), "pinned", &entry("pinned-1.0.0"));
+    plugin(&cache.join("pinned/2.0.0"), "pinned", &entry("pinned-2.0.0"));
+    plugin(&cache.join("orphan/1.0.0"), "orphan", &entry("orphan"));
+    record_install(&env, "market", "pinned", "1.0.0");
+    record_install(&env, "market", "gone", "3.0.0");
+
+    let out = pre_tool(&env, &[], "edit");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(log_of(&log), ["pinned-1.0.0"]);
+    assert_eq!(
+        out.hook("pinned@market:PreToolUse:0")["source"],
+        cache.join("pinned/1.0.0/plugin.json").display().to_string()
+    );
+    assert!(
+        out.has_warning("gone@market 3.0.0 is recorded as installed, but"),
+        "{:?}",
+        out.warnings()
+    );
+
+    // No record at all: x-code runs nothing from its cache, and says so here.
+    fs::remove_file(xcode_plugins(&env).join("installed_plugins.json")).expect("rm");
+    let out = pre_tool(&env, &[], "edit");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(log_of(&log), ["pinned-1.0.0"]);
+    assert!(
+        out.has_warning("no installed_plugins.json beside it: x-code runs none of the 2 cached plugins"),
+        "{:?}",
+        out.warnings()
+    );
+}
+
+// guards: a plugin x-code's `enabledPlugins` switches off does not run; a repository's
+// `.x-code/settings.local.json` may switch off its own plugins but never the user's
+#[test]
+fn enabled_plugins_are_honoured_and_a_project_cannot_switch_off_yours() {
+    let env = test_env();
+    let log = env.root().join("log");
+    let cache = xcode_plugins(&env).join("cache/market");
+    plugin(
+        &cache.join("guard/1.0.0"),
+        "guard",
+        &json!({"PreToolUse": [replying(&log, "guard", &json!({"decision": "deny", "reason": "guarded"}))]}),
+    );
+    plugin(
+        &cache.join("off/1.0.0"),
+        "off",
+        &json!({"PreToolUse": [{"command": log_line(&log, "off")}]}),
+    );
+    record_install(&env, "market", "guard", "1.0.0");
+    record_install(&env, "market", "off", "1.0.0");
+    put(
+        &env.home().join(".x-code/settings.json"),
+        &json!({"enabledPlugins": {"off@market": false, "guard@market": true}}).to_string(),
+    );
+    plugin(
+        &xcode_project_plugins(&env).join("mine"),
+        "mine",
+        &json!({"PreToolUse": [{"command": log_line(&log, "mine")}]}),
+    );
+    let settings = env.project().join(".x-code/settings.local.json");
+    put(
+        &settings,
+        &json!({"enabledPlugins": {"guard@market": false, "mine@local": false}}).to_string(),
+    );
+
+    let out = pre_tool(&env, &[], "edit");
+
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.outcome["decided_by"], "guard@market:PreToolUse:0");
+    assert_eq!(log_of(&log), ["guard"]);
+    assert_eq!(
+        out.results(),
+        [
+            ("guard@market:PreToolUse:0".to_owned(), "deny".to_owned()),
+            ("off@market:PreToolUse:0".to_owned(), "skipped".to_owned()),
+            ("mine@local:PreToolUse:0".to_owned(), "skipped".to_owned()),
+        ]
+    );
+    assert!(
+        out.has_warning(&format!(
+            "{}: enabledPlugins: `guard@market` is one of your own plugins; a project cannot disable it",
+            settings.display()
+        )),
+        "{:?}",
+        out.warnings()
+    );
+}
+
+// guards: `$X_CODE_HOME/plugins/local/`, which x-code never reads, is not loaded, and
+// a plugin left there is reported
+#[test]
+fn x_code_home_plugins_local_is_not_read() {
+    let env = test_env();
+    let log = env.root().join("log");
+    plugin(
+        &xcode_plugins(&env).join("local/mine"),
+        "mine",
+        &json!({"PreToolUse": [{"command": log_line(&log, "mine")}]}),
+    );
+
+    let out = pre_tool(&env, &[], "edit");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(log_of(&log).is_empty());
+    assert!(out.has_warning("x-code does not read this directory"), "{:?}", out.warnings());
 }
