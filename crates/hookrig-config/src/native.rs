@@ -964,10 +964,13 @@ mod tests {
     // custom event that never runs
     #[test]
     fn undeclared_version_of_a_catalog_event_is_an_error() {
-        let errors = errors("[[hooks]]\nname = \"a\"\nevents = [\"tool.before@v2\"]\ncommand = \"true\"\n");
+        let errors =
+            errors("[[hooks]]\nname = \"a\"\nevents = [\"tool.before@v2\"]\ncommand = \"true\"\n");
         assert_eq!(
             errors,
-            ["/p/.hookrig/hooks.toml:3:11: hook `a`: tool.before has no version v2 (dispatched versions: v1)"]
+            [
+                "/p/.hookrig/hooks.toml:3:11: hook `a`: tool.before has no version v2 (dispatched versions: v1)"
+            ]
         );
     }
 

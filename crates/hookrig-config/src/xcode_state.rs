@@ -53,7 +53,9 @@ pub(crate) fn installed(ctx: &mut LoadContext<'_>, plugins: &Path) -> Option<Vec
             warn(
                 ctx,
                 &path,
-                format!("plugins[{index}] needs string `marketplace`, `name` and `version`; it is not loaded"),
+                format!(
+                    "plugins[{index}] needs string `marketplace`, `name` and `version`; it is not loaded"
+                ),
             );
             continue;
         };
@@ -80,10 +82,7 @@ pub(crate) fn installed(ctx: &mut LoadContext<'_>, plugins: &Path) -> Option<Vec
 
 /// Whether `part` names one directory entry: not empty, not `.` or `..`, no separator.
 fn safe_component(part: &str) -> bool {
-    !part.is_empty()
-        && part != "."
-        && part != ".."
-        && !part.contains(['/', '\\', ':', '\0'])
+    !part.is_empty() && part != "." && part != ".." && !part.contains(['/', '\\', ':', '\0'])
 }
 
 /// x-code's enabled state: `enabledPlugins` maps of plugin ids to booleans; a plugin

@@ -58,8 +58,8 @@ pub use matcher::Matcher;
 pub use outcome::{Outcome, OutcomeHook, duration_ms};
 pub use payload::Payload;
 pub use plugin::{
-    BusEmitter, LogLevel, LogSink, Logger, MemoryView, Plugin, PluginBus, PluginContext, PluginHost,
-    PluginTools, SessionView, Tool, Tools,
+    BusEmitter, LogLevel, LogSink, Logger, MemoryView, Plugin, PluginBus, PluginContext,
+    PluginHost, PluginTools, SessionView, Tool, Tools,
 };
 pub use record::{HookRecord, HookResult, SkipReason};
 pub use registry::Registry;

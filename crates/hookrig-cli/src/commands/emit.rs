@@ -9,7 +9,7 @@ use clap::ValueEnum;
 use hookrig_automation::ingress;
 use hookrig_config::{Environment, LoadOptions};
 use hookrig_core::{
-    Dispatched, Event, EventContext, EventName, Outcome, Payload, SkipReason, dispatch,
+    Dispatched, Event, EventContext, EventName, Outcome, Payload, Registry, SkipReason, dispatch,
     duration_ms,
 };
 use hookrig_exec::{AsyncPool, ProcessGroups};
@@ -92,6 +92,37 @@ pub(crate) struct Suppress {
     pub(crate) plugins: bool,
 }
 
+impl Suppress {
+    /// Holds back every hook of `registry` with `--no-hooks`, and says that plugins were
+    /// not loaded with `--no-plugins`.
+    fn apply(self, mut registry: Registry, warnings: &mut Vec<String>) -> Registry {
+        if self.plugins {
+            warnings.push("plugins not loaded (--no-plugins)".to_owned());
+        }
+        if self.hooks {
+            registry.suppress_hooks();
+        }
+        registry
+    }
+
+    /// Says, with `--no-hooks`, how many hooks of the event were held back.
+    fn report(self, dispatched: &Dispatched, warnings: &mut Vec<String>) {
+        if !self.hooks {
+            return;
+        }
+        let held = dispatched
+            .records
+            .iter()
+            .filter(|r| r.skip == Some(SkipReason::Suppressed))
+            .count();
+        warnings.push(format!(
+            "hooks suppressed (--no-hooks or HOOKRIG_NO_HOOKS): {held} hook{} of {} not run",
+            if held == 1 { "" } else { "s" },
+            dispatched.event
+        ));
+    }
+}
+
 /// Loads the config for `emission`, dispatches it, records it in the ledger and hands
 /// the Outcome to `answer`; then waits (boundedly) for async hooks. With
 /// `release_stdout`, stdout is pointed at `/dev/null` before that wait, so a host
@@ -167,15 +198,8 @@ pub(crate) fn dispatch_event<T>(
         }
     }
 
-    if suppress.plugins {
-        warnings.push("plugins not loaded (--no-plugins)".to_owned());
-    }
-
     let groups = ProcessGroups::new();
-    let mut registry = engine::registry(&config, &groups);
-    if suppress.hooks {
-        registry.suppress_hooks();
-    }
+    let registry = suppress.apply(engine::registry(&config, &groups), &mut warnings);
     let event = Event {
         context: Arc::new(EventContext {
             name,
@@ -195,18 +219,7 @@ pub(crate) fn dispatch_event<T>(
         (dispatch(&registry, event, &pool).await, interrupt)
     });
     warnings.extend(dispatched.warnings.iter().cloned());
-    if suppress.hooks {
-        let held = dispatched
-            .records
-            .iter()
-            .filter(|r| r.skip == Some(SkipReason::Suppressed))
-            .count();
-        warnings.push(format!(
-            "hooks suppressed (--no-hooks or HOOKRIG_NO_HOOKS): {held} hook{} of {} not run",
-            if held == 1 { "" } else { "s" },
-            dispatched.event
-        ));
-    }
+    suppress.report(&dispatched, &mut warnings);
 
     let mut ledger = ledger_path.and_then(|path| {
         record(

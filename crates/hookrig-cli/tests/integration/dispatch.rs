@@ -449,10 +449,7 @@ fn async_failure_reason_is_recorded_once() {
 #[test]
 fn an_undeclared_version_of_a_catalog_event_is_refused() {
     let env = test_env();
-    env.write_script(
-        ".hookrig/guard.sh",
-        "echo 'no writes today' >&2\nexit 2\n",
-    );
+    env.write_script(".hookrig/guard.sh", "echo 'no writes today' >&2\nexit 2\n");
     env.write_project_config(indoc! {r#"
         [[hooks]]
         name = "guard"
@@ -460,7 +457,11 @@ fn an_undeclared_version_of_a_catalog_event_is_refused() {
         command = "./guard.sh"
     "#});
 
-    let out = emit(&env, &["tool.before@v2"], r#"{"tool":{"name":"write_file"}}"#);
+    let out = emit(
+        &env,
+        &["tool.before@v2"],
+        r#"{"tool":{"name":"write_file"}}"#,
+    );
 
     assert_eq!(out.code, 1, "{}", out.stdout);
     assert!(out.stdout.is_empty(), "{}", out.stdout);

@@ -1020,7 +1020,7 @@ fn a_flat_form_payload_reaches_an_xcode_guard_as_its_tool() {
     assert_eq!(out.outcome["reason"], "no rm -rf");
 }
 
-/// A native project hook and a project x-code plugin, both on PreToolUse, each leaving a
+/// A native project hook and a project x-code plugin, both on `PreToolUse`, each leaving a
 /// line in `log` when it runs; the plugin also denies.
 fn a_hook_and_a_plugin(env: &TestEnv) -> PathBuf {
     let log = env.root().join("log");
@@ -1056,7 +1056,9 @@ fn no_hooks_loads_everything_and_runs_nothing() {
         ]
     );
     assert!(
-        out.has_warning("hooks suppressed (--no-hooks or HOOKRIG_NO_HOOKS): 2 hooks of tool.before not run"),
+        out.has_warning(
+            "hooks suppressed (--no-hooks or HOOKRIG_NO_HOOKS): 2 hooks of tool.before not run"
+        ),
         "{:?}",
         out.warnings()
     );
@@ -1104,11 +1106,12 @@ fn no_plugins_loads_no_plugin_and_runs_the_other_hooks() {
 
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(log_of(&log), ["native"]);
-    assert_eq!(
-        out.results(),
-        [("native".to_owned(), "allow".to_owned())]
+    assert_eq!(out.results(), [("native".to_owned(), "allow".to_owned())]);
+    assert!(
+        out.has_warning("plugins not loaded (--no-plugins)"),
+        "{:?}",
+        out.warnings()
     );
-    assert!(out.has_warning("plugins not loaded (--no-plugins)"), "{:?}", out.warnings());
 }
 
 // guards: `--debug-hooks` (the quiet x-code `--plugin-debug`) prints the hook-run lines
@@ -1137,7 +1140,11 @@ fn debug_hooks_prints_only_the_hook_run_lines() {
     // `--debug` prints those lines among the rest.
     let full = pre_tool(&env, &["--debug"], "edit");
     assert!(full.stderr.lines().count() > 2, "{}", full.stderr);
-    assert!(full.stderr.contains("hooks.exec-ran native"), "{}", full.stderr);
+    assert!(
+        full.stderr.contains("hooks.exec-ran native"),
+        "{}",
+        full.stderr
+    );
 }
 
 // guards: x-code's project plugins (`<project>/.x-code/plugins/<name>/`) load as
@@ -1156,7 +1163,11 @@ fn x_code_project_plugins_load_as_local_and_wait_for_trust() {
     let untrusted = crate::harness::emit_untrusted(&env, &["PreToolUse"], &payload);
     assert_eq!(untrusted.code, 0, "{}", untrusted.stderr);
     assert_eq!(untrusted.result("gate@local:PreToolUse:0"), "untrusted");
-    assert!(untrusted.has_warning("hookrig trust"), "{:?}", untrusted.warnings());
+    assert!(
+        untrusted.has_warning("hookrig trust"),
+        "{:?}",
+        untrusted.warnings()
+    );
     assert!(log_of(&log).is_empty());
 
     let trusted = env.run_untrusted(["trust"], b"");
@@ -1180,8 +1191,16 @@ fn the_installed_version_runs_not_the_newest_directory() {
     let log = env.root().join("log");
     let entry = |word: &str| json!({"PreToolUse": [{"command": log_line(&log, word)}]});
     let cache = xcode_plugins(&env).join("cache/market");
-    plugin(&cache.join("pinned/1.0.0"), "pinned", &entry("pinned-1.0.0"));
-    plugin(&cache.join("pinned/2.0.0"), "pinned", &entry("pinned-2.0.0"));
+    plugin(
+        &cache.join("pinned/1.0.0"),
+        "pinned",
+        &entry("pinned-1.0.0"),
+    );
+    plugin(
+        &cache.join("pinned/2.0.0"),
+        "pinned",
+        &entry("pinned-2.0.0"),
+    );
     plugin(&cache.join("orphan/1.0.0"), "orphan", &entry("orphan"));
     record_install(&env, "market", "pinned", "1.0.0");
     record_install(&env, "market", "gone", "3.0.0");
@@ -1206,7 +1225,9 @@ fn the_installed_version_runs_not_the_newest_directory() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(log_of(&log), ["pinned-1.0.0"]);
     assert!(
-        out.has_warning("no installed_plugins.json beside it: x-code runs none of the 2 cached plugins"),
+        out.has_warning(
+            "no installed_plugins.json beside it: x-code runs none of the 2 cached plugins"
+        ),
         "{:?}",
         out.warnings()
     );
@@ -1285,5 +1306,9 @@ fn x_code_home_plugins_local_is_not_read() {
 
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(log_of(&log).is_empty());
-    assert!(out.has_warning("x-code does not read this directory"), "{:?}", out.warnings());
+    assert!(
+        out.has_warning("x-code does not read this directory"),
+        "{:?}",
+        out.warnings()
+    );
 }
