@@ -227,9 +227,85 @@ fn warn(ctx: &mut LoadContext<'_>, path: &Path, message: String) {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use test_case::test_case;
 
     use super::safe_component;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    /// Loads a world whose x-code home holds `record` as its install record, with one
+    /// cached plugin `p@m` 1.0.0 and one `q@m` 1.0.0; returns the plugin ids loaded and
+    /// the warnings.
+    fn load_with_record(record: &str) -> (Vec<String>, Vec<String>) {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let home = tmp.path().join("home");
+        let xcode_home = home.join(".x-code");
+        for name in ["p", "q"] {
+            write(
+                &xcode_home.join(format!("plugins/cache/m/{name}/1.0.0/plugin.json")),
+                &format!(
+                    r#"{{"name": "{name}", "hooks": {{"PreToolUse": [{{"command": "true"}}]}}}}"#
+                ),
+            );
+        }
+        write(&xcode_home.join("plugins/installed_plugins.json"), record);
+        let env = crate::Environment {
+            config_home: home.join(".config"),
+            state_home: home.join(".local/state"),
+            data_home: home.join(".local/share"),
+            xcode_home,
+            home: home.clone(),
+            cwd: tmp.path().to_owned(),
+            trust_all: true,
+        };
+        let config = crate::load(&env, &crate::LoadOptions::default()).expect("loads");
+        let ids = config.hooks.iter().map(|h| h.spec.name.clone()).collect();
+        let warnings = config
+            .warnings
+            .iter()
+            .map(|w| w.to_string().replace(&home.display().to_string(), "~"))
+            .collect();
+        (ids, warnings)
+    }
+
+    // guards: a broken install record is reported with its position, and runs what
+    // x-code would run (nothing), not every directory of the cache
+    #[test]
+    fn a_broken_record_loads_nothing_and_says_where() {
+        let (ids, warnings) = load_with_record("{\n  \"plugins\": [,]\n}\n");
+        assert!(ids.is_empty(), "{ids:?}");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0]
+                .starts_with("~/.x-code/plugins/installed_plugins.json:2:15: invalid JSON: "),
+            "{warnings:?}"
+        );
+    }
+
+    // guards: an install record cannot point hookrig outside x-code's cache
+    #[test]
+    fn records_are_checked_one_by_one() {
+        let (ids, warnings) = load_with_record(
+            r#"{"plugins": [
+                {"name": "p", "marketplace": "m", "version": "1.0.0"},
+                {"name": "q", "marketplace": "m", "version": "../../../../etc"},
+                {"name": "q", "marketplace": "m"}
+            ]}"#,
+        );
+        assert_eq!(ids, ["p@m:PreToolUse:0"]);
+        assert_eq!(
+            warnings,
+            [
+                "~/.x-code/plugins/installed_plugins.json: plugins[1]: \"../../../../etc\" cannot be a directory name; it is not loaded",
+                "~/.x-code/plugins/installed_plugins.json: plugins[2] needs string `marketplace`, `name` and `version`; it is not loaded",
+            ]
+        );
+    }
 
     #[test_case("market", true)]
     #[test_case("1.2.0", true)]
