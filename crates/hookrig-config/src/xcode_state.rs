@@ -107,9 +107,11 @@ impl Enabled {
         let user = if report_user {
             enabled_map(ctx, &user_file)
         } else {
-            let reported = ctx.diagnostics.len();
+            // Read (and listed among the files read) by the global pass already.
+            let (reported, read) = (ctx.diagnostics.len(), ctx.files.len());
             let map = enabled_map(ctx, &user_file);
             ctx.diagnostics.truncate(reported);
+            ctx.files.truncate(read);
             map
         };
         let project = project_file
