@@ -13,6 +13,22 @@ use serde::{Deserialize, Serialize};
 
 use crate::errors::StoreError;
 use crate::ledger::Ledger;
+use crate::owner::Owner;
+
+/// Who runs an automation now: the holder of its lock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AutomationLock {
+    /// The automation.
+    pub automation_id: String,
+    /// The run in flight.
+    pub run_id: String,
+    /// The process running it.
+    pub pid: i64,
+    /// The kernel's start time of that pid, where known.
+    pub proc_start: Option<i64>,
+    /// When the lock was taken (Unix seconds).
+    pub acquired_at: f64,
+}
 
 /// One automation, as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -268,7 +284,11 @@ impl Ledger {
     pub fn last_automation_run_starts(&self) -> Result<HashMap<String, f64>, StoreError> {
         self.conn()
             .prepare_cached(
-                "SELECT automation_id, max(started_at) FROM automation_runs GROUP BY automation_id",
+                // An event that was not run (a `skipped` row without context results)
+                // is no run: it must not restart the interval or the cooldown.
+                "SELECT automation_id, max(started_at) FROM automation_runs
+                 WHERE status <> 'skipped' OR context_results IS NOT NULL
+                 GROUP BY automation_id",
             )
             .and_then(|mut stmt| {
                 stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
@@ -278,6 +298,81 @@ impl Ledger {
                 self.path(),
                 "read the last automation runs",
             ))
+    }
+
+    /// Takes the lock of the automation `automation_id` for the run `run_id` of this
+    /// process: `Ok(None)` when taken, `Ok(Some(holder))` when another run holds it (of
+    /// a process that still runs; a lock left by a process that died is taken over).
+    ///
+    /// Every process that runs automations on this ledger (`hookrig serve`, an
+    /// in-process `hookrig fire`) takes the lock before a run starts and releases it
+    /// when the run ends, so one automation never runs twice at once.
+    pub fn lock_automation(
+        &mut self,
+        automation_id: &str,
+        run_id: &str,
+        now: f64,
+    ) -> Result<Option<AutomationLock>, StoreError> {
+        let path = self.path().to_owned();
+        let fail = StoreError::sqlite(&path, "lock an automation");
+        let me = Owner::current();
+        // IMMEDIATE: the look and the write are one step for every other process.
+        let tx = self
+            .conn_mut()
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        let held = tx
+            .query_row(
+                "SELECT automation_id, run_id, pid, proc_start, acquired_at
+                 FROM automation_locks WHERE automation_id = ?1",
+                [automation_id],
+                |row| {
+                    Ok(AutomationLock {
+                        automation_id: row.get(0)?,
+                        run_id: row.get(1)?,
+                        pid: row.get(2)?,
+                        proc_start: row.get(3)?,
+                        acquired_at: row.get(4)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(fail)?;
+        if let Some(held) = held {
+            let owner = Owner {
+                pid: held.pid,
+                proc_start: held.proc_start,
+            };
+            if owner.is_alive() {
+                return Ok(Some(held));
+            }
+        }
+        tx.execute(
+            "INSERT INTO automation_locks (automation_id, run_id, pid, proc_start, acquired_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (automation_id) DO UPDATE SET run_id = excluded.run_id,
+                 pid = excluded.pid, proc_start = excluded.proc_start,
+                 acquired_at = excluded.acquired_at",
+            params![automation_id, run_id, me.pid, me.proc_start, now],
+        )
+        .map_err(fail)?;
+        tx.commit().map_err(fail)?;
+        Ok(None)
+    }
+
+    /// Releases the lock of `automation_id` if the run `run_id` holds it.
+    pub fn unlock_automation(
+        &mut self,
+        automation_id: &str,
+        run_id: &str,
+    ) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "DELETE FROM automation_locks WHERE automation_id = ?1 AND run_id = ?2",
+                [automation_id, run_id],
+            )
+            .map(drop)
+            .map_err(StoreError::sqlite(self.path(), "unlock an automation"))
     }
 
     /// Marks every run still `running` as `interrupted`, completed at `now`; returns
@@ -580,5 +675,66 @@ mod tests {
         assert_eq!(status("r2").status, "interrupted");
         assert_eq!(status("r2").completed_at, Some(5.0));
         assert_eq!(status("r3").status, "completed");
+    }
+
+    // guards: two processes on one ledger must not run one automation at once, and a
+    // lock left by a process that died must not block it forever
+    #[test]
+    fn the_lock_is_held_by_one_live_run_at_a_time() {
+        let (_dir, mut ledger) = open_temp();
+        ledger
+            .upsert_automation(&automation("a", 1.0))
+            .expect("add");
+        assert_eq!(ledger.lock_automation("a", "r1", 1.0).expect("lock"), None);
+        let held = ledger
+            .lock_automation("a", "r2", 2.0)
+            .expect("lock")
+            .expect("held by r1");
+        assert_eq!(held.run_id, "r1");
+        assert_eq!(held.pid, i64::from(std::process::id()));
+        // Releasing another run's lock does nothing.
+        ledger.unlock_automation("a", "r2").expect("unlock");
+        assert!(
+            ledger
+                .lock_automation("a", "r2", 2.0)
+                .expect("lock")
+                .is_some()
+        );
+        ledger.unlock_automation("a", "r1").expect("unlock");
+        assert_eq!(ledger.lock_automation("a", "r2", 3.0).expect("lock"), None);
+
+        // A lock whose process has exited is taken over.
+        let mut child = std::process::Command::new("true").spawn().expect("spawn");
+        let dead = i64::from(child.id());
+        child.wait().expect("reaped");
+        ledger
+            .conn()
+            .execute(
+                "UPDATE automation_locks SET pid = ?1, run_id = 'old' WHERE automation_id = 'a'",
+                [dead],
+            )
+            .expect("forge a dead owner");
+        assert_eq!(ledger.lock_automation("a", "r3", 4.0).expect("lock"), None);
+        let again = ledger.lock_automation("a", "r4", 5.0).expect("lock");
+        assert_eq!(again.map(|l| l.run_id).as_deref(), Some("r3"));
+    }
+
+    // guards: an event that was not run must not count as the automation's last run at
+    // start-up (it would restart the interval and the cooldown)
+    #[test]
+    fn dropped_events_are_not_last_runs() {
+        let (_dir, mut ledger) = open_temp();
+        ledger
+            .upsert_automation(&automation("a", 1.0))
+            .expect("add");
+        let mut ran = run("r1", "a", 1.0);
+        ran.status = "skipped".to_owned();
+        ran.context_results = Some("[]".to_owned());
+        ledger.insert_automation_run(&ran).expect("run");
+        let mut dropped = run("r2", "a", 9.0);
+        dropped.status = "skipped".to_owned();
+        ledger.insert_automation_run(&dropped).expect("dropped");
+        let last = ledger.last_automation_run_starts().expect("last");
+        assert_eq!(last.get("a"), Some(&1.0));
     }
 }

@@ -215,6 +215,20 @@ const MIGRATIONS: &[&str] = &[
 
     CREATE INDEX emits_by_agent_time ON emits (agent, started_at_ms);
     ",
+    // Version 7: which process runs an automation now, so that two processes on one
+    // ledger (a `hookrig serve` and a `hookrig fire`, or two `fire`s) never run the same
+    // automation at once. One row per automation being run: the run, and its owner's
+    // pid with the kernel's start time of that pid (as in `agents`), so that a row left
+    // by a process that died is taken over instead of blocking the automation forever.
+    "
+    CREATE TABLE automation_locks (
+        automation_id TEXT NOT NULL PRIMARY KEY REFERENCES automations (id) ON DELETE CASCADE,
+        run_id        TEXT NOT NULL,
+        pid           INTEGER NOT NULL,
+        proc_start    INTEGER,
+        acquired_at   REAL NOT NULL
+    ) STRICT;
+    ",
 ];
 
 /// The schema version this build writes and reads.

@@ -218,6 +218,13 @@ fn load_project_automations(
 }
 
 fn start_watcher(config: &ConfigToml, sender: &mpsc::Sender<(String, Value)>) -> Option<Watcher> {
+    if !config.automation.enabled() {
+        // The master switch: nothing would receive the watches' events.
+        eprintln!(
+            "hookrig serve: automations are switched off ([automation] enabled = false): no trigger fires; `hookrig fire ID` still runs one"
+        );
+        return None;
+    }
     if !config.automation.file_watcher() {
         eprintln!("hookrig serve: file watching is off ([automation] file_watcher = false)");
         return None;

@@ -298,3 +298,57 @@ fn a_bare_file_name_takes_the_project_of_the_current_directory() {
         "the source is recorded absolute"
     );
 }
+
+/// Waits for the gate file `release` in the project, then says so: a run that lasts
+/// exactly as long as the test wants, with no timing assumed.
+const GATED: &str = r#"
+name = "Gated"
+context_steps = [{ type = "shell", command = "while [ ! -e release ]; do sleep 0.05; done; echo released", timeout = 120 }]
+
+[trigger]
+type = "periodic"
+skip_llm = true
+"#;
+
+// guards: two `hookrig fire` of one automation with no serve running both ran at once;
+// the second must fail with "already running" (exit 1) while the first runs
+#[test]
+fn a_second_fire_while_the_first_runs_is_refused() {
+    let env = test_env();
+    env.write_file("gated.toml", GATED);
+    ok(&env, &["auto", "add", "gated.toml"]);
+    let first = env
+        .command(["fire", "gated", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the first fire");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_mins(1);
+    while json(&env, &["auto", "runs", "gated", "--json"])
+        .as_array()
+        .is_none_or(Vec::is_empty)
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first fire never started its run"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let stderr = fails(&env, &["fire", "gated"]);
+    assert_eq!(stderr, "hookrig: error: Hook 'gated' is already running\n");
+
+    env.write_file("release", "");
+    let output = first.wait_with_output().expect("the first fire ends");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let record: Value = serde_json::from_slice(&output.stdout).expect("a run record");
+    assert_eq!(record["status"], "completed");
+    let runs = json(&env, &["auto", "runs", "gated", "--json"]);
+    assert_eq!(
+        runs.as_array().map(Vec::len),
+        Some(1),
+        "only one run: {runs:#}"
+    );
+    // The lock went with the run: the next fire runs.
+    let record = json(&env, &["fire", "gated", "--json"]);
+    assert_eq!(record["status"], "completed");
+}
