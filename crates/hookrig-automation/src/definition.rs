@@ -48,6 +48,11 @@ pub struct Automation {
     pub updated_at: f64,
     /// The file it was loaded from, when it came from one.
     pub source: Option<String>,
+    /// Why the engine does not run it for now: its project file changed since it was
+    /// trusted (or no longer parses), so this stored version is stopped until the file
+    /// is trusted as it is now. `None` for an automation that may run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<String>,
 }
 
 /// What starts an automation. Serialized as the seed's JSON object with a `type` key.
@@ -473,6 +478,7 @@ pub fn parse_automation(
         created_at: raw.created_at.unwrap_or(now),
         updated_at: raw.updated_at.unwrap_or(now),
         source: Some(path.display().to_string()),
+        held: None,
     })
 }
 
@@ -656,6 +662,7 @@ impl Automation {
             source: self.source.clone(),
             created_at: self.created_at,
             updated_at: self.updated_at,
+            held: self.held.clone(),
         }
     }
 
@@ -693,6 +700,7 @@ impl Automation {
             created_at: row.created_at,
             updated_at: row.updated_at,
             source: row.source,
+            held: row.held,
         })
     }
 

@@ -197,6 +197,14 @@ pub enum FireError {
     /// It is in flight (the seed's message).
     #[error("Hook '{0}' is already running")]
     AlreadyRunning(String),
+    /// Its project file changed since it was trusted: the stored version is stopped.
+    #[error("Hook '{id}' is held: {reason}")]
+    Held {
+        /// The automation.
+        id: String,
+        /// Why, and what to do.
+        reason: String,
+    },
     /// The run was cancelled by shutdown before it finished.
     #[error("run {0} was interrupted before it finished")]
     Interrupted(String),
@@ -467,6 +475,12 @@ impl Engine {
             .automation(id)?
             .ok_or_else(|| FireError::NotFound(id.to_owned()))?;
         let automation = Automation::from_row(row)?;
+        if let Some(reason) = &automation.held {
+            return Err(FireError::Held {
+                id: id.to_owned(),
+                reason: reason.clone(),
+            });
+        }
         let (done, wait) = oneshot::channel();
         let run_id = {
             let mut state = self.state();

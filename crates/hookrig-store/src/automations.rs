@@ -59,6 +59,9 @@ pub struct AutomationRow {
     pub created_at: f64,
     /// When it was last changed (Unix seconds).
     pub updated_at: f64,
+    /// Why the engine does not run it for now (its project file changed since it was
+    /// trusted); `None` when it may run. Storing the automation again clears it.
+    pub held: Option<String>,
 }
 
 /// One run of an automation, as stored.
@@ -96,7 +99,7 @@ pub struct AutomationRunRow {
 
 const SELECT_AUTOMATION: &str = "
     SELECT id, project_id, name, enabled, trigger, context_steps, prompt_template, llm_config,
-           cooldown_seconds, max_tokens_per_run, source, created_at, updated_at
+           cooldown_seconds, max_tokens_per_run, source, created_at, updated_at, held
     FROM automations";
 
 const SELECT_RUN: &str = "
@@ -113,8 +116,8 @@ impl Ledger {
             .execute(
                 "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
                      prompt_template, llm_config, cooldown_seconds, max_tokens_per_run, source,
-                     created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                     created_at, updated_at, held)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                  ON CONFLICT (id) DO UPDATE SET
                      project_id = excluded.project_id, name = excluded.name,
                      enabled = excluded.enabled, trigger = excluded.trigger,
@@ -123,7 +126,8 @@ impl Ledger {
                      llm_config = excluded.llm_config,
                      cooldown_seconds = excluded.cooldown_seconds,
                      max_tokens_per_run = excluded.max_tokens_per_run,
-                     source = excluded.source, updated_at = excluded.updated_at",
+                     source = excluded.source, updated_at = excluded.updated_at,
+                     held = excluded.held",
                 params![
                     row.id,
                     row.project_id,
@@ -137,7 +141,8 @@ impl Ledger {
                     row.max_tokens_per_run,
                     row.source,
                     row.created_at,
-                    row.updated_at
+                    row.updated_at,
+                    row.held
                 ],
             )
             .map_err(StoreError::sqlite(self.path(), "store an automation"))?;
@@ -157,12 +162,13 @@ impl Ledger {
             .map_err(StoreError::sqlite(self.path(), "read an automation"))
     }
 
-    /// Every automation (only the enabled ones with `enabled_only`), in the order they
-    /// were first stored: the engine examines them in this order, and the cap stops it
-    /// part-way, so the order must not change when one is edited.
+    /// Every automation (only those the engine may run, enabled and not held, with
+    /// `enabled_only`), in the order they were first stored: the engine examines them
+    /// in this order, and the cap stops it part-way, so the order must not change when
+    /// one is edited.
     pub fn automations(&self, enabled_only: bool) -> Result<Vec<AutomationRow>, StoreError> {
         let filter = if enabled_only {
-            " WHERE enabled = 1"
+            " WHERE enabled = 1 AND held IS NULL"
         } else {
             ""
         };
@@ -191,6 +197,25 @@ impl Ledger {
             return Err(StoreError::UnknownAutomation { id: id.to_owned() });
         }
         Ok(())
+    }
+
+    /// Holds every automation stored from the file `source` (`reason` says why): the
+    /// engine does not run them until they are stored again. Returns their ids.
+    pub fn hold_automations(
+        &mut self,
+        source: &str,
+        reason: &str,
+        now: f64,
+    ) -> Result<Vec<String>, StoreError> {
+        self.conn()
+            .prepare_cached(
+                "UPDATE automations SET held = ?2, updated_at = ?3 WHERE source = ?1 RETURNING id",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map(params![source, reason, now], |row| row.get(0))?
+                    .collect()
+            })
+            .map_err(StoreError::sqlite(self.path(), "hold automations"))
     }
 
     /// Deletes the automation `id` and its runs. An unknown id is
@@ -440,6 +465,7 @@ fn automation_from_row(row: &Row<'_>) -> rusqlite::Result<AutomationRow> {
         source: row.get(10)?,
         created_at: row.get(11)?,
         updated_at: row.get(12)?,
+        held: row.get(13)?,
     })
 }
 
@@ -491,6 +517,7 @@ mod tests {
             source: None,
             created_at: at,
             updated_at: at,
+            held: None,
         }
     }
 
@@ -736,5 +763,34 @@ mod tests {
         ledger.insert_automation_run(&dropped).expect("dropped");
         let last = ledger.last_automation_run_starts().expect("last");
         assert_eq!(last.get("a"), Some(&1.0));
+    }
+
+    // guards: an automation whose project file changed since it was trusted must not
+    // keep running its old version; storing it again (trusted) lets it run
+    #[test]
+    fn held_automations_are_not_run_until_stored_again() {
+        let (_dir, mut ledger) = open_temp();
+        let mut a = automation("a", 1.0);
+        a.source = Some("/p/.hookrig/automations/a.toml".to_owned());
+        ledger.upsert_automation(&a).expect("add");
+        ledger
+            .upsert_automation(&automation("b", 1.0))
+            .expect("add");
+        let held = ledger
+            .hold_automations("/p/.hookrig/automations/a.toml", "it changed", 2.0)
+            .expect("hold");
+        assert_eq!(held, ["a"]);
+        let runnable: Vec<String> = ledger
+            .automations(true)
+            .expect("list")
+            .into_iter()
+            .map(|a| a.id)
+            .collect();
+        assert_eq!(runnable, ["b"]);
+        let stored = ledger.automation("a").expect("read").expect("present");
+        assert_eq!(stored.held.as_deref(), Some("it changed"));
+        assert!(stored.enabled, "the user's enabled flag is untouched");
+        ledger.upsert_automation(&a).expect("stored again");
+        assert_eq!(ledger.automations(true).expect("list").len(), 2);
     }
 }

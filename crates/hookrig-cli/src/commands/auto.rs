@@ -383,7 +383,11 @@ fn table(automations: &[Automation]) -> String {
             text,
             "{}\t{}\t{}\t{}\t{}",
             a.id,
-            if a.enabled { "enabled" } else { "disabled" },
+            match (&a.held, a.enabled) {
+                (Some(_), _) => "held",
+                (None, true) => "enabled",
+                (None, false) => "disabled",
+            },
             a.project_id,
             a.trigger.summary(),
             a.name
@@ -398,6 +402,9 @@ fn details(a: &Automation) -> String {
     let _ = writeln!(text, "name: {}", a.name);
     let _ = writeln!(text, "project: {}", a.project_id);
     let _ = writeln!(text, "enabled: {}", a.enabled);
+    if let Some(reason) = &a.held {
+        let _ = writeln!(text, "held: {reason}");
+    }
     let _ = writeln!(text, "trigger: {}", a.trigger.summary());
     if a.trigger.skip_llm() {
         let _ = writeln!(text, "skip_llm: true");

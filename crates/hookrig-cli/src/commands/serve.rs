@@ -188,8 +188,9 @@ impl ProjectFiles {
 }
 
 /// Stores the trusted automations of the project's `.hookrig/automations/*.toml` and
-/// reports the others. An automation already in the store keeps its `enabled` flag, so
-/// that `hookrig auto disable` outlives a restart of serve.
+/// reports the others, holding what was stored from a file that is no longer trusted
+/// as it is (or no longer parses). An automation already in the store keeps its
+/// `enabled` flag, so that `hookrig auto disable` outlives a restart of serve.
 fn load_project_automations(
     env: &Environment,
     root: &Path,
@@ -197,11 +198,33 @@ fn load_project_automations(
     now: f64,
 ) -> Result<(), ExpectedError> {
     let found = hookrig_automation::definition::project_automations(env, root, now);
+    // A file that is not trusted as it is now (edited since it was trusted) or no longer
+    // parses must not leave the version stored before running: that version is held
+    // (not run, `fire` refused) until the file is trusted as it is, then stored again.
+    let mut hold = |file: &Path, why: &str| -> Result<(), ExpectedError> {
+        let ids = store.hold_automations(&file.display().to_string(), why, now)?;
+        for id in ids {
+            eprintln!(
+                "hookrig serve: stopped `{id}`: the version loaded before is not run until {} is trusted as it is now",
+                file.display()
+            );
+        }
+        Ok(())
+    };
     for diagnostic in &found.errors {
         eprintln!("hookrig serve: error: {diagnostic}");
+        hold(
+            &diagnostic.path,
+            &format!(
+                "{} no longer loads: {}",
+                diagnostic.path.display(),
+                diagnostic.message
+            ),
+        )?;
     }
     for (file, why) in &found.untrusted {
         eprintln!("hookrig serve: not loaded: {}: {why}", file.display());
+        hold(file, &format!("{}: {why}", file.display()))?;
     }
     for mut automation in found.trusted {
         if let Some(stored) = store.automation(&automation.id)? {

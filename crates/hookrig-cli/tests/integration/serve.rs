@@ -661,3 +661,76 @@ fn the_master_switch_fires_no_trigger_but_fire_still_runs() {
         .collect();
     assert_eq!(reasons, ["hourly manual"], "only the fire ran");
 }
+
+/// A manual-only automation whose one step says which version of the file ran.
+fn versioned(version: &str) -> String {
+    format!(
+        "name = \"Versioned\"\ncontext_steps = [{{ type = \"shell\", command = \"echo {version}\" }}]\n[trigger]\ntype = \"event\"\nevent_type = \"never.happens\"\nskip_llm = true\n"
+    )
+}
+
+/// `hookrig fire versioned --json` (which must succeed): the step's stdout.
+fn fired_version(env: &TestEnv) -> String {
+    let output = hookrig(env, &["fire", "versioned", "--json"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let record: Value = serde_json::from_slice(&output.stdout).expect("a run record");
+    record["context_results"][0]["stdout"]
+        .as_str()
+        .expect("the step's stdout")
+        .trim()
+        .to_owned()
+}
+
+// guards: a trusted automation file edited while serve runs was reported "not loaded"
+// while its old version kept running; the old version is stopped until the new one is
+// trusted, and then the new one runs
+#[test]
+fn an_edited_automation_file_stops_the_old_version_until_the_new_one_is_trusted() {
+    let env = test_env();
+    write_config_toml(&env, "[automation]\ntick = \"1s\"\n");
+    env.write_file(".hookrig/automations/versioned.toml", &versioned("v1"));
+    let output = env
+        .untrusted_command(["trust"])
+        .output()
+        .expect("run hookrig trust");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let serve = Serve::start_with(&env, env.untrusted_command(["serve"]));
+    assert_eq!(fired_version(&env), "v1");
+
+    env.write_file(".hookrig/automations/versioned.toml", &versioned("v2"));
+    wait_for("serve to stop the old version", || {
+        serve.stderr().contains("stopped `versioned`").then_some(())
+    });
+    let stderr = serve.stderr();
+    let file = env.project().join(".hookrig/automations/versioned.toml");
+    assert!(
+        stderr.contains(&format!(
+            "hookrig serve: not loaded: {}: it changed since it was trusted; review it, then run `hookrig auto trust ",
+            file.display()
+        )),
+        "{stderr}"
+    );
+    let output = hookrig(&env, &["fire", "versioned"]);
+    assert_eq!(code(&output), 1, "the old version must not run");
+    assert!(
+        text(&output.stderr).starts_with(&format!(
+            "hookrig: error: Hook 'versioned' is held: {}: it changed since it was trusted; review it, then run `hookrig auto trust ",
+            file.display()
+        )),
+        "{}",
+        text(&output.stderr)
+    );
+    let listed = text(&hookrig(&env, &["auto", "list"]).stdout);
+    assert!(listed.starts_with("versioned\theld\t"), "{listed}");
+
+    let output = env
+        .untrusted_command(["auto", "trust"])
+        .output()
+        .expect("run hookrig auto trust");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    wait_for("serve to load the trusted new version", || {
+        (serve.stderr().matches("loaded `versioned`").count() >= 2).then_some(())
+    });
+    assert_eq!(fired_version(&env), "v2", "the new version runs");
+    drop(serve);
+}
