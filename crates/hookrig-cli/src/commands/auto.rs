@@ -427,11 +427,18 @@ fn runs_table(runs: &[RunRecord]) -> String {
     }
     let mut text = String::new();
     for r in runs {
-        let _ = writeln!(
+        let _ = write!(
             text,
             "{}\t{}\t{}\t{}\t{} tokens",
             r.id, r.automation_id, r.status, r.trigger_reason, r.tokens_used
         );
+        // Why a run (or an event not run) was skipped, on its line.
+        match &r.skipped_reason {
+            Some(reason) => {
+                let _ = writeln!(text, "\t{reason}");
+            }
+            None => text.push('\n'),
+        }
     }
     text
 }

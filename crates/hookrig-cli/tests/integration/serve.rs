@@ -593,7 +593,11 @@ fn runs_follow_shows_runs_as_they_happen() {
             .find(|l| l.contains("\tskipping\tskipped\tmanual\t"))
             .map(str::to_owned)
     });
-    assert_eq!(line.split('\t').count(), 5, "{line}");
+    assert_eq!(line.split('\t').count(), 6, "{line}");
+    assert!(
+        line.ends_with("\tstep_0: exit code 0 (skip_llm_if_exit_zero)"),
+        "the reason ends the line of a skipped run: {line}"
+    );
 
     kill(
         Pid::from_raw(i32::try_from(follow.id()).expect("pid")),
@@ -732,5 +736,72 @@ fn an_edited_automation_file_stops_the_old_version_until_the_new_one_is_trusted(
         (serve.stderr().matches("loaded `versioned`").count() >= 2).then_some(())
     });
     assert_eq!(fired_version(&env), "v2", "the new version runs");
+    drop(serve);
+}
+
+const GATED_EVENT: &str = r#"
+name = "Gated Event"
+cooldown_seconds = 0
+context_steps = [{ type = "shell", command = "while [ ! -e release ]; do sleep 0.05; done", timeout = 120 }]
+[trigger]
+type = "event"
+event_type = "task.completed"
+skip_llm = true
+"#;
+
+// guards: events an automation wanted while a run of it was in flight were dropped
+// without a trace; each is recorded with its reason (`auto runs`, `--debug`)
+#[test]
+fn an_event_not_run_because_a_run_is_in_flight_is_recorded() {
+    let env = test_env();
+    env.write_file(".hookrig/automations/gated.toml", GATED_EVENT);
+    let mut command = env.command(["serve"]);
+    command.arg("--debug");
+    let serve = Serve::start_with(&env, command);
+    let out = emit(&env, &["task.completed"], r#"{"task_id":"t1"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let first = wait_for("the first run", || {
+        runs_of(&env, "gated-event")
+            .into_iter()
+            .find(|r| r["status"] == "running")
+    });
+    let out = emit(&env, &["task.completed"], r#"{"task_id":"t2"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let dropped = wait_for("the second event to be recorded", || {
+        runs_of(&env, "gated-event")
+            .into_iter()
+            .find(|r| r["status"] == "skipped")
+    });
+    let reason = format!(
+        "event not run: a run of it ({}) was in flight",
+        first["id"].as_str().expect("an id")
+    );
+    assert_eq!(dropped["skipped_reason"], reason.as_str());
+    assert_eq!(dropped["trigger_reason"], "event:task.completed");
+    assert_eq!(dropped["event_data"]["task_id"], "t2");
+    assert!(dropped["context_results"].is_null(), "nothing ran");
+    let listed = text(&hookrig(&env, &["auto", "runs"]).stdout);
+    assert!(
+        listed.contains(&format!(
+            "\tgated-event\tskipped\tevent:task.completed\t0 tokens\t{reason}\n"
+        )),
+        "{listed}"
+    );
+    wait_for("the debug line", || {
+        serve
+            .stderr()
+            .contains(&format!(
+                "event not run: a run of it ({}) was in flight",
+                first["id"].as_str().unwrap_or_default()
+            ))
+            .then_some(())
+    });
+    env.write_file("release", "");
+    wait_for("the first run to complete", || {
+        runs_of(&env, "gated-event")
+            .into_iter()
+            .any(|r| r["id"] == first["id"] && r["status"] == "completed")
+            .then_some(())
+    });
     drop(serve);
 }
