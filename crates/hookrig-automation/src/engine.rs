@@ -453,7 +453,8 @@ impl Engine {
                 continue;
             }
             let timing = timing(now, last);
-            // Held by another process (a `hookrig fire` elsewhere): due again next tick.
+            // Run by another process now (a `hookrig fire` elsewhere): passed over as when
+            // a run of it is in flight here (a periodic one is due again next tick).
             let _ = self.launch(
                 &mut state,
                 automation,
