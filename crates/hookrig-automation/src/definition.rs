@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use hookrig_config::{Diagnostic, Distrust, Environment, Severity, TrustStore, TrustedHook};
-use hookrig_store::AutomationRow;
+use hookrig_store::{AutomationRow, Ledger, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -595,6 +595,65 @@ pub fn project_automations(env: &Environment, root: &Path, now: f64) -> ProjectA
         }
     }
     found
+}
+
+/// What [`sync_project_automations`] did, for the caller to report.
+#[derive(Debug, Default)]
+pub struct ProjectSync {
+    /// Files that could not be read or parsed.
+    pub errors: Vec<Diagnostic>,
+    /// Files not trusted as they are now, and why (with what to run).
+    pub untrusted: Vec<(PathBuf, String)>,
+    /// Automations stored before from one of those files, now held: `(id, file)`.
+    pub stopped: Vec<(String, PathBuf)>,
+    /// Automations stored from trusted files: `(id, file)`.
+    pub loaded: Vec<(String, String)>,
+}
+
+/// Brings the store up to date with the project's `.hookrig/automations/*.toml`
+/// ([`project_automations`]): trusted automations are stored (one already stored keeps
+/// its `enabled` flag, so `hookrig auto disable` outlives a reload), and what was
+/// stored before from a file that is no longer trusted as it is (edited since it was
+/// trusted) or no longer parses is held: not run, `fire` refused, until the file is
+/// trusted as it is and stored again.
+pub fn sync_project_automations(
+    env: &Environment,
+    root: &Path,
+    store: &mut Ledger,
+    now: f64,
+) -> Result<ProjectSync, StoreError> {
+    let found = project_automations(env, root, now);
+    let mut sync = ProjectSync::default();
+    let mut hold = |file: &Path, why: String| -> Result<(), StoreError> {
+        for id in store.hold_automations(&file.display().to_string(), &why, now)? {
+            sync.stopped.push((id, file.to_owned()));
+        }
+        Ok(())
+    };
+    for diagnostic in &found.errors {
+        hold(
+            &diagnostic.path,
+            format!(
+                "{} no longer loads: {}",
+                diagnostic.path.display(),
+                diagnostic.message
+            ),
+        )?;
+    }
+    for (file, why) in &found.untrusted {
+        hold(file, format!("{}: {why}", file.display()))?;
+    }
+    for mut automation in found.trusted {
+        if let Some(stored) = store.automation(&automation.id)? {
+            automation.enabled = stored.enabled;
+        }
+        store.upsert_automation(&automation.to_row())?;
+        sync.loaded
+            .push((automation.id, automation.source.unwrap_or_default()));
+    }
+    sync.errors = found.errors;
+    sync.untrusted = found.untrusted;
+    Ok(sync)
 }
 
 /// The trust store key of the automation `id` declared in `file`.

@@ -254,11 +254,21 @@ async fn fire_in_process(
     id: &str,
 ) -> Result<Option<RunRecord>, ExpectedError> {
     let store_path = ledger::store_path(global)?;
-    let store = Ledger::open(&store_path)?;
+    let mut store = Ledger::open(&store_path)?;
     let env = hookrig_config::Environment::from_process(crate::engine::working_dir(None)?)?;
     let root = hookrig_config::find_project(&env)
         .root
         .unwrap_or_else(|| env.cwd.clone());
+    // As serve does on a tick: the project's automation files as they are now, so that
+    // a file edited since it was trusted does not run its old version here either, and
+    // a newly trusted one runs as it is. What serve would print is its business; a fire
+    // refused because of it says why.
+    hookrig_automation::definition::sync_project_automations(
+        &env,
+        &root,
+        &mut store,
+        (system_clock())(),
+    )?;
     let groups = ProcessGroups::new();
     let notifiers = Notifiers::from_config(config);
     let wiring = wiring::wiring(config, &root, &store_path, &groups, notifiers.clone(), None);

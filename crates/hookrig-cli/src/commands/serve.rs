@@ -188,54 +188,31 @@ impl ProjectFiles {
 }
 
 /// Stores the trusted automations of the project's `.hookrig/automations/*.toml` and
-/// reports the others, holding what was stored from a file that is no longer trusted
-/// as it is (or no longer parses). An automation already in the store keeps its
-/// `enabled` flag, so that `hookrig auto disable` outlives a restart of serve.
+/// reports the others, stopping what was stored from a file no longer trusted as it is
+/// (see [`sync_project_automations`]).
+///
+/// [`sync_project_automations`]: hookrig_automation::definition::sync_project_automations
 fn load_project_automations(
     env: &Environment,
     root: &Path,
     store: &mut Ledger,
     now: f64,
 ) -> Result<(), ExpectedError> {
-    let found = hookrig_automation::definition::project_automations(env, root, now);
-    // A file that is not trusted as it is now (edited since it was trusted) or no longer
-    // parses must not leave the version stored before running: that version is held
-    // (not run, `fire` refused) until the file is trusted as it is, then stored again.
-    let mut hold = |file: &Path, why: &str| -> Result<(), ExpectedError> {
-        let ids = store.hold_automations(&file.display().to_string(), why, now)?;
-        for id in ids {
-            eprintln!(
-                "hookrig serve: stopped `{id}`: the version loaded before is not run until {} is trusted as it is now",
-                file.display()
-            );
-        }
-        Ok(())
-    };
-    for diagnostic in &found.errors {
+    let sync = hookrig_automation::definition::sync_project_automations(env, root, store, now)?;
+    for diagnostic in &sync.errors {
         eprintln!("hookrig serve: error: {diagnostic}");
-        hold(
-            &diagnostic.path,
-            &format!(
-                "{} no longer loads: {}",
-                diagnostic.path.display(),
-                diagnostic.message
-            ),
-        )?;
     }
-    for (file, why) in &found.untrusted {
+    for (file, why) in &sync.untrusted {
         eprintln!("hookrig serve: not loaded: {}: {why}", file.display());
-        hold(file, &format!("{}: {why}", file.display()))?;
     }
-    for mut automation in found.trusted {
-        if let Some(stored) = store.automation(&automation.id)? {
-            automation.enabled = stored.enabled;
-        }
-        store.upsert_automation(&automation.to_row())?;
+    for (id, file) in &sync.stopped {
         eprintln!(
-            "hookrig serve: loaded `{}` from {}",
-            automation.id,
-            automation.source.as_deref().unwrap_or_default()
+            "hookrig serve: stopped `{id}`: the version loaded before is not run until {} is trusted as it is now",
+            file.display()
         );
+    }
+    for (id, source) in &sync.loaded {
+        eprintln!("hookrig serve: loaded `{id}` from {source}");
     }
     Ok(())
 }

@@ -352,3 +352,56 @@ fn a_second_fire_while_the_first_runs_is_refused() {
     let record = json(&env, &["fire", "gated", "--json"]);
     assert_eq!(record["status"], "completed");
 }
+
+/// A manual-only project automation whose one step says which version of it ran.
+fn versioned(version: &str) -> String {
+    format!(
+        "name = \"Versioned\"\ncontext_steps = [{{ type = \"shell\", command = \"echo {version}\" }}]\n[trigger]\ntype = \"event\"\nevent_type = \"never.happens\"\nskip_llm = true\n"
+    )
+}
+
+/// `hookrig fire versioned --json` with trust checked and no serve running.
+fn fire_untrusted(env: &TestEnv) -> std::process::Output {
+    env.untrusted_command(["fire", "versioned", "--json"])
+        .output()
+        .expect("run hookrig fire")
+}
+
+// guards: with no serve running, `fire` ran the version of a project automation stored
+// before its file was edited; it must refuse it until the file is trusted as it is now,
+// then run the new version
+#[test]
+fn fire_without_serve_follows_the_project_file_and_its_trust() {
+    let env = test_env();
+    env.write_file(".hookrig/automations/versioned.toml", &versioned("v1"));
+    let trust = |args: &[&str]| {
+        let output = env.untrusted_command(args).output().expect("run hookrig");
+        assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    };
+    trust(&["trust"]);
+    let stdout_of = |output: &std::process::Output| -> String {
+        assert_eq!(code(output), 0, "{}", text(&output.stderr));
+        let record: Value = serde_json::from_slice(&output.stdout).expect("a run record");
+        record["context_results"][0]["stdout"]
+            .as_str()
+            .expect("the step's stdout")
+            .trim()
+            .to_owned()
+    };
+    assert_eq!(stdout_of(&fire_untrusted(&env)), "v1");
+
+    env.write_file(".hookrig/automations/versioned.toml", &versioned("v2"));
+    let output = fire_untrusted(&env);
+    assert_eq!(code(&output), 1, "the old version must not run");
+    let file = env.project().join(".hookrig/automations/versioned.toml");
+    assert!(
+        text(&output.stderr).starts_with(&format!(
+            "hookrig: error: Hook 'versioned' is held: {}: it changed since it was trusted; review it, then run `hookrig auto trust ",
+            file.display()
+        )),
+        "{}",
+        text(&output.stderr)
+    );
+    trust(&["auto", "trust"]);
+    assert_eq!(stdout_of(&fire_untrusted(&env)), "v2");
+}
