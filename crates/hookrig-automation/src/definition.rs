@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use hookrig_config::{Diagnostic, Distrust, Environment, Severity, TrustStore, TrustedHook};
-use hookrig_store::AutomationRow;
+use hookrig_store::{AutomationRow, Ledger, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -48,6 +48,11 @@ pub struct Automation {
     pub updated_at: f64,
     /// The file it was loaded from, when it came from one.
     pub source: Option<String>,
+    /// Why the engine does not run it for now: its project file changed since it was
+    /// trusted (or no longer parses), so this stored version is stopped until the file
+    /// is trusted as it is now. `None` for an automation that may run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<String>,
 }
 
 /// What starts an automation. Serialized as the seed's JSON object with a `type` key.
@@ -473,6 +478,7 @@ pub fn parse_automation(
         created_at: raw.created_at.unwrap_or(now),
         updated_at: raw.updated_at.unwrap_or(now),
         source: Some(path.display().to_string()),
+        held: None,
     })
 }
 
@@ -591,6 +597,65 @@ pub fn project_automations(env: &Environment, root: &Path, now: f64) -> ProjectA
     found
 }
 
+/// What [`sync_project_automations`] did, for the caller to report.
+#[derive(Debug, Default)]
+pub struct ProjectSync {
+    /// Files that could not be read or parsed.
+    pub errors: Vec<Diagnostic>,
+    /// Files not trusted as they are now, and why (with what to run).
+    pub untrusted: Vec<(PathBuf, String)>,
+    /// Automations stored before from one of those files, now held: `(id, file)`.
+    pub stopped: Vec<(String, PathBuf)>,
+    /// Automations stored from trusted files: `(id, file)`.
+    pub loaded: Vec<(String, String)>,
+}
+
+/// Brings the store up to date with the project's `.hookrig/automations/*.toml`
+/// ([`project_automations`]): trusted automations are stored (one already stored keeps
+/// its `enabled` flag, so `hookrig auto disable` outlives a reload), and what was
+/// stored before from a file that is no longer trusted as it is (edited since it was
+/// trusted) or no longer parses is held: not run, `fire` refused, until the file is
+/// trusted as it is and stored again.
+pub fn sync_project_automations(
+    env: &Environment,
+    root: &Path,
+    store: &mut Ledger,
+    now: f64,
+) -> Result<ProjectSync, StoreError> {
+    let found = project_automations(env, root, now);
+    let mut sync = ProjectSync::default();
+    let mut hold = |file: &Path, why: String| -> Result<(), StoreError> {
+        for id in store.hold_automations(&file.display().to_string(), &why, now)? {
+            sync.stopped.push((id, file.to_owned()));
+        }
+        Ok(())
+    };
+    for diagnostic in &found.errors {
+        hold(
+            &diagnostic.path,
+            format!(
+                "{} no longer loads: {}",
+                diagnostic.path.display(),
+                diagnostic.message
+            ),
+        )?;
+    }
+    for (file, why) in &found.untrusted {
+        hold(file, format!("{}: {why}", file.display()))?;
+    }
+    for mut automation in found.trusted {
+        if let Some(stored) = store.automation(&automation.id)? {
+            automation.enabled = stored.enabled;
+        }
+        store.upsert_automation(&automation.to_row())?;
+        sync.loaded
+            .push((automation.id, automation.source.unwrap_or_default()));
+    }
+    sync.errors = found.errors;
+    sync.untrusted = found.untrusted;
+    Ok(sync)
+}
+
 /// The trust store key of the automation `id` declared in `file`.
 pub fn automation_trust_key(file: &Path, id: &str) -> String {
     format!("{}#automation#{id}", file.display())
@@ -656,6 +721,7 @@ impl Automation {
             source: self.source.clone(),
             created_at: self.created_at,
             updated_at: self.updated_at,
+            held: self.held.clone(),
         }
     }
 
@@ -693,6 +759,7 @@ impl Automation {
             created_at: row.created_at,
             updated_at: row.updated_at,
             source: row.source,
+            held: row.held,
         })
     }
 

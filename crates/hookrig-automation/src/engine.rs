@@ -14,7 +14,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hookrig_store::{AutomationRunRow, Ledger, StoreError};
+use hookrig_store::{AutomationLock, AutomationRunRow, Ledger, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
@@ -85,6 +85,9 @@ pub trait RunObserver: Send + Sync {
 /// The engine's settings (`[automation]` of config.toml).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EngineSettings {
+    /// The master switch (`[automation] enabled`): when false no trigger fires (events
+    /// and ticks launch nothing); [`Engine::fire`] still runs an automation.
+    pub enabled: bool,
     /// At most this many runs at once (the seed's `max_concurrent_hooks`).
     pub max_concurrent: usize,
     /// A run that takes longer fails.
@@ -94,6 +97,7 @@ pub struct EngineSettings {
 impl Default for EngineSettings {
     fn default() -> Self {
         Self {
+            enabled: true,
             max_concurrent: 2,
             run_timeout: Duration::from_mins(5),
         }
@@ -193,6 +197,14 @@ pub enum FireError {
     /// It is in flight (the seed's message).
     #[error("Hook '{0}' is already running")]
     AlreadyRunning(String),
+    /// Its project file changed since it was trusted: the stored version is stopped.
+    #[error("Hook '{id}' is held: {reason}")]
+    Held {
+        /// The automation.
+        id: String,
+        /// Why, and what to do.
+        reason: String,
+    },
     /// The run was cancelled by shutdown before it finished.
     #[error("run {0} was interrupted before it finished")]
     Interrupted(String),
@@ -265,6 +277,9 @@ impl Engine {
     ///
     /// Must be called inside a tokio runtime: matching automations are spawned.
     pub fn on_event(&self, event_type: &str, payload: Value) {
+        if !self.inner.settings.enabled {
+            return;
+        }
         let mut payload = match payload {
             Value::Object(map) => map,
             // A payload that is not an object has no fields to offer; it is kept.
@@ -286,10 +301,8 @@ impl Engine {
         };
         let now = self.now();
         let mut state = self.state();
+        let mut capped = false;
         for automation in automations {
-            if state.running.contains_key(&automation.id) {
-                continue;
-            }
             let Trigger::Event {
                 event_type: wanted,
                 watch,
@@ -315,20 +328,77 @@ impl Engine {
             {
                 continue;
             }
-            if !cooldown_passed(&state, &automation, now) {
+            // The in-flight gate comes after the automation is known to want the event,
+            // so that an event it drops is recorded (below) rather than lost silently.
+            let reason = format!("event:{event_type}");
+            if let Some(run) = state.running.get(&automation.id) {
+                let why = format!("a run of it ({}) was in flight", run.run_id);
+                self.drop_event(&automation, &reason, &payload, &why);
                 continue;
             }
-            if state.running.len() >= self.inner.settings.max_concurrent {
-                break;
+            if !cooldown_passed(&state, &automation, now) {
+                // The cooldown is the automation's own throttle, not a loss: only logged,
+                // as one row per throttled event would bury its runs.
+                tracing::debug!(automation = %automation.id, event = %event_type, "event not run: the cooldown has not passed");
+                continue;
             }
-            let reason = format!("event:{event_type}");
-            self.launch(
+            if capped || state.running.len() >= self.inner.settings.max_concurrent {
+                // The seed stops examining here (break); the automations after this one
+                // that wanted the event are still told that it was dropped.
+                capped = true;
+                let why = format!(
+                    "max_concurrent ({}) runs were in flight",
+                    self.inner.settings.max_concurrent
+                );
+                self.drop_event(&automation, &reason, &payload, &why);
+                continue;
+            }
+            if let Err(held) = self.launch(
                 &mut state,
-                automation,
-                reason,
+                automation.clone(),
+                reason.clone(),
                 Some(Value::Object(payload.clone())),
                 None,
-            );
+            ) {
+                let why = format!(
+                    "a run of it ({}) was in flight in process {}",
+                    held.run_id, held.pid
+                );
+                self.drop_event(&automation, &reason, &payload, &why);
+            }
+        }
+    }
+
+    /// Records that `automation` did not run for an event it wanted, and why: a row with
+    /// status `skipped`, `skipped_reason` `event not run: <why>`, the event, and no
+    /// context results (nothing ran), shown by `hookrig auto runs`.
+    fn drop_event(
+        &self,
+        automation: &Automation,
+        trigger_reason: &str,
+        payload: &Map<String, Value>,
+        why: &str,
+    ) {
+        tracing::debug!(automation = %automation.id, trigger = %trigger_reason, "event not run: {why}");
+        let now = self.now();
+        let row = AutomationRunRow {
+            id: new_run_id(),
+            automation_id: automation.id.clone(),
+            project_id: automation.project_id.clone(),
+            trigger_reason: trigger_reason.to_owned(),
+            status: "skipped".to_owned(),
+            event_data: Some(Value::Object(payload.clone()).to_string()),
+            context_results: None,
+            prompt_sent: None,
+            llm_response: None,
+            actions_taken: None,
+            skipped_reason: Some(format!("event not run: {why}")),
+            tokens_used: 0,
+            started_at: now,
+            completed_at: Some(now),
+        };
+        if let Err(err) = self.store().insert_automation_run(&row) {
+            tracing::error!(automation = %automation.id, error = %err, "cannot record a dropped event");
         }
     }
 
@@ -340,6 +410,9 @@ impl Engine {
     /// engine ran are not caught up.
     pub async fn tick(&self) {
         self.clean_up().await;
+        if !self.inner.settings.enabled {
+            return;
+        }
         let Some(automations) = self.enabled_automations() else {
             return;
         };
@@ -380,7 +453,9 @@ impl Engine {
                 continue;
             }
             let timing = timing(now, last);
-            self.launch(
+            // Run by another process now (a `hookrig fire` elsewhere): passed over as when
+            // a run of it is in flight here (a periodic one is due again next tick).
+            let _ = self.launch(
                 &mut state,
                 automation,
                 reason.to_owned(),
@@ -401,6 +476,12 @@ impl Engine {
             .automation(id)?
             .ok_or_else(|| FireError::NotFound(id.to_owned()))?;
         let automation = Automation::from_row(row)?;
+        if let Some(reason) = &automation.held {
+            return Err(FireError::Held {
+                id: id.to_owned(),
+                reason: reason.clone(),
+            });
+        }
         let (done, wait) = oneshot::channel();
         let run_id = {
             let mut state = self.state();
@@ -414,6 +495,7 @@ impl Engine {
                 None,
                 Some(done),
             )
+            .map_err(|_| FireError::AlreadyRunning(id.to_owned()))?
         };
         wait.await.map_err(|_| FireError::Interrupted(run_id))
     }
@@ -421,16 +503,21 @@ impl Engine {
     /// Cancels every run in flight, marks each `interrupted` (never left `running`) and
     /// waits for them.
     pub async fn shutdown(&self) {
-        let running: Vec<InFlight> = self.state().running.drain().map(|(_, f)| f).collect();
+        let running: Vec<(String, InFlight)> = self.state().running.drain().collect();
         let mut ids = Vec::with_capacity(running.len());
-        for flight in running {
+        for (id, flight) in running {
             flight.handle.abort();
             let _ = flight.handle.await;
-            ids.push(flight.run_id);
+            ids.push((id, flight.run_id));
         }
         let now = self.now();
-        if let Err(err) = self.store().interrupt_runs(&ids, now) {
+        let mut store = self.store();
+        let run_ids: Vec<String> = ids.iter().map(|(_, run)| run.clone()).collect();
+        if let Err(err) = store.interrupt_runs(&run_ids, now) {
             tracing::error!(error = %err, "cannot mark the cancelled runs interrupted");
+        }
+        for (id, run) in &ids {
+            unlock(&mut store, id, run);
         }
     }
 
@@ -446,7 +533,11 @@ impl Engine {
         self.state().last_run.get(id).copied()
     }
 
-    /// Launches a run of `automation`; returns its run id.
+    /// Launches a run of `automation`; returns its run id, or the lock's holder when
+    /// another process runs the automation now (nothing is launched then).
+    ///
+    /// A failure to take the lock (the store is unwritable) does not stop the run: the
+    /// run cannot be recorded either, and refusing it would hide why.
     fn launch(
         &self,
         state: &mut State,
@@ -454,16 +545,27 @@ impl Engine {
         trigger_reason: String,
         event: Option<Value>,
         done: Option<oneshot::Sender<RunRecord>>,
-    ) -> String {
+    ) -> Result<String, AutomationLock> {
+        let run_id = new_run_id();
+        match self
+            .store()
+            .lock_automation(&automation.id, &run_id, self.now())
+        {
+            Ok(None) => {}
+            Ok(Some(held)) => return Err(held),
+            Err(err) => {
+                tracing::error!(automation = %automation.id, error = %err, "cannot lock the automation");
+            }
+        }
         // Set before the task starts, so that a rapid second trigger cannot race past
         // the cooldown.
         state.last_run.insert(automation.id.clone(), self.now());
-        let run_id = new_run_id();
         let id = automation.id.clone();
         let inner = Arc::clone(&self.inner);
         let task_run_id = run_id.clone();
         let handle = tokio::spawn(async move {
             let record = execute(&inner, &automation, trigger_reason, event, task_run_id).await;
+            unlock(&mut inner.lock_store(), &record.automation_id, &record.id);
             if let Some(done) = done {
                 let _ = done.send(record);
             }
@@ -475,7 +577,7 @@ impl Engine {
                 handle,
             },
         );
-        run_id
+        Ok(run_id)
     }
 
     async fn clean_up(&self) {
@@ -493,6 +595,8 @@ impl Engine {
         };
         for (id, flight) in finished {
             if let Err(err) = flight.handle.await {
+                // The task ended before it could release the lock.
+                unlock(&mut self.store(), &id, &flight.run_id);
                 tracing::error!(automation = %id, run = %flight.run_id, error = %err, "an automation run crashed");
                 let now = self.now();
                 let mut store = self.store();
@@ -549,6 +653,14 @@ impl Inner {
     // A std mutex: every store call is a short SQLite statement and never awaits.
     fn lock_store(&self) -> MutexGuard<'_, Ledger> {
         self.store.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Releases the lock of `automation_id` held by `run_id`, logging a failure (a lock
+/// left behind is taken over once this process has ended).
+fn unlock(store: &mut Ledger, automation_id: &str, run_id: &str) {
+    if let Err(err) = store.unlock_automation(automation_id, run_id) {
+        tracing::error!(automation = %automation_id, error = %err, "cannot unlock the automation");
     }
 }
 

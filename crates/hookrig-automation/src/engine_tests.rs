@@ -153,15 +153,22 @@ impl World {
             .expect("runs")
     }
 
+    /// The automations that ran, one entry per run (events not run are left out).
     fn launched(&self) -> Vec<String> {
         let mut ids: Vec<String> = self
             .runs(None)
             .into_iter()
+            .filter(|r| !is_dropped(r))
             .map(|r| r.automation_id)
             .collect();
         ids.sort();
         ids
     }
+}
+
+/// A row recording an event that was not run.
+fn is_dropped(run: &AutomationRunRow) -> bool {
+    run.status == "skipped" && run.context_results.is_none()
 }
 
 fn build(
@@ -773,4 +780,134 @@ async fn a_crashing_step_runner_leaves_a_failed_run_after_the_tick() {
             .is_some_and(|r| r.starts_with("the run crashed")),
         "{run:?}"
     );
+}
+
+// guards: `[automation] enabled = false` (the master switch) fires no trigger, while
+// `fire` still runs an automation
+#[tokio::test]
+async fn the_master_switch_stops_every_trigger_but_not_fire() {
+    let settings = EngineSettings {
+        enabled: false,
+        ..EngineSettings::default()
+    };
+    let world = World::new(Reply::Answer, settings);
+    world.add(&event_automation("ev", "e", "cooldown_seconds = 0"));
+    world.add(&periodic_automation("per", 60, 0));
+    world.add(
+        "id = \"cr\"\nname = \"cr\"\ncooldown_seconds = 0\n[trigger]\ntype = \"cron\"\nexpression = \"* * * * *\"\n",
+    );
+    world.engine.on_event("e", json!({}));
+    world.engine.tick().await;
+    world.advance(3600.0);
+    world.engine.tick().await;
+    world.settle().await;
+    assert!(world.runs(None).is_empty(), "nothing ran, nothing recorded");
+    let record = world.engine.fire("per").await.expect("fire still works");
+    assert_eq!(record.status, "completed");
+    assert_eq!(world.launched(), ["per"]);
+}
+
+// guards: an event an automation wanted but did not run (a run of it in flight, or the
+// cap reached) is recorded with the reason instead of being dropped without a trace
+#[tokio::test]
+async fn events_not_run_are_recorded_with_the_reason() {
+    let settings = EngineSettings {
+        max_concurrent: 1,
+        ..EngineSettings::default()
+    };
+    let world = World::new(Reply::Hang, settings);
+    world.add(&event_automation("a", "e", "cooldown_seconds = 0"));
+    world.add(&event_automation("b", "e", "cooldown_seconds = 0"));
+    world.add(&event_automation("other", "not-e", "cooldown_seconds = 0"));
+    world.engine.on_event("e", json!({"n": 1}));
+    world.engine.on_event("e", json!({"n": 2}));
+    let runs = world.runs(None);
+    let dropped: Vec<(String, String, Value)> = runs
+        .iter()
+        .filter(|r| is_dropped(r))
+        .map(|r| {
+            (
+                r.automation_id.clone(),
+                r.skipped_reason.clone().expect("a reason"),
+                serde_json::from_str(r.event_data.as_deref().expect("the event")).expect("JSON"),
+            )
+        })
+        .collect();
+    let a_run = world.engine.state().running["a"].run_id.clone();
+    let mut dropped = dropped;
+    dropped.sort_by(|x, y| (x.2["n"].as_i64(), &x.0).cmp(&(y.2["n"].as_i64(), &y.0)));
+    assert_eq!(
+        dropped,
+        [
+            (
+                "b".to_owned(),
+                "event not run: max_concurrent (1) runs were in flight".to_owned(),
+                json!({"n": 1, "_event_type": "e"})
+            ),
+            (
+                "a".to_owned(),
+                format!("event not run: a run of it ({a_run}) was in flight"),
+                json!({"n": 2, "_event_type": "e"})
+            ),
+            (
+                "b".to_owned(),
+                "event not run: max_concurrent (1) runs were in flight".to_owned(),
+                json!({"n": 2, "_event_type": "e"})
+            ),
+        ]
+    );
+    assert!(
+        runs.iter().all(|r| r.automation_id != "other"),
+        "an automation that does not want the event records nothing"
+    );
+    // Let a's run record its row before it is interrupted.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    world.engine.shutdown().await;
+    // A restart does not take a dropped event for the last run.
+    let last = Ledger::open(&world.path)
+        .expect("open")
+        .last_automation_run_starts()
+        .expect("last");
+    assert!(last.contains_key("a"));
+    assert!(!last.contains_key("b"), "b never ran");
+}
+
+// guards: two engines on one ledger (a serve and a `hookrig fire`, or two `fire`s)
+// never run one automation at once; the second is refused as already running
+#[tokio::test]
+async fn a_second_engine_on_the_ledger_cannot_run_what_the_first_runs() {
+    let world = World::new(Reply::Hang, EngineSettings::default());
+    world.add(&event_automation("a", "e", "cooldown_seconds = 0"));
+    let other_llm = Arc::new(ScriptedLlm {
+        reply: Reply::Answer,
+        prompts: Mutex::new(Vec::new()),
+    });
+    let other = build(
+        &world.path,
+        &world.time,
+        &other_llm,
+        &Arc::new(Phases::default()),
+        EngineSettings::default(),
+    );
+    let first = world.engine.clone();
+    let hanging = tokio::spawn(async move { first.fire("a").await });
+    while world.runs(Some("a")).is_empty() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let error = other.fire("a").await.expect_err("held by the first engine");
+    assert_eq!(error.to_string(), "Hook 'a' is already running");
+    other.on_event("e", json!({}));
+    assert!(other.in_flight().is_empty(), "nor does an event start it");
+    assert!(
+        world.runs(Some("a")).iter().any(|r| r
+            .skipped_reason
+            .as_deref()
+            .is_some_and(|why| why.contains("in flight in process"))),
+        "the event not run is recorded"
+    );
+    // Once the first run has ended (interrupted here), the lock is free again.
+    world.engine.shutdown().await;
+    let _ = hanging.await;
+    let record = other.fire("a").await.expect("free again");
+    assert_eq!(record.status, "completed");
 }

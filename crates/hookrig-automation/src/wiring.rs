@@ -32,6 +32,7 @@ use crate::watch::{FILE_CHANGED, FOLDER_CHANGED, WatchKind, WatchRule};
 /// The engine's settings from `[automation]` of `config`.
 pub fn engine_settings(config: &ConfigToml) -> EngineSettings {
     EngineSettings {
+        enabled: config.automation.enabled(),
         max_concurrent: usize::try_from(config.automation.max_concurrent()).unwrap_or(usize::MAX),
         run_timeout: config.automation.run_timeout(),
     }

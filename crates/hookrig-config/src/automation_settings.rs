@@ -19,6 +19,7 @@ use crate::webhook::{check_env_name, check_url};
 
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct RawAutomation {
+    enabled: Option<Spanned<bool>>,
     max_concurrent: Option<Spanned<i64>>,
     run_timeout: Option<Spanned<DurationText>>,
     tick: Option<Spanned<DurationText>>,
@@ -86,6 +87,7 @@ impl<'de> Deserialize<'de> for DurationText {
 /// The keys of these sections, for did-you-mean on unknown keys.
 pub(crate) const KNOWN_KEYS: &[&str] = &[
     "automation",
+    "enabled",
     "max_concurrent",
     "run_timeout",
     "tick",
@@ -128,6 +130,9 @@ pub const DEFAULT_NOTES_DIR: &str = "notes";
 /// the accessors give the defaults.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AutomationSettings {
+    /// The master switch: when false no trigger fires (`hookrig fire` still runs an
+    /// automation).
+    pub enabled: Option<Sourced<bool>>,
     /// How many automations may run at once.
     pub max_concurrent: Option<Sourced<u32>>,
     /// How long one run may take, steps and LLM call together.
@@ -143,6 +148,11 @@ pub struct AutomationSettings {
 }
 
 impl AutomationSettings {
+    /// `enabled`, default true.
+    pub fn enabled(&self) -> bool {
+        self.enabled.as_ref().is_none_or(|v| v.value)
+    }
+
     /// `max_concurrent`, default 2.
     pub fn max_concurrent(&self) -> u32 {
         self.max_concurrent
@@ -341,6 +351,7 @@ impl AutomationLayer {
         memory: &mut MemorySettings,
     ) {
         let a = self.automation;
+        over(&mut automation.enabled, a.enabled);
         over(&mut automation.max_concurrent, a.max_concurrent);
         over(&mut automation.run_timeout, a.run_timeout);
         over(&mut automation.tick, a.tick);
@@ -501,6 +512,10 @@ fn env_name(
 fn lower_automation(lower: &mut Lower<'_>, raw: RawAutomation, into: &mut AutomationSettings) {
     // Keys are named with their table: `timeout`, `model`, `base_url` and `api_key_env`
     // exist in more than one.
+    into.enabled = raw.enabled.map(|v| {
+        let span = v.span();
+        lower.sourced(v.into_inner(), &span)
+    });
     into.max_concurrent = positive(lower, raw.max_concurrent, "automation.max_concurrent");
     into.run_timeout = duration(lower, raw.run_timeout, "automation.run_timeout", false);
     into.tick = duration(lower, raw.tick, "automation.tick", false);
@@ -821,6 +836,27 @@ mod tests {
             }
         );
         assert_eq!(embeddings.line, 23, "the line of its table header");
+    }
+
+    // guards: `[automation] enabled = false`, the Hook Engine's master switch, is read
+    // (not warned about as an unknown key and ignored), and a project file may set it
+    #[test]
+    fn the_master_switch_is_a_known_key_merged_like_the_others() {
+        let world = World::new();
+        assert!(world.load().automation.enabled(), "on by default");
+        World::write(&world.global(), "[automation]\nenabled = true\n");
+        World::write(&world.local(), "[automation]\nenabled = false\n");
+        let mut warnings = Vec::new();
+        let config = load_config_toml(&world.env, &mut warnings).expect("loads");
+        assert!(warnings.is_empty(), "no unknown-key warning: {warnings:?}");
+        assert!(!config.automation.enabled());
+        let switch = config.automation.enabled.expect("set");
+        assert_eq!((&switch.source, switch.line), (&world.local(), 2));
+        World::write(&world.local(), "[automation]\nenabled = \"no\"\n");
+        assert_eq!(
+            world.errors(),
+            ["config.toml:2:11: invalid type: string \"no\", expected a boolean"]
+        );
     }
 
     #[test]

@@ -28,6 +28,7 @@ fn automation() -> AutomationRow {
         source: None,
         created_at: 0.0,
         updated_at: 0.0,
+        held: None,
     }
 }
 

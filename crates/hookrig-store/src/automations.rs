@@ -13,6 +13,22 @@ use serde::{Deserialize, Serialize};
 
 use crate::errors::StoreError;
 use crate::ledger::Ledger;
+use crate::owner::Owner;
+
+/// Who runs an automation now: the holder of its lock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AutomationLock {
+    /// The automation.
+    pub automation_id: String,
+    /// The run in flight.
+    pub run_id: String,
+    /// The process running it.
+    pub pid: i64,
+    /// The kernel's start time of that pid, where known.
+    pub proc_start: Option<i64>,
+    /// When the lock was taken (Unix seconds).
+    pub acquired_at: f64,
+}
 
 /// One automation, as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,6 +59,9 @@ pub struct AutomationRow {
     pub created_at: f64,
     /// When it was last changed (Unix seconds).
     pub updated_at: f64,
+    /// Why the engine does not run it for now (its project file changed since it was
+    /// trusted); `None` when it may run. Storing the automation again clears it.
+    pub held: Option<String>,
 }
 
 /// One run of an automation, as stored.
@@ -80,7 +99,7 @@ pub struct AutomationRunRow {
 
 const SELECT_AUTOMATION: &str = "
     SELECT id, project_id, name, enabled, trigger, context_steps, prompt_template, llm_config,
-           cooldown_seconds, max_tokens_per_run, source, created_at, updated_at
+           cooldown_seconds, max_tokens_per_run, source, created_at, updated_at, held
     FROM automations";
 
 const SELECT_RUN: &str = "
@@ -97,8 +116,8 @@ impl Ledger {
             .execute(
                 "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
                      prompt_template, llm_config, cooldown_seconds, max_tokens_per_run, source,
-                     created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                     created_at, updated_at, held)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                  ON CONFLICT (id) DO UPDATE SET
                      project_id = excluded.project_id, name = excluded.name,
                      enabled = excluded.enabled, trigger = excluded.trigger,
@@ -107,7 +126,8 @@ impl Ledger {
                      llm_config = excluded.llm_config,
                      cooldown_seconds = excluded.cooldown_seconds,
                      max_tokens_per_run = excluded.max_tokens_per_run,
-                     source = excluded.source, updated_at = excluded.updated_at",
+                     source = excluded.source, updated_at = excluded.updated_at,
+                     held = excluded.held",
                 params![
                     row.id,
                     row.project_id,
@@ -121,7 +141,8 @@ impl Ledger {
                     row.max_tokens_per_run,
                     row.source,
                     row.created_at,
-                    row.updated_at
+                    row.updated_at,
+                    row.held
                 ],
             )
             .map_err(StoreError::sqlite(self.path(), "store an automation"))?;
@@ -141,12 +162,13 @@ impl Ledger {
             .map_err(StoreError::sqlite(self.path(), "read an automation"))
     }
 
-    /// Every automation (only the enabled ones with `enabled_only`), in the order they
-    /// were first stored: the engine examines them in this order, and the cap stops it
-    /// part-way, so the order must not change when one is edited.
+    /// Every automation (only those the engine may run, enabled and not held, with
+    /// `enabled_only`), in the order they were first stored: the engine examines them
+    /// in this order, and the cap stops it part-way, so the order must not change when
+    /// one is edited.
     pub fn automations(&self, enabled_only: bool) -> Result<Vec<AutomationRow>, StoreError> {
         let filter = if enabled_only {
-            " WHERE enabled = 1"
+            " WHERE enabled = 1 AND held IS NULL"
         } else {
             ""
         };
@@ -175,6 +197,25 @@ impl Ledger {
             return Err(StoreError::UnknownAutomation { id: id.to_owned() });
         }
         Ok(())
+    }
+
+    /// Holds every automation stored from the file `source` (`reason` says why): the
+    /// engine does not run them until they are stored again. Returns their ids.
+    pub fn hold_automations(
+        &mut self,
+        source: &str,
+        reason: &str,
+        now: f64,
+    ) -> Result<Vec<String>, StoreError> {
+        self.conn()
+            .prepare_cached(
+                "UPDATE automations SET held = ?2, updated_at = ?3 WHERE source = ?1 RETURNING id",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map(params![source, reason, now], |row| row.get(0))?
+                    .collect()
+            })
+            .map_err(StoreError::sqlite(self.path(), "hold automations"))
     }
 
     /// Deletes the automation `id` and its runs. An unknown id is
@@ -268,7 +309,11 @@ impl Ledger {
     pub fn last_automation_run_starts(&self) -> Result<HashMap<String, f64>, StoreError> {
         self.conn()
             .prepare_cached(
-                "SELECT automation_id, max(started_at) FROM automation_runs GROUP BY automation_id",
+                // An event that was not run (a `skipped` row without context results)
+                // is no run: it must not restart the interval or the cooldown.
+                "SELECT automation_id, max(started_at) FROM automation_runs
+                 WHERE status <> 'skipped' OR context_results IS NOT NULL
+                 GROUP BY automation_id",
             )
             .and_then(|mut stmt| {
                 stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
@@ -278,6 +323,81 @@ impl Ledger {
                 self.path(),
                 "read the last automation runs",
             ))
+    }
+
+    /// Takes the lock of the automation `automation_id` for the run `run_id` of this
+    /// process: `Ok(None)` when taken, `Ok(Some(holder))` when another run holds it (of
+    /// a process that still runs; a lock left by a process that died is taken over).
+    ///
+    /// Every process that runs automations on this ledger (`hookrig serve`, an
+    /// in-process `hookrig fire`) takes the lock before a run starts and releases it
+    /// when the run ends, so one automation never runs twice at once.
+    pub fn lock_automation(
+        &mut self,
+        automation_id: &str,
+        run_id: &str,
+        now: f64,
+    ) -> Result<Option<AutomationLock>, StoreError> {
+        let path = self.path().to_owned();
+        let fail = StoreError::sqlite(&path, "lock an automation");
+        let me = Owner::current();
+        // IMMEDIATE: the look and the write are one step for every other process.
+        let tx = self
+            .conn_mut()
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        let held = tx
+            .query_row(
+                "SELECT automation_id, run_id, pid, proc_start, acquired_at
+                 FROM automation_locks WHERE automation_id = ?1",
+                [automation_id],
+                |row| {
+                    Ok(AutomationLock {
+                        automation_id: row.get(0)?,
+                        run_id: row.get(1)?,
+                        pid: row.get(2)?,
+                        proc_start: row.get(3)?,
+                        acquired_at: row.get(4)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(fail)?;
+        if let Some(held) = held {
+            let owner = Owner {
+                pid: held.pid,
+                proc_start: held.proc_start,
+            };
+            if owner.is_alive() {
+                return Ok(Some(held));
+            }
+        }
+        tx.execute(
+            "INSERT INTO automation_locks (automation_id, run_id, pid, proc_start, acquired_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (automation_id) DO UPDATE SET run_id = excluded.run_id,
+                 pid = excluded.pid, proc_start = excluded.proc_start,
+                 acquired_at = excluded.acquired_at",
+            params![automation_id, run_id, me.pid, me.proc_start, now],
+        )
+        .map_err(fail)?;
+        tx.commit().map_err(fail)?;
+        Ok(None)
+    }
+
+    /// Releases the lock of `automation_id` if the run `run_id` holds it.
+    pub fn unlock_automation(
+        &mut self,
+        automation_id: &str,
+        run_id: &str,
+    ) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "DELETE FROM automation_locks WHERE automation_id = ?1 AND run_id = ?2",
+                [automation_id, run_id],
+            )
+            .map(drop)
+            .map_err(StoreError::sqlite(self.path(), "unlock an automation"))
     }
 
     /// Marks every run still `running` as `interrupted`, completed at `now`; returns
@@ -345,6 +465,7 @@ fn automation_from_row(row: &Row<'_>) -> rusqlite::Result<AutomationRow> {
         source: row.get(10)?,
         created_at: row.get(11)?,
         updated_at: row.get(12)?,
+        held: row.get(13)?,
     })
 }
 
@@ -396,6 +517,7 @@ mod tests {
             source: None,
             created_at: at,
             updated_at: at,
+            held: None,
         }
     }
 
@@ -580,5 +702,95 @@ mod tests {
         assert_eq!(status("r2").status, "interrupted");
         assert_eq!(status("r2").completed_at, Some(5.0));
         assert_eq!(status("r3").status, "completed");
+    }
+
+    // guards: two processes on one ledger must not run one automation at once, and a
+    // lock left by a process that died must not block it forever
+    #[test]
+    fn the_lock_is_held_by_one_live_run_at_a_time() {
+        let (_dir, mut ledger) = open_temp();
+        ledger
+            .upsert_automation(&automation("a", 1.0))
+            .expect("add");
+        assert_eq!(ledger.lock_automation("a", "r1", 1.0).expect("lock"), None);
+        let held = ledger
+            .lock_automation("a", "r2", 2.0)
+            .expect("lock")
+            .expect("held by r1");
+        assert_eq!(held.run_id, "r1");
+        assert_eq!(held.pid, i64::from(std::process::id()));
+        // Releasing another run's lock does nothing.
+        ledger.unlock_automation("a", "r2").expect("unlock");
+        assert!(
+            ledger
+                .lock_automation("a", "r2", 2.0)
+                .expect("lock")
+                .is_some()
+        );
+        ledger.unlock_automation("a", "r1").expect("unlock");
+        assert_eq!(ledger.lock_automation("a", "r2", 3.0).expect("lock"), None);
+
+        // A lock whose process has exited is taken over.
+        let mut child = std::process::Command::new("true").spawn().expect("spawn");
+        let dead = i64::from(child.id());
+        child.wait().expect("reaped");
+        ledger
+            .conn()
+            .execute(
+                "UPDATE automation_locks SET pid = ?1, run_id = 'old' WHERE automation_id = 'a'",
+                [dead],
+            )
+            .expect("forge a dead owner");
+        assert_eq!(ledger.lock_automation("a", "r3", 4.0).expect("lock"), None);
+        let again = ledger.lock_automation("a", "r4", 5.0).expect("lock");
+        assert_eq!(again.map(|l| l.run_id).as_deref(), Some("r3"));
+    }
+
+    // guards: an event that was not run must not count as the automation's last run at
+    // start-up (it would restart the interval and the cooldown)
+    #[test]
+    fn dropped_events_are_not_last_runs() {
+        let (_dir, mut ledger) = open_temp();
+        ledger
+            .upsert_automation(&automation("a", 1.0))
+            .expect("add");
+        let mut ran = run("r1", "a", 1.0);
+        ran.status = "skipped".to_owned();
+        ran.context_results = Some("[]".to_owned());
+        ledger.insert_automation_run(&ran).expect("run");
+        let mut dropped = run("r2", "a", 9.0);
+        dropped.status = "skipped".to_owned();
+        ledger.insert_automation_run(&dropped).expect("dropped");
+        let last = ledger.last_automation_run_starts().expect("last");
+        assert_eq!(last.get("a"), Some(&1.0));
+    }
+
+    // guards: an automation whose project file changed since it was trusted must not
+    // keep running its old version; storing it again (trusted) lets it run
+    #[test]
+    fn held_automations_are_not_run_until_stored_again() {
+        let (_dir, mut ledger) = open_temp();
+        let mut a = automation("a", 1.0);
+        a.source = Some("/p/.hookrig/automations/a.toml".to_owned());
+        ledger.upsert_automation(&a).expect("add");
+        ledger
+            .upsert_automation(&automation("b", 1.0))
+            .expect("add");
+        let held = ledger
+            .hold_automations("/p/.hookrig/automations/a.toml", "it changed", 2.0)
+            .expect("hold");
+        assert_eq!(held, ["a"]);
+        let runnable: Vec<String> = ledger
+            .automations(true)
+            .expect("list")
+            .into_iter()
+            .map(|a| a.id)
+            .collect();
+        assert_eq!(runnable, ["b"]);
+        let stored = ledger.automation("a").expect("read").expect("present");
+        assert_eq!(stored.held.as_deref(), Some("it changed"));
+        assert!(stored.enabled, "the user's enabled flag is untouched");
+        ledger.upsert_automation(&a).expect("stored again");
+        assert_eq!(ledger.automations(true).expect("list").len(), 2);
     }
 }

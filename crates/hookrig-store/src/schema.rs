@@ -215,6 +215,24 @@ const MIGRATIONS: &[&str] = &[
 
     CREATE INDEX emits_by_agent_time ON emits (agent, started_at_ms);
     ",
+    // Version 7: which process runs an automation now, so that two processes on one
+    // ledger (a `hookrig serve` and a `hookrig fire`, or two `fire`s) never run the same
+    // automation at once. One row per automation being run: the run, and its owner's
+    // pid with the kernel's start time of that pid (as in `agents`), so that a row left
+    // by a process that died is taken over instead of blocking the automation forever.
+    // `automations.held` says why an automation is not run for now (its project file
+    // changed since it was trusted, or no longer parses); NULL for one that may run.
+    "
+    ALTER TABLE automations ADD COLUMN held TEXT;
+
+    CREATE TABLE automation_locks (
+        automation_id TEXT NOT NULL PRIMARY KEY REFERENCES automations (id) ON DELETE CASCADE,
+        run_id        TEXT NOT NULL,
+        pid           INTEGER NOT NULL,
+        proc_start    INTEGER,
+        acquired_at   REAL NOT NULL
+    ) STRICT;
+    ",
 ];
 
 /// The schema version this build writes and reads.
@@ -405,7 +423,7 @@ mod tests {
         assert_eq!(plugins, 1);
         conn.execute_batch(
             "INSERT INTO automations VALUES ('a', 'p', 'A', 1, '{}', '[]', '', NULL, 3600, NULL,
-                NULL, 1.0, 1.0);
+                NULL, 1.0, 1.0, NULL);
              INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason, status,
                 started_at) VALUES ('r', 'a', 'p', 'manual', 'running', 1.0);
              INSERT INTO tasks (id, project_id, title, description, created_at, updated_at)

@@ -1,7 +1,7 @@
 //! `list_files`: the files of a directory.
 //!
 //! Inputs: `path` (default `"."`, takes placeholders, relative to the project
-//! root), `recursive` (default false), `extensions` (e.g. `[".md"]`, default
+//! root; a path made by placeholders must stay inside the workspace), `recursive` (default false), `extensions` (e.g. `[".md"]`, default
 //! all; the dot is optional and case does not matter), `max_files` (default
 //! 200). Hidden files and directories (names starting with `.`) are skipped;
 //! entries are visited in name order, so the first `max_files` are always the
@@ -13,7 +13,7 @@ use std::time::UNIX_EPOCH;
 
 use serde_json::{Map, Value, json};
 
-use super::{StepEnv, bool_field, count_field, object, render, resolve_path, str_field};
+use super::{StepEnv, bool_field, confined_path, count_field, object, render, str_field};
 
 /// Files listed when `max_files` is not given.
 pub const DEFAULT_MAX_FILES: usize = 200;
@@ -23,7 +23,8 @@ pub(crate) async fn run(
     earlier: &[Value],
     env: &StepEnv,
 ) -> Result<Map<String, Value>, String> {
-    let path = render(&str_field(step, "path", ".")?, earlier, env);
+    let written = str_field(step, "path", ".")?;
+    let path = render(&written, earlier, env);
     let recursive = bool_field(step, "recursive", false)?;
     let max_files = count_field(step, "max_files", DEFAULT_MAX_FILES)?;
     let extensions = match step.get("extensions") {
@@ -38,7 +39,7 @@ pub(crate) async fn run(
             .collect::<Result<_, _>>()?,
         Some(_) => return Err("`extensions` must be a list of strings".to_owned()),
     };
-    let directory = resolve_path(&env.workspace, &path);
+    let directory = confined_path(env, &env.workspace, "path", &written, &path)?;
     let walked = directory.clone();
     let files =
         tokio::task::spawn_blocking(move || list(&walked, recursive, &extensions, max_files))

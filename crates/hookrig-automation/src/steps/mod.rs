@@ -241,6 +241,58 @@ pub(crate) fn resolve_path(base: &Path, path: &str) -> PathBuf {
     }
 }
 
+/// The path a step's `field` names: `written` is the field as the automation wrote it,
+/// `rendered` the same after its placeholders were filled, resolved against `base`.
+///
+/// A path the automation wrote literally may be anything (the automation file is
+/// trusted as written). A path that placeholders made (from the event, which anyone
+/// who can send one to serve or make a watched file change controls, or from earlier
+/// results) must stay inside the workspace: one with `..` or absolute that leaves it,
+/// also through a symbolic link, is refused.
+pub(crate) fn confined_path(
+    env: &StepEnv,
+    base: &Path,
+    field: &str,
+    written: &str,
+    rendered: &str,
+) -> Result<PathBuf, String> {
+    let resolved = resolve_path(base, rendered);
+    if written == rendered {
+        return Ok(resolved);
+    }
+    let workspace = normalize(&env.workspace);
+    // Lexically, and through the file system where the path exists, so that neither
+    // `..` nor a link inside the workspace pointing out of it passes.
+    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| normalize(path));
+    if normalize(&resolved).starts_with(&workspace) && real(&resolved).starts_with(real(&workspace))
+    {
+        return Ok(resolved);
+    }
+    Err(format!(
+        "`{field}` {rendered:?} comes from placeholders and leaves the workspace {}; only a path written literally in the automation may",
+        workspace.display()
+    ))
+}
+
+/// `path` without `.` components and with each `..` taking away the component before
+/// it (never climbing above the root), without touching the file system.
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(component);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// A timeout in seconds as the messages show it (`60s`, `0.5s`).
 pub(crate) fn seconds(timeout: Duration) -> String {
     format!("{}s", timeout.as_secs_f64())

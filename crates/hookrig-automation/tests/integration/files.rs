@@ -157,3 +157,53 @@ async fn list_files_errors() {
         .await;
     insta::assert_json_snapshot!(world.scrub(&json!(results)));
 }
+
+// guards: `list_files` listed any directory an event named (`..`, absolute paths, a
+// link out of the project); a path made by placeholders stays inside the workspace,
+// and only a path written literally in the automation may leave it
+#[tokio::test]
+async fn list_files_confines_paths_from_event_data_to_the_workspace() {
+    let mut world = World::new();
+    tree(&world);
+    let outside = world.dir.path().join("outside");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    std::fs::write(outside.join("secret.txt"), "s").expect("write");
+    std::os::unix::fs::symlink(&outside, world.root().join("docs/link")).expect("symlink");
+    let workspace = world.root().display().to_string();
+    for (path, inside) in [
+        ("../outside".to_owned(), false),
+        (outside.display().to_string(), false),
+        ("docs/../../outside".to_owned(), false),
+        ("docs/link".to_owned(), false),
+        ("/".to_owned(), false),
+        ("docs/sub/..".to_owned(), true),
+        (format!("{workspace}/docs/sub"), true),
+    ] {
+        world.env.event = Some(json!({"path": path}));
+        let result = world
+            .one(json!({"type": "list_files", "path": "{{event.path}}"}))
+            .await;
+        if inside {
+            assert!(result.get("error").is_none(), "{path}: {result}");
+        } else {
+            assert_eq!(
+                result["error"],
+                format!(
+                    "`path` {path:?} comes from placeholders and leaves the workspace {workspace}; only a path written literally in the automation may"
+                ),
+                "{path}"
+            );
+            assert!(result.get("files").is_none(), "{path}: nothing listed");
+        }
+    }
+    // Written literally, the automation may name any directory.
+    world.env.event = None;
+    let literal = world
+        .one(json!({"type": "list_files", "path": outside.display().to_string()}))
+        .await;
+    assert_eq!(literal["count"], 1, "{literal}");
+    let literal = world
+        .one(json!({"type": "list_files", "path": "../outside"}))
+        .await;
+    assert_eq!(literal["count"], 1, "{literal}");
+}

@@ -128,3 +128,34 @@ async fn file_diff_of_an_unchanged_file_is_empty() {
     let empty = world.one(json!({"type": "file_diff"})).await;
     assert_eq!(empty["error"], "`path` is empty");
 }
+
+// guards: `file_diff` took `path` and `workspace` from event data without a bound; a
+// path made by placeholders must stay inside the workspace
+#[tokio::test]
+async fn file_diff_confines_paths_from_event_data_to_the_workspace() {
+    let mut world = World::new();
+    repository(&world);
+    world.write("app.txt", "one\nTWO\nthree\n");
+    let inside = world.root().join("app.txt").display().to_string();
+    world.env.event = Some(json!({"path": inside, "workspace": "."}));
+    let result = world
+        .one(json!({"type": "file_diff", "path": "{{event.path}}", "workspace": "{{event.workspace}}"}))
+        .await;
+    assert_eq!(result["exit_code"], 0, "an absolute path inside: {result}");
+    for (path, workspace, field) in [
+        ("../../etc/passwd", ".", "path"),
+        ("/etc/passwd", ".", "path"),
+        ("app.txt", "..", "workspace"),
+    ] {
+        world.env.event = Some(json!({"path": path, "workspace": workspace}));
+        let result = world
+            .one(json!({"type": "file_diff", "path": "{{event.path}}", "workspace": "{{event.workspace}}"}))
+            .await;
+        let error = result["error"].as_str().unwrap_or_default();
+        assert!(
+            error.starts_with(&format!("`{field}` ")) && error.contains("leaves the workspace"),
+            "{path} in {workspace}: {result}"
+        );
+        assert!(result.get("diff").is_none(), "nothing ran: {result}");
+    }
+}

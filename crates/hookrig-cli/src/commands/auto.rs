@@ -254,11 +254,21 @@ async fn fire_in_process(
     id: &str,
 ) -> Result<Option<RunRecord>, ExpectedError> {
     let store_path = ledger::store_path(global)?;
-    let store = Ledger::open(&store_path)?;
+    let mut store = Ledger::open(&store_path)?;
     let env = hookrig_config::Environment::from_process(crate::engine::working_dir(None)?)?;
     let root = hookrig_config::find_project(&env)
         .root
         .unwrap_or_else(|| env.cwd.clone());
+    // As serve does on a tick: the project's automation files as they are now, so that
+    // a file edited since it was trusted does not run its old version here either, and
+    // a newly trusted one runs as it is. What serve would print is its business; a fire
+    // refused because of it says why.
+    hookrig_automation::definition::sync_project_automations(
+        &env,
+        &root,
+        &mut store,
+        (system_clock())(),
+    )?;
     let groups = ProcessGroups::new();
     let notifiers = Notifiers::from_config(config);
     let wiring = wiring::wiring(config, &root, &store_path, &groups, notifiers.clone(), None);
@@ -383,7 +393,11 @@ fn table(automations: &[Automation]) -> String {
             text,
             "{}\t{}\t{}\t{}\t{}",
             a.id,
-            if a.enabled { "enabled" } else { "disabled" },
+            match (&a.held, a.enabled) {
+                (Some(_), _) => "held",
+                (None, true) => "enabled",
+                (None, false) => "disabled",
+            },
             a.project_id,
             a.trigger.summary(),
             a.name
@@ -398,6 +412,9 @@ fn details(a: &Automation) -> String {
     let _ = writeln!(text, "name: {}", a.name);
     let _ = writeln!(text, "project: {}", a.project_id);
     let _ = writeln!(text, "enabled: {}", a.enabled);
+    if let Some(reason) = &a.held {
+        let _ = writeln!(text, "held: {reason}");
+    }
     let _ = writeln!(text, "trigger: {}", a.trigger.summary());
     if a.trigger.skip_llm() {
         let _ = writeln!(text, "skip_llm: true");
@@ -420,11 +437,18 @@ fn runs_table(runs: &[RunRecord]) -> String {
     }
     let mut text = String::new();
     for r in runs {
-        let _ = writeln!(
+        let _ = write!(
             text,
             "{}\t{}\t{}\t{}\t{} tokens",
             r.id, r.automation_id, r.status, r.trigger_reason, r.tokens_used
         );
+        // Why a run (or an event not run) was skipped, on its line.
+        match &r.skipped_reason {
+            Some(reason) => {
+                let _ = writeln!(text, "\t{reason}");
+            }
+            None => text.push('\n'),
+        }
     }
     text
 }

@@ -184,6 +184,13 @@ fn automation_text(out: &mut String, config: &ConfigToml) {
     out.push_str("\n[automation]\n");
     line_of(
         out,
+        "enabled",
+        a.enabled.as_ref(),
+        ToString::to_string,
+        "true",
+    );
+    line_of(
+        out,
         "max_concurrent",
         a.max_concurrent.as_ref(),
         ToString::to_string,
@@ -280,6 +287,7 @@ fn automation_json(config: &ConfigToml) -> Value {
     let secs = |d: &Duration| seconds_json(*d);
     let string = |s: &String| Value::from(s.as_str());
     json!({
+        "enabled": sourced_json(a.enabled.as_ref(), |b| json!(b), json!(true)),
         "max_concurrent": sourced_json(a.max_concurrent.as_ref(), |n| json!(n), json!(DEFAULT_MAX_CONCURRENT)),
         "run_timeout": sourced_json(a.run_timeout.as_ref(), secs, seconds_json(DEFAULT_RUN_TIMEOUT)),
         "tick": sourced_json(a.tick.as_ref(), secs, seconds_json(DEFAULT_TICK)),

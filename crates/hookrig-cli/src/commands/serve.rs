@@ -188,36 +188,43 @@ impl ProjectFiles {
 }
 
 /// Stores the trusted automations of the project's `.hookrig/automations/*.toml` and
-/// reports the others. An automation already in the store keeps its `enabled` flag, so
-/// that `hookrig auto disable` outlives a restart of serve.
+/// reports the others, stopping what was stored from a file no longer trusted as it is
+/// (see [`sync_project_automations`]).
+///
+/// [`sync_project_automations`]: hookrig_automation::definition::sync_project_automations
 fn load_project_automations(
     env: &Environment,
     root: &Path,
     store: &mut Ledger,
     now: f64,
 ) -> Result<(), ExpectedError> {
-    let found = hookrig_automation::definition::project_automations(env, root, now);
-    for diagnostic in &found.errors {
+    let sync = hookrig_automation::definition::sync_project_automations(env, root, store, now)?;
+    for diagnostic in &sync.errors {
         eprintln!("hookrig serve: error: {diagnostic}");
     }
-    for (file, why) in &found.untrusted {
+    for (file, why) in &sync.untrusted {
         eprintln!("hookrig serve: not loaded: {}: {why}", file.display());
     }
-    for mut automation in found.trusted {
-        if let Some(stored) = store.automation(&automation.id)? {
-            automation.enabled = stored.enabled;
-        }
-        store.upsert_automation(&automation.to_row())?;
+    for (id, file) in &sync.stopped {
         eprintln!(
-            "hookrig serve: loaded `{}` from {}",
-            automation.id,
-            automation.source.as_deref().unwrap_or_default()
+            "hookrig serve: stopped `{id}`: the version loaded before is not run until {} is trusted as it is now",
+            file.display()
         );
+    }
+    for (id, source) in &sync.loaded {
+        eprintln!("hookrig serve: loaded `{id}` from {source}");
     }
     Ok(())
 }
 
 fn start_watcher(config: &ConfigToml, sender: &mpsc::Sender<(String, Value)>) -> Option<Watcher> {
+    if !config.automation.enabled() {
+        // The master switch: nothing would receive the watches' events.
+        eprintln!(
+            "hookrig serve: automations are switched off ([automation] enabled = false): no trigger fires; `hookrig fire ID` still runs one"
+        );
+        return None;
+    }
     if !config.automation.file_watcher() {
         eprintln!("hookrig serve: file watching is off ([automation] file_watcher = false)");
         return None;

@@ -298,3 +298,110 @@ fn a_bare_file_name_takes_the_project_of_the_current_directory() {
         "the source is recorded absolute"
     );
 }
+
+/// Waits for the gate file `release` in the project, then says so: a run that lasts
+/// exactly as long as the test wants, with no timing assumed.
+const GATED: &str = r#"
+name = "Gated"
+context_steps = [{ type = "shell", command = "while [ ! -e release ]; do sleep 0.05; done; echo released", timeout = 120 }]
+
+[trigger]
+type = "periodic"
+skip_llm = true
+"#;
+
+// guards: two `hookrig fire` of one automation with no serve running both ran at once;
+// the second must fail with "already running" (exit 1) while the first runs
+#[test]
+fn a_second_fire_while_the_first_runs_is_refused() {
+    let env = test_env();
+    env.write_file("gated.toml", GATED);
+    ok(&env, &["auto", "add", "gated.toml"]);
+    let first = env
+        .command(["fire", "gated", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the first fire");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_mins(1);
+    while json(&env, &["auto", "runs", "gated", "--json"])
+        .as_array()
+        .is_none_or(Vec::is_empty)
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first fire never started its run"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let stderr = fails(&env, &["fire", "gated"]);
+    assert_eq!(stderr, "hookrig: error: Hook 'gated' is already running\n");
+
+    env.write_file("release", "");
+    let output = first.wait_with_output().expect("the first fire ends");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let record: Value = serde_json::from_slice(&output.stdout).expect("a run record");
+    assert_eq!(record["status"], "completed");
+    let runs = json(&env, &["auto", "runs", "gated", "--json"]);
+    assert_eq!(
+        runs.as_array().map(Vec::len),
+        Some(1),
+        "only one run: {runs:#}"
+    );
+    // The lock went with the run: the next fire runs.
+    let record = json(&env, &["fire", "gated", "--json"]);
+    assert_eq!(record["status"], "completed");
+}
+
+/// A manual-only project automation whose one step says which version of it ran.
+fn versioned(version: &str) -> String {
+    format!(
+        "name = \"Versioned\"\ncontext_steps = [{{ type = \"shell\", command = \"echo {version}\" }}]\n[trigger]\ntype = \"event\"\nevent_type = \"never.happens\"\nskip_llm = true\n"
+    )
+}
+
+/// `hookrig fire versioned --json` with trust checked and no serve running.
+fn fire_untrusted(env: &TestEnv) -> std::process::Output {
+    env.untrusted_command(["fire", "versioned", "--json"])
+        .output()
+        .expect("run hookrig fire")
+}
+
+// guards: with no serve running, `fire` ran the version of a project automation stored
+// before its file was edited; it must refuse it until the file is trusted as it is now,
+// then run the new version
+#[test]
+fn fire_without_serve_follows_the_project_file_and_its_trust() {
+    let env = test_env();
+    env.write_file(".hookrig/automations/versioned.toml", &versioned("v1"));
+    let trust = |args: &[&str]| {
+        let output = env.untrusted_command(args).output().expect("run hookrig");
+        assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    };
+    trust(&["trust"]);
+    let stdout_of = |output: &std::process::Output| -> String {
+        assert_eq!(code(output), 0, "{}", text(&output.stderr));
+        let record: Value = serde_json::from_slice(&output.stdout).expect("a run record");
+        record["context_results"][0]["stdout"]
+            .as_str()
+            .expect("the step's stdout")
+            .trim()
+            .to_owned()
+    };
+    assert_eq!(stdout_of(&fire_untrusted(&env)), "v1");
+
+    env.write_file(".hookrig/automations/versioned.toml", &versioned("v2"));
+    let output = fire_untrusted(&env);
+    assert_eq!(code(&output), 1, "the old version must not run");
+    let file = env.project().join(".hookrig/automations/versioned.toml");
+    assert!(
+        text(&output.stderr).starts_with(&format!(
+            "hookrig: error: Hook 'versioned' is held: {}: it changed since it was trusted; review it, then run `hookrig auto trust ",
+            file.display()
+        )),
+        "{}",
+        text(&output.stderr)
+    );
+    trust(&["auto", "trust"]);
+    assert_eq!(stdout_of(&fire_untrusted(&env)), "v2");
+}

@@ -593,7 +593,11 @@ fn runs_follow_shows_runs_as_they_happen() {
             .find(|l| l.contains("\tskipping\tskipped\tmanual\t"))
             .map(str::to_owned)
     });
-    assert_eq!(line.split('\t').count(), 5, "{line}");
+    assert_eq!(line.split('\t').count(), 6, "{line}");
+    assert!(
+        line.ends_with("\tstep_0: exit code 0 (skip_llm_if_exit_zero)"),
+        "the reason ends the line of a skipped run: {line}"
+    );
 
     kill(
         Pid::from_raw(i32::try_from(follow.id()).expect("pid")),
@@ -602,5 +606,202 @@ fn runs_follow_shows_runs_as_they_happen() {
     .expect("signal follow");
     let status = wait_for("follow to exit", || follow.try_wait().expect("wait"));
     assert!(status.success());
+    drop(serve);
+}
+
+const ON_TASK: &str = r#"
+name = "On Task"
+cooldown_seconds = 0
+[trigger]
+type = "event"
+event_type = "task.completed"
+skip_llm = true
+"#;
+
+// guards: `[automation] enabled = false` (the master switch) was an unknown key and
+// ignored; with it no trigger fires (ticks, events, watches) and `fire` still runs one
+#[test]
+fn the_master_switch_fires_no_trigger_but_fire_still_runs() {
+    let env = test_env();
+    write_config_toml(&env, "[automation]\nenabled = false\ntick = \"1s\"\n");
+    env.write_file(".hookrig/automations/hourly.toml", HOURLY);
+    env.write_file(".hookrig/automations/on-task.toml", ON_TASK);
+    let serve = Serve::start(&env);
+    let stderr = serve.stderr();
+    assert!(
+        stderr.contains(
+            "hookrig serve: automations are switched off ([automation] enabled = false): no trigger fires; `hookrig fire ID` still runs one\n"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("unknown key"), "{stderr}");
+    // A file added now is loaded on a tick: once it is, ticks have gone by (the first
+    // one at start-up, when the never-run periodic automation would have been due).
+    env.write_file(
+        ".hookrig/automations/late.toml",
+        ON_TASK.replace("On Task", "Late").as_str(),
+    );
+    wait_for("a tick to load the new file", || {
+        serve.stderr().contains("loaded `late`").then_some(())
+    });
+    let out = emit(&env, &["task.completed"], r#"{"task_id":"t1"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+
+    let output = hookrig(&env, &["fire", "hourly", "--json"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let record: Value = serde_json::from_slice(&output.stdout).expect("a run record");
+    assert_eq!(record["trigger_reason"], "manual");
+    let (status, stderr) = serve.stop();
+    assert!(status.success(), "{stderr}");
+    let reasons: Vec<String> = runs(&env)
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["automation_id"].as_str().unwrap_or_default(),
+                r["trigger_reason"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(reasons, ["hourly manual"], "only the fire ran");
+}
+
+/// A manual-only automation whose one step says which version of the file ran.
+fn versioned(version: &str) -> String {
+    format!(
+        "name = \"Versioned\"\ncontext_steps = [{{ type = \"shell\", command = \"echo {version}\" }}]\n[trigger]\ntype = \"event\"\nevent_type = \"never.happens\"\nskip_llm = true\n"
+    )
+}
+
+/// `hookrig fire versioned --json` (which must succeed): the step's stdout.
+fn fired_version(env: &TestEnv) -> String {
+    let output = hookrig(env, &["fire", "versioned", "--json"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let record: Value = serde_json::from_slice(&output.stdout).expect("a run record");
+    record["context_results"][0]["stdout"]
+        .as_str()
+        .expect("the step's stdout")
+        .trim()
+        .to_owned()
+}
+
+// guards: a trusted automation file edited while serve runs was reported "not loaded"
+// while its old version kept running; the old version is stopped until the new one is
+// trusted, and then the new one runs
+#[test]
+fn an_edited_automation_file_stops_the_old_version_until_the_new_one_is_trusted() {
+    let env = test_env();
+    write_config_toml(&env, "[automation]\ntick = \"1s\"\n");
+    env.write_file(".hookrig/automations/versioned.toml", &versioned("v1"));
+    let output = env
+        .untrusted_command(["trust"])
+        .output()
+        .expect("run hookrig trust");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let serve = Serve::start_with(&env, env.untrusted_command(["serve"]));
+    assert_eq!(fired_version(&env), "v1");
+
+    env.write_file(".hookrig/automations/versioned.toml", &versioned("v2"));
+    wait_for("serve to stop the old version", || {
+        serve.stderr().contains("stopped `versioned`").then_some(())
+    });
+    let stderr = serve.stderr();
+    let file = env.project().join(".hookrig/automations/versioned.toml");
+    assert!(
+        stderr.contains(&format!(
+            "hookrig serve: not loaded: {}: it changed since it was trusted; review it, then run `hookrig auto trust ",
+            file.display()
+        )),
+        "{stderr}"
+    );
+    let output = hookrig(&env, &["fire", "versioned"]);
+    assert_eq!(code(&output), 1, "the old version must not run");
+    assert!(
+        text(&output.stderr).starts_with(&format!(
+            "hookrig: error: Hook 'versioned' is held: {}: it changed since it was trusted; review it, then run `hookrig auto trust ",
+            file.display()
+        )),
+        "{}",
+        text(&output.stderr)
+    );
+    let listed = text(&hookrig(&env, &["auto", "list"]).stdout);
+    assert!(listed.starts_with("versioned\theld\t"), "{listed}");
+
+    let output = env
+        .untrusted_command(["auto", "trust"])
+        .output()
+        .expect("run hookrig auto trust");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    wait_for("serve to load the trusted new version", || {
+        (serve.stderr().matches("loaded `versioned`").count() >= 2).then_some(())
+    });
+    assert_eq!(fired_version(&env), "v2", "the new version runs");
+    drop(serve);
+}
+
+const GATED_EVENT: &str = r#"
+name = "Gated Event"
+cooldown_seconds = 0
+context_steps = [{ type = "shell", command = "while [ ! -e release ]; do sleep 0.05; done", timeout = 120 }]
+[trigger]
+type = "event"
+event_type = "task.completed"
+skip_llm = true
+"#;
+
+// guards: events an automation wanted while a run of it was in flight were dropped
+// without a trace; each is recorded with its reason (`auto runs`, `--debug`)
+#[test]
+fn an_event_not_run_because_a_run_is_in_flight_is_recorded() {
+    let env = test_env();
+    env.write_file(".hookrig/automations/gated.toml", GATED_EVENT);
+    let mut command = env.command(["serve"]);
+    command.arg("--debug");
+    let serve = Serve::start_with(&env, command);
+    let out = emit(&env, &["task.completed"], r#"{"task_id":"t1"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let first = wait_for("the first run", || {
+        runs_of(&env, "gated-event")
+            .into_iter()
+            .find(|r| r["status"] == "running")
+    });
+    let out = emit(&env, &["task.completed"], r#"{"task_id":"t2"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let dropped = wait_for("the second event to be recorded", || {
+        runs_of(&env, "gated-event")
+            .into_iter()
+            .find(|r| r["status"] == "skipped")
+    });
+    let reason = format!(
+        "event not run: a run of it ({}) was in flight",
+        first["id"].as_str().expect("an id")
+    );
+    assert_eq!(dropped["skipped_reason"], reason.as_str());
+    assert_eq!(dropped["trigger_reason"], "event:task.completed");
+    assert_eq!(dropped["event_data"]["task_id"], "t2");
+    assert!(dropped["context_results"].is_null(), "nothing ran");
+    let listed = text(&hookrig(&env, &["auto", "runs"]).stdout);
+    assert!(
+        listed.contains(&format!(
+            "\tgated-event\tskipped\tevent:task.completed\t0 tokens\t{reason}\n"
+        )),
+        "{listed}"
+    );
+    wait_for("the debug line", || {
+        serve
+            .stderr()
+            .contains(&format!(
+                "event not run: a run of it ({}) was in flight",
+                first["id"].as_str().unwrap_or_default()
+            ))
+            .then_some(())
+    });
+    env.write_file("release", "");
+    wait_for("the first run to complete", || {
+        runs_of(&env, "gated-event")
+            .into_iter()
+            .any(|r| r["id"] == first["id"] && r["status"] == "completed")
+            .then_some(())
+    });
     drop(serve);
 }
