@@ -41,7 +41,7 @@ pub(crate) fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registr
     for def in &config.hooks {
         let limits = Limits {
             timeout: def.spec.timeout,
-            kill_grace: config.settings.kill_grace,
+            kill_grace: config.kill_grace(def),
             ..Limits::default()
         };
         let handler: Arc<dyn Handler> = match &def.command {

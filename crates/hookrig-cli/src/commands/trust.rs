@@ -94,6 +94,25 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
             file.display()
         );
     }
+    // And the Claude Code settings files that set `disableAllHooks`, which counts only
+    // once trusted: it would turn off the user's own hooks.
+    for file in hookrig_config::claude_settings_to_trust(&env) {
+        let Ok(bytes) = std::fs::read(&file) else {
+            continue;
+        };
+        count += 1;
+        let changed = store.trust_file("claude", &file, &bytes, now);
+        let _ = writeln!(
+            text,
+            "{} Claude Code settings {}",
+            if changed {
+                "trusted"
+            } else {
+                "already trusted"
+            },
+            file.display()
+        );
+    }
     for (name, file) in hookrig_config::project_validators(&project) {
         let Ok(bytes) = std::fs::read(&file) else {
             continue;

@@ -26,6 +26,7 @@ mod protocol;
 mod providers;
 mod serve;
 mod serve_ingress;
+mod settings_scope;
 mod snapshots;
 mod trust;
 mod webhooks;
