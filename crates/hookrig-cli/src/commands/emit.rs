@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use clap::ValueEnum;
 use hookrig_automation::ingress;
-use hookrig_config::{Environment, LoadOptions, Severity};
+use hookrig_config::{Environment, LoadOptions};
 use hookrig_core::{
     Dispatched, Event, EventContext, EventName, Outcome, Payload, dispatch, duration_ms,
 };
@@ -160,16 +160,9 @@ pub(crate) fn dispatch_event<T>(
             return Err(err.into());
         }
     };
-    // A source with an error was left out and the others' hooks ran: say so as an
-    // error, so that the host's user can tell it from a mere warning.
-    let mut warnings: Vec<String> = config
-        .warnings
-        .iter()
-        .map(|d| match d.severity {
-            Severity::Error => d.render_with_severity(),
-            Severity::Warning => d.to_string(),
-        })
-        .collect();
+    // A source with an error was left out, and its errors are among these: the other
+    // sources' hooks still decide, and the host's user is told.
+    let mut warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
     if logging::enabled() {
         for warning in &warnings {
             eprintln!("hookrig: warning: {warning}");
