@@ -237,9 +237,9 @@ pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
             ));
         }
     };
-    let number: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a size: give bytes, or a number with KiB, MiB or GiB"))?;
+    let number: u64 = number.parse().map_err(|_| {
+        format!("`{text}` is not a size: give bytes, or a number with KiB, MiB or GiB")
+    })?;
     number
         .checked_mul(1 << shift)
         .filter(|size| *size > 0)

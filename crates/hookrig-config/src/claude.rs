@@ -217,10 +217,7 @@ fn read(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) -> Option<ParsedFi
     let text = ctx.read(path)?;
     match parse(path, &text, layer, &mut ctx.diagnostics) {
         Ok(mut file) => {
-            if layer.level() == Level::Project
-                && file.disable_all.is_some()
-                && !ctx.env.trust_all
-            {
+            if layer.level() == Level::Project && file.disable_all.is_some() && !ctx.env.trust_all {
                 let (store, problem) =
                     crate::trust::load_or_warn(ctx.env, "project Claude Code settings file");
                 ctx.diagnostics.extend(problem);

@@ -183,10 +183,10 @@ impl LoadedConfig {
     pub fn kill_grace(&self, def: &HookDef) -> Duration {
         self.native_settings
             .iter()
-            .find(|(path, _)| {
-                def.protocol == ProtocolDef::Native && *path == def.spec.source.path
+            .find(|(path, _)| def.protocol == ProtocolDef::Native && *path == def.spec.source.path)
+            .map_or(self.settings.kill_grace, |(_, settings)| {
+                settings.kill_grace
             })
-            .map_or(self.settings.kill_grace, |(_, settings)| settings.kill_grace)
     }
 }
 

@@ -40,8 +40,14 @@ fn a_syntax_error_skips_that_file_and_the_other_hooks_still_run() {
             && col.is_some_and(|c| c.parse::<u32>().is_ok()),
         "expected path:line:col, got {warning}"
     );
-    assert!(env.read_file("ran-global-ok").is_some(), "the good file's hook runs");
-    assert!(env.read_file("ran-broken").is_none(), "nothing of the broken file runs");
+    assert!(
+        env.read_file("ran-global-ok").is_some(),
+        "the good file's hook runs"
+    );
+    assert!(
+        env.read_file("ran-broken").is_none(),
+        "nothing of the broken file runs"
+    );
 }
 
 #[test]

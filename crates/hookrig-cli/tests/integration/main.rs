@@ -7,6 +7,7 @@
 
 mod agents;
 mod auto;
+mod broken_sources;
 mod catalog;
 mod claude;
 mod config;
