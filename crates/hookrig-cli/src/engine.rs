@@ -34,6 +34,17 @@ pub(crate) fn load(
     Ok((env, config))
 }
 
+/// Says on stderr which sources (or entries) were skipped for an error, for the
+/// commands that show what is loaded (`list`, `show`, `trust`): the rest loaded, and
+/// without this the listing would look complete. `hookrig validate` lists everything.
+pub(crate) fn report_skipped(config: &LoadedConfig) {
+    for diagnostic in &config.warnings {
+        if diagnostic.severity == hookrig_config::Severity::Error {
+            eprintln!("hookrig: error: {diagnostic}");
+        }
+    }
+}
+
 /// Registers every configured hook with its handler: HTTP hooks with an HTTP handler,
 /// the rest with a command handler.
 pub(crate) fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registry {

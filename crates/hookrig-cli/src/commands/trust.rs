@@ -41,6 +41,9 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
         ..env
     };
     let config = hookrig_config::load(&env, &LoadOptions::default())?;
+    // A file skipped for an error is not trusted: say so, so that it is fixed and
+    // trusted again.
+    engine::report_skipped(&config);
     let now = hookrig_store::now_ms();
     let mut text = String::new();
     let mut count = 0;

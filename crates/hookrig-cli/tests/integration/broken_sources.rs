@@ -284,3 +284,21 @@ fn a_payload_over_the_limit_is_refused_with_a_clear_error() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--max-payload"), "{stderr}");
 }
+
+#[test]
+fn list_shows_the_other_hooks_and_names_the_skipped_file() {
+    // guards: `list` of a project with a broken file lists what runs and says what was
+    // skipped, instead of failing or looking complete
+    let env = test_env();
+    env.write_global_config(USER_GUARD);
+    let path = env.write_project_config("[[hooks]]\nname = \"x\"\n");
+    let output = env.run_untrusted(["list"], b"");
+    assert_eq!(crate::harness::code(&output), 0);
+    let stdout = crate::harness::text(&output.stdout);
+    assert!(stdout.contains("user-guard"), "{stdout}");
+    let stderr = crate::harness::text(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!("hookrig: error: {}:1:1: ", path.display())),
+        "{stderr}"
+    );
+}
