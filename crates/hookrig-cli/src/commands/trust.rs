@@ -97,25 +97,7 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
             file.display()
         );
     }
-    // And the Claude Code settings files that set `disableAllHooks`, which counts only
-    // once trusted: it would turn off the user's own hooks.
-    for file in hookrig_config::claude_settings_to_trust(&env) {
-        let Ok(bytes) = std::fs::read(&file) else {
-            continue;
-        };
-        count += 1;
-        let changed = store.trust_file("claude", &file, &bytes, now);
-        let _ = writeln!(
-            text,
-            "{} Claude Code settings {}",
-            if changed {
-                "trusted"
-            } else {
-                "already trusted"
-            },
-            file.display()
-        );
-    }
+    count += trust_claude_settings(&env, &mut store, now, &mut text);
     for (name, file) in hookrig_config::project_validators(&project) {
         let Ok(bytes) = std::fs::read(&file) else {
             continue;
@@ -139,6 +121,35 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
     }
     print(&text)?;
     Ok(exit_codes::PROCEED)
+}
+
+/// Trusts the project's Claude Code settings files that set `disableAllHooks`, which
+/// counts only once trusted (it would turn off the user's own hooks); returns how many.
+fn trust_claude_settings(
+    env: &Environment,
+    store: &mut TrustStore,
+    now: i64,
+    text: &mut String,
+) -> usize {
+    let mut count = 0;
+    for file in hookrig_config::claude_settings_to_trust(env) {
+        let Ok(bytes) = std::fs::read(&file) else {
+            continue;
+        };
+        count += 1;
+        let changed = store.trust_file("claude", &file, &bytes, now);
+        let _ = writeln!(
+            text,
+            "{} Claude Code settings {}",
+            if changed {
+                "trusted"
+            } else {
+                "already trusted"
+            },
+            file.display()
+        );
+    }
+    count
 }
 
 fn print_list(store: &TrustStore) -> Result<u8, ExpectedError> {

@@ -81,13 +81,13 @@ impl HostDialect {
             && answer.stderr.is_none()
             && !outcome.warnings.is_empty()
         {
-            answer.stderr = Some(
-                outcome
-                    .warnings
-                    .iter()
-                    .map(|w| format!("hookrig: warning: {w}\n"))
-                    .collect(),
-            );
+            let mut text = String::new();
+            for warning in outcome.warnings {
+                text.push_str("hookrig: warning: ");
+                text.push_str(warning);
+                text.push('\n');
+            }
+            answer.stderr = Some(text);
         }
         answer
     }

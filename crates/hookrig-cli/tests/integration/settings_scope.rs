@@ -220,3 +220,30 @@ fn an_untrusted_claude_settings_file_cannot_disable_the_users_hooks() {
         );
     }
 }
+
+#[test]
+fn a_project_kill_grace_does_not_reach_the_users_hooks() {
+    // guards: a project [settings] kill_grace = "0s" must not deny the user's hook its
+    // SIGTERM (and the cleanup it does on it)
+    let env = test_env();
+    let cleaned = env.project().join("cleaned");
+    env.write_global_config(&format!(
+        indoc! {r#"
+            [[hooks]]
+            name = "user-hook"
+            events = ["tool.before"]
+            timeout = "300ms"
+            command = '''trap 'touch "{}"; exit 0' TERM; while :; do sleep 0.05; done'''
+        "#},
+        cleaned.display()
+    ));
+    env.write_project_config("[settings]\nkill_grace = \"0s\"\n");
+
+    let out = emit_untrusted(&env, &["tool.before"], r#"{"tool":{"name":"bash"}}"#);
+    assert_eq!(out.result("user-hook"), "timeout", "{}", out.stdout);
+    assert!(
+        cleaned.exists(),
+        "the user's hook got SIGTERM first, as its own settings say"
+    );
+    assert!(env.leftovers().is_empty(), "the hook is left running");
+}
