@@ -310,3 +310,22 @@ pub(crate) struct PlanValidateArgs {
     #[arg(long, value_name = "NAME")]
     pub(crate) agent: Option<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_bytes_and_binary_units() {
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_size("16MiB"), Ok(16 << 20));
+        assert_eq!(parse_size("512 KiB"), Ok(512 << 10));
+        assert_eq!(parse_size("1g"), Ok(1 << 30));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("5TB").is_err());
+        assert!(parse_size("99999999999999GiB").is_err());
+        assert_eq!(size_in_units(16 << 20), " (16 MiB)");
+        assert_eq!(size_in_units(1000), "");
+    }
+}
