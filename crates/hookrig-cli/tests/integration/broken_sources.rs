@@ -302,3 +302,55 @@ fn list_shows_the_other_hooks_and_names_the_skipped_file() {
         "{stderr}"
     );
 }
+
+#[test]
+fn validate_places_many_missing_scripts_in_linear_time() {
+    // guards: `validate` of a settings file with thousands of hooks naming missing
+    // scripts must not read and count the file from its start for each of them
+    let env = test_env();
+    let groups: Vec<Value> = (0..20_000)
+        .map(|i| {
+            json!({"matcher": format!("Tool{i}"), "hooks": [
+                {"type": "command", "command": format!("/nonexistent/run{i}.sh")}
+            ]})
+        })
+        .collect();
+    let path = env.write_file(
+        ".claude/settings.json",
+        &json!({"hooks": {"PreToolUse": groups}}).to_string(),
+    );
+    let started = Instant::now();
+    let output = env.run_untrusted(["validate"], b"");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(crate::harness::code(&output), 1);
+    let stdout = crate::harness::text(&output.stdout);
+    assert!(
+        stdout.ends_with("20000 errors, 0 warnings\n"),
+        "{}",
+        &stdout[stdout.len().saturating_sub(300)..]
+    );
+    // Every error is at its handler's `{`, on the file's one line.
+    let first = stdout.lines().next().expect("a line");
+    assert!(
+        first.starts_with(&format!("{}:1:", path.display()))
+            && first.contains("hook `claude:project:PreToolUse:"),
+        "{first}"
+    );
+    // The second handler's `{`: the file is one line of ASCII, so its column is its
+    // byte offset plus one.
+    let text = std::fs::read_to_string(&path).expect("read");
+    let script = text
+        .find("/nonexistent/run1.sh")
+        .expect("the second handler");
+    let brace = text[..script].rfind('{').expect("its object");
+    let expected = format!(
+        "{}:1:{}: error: hook `claude:project:PreToolUse:2`: cannot run /nonexistent/run1.sh",
+        path.display(),
+        brace + 1
+    );
+    assert!(stdout.contains(&expected), "{expected}");
+}
