@@ -209,6 +209,53 @@ pub(crate) struct EmitArgs {
     /// the other hooks run.
     #[arg(long)]
     pub(crate) no_plugins: bool,
+    /// The largest payload read from stdin: bytes, or a number with `KiB`, `MiB` or
+    /// `GiB`. A larger payload is an error.
+    #[arg(
+        long,
+        env = "HOOKRIG_MAX_PAYLOAD",
+        value_name = "SIZE",
+        default_value = "16MiB",
+        value_parser = parse_size
+    )]
+    pub(crate) max_payload: u64,
+}
+
+/// ` (16 MiB)` for a whole number of MiB or KiB, else nothing: for messages.
+pub(crate) fn size_in_units(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!(" ({} MiB)", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!(" ({} KiB)", b >> 10),
+        _ => String::new(),
+    }
+}
+
+/// A size in bytes: `1048576`, `512KiB`, `16MiB`, `1GiB` (`K`, `M`, `G`, `KB`, `MB` and
+/// `GB` are read as the same binary units).
+pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        other => {
+            return Err(format!(
+                "unknown unit `{other}`: give bytes, or a number with KiB, MiB or GiB"
+            ));
+        }
+    };
+    let number: u64 = number.parse().map_err(|_| {
+        format!("`{text}` is not a size: give bytes, or a number with KiB, MiB or GiB")
+    })?;
+    number
+        .checked_mul(1 << shift)
+        .filter(|size| *size > 0)
+        .ok_or_else(|| format!("`{text}` is not a size greater than zero that fits in 64 bits"))
 }
 
 #[derive(Debug, Args)]
@@ -274,4 +321,23 @@ pub(crate) struct PlanValidateArgs {
     /// `hookrig --agent`, else `$HOOKRIG_AGENT`).
     #[arg(long, value_name = "NAME")]
     pub(crate) agent: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_bytes_and_binary_units() {
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_size("16MiB"), Ok(16 << 20));
+        assert_eq!(parse_size("512 KiB"), Ok(512 << 10));
+        assert_eq!(parse_size("1g"), Ok(1 << 30));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("5TB").is_err());
+        assert!(parse_size("99999999999999GiB").is_err());
+        assert_eq!(size_in_units(16 << 20), " (16 MiB)");
+        assert_eq!(size_in_units(1000), "");
+    }
 }

@@ -34,6 +34,17 @@ pub(crate) fn load(
     Ok((env, config))
 }
 
+/// Says on stderr which sources (or entries) were skipped for an error, for the
+/// commands that show what is loaded (`list`, `show`, `trust`): the rest loaded, and
+/// without this the listing would look complete. `hookrig validate` lists everything.
+pub(crate) fn report_skipped(config: &LoadedConfig) {
+    for diagnostic in &config.warnings {
+        if diagnostic.severity == hookrig_config::Severity::Error {
+            eprintln!("hookrig: error: {diagnostic}");
+        }
+    }
+}
+
 /// Registers every configured hook with its handler: HTTP hooks with an HTTP handler,
 /// the rest with a command handler.
 pub(crate) fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registry {
@@ -41,7 +52,7 @@ pub(crate) fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registr
     for def in &config.hooks {
         let limits = Limits {
             timeout: def.spec.timeout,
-            kill_grace: config.settings.kill_grace,
+            kill_grace: config.kill_grace(def),
             ..Limits::default()
         };
         let handler: Arc<dyn Handler> = match &def.command {

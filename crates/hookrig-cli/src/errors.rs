@@ -13,6 +13,13 @@ pub(crate) enum ExpectedError {
     /// The payload is JSON but not an object.
     #[error("the payload must be a JSON object, got {0}")]
     PayloadNotObject(&'static str),
+    /// The payload on stdin is larger than `--max-payload`.
+    #[error(
+        "the payload is larger than {} bytes{}; raise the limit with --max-payload or HOOKRIG_MAX_PAYLOAD",
+        .0,
+        crate::cli::size_in_units(*.0)
+    )]
+    PayloadTooLarge(u64),
     /// Reading stdin failed.
     #[error("cannot read the payload from stdin")]
     ReadStdin(#[source] std::io::Error),

@@ -100,6 +100,8 @@ pub(crate) struct State {
     user_disable: Option<bool>,
     /// The managed file disabled every Claude hook, its own included.
     managed_disable: bool,
+    /// Every Claude hook loaded, by what makes two identical, with its name.
+    loaded: std::collections::HashMap<HandlerKey, String>,
 }
 
 /// One Claude Code settings file.
@@ -138,8 +140,8 @@ pub fn managed_settings_path() -> PathBuf {
 
 /// The directory whose `.claude/` holds the project's settings: the nearest along the walk
 /// that has `settings.json` or `settings.local.json` there.
-fn settings_dir(ctx: &LoadContext<'_>) -> Option<PathBuf> {
-    ctx.project
+fn settings_dir(project: &crate::environment::Project) -> Option<PathBuf> {
+    project
         .walk
         .iter()
         .find(|dir| {
@@ -151,7 +153,7 @@ fn settings_dir(ctx: &LoadContext<'_>) -> Option<PathBuf> {
 
 /// Loads this dialect's sources of one level into `ctx`.
 pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
-    let dir = settings_dir(ctx);
+    let dir = settings_dir(ctx.project);
     let project_dir = dir.clone().or_else(|| ctx.project.root.clone());
     match level {
         Level::Global => {
@@ -207,10 +209,43 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
 }
 
 /// Reads and parses one settings file; `None` when it is missing or broken (reported).
+///
+/// A project file's `disableAllHooks` would turn off the user's own hooks: it counts
+/// only once the file is trusted as it is now (`hookrig trust` records it by content),
+/// and is otherwise ignored with a warning.
 fn read(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) -> Option<ParsedFile> {
-    let text = ctx.read(path, false)?;
+    let text = ctx.read(path)?;
     match parse(path, &text, layer, &mut ctx.diagnostics) {
-        Ok(file) => Some(file),
+        Ok(mut file) => {
+            if layer.level() == Level::Project && file.disable_all.is_some() && !ctx.env.trust_all {
+                let (store, problem) =
+                    crate::trust::load_or_warn(ctx.env, "project Claude Code settings file");
+                ctx.diagnostics.extend(problem);
+                let key = crate::trust::file_trust_key(DIALECT, path);
+                if let Some(distrust) = store.check_file(&key, text.as_bytes()) {
+                    let reason = match distrust {
+                        crate::trust::Distrust::New => {
+                            "the file comes with the project and is not trusted yet"
+                        }
+                        _ => "the file changed since it was trusted",
+                    };
+                    if file.disable_all == Some(true) {
+                        let dir = crate::trust::project_dir(path, ctx.project)
+                            .unwrap_or_else(|| ctx.env.cwd.clone());
+                        ctx.diagnostics.push(Diagnostic::file(
+                            path,
+                            Severity::Warning,
+                            format!(
+                                "`disableAllHooks` is ignored: {reason}; review it, then run `hookrig trust {}`",
+                                dir.display()
+                            ),
+                        ));
+                    }
+                    file.disable_all = None;
+                }
+            }
+            Some(file)
+        }
         Err(diagnostic) => {
             ctx.diagnostics.push(diagnostic);
             None
@@ -218,36 +253,70 @@ fn read(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) -> Option<ParsedFi
     }
 }
 
+/// The project's Claude Code settings files that set `disableAllHooks`, which
+/// `hookrig trust` records by content: until then their setting is ignored.
+pub fn claude_settings_to_trust(env: &crate::Environment) -> Vec<PathBuf> {
+    let Some(dir) = settings_dir(&crate::environment::find_project(env)) else {
+        return Vec::new();
+    };
+    ["settings.json", "settings.local.json"]
+        .iter()
+        .map(|name| dir.join(".claude").join(name))
+        .filter(|path| {
+            crate::loader::read_source(path).is_ok_and(|text| {
+                serde_json::from_str::<RawSettings<'_>>(&text)
+                    .is_ok_and(|raw| raw.disable_all_hooks.is_some())
+            })
+        })
+        .collect()
+}
+
 /// Adds a file's hooks, leaving out those identical to one already loaded.
+///
+/// Every Claude hook loaded so far is in `ctx.claude.loaded`, by [`handler_key`], so
+/// that a file of many thousand handlers costs one lookup per handler, not a scan of
+/// every hook before it.
 fn add(ctx: &mut LoadContext<'_>, file: ParsedFile, project_dir: Option<&PathBuf>) {
     for mut def in file.hooks {
-        let duplicate = ctx.hooks.iter().find(|other| {
-            same_handler(other, &def) && other.spec.matcher.pattern() == def.spec.matcher.pattern()
-        });
-        if let Some(original) = duplicate {
-            let by = original.spec.name.clone();
+        let Some(key) = handler_key(&def) else {
+            ctx.hooks.push(def);
+            continue;
+        };
+        if let Some(by) = ctx.claude.loaded.get(&key) {
+            let by = by.clone();
             ctx.shadowed.push(Shadowed { hook: def, by });
             continue;
         }
         if let ProtocolDef::Claude(claude) = &mut def.protocol {
             claude.project_dir = project_dir.cloned();
         }
+        ctx.claude.loaded.insert(key, def.spec.name.clone());
         ctx.hooks.push(def);
     }
 }
 
-/// Claude Code runs an identical handler once: same event, same command or URL.
-fn same_handler(a: &HookDef, b: &HookDef) -> bool {
-    let (ProtocolDef::Claude(ca), ProtocolDef::Claude(cb)) = (&a.protocol, &b.protocol) else {
-        return false;
+/// What makes two Claude handlers identical, which Claude Code runs once: the same
+/// event, the same command line or URL, and (for hookrig, which keeps one matcher per
+/// hook) the same matcher. `None` for a hook of another dialect.
+fn handler_key(def: &HookDef) -> Option<HandlerKey> {
+    let ProtocolDef::Claude(claude) = &def.protocol else {
+        return None;
     };
-    ca.event == cb.event
-        && match (&a.command, &b.command) {
-            (CommandDef::Shell { line: la, .. }, CommandDef::Shell { line: lb, .. }) => la == lb,
-            (CommandDef::Http { url: ua, .. }, CommandDef::Http { url: ub, .. }) => ua == ub,
-            _ => false,
-        }
+    let (kind, target) = match &def.command {
+        CommandDef::Shell { line, .. } => ('c', line.clone()),
+        CommandDef::Http { url, .. } => ('h', url.clone()),
+        CommandDef::Exec { .. } => return None,
+    };
+    Some((
+        claude.event.clone(),
+        kind,
+        target,
+        def.spec.matcher.pattern(),
+    ))
 }
+
+/// See [`handler_key`]: event, `c`ommand or `h`ttp, the command line or URL, matcher.
+pub(crate) type HandlerKey = (String, char, String, String);
 
 /// A parsed settings file.
 #[derive(Debug)]
@@ -320,7 +389,12 @@ fn parse(
     layer: Layer,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<ParsedFile, Diagnostic> {
-    let file = File { path, text };
+    let file = File {
+        path,
+        text,
+        placed: std::cell::Cell::new(0),
+    };
+    let first = diagnostics.len();
     let raw: RawSettings<'_> = file.parse(text)?;
     let mut parsed = ParsedFile {
         disable_all: raw.disable_all_hooks,
@@ -329,10 +403,10 @@ fn parse(
     let Some(hooks) = raw.hooks else {
         return Ok(parsed);
     };
-    let events: Ordered<Vec<&RawValue>> = file.parse(hooks.get())?;
-    for (event, groups) in events.0 {
-        let event_pos =
-            file.offset(hooks.get()) + hooks.get().find(&format!("\"{event}\"")).unwrap_or(0);
+    let events: Ordered<&RawValue> = file.parse(hooks.get())?;
+    for (event, groups_raw) in events.0 {
+        let groups: Vec<&RawValue> = file.parse(groups_raw.get())?;
+        let event_pos = key_offset(&file, &event, file.offset(groups_raw.get()));
         warn_unknown_event(&file, &event, event_pos, diagnostics);
         let mut counter = 0;
         for group_raw in groups {
@@ -362,7 +436,51 @@ fn parse(
             }
         }
     }
+    limit_diagnostics(path, diagnostics, first);
     Ok(parsed)
+}
+
+/// The most diagnostics one settings file reports; the rest are counted in one more.
+/// Finding a diagnostic's line costs a pass over the text before it, so a file of
+/// thousands of bad entries would otherwise cost time quadratic in its size.
+const MAX_DIAGNOSTICS: usize = 50;
+
+/// Keeps the first [`MAX_DIAGNOSTICS`] of the diagnostics from `first` on, and says how
+/// many more there were (as an error when one of them was).
+fn limit_diagnostics(path: &Path, diagnostics: &mut Vec<Diagnostic>, first: usize) {
+    if diagnostics.len() - first <= MAX_DIAGNOSTICS {
+        return;
+    }
+    let dropped = diagnostics.split_off(first + MAX_DIAGNOSTICS);
+    let severity = dropped
+        .iter()
+        .map(|d| d.severity)
+        .max()
+        .unwrap_or(Severity::Warning);
+    diagnostics.push(Diagnostic::file(
+        path,
+        severity,
+        format!(
+            "{} more problems in this file are not shown; fix the ones above first",
+            dropped.len()
+        ),
+    ));
+}
+
+/// The offset of the key `"event"` whose value starts at `value_pos`: it is the last
+/// string before the value, so only a short stretch before it is searched (a search
+/// from the start of the file for every key would make loading quadratic). The value's
+/// own offset when the key is not found there (an escaped name, a long gap).
+fn key_offset(file: &File<'_>, event: &str, value_pos: usize) -> usize {
+    let quoted = format!("\"{event}\"");
+    let mut start = value_pos.saturating_sub(quoted.len() + 256);
+    while !file.text.is_char_boundary(start) {
+        start -= 1;
+    }
+    file.text
+        .get(start..value_pos)
+        .and_then(|window| window.rfind(&quoted))
+        .map_or(value_pos, |found| start + found)
 }
 
 fn warn_unknown_event(file: &File<'_>, event: &str, pos: usize, diagnostics: &mut Vec<Diagnostic>) {
@@ -384,6 +502,9 @@ fn warn_unknown_event(file: &File<'_>, event: &str, pos: usize, diagnostics: &mu
 struct File<'a> {
     path: &'a Path,
     text: &'a str,
+    /// How many diagnostics were given a position: past [`MAX_DIAGNOSTICS`] they are
+    /// dropped anyway, so the search for their line is skipped.
+    placed: std::cell::Cell<usize>,
 }
 
 impl File<'_> {
@@ -396,7 +517,10 @@ impl File<'_> {
     }
 
     fn at(&self, offset: usize, severity: Severity, message: String) -> Diagnostic {
-        Diagnostic::at(self.path, self.text, Some(offset), severity, message)
+        let placed = self.placed.get() + 1;
+        self.placed.set(placed);
+        let offset = (placed <= MAX_DIAGNOSTICS).then_some(offset);
+        Diagnostic::at(self.path, self.text, offset, severity, message)
     }
 
     /// Deserializes `part` (the file or a slice of it), placing an error in the file.

@@ -157,8 +157,12 @@ impl Default for Settings {
 pub struct LoadedConfig {
     /// Hooks in load order: global before project, file order within a file.
     pub hooks: Vec<HookDef>,
-    /// Merged settings (a later layer wins, key by key).
+    /// The user's settings (those of the global `hooks.toml`): the `kill_grace` of every
+    /// hook that comes from no native file.
     pub settings: Settings,
+    /// Each native file read and the settings its own hooks run with: its `[settings]`
+    /// over the user's (a project file's settings never reach the user's hooks).
+    pub native_settings: Vec<(PathBuf, Settings)>,
     /// Non-fatal diagnostics.
     pub warnings: Vec<Diagnostic>,
     /// Files that were read.
@@ -171,6 +175,19 @@ pub struct LoadedConfig {
     /// The plugin packages loaded (those in `LoadOptions::packages` whose manifest is
     /// valid): their commands, validators, formatters and webhooks.
     pub packages: Vec<crate::package::Package>,
+}
+
+impl LoadedConfig {
+    /// The time between SIGTERM and SIGKILL for `def`: its native file's `kill_grace`,
+    /// else the user's.
+    pub fn kill_grace(&self, def: &HookDef) -> Duration {
+        self.native_settings
+            .iter()
+            .find(|(path, _)| def.protocol == ProtocolDef::Native && *path == def.spec.source.path)
+            .map_or(self.settings.kill_grace, |(_, settings)| {
+                settings.kill_grace
+            })
+    }
 }
 
 /// A hook left out as a duplicate of one already loaded.

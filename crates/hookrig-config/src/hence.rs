@@ -21,7 +21,7 @@ use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
 use crate::definition::{CommandDef, HookDef, ProtocolDef};
 use crate::errors::{Diagnostic, Severity};
 use crate::loader::LoadContext;
-use crate::settings_file::{HookSetting, Sourced, load_config_toml};
+use crate::settings_file::{HookSetting, Sourced, load_config_toml_by_level};
 
 const DIALECT: &str = "hence";
 
@@ -118,35 +118,28 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
     for tool in ["hookrig", "hence"] {
         dirs.push((ctx.env.config_home.join(tool).join("hooks"), Level::Global));
     }
-    // config.toml decides what runs (a disabled or renamed hook point) and for how long,
-    // so an error in it stops the load like an error in hooks.toml.
+    // config.toml decides what runs (a disabled or renamed hook point) and for how long.
+    // A file's settings apply to the hooks of its own level: a project's config.toml
+    // never changes what the user's global hooks do. A broken file is left out (its
+    // errors are in the diagnostics) and the other files still apply.
     let mut warnings = Vec::new();
-    let config = match load_config_toml(ctx.env, &mut warnings) {
-        Ok(config) => config,
-        Err(crate::ConfigError::Invalid { errors, other }) => {
-            ctx.errors.extend(errors);
-            ctx.diagnostics.extend(other);
-            return;
-        }
-        Err(err) => {
-            let diagnostic =
-                Diagnostic::file(&ctx.env.config_home, Severity::Error, err.to_string());
-            ctx.errors.push(diagnostic);
-            return;
-        }
-    };
+    let (global, merged) = load_config_toml_by_level(ctx.env, &mut warnings);
     // What an untrusted project config.toml loses (providers, notifiers, ...) is no
     // concern of the hooks loaded here: that warning belongs to the commands that use
     // those settings, not to every emit in the repository.
     warnings.retain(|w| {
-        !config
+        !merged
             .untrusted
             .iter()
-            .any(|u| u.path == w.path && w.line.is_none())
+            .any(|u| u.path == w.path && w.line.is_none() && w.severity == Severity::Warning)
     });
     ctx.diagnostics.extend(warnings);
-    let timeout = config.hook_timeout();
     for (dir, level) in dirs {
+        let config = match level {
+            Level::Global => &global,
+            Level::Project => &merged,
+        };
+        let timeout = config.hook_timeout();
         for point in HookPoint::ALL {
             let setting = config.hook(point);
             let file = match setting.map(|s| &s.value) {

@@ -52,7 +52,7 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
     };
     for path in paths.into_iter().flatten() {
         // hygge skips a file it cannot use and carries on; so does hookrig.
-        if let Some(text) = ctx.read(&path, false) {
+        if let Some(text) = ctx.read(&path) {
             let hooks = parse_hygge(&path, &text, level, &mut ctx.diagnostics);
             ctx.hooks.extend(hooks);
         }

@@ -37,14 +37,14 @@ pub use automation_settings::{
 };
 pub use claude::{
     ClaudeHook, DEFAULT_MANAGED_SETTINGS, MANAGED_SETTINGS_ENV, claude_matcher,
-    managed_settings_path,
+    claude_settings_to_trust, managed_settings_path,
 };
 pub use definition::{CommandDef, HookDef, LoadedConfig, ProtocolDef, Settings, Shadowed};
 pub use environment::{Environment, Project, find_project};
 pub use errors::{ConfigError, Diagnostic, Severity, TrustError, json_offset};
 pub use hence::{HenceHook, HookPoint};
 pub use hygge::{format_go_duration, parse_go_duration, parse_hygge};
-pub use loader::{LoadOptions, load};
+pub use loader::{LoadOptions, MAX_SOURCE_BYTES, load};
 pub use native::{did_you_mean, parse_duration, parse_native};
 pub use package::{
     Package, PackageCheck, PackageFile, PackageRef, PackageWebhook, check_package, valid_package_id,

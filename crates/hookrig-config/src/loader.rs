@@ -38,12 +38,9 @@ pub(crate) struct LoadContext<'a> {
     pub(crate) options: &'a LoadOptions,
     /// Hooks in load order.
     pub(crate) hooks: Vec<HookDef>,
-    /// Diagnostics that do not stop the load (a dialect that skips a bad entry, as its
-    /// own tool would, reports it here, with `Severity::Error` when `validate` should
-    /// fail on it).
+    /// Diagnostics: a source skipped whole or in part is reported here with
+    /// `Severity::Error` (`validate` fails on it, an emit warns and runs the rest).
     pub(crate) diagnostics: Vec<Diagnostic>,
-    /// Errors that stop the load: nothing runs.
-    pub(crate) errors: Vec<Diagnostic>,
     /// Files read.
     pub(crate) files: Vec<PathBuf>,
     /// What the Claude Code layers said so far (`disableAllHooks` needs every layer).
@@ -56,35 +53,77 @@ pub(crate) struct LoadContext<'a> {
 
 impl LoadContext<'_> {
     /// Reads a config file; `None` when it does not exist. A file that exists but cannot
-    /// be read is reported (fatally when `fatal`).
-    pub(crate) fn read(&mut self, path: &Path, fatal: bool) -> Option<String> {
-        match std::fs::read_to_string(path) {
+    /// be read (or is larger than [`MAX_SOURCE_BYTES`]) is reported as an error and left
+    /// out, so that the other sources' hooks still run.
+    pub(crate) fn read(&mut self, path: &Path) -> Option<String> {
+        match read_source(path) {
             Ok(text) => {
                 self.files.push(path.to_owned());
                 Some(text)
             }
             Err(err) if err.kind() == ErrorKind::NotFound => None,
             Err(err) => {
-                let diagnostic =
-                    Diagnostic::file(path, Severity::Error, format!("cannot read: {err}"));
-                if fatal {
-                    self.errors.push(diagnostic);
-                } else {
-                    self.diagnostics.push(diagnostic);
-                }
+                self.diagnostics.push(Diagnostic::file(
+                    path,
+                    Severity::Error,
+                    format!("cannot read: {err}"),
+                ));
                 None
             }
         }
     }
 }
 
+/// The largest config source hookrig reads (a `hooks.toml`, `config.toml`, hygge or
+/// Claude Code settings file): 4 MiB. A config file is written by hand; one larger than
+/// this is a mistake or an attack, and reading and parsing it on every emit would stall
+/// the agent.
+pub const MAX_SOURCE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Reads a config source as text: a regular file (a FIFO or a device such as
+/// `/dev/zero`, which a repository can name with a symlink, would block or never end)
+/// of at most [`MAX_SOURCE_BYTES`].
+pub(crate) fn read_source(path: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    let too_large = || {
+        std::io::Error::new(
+            ErrorKind::InvalidData,
+            format!(
+                "the file is larger than {} MiB, the most a config file may hold",
+                MAX_SOURCE_BYTES / (1024 * 1024)
+            ),
+        )
+    };
+    if meta.len() > MAX_SOURCE_BYTES {
+        return Err(too_large());
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MAX_SOURCE_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(too_large());
+    }
+    Ok(text)
+}
+
 /// Loads every source for `env.cwd`: global before project, and within a level in the
 /// order native, hygge, x-code, Claude Code, Hence.
 ///
-/// Missing files are fine. An error in a native file fails the whole load, listing every
-/// error: running half of a broken config is worse than running none. The other
-/// dialects keep their own tools' rules (a bad hygge file is skipped with a warning, a
-/// bad x-code plugin is rejected alone).
+/// Missing files are fine. A source that is broken or cannot be read never keeps the
+/// others' hooks from running: a native file with an error is left out whole (running
+/// half of a broken file is worse than running none of it), with every error in the
+/// warnings as `Severity::Error`; the other dialects keep their own tools' rules (a bad
+/// hygge file is skipped, a bad x-code plugin is rejected alone, a bad Claude Code entry
+/// is skipped alone). The user's guards then still decide, whatever a repository ships.
 pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
     let project = find_project(env);
     let mut ctx = LoadContext {
@@ -93,52 +132,49 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         options,
         hooks: Vec::new(),
         diagnostics: Vec::new(),
-        errors: Vec::new(),
         files: Vec::new(),
         shadowed: Vec::new(),
         claude: claude::State::default(),
         packages: Vec::new(),
     };
 
+    // The user's settings: those of the global file.
     let mut settings = Settings::default();
-    let mut native = Vec::new();
+    let mut native_settings = Vec::new();
     for level in [Level::Global, Level::Project] {
         let path = match level {
             Level::Global => Some(env.global_native()),
             Level::Project => project.nearest_file(".hookrig/hooks.toml"),
         };
         if let Some(path) = path
-            && let Some(text) = ctx.read(&path, true)
+            && let Some(text) = ctx.read(&path)
         {
             match parse_file(&path, &text, level, &mut ctx.diagnostics) {
                 Ok(file) => {
-                    file.settings.apply(&mut settings);
-                    for (def, own_timeout) in file.hooks {
-                        native.push((ctx.hooks.len(), own_timeout));
+                    // A file's `[settings]` apply to that file's hooks only: a project
+                    // file starts from the user's settings and changes nothing of the
+                    // user's hooks, which have run with the global file's settings
+                    // whatever repository the agent is in.
+                    let mut own = settings;
+                    file.settings.apply(&mut own);
+                    if level == Level::Global {
+                        settings = own;
+                    }
+                    for (mut def, own_timeout) in file.hooks {
+                        if !own_timeout {
+                            def.spec.timeout = own.timeout;
+                        }
                         ctx.hooks.push(def);
                     }
+                    native_settings.push((path, own));
                 }
-                Err(errors) => ctx.errors.extend(errors),
+                Err(errors) => ctx.diagnostics.extend(errors),
             }
         }
         hygge::load(&mut ctx, level);
         xcode::load(&mut ctx, level);
         claude::load(&mut ctx, level);
         hence::load(&mut ctx, level);
-    }
-    if !ctx.errors.is_empty() {
-        return Err(ConfigError::Invalid {
-            errors: ctx.errors,
-            other: ctx.diagnostics,
-        });
-    }
-
-    // Native settings merge key by key, later layers winning; native hooks without their
-    // own timeout take the merged default.
-    for (index, own_timeout) in native {
-        if !own_timeout {
-            ctx.hooks[index].spec.timeout = settings.timeout;
-        }
     }
     // A tool that made hookrig its one hook has `hookrig emit` in its own config, which
     // hookrig reads as well: running that entry would call hookrig again without end.
@@ -153,6 +189,7 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
     Ok(LoadedConfig {
         hooks: ctx.hooks,
         settings,
+        native_settings,
         warnings: ctx.diagnostics,
         files: ctx.files,
         project_root: project.root.clone(),

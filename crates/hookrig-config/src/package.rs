@@ -131,19 +131,16 @@ pub fn check_package(env: &Environment, package: &PackageRef) -> PackageCheck {
         options: &options,
         hooks: Vec::new(),
         diagnostics: Vec::new(),
-        errors: Vec::new(),
         files: Vec::new(),
         claude: claude::State::default(),
         packages: Vec::new(),
         shadowed: Vec::new(),
     };
     xcode::load_package(&mut ctx, package);
-    let mut diagnostics = ctx.errors;
-    diagnostics.append(&mut ctx.diagnostics);
     PackageCheck {
         package: ctx.packages.pop(),
         hooks: ctx.hooks,
-        diagnostics,
+        diagnostics: ctx.diagnostics,
     }
 }
 

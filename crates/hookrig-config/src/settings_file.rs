@@ -347,12 +347,49 @@ pub fn load_config_toml(
     env: &Environment,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<ConfigToml, ConfigError> {
-    let mut merged = ConfigToml::default();
     let mut errors = Vec::new();
+    let (_, merged) = load_layers(env, warnings, &mut errors);
+    if errors.is_empty() {
+        Ok(merged)
+    } else {
+        Err(ConfigError::Invalid {
+            errors,
+            other: Vec::new(),
+        })
+    }
+}
+
+/// What the hook loaders read of `config.toml`: the merge of the global files alone
+/// (the settings of the user's own hooks), then of every file (the settings of the
+/// project's hooks). A file that cannot be read or has an error is left out of both,
+/// its errors in `warnings` with `Severity::Error`: a broken file must not keep the
+/// other sources' hooks from running.
+pub(crate) fn load_config_toml_by_level(
+    env: &Environment,
+    warnings: &mut Vec<Diagnostic>,
+) -> (ConfigToml, ConfigToml) {
+    let mut errors = Vec::new();
+    let merged = load_layers(env, warnings, &mut errors);
+    warnings.extend(errors);
+    merged
+}
+
+/// Reads and merges every `config.toml` of `env`, leaving out the files with errors
+/// (reported in `errors`); returns the merge of the global files and the merge of all.
+fn load_layers(
+    env: &Environment,
+    warnings: &mut Vec<Diagnostic>,
+    errors: &mut Vec<Diagnostic>,
+) -> (ConfigToml, ConfigToml) {
+    let mut merged = ConfigToml::default();
+    let mut global = None;
     // Read once, and only when a project file sets something that needs trust.
     let mut store: Option<crate::trust::TrustStore> = None;
     for (path, level, base) in config_toml_paths(env) {
-        let text = match std::fs::read_to_string(&path) {
+        if level == Level::Project && global.is_none() {
+            global = Some(merged.clone());
+        }
+        let text = match crate::loader::read_source(&path) {
             Ok(text) => text,
             Err(err) if err.kind() == ErrorKind::NotFound => continue,
             Err(err) => {
@@ -406,14 +443,8 @@ pub fn load_config_toml(
             Err(found) => errors.extend(found),
         }
     }
-    if errors.is_empty() {
-        Ok(merged)
-    } else {
-        Err(ConfigError::Invalid {
-            errors,
-            other: Vec::new(),
-        })
-    }
+    let global = global.unwrap_or_else(|| merged.clone());
+    (global, merged)
 }
 
 /// One file, lowered: every value resolved and tagged with its place.

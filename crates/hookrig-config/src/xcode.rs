@@ -291,7 +291,7 @@ pub(crate) struct JsonFile {
 
 /// Reads and parses a JSON file; a parse error is reported at its line and column.
 fn read_json(ctx: &mut LoadContext<'_>, path: &Path) -> Option<JsonFile> {
-    let text = ctx.read(path, false)?;
+    let text = ctx.read(path)?;
     match serde_json::from_str(&text) {
         Ok(value) => Some(JsonFile {
             path: path.to_owned(),

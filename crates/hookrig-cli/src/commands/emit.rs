@@ -20,7 +20,27 @@ use crate::errors::ExpectedError;
 use crate::{engine, ledger, logging, output, signals};
 
 pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> {
-    let input = args.dialect.read(args.event.as_deref(), &read_stdin()?)?;
+    match run_event(global, args) {
+        Err(err) if !matches!(err, ExpectedError::Stdout(_)) => {
+            match args.dialect.failure(&output::chain(&err)) {
+                Some(answer) => {
+                    if let Some(text) = &answer.stderr {
+                        eprint!("{text}");
+                    }
+                    output::print(&answer.stdout)?;
+                    Ok(answer.exit_code)
+                }
+                None => Err(err),
+            }
+        }
+        result => result,
+    }
+}
+
+fn run_event(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> {
+    let input = args
+        .dialect
+        .read(args.event.as_deref(), &read_stdin(args.max_payload)?)?;
     let mut payload = input.payload;
     if let Some(tool) = &args.tool {
         payload.set_tool_name_if_missing(tool);
@@ -191,6 +211,8 @@ pub(crate) fn dispatch_event<T>(
             return Err(err.into());
         }
     };
+    // A source with an error was left out, and its errors are among these: the other
+    // sources' hooks still decide, and the host's user is told.
     let mut warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
     if logging::enabled() {
         for warning in &warnings {
@@ -367,14 +389,20 @@ fn event_agent(flag: Option<&str>, payload: &Payload) -> Option<String> {
     .map(str::to_owned)
 }
 
-/// Everything on stdin; nothing when stdin is a terminal (no payload was piped in).
-fn read_stdin() -> Result<Vec<u8>, ExpectedError> {
-    let mut stdin = std::io::stdin().lock();
+/// Everything on stdin, up to `limit` bytes (more is an error: it is read no further,
+/// so that a huge payload costs neither the memory nor the time to parse it); nothing
+/// when stdin is a terminal (no payload was piped in).
+fn read_stdin(limit: u64) -> Result<Vec<u8>, ExpectedError> {
+    let stdin = std::io::stdin().lock();
     let mut bytes = Vec::new();
     if !stdin.is_terminal() {
         stdin
+            .take(limit.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(ExpectedError::ReadStdin)?;
+        if bytes.len() as u64 > limit {
+            return Err(ExpectedError::PayloadTooLarge(limit));
+        }
     }
     Ok(bytes)
 }

@@ -81,6 +81,7 @@ pub(crate) fn list(
         ..LoadOptions::default()
     };
     let (_, config) = engine::load(cwd, &options)?;
+    engine::report_skipped(&config);
     let event = event.map(EventName::resolve);
     let mut hooks: Vec<&HookDef> = config
         .hooks
@@ -167,6 +168,7 @@ pub(crate) fn show(
         ..LoadOptions::default()
     };
     let (_, config) = engine::load(cwd, &options)?;
+    engine::report_skipped(&config);
     let found: Vec<&HookDef> = config
         .hooks
         .iter()

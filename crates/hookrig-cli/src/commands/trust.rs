@@ -41,6 +41,9 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
         ..env
     };
     let config = hookrig_config::load(&env, &LoadOptions::default())?;
+    // A file skipped for an error is not trusted: say so, so that it is fixed and
+    // trusted again.
+    engine::report_skipped(&config);
     let now = hookrig_store::now_ms();
     let mut text = String::new();
     let mut count = 0;
@@ -94,6 +97,7 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
             file.display()
         );
     }
+    count += trust_claude_settings(&env, &mut store, now, &mut text);
     for (name, file) in hookrig_config::project_validators(&project) {
         let Ok(bytes) = std::fs::read(&file) else {
             continue;
@@ -117,6 +121,35 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
     }
     print(&text)?;
     Ok(exit_codes::PROCEED)
+}
+
+/// Trusts the project's Claude Code settings files that set `disableAllHooks`, which
+/// counts only once trusted (it would turn off the user's own hooks); returns how many.
+fn trust_claude_settings(
+    env: &Environment,
+    store: &mut TrustStore,
+    now: i64,
+    text: &mut String,
+) -> usize {
+    let mut count = 0;
+    for file in hookrig_config::claude_settings_to_trust(env) {
+        let Ok(bytes) = std::fs::read(&file) else {
+            continue;
+        };
+        count += 1;
+        let changed = store.trust_file("claude", &file, &bytes, now);
+        let _ = writeln!(
+            text,
+            "{} Claude Code settings {}",
+            if changed {
+                "trusted"
+            } else {
+                "already trusted"
+            },
+            file.display()
+        );
+    }
+    count
 }
 
 fn print_list(store: &TrustStore) -> Result<u8, ExpectedError> {

@@ -25,9 +25,13 @@ pub(crate) fn run(
     let mut diagnostics = match hookrig_config::load(&env, &options) {
         Ok(config) => {
             let mut found = config.warnings;
-            for def in &config.hooks {
-                found.extend(script_problem(def));
-            }
+            found.extend(placed(
+                config
+                    .hooks
+                    .iter()
+                    .filter_map(|def| script_problem(def).map(|problem| (def, problem)))
+                    .collect(),
+            ));
             found
         }
         Err(ConfigError::Invalid { mut errors, other }) => {
@@ -65,14 +69,54 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// A script a hook names that is missing or cannot be executed: the hook would fail
-/// every time it runs. Reported at the hook's declaration when the loader kept it.
-fn script_problem(def: &HookDef) -> Option<Diagnostic> {
+/// every time it runs.
+fn script_problem(def: &HookDef) -> Option<String> {
     let script = script_of(def)?;
     let problem = hookrig_exec::script_problem(&script)?;
-    Some(def.diagnostic(
-        Severity::Error,
-        format!("hook `{}`: {problem}", def.spec.name),
-    ))
+    Some(format!("hook `{}`: {problem}", def.spec.name))
+}
+
+/// The problems as errors at each hook's declaration, when the loader kept its place.
+///
+/// Each file is read once and walked once, in the order of the places in it: a file of
+/// thousands of such hooks (a repository's settings file, say) must not be read and
+/// counted from its start for every one of them.
+fn placed(mut problems: Vec<(&HookDef, String)>) -> Vec<Diagnostic> {
+    problems.sort_by(|(a, _), (b, _)| {
+        (&a.spec.source.path, a.declared_at).cmp(&(&b.spec.source.path, b.declared_at))
+    });
+    let mut diagnostics = Vec::with_capacity(problems.len());
+    // The file being walked: its path, its text, and the place reached so far
+    // (byte offset, 1-based line and column in characters).
+    let mut walk: Option<(&Path, Option<String>, usize, usize, usize)> = None;
+    for (def, message) in problems {
+        let path = def.spec.source.path.as_path();
+        let mut diagnostic = Diagnostic::file(path, Severity::Error, message);
+        if let Some(offset) = def.declared_at {
+            if walk.as_ref().is_none_or(|(walked, ..)| *walked != path) {
+                walk = Some((path, std::fs::read_to_string(path).ok(), 0, 1, 1));
+            }
+            if let Some((_, Some(text), at, line, col)) = walk.as_mut() {
+                let mut offset = offset.min(text.len());
+                while !text.is_char_boundary(offset) {
+                    offset -= 1;
+                }
+                for c in text[*at..offset].chars() {
+                    if c == '\n' {
+                        *line += 1;
+                        *col = 1;
+                    } else {
+                        *col += 1;
+                    }
+                }
+                *at = offset;
+                diagnostic.line = Some(*line);
+                diagnostic.col = Some(*col);
+            }
+        }
+        diagnostics.push(diagnostic);
+    }
+    diagnostics
 }
 
 /// The file a hook's command starts, when it names one by path.

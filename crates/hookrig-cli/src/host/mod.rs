@@ -64,13 +64,48 @@ impl HostDialect {
     }
 
     /// The answer for this host.
+    ///
+    /// The Outcome's warnings (a config source that was skipped, a hook that failed)
+    /// reach the host's user where its format has a place for them: the Outcome itself,
+    /// Claude Code's `systemMessage`. x-code's and hygge's replies have none, so there
+    /// they are written on stderr, which those hosts log, unless stderr already carries
+    /// the reason of a deny.
     pub(crate) fn answer(self, outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
-        match self {
+        let mut answer = match self {
             HostDialect::Native => native::answer(outcome, dispatched),
             HostDialect::Xcode => xcode::answer(outcome, dispatched),
             HostDialect::Hygge => hygge::answer(outcome, dispatched),
             HostDialect::Claude => claude::answer(outcome, dispatched),
+        };
+        if matches!(self, HostDialect::Xcode | HostDialect::Hygge)
+            && answer.stderr.is_none()
+            && !outcome.warnings.is_empty()
+        {
+            let mut text = String::new();
+            for warning in outcome.warnings {
+                text.push_str("hookrig: warning: ");
+                text.push_str(warning);
+                text.push('\n');
+            }
+            answer.stderr = Some(text);
         }
+        answer
+    }
+
+    /// The answer when the emit failed before any hook could decide (the payload cannot
+    /// be read, the working directory is gone), for a host that would otherwise read
+    /// hookrig's exit code 1 as a decision; `None` for the others, which read a non-zero
+    /// exit other than 2 as a failed hook and are told the error on stderr.
+    ///
+    /// hygge reads every non-zero exit as a deny. Its form of a hook that failed without
+    /// deciding is a reply that is not a JSON object, which it logs as a warning: the
+    /// error line is that reply (and is on stderr too), with exit 0.
+    pub(crate) fn failure(self, error: &str) -> Option<HostAnswer> {
+        (self == HostDialect::Hygge).then(|| HostAnswer {
+            stdout: format!("hookrig: error: {error}\n"),
+            stderr: Some(format!("hookrig: error: {error}\n")),
+            exit_code: crate::exit_codes::PROCEED,
+        })
     }
 }
 

@@ -7,6 +7,7 @@
 
 mod agents;
 mod auto;
+mod broken_sources;
 mod catalog;
 mod claude;
 mod config;
@@ -26,6 +27,7 @@ mod protocol;
 mod providers;
 mod serve;
 mod serve_ingress;
+mod settings_scope;
 mod snapshots;
 mod trust;
 mod webhooks;
