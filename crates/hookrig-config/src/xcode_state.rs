@@ -32,7 +32,7 @@ pub(crate) struct Installed {
 /// and left out.
 pub(crate) fn installed(ctx: &mut LoadContext<'_>, plugins: &Path) -> Option<Vec<Installed>> {
     let path = plugins.join("installed_plugins.json");
-    let text = ctx.read(&path, false)?;
+    let text = ctx.read(&path)?;
     let Some(value) = parse(ctx, &path, &text) else {
         return Some(Vec::new());
     };
@@ -172,7 +172,7 @@ impl Enabled {
 /// are not booleans are reported and ignored.
 fn enabled_map(ctx: &mut LoadContext<'_>, path: &Path) -> HashMap<String, bool> {
     let mut map = HashMap::new();
-    let Some(text) = ctx.read(path, false) else {
+    let Some(text) = ctx.read(path) else {
         return map;
     };
     let Some(value) = parse(ctx, path, &text) else {
