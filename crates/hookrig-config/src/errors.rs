@@ -155,6 +155,15 @@ pub enum TrustError {
         #[source]
         source: serde_json::Error,
     },
+    /// Its lock file cannot be created or locked.
+    #[error("cannot lock the trust store with {}", path.display())]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// It cannot be written.
     #[error("cannot write the trust store {}", path.display())]
     Write {
@@ -169,7 +178,9 @@ pub enum TrustError {
 /// What went wrong with the trust store, for a diagnostic that already names the file.
 pub(crate) fn without_path(err: &TrustError) -> String {
     match err {
-        TrustError::Read { source, .. } | TrustError::Write { source, .. } => {
+        TrustError::Read { source, .. }
+        | TrustError::Lock { source, .. }
+        | TrustError::Write { source, .. } => {
             format!("cannot use the trust store: {source}")
         }
         TrustError::Corrupt { source, .. } => format!("the trust store is not valid: {source}"),

@@ -101,6 +101,41 @@ impl TrustStore {
         std::fs::rename(&temporary, path).map_err(write)
     }
 
+    /// Reads the store, lets `change` modify it and writes it back, all under an
+    /// exclusive lock on `<store>.lock`, so that concurrent `hookrig trust` commands
+    /// (a trust and a revoke, or eight trusts at once) each see the others' changes and
+    /// none is lost. The store itself is still replaced atomically, so readers, which
+    /// take no lock, see either the old file or the new one.
+    ///
+    /// Nothing is written when `change` fails.
+    pub fn update<T, E: From<TrustError>>(
+        path: &Path,
+        change: impl FnOnce(&mut TrustStore) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let lock_path = path.with_extension("json.lock");
+        let lock_error = |source| TrustError::Lock {
+            path: lock_path.clone(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(lock_error)?;
+        }
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(lock_error)?;
+        // Blocks until every other holder is done; the lock goes with the file handle
+        // (also when the process dies), so a crashed `hookrig trust` never leaves it held.
+        lock.lock().map_err(lock_error)?;
+        let mut store = TrustStore::load(path)?;
+        let value = change(&mut store)?;
+        store.save(path)?;
+        drop(lock);
+        Ok(value)
+    }
+
     /// Whether `hook` is trusted as it is now; `None` when it is.
     pub fn check(&self, hook: &HookDef, project: &Project) -> Option<Distrust> {
         let Some(trusted) = self.hooks.get(&hook_key(hook)) else {

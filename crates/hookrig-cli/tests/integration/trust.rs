@@ -782,3 +782,79 @@ fn trust_lists_every_kind_it_trusted() {
         )
     );
 }
+
+/// A repository `name` under the test root with one project hook named `name`.
+fn small_repository(env: &TestEnv, name: &str) -> std::path::PathBuf {
+    let dir = env.root().join(name);
+    std::fs::create_dir_all(dir.join(".git")).expect("create the repository");
+    std::fs::create_dir_all(dir.join(".hookrig")).expect("create .hookrig");
+    std::fs::write(
+        dir.join(".hookrig/hooks.toml"),
+        format!("[[hooks]]\nname = \"{name}\"\nevents = [\"tool.before\"]\nexec = [\"true\"]\n"),
+    )
+    .expect("write its config");
+    dir
+}
+
+/// The names of the hooks `hookrig trust --list` shows.
+fn trusted_names(env: &TestEnv) -> Vec<String> {
+    untrusted_ok(env, &["trust", "--list"])
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
+        .collect()
+}
+
+/// Starts `hookrig ARGS...` in `dir` without waiting for it.
+fn start_in(env: &TestEnv, dir: &Path, args: &[&str]) -> std::process::Child {
+    let mut command = env.untrusted_command(args);
+    command
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    command.spawn().expect("start hookrig")
+}
+
+fn assert_succeeded(child: std::process::Child) {
+    let output = child.wait_with_output().expect("wait for hookrig");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+}
+
+// guards: concurrent `hookrig trust` commands lost updates: a revoke that reported
+// success was undone by a trust saving the store it had read before the revoke.
+#[test]
+fn a_revoke_concurrent_with_a_trust_is_not_lost() {
+    let env = test_env();
+    let revoked = small_repository(&env, "revoked");
+    let trusted = small_repository(&env, "trusted");
+    for round in 0..8 {
+        assert_succeeded(start_in(&env, &revoked, &["trust"]));
+        let revoke = start_in(&env, &revoked, &["trust", "--revoke"]);
+        let trust = start_in(&env, &trusted, &["trust"]);
+        assert_succeeded(revoke);
+        assert_succeeded(trust);
+        assert_eq!(
+            trusted_names(&env),
+            ["trusted"],
+            "round {round}: the revoke must hold and the trust must be kept"
+        );
+        assert_succeeded(start_in(&env, &trusted, &["trust", "--revoke"]));
+    }
+}
+
+// guards: eight concurrent `hookrig trust` commands kept only some of the eight
+// projects (each saved the store it had read, without the others' entries).
+#[test]
+fn eight_concurrent_trusts_all_stay_trusted() {
+    let env = test_env();
+    let names: Vec<String> = (0..8).map(|i| format!("project{i}")).collect();
+    let dirs: Vec<_> = names.iter().map(|n| small_repository(&env, n)).collect();
+    let children: Vec<_> = dirs.iter().map(|d| start_in(&env, d, &["trust"])).collect();
+    for child in children {
+        assert_succeeded(child);
+    }
+    let mut kept = trusted_names(&env);
+    kept.sort();
+    assert_eq!(kept, names);
+}
