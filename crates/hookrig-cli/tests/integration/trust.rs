@@ -858,3 +858,90 @@ fn eight_concurrent_trusts_all_stay_trusted() {
     kept.sort();
     assert_eq!(kept, names);
 }
+
+// guards: `hookrig trust DIR/sub/..` stored a second entry for the project under a path
+// with `..` instead of finding the one `hookrig trust DIR` made.
+#[test]
+fn trust_through_dot_dot_is_the_same_project() {
+    let env = test_env();
+    project_with_marking_hook(&env);
+    trust(&env);
+    std::fs::create_dir_all(env.project().join("sub")).expect("create sub");
+    let through = format!("{}/sub/..", env.project().display());
+    let stdout = untrusted_ok(&env, &["trust", &through]);
+    assert!(stdout.contains("already trusted mark"), "{stdout}");
+    assert_eq!(trusted_names(&env), ["mark"], "one entry, not two");
+}
+
+// guards: a plan named through `..` from a subdirectory (`plan validate ../plan.spl`,
+// `task claim -f ../plan.spl`) treated the trusted project's validators and hooks as
+// untrusted; they must run, and see the plan's normalised path in `HENCE_PLAN`.
+#[test]
+fn a_plan_named_through_dot_dot_keeps_the_project_trusted() {
+    let env = test_env();
+    std::fs::create_dir_all(env.project().join(".git")).expect("make it a repository");
+    env.write_file(
+        "plan.spl",
+        "(given task-design)\n(meta task-design (description \"Design\") (acceptance \"Done\"))\n(normally r-ready-design task-design ready-design)\n",
+    );
+    let project = env.project();
+    env.write_script(
+        ".hookrig/validators/team",
+        &format!(
+            "#!/bin/sh\nprintf '%s' \"$HENCE_PLAN\" > {}\necho '[]'\n",
+            project.join("validator-saw").display()
+        ),
+    );
+    env.write_script(
+        ".hence/hooks/post-claim",
+        &format!(
+            "printf '%s' \"$HENCE_PLAN\" > {}\n",
+            project.join("hook-saw").display()
+        ),
+    );
+    trust(&env);
+    let sub = project.join("sub");
+    std::fs::create_dir_all(&sub).expect("create sub");
+    let plan = project.join("plan.spl").display().to_string();
+
+    let output = run_in(
+        &sub,
+        env.untrusted_command(["plan", "validate", "../plan.spl", "--strict"]),
+    );
+    assert_eq!(
+        code(&output),
+        0,
+        "{}{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    assert!(
+        !text(&output.stderr).contains("not trusted"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(
+        env.read_file("validator-saw").as_deref(),
+        Some(plan.as_str())
+    );
+
+    let output = run_in(
+        &sub,
+        env.untrusted_command([
+            "task",
+            "claim",
+            "design",
+            "-f",
+            "../plan.spl",
+            "--agent",
+            "coder",
+        ]),
+    );
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(
+        !text(&output.stderr).contains("trust"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(env.read_file("hook-saw").as_deref(), Some(plan.as_str()));
+}
