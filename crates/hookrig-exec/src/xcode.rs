@@ -257,13 +257,18 @@ pub(crate) fn reply(
     }
 }
 
+/// Whether the hook's event reads its stdout as a decision.
+pub(crate) fn reads_stdout(def: &XcodeHook) -> bool {
+    matches!(
+        def.event.as_str(),
+        "PreToolUse" | "PostToolUse" | "UserPromptSubmit"
+    )
+}
+
 /// Reads stdout by the rules of the hook's event.
 fn verdict(def: &XcodeHook, hook: &str, output: &ProcessOutput) -> Verdict {
     // Only the three decision events read stdout; the others ignore it.
-    if !matches!(
-        def.event.as_str(),
-        "PreToolUse" | "PostToolUse" | "UserPromptSubmit"
-    ) {
+    if !reads_stdout(def) {
         return Verdict::allow();
     }
     let text = String::from_utf8_lossy(&output.stdout);
