@@ -26,6 +26,10 @@ pub struct Environment {
 impl Environment {
     /// Reads `HOME` and the XDG variables. Relative XDG values are ignored, as the XDG
     /// base directory spec requires.
+    #[expect(
+        clippy::needless_pass_by_value,
+        reason = "callers hand over the directory they resolved; it is stored normalised"
+    )]
     pub fn from_process(cwd: PathBuf) -> Result<Self, crate::ConfigError> {
         let home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())

@@ -31,16 +31,19 @@ pub(crate) fn extra_args(protocol: &ProtocolDef, invocation: &Invocation) -> Vec
     }
 }
 
-/// The shell line a `Shell` command runs: x-code expands its variables here, since
-/// `${cwd}` is only known when the event happens.
+/// The shell line a `Shell` command runs, and the environment variables it reads: x-code
+/// expands its variables here, since `${cwd}` is only known when the event happens.
 pub(crate) fn command_line<'a>(
     protocol: &ProtocolDef,
     line: &'a str,
     invocation: &Invocation,
-) -> Cow<'a, str> {
+) -> (Cow<'a, str>, Vec<(String, String)>) {
     match protocol {
-        ProtocolDef::Xcode(def) => Cow::Owned(xcode::command_line(def, line, invocation)),
-        _ => Cow::Borrowed(line),
+        ProtocolDef::Xcode(def) => {
+            let (line, vars) = xcode::command_line(def, line, invocation);
+            (Cow::Owned(line), vars)
+        }
+        _ => (Cow::Borrowed(line), Vec::new()),
     }
 }
 
