@@ -3,9 +3,9 @@
 //!
 //! For each project hook the store keeps a SHA-256 of its definition (dialect, name,
 //! events, matcher, command, environment, mode, timeout, failure policy) and of the
-//! script file it runs when that file lies inside the project. A hook whose hashes are
-//! missing from the store or differ from it is untrusted: it is listed and reported,
-//! never run. User-level and managed hooks are the user's own and always trusted.
+//! files its command names (its script, wherever it lies, with the dialect's variables
+//! expanded). A hook whose hashes are missing from the store or differ from it is
+//! untrusted: it is listed and reported, never run. User-level and managed hooks are the user's own and always trusted.
 
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::definition::{CommandDef, HookDef};
+use crate::definition::{CommandDef, HookDef, ProtocolDef};
 use crate::environment::{Environment, Project};
 use crate::errors::{Diagnostic, Severity, TrustError};
 
@@ -350,13 +350,16 @@ pub fn definition_hash(hook: &HookDef) -> String {
     content_hash(document.to_string().as_bytes())
 }
 
-/// The files a hook runs and their SHA-256, for those inside the project (a file
-/// elsewhere is not the repository's to change).
+/// The files a hook runs and their SHA-256.
 ///
 /// Not only the program: `sh .hookrig/check.sh` and `python3 hooks/x.py` run a file
-/// named by a later word, so every word of the command that names a file inside the
-/// project counts (relative words are resolved against the project directory, where
-/// hooks of a project normally run, and against the declaring file's directory). The
+/// named by a later word, so every word of the command that names a file counts
+/// (relative words are resolved against the project directory, where hooks of a project
+/// normally run, and against the declaring file's directory). The dialect's variables
+/// are expanded first, as the hook will see them (Claude Code's `$CLAUDE_PROJECT_DIR`,
+/// x-code's `${pluginDir}`...), so `"$CLAUDE_PROJECT_DIR"/.claude/hook.sh` and `sh
+/// ${pluginDir}/run.sh` hash their script. A file outside the project is hashed too:
+/// the repository names it, so a change to it must be approved like one inside. The
 /// first such file is named in the store; the hash covers all of them.
 fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
     let dir = project_dir(&hook.spec.source.path, project)?;
@@ -364,10 +367,7 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
         CommandDef::Shell { line, script } => script
             .iter()
             .map(|s| s.to_string_lossy().into_owned())
-            .chain(
-                line.split_whitespace()
-                    .map(|w| w.trim_matches(['"', '\'']).to_owned()),
-            )
+            .chain(shell_words(&expand_variables(line, hook, &dir)))
             .collect(),
         CommandDef::Exec { argv } => argv.clone(),
         CommandDef::Http { .. } => return None,
@@ -382,7 +382,7 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
             vec![dir.join(word), source_dir.join(word)]
         };
         for candidate in candidates {
-            if candidate.starts_with(&dir) && candidate.is_file() && !files.contains(&candidate) {
+            if candidate.is_file() && !files.contains(&candidate) {
                 files.push(candidate);
             }
         }
@@ -398,7 +398,8 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
             CommandDef::Exec { argv } => PathBuf::from(argv.first()?),
             _ => return None,
         };
-        return (program.is_absolute() && program.starts_with(&dir))
+        return program
+            .is_absolute()
             .then(|| (program, "missing".to_owned()));
     }
     let hashes: Vec<String> = files
@@ -418,6 +419,44 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
         content_hash(combined.join("\0").as_bytes())
     };
     Some((files.swap_remove(0), hash))
+}
+
+/// `line` with the variables its dialect gives the hook replaced by their values, the
+/// way `hookrig validate` reads them. x-code's `${cwd}` is the project directory, where
+/// the hooks of a project normally run.
+fn expand_variables(line: &str, hook: &HookDef, project_dir: &Path) -> String {
+    let lossy = |path: &Path| path.to_string_lossy().into_owned();
+    let variables: Vec<(&str, String)> = match &hook.protocol {
+        ProtocolDef::Claude(claude) => {
+            let dir = claude.project_dir.as_deref().unwrap_or(project_dir);
+            vec![
+                ("${CLAUDE_PROJECT_DIR}", lossy(dir)),
+                ("$CLAUDE_PROJECT_DIR", lossy(dir)),
+            ]
+        }
+        ProtocolDef::Xcode(xcode) => vec![
+            ("${pluginDir}", lossy(&xcode.plugin_dir)),
+            ("${pluginDataDir}", lossy(&xcode.data_dir)),
+            ("${homedir}", lossy(&xcode.home)),
+            ("${cwd}", lossy(project_dir)),
+            ("${sep}", std::path::MAIN_SEPARATOR_STR.to_owned()),
+        ],
+        _ => Vec::new(),
+    };
+    variables
+        .iter()
+        .fold(line.to_owned(), |line, (name, value)| {
+            line.replace(name, value)
+        })
+}
+
+/// The words of a shell line, roughly: split at blanks and at the characters that end a
+/// word (`;`, `&`, `|`, `(`, `)`, `<`, `>`, `` ` ``), with quotes removed.
+fn shell_words(line: &str) -> Vec<String> {
+    line.split(|c: char| c.is_whitespace() || ";&|()<>`".contains(c))
+        .map(|word| word.replace(['"', '\''], ""))
+        .filter(|word| !word.is_empty())
+        .collect()
 }
 
 /// The project directory a project file belongs to: the nearest directory of the walk

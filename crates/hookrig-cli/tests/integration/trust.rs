@@ -328,10 +328,10 @@ fn a_corrupt_trust_store_trusts_no_project_hook_and_keeps_global_hooks() {
     );
 }
 
-/// Documented behaviour: only scripts inside the project are hashed; a script elsewhere
-/// is not the repository's to change, so changing it does not untrust the hook.
+// guards: a project hook whose script lies outside the project recorded no script hash,
+// so the script could be changed after trust and still run.
 #[test]
-fn a_script_outside_the_project_is_not_hashed() {
+fn a_changed_script_outside_the_project_is_untrusted_again() {
     let env = test_env();
     let outside = env.write_bin("outside.sh", "touch marker\n");
     env.write_project_config(&format!(
@@ -349,7 +349,94 @@ fn a_script_outside_the_project_is_not_hashed() {
 
     env.write_bin("outside.sh", "touch marker\necho changed >&2\n");
     let (out, ran) = emit_and_mark(&env);
-    assert_ran(&out, ran);
+    assert_untrusted(&env, &out, ran, "its script changed since it was trusted");
+}
+
+/// Emits `tool.before` for the Bash tool without `HOOKRIG_TRUST_ALL`; which of the
+/// `markers` (files in the project) appeared, removing them.
+fn emit_and_marks(env: &TestEnv, markers: &[&str]) -> (Emitted, Vec<String>) {
+    let out = emit_untrusted(env, &["tool.before"], r#"{"tool":{"name":"Bash"}}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut ran = Vec::new();
+    for marker in markers {
+        let path = env.project().join(marker);
+        if path.exists() {
+            std::fs::remove_file(&path).expect("remove the marker");
+            ran.push((*marker).to_owned());
+        }
+    }
+    (out, ran)
+}
+
+// guards: trust recorded no script hash for Claude Code's usual
+// `"$CLAUDE_PROJECT_DIR"/.claude/hook.sh`, so an edited script ran without a new trust.
+#[test]
+fn a_changed_claude_script_named_through_the_project_dir_is_untrusted_again() {
+    let env = test_env();
+    std::fs::create_dir_all(env.project().join(".git")).expect("make it a repository");
+    env.write_script(".claude/hook.sh", "touch claude-marker\n");
+    env.write_file(
+        ".claude/settings.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "", "hooks": [
+            {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hook.sh"}
+        ]}]}}"#,
+    );
+    trust(&env);
+    let (_, ran) = emit_and_marks(&env, &["claude-marker"]);
+    assert_eq!(ran, ["claude-marker"], "trusted, it runs");
+
+    env.write_script(".claude/hook.sh", "touch claude-marker\ntouch edited\n");
+    let (out, ran) = emit_and_marks(&env, &["claude-marker"]);
+    assert!(ran.is_empty(), "the edited script must not run");
+    assert!(!env.project().join("edited").exists());
+    assert!(
+        out.has_warning("its script changed since it was trusted"),
+        "{:?}",
+        out.warnings()
+    );
+}
+
+// guards: trust recorded no script hash for x-code's `${pluginDir}/run.sh` and
+// `sh ${pluginDir}/run.sh` in a project plugin, so an edited script ran.
+#[test]
+fn a_changed_x_code_plugin_script_is_untrusted_again() {
+    let env = test_env();
+    std::fs::create_dir_all(env.project().join(".git")).expect("make it a repository");
+    for (name, command) in [
+        ("direct", "${pluginDir}/run.sh"),
+        ("through-sh", "sh ${pluginDir}/run.sh"),
+    ] {
+        let dir = format!(".hookrig/plugins/{name}");
+        env.write_script(format!("{dir}/run.sh"), &format!("touch {name}-marker\n"));
+        env.write_file(
+            format!("{dir}/plugin.json"),
+            &serde_json::json!({
+                "name": name,
+                "hooks": {"PreToolUse": [{"command": command}]}
+            })
+            .to_string(),
+        );
+    }
+    let markers = ["direct-marker", "through-sh-marker"];
+    trust(&env);
+    let (_, ran) = emit_and_marks(&env, &markers);
+    assert_eq!(ran, markers, "trusted, they run");
+
+    for name in ["direct", "through-sh"] {
+        env.write_script(
+            format!(".hookrig/plugins/{name}/run.sh"),
+            &format!("touch {name}-marker\ntouch edited\n"),
+        );
+    }
+    let (out, ran) = emit_and_marks(&env, &markers);
+    assert!(ran.is_empty(), "the edited scripts must not run: {ran:?}");
+    assert!(!env.project().join("edited").exists());
+    let changed = out
+        .warnings()
+        .into_iter()
+        .filter(|w| w.contains("its script changed since it was trusted"))
+        .count();
+    assert_eq!(changed, 2, "{:?}", out.warnings());
 }
 
 /// A project script run through an interpreter (`sh x.sh`, `python3 hook.py`) is the
