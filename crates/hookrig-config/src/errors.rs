@@ -67,6 +67,27 @@ impl Diagnostic {
         format!("{place}: {severity}: {}", self.message)
     }
 
+    /// The contents of the file `path` as text, or a diagnostic at the line and column of
+    /// the first byte that is not UTF-8.
+    pub fn utf8(path: &Path, bytes: Vec<u8>, severity: Severity) -> Result<String, Self> {
+        String::from_utf8(bytes).map_err(|err| {
+            let valid = err.utf8_error().valid_up_to();
+            let bytes = err.as_bytes();
+            // Valid up to there, by the error's own account.
+            let before = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+            Diagnostic::at(
+                path,
+                before,
+                Some(valid),
+                severity,
+                format!(
+                    "not valid UTF-8 (byte 0x{:02x}); the file must be UTF-8 text",
+                    bytes.get(valid).copied().unwrap_or_default()
+                ),
+            )
+        })
+    }
+
     /// A diagnostic about a whole file.
     pub fn file(path: &Path, severity: Severity, message: String) -> Self {
         Self {

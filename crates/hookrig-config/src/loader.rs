@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use hookrig_core::{EventName, Level, Payload};
 
-use crate::definition::{HookDef, LoadedConfig, Settings, Shadowed};
+use crate::definition::{CommandDef, HookDef, LoadedConfig, ProtocolDef, Settings, Shadowed};
 use crate::environment::{Environment, Project, find_project};
 use crate::errors::{ConfigError, Diagnostic, Severity};
 use crate::native::parse_file;
@@ -55,24 +55,73 @@ impl LoadContext<'_> {
     /// Reads a config file; `None` when it does not exist. A file that exists but cannot
     /// be read is reported (fatally when `fatal`).
     pub(crate) fn read(&mut self, path: &Path, fatal: bool) -> Option<String> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => {
-                self.files.push(path.to_owned());
-                Some(text)
-            }
-            Err(err) if err.kind() == ErrorKind::NotFound => None,
-            Err(err) => {
-                let diagnostic =
-                    Diagnostic::file(path, Severity::Error, format!("cannot read: {err}"));
-                if fatal {
-                    self.errors.push(diagnostic);
-                } else {
-                    self.diagnostics.push(diagnostic);
+        let diagnostic = match std::fs::read(path) {
+            Ok(bytes) => match Diagnostic::utf8(path, bytes, Severity::Error) {
+                Ok(text) => {
+                    self.files.push(path.to_owned());
+                    return Some(text);
                 }
-                None
+                Err(diagnostic) => diagnostic,
+            },
+            Err(err) if err.kind() == ErrorKind::NotFound => return None,
+            Err(err) => Diagnostic::file(path, Severity::Error, format!("cannot read: {err}")),
+        };
+        if fatal {
+            self.errors.push(diagnostic);
+        } else {
+            self.diagnostics.push(diagnostic);
+        }
+        None
+    }
+}
+
+/// Reports every hook whose command or environment holds a NUL byte, which no process
+/// can be given (arguments, environment and paths are C strings): the hook could never
+/// start, so it is an error at its declaration. In a native file it fails the load, as
+/// every native error does; in the other dialects the hook is left out, as they leave
+/// out their other broken entries. Returns the indexes of the hooks to leave out.
+fn nul_bytes(ctx: &mut LoadContext<'_>) -> Vec<usize> {
+    let mut left_out = Vec::new();
+    for (index, def) in ctx.hooks.iter().enumerate() {
+        let command_has_nul = match &def.command {
+            CommandDef::Shell { line, script } => {
+                line.contains('\0')
+                    || script
+                        .as_ref()
+                        .is_some_and(|s| s.as_os_str().as_encoded_bytes().contains(&0))
             }
+            CommandDef::Exec { argv } => argv.iter().any(|a| a.contains('\0')),
+            CommandDef::Http { url, headers, .. } => {
+                url.contains('\0')
+                    || headers
+                        .iter()
+                        .any(|(k, v)| k.contains('\0') || v.contains('\0'))
+            }
+        };
+        let env_has_nul = def
+            .env
+            .iter()
+            .any(|(name, value)| name.contains('\0') || value.contains('\0'));
+        let what = match (command_has_nul, env_has_nul) {
+            (true, _) => "command",
+            (false, true) => "environment",
+            (false, false) => continue,
+        };
+        let diagnostic = def.diagnostic(
+            Severity::Error,
+            format!(
+                "hook `{}`: its {what} contains a NUL byte, which no process can be given",
+                def.spec.name
+            ),
+        );
+        if matches!(def.protocol, ProtocolDef::Native) {
+            ctx.errors.push(diagnostic);
+        } else {
+            ctx.diagnostics.push(diagnostic);
+            left_out.push(index);
         }
     }
+    left_out
 }
 
 /// Loads every source for `env.cwd`: global before project, and within a level in the
@@ -123,6 +172,7 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         claude::load(&mut ctx, level);
         hence::load(&mut ctx, level);
     }
+    let cannot_start = nul_bytes(&mut ctx);
     if !ctx.errors.is_empty() {
         return Err(ConfigError::Invalid {
             errors: ctx.errors,
@@ -137,6 +187,11 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
             ctx.hooks[index].spec.timeout = settings.timeout;
         }
     }
+    let mut index = 0;
+    ctx.hooks.retain(|_| {
+        index += 1;
+        !cannot_start.contains(&(index - 1))
+    });
     // A tool that made hookrig its one hook has `hookrig emit` in its own config, which
     // hookrig reads as well: running that entry would call hookrig again without end.
     ctx.hooks.retain(|def| !def.command.calls_hookrig_emit());

@@ -352,8 +352,14 @@ pub fn load_config_toml(
     // Read once, and only when a project file sets something that needs trust.
     let mut store: Option<crate::trust::TrustStore> = None;
     for (path, level, base) in config_toml_paths(env) {
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
+        let text = match std::fs::read(&path) {
+            Ok(bytes) => match Diagnostic::utf8(&path, bytes, Severity::Error) {
+                Ok(text) => text,
+                Err(diagnostic) => {
+                    errors.push(diagnostic);
+                    continue;
+                }
+            },
             Err(err) if err.kind() == ErrorKind::NotFound => continue,
             Err(err) => {
                 errors.push(Diagnostic::file(
