@@ -451,12 +451,39 @@ fn expand_variables(line: &str, hook: &HookDef, project_dir: &Path) -> String {
 }
 
 /// The words of a shell line, roughly: split at blanks and at the characters that end a
-/// word (`;`, `&`, `|`, `(`, `)`, `<`, `>`, `` ` ``), with quotes removed.
+/// word (`;`, `&`, `|`, `(`, `)`, `<`, `>`, `` ` ``) outside quotes, with quotes removed. The target of
+/// an output redirection (`> log.txt`) is left out: the hook writes it, it does not run
+/// it, so hashing it would untrust the hook on its first run.
 fn shell_words(line: &str) -> Vec<String> {
-    line.split(|c: char| c.is_whitespace() || ";&|()<>`".contains(c))
-        .map(|word| word.replace(['"', '\''], ""))
-        .filter(|word| !word.is_empty())
-        .collect()
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut output_target = false;
+    let mut quote = None;
+    for c in line.chars().chain(std::iter::once(' ')) {
+        if let Some(open) = quote {
+            if c == open {
+                quote = None;
+            } else {
+                word.push(c);
+            }
+        } else if c == '"' || c == '\'' {
+            quote = Some(c);
+        } else if c.is_whitespace() || ";&|()<>`".contains(c) {
+            if !word.is_empty() {
+                if !output_target {
+                    words.push(std::mem::take(&mut word));
+                }
+                word.clear();
+                output_target = false;
+            }
+            if c == '>' {
+                output_target = true;
+            }
+        } else {
+            word.push(c);
+        }
+    }
+    words
 }
 
 /// The project directory a project file belongs to: the nearest directory of the walk
@@ -500,6 +527,14 @@ mod tests {
         )
         .expect("valid");
         definition_hash(&hooks[0])
+    }
+
+    #[test]
+    fn shell_words_lose_quotes_and_output_targets() {
+        assert_eq!(
+            shell_words(r#""$D"/a.sh arg;sh 'b c.sh'>>log.txt 2>&1 && ./d.sh <in.sh"#),
+            ["$D/a.sh", "arg", "sh", "b c.sh", "2", "./d.sh", "in.sh"]
+        );
     }
 
     #[test]

@@ -1032,3 +1032,23 @@ fn a_plan_named_through_dot_dot_keeps_the_project_trusted() {
     );
     assert_eq!(env.read_file("hook-saw").as_deref(), Some(plan.as_str()));
 }
+
+// guards: the file a hook's output is redirected to counted as one of its scripts, so
+// the hook's first run (which creates it) made it untrusted.
+#[test]
+fn a_hook_writing_its_log_inside_the_project_stays_trusted() {
+    let env = test_env();
+    env.write_script(".hookrig/mark.sh", "touch marker\necho ran\n");
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "mark"
+        events = ["tool.before"]
+        command = "./mark.sh >> log.txt 2>&1"
+    "#});
+    trust(&env);
+    for round in 0..2 {
+        let (out, ran) = emit_and_mark(&env);
+        assert!(env.project().join("log.txt").exists(), "round {round}");
+        assert_ran(&out, ran);
+    }
+}
