@@ -359,7 +359,8 @@ pub fn definition_hash(hook: &HookDef) -> String {
 /// are expanded first, as the hook will see them (Claude Code's `$CLAUDE_PROJECT_DIR`,
 /// x-code's `${pluginDir}`...), so `"$CLAUDE_PROJECT_DIR"/.claude/hook.sh` and `sh
 /// ${pluginDir}/run.sh` hash their script. A file outside the project is hashed too:
-/// the repository names it, so a change to it must be approved like one inside. The
+/// the repository names it, so a change to it must be approved like one inside (except
+/// the system's own programs, see [`system_file`]). The
 /// first such file is named in the store; the hash covers all of them.
 fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
     let dir = project_dir(&hook.spec.source.path, project)?;
@@ -382,7 +383,10 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
             vec![dir.join(word), source_dir.join(word)]
         };
         for candidate in candidates {
-            if candidate.is_file() && !files.contains(&candidate) {
+            if candidate.is_file()
+                && !files.contains(&candidate)
+                && (candidate.starts_with(&dir) || !system_file(&candidate, &dir))
+            {
                 files.push(candidate);
             }
         }
@@ -419,6 +423,16 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
         content_hash(combined.join("\0").as_bytes())
     };
     Some((files.swap_remove(0), hash))
+}
+
+/// Whether `file`, outside the project, is the system's: owned by root while the
+/// project is not. Neither the repository nor a hook running as its owner can change
+/// such a file (`/usr/bin/python3`), and hashing large programs on every emit would cost
+/// more than it proves.
+fn system_file(file: &Path, project_dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let owner = |path: &Path| path.metadata().map(|m| m.uid()).ok();
+    owner(file) == Some(0) && owner(project_dir).is_some_and(|uid| uid != 0)
 }
 
 /// `line` with the variables its dialect gives the hook replaced by their values, the
@@ -527,6 +541,34 @@ mod tests {
         )
         .expect("valid");
         definition_hash(&hooks[0])
+    }
+
+    // guards: the system's programs named by a project hook (`/bin/sh x.sh`) are not
+    // hashed on every emit when the project is not root's; other outside files are.
+    #[test]
+    fn only_root_owned_files_outside_a_user_project_are_the_system_s() {
+        use std::os::unix::fs::MetadataExt as _;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let project = dir.path().join("project");
+        std::fs::create_dir(&project).expect("mkdir");
+        let mine = dir.path().join("mine.sh");
+        std::fs::write(&mine, "true\n").expect("write");
+        assert!(
+            !system_file(&mine, &project),
+            "a file of the project's owner"
+        );
+        let root_owned = Path::new("/bin/sh");
+        if root_owned.metadata().is_ok_and(|m| m.uid() == 0) {
+            // A project owned by someone else than root: possible to set up only as root.
+            if std::os::unix::fs::chown(&project, Some(65534), Some(65534)).is_ok() {
+                assert!(system_file(root_owned, &project));
+                std::os::unix::fs::chown(&mine, Some(65534), Some(65534)).expect("chown");
+                assert!(!system_file(&mine, &project));
+            } else {
+                assert!(project.metadata().expect("meta").uid() != 0);
+                assert!(system_file(root_owned, &project));
+            }
+        }
     }
 
     #[test]
