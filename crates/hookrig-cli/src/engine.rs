@@ -13,7 +13,7 @@ use crate::errors::ExpectedError;
 pub(crate) fn working_dir(dir: Option<&Path>) -> Result<PathBuf, ExpectedError> {
     match dir {
         Some(dir) => {
-            let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+            let dir = hookrig_config::normal_path(dir);
             if dir.is_dir() {
                 Ok(dir)
             } else {

@@ -384,7 +384,7 @@ impl Context {
             .filter(|p| !p.as_os_str().is_empty())
             .map(Path::to_owned)
             .or_else(|| from_env(["HOOKRIG_PLAN", "HENCE_PLAN"]).map(PathBuf::from))
-            .map(|plan| std::path::absolute(&plan).unwrap_or(plan));
+            .map(|plan| hookrig_config::normal_path(&plan));
         let store = store
             .map(Path::to_owned)
             .or_else(|| {

@@ -1,6 +1,6 @@
 //! Where configuration and state live: home, XDG directories, the working directory.
 
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 
 /// The directories config discovery depends on. Built from the process environment by
 /// the CLI, or by hand in tests.
@@ -26,6 +26,10 @@ pub struct Environment {
 impl Environment {
     /// Reads `HOME` and the XDG variables. Relative XDG values are ignored, as the XDG
     /// base directory spec requires.
+    #[expect(
+        clippy::needless_pass_by_value,
+        reason = "callers hand over the directory they resolved; it is stored normalised"
+    )]
     pub fn from_process(cwd: PathBuf) -> Result<Self, crate::ConfigError> {
         let home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
@@ -45,7 +49,7 @@ impl Environment {
             // directory for every working directory.
             xcode_home: xdg("X_CODE_HOME", &[".x-code"]),
             home,
-            cwd,
+            cwd: normal_path(&cwd),
             trust_all: std::env::var("HOOKRIG_TRUST_ALL").is_ok_and(|v| v == "1"),
         })
     }
@@ -92,7 +96,10 @@ impl Project {
 /// loaded as the global layer), and at `/`.
 pub fn find_project(env: &Environment) -> Project {
     let mut project = Project::default();
-    for dir in env.cwd.ancestors() {
+    // `sub/..` must find the project `.` finds, under the same paths, or its trusted
+    // hooks would look untrusted (and a trust from there would be a second entry).
+    let cwd = normal_path(&env.cwd);
+    for dir in cwd.ancestors() {
         if dir == env.home {
             break;
         }
@@ -103,4 +110,74 @@ pub fn find_project(env: &Environment) -> Project {
         }
     }
     project
+}
+
+/// `path` made absolute without `.` or `..` components, the way the trust store keys and
+/// project walks need it: the same file always gets the same path.
+///
+/// A directory is resolved like the working directory the system reports (symbolic links
+/// followed); for a file only its directory is, so that a plan file that is a link stays
+/// where it was named. A path that does not exist is cleaned lexically.
+pub fn normal_path(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    if absolute.is_dir()
+        && let Ok(real) = absolute.canonicalize()
+    {
+        return real;
+    }
+    if let (Some(parent), Some(Component::Normal(name))) =
+        (absolute.parent(), absolute.components().next_back())
+        && parent.is_dir()
+        && let Ok(real) = parent.canonicalize()
+    {
+        return real.join(name);
+    }
+    let mut clean = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            Component::ParentDir => {
+                clean.pop();
+            }
+            Component::CurDir => {}
+            other => clean.push(other),
+        }
+    }
+    clean
+}
+
+#[cfg(test)]
+mod normal_path_tests {
+    use super::*;
+
+    #[test]
+    fn dot_dot_and_dot_are_resolved() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().canonicalize().expect("canonical");
+        std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+        std::fs::write(root.join("plan.spl"), "").expect("write");
+        assert_eq!(normal_path(&root.join("sub/..")), root);
+        assert_eq!(
+            normal_path(&root.join("sub/../plan.spl")),
+            root.join("plan.spl")
+        );
+        assert_eq!(normal_path(&root.join("./sub/.")), root.join("sub"));
+        assert_eq!(
+            normal_path(&root.join("sub/../missing/../x")),
+            root.join("x"),
+            "missing paths are cleaned lexically"
+        );
+    }
+
+    #[test]
+    fn a_linked_file_keeps_its_own_directory() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().canonicalize().expect("canonical");
+        std::fs::create_dir_all(root.join("a")).expect("mkdir");
+        std::fs::write(root.join("a/plan.spl"), "").expect("write");
+        std::os::unix::fs::symlink(root.join("a/plan.spl"), root.join("link.spl")).expect("ln");
+        assert_eq!(
+            normal_path(&root.join("a/../link.spl")),
+            root.join("link.spl")
+        );
+    }
 }

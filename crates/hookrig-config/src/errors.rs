@@ -67,6 +67,27 @@ impl Diagnostic {
         format!("{place}: {severity}: {}", self.message)
     }
 
+    /// The contents of the file `path` as text, or a diagnostic at the line and column of
+    /// the first byte that is not UTF-8.
+    pub fn utf8(path: &Path, bytes: Vec<u8>, severity: Severity) -> Result<String, Self> {
+        String::from_utf8(bytes).map_err(|err| {
+            let valid = err.utf8_error().valid_up_to();
+            let bytes = err.as_bytes();
+            // Valid up to there, by the error's own account.
+            let before = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+            Diagnostic::at(
+                path,
+                before,
+                Some(valid),
+                severity,
+                format!(
+                    "not valid UTF-8 (byte 0x{:02x}); the file must be UTF-8 text",
+                    bytes.get(valid).copied().unwrap_or_default()
+                ),
+            )
+        })
+    }
+
     /// A diagnostic about a whole file.
     pub fn file(path: &Path, severity: Severity, message: String) -> Self {
         Self {
@@ -155,6 +176,15 @@ pub enum TrustError {
         #[source]
         source: serde_json::Error,
     },
+    /// Its lock file cannot be created or locked.
+    #[error("cannot lock the trust store with {}", path.display())]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// It cannot be written.
     #[error("cannot write the trust store {}", path.display())]
     Write {
@@ -169,7 +199,9 @@ pub enum TrustError {
 /// What went wrong with the trust store, for a diagnostic that already names the file.
 pub(crate) fn without_path(err: &TrustError) -> String {
     match err {
-        TrustError::Read { source, .. } | TrustError::Write { source, .. } => {
+        TrustError::Read { source, .. }
+        | TrustError::Lock { source, .. }
+        | TrustError::Write { source, .. } => {
             format!("cannot use the trust store: {source}")
         }
         TrustError::Corrupt { source, .. } => format!("the trust store is not valid: {source}"),

@@ -40,7 +40,7 @@ pub use claude::{
     claude_settings_to_trust, managed_settings_path,
 };
 pub use definition::{CommandDef, HookDef, LoadedConfig, ProtocolDef, Settings, Shadowed};
-pub use environment::{Environment, Project, find_project};
+pub use environment::{Environment, Project, find_project, normal_path};
 pub use errors::{ConfigError, Diagnostic, Severity, TrustError, json_offset};
 pub use hence::{HenceHook, HookPoint};
 pub use hygge::{format_go_duration, parse_go_duration, parse_hygge};

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use hookrig_core::{EventName, Level, Payload};
 
-use crate::definition::{HookDef, LoadedConfig, Settings, Shadowed};
+use crate::definition::{CommandDef, HookDef, LoadedConfig, Settings, Shadowed};
 use crate::environment::{Environment, Project, find_project};
 use crate::errors::{ConfigError, Diagnostic, Severity};
 use crate::native::parse_file;
@@ -53,25 +53,67 @@ pub(crate) struct LoadContext<'a> {
 
 impl LoadContext<'_> {
     /// Reads a config file; `None` when it does not exist. A file that exists but cannot
-    /// be read (or is larger than [`MAX_SOURCE_BYTES`]) is reported as an error and left
-    /// out, so that the other sources' hooks still run.
+    /// be read, is not UTF-8 or is larger than [`MAX_SOURCE_BYTES`] is reported as an
+    /// error and left out, so that the other sources' hooks still run.
     pub(crate) fn read(&mut self, path: &Path) -> Option<String> {
-        match read_source(path) {
-            Ok(text) => {
-                self.files.push(path.to_owned());
-                Some(text)
-            }
-            Err(err) if err.kind() == ErrorKind::NotFound => None,
-            Err(err) => {
-                self.diagnostics.push(Diagnostic::file(
-                    path,
-                    Severity::Error,
-                    format!("cannot read: {err}"),
-                ));
-                None
-            }
-        }
+        let diagnostic = match read_source_bytes(path) {
+            Ok(bytes) => match Diagnostic::utf8(path, bytes, Severity::Error) {
+                Ok(text) => {
+                    self.files.push(path.to_owned());
+                    return Some(text);
+                }
+                Err(diagnostic) => diagnostic,
+            },
+            Err(err) if err.kind() == ErrorKind::NotFound => return None,
+            Err(err) => Diagnostic::file(path, Severity::Error, format!("cannot read: {err}")),
+        };
+        self.diagnostics.push(diagnostic);
+        None
     }
+}
+
+/// Reports every hook whose command or environment holds a NUL byte, which no process
+/// can be given (arguments, environment and paths are C strings): the hook could never
+/// start, so it is an error at its declaration and the hook is left out, as every broken
+/// entry is (the other hooks still run). Returns the indexes of the hooks to leave out.
+fn nul_bytes(ctx: &mut LoadContext<'_>) -> Vec<usize> {
+    let mut left_out = Vec::new();
+    for (index, def) in ctx.hooks.iter().enumerate() {
+        let command_has_nul = match &def.command {
+            CommandDef::Shell { line, script } => {
+                line.contains('\0')
+                    || script
+                        .as_ref()
+                        .is_some_and(|s| s.as_os_str().as_encoded_bytes().contains(&0))
+            }
+            CommandDef::Exec { argv } => argv.iter().any(|a| a.contains('\0')),
+            CommandDef::Http { url, headers, .. } => {
+                url.contains('\0')
+                    || headers
+                        .iter()
+                        .any(|(k, v)| k.contains('\0') || v.contains('\0'))
+            }
+        };
+        let env_has_nul = def
+            .env
+            .iter()
+            .any(|(name, value)| name.contains('\0') || value.contains('\0'));
+        let what = match (command_has_nul, env_has_nul) {
+            (true, _) => "command",
+            (false, true) => "environment",
+            (false, false) => continue,
+        };
+        let diagnostic = def.diagnostic(
+            Severity::Error,
+            format!(
+                "hook `{}`: its {what} contains a NUL byte, which no process can be given",
+                def.spec.name
+            ),
+        );
+        ctx.diagnostics.push(diagnostic);
+        left_out.push(index);
+    }
+    left_out
 }
 
 /// The largest config source hookrig reads (a `hooks.toml`, `config.toml`, hygge or
@@ -80,10 +122,18 @@ impl LoadContext<'_> {
 /// the agent.
 pub const MAX_SOURCE_BYTES: u64 = 4 * 1024 * 1024;
 
-/// Reads a config source as text: a regular file (a FIFO or a device such as
-/// `/dev/zero`, which a repository can name with a symlink, would block or never end)
-/// of at most [`MAX_SOURCE_BYTES`].
+/// Reads a config source as text (see [`read_source_bytes`]); bytes that are not UTF-8
+/// are an `InvalidData` error without a position. Callers that report a position use
+/// [`read_source_bytes`] and [`Diagnostic::utf8`].
 pub(crate) fn read_source(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read_source_bytes(path)?)
+        .map_err(|err| std::io::Error::new(ErrorKind::InvalidData, err))
+}
+
+/// Reads a config source: a regular file (a FIFO or a device such as `/dev/zero`, which
+/// a repository can name with a symlink, would block or never end) of at most
+/// [`MAX_SOURCE_BYTES`].
+pub(crate) fn read_source_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read as _;
 
     let meta = std::fs::metadata(path)?;
@@ -105,14 +155,14 @@ pub(crate) fn read_source(path: &Path) -> std::io::Result<String> {
     if meta.len() > MAX_SOURCE_BYTES {
         return Err(too_large());
     }
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     std::fs::File::open(path)?
         .take(MAX_SOURCE_BYTES + 1)
-        .read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_SOURCE_BYTES {
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_SOURCE_BYTES {
         return Err(too_large());
     }
-    Ok(text)
+    Ok(bytes)
 }
 
 /// Loads every source for `env.cwd`: global before project, and within a level in the
@@ -176,6 +226,12 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         claude::load(&mut ctx, level);
         hence::load(&mut ctx, level);
     }
+    let cannot_start = nul_bytes(&mut ctx);
+    let mut index = 0;
+    ctx.hooks.retain(|_| {
+        index += 1;
+        !cannot_start.contains(&(index - 1))
+    });
     // A tool that made hookrig its one hook has `hookrig emit` in its own config, which
     // hookrig reads as well: running that entry would call hookrig again without end.
     ctx.hooks.retain(|def| !def.command.calls_hookrig_emit());

@@ -389,8 +389,14 @@ fn load_layers(
         if level == Level::Project && global.is_none() {
             global = Some(merged.clone());
         }
-        let text = match crate::loader::read_source(&path) {
-            Ok(text) => text,
+        let text = match crate::loader::read_source_bytes(&path) {
+            Ok(bytes) => match Diagnostic::utf8(&path, bytes, Severity::Error) {
+                Ok(text) => text,
+                Err(diagnostic) => {
+                    errors.push(diagnostic);
+                    continue;
+                }
+            },
             Err(err) if err.kind() == ErrorKind::NotFound => continue,
             Err(err) => {
                 errors.push(Diagnostic::file(

@@ -3,9 +3,9 @@
 //!
 //! For each project hook the store keeps a SHA-256 of its definition (dialect, name,
 //! events, matcher, command, environment, mode, timeout, failure policy) and of the
-//! script file it runs when that file lies inside the project. A hook whose hashes are
-//! missing from the store or differ from it is untrusted: it is listed and reported,
-//! never run. User-level and managed hooks are the user's own and always trusted.
+//! files its command names (its script, wherever it lies, with the dialect's variables
+//! expanded). A hook whose hashes are missing from the store or differ from it is
+//! untrusted: it is listed and reported, never run. User-level and managed hooks are the user's own and always trusted.
 
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::definition::{CommandDef, HookDef};
+use crate::definition::{CommandDef, HookDef, ProtocolDef};
 use crate::environment::{Environment, Project};
 use crate::errors::{Diagnostic, Severity, TrustError};
 
@@ -99,6 +99,41 @@ impl TrustStore {
         let temporary = path.with_extension(format!("json.{}.tmp", std::process::id()));
         std::fs::write(&temporary, text).map_err(write)?;
         std::fs::rename(&temporary, path).map_err(write)
+    }
+
+    /// Reads the store, lets `change` modify it and writes it back, all under an
+    /// exclusive lock on `<store>.lock`, so that concurrent `hookrig trust` commands
+    /// (a trust and a revoke, or eight trusts at once) each see the others' changes and
+    /// none is lost. The store itself is still replaced atomically, so readers, which
+    /// take no lock, see either the old file or the new one.
+    ///
+    /// Nothing is written when `change` fails.
+    pub fn update<T, E: From<TrustError>>(
+        path: &Path,
+        change: impl FnOnce(&mut TrustStore) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let lock_path = path.with_extension("json.lock");
+        let lock_error = |source| TrustError::Lock {
+            path: lock_path.clone(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(lock_error)?;
+        }
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(lock_error)?;
+        // Blocks until every other holder is done; the lock goes with the file handle
+        // (also when the process dies), so a crashed `hookrig trust` never leaves it held.
+        lock.lock().map_err(lock_error)?;
+        let mut store = TrustStore::load(path)?;
+        let value = change(&mut store)?;
+        store.save(path)?;
+        drop(lock);
+        Ok(value)
     }
 
     /// Whether `hook` is trusted as it is now; `None` when it is.
@@ -315,13 +350,17 @@ pub fn definition_hash(hook: &HookDef) -> String {
     content_hash(document.to_string().as_bytes())
 }
 
-/// The files a hook runs and their SHA-256, for those inside the project (a file
-/// elsewhere is not the repository's to change).
+/// The files a hook runs and their SHA-256.
 ///
 /// Not only the program: `sh .hookrig/check.sh` and `python3 hooks/x.py` run a file
-/// named by a later word, so every word of the command that names a file inside the
-/// project counts (relative words are resolved against the project directory, where
-/// hooks of a project normally run, and against the declaring file's directory). The
+/// named by a later word, so every word of the command that names a file counts
+/// (relative words are resolved against the project directory, where hooks of a project
+/// normally run, and against the declaring file's directory). The dialect's variables
+/// are expanded first, as the hook will see them (Claude Code's `$CLAUDE_PROJECT_DIR`,
+/// x-code's `${pluginDir}`...), so `"$CLAUDE_PROJECT_DIR"/.claude/hook.sh` and `sh
+/// ${pluginDir}/run.sh` hash their script. A file outside the project is hashed too:
+/// the repository names it, so a change to it must be approved like one inside (except
+/// the system's own programs, see [`system_file`]). The
 /// first such file is named in the store; the hash covers all of them.
 fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
     let dir = project_dir(&hook.spec.source.path, project)?;
@@ -329,10 +368,7 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
         CommandDef::Shell { line, script } => script
             .iter()
             .map(|s| s.to_string_lossy().into_owned())
-            .chain(
-                line.split_whitespace()
-                    .map(|w| w.trim_matches(['"', '\'']).to_owned()),
-            )
+            .chain(shell_words(&expand_variables(line, hook, &dir)))
             .collect(),
         CommandDef::Exec { argv } => argv.clone(),
         CommandDef::Http { .. } => return None,
@@ -347,7 +383,10 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
             vec![dir.join(word), source_dir.join(word)]
         };
         for candidate in candidates {
-            if candidate.starts_with(&dir) && candidate.is_file() && !files.contains(&candidate) {
+            if candidate.is_file()
+                && !files.contains(&candidate)
+                && (candidate.starts_with(&dir) || !system_file(&candidate, &dir))
+            {
                 files.push(candidate);
             }
         }
@@ -363,7 +402,8 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
             CommandDef::Exec { argv } => PathBuf::from(argv.first()?),
             _ => return None,
         };
-        return (program.is_absolute() && program.starts_with(&dir))
+        return program
+            .is_absolute()
             .then(|| (program, "missing".to_owned()));
     }
     let hashes: Vec<String> = files
@@ -383,6 +423,81 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
         content_hash(combined.join("\0").as_bytes())
     };
     Some((files.swap_remove(0), hash))
+}
+
+/// Whether `file`, outside the project, is the system's: owned by root while the
+/// project is not. Neither the repository nor a hook running as its owner can change
+/// such a file (`/usr/bin/python3`), and hashing large programs on every emit would cost
+/// more than it proves.
+fn system_file(file: &Path, project_dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let owner = |path: &Path| path.metadata().map(|m| m.uid()).ok();
+    owner(file) == Some(0) && owner(project_dir).is_some_and(|uid| uid != 0)
+}
+
+/// `line` with the variables its dialect gives the hook replaced by their values, the
+/// way `hookrig validate` reads them. x-code's `${cwd}` is the project directory, where
+/// the hooks of a project normally run.
+fn expand_variables(line: &str, hook: &HookDef, project_dir: &Path) -> String {
+    let lossy = |path: &Path| path.to_string_lossy().into_owned();
+    let variables: Vec<(&str, String)> = match &hook.protocol {
+        ProtocolDef::Claude(claude) => {
+            let dir = claude.project_dir.as_deref().unwrap_or(project_dir);
+            vec![
+                ("${CLAUDE_PROJECT_DIR}", lossy(dir)),
+                ("$CLAUDE_PROJECT_DIR", lossy(dir)),
+            ]
+        }
+        ProtocolDef::Xcode(xcode) => vec![
+            ("${pluginDir}", lossy(&xcode.plugin_dir)),
+            ("${pluginDataDir}", lossy(&xcode.data_dir)),
+            ("${homedir}", lossy(&xcode.home)),
+            ("${cwd}", lossy(project_dir)),
+            ("${sep}", std::path::MAIN_SEPARATOR_STR.to_owned()),
+        ],
+        _ => Vec::new(),
+    };
+    variables
+        .iter()
+        .fold(line.to_owned(), |line, (name, value)| {
+            line.replace(name, value)
+        })
+}
+
+/// The words of a shell line, roughly: split at blanks and at the characters that end a
+/// word (`;`, `&`, `|`, `(`, `)`, `<`, `>`, `` ` ``) outside quotes, with quotes removed. The target of
+/// an output redirection (`> log.txt`) is left out: the hook writes it, it does not run
+/// it, so hashing it would untrust the hook on its first run.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut output_target = false;
+    let mut quote = None;
+    for c in line.chars().chain(std::iter::once(' ')) {
+        if let Some(open) = quote {
+            if c == open {
+                quote = None;
+            } else {
+                word.push(c);
+            }
+        } else if c == '"' || c == '\'' {
+            quote = Some(c);
+        } else if c.is_whitespace() || ";&|()<>`".contains(c) {
+            if !word.is_empty() {
+                if !output_target {
+                    words.push(std::mem::take(&mut word));
+                }
+                word.clear();
+                output_target = false;
+            }
+            if c == '>' {
+                output_target = true;
+            }
+        } else {
+            word.push(c);
+        }
+    }
+    words
 }
 
 /// The project directory a project file belongs to: the nearest directory of the walk
@@ -426,6 +541,42 @@ mod tests {
         )
         .expect("valid");
         definition_hash(&hooks[0])
+    }
+
+    // guards: the system's programs named by a project hook (`/bin/sh x.sh`) are not
+    // hashed on every emit when the project is not root's; other outside files are.
+    #[test]
+    fn only_root_owned_files_outside_a_user_project_are_the_system_s() {
+        use std::os::unix::fs::MetadataExt as _;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let project = dir.path().join("project");
+        std::fs::create_dir(&project).expect("mkdir");
+        let mine = dir.path().join("mine.sh");
+        std::fs::write(&mine, "true\n").expect("write");
+        assert!(
+            !system_file(&mine, &project),
+            "a file of the project's owner"
+        );
+        let root_owned = Path::new("/bin/sh");
+        if root_owned.metadata().is_ok_and(|m| m.uid() == 0) {
+            // A project owned by someone else than root: possible to set up only as root.
+            if std::os::unix::fs::chown(&project, Some(65534), Some(65534)).is_ok() {
+                assert!(system_file(root_owned, &project));
+                std::os::unix::fs::chown(&mine, Some(65534), Some(65534)).expect("chown");
+                assert!(!system_file(&mine, &project));
+            } else {
+                assert!(project.metadata().expect("meta").uid() != 0);
+                assert!(system_file(root_owned, &project));
+            }
+        }
+    }
+
+    #[test]
+    fn shell_words_lose_quotes_and_output_targets() {
+        assert_eq!(
+            shell_words(r#""$D"/a.sh arg;sh 'b c.sh'>>log.txt 2>&1 && ./d.sh <in.sh"#),
+            ["$D/a.sh", "arg", "sh", "b c.sh", "2", "./d.sh", "in.sh"]
+        );
     }
 
     #[test]

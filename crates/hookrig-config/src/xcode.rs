@@ -33,7 +33,8 @@ use crate::xcode_state::{self, Enabled};
 /// What an x-code hook needs at run time beyond its command.
 ///
 /// The command is kept as its template: `${cwd}` is the event's working directory, known
-/// only when the hook runs, so every variable is expanded (and shell-quoted) then.
+/// only when the hook runs, so every variable is expanded (passed to the shell through
+/// the environment) then.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct XcodeHook {
     /// `name@marketplace`, or `name@local`.

@@ -10,7 +10,7 @@ use hookrig_core::{
 };
 
 use crate::groups::ProcessGroups;
-use crate::process::{ProcessOutput, ProcessSpec, Termination, run_process};
+use crate::process::{EnvPolicy, ProcessOutput, ProcessSpec, Termination, run_process};
 use crate::protocol;
 use crate::script::executable_problem;
 
@@ -111,12 +111,16 @@ impl Inner {
                 Duration::ZERO,
             );
         }
-        let (program, args) = self.argv(&invocation);
+        let (program, args, line_env) = self.argv(&invocation);
+        let mut env = protocol::env(&self.protocol, &self.name, &invocation, &self.env);
+        // Last, so that the values the line reads are the ones it was built for.
+        let (EnvPolicy::Inherit { set } | EnvPolicy::Only { set, .. }) = &mut env;
+        set.extend(line_env);
         let spec = ProcessSpec {
             program,
             args,
             cwd: invocation.context.cwd.clone(),
-            env: protocol::env(&self.protocol, &self.name, &invocation, &self.env),
+            env,
             stdin: protocol::stdin(&self.protocol, &self.name, &invocation),
             timeout: self.limits.timeout,
             kill_grace: self.limits.kill_grace,
@@ -155,25 +159,26 @@ impl Inner {
         protocol::prepare(&self.protocol, &self.command).err()
     }
 
-    fn argv(&self, invocation: &Invocation) -> (OsString, Vec<OsString>) {
+    /// The program, its arguments, and the environment variables a shell line reads.
+    fn argv(&self, invocation: &Invocation) -> (OsString, Vec<OsString>, Vec<(String, String)>) {
         let extra = protocol::extra_args(&self.protocol, invocation);
         match &self.command {
             Command::Shell { line, .. } => {
-                let line = protocol::command_line(&self.protocol, line, invocation);
+                let (line, vars) = protocol::command_line(&self.protocol, line, invocation);
                 let mut args = vec![OsString::from("-c"), OsString::from(line.as_ref())];
                 if !extra.is_empty() {
                     // `sh -c LINE NAME ARGS...`: the line sees ARGS as $1, $2, ...
                     args.push(OsString::from("sh"));
                     args.extend(extra);
                 }
-                (OsString::from("/bin/sh"), args)
+                (OsString::from("/bin/sh"), args, vars)
             }
             Command::Exec { argv } => {
                 let mut argv = argv.iter().map(OsString::from);
                 let program = argv.next().unwrap_or_default();
-                (program, argv.chain(extra).collect())
+                (program, argv.chain(extra).collect(), Vec::new())
             }
-            Command::Http { url, .. } => (OsString::from(url), extra),
+            Command::Http { url, .. } => (OsString::from(url), extra, Vec::new()),
         }
     }
 }

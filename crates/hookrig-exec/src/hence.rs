@@ -79,8 +79,9 @@ impl Presented {
 
 /// `path` resolved against `cwd`, without `.` components. `..` stays: it means
 /// something else than "the parent in the text" when a symlink is crossed.
+/// `path` against `cwd`, normalised (no `.` or `..`) as trust lookups see it.
 fn absolute(cwd: &Path, path: &Path) -> PathBuf {
-    cwd.join(path).components().collect()
+    hookrig_config::normal_path(&cwd.join(path))
 }
 
 pub(crate) fn args(def: &HenceHook, invocation: &Invocation) -> Vec<OsString> {
@@ -340,6 +341,11 @@ mod tests {
         assert_eq!(
             absolute(Path::new("/work/repo"), Path::new("/elsewhere/plan.spl")),
             PathBuf::from("/elsewhere/plan.spl")
+        );
+        // guards: `HENCE_PLAN` gets the normalised path, without `..`, as trust sees it
+        assert_eq!(
+            absolute(Path::new("/work/repo/sub"), Path::new("../plan.spl")),
+            PathBuf::from("/work/repo/plan.spl")
         );
     }
 

@@ -2,9 +2,10 @@
 //! read.
 //!
 //! Command: a shell line whose variables (`${pluginDir} ${pluginDataDir} ${cwd}
-//! ${homedir} ${sep} ${env:NAME}`) are expanded when the hook runs, each value quoted for
-//! the place it lands in (bare, inside `'...'` or inside `"..."`), so a value with spaces
-//! or `;` stays one word and never runs as code. Unknown variables are left as written.
+//! ${homedir} ${sep} ${env:NAME}`) become references to environment variables holding
+//! their values when the hook runs, shaped for the place they land in, so a value with
+//! spaces, `;`, `$( )` or a newline stays one word and never runs as code. Unknown
+//! variables are left as written.
 //!
 //! Stdin: `{"event", "session": {"cwd", "modelId"}, "plugin": {"id", "dir"}, ...extras}`
 //! as compact JSON without a newline; the environment is inherited unchanged.
@@ -14,6 +15,8 @@
 //! failure (`hook timed out after <ms>ms`, `hook exited <code>`, `hook crashed: <msg>`)
 //! that `failurePolicy` turns into allow or deny.
 
+use std::fmt::Write;
+
 use hookrig_config::{CommandDef, XcodeHook};
 use hookrig_core::{Action, Failure, FailureKind, Invocation, Reply, Verdict};
 use serde_json::{Map, Value, json};
@@ -21,8 +24,19 @@ use serde_json::{Map, Value, json};
 use crate::command::Limits;
 use crate::process::{EnvPolicy, ProcessOutput, Termination};
 
-/// The shell line with its variables expanded for this run.
-pub(crate) fn command_line(def: &XcodeHook, template: &str, invocation: &Invocation) -> String {
+/// The shell line for this run, and the environment variables it reads.
+///
+/// Each variable is replaced by a reference to an environment variable that holds its
+/// value (`${cwd}` becomes `"${HOOKRIG_XCODE_CWD}"`), never by the value itself: the
+/// shell expands a parameter without parsing its value as code, so a working directory
+/// named `$(touch PWNED)` or a `${env:EVIL}` holding `;touch PWNED;` or a newline stays
+/// data wherever the variable sits (here-documents, `"$( ... )"`, after a comment with a
+/// quote...).
+pub(crate) fn command_line(
+    def: &XcodeHook,
+    template: &str,
+    invocation: &Invocation,
+) -> (String, Vec<(String, String)>) {
     if let Some(pattern) = &def.invalid_matcher {
         tracing::debug!(
             "hooks.matcher-invalid {} {}: matcher {pattern:?} is not a valid regex; matching every tool",
@@ -30,21 +44,38 @@ pub(crate) fn command_line(def: &XcodeHook, template: &str, invocation: &Invocat
             def.event
         );
     }
-    expand(template, |name| match name {
-        "pluginDir" => Some(def.plugin_dir.to_string_lossy().into_owned()),
-        "pluginDataDir" => Some(def.data_dir.to_string_lossy().into_owned()),
-        "cwd" => Some(invocation.context.cwd.to_string_lossy().into_owned()),
-        "homedir" => Some(def.home.to_string_lossy().into_owned()),
-        "sep" => Some(std::path::MAIN_SEPARATOR_STR.to_owned()),
-        _ => {
-            let var = name.strip_prefix("env:").filter(|v| !v.is_empty())?;
-            Some(
-                std::env::var_os(var)
+    expand(template, |name| {
+        let lossy = |path: &std::path::Path| path.to_string_lossy().into_owned();
+        let (variable, value) = match name {
+            "pluginDir" => ("PLUGIN_DIR".to_owned(), lossy(&def.plugin_dir)),
+            "pluginDataDir" => ("PLUGIN_DATA_DIR".to_owned(), lossy(&def.data_dir)),
+            "cwd" => ("CWD".to_owned(), lossy(&invocation.context.cwd)),
+            "homedir" => ("HOMEDIR".to_owned(), lossy(&def.home)),
+            "sep" => ("SEP".to_owned(), std::path::MAIN_SEPARATOR_STR.to_owned()),
+            _ => {
+                let var = name.strip_prefix("env:").filter(|v| !v.is_empty())?;
+                let value = std::env::var_os(var)
                     .map(|v| v.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-            )
-        }
+                    .unwrap_or_default();
+                (format!("ENV_{}", env_suffix(var)), value)
+            }
+        };
+        Some((format!("HOOKRIG_XCODE_{variable}"), value))
     })
+}
+
+/// `NAME` as the end of a shell variable name: ASCII letters and digits kept, any other
+/// byte (`_` included, so that two names never meet) as `_` and two hex digits.
+fn env_suffix(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for byte in name.bytes() {
+        if byte.is_ascii_alphanumeric() {
+            out.push(char::from(byte));
+        } else {
+            let _ = write!(out, "_{byte:02X}");
+        }
+    }
+    out
 }
 
 /// Creates `${pluginDataDir}` when the command uses it (x-code's "mkdir -p on first
@@ -63,79 +94,248 @@ pub(crate) fn prepare(def: &XcodeHook, command: &CommandDef) -> Result<(), Strin
     })
 }
 
-/// Where a variable lands in the shell line.
+/// What the shell makes of the text at a point of the line, as far as a variable
+/// reference placed there is concerned.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Quote {
-    None,
+enum Frame {
+    /// Commands: the top level, or inside `$( ... )` (with its open parentheses) or
+    /// backquotes.
+    Code(Close),
+    /// Inside `'...'`.
     Single,
+    /// Inside `"..."`.
     Double,
 }
 
-/// Expands `${NAME}` wherever `lookup` knows NAME, quoting the value for the shell.
-fn expand(template: &str, lookup: impl Fn(&str) -> Option<String>) -> String {
+/// What ends a `Code` frame.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Close {
+    /// Nothing: the top level.
+    End,
+    /// `)`, once the parentheses opened inside are closed.
+    Paren(u32),
+    /// `` ` ``.
+    Backquote,
+}
+
+/// A here-document announced on the current line, read from the next one.
+struct HereDoc {
+    delimiter: String,
+    strip_tabs: bool,
+}
+
+/// Replaces each `${NAME}` that `lookup` knows by a reference to the environment
+/// variable `lookup` names, shaped for where it lands (`"${V}"` among commands, `${V}`
+/// inside double quotes and here-documents, `'"${V}"'` inside single quotes); returns
+/// the line and each variable with its value. Unknown variables are left as written.
+fn expand(
+    template: &str,
+    lookup: impl Fn(&str) -> Option<(String, String)>,
+) -> (String, Vec<(String, String)>) {
+    let mut line = Line {
+        template,
+        lookup,
+        out: String::with_capacity(template.len()),
+        copied: 0,
+        vars: Vec::new(),
+    };
     let bytes = template.as_bytes();
-    let mut out = String::with_capacity(template.len());
-    let mut quote = Quote::None;
-    // `start` is the first byte not yet copied; only ASCII bytes are looked at, so every
-    // slice taken ends on a char boundary.
-    let mut start = 0;
+    let mut stack = vec![Frame::Code(Close::End)];
+    let mut pending: Vec<HereDoc> = Vec::new();
+    // Only ASCII bytes are looked at, so every slice taken ends on a char boundary.
     let mut i = 0;
     while i < bytes.len() {
-        match (bytes[i], quote) {
-            (b'$', _) if bytes.get(i + 1) == Some(&b'{') => {
-                if let Some(len) = template[i + 2..].find('}')
-                    && let Some(value) = lookup(&template[i + 2..i + 2 + len])
-                {
-                    out.push_str(&template[start..i]);
-                    push_quoted(&mut out, &value, quote);
-                    i += 2 + len + 1;
-                    start = i;
-                    continue;
-                }
+        let frame = *stack.last().expect("the top level is never popped");
+        let byte = bytes[i];
+        if byte == b'$' && bytes.get(i + 1) == Some(&b'{') {
+            // An unknown variable is left as written, and not read as quotes or commands.
+            i = line.replace(i, Some(frame)).unwrap_or_else(|| {
+                template[i..]
+                    .find('}')
+                    .map_or(bytes.len(), |len| i + len + 1)
+            });
+            continue;
+        }
+        match (frame, byte) {
+            (Frame::Single, b'\'')
+            | (Frame::Double, b'"')
+            | (Frame::Code(Close::Backquote), b'`') => {
+                stack.pop();
             }
-            (b'\\', Quote::None | Quote::Double) => {
+            (Frame::Code(_) | Frame::Double, b'\\') => {
                 // The escaped character is copied as it is (an escaped quote does not
                 // open or close anything).
                 i += 2;
                 continue;
             }
-            (b'\'', Quote::None) => quote = Quote::Single,
-            (b'"', Quote::None) => quote = Quote::Double,
-            (b'\'', Quote::Single) | (b'"', Quote::Double) => quote = Quote::None,
+            (Frame::Code(_) | Frame::Double, b'$') if bytes.get(i + 1) == Some(&b'(') => {
+                stack.push(Frame::Code(Close::Paren(0)));
+                i += 2;
+                continue;
+            }
+            (Frame::Code(_) | Frame::Double, b'`') => stack.push(Frame::Code(Close::Backquote)),
+            (Frame::Code(_), b'\'') => stack.push(Frame::Single),
+            (Frame::Code(_), b'"') => stack.push(Frame::Double),
+            (Frame::Code(Close::Paren(open)), b'(') => {
+                stack.pop();
+                stack.push(Frame::Code(Close::Paren(open + 1)));
+            }
+            (Frame::Code(Close::Paren(open)), b')') => {
+                stack.pop();
+                if open > 0 {
+                    stack.push(Frame::Code(Close::Paren(open - 1)));
+                }
+            }
+            (Frame::Code(_), b'#') if i == 0 || b" \t\n;&|()".contains(&bytes[i - 1]) => {
+                // A comment: nothing in it opens a quote, and a variable in it is data.
+                i = template[i..].find('\n').map_or(bytes.len(), |len| i + len);
+                continue;
+            }
+            (Frame::Code(_), b'<')
+                if bytes.get(i + 1) == Some(&b'<') && bytes.get(i + 2) != Some(&b'<') =>
+            {
+                let (heredoc, next) = here_doc(template, i + 2);
+                pending.extend(heredoc);
+                i = next;
+                continue;
+            }
+            (Frame::Code(_), b'\n') if !pending.is_empty() => {
+                i = line.here_doc_bodies(i + 1, pending.drain(..));
+                continue;
+            }
             _ => {}
         }
         i += 1;
     }
-    out.push_str(&template[start.min(template.len())..]);
-    out
+    line.finish()
 }
 
-fn push_quoted(out: &mut String, value: &str, quote: Quote) {
-    match quote {
-        Quote::None => {
-            let plain = !value.is_empty()
-                && value
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(&b));
-            if plain {
-                out.push_str(value);
-            } else {
-                out.push('\'');
-                out.push_str(&value.replace('\'', r"'\''"));
-                out.push('\'');
-            }
+/// A shell line being expanded.
+struct Line<'a, F> {
+    template: &'a str,
+    lookup: F,
+    out: String,
+    /// The first byte of `template` not yet copied to `out`.
+    copied: usize,
+    vars: Vec<(String, String)>,
+}
+
+impl<F: Fn(&str) -> Option<(String, String)>> Line<'_, F> {
+    /// Replaces the variable at `at` (`${`) when it is known, shaped for `frame` (`None`:
+    /// a here-document's body); returns the byte after it.
+    fn replace(&mut self, at: usize, frame: Option<Frame>) -> Option<usize> {
+        let len = self.template[at + 2..].find('}')?;
+        let (variable, value) = (self.lookup)(&self.template[at + 2..at + 2 + len])?;
+        self.out.push_str(&self.template[self.copied..at]);
+        let (before, after) = match frame {
+            Some(Frame::Code(_)) => ("\"", "\""),
+            Some(Frame::Single) => ("'\"", "\"'"),
+            Some(Frame::Double) | None => ("", ""),
+        };
+        for part in [before, "${", variable.as_str(), "}", after] {
+            self.out.push_str(part);
         }
-        // Close the quotes, add an escaped quote, reopen.
-        Quote::Single => out.push_str(&value.replace('\'', r"'\''")),
-        Quote::Double => {
-            for c in value.chars() {
-                if matches!(c, '\\' | '"' | '$' | '`') {
-                    out.push('\\');
-                }
-                out.push(c);
-            }
+        if !self.vars.iter().any(|(name, _)| *name == variable) {
+            self.vars.push((variable, value));
         }
+        self.copied = at + 2 + len + 1;
+        Some(self.copied)
     }
+
+    /// Reads the bodies of `heredocs`, one after the other, from `at` (the start of the
+    /// line after the one that announced them); returns where the line goes on. Their
+    /// variables become plain references: quotes there are text, and a quoted delimiter
+    /// leaves the reference for a shell reading the body to expand.
+    fn here_doc_bodies(&mut self, mut at: usize, heredocs: impl Iterator<Item = HereDoc>) -> usize {
+        let template = self.template;
+        let bytes = template.as_bytes();
+        for heredoc in heredocs {
+            while at < bytes.len() {
+                let end = template[at..]
+                    .find('\n')
+                    .map_or(bytes.len(), |len| at + len);
+                let text = &template[at..end];
+                let text = if heredoc.strip_tabs {
+                    text.trim_start_matches('\t')
+                } else {
+                    text
+                };
+                if text == heredoc.delimiter {
+                    at = end;
+                    break;
+                }
+                let mut j = at;
+                while j < end {
+                    j = match (bytes[j], bytes.get(j + 1)) {
+                        (b'$', Some(b'{')) => self.replace(j, None).unwrap_or(j + 1),
+                        _ => j + 1,
+                    };
+                }
+                at = (end + 1).min(bytes.len());
+            }
+        }
+        at
+    }
+
+    fn finish(mut self) -> (String, Vec<(String, String)>) {
+        self.out
+            .push_str(&self.template[self.copied.min(self.template.len())..]);
+        (self.out, self.vars)
+    }
+}
+
+/// The here-document whose `<<` ends just before `at`: its delimiter (quotes removed)
+/// and whether `<<-` strips tabs; and where the line goes on after the delimiter word.
+fn here_doc(template: &str, at: usize) -> (Option<HereDoc>, usize) {
+    let bytes = template.as_bytes();
+    let mut i = at;
+    let strip_tabs = bytes.get(i) == Some(&b'-');
+    if strip_tabs {
+        i += 1;
+    }
+    while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    let mut delimiter = String::new();
+    let mut quote = None;
+    let word_start = i;
+    while let Some(&byte) = bytes.get(i) {
+        match (quote, byte) {
+            (None, b'\'' | b'"') => quote = Some(byte),
+            (Some(open), _) if byte == open => quote = None,
+            (None, b'\\') => {
+                if let Some(next) = template[i + 1..].chars().next() {
+                    delimiter.push(next);
+                    i += 1 + next.len_utf8();
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
+            (None, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')') => break,
+            _ => {
+                // Copies whole characters: a delimiter may be any text.
+                let c = template[i..]
+                    .chars()
+                    .next()
+                    .expect("i is on a char boundary");
+                delimiter.push(c);
+                i += c.len_utf8();
+                continue;
+            }
+        }
+        i += 1;
+    }
+    if i == word_start {
+        return (None, i);
+    }
+    (
+        Some(HereDoc {
+            delimiter,
+            strip_tabs,
+        }),
+        i,
+    )
 }
 
 /// The payload in x-code's shape.
@@ -257,13 +457,18 @@ pub(crate) fn reply(
     }
 }
 
+/// Whether the hook's event reads its stdout as a decision.
+pub(crate) fn reads_stdout(def: &XcodeHook) -> bool {
+    matches!(
+        def.event.as_str(),
+        "PreToolUse" | "PostToolUse" | "UserPromptSubmit"
+    )
+}
+
 /// Reads stdout by the rules of the hook's event.
 fn verdict(def: &XcodeHook, hook: &str, output: &ProcessOutput) -> Verdict {
     // Only the three decision events read stdout; the others ignore it.
-    if !matches!(
-        def.event.as_str(),
-        "PreToolUse" | "PostToolUse" | "UserPromptSubmit"
-    ) {
+    if !reads_stdout(def) {
         return Verdict::allow();
     }
     let text = String::from_utf8_lossy(&output.stdout);
@@ -352,49 +557,123 @@ fn patch(field: &str, value: Value) -> Map<String, Value> {
 mod tests {
     use super::*;
 
-    fn lookup(name: &str) -> Option<String> {
-        match name {
-            "a" => Some("/p q/x;y".to_owned()),
-            "it" => Some("it's".to_owned()),
-            "plain" => Some("/usr/lib".to_owned()),
-            "empty" => Some(String::new()),
-            "dq" => Some(r#"a"b$c`d\e"#.to_owned()),
-            _ => None,
-        }
+    fn lookup(name: &str) -> Option<(String, String)> {
+        let value = match name {
+            "a" => "/p q/x;y",
+            "it" => "it's",
+            "empty" => "",
+            _ => return None,
+        };
+        Some((format!("V_{}", name.to_uppercase()), value.to_owned()))
+    }
+
+    fn line(template: &str) -> String {
+        expand(template, lookup).0
     }
 
     #[test]
-    fn bare_values_are_single_quoted_when_needed() {
-        assert_eq!(expand("run ${a}/bin", lookup), "run '/p q/x;y'/bin");
-        assert_eq!(expand("run ${plain}", lookup), "run /usr/lib");
-        assert_eq!(expand("run ${it}", lookup), r"run 'it'\''s'");
-        assert_eq!(expand("run ${empty} x", lookup), "run '' x");
-    }
-
-    #[test]
-    fn quoted_contexts_escape_for_their_quotes() {
-        assert_eq!(expand(r#"run "${dq}""#, lookup), r#"run "a\"b\$c\`d\\e""#);
-        assert_eq!(expand("run '${it}'", lookup), r"run 'it'\''s'");
-        assert_eq!(expand(r#"run "x's ${a}""#, lookup), r#"run "x's /p q/x;y""#);
-        assert_eq!(expand(r"run \'${a}", lookup), r"run \''/p q/x;y'");
+    fn each_variable_becomes_a_reference_shaped_for_where_it_lands() {
+        assert_eq!(line("run ${a}/bin"), r#"run "${V_A}"/bin"#);
+        assert_eq!(line(r#"run "x ${a}""#), r#"run "x ${V_A}""#);
+        assert_eq!(line("run '${it}'"), r#"run ''"${V_IT}"''"#);
+        assert_eq!(line(r#"run "x's ${a}""#), r#"run "x's ${V_A}""#);
+        assert_eq!(line(r"run \'${a}"), r#"run \'"${V_A}""#);
+        assert_eq!(
+            line("cat <<'E'\n'${a}'\nE\n${a}"),
+            "cat <<'E'\n'${V_A}'\nE\n\"${V_A}\""
+        );
+        let (_, vars) = expand("${a} ${a} ${empty}", lookup);
+        assert_eq!(
+            vars,
+            [
+                ("V_A".to_owned(), "/p q/x;y".to_owned()),
+                ("V_EMPTY".to_owned(), String::new())
+            ]
+        );
     }
 
     #[test]
     fn unknown_and_unclosed_stay_verbatim() {
-        assert_eq!(expand("a ${nope} ${a", lookup), "a ${nope} ${a");
-        assert_eq!(expand("é ${plain} ü", lookup), "é /usr/lib ü");
-        assert_eq!(expand("x\\", lookup), "x\\");
+        assert_eq!(line("a ${nope} ${a"), "a ${nope} ${a");
+        assert_eq!(line("é ${a} ü"), "é \"${V_A}\" ü");
+        assert_eq!(line("x\\"), "x\\");
     }
 
     #[test]
-    fn expanded_lines_stay_one_word_in_sh() {
-        for template in ["printf %s ${a}", "printf %s \"${a}\"", "printf %s '${a}'"] {
-            let line = expand(template, lookup);
-            let out = std::process::Command::new("/bin/sh")
-                .args(["-c", &line])
-                .output()
-                .expect("sh runs");
-            assert_eq!(String::from_utf8_lossy(&out.stdout), "/p q/x;y", "{line}");
+    fn env_names_map_to_distinct_shell_names() {
+        assert_eq!(env_suffix("EVIL"), "EVIL");
+        assert_eq!(env_suffix("A_B"), "A_5FB");
+        assert_eq!(env_suffix("A-B"), "A_2DB");
+        assert_ne!(env_suffix("A_2DB"), env_suffix("A-B"));
+    }
+
+    /// Runs `template` expanded with `${v}` = `value` under `/bin/sh` in a fresh
+    /// directory; what it printed, and whether `PWNED` appeared there.
+    fn run(template: &str, value: &str) -> (String, bool) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (line, vars) = expand(template, |name| {
+            (name == "v").then(|| ("HOOKRIG_XCODE_V".to_owned(), value.to_owned()))
+        });
+        let out = std::process::Command::new("/bin/sh")
+            .args(["-c", &line])
+            .envs(vars)
+            .current_dir(dir.path())
+            .output()
+            .expect("sh runs");
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            dir.path().join("PWNED").exists(),
+        )
+    }
+
+    // guards: x-code variable values (`${env:EVIL}`, `${cwd}`) ran as code when the
+    // variable sat in a here-document, inside `"$( ... )"`, in backquotes, or after a
+    // `#` comment holding a quote; they are passed as environment variables instead.
+    #[test]
+    fn values_never_run_as_code_in_any_context() {
+        let values = [
+            "$(touch PWNED)",
+            ";touch PWNED;",
+            "\ntouch PWNED\n",
+            "`touch PWNED`",
+            "'; touch PWNED; '",
+            "\"; touch PWNED; \"",
+            "a b\\ c",
+        ];
+        // Each context, and whether it prints the value exactly.
+        let contexts = [
+            ("printf %s ${v}", true),
+            ("printf %s \"${v}\"", true),
+            ("printf %s '${v}'", true),
+            ("printf %s \"$(printf %s \"${v}\")\"", true),
+            ("printf %s \"$(printf %s ${v})\"", true),
+            ("printf %s $(printf %s \"${v}\")x", false),
+            ("printf %s \"`printf %s ${v}`\"", false),
+            ("cat <<EOF\n${v}\nEOF", false),
+            ("cat <<-EOF\n\t${v}\n\tEOF", false),
+            ("sh <<'EOF'\nprintf %s ${v}\nEOF", false),
+            ("# it's a comment\nprintf %s ${v}", true),
+            ("# say \"hi\nprintf %s ${v}", true),
+            ("printf %s ${v} # it's ${v}\nprintf %s '${v}'", false),
+            ("f() { printf %s ${v}; }; f", true),
+            ("case x in x) printf %s ${v};; esac", true),
+        ];
+        for value in values {
+            for (template, exact) in contexts {
+                let (printed, pwned) = run(template, value);
+                assert!(!pwned, "{value:?} ran as code in {template:?}");
+                if exact {
+                    // `$( ... )` drops trailing newlines, as it does for any value.
+                    assert_eq!(
+                        printed.trim_end_matches('\n'),
+                        value.trim_end_matches('\n'),
+                        "{template:?}"
+                    );
+                }
+            }
         }
+        // Here-documents get the value as text.
+        let (printed, _) = run("cat <<EOF\n${v}\nEOF", "$(touch PWNED)");
+        assert_eq!(printed, "$(touch PWNED)\n");
     }
 }

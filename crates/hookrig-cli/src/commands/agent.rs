@@ -145,7 +145,7 @@ fn spawn(
         .or_else(|| from_env(&["HOOKRIG_AGENT", "HENCE_AGENT"]))
         .filter(|a| !a.is_empty())
         .ok_or(AgentError::NoAgent)?;
-    let plan_path = std::path::absolute(&plan_path).unwrap_or(plan_path);
+    let plan_path = hookrig_config::normal_path(&plan_path);
     let text = std::fs::read_to_string(&plan_path).map_err(|source| AgentError::ReadPlan {
         path: plan_path.clone(),
         source,

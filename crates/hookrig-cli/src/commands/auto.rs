@@ -168,11 +168,13 @@ fn trust(dir: Option<&std::path::Path>) -> Result<u8, ExpectedError> {
     let project = hookrig_config::find_project(&env);
     let root = project.root.unwrap_or_else(|| env.cwd.clone());
     let path = hookrig_config::trust_store_path(&env);
-    let mut store = hookrig_config::TrustStore::load(&path)?;
     #[expect(clippy::cast_possible_truncation, reason = "milliseconds fit in i64")]
     let now_ms = ((system_clock())() * 1000.0) as i64;
-    let ids = hookrig_automation::definition::trust_project_automations(&mut store, &root, now_ms);
-    store.save(&path)?;
+    let ids = hookrig_config::TrustStore::update(&path, |store| {
+        Ok::<_, ExpectedError>(hookrig_automation::definition::trust_project_automations(
+            store, &root, now_ms,
+        ))
+    })?;
     print(&if ids.is_empty() {
         format!(
             "no automation files under {}\n",

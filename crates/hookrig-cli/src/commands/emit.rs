@@ -411,7 +411,7 @@ fn read_stdin(limit: u64) -> Result<Vec<u8>, ExpectedError> {
 /// flat `cwd`) when it exists, else the current directory.
 fn event_cwd(flag: Option<&Path>, payload: &Payload) -> Result<PathBuf, ExpectedError> {
     if let Some(dir) = flag {
-        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+        let dir = hookrig_config::normal_path(dir);
         if !dir.is_dir() {
             return Err(ExpectedError::NoSuchCwd(dir.display().to_string()));
         }
@@ -421,7 +421,7 @@ fn event_cwd(flag: Option<&Path>, payload: &Payload) -> Result<PathBuf, Expected
         && dir.is_absolute()
         && dir.is_dir()
     {
-        return Ok(dir);
+        return Ok(hookrig_config::normal_path(&dir));
     }
     Ok(std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")))
 }

@@ -133,7 +133,7 @@ fn board(
             let agent = plan_file::agent(None, top_agent).ok();
             let found = Formatters::find(global, agent.as_deref())?;
             let formatter = found.get(name)?;
-            let absolute = std::path::absolute(&path).unwrap_or(path);
+            let absolute = hookrig_config::normal_path(&path);
             let stdout = run_formatter(name, &formatter, &board, &absolute, agent.as_deref())?;
             // Written as is: a formatter may print bytes that are not UTF-8.
             let mut out = std::io::stdout().lock();

@@ -113,7 +113,9 @@ pub(crate) fn command(
 pub(crate) fn run(request: &Request<'_>) -> Result<u8, ExpectedError> {
     let cwd = std::env::current_dir().map_err(ExpectedError::Cwd)?;
     let plan_path = request.plan;
-    let absolute = std::path::absolute(plan_path).unwrap_or_else(|_| cwd.join(plan_path));
+    // Normalised, so that `../plan.spl` finds the project (and its trust) that the plan
+    // path without `..` finds, and validators see that path in `HENCE_PLAN`.
+    let absolute = hookrig_config::normal_path(&cwd.join(plan_path));
     let text = std::fs::read_to_string(plan_path).map_err(|source| ExpectedError::ReadPlan {
         path: plan_path.to_owned(),
         source,

@@ -158,7 +158,9 @@ pub(crate) fn run(
     let name_of = report.task.clone();
 
     // The lock is released: hooks may read the plan, or even run `hookrig task`.
-    let absolute = std::path::absolute(&path).unwrap_or(path);
+    // Normalised, so that `-f ../plan.spl` finds the project (and its trust) that the
+    // plan path without `..` finds, and hooks see that path in `HENCE_PLAN`.
+    let absolute = hookrig_config::normal_path(&path);
     let cwd = absolute
         .parent()
         .map_or_else(|| PathBuf::from("/"), Path::to_owned);

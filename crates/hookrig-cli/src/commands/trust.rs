@@ -4,7 +4,9 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use hookrig_config::{Environment, LoadOptions, TrustStore, find_project, trust_store_path};
+use hookrig_config::{
+    Environment, LoadOptions, LoadedConfig, Project, TrustStore, find_project, trust_store_path,
+};
 use hookrig_core::Level;
 
 use crate::engine;
@@ -15,9 +17,8 @@ use crate::output::print;
 pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, ExpectedError> {
     let env = Environment::from_process(engine::working_dir(dir)?)?;
     let path = trust_store_path(&env);
-    let mut store = TrustStore::load(&path)?;
     if list {
-        return print_list(&store);
+        return print_list(&TrustStore::load(&path)?);
     }
     let project = find_project(&env);
     if revoke {
@@ -25,8 +26,9 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
         // of a walk without `.git` is `/`, and revoking under it would revoke every
         // project's trust.
         let top = project.root.clone().unwrap_or_else(|| env.cwd.clone());
-        let removed = store.revoke_under(&top);
-        store.save(&path)?;
+        let removed = TrustStore::update(&path, |store| {
+            Ok::<_, ExpectedError>(store.revoke_under(&top))
+        })?;
         print(&format!(
             "revoked trust in {removed} hook{} under {}\n",
             if removed == 1 { "" } else { "s" },
@@ -45,6 +47,28 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
     // trusted again.
     engine::report_skipped(&config);
     let now = hookrig_store::now_ms();
+    // The whole read-modify-write holds the store's lock, so that a concurrent trust or
+    // revoke is neither lost nor undone.
+    let (text, count) = TrustStore::update(&path, |store| {
+        Ok::<_, ExpectedError>(trust_project(store, &env, &project, &config, now))
+    })?;
+    let mut text = text;
+    if count == 0 {
+        text.push_str("no project hooks to trust\n");
+    }
+    print(&text)?;
+    Ok(exit_codes::PROCEED)
+}
+
+/// Records everything the project brings as trusted as it is now; returns what to print
+/// and how many items it trusted.
+fn trust_project(
+    store: &mut TrustStore,
+    env: &Environment,
+    project: &Project,
+    config: &LoadedConfig,
+    now: i64,
+) -> (String, usize) {
     let mut text = String::new();
     let mut count = 0;
     for def in config
@@ -52,8 +76,8 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
         .iter()
         .filter(|d| d.spec.source.level == Level::Project)
     {
-        let changed = store.check(def, &project).is_some();
-        store.trust(def, &project, now);
+        let changed = store.check(def, project).is_some();
+        store.trust(def, project, now);
         count += 1;
         let _ = writeln!(
             text,
@@ -71,13 +95,13 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
     // The project's automation files (`hookrig serve`) come with the repository too:
     // one `hookrig trust` approves everything the project brings.
     let root = project.root.clone().unwrap_or_else(|| env.cwd.clone());
-    for id in hookrig_automation::definition::trust_project_automations(&mut store, &root, now) {
+    for id in hookrig_automation::definition::trust_project_automations(store, &root, now) {
         count += 1;
         let _ = writeln!(text, "trusted automation {id}");
     }
     // So do its config.toml files (providers, notifiers, plugin_path...) and plan
     // validators, trusted by their content.
-    for (file, level, _) in hookrig_config::config_toml_paths(&env) {
+    for (file, level, _) in hookrig_config::config_toml_paths(env) {
         if level != Level::Project {
             continue;
         }
@@ -97,8 +121,8 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
             file.display()
         );
     }
-    count += trust_claude_settings(&env, &mut store, now, &mut text);
-    for (name, file) in hookrig_config::project_validators(&project) {
+    count += trust_claude_settings(env, store, now, &mut text);
+    for (name, file) in hookrig_config::project_validators(project) {
         let Ok(bytes) = std::fs::read(&file) else {
             continue;
         };
@@ -115,12 +139,7 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
             file.display()
         );
     }
-    store.save(&path)?;
-    if count == 0 {
-        text.push_str("no project hooks to trust\n");
-    }
-    print(&text)?;
-    Ok(exit_codes::PROCEED)
+    (text, count)
 }
 
 /// Trusts the project's Claude Code settings files that set `disableAllHooks`, which

@@ -773,3 +773,65 @@ fn show_names_the_line_of_the_declaration() {
         "{shown}"
     );
 }
+
+// guards: a config file that is not UTF-8 was reported without the line and column of
+// the offending byte.
+#[test]
+fn validate_places_a_byte_that_is_not_utf8_at_its_line_and_column() {
+    let env = test_env();
+    let native = env.project_config_path();
+    std::fs::create_dir_all(native.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(
+        &native,
+        b"[[hooks]]\nname = \"x\"\ncommand = \"ec\xffho\"\nevents = [\"tool.before\"]\n",
+    )
+    .expect("write hooks.toml");
+    let claude = env.project().join(".claude/settings.json");
+    std::fs::create_dir_all(claude.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(&claude, b"{\n  \"hooks\": \"\xc3\x28\"\n}\n").expect("write settings");
+
+    let output = hookrig(&env, &["validate"]);
+    let stdout = redact_paths(&env, &text(&output.stdout));
+    assert_eq!(code(&output), 1, "{stdout}");
+    assert_eq!(
+        stdout,
+        "[TMP]/project/.claude/settings.json:2:13: error: not valid UTF-8 (byte 0xc3); the file must be UTF-8 text\n\
+         [TMP]/project/.hookrig/hooks.toml:3:14: error: not valid UTF-8 (byte 0xff); the file must be UTF-8 text\n\
+         2 errors, 0 warnings\n"
+    );
+}
+
+// guards: a `command` containing a NUL byte passed `validate`, although no process can
+// be given it.
+#[test]
+fn validate_rejects_a_command_with_a_nul_byte_in_every_dialect() {
+    let env = test_env();
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "nul"
+        events = ["tool.before"]
+        command = "echo a\u0000b"
+    "#});
+    let claude = env.project().join(".claude/settings.json");
+    std::fs::create_dir_all(claude.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(
+        &claude,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "", "hooks": [
+            {"type": "command", "command": "echo a\u0000b"}
+        ]}]}}"#,
+    )
+    .expect("write settings");
+
+    let output = hookrig(&env, &["validate"]);
+    let stdout = redact_paths(&env, &text(&output.stdout));
+    assert_eq!(code(&output), 1, "{stdout}");
+    let errors: Vec<&str> = stdout.lines().filter(|l| l.contains("NUL")).collect();
+    assert_eq!(
+        errors,
+        [
+            "[TMP]/project/.claude/settings.json:2:13: error: hook `claude:project:PreToolUse:1`: its command contains a NUL byte, which no process can be given",
+            "[TMP]/project/.hookrig/hooks.toml:1:1: error: hook `nul`: its command contains a NUL byte, which no process can be given",
+        ],
+        "{stdout}"
+    );
+}

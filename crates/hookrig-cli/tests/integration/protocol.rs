@@ -268,3 +268,25 @@ fn exec_form_passes_arguments_without_a_shell() {
     assert_eq!(out.result("args"), "allow");
     assert_eq!(out.result("inline"), "allow");
 }
+
+// guards: a reply over the 1 MiB stdout cap that starts with whitespace counted as an
+// empty reply (allow) even with `on_error = "deny"`; a truncated reply is a failure.
+#[test]
+fn a_reply_of_spaces_over_the_cap_then_a_deny_goes_through_on_error() {
+    let env = test_env();
+    env.write_script(
+        ".hookrig/spaces.sh",
+        "head -c 2097152 /dev/zero | tr '\\0' ' '\necho '{\"decision\":\"deny\"}'\n",
+    );
+    env.write_project_config(&one_hook("spaces", "./spaces.sh", "on_error = \"deny\""));
+
+    let out = emit(&env, &["tool.before"], "{}");
+
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.outcome["decision"], "deny");
+    assert_eq!(out.result("spaces"), "error");
+    assert_eq!(
+        out.outcome["reason"],
+        "hook spaces: reply is larger than the 1 MiB stdout cap"
+    );
+}

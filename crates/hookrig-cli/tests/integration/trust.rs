@@ -328,10 +328,10 @@ fn a_corrupt_trust_store_trusts_no_project_hook_and_keeps_global_hooks() {
     );
 }
 
-/// Documented behaviour: only scripts inside the project are hashed; a script elsewhere
-/// is not the repository's to change, so changing it does not untrust the hook.
+// guards: a project hook whose script lies outside the project recorded no script hash,
+// so the script could be changed after trust and still run.
 #[test]
-fn a_script_outside_the_project_is_not_hashed() {
+fn a_changed_script_outside_the_project_is_untrusted_again() {
     let env = test_env();
     let outside = env.write_bin("outside.sh", "touch marker\n");
     env.write_project_config(&format!(
@@ -349,7 +349,94 @@ fn a_script_outside_the_project_is_not_hashed() {
 
     env.write_bin("outside.sh", "touch marker\necho changed >&2\n");
     let (out, ran) = emit_and_mark(&env);
-    assert_ran(&out, ran);
+    assert_untrusted(&env, &out, ran, "its script changed since it was trusted");
+}
+
+/// Emits `tool.before` for the Bash tool without `HOOKRIG_TRUST_ALL`; which of the
+/// `markers` (files in the project) appeared, removing them.
+fn emit_and_marks(env: &TestEnv, markers: &[&str]) -> (Emitted, Vec<String>) {
+    let out = emit_untrusted(env, &["tool.before"], r#"{"tool":{"name":"Bash"}}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut ran = Vec::new();
+    for marker in markers {
+        let path = env.project().join(marker);
+        if path.exists() {
+            std::fs::remove_file(&path).expect("remove the marker");
+            ran.push((*marker).to_owned());
+        }
+    }
+    (out, ran)
+}
+
+// guards: trust recorded no script hash for Claude Code's usual
+// `"$CLAUDE_PROJECT_DIR"/.claude/hook.sh`, so an edited script ran without a new trust.
+#[test]
+fn a_changed_claude_script_named_through_the_project_dir_is_untrusted_again() {
+    let env = test_env();
+    std::fs::create_dir_all(env.project().join(".git")).expect("make it a repository");
+    env.write_script(".claude/hook.sh", "touch claude-marker\n");
+    env.write_file(
+        ".claude/settings.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "", "hooks": [
+            {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hook.sh"}
+        ]}]}}"#,
+    );
+    trust(&env);
+    let (_, ran) = emit_and_marks(&env, &["claude-marker"]);
+    assert_eq!(ran, ["claude-marker"], "trusted, it runs");
+
+    env.write_script(".claude/hook.sh", "touch claude-marker\ntouch edited\n");
+    let (out, ran) = emit_and_marks(&env, &["claude-marker"]);
+    assert!(ran.is_empty(), "the edited script must not run");
+    assert!(!env.project().join("edited").exists());
+    assert!(
+        out.has_warning("its script changed since it was trusted"),
+        "{:?}",
+        out.warnings()
+    );
+}
+
+// guards: trust recorded no script hash for x-code's `${pluginDir}/run.sh` and
+// `sh ${pluginDir}/run.sh` in a project plugin, so an edited script ran.
+#[test]
+fn a_changed_x_code_plugin_script_is_untrusted_again() {
+    let env = test_env();
+    std::fs::create_dir_all(env.project().join(".git")).expect("make it a repository");
+    for (name, command) in [
+        ("direct", "${pluginDir}/run.sh"),
+        ("through-sh", "sh ${pluginDir}/run.sh"),
+    ] {
+        let dir = format!(".hookrig/plugins/{name}");
+        env.write_script(format!("{dir}/run.sh"), &format!("touch {name}-marker\n"));
+        env.write_file(
+            format!("{dir}/plugin.json"),
+            &serde_json::json!({
+                "name": name,
+                "hooks": {"PreToolUse": [{"command": command}]}
+            })
+            .to_string(),
+        );
+    }
+    let markers = ["direct-marker", "through-sh-marker"];
+    trust(&env);
+    let (_, ran) = emit_and_marks(&env, &markers);
+    assert_eq!(ran, markers, "trusted, they run");
+
+    for name in ["direct", "through-sh"] {
+        env.write_script(
+            format!(".hookrig/plugins/{name}/run.sh"),
+            &format!("touch {name}-marker\ntouch edited\n"),
+        );
+    }
+    let (out, ran) = emit_and_marks(&env, &markers);
+    assert!(ran.is_empty(), "the edited scripts must not run: {ran:?}");
+    assert!(!env.project().join("edited").exists());
+    let changed = out
+        .warnings()
+        .into_iter()
+        .filter(|w| w.contains("its script changed since it was trusted"))
+        .count();
+    assert_eq!(changed, 2, "{:?}", out.warnings());
 }
 
 /// A project script run through an interpreter (`sh x.sh`, `python3 hook.py`) is the
@@ -781,4 +868,187 @@ fn trust_lists_every_kind_it_trusted() {
             validator.display()
         )
     );
+}
+
+/// A repository `name` under the test root with one project hook named `name`.
+fn small_repository(env: &TestEnv, name: &str) -> std::path::PathBuf {
+    let dir = env.root().join(name);
+    std::fs::create_dir_all(dir.join(".git")).expect("create the repository");
+    std::fs::create_dir_all(dir.join(".hookrig")).expect("create .hookrig");
+    std::fs::write(
+        dir.join(".hookrig/hooks.toml"),
+        format!("[[hooks]]\nname = \"{name}\"\nevents = [\"tool.before\"]\nexec = [\"true\"]\n"),
+    )
+    .expect("write its config");
+    dir
+}
+
+/// The names of the hooks `hookrig trust --list` shows.
+fn trusted_names(env: &TestEnv) -> Vec<String> {
+    untrusted_ok(env, &["trust", "--list"])
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
+        .collect()
+}
+
+/// Starts `hookrig ARGS...` in `dir` without waiting for it.
+fn start_in(env: &TestEnv, dir: &Path, args: &[&str]) -> std::process::Child {
+    let mut command = env.untrusted_command(args);
+    command
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    command.spawn().expect("start hookrig")
+}
+
+fn assert_succeeded(child: std::process::Child) {
+    let output = child.wait_with_output().expect("wait for hookrig");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+}
+
+// guards: concurrent `hookrig trust` commands lost updates: a revoke that reported
+// success was undone by a trust saving the store it had read before the revoke.
+#[test]
+fn a_revoke_concurrent_with_a_trust_is_not_lost() {
+    let env = test_env();
+    let revoked = small_repository(&env, "revoked");
+    let trusted = small_repository(&env, "trusted");
+    for round in 0..8 {
+        assert_succeeded(start_in(&env, &revoked, &["trust"]));
+        let revoke = start_in(&env, &revoked, &["trust", "--revoke"]);
+        let trust = start_in(&env, &trusted, &["trust"]);
+        assert_succeeded(revoke);
+        assert_succeeded(trust);
+        assert_eq!(
+            trusted_names(&env),
+            ["trusted"],
+            "round {round}: the revoke must hold and the trust must be kept"
+        );
+        assert_succeeded(start_in(&env, &trusted, &["trust", "--revoke"]));
+    }
+}
+
+// guards: eight concurrent `hookrig trust` commands kept only some of the eight
+// projects (each saved the store it had read, without the others' entries).
+#[test]
+fn eight_concurrent_trusts_all_stay_trusted() {
+    let env = test_env();
+    let names: Vec<String> = (0..8).map(|i| format!("project{i}")).collect();
+    let dirs: Vec<_> = names.iter().map(|n| small_repository(&env, n)).collect();
+    let children: Vec<_> = dirs.iter().map(|d| start_in(&env, d, &["trust"])).collect();
+    for child in children {
+        assert_succeeded(child);
+    }
+    let mut kept = trusted_names(&env);
+    kept.sort();
+    assert_eq!(kept, names);
+}
+
+// guards: `hookrig trust DIR/sub/..` stored a second entry for the project under a path
+// with `..` instead of finding the one `hookrig trust DIR` made.
+#[test]
+fn trust_through_dot_dot_is_the_same_project() {
+    let env = test_env();
+    project_with_marking_hook(&env);
+    trust(&env);
+    std::fs::create_dir_all(env.project().join("sub")).expect("create sub");
+    let through = format!("{}/sub/..", env.project().display());
+    let stdout = untrusted_ok(&env, &["trust", &through]);
+    assert!(stdout.contains("already trusted mark"), "{stdout}");
+    assert_eq!(trusted_names(&env), ["mark"], "one entry, not two");
+}
+
+// guards: a plan named through `..` from a subdirectory (`plan validate ../plan.spl`,
+// `task claim -f ../plan.spl`) treated the trusted project's validators and hooks as
+// untrusted; they must run, and see the plan's normalised path in `HENCE_PLAN`.
+#[test]
+fn a_plan_named_through_dot_dot_keeps_the_project_trusted() {
+    let env = test_env();
+    std::fs::create_dir_all(env.project().join(".git")).expect("make it a repository");
+    env.write_file(
+        "plan.spl",
+        "(given task-design)\n(meta task-design (description \"Design\") (acceptance \"Done\"))\n(normally r-ready-design task-design ready-design)\n",
+    );
+    let project = env.project();
+    env.write_script(
+        ".hookrig/validators/team",
+        &format!(
+            "#!/bin/sh\nprintf '%s' \"$HENCE_PLAN\" > {}\necho '[]'\n",
+            project.join("validator-saw").display()
+        ),
+    );
+    env.write_script(
+        ".hence/hooks/post-claim",
+        &format!(
+            "printf '%s' \"$HENCE_PLAN\" > {}\n",
+            project.join("hook-saw").display()
+        ),
+    );
+    trust(&env);
+    let sub = project.join("sub");
+    std::fs::create_dir_all(&sub).expect("create sub");
+    let plan = project.join("plan.spl").display().to_string();
+
+    let output = run_in(
+        &sub,
+        env.untrusted_command(["plan", "validate", "../plan.spl", "--strict"]),
+    );
+    assert_eq!(
+        code(&output),
+        0,
+        "{}{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    assert!(
+        !text(&output.stderr).contains("not trusted"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(
+        env.read_file("validator-saw").as_deref(),
+        Some(plan.as_str())
+    );
+
+    let output = run_in(
+        &sub,
+        env.untrusted_command([
+            "task",
+            "claim",
+            "design",
+            "-f",
+            "../plan.spl",
+            "--agent",
+            "coder",
+        ]),
+    );
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(
+        !text(&output.stderr).contains("trust"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(env.read_file("hook-saw").as_deref(), Some(plan.as_str()));
+}
+
+// guards: the file a hook's output is redirected to counted as one of its scripts, so
+// the hook's first run (which creates it) made it untrusted.
+#[test]
+fn a_hook_writing_its_log_inside_the_project_stays_trusted() {
+    let env = test_env();
+    env.write_script(".hookrig/mark.sh", "touch marker\necho ran\n");
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "mark"
+        events = ["tool.before"]
+        command = "./mark.sh >> log.txt 2>&1"
+    "#});
+    trust(&env);
+    for round in 0..2 {
+        let (out, ran) = emit_and_mark(&env);
+        assert!(env.project().join("log.txt").exists(), "round {round}");
+        assert_ran(&out, ran);
+    }
 }

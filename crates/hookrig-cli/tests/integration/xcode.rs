@@ -464,6 +464,59 @@ fn a_cwd_with_spaces_and_semicolons_neither_splits_nor_injects() {
     assert!(!env.project().join("injected").exists());
 }
 
+// guards: `${env:EVIL}` and `${cwd}` ran as code inside a here-document, inside
+// `"$( ... )"` and after a `#` comment holding a quote (EVIL='$(touch PWNED)',
+// ';touch PWNED;', a newline; a working directory named `$(touch PWNED)`).
+#[test]
+fn variable_values_never_run_as_code_in_any_context() {
+    let env = test_env();
+    let out_file = env.root().join("seen");
+    let out = quoted(&out_file);
+    plugin(
+        &global_plugins(&env).join("p"),
+        "p",
+        &json!({"PreToolUse": [{"command": format!(
+            "cat <<EOF > {out}\n${{env:EVIL}}|${{cwd}}\nEOF\n\
+             printf '%s|' \"$(printf %s \"${{env:EVIL}}\")\" \"$(printf %s ${{cwd}})\" >> {out}\n\
+             # it's a comment, \"quoted\n\
+             printf '%s|' ${{env:EVIL}} \"${{cwd}}\" '${{env:EVIL}}' >> {out}\n"
+        )}]}),
+    );
+    let weird = env.project().join("$(touch PWNED)");
+    fs::create_dir_all(&weird).expect("mkdir");
+    let cwd = weird.to_str().expect("utf-8");
+    for evil in [
+        "$(touch PWNED)",
+        ";touch PWNED;",
+        "\ntouch PWNED\n",
+        "`touch PWNED`",
+    ] {
+        let mut command = env.command(["emit", "PreToolUse", "--cwd", cwd]);
+        command.env("EVIL", evil);
+        let output = hookrig_test_support::run_with_input(
+            command,
+            br#"{"tool":{"name":"edit"}}"#,
+            hookrig_test_support::HANG_LIMIT,
+        );
+        assert_eq!(output.status.code(), Some(0), "{evil:?}");
+        for dir in [weird.as_path(), env.project().as_path(), env.root()] {
+            assert!(
+                !dir.join("PWNED").exists(),
+                "{evil:?} ran as code in {}",
+                dir.display()
+            );
+        }
+        assert_eq!(
+            fs::read_to_string(&out_file).expect("the hook ran"),
+            format!(
+                "{evil}|{cwd}\n{}|{cwd}|{evil}|{cwd}|{evil}|",
+                evil.trim_end_matches('\n')
+            ),
+            "{evil:?}"
+        );
+    }
+}
+
 #[test]
 fn timeouts_and_failure_policies_with_their_reasons() {
     let env = test_env();
