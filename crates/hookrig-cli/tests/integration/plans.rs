@@ -331,6 +331,39 @@ fn bad_plans_and_bad_spl_are_path_line_col_errors() {
     assert!(text(&out.stderr).contains("invalid agent name 'a b'"));
 }
 
+#[test]
+fn deeply_nested_plans_are_errors_not_crashes() {
+    // guards: a plan nested 20,000 deep crashed plan board, plan validate and task claim
+    // with a stack overflow (exit 134) instead of a path:line:col error
+    let deep = format!(
+        "(given task-a)\n(given {}x{})\n",
+        "(not ".repeat(20_000),
+        ")".repeat(20_000)
+    );
+    let env = with_plan(&deep);
+    // `plan validate` reports it as a finding, `plan.spl:2:323: error[syntax]: ...`.
+    let wanted = ["plan.spl:2:323: ", "lists nested more than 64 deep"];
+    for args in [
+        &["plan", "board", "plan.spl"][..],
+        &["plan", "validate", "plan.spl"],
+        &["task", "claim", "a", "-f", "plan.spl", "--agent", "coder"],
+    ] {
+        let out = hookrig(&env, args);
+        assert_eq!(code(&out), 1, "{args:?}: {}", text(&out.stderr));
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(wanted.iter().all(|w| all.contains(w)), "{args:?}: {all}");
+    }
+    let env = with_plan(PLAN);
+    let expression = format!("(given {}x{})", "(not ".repeat(20_000), ")".repeat(20_000));
+    let out = task(&env, &["assert", &expression]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        text(&out.stderr).contains("<assert>:1:323: lists nested more than 64 deep"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 /// Starts `hookrig ARGS` without waiting.
 fn spawn(env: &TestEnv, args: &[String]) -> std::process::Child {
     env.command(args)
