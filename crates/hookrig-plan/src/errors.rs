@@ -136,12 +136,28 @@ pub enum ActionError {
         /// Why, lowercase.
         reason: String,
     },
+    /// Claiming a task another agent holds (it is in progress under their claim).
+    #[error("cannot claim task '{task}': {}; `hookrig task unclaim {task}` releases it", held(holder.as_deref()))]
+    Held {
+        /// The task.
+        task: String,
+        /// The agent of the latest claim, `None` when the task was claimed outside a
+        /// `claims` block.
+        holder: Option<String>,
+    },
     /// The agent name cannot be written in a `claims` block.
     #[error("invalid agent name '{0}': use letters, digits, '-', '_', '.' or ':'")]
     InvalidAgent(String),
     /// The SPL given to `task assert` cannot be read.
     #[error("{0}")]
     Spl(#[from] SplError),
+}
+
+fn held(holder: Option<&str>) -> String {
+    match holder {
+        Some(agent) => format!("agent '{agent}' holds it (it is in progress)"),
+        None => "it is in progress, claimed without a recorded agent".to_owned(),
+    }
 }
 
 fn list(names: &[String]) -> String {

@@ -127,6 +127,9 @@ pub(crate) enum AgentError {
         /// What `hookrig task claim` said.
         message: String,
     },
+    /// The task is in progress under another agent's claim.
+    #[error("{0}")]
+    Held(hookrig_plan::ActionError),
     /// An agent already runs in the worktree.
     #[error("an agent already runs task '{task}' (pid {pid}); `hookrig agent stop {task}` first")]
     AlreadyRunning {

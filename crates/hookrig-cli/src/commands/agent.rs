@@ -166,6 +166,11 @@ fn spawn(
         })?
         .clone();
     worktree::check_task_name(&task.name)?;
+    // Before anything is created: a task another agent holds gets no second agent.
+    // The claim below checks again under the plan's lock.
+    if let Some(held) = task.held_by_another(&agent) {
+        return Err(AgentError::Held(held).into());
+    }
     let plan_dir = plan_path
         .parent()
         .map_or_else(|| PathBuf::from("/"), Path::to_owned);

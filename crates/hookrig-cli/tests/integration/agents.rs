@@ -265,9 +265,22 @@ fn selection_order_is_flag_task_meta_agent_config_then_auto_detection() {
     for task in ["docs", "ui", "api"] {
         wait_exited(&env, task);
     }
-    // --provider wins over everything.
+    // --provider wins over everything (qa holds api: coder may not spawn on it).
     std::fs::remove_file(env.root().join("record/claude.txt")).expect("rm");
-    let out = ok(&spawn(&env, "api", &["--provider", "claude"]));
+    let out = ok(&run(
+        &env,
+        &[
+            "agent",
+            "spawn",
+            "api",
+            "--plan",
+            "plan.spl",
+            "--agent",
+            "qa",
+            "--provider",
+            "claude",
+        ],
+    ));
     assert!(out.contains("spawned claude (--provider)"), "{out}");
     recorded(&env, "claude");
     wait_exited(&env, "api");
@@ -362,6 +375,42 @@ fn worktrees_are_reused_when_clean_and_refused_when_not_worktrees_or_dirty() {
             project.display()
         )
     );
+}
+
+#[test]
+fn spawn_refuses_a_task_another_agent_holds() {
+    // guards: `agent spawn` started a second agent on a task another agent had claimed
+    let env = test_env();
+    let project = repo(&env);
+    env.write_file(".hookrig/config.toml", FAKE);
+    fake_provider(&env, "fake-agent", "");
+    ok(&run(
+        &env,
+        &[
+            "task", "claim", "api", "--plan", "plan.spl", "--agent", "writer",
+        ],
+    ));
+    for extra in [&[][..], &["--force"]] {
+        let output = spawn(&env, "api", extra);
+        assert_eq!(code(&output), 1, "{}", text(&output.stdout));
+        assert_eq!(
+            text(&output.stderr),
+            "hookrig: error: cannot claim task 'api': agent 'writer' holds it (it is in progress); `hookrig task unclaim api` releases it\n"
+        );
+    }
+    // Refused before anything was created.
+    assert!(!project.join(".hookrig/worktrees/api").exists());
+    assert!(!env.root().join("record/fake-agent.txt").exists());
+    assert!(agents_json(&env).is_empty());
+    // The holder itself may spawn on it: its claim is a no-op.
+    let out = ok(&run(
+        &env,
+        &[
+            "agent", "spawn", "api", "--plan", "plan.spl", "--agent", "writer",
+        ],
+    ));
+    assert!(out.contains("for agent 'writer' on task 'api'"), "{out}");
+    wait_exited(&env, "api");
 }
 
 #[test]
