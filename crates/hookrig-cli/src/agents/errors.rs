@@ -108,6 +108,21 @@ pub(crate) enum AgentError {
         /// Its line.
         line: usize,
     },
+    /// A provisioned file's `from` is, once its symlinks are followed, outside the
+    /// repository.
+    #[error("{source_file}:{line}: worktree provision file `{from}` resolves to {}, outside the repository {}; only files of the repository are provisioned", real.display(), repo.display())]
+    ProvisionOutsideRepo {
+        /// The `from`.
+        from: String,
+        /// Where it leads.
+        real: PathBuf,
+        /// The repository root.
+        repo: PathBuf,
+        /// The config file.
+        source_file: String,
+        /// Its line.
+        line: usize,
+    },
     /// Provisioning a file failed.
     #[error("cannot provision {} into {}", from.display(), to.display())]
     Provision {

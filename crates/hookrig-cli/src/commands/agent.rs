@@ -206,9 +206,10 @@ fn spawn(
         .iter()
         .map(|f| f.value.to.clone())
         .collect();
+    let sources = worktree::check_provision(&repo, &config.provision)?;
     let prepared = worktree::prepare(&repo, &task.name, &provisioned, args.resume)?;
     claim(global, &task.name, &plan_path, &agent, args.force)?;
-    for missing in worktree::provision(&repo, &path, &config.provision)? {
+    for missing in worktree::provision(&path, &config.provision, sources)? {
         eprintln!(
             "hookrig: warning: {}:{}: worktree provision file {} not found, skipped",
             missing.source.display(),
