@@ -286,10 +286,7 @@ impl Plan {
                 if state == TaskState::InProgress {
                     // Claiming again is a no-op for the holder only: another agent
                     // must not go on to work on the same task.
-                    return match found.held_by_another(agent) {
-                        Some(err) => Err(err),
-                        None => Ok(Prepared::Noop),
-                    };
+                    return found.held_by_another(agent).map_or(Ok(Prepared::Noop), Err);
                 }
                 if state != TaskState::Ready && !force {
                     return Err(ActionError::NeedsForce {

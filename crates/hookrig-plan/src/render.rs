@@ -241,7 +241,7 @@ impl Drawing<'_> {
                 continue;
             }
             let mut path = Vec::new();
-            self.open(root, String::new(), String::new(), &mut path);
+            self.open(root, "", String::new(), &mut path);
             while let Some(top) = path.last_mut() {
                 let deps = &self.graph.depends_on[top.task];
                 let Some(&dep) = deps.get(top.next) else {
@@ -256,7 +256,7 @@ impl Drawing<'_> {
                 } else {
                     (format!("{prefix}├── "), format!("{prefix}│   "))
                 };
-                self.open(dep, branch, child_prefix, &mut path);
+                self.open(dep, &branch, child_prefix, &mut path);
             }
             roots.extend(self.continued.drain(..));
         }
@@ -264,7 +264,7 @@ impl Drawing<'_> {
 
     /// Draws the line of task `i` and, unless it is a repeat, a cycle or too deep, puts
     /// it on `path` so that its dependencies are drawn under it.
-    fn open(&mut self, i: usize, branch: String, child_prefix: String, path: &mut Vec<Open>) {
+    fn open(&mut self, i: usize, branch: &str, child_prefix: String, path: &mut Vec<Open>) {
         let label = self.graph.label(i);
         let out = &mut self.out;
         if self.on_path[i] {
