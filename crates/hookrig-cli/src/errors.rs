@@ -106,6 +106,18 @@ pub(crate) enum ExpectedError {
         /// Built-in and external names close to it, closest first.
         suggestions: Vec<String>,
     },
+    /// `hookrig NAME` where only Hence's `hence-NAME` exists.
+    #[error(
+        "unknown command: {name}. {} is a Hence command, which hookrig runs only when started as `hence`: symlink it as hookrig-{name} (`ln -s {} DIR/hookrig-{name}`), rename it, or run `hence {name}` through a link named hence to hookrig",
+        path.display(),
+        crate::external::shell_word(path)
+    )]
+    HenceCommand {
+        /// The name given.
+        name: String,
+        /// The `hence-NAME` found.
+        path: std::path::PathBuf,
+    },
     /// An external command was found but cannot be run.
     #[error(
         "permission denied: {} is not executable; make it executable with `chmod +x {}`",

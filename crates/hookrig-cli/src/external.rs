@@ -1,4 +1,6 @@
-//! External commands, git-style: `hookrig foo ARGS` runs `hookrig-foo ARGS`.
+//! External commands, git-style: `hookrig foo ARGS` runs `hookrig-foo ARGS`. Run as
+//! `hence` (a link of that name to hookrig), `hence foo ARGS` runs `hence-foo ARGS`
+//! first, as Hence users' scripts expect, then `hookrig-foo`.
 //!
 //! `hookrig-foo` is searched in `PATH`, then in the `[settings] plugin_path` directories
 //! of `config.toml`; then `foo` is looked up in the `commands` of the plugin packages
@@ -31,6 +33,26 @@ use crate::exit_codes;
 /// The file name prefix of external commands.
 const PREFIX: &str = "hookrig-";
 
+/// The file name prefix of Hence's external commands, run when hookrig is invoked as
+/// `hence`.
+const HENCE_PREFIX: &str = "hence-";
+
+/// Whether hookrig was started under the name `hence` (a symlink or copy so named).
+pub(crate) fn invoked_as_hence() -> bool {
+    std::env::args_os()
+        .next()
+        .is_some_and(|argv0| Path::new(&argv0).file_name() == Some(OsStr::new("hence")))
+}
+
+/// The prefixes external commands are searched with, in order.
+fn prefixes() -> Vec<&'static str> {
+    if invoked_as_hence() {
+        vec![HENCE_PREFIX, PREFIX]
+    } else {
+        vec![PREFIX]
+    }
+}
+
 /// Where an external command came from, for the help listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Origin {
@@ -53,13 +75,26 @@ pub(crate) struct PackageCommand {
 
 /// The directories external commands are searched in, in order, then the commands of
 /// plugin packages.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Search {
+    /// The file name prefixes, in order: `hookrig-`, after `hence-` when run as `hence`.
+    prefixes: Vec<&'static str>,
     dirs: Vec<(PathBuf, Origin)>,
     packages: Vec<PackageCommand>,
     /// Diagnostics of `config.toml` met while building the search, for the help path,
     /// which lists what it can rather than fail.
     warnings: Vec<String>,
+}
+
+impl Default for Search {
+    fn default() -> Self {
+        Self {
+            prefixes: prefixes(),
+            dirs: Vec::new(),
+            packages: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
 }
 
 impl Search {
@@ -130,22 +165,28 @@ impl Search {
         search
     }
 
-    /// The first `hookrig-NAME` in these directories.
+    /// The first `hookrig-NAME` in these directories (`hence-NAME`, then `hookrig-NAME`
+    /// when run as `hence`), then the package command NAME.
     fn find(&self, name: &OsStr) -> Lookup {
-        let mut file_name = OsString::from(PREFIX);
-        file_name.push(name);
+        let file_names: Vec<OsString> = self
+            .prefixes
+            .iter()
+            .map(|prefix| {
+                let mut file_name = OsString::from(prefix);
+                file_name.push(name);
+                file_name
+            })
+            .collect();
         let mut not_executable = None;
         let in_packages = self
             .packages
             .iter()
             .filter(|command| OsStr::new(&command.name) == name)
             .map(|command| command.path.clone());
-        for candidate in self
-            .dirs
+        let in_dirs = file_names
             .iter()
-            .map(|(dir, _)| dir.join(&file_name))
-            .chain(in_packages)
-        {
+            .flat_map(|file_name| self.dirs.iter().map(move |(dir, _)| dir.join(file_name)));
+        for candidate in in_dirs.chain(in_packages) {
             match probe(&candidate) {
                 Probe::Executable => return Lookup::Found(candidate),
                 // As execvp does: a file that cannot be run does not hide a later one
@@ -163,27 +204,8 @@ impl Search {
     /// it was found.
     fn all(&self) -> BTreeMap<String, (PathBuf, Origin)> {
         let mut found = BTreeMap::new();
-        for (dir, origin) in &self.dirs {
-            let Ok(entries) = std::fs::read_dir(dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let file_name = entry.file_name();
-                let Some(name) = file_name
-                    .to_str()
-                    .and_then(|name| name.strip_prefix(PREFIX))
-                    .filter(|name| !name.is_empty())
-                else {
-                    continue;
-                };
-                if found.contains_key(name) {
-                    continue;
-                }
-                let path = entry.path();
-                if probe(&path) == Probe::Executable {
-                    found.insert(name.to_owned(), (path, origin.clone()));
-                }
-            }
+        for prefix in &self.prefixes {
+            self.add_all(prefix, &mut found);
         }
         for command in &self.packages {
             if !found.contains_key(&command.name) && probe(&command.path) == Probe::Executable {
@@ -197,6 +219,33 @@ impl Search {
             }
         }
         found
+    }
+
+    /// Adds to `found` every executable `PREFIXNAME` of the directories whose NAME is not
+    /// there yet.
+    fn add_all(&self, prefix: &str, found: &mut BTreeMap<String, (PathBuf, Origin)>) {
+        for (dir, origin) in &self.dirs {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let file_name = entry.file_name();
+                let Some(name) = file_name
+                    .to_str()
+                    .and_then(|name| name.strip_prefix(prefix))
+                    .filter(|name| !name.is_empty())
+                else {
+                    continue;
+                };
+                if found.contains_key(name) {
+                    continue;
+                }
+                let path = entry.path();
+                if probe(&path) == Probe::Executable {
+                    found.insert(name.to_owned(), (path, origin.clone()));
+                }
+            }
+        }
     }
 }
 
@@ -329,7 +378,11 @@ fn help_section(found: &BTreeMap<String, (PathBuf, Origin)>) -> String {
         .collect();
     let mut text = String::from("External commands:\n");
     if shown.is_empty() {
-        text.push_str("  (none found: put an executable named hookrig-NAME in PATH)\n");
+        text.push_str(if invoked_as_hence() {
+            "  (none found: put an executable named hence-NAME or hookrig-NAME in PATH)\n"
+        } else {
+            "  (none found: put an executable named hookrig-NAME in PATH)\n"
+        });
         return text;
     }
     let width = shown.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
@@ -486,7 +539,33 @@ fn resolve(context: &Context, name: &OsStr) -> Result<PathBuf, ExpectedError> {
     match lookup {
         Lookup::Found(path) => Ok(path),
         Lookup::NotExecutable(path) => Err(ExpectedError::NotExecutable(path)),
-        Lookup::Missing => Err(unknown(context, name)),
+        Lookup::Missing => Err(hence_command(name).map_or_else(
+            || unknown(context, name),
+            |path| ExpectedError::HenceCommand {
+                name: name.to_string_lossy().into_owned(),
+                path,
+            },
+        )),
+    }
+}
+
+/// A Hence command `hence-NAME` in `PATH` or `plugin_path`, when hookrig runs under its
+/// own name and has no `hookrig-NAME`: it is not run, but the error says how to make it
+/// one.
+fn hence_command(name: &OsStr) -> Option<PathBuf> {
+    if invoked_as_hence() {
+        return None;
+    }
+    let mut search = Search::path();
+    if let Ok(dirs) = plugin_path_dirs() {
+        search
+            .dirs
+            .extend(dirs.into_iter().map(|dir| (dir, Origin::PluginPath)));
+    }
+    search.prefixes = vec![HENCE_PREFIX];
+    match search.find(name) {
+        Lookup::Found(path) | Lookup::NotExecutable(path) => Some(path),
+        Lookup::Missing => None,
     }
 }
 

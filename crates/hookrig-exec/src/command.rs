@@ -197,7 +197,10 @@ fn report(reply: Reply, output: &ProcessOutput) -> Report {
         duration: output.duration,
         stdout: excerpt(&output.stdout),
         stderr: excerpt(&output.stderr),
-        truncated: output.stdout_truncated || output.stderr_truncated,
+        truncated: output.stdout_truncated
+            || output.stderr_truncated
+            || output.stdout.len() > EXCERPT
+            || output.stderr.len() > EXCERPT,
     }
 }
 
@@ -230,5 +233,30 @@ fn log_run(name: &str, event: &str, output: &ProcessOutput, reply: &Reply) {
         (Reply::Failure(failure), _) => {
             tracing::debug!("hooks.exec-error {name} {event}: {}", failure.message);
         }
+    }
+    log_output(name, event, "stdout", &output.stdout);
+    log_output(name, event, "stderr", &output.stderr);
+}
+
+/// How many lines of a hook's stdout or stderr `--debug` shows.
+const DEBUG_LINES: usize = 20;
+
+/// What the hook printed, one debug line per line of it (the first [`DEBUG_LINES`] of
+/// the ledger's excerpt): a Hence hook's output has nowhere else to be seen live.
+fn log_output(name: &str, event: &str, stream: &str, bytes: &[u8]) {
+    if !tracing::enabled!(tracing::Level::DEBUG) {
+        return;
+    }
+    let Some(text) = excerpt(bytes) else {
+        return;
+    };
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    for line in lines.iter().take(DEBUG_LINES) {
+        tracing::debug!("hooks.exec-{stream} {name} {event}: {line}");
+    }
+    if lines.len() > DEBUG_LINES || bytes.len() > EXCERPT {
+        tracing::debug!(
+            "hooks.exec-{stream} {name} {event}: ... cut; `hookrig why RUN --json` shows the first {EXCERPT} bytes"
+        );
     }
 }

@@ -60,6 +60,51 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// Line and column of many offsets in one text, each in time independent of the text's
+/// size: [`line_col`] scans from the start, which made a report of thousands of
+/// findings quadratic.
+pub(crate) struct LineIndex<'a> {
+    text: &'a str,
+    /// Byte offset, 1-based line and column of each line start, and of a point every
+    /// [`LineIndex::STRIDE`] bytes within long lines.
+    marks: Vec<(usize, usize, usize)>,
+}
+
+impl<'a> LineIndex<'a> {
+    const STRIDE: usize = 4096;
+
+    pub(crate) fn new(text: &'a str) -> Self {
+        let mut marks = vec![(0, 1, 1)];
+        let (mut line, mut col, mut last) = (1, 1, 0);
+        for (i, c) in text.char_indices() {
+            if i - last >= Self::STRIDE {
+                marks.push((i, line, col));
+                last = i;
+            }
+            if c == '\n' {
+                line += 1;
+                col = 1;
+                last = i + 1;
+                marks.push((last, line, col));
+            } else {
+                col += 1;
+            }
+        }
+        Self { text, marks }
+    }
+
+    /// 1-based line and column (in characters) of byte `offset`, as [`line_col`].
+    pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let at = self.marks.partition_point(|m| m.0 <= offset) - 1;
+        let (start, line, col) = self.marks[at];
+        (line, col + self.text[start..offset].chars().count())
+    }
+}
+
 /// Why a task action cannot be prepared.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ActionError {
@@ -91,6 +136,15 @@ pub enum ActionError {
         /// Why, lowercase.
         reason: String,
     },
+    /// Claiming a task another agent holds (it is in progress under their claim).
+    #[error("cannot claim task '{task}': {}; `hookrig task unclaim {task}` releases it", held(holder.as_deref()))]
+    Held {
+        /// The task.
+        task: String,
+        /// The agent of the latest claim, `None` when the task was claimed outside a
+        /// `claims` block.
+        holder: Option<String>,
+    },
     /// The agent name cannot be written in a `claims` block.
     #[error("invalid agent name '{0}': use letters, digits, '-', '_', '.' or ':'")]
     InvalidAgent(String),
@@ -99,10 +153,33 @@ pub enum ActionError {
     Spl(#[from] SplError),
 }
 
+fn held(holder: Option<&str>) -> String {
+    match holder {
+        Some(agent) => format!("agent '{agent}' holds it (it is in progress)"),
+        None => "it is in progress, claimed without a recorded agent".to_owned(),
+    }
+}
+
 fn list(names: &[String]) -> String {
     if names.is_empty() {
         "(none)".to_owned()
     } else {
         names.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_index_agrees_with_line_col() {
+        let long = "é".repeat(5000);
+        let text = format!("ab\n\ncé d\n{long}x\n{long}");
+        let index = LineIndex::new(&text);
+        // Every 7th offset: both sides of each two-byte character, and every stride.
+        for offset in (0..=text.len() + 2).step_by(7) {
+            assert_eq!(index.line_col(offset), line_col(&text, offset), "{offset}");
+        }
     }
 }

@@ -84,6 +84,21 @@ pub struct Task {
     pub block_reason: Option<String>,
 }
 
+impl Task {
+    /// Why `agent` cannot claim the task because another agent holds it: the task is in
+    /// progress and its latest claim is not `agent`'s (or names no agent at all).
+    pub fn held_by_another(&self, agent: &str) -> Option<ActionError> {
+        let agent = agent.strip_prefix("agent:").unwrap_or(agent);
+        if self.state != TaskState::InProgress || self.claimed_by.as_deref() == Some(agent) {
+            return None;
+        }
+        Some(ActionError::Held {
+            task: self.name.clone(),
+            holder: self.claimed_by.clone(),
+        })
+    }
+}
+
 /// Version numbers already used by a task's lifecycle statements.
 #[derive(Debug, Clone, Copy, Default)]
 struct Versions {
@@ -269,7 +284,9 @@ impl Plan {
                     return Err(refuse("it is done"));
                 }
                 if state == TaskState::InProgress {
-                    return Ok(Prepared::Noop);
+                    // Claiming again is a no-op for the holder only: another agent
+                    // must not go on to work on the same task.
+                    return found.held_by_another(agent).map_or(Ok(Prepared::Noop), Err);
                 }
                 if state != TaskState::Ready && !force {
                     return Err(ActionError::NeedsForce {
@@ -968,8 +985,27 @@ mod tests {
 
         let claimed = act(PLAN, &Action::Claim, "design", "coder", false);
         assert_eq!(
-            plan(&claimed).prepare(&Action::Claim, "design", "x", AT, false),
+            plan(&claimed).prepare(&Action::Claim, "design", "coder", AT, false),
             Ok(Prepared::Noop)
+        );
+        // guards: a claim by another agent of a task in progress was a no-op, so a
+        // second agent went on to work on a task the first one held
+        for force in [false, true] {
+            let err = plan(&claimed)
+                .prepare(&Action::Claim, "design", "x", AT, force)
+                .expect_err("held by coder");
+            assert_eq!(
+                err.to_string(),
+                "cannot claim task 'design': agent 'coder' holds it (it is in progress); `hookrig task unclaim design` releases it"
+            );
+        }
+        let by_hand = format!("{PLAN}(given claimed-design)\n");
+        assert_eq!(
+            plan(&by_hand)
+                .prepare(&Action::Claim, "design", "x", AT, false)
+                .expect_err("held by nobody known")
+                .to_string(),
+            "cannot claim task 'design': it is in progress, claimed without a recorded agent; `hookrig task unclaim design` releases it"
         );
         let done = act(&claimed, &Action::Complete, "design", "coder", false);
         let p = plan(&done);

@@ -4,7 +4,7 @@
 //! Dependencies on tasks the plan does not declare are left out of every drawing: they
 //! are a validator's business, and drawing them would invent tasks.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 
 use crate::plan::{BlockType, Plan, Task, TaskState};
@@ -185,69 +185,112 @@ pub fn tree(path: &str, plan: &Plan) -> String {
     let graph = Graph::new(plan);
     let mut out = heading(path, plan);
     out.push('\n');
-    let mut expanded = HashSet::new();
-    let mut on_path = Vec::new();
+    let mut drawing = Drawing {
+        graph: &graph,
+        expanded: HashSet::new(),
+        on_path: vec![false; graph.tasks.len()],
+        continued: VecDeque::new(),
+        out,
+    };
     let roots = (0..graph.tasks.len()).filter(|&i| graph.dependents[i].is_empty());
     let roots: Vec<usize> = roots.collect();
     for root in roots {
-        draw(
-            &graph,
-            root,
-            "",
-            None,
-            &mut expanded,
-            &mut on_path,
-            &mut out,
-        );
+        drawing.tree_of(root);
     }
     for i in 0..graph.tasks.len() {
-        if !expanded.contains(&i) {
-            draw(&graph, i, "", None, &mut expanded, &mut on_path, &mut out);
+        if !drawing.expanded.contains(&i) {
+            drawing.tree_of(i);
         }
     }
-    out
+    drawing.out
 }
 
-fn draw(
-    graph: &Graph<'_>,
-    i: usize,
-    prefix: &str,
-    last: Option<bool>,
-    expanded: &mut HashSet<usize>,
-    on_path: &mut Vec<usize>,
-    out: &mut String,
-) {
-    let (branch, child_prefix) = match last {
-        None => (String::new(), String::new()),
-        Some(true) => (format!("{prefix}└── "), format!("{prefix}    ")),
-        Some(false) => (format!("{prefix}├── "), format!("{prefix}│   ")),
-    };
-    let label = graph.label(i);
-    if on_path.contains(&i) {
-        let _ = writeln!(out, "{branch}{label} (cycle)");
-        return;
+/// How deep `tree` draws one tree. A task deeper down that has dependencies is marked
+/// `(continued below)` and starts a tree of its own after the current one: a chain of
+/// thousands of tasks would otherwise draw lines whose indentation alone is quadratic
+/// in its length.
+const TREE_DEPTH: usize = 64;
+
+/// The state of a `tree` drawing. It walks with a stack of its own rather than by
+/// recursion, so a long dependency chain cannot overflow the call stack.
+struct Drawing<'a> {
+    graph: &'a Graph<'a>,
+    expanded: HashSet<usize>,
+    /// Whether each task is on the path from the current root.
+    on_path: Vec<bool>,
+    /// Tasks cut at [`TREE_DEPTH`], to draw as roots once the current tree is done.
+    continued: VecDeque<usize>,
+    out: String,
+}
+
+/// A task of the current path: its index, the prefix of its children's lines and the
+/// next of its dependencies to draw.
+struct Open {
+    task: usize,
+    child_prefix: String,
+    next: usize,
+}
+
+impl Drawing<'_> {
+    /// Draws the tree of `root`, then the trees of the tasks it cut.
+    fn tree_of(&mut self, root: usize) {
+        let mut roots = VecDeque::from([root]);
+        while let Some(root) = roots.pop_front() {
+            // A cut task drawn meanwhile, through a shorter path, is not drawn twice.
+            if self.expanded.contains(&root) {
+                continue;
+            }
+            let mut path = Vec::new();
+            self.open(root, "", String::new(), &mut path);
+            while let Some(top) = path.last_mut() {
+                let deps = &self.graph.depends_on[top.task];
+                let Some(&dep) = deps.get(top.next) else {
+                    self.on_path[top.task] = false;
+                    path.pop();
+                    continue;
+                };
+                top.next += 1;
+                let prefix = &top.child_prefix;
+                let (branch, child_prefix) = if top.next == deps.len() {
+                    (format!("{prefix}└── "), format!("{prefix}    "))
+                } else {
+                    (format!("{prefix}├── "), format!("{prefix}│   "))
+                };
+                self.open(dep, &branch, child_prefix, &mut path);
+            }
+            roots.extend(self.continued.drain(..));
+        }
     }
-    let deps = &graph.depends_on[i];
-    if !expanded.insert(i) {
-        let mark = if deps.is_empty() { "" } else { " (*)" };
-        let _ = writeln!(out, "{branch}{label}{mark}");
-        return;
+
+    /// Draws the line of task `i` and, unless it is a repeat, a cycle or too deep, puts
+    /// it on `path` so that its dependencies are drawn under it.
+    fn open(&mut self, i: usize, branch: &str, child_prefix: String, path: &mut Vec<Open>) {
+        let label = self.graph.label(i);
+        let out = &mut self.out;
+        if self.on_path[i] {
+            let _ = writeln!(out, "{branch}{label} (cycle)");
+            return;
+        }
+        let deps = &self.graph.depends_on[i];
+        if self.expanded.contains(&i) {
+            let mark = if deps.is_empty() { "" } else { " (*)" };
+            let _ = writeln!(out, "{branch}{label}{mark}");
+            return;
+        }
+        if path.len() >= TREE_DEPTH && !deps.is_empty() {
+            let _ = writeln!(out, "{branch}{label} (continued below)");
+            self.continued.push_back(i);
+            return;
+        }
+        self.expanded.insert(i);
+        let _ = writeln!(out, "{branch}{label}");
+        self.on_path[i] = true;
+        path.push(Open {
+            task: i,
+            child_prefix,
+            next: 0,
+        });
     }
-    let _ = writeln!(out, "{branch}{label}");
-    on_path.push(i);
-    for (n, &dep) in deps.iter().enumerate() {
-        let last = n + 1 == deps.len();
-        draw(
-            graph,
-            dep,
-            &child_prefix,
-            Some(last),
-            expanded,
-            on_path,
-            out,
-        );
-    }
-    on_path.pop();
 }
 
 /// Each task's level: 0 without dependencies, else one more than its deepest
@@ -453,6 +496,36 @@ mod tests {
             (normally r-ready-b (and task-b completed-a) ready-b)
         "};
         insta::assert_snapshot!("tree_cycle", tree("c.spl", &plan(cyclic)));
+    }
+
+    #[test]
+    fn a_long_chain_is_drawn_without_recursion_in_bounded_width() {
+        // guards: `plan board --format tree` on a chain of 16,000 dependencies overflowed
+        // the stack (exit 134), and its indentation grew with the chain's length
+        use std::fmt::Write as _;
+        let mut text = String::new();
+        for i in 0..16_000 {
+            let _ = writeln!(text, "(given task-t{i})");
+            if i > 0 {
+                let _ = writeln!(
+                    text,
+                    "(normally r-ready-t{i} (and task-t{i} completed-t{}) ready-t{i})",
+                    i - 1
+                );
+            }
+        }
+        let drawn = tree("long.spl", &plan(&text));
+        // Every task once, plus one "(continued below)" line per cut.
+        let cuts = drawn.matches("(continued below)").count();
+        assert_eq!(drawn.lines().count(), 1 + 16_000 + cuts);
+        assert!(cuts > 0 && cuts <= 16_000 / (TREE_DEPTH - 1) + 1, "{cuts}");
+        let widest = drawn.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(widest < TREE_DEPTH * 4 + 40, "{widest}");
+        assert!(
+            drawn.starts_with("long.spl\nt15999 [backlog]\n└── t15998 [backlog]\n"),
+            "{}",
+            &drawn[..200]
+        );
     }
 
     #[test]

@@ -320,6 +320,12 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Statement>, SplError> {
 
 type Fail = (usize, String);
 
+/// How deep lists may nest. Real plans nest a handful of levels (a `claims` block, a
+/// rule, an `and`, a `not`, a modal, a `during`); the statement builder, the printer
+/// and the reasoner walk literals recursively, so a file nested thousands deep would
+/// overflow the stack instead of giving an error.
+pub const MAX_DEPTH: usize = 64;
+
 /// Atoms borrow from the text: only what ends up in a statement is copied.
 #[derive(Debug)]
 enum Sexp<'a> {
@@ -363,6 +369,14 @@ fn read<'a>(
                 }
             }
             b'(' => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err((
+                        i,
+                        format!(
+                            "lists nested more than {MAX_DEPTH} deep; hookrig reads plans nested at most {MAX_DEPTH} levels"
+                        ),
+                    ));
+                }
                 stack.push((i, Vec::new()));
                 i += 1;
             }
@@ -1220,6 +1234,30 @@ mod tests {
             .map(|case| format!("{case:?}\n  {}", error(case)))
             .collect();
         insta::assert_snapshot!(rendered.join("\n"));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        // guards: a plan nested 20,000 deep must give path:line:col, not crash the stack
+        let deep = format!(
+            "(given a)\n(given {}x{})",
+            "(not ".repeat(20_000),
+            ")".repeat(20_000)
+        );
+        let column = "(given ".len() + "(not ".len() * (MAX_DEPTH - 1) + 1;
+        assert_eq!(
+            error(&deep),
+            format!(
+                "plan.spl:2:{column}: lists nested more than 64 deep; hookrig reads plans nested at most 64 levels"
+            )
+        );
+        // As deep as allowed still reads.
+        let ok = format!(
+            "(given {}x{})",
+            "(not ".repeat(MAX_DEPTH - 1),
+            ")".repeat(MAX_DEPTH - 1)
+        );
+        assert_eq!(parse_ok(&ok).len(), 1);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::errors::line_col;
+use crate::errors::LineIndex;
 use crate::plan::Plan;
 use crate::spl::{Literal, Span, Statement, StatementKind, Term, for_each_flat};
 
@@ -92,6 +92,7 @@ pub fn validate(
 ) -> Vec<Finding> {
     let mut checks = Checks {
         text,
+        lines: LineIndex::new(text),
         findings: Vec::new(),
     };
     let scan = scan(statements, plan);
@@ -123,6 +124,7 @@ struct Places {
 
 fn scan(statements: &[Statement], plan: &Plan) -> Places {
     let mut places = Places::default();
+    let tasks: HashSet<&str> = plan.tasks.iter().map(|t| t.name.as_str()).collect();
     for_each_flat(statements, &mut |statement, _| {
         let span = statement.span;
         match &statement.kind {
@@ -130,7 +132,7 @@ fn scan(statements: &[Statement], plan: &Plan) -> Places {
                 if let Some(task) = lit.plain_name().and_then(|n| n.strip_prefix("task-")) {
                     places.task.entry(task.to_owned()).or_insert(span);
                 }
-                if let Some((task, agent)) = assignment(lit, plan) {
+                if let Some((task, agent)) = assignment(lit, &tasks) {
                     places.assignments.push((task, agent, span));
                 }
             }
@@ -138,7 +140,7 @@ fn scan(statements: &[Statement], plan: &Plan) -> Places {
                 if let Some(label) = &rule.label {
                     places.labels.push((label.clone(), span));
                 }
-                if let Some((task, agent)) = assignment(&rule.head, plan) {
+                if let Some((task, agent)) = assignment(&rule.head, &tasks) {
                     places.assignments.push((task, agent, span));
                 }
                 if let Some(task) = rule
@@ -168,7 +170,7 @@ fn scan(statements: &[Statement], plan: &Plan) -> Places {
 
 /// `(assign T A)`, `assign-T-A` or `assign-to-T-A` (the longest declared task that fits
 /// the atom forms, as the plan reads them).
-fn assignment(lit: &Literal, plan: &Plan) -> Option<(String, String)> {
+fn assignment(lit: &Literal, tasks: &HashSet<&str>) -> Option<(String, String)> {
     match lit {
         Literal::Atom { name, args } if name == "assign" => match args.as_slice() {
             [Term::Symbol(task), Term::Symbol(agent)] => Some((
@@ -181,17 +183,12 @@ fn assignment(lit: &Literal, plan: &Plan) -> Option<(String, String)> {
             let rest = name
                 .strip_prefix("assign-to-")
                 .or_else(|| name.strip_prefix("assign-"))?;
-            let task = plan
-                .tasks
-                .iter()
-                .map(|t| t.name.as_str())
-                .filter(|t| {
-                    rest.len() > t.len() + 1
-                        && rest.starts_with(t)
-                        && rest.as_bytes()[t.len()] == b'-'
-                })
-                .max_by_key(|t| t.len())?;
-            Some((task.to_owned(), rest[task.len() + 1..].to_owned()))
+            // One lookup per dash, longest prefix first, rather than a scan of every
+            // task per atom (which made large plans quadratic).
+            rest.rmatch_indices('-').find_map(|(at, _)| {
+                (at + 1 < rest.len() && tasks.contains(&rest[..at]))
+                    .then(|| (rest[..at].to_owned(), rest[at + 1..].to_owned()))
+            })
         }
         _ => None,
     }
@@ -199,12 +196,13 @@ fn assignment(lit: &Literal, plan: &Plan) -> Option<(String, String)> {
 
 struct Checks<'a> {
     text: &'a str,
+    lines: LineIndex<'a>,
     findings: Vec<Finding>,
 }
 
 impl Checks<'_> {
     fn push(&mut self, rule: &'static str, severity: Severity, offset: usize, message: String) {
-        let (line, column) = line_col(self.text, offset);
+        let (line, column) = self.lines.line_col(offset);
         self.findings.push(Finding {
             rule,
             severity,
@@ -263,6 +261,17 @@ impl Checks<'_> {
         // 0 = not seen, 1 = on the current path, 2 = done.
         let mut color = vec![0_u8; edges.len()];
         let mut seen_cycles: HashSet<Vec<usize>> = HashSet::new();
+        // Where each task on the current path is in it.
+        let mut on_path = vec![0_usize; edges.len()];
+        // The place of the first readiness rule of each "X waits for D".
+        let mut rule_of: HashMap<(&str, &str), usize> = HashMap::new();
+        for (task, deps, span) in &places.readiness {
+            for dep in deps {
+                rule_of
+                    .entry((task.as_str(), dep.as_str()))
+                    .or_insert(span.start);
+            }
+        }
         for root in 0..edges.len() {
             if color[root] != 0 {
                 continue;
@@ -270,24 +279,23 @@ impl Checks<'_> {
             // The path, each task with the next edge to follow.
             let mut path: Vec<(usize, usize)> = vec![(root, 0)];
             color[root] = 1;
+            on_path[root] = 0;
             while let Some(&mut (node, ref mut next)) = path.last_mut() {
                 if let Some(&dep) = edges[node].get(*next) {
                     *next += 1;
                     match color[dep] {
                         0 => {
                             color[dep] = 1;
+                            on_path[dep] = path.len();
                             path.push((dep, 0));
                         }
                         1 => {
-                            let start = path
-                                .iter()
-                                .position(|&(n, _)| n == dep)
-                                .expect("a task on the path is in the path");
+                            let start = on_path[dep];
                             let cycle: Vec<usize> = path[start..].iter().map(|&(n, _)| n).collect();
                             let mut key = cycle.clone();
                             key.sort_unstable();
                             if seen_cycles.insert(key) {
-                                self.report_cycle(plan, places, &cycle);
+                                self.report_cycle(plan, &rule_of, &cycle);
                             }
                         }
                         _ => {}
@@ -300,15 +308,16 @@ impl Checks<'_> {
         }
     }
 
-    fn report_cycle(&mut self, plan: &Plan, places: &Places, cycle: &[usize]) {
+    fn report_cycle(
+        &mut self,
+        plan: &Plan,
+        rule_of: &HashMap<(&str, &str), usize>,
+        cycle: &[usize],
+    ) {
         let names: Vec<&str> = cycle.iter().map(|&i| plan.tasks[i].name.as_str()).collect();
         let first = names[0];
         let second = names.get(1).copied().unwrap_or(first);
-        let offset = places
-            .readiness
-            .iter()
-            .find(|(task, deps, _)| task == first && deps.iter().any(|d| d == second))
-            .map_or(0, |(_, _, span)| span.start);
+        let offset = rule_of.get(&(first, second)).copied().unwrap_or(0);
         let mut shown = names.join(" -> ");
         shown.push_str(" -> ");
         shown.push_str(first);
@@ -360,7 +369,7 @@ impl Checks<'_> {
         for (label, span) in &places.labels {
             match first.get(label.as_str()) {
                 Some(earlier) => {
-                    let (line, column) = line_col(self.text, earlier.start);
+                    let (line, column) = self.lines.line_col(earlier.start);
                     self.push(
                         rules::DUPLICATE_LABEL,
                         Severity::Error,
@@ -378,8 +387,9 @@ impl Checks<'_> {
     }
 
     fn assignments(&mut self, plan: &Plan, places: &Places) {
+        let agents: HashSet<&str> = plan.agents.iter().map(String::as_str).collect();
         for (task, agent, span) in &places.assignments {
-            if !plan.agents.iter().any(|a| a == agent) {
+            if !agents.contains(agent.as_str()) {
                 let known = if plan.agents.is_empty() {
                     "none are declared".to_owned()
                 } else {
@@ -398,6 +408,10 @@ impl Checks<'_> {
     }
 
     fn providers(&mut self, plan: &Plan, places: &Places, configured: &[String]) {
+        let mut meta_of: HashMap<&str, Vec<&Span>> = HashMap::new();
+        for (task, span) in &places.meta {
+            meta_of.entry(task.as_str()).or_default().push(span);
+        }
         for task in &plan.tasks {
             let Some(value) = task.meta.get("provider") else {
                 continue;
@@ -409,12 +423,12 @@ impl Checks<'_> {
                 continue;
             }
             // The last meta statement of the task that names a provider set the value.
-            let offset = places
-                .meta
-                .iter()
+            let offset = meta_of
+                .get(task.name.as_str())
+                .into_iter()
+                .flatten()
                 .rev()
-                .filter(|(t, _)| *t == task.name)
-                .find_map(|(_, span)| {
+                .find_map(|span| {
                     let written = &self.text[span.start..span.end.min(self.text.len())];
                     written.find("(provider").map(|at| span.start + at)
                 })
@@ -596,5 +610,41 @@ mod tests {
             ]
         );
         assert_eq!(check(&text, &["internal-gpt"]), Vec::<String>::new());
+    }
+
+    #[test]
+    fn large_plans_validate_in_near_linear_time() {
+        // guards: validate was quadratic (a line count from the file's start per
+        // finding, a scan of every task per assignment, of every meta per provider):
+        // 16,000 tasks took seconds in a release build and minutes in a debug one
+        use std::fmt::Write as _;
+        let mut text = String::from("(given agent-coder-available)\n");
+        for i in 0..16_000 {
+            let _ = writeln!(
+                text,
+                "(given task-t{i})\n(given assign-t{i}-nobody)\n(meta task-t{i} (provider \"nope\"))"
+            );
+            if i > 0 {
+                let _ = writeln!(
+                    text,
+                    "(normally r-ready-t{i} (and task-t{i} completed-t{}) ready-t{i})",
+                    i - 1
+                );
+            }
+        }
+        let statements = parse(Path::new("plan.spl"), &text).expect("valid SPL");
+        let plan = Plan::new(&statements);
+        let started = std::time::Instant::now();
+        let findings = validate(&text, &statements, &plan, &[]);
+        // A generous bound that only proves the work is not quadratic.
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+        // Per task: missing description and acceptance, unknown agent and provider.
+        assert_eq!(findings.len(), 4 * 16_000);
+        let last = findings.last().expect("findings");
+        assert_eq!((last.line, last.column), (63_999, 19));
     }
 }

@@ -108,6 +108,21 @@ pub(crate) enum AgentError {
         /// Its line.
         line: usize,
     },
+    /// A provisioned file's `from` is, once its symlinks are followed, outside the
+    /// repository.
+    #[error("{source_file}:{line}: worktree provision file `{from}` resolves to {}, outside the repository {}; only files of the repository are provisioned", real.display(), repo.display())]
+    ProvisionOutsideRepo {
+        /// The `from`.
+        from: String,
+        /// Where it leads.
+        real: PathBuf,
+        /// The repository root.
+        repo: PathBuf,
+        /// The config file.
+        source_file: String,
+        /// Its line.
+        line: usize,
+    },
     /// Provisioning a file failed.
     #[error("cannot provision {} into {}", from.display(), to.display())]
     Provision {
@@ -127,6 +142,9 @@ pub(crate) enum AgentError {
         /// What `hookrig task claim` said.
         message: String,
     },
+    /// The task is in progress under another agent's claim.
+    #[error("{0}")]
+    Held(hookrig_plan::ActionError),
     /// An agent already runs in the worktree.
     #[error("an agent already runs task '{task}' (pid {pid}); `hookrig agent stop {task}` first")]
     AlreadyRunning {

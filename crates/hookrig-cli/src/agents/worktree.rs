@@ -228,14 +228,19 @@ pub(crate) struct Missing {
     pub(crate) line: usize,
 }
 
-/// Links or copies every `[worktree.provision] files` entry into `worktree`. A `to` that
-/// leaves the worktree is refused before anything is written; a missing `from` is
-/// returned, for a warning, and skipped.
-pub(crate) fn provision(
+/// Where each `[worktree.provision] files` entry comes from: its real path, or (`Err`)
+/// the path that is not there.
+pub(crate) type Sources = Vec<Result<PathBuf, PathBuf>>;
+
+/// Checks every `[worktree.provision] files` entry before anything is created: a `to`
+/// that leaves the worktree, or a `from` whose real path (every symlink followed) is
+/// outside the repository, is refused. Returns each entry's source for [`provision`].
+pub(crate) fn check_provision(
     repo: &Path,
-    worktree: &Path,
     files: &[Sourced<ProvisionFile>],
-) -> Result<Vec<Missing>, AgentError> {
+) -> Result<Sources, AgentError> {
+    let repo_root = repo.canonicalize().unwrap_or_else(|_| repo.to_owned());
+    let mut sources = Vec::with_capacity(files.len());
     for file in files {
         if !stays_inside(&file.value.to) {
             return Err(AgentError::ProvisionEscapes {
@@ -244,21 +249,61 @@ pub(crate) fn provision(
                 line: file.line,
             });
         }
+        // A committed symlink (`from = "key"` with `key -> ~/.ssh/id_rsa`, or a
+        // symlinked directory on the way) must not carry a file from outside the
+        // repository into the worktree: resolve it and link or copy the real file.
+        // A `from` written as absolute or with `..` names a place outside on purpose;
+        // the config layer drops such entries from project files until they are
+        // trusted, so only the user's own choices reach this point.
+        let from = repo.join(&file.value.from);
+        let explicit = Path::new(&file.value.from).components().any(|c| {
+            matches!(
+                c,
+                Component::RootDir | Component::Prefix(_) | Component::ParentDir
+            )
+        });
+        match from.canonicalize() {
+            Ok(real) if explicit || real.starts_with(&repo_root) => sources.push(Ok(real)),
+            Ok(real) => {
+                return Err(AgentError::ProvisionOutsideRepo {
+                    from: file.value.from.clone(),
+                    real,
+                    repo: repo_root,
+                    source_file: file.source.display().to_string(),
+                    line: file.line,
+                });
+            }
+            // Not there, or a symlink to nothing: nothing to carry, only a warning.
+            Err(_) => sources.push(Err(from)),
+        }
     }
+    Ok(sources)
+}
+
+/// Links or copies every `[worktree.provision] files` entry into `worktree`, from the
+/// `sources` [`check_provision`] resolved; a missing `from` is returned, for a warning,
+/// and skipped.
+pub(crate) fn provision(
+    worktree: &Path,
+    files: &[Sourced<ProvisionFile>],
+    sources: Sources,
+) -> Result<Vec<Missing>, AgentError> {
     let root = worktree
         .canonicalize()
         .unwrap_or_else(|_| worktree.to_owned());
     let mut missing = Vec::new();
-    for file in files {
-        let from = repo.join(&file.value.from);
-        if from.symlink_metadata().is_err() {
-            missing.push(Missing {
-                from,
-                source: file.source.clone(),
-                line: file.line,
-            });
-            continue;
-        }
+    for (file, source) in files.iter().zip(sources) {
+        let from = match source {
+            Ok(real) => real,
+            Err(from) => {
+                missing.push(Missing {
+                    from,
+                    source: file.source.clone(),
+                    line: file.line,
+                });
+                continue;
+            }
+        };
         let to = worktree.join(&file.value.to);
         let failed = |source| AgentError::Provision {
             from: from.clone(),

@@ -166,6 +166,11 @@ fn spawn(
         })?
         .clone();
     worktree::check_task_name(&task.name)?;
+    // Before anything is created: a task another agent holds gets no second agent.
+    // The claim below checks again under the plan's lock.
+    if let Some(held) = task.held_by_another(&agent) {
+        return Err(AgentError::Held(held).into());
+    }
     let plan_dir = plan_path
         .parent()
         .map_or_else(|| PathBuf::from("/"), Path::to_owned);
@@ -201,9 +206,10 @@ fn spawn(
         .iter()
         .map(|f| f.value.to.clone())
         .collect();
+    let sources = worktree::check_provision(&repo, &config.provision)?;
     let prepared = worktree::prepare(&repo, &task.name, &provisioned, args.resume)?;
     claim(global, &task.name, &plan_path, &agent, args.force)?;
-    for missing in worktree::provision(&repo, &path, &config.provision)? {
+    for missing in worktree::provision(&path, &config.provision, sources)? {
         eprintln!(
             "hookrig: warning: {}:{}: worktree provision file {} not found, skipped",
             missing.source.display(),

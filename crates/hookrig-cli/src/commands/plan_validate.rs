@@ -398,7 +398,7 @@ fn run_all(
                 stderr_cap: STDERR_CAP,
             };
             let output = run_process(spec, groups).await;
-            let result = match output.termination {
+            let mut result = match output.termination {
                 Termination::TimedOut { .. } => Err(format!("validator '{name}' timed out")),
                 Termination::Exited(code) => {
                     let empty = output.stdout.iter().all(u8::is_ascii_whitespace);
@@ -417,10 +417,40 @@ fn run_all(
                 | Termination::SpawnFailed(_)
                 | Termination::Interrupted => Err(format!("validator '{name}' failed")),
             };
+            // A validator that could not be used says why on its stderr, or nowhere.
+            if let Err(warning) = &mut result {
+                warning.push_str(&stderr_lines(&output.stderr));
+            }
             (validator.clone(), result)
         }
     });
     Ok(runtime.block_on(join_all(runs)))
+}
+
+/// How many lines of a failed validator's stderr its warning shows.
+const STDERR_LINES: usize = 20;
+
+/// A failed validator's stderr as lines to append to its warning, each `\n  stderr: `
+/// and a line of it; nothing when it printed nothing.
+fn stderr_lines(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = text
+        .trim_end()
+        .lines()
+        .skip_while(|l| l.trim().is_empty())
+        .collect();
+    let mut out = String::new();
+    for line in lines.iter().take(STDERR_LINES) {
+        let _ = write!(out, "\n  stderr: {line}");
+    }
+    if lines.len() > STDERR_LINES {
+        let _ = write!(
+            out,
+            "\n  stderr: ... {} more lines",
+            lines.len() - STDERR_LINES
+        );
+    }
+    out
 }
 
 /// A validator's stdout: a JSON array of `{level, message, line?, rule?}`, `level`

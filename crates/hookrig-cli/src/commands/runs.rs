@@ -145,17 +145,34 @@ fn render_why(emit: &EmitRecord) -> String {
         if let Some(reason) = &hook.reason {
             let _ = writeln!(text, "  reason    {reason}");
         }
-        if let Some(stderr) = &hook.stderr {
+        // What the hook printed: a Hence hook's only output is its lines, and a
+        // failing hook's stderr says why.
+        if let Some(stdout) = hook.stdout.as_deref().filter(|s| !s.trim().is_empty()) {
+            let _ = writeln!(text, "  stdout    {}", excerpt(stdout));
+        }
+        if let Some(stderr) = hook.stderr.as_deref().filter(|s| !s.trim().is_empty()) {
             let _ = writeln!(text, "  stderr    {}", excerpt(stderr));
         }
     }
     text
 }
 
-/// The first lines of a hook's output, indented under its record.
+/// How many lines of a hook's stdout or stderr the text of `why` shows.
+const EXCERPT_LINES: usize = 10;
+
+/// The first lines of a hook's output, indented under its record, and how many more
+/// `--json` has.
 fn excerpt(text: &str) -> String {
-    let lines: Vec<&str> = text.trim_end().lines().take(5).collect();
-    lines.join("\n            ")
+    let all: Vec<&str> = text.trim_end().lines().collect();
+    let mut shown = all[..all.len().min(EXCERPT_LINES)].join("\n            ");
+    if all.len() > EXCERPT_LINES {
+        let _ = write!(
+            shown,
+            "\n            ... {} more lines (--json shows all that was kept)",
+            all.len() - EXCERPT_LINES
+        );
+    }
+    shown
 }
 
 /// `2026-11-23 11:05:24` (UTC), computed without a date crate: the ledger only needs

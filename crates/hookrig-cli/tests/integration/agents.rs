@@ -265,9 +265,22 @@ fn selection_order_is_flag_task_meta_agent_config_then_auto_detection() {
     for task in ["docs", "ui", "api"] {
         wait_exited(&env, task);
     }
-    // --provider wins over everything.
+    // --provider wins over everything (qa holds api: coder may not spawn on it).
     std::fs::remove_file(env.root().join("record/claude.txt")).expect("rm");
-    let out = ok(&spawn(&env, "api", &["--provider", "claude"]));
+    let out = ok(&run(
+        &env,
+        &[
+            "agent",
+            "spawn",
+            "api",
+            "--plan",
+            "plan.spl",
+            "--agent",
+            "qa",
+            "--provider",
+            "claude",
+        ],
+    ));
     assert!(out.contains("spawned claude (--provider)"), "{out}");
     recorded(&env, "claude");
     wait_exited(&env, "api");
@@ -365,6 +378,42 @@ fn worktrees_are_reused_when_clean_and_refused_when_not_worktrees_or_dirty() {
 }
 
 #[test]
+fn spawn_refuses_a_task_another_agent_holds() {
+    // guards: `agent spawn` started a second agent on a task another agent had claimed
+    let env = test_env();
+    let project = repo(&env);
+    env.write_file(".hookrig/config.toml", FAKE);
+    fake_provider(&env, "fake-agent", "");
+    ok(&run(
+        &env,
+        &[
+            "task", "claim", "api", "--plan", "plan.spl", "--agent", "writer",
+        ],
+    ));
+    for extra in [&[][..], &["--force"]] {
+        let output = spawn(&env, "api", extra);
+        assert_eq!(code(&output), 1, "{}", text(&output.stdout));
+        assert_eq!(
+            text(&output.stderr),
+            "hookrig: error: cannot claim task 'api': agent 'writer' holds it (it is in progress); `hookrig task unclaim api` releases it\n"
+        );
+    }
+    // Refused before anything was created.
+    assert!(!project.join(".hookrig/worktrees/api").exists());
+    assert!(!env.root().join("record/fake-agent.txt").exists());
+    assert!(agents_json(&env).is_empty());
+    // The holder itself may spawn on it: its claim is a no-op.
+    let out = ok(&run(
+        &env,
+        &[
+            "agent", "spawn", "api", "--plan", "plan.spl", "--agent", "writer",
+        ],
+    ));
+    assert!(out.contains("for agent 'writer' on task 'api'"), "{out}");
+    wait_exited(&env, "api");
+}
+
+#[test]
 fn provisioned_files_are_linked_or_copied_and_missing_ones_warned_about() {
     let env = test_env();
     let project = repo(&env);
@@ -418,6 +467,70 @@ fn provisioned_files_are_linked_or_copied_and_missing_ones_warned_about() {
         text(&output.stderr)
     );
     assert!(!project.join(".hookrig/escaped").exists());
+}
+
+#[test]
+fn provisioning_never_carries_files_from_outside_the_repository() {
+    // guards: a committed symlink (`from = "secretlink"`, `secretlink -> ~/.ssh/id_rsa`,
+    // or a symlinked directory on the way) copied a file from outside the repository
+    // into the worktree, with no warning
+    let env = test_env();
+    let project = repo(&env);
+    let outside = env.root().join("outside");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    std::fs::write(outside.join("id_rsa"), "PRIVATE KEY\n").expect("write");
+    std::os::unix::fs::symlink(outside.join("id_rsa"), project.join("secretlink")).expect("ln");
+    std::os::unix::fs::symlink(&outside, project.join("linkdir")).expect("ln");
+    env.write_file("real.env", "OK=1\n");
+    std::os::unix::fs::symlink("real.env", project.join("inside-link")).expect("ln");
+    git(
+        &project,
+        &["add", "secretlink", "linkdir", "real.env", "inside-link"],
+    );
+    git(&project, &["commit", "-q", "-m", "links"]);
+    fake_provider(&env, "fake-agent", "");
+    for (from, mode) in [
+        ("secretlink", "copy"),
+        ("secretlink", "symlink"),
+        ("linkdir/id_rsa", "copy"),
+    ] {
+        let config = env.write_file(
+            ".hookrig/config.toml",
+            &format!(
+                "{FAKE}\n[worktree.provision]\nfiles = [{{ from = \"{from}\", to = \"key\", mode = \"{mode}\" }}]\n"
+            ),
+        );
+        let output = spawn(&env, "api", &[]);
+        assert_eq!(code(&output), 1, "{from}: {}", text(&output.stdout));
+        assert_eq!(
+            text(&output.stderr),
+            format!(
+                "hookrig: error: {}:11: worktree provision file `{from}` resolves to {}, outside the repository {}; only files of the repository are provisioned\n",
+                config.display(),
+                outside.join("id_rsa").display(),
+                project.display()
+            ),
+            "{from}"
+        );
+        // Refused before the worktree or the claim.
+        assert!(!project.join(".hookrig/worktrees/api").exists(), "{from}");
+    }
+    assert!(
+        !env.read_file("plan.spl")
+            .expect("plan")
+            .contains("claim-v1-api")
+    );
+    // A symlink to a file of the repository is provisioned as that file.
+    env.write_file(
+        ".hookrig/config.toml",
+        &format!(
+            "{FAKE}\n[worktree.provision]\nfiles = [{{ from = \"inside-link\", to = \".env\", mode = \"copy\" }}]\n"
+        ),
+    );
+    ok(&spawn(&env, "api", &[]));
+    let copied = project.join(".hookrig/worktrees/api/.env");
+    assert_eq!(std::fs::read_to_string(copied).expect("copied"), "OK=1\n");
+    wait_exited(&env, "api");
 }
 
 #[test]

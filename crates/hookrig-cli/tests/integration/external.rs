@@ -498,3 +498,82 @@ fn help_marks_package_commands() {
         text(&output.stderr)
     );
 }
+
+/// `hence ARGS`: hookrig run through a symlink named `hence`, as [`command`] sets it up.
+fn run_as_hence(env: &TestEnv, args: &[&str]) -> Output {
+    let link = env.root().join("alias").join("hence");
+    if link.symlink_metadata().is_err() {
+        std::fs::create_dir_all(link.parent().expect("parent")).expect("mkdir");
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_hookrig"), &link).expect("ln -s");
+    }
+    let base = command(env, args);
+    let mut hence = Command::new(&link);
+    hence.args(base.get_args());
+    for (name, value) in base.get_envs() {
+        match value {
+            Some(value) => hence.env(name, value),
+            None => hence.env_remove(name),
+        };
+    }
+    hence.current_dir(base.get_current_dir().expect("a directory"));
+    run_with_input(hence, b"", HANG_LIMIT)
+}
+
+#[test]
+fn invoked_as_hence_runs_hence_commands() {
+    // guards: a `hence-NAME` command (Hence users' scripts) did not run as `hence NAME`
+    // when hookrig was installed as `hence`
+    let env = test_env();
+    env.write_bin("hence-todo", ECHO);
+    env.write_bin("hence-dup", "echo hence-dup");
+    env.write_bin("hookrig-dup", "echo hookrig-dup");
+    env.write_bin("hookrig-own", "echo hookrig-own");
+    env.write_file(
+        ".hence/config.toml",
+        "[settings]\nplugin_path = [\"tools\"]\n",
+    );
+    env.write_script("tools/hence-local", "echo local hence tool");
+    let output = run_as_hence(&env, &["--agent", "coder", "todo", "a b"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout),
+        "argc=1\n[a b]\nHOOKRIG_AGENT=coder HENCE_AGENT=coder\nHOOKRIG_PLAN=- HENCE_PLAN=-\n"
+    );
+    for (name, out) in [
+        ("dup", "hence-dup\n"),
+        ("own", "hookrig-own\n"),
+        ("local", "local hence tool\n"),
+    ] {
+        let output = run_as_hence(&env, &[name]);
+        assert_eq!(code(&output), 0, "{name}: {}", text(&output.stderr));
+        assert_eq!(text(&output.stdout), out, "{name}");
+    }
+    // Built-ins still win, and the help lists the hence- commands.
+    assert_eq!(code(&run_as_hence(&env, &["events"])), 0);
+    let help = text(&run_as_hence(&env, &["--help"]).stdout);
+    assert!(
+        help.contains(&format!(
+            "  todo   {}\n",
+            env.bin().join("hence-todo").display()
+        )),
+        "{help}"
+    );
+}
+
+#[test]
+fn a_hence_command_run_as_hookrig_gets_a_hint() {
+    // guards: `hookrig todo` with only `hence-todo` installed said "unknown command" and
+    // nothing about the Hence command it had found
+    let env = test_env();
+    let path = env.write_bin("hence-todo", "echo never");
+    let output = run(&env, &["todo"]);
+    assert_eq!(code(&output), 1);
+    assert!(output.stdout.is_empty());
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "hookrig: error: unknown command: todo. {0} is a Hence command, which hookrig runs only when started as `hence`: symlink it as hookrig-todo (`ln -s {0} DIR/hookrig-todo`), rename it, or run `hence todo` through a link named hence to hookrig\n",
+            path.display()
+        )
+    );
+}

@@ -370,6 +370,83 @@ fn a_successful_hooks_stdout_is_ignored() {
 }
 
 #[test]
+fn a_hooks_output_is_recorded_and_shown_in_why_and_debug() {
+    // guards: a Hence hook's stdout and stderr (the quick setup's `echo`) were shown
+    // nowhere, neither by `why` nor with `--debug`
+    let env = test_env();
+    env.write_file("plan.spl", "(given task-auth)\n(given ready-auth)\n");
+    project_hook(
+        &env,
+        ".hence/hooks/post-claim",
+        indoc! {r#"
+            echo "[$HENCE_EVENT] task=$HENCE_TASK agent=$HENCE_AGENT"
+            echo 'a note on stderr' >&2
+        "#},
+    );
+    project_hook(
+        &env,
+        ".hence/hooks/post-complete",
+        "i=0; while [ $i -lt 2000 ]; do echo \"line $i\"; i=$((i+1)); done; echo 'why it broke' >&2; exit 3\n",
+    );
+    let output = crate::harness::hookrig(
+        &env,
+        &[
+            "--debug", "task", "claim", "auth", "-f", "plan.spl", "--agent", "coder",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let debug = text(&output.stderr);
+    assert!(
+        debug
+            .contains("hooks.exec-stdout post-claim task.claimed: [claim] task=auth agent=coder\n"),
+        "{debug}"
+    );
+    assert!(
+        debug.contains("hooks.exec-stderr post-claim task.claimed: a note on stderr\n"),
+        "{debug}"
+    );
+    let runs = crate::harness::hookrig(&env, &["runs", "--json"]);
+    let runs: serde_json::Value = serde_json::from_slice(&runs.stdout).expect("JSON");
+    let run_id = runs[0]["run_id"].as_str().expect("run id").to_owned();
+    let why = crate::harness::why_text(&env, &run_id);
+    assert!(
+        why.contains("  stdout    [claim] task=auth agent=coder\n  stderr    a note on stderr\n"),
+        "{why}"
+    );
+
+    // A failing hook's output is kept too, capped, and `why` says what it left out.
+    let output = crate::harness::hookrig(
+        &env,
+        &[
+            "task", "complete", "auth", "-f", "plan.spl", "--agent", "coder",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let runs = crate::harness::hookrig(&env, &["runs", "--json", "--event", "task.completed"]);
+    let runs: serde_json::Value = serde_json::from_slice(&runs.stdout).expect("JSON");
+    let run_id = runs[0]["run_id"].as_str().expect("run id").to_owned();
+    let json = crate::harness::why_json(&env, &run_id);
+    let hook = &crate::harness::ledger_rows(&json, "post-complete")[0];
+    assert_eq!(hook["stderr"], "why it broke\n");
+    let stdout = hook["stdout"].as_str().expect("stdout kept");
+    assert!(
+        stdout.starts_with("line 0\nline 1\n") && stdout.len() <= 4096,
+        "{stdout}"
+    );
+    assert_eq!(hook["truncated"], true);
+    let why = crate::harness::why_text(&env, &run_id);
+    assert!(
+        why.contains("  stdout    line 0\n            line 1\n"),
+        "{why}"
+    );
+    assert!(
+        why.contains(" more lines (--json shows all that was kept)\n"),
+        "{why}"
+    );
+    assert!(why.contains("  stderr    why it broke\n"), "{why}");
+}
+
+#[test]
 fn a_hence_hook_and_a_native_hook_on_one_event() {
     let env = test_env();
     project_hook(

@@ -364,6 +364,36 @@ fn every_validator_failure_mode_warns_and_skips() {
 }
 
 #[test]
+fn a_failing_validators_stderr_is_shown() {
+    // guards: a validator that failed said only `validator 'NAME' failed`; what it
+    // wrote on stderr (why it failed) was shown nowhere
+    let env = test_env();
+    env.write_file("plan.spl", CLEAN);
+    env.write_script(
+        ".hookrig/validators/needs-jq",
+        "#!/bin/sh\necho 'needs-jq: jq: command not found' >&2\necho 'install jq' >&2\nexit 127\n",
+    );
+    env.write_script(
+        ".hookrig/validators/garbled",
+        "#!/bin/sh\necho 'not json'\necho 'parser crashed' >&2\n",
+    );
+    let run = validate(&env, &["plan.spl"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!(run.stderr, @r"
+    hookrig: warning: validator 'garbled' output invalid JSON, skipping
+      stderr: parser crashed
+    hookrig: warning: validator 'needs-jq' failed
+      stderr: needs-jq: jq: command not found
+      stderr: install jq
+    ");
+    let (_, json) = validate_json(&env, &["plan.spl"]);
+    assert_eq!(
+        json["skipped"][1],
+        "validator 'needs-jq' failed\n  stderr: needs-jq: jq: command not found\n  stderr: install jq"
+    );
+}
+
+#[test]
 fn a_skipped_validator_fails_strict() {
     let env = test_env();
     env.write_file("plan.spl", CLEAN);

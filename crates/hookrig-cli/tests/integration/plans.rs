@@ -118,6 +118,39 @@ fn claiming_a_claimed_task_is_a_noop() {
 }
 
 #[test]
+fn claiming_a_task_another_agent_holds_is_refused() {
+    // guards: `task claim` by a second agent exited 0 with `noop`, so two agents worked
+    // on one task; the holder's own claim stays a no-op
+    let env = with_plan(PLAN);
+    json_of(&task(&env, &["claim", "design"]));
+    let before = env.read_file("plan.spl");
+    for extra in [&[][..], &["--force"]] {
+        let mut args = vec![
+            "task", "claim", "design", "-f", "plan.spl", "--agent", "writer",
+        ];
+        args.extend_from_slice(extra);
+        let out = hookrig(&env, &args);
+        assert_eq!(code(&out), 1, "{}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stderr),
+            "hookrig: error: cannot claim task 'design': agent 'coder' holds it (it is in progress); `hookrig task unclaim design` releases it\n"
+        );
+    }
+    assert_eq!(env.read_file("plan.spl"), before, "nothing appended");
+    let report = json_of(&task(&env, &["claim", "design", "--json"]));
+    assert_eq!(report["noop"], true);
+    // Released, another agent may claim it.
+    json_of(&task(&env, &["unclaim", "design"]));
+    let out = hookrig(
+        &env,
+        &[
+            "task", "claim", "design", "-f", "plan.spl", "--agent", "writer",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+}
+
+#[test]
 fn every_transition_and_refusal() {
     let env = with_plan(PLAN);
     let ok = |args: &[&str], state_after: &str| {
@@ -331,6 +364,39 @@ fn bad_plans_and_bad_spl_are_path_line_col_errors() {
     assert!(text(&out.stderr).contains("invalid agent name 'a b'"));
 }
 
+#[test]
+fn deeply_nested_plans_are_errors_not_crashes() {
+    // guards: a plan nested 20,000 deep crashed plan board, plan validate and task claim
+    // with a stack overflow (exit 134) instead of a path:line:col error
+    let deep = format!(
+        "(given task-a)\n(given {}x{})\n",
+        "(not ".repeat(20_000),
+        ")".repeat(20_000)
+    );
+    let env = with_plan(&deep);
+    // `plan validate` reports it as a finding, `plan.spl:2:323: error[syntax]: ...`.
+    let wanted = ["plan.spl:2:323: ", "lists nested more than 64 deep"];
+    for args in [
+        &["plan", "board", "plan.spl"][..],
+        &["plan", "validate", "plan.spl"],
+        &["task", "claim", "a", "-f", "plan.spl", "--agent", "coder"],
+    ] {
+        let out = hookrig(&env, args);
+        assert_eq!(code(&out), 1, "{args:?}: {}", text(&out.stderr));
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(wanted.iter().all(|w| all.contains(w)), "{args:?}: {all}");
+    }
+    let env = with_plan(PLAN);
+    let expression = format!("(given {}x{})", "(not ".repeat(20_000), ")".repeat(20_000));
+    let out = task(&env, &["assert", &expression]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        text(&out.stderr).contains("<assert>:1:323: lists nested more than 64 deep"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 /// Starts `hookrig ARGS` without waiting.
 fn spawn(env: &TestEnv, args: &[String]) -> std::process::Child {
     env.command(args)
@@ -381,7 +447,8 @@ fn concurrent_writers_lose_no_update() {
         &["plan", "board", "-f", "plan.spl", "--json"],
     ));
 
-    // Two agents claim the same task at once: one claims it, the other finds it claimed.
+    // Three agents claim the same task at once: one claims it, the others are refused,
+    // told who holds it.
     let children: Vec<_> = ["one", "two", "three"]
         .iter()
         .map(|agent| {
@@ -394,14 +461,25 @@ fn concurrent_writers_lose_no_update() {
             spawn(&env, &args)
         })
         .collect();
-    let noops: Vec<bool> = children
+    let outputs: Vec<Output> = children
         .into_iter()
-        .map(|child| {
-            let out = child.wait_with_output().expect("wait");
-            json_of(&out)["noop"].as_bool().expect("noop")
-        })
+        .map(|child| child.wait_with_output().expect("wait"))
         .collect();
-    assert_eq!(noops.iter().filter(|n| !**n).count(), 1, "{noops:?}");
+    let winners: Vec<&Output> = outputs.iter().filter(|o| code(o) == 0).collect();
+    assert_eq!(winners.len(), 1, "{outputs:?}");
+    assert_eq!(json_of(winners[0])["noop"], false);
+    let holder = json_of(winners[0])["agent"]
+        .as_str()
+        .expect("agent")
+        .to_owned();
+    for out in outputs.iter().filter(|o| code(o) != 0) {
+        assert_eq!(code(out), 1);
+        assert!(
+            text(&out.stderr).contains(&format!("agent '{holder}' holds it")),
+            "{}",
+            text(&out.stderr)
+        );
+    }
     let file = env.read_file("plan.spl").expect("plan");
     assert_eq!(file.matches("(given claim-v").count(), 1, "{file}");
 }
