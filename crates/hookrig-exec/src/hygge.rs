@@ -207,6 +207,14 @@ fn action(hook: &str, event: &str, output: &ProcessOutput) -> Reply {
         verdict.warnings.push(warning);
         Reply::Verdict(verdict)
     };
+    // A reply cut at the cap is a failure, not an empty or unreadable Action: what was cut
+    // off (after a megabyte of whitespace, say) may have been a deny.
+    if output.stdout_truncated {
+        return Reply::Failure(Failure {
+            kind: FailureKind::Malformed,
+            message: format!("hook {hook}: reply is larger than the 1 MiB stdout cap"),
+        });
+    }
     if output.stdout.trim_ascii().is_empty() {
         return Reply::Verdict(Verdict::allow());
     }
@@ -431,6 +439,28 @@ mod tests {
             panic!("a crash is a failure")
         };
         assert_eq!(f.message, "hook guard exited with error: signal: killed");
+    }
+
+    // guards: a reply over the stdout cap that starts with whitespace must not read as an
+    // empty Action (allow); it is a failure, so that `on_error` decides
+    #[test]
+    fn a_truncated_reply_of_whitespace_is_a_failure() {
+        let mut out = output(Termination::Exited(0), &" ".repeat(64), "");
+        out.stdout_truncated = true;
+        let reply = reply(
+            "guard",
+            &Limits::default(),
+            &invocation("tool.before", json!({})),
+            &out,
+        );
+        let Reply::Failure(failure) = reply else {
+            panic!("expected a failure, got {reply:?}")
+        };
+        assert_eq!(failure.kind, FailureKind::Malformed);
+        assert_eq!(
+            failure.message,
+            "hook guard: reply is larger than the 1 MiB stdout cap"
+        );
     }
 
     #[test]

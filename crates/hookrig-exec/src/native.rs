@@ -133,11 +133,13 @@ fn parse_stdout(hook: &str, output: &ProcessOutput) -> Reply {
             message: format!("hook {hook}: {detail}"),
         })
     };
-    if output.stdout.trim_ascii().is_empty() {
-        return Reply::Verdict(Verdict::allow());
-    }
+    // Checked before the empty reply: a reply cut at the cap may start with a megabyte of
+    // whitespace, and what was cut off may have been a deny.
     if output.stdout_truncated {
         return malformed("reply is larger than the 1 MiB stdout cap".to_owned());
+    }
+    if output.stdout.trim_ascii().is_empty() {
+        return Reply::Verdict(Verdict::allow());
     }
     let value: Value = match serde_json::from_slice(&output.stdout) {
         Ok(value @ Value::Object(_)) => value,
@@ -215,6 +217,21 @@ mod tests {
             Reply::Failure(f) => f,
             Reply::Verdict(v) => panic!("expected a failure, got {v:?}"),
         }
+    }
+
+    // guards: a reply over the stdout cap that starts with whitespace must not read as an
+    // empty reply (allow); it is a failure, so that `on_error` decides
+    #[test]
+    fn a_truncated_reply_of_whitespace_is_a_failure() {
+        let mut out = output(Termination::Exited(0), &" ".repeat(64), "");
+        out.stdout_truncated = true;
+        let limits = Limits::default();
+        let f = failure(reply("guard", &limits, &out));
+        assert_eq!(f.kind, FailureKind::Malformed);
+        assert_eq!(
+            f.message,
+            "hook guard: reply is larger than the 1 MiB stdout cap"
+        );
     }
 
     #[test]

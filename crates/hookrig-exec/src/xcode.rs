@@ -232,6 +232,12 @@ pub(crate) fn reply(
                 format!("hook timed out after {}ms", limit.as_millis()),
             )
         }
+        // A reply cut at the cap is a failure, not an empty or unreadable reply: what was
+        // cut off (after a megabyte of whitespace, say) may have been a deny.
+        Termination::Exited(0) if output.stdout_truncated && reads_stdout(def) => failure(
+            FailureKind::Malformed,
+            "hook reply is larger than the 1 MiB stdout cap".to_owned(),
+        ),
         Termination::Exited(0) => Reply::Verdict(verdict(def, hook, output)),
         Termination::Exited(code) => failure(FailureKind::Exit, format!("hook exited {code}")),
         Termination::Signaled(signal) => failure(
@@ -257,13 +263,17 @@ pub(crate) fn reply(
     }
 }
 
-/// Reads stdout by the rules of the hook's event.
-fn verdict(def: &XcodeHook, hook: &str, output: &ProcessOutput) -> Verdict {
-    // Only the three decision events read stdout; the others ignore it.
-    if !matches!(
+/// Whether the hook's event reads stdout: only the three decision events do.
+fn reads_stdout(def: &XcodeHook) -> bool {
+    matches!(
         def.event.as_str(),
         "PreToolUse" | "PostToolUse" | "UserPromptSubmit"
-    ) {
+    )
+}
+
+/// Reads stdout by the rules of the hook's event.
+fn verdict(def: &XcodeHook, hook: &str, output: &ProcessOutput) -> Verdict {
+    if !reads_stdout(def) {
         return Verdict::allow();
     }
     let text = String::from_utf8_lossy(&output.stdout);

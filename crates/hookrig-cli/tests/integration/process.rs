@@ -174,6 +174,34 @@ fn a_hook_printing_200_mb_is_capped_and_the_emit_still_answers() {
     assert_eq!(rows[0]["exit_code"], 0);
 }
 
+// guards: a reply over the 1 MiB cap that starts with whitespace is a failure under
+// on_error (here a deny), not an empty reply that allows
+#[test]
+fn a_reply_over_the_cap_that_starts_with_whitespace_goes_through_on_error() {
+    let env = test_env();
+    env.write_script(
+        ".hookrig/spaces.sh",
+        "head -c 2097152 /dev/zero | tr '\\0' ' '; echo '{\"decision\":\"deny\"}'\n",
+    );
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "spaces"
+        events = ["tool.before"]
+        command = "./spaces.sh"
+        on_error = "deny"
+    "#});
+
+    let out = emit(&env, &["tool.before"], "{}");
+
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert_eq!(out.outcome["decision"], "deny");
+    assert_eq!(out.result("spaces"), "error");
+    assert_eq!(
+        out.outcome["reason"],
+        "hook spaces: reply is larger than the 1 MiB stdout cap"
+    );
+}
+
 #[test]
 fn a_background_grandchild_holding_the_output_open_is_killed() {
     let env = test_env();

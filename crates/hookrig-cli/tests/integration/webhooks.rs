@@ -273,6 +273,31 @@ fn failures_under_on_error() {
     }
 }
 
+// guards: a webhook body over the 1 MiB cap that starts with whitespace is a failure
+// under on_error, not an empty reply that allows
+#[test]
+fn a_body_over_the_cap_that_starts_with_whitespace_is_a_failure() {
+    let env = test_env();
+    let body = format!("{}{{\"decision\":\"deny\"}}", " ".repeat(2 << 20));
+    let (base, _) = serve(HashMap::from([("/spaces", (200, body, Duration::ZERO))]));
+    env.write_project_config(&url_hook(
+        "w",
+        &format!("{base}/spaces"),
+        "on_error = \"deny\"",
+    ));
+    let out = emit(&env, &["tool.before"], PAYLOAD);
+    assert_eq!(
+        (out.code, out.outcome["decision"].as_str(), out.result("w")),
+        (2, Some("deny"), "error"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        out.outcome["reason"],
+        format!("hook w: POST {base}/spaces: reply is larger than the 1 MiB stdout cap")
+    );
+}
+
 #[test]
 fn the_settings_timeout_is_the_default() {
     let env = test_env();
