@@ -87,9 +87,7 @@ pub(crate) fn exit_code(hook: &str, limits: &Limits, ended: &Termination) -> Res
 
 pub(crate) fn reply(hook: &str, limits: &Limits, output: &ProcessOutput) -> Reply {
     let failure = |kind, message: String| Reply::Failure(Failure { kind, message });
-    let leaked = output.leaked.then(|| {
-        format!("hook {hook} left background processes holding its output open; they were killed")
-    });
+    let leaked = output.leftover_warning(&format!("hook {hook}"));
     let reply = match exit_code(hook, limits, &output.termination) {
         Err(failure) => Reply::Failure(failure),
         Ok(2) => Reply::Verdict(Verdict::deny(deny_reason(hook, &output.stderr))),
@@ -193,6 +191,7 @@ mod tests {
             stdout_truncated: false,
             stderr_truncated: false,
             leaked: false,
+            leftovers: crate::Leftovers::default(),
             duration: Duration::from_millis(3),
         }
     }

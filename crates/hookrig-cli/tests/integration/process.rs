@@ -235,6 +235,53 @@ fn a_background_grandchild_holding_the_output_open_is_killed() {
     assert!(left.is_empty(), "the grandchild survived: {left:?}");
 }
 
+// guards: grandchildren that leave the process group (setsid, a double fork through
+// setsid) or stay in it without holding the output (no time limit) must not outlive the
+// hook, and the Outcome says they were killed only when they are gone
+#[test]
+fn escaping_grandchildren_die_with_the_hook() {
+    let env = test_env();
+    let sleep = quoted(&env.marked_sleep());
+    let hooks = [
+        ("setsid", format!("setsid {sleep} 1000 & exit 0")),
+        (
+            "double-fork",
+            format!("(setsid sh -c '{sleep} 1000 & exit 0' &); exit 0"),
+        ),
+        (
+            "background",
+            format!("{sleep} 1000 >/dev/null 2>&1 & exit 0"),
+        ),
+    ];
+    let mut config = "[settings]\ntimeout = \"0s\"\n".to_owned();
+    for (name, line) in &hooks {
+        env.write_script(format!(".hookrig/{name}.sh"), &format!("{line}\n"));
+        config.push_str(&formatdoc! {r#"
+            [[hooks]]
+            name = "{name}"
+            events = ["tool.before"]
+            command = "./{name}.sh"
+        "#});
+    }
+    env.write_project_config(&config);
+
+    let out = emit(&env, &["tool.before"], "{}");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let left = env.leftovers();
+    assert!(left.is_empty(), "grandchildren survived: {left:?}");
+    for (name, _) in &hooks {
+        assert_eq!(out.result(name), "allow");
+        assert!(
+            out.warnings()
+                .iter()
+                .any(|w| w.starts_with(&format!("hook {name} left")) && w.ends_with("they were killed")),
+            "{name}: {:?}",
+            out.warnings()
+        );
+    }
+}
+
 /// Signals hookrig while its hook sleeps; checks the exit code, that hookrig still
 /// answered, and that no process of the hook's group is left.
 fn signal_hookrig_while_a_hook_runs(signal: Signal, expected_code: i32) {
