@@ -115,10 +115,22 @@ pub(crate) fn dispatch_event<T>(
         warnings: Vec::new(),
         hooks: Vec::new(),
     };
-    let ledger_path = ledger::path(global)?;
-    // Read before the config: a package registry that cannot be read is an error, as a
-    // broken config is, since the packages it would load may be the agent's guards.
-    let (packages, store) = ledger::enabled_packages(global, agent.as_deref())?;
+    let mut ledger_path = ledger::path(global)?;
+    let mut ledger_warnings = Vec::new();
+    // A ledger that cannot be read (corrupt, unreadable, a newer schema) never stops the
+    // hooks from deciding: the hooks of every other source run, the emit is not
+    // recorded, and the Outcome says why. The plugin packages it registers cannot load.
+    let (packages, mut store) = match ledger::enabled_packages(global, agent.as_deref()) {
+        Ok(found) => found,
+        Err(err) => {
+            ledger_warnings.push(format!(
+                "ledger: {}; plugin packages were not loaded and this emit is not recorded",
+                output::chain(&err)
+            ));
+            ledger_path = None;
+            (Vec::new(), None)
+        }
+    };
 
     let env = Environment::from_process(cwd.clone())?;
     let options = LoadOptions {
@@ -141,6 +153,10 @@ pub(crate) fn dispatch_event<T>(
         }
     };
     let mut warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
+    if let Some(path) = &ledger_path {
+        store = begin(store, path, &entry, &mut ledger_warnings);
+    }
+    warnings.append(&mut ledger_warnings);
     if logging::enabled() {
         for warning in &warnings {
             eprintln!("hookrig: warning: {warning}");
@@ -169,6 +185,14 @@ pub(crate) fn dispatch_event<T>(
     });
     warnings.extend(dispatched.warnings.iter().cloned());
 
+    // The answer first: the host must never wait on the ledger (another process may
+    // hold its write lock for seconds). A failure to record is then only a warning on
+    // stderr, since the Outcome is out.
+    let outcome = Outcome::new(&dispatched, &warnings, &entry.run_id);
+    let answered = answer(&outcome, &dispatched)?;
+    if release_stdout {
+        output::release_stdout();
+    }
     let mut ledger = ledger_path.and_then(|path| {
         record(
             &path,
@@ -179,8 +203,6 @@ pub(crate) fn dispatch_event<T>(
             &mut warnings,
         )
     });
-    let outcome = Outcome::new(&dispatched, &warnings, &entry.run_id);
-    let answered = answer(&outcome, &dispatched)?;
     deliver_to_serve(&runtime, &entry.event, &entry.payload_in);
 
     if pool.in_flight() > 0 {
@@ -205,8 +227,42 @@ fn ledger_at(store: Option<Ledger>, path: &Path) -> Result<Ledger, StoreError> {
     }
 }
 
-/// Records the emit (into `opened` when it is the ledger at `path`); a ledger that
-/// cannot be opened or written is a warning.
+/// Records that the emit started (into `opened` when it is the ledger at `path`), so
+/// that an emit killed before it ends leaves a row, marked `interrupted` later. Never
+/// waits for the ledger: when another process holds its write lock, the start is not
+/// recorded and the whole row is written at the end. A ledger that cannot be opened is
+/// a warning for the Outcome.
+fn begin(
+    opened: Option<Ledger>,
+    path: &Path,
+    entry: &EmitRecord,
+    warnings: &mut Vec<String>,
+) -> Option<Ledger> {
+    let mut ledger = match ledger_at(opened, path) {
+        Ok(ledger) => ledger,
+        Err(err) => {
+            warnings.push(format!(
+                "{}; this emit is not recorded",
+                ledger::warning(&err)
+            ));
+            return None;
+        }
+    };
+    let started = ledger
+        .set_busy_timeout(std::time::Duration::ZERO)
+        .and_then(|()| ledger.begin_emit(entry));
+    if let Err(err) = started {
+        tracing::debug!("start of the emit not recorded: {}", ledger::warning(&err));
+    }
+    if let Err(err) = ledger.set_busy_timeout(hookrig_store::Ledger::BUSY_TIMEOUT) {
+        tracing::debug!("{}", ledger::warning(&err));
+    }
+    Some(ledger)
+}
+
+/// Records the emit (into `opened` when it is the ledger at `path`), completing the
+/// row [`begin`] wrote; called once the host has its answer, so a ledger that cannot
+/// be opened or written is a warning on stderr.
 fn record(
     path: &Path,
     opened: Option<Ledger>,
@@ -223,10 +279,10 @@ fn record(
         serde_json::to_string(dispatched.payload.as_map()).expect("JSON always serializes");
     entry.warnings.clone_from(warnings);
     entry.hooks = dispatched.records.iter().map(ledger::hook_run).collect();
-    match ledger_at(opened, path).and_then(|mut l| l.record_emit(entry).map(|()| l)) {
+    match ledger_at(opened, path).and_then(|mut l| l.finish_emit(entry).map(|()| l)) {
         Ok(opened) => Some(opened),
         Err(err) => {
-            warnings.push(ledger::warning(&err));
+            eprintln!("hookrig: warning: {}", ledger::warning(&err));
             None
         }
     }

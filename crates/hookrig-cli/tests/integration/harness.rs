@@ -192,10 +192,11 @@ pub(crate) fn ledger_rows<'a>(why: &'a Value, name: &str) -> Vec<&'a Value> {
 /// `text` with the value of every `HOOKRIG_PROCESS_TAG=` line (unique to each hook run)
 /// replaced by `[TAG]`, for snapshots of a hook's environment.
 pub(crate) fn redact_process_tag(text: &str) -> String {
-    text.lines()
+    text.split_inclusive('\n')
         .map(|line| match line.strip_prefix("HOOKRIG_PROCESS_TAG=") {
-            Some(_) => "HOOKRIG_PROCESS_TAG=[TAG]\n".to_owned(),
-            None => format!("{line}\n"),
+            Some(_) if line.ends_with('\n') => "HOOKRIG_PROCESS_TAG=[TAG]\n",
+            Some(_) => "HOOKRIG_PROCESS_TAG=[TAG]",
+            None => line,
         })
         .collect()
 }

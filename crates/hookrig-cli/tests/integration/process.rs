@@ -359,3 +359,55 @@ fn sigterm_to_hookrig_kills_running_hooks_and_exits_143() {
 fn sigint_to_hookrig_kills_running_hooks_and_exits_130() {
     signal_hookrig_while_a_hook_runs(Signal::SIGINT, 130);
 }
+
+// guards: SIGHUP (a closed terminal, a host hanging up) is handled like SIGTERM: the
+// hooks are killed and the run is answered and recorded, instead of hookrig dying with
+// its hooks left running
+#[test]
+fn sighup_to_hookrig_kills_running_hooks_and_exits_129() {
+    signal_hookrig_while_a_hook_runs(Signal::SIGHUP, 129);
+}
+
+// guards: a SIGKILLed emit (which cannot clean up) leaves a row that reads
+// `interrupted`, and its hook does not outlive it (PR_SET_PDEATHSIG)
+#[test]
+fn sigkill_to_hookrig_leaves_an_interrupted_row_and_no_hook() {
+    let env = test_env();
+    let sleep = quoted(&env.marked_sleep());
+    // The exec form and `exec`: the hook's process is the sleep itself. The parent-death
+    // signal reaches the hook's own process, not what it forked.
+    env.write_project_config(&formatdoc! {r#"
+        [[hooks]]
+        name = "sleeper"
+        events = ["tool.before"]
+        exec = ["sh", "-c", "touch started; exec {sleep} 300"]
+        timeout = "0s"
+    "#});
+
+    let mut child = env
+        .command(["emit", "tool.before"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start hookrig");
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(b"{}")
+        .expect("write the payload");
+    let started = env.project().join("started");
+    if !wait_for_file(&started, Duration::from_secs(20)) {
+        let _ = child.kill();
+        panic!("the hook never started");
+    }
+    child.kill().expect("SIGKILL hookrig");
+    child.wait().expect("reap hookrig");
+
+    let left = hookrig_test_support::no_leftover(env.marker(), Duration::from_secs(10));
+    assert!(left.is_empty(), "the hook outlived hookrig: {left:?}");
+    let output = env.run(["runs", "--json"], b"");
+    let runs: Value = serde_json::from_slice(&output.stdout).expect("runs --json");
+    assert_eq!(runs[0]["decision"], "interrupted", "{runs:#}");
+}
