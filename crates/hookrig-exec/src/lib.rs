@@ -40,5 +40,5 @@ pub use groups::ProcessGroups;
 pub use http::HttpHandler;
 pub use pool::{AsyncPool, Drained};
 pub use process::{EnvPolicy, ProcessOutput, ProcessSpec, Termination, run_process};
-pub use reaper::Leftovers;
+pub use reaper::{Guardian, Leftovers};
 pub use script::executable_problem as script_problem;

@@ -262,6 +262,141 @@ fn reap_killed(killed: &HashSet<i32>, pgid: Option<i32>, procs: &HashMap<i32, Pr
     }
 }
 
+/// A process that outlives a hookrig killed with SIGKILL only to kill what its hooks
+/// left running.
+///
+/// `PR_SET_PDEATHSIG` reaches a hook's own process, not what it forked (`sh -c
+/// ./script.sh` runs the script in a child of `sh`), and a SIGKILLed hookrig cannot
+/// sweep. The guardian, forked at start-up, sleeps until the kernel tells it that hookrig
+/// died, then kills every process tagged by that hookrig ([`TAG_VARIABLE`] starts with
+/// its pid). A hookrig that ends normally has swept already and dismisses it.
+#[derive(Debug)]
+pub struct Guardian {
+    pid: Pid,
+}
+
+impl Guardian {
+    /// Forks the guardian; `None` where it cannot work (no `/proc`, not Linux) or the
+    /// fork failed. Must be called while the process has a single thread: before any
+    /// runtime is built.
+    pub fn start() -> Option<Guardian> {
+        if !cfg!(target_os = "linux") || !std::path::Path::new("/proc/self/environ").exists() {
+            return None;
+        }
+        let hookrig = nix::unistd::getpid();
+        // SAFETY: the process has one thread (the caller's promise), so the child may run
+        // any code; it never returns into the caller's code.
+        #[expect(
+            unsafe_code,
+            reason = "forking is the only way to get a watcher that outlives a SIGKILLed hookrig without shipping a second binary"
+        )]
+        match unsafe { nix::unistd::fork() } {
+            Ok(nix::unistd::ForkResult::Parent { child }) => Some(Guardian { pid: child }),
+            Ok(nix::unistd::ForkResult::Child) => guard(hookrig),
+            Err(error) => {
+                tracing::debug!(%error, "cannot fork the guardian of hook processes");
+                None
+            }
+        }
+    }
+
+    /// hookrig is ending normally, its hooks swept: the guardian is not needed.
+    pub fn dismiss(self) {
+        let _ = kill(self.pid, Signal::SIGKILL);
+        let _ = waitpid(self.pid, None);
+    }
+}
+
+/// The guardian's life: let go of every file hookrig had open (a host reading
+/// hookrig's stdout to its end must not wait for the guardian), wait for hookrig's
+/// death, sweep, exit.
+fn guard(hookrig: Pid) -> ! {
+    use nix::sys::signal::{SigSet, SigmaskHow, sigprocmask};
+
+    if let Ok(null) = fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
+        let _ = nix::unistd::dup2_stdin(&null);
+        let _ = nix::unistd::dup2_stdout(&null);
+        let _ = nix::unistd::dup2_stderr(&null);
+    }
+    close_other_files();
+    // Ctrl-C and a hang-up reach the whole foreground group, the guardian too: it must
+    // outlive them to do its job, so they stay pending, unhandled.
+    let mut mask = SigSet::empty();
+    for signal in [
+        Signal::SIGINT,
+        Signal::SIGTERM,
+        Signal::SIGHUP,
+        Signal::SIGQUIT,
+        Signal::SIGUSR1,
+    ] {
+        mask.add(signal);
+    }
+    let _ = sigprocmask(SigmaskHow::SIG_BLOCK, Some(&mask), None);
+    #[cfg(target_os = "linux")]
+    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGUSR1);
+    // hookrig may have died before the prctl: then no signal comes.
+    if nix::unistd::getppid() == hookrig {
+        let mut death = SigSet::empty();
+        death.add(Signal::SIGUSR1);
+        let _ = death.wait();
+    }
+    let needle = format!("{TAG_VARIABLE}={hookrig}.").into_bytes();
+    for _ in 0..ROUNDS {
+        let live: Vec<i32> = scan()
+            .into_iter()
+            .filter(|(pid, proc)| !proc.zombie && carries_prefix(*pid, &needle))
+            .map(|(pid, _)| pid)
+            .collect();
+        if live.is_empty() {
+            break;
+        }
+        for pid in live {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+        std::thread::sleep(ROUND_PAUSE);
+    }
+    std::process::exit(0)
+}
+
+/// Closes every file descriptor above stderr.
+fn close_other_files() {
+    use std::os::fd::{FromRawFd as _, OwnedFd};
+
+    let open: Vec<i32> = fs::read_dir("/proc/self/fd")
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
+                .filter(|&fd| fd > 2)
+                .collect()
+        })
+        .unwrap_or_default();
+    // The descriptor `read_dir` used is in the list and closed already: closing it
+    // again through an `OwnedFd` would be an I/O safety violation.
+    for fd in open
+        .into_iter()
+        .filter(|fd| fs::symlink_metadata(format!("/proc/self/fd/{fd}")).is_ok())
+    {
+        // SAFETY: the guardian owns its copies of the descriptors it inherited, and no
+        // other code of this process runs that could use them.
+        #[expect(
+            unsafe_code,
+            reason = "descriptors inherited by the fork have no owner to close them"
+        )]
+        drop(unsafe { OwnedFd::from_raw_fd(fd) });
+    }
+}
+
+/// Whether the environment `pid` started with holds a variable starting with `needle`.
+fn carries_prefix(pid: i32, needle: &[u8]) -> bool {
+    let Ok(environ) = fs::read(format!("/proc/{pid}/environ")) else {
+        return false;
+    };
+    environ
+        .split(|&b| b == 0)
+        .any(|variable| variable.starts_with(needle))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -374,13 +374,23 @@ fn sighup_to_hookrig_kills_running_hooks_and_exits_129() {
 fn sigkill_to_hookrig_leaves_an_interrupted_row_and_no_hook() {
     let env = test_env();
     let sleep = quoted(&env.marked_sleep());
-    // The exec form and `exec`: the hook's process is the sleep itself. The parent-death
-    // signal reaches the hook's own process, not what it forked.
-    env.write_project_config(&formatdoc! {r#"
+    // The hook's own process gets the parent-death signal; what it started (here the
+    // script `sh -c` forks, a background sleep and a setsid one) is killed by the
+    // guardian.
+    env.write_script(
+        ".hookrig/sleeper.sh",
+        &formatdoc! {"
+            {sleep} 300 &
+            setsid {sleep} 300 >/dev/null 2>&1 &
+            touch started
+            {sleep} 300
+        "},
+    );
+    env.write_project_config(indoc! {r#"
         [[hooks]]
         name = "sleeper"
         events = ["tool.before"]
-        exec = ["sh", "-c", "touch started; exec {sleep} 300"]
+        command = "./sleeper.sh"
         timeout = "0s"
     "#});
 
