@@ -71,7 +71,11 @@ fn set_subreaper() -> nix::Result<()> {
 /// A tag unique to one hook run in this process (and, with the pid, on the machine).
 pub(crate) fn new_tag() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    format!("{}.{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{}.{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// One process as `/proc/PID/stat` describes it.
@@ -266,7 +270,7 @@ fn reap_killed(killed: &HashSet<i32>, pgid: Option<i32>, procs: &HashMap<i32, Pr
 /// left running.
 ///
 /// `PR_SET_PDEATHSIG` reaches a hook's own process, not what it forked (`sh -c
-/// ./script.sh` runs the script in a child of `sh`), and a SIGKILLed hookrig cannot
+/// ./script.sh` runs the script in a child of `sh`), and a hookrig killed with SIGKILL cannot
 /// sweep. The guardian, forked at start-up, sleeps until the kernel tells it that hookrig
 /// died, then kills every process tagged by that hookrig ([`TAG_VARIABLE`] starts with
 /// its pid). A hookrig that ends normally has swept already and dismisses it.
@@ -313,7 +317,11 @@ impl Guardian {
 fn guard(hookrig: Pid) -> ! {
     use nix::sys::signal::{SigSet, SigmaskHow, sigprocmask};
 
-    if let Ok(null) = fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
+    if let Ok(null) = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
         let _ = nix::unistd::dup2_stdin(&null);
         let _ = nix::unistd::dup2_stdout(&null);
         let _ = nix::unistd::dup2_stderr(&null);

@@ -104,7 +104,9 @@ fn die_with_parent(parent: nix::unistd::Pid) -> std::io::Result<()> {
     nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
     // hookrig may have died between the fork and the prctl: no signal would come then.
     if nix::unistd::getppid() != parent {
-        return Err(std::io::Error::other("hookrig exited while starting the hook"));
+        return Err(std::io::Error::other(
+            "hookrig exited while starting the hook",
+        ));
     }
     Ok(())
 }

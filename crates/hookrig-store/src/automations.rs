@@ -205,8 +205,10 @@ impl Ledger {
                 // The process running it owns it while it is `running` (see owner.rs).
                 let owner = crate::owner::current_owner();
                 let params = run_params(run);
-                let all: Vec<&dyn rusqlite::ToSql> =
-                    params.into_iter().chain([&owner as &dyn rusqlite::ToSql]).collect();
+                let all: Vec<&dyn rusqlite::ToSql> = params
+                    .into_iter()
+                    .chain([&owner as &dyn rusqlite::ToSql])
+                    .collect();
                 stmt.execute(all.as_slice())
             })
             .map(drop)

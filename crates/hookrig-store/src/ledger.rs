@@ -17,7 +17,6 @@ use crate::errors::StoreError;
 use crate::record::{EmitDetail, EmitFilter, EmitRecord, EmitSummary, HookRun};
 use crate::schema;
 
-
 /// The shortest run id prefix [`Ledger::emit_detail`] looks up: shorter ones
 /// would match most of a busy ledger.
 const MIN_PREFIX_LEN: usize = 4;

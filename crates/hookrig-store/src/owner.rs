@@ -31,12 +31,12 @@ pub fn owner_is_alive(owner: Option<&str>) -> bool {
     let Ok(pid) = pid.parse::<u32>() else {
         return false;
     };
-    let Some(stat) = stat_fields(pid) else {
+    let Some(fields) = stat_fields(pid) else {
         return false;
     };
-    let zombie = matches!(stat.first().map(String::as_str), Some("Z" | "X"));
+    let zombie = matches!(fields.first().map(String::as_str), Some("Z" | "X"));
     let same = match start {
-        Some(start) => stat.get(19).is_some_and(|s| s == start),
+        Some(start) => fields.get(19).is_some_and(|s| s == start),
         None => true,
     };
     same && !zombie

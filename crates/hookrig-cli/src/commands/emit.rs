@@ -80,6 +80,10 @@ pub(crate) struct Emission {
 /// reading the answer to end of file is not held up; a caller that prints after the
 /// dispatch passes `false`. Returns what `answer` returned and the exit code of the
 /// signal that interrupted the hooks, if one did.
+#[expect(
+    clippy::too_many_lines,
+    reason = "the steps of one emit in the order they happen; each is a helper already"
+)]
 pub(crate) fn dispatch_event<T>(
     global: &GlobalArgs,
     emission: Emission,
@@ -117,20 +121,12 @@ pub(crate) fn dispatch_event<T>(
     };
     let mut ledger_path = ledger::path(global)?;
     let mut ledger_warnings = Vec::new();
-    // A ledger that cannot be read (corrupt, unreadable, a newer schema) never stops the
-    // hooks from deciding: the hooks of every other source run, the emit is not
-    // recorded, and the Outcome says why. The plugin packages it registers cannot load.
-    let (packages, mut store) = match ledger::enabled_packages(global, agent.as_deref()) {
-        Ok(found) => found,
-        Err(err) => {
-            ledger_warnings.push(format!(
-                "ledger: {}; plugin packages were not loaded and this emit is not recorded",
-                output::chain(&err)
-            ));
-            ledger_path = None;
-            (Vec::new(), None)
-        }
-    };
+    let (packages, mut store) = enabled_packages(
+        global,
+        agent.as_deref(),
+        &mut ledger_path,
+        &mut ledger_warnings,
+    );
 
     let env = Environment::from_process(cwd.clone())?;
     let options = LoadOptions {
@@ -216,6 +212,30 @@ pub(crate) fn dispatch_event<T>(
     }
 
     Ok((answered, interrupt.exit_code()))
+}
+
+/// The plugin packages enabled for `agent`, and the store they were read from. A
+/// ledger that cannot be read (corrupt, unreadable, a newer schema) never stops the
+/// hooks from deciding: the hooks of every other source run, the emit is not recorded
+/// (`ledger_path` is cleared), and the Outcome says why. The plugin packages it
+/// registers cannot load.
+fn enabled_packages(
+    global: &GlobalArgs,
+    agent: Option<&str>,
+    ledger_path: &mut Option<PathBuf>,
+    warnings: &mut Vec<String>,
+) -> (Vec<hookrig_config::PackageRef>, Option<Ledger>) {
+    match ledger::enabled_packages(global, agent) {
+        Ok(found) => found,
+        Err(err) => {
+            warnings.push(format!(
+                "ledger: {}; plugin packages were not loaded and this emit is not recorded",
+                output::chain(&err)
+            ));
+            *ledger_path = None;
+            (Vec::new(), None)
+        }
+    }
 }
 
 /// The ledger at `path`: the store opened for the package registry when it is that

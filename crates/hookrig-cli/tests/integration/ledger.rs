@@ -211,7 +211,14 @@ fn a_corrupt_or_unreadable_ledger_does_not_stop_the_guard() {
         let ledger = ledger.to_str().expect("UTF-8");
         for dialect in ["native", "claude"] {
             let output = run_with_input(
-                env.command(["emit", "tool.before", "--ledger", ledger, "--dialect", dialect]),
+                env.command([
+                    "emit",
+                    "tool.before",
+                    "--ledger",
+                    ledger,
+                    "--dialect",
+                    dialect,
+                ]),
                 br#"{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#,
                 HANG_LIMIT,
             );

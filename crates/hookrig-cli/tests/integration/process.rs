@@ -275,7 +275,8 @@ fn escaping_grandchildren_die_with_the_hook() {
         assert!(
             out.warnings()
                 .iter()
-                .any(|w| w.starts_with(&format!("hook {name} left")) && w.ends_with("they were killed")),
+                .any(|w| w.starts_with(&format!("hook {name} left"))
+                    && w.ends_with("they were killed")),
             "{name}: {:?}",
             out.warnings()
         );

@@ -585,7 +585,11 @@ fn sighup_stops_serve_cleanly_and_a_live_fire_run_is_not_interrupted_by_the_next
     kill(serve.pid(), Signal::SIGHUP).expect("signal serve");
     let status = wait_for("serve to exit", || serve.child.try_wait().expect("wait"));
     assert_eq!(status.code(), Some(0), "{}", serve.stderr());
-    assert!(serve.stderr().contains("hookrig serve: stopped"), "{}", serve.stderr());
+    assert!(
+        serve.stderr().contains("hookrig serve: stopped"),
+        "{}",
+        serve.stderr()
+    );
     assert!(!env.serve_socket().exists(), "the socket was removed");
     drop(serve);
 

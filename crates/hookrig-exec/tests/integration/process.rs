@@ -470,7 +470,11 @@ async fn only_the_ending_hooks_escaped_processes_are_killed() {
     let (long_output, ()) = tokio::join!(run_process(long, &groups), async {
         let output = run_process(short, &groups).await;
         assert_eq!(output.leftovers.killed, 1, "the short hook's own sleep");
-        let left: Vec<_> = sandbox.survivors().into_iter().map(|(_, cmd)| cmd).collect();
+        let left: Vec<_> = sandbox
+            .survivors()
+            .into_iter()
+            .map(|(_, cmd)| cmd)
+            .collect();
         assert!(
             left.iter().any(|cmd| cmd.contains("sleep 1000")),
             "the running hook's process was killed: {left:?}"
@@ -507,7 +511,10 @@ async fn an_orphan_that_dies_of_sigterm_is_not_reported_as_killed() {
             killed: false
         }
     );
-    assert!(start.elapsed() < Duration::from_secs(20), "the grace was waited out");
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "the grace was waited out"
+    );
     sandbox.assert_no_survivors().await;
 }
 
