@@ -446,7 +446,8 @@ async fn a_double_forked_setsid_daemon_is_killed_when_the_hook_exits() {
     let output = run(sandbox.spec(&script)).await;
     assert_eq!(output.termination, Termination::Exited(0));
     assert_eq!(output.leftovers.alive, 0);
-    assert!(output.leftovers.killed >= 2, "{:?}", output.leftovers);
+    // How many there were when the hook ended depends on how far the daemon got.
+    assert!(output.leftovers.killed >= 1, "{:?}", output.leftovers);
     sandbox.assert_no_survivors().await;
 }
 
