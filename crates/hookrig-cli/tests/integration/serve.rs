@@ -610,10 +610,13 @@ fn sighup_stops_serve_cleanly_and_a_live_fire_run_is_not_interrupted_by_the_next
     let serve = Serve::start(&env);
     let run = &runs_of(&env, "review")[0];
     assert_eq!(run["status"], "running", "{run:#}\n{}", serve.stderr());
-    let _ = fire.kill();
-    let _ = fire.wait();
+    // A hang-up stops the in-process fire as SIGTERM does.
+    let fire_pid = Pid::from_raw(i32::try_from(fire.id()).expect("pids fit"));
+    kill(fire_pid, Signal::SIGHUP).expect("signal fire");
+    let status = wait_for("fire to exit", || fire.try_wait().expect("wait"));
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(runs_of(&env, "review")[0]["status"], "interrupted");
     drop(serve);
-    hookrig_test_support::kill_all_with(env.marker());
 }
 
 #[test]
