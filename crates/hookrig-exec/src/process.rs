@@ -325,7 +325,8 @@ pub async fn run_process(spec: ProcessSpec, groups: &ProcessGroups) -> ProcessOu
     let (stdout, stderr, leaked) = supervision.collect().await;
     // Whatever the hook started is killed with it, in its group or escaped from it.
     let leftovers = reaper::sweep(&supervision.tag, group.map(ProcessGroup::id)).await;
-    if let Some(group) = group.filter(|group| group.is_alive()) {
+    // A backstop where `/proc` is missing (the sweep finds nothing there); one syscall.
+    if let Some(group) = group {
         group.kill();
     }
     supervision.settled = true;

@@ -151,6 +151,10 @@ pub(crate) fn dispatch_event<T>(
     let mut warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
     if let Some(path) = &ledger_path {
         store = begin(store, path, &entry, &mut ledger_warnings);
+        // Said once, in the Outcome: the end does not try the same file again.
+        if store.is_none() {
+            ledger_path = None;
+        }
     }
     warnings.append(&mut ledger_warnings);
     if logging::enabled() {

@@ -186,6 +186,11 @@ fn a_ledger_that_cannot_be_opened_is_a_warning() {
         let warnings = out.warnings();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with("ledger: "), "{warnings:?}");
+        assert!(
+            !out.stderr.contains("ledger"),
+            "said once, in the Outcome: {}",
+            out.stderr
+        );
     }
 }
 
