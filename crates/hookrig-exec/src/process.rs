@@ -325,8 +325,11 @@ pub async fn run_process(spec: ProcessSpec, groups: &ProcessGroups) -> ProcessOu
     let (stdout, stderr, leaked) = supervision.collect().await;
     // Whatever the hook started is killed with it, in its group or escaped from it.
     let leftovers = reaper::sweep(&supervision.tag, group.map(ProcessGroup::id)).await;
-    // A backstop where `/proc` is missing (the sweep finds nothing there); one syscall.
-    if let Some(group) = group {
+    // Where the sweep cannot work (not Linux), the group is what is left to kill. Not
+    // otherwise: once the group is empty its id may be reused by an unrelated process.
+    if !reaper::adopt_orphans()
+        && let Some(group) = group.filter(|group| group.is_alive())
+    {
         group.kill();
     }
     supervision.settled = true;
