@@ -5,8 +5,10 @@
 //! closed; its stdout and stderr are read concurrently, kept up to a cap and drained beyond
 //! it, so the hook never blocks on a full pipe. On timeout the group gets SIGTERM, then
 //! SIGKILL after a grace period. Processes of the group that keep the output pipes open
-//! after the hook's main process ended are killed after a short leak timeout. Every
-//! outcome, including a failure to start, is a [`ProcessOutput`] value, never an error.
+//! after the hook's main process ended are killed after a short leak timeout. When the
+//! hook ends, everything it left running is killed, even processes that left its group
+//! (see the `reaper` module). Every outcome, including a failure to start, is a
+//! [`ProcessOutput`] value, never an error.
 //!
 //! The caller's tokio runtime must have its I/O and time drivers enabled
 //! (`Builder::enable_all`); current-thread and multi-thread runtimes both work.
