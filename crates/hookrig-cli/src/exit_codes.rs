@@ -8,6 +8,8 @@ pub(crate) const FAILURE: u8 = 1;
 pub(crate) const DENIED: u8 = 2;
 /// `hookrig task ...` named a task the plan does not declare (Hence's code).
 pub(crate) const UNKNOWN_TASK: u8 = 8;
+/// hookrig's terminal hung up: SIGHUP (128 + 1).
+pub(crate) const HUNG_UP: u8 = 129;
 /// hookrig was interrupted by SIGINT (128 + 2).
 pub(crate) const INTERRUPTED: u8 = 130;
 /// hookrig was terminated by SIGTERM (128 + 15).

@@ -61,10 +61,15 @@ pub(crate) fn enabled_packages_at(
     Ok((packages, Some(store)))
 }
 
-/// Opens the ledger for reading (`runs`, `why`).
+/// Opens the ledger for reading (`runs`, `why`). Emits left `running` by a process
+/// that died (SIGKILL) are marked `interrupted` first, so they read as what they are.
 pub(crate) fn open(global: &GlobalArgs) -> Result<Ledger, ExpectedError> {
     let path = path(global)?.ok_or(ExpectedError::LedgerDisabled)?;
-    Ledger::open(&path).map_err(ExpectedError::from)
+    let mut ledger = Ledger::open(&path)?;
+    if let Err(err) = ledger.interrupt_abandoned_emits() {
+        tracing::debug!("{}", warning(&err));
+    }
+    Ok(ledger)
 }
 
 /// A dispatcher record as a ledger row.

@@ -28,6 +28,14 @@ use crate::errors::ExpectedError;
 fn main() -> ExitCode {
     let cli = external::parse();
     logging::init(cli.global.debug, cli.global.debug_hooks);
+    // The commands that run hooks: should hookrig be killed with SIGKILL, the guardian
+    // kills what they left running. Forked now, while hookrig has a single thread.
+    let guardian = matches!(
+        cli.command,
+        Command::Emit(_) | Command::Task(_) | Command::Fire { .. } | Command::Serve
+    )
+    .then(hookrig_exec::Guardian::start)
+    .flatten();
     let result = match cli.command {
         Command::Emit(args) => commands::emit::run(&cli.global, &args),
         Command::Events { json } => commands::events::run(json),
@@ -97,6 +105,9 @@ fn main() -> ExitCode {
         ),
         Command::Serve => commands::serve::run(&cli.global),
     };
+    if let Some(guardian) = guardian {
+        guardian.dismiss();
+    }
     match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {

@@ -1,4 +1,5 @@
-//! SIGINT and SIGTERM while hooks run: kill every hook's process group, then exit.
+//! SIGINT, SIGTERM and SIGHUP while hooks run: kill every hook's process group, then
+//! exit.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -22,15 +23,17 @@ impl Interrupt {
     }
 }
 
-/// Starts watching for SIGINT and SIGTERM on the current runtime. When one arrives,
+/// Starts watching for SIGINT, SIGTERM and SIGHUP (a closed terminal or a host that
+/// hangs up is a request to stop, not a crash) on the current runtime. When one arrives,
 /// every running hook's process group is killed; the dispatch then finishes with those
 /// hooks marked interrupted, so the run is still answered and recorded.
 pub(crate) fn watch(groups: ProcessGroups) -> Interrupt {
     let interrupt = Interrupt::default();
     let flag = Arc::clone(&interrupt.0);
-    let (Ok(mut int), Ok(mut term)) = (
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
         signal(SignalKind::interrupt()),
         signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
     ) else {
         // Without signal handlers the default action still ends hookrig; the kernel
         // does not kill the hooks' groups then, so say so in the debug log.
@@ -41,6 +44,7 @@ pub(crate) fn watch(groups: ProcessGroups) -> Interrupt {
         let code = tokio::select! {
             _ = int.recv() => exit_codes::INTERRUPTED,
             _ = term.recv() => exit_codes::TERMINATED,
+            _ = hup.recv() => exit_codes::HUNG_UP,
         };
         flag.store(code, Ordering::Release);
         groups.kill_all();

@@ -130,10 +130,8 @@ pub(crate) fn reply(
     match &output.termination {
         Termination::Exited(0) => {
             let mut verdict = Verdict::allow();
-            if output.leaked {
-                verdict.warnings.push(format!(
-                    "hook '{name}' left background processes holding its output open; they were killed"
-                ));
+            if let Some(warning) = output.leftover_warning(&format!("hook '{name}'")) {
+                verdict.warnings.push(warning);
             }
             Reply::Verdict(verdict)
         }
@@ -203,6 +201,7 @@ mod tests {
             stdout_truncated: false,
             stderr_truncated: false,
             leaked: false,
+            leftovers: crate::Leftovers::default(),
             duration: Duration::from_millis(3),
         }
     }

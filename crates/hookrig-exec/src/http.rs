@@ -122,6 +122,7 @@ impl Inner {
                     stdout_truncated: truncated,
                     stderr_truncated: false,
                     leaked: false,
+                    leftovers: crate::Leftovers::default(),
                     duration,
                 };
                 let reply = match protocol::reply(

@@ -354,6 +354,7 @@ mod tests {
             stdout_truncated: false,
             stderr_truncated: false,
             leaked: false,
+            leftovers: crate::Leftovers::default(),
             duration: Duration::from_millis(3),
         }
     }

@@ -87,9 +87,7 @@ pub(crate) fn exit_code(hook: &str, limits: &Limits, ended: &Termination) -> Res
 
 pub(crate) fn reply(hook: &str, limits: &Limits, output: &ProcessOutput) -> Reply {
     let failure = |kind, message: String| Reply::Failure(Failure { kind, message });
-    let leaked = output.leaked.then(|| {
-        format!("hook {hook} left background processes holding its output open; they were killed")
-    });
+    let leaked = output.leftover_warning(&format!("hook {hook}"));
     let reply = match exit_code(hook, limits, &output.termination) {
         Err(failure) => Reply::Failure(failure),
         Ok(2) => Reply::Verdict(Verdict::deny(deny_reason(hook, &output.stderr))),
@@ -135,9 +133,6 @@ fn parse_stdout(hook: &str, output: &ProcessOutput) -> Reply {
     };
     if output.stdout.trim_ascii().is_empty() {
         return Reply::Verdict(Verdict::allow());
-    }
-    if output.stdout_truncated {
-        return malformed("reply is larger than the 1 MiB stdout cap".to_owned());
     }
     let value: Value = match serde_json::from_slice(&output.stdout) {
         Ok(value @ Value::Object(_)) => value,
@@ -191,6 +186,7 @@ mod tests {
             stdout_truncated: false,
             stderr_truncated: false,
             leaked: false,
+            leftovers: crate::Leftovers::default(),
             duration: Duration::from_millis(3),
         }
     }

@@ -5,8 +5,10 @@
 //! closed; its stdout and stderr are read concurrently, kept up to a cap and drained beyond
 //! it, so the hook never blocks on a full pipe. On timeout the group gets SIGTERM, then
 //! SIGKILL after a grace period. Processes of the group that keep the output pipes open
-//! after the hook's main process ended are killed after a short leak timeout. Every
-//! outcome, including a failure to start, is a [`ProcessOutput`] value, never an error.
+//! after the hook's main process ended are killed after a short leak timeout. When the
+//! hook ends, everything it left running is killed, even processes that left its group
+//! (see the `reaper` module). Every outcome, including a failure to start, is a
+//! [`ProcessOutput`] value, never an error.
 //!
 //! The caller's tokio runtime must have its I/O and time drivers enabled
 //! (`Builder::enable_all`); current-thread and multi-thread runtimes both work.
@@ -24,6 +26,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::groups::ProcessGroups;
+use crate::reaper::{self, Leftovers};
 use crate::unix::{self, ProcessGroup};
 
 /// How long the output pipes may stay open after the hook's main process was reaped.
@@ -111,8 +114,13 @@ pub struct ProcessOutput {
     /// Whether stderr had more bytes than the cap.
     pub stderr_truncated: bool,
     /// Some process of the hook's group still held stdout/stderr open after the hook's main
-    /// process ended; they were killed and reading stopped.
+    /// process ended; reading stopped and they were killed (see
+    /// [`leftovers`](Self::leftovers) for whether that worked).
     pub leaked: bool,
+    /// The hook's descendants still running once its main process ended, in its group
+    /// or escaped from it (`setsid`): all are killed, and this says how many were and
+    /// how many survived.
+    pub leftovers: Leftovers,
     /// From spawn to reaped; zero when the process did not start.
     pub duration: Duration,
 }
@@ -214,8 +222,34 @@ impl ProcessOutput {
             stdout_truncated: false,
             stderr_truncated: false,
             leaked: false,
+            leftovers: Leftovers::default(),
             duration: Duration::ZERO,
         }
+    }
+
+    /// The warning about processes the hook left running, naming it as `who` (`hook x`),
+    /// or `None` when it left none. It says they were killed only when they are gone.
+    pub fn leftover_warning(&self, who: &str) -> Option<String> {
+        let Leftovers { killed, alive } = self.leftovers;
+        if alive > 0 {
+            let held = if self.leaked {
+                " (some holding its output open)"
+            } else {
+                ""
+            };
+            return Some(format!(
+                "{who} left background processes{held}; {alive} of them could not be killed and still run"
+            ));
+        }
+        if self.leaked {
+            return Some(format!(
+                "{who} left background processes holding its output open; they were killed"
+            ));
+        }
+        (killed > 0).then(|| {
+            let processes = if killed == 1 { "process" } else { "processes" };
+            format!("{who} left {killed} background {processes} running after it ended; they were killed")
+        })
     }
 }
 
@@ -237,8 +271,12 @@ pub async fn run_process(spec: ProcessSpec, groups: &ProcessGroups) -> ProcessOu
         Ok(resolved) => resolved,
         Err(error) => return ProcessOutput::not_started(Termination::SpawnFailed(error)),
     };
+    // Before the spawn, so that what the hook starts and leaves is inherited by hookrig
+    // rather than by init.
+    reaper::adopt_orphans();
+    let tag = reaper::new_tag();
     let started = Instant::now();
-    let mut child = match build_command(&spec, &resolved).spawn() {
+    let mut child = match build_command(&spec, &resolved, &tag).spawn() {
         Ok(child) => child,
         Err(error) => {
             let error = spawn_error(resolved, &error);
@@ -262,6 +300,7 @@ pub async fn run_process(spec: ProcessSpec, groups: &ProcessGroups) -> ProcessOu
     ));
     let mut supervision = Supervision {
         group,
+        tag,
         stdin,
         capture,
         stop,
@@ -286,8 +325,17 @@ pub async fn run_process(spec: ProcessSpec, groups: &ProcessGroups) -> ProcessOu
     };
 
     let (stdout, stderr, leaked) = supervision.collect().await;
+    // Whatever the hook started is killed with it, in its group or escaped from it.
+    let leftovers = reaper::sweep(&supervision.tag, group.map(ProcessGroup::id)).await;
+    // Where the sweep cannot work (not Linux), the group is what is left to kill. Not
+    // otherwise: once the group is empty its id may be reused by an unrelated process.
+    if !reaper::adopt_orphans()
+        && let Some(group) = group.filter(|group| group.is_alive())
+    {
+        group.kill();
+    }
     supervision.settled = true;
-    tracing::debug!(?termination, ?duration, leaked, "hook ended");
+    tracing::debug!(?termination, ?duration, leaked, ?leftovers, "hook ended");
     ProcessOutput {
         termination,
         stdout: stdout.bytes,
@@ -295,6 +343,7 @@ pub async fn run_process(spec: ProcessSpec, groups: &ProcessGroups) -> ProcessOu
         stdout_truncated: stdout.truncated,
         stderr_truncated: stderr.truncated,
         leaked,
+        leftovers,
         duration,
     }
 }
@@ -425,6 +474,8 @@ fn termination_of(status: io::Result<ExitStatus>, group: Option<ProcessGroup>) -
 /// `run_process` future was dropped) kills the hook's group and the tasks.
 struct Supervision {
     group: Option<ProcessGroup>,
+    /// The tag in the environment of the hook and of everything it starts.
+    tag: String,
     stdin: Option<JoinHandle<()>>,
     capture: JoinHandle<(Captured, Captured)>,
     /// Tells the capture task to stop reading and hand back what it has.
@@ -461,10 +512,11 @@ impl Supervision {
 
 impl Drop for Supervision {
     fn drop(&mut self) {
-        if !self.settled
-            && let Some(group) = self.group
-        {
-            group.kill();
+        if !self.settled {
+            if let Some(group) = self.group {
+                group.kill();
+            }
+            reaper::kill_tagged(&self.tag);
         }
         // A stdin writer can still be blocked on a pipe held by a descendant that does not
         // read; it must not outlive the run. Aborting finished tasks does nothing.
@@ -616,7 +668,7 @@ fn search(name: &OsStr, search_path: &OsStr, cwd: &Path) -> Result<PathBuf, Spaw
     })
 }
 
-fn build_command(spec: &ProcessSpec, program: &Path) -> Command {
+fn build_command(spec: &ProcessSpec, program: &Path, tag: &str) -> Command {
     let mut command = Command::new(program);
     unix::configure_command(&mut command, &spec.program);
     command
@@ -644,6 +696,8 @@ fn build_command(spec: &ProcessSpec, program: &Path) -> Command {
     };
     // Later settings of the same name replace earlier ones.
     command.envs(set.iter().map(|(name, value)| (name, value)));
+    // Last, so that neither the parent's environment nor the hook's settings replace it.
+    command.env(reaper::TAG_VARIABLE, tag);
     command
 }
 

@@ -170,6 +170,7 @@ mod tests {
             stdout_truncated: true,
             stderr_truncated: false,
             leaked: false,
+            leftovers: crate::reaper::Leftovers::default(),
             duration: Duration::from_millis(3),
         };
         let xcode = ProtocolDef::Xcode(XcodeHook {

@@ -36,11 +36,21 @@ impl ProcessGroup {
         self.signal(Signal::SIGTERM);
     }
 
-    /// Whether any process of the group is left.
+    /// Whether any process of the group is left; zombies do not count.
     pub(crate) fn is_alive(self) -> bool {
+        // A zombie member still makes `killpg(0)` succeed, yet it is gone: `/proc` tells
+        // them apart (and the zombies hookrig inherited as subreaper are reaped there).
+        if let Some(alive) = crate::reaper::group_has_live_members(self.0.as_raw()) {
+            return alive;
+        }
         // Signal 0 checks for existence without sending anything; EPERM means a member
         // exists that we may not signal.
         !matches!(killpg(self.0, None), Err(Errno::ESRCH))
+    }
+
+    /// The process group id.
+    pub(crate) fn id(self) -> i32 {
+        self.0.as_raw()
     }
 
     /// Kills every process of the group (SIGKILL).
@@ -69,10 +79,41 @@ impl fmt::Debug for ProcessGroup {
 }
 
 /// Makes the child lead a new process group, so that it and everything it starts can be
-/// signalled at once, and gives it `arg0` as `argv[0]` (the name the user wrote, not the
-/// path we resolved it to).
+/// signalled at once, gives it `arg0` as `argv[0]` (the name the user wrote, not the
+/// path we resolved it to), and has the kernel kill it if hookrig dies first.
 pub(crate) fn configure_command(command: &mut tokio::process::Command, arg0: &OsStr) {
     command.process_group(0).arg0(arg0);
+    let parent = nix::unistd::getpid();
+    // SAFETY: the closure runs in the forked child before `execve` and only makes
+    // async-signal-safe system calls (prctl, getppid); it allocates nothing.
+    #[expect(
+        unsafe_code,
+        reason = "PR_SET_PDEATHSIG can only be set by the child itself, between fork and exec"
+    )]
+    unsafe {
+        command.pre_exec(move || die_with_parent(parent));
+    }
+}
+
+/// Runs in the child: SIGKILL when hookrig dies (a SIGKILL hookrig cannot handle would
+/// otherwise leave its hooks running past their timeout). The signal follows the
+/// thread that spawned the child, which for hookrig is a runtime thread that lives as
+/// long as the runtime.
+#[cfg(target_os = "linux")]
+fn die_with_parent(parent: nix::unistd::Pid) -> std::io::Result<()> {
+    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
+    // hookrig may have died between the fork and the prctl: no signal would come then.
+    if nix::unistd::getppid() != parent {
+        return Err(std::io::Error::other(
+            "hookrig exited while starting the hook",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_parent: nix::unistd::Pid) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// The signal that ended a process, if a signal ended it.

@@ -446,14 +446,12 @@ pub(crate) fn reply(
             "hook crashed: killed because hookrig was interrupted".to_owned(),
         ),
     };
-    match reply {
-        Reply::Verdict(mut verdict) if output.leaked => {
-            verdict.warnings.push(format!(
-                "hook {hook} left background processes holding its output open; they were killed"
-            ));
+    match (reply, output.leftover_warning(&format!("hook {hook}"))) {
+        (Reply::Verdict(mut verdict), Some(warning)) => {
+            verdict.warnings.push(warning);
             Reply::Verdict(verdict)
         }
-        reply => reply,
+        (reply, _) => reply,
     }
 }
 

@@ -238,10 +238,20 @@ impl Ledger {
             .prepare_cached(
                 "INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason,
                      status, event_data, context_results, prompt_sent, llm_response,
-                     actions_taken, skipped_reason, tokens_used, started_at, completed_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                     actions_taken, skipped_reason, tokens_used, started_at, completed_at,
+                     owner)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             )
-            .and_then(|mut stmt| stmt.execute(run_params(run)))
+            .and_then(|mut stmt| {
+                // The process running it owns it while it is `running` (see owner.rs).
+                let owner = crate::owner::current_owner();
+                let params = run_params(run);
+                let all: Vec<&dyn rusqlite::ToSql> = params
+                    .into_iter()
+                    .chain([&owner as &dyn rusqlite::ToSql])
+                    .collect();
+                stmt.execute(all.as_slice())
+            })
             .map(drop)
             .map_err(StoreError::sqlite(self.path(), "record an automation run"))
     }
@@ -400,17 +410,26 @@ impl Ledger {
             .map_err(StoreError::sqlite(self.path(), "unlock an automation"))
     }
 
-    /// Marks every run still `running` as `interrupted`, completed at `now`; returns
-    /// how many. Called at start-up: such rows belong to a process that died without
-    /// finishing them.
+    /// Marks every run still `running` whose process died without finishing it as
+    /// `interrupted`, completed at `now`; returns how many. Called at start-up. A run
+    /// whose owner still runs (a `hookrig fire` in another process) is left alone.
     pub fn interrupt_running_runs(&mut self, now: f64) -> Result<usize, StoreError> {
-        self.conn()
-            .execute(
-                "UPDATE automation_runs SET status = 'interrupted', completed_at = ?1
-                 WHERE status = 'running'",
-                [now],
-            )
-            .map_err(StoreError::sqlite(self.path(), "mark interrupted runs"))
+        let fail = StoreError::sqlite(self.path(), "mark interrupted runs");
+        let running: Vec<(String, Option<String>)> = self
+            .conn()
+            .prepare("SELECT id, owner FROM automation_runs WHERE status = 'running'")
+            .and_then(|mut select| {
+                select
+                    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                    .collect()
+            })
+            .map_err(fail)?;
+        let abandoned: Vec<String> = running
+            .into_iter()
+            .filter(|(_, owner)| !crate::owner::owner_is_alive(owner.as_deref()))
+            .map(|(id, _)| id)
+            .collect();
+        self.interrupt_runs(&abandoned, now)
     }
 
     /// Marks the runs `ids` that are still `running` as `interrupted`, completed at
@@ -695,6 +714,17 @@ mod tests {
             1,
             "a finished run keeps its status"
         );
+        // r2's process died; r4's (this one) still runs it.
+        ledger
+            .conn()
+            .execute(
+                "UPDATE automation_runs SET owner = '4194305:1' WHERE id = 'r2'",
+                [],
+            )
+            .expect("a dead owner");
+        ledger
+            .insert_automation_run(&run("r4", "a", 1.0))
+            .expect("run");
         assert_eq!(ledger.interrupt_running_runs(5.0).expect("interrupt"), 1);
         let status = |id: &str| ledger.automation_run(id).expect("read").expect("present");
         assert_eq!(status("r1").status, "interrupted");
@@ -702,6 +732,9 @@ mod tests {
         assert_eq!(status("r2").status, "interrupted");
         assert_eq!(status("r2").completed_at, Some(5.0));
         assert_eq!(status("r3").status, "completed");
+        // guards: serve's start-up recovery must not mark a run of a live process
+        // (`hookrig fire` running in-process) interrupted
+        assert_eq!(status("r4").status, "running");
     }
 
     // guards: two processes on one ledger must not run one automation at once, and a

@@ -17,11 +17,6 @@ use crate::errors::StoreError;
 use crate::record::{EmitDetail, EmitFilter, EmitRecord, EmitSummary, HookRun};
 use crate::schema;
 
-/// How long a statement waits for another process's write lock before giving
-/// up. Emits write a few rows each, so 5 s is only reached when something
-/// holds the file far longer than hookrig ever does.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
 /// The shortest run id prefix [`Ledger::emit_detail`] looks up: shorter ones
 /// would match most of a busy ledger.
 const MIN_PREFIX_LEN: usize = 4;
@@ -49,6 +44,31 @@ const COMPLETE_HOOK_RUN: &str = "
         SELECT min(seq) FROM hook_runs
         WHERE run_id = ?1 AND name = ?2 AND source = ?3 AND result = 'dispatched'
     )";
+
+/// The row of an emit that started: `running`, owned by this process, no result yet.
+const BEGIN_EMIT: &str = "
+    INSERT INTO emits (
+        run_id, started_at_ms, event, dialect, cwd, session_id, decision, duration_ms,
+        payload_in, payload_out, agent, owner
+    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', 0, ?7, '', ?8, ?9)";
+
+/// Completes the row `begin_emit` wrote, unless a reader already marked it interrupted
+/// (its owner looked dead): the fields are those of `INSERT_EMIT`.
+const FINISH_EMIT: &str = "
+    UPDATE emits SET
+        started_at_ms = ?2, event = ?3, dialect = ?4, cwd = ?5, session_id = ?6,
+        decision = ?7, reason = ?8, decided_by = ?9, duration_ms = ?10, payload_in = ?11,
+        payload_out = ?12, warnings = ?13, agent = ?14, owner = NULL
+    WHERE run_id = ?1 AND decision IN ('running', 'interrupted')";
+
+/// Emits still `running`, with their owners (served by the `emits_running` index).
+const RUNNING_EMITS: &str = "SELECT run_id, owner FROM emits WHERE decision = 'running'";
+
+/// What an emit whose process died before it finished says.
+const INTERRUPTED_EMIT: &str = "
+    UPDATE emits SET decision = 'interrupted', owner = NULL,
+        reason = 'hookrig stopped before the emit finished (killed, or the machine went down); its hooks were not recorded'
+    WHERE run_id = ?1 AND decision = 'running'";
 
 /// WAL size past which `record_emit` checkpoints (see `Ledger::fold_wal`).
 const WAL_CHECKPOINT_BYTES: u64 = 512 * 1024;
@@ -117,6 +137,11 @@ pub struct Ledger {
 }
 
 impl Ledger {
+    /// How long a statement waits for another process's write lock before giving
+    /// up. Emits write a few rows each, so 5 s is only reached when something
+    /// holds the file far longer than hookrig ever does.
+    pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
     /// Opens (creating parent directories and the file if needed) the ledger
     /// at `path`, and brings its schema up to date.
     ///
@@ -145,7 +170,7 @@ impl Ledger {
         let mut conn = Connection::open_with_flags(path, flags).map_err(open_error)?;
         // First, so that every following statement waits for a concurrent
         // writer (another emit, or another process migrating) instead of failing.
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(open_error)?;
+        conn.busy_timeout(Self::BUSY_TIMEOUT).map_err(open_error)?;
         let mode = enable_wal(&conn).map_err(open_error)?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(StoreError::JournalMode {
@@ -182,6 +207,114 @@ impl Ledger {
 
     pub(crate) fn conn_mut(&mut self) -> &mut Connection {
         &mut self.conn
+    }
+
+    /// Sets how long statements wait for another process's write lock; zero fails
+    /// at once with "database is locked". For a caller that must not wait on the ledger.
+    pub fn set_busy_timeout(&self, timeout: Duration) -> Result<(), StoreError> {
+        self.conn
+            .busy_timeout(timeout)
+            .map_err(StoreError::sqlite(&self.path, "set the busy timeout"))
+    }
+
+    /// Records that `emit` started: its row with decision `running`, owned by this
+    /// process, and no hook rows. [`finish_emit`](Self::finish_emit) completes it; if
+    /// this process dies first, [`interrupt_abandoned_emits`](Self::interrupt_abandoned_emits)
+    /// marks it `interrupted`.
+    pub fn begin_emit(&mut self, emit: &EmitRecord) -> Result<(), StoreError> {
+        let fail = StoreError::sqlite(&self.path, "record the start of an emit");
+        self.conn
+            .prepare_cached(BEGIN_EMIT)
+            .and_then(|mut insert| {
+                insert.execute(params![
+                    emit.run_id,
+                    emit.started_at_ms,
+                    emit.event,
+                    emit.dialect,
+                    emit.cwd,
+                    emit.session_id,
+                    emit.payload_in,
+                    emit.agent,
+                    crate::owner::current_owner(),
+                ])
+            })
+            .map_err(|source| {
+                if is_primary_key_violation(&source) {
+                    StoreError::DuplicateRunId {
+                        run_id: emit.run_id.clone(),
+                    }
+                } else {
+                    fail(source)
+                }
+            })?;
+        Ok(())
+    }
+
+    /// Records `emit` and its hook rows, completing the row [`begin_emit`](Self::begin_emit)
+    /// wrote, or writing it whole when there is none (the start could not be recorded).
+    pub fn finish_emit(&mut self, emit: &EmitRecord) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let fail = StoreError::sqlite(&path, "record an emit");
+        let warnings = serde_json::Value::from(emit.warnings.as_slice()).to_string();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        let updated = tx
+            .prepare_cached(FINISH_EMIT)
+            .and_then(|mut update| {
+                update.execute(params![
+                    emit.run_id,
+                    emit.started_at_ms,
+                    emit.event,
+                    emit.dialect,
+                    emit.cwd,
+                    emit.session_id,
+                    emit.decision,
+                    emit.reason,
+                    emit.decided_by,
+                    emit.duration_ms,
+                    emit.payload_in,
+                    emit.payload_out,
+                    warnings,
+                    emit.agent,
+                ])
+            })
+            .map_err(fail)?;
+        if updated == 0 {
+            drop(tx);
+            return self.record_emit(emit);
+        }
+        // Hook rows only ever come with the completed emit, so none exist yet.
+        insert_hook_runs(&tx, &emit.run_id, 0, &emit.hooks).map_err(fail)?;
+        tx.commit().map_err(fail)?;
+        self.fold_wal();
+        Ok(())
+    }
+
+    /// Marks `interrupted` every emit left `running` by a process that no longer runs
+    /// (SIGKILL, a crash); returns how many. Emits in progress are left alone.
+    pub fn interrupt_abandoned_emits(&mut self) -> Result<usize, StoreError> {
+        let fail = StoreError::sqlite(&self.path, "mark interrupted emits");
+        let running: Vec<(String, Option<String>)> = self
+            .conn
+            .prepare_cached(RUNNING_EMITS)
+            .and_then(|mut select| {
+                select
+                    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                    .collect()
+            })
+            .map_err(fail)?;
+        let mut count = 0;
+        for (run_id, owner) in running {
+            if !crate::owner::owner_is_alive(owner.as_deref()) {
+                count += self
+                    .conn
+                    .execute(INTERRUPTED_EMIT, [&run_id])
+                    .map_err(fail)?;
+            }
+        }
+        Ok(count)
     }
 
     /// Records `emit` and all its hook rows in one transaction; the hook rows
@@ -366,7 +499,7 @@ impl Ledger {
 /// later opens find it set), for example by parallel hooks on the first emit;
 /// retrying until the busy timeout gives the same patience as other statements.
 fn enable_wal(conn: &Connection) -> rusqlite::Result<String> {
-    let deadline = Instant::now() + BUSY_TIMEOUT;
+    let deadline = Instant::now() + Ledger::BUSY_TIMEOUT;
     let mut backoff = Duration::from_millis(1);
     loop {
         match conn.pragma_update_and_check(None, "journal_mode", "wal", |row| row.get(0)) {
@@ -765,5 +898,66 @@ mod tests {
             .query_row("SELECT count(*) FROM hook_runs", [], |row| row.get(0))
             .expect("count");
         assert_eq!(left, 0);
+    }
+
+    // guards: an emit is recorded when it starts, so that one killed before it ends
+    // leaves a row; a row whose process died reads `interrupted`, one in progress does
+    // not
+    #[test]
+    fn an_emit_begun_and_finished_is_one_row_and_an_abandoned_one_is_interrupted() {
+        let (_dir, mut ledger) = open_temp();
+        let mut done = emit("done", 1);
+        ledger.begin_emit(&done).expect("begin");
+        let listed = ledger
+            .recent_emits(&EmitFilter {
+                limit: 10,
+                ..EmitFilter::default()
+            })
+            .expect("list");
+        assert_eq!(listed[0].decision, "running");
+        done.hooks = vec![HookRun {
+            name: "h".to_owned(),
+            source: "/h.toml".to_owned(),
+            dialect: "native".to_owned(),
+            matched: true,
+            skip_reason: None,
+            result: "allow".to_owned(),
+            exit_code: Some(0),
+            duration_ms: Some(1.0),
+            reason: None,
+            stderr: None,
+            stdout: None,
+            truncated: false,
+            is_async: false,
+        }];
+        ledger.finish_emit(&done).expect("finish");
+        let detail = ledger.emit_detail("done").expect("read").expect("present");
+        assert_eq!(detail.emit.decision, "allow");
+        assert_eq!(detail.emit.hooks.len(), 1);
+
+        // The start could not be recorded: the end writes the whole row.
+        ledger.finish_emit(&emit("unbegun", 2)).expect("finish");
+        assert!(ledger.emit_detail("unbegun").expect("read").is_some());
+
+        ledger.begin_emit(&emit("alive", 3)).expect("begin");
+        ledger.begin_emit(&emit("killed", 4)).expect("begin");
+        ledger
+            .conn
+            .execute(
+                "UPDATE emits SET owner = '4194305:1' WHERE run_id = 'killed'",
+                [],
+            )
+            .expect("a dead owner");
+        assert_eq!(ledger.interrupt_abandoned_emits().expect("interrupt"), 1);
+        let decision = |ledger: &Ledger, id: &str| {
+            ledger
+                .emit_detail(id)
+                .expect("read")
+                .expect("present")
+                .emit
+                .decision
+        };
+        assert_eq!(decision(&ledger, "killed"), "interrupted");
+        assert_eq!(decision(&ledger, "alive"), "running");
     }
 }

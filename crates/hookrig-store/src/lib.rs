@@ -100,7 +100,7 @@ pub use crate::clock::now_ms;
 pub use crate::errors::StoreError;
 pub use crate::ledger::{Ledger, default_ledger_path};
 pub use crate::memory::{MemoryHit, NoteSection, split_markdown};
-pub use crate::owner::Owner;
+pub use crate::owner::{Owner, current_owner, owner_is_alive};
 pub use crate::plugins::{ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow};
 pub use crate::queries::{named_queries, run_named_query};
 pub use crate::record::{EmitDetail, EmitFilter, EmitRecord, EmitSummary, HookRun};

@@ -1,5 +1,12 @@
-//! The process that holds a row of the store (an automation lock): its pid and the
-//! kernel's start time of that pid, and whether that process still runs.
+//! The process that owns a row of the store: an automation lock, or a row still being
+//! written (an emit or an automation run marked `running`). A later reader can then tell
+//! a run in progress from one whose process died (SIGKILL, a crash), take over a lock
+//! such a process left, and mark only the abandoned rows `interrupted`.
+//!
+//! A process is named by its pid and the kernel's start time of that pid (clock ticks
+//! since boot, field 22 of `/proc/PID/stat`): a pid reused by another process has
+//! another start time, so it is not mistaken for the owner. In a text column an owner
+//! is `PID:START` (`PID` alone where there is no `/proc`).
 
 use nix::errno::Errno;
 use nix::sys::signal::kill;
@@ -10,8 +17,8 @@ use nix::unistd::Pid;
 pub struct Owner {
     /// Its pid.
     pub pid: i64,
-    /// The kernel's start time of the pid in clock ticks since boot (field 22 of
-    /// `/proc/PID/stat`); `None` where there is no `/proc`.
+    /// The kernel's start time of the pid in clock ticks since boot; `None` where there
+    /// is no `/proc`.
     pub proc_start: Option<i64>,
 }
 
@@ -21,33 +28,41 @@ impl Owner {
         let pid = i64::from(std::process::id());
         Owner {
             pid,
-            proc_start: start_time(pid),
+            proc_start: stat_fields(pid).and_then(|fields| start_time(&fields)),
         }
+    }
+
+    /// The owner's text form, `PID:START` (or `PID`), as owner columns hold it.
+    pub fn to_text(self) -> String {
+        match self.proc_start {
+            Some(start) => format!("{}:{start}", self.pid),
+            None => self.pid.to_string(),
+        }
+    }
+
+    /// Reads the text form; `None` for anything else.
+    pub fn from_text(text: &str) -> Option<Owner> {
+        let (pid, start) = match text.split_once(':') {
+            Some((pid, start)) => (pid, Some(start.parse().ok()?)),
+            None => (text, None),
+        };
+        Some(Owner {
+            pid: pid.parse().ok()?,
+            proc_start: start,
+        })
     }
 
     /// Whether the process still runs: it exists, is not a zombie, and (where `/proc`
     /// tells) started when it did, so that a reused pid does not count.
     pub fn is_alive(self) -> bool {
-        if self.pid == i64::from(std::process::id()) {
-            return true;
-        }
         let Some(pid) = i32::try_from(self.pid).ok().filter(|p| *p > 0) else {
             return false;
         };
-        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            let Some(rest) = stat.rfind(')').map(|at| &stat[at + 1..]) else {
-                return true;
-            };
-            let mut fields = rest.split_whitespace();
-            if fields
-                .next()
-                .is_some_and(|state| state == "Z" || state == "X")
-            {
+        if let Some(fields) = stat_fields(i64::from(pid)) {
+            if matches!(fields.first().map(String::as_str), Some("Z" | "X")) {
                 return false;
             }
-            // Fields 3 onwards: the start time is field 22, the 19th after the state.
-            let started = fields.nth(18).and_then(|f| f.parse::<i64>().ok());
-            return match (self.proc_start, started) {
+            return match (self.proc_start, start_time(&fields)) {
                 (Some(recorded), Some(now)) => recorded == now,
                 _ => true,
             };
@@ -61,17 +76,42 @@ impl Owner {
     }
 }
 
-/// The kernel's start time of `pid` (field 22 of `/proc/PID/stat`), or `None`.
-fn start_time(pid: i64) -> Option<i64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces and `)`.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
+/// This process as the owner of the rows it writes, in text form.
+pub fn current_owner() -> String {
+    Owner::current().to_text()
+}
+
+/// Whether the process an owner column names still runs. An owner that cannot be read
+/// (`NULL` in rows written before owners were recorded) is dead: only a live process can
+/// keep a row `running`.
+pub fn owner_is_alive(owner: Option<&str>) -> bool {
+    owner
+        .and_then(Owner::from_text)
+        .is_some_and(Owner::is_alive)
+}
+
+/// The start time among the fields of `/proc/PID/stat` after the command name (field 22
+/// of the file, the 20th after the name).
+fn start_time(fields: &[String]) -> Option<i64> {
+    fields.get(19)?.parse().ok()
+}
+
+/// The fields of `/proc/PID/stat` after the command name: state, ppid, ...
+fn stat_fields(pid: i64) -> Option<Vec<String>> {
+    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: count from its last `)`.
+    let close = stat.iter().rposition(|&b| b == b')')?;
+    let rest = String::from_utf8_lossy(&stat[close + 1..]).into_owned();
+    Some(rest.split_ascii_whitespace().map(str::to_owned).collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn start_of(pid: i64) -> Option<i64> {
+        stat_fields(pid).and_then(|fields| start_time(&fields))
+    }
 
     #[test]
     fn this_process_is_alive_and_a_dead_child_is_not() {
@@ -80,7 +120,7 @@ mod tests {
         let pid = i64::from(child.id());
         let recorded = Owner {
             pid,
-            proc_start: start_time(pid),
+            proc_start: start_of(pid),
         };
         child.wait().expect("reaped");
         assert!(!recorded.is_alive(), "a reaped child is gone");
@@ -96,15 +136,29 @@ mod tests {
         let parent = i64::from(std::os::unix::process::parent_id());
         let other = Owner {
             pid: parent,
-            proc_start: start_time(parent).map(|t| t + 1),
+            proc_start: start_of(parent).map(|t| t + 1),
         };
         assert!(!other.is_alive());
         assert!(
             Owner {
                 pid: parent,
-                proc_start: start_time(parent)
+                proc_start: start_of(parent)
             }
             .is_alive()
         );
+    }
+
+    #[test]
+    fn owner_columns_name_this_process_and_a_missing_or_reused_pid_is_not_alive() {
+        let me = current_owner();
+        assert!(owner_is_alive(Some(&me)));
+        assert_eq!(Owner::from_text(&me), Some(Owner::current()));
+        assert!(!owner_is_alive(None));
+        assert!(!owner_is_alive(Some("not-a-pid")));
+        // The same pid with another start time is another process.
+        let pid = std::process::id();
+        assert!(!owner_is_alive(Some(&format!("{pid}:1"))));
+        // Above the largest pid Linux allows.
+        assert!(!owner_is_alive(Some("4194305:1")));
     }
 }

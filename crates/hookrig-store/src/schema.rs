@@ -233,6 +233,17 @@ const MIGRATIONS: &[&str] = &[
         acquired_at   REAL NOT NULL
     ) STRICT;
     ",
+    // Version 8: the process that owns a row still being written (`PID:START`, see
+    // `owner.rs`): an emit is recorded `running` when it starts and completed when it
+    // ends, and an automation run is `running` until it ends. A row left `running` by
+    // a process that died is marked `interrupted` by the next reader; one whose owner
+    // still runs is left alone. NULL once the row is complete, and for older rows.
+    "
+    ALTER TABLE emits ADD COLUMN owner TEXT;
+    ALTER TABLE automation_runs ADD COLUMN owner TEXT;
+
+    CREATE INDEX emits_running ON emits (run_id) WHERE decision = 'running';
+    ",
 ];
 
 /// The schema version this build writes and reads.

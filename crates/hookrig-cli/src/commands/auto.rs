@@ -277,10 +277,13 @@ async fn fire_in_process(
     let engine = Engine::new(store, wiring, wiring::engine_settings(config))?;
     let mut interrupt = signal(SignalKind::interrupt()).map_err(ExpectedError::Runtime)?;
     let mut terminate = signal(SignalKind::terminate()).map_err(ExpectedError::Runtime)?;
+    // A hang-up stops the run as SIGTERM does: recorded `interrupted`, its processes killed.
+    let mut hangup = signal(SignalKind::hangup()).map_err(ExpectedError::Runtime)?;
     let fired = tokio::select! {
         fired = engine.fire(id) => Some(fired),
         _ = interrupt.recv() => None,
         _ = terminate.recv() => None,
+        _ = hangup.recv() => None,
     };
     let Some(fired) = fired else {
         engine.shutdown().await;

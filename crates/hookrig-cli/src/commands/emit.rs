@@ -149,6 +149,10 @@ impl Suppress {
 /// reading the answer to end of file is not held up; a caller that prints after the
 /// dispatch passes `false`. Returns what `answer` returned and the exit code of the
 /// signal that interrupted the hooks, if one did.
+#[expect(
+    clippy::too_many_lines,
+    reason = "the steps of one emit in the order they happen; each is a helper already"
+)]
 pub(crate) fn dispatch_event<T>(
     global: &GlobalArgs,
     emission: Emission,
@@ -185,10 +189,14 @@ pub(crate) fn dispatch_event<T>(
         warnings: Vec::new(),
         hooks: Vec::new(),
     };
-    let ledger_path = ledger::path(global)?;
-    // Read before the config: a package registry that cannot be read is an error, as a
-    // broken config is, since the packages it would load may be the agent's guards.
-    let (packages, store) = ledger::enabled_packages(global, agent.as_deref())?;
+    let mut ledger_path = ledger::path(global)?;
+    let mut ledger_warnings = Vec::new();
+    let (packages, mut store) = enabled_packages(
+        global,
+        agent.as_deref(),
+        &mut ledger_path,
+        &mut ledger_warnings,
+    );
 
     let env = Environment::from_process(cwd.clone())?;
     let options = LoadOptions {
@@ -214,6 +222,14 @@ pub(crate) fn dispatch_event<T>(
     // A source with an error was left out, and its errors are among these: the other
     // sources' hooks still decide, and the host's user is told.
     let mut warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
+    if let Some(path) = &ledger_path {
+        store = begin(store, path, &entry, &mut ledger_warnings);
+        // Said once, in the Outcome: the end does not try the same file again.
+        if store.is_none() {
+            ledger_path = None;
+        }
+    }
+    warnings.append(&mut ledger_warnings);
     if logging::enabled() {
         for warning in &warnings {
             eprintln!("hookrig: warning: {warning}");
@@ -243,6 +259,14 @@ pub(crate) fn dispatch_event<T>(
     warnings.extend(dispatched.warnings.iter().cloned());
     suppress.report(&dispatched, &mut warnings);
 
+    // The answer first: the host must never wait on the ledger (another process may
+    // hold its write lock for seconds). A failure to record is then only a warning on
+    // stderr, since the Outcome is out.
+    let outcome = Outcome::new(&dispatched, &warnings, &entry.run_id);
+    let answered = answer(&outcome, &dispatched)?;
+    if release_stdout {
+        output::release_stdout();
+    }
     let mut ledger = ledger_path.and_then(|path| {
         record(
             &path,
@@ -253,8 +277,6 @@ pub(crate) fn dispatch_event<T>(
             &mut warnings,
         )
     });
-    let outcome = Outcome::new(&dispatched, &warnings, &entry.run_id);
-    let answered = answer(&outcome, &dispatched)?;
     deliver_to_serve(&runtime, &entry.event, &entry.payload_in);
 
     if pool.in_flight() > 0 {
@@ -270,6 +292,30 @@ pub(crate) fn dispatch_event<T>(
     Ok((answered, interrupt.exit_code()))
 }
 
+/// The plugin packages enabled for `agent`, and the store they were read from. A
+/// ledger that cannot be read (corrupt, unreadable, a newer schema) never stops the
+/// hooks from deciding: the hooks of every other source run, the emit is not recorded
+/// (`ledger_path` is cleared), and the Outcome says why. The plugin packages it
+/// registers cannot load.
+fn enabled_packages(
+    global: &GlobalArgs,
+    agent: Option<&str>,
+    ledger_path: &mut Option<PathBuf>,
+    warnings: &mut Vec<String>,
+) -> (Vec<hookrig_config::PackageRef>, Option<Ledger>) {
+    match ledger::enabled_packages(global, agent) {
+        Ok(found) => found,
+        Err(err) => {
+            warnings.push(format!(
+                "ledger: {}; plugin packages were not loaded and this emit is not recorded",
+                output::chain(&err)
+            ));
+            *ledger_path = None;
+            (Vec::new(), None)
+        }
+    }
+}
+
 /// The ledger at `path`: the store opened for the package registry when it is that
 /// file (one connection per emit instead of two), else opened now.
 fn ledger_at(store: Option<Ledger>, path: &Path) -> Result<Ledger, StoreError> {
@@ -279,8 +325,42 @@ fn ledger_at(store: Option<Ledger>, path: &Path) -> Result<Ledger, StoreError> {
     }
 }
 
-/// Records the emit (into `opened` when it is the ledger at `path`); a ledger that
-/// cannot be opened or written is a warning.
+/// Records that the emit started (into `opened` when it is the ledger at `path`), so
+/// that an emit killed before it ends leaves a row, marked `interrupted` later. Never
+/// waits for the ledger: when another process holds its write lock, the start is not
+/// recorded and the whole row is written at the end. A ledger that cannot be opened is
+/// a warning for the Outcome.
+fn begin(
+    opened: Option<Ledger>,
+    path: &Path,
+    entry: &EmitRecord,
+    warnings: &mut Vec<String>,
+) -> Option<Ledger> {
+    let mut ledger = match ledger_at(opened, path) {
+        Ok(ledger) => ledger,
+        Err(err) => {
+            warnings.push(format!(
+                "{}; this emit is not recorded",
+                ledger::warning(&err)
+            ));
+            return None;
+        }
+    };
+    let started = ledger
+        .set_busy_timeout(std::time::Duration::ZERO)
+        .and_then(|()| ledger.begin_emit(entry));
+    if let Err(err) = started {
+        tracing::debug!("start of the emit not recorded: {}", ledger::warning(&err));
+    }
+    if let Err(err) = ledger.set_busy_timeout(hookrig_store::Ledger::BUSY_TIMEOUT) {
+        tracing::debug!("{}", ledger::warning(&err));
+    }
+    Some(ledger)
+}
+
+/// Records the emit (into `opened` when it is the ledger at `path`), completing the
+/// row [`begin`] wrote; called once the host has its answer, so a ledger that cannot
+/// be opened or written is a warning on stderr.
 fn record(
     path: &Path,
     opened: Option<Ledger>,
@@ -297,10 +377,10 @@ fn record(
         serde_json::to_string(dispatched.payload.as_map()).expect("JSON always serializes");
     entry.warnings.clone_from(warnings);
     entry.hooks = dispatched.records.iter().map(ledger::hook_run).collect();
-    match ledger_at(opened, path).and_then(|mut l| l.record_emit(entry).map(|()| l)) {
+    match ledger_at(opened, path).and_then(|mut l| l.finish_emit(entry).map(|()| l)) {
         Ok(opened) => Some(opened),
         Err(err) => {
-            warnings.push(ledger::warning(&err));
+            eprintln!("hookrig: warning: {}", ledger::warning(&err));
             None
         }
     }

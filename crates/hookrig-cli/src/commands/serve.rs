@@ -109,6 +109,9 @@ async fn serve(global: &GlobalArgs) -> Result<u8, ExpectedError> {
     tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let mut interrupt = signal(SignalKind::interrupt()).map_err(ExpectedError::Runtime)?;
     let mut terminate = signal(SignalKind::terminate()).map_err(ExpectedError::Runtime)?;
+    // A closed terminal (or a supervisor's reload signal) stops serve cleanly too: by
+    // default SIGHUP would kill it like SIGKILL, leaving runs `running` and the socket.
+    let mut hangup = signal(SignalKind::hangup()).map_err(ExpectedError::Runtime)?;
     eprintln!(
         "hookrig serve: ready (tick every {})",
         humantime(config.automation.tick())
@@ -139,6 +142,7 @@ async fn serve(global: &GlobalArgs) -> Result<u8, ExpectedError> {
             }
             _ = interrupt.recv() => break,
             _ = terminate.recv() => break,
+            _ = hangup.recv() => break,
         }
     }
 

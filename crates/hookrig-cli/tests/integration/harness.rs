@@ -189,6 +189,18 @@ pub(crate) fn ledger_rows<'a>(why: &'a Value, name: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// `text` with the value of every `HOOKRIG_PROCESS_TAG=` line (unique to each hook run)
+/// replaced by `[TAG]`, for snapshots of a hook's environment.
+pub(crate) fn redact_process_tag(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|line| match line.strip_prefix("HOOKRIG_PROCESS_TAG=") {
+            Some(_) if line.ends_with('\n') => "HOOKRIG_PROCESS_TAG=[TAG]\n",
+            Some(_) => "HOOKRIG_PROCESS_TAG=[TAG]",
+            None => line,
+        })
+        .collect()
+}
+
 /// A shell word for `path`, for scripts that run or write it.
 pub(crate) fn quoted(path: &std::path::Path) -> String {
     format!("'{}'", path.display())

@@ -271,7 +271,7 @@ fn arguments_and_environment_of_a_hook() {
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
     let seen = env.read_file("out").expect("the hook ran");
-    insta::assert_snapshot!(seen.replace(env.marker(), "[TMP]"), @r"
+    insta::assert_snapshot!(crate::harness::redact_process_tag(&seen.replace(env.marker(), "[TMP]")), @r"
     argc=3
     $1=./q3.spl
     $2=auth
@@ -285,6 +285,7 @@ fn arguments_and_environment_of_a_hook() {
     HOOKRIG_EVENT=task.completed
     HOOKRIG_HOOK=post-complete
     HOOKRIG_PLAN=[TMP]/project/plans/q3.spl
+    HOOKRIG_PROCESS_TAG=[TAG]
     HOOKRIG_SESSION=sess-1
     HOOKRIG_TASK=auth
     stdin=[]
@@ -305,7 +306,7 @@ fn post_assert_passes_the_expression_and_an_empty_task() {
     let out = emit(&env, &["post-assert"], &payload.to_string());
     assert_eq!(out.code, 0, "{}", out.stderr);
     let seen = env.read_file("out").expect("the hook ran");
-    insta::assert_snapshot!(seen.replace(env.marker(), "[TMP]"), @r"
+    insta::assert_snapshot!(crate::harness::redact_process_tag(&seen.replace(env.marker(), "[TMP]")), @r"
     argc=3
     $1=[TMP]/project/plan.spl
     $2=(given done-auth)
@@ -319,6 +320,7 @@ fn post_assert_passes_the_expression_and_an_empty_task() {
     HOOKRIG_EVENT=plan.asserted
     HOOKRIG_HOOK=post-assert
     HOOKRIG_PLAN=[TMP]/project/plan.spl
+    HOOKRIG_PROCESS_TAG=[TAG]
     HOOKRIG_SESSION=
     HOOKRIG_TASK=
     stdin=[]

@@ -186,7 +186,120 @@ fn a_ledger_that_cannot_be_opened_is_a_warning() {
         let warnings = out.warnings();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with("ledger: "), "{warnings:?}");
+        assert!(
+            !out.stderr.contains("ledger"),
+            "said once, in the Outcome: {}",
+            out.stderr
+        );
     }
+}
+
+fn deny_guard(env: &hookrig_test_support::TestEnv) {
+    env.write_global_config(indoc! {r#"
+        [[hooks]]
+        name = "no-rm"
+        events = ["tool.before"]
+        command = "echo 'rm -rf is not allowed' >&2; exit 2"
+    "#});
+}
+
+// guards: a corrupt or unreadable ledger never stops the user's guard from deciding; it
+// is a warning in the Outcome (also the package registry, which lives in the same file)
+#[test]
+fn a_corrupt_or_unreadable_ledger_does_not_stop_the_guard() {
+    let env = test_env();
+    deny_guard(&env);
+    let corrupt = env.write_file("corrupt.db", &"this is not a SQLite file\n".repeat(200));
+    let directory = env.root().join("a-directory.db");
+    std::fs::create_dir_all(&directory).expect("mkdir");
+    for ledger in [&corrupt, &directory] {
+        let ledger = ledger.to_str().expect("UTF-8");
+        for dialect in ["native", "claude"] {
+            let output = run_with_input(
+                env.command([
+                    "emit",
+                    "tool.before",
+                    "--ledger",
+                    ledger,
+                    "--dialect",
+                    dialect,
+                ]),
+                br#"{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#,
+                HANG_LIMIT,
+            );
+            if dialect == "native" {
+                assert_eq!(code(&output), 2, "{ledger}: {}", text(&output.stderr));
+                let outcome: Value = serde_json::from_slice(&output.stdout).expect("an Outcome");
+                assert_eq!(outcome["decision"], "deny");
+                let warnings = outcome["warnings"].as_array().expect("warnings");
+                assert!(
+                    warnings
+                        .iter()
+                        .any(|w| w.as_str().is_some_and(|w| w.starts_with("ledger: "))),
+                    "{warnings:?}"
+                );
+            } else {
+                // Claude Code reads a deny from its own JSON on stdout.
+                let reply: Value = serde_json::from_slice(&output.stdout).expect("Claude JSON");
+                assert_eq!(
+                    reply["hookSpecificOutput"]["permissionDecision"], "deny",
+                    "{reply}"
+                );
+            }
+        }
+    }
+}
+
+// guards: the answer never waits on the ledger: with another process holding its write
+// lock, the Outcome comes at once (not after the 5 s busy timeout, with a "database is
+// locked" warning), and the row is written once the lock is released
+#[test]
+fn a_ledger_held_by_another_writer_does_not_delay_the_answer() {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    use std::process::Stdio;
+
+    let env = test_env();
+    allow_hook(&env);
+    // Creates the ledger with its schema.
+    let first = emit(&env, &["tool.before"], "{}");
+    assert_eq!(first.code, 0, "{}", first.stderr);
+
+    let holder = rusqlite::Connection::open(env.ledger_path()).expect("open the ledger");
+    holder
+        .execute_batch("BEGIN IMMEDIATE; DELETE FROM emits WHERE run_id = 'none';")
+        .expect("take the write lock");
+    let mut child = env
+        .command(["emit", "tool.before"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start hookrig");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"{}")
+        .expect("write the payload");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("read the Outcome");
+    // Still holding the lock: the answer did not wait for it.
+    let outcome: Value = serde_json::from_str(&line).expect("an Outcome");
+    assert_eq!(outcome["decision"], "allow");
+    assert_eq!(outcome["warnings"], serde_json::json!([]), "{outcome}");
+    holder.execute_batch("COMMIT;").expect("release the lock");
+    let status = child.wait().expect("hookrig exits");
+    assert_eq!(status.code(), Some(0));
+
+    let run_id = outcome["run_id"].as_str().expect("a run id");
+    let runs = runs_json(&env, &[]);
+    let run = runs
+        .iter()
+        .find(|run| run["run_id"] == run_id)
+        .expect("the emit was recorded once the lock was released");
+    assert_eq!(run["decision"], "allow");
 }
 
 #[test]

@@ -174,6 +174,34 @@ fn a_hook_printing_200_mb_is_capped_and_the_emit_still_answers() {
     assert_eq!(rows[0]["exit_code"], 0);
 }
 
+// guards: a reply over the 1 MiB cap that starts with whitespace is a failure under
+// on_error (here a deny), not an empty reply that allows
+#[test]
+fn a_reply_over_the_cap_that_starts_with_whitespace_goes_through_on_error() {
+    let env = test_env();
+    env.write_script(
+        ".hookrig/spaces.sh",
+        "head -c 2097152 /dev/zero | tr '\\0' ' '; echo '{\"decision\":\"deny\"}'\n",
+    );
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "spaces"
+        events = ["tool.before"]
+        command = "./spaces.sh"
+        on_error = "deny"
+    "#});
+
+    let out = emit(&env, &["tool.before"], "{}");
+
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert_eq!(out.outcome["decision"], "deny");
+    assert_eq!(out.result("spaces"), "error");
+    assert_eq!(
+        out.outcome["reason"],
+        "hook spaces: reply is larger than the 1 MiB stdout cap"
+    );
+}
+
 #[test]
 fn a_background_grandchild_holding_the_output_open_is_killed() {
     let env = test_env();
@@ -205,6 +233,54 @@ fn a_background_grandchild_holding_the_output_open_is_killed() {
     );
     let left = env.leftovers();
     assert!(left.is_empty(), "the grandchild survived: {left:?}");
+}
+
+// guards: grandchildren that leave the process group (setsid, a double fork through
+// setsid) or stay in it without holding the output (no time limit) must not outlive the
+// hook, and the Outcome says they were killed only when they are gone
+#[test]
+fn escaping_grandchildren_die_with_the_hook() {
+    let env = test_env();
+    let sleep = quoted(&env.marked_sleep());
+    let hooks = [
+        ("setsid", format!("setsid {sleep} 1000 & exit 0")),
+        (
+            "double-fork",
+            format!("(setsid sh -c '{sleep} 1000 & exit 0' &); exit 0"),
+        ),
+        (
+            "background",
+            format!("{sleep} 1000 >/dev/null 2>&1 & exit 0"),
+        ),
+    ];
+    let mut config = "[settings]\ntimeout = \"0s\"\n".to_owned();
+    for (name, line) in &hooks {
+        env.write_script(format!(".hookrig/{name}.sh"), &format!("{line}\n"));
+        config.push_str(&formatdoc! {r#"
+            [[hooks]]
+            name = "{name}"
+            events = ["tool.before"]
+            command = "./{name}.sh"
+        "#});
+    }
+    env.write_project_config(&config);
+
+    let out = emit(&env, &["tool.before"], "{}");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let left = env.leftovers();
+    assert!(left.is_empty(), "grandchildren survived: {left:?}");
+    for (name, _) in &hooks {
+        assert_eq!(out.result(name), "allow");
+        assert!(
+            out.warnings()
+                .iter()
+                .any(|w| w.starts_with(&format!("hook {name} left"))
+                    && w.ends_with("they were killed")),
+            "{name}: {:?}",
+            out.warnings()
+        );
+    }
 }
 
 /// Signals hookrig while its hook sleeps; checks the exit code, that hookrig still
@@ -283,4 +359,66 @@ fn sigterm_to_hookrig_kills_running_hooks_and_exits_143() {
 #[test]
 fn sigint_to_hookrig_kills_running_hooks_and_exits_130() {
     signal_hookrig_while_a_hook_runs(Signal::SIGINT, 130);
+}
+
+// guards: SIGHUP (a closed terminal, a host hanging up) is handled like SIGTERM: the
+// hooks are killed and the run is answered and recorded, instead of hookrig dying with
+// its hooks left running
+#[test]
+fn sighup_to_hookrig_kills_running_hooks_and_exits_129() {
+    signal_hookrig_while_a_hook_runs(Signal::SIGHUP, 129);
+}
+
+// guards: a SIGKILLed emit (which cannot clean up) leaves a row that reads
+// `interrupted`, and its hook does not outlive it (PR_SET_PDEATHSIG)
+#[test]
+fn sigkill_to_hookrig_leaves_an_interrupted_row_and_no_hook() {
+    let env = test_env();
+    let sleep = quoted(&env.marked_sleep());
+    // The hook's own process gets the parent-death signal; what it started (here the
+    // script `sh -c` forks, a background sleep and a setsid one) is killed by the
+    // guardian.
+    env.write_script(
+        ".hookrig/sleeper.sh",
+        &formatdoc! {"
+            {sleep} 300 &
+            setsid {sleep} 300 >/dev/null 2>&1 &
+            touch started
+            {sleep} 300
+        "},
+    );
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "sleeper"
+        events = ["tool.before"]
+        command = "./sleeper.sh"
+        timeout = "0s"
+    "#});
+
+    let mut child = env
+        .command(["emit", "tool.before"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start hookrig");
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(b"{}")
+        .expect("write the payload");
+    let started = env.project().join("started");
+    if !wait_for_file(&started, Duration::from_secs(20)) {
+        let _ = child.kill();
+        panic!("the hook never started");
+    }
+    child.kill().expect("SIGKILL hookrig");
+    child.wait().expect("reap hookrig");
+
+    let left = hookrig_test_support::no_leftover(env.marker(), Duration::from_secs(10));
+    assert!(left.is_empty(), "the hook outlived hookrig: {left:?}");
+    let output = env.run(["runs", "--json"], b"");
+    let runs: Value = serde_json::from_slice(&output.stdout).expect("runs --json");
+    assert_eq!(runs[0]["decision"], "interrupted", "{runs:#}");
 }

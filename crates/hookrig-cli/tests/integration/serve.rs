@@ -572,6 +572,53 @@ fn a_run_left_by_a_killed_serve_is_interrupted_by_the_next_serve_not_by_fire() {
     );
 }
 
+// guards: SIGHUP stops serve cleanly, as SIGTERM does (by default it would kill serve
+// like SIGKILL: runs left `running`, the socket left behind); and serve's start-up
+// recovery leaves alone a run that a live `hookrig fire` is running in-process
+#[test]
+fn sighup_stops_serve_cleanly_and_a_live_fire_run_is_not_interrupted_by_the_next_serve() {
+    let env = test_env();
+    fake_provider(&env, &format!("'{}' 120", env.marked_sleep().display()));
+    env.write_file(".hookrig/automations/review.toml", REVIEW);
+    // Stores the project's automations, then hangs up.
+    let mut serve = Serve::start(&env);
+    kill(serve.pid(), Signal::SIGHUP).expect("signal serve");
+    let status = wait_for("serve to exit", || serve.child.try_wait().expect("wait"));
+    assert_eq!(status.code(), Some(0), "{}", serve.stderr());
+    assert!(
+        serve.stderr().contains("hookrig serve: stopped"),
+        "{}",
+        serve.stderr()
+    );
+    assert!(!env.serve_socket().exists(), "the socket was removed");
+    drop(serve);
+
+    // No serve: `fire` runs the automation in its own process.
+    let mut fire = env
+        .command(["fire", "review"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start hookrig fire");
+    wait_for("the fired run to be running", || {
+        runs_of(&env, "review")
+            .first()
+            .filter(|r| r["status"] == "running")
+            .map(|_| ())
+    });
+    let serve = Serve::start(&env);
+    let run = &runs_of(&env, "review")[0];
+    assert_eq!(run["status"], "running", "{run:#}\n{}", serve.stderr());
+    // A hang-up stops the in-process fire as SIGTERM does.
+    let fire_pid = Pid::from_raw(i32::try_from(fire.id()).expect("pids fit"));
+    kill(fire_pid, Signal::SIGHUP).expect("signal fire");
+    let status = wait_for("fire to exit", || fire.try_wait().expect("wait"));
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(runs_of(&env, "review")[0]["status"], "interrupted");
+    drop(serve);
+}
+
 #[test]
 fn runs_follow_shows_runs_as_they_happen() {
     let env = test_env();

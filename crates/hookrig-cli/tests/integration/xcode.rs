@@ -574,6 +574,27 @@ fn block_turns_a_timeout_into_a_deny() {
     assert!(!env.project().join("never").exists());
 }
 
+// guards: a reply over the 1 MiB cap that starts with whitespace is a failure under the
+// failure policy, not an empty reply that allows
+#[test]
+fn a_reply_over_the_cap_that_starts_with_whitespace_is_a_failure() {
+    let env = test_env();
+    let hooks = json!({"PreToolUse": [
+        {"command": "head -c 2097152 /dev/zero | tr '\\0' ' '; echo '{\"decision\":\"deny\"}'",
+         "failurePolicy": "block"},
+    ]});
+    plugin(&project_plugins(&env).join("p"), "p", &hooks);
+
+    let out = pre_tool(&env, &[], "edit");
+
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.result("p@local:PreToolUse:0"), "error");
+    assert_eq!(
+        out.outcome["reason"],
+        "hook reply is larger than the 1 MiB stdout cap"
+    );
+}
+
 #[test]
 fn matchers_apply_to_tool_events_only_and_an_invalid_one_matches_all() {
     let env = test_env();

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use hookrig_exec::process::SpawnErrorKind;
 use hookrig_exec::{
-    EnvPolicy, ProcessGroups, ProcessOutput, ProcessSpec, Termination, run_process,
+    EnvPolicy, Leftovers, ProcessGroups, ProcessOutput, ProcessSpec, Termination, run_process,
 };
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -369,20 +369,31 @@ async fn a_grandchild_holding_the_pipes_is_killed_after_the_leak_timeout() {
     sandbox.assert_no_survivors().await;
 }
 
+// guards: a background process of the hook's group that closed the pipes must not
+// outlive the hook (it is not a leak of the output, but it is left behind)
 #[tokio::test]
-async fn a_background_process_that_closed_the_pipes_is_not_a_leak() {
+async fn a_background_process_that_closed_the_pipes_is_killed_but_not_a_leak() {
     let sandbox = Sandbox::new();
     let sleep = sandbox.sleep();
-    let script = format!("{sleep} 30 < /dev/null > /dev/null 2>&1 & echo hello");
+    let script = format!("{sleep} 1000 < /dev/null > /dev/null 2>&1 & echo hello");
     let output = run(sandbox.spec(&script)).await;
     assert_eq!(output.termination, Termination::Exited(0));
     assert!(!output.leaked);
+    assert_eq!(
+        output.leftovers,
+        Leftovers {
+            killed: 1,
+            alive: 0
+        }
+    );
     assert_eq!(text(&output.stdout), "hello\n");
-    // The sandbox kills the detached sleep when dropped.
+    sandbox.assert_no_survivors().await;
 }
 
+// guards: a grandchild that left the group with setsid and holds the pipes neither hangs
+// the run nor outlives the hook
 #[tokio::test]
-async fn a_grandchild_that_left_the_group_does_not_hang_the_run() {
+async fn a_grandchild_that_left_the_group_does_not_hang_the_run_and_is_killed() {
     let sandbox = Sandbox::new();
     let sleep = sandbox.sleep();
     let start = Instant::now();
@@ -395,12 +406,117 @@ async fn a_grandchild_that_left_the_group_does_not_hang_the_run() {
         "reading stopped, output kept"
     );
     assert!(start.elapsed() < PROMPTLY);
-    // It escaped the group, so it is still alive: the test exercised what it means to.
-    assert!(
-        !sandbox.survivors().is_empty(),
-        "the setsid grandchild should still run"
+    assert_eq!(output.leftovers.alive, 0);
+    sandbox.assert_no_survivors().await;
+}
+
+// guards: `setsid sleep 1000 &` with its output elsewhere escapes both the group and the
+// leak timeout; it must still die with the hook, and be counted
+#[tokio::test]
+async fn a_setsid_grandchild_with_closed_pipes_is_killed_when_the_hook_exits() {
+    let sandbox = Sandbox::new();
+    let sleep = sandbox.sleep();
+    let script = format!("setsid {sleep} 1000 < /dev/null > /dev/null 2>&1 & exit 0");
+    let output = run(sandbox.spec(&script)).await;
+    assert_eq!(output.termination, Termination::Exited(0));
+    assert!(!output.leaked);
+    assert_eq!(
+        output.leftovers,
+        Leftovers {
+            killed: 1,
+            alive: 0
+        }
     );
-    // The sandbox kills it when dropped.
+    assert_eq!(
+        output.leftover_warning("hook h").as_deref(),
+        Some("hook h left 1 background process running after it ended; they were killed")
+    );
+    sandbox.assert_no_survivors().await;
+}
+
+// guards: a double fork through setsid (the daemon idiom) leaves a process whose parent
+// is gone and whose group and session are its own; it must still die with the hook
+#[tokio::test]
+async fn a_double_forked_setsid_daemon_is_killed_when_the_hook_exits() {
+    let sandbox = Sandbox::new();
+    let sleep = sandbox.sleep();
+    let script = format!(
+        "(setsid sh -c '{sleep} 1000 & {sleep} 1000' < /dev/null > /dev/null 2>&1 &); exit 0"
+    );
+    let output = run(sandbox.spec(&script)).await;
+    assert_eq!(output.termination, Termination::Exited(0));
+    assert_eq!(output.leftovers.alive, 0);
+    // How many there were when the hook ended depends on how far the daemon got.
+    assert!(output.leftovers.killed >= 1, "{:?}", output.leftovers);
+    sandbox.assert_no_survivors().await;
+}
+
+// guards: an escaped process of a hook that still runs is not killed when another hook
+// of the same hookrig process ends; it dies with its own hook
+#[tokio::test]
+async fn only_the_ending_hooks_escaped_processes_are_killed() {
+    let sandbox = Sandbox::new();
+    let sleep = sandbox.sleep();
+    let groups = ProcessGroups::new();
+    let mut long = sandbox.spec(&format!(
+        "setsid {sleep} 1000 < /dev/null > /dev/null 2>&1 & touch started; \
+         while [ ! -e go ]; do {sleep} 0.02; done"
+    ));
+    long.timeout = Some(PROMPTLY);
+    let short = sandbox.spec(&format!(
+        "while [ ! -e started ]; do {sleep} 0.02; done; \
+         setsid {sleep} 1001 < /dev/null > /dev/null 2>&1 & exit 0"
+    ));
+    let dir = sandbox.path().to_owned();
+    let (long_output, ()) = tokio::join!(run_process(long, &groups), async {
+        let output = run_process(short, &groups).await;
+        assert_eq!(output.leftovers.killed, 1, "the short hook's own sleep");
+        let left: Vec<_> = sandbox
+            .survivors()
+            .into_iter()
+            .map(|(_, cmd)| cmd)
+            .collect();
+        assert!(
+            left.iter().any(|cmd| cmd.contains("sleep 1000")),
+            "the running hook's process was killed: {left:?}"
+        );
+        assert!(
+            !left.iter().any(|cmd| cmd.contains("sleep 1001")),
+            "the ended hook's process survived: {left:?}"
+        );
+        fs::write(dir.join("go"), "").expect("write go");
+    });
+    assert_eq!(long_output.termination, Termination::Exited(0));
+    assert_eq!(long_output.leftovers.killed, 1);
+    sandbox.assert_no_survivors().await;
+}
+
+// guards: a member of the group that died of the SIGTERM after its parent is a zombie
+// of hookrig (the subreaper), not a live process: no SIGKILL is claimed for it and the
+// grace period is not waited out for it
+#[tokio::test]
+async fn an_orphan_that_dies_of_sigterm_is_not_reported_as_killed() {
+    let sandbox = Sandbox::new();
+    let sleep = sandbox.sleep();
+    let mut spec = sandbox.spec(&format!(
+        "({sleep} 300 < /dev/null > /dev/null 2>&1 &); {sleep} 300"
+    ));
+    spec.timeout = Some(Duration::from_millis(300));
+    spec.kill_grace = Duration::from_secs(30);
+    let start = Instant::now();
+    let output = run(spec).await;
+    assert_eq!(
+        output.termination,
+        Termination::TimedOut {
+            after: Duration::from_millis(300),
+            killed: false
+        }
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "the grace was waited out"
+    );
+    sandbox.assert_no_survivors().await;
 }
 
 #[tokio::test]
@@ -418,6 +534,7 @@ async fn a_timed_out_hook_with_an_escaped_grandchild_returns() {
     );
     assert!(output.leaked);
     assert!(start.elapsed() < PROMPTLY);
+    sandbox.assert_no_survivors().await;
 }
 
 #[tokio::test]
@@ -529,10 +646,11 @@ async fn env_only_passes_nothing_but_the_kept_and_set_variables() {
         ],
     };
     let child = env_of(&run(env_spec(&sandbox, env)).await);
-    // HOME, USER and the like are set in any test process, and must not be passed.
+    // HOME, USER and the like are set in any test process, and must not be passed. The
+    // process tag tells which hook a process that escaped its group belongs to.
     assert_eq!(
         child.keys().collect::<Vec<_>>(),
-        ["HOOKRIG_A", "HOOKRIG_B", "PATH"]
+        ["HOOKRIG_A", "HOOKRIG_B", "HOOKRIG_PROCESS_TAG", "PATH"]
     );
     assert_eq!(child["HOOKRIG_A"], "2", "a later setting wins");
     assert_eq!(
@@ -545,7 +663,12 @@ async fn env_only_passes_nothing_but_the_kept_and_set_variables() {
         keep: vec![],
         set: vec![],
     };
-    assert!(env_of(&run(env_spec(&sandbox, empty)).await).is_empty());
+    assert_eq!(
+        env_of(&run(env_spec(&sandbox, empty)).await)
+            .keys()
+            .collect::<Vec<_>>(),
+        ["HOOKRIG_PROCESS_TAG"]
+    );
 }
 
 #[tokio::test]
