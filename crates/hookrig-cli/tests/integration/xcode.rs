@@ -591,7 +591,7 @@ fn a_reply_over_the_cap_that_starts_with_whitespace_is_a_failure() {
     assert_eq!(out.result("p@local:PreToolUse:0"), "error");
     assert_eq!(
         out.outcome["reason"],
-        "hook reply is larger than the 1 MiB stdout cap"
+        "hook p@local:PreToolUse:0: reply is larger than the 1 MiB stdout cap"
     );
 }
 
@@ -1199,7 +1199,19 @@ fn debug_hooks_prints_only_the_hook_run_lines() {
 
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert_eq!(log_of(&log), ["native", "plugin"]);
-    let lines: Vec<&str> = out.stderr.lines().collect();
+    // Every line is a hook line: the runs, and what the hooks printed.
+    assert!(
+        out.stderr
+            .lines()
+            .all(|line| line.starts_with("hooks.exec-")),
+        "{}",
+        out.stderr
+    );
+    let lines: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("hooks.exec-ran "))
+        .collect();
     assert_eq!(lines.len(), 2, "{}", out.stderr);
     assert!(
         lines[0].starts_with("hooks.exec-ran native tool.before: decision=allow ("),
