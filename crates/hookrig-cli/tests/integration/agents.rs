@@ -619,6 +619,14 @@ fn stop_kills_a_group_that_ignores_sigterm_after_the_grace_period() {
     );
     ok(&spawn(&env, "api", &[]));
     recorded(&env, "fake-agent");
+    // Both sleeps run only once the provider's `trap` has run: a SIGTERM sent before
+    // that (a loaded machine) would end the provider at once and prove nothing.
+    for _ in 0..1000 {
+        if hookrig_test_support::processes_with(env.marker()).len() >= 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let out = ok(&run(&env, &["agent", "stop", "api", "--grace", "1"]));
     assert_eq!(
         out.split(" (process group").next(),
