@@ -1,8 +1,8 @@
 //! A plan read from SPL: its meta, tasks, agents, assignments and dependencies, the
 //! state of each task, and the statements each task action appends.
 //!
-//! Everything here is pure: the caller reads and locks the file, calls
-//! [`Plan::prepare`], writes [`spl::append`]'s text and runs the hooks.
+//! Everything here is pure: [`crate::lifecycle`] reads and locks the file, calls
+//! [`Plan::prepare`] and writes [`spl::append`]'s text; its caller runs the hooks.
 
 use std::fmt::Write as _;
 
@@ -139,33 +139,81 @@ pub struct Plan {
     versions: Vec<Versions>,
 }
 
-/// A task action.
+/// A lifecycle action on a plan, with what it acts on: the five task actions and
+/// `assert`. [`Plan::prepare`] turns one into the statement it appends;
+/// [`crate::lifecycle::apply`] performs it on a plan file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
-    /// `task claim`.
-    Claim,
-    /// `task unclaim`.
-    Unclaim,
-    /// `task complete`.
-    Complete,
-    /// `task block [--reason R]`.
+    /// `task claim TASK [--force]`.
+    Claim {
+        /// The task (`api` or `task-api`).
+        task: String,
+        /// Claim it even when it is not ready (never when it is done).
+        force: bool,
+    },
+    /// `task unclaim TASK`.
+    Unclaim {
+        /// The task.
+        task: String,
+    },
+    /// `task complete TASK`.
+    Complete {
+        /// The task.
+        task: String,
+    },
+    /// `task block TASK [--reason R]`.
     Block {
+        /// The task.
+        task: String,
         /// Kept as `(given (blocked-by X "reason"))`.
         reason: Option<String>,
     },
-    /// `task unblock`.
-    Unblock,
+    /// `task unblock TASK`.
+    Unblock {
+        /// The task.
+        task: String,
+    },
+    /// `task assert 'SPL'`: statements appended inside a `claims` block.
+    Assert {
+        /// One or more SPL statements, as given.
+        spl: String,
+    },
 }
 
 impl Action {
-    /// `claim`, `unclaim`, ….
+    /// `claim`, `unclaim`, `complete`, `block`, `unblock` or `assert`.
     pub fn verb(&self) -> &'static str {
         match self {
-            Action::Claim => "claim",
-            Action::Unclaim => "unclaim",
-            Action::Complete => "complete",
+            Action::Claim { .. } => "claim",
+            Action::Unclaim { .. } => "unclaim",
+            Action::Complete { .. } => "complete",
             Action::Block { .. } => "block",
-            Action::Unblock => "unblock",
+            Action::Unblock { .. } => "unblock",
+            Action::Assert { .. } => "assert",
+        }
+    }
+
+    /// `claimed`, `unclaimed`, `completed`, `blocked`, `unblocked` or `asserted`.
+    pub fn past(&self) -> &'static str {
+        match self {
+            Action::Claim { .. } => "claimed",
+            Action::Unclaim { .. } => "unclaimed",
+            Action::Complete { .. } => "completed",
+            Action::Block { .. } => "blocked",
+            Action::Unblock { .. } => "unblocked",
+            Action::Assert { .. } => "asserted",
+        }
+    }
+
+    /// The task acted on, as given; `None` for [`Action::Assert`].
+    pub fn task(&self) -> Option<&str> {
+        match self {
+            Action::Claim { task, .. }
+            | Action::Unclaim { task }
+            | Action::Complete { task }
+            | Action::Block { task, .. }
+            | Action::Unblock { task } => Some(task),
+            Action::Assert { .. } => None,
         }
     }
 }
@@ -248,17 +296,16 @@ impl Plan {
         !self.tasks.is_empty() && self.tasks.iter().all(|t| t.state == TaskState::Done)
     }
 
-    /// The statement `action` on `task` by `agent` at `at` (RFC 3339) appends, or
+    /// The statement `action` by `agent` at `at` (RFC 3339) appends, or
     /// [`Prepared::Noop`], or why it is refused. Claiming needs `force` unless the task
     /// is ready; unclaiming or blocking a done task is refused.
-    pub fn prepare(
-        &self,
-        action: &Action,
-        task: &str,
-        agent: &str,
-        at: &str,
-        force: bool,
-    ) -> Result<Prepared, ActionError> {
+    pub fn prepare(&self, action: &Action, agent: &str, at: &str) -> Result<Prepared, ActionError> {
+        let task = match action {
+            Action::Assert { spl } => {
+                return self.prepare_assert(spl, agent, at).map(Prepared::Append);
+            }
+            other => other.task().expect("every action but assert names a task"),
+        };
         let source = source(agent)?;
         let name = task.strip_prefix("task-").unwrap_or(task);
         let Some(index) = self.tasks.iter().position(|t| t.name == name) else {
@@ -279,7 +326,7 @@ impl Plan {
         let versions = self.versions[index];
         let mut statements = Vec::new();
         match action {
-            Action::Claim => {
+            Action::Claim { force, .. } => {
                 if state == TaskState::Done {
                     return Err(refuse("it is done"));
                 }
@@ -288,7 +335,7 @@ impl Plan {
                     // must not go on to work on the same task.
                     return found.held_by_another(agent).map_or(Ok(Prepared::Noop), Err);
                 }
-                if state != TaskState::Ready && !force {
+                if state != TaskState::Ready && !*force {
                     return Err(ActionError::NeedsForce {
                         action: verb,
                         task: x.to_owned(),
@@ -303,7 +350,7 @@ impl Plan {
                     versions.last_unclaim.map(|m| format!("r-unclaim-v{m}-{x}")),
                 );
             }
-            Action::Unclaim => {
+            Action::Unclaim { .. } => {
                 if state == TaskState::Done {
                     return Err(refuse("it is done"));
                 }
@@ -318,7 +365,7 @@ impl Plan {
                     versions.last_claim.map(|m| format!("r-claim-v{m}-{x}")),
                 );
             }
-            Action::Complete => {
+            Action::Complete { .. } => {
                 if state == TaskState::Done {
                     return Ok(Prepared::Noop);
                 }
@@ -326,7 +373,7 @@ impl Plan {
                     format!("completed-{x}"),
                 ))));
             }
-            Action::Block { reason } => {
+            Action::Block { reason, .. } => {
                 if state == TaskState::Done {
                     return Err(refuse("it is done"));
                 }
@@ -347,7 +394,7 @@ impl Plan {
                     })));
                 }
             }
-            Action::Unblock => {
+            Action::Unblock { .. } => {
                 if found.block_type != Some(BlockType::Blocked) {
                     return Ok(Prepared::Noop);
                 }
@@ -359,12 +406,13 @@ impl Plan {
                     versions.last_block.map(|m| format!("r-block-v{m}-{x}")),
                 );
             }
+            Action::Assert { .. } => unreachable!("assert is prepared above"),
         }
         Ok(Prepared::Append(wrap(source, at, statements)))
     }
 
     /// The statement `task assert 'SPL'` appends: the SPL, read, inside a `claims` block.
-    pub fn prepare_assert(
+    fn prepare_assert(
         &self,
         text: &str,
         agent: &str,
