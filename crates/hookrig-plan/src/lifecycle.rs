@@ -404,3 +404,300 @@ fn events(
     }
     events
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Barrier};
+
+    use indoc::indoc;
+    use tempfile::TempDir;
+
+    use super::*;
+    use crate::ActionError;
+
+    /// design (ready), api after design (backlog), legal (ready).
+    const PLAN: &str = indoc! {"
+        (given task-design)
+        (given task-api)
+        (given task-legal)
+        (normally r-ready-design task-design ready-design)
+        (normally r-ready-api (and task-api completed-design) ready-api)
+        (normally r-ready-legal task-legal ready-legal)
+    "};
+
+    const AT: &str = "2026-01-02T03:04:05Z";
+
+    /// A plan file with `text` in a fresh directory.
+    fn plan_file(text: &str) -> (TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("plan.spl");
+        std::fs::write(&path, text).expect("write plan");
+        (dir, path)
+    }
+
+    fn act(path: &Path, action: &Action, agent: &str) -> Result<Outcome, LifecycleError> {
+        apply_at(
+            &Request {
+                plan: path,
+                plan_in_events: Path::new("/abs/plan.spl"),
+                action,
+                agent,
+            },
+            AT,
+            LOCK_WAIT,
+        )
+    }
+
+    fn claim(task: &str) -> Action {
+        Action::Claim {
+            task: task.to_owned(),
+            force: false,
+        }
+    }
+
+    fn text(path: &Path) -> String {
+        std::fs::read_to_string(path).expect("read plan")
+    }
+
+    fn kinds(outcome: &Outcome) -> Vec<&'static str> {
+        outcome.events.iter().map(|e| e.kind.name()).collect()
+    }
+
+    #[test]
+    fn a_claim_appends_its_statement_and_produces_task_claimed() {
+        let (_dir, path) = plan_file(PLAN);
+        let outcome = act(&path, &claim("task-design"), "agent:coder").expect("claim");
+        assert_eq!(outcome.task.as_deref(), Some("design"));
+        assert_eq!(outcome.agent, "coder");
+        assert_eq!(
+            (outcome.state_before, outcome.state_after),
+            (Some(TaskState::Ready), Some(TaskState::InProgress))
+        );
+        let appended = outcome.appended.as_deref().expect("appended");
+        assert_eq!(text(&path), format!("{PLAN}{appended}"));
+        assert!(appended.contains("claimed-design"), "{appended}");
+        assert!(appended.contains(AT), "{appended}");
+        // What was appended is what the next reader sees.
+        let again = read(&path).expect("read");
+        assert_eq!(
+            again.plan.task("design").map(|t| t.state),
+            Some(TaskState::InProgress)
+        );
+        assert_eq!(kinds(&outcome), ["task.claimed"]);
+        assert_eq!(
+            serde_json::to_string(&outcome.events[0].payload.to_map()).expect("json"),
+            r#"{"plan":"/abs/plan.spl","task":"design","agent":"agent:coder"}"#
+        );
+    }
+
+    #[test]
+    fn a_repeated_action_is_a_noop_that_appends_nothing_and_produces_no_event() {
+        let (_dir, path) = plan_file(PLAN);
+        act(&path, &claim("design"), "coder").expect("claim");
+        let before = text(&path);
+        let outcome = act(&path, &claim("design"), "coder").expect("claim again");
+        assert!(outcome.is_noop());
+        assert_eq!(outcome.state_after, Some(TaskState::InProgress));
+        assert!(outcome.events.is_empty());
+        let unblock = Action::Unblock {
+            task: "legal".to_owned(),
+        };
+        assert!(act(&path, &unblock, "coder").expect("unblock").is_noop());
+        assert_eq!(text(&path), before);
+    }
+
+    #[test]
+    fn refused_actions_append_nothing() {
+        let (_dir, path) = plan_file(PLAN);
+        act(&path, &claim("design"), "coder").expect("claim");
+        let before = text(&path);
+        let refused = |action: &Action, agent: &str| match act(&path, action, agent) {
+            Err(LifecycleError::Action(err)) => err,
+            other => panic!("{action:?} was not refused: {other:?}"),
+        };
+        // Another agent's claim on a held task.
+        assert!(matches!(
+            refused(&claim("design"), "writer"),
+            ActionError::Held { holder: Some(ref h), .. } if h == "coder"
+        ));
+        // A task that is not ready, without force.
+        assert!(matches!(
+            refused(&claim("api"), "coder"),
+            ActionError::NeedsForce { .. }
+        ));
+        assert!(matches!(
+            refused(&claim("nope"), "coder"),
+            ActionError::UnknownTask { .. }
+        ));
+        assert!(matches!(
+            refused(&claim("legal"), "not a name"),
+            ActionError::InvalidAgent(_)
+        ));
+        let complete = Action::Complete {
+            task: "legal".to_owned(),
+        };
+        act(&path, &complete, "coder").expect("complete");
+        let before_done = text(&path);
+        assert_ne!(before, before_done);
+        let err = refused(&claim("legal"), "coder");
+        assert_eq!(err.to_string(), "cannot claim task 'legal': it is done");
+        assert_eq!(text(&path), before_done);
+    }
+
+    #[test]
+    fn force_claims_a_task_that_is_not_ready() {
+        let (_dir, path) = plan_file(PLAN);
+        let action = Action::Claim {
+            task: "api".to_owned(),
+            force: true,
+        };
+        let outcome = act(&path, &action, "coder").expect("forced claim");
+        assert_eq!(
+            (outcome.state_before, outcome.state_after),
+            (Some(TaskState::Backlog), Some(TaskState::InProgress))
+        );
+    }
+
+    #[test]
+    fn completing_the_last_task_also_produces_plan_completed() {
+        let (_dir, path) = plan_file("(given task-only)\n");
+        let complete = Action::Complete {
+            task: "only".to_owned(),
+        };
+        let outcome = act(&path, &complete, "coder").expect("complete");
+        assert_eq!(kinds(&outcome), ["task.completed", "plan.completed"]);
+        assert_eq!(outcome.events[1].payload.task.as_deref(), Some("only"));
+    }
+
+    #[test]
+    fn block_carries_its_reason_and_assert_its_expression() {
+        let (_dir, path) = plan_file(PLAN);
+        let block = Action::Block {
+            task: "legal".to_owned(),
+            reason: Some("waiting for counsel".to_owned()),
+        };
+        let outcome = act(&path, &block, "coder").expect("block");
+        assert_eq!(outcome.state_after, Some(TaskState::Blocked));
+        assert_eq!(
+            serde_json::to_string(&outcome.events[0].payload.to_map()).expect("json"),
+            r#"{"plan":"/abs/plan.spl","task":"legal","reason":"waiting for counsel","agent":"coder"}"#
+        );
+        let assert = Action::Assert {
+            spl: "(given failed-api)".to_owned(),
+        };
+        let outcome = act(&path, &assert, "coder").expect("assert");
+        assert_eq!((outcome.task.as_deref(), outcome.state_before), (None, None));
+        assert!(text(&path).contains("failed-api"));
+        assert_eq!(kinds(&outcome), ["plan.asserted"]);
+        assert_eq!(
+            serde_json::to_string(&outcome.events[0].payload.to_map()).expect("json"),
+            r#"{"plan":"/abs/plan.spl","expression":"(given failed-api)","agent":"coder"}"#
+        );
+    }
+
+    #[test]
+    fn bad_spl_is_an_error_at_its_place_and_appends_nothing() {
+        let (_dir, path) = plan_file(PLAN);
+        let assert = Action::Assert {
+            spl: "(given".to_owned(),
+        };
+        let err = act(&path, &assert, "coder").expect_err("bad SPL");
+        assert!(matches!(err, LifecycleError::Spl(_)), "{err:?}");
+        assert!(err.to_string().starts_with("<assert>:1:"), "{err}");
+        assert_eq!(text(&path), PLAN);
+
+        let (_dir, broken) = plan_file("(given task-a)\n(given\n");
+        let err = act(&broken, &claim("a"), "coder").expect_err("broken plan");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("{}:2:", broken.display())),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_missing_plan_file_is_an_io_error_naming_it() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("missing.spl");
+        let err = act(&path, &claim("a"), "coder").expect_err("missing");
+        assert_eq!(err.to_string(), format!("cannot open {}", path.display()));
+    }
+
+    #[test]
+    fn a_lock_held_for_the_whole_wait_is_a_clear_error_not_a_hang() {
+        // guards: an action waits a bounded time for a stuck lock holder, then says so
+        let (_dir, path) = plan_file(PLAN);
+        let _held = PlanLock::open(&path).expect("lock");
+        let request = Request {
+            plan: &path,
+            plan_in_events: &path,
+            action: &claim("design"),
+            agent: "coder",
+        };
+        let err = apply_at(&request, AT, Duration::from_millis(200)).expect_err("locked");
+        assert!(matches!(err, LifecycleError::Locked { .. }), "{err:?}");
+        assert!(
+            err.to_string().contains("is locked by another process"),
+            "{err}"
+        );
+        assert_eq!(text(&path), PLAN);
+    }
+
+    #[test]
+    fn an_action_waits_for_the_lock_and_rereads_what_the_holder_appended() {
+        // guards: the plan is read under the lock, so a waiter decides on the holder's
+        // append rather than on what it saw before waiting
+        let (_dir, path) = plan_file(PLAN);
+        let mut held = PlanLock::open(&path).expect("lock");
+        let waiter = {
+            let path = path.clone();
+            std::thread::spawn(move || act(&path, &claim("design"), "writer"))
+        };
+        // The holder claims by hand while the waiter waits.
+        let loaded = held.read().expect("read");
+        let Prepared::Append(statement) = loaded
+            .plan
+            .prepare(&claim("design"), "coder", AT)
+            .expect("prepare")
+        else {
+            panic!("a ready task's claim appends");
+        };
+        held.append(&spl::append(&loaded.text, &[statement]))
+            .expect("append");
+        drop(held);
+        let err = waiter.join().expect("waiter").expect_err("held by coder");
+        assert!(
+            matches!(err, LifecycleError::Action(ActionError::Held { .. })),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn concurrent_claims_of_one_task_by_many_agents_let_exactly_one_win() {
+        // guards: two agents must never both claim one task
+        let (_dir, path) = plan_file(PLAN);
+        let agents = 8;
+        let start = Arc::new(Barrier::new(agents));
+        let handles: Vec<_> = (0..agents)
+            .map(|i| {
+                let path = path.clone();
+                let start = Arc::clone(&start);
+                std::thread::spawn(move || {
+                    start.wait();
+                    act(&path, &claim("design"), &format!("agent-{i}"))
+                })
+            })
+            .collect();
+        let results: Vec<_> = handles
+            .into_iter()
+            .map(|h| h.join().expect("thread"))
+            .collect();
+        let won = results.iter().filter(|r| r.is_ok()).count();
+        assert_eq!(won, 1, "{results:?}");
+        assert!(results.iter().all(|r| matches!(
+            r,
+            Ok(_) | Err(LifecycleError::Action(ActionError::Held { .. }))
+        )));
+        assert_eq!(text(&path).matches("(given claim-v").count(), 1);
+    }
+}

@@ -842,11 +842,40 @@ mod tests {
     }
 
     /// Runs an action and returns the file with the appended text.
-    fn act(text: &str, action: &Action, task: &str, agent: &str, force: bool) -> String {
-        match plan(text)
-            .prepare(action, task, agent, AT, force)
-            .expect("allowed")
-        {
+    fn claim(task: &str, force: bool) -> Action {
+        Action::Claim {
+            task: task.to_owned(),
+            force,
+        }
+    }
+
+    fn unclaim(task: &str) -> Action {
+        Action::Unclaim {
+            task: task.to_owned(),
+        }
+    }
+
+    fn complete(task: &str) -> Action {
+        Action::Complete {
+            task: task.to_owned(),
+        }
+    }
+
+    fn block(task: &str, reason: Option<&str>) -> Action {
+        Action::Block {
+            task: task.to_owned(),
+            reason: reason.map(str::to_owned),
+        }
+    }
+
+    fn unblock(task: &str) -> Action {
+        Action::Unblock {
+            task: task.to_owned(),
+        }
+    }
+
+    fn act(text: &str, action: &Action, agent: &str) -> String {
+        match plan(text).prepare(action, agent, AT).expect("allowed") {
             Prepared::Append(statement) => {
                 format!(
                     "{text}{}",
@@ -956,7 +985,7 @@ mod tests {
         let mut text = PLAN.to_owned();
         assert_eq!(state(&text, "design").0, TaskState::Ready);
         for round in 1..=3 {
-            text = act(&text, &Action::Claim, "design", "coder", false);
+            text = act(&text, &claim("design", false), "coder");
             assert_eq!(
                 state(&text, "design").0,
                 TaskState::InProgress,
@@ -970,7 +999,7 @@ mod tests {
                     .as_deref(),
                 Some("coder")
             );
-            text = act(&text, &Action::Unclaim, "design", "coder", false);
+            text = act(&text, &unclaim("design"), "coder");
             assert_eq!(state(&text, "design").0, TaskState::Ready, "round {round}");
         }
         assert!(text.contains("(given unclaim-v6-design)"));
@@ -980,16 +1009,16 @@ mod tests {
 
     #[test]
     fn appended_claim_snapshot() {
-        let text = act(PLAN, &Action::Claim, "design", "coder", false);
-        let text = act(&text, &Action::Unclaim, "design", "coder", false);
-        let text = act(&text, &Action::Claim, "design", "writer", false);
+        let text = act(PLAN, &claim("design", false), "coder");
+        let text = act(&text, &unclaim("design"), "coder");
+        let text = act(&text, &claim("design", false), "writer");
         insta::assert_snapshot!(&text[PLAN.len()..]);
     }
 
     #[test]
     fn completing_makes_dependents_ready() {
-        let text = act(PLAN, &Action::Claim, "design", "coder", false);
-        let text = act(&text, &Action::Complete, "design", "coder", false);
+        let text = act(PLAN, &claim("design", false), "coder");
+        let text = act(&text, &complete("design"), "coder");
         assert_eq!(state(&text, "design").0, TaskState::Done);
         assert_eq!(state(&text, "api").0, TaskState::Ready);
         assert_eq!(state(&text, "ui").0, TaskState::Backlog);
@@ -1000,18 +1029,18 @@ mod tests {
     fn refusals_and_noops() {
         let p = plan(PLAN);
         let err = p
-            .prepare(&Action::Claim, "api", "coder", AT, false)
+            .prepare(&claim("api", false), "coder", AT)
             .expect_err("backlog");
         assert_eq!(
             err.to_string(),
             "cannot claim task 'api': it is not ready (state backlog) (use --force to claim it anyway)"
         );
         assert!(matches!(
-            p.prepare(&Action::Claim, "api", "coder", AT, true),
+            p.prepare(&claim("api", true), "coder", AT),
             Ok(Prepared::Append(_))
         ));
         let err = p
-            .prepare(&Action::Claim, "nope", "coder", AT, false)
+            .prepare(&claim("nope", false), "coder", AT)
             .expect_err("unknown");
         assert_eq!(
             err.to_string(),
@@ -1019,28 +1048,28 @@ mod tests {
         );
         assert!(matches!(err, ActionError::UnknownTask { .. }));
         assert_eq!(
-            p.prepare(&Action::Unclaim, "design", "coder", AT, false),
+            p.prepare(&unclaim("design"), "coder", AT),
             Ok(Prepared::Noop)
         );
         assert_eq!(
-            p.prepare(&Action::Unblock, "design", "coder", AT, false),
+            p.prepare(&unblock("design"), "coder", AT),
             Ok(Prepared::Noop)
         );
         assert!(matches!(
-            p.prepare(&Action::Claim, "design", "bad agent", AT, false),
+            p.prepare(&claim("design", false), "bad agent", AT),
             Err(ActionError::InvalidAgent(_))
         ));
 
-        let claimed = act(PLAN, &Action::Claim, "design", "coder", false);
+        let claimed = act(PLAN, &claim("design", false), "coder");
         assert_eq!(
-            plan(&claimed).prepare(&Action::Claim, "design", "coder", AT, false),
+            plan(&claimed).prepare(&claim("design", false), "coder", AT),
             Ok(Prepared::Noop)
         );
         // guards: a claim by another agent of a task in progress was a no-op, so a
         // second agent went on to work on a task the first one held
         for force in [false, true] {
             let err = plan(&claimed)
-                .prepare(&Action::Claim, "design", "x", AT, force)
+                .prepare(&claim("design", force), "x", AT)
                 .expect_err("held by coder");
             assert_eq!(
                 err.to_string(),
@@ -1050,28 +1079,26 @@ mod tests {
         let by_hand = format!("{PLAN}(given claimed-design)\n");
         assert_eq!(
             plan(&by_hand)
-                .prepare(&Action::Claim, "design", "x", AT, false)
+                .prepare(&claim("design", false), "x", AT)
                 .expect_err("held by nobody known")
                 .to_string(),
             "cannot claim task 'design': it is in progress, claimed without a recorded agent; `hookrig task unclaim design` releases it"
         );
-        let done = act(&claimed, &Action::Complete, "design", "coder", false);
+        let done = act(&claimed, &complete("design"), "coder");
         let p = plan(&done);
         for action in [
-            Action::Unclaim,
-            Action::Block { reason: None },
-            Action::Claim,
+            unclaim("design"),
+            block("design", None),
+            claim("design", true),
         ] {
-            let err = p
-                .prepare(&action, "design", "coder", AT, true)
-                .expect_err("done");
+            let err = p.prepare(&action, "coder", AT).expect_err("done");
             assert_eq!(
                 err.to_string(),
                 format!("cannot {} task 'design': it is done", action.verb())
             );
         }
         assert_eq!(
-            p.prepare(&Action::Complete, "design", "coder", AT, false),
+            p.prepare(&complete("design"), "coder", AT),
             Ok(Prepared::Noop)
         );
     }
@@ -1080,12 +1107,8 @@ mod tests {
     fn manual_block_keeps_reason_and_does_not_block_dependents() {
         let text = act(
             PLAN,
-            &Action::Block {
-                reason: Some("waiting on \"legal\"".into()),
-            },
-            "design",
+            &block("design", Some("waiting on \"legal\"")),
             "coder",
-            false,
         );
         assert!(text.contains(r#"(given (blocked-by design "waiting on \"legal\""))"#));
         let p = plan(&text);
@@ -1097,19 +1120,13 @@ mod tests {
         assert_eq!(design.block_reason.as_deref(), Some("waiting on \"legal\""));
         assert_eq!(state(&text, "api"), (TaskState::Backlog, None));
         assert_eq!(
-            p.prepare(&Action::Block { reason: None }, "design", "c", AT, false),
+            p.prepare(&block("design", None), "c", AT),
             Ok(Prepared::Noop)
         );
 
-        let text = act(&text, &Action::Unblock, "design", "coder", false);
+        let text = act(&text, &unblock("design"), "coder");
         assert_eq!(state(&text, "design").0, TaskState::Ready);
-        let text = act(
-            &text,
-            &Action::Block { reason: None },
-            "design",
-            "coder",
-            false,
-        );
+        let text = act(&text, &block("design", None), "coder");
         assert!(text.contains("(prefer r-block-v3-design r-unblock-v2-design)"));
         let p = plan(&text);
         assert_eq!(
@@ -1117,7 +1134,7 @@ mod tests {
             None,
             "a new block has no reason"
         );
-        let text = act(&text, &Action::Unblock, "design", "coder", false);
+        let text = act(&text, &unblock("design"), "coder");
         assert_eq!(state(&text, "design").0, TaskState::Ready);
     }
 
@@ -1162,7 +1179,7 @@ mod tests {
     fn plan_complete() {
         let mut text = PLAN.to_owned();
         for task in ["design", "api", "ui", "docs"] {
-            text = act(&text, &Action::Complete, task, "coder", false);
+            text = act(&text, &complete(task), "coder");
         }
         assert!(plan(&text).is_complete());
     }
