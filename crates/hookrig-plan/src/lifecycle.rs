@@ -183,6 +183,16 @@ pub enum LifecycleEvent {
 }
 
 impl LifecycleEvent {
+    /// Every lifecycle event.
+    pub const ALL: [LifecycleEvent; 6] = [
+        LifecycleEvent::TaskClaimed,
+        LifecycleEvent::TaskCompleted,
+        LifecycleEvent::TaskBlocked,
+        LifecycleEvent::TaskUnblocked,
+        LifecycleEvent::PlanAsserted,
+        LifecycleEvent::PlanCompleted,
+    ];
+
     /// The canonical event name, e.g. `task.claimed`.
     pub fn name(self) -> &'static str {
         match self {
@@ -586,7 +596,10 @@ mod tests {
             spl: "(given failed-api)".to_owned(),
         };
         let outcome = act(&path, &assert, "coder").expect("assert");
-        assert_eq!((outcome.task.as_deref(), outcome.state_before), (None, None));
+        assert_eq!(
+            (outcome.task.as_deref(), outcome.state_before),
+            (None, None)
+        );
         assert!(text(&path).contains("failed-api"));
         assert_eq!(kinds(&outcome), ["plan.asserted"]);
         assert_eq!(

@@ -299,14 +299,31 @@ impl Plan {
     /// The statement `action` by `agent` at `at` (RFC 3339) appends, or
     /// [`Prepared::Noop`], or why it is refused. Claiming needs `force` unless the task
     /// is ready; unclaiming or blocking a done task is refused.
+    /// `task assert 'SPL'` appends the SPL, read, inside a `claims` block.
     pub fn prepare(&self, action: &Action, agent: &str, at: &str) -> Result<Prepared, ActionError> {
-        let task = match action {
-            Action::Assert { spl } => {
-                return self.prepare_assert(spl, agent, at).map(Prepared::Append);
-            }
-            other => other.task().expect("every action but assert names a task"),
-        };
         let source = source(agent)?;
+        match action {
+            Action::Assert { spl } => {
+                let statements = spl::parse(Path::new("<assert>"), spl)?;
+                Ok(Prepared::Append(wrap(source, at, statements)))
+            }
+            Action::Claim { task, .. }
+            | Action::Unclaim { task }
+            | Action::Complete { task }
+            | Action::Block { task, .. }
+            | Action::Unblock { task } => self.prepare_task(action, task, source, agent, at),
+        }
+    }
+
+    /// [`Plan::prepare`] for the five actions on a task; `source` is `agent:NAME`.
+    fn prepare_task(
+        &self,
+        action: &Action,
+        task: &str,
+        source: String,
+        agent: &str,
+        at: &str,
+    ) -> Result<Prepared, ActionError> {
         let name = task.strip_prefix("task-").unwrap_or(task);
         let Some(index) = self.tasks.iter().position(|t| t.name == name) else {
             return Err(ActionError::UnknownTask {
@@ -406,21 +423,9 @@ impl Plan {
                     versions.last_block.map(|m| format!("r-block-v{m}-{x}")),
                 );
             }
-            Action::Assert { .. } => unreachable!("assert is prepared above"),
+            Action::Assert { .. } => unreachable!("assert names no task"),
         }
         Ok(Prepared::Append(wrap(source, at, statements)))
-    }
-
-    /// The statement `task assert 'SPL'` appends: the SPL, read, inside a `claims` block.
-    fn prepare_assert(
-        &self,
-        text: &str,
-        agent: &str,
-        at: &str,
-    ) -> Result<Statement, ActionError> {
-        let source = source(agent)?;
-        let statements = spl::parse(Path::new("<assert>"), text)?;
-        Ok(wrap(source, at, statements))
     }
 }
 
@@ -874,6 +879,12 @@ mod tests {
         }
     }
 
+    fn assert(spl: &str) -> Action {
+        Action::Assert {
+            spl: spl.to_owned(),
+        }
+    }
+
     fn act(text: &str, action: &Action, agent: &str) -> String {
         match plan(text).prepare(action, agent, AT).expect("allowed") {
             Prepared::Append(statement) => {
@@ -1140,10 +1151,7 @@ mod tests {
 
     #[test]
     fn failure_blocks_dependents_transitively() {
-        let statement = plan(PLAN)
-            .prepare_assert("(given failed-design)", "coder", AT)
-            .expect("valid");
-        let text = format!("{PLAN}{}", spl::append(PLAN, &[statement]));
+        let text = act(PLAN, &assert("(given failed-design)"), "coder");
         assert_eq!(
             state(&text, "api"),
             (TaskState::Blocked, Some(BlockType::UpstreamBlocked))
@@ -1167,7 +1175,7 @@ mod tests {
     #[test]
     fn assert_rejects_bad_spl_with_its_position() {
         let err = plan(PLAN)
-            .prepare_assert("(given a", "coder", AT)
+            .prepare(&assert("(given a"), "coder", AT)
             .expect_err("bad");
         assert_eq!(
             err.to_string(),

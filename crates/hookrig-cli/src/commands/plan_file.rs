@@ -113,4 +113,3 @@ fn from_env(names: [&str; 2]) -> Option<std::ffi::OsString> {
         .into_iter()
         .find_map(|name| std::env::var_os(name).filter(|v| !v.is_empty()))
 }
-

@@ -153,9 +153,7 @@ pub(crate) fn run(
             common,
         ),
         TaskCommand::Unclaim { task, common } => (Action::Unclaim { task: task.clone() }, common),
-        TaskCommand::Complete { task, common } => {
-            (Action::Complete { task: task.clone() }, common)
-        }
+        TaskCommand::Complete { task, common } => (Action::Complete { task: task.clone() }, common),
         TaskCommand::Block {
             task,
             reason,
@@ -266,4 +264,23 @@ pub(crate) fn summary(outcome: &Outcome) -> String {
         text.push_str("every task of the plan is done\n");
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use hookrig_core::EventKind;
+
+    use super::*;
+
+    #[test]
+    fn every_lifecycle_event_is_a_notify_event_of_the_catalog() {
+        // guards: a lifecycle event named outside the catalog would reach no hook
+        // registered under its alias (`post-claim`) and be recorded as a custom event
+        for event in LifecycleEvent::ALL {
+            let name = EventName::resolve(event.name());
+            assert!(name.is_known(), "{}", event.name());
+            assert_eq!(name.as_str(), event.name(), "canonical");
+            assert_eq!(name.kind(), EventKind::Notify, "{}", event.name());
+        }
+    }
 }
