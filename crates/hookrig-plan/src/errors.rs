@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use thiserror::Error;
 
@@ -151,6 +152,49 @@ pub enum ActionError {
     /// The SPL given to `task assert` cannot be read.
     #[error("{0}")]
     Spl(#[from] SplError),
+}
+
+/// Why [`crate::lifecycle`] cannot read or change a plan file.
+#[derive(Debug, Error)]
+pub enum LifecycleError {
+    /// The plan file cannot be opened, read, locked or written.
+    #[error("cannot {action} {}", path.display())]
+    Io {
+        /// `open`, `read`, `lock` or `write`.
+        action: &'static str,
+        /// The plan file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another process held the plan file's lock for the whole wait.
+    #[error(
+        "{} is locked by another process (waited {}s); try again once it has finished",
+        path.display(),
+        waited.as_secs()
+    )]
+    Locked {
+        /// The plan file.
+        path: PathBuf,
+        /// How long the action waited.
+        waited: Duration,
+    },
+    /// The plan (or the SPL of an assert) cannot be read.
+    #[error("{0}")]
+    Spl(#[from] SplError),
+    /// The action is refused, or the task unknown.
+    #[error("{0}")]
+    Action(ActionError),
+}
+
+impl From<ActionError> for LifecycleError {
+    fn from(err: ActionError) -> Self {
+        match err {
+            ActionError::Spl(err) => LifecycleError::Spl(err),
+            other => LifecycleError::Action(other),
+        }
+    }
 }
 
 fn held(holder: Option<&str>) -> String {

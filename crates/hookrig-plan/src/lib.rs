@@ -1,11 +1,14 @@
 //! Plans and tasks of hookrig, compatible with Hence: the SPL reader and printer
 //! ([`spl`]), a defeasible-logic reasoner ([`reasoner`]), the plan model with task
 //! states and the statements each task action appends ([`plan`]), the board JSON
-//! ([`board`]) with its built-in text formats ([`render`]), and the built-in checks of
-//! `plan validate` ([`validate`]).
+//! ([`board`]) with its built-in text formats ([`render`]), the built-in checks of
+//! `plan validate` ([`validate`]), and the plan lifecycle ([`lifecycle`]): a task
+//! action performed on a plan file under its lock, with the lifecycle events it
+//! produced.
 //!
-//! No I/O beyond what the caller hands in: the CLI reads the plan file, locks it,
-//! appends what [`plan::Plan::prepare`] returns and runs the hooks.
+//! Only [`lifecycle`] does I/O (it reads, locks and appends to the plan file); the
+//! parser, reasoner and plan model are pure. This crate runs no hooks and knows nothing
+//! of the command line: the caller delivers the events [`lifecycle::apply`] returns.
 //!
 //! ```no_run
 //! use std::path::Path;
@@ -21,6 +24,7 @@
 
 pub mod board;
 mod errors;
+pub mod lifecycle;
 mod names;
 pub mod plan;
 pub mod reasoner;
@@ -28,4 +32,4 @@ pub mod render;
 pub mod spl;
 pub mod validate;
 
-pub use errors::{ActionError, SplError};
+pub use errors::{ActionError, LifecycleError, SplError};

@@ -1,8 +1,8 @@
 //! A plan read from SPL: its meta, tasks, agents, assignments and dependencies, the
 //! state of each task, and the statements each task action appends.
 //!
-//! Everything here is pure: the caller reads and locks the file, calls
-//! [`Plan::prepare`], writes [`spl::append`]'s text and runs the hooks.
+//! Everything here is pure: [`crate::lifecycle`] reads and locks the file, calls
+//! [`Plan::prepare`] and writes [`spl::append`]'s text; its caller runs the hooks.
 
 use std::fmt::Write as _;
 
@@ -139,33 +139,81 @@ pub struct Plan {
     versions: Vec<Versions>,
 }
 
-/// A task action.
+/// A lifecycle action on a plan, with what it acts on: the five task actions and
+/// `assert`. [`Plan::prepare`] turns one into the statement it appends;
+/// [`crate::lifecycle::apply`] performs it on a plan file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
-    /// `task claim`.
-    Claim,
-    /// `task unclaim`.
-    Unclaim,
-    /// `task complete`.
-    Complete,
-    /// `task block [--reason R]`.
+    /// `task claim TASK [--force]`.
+    Claim {
+        /// The task (`api` or `task-api`).
+        task: String,
+        /// Claim it even when it is not ready (never when it is done).
+        force: bool,
+    },
+    /// `task unclaim TASK`.
+    Unclaim {
+        /// The task.
+        task: String,
+    },
+    /// `task complete TASK`.
+    Complete {
+        /// The task.
+        task: String,
+    },
+    /// `task block TASK [--reason R]`.
     Block {
+        /// The task.
+        task: String,
         /// Kept as `(given (blocked-by X "reason"))`.
         reason: Option<String>,
     },
-    /// `task unblock`.
-    Unblock,
+    /// `task unblock TASK`.
+    Unblock {
+        /// The task.
+        task: String,
+    },
+    /// `task assert 'SPL'`: statements appended inside a `claims` block.
+    Assert {
+        /// One or more SPL statements, as given.
+        spl: String,
+    },
 }
 
 impl Action {
-    /// `claim`, `unclaim`, ….
+    /// `claim`, `unclaim`, `complete`, `block`, `unblock` or `assert`.
     pub fn verb(&self) -> &'static str {
         match self {
-            Action::Claim => "claim",
-            Action::Unclaim => "unclaim",
-            Action::Complete => "complete",
+            Action::Claim { .. } => "claim",
+            Action::Unclaim { .. } => "unclaim",
+            Action::Complete { .. } => "complete",
             Action::Block { .. } => "block",
-            Action::Unblock => "unblock",
+            Action::Unblock { .. } => "unblock",
+            Action::Assert { .. } => "assert",
+        }
+    }
+
+    /// `claimed`, `unclaimed`, `completed`, `blocked`, `unblocked` or `asserted`.
+    pub fn past(&self) -> &'static str {
+        match self {
+            Action::Claim { .. } => "claimed",
+            Action::Unclaim { .. } => "unclaimed",
+            Action::Complete { .. } => "completed",
+            Action::Block { .. } => "blocked",
+            Action::Unblock { .. } => "unblocked",
+            Action::Assert { .. } => "asserted",
+        }
+    }
+
+    /// The task acted on, as given; `None` for [`Action::Assert`].
+    pub fn task(&self) -> Option<&str> {
+        match self {
+            Action::Claim { task, .. }
+            | Action::Unclaim { task }
+            | Action::Complete { task }
+            | Action::Block { task, .. }
+            | Action::Unblock { task } => Some(task),
+            Action::Assert { .. } => None,
         }
     }
 }
@@ -248,18 +296,34 @@ impl Plan {
         !self.tasks.is_empty() && self.tasks.iter().all(|t| t.state == TaskState::Done)
     }
 
-    /// The statement `action` on `task` by `agent` at `at` (RFC 3339) appends, or
+    /// The statement `action` by `agent` at `at` (RFC 3339) appends, or
     /// [`Prepared::Noop`], or why it is refused. Claiming needs `force` unless the task
     /// is ready; unclaiming or blocking a done task is refused.
-    pub fn prepare(
+    /// `task assert 'SPL'` appends the SPL, read, inside a `claims` block.
+    pub fn prepare(&self, action: &Action, agent: &str, at: &str) -> Result<Prepared, ActionError> {
+        let source = source(agent)?;
+        match action {
+            Action::Assert { spl } => {
+                let statements = spl::parse(Path::new("<assert>"), spl)?;
+                Ok(Prepared::Append(wrap(source, at, statements)))
+            }
+            Action::Claim { task, .. }
+            | Action::Unclaim { task }
+            | Action::Complete { task }
+            | Action::Block { task, .. }
+            | Action::Unblock { task } => self.prepare_task(action, task, source, agent, at),
+        }
+    }
+
+    /// [`Plan::prepare`] for the five actions on a task; `source` is `agent:NAME`.
+    fn prepare_task(
         &self,
         action: &Action,
         task: &str,
+        source: String,
         agent: &str,
         at: &str,
-        force: bool,
     ) -> Result<Prepared, ActionError> {
-        let source = source(agent)?;
         let name = task.strip_prefix("task-").unwrap_or(task);
         let Some(index) = self.tasks.iter().position(|t| t.name == name) else {
             return Err(ActionError::UnknownTask {
@@ -279,7 +343,7 @@ impl Plan {
         let versions = self.versions[index];
         let mut statements = Vec::new();
         match action {
-            Action::Claim => {
+            Action::Claim { force, .. } => {
                 if state == TaskState::Done {
                     return Err(refuse("it is done"));
                 }
@@ -288,7 +352,7 @@ impl Plan {
                     // must not go on to work on the same task.
                     return found.held_by_another(agent).map_or(Ok(Prepared::Noop), Err);
                 }
-                if state != TaskState::Ready && !force {
+                if state != TaskState::Ready && !*force {
                     return Err(ActionError::NeedsForce {
                         action: verb,
                         task: x.to_owned(),
@@ -303,7 +367,7 @@ impl Plan {
                     versions.last_unclaim.map(|m| format!("r-unclaim-v{m}-{x}")),
                 );
             }
-            Action::Unclaim => {
+            Action::Unclaim { .. } => {
                 if state == TaskState::Done {
                     return Err(refuse("it is done"));
                 }
@@ -318,7 +382,7 @@ impl Plan {
                     versions.last_claim.map(|m| format!("r-claim-v{m}-{x}")),
                 );
             }
-            Action::Complete => {
+            Action::Complete { .. } => {
                 if state == TaskState::Done {
                     return Ok(Prepared::Noop);
                 }
@@ -326,7 +390,7 @@ impl Plan {
                     format!("completed-{x}"),
                 ))));
             }
-            Action::Block { reason } => {
+            Action::Block { reason, .. } => {
                 if state == TaskState::Done {
                     return Err(refuse("it is done"));
                 }
@@ -347,7 +411,7 @@ impl Plan {
                     })));
                 }
             }
-            Action::Unblock => {
+            Action::Unblock { .. } => {
                 if found.block_type != Some(BlockType::Blocked) {
                     return Ok(Prepared::Noop);
                 }
@@ -359,20 +423,9 @@ impl Plan {
                     versions.last_block.map(|m| format!("r-block-v{m}-{x}")),
                 );
             }
+            Action::Assert { .. } => unreachable!("assert names no task"),
         }
         Ok(Prepared::Append(wrap(source, at, statements)))
-    }
-
-    /// The statement `task assert 'SPL'` appends: the SPL, read, inside a `claims` block.
-    pub fn prepare_assert(
-        &self,
-        text: &str,
-        agent: &str,
-        at: &str,
-    ) -> Result<Statement, ActionError> {
-        let source = source(agent)?;
-        let statements = spl::parse(Path::new("<assert>"), text)?;
-        Ok(wrap(source, at, statements))
     }
 }
 
@@ -794,11 +847,46 @@ mod tests {
     }
 
     /// Runs an action and returns the file with the appended text.
-    fn act(text: &str, action: &Action, task: &str, agent: &str, force: bool) -> String {
-        match plan(text)
-            .prepare(action, task, agent, AT, force)
-            .expect("allowed")
-        {
+    fn claim(task: &str, force: bool) -> Action {
+        Action::Claim {
+            task: task.to_owned(),
+            force,
+        }
+    }
+
+    fn unclaim(task: &str) -> Action {
+        Action::Unclaim {
+            task: task.to_owned(),
+        }
+    }
+
+    fn complete(task: &str) -> Action {
+        Action::Complete {
+            task: task.to_owned(),
+        }
+    }
+
+    fn block(task: &str, reason: Option<&str>) -> Action {
+        Action::Block {
+            task: task.to_owned(),
+            reason: reason.map(str::to_owned),
+        }
+    }
+
+    fn unblock(task: &str) -> Action {
+        Action::Unblock {
+            task: task.to_owned(),
+        }
+    }
+
+    fn assert(spl: &str) -> Action {
+        Action::Assert {
+            spl: spl.to_owned(),
+        }
+    }
+
+    fn act(text: &str, action: &Action, agent: &str) -> String {
+        match plan(text).prepare(action, agent, AT).expect("allowed") {
             Prepared::Append(statement) => {
                 format!(
                     "{text}{}",
@@ -908,7 +996,7 @@ mod tests {
         let mut text = PLAN.to_owned();
         assert_eq!(state(&text, "design").0, TaskState::Ready);
         for round in 1..=3 {
-            text = act(&text, &Action::Claim, "design", "coder", false);
+            text = act(&text, &claim("design", false), "coder");
             assert_eq!(
                 state(&text, "design").0,
                 TaskState::InProgress,
@@ -922,7 +1010,7 @@ mod tests {
                     .as_deref(),
                 Some("coder")
             );
-            text = act(&text, &Action::Unclaim, "design", "coder", false);
+            text = act(&text, &unclaim("design"), "coder");
             assert_eq!(state(&text, "design").0, TaskState::Ready, "round {round}");
         }
         assert!(text.contains("(given unclaim-v6-design)"));
@@ -932,16 +1020,16 @@ mod tests {
 
     #[test]
     fn appended_claim_snapshot() {
-        let text = act(PLAN, &Action::Claim, "design", "coder", false);
-        let text = act(&text, &Action::Unclaim, "design", "coder", false);
-        let text = act(&text, &Action::Claim, "design", "writer", false);
+        let text = act(PLAN, &claim("design", false), "coder");
+        let text = act(&text, &unclaim("design"), "coder");
+        let text = act(&text, &claim("design", false), "writer");
         insta::assert_snapshot!(&text[PLAN.len()..]);
     }
 
     #[test]
     fn completing_makes_dependents_ready() {
-        let text = act(PLAN, &Action::Claim, "design", "coder", false);
-        let text = act(&text, &Action::Complete, "design", "coder", false);
+        let text = act(PLAN, &claim("design", false), "coder");
+        let text = act(&text, &complete("design"), "coder");
         assert_eq!(state(&text, "design").0, TaskState::Done);
         assert_eq!(state(&text, "api").0, TaskState::Ready);
         assert_eq!(state(&text, "ui").0, TaskState::Backlog);
@@ -952,18 +1040,18 @@ mod tests {
     fn refusals_and_noops() {
         let p = plan(PLAN);
         let err = p
-            .prepare(&Action::Claim, "api", "coder", AT, false)
+            .prepare(&claim("api", false), "coder", AT)
             .expect_err("backlog");
         assert_eq!(
             err.to_string(),
             "cannot claim task 'api': it is not ready (state backlog) (use --force to claim it anyway)"
         );
         assert!(matches!(
-            p.prepare(&Action::Claim, "api", "coder", AT, true),
+            p.prepare(&claim("api", true), "coder", AT),
             Ok(Prepared::Append(_))
         ));
         let err = p
-            .prepare(&Action::Claim, "nope", "coder", AT, false)
+            .prepare(&claim("nope", false), "coder", AT)
             .expect_err("unknown");
         assert_eq!(
             err.to_string(),
@@ -971,28 +1059,28 @@ mod tests {
         );
         assert!(matches!(err, ActionError::UnknownTask { .. }));
         assert_eq!(
-            p.prepare(&Action::Unclaim, "design", "coder", AT, false),
+            p.prepare(&unclaim("design"), "coder", AT),
             Ok(Prepared::Noop)
         );
         assert_eq!(
-            p.prepare(&Action::Unblock, "design", "coder", AT, false),
+            p.prepare(&unblock("design"), "coder", AT),
             Ok(Prepared::Noop)
         );
         assert!(matches!(
-            p.prepare(&Action::Claim, "design", "bad agent", AT, false),
+            p.prepare(&claim("design", false), "bad agent", AT),
             Err(ActionError::InvalidAgent(_))
         ));
 
-        let claimed = act(PLAN, &Action::Claim, "design", "coder", false);
+        let claimed = act(PLAN, &claim("design", false), "coder");
         assert_eq!(
-            plan(&claimed).prepare(&Action::Claim, "design", "coder", AT, false),
+            plan(&claimed).prepare(&claim("design", false), "coder", AT),
             Ok(Prepared::Noop)
         );
         // guards: a claim by another agent of a task in progress was a no-op, so a
         // second agent went on to work on a task the first one held
         for force in [false, true] {
             let err = plan(&claimed)
-                .prepare(&Action::Claim, "design", "x", AT, force)
+                .prepare(&claim("design", force), "x", AT)
                 .expect_err("held by coder");
             assert_eq!(
                 err.to_string(),
@@ -1002,28 +1090,26 @@ mod tests {
         let by_hand = format!("{PLAN}(given claimed-design)\n");
         assert_eq!(
             plan(&by_hand)
-                .prepare(&Action::Claim, "design", "x", AT, false)
+                .prepare(&claim("design", false), "x", AT)
                 .expect_err("held by nobody known")
                 .to_string(),
             "cannot claim task 'design': it is in progress, claimed without a recorded agent; `hookrig task unclaim design` releases it"
         );
-        let done = act(&claimed, &Action::Complete, "design", "coder", false);
+        let done = act(&claimed, &complete("design"), "coder");
         let p = plan(&done);
         for action in [
-            Action::Unclaim,
-            Action::Block { reason: None },
-            Action::Claim,
+            unclaim("design"),
+            block("design", None),
+            claim("design", true),
         ] {
-            let err = p
-                .prepare(&action, "design", "coder", AT, true)
-                .expect_err("done");
+            let err = p.prepare(&action, "coder", AT).expect_err("done");
             assert_eq!(
                 err.to_string(),
                 format!("cannot {} task 'design': it is done", action.verb())
             );
         }
         assert_eq!(
-            p.prepare(&Action::Complete, "design", "coder", AT, false),
+            p.prepare(&complete("design"), "coder", AT),
             Ok(Prepared::Noop)
         );
     }
@@ -1032,12 +1118,8 @@ mod tests {
     fn manual_block_keeps_reason_and_does_not_block_dependents() {
         let text = act(
             PLAN,
-            &Action::Block {
-                reason: Some("waiting on \"legal\"".into()),
-            },
-            "design",
+            &block("design", Some("waiting on \"legal\"")),
             "coder",
-            false,
         );
         assert!(text.contains(r#"(given (blocked-by design "waiting on \"legal\""))"#));
         let p = plan(&text);
@@ -1049,19 +1131,13 @@ mod tests {
         assert_eq!(design.block_reason.as_deref(), Some("waiting on \"legal\""));
         assert_eq!(state(&text, "api"), (TaskState::Backlog, None));
         assert_eq!(
-            p.prepare(&Action::Block { reason: None }, "design", "c", AT, false),
+            p.prepare(&block("design", None), "c", AT),
             Ok(Prepared::Noop)
         );
 
-        let text = act(&text, &Action::Unblock, "design", "coder", false);
+        let text = act(&text, &unblock("design"), "coder");
         assert_eq!(state(&text, "design").0, TaskState::Ready);
-        let text = act(
-            &text,
-            &Action::Block { reason: None },
-            "design",
-            "coder",
-            false,
-        );
+        let text = act(&text, &block("design", None), "coder");
         assert!(text.contains("(prefer r-block-v3-design r-unblock-v2-design)"));
         let p = plan(&text);
         assert_eq!(
@@ -1069,16 +1145,13 @@ mod tests {
             None,
             "a new block has no reason"
         );
-        let text = act(&text, &Action::Unblock, "design", "coder", false);
+        let text = act(&text, &unblock("design"), "coder");
         assert_eq!(state(&text, "design").0, TaskState::Ready);
     }
 
     #[test]
     fn failure_blocks_dependents_transitively() {
-        let statement = plan(PLAN)
-            .prepare_assert("(given failed-design)", "coder", AT)
-            .expect("valid");
-        let text = format!("{PLAN}{}", spl::append(PLAN, &[statement]));
+        let text = act(PLAN, &assert("(given failed-design)"), "coder");
         assert_eq!(
             state(&text, "api"),
             (TaskState::Blocked, Some(BlockType::UpstreamBlocked))
@@ -1102,7 +1175,7 @@ mod tests {
     #[test]
     fn assert_rejects_bad_spl_with_its_position() {
         let err = plan(PLAN)
-            .prepare_assert("(given a", "coder", AT)
+            .prepare(&assert("(given a"), "coder", AT)
             .expect_err("bad");
         assert_eq!(
             err.to_string(),
@@ -1114,7 +1187,7 @@ mod tests {
     fn plan_complete() {
         let mut text = PLAN.to_owned();
         for task in ["design", "api", "ui", "docs"] {
-            text = act(&text, &Action::Complete, task, "coder", false);
+            text = act(&text, &complete(task), "coder");
         }
         assert!(plan(&text).is_complete());
     }

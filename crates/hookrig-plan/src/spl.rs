@@ -5,7 +5,7 @@
 //! keep the byte span of every statement so that text appended to a plan leaves the
 //! rest of the file untouched; a generic s-expression crate gives neither.
 //!
-//! Reading is two steps: the text becomes a tree of [`Sexp`] (parentheses, strings and
+//! Reading is two steps: the text becomes a tree of `Sexp` (parentheses, strings and
 //! atoms with their spans), then each top-level list becomes a [`Statement`].
 
 use std::fmt::Write as _;

@@ -134,14 +134,6 @@ pub(crate) enum AgentError {
         #[source]
         source: std::io::Error,
     },
-    /// The claim through the task lifecycle failed.
-    #[error("cannot claim task '{task}': {message}")]
-    Claim {
-        /// The task.
-        task: String,
-        /// What `hookrig task claim` said.
-        message: String,
-    },
     /// The task is in progress under another agent's claim.
     #[error("{0}")]
     Held(hookrig_plan::ActionError),

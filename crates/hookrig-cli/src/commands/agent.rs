@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
-use hookrig_plan::plan::Plan;
+use hookrig_plan::plan::{Action, Plan};
 use hookrig_store::{AgentRow, Ledger};
 use serde_json::{Value, json};
 
@@ -18,6 +18,7 @@ use crate::agents::host::{self, Keystrokes, Spec};
 use crate::agents::process::{self, State, Stopped};
 use crate::agents::{AgentError, prompt, provider, worktree};
 use crate::cli::GlobalArgs;
+use crate::commands::task as task_command;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
 use crate::output::print;
@@ -208,7 +209,19 @@ fn spawn(
         .collect();
     let sources = worktree::check_provision(&repo, &config.provision)?;
     let prepared = worktree::prepare(&repo, &task.name, &provisioned, args.resume)?;
-    claim(global, &task.name, &plan_path, &agent, args.force)?;
+    // The claim goes through the plan lifecycle, as `hookrig task claim` does: the plan
+    // file is locked and appended to, and `task.claimed` reaches the post-claim hooks.
+    let claim = Action::Claim {
+        task: task.name.clone(),
+        force: args.force,
+    };
+    let (claimed, interrupted) = task_command::perform(global, &plan_path, &claim, &agent)?;
+    print(&task_command::summary(&claimed))?;
+    if let Some(code) = interrupted {
+        // A signal interrupted a post-claim hook: the user asked to stop. The claim
+        // stays in the plan; no agent is started.
+        return Ok(code);
+    }
     for missing in worktree::provision(&path, &config.provision, sources)? {
         eprintln!(
             "hookrig: warning: {}:{}: worktree provision file {} not found, skipped",
@@ -293,60 +306,6 @@ fn spawn(
     let _ = writeln!(out, "  log: {}", log.display());
     print(&out)?;
     Ok(exit_codes::PROCEED)
-}
-
-/// Claims the task through `hookrig task claim`, the plans' lifecycle: the plan file is
-/// locked and appended to, and `task.claimed` reaches the post-claim hooks. Running the
-/// command (rather than calling into it) keeps one code path for claims, whoever makes
-/// them.
-fn claim(
-    global: &GlobalArgs,
-    task: &str,
-    plan: &Path,
-    agent: &str,
-    force: bool,
-) -> Result<(), AgentError> {
-    let exe = std::env::current_exe().map_err(|err| AgentError::Claim {
-        task: task.to_owned(),
-        message: format!("cannot find the hookrig executable: {err}"),
-    })?;
-    let mut command = Command::new(exe);
-    if let Some(ledger) = &global.ledger {
-        command.arg("--ledger").arg(ledger);
-    }
-    if global.no_ledger {
-        command.arg("--no-ledger");
-    }
-    command
-        .args(["task", "claim", task, "--agent", agent, "--plan"])
-        .arg(plan);
-    if force {
-        command.arg("--force");
-    }
-    // The hooks' output is the user's to see; only the failure message is ours.
-    let output = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::inherit())
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(|err| AgentError::Claim {
-            task: task.to_owned(),
-            message: err.to_string(),
-        })?;
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if output.status.success() {
-        eprint!("{stderr}");
-        return Ok(());
-    }
-    let message = stderr
-        .lines()
-        .map(|l| l.strip_prefix("hookrig: error: ").unwrap_or(l))
-        .collect::<Vec<_>>()
-        .join("; ");
-    Err(AgentError::Claim {
-        task: task.to_owned(),
-        message,
-    })
 }
 
 /// Starts the host detached and waits for its first line: the provider's pid.

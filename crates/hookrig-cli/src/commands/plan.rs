@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use clap::{Args, Subcommand};
 use hookrig_config::Environment;
 use hookrig_plan::board::{Board, BoardTask};
+use hookrig_plan::lifecycle;
 use hookrig_plan::plan::TaskState;
 use hookrig_plan::render;
 use serde::Serialize;
@@ -114,7 +115,7 @@ fn board(
         return Err(PlanError::DotWithoutDag.into());
     }
     let path = plan_file::plan_path(args.file.as_deref().or(args.plan.as_deref()), top_plan)?;
-    let loaded = plan_file::read(&path)?;
+    let loaded = lifecycle::read(&path).map_err(PlanError::from)?;
     let shown = path.display().to_string();
     let plan = &loaded.plan;
     let text = match format {
@@ -323,7 +324,7 @@ fn next(
     let path = plan_file::plan_path(args.file.as_deref().or(args.plan.as_deref()), top_plan)?;
     let agent = plan_file::agent(args.agent.as_deref(), top_agent)?;
     let agent = agent.strip_prefix("agent:").unwrap_or(&agent);
-    let loaded = plan_file::read(&path)?;
+    let loaded = lifecycle::read(&path).map_err(PlanError::from)?;
     let board = Board::new(&path.display().to_string(), &loaded.plan);
     let assigned: Vec<BoardTask> = board
         .tasks

@@ -414,6 +414,36 @@ fn spawn_refuses_a_task_another_agent_holds() {
 }
 
 #[test]
+fn a_claim_refused_under_the_lock_stops_spawn_with_the_lifecycles_own_message() {
+    // guards: spawn claims in-process through the plan lifecycle, so a refused claim
+    // reads as `task claim` says it (not scraped from a child's stderr and repeated)
+    let env = test_env();
+    repo(&env);
+    env.write_file(".hookrig/config.toml", FAKE);
+    fake_provider(&env, "fake-agent", "");
+    ok(&run(
+        &env,
+        &[
+            "task", "complete", "api", "--plan", "plan.spl", "--agent", "coder",
+        ],
+    ));
+    let before = env.read_file("plan.spl").expect("plan");
+    let output = spawn(&env, "api", &[]);
+    assert_eq!(
+        (code(&output), text(&output.stderr)),
+        (
+            1,
+            "hookrig: error: cannot claim task 'api': it is done\n".to_owned()
+        ),
+        "{}",
+        text(&output.stdout)
+    );
+    assert_eq!(env.read_file("plan.spl").expect("plan"), before);
+    assert!(!env.root().join("record/fake-agent.txt").exists());
+    assert!(agents_json(&env).is_empty());
+}
+
+#[test]
 fn provisioned_files_are_linked_or_copied_and_missing_ones_warned_about() {
     let env = test_env();
     let project = repo(&env);
