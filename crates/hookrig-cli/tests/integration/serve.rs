@@ -258,6 +258,56 @@ fn an_emitted_event_runs_the_project_automation_with_the_provider() {
     assert!(!env.serve_socket().exists(), "the socket is removed");
 }
 
+const ON_POST_TOOL_USE: &str = r#"
+name = "After tools"
+cooldown_seconds = 0
+[trigger]
+type = "event"
+event_type = "PostToolUse"
+skip_llm = true
+"#;
+
+const ON_UNDECLARED_VERSION: &str = r#"
+name = "Never"
+[trigger]
+type = "event"
+event_type = "tool.after@v2"
+skip_llm = true
+"#;
+
+// guards: an automation declared with `event_type = "PostToolUse"` must fire when
+// `tool.after` is emitted (the trigger used to be compared as written and never fired)
+#[test]
+fn an_aliased_event_type_fires_on_the_canonical_event() {
+    let env = test_env();
+    env.write_file(".hookrig/automations/after.toml", ON_POST_TOOL_USE);
+    env.write_file(".hookrig/automations/never.toml", ON_UNDECLARED_VERSION);
+    let serve = Serve::start(&env);
+    let stderr = serve.stderr();
+    assert!(
+        stderr.contains("hookrig serve: loaded `after-tools` from "),
+        "{stderr}"
+    );
+    // A version the catalog does not declare is refused where it is written.
+    assert!(
+        stderr.contains("never.toml:5:14: tool.after has no version v2 (dispatched versions: v1)"),
+        "{stderr}"
+    );
+
+    let out = emit(&env, &["tool.after"], r#"{"tool_name":"Bash"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let run = finished_run(&env, "after-tools");
+    assert_eq!(run["status"], "completed", "{run:#}");
+    assert_eq!(run["trigger_reason"], "event:tool.after");
+
+    // Listings show the event the trigger fires on.
+    let list = text(&hookrig(&env, &["auto", "list"]).stdout);
+    assert!(list.contains("event:tool.after"), "{list}");
+
+    let (status, stderr) = serve.stop();
+    assert!(status.success(), "{stderr}");
+}
+
 const SKIPPING: &str = r#"
 name = "Skipping"
 prompt_template = "never sent"
