@@ -556,3 +556,7 @@ fn humantime(d: Duration) -> String {
         format!("{}ms", d.as_millis())
     }
 }
+
+#[cfg(test)]
+#[path = "server_tests.rs"]
+mod tests;
