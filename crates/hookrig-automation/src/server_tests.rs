@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use hookrig_config::{ConfigToml, Environment};
+use hookrig_config::Environment;
 use hookrig_store::{AutomationRunRow, Ledger};
 use serde_json::json;
 use tokio::sync::oneshot;
@@ -36,6 +36,11 @@ struct Project {
 
 impl Project {
     fn new(files: &[(&str, &str)]) -> Project {
+        Project::with_config(files, "")
+    }
+
+    /// A project whose user `config.toml` is `config`.
+    fn with_config(files: &[(&str, &str)], config: &str) -> Project {
         let dir = tempfile::tempdir().expect("temp dir");
         let root = dir.path().join("repo");
         let autos = crate::definition::project_automations_dir(&root);
@@ -53,10 +58,16 @@ impl Project {
             cwd: root.clone(),
             trust_all: true,
         };
+        let config_file = env.config_home.join("hookrig/config.toml");
+        std::fs::create_dir_all(config_file.parent().expect("a parent")).expect("config dir");
+        std::fs::write(&config_file, config).expect("write config.toml");
+        let mut warnings = Vec::new();
+        let config = hookrig_config::load_config_toml(&env, &mut warnings).expect("config");
+        assert!(warnings.is_empty(), "{warnings:?}");
         let options = ServerOptions {
             env,
             root,
-            config: ConfigToml::default(),
+            config,
             store_path: dir.path().join("hookrig.db"),
             socket: dir.path().join("run/serve.sock"),
         };
@@ -257,4 +268,73 @@ async fn memory_upsert_events_are_remembered() {
         "{:#?}",
         project.notices()
     );
+}
+
+const HOURLY: &str = r#"
+name = "Hourly"
+context_steps = [{ type = "shell", command = "true" }]
+[trigger]
+type = "periodic"
+interval_seconds = 3600
+skip_llm = true
+"#;
+
+const ON_TASK: &str = r#"
+name = "On Task"
+cooldown_seconds = 0
+[trigger]
+type = "event"
+event_type = "task.completed"
+skip_llm = true
+"#;
+
+// guards: `[automation] enabled = false` (the master switch) was an unknown key and
+// ignored; with it no trigger fires (ticks, events, watches) and `fire` still runs one
+#[tokio::test]
+async fn the_master_switch_fires_no_trigger_but_fire_still_runs() {
+    let project = Project::with_config(
+        &[("hourly.toml", HOURLY), ("on-task.toml", ON_TASK)],
+        "[automation]\nenabled = false\ntick = \"1s\"\n",
+    );
+    let running = project.start().await;
+    assert!(
+        project.notices().contains(
+            &"automations are switched off ([automation] enabled = false): no trigger fires; `hookrig fire ID` still runs one".to_owned()
+        ),
+        "{:#?}",
+        project.notices()
+    );
+    // A file added now is loaded on a tick: once it is, ticks have gone by (the first
+    // one at start-up, when the never-run periodic automation would have been due).
+    let autos = crate::definition::project_automations_dir(&project.options.root);
+    std::fs::write(autos.join("late.toml"), ON_TASK.replace("On Task", "Late")).expect("write");
+    wait_for("a tick to load the new file", async || {
+        project
+            .notices()
+            .iter()
+            .any(|n| n.starts_with("loaded `late`"))
+            .then_some(())
+    })
+    .await;
+    ingress::deliver_event(
+        project.socket(),
+        "task.completed",
+        &json!({"task_id": "t1"}),
+    )
+    .await
+    .expect("deliver");
+
+    let record = ingress::fire(project.socket(), "hourly", LIMIT)
+        .await
+        .expect("fire runs it");
+    assert_eq!(record["trigger_reason"], "manual");
+    running.stop().await.expect("a clean stop");
+    let reasons: Vec<String> = project
+        .store()
+        .automation_runs(None, 10)
+        .expect("read runs")
+        .iter()
+        .map(|r| format!("{} {}", r.automation_id, r.trigger_reason))
+        .collect();
+    assert_eq!(reasons, ["hourly manual"], "only the fire ran");
 }

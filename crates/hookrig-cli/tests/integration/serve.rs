@@ -706,63 +706,6 @@ fn runs_follow_shows_runs_as_they_happen() {
     drop(serve);
 }
 
-const ON_TASK: &str = r#"
-name = "On Task"
-cooldown_seconds = 0
-[trigger]
-type = "event"
-event_type = "task.completed"
-skip_llm = true
-"#;
-
-// guards: `[automation] enabled = false` (the master switch) was an unknown key and
-// ignored; with it no trigger fires (ticks, events, watches) and `fire` still runs one
-#[test]
-fn the_master_switch_fires_no_trigger_but_fire_still_runs() {
-    let env = test_env();
-    write_config_toml(&env, "[automation]\nenabled = false\ntick = \"1s\"\n");
-    env.write_file(".hookrig/automations/hourly.toml", HOURLY);
-    env.write_file(".hookrig/automations/on-task.toml", ON_TASK);
-    let serve = Serve::start(&env);
-    let stderr = serve.stderr();
-    assert!(
-        stderr.contains(
-            "hookrig serve: automations are switched off ([automation] enabled = false): no trigger fires; `hookrig fire ID` still runs one\n"
-        ),
-        "{stderr}"
-    );
-    assert!(!stderr.contains("unknown key"), "{stderr}");
-    // A file added now is loaded on a tick: once it is, ticks have gone by (the first
-    // one at start-up, when the never-run periodic automation would have been due).
-    env.write_file(
-        ".hookrig/automations/late.toml",
-        ON_TASK.replace("On Task", "Late").as_str(),
-    );
-    wait_for("a tick to load the new file", || {
-        serve.stderr().contains("loaded `late`").then_some(())
-    });
-    let out = emit(&env, &["task.completed"], r#"{"task_id":"t1"}"#);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-
-    let output = hookrig(&env, &["fire", "hourly", "--json"]);
-    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
-    let record: Value = serde_json::from_slice(&output.stdout).expect("a run record");
-    assert_eq!(record["trigger_reason"], "manual");
-    let (status, stderr) = serve.stop();
-    assert!(status.success(), "{stderr}");
-    let reasons: Vec<String> = runs(&env)
-        .iter()
-        .map(|r| {
-            format!(
-                "{} {}",
-                r["automation_id"].as_str().unwrap_or_default(),
-                r["trigger_reason"].as_str().unwrap_or_default()
-            )
-        })
-        .collect();
-    assert_eq!(reasons, ["hourly manual"], "only the fire ran");
-}
-
 /// A manual-only automation whose one step says which version of the file ran.
 fn versioned(version: &str) -> String {
     format!(
