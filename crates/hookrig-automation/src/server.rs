@@ -6,6 +6,16 @@
 //!
 //! A [`Server`] does not print: it reports what happens as [`Notice`]s to the sink it
 //! is given, and the caller decides where they go.
+//!
+//! ```no_run
+//! # async fn serve(options: hookrig_automation::ServerOptions) -> Result<(), hookrig_automation::AutomationError> {
+//! use std::sync::Arc;
+//! use hookrig_automation::Server;
+//!
+//! let server = Server::new(options, Arc::new(|notice| eprintln!("serve: {notice}")));
+//! server.run().await // until SIGINT, SIGTERM or SIGHUP
+//! # }
+//! ```
 
 use std::fmt;
 use std::future::Future;
