@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use hookrig_config::{Diagnostic, Distrust, Environment, Severity, TrustStore, TrustedHook};
+use hookrig_core::EventName;
 use hookrig_store::{AutomationRow, Ledger, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -61,7 +62,9 @@ pub struct Automation {
 pub enum Trigger {
     /// `type = "event"`: runs when an event of `event_type` is delivered.
     Event {
-        /// The event type, e.g. `task.completed`.
+        /// The event type, e.g. `task.completed`: the catalog's canonical name for any
+        /// accepted spelling (`PostToolUse` is read as `tool.after`), or a custom name
+        /// as written.
         event_type: String,
         /// File or folder watch, for `file.changed` / `folder.changed`.
         watch: Option<Watch>,
@@ -183,7 +186,7 @@ pub struct Watch {
 struct RawTrigger {
     #[serde(rename = "type")]
     kind: TriggerKind,
-    event_type: Option<String>,
+    event_type: Option<EventType>,
     watch: Option<Watch>,
     interval_seconds: Option<u64>,
     expression: Option<String>,
@@ -254,12 +257,9 @@ impl TryFrom<RawTrigger> for Trigger {
         }
         match raw.kind {
             TriggerKind::Event => {
-                let event_type = raw
+                let EventType(event_type) = raw
                     .event_type
                     .ok_or("an event trigger needs `event_type`, e.g. \"task.completed\"")?;
-                if event_type.trim().is_empty() {
-                    return Err("`event_type` must name an event, e.g. \"task.completed\"".into());
-                }
                 if let Some(watch) = &raw.watch {
                     check_watch(&event_type, watch)?;
                 }
@@ -290,6 +290,29 @@ impl TryFrom<RawTrigger> for Trigger {
                 })
             }
         }
+    }
+}
+
+/// The `event_type` of a trigger, resolved against the event catalog while it is read
+/// (so that an error is placed at the value): any accepted spelling of a catalog event
+/// (`PostToolUse`, `post_tool`, `tool.after@v1`) becomes its canonical name, which is
+/// what events are delivered under; any other name is a custom event, kept as written.
+/// A version the catalog does not declare (`tool.after@v2`) is refused: such a trigger
+/// would never fire.
+#[derive(Deserialize)]
+#[serde(try_from = "String")]
+struct EventType(String);
+
+impl TryFrom<String> for EventType {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, String> {
+        if text.trim().is_empty() {
+            return Err("`event_type` must name an event, e.g. \"task.completed\"".into());
+        }
+        let name = EventName::parse(&text)
+            .map_err(|err| format!("{err}; `hookrig events` lists the catalog"))?;
+        Ok(EventType(name.as_str().to_owned()))
     }
 }
 
@@ -819,6 +842,26 @@ mod tests {
         assert!(a.created_at > 9.0 && a.updated_at > 9.0);
     }
 
+    // guards: an automation on `PostToolUse` must fire on `tool.after`: every accepted
+    // spelling of a catalog event is read as its canonical name
+    #[test_case("PostToolUse", "tool.after"; "claude code alias")]
+    #[test_case("post_tool", "tool.after"; "hygge alias")]
+    #[test_case("tool.after@v1", "tool.after"; "declared version")]
+    #[test_case("PostToolUse@v1", "tool.after"; "alias with declared version")]
+    #[test_case("post-complete", "task.completed"; "hence alias")]
+    #[test_case("deploy.finished", "deploy.finished"; "custom event kept as written")]
+    #[test_case("deploy.finished@v7", "deploy.finished@v7"; "custom event with a version kept")]
+    fn event_types_are_read_as_canonical_names(written: &str, canonical: &str) {
+        let a = toml(&format!(
+            "name = \"a\"\n[trigger]\ntype = \"event\"\nevent_type = \"{written}\"\n"
+        ))
+        .expect("valid");
+        assert_eq!(a.trigger.summary(), format!("event:{canonical}"));
+        // What the store holds is canonical too, and reads back the same.
+        let back = Automation::from_row(a.to_row()).expect("reads back");
+        assert_eq!(back.trigger, a.trigger);
+    }
+
     #[test]
     fn json_with_every_field_round_trips_through_the_store_row() {
         let a = json(indoc! {r#"
@@ -894,6 +937,23 @@ mod tests {
         "name = \"a\"\n[trigger]\ntype = \"event\"\nevent_type = \"file.changed\"\nwatch = { paths = [\"x\"], recursive = true }\n",
         "/p/a.toml:2:1: `watch.recursive` applies to folder watches only (event_type \"folder.changed\")";
         "recursive file watch"
+    )]
+    // guards: a trigger on a version the catalog does not declare is refused at the
+    // value, not stored as a custom event that never fires
+    #[test_case(
+        "name = \"a\"\n[trigger]\ntype = \"event\"\nevent_type = \"tool.after@v2\"\n",
+        "/p/a.toml:4:14: tool.after has no version v2 (dispatched versions: v1); `hookrig events` lists the catalog";
+        "undeclared event version"
+    )]
+    #[test_case(
+        "name = \"a\"\n[trigger]\ntype = \"event\"\nevent_type = \"PostToolUse@v9\"\n",
+        "/p/a.toml:4:14: tool.after has no version v9 (dispatched versions: v1); `hookrig events` lists the catalog";
+        "undeclared version of an alias"
+    )]
+    #[test_case(
+        "name = \"a\"\n[trigger]\ntype = \"event\"\nevent_type = \" \"\n",
+        "/p/a.toml:4:14: `event_type` must name an event, e.g. \"task.completed\"";
+        "blank event type"
     )]
     #[test_case(
         "name = \"  \"\n[trigger]\ntype = \"periodic\"\n",

@@ -14,6 +14,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use hookrig_core::EventName;
 use hookrig_store::{AutomationLock, AutomationRunRow, Ledger, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -275,11 +276,16 @@ impl Engine {
 
     /// Delivers an event to the event triggers. `payload` gets `_event_type`.
     ///
+    /// Any accepted spelling of a catalog event names the same event (`PostToolUse` is
+    /// `tool.after`): triggers hold canonical names, and so does `_event_type`.
+    ///
     /// Must be called inside a tokio runtime: matching automations are spawned.
     pub fn on_event(&self, event_type: &str, payload: Value) {
         if !self.inner.settings.enabled {
             return;
         }
+        let event = EventName::resolve(event_type);
+        let event_type = event.as_str();
         let mut payload = match payload {
             Value::Object(map) => map,
             // A payload that is not an object has no fields to offer; it is kept.

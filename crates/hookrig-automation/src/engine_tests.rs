@@ -400,6 +400,53 @@ async fn a_finished_run_counts_toward_the_cap_until_a_tick_cleans_it_up() {
     assert_eq!(world.launched(), ["a", "b"]);
 }
 
+// guards: a trigger written with one spelling of an event fires on every other
+// spelling of it (`event_type = "PostToolUse"` on an emitted `tool.after`)
+#[tokio::test]
+async fn every_spelling_of_an_event_fires_every_spelling_of_its_triggers() {
+    let settings = EngineSettings {
+        max_concurrent: 4,
+        ..EngineSettings::default()
+    };
+    let world = World::new(Reply::Answer, settings);
+    world.add(&event_automation(
+        "claude",
+        "PostToolUse",
+        "cooldown_seconds = 0",
+    ));
+    world.add(&event_automation(
+        "hygge",
+        "post_tool",
+        "cooldown_seconds = 0",
+    ));
+    world.add(&event_automation(
+        "versioned",
+        "tool.after@v1",
+        "cooldown_seconds = 0",
+    ));
+    world.add(&event_automation(
+        "other",
+        "tool.before",
+        "cooldown_seconds = 0",
+    ));
+    world.engine.on_event("tool.after", json!({}));
+    world.settle().await;
+    let mut launched = world.launched();
+    launched.sort();
+    assert_eq!(launched, ["claude", "hygge", "versioned"]);
+    world.engine.on_event("PostToolUse@v1", json!({}));
+    world.settle().await;
+    let runs = world.runs(Some("claude"));
+    assert_eq!(runs.len(), 2, "an aliased emit fires it too");
+    let record = RunRecord::from(runs[0].clone());
+    assert_eq!(record.trigger_reason, "event:tool.after");
+    assert_eq!(
+        record.event_data,
+        Some(json!({"_event_type": "tool.after"})),
+        "the payload names the event canonically"
+    );
+}
+
 #[tokio::test]
 async fn event_triggers_ignore_ticks_and_periodic_triggers_ignore_events() {
     let world = World::new(Reply::Answer, EngineSettings::default());

@@ -2,7 +2,8 @@
 
 use thiserror::Error;
 
-/// A stored automation that cannot be read back.
+/// What can go wrong in hookrig-automation: a stored automation that cannot be read
+/// back, or a [`Server`](crate::server::Server) that cannot start.
 #[derive(Debug, Error)]
 pub enum AutomationError {
     /// A JSON column no longer parses: the store was edited by something else.
@@ -15,4 +16,13 @@ pub enum AutomationError {
         /// What the JSON reader said.
         message: String,
     },
+    /// The server cannot listen (another one runs, the socket path is taken).
+    #[error(transparent)]
+    Ingress(#[from] crate::ingress::IngressError),
+    /// The store cannot be opened, read or written.
+    #[error(transparent)]
+    Store(#[from] hookrig_store::StoreError),
+    /// The server cannot install its signal handlers.
+    #[error("cannot install the signal handlers")]
+    Signals(#[source] std::io::Error),
 }

@@ -13,6 +13,8 @@
 //! - [`schedule`] says when cron and periodic automations are due.
 //! - [`watch`] turns file-system changes into `file.changed` / `folder.changed` events.
 //! - [`ingress`] is the local Unix socket of `hookrig serve` (server and client side).
+//! - [`server`] is the [`Server`] of `hookrig serve`: the tick loop, the socket, the
+//!   file watcher, recovery and a graceful stop.
 //! - [`wiring`] connects the engine to the real steps, providers and notifiers.
 
 pub mod definition;
@@ -22,6 +24,7 @@ pub mod ingress;
 pub mod llm;
 pub mod notifier;
 pub mod schedule;
+pub mod server;
 pub mod skip;
 pub mod steps;
 #[cfg(test)]
@@ -36,3 +39,4 @@ pub use crate::engine::{
     Wiring,
 };
 pub use crate::errors::AutomationError;
+pub use crate::server::{Notice, NoticeSink, Server, ServerOptions};

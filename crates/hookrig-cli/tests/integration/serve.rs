@@ -258,6 +258,56 @@ fn an_emitted_event_runs_the_project_automation_with_the_provider() {
     assert!(!env.serve_socket().exists(), "the socket is removed");
 }
 
+const ON_POST_TOOL_USE: &str = r#"
+name = "After tools"
+cooldown_seconds = 0
+[trigger]
+type = "event"
+event_type = "PostToolUse"
+skip_llm = true
+"#;
+
+const ON_UNDECLARED_VERSION: &str = r#"
+name = "Never"
+[trigger]
+type = "event"
+event_type = "tool.after@v2"
+skip_llm = true
+"#;
+
+// guards: an automation declared with `event_type = "PostToolUse"` must fire when
+// `tool.after` is emitted (the trigger used to be compared as written and never fired)
+#[test]
+fn an_aliased_event_type_fires_on_the_canonical_event() {
+    let env = test_env();
+    env.write_file(".hookrig/automations/after.toml", ON_POST_TOOL_USE);
+    env.write_file(".hookrig/automations/never.toml", ON_UNDECLARED_VERSION);
+    let serve = Serve::start(&env);
+    let stderr = serve.stderr();
+    assert!(
+        stderr.contains("hookrig serve: loaded `after-tools` from "),
+        "{stderr}"
+    );
+    // A version the catalog does not declare is refused where it is written.
+    assert!(
+        stderr.contains("never.toml:5:14: tool.after has no version v2 (dispatched versions: v1)"),
+        "{stderr}"
+    );
+
+    let out = emit(&env, &["tool.after"], r#"{"tool_name":"Bash"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let run = finished_run(&env, "after-tools");
+    assert_eq!(run["status"], "completed", "{run:#}");
+    assert_eq!(run["trigger_reason"], "event:tool.after");
+
+    // Listings show the event the trigger fires on.
+    let list = text(&hookrig(&env, &["auto", "list"]).stdout);
+    assert!(list.contains("event:tool.after"), "{list}");
+
+    let (status, stderr) = serve.stop();
+    assert!(status.success(), "{stderr}");
+}
+
 const SKIPPING: &str = r#"
 name = "Skipping"
 prompt_template = "never sent"
@@ -654,63 +704,6 @@ fn runs_follow_shows_runs_as_they_happen() {
     let status = wait_for("follow to exit", || follow.try_wait().expect("wait"));
     assert!(status.success());
     drop(serve);
-}
-
-const ON_TASK: &str = r#"
-name = "On Task"
-cooldown_seconds = 0
-[trigger]
-type = "event"
-event_type = "task.completed"
-skip_llm = true
-"#;
-
-// guards: `[automation] enabled = false` (the master switch) was an unknown key and
-// ignored; with it no trigger fires (ticks, events, watches) and `fire` still runs one
-#[test]
-fn the_master_switch_fires_no_trigger_but_fire_still_runs() {
-    let env = test_env();
-    write_config_toml(&env, "[automation]\nenabled = false\ntick = \"1s\"\n");
-    env.write_file(".hookrig/automations/hourly.toml", HOURLY);
-    env.write_file(".hookrig/automations/on-task.toml", ON_TASK);
-    let serve = Serve::start(&env);
-    let stderr = serve.stderr();
-    assert!(
-        stderr.contains(
-            "hookrig serve: automations are switched off ([automation] enabled = false): no trigger fires; `hookrig fire ID` still runs one\n"
-        ),
-        "{stderr}"
-    );
-    assert!(!stderr.contains("unknown key"), "{stderr}");
-    // A file added now is loaded on a tick: once it is, ticks have gone by (the first
-    // one at start-up, when the never-run periodic automation would have been due).
-    env.write_file(
-        ".hookrig/automations/late.toml",
-        ON_TASK.replace("On Task", "Late").as_str(),
-    );
-    wait_for("a tick to load the new file", || {
-        serve.stderr().contains("loaded `late`").then_some(())
-    });
-    let out = emit(&env, &["task.completed"], r#"{"task_id":"t1"}"#);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-
-    let output = hookrig(&env, &["fire", "hourly", "--json"]);
-    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
-    let record: Value = serde_json::from_slice(&output.stdout).expect("a run record");
-    assert_eq!(record["trigger_reason"], "manual");
-    let (status, stderr) = serve.stop();
-    assert!(status.success(), "{stderr}");
-    let reasons: Vec<String> = runs(&env)
-        .iter()
-        .map(|r| {
-            format!(
-                "{} {}",
-                r["automation_id"].as_str().unwrap_or_default(),
-                r["trigger_reason"].as_str().unwrap_or_default()
-            )
-        })
-        .collect();
-    assert_eq!(reasons, ["hourly manual"], "only the fire ran");
 }
 
 /// A manual-only automation whose one step says which version of the file ran.

@@ -1,0 +1,572 @@
+//! The automation engine as a long-running process (`hookrig serve`): the tick loop
+//! (periodic and cron triggers, and re-reading the automations), the file watcher, the
+//! local ingress through which `hookrig emit` delivers events and `hookrig fire` asks
+//! for runs, the recovery of runs a crashed process left `running`, and a graceful stop
+//! on SIGINT, SIGTERM or SIGHUP.
+//!
+//! A [`Server`] does not print: it reports what happens as [`Notice`]s to the sink it
+//! is given, and the caller decides where they go.
+//!
+//! ```no_run
+//! # async fn serve(options: hookrig_automation::ServerOptions) -> Result<(), hookrig_automation::AutomationError> {
+//! use std::sync::Arc;
+//! use hookrig_automation::Server;
+//!
+//! let server = Server::new(options, Arc::new(|notice| eprintln!("serve: {notice}")));
+//! server.run().await // until SIGINT, SIGTERM or SIGHUP
+//! # }
+//! ```
+
+use std::fmt;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use hookrig_config::{ConfigToml, Diagnostic, Environment};
+use hookrig_core::EventName;
+use hookrig_exec::ProcessGroups;
+use hookrig_store::Ledger;
+use serde_json::Value;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc;
+use tokio::time::MissedTickBehavior;
+
+use crate::definition::{self, Automation};
+use crate::engine::{Engine, FireError, RunObserver, RunPhase, system_clock};
+use crate::errors::AutomationError;
+use crate::ingress::{Ingress, Request};
+use crate::notifier::Notifiers;
+use crate::watch::{WatchOptions, WatchRule, Watcher};
+use crate::wiring;
+
+/// How long shutdown waits for notifications still being posted.
+const DRAIN: Duration = Duration::from_secs(2);
+
+/// Everything a [`Server`] needs, resolved by the caller: nothing downstream reads the
+/// process environment or flags.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// The user's directories and the trust setting (for the project's automation
+    /// files and the trust store).
+    pub env: Environment,
+    /// The project root: where `.hookrig/automations/` is, and the default workspace of
+    /// the automations.
+    pub root: PathBuf,
+    /// The merged `config.toml`.
+    pub config: ConfigToml,
+    /// The store (SQLite file) automations and their runs are kept in.
+    pub store_path: PathBuf,
+    /// The Unix socket to listen on.
+    pub socket: PathBuf,
+}
+
+/// What a running [`Server`] reports. Its `Display` is the line a user reads, without a
+/// prefix.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Notice {
+    /// The socket is bound.
+    Listening(PathBuf),
+    /// Runs left `running` by an earlier process (a crash) were marked interrupted.
+    Recovered(usize),
+    /// A project automation file does not load (`path:line:col: message`).
+    Invalid(Diagnostic),
+    /// A project automation file is not trusted, so not loaded.
+    NotLoaded {
+        /// The file.
+        file: PathBuf,
+        /// Why, and what to do.
+        why: String,
+    },
+    /// What was stored from a file no longer trusted as it is will not run.
+    Held {
+        /// The automation.
+        id: String,
+        /// Its file.
+        file: PathBuf,
+    },
+    /// A project automation was stored.
+    Loaded {
+        /// The automation.
+        id: String,
+        /// Where it came from.
+        source: String,
+    },
+    /// `[automation] enabled = false`.
+    AutomationsOff,
+    /// `[automation] file_watcher = false`.
+    WatchingOff,
+    /// The file watcher could not start.
+    WatcherFailed(String),
+    /// The watcher's paths changed.
+    Watching {
+        /// How many paths are watched.
+        paths: usize,
+        /// For how many automations.
+        automations: usize,
+    },
+    /// The loop runs.
+    Ready {
+        /// Its period.
+        tick: Duration,
+    },
+    /// A run started.
+    RunStarted {
+        /// The automation.
+        id: String,
+        /// `event:task.completed`, `periodic`, ...
+        reason: String,
+    },
+    /// A run completed.
+    RunCompleted {
+        /// The automation.
+        id: String,
+    },
+    /// A run was skipped.
+    RunSkipped {
+        /// The automation.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+    /// A run failed.
+    RunFailed {
+        /// The automation.
+        id: String,
+        /// Why.
+        error: String,
+    },
+    /// A `memory.upsert` event without content.
+    MemoryWithoutContent,
+    /// Something went wrong; the server goes on.
+    Error(String),
+    /// A stop was asked for.
+    Stopping,
+    /// Everything is stopped; [`Server::run`] returns.
+    Stopped,
+}
+
+impl fmt::Display for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Notice::Listening(socket) => write!(f, "listening on {}", socket.display()),
+            Notice::Recovered(runs) => write!(
+                f,
+                "{runs} run(s) left running by an earlier process marked interrupted"
+            ),
+            Notice::Invalid(diagnostic) => write!(f, "error: {diagnostic}"),
+            Notice::NotLoaded { file, why } => {
+                write!(f, "not loaded: {}: {why}", file.display())
+            }
+            Notice::Held { id, file } => write!(
+                f,
+                "stopped `{id}`: the version loaded before is not run until {} is trusted as it is now",
+                file.display()
+            ),
+            Notice::Loaded { id, source } => write!(f, "loaded `{id}` from {source}"),
+            Notice::AutomationsOff => f.write_str(
+                "automations are switched off ([automation] enabled = false): no trigger fires; `hookrig fire ID` still runs one",
+            ),
+            Notice::WatchingOff => {
+                f.write_str("file watching is off ([automation] file_watcher = false)")
+            }
+            Notice::WatcherFailed(error) => {
+                write!(f, "error: {error}; file and folder triggers will not fire")
+            }
+            Notice::Watching { paths, automations } => write!(
+                f,
+                "watching {paths} path(s) for {automations} automation(s)"
+            ),
+            Notice::Ready { tick } => write!(f, "ready (tick every {})", humantime(*tick)),
+            Notice::RunStarted { id, reason } => write!(f, "run of `{id}` started ({reason})"),
+            Notice::RunCompleted { id } => write!(f, "run of `{id}` completed"),
+            Notice::RunSkipped { id, reason } => write!(f, "run of `{id}` skipped: {reason}"),
+            Notice::RunFailed { id, error } => write!(f, "run of `{id}` failed: {error}"),
+            Notice::MemoryWithoutContent => {
+                f.write_str("memory.upsert without a `content` string: nothing stored")
+            }
+            Notice::Error(error) => write!(f, "error: {error}"),
+            Notice::Stopping => f.write_str("stopping"),
+            Notice::Stopped => f.write_str("stopped"),
+        }
+    }
+}
+
+/// Where a [`Server`] sends its [`Notice`]s.
+pub type NoticeSink = Arc<dyn Fn(Notice) + Send + Sync>;
+
+/// The automation engine serving a project: see the [module docs](self).
+pub struct Server {
+    options: ServerOptions,
+    notices: NoticeSink,
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// A server that reports to `notices`.
+    pub fn new(options: ServerOptions, notices: NoticeSink) -> Server {
+        Server { options, notices }
+    }
+
+    /// Serves until SIGINT, SIGTERM or SIGHUP, then stops gracefully: a closed terminal
+    /// (or a supervisor's reload signal) stops it cleanly too, where by default SIGHUP
+    /// would kill it like SIGKILL, leaving runs `running` and the socket behind.
+    ///
+    /// Must be called inside a tokio runtime with I/O, time and signals enabled.
+    pub async fn run(self) -> Result<(), AutomationError> {
+        let mut interrupt = signal(SignalKind::interrupt()).map_err(AutomationError::Signals)?;
+        let mut terminate = signal(SignalKind::terminate()).map_err(AutomationError::Signals)?;
+        let mut hangup = signal(SignalKind::hangup()).map_err(AutomationError::Signals)?;
+        self.run_until(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+                _ = hangup.recv() => {}
+            }
+        })
+        .await
+    }
+
+    /// Serves until `stop` completes, then stops gracefully: the socket is removed, runs
+    /// in flight are cancelled (and recorded so), their process groups killed, and
+    /// notifications still being posted get a moment to finish.
+    ///
+    /// Refuses to start, before touching the store, when another server answers on the
+    /// socket.
+    pub async fn run_until(self, stop: impl Future<Output = ()>) -> Result<(), AutomationError> {
+        let Server { options, notices } = self;
+        let ServerOptions {
+            env,
+            root,
+            config,
+            store_path,
+            socket,
+        } = options;
+        let say = |notice| notices(notice);
+
+        // The socket first: a second serve must be refused before it touches the runs of
+        // the one already running (below, `running` rows are taken for a crash's leftovers).
+        let (listener, mut requests) = Ingress::bind(&socket).await?;
+        say(Notice::Listening(socket.clone()));
+
+        let mut store = Ledger::open(&store_path)?;
+        let now = (system_clock())();
+        let interrupted = store.interrupt_running_runs(now)?;
+        if interrupted > 0 {
+            say(Notice::Recovered(interrupted));
+        }
+        let mut project_files = ProjectFiles::of(&env, &root);
+        load_project_automations(&env, &root, &mut store, now, &*notices)?;
+
+        let groups = ProcessGroups::new();
+        let notifiers = Notifiers::from_config(&config);
+        let wiring = wiring::wiring(
+            &config,
+            &root,
+            &store_path,
+            &groups,
+            notifiers.clone(),
+            Some(Arc::new(Progress(Arc::clone(&notices)))),
+        );
+        let engine = Engine::new(
+            Ledger::open(&store_path)?,
+            wiring,
+            wiring::engine_settings(&config),
+        )?;
+
+        // The watcher's sender is kept here too, so that the receiver never reports a
+        // closed channel (which would make the loop below spin) when watching is off.
+        let (watch_tx, mut watch_rx) = mpsc::channel(256);
+        let watcher = start_watcher(&config, &watch_tx, &*notices);
+        let mut rules_set: Option<Vec<WatchRule>> = None;
+
+        let mut tick = tokio::time::interval(config.automation.tick());
+        tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        say(Notice::Ready {
+            tick: config.automation.tick(),
+        });
+        tokio::pin!(stop);
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {
+                    // The engine reads the enabled automations from the store on every
+                    // tick, so `auto add/enable/disable/rm` by other processes take effect
+                    // here; the watches follow them. The project's automation files are
+                    // stored again when one of them, or the trust store, changed.
+                    let files = ProjectFiles::of(&env, &root);
+                    if files != project_files {
+                        project_files = files;
+                        let now = (system_clock())();
+                        if let Err(err) =
+                            load_project_automations(&env, &root, &mut store, now, &*notices)
+                        {
+                            say(Notice::Error(chain(&err)));
+                        }
+                    }
+                    engine.tick().await;
+                    if let Some(watcher) = &watcher {
+                        refresh_watches(watcher, &store, &root, &mut rules_set, &*notices);
+                    }
+                }
+                Some(request) = requests.recv() => {
+                    handle(&engine, &mut store, &root, request, &*notices);
+                }
+                Some((event_type, payload)) = watch_rx.recv() => {
+                    engine.on_event(&event_type, payload);
+                }
+                () = &mut stop => break,
+            }
+        }
+
+        say(Notice::Stopping);
+        // Stop accepting first (this removes the socket), so that nothing new starts while
+        // the runs in flight are cancelled.
+        drop(listener);
+        drop(watcher);
+        engine.shutdown().await;
+        // Dropping a run kills its CLI provider's group; this catches any group whose
+        // supervisor had not noticed yet.
+        groups.kill_all();
+        notifiers.drain(DRAIN).await;
+        drop(watch_tx);
+        say(Notice::Stopped);
+        Ok(())
+    }
+}
+
+/// Reports how runs go: one notice when a run starts and one when it ends.
+struct Progress(NoticeSink);
+
+impl RunObserver for Progress {
+    fn phase(&self, automation: &Automation, phase: RunPhase<'_>) {
+        let id = automation.id.clone();
+        (self.0)(match phase {
+            RunPhase::Started { trigger_reason } => Notice::RunStarted {
+                id,
+                reason: trigger_reason.to_owned(),
+            },
+            RunPhase::Completed { .. } => Notice::RunCompleted { id },
+            RunPhase::Skipped { reason } => Notice::RunSkipped {
+                id,
+                reason: reason.to_string(),
+            },
+            RunPhase::Failed { error } => Notice::RunFailed {
+                id,
+                error: error.to_string(),
+            },
+        });
+    }
+}
+
+/// What decides which project automation files are loaded: each file's name, size and
+/// modification time, and the trust store's. Compared on every tick (one directory
+/// read and a few `stat`s), so that a new, edited or newly trusted file is picked up
+/// without a restart.
+#[derive(Debug, PartialEq, Eq)]
+struct ProjectFiles(Vec<(PathBuf, u64, Option<SystemTime>)>);
+
+impl ProjectFiles {
+    fn of(env: &Environment, root: &Path) -> ProjectFiles {
+        let stamp = |path: PathBuf| {
+            let meta = std::fs::metadata(&path).ok();
+            let len = meta.as_ref().map_or(0, std::fs::Metadata::len);
+            let modified = meta.and_then(|m| m.modified().ok());
+            (path, len, modified)
+        };
+        let dir = definition::project_automations_dir(root);
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|entry| stamp(entry.path()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        files.push(stamp(hookrig_config::trust_store_path(env)));
+        ProjectFiles(files)
+    }
+}
+
+/// Stores the trusted automations of the project's `.hookrig/automations/*.toml` and
+/// reports the others, stopping what was stored from a file no longer trusted as it is
+/// (see [`definition::sync_project_automations`]).
+fn load_project_automations(
+    env: &Environment,
+    root: &Path,
+    store: &mut Ledger,
+    now: f64,
+    say: &(dyn Fn(Notice) + Send + Sync),
+) -> Result<(), AutomationError> {
+    let sync = definition::sync_project_automations(env, root, store, now)?;
+    for diagnostic in sync.errors {
+        say(Notice::Invalid(diagnostic));
+    }
+    for (file, why) in sync.untrusted {
+        say(Notice::NotLoaded { file, why });
+    }
+    for (id, file) in sync.stopped {
+        say(Notice::Held { id, file });
+    }
+    for (id, source) in sync.loaded {
+        say(Notice::Loaded { id, source });
+    }
+    Ok(())
+}
+
+fn start_watcher(
+    config: &ConfigToml,
+    sender: &mpsc::Sender<(String, Value)>,
+    say: &(dyn Fn(Notice) + Send + Sync),
+) -> Option<Watcher> {
+    if !config.automation.enabled() {
+        // The master switch: nothing would receive the watches' events.
+        say(Notice::AutomationsOff);
+        return None;
+    }
+    if !config.automation.file_watcher() {
+        say(Notice::WatchingOff);
+        return None;
+    }
+    let options = WatchOptions {
+        debounce: config.automation.debounce(),
+        ..WatchOptions::default()
+    };
+    match Watcher::new(sender.clone(), options) {
+        Ok(watcher) => Some(watcher),
+        Err(err) => {
+            say(Notice::WatcherFailed(chain(&err)));
+            None
+        }
+    }
+}
+
+/// Sets the watcher's rules to those of the enabled automations, when they changed.
+/// Paths that cannot be watched are reported each time the rules change (so a missing
+/// directory is retried then).
+fn refresh_watches(
+    watcher: &Watcher,
+    store: &Ledger,
+    root: &Path,
+    rules_set: &mut Option<Vec<WatchRule>>,
+    say: &(dyn Fn(Notice) + Send + Sync),
+) {
+    let automations: Vec<Automation> = match store.automations(true) {
+        Ok(rows) => rows
+            .into_iter()
+            .filter_map(|row| Automation::from_row(row).ok())
+            .collect(),
+        Err(err) => {
+            say(Notice::Error(chain(&err)));
+            return;
+        }
+    };
+    let rules = wiring::watch_rules(&automations, root);
+    if rules_set.as_ref() == Some(&rules) {
+        return;
+    }
+    for err in watcher.set_rules(rules.clone()) {
+        say(Notice::Error(chain(&err)));
+    }
+    say(Notice::Watching {
+        paths: rules.iter().map(|r| r.paths.len()).sum(),
+        automations: rules.len(),
+    });
+    *rules_set = Some(rules);
+}
+
+fn handle(
+    engine: &Engine,
+    store: &mut Ledger,
+    root: &Path,
+    request: Request,
+    say: &(dyn Fn(Notice) + Send + Sync),
+) {
+    match request {
+        Request::Event {
+            event_type,
+            payload,
+        } => {
+            // Any accepted spelling names the same event (`PreToolUse` is `tool.before`).
+            let event = EventName::resolve(&event_type);
+            let name = event.as_str();
+            if name == "memory.upsert" {
+                remember(store, root, &payload, say);
+            }
+            engine.on_event(name, payload);
+        }
+        Request::Fire { id, reply } => {
+            let engine = engine.clone();
+            // A fire waits for its run; other requests must not wait behind it.
+            tokio::spawn(async move {
+                let answer = match engine.fire(&id).await {
+                    Ok(record) => {
+                        Ok(serde_json::to_value(&record).expect("a run record serializes"))
+                    }
+                    Err(FireError::Store(err)) => Err(chain(&err)),
+                    Err(err) => Err(err.to_string()),
+                };
+                let _ = reply.send(answer);
+            });
+        }
+    }
+}
+
+/// Stores what a `memory.upsert` event carries (`project_id`, `source`, `heading`,
+/// `content`) for `memory_search`. Without `project_id` the memory belongs to the
+/// project served; without `content` there is nothing to store.
+fn remember(
+    store: &mut Ledger,
+    root: &Path,
+    payload: &Value,
+    say: &(dyn Fn(Notice) + Send + Sync),
+) {
+    let field = |name: &str| payload.get(name).and_then(Value::as_str);
+    let Some(content) = field("content") else {
+        say(Notice::MemoryWithoutContent);
+        return;
+    };
+    let project =
+        field("project_id").map_or_else(|| definition::default_project_id(root), str::to_owned);
+    let source = field("source").unwrap_or("memory.upsert");
+    let heading = field("heading").unwrap_or_default();
+    if let Err(err) = store.memory_upsert(&project, source, heading, content) {
+        say(Notice::Error(chain(&err)));
+    }
+}
+
+/// An error and its causes on one line, each cause once.
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// `5s`, `500ms`.
+fn humantime(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+#[cfg(test)]
+#[path = "server_tests.rs"]
+mod tests;
