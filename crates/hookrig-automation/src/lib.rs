@@ -24,8 +24,6 @@ pub mod notifier;
 pub mod schedule;
 pub mod skip;
 pub mod steps;
-#[cfg(test)]
-mod stub_http;
 pub mod template;
 pub mod watch;
 pub mod wiring;

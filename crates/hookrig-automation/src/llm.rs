@@ -714,14 +714,13 @@ fn spawn_message(error: &SpawnError) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt as _;
     use std::path::Path;
 
     use hookrig_config::Sourced;
     use test_case::test_case;
 
     use super::*;
-    use crate::stub_http::{Request, Stub};
+    use hookrig_test_support::{HttpStub, Reply, Request};
 
     fn settings(
         provider: Option<&str>,
@@ -877,17 +876,13 @@ mod tests {
 
     #[tokio::test]
     async fn openai_compatible_request_and_reply() {
-        let stub = Stub::start(
-            200,
-            r#"{"id":"c1","choices":[{"index":0,"message":{"role":"assistant","content":"All good."}}],"usage":{"total_tokens":42}}"#,
-        )
-        .await;
+        let stub = HttpStub::replying(Reply::json(200, r#"{"id":"c1","choices":[{"index":0,"message":{"role":"assistant","content":"All good."}}],"usage":{"total_tokens":42}}"#));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let reply = llm
             .complete(
                 "Summarise: {\"x\": 1}\nline two",
-                &http_config("openai", &stub.url),
+                &http_config("openai", stub.url()),
             )
             .await
             .expect("answers");
@@ -904,15 +899,11 @@ mod tests {
 
     #[tokio::test]
     async fn anthropic_request_and_reply() {
-        let stub = Stub::start(
-            200,
-            r#"{"id":"m1","type":"message","content":[{"type":"text","text":"Part one. "},{"type":"tool_use","id":"t"},{"type":"text","text":"Part two."}],"usage":{"input_tokens":10,"output_tokens":5}}"#,
-        )
-        .await;
+        let stub = HttpStub::replying(Reply::json(200, r#"{"id":"m1","type":"message","content":[{"type":"text","text":"Part one. "},{"type":"tool_use","id":"t"},{"type":"text","text":"Part two."}],"usage":{"input_tokens":10,"output_tokens":5}}"#));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let reply = llm
-            .complete("Review the diff", &http_config("anthropic", &stub.url))
+            .complete("Review the diff", &http_config("anthropic", stub.url()))
             .await
             .expect("answers");
         assert_eq!(reply.text, "Part one. Part two.");
@@ -922,11 +913,11 @@ mod tests {
 
     #[tokio::test]
     async fn api_key_env_names_the_variable_read() {
-        let stub = Stub::start(200, r#"{"choices":[{"message":{"content":"ok"}}]}"#).await;
+        let stub = HttpStub::replying(Reply::json(200, r#"{"choices":[{"message":{"content":"ok"}}]}"#));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path())
             .with_env([("TEAM_KEY".to_owned(), "team-secret".to_owned())]);
-        let mut config = http_config("openai", &stub.url);
+        let mut config = http_config("openai", stub.url());
         config.api_key_env = Some("TEAM_KEY".to_owned());
         llm.complete("p", &config).await.expect("answers");
         assert_eq!(
@@ -937,11 +928,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_missing_key_names_the_variable_and_sends_nothing() {
-        let stub = Stub::start(200, "{}").await;
+        let stub = HttpStub::replying(Reply::json(200, "{}"));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path()).with_env([("OTHER".to_owned(), "x".to_owned())]);
         let err = llm
-            .complete("p", &http_config("anthropic", &stub.url))
+            .complete("p", &http_config("anthropic", stub.url()))
             .await
             .expect_err("fails");
         assert_eq!(
@@ -949,7 +940,7 @@ mod tests {
             "provider `anthropic` needs an API key: set the environment variable ANTHROPIC_API_KEY (or name another variable with `api_key_env` in [automation.llm])"
         );
         let err = llm
-            .complete("p", &http_config("openai", &stub.url))
+            .complete("p", &http_config("openai", stub.url()))
             .await
             .expect_err("fails");
         assert!(
@@ -962,52 +953,48 @@ mod tests {
 
     #[tokio::test]
     async fn an_error_status_carries_the_servers_message() {
-        let stub = Stub::start(
-            401,
-            r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}"#,
-        )
-        .await;
+        let stub = HttpStub::replying(Reply::json(401, r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}"#));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let err = llm
-            .complete("p", &http_config("openai", &stub.url))
+            .complete("p", &http_config("openai", stub.url()))
             .await
             .expect_err("fails");
         assert_eq!(
             err.to_string(),
             format!(
                 "provider `openai`: POST {}/v1/chat/completions returned HTTP 401 Unauthorized: Incorrect API key provided",
-                stub.url
+                stub.url()
             )
         );
-        let stub = Stub::start(529, "overloaded, try later").await;
+        let stub = HttpStub::replying(Reply::json(529, "overloaded, try later"));
         let err = llm
-            .complete("p", &http_config("anthropic", &stub.url))
+            .complete("p", &http_config("anthropic", stub.url()))
             .await
             .expect_err("fails");
         assert_eq!(
             err.to_string(),
             format!(
                 "provider `anthropic`: POST {}/v1/messages returned HTTP 529 <unknown status code>: overloaded, try later",
-                stub.url
+                stub.url()
             )
         );
     }
 
     #[tokio::test]
     async fn a_reply_without_content_is_an_error() {
-        let stub = Stub::start(200, r#"{"choices":[]}"#).await;
+        let stub = HttpStub::replying(Reply::json(200, r#"{"choices":[]}"#));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let err = llm
-            .complete("p", &http_config("openai", &stub.url))
+            .complete("p", &http_config("openai", stub.url()))
             .await
             .expect_err("fails");
         assert_eq!(
             err.to_string(),
             format!(
                 "provider `openai`: unexpected reply from {}/v1/chat/completions: no text at `choices[0].message.content`",
-                stub.url
+                stub.url()
             )
         );
     }
@@ -1015,11 +1002,11 @@ mod tests {
     #[tokio::test]
     async fn an_oversized_reply_is_refused_not_buffered() {
         let huge = format!("{{\"x\": \"{}\"}}", "a".repeat(REPLY_CAP));
-        let stub = Stub::start(200, &huge).await;
+        let stub = HttpStub::replying(Reply::json(200, huge.as_str()));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let err = llm
-            .complete("p", &http_config("openai", &stub.url))
+            .complete("p", &http_config("openai", stub.url()))
             .await
             .expect_err("fails");
         assert!(
@@ -1030,10 +1017,7 @@ mod tests {
 
     #[tokio::test]
     async fn connection_refused_names_the_url() {
-        // A port that was just free: nothing listens on it.
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let url = format!("http://{}", listener.local_addr().expect("address"));
-        drop(listener);
+        let url = hookrig_test_support::refused_url();
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let err = llm
@@ -1056,10 +1040,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_slow_server_times_out() {
-        let stub = Stub::start_slow(200, "{}", Duration::from_secs(5)).await;
+        let stub = HttpStub::replying(Reply::json(200, "{}").after(Duration::from_secs(5)));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
-        let mut config = http_config("openai", &stub.url);
+        let mut config = http_config("openai", stub.url());
         config.timeout = Duration::from_millis(200);
         let started = std::time::Instant::now();
         let err = llm.complete("p", &config).await.expect_err("fails");
@@ -1088,8 +1072,7 @@ mod tests {
 
     fn script(dir: &Path, name: &str, body: &str) -> String {
         let path = dir.join(name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}")).expect("write");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        hookrig_test_support::write_executable(&path, body);
         path.to_string_lossy().into_owned()
     }
 
@@ -1236,17 +1219,6 @@ mod tests {
         );
     }
 
-    /// Whether `pid` is a live process (a zombie is not).
-    fn alive(pid: i32) -> bool {
-        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Err(_) => false,
-            Ok(stat) => {
-                let state = stat.rsplit(')').next().unwrap_or_default().trim_start();
-                !state.starts_with('Z') && !state.starts_with('X')
-            }
-        }
-    }
-
     async fn pids_of(dir: &Path) -> Vec<i32> {
         let path = dir.join("pids");
         for _ in 0..200 {
@@ -1265,7 +1237,7 @@ mod tests {
 
     async fn all_gone(pids: &[i32]) -> bool {
         for _ in 0..300 {
-            if pids.iter().all(|p| !alive(*p)) {
+            if pids.iter().all(|p| !hookrig_test_support::is_alive(*p)) {
                 return true;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;

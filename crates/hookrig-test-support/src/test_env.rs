@@ -315,7 +315,9 @@ fn write(path: &Path, bytes: &[u8]) {
     fs::write(path, bytes).unwrap_or_else(|err| panic!("cannot write {}: {err}", path.display()));
 }
 
-fn write_executable(path: &Path, body: &str) {
+/// Writes `body` to `path` (creating its directory) as an executable script: `body`
+/// gets a `#!/bin/sh` line unless it starts with its own `#!`.
+pub fn write_executable(path: &Path, body: &str) {
     let text = if body.starts_with("#!") {
         body.to_owned()
     } else {
