@@ -876,7 +876,10 @@ mod tests {
 
     #[tokio::test]
     async fn openai_compatible_request_and_reply() {
-        let stub = HttpStub::replying(Reply::json(200, r#"{"id":"c1","choices":[{"index":0,"message":{"role":"assistant","content":"All good."}}],"usage":{"total_tokens":42}}"#));
+        let stub = HttpStub::replying(Reply::json(
+            200,
+            r#"{"id":"c1","choices":[{"index":0,"message":{"role":"assistant","content":"All good."}}],"usage":{"total_tokens":42}}"#,
+        ));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let reply = llm
@@ -899,7 +902,10 @@ mod tests {
 
     #[tokio::test]
     async fn anthropic_request_and_reply() {
-        let stub = HttpStub::replying(Reply::json(200, r#"{"id":"m1","type":"message","content":[{"type":"text","text":"Part one. "},{"type":"tool_use","id":"t"},{"type":"text","text":"Part two."}],"usage":{"input_tokens":10,"output_tokens":5}}"#));
+        let stub = HttpStub::replying(Reply::json(
+            200,
+            r#"{"id":"m1","type":"message","content":[{"type":"text","text":"Part one. "},{"type":"tool_use","id":"t"},{"type":"text","text":"Part two."}],"usage":{"input_tokens":10,"output_tokens":5}}"#,
+        ));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let reply = llm
@@ -913,7 +919,10 @@ mod tests {
 
     #[tokio::test]
     async fn api_key_env_names_the_variable_read() {
-        let stub = HttpStub::replying(Reply::json(200, r#"{"choices":[{"message":{"content":"ok"}}]}"#));
+        let stub = HttpStub::replying(Reply::json(
+            200,
+            r#"{"choices":[{"message":{"content":"ok"}}]}"#,
+        ));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path())
             .with_env([("TEAM_KEY".to_owned(), "team-secret".to_owned())]);
@@ -953,7 +962,10 @@ mod tests {
 
     #[tokio::test]
     async fn an_error_status_carries_the_servers_message() {
-        let stub = HttpStub::replying(Reply::json(401, r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}"#));
+        let stub = HttpStub::replying(Reply::json(
+            401,
+            r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}"#,
+        ));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let err = llm

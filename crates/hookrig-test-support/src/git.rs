@@ -8,8 +8,18 @@ use std::process::Command;
 /// stdout; panics with git's stderr when it fails.
 pub fn git(dir: &Path, args: &[&str]) -> String {
     let output = Command::new("git")
-        .args(["-c", "user.name=Test", "-c", "user.email=test@example.invalid"])
-        .args(["-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=Test",
+            "-c",
+            "user.email=test@example.invalid",
+        ])
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")

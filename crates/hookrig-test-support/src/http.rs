@@ -316,9 +316,15 @@ mod tests {
             "POST /hook?x=1 HTTP/1.1\r\nHost: a\r\nX-Token: t\r\nContent-Length: 7\r\n\r\n{\"a\":1}",
         );
         assert!(answer.starts_with("HTTP/1.1 201 Created\r\n"), "{answer}");
-        assert!(answer.contains("content-type: application/json\r\n"), "{answer}");
+        assert!(
+            answer.contains("content-type: application/json\r\n"),
+            "{answer}"
+        );
         assert!(answer.ends_with("\r\n\r\n{}"), "{answer}");
-        let [request] = stub.wait_for(1, Duration::from_secs(5)).try_into().expect("one");
+        let [request] = stub
+            .wait_for(1, Duration::from_secs(5))
+            .try_into()
+            .expect("one");
         assert_eq!(request.method, "POST");
         assert_eq!(request.path, "/hook?x=1");
         assert_eq!(request.header("x-token"), Some("t"));

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use hookrig_automation::steps::EmbeddingsEndpoint;
-use hookrig_test_support::{HttpStub, Reply};
 use hookrig_store::Ledger;
+use hookrig_test_support::{HttpStub, Reply};
 use serde_json::{Value, json};
 
 use crate::support::World;

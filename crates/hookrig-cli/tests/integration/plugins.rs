@@ -2,16 +2,14 @@
 //! `hookrig emit --agent` running a package's hooks only for the agents it is enabled
 //! for.
 
-use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::time::Duration;
 
-use hookrig_test_support::{HANG_LIMIT, TestEnv, run_with_input};
+use hookrig_test_support::{HANG_LIMIT, HttpStub, Reply, Request, TestEnv, run_with_input};
 use serde_json::{Value, json};
 
-use crate::harness::{Emitted, code, emit, emitted, hookrig, quoted, serve, test_env, text};
+use crate::harness::{Emitted, code, emit, emitted, hookrig, quoted, test_env, text};
 
 /// Writes `contents` at `path`, creating parents.
 fn put(path: &Path, contents: &str) {
@@ -395,10 +393,8 @@ fn webhook_package(env: &TestEnv, id: &str, webhooks: &Value) -> PathBuf {
 #[test]
 fn package_webhooks_receive_their_event_for_enabled_agents_only() {
     let env = test_env();
-    let (base, received) = serve(HashMap::from([(
-        "/after",
-        (200, String::new(), Duration::ZERO),
-    )]));
+    let stub = HttpStub::routes([("/after", Reply::new(200, ""))]);
+    let base = stub.url();
     let dir = webhook_package(
         &env,
         "notify",
@@ -416,8 +412,16 @@ fn package_webhooks_receive_their_event_for_enabled_agents_only() {
         (&json!("allow"), &json!("native"))
     );
     {
-        let received = received.lock().expect("lock");
-        let [(path, headers, body)] = received.as_slice() else {
+        let received = stub.requests();
+        let [
+            Request {
+                path,
+                headers,
+                body,
+                ..
+            },
+        ] = received.as_slice()
+        else {
             panic!("one request: {received:?}");
         };
         assert_eq!(path, "/after");
@@ -428,7 +432,7 @@ fn package_webhooks_receive_their_event_for_enabled_agents_only() {
             signature.starts_with("sha256=") && signature.len() == 71,
             "{signature}"
         );
-        let body: Value = serde_json::from_str(body).expect("json body");
+        let body: Value = serde_json::from_slice(body).expect("json body");
         assert_eq!(body["event"], "tool.after");
         assert_eq!(body["tool"]["output"], "a\n");
     }
@@ -439,12 +443,12 @@ fn package_webhooks_receive_their_event_for_enabled_agents_only() {
     plugins(&env, &["enable", "notify", "--all"]);
     plugins(&env, &["disable", "notify", "--agent", "reviewer"]);
     pre_tool_after(&env, &["--agent", "reviewer"], &payload);
-    assert_eq!(received.lock().expect("lock").len(), 1, "disabled agents");
+    assert_eq!(stub.requests().len(), 1, "disabled agents");
     // Another event than its own: nothing either.
     pre_tool(&env, &["--agent", "coder"], &bash());
-    assert_eq!(received.lock().expect("lock").len(), 1, "tool.before");
+    assert_eq!(stub.requests().len(), 1, "tool.before");
     pre_tool_after(&env, &["--agent", "coder"], &payload);
-    assert_eq!(received.lock().expect("lock").len(), 2, "enabled by --all");
+    assert_eq!(stub.requests().len(), 2, "enabled by --all");
 }
 
 /// `emit tool.after ARGS`, with the signing key of the webhooks set; must exit 0.
@@ -462,10 +466,8 @@ fn pre_tool_after(env: &TestEnv, args: &[&str], payload: &Value) -> Emitted {
 #[test]
 fn package_webhook_on_a_hot_path_event_is_refused_with_its_position() {
     let env = test_env();
-    let (base, received) = serve(HashMap::from([(
-        "/hot",
-        (200, String::new(), Duration::ZERO),
-    )]));
+    let stub = HttpStub::routes([("/hot", Reply::new(200, ""))]);
+    let base = stub.url();
     let hot = json!([
         {"event": "tool.after", "url": format!("{base}/hot")},
         {"event": "tool.before", "url": format!("{base}/hot")}
@@ -497,7 +499,7 @@ fn package_webhook_on_a_hot_path_event_is_refused_with_its_position() {
         .map(|w| w.replace(env.marker(), "[TMP]"))
         .collect();
     insta::assert_snapshot!(warnings.join("\n"));
-    assert!(received.lock().expect("lock").is_empty());
+    assert!(stub.requests().is_empty());
 }
 
 /// The hook names `hookrig ARGS` (a `list --json`) prints.
