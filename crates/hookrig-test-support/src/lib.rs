@@ -7,6 +7,7 @@
 //!   [`Reply`]s, and [`refused_url`] for a port nothing listens on;
 //! - process scanning: [`processes_with`] a marker in their command line,
 //!   [`no_leftover`], [`kill_all_with`], [`is_alive`];
+//! - [`Recorder`], a list that handlers append to and the test reads back;
 //! - [`git`] with a fixed identity and no user configuration, and [`write_executable`]
 //!   for fixture scripts outside a [`TestEnv`].
 //!
@@ -35,11 +36,13 @@
 mod git;
 mod http;
 mod processes;
+mod recorder;
 mod runner;
 mod test_env;
 
 pub use git::git;
 pub use http::{HttpStub, Reply, Request, refused_url};
 pub use processes::{is_alive, kill_all_with, no_leftover, processes_with};
+pub use recorder::Recorder;
 pub use runner::{HANG_LIMIT, run_with_input, wait_for_file};
 pub use test_env::{TestEnv, write_executable};

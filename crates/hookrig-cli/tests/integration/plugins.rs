@@ -69,7 +69,7 @@ fn plugins_error(env: &TestEnv, args: &[&str]) -> String {
     let output = plugins_output(env, args);
     assert_eq!(code(&output), 1, "stdout: {}", text(&output.stdout));
     assert!(output.stdout.is_empty());
-    text(&output.stderr).replace(env.marker(), "[TMP]")
+    env.redact(&text(&output.stderr))
 }
 
 fn register(env: &TestEnv, id: &str, path: &Path) {
@@ -131,7 +131,7 @@ fn register_enable_disable_delete_round_trip_through_the_store() {
         ],
     );
     assert_eq!(
-        said.replace(env.marker(), "[TMP]"),
+        env.redact(&said),
         "registered plugin `guard` (Guard) from [TMP]/packages/guard; enable it with `hookrig plugins enable guard --agent NAME` or `--all`\n"
     );
     // Name and description default to the manifest's.
@@ -141,9 +141,9 @@ fn register_enable_disable_delete_round_trip_through_the_store() {
     plugins(&env, &["enable", "audit", "--agent", "coder"]);
     plugins(&env, &["enable", "audit", "--agent", "tester"]);
 
-    insta::assert_snapshot!(plugins(&env, &["list"]).replace(env.marker(), "[TMP]"));
+    insta::assert_snapshot!(env.redact(&plugins(&env, &["list"])));
     let json = serde_json::to_string_pretty(&list_json(&env)).expect("json");
-    insta::assert_snapshot!(json.replace(env.marker(), "[TMP]"));
+    insta::assert_snapshot!(env.redact(&json));
 
     // What the CLI wrote is in the store file where the ledger lives.
     let store = hookrig_store::Ledger::open(&env.ledger_path()).expect("the store");
@@ -276,7 +276,7 @@ fn package_deny_decides_and_its_hook_sees_the_registered_id() {
     assert_eq!(out.outcome["decision"], "deny");
     assert_eq!(out.outcome["decided_by"], "gate:PreToolUse:0");
     let stdin = fs::read_to_string(&seen).expect("the hook ran");
-    insta::assert_snapshot!(stdin.replace(env.marker(), "[TMP]"));
+    insta::assert_snapshot!(env.redact(&stdin));
 
     let out = pre_tool(&env, &["--agent", "tester"], &bash());
     assert_eq!(out.code, 0, "not enabled for tester");
@@ -493,11 +493,7 @@ fn package_webhook_on_a_hot_path_event_is_refused_with_its_position() {
     webhook_package(&env, "hot", &hot);
     let out = pre_tool_after(&env, &[], &bash());
     assert!(out.results().is_empty(), "{:?}", out.results());
-    let warnings: Vec<String> = out
-        .warnings()
-        .iter()
-        .map(|w| w.replace(env.marker(), "[TMP]"))
-        .collect();
+    let warnings: Vec<String> = out.warnings().iter().map(|w| env.redact(&w)).collect();
     insta::assert_snapshot!(warnings.join("\n"));
     assert!(stub.requests().is_empty());
 }
@@ -641,10 +637,7 @@ fn validate_checks_packages_enabled_for_the_agent() {
     let dir = guard_with_webhook(&env);
     let validate = |args: &[&str]| {
         let output = hookrig(&env, args);
-        (
-            code(&output),
-            text(&output.stdout).replace(env.marker(), "[TMP]"),
-        )
+        (code(&output), env.redact(&text(&output.stdout)))
     };
     assert_eq!(
         validate(&["validate", "--agent", "coder"]),
