@@ -3,8 +3,7 @@
 //!
 //! A provider is named by `provider` in `[automation.llm]` of `config.toml`, or in an
 //! automation's `llm_config` (which overrides `provider`, `model`, `base_url`,
-//! `api_key_env` and `max_tokens` key by key, as the seed merges `llm_config` over the
-//! global chat provider):
+//! `api_key_env` and `max_tokens` key by key, merged over the global chat provider):
 //!
 //! - the id of a CLI provider from `[[providers]]`: its `cli` runs with `default_args`,
 //!   `auto_approve_flag`, and the prompt after `initial_prompt_flag` (on stdin when it
@@ -206,14 +205,14 @@ pub struct ResolvedLlm {
 pub struct LlmReply {
     /// The reply text: a CLI provider's stdout, or the message content.
     pub text: String,
-    /// The seed's estimate, `len(prompt)/4 + len(reply)/4` (characters): what the run
+    /// The estimate `len(prompt)/4 + len(reply)/4` (characters): what the run
     /// records as `tokens_used` and `max_tokens_per_run` is checked against.
     pub tokens_estimate: u64,
     /// What an HTTP provider reported it used, when it did.
     pub tokens_reported: Option<u64>,
 }
 
-/// The seed's token estimate: a quarter of the characters of the prompt plus a quarter
+/// The token estimate: a quarter of the characters of the prompt plus a quarter
 /// of those of the reply (each rounded down).
 pub fn estimate_tokens(prompt: &str, response: &str) -> u64 {
     let quarter = |s: &str| u64::try_from(s.chars().count() / 4).unwrap_or(u64::MAX);
@@ -223,7 +222,7 @@ pub fn estimate_tokens(prompt: &str, response: &str) -> u64 {
 /// Merges an automation's `llm_config` (a JSON object or `null`) over the global
 /// `[automation.llm]`: a key it sets wins, a key it leaves out falls back to the global
 /// value. An empty string for `model`, `base_url` or `api_key_env` means "the
-/// provider's default", as in the seed's example (`"base_url": ""`).
+/// provider's default": `"base_url": ""` undoes a global `base_url`.
 pub fn resolve(global: &LlmSettings, llm_config: Option<&Value>) -> Result<ResolvedLlm, LlmError> {
     let mut resolved = ResolvedLlm {
         provider: String::new(),
@@ -829,7 +828,7 @@ mod tests {
                 100
             )
         );
-        // The seed's `"base_url": ""` means the provider's own default.
+        // `"base_url": ""` means the provider's own default.
         let over = json!({"provider": "anthropic", "base_url": ""});
         let resolved = resolve(&global, Some(&over)).expect("resolves");
         assert_eq!(resolved.base_url, None);

@@ -1,4 +1,4 @@
-//! How runs are announced: the seed's four messages (started, completed, skipped,
+//! How runs are announced: four messages (started, completed, skipped,
 //! failed) go to the log always, and to each Discord or Slack webhook of
 //! `[[notifiers]]` in `config.toml`.
 //!
@@ -59,7 +59,7 @@ impl Phase {
     }
 }
 
-/// The seed's message for `phase` of the automation `name`; a completed run's
+/// The message for `phase` of the automation `name`; a completed run's
 /// response follows on the next line, cut to [`RESPONSE_SUMMARY_CHARS`] characters.
 pub fn message(name: &str, phase: &Phase) -> String {
     match phase {
@@ -267,7 +267,7 @@ mod tests {
     #[test_case(&Phase::Completed { response: "  Two issues found.\n".into() }, "🪝 Hook **nightly** completed.\nTwo issues found."; "completed")]
     #[test_case(&Phase::Skipped { reason: "step_0: exit code 0 (skip_llm_if_exit_zero)".into() }, "🪝 Hook **nightly** skipped: step_0: exit code 0 (skip_llm_if_exit_zero)"; "skipped")]
     #[test_case(&Phase::Failed { error: "run timed out after 300s".into() }, "🪝 Hook **nightly** failed: run timed out after 300s"; "failed")]
-    fn messages_are_the_seeds(phase: &Phase, text: &str) {
+    fn messages_are_the_documented_ones(phase: &Phase, text: &str) {
         assert_eq!(message("nightly", phase), text);
     }
 
