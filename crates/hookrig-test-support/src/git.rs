@@ -5,7 +5,12 @@ use std::process::Command;
 
 /// Runs `git ARGS` in `dir` with a fixed identity, `main` as the default branch, no
 /// signing and neither the user's nor the system's configuration, and returns its
-/// stdout; panics with git's stderr when it fails.
+/// stdout.
+///
+/// # Panics
+///
+/// When git cannot be run or fails (the message holds its stderr), or its stdout is
+/// not UTF-8.
 pub fn git(dir: &Path, args: &[&str]) -> String {
     let output = Command::new("git")
         .args([

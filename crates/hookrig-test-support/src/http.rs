@@ -9,6 +9,7 @@
 //! the next request. Nothing leaves loopback.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,13 +37,21 @@ impl Request {
         self.headers.get(name).map(String::as_str)
     }
 
-    /// The body as UTF-8 text; panics when it is not.
+    /// The body as UTF-8 text.
+    ///
+    /// # Panics
+    ///
+    /// When the body is not UTF-8.
     #[must_use]
     pub fn text(&self) -> &str {
         std::str::from_utf8(&self.body).expect("a UTF-8 request body")
     }
 
-    /// The body parsed as JSON; panics when it is not.
+    /// The body parsed as JSON.
+    ///
+    /// # Panics
+    ///
+    /// When the body is not JSON.
     #[must_use]
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_slice(&self.body).expect("a JSON request body")
@@ -107,6 +116,10 @@ pub struct HttpStub {
 
 impl HttpStub {
     /// A stub answering each request with `answer(request)`.
+    ///
+    /// # Panics
+    ///
+    /// When no port of 127.0.0.1 can be bound.
     pub fn start(answer: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let address = listener.local_addr().expect("the stub's address");
@@ -204,6 +217,10 @@ impl Drop for HttpStub {
 
 /// An `http://127.0.0.1:PORT` URL on which nothing listens: the port was free a moment
 /// ago, so connecting to it is refused.
+///
+/// # Panics
+///
+/// When no port of 127.0.0.1 can be bound.
 #[must_use]
 pub fn refused_url() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
@@ -229,7 +246,7 @@ fn serve(stream: TcpStream, answer: &Handler, received: &Mutex<Vec<Request>>) {
         reply.body.len()
     );
     if let Some(content_type) = &reply.content_type {
-        head.push_str(&format!("content-type: {content_type}\r\n"));
+        let _ = write!(head, "content-type: {content_type}\r\n");
     }
     head.push_str("\r\n");
     let mut stream = stream;

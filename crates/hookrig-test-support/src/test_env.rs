@@ -324,6 +324,10 @@ fn write(path: &Path, bytes: &[u8]) {
 
 /// Writes `body` to `path` (creating its directory) as an executable script: `body`
 /// gets a `#!/bin/sh` line unless it starts with its own `#!`.
+///
+/// # Panics
+///
+/// When the file cannot be written or made executable.
 pub fn write_executable(path: &Path, body: &str) {
     let text = if body.starts_with("#!") {
         body.to_owned()

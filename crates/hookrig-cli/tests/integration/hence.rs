@@ -48,7 +48,7 @@ fn hooks(env: &TestEnv, out: &Emitted) -> Vec<(String, String, String)> {
             let source = h["source"].as_str().expect("source");
             (
                 h["name"].as_str().expect("name").to_owned(),
-                env.redact(&source),
+                env.redact(source),
                 h["result"].as_str().expect("result").to_owned(),
             )
         })

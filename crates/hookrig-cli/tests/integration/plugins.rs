@@ -493,7 +493,7 @@ fn package_webhook_on_a_hot_path_event_is_refused_with_its_position() {
     webhook_package(&env, "hot", &hot);
     let out = pre_tool_after(&env, &[], &bash());
     assert!(out.results().is_empty(), "{:?}", out.results());
-    let warnings: Vec<String> = out.warnings().iter().map(|w| env.redact(&w)).collect();
+    let warnings: Vec<String> = out.warnings().iter().map(|w| env.redact(w)).collect();
     insta::assert_snapshot!(warnings.join("\n"));
     assert!(stub.requests().is_empty());
 }
