@@ -1,5 +1,6 @@
-//! Automations: what the Hook Engine seed calls hooks. Their definition, loaded from
-//! TOML or JSON files with exactly the seed's field names, and their form in the store.
+//! Automations (called hooks in their files' vocabulary and in their messages). Their
+//! definition, loaded from TOML or JSON files, and their form in the store; the field
+//! names are those of docs/automations.md.
 //!
 //! Validation happens while deserializing (newtypes with `try_from`), so that every
 //! error carries the position the TOML or JSON reader was at: `path:line:col: message`.
@@ -14,7 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::errors::AutomationError;
 
-/// The seed's default `cooldown_seconds` and periodic `interval_seconds`.
+/// The default `cooldown_seconds` and periodic `interval_seconds`: one hour.
 pub const DEFAULT_SECONDS: u64 = 3600;
 
 /// The event types whose triggers may carry a `watch` block.
@@ -56,7 +57,7 @@ pub struct Automation {
     pub held: Option<String>,
 }
 
-/// What starts an automation. Serialized as the seed's JSON object with a `type` key.
+/// What starts an automation. Serialized as a JSON object with a `type` key.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(try_from = "RawTrigger")]
 pub enum Trigger {
@@ -147,7 +148,7 @@ impl Serialize for Trigger {
                 map.insert("expression".to_owned(), Value::from(expression.as_str()));
             }
         }
-        // Only when set, as the seed writes it: most triggers never mention it.
+        // Only when set: most triggers never mention it.
         if self.skip_llm() {
             map.insert("skip_llm".to_owned(), Value::Bool(true));
         }
@@ -155,7 +156,7 @@ impl Serialize for Trigger {
     }
 }
 
-/// The seed's watch block of a `file.changed` / `folder.changed` trigger.
+/// The watch block of a `file.changed` / `folder.changed` trigger.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Watch {
@@ -357,7 +358,7 @@ pub fn parse_cron(expression: &str) -> Result<croner::Cron, String> {
         })
 }
 
-// Raw layer of a file: the seed's field names, unknown keys refused (serde names the key
+// Raw layer of a file: the documented field names, unknown keys refused (serde names the key
 // and lists the valid ones).
 
 #[derive(Deserialize)]

@@ -1,4 +1,4 @@
-//! The automation engine: the seed's gates (in-flight, trigger type, event type,
+//! The automation engine: the gates a trigger passes (in-flight, trigger type, event type,
 //! project, cooldown, the global cap), the last-run times, and the life of a run from
 //! `running` to `completed`, `skipped`, `failed` or `interrupted`.
 //!
@@ -67,7 +67,8 @@ pub enum RunPhase<'a> {
     },
     /// A step's skip flag matched.
     Skipped {
-        /// The seed's reason, e.g. `step_0: exit code 0 (skip_llm_if_exit_zero)`.
+        /// Which step's flag matched and why, e.g.
+        /// `step_0: exit code 0 (skip_llm_if_exit_zero)`.
         reason: &'a str,
     },
     /// The run failed.
@@ -89,7 +90,7 @@ pub struct EngineSettings {
     /// The master switch (`[automation] enabled`): when false no trigger fires (events
     /// and ticks launch nothing); [`Engine::fire`] still runs an automation.
     pub enabled: bool,
-    /// At most this many runs at once (the seed's `max_concurrent_hooks`).
+    /// At most this many runs at once (`[automation] max_concurrent`).
     pub max_concurrent: usize,
     /// A run that takes longer fails.
     pub run_timeout: Duration,
@@ -152,7 +153,7 @@ pub struct RunRecord {
     pub prompt_sent: Option<String>,
     /// The reply, or the error of a failed run.
     pub llm_response: Option<String>,
-    /// Reserved by the seed.
+    /// Reserved for a record of what a run did; never written yet.
     pub actions_taken: Option<String>,
     /// Why the LLM was skipped.
     pub skipped_reason: Option<String>,
@@ -192,10 +193,10 @@ impl From<AutomationRunRow> for RunRecord {
 /// Why `fire` did not produce a record.
 #[derive(Debug, thiserror::Error)]
 pub enum FireError {
-    /// No automation has this id (the seed's message).
+    /// No automation has this id.
     #[error("Hook '{0}' not found")]
     NotFound(String),
-    /// It is in flight (the seed's message).
+    /// It is in flight: one run per automation at a time.
     #[error("Hook '{0}' is already running")]
     AlreadyRunning(String),
     /// Its project file changed since it was trusted: the stored version is stopped.
@@ -232,7 +233,7 @@ struct Inner {
 
 struct State {
     /// Automation id → its run in flight. A finished run stays here until the next
-    /// `tick` cleans it up, and counts toward the cap until then, as in the seed.
+    /// `tick` cleans it up, and counts toward the cap until then.
     running: HashMap<String, InFlight>,
     /// Automation id → Unix seconds of its last launch.
     last_run: HashMap<String, f64>,
@@ -320,11 +321,10 @@ impl Engine {
             if wanted != event_type {
                 continue;
             }
-            // The seed hands a watcher's event to every automation of the project with
-            // that event type, so an automation watching `docs/` also ran for another's
-            // `src/` changes. An automation with its own watch block takes only the
-            // events of that watch; one without (a plain `file.changed` trigger) still
-            // sees them all.
+            // An automation with its own watch block takes only the events of that
+            // watch, so one watching `docs/` does not run for another's `src/` changes;
+            // one without (a plain `file.changed` trigger) sees every change of its
+            // project.
             if watch.is_some() && watch_id.as_deref().is_some_and(|id| id != automation.id) {
                 continue;
             }
@@ -349,8 +349,8 @@ impl Engine {
                 continue;
             }
             if capped || state.running.len() >= self.inner.settings.max_concurrent {
-                // The seed stops examining here (break); the automations after this one
-                // that wanted the event are still told that it was dropped.
+                // No further automation starts for this event; the ones after this one
+                // that wanted it are still told that it was dropped.
                 capped = true;
                 let why = format!(
                     "max_concurrent ({}) runs were in flight",
@@ -670,7 +670,7 @@ fn unlock(store: &mut Ledger, automation_id: &str, run_id: &str) {
     }
 }
 
-/// The seed's check: `now - last_run >= cooldown`, a never-run automation passing.
+/// `now - last_run >= cooldown`; an automation that never ran passes.
 fn cooldown_passed(state: &State, automation: &Automation, now: f64) -> bool {
     #[expect(clippy::cast_precision_loss, reason = "cooldowns are far below 2^52 s")]
     let cooldown = automation.cooldown_seconds as f64;
@@ -711,7 +711,7 @@ fn iso(seconds: f64) -> String {
     })
 }
 
-/// The seed's timing fields of a periodic run; the last three only after a first run.
+/// The timing fields of a periodic run; the last three only after a first run.
 fn timing(now: f64, last: Option<f64>) -> Value {
     let mut timing = json!({"current_time": iso(now), "current_time_epoch": now});
     if let Some(last) = last {
@@ -722,7 +722,7 @@ fn timing(now: f64, last: Option<f64>) -> Value {
     timing
 }
 
-/// The first 12 characters of a UUID v4, as the seed's run ids.
+/// A run id: the first 12 characters of a UUID v4.
 fn new_run_id() -> String {
     uuid::Uuid::new_v4().to_string()[..12].to_owned()
 }

@@ -468,8 +468,8 @@ mod tests {
         (tmp, path)
     }
 
-    /// A stand-in engine: answers fires of `known` with a record, others with the seed's
-    /// error, and reports events on the returned channel.
+    /// A stand-in engine: answers fires of `known` with a record, others with the
+    /// not-found error, and reports events on the returned channel.
     fn engine(mut rx: mpsc::Receiver<Request>) -> mpsc::UnboundedReceiver<(String, Value)> {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         tokio::spawn(async move {

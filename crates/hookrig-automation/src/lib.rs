@@ -27,8 +27,6 @@ pub mod schedule;
 pub mod server;
 pub mod skip;
 pub mod steps;
-#[cfg(test)]
-mod stub_http;
 pub mod template;
 pub mod watch;
 pub mod wiring;

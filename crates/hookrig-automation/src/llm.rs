@@ -3,8 +3,7 @@
 //!
 //! A provider is named by `provider` in `[automation.llm]` of `config.toml`, or in an
 //! automation's `llm_config` (which overrides `provider`, `model`, `base_url`,
-//! `api_key_env` and `max_tokens` key by key, as the seed merges `llm_config` over the
-//! global chat provider):
+//! `api_key_env` and `max_tokens` key by key, merged over the global chat provider):
 //!
 //! - the id of a CLI provider from `[[providers]]`: its `cli` runs with `default_args`,
 //!   `auto_approve_flag`, and the prompt after `initial_prompt_flag` (on stdin when it
@@ -206,14 +205,14 @@ pub struct ResolvedLlm {
 pub struct LlmReply {
     /// The reply text: a CLI provider's stdout, or the message content.
     pub text: String,
-    /// The seed's estimate, `len(prompt)/4 + len(reply)/4` (characters): what the run
+    /// The estimate `len(prompt)/4 + len(reply)/4` (characters): what the run
     /// records as `tokens_used` and `max_tokens_per_run` is checked against.
     pub tokens_estimate: u64,
     /// What an HTTP provider reported it used, when it did.
     pub tokens_reported: Option<u64>,
 }
 
-/// The seed's token estimate: a quarter of the characters of the prompt plus a quarter
+/// The token estimate: a quarter of the characters of the prompt plus a quarter
 /// of those of the reply (each rounded down).
 pub fn estimate_tokens(prompt: &str, response: &str) -> u64 {
     let quarter = |s: &str| u64::try_from(s.chars().count() / 4).unwrap_or(u64::MAX);
@@ -223,7 +222,7 @@ pub fn estimate_tokens(prompt: &str, response: &str) -> u64 {
 /// Merges an automation's `llm_config` (a JSON object or `null`) over the global
 /// `[automation.llm]`: a key it sets wins, a key it leaves out falls back to the global
 /// value. An empty string for `model`, `base_url` or `api_key_env` means "the
-/// provider's default", as in the seed's example (`"base_url": ""`).
+/// provider's default": `"base_url": ""` undoes a global `base_url`.
 pub fn resolve(global: &LlmSettings, llm_config: Option<&Value>) -> Result<ResolvedLlm, LlmError> {
     let mut resolved = ResolvedLlm {
         provider: String::new(),
@@ -714,14 +713,13 @@ fn spawn_message(error: &SpawnError) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt as _;
     use std::path::Path;
 
     use hookrig_config::Sourced;
     use test_case::test_case;
 
     use super::*;
-    use crate::stub_http::{Request, Stub};
+    use hookrig_test_support::{HttpStub, Reply, Request};
 
     fn settings(
         provider: Option<&str>,
@@ -830,7 +828,7 @@ mod tests {
                 100
             )
         );
-        // The seed's `"base_url": ""` means the provider's own default.
+        // `"base_url": ""` means the provider's own default.
         let over = json!({"provider": "anthropic", "base_url": ""});
         let resolved = resolve(&global, Some(&over)).expect("resolves");
         assert_eq!(resolved.base_url, None);
@@ -877,17 +875,16 @@ mod tests {
 
     #[tokio::test]
     async fn openai_compatible_request_and_reply() {
-        let stub = Stub::start(
+        let stub = HttpStub::replying(Reply::json(
             200,
             r#"{"id":"c1","choices":[{"index":0,"message":{"role":"assistant","content":"All good."}}],"usage":{"total_tokens":42}}"#,
-        )
-        .await;
+        ));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let reply = llm
             .complete(
                 "Summarise: {\"x\": 1}\nline two",
-                &http_config("openai", &stub.url),
+                &http_config("openai", stub.url()),
             )
             .await
             .expect("answers");
@@ -904,15 +901,14 @@ mod tests {
 
     #[tokio::test]
     async fn anthropic_request_and_reply() {
-        let stub = Stub::start(
+        let stub = HttpStub::replying(Reply::json(
             200,
             r#"{"id":"m1","type":"message","content":[{"type":"text","text":"Part one. "},{"type":"tool_use","id":"t"},{"type":"text","text":"Part two."}],"usage":{"input_tokens":10,"output_tokens":5}}"#,
-        )
-        .await;
+        ));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let reply = llm
-            .complete("Review the diff", &http_config("anthropic", &stub.url))
+            .complete("Review the diff", &http_config("anthropic", stub.url()))
             .await
             .expect("answers");
         assert_eq!(reply.text, "Part one. Part two.");
@@ -922,11 +918,14 @@ mod tests {
 
     #[tokio::test]
     async fn api_key_env_names_the_variable_read() {
-        let stub = Stub::start(200, r#"{"choices":[{"message":{"content":"ok"}}]}"#).await;
+        let stub = HttpStub::replying(Reply::json(
+            200,
+            r#"{"choices":[{"message":{"content":"ok"}}]}"#,
+        ));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path())
             .with_env([("TEAM_KEY".to_owned(), "team-secret".to_owned())]);
-        let mut config = http_config("openai", &stub.url);
+        let mut config = http_config("openai", stub.url());
         config.api_key_env = Some("TEAM_KEY".to_owned());
         llm.complete("p", &config).await.expect("answers");
         assert_eq!(
@@ -937,11 +936,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_missing_key_names_the_variable_and_sends_nothing() {
-        let stub = Stub::start(200, "{}").await;
+        let stub = HttpStub::replying(Reply::json(200, "{}"));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path()).with_env([("OTHER".to_owned(), "x".to_owned())]);
         let err = llm
-            .complete("p", &http_config("anthropic", &stub.url))
+            .complete("p", &http_config("anthropic", stub.url()))
             .await
             .expect_err("fails");
         assert_eq!(
@@ -949,7 +948,7 @@ mod tests {
             "provider `anthropic` needs an API key: set the environment variable ANTHROPIC_API_KEY (or name another variable with `api_key_env` in [automation.llm])"
         );
         let err = llm
-            .complete("p", &http_config("openai", &stub.url))
+            .complete("p", &http_config("openai", stub.url()))
             .await
             .expect_err("fails");
         assert!(
@@ -962,52 +961,51 @@ mod tests {
 
     #[tokio::test]
     async fn an_error_status_carries_the_servers_message() {
-        let stub = Stub::start(
+        let stub = HttpStub::replying(Reply::json(
             401,
             r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}"#,
-        )
-        .await;
+        ));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let err = llm
-            .complete("p", &http_config("openai", &stub.url))
+            .complete("p", &http_config("openai", stub.url()))
             .await
             .expect_err("fails");
         assert_eq!(
             err.to_string(),
             format!(
                 "provider `openai`: POST {}/v1/chat/completions returned HTTP 401 Unauthorized: Incorrect API key provided",
-                stub.url
+                stub.url()
             )
         );
-        let stub = Stub::start(529, "overloaded, try later").await;
+        let stub = HttpStub::replying(Reply::json(529, "overloaded, try later"));
         let err = llm
-            .complete("p", &http_config("anthropic", &stub.url))
+            .complete("p", &http_config("anthropic", stub.url()))
             .await
             .expect_err("fails");
         assert_eq!(
             err.to_string(),
             format!(
                 "provider `anthropic`: POST {}/v1/messages returned HTTP 529 <unknown status code>: overloaded, try later",
-                stub.url
+                stub.url()
             )
         );
     }
 
     #[tokio::test]
     async fn a_reply_without_content_is_an_error() {
-        let stub = Stub::start(200, r#"{"choices":[]}"#).await;
+        let stub = HttpStub::replying(Reply::json(200, r#"{"choices":[]}"#));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let err = llm
-            .complete("p", &http_config("openai", &stub.url))
+            .complete("p", &http_config("openai", stub.url()))
             .await
             .expect_err("fails");
         assert_eq!(
             err.to_string(),
             format!(
                 "provider `openai`: unexpected reply from {}/v1/chat/completions: no text at `choices[0].message.content`",
-                stub.url
+                stub.url()
             )
         );
     }
@@ -1015,11 +1013,11 @@ mod tests {
     #[tokio::test]
     async fn an_oversized_reply_is_refused_not_buffered() {
         let huge = format!("{{\"x\": \"{}\"}}", "a".repeat(REPLY_CAP));
-        let stub = Stub::start(200, &huge).await;
+        let stub = HttpStub::replying(Reply::json(200, huge.as_str()));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let err = llm
-            .complete("p", &http_config("openai", &stub.url))
+            .complete("p", &http_config("openai", stub.url()))
             .await
             .expect_err("fails");
         assert!(
@@ -1030,10 +1028,7 @@ mod tests {
 
     #[tokio::test]
     async fn connection_refused_names_the_url() {
-        // A port that was just free: nothing listens on it.
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let url = format!("http://{}", listener.local_addr().expect("address"));
-        drop(listener);
+        let url = hookrig_test_support::refused_url();
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
         let err = llm
@@ -1056,10 +1051,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_slow_server_times_out() {
-        let stub = Stub::start_slow(200, "{}", Duration::from_secs(5)).await;
+        let stub = HttpStub::replying(Reply::json(200, "{}").after(Duration::from_secs(5)));
         let dir = tempfile::tempdir().expect("tempdir");
         let llm = llm_with(Vec::new(), dir.path());
-        let mut config = http_config("openai", &stub.url);
+        let mut config = http_config("openai", stub.url());
         config.timeout = Duration::from_millis(200);
         let started = std::time::Instant::now();
         let err = llm.complete("p", &config).await.expect_err("fails");
@@ -1088,8 +1083,7 @@ mod tests {
 
     fn script(dir: &Path, name: &str, body: &str) -> String {
         let path = dir.join(name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}")).expect("write");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        hookrig_test_support::write_executable(&path, body);
         path.to_string_lossy().into_owned()
     }
 
@@ -1236,17 +1230,6 @@ mod tests {
         );
     }
 
-    /// Whether `pid` is a live process (a zombie is not).
-    fn alive(pid: i32) -> bool {
-        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Err(_) => false,
-            Ok(stat) => {
-                let state = stat.rsplit(')').next().unwrap_or_default().trim_start();
-                !state.starts_with('Z') && !state.starts_with('X')
-            }
-        }
-    }
-
     async fn pids_of(dir: &Path) -> Vec<i32> {
         let path = dir.join("pids");
         for _ in 0..200 {
@@ -1265,7 +1248,7 @@ mod tests {
 
     async fn all_gone(pids: &[i32]) -> bool {
         for _ in 0..300 {
-            if pids.iter().all(|p| !alive(*p)) {
+            if pids.iter().all(|p| !hookrig_test_support::is_alive(*p)) {
                 return true;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;

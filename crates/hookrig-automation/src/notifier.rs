@@ -1,4 +1,4 @@
-//! How runs are announced: the seed's four messages (started, completed, skipped,
+//! How runs are announced: four messages (started, completed, skipped,
 //! failed) go to the log always, and to each Discord or Slack webhook of
 //! `[[notifiers]]` in `config.toml`.
 //!
@@ -59,7 +59,7 @@ impl Phase {
     }
 }
 
-/// The seed's message for `phase` of the automation `name`; a completed run's
+/// The message for `phase` of the automation `name`; a completed run's
 /// response follows on the next line, cut to [`RESPONSE_SUMMARY_CHARS`] characters.
 pub fn message(name: &str, phase: &Phase) -> String {
     match phase {
@@ -252,7 +252,7 @@ mod tests {
     use test_case::test_case;
 
     use super::*;
-    use crate::stub_http::{Request, Stub};
+    use hookrig_test_support::{HttpStub, Reply, Request};
 
     fn target(kind: NotifierKind, url: &str, events: Option<&[&str]>) -> NotifierConfig {
         NotifierConfig {
@@ -267,7 +267,7 @@ mod tests {
     #[test_case(&Phase::Completed { response: "  Two issues found.\n".into() }, "🪝 Hook **nightly** completed.\nTwo issues found."; "completed")]
     #[test_case(&Phase::Skipped { reason: "step_0: exit code 0 (skip_llm_if_exit_zero)".into() }, "🪝 Hook **nightly** skipped: step_0: exit code 0 (skip_llm_if_exit_zero)"; "skipped")]
     #[test_case(&Phase::Failed { error: "run timed out after 300s".into() }, "🪝 Hook **nightly** failed: run timed out after 300s"; "failed")]
-    fn messages_are_the_seeds(phase: &Phase, text: &str) {
+    fn messages_are_the_documented_ones(phase: &Phase, text: &str) {
         assert_eq!(message("nightly", phase), text);
     }
 
@@ -306,17 +306,17 @@ mod tests {
 
     #[tokio::test]
     async fn each_phase_is_posted_once_to_each_webhook_with_its_body() {
-        let discord = Stub::start(204, "").await;
-        let slack = Stub::start(200, "ok").await;
+        let discord = HttpStub::replying(Reply::json(204, ""));
+        let slack = HttpStub::replying(Reply::json(200, "ok"));
         let notifiers = Notifiers::new(vec![
             target(
                 NotifierKind::Discord,
-                &format!("{}/api/webhooks/1/tok", discord.url),
+                &format!("{}/api/webhooks/1/tok", discord.url()),
                 None,
             ),
             target(
                 NotifierKind::Slack,
-                &format!("{}/services/T/B/X", slack.url),
+                &format!("{}/services/T/B/X", slack.url()),
                 None,
             ),
         ]);
@@ -338,7 +338,7 @@ mod tests {
             notifiers.send("docs check", phase);
         }
         notifiers.drain(Duration::from_secs(5)).await;
-        let shown = |stub: &Stub| -> Vec<serde_json::Value> {
+        let shown = |stub: &HttpStub| -> Vec<serde_json::Value> {
             stub.requests()
                 .iter()
                 .map(|r| {
@@ -358,10 +358,10 @@ mod tests {
 
     #[tokio::test]
     async fn events_filter_which_phases_a_webhook_gets() {
-        let stub = Stub::start(200, "").await;
+        let stub = HttpStub::replying(Reply::json(200, ""));
         let notifiers = Notifiers::new(vec![target(
             NotifierKind::Slack,
-            &stub.url,
+            stub.url(),
             Some(&["failed"]),
         )]);
         notifiers.send(
@@ -383,8 +383,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_failing_webhook_is_not_retried() {
-        let stub = Stub::start(500, r#"{"message":"down"}"#).await;
-        let notifiers = Notifiers::new(vec![target(NotifierKind::Discord, &stub.url, None)]);
+        let stub = HttpStub::replying(Reply::json(500, r#"{"message":"down"}"#));
+        let notifiers = Notifiers::new(vec![target(NotifierKind::Discord, stub.url(), None)]);
         notifiers.send("a", Phase::Skipped { reason: "r".into() });
         notifiers.drain(Duration::from_secs(5)).await;
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -393,8 +393,8 @@ mod tests {
 
     #[tokio::test]
     async fn send_does_not_wait_for_a_slow_webhook_and_drain_is_bounded() {
-        let stub = Stub::start_slow(200, "", Duration::from_secs(30)).await;
-        let notifiers = Notifiers::new(vec![target(NotifierKind::Slack, &stub.url, None)]);
+        let stub = HttpStub::replying(Reply::json(200, "").after(Duration::from_secs(30)));
+        let notifiers = Notifiers::new(vec![target(NotifierKind::Slack, stub.url(), None)]);
         let started = std::time::Instant::now();
         notifiers.send(
             "a",
@@ -406,7 +406,9 @@ mod tests {
             started.elapsed() < Duration::from_millis(500),
             "send blocked"
         );
-        stub.wait_for(1).await;
+        while stub.count() < 1 && started.elapsed() < Duration::from_secs(5) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         notifiers.drain(Duration::from_millis(200)).await;
         assert!(
             started.elapsed() < Duration::from_secs(5),

@@ -1,12 +1,12 @@
 //! Short-circuit: after the context steps, the first step whose skip flag
 //! matches its result stops the run before the prompt is rendered, and the
-//! run is recorded as skipped with one of the seed's exact reasons.
+//! run is recorded as skipped with a reason naming the step and the flag.
 
 use serde_json::Value;
 
 /// Why the LLM call is skipped, or `None` when it is not.
 ///
-/// Steps are checked in order; for each step the flags in the seed's order
+/// Steps are checked in order; for each step the flags in this order
 /// (`skip_llm_if_exit_zero`, `skip_llm_if_empty`, `skip_llm_if_status_ok`);
 /// the first match wins. A flag counts only when it is JSON `true`.
 pub fn skip_reason(steps: &[Value], results: &[Value]) -> Option<String> {
@@ -75,7 +75,8 @@ mod tests {
             skip_reason(&steps, &[json!({"stdout": "", "content": "x"})]),
             None
         );
-        // `body` is not looked at, as in the seed.
+        // `body` is not looked at: the output is `stdout` and `content`, so a result
+        // with a body alone counts as empty.
         assert!(skip_reason(&steps, &[json!({"body": "text"})]).is_some());
     }
 
@@ -115,7 +116,7 @@ mod tests {
     }
 
     #[test]
-    fn flags_within_a_step_go_in_the_seed_order() {
+    fn flags_within_a_step_go_in_the_documented_order() {
         let steps = [
             json!({"skip_llm_if_status_ok": true, "skip_llm_if_empty": true, "skip_llm_if_exit_zero": true}),
         ];

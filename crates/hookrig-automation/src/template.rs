@@ -1,5 +1,5 @@
 //! Prompt templates: `{{...}}` placeholders filled from the step results and
-//! the event data, with the Hook Engine's exact rules.
+//! the event data, by these rules (also in docs/automations.md):
 //!
 //! | placeholder | resolves to |
 //! |---|---|
@@ -10,8 +10,8 @@
 //!
 //! Anything else stays verbatim, `{{ step_0 }}` with spaces included, so a
 //! template written for another tool is not silently emptied. A string value
-//! is inserted as it is; any other JSON value as compact JSON (the seed used
-//! Python's `str()`, whose `True`/`None`/`{'a': 1}` no other tool reads).
+//! is inserted as it is; any other JSON value as compact JSON, which every tool reads
+//! (not a language's own rendering such as `True`, `None` or `{'a': 1}`).
 
 use std::sync::LazyLock;
 
@@ -21,8 +21,8 @@ use serde_json::Value;
 /// The fields `{{step_N}}` tries, in order.
 const PRIMARY_FIELDS: [&str; 4] = ["stdout", "content", "body", "diff"];
 
-/// Non-greedy and without `(?s)`: a placeholder never spans lines, as in the
-/// seed's `\{\{(.+?)\}\}`.
+/// Non-greedy and without `(?s)`: a placeholder never spans lines, and the first
+/// `}}` ends it.
 static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
     #[expect(clippy::unwrap_used, reason = "a constant pattern")]
     Regex::new(r"\{\{(.+?)\}\}").unwrap()

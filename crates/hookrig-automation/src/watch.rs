@@ -1,8 +1,8 @@
-//! File and folder watches: inotify (through the notify crate) turned into the Hook
-//! Engine's `file.changed` and `folder.changed` events.
+//! File and folder watches: inotify (through the notify crate) turned into
+//! `file.changed` and `folder.changed` events.
 //!
-//! The seed polls modification times every 10 s; hookrig is told of each change by the
-//! kernel and keeps the seed's payloads. What changed is decided by comparing what the
+//! hookrig is told of each change by the kernel rather than polling modification times,
+//! and sends the payloads documented in docs/serve.md. What changed is decided by comparing what the
 //! watcher knew of a path (modification time and size, cached per rule) with what is on
 //! disk once the change has settled, so the operation reported is the net effect of a
 //! burst of events:
@@ -23,7 +23,7 @@
 //! [`WatchOptions::debounce`] (5 s by default, counted from the first change of a burst)
 //! and then send one `folder.changed` per rule. Hidden entries (a name starting with `.`,
 //! such as editors' `.swp` files, and anything under a hidden directory) are skipped by
-//! folder watches, as the seed's `list_files` skips them; a file watch names its files
+//! folder watches, as hidden files are by listings; a file watch names its files
 //! and sees them even when hidden.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};

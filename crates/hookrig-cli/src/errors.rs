@@ -87,7 +87,7 @@ pub(crate) enum ExpectedError {
     /// `auto add` with a file that is not a valid automation (`path:line:col: message`).
     #[error("{0}")]
     InvalidAutomation(String),
-    /// `fire` or an `auto` subcommand failed with one of the seed's messages
+    /// `fire` or an `auto` subcommand failed with one of the engine's messages
     /// (`Hook 'ID' not found`, `Hook 'ID' is already running`).
     #[error("{0}")]
     Fire(String),

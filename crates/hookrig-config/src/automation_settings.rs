@@ -111,13 +111,13 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
 
 // Resolved values.
 
-/// Default of `[automation] max_concurrent`: the seed's `max_concurrent_hooks`.
+/// Default of `[automation] max_concurrent`.
 pub const DEFAULT_MAX_CONCURRENT: u32 = 2;
 /// Default of `[automation] run_timeout`.
 pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_mins(5);
 /// Default of `[automation] tick`.
 pub const DEFAULT_TICK: Duration = Duration::from_secs(5);
-/// Default of `[automation] debounce`: the seed's `file_watcher_debounce_seconds`.
+/// Default of `[automation] debounce`.
 pub const DEFAULT_DEBOUNCE: Duration = Duration::from_secs(5);
 /// Default of `[automation.llm] timeout`: as long as a whole run may take.
 pub const DEFAULT_LLM_TIMEOUT: Duration = DEFAULT_RUN_TIMEOUT;
@@ -838,7 +838,7 @@ mod tests {
         assert_eq!(embeddings.line, 23, "the line of its table header");
     }
 
-    // guards: `[automation] enabled = false`, the Hook Engine's master switch, is read
+    // guards: `[automation] enabled = false`, the automation master switch, is read
     // (not warned about as an unknown key and ignored), and a project file may set it
     #[test]
     fn the_master_switch_is_a_known_key_merged_like_the_others() {

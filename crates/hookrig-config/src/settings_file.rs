@@ -136,7 +136,7 @@ impl<'de> Deserialize<'de> for HookSetting {
     }
 }
 
-/// A custom agent provider (`[[providers]]`), with the seed's defaults applied.
+/// A custom agent provider (`[[providers]]`), with the defaults of docs/config-toml.md applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Provider {
     /// Unique identifier, referenced by a task's `(provider "...")`.

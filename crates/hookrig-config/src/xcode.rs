@@ -489,7 +489,7 @@ fn read_hooks_file(ctx: &mut LoadContext<'_>, dir: &Path, manifest: JsonFile) ->
     let hooks_at = match object.get("hooks") {
         Some(Value::Object(_)) => HooksAt::Inline,
         Some(Value::String(relative)) => HooksAt::File(
-            // `./hooks/hooks.json` as the seed writes it: keep paths free of `.` parts.
+            // `./hooks/hooks.json` as x-code manifests write it: keep paths free of `.` parts.
             Path::new(relative)
                 .components()
                 .filter(|c| *c != std::path::Component::CurDir)

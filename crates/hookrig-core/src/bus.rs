@@ -672,8 +672,6 @@ pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Mutex;
-
     use serde_json::json;
     use test_case::test_case;
 
@@ -688,18 +686,7 @@ mod tests {
     }
 
     /// What handlers saw, in the order they ran.
-    #[derive(Clone, Default)]
-    struct Log(Arc<Mutex<Vec<String>>>);
-
-    impl Log {
-        fn push(&self, entry: impl Into<String>) {
-            self.0.lock().expect("test lock").push(entry.into());
-        }
-
-        fn take(&self) -> Vec<String> {
-            std::mem::take(&mut *self.0.lock().expect("test lock"))
-        }
-    }
+    type Log = hookrig_test_support::Recorder<String>;
 
     /// A handler of `shape` that logs `name` and otherwise answers "no change".
     fn logging(shape: BusShape, log: &Log, name: &str) -> BusHandler {

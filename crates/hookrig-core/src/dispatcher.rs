@@ -1040,8 +1040,7 @@ mod tests {
 
     /// A plugin's bus subscriptions and the registry's hooks in one chain.
     mod chain {
-        use std::sync::Mutex;
-
+        use hookrig_test_support::Recorder;
         use serde_json::{Value, json};
 
         use super::*;
@@ -1211,16 +1210,14 @@ mod tests {
         }
 
         /// Subscribes a listener to `plugin.error` that keeps what it receives.
-        fn errors(bus: &Bus) -> Arc<Mutex<Vec<Value>>> {
-            let got: Arc<Mutex<Vec<Value>>> = Arc::default();
-            let keep = Arc::clone(&got);
+        fn errors(bus: &Bus) -> Recorder<Value> {
+            let got = Recorder::default();
+            let keep = got.clone();
             bus.on(
                 "plugin.error",
                 "watcher",
                 BusHandler::listener(move |p| {
-                    keep.lock()
-                        .expect("not poisoned")
-                        .push(Value::Object(p.as_map().clone()));
+                    keep.push(Value::Object(p.as_map().clone()));
                     Ok(())
                 }),
                 100,
@@ -1251,7 +1248,7 @@ mod tests {
                 ["plugin `broken` failed on tool.before@v1: panicked: boom (skipped)"]
             );
             assert_eq!(
-                *reported.lock().expect("not poisoned"),
+                reported.entries(),
                 [
                     json!({"plugin_id": "broken", "event": "tool.before@v1", "message": "panicked: boom"})
                 ]
@@ -1279,7 +1276,7 @@ mod tests {
                 Some("plugin `strict` failed on tool.before@v1: policy store unreachable")
             );
             assert!(f.order().is_empty());
-            assert!(reported.lock().expect("not poisoned").is_empty());
+            assert!(reported.is_empty());
         }
 
         #[test]
@@ -1344,10 +1341,7 @@ mod tests {
             .expect("subscribes");
             let d = f.emit("plugin.error", json!({"plugin_id": "x"}));
             // The watcher got the host's event once, and nothing about `broken`.
-            assert_eq!(
-                *reported.lock().expect("not poisoned"),
-                [json!({"plugin_id": "x"})]
-            );
+            assert_eq!(reported.entries(), [json!({"plugin_id": "x"})]);
             assert_eq!(
                 d.warnings,
                 ["plugin `broken` failed on plugin.error@v1: again (skipped)"]

@@ -139,7 +139,8 @@ macro_rules! entry {
     };
 }
 
-/// The canonical catalog, in the order of DESIGN.md.
+/// The canonical catalog, grouped by what the events are about (session, agent,
+/// prompt, model, tool, ...).
 pub static CATALOG: &[CatalogEntry] = &[
     entry!("session.start", Notify, ["SessionStart", "session.opened"]),
     entry!("session.end", Notify, ["SessionEnd", "session.closed"]),
@@ -339,7 +340,7 @@ mod tests {
         );
     }
 
-    // OpenHermit's catalog (seeds/001), every row: the shape each of its events has.
+    // Every event OpenHermit plugins subscribe to, with the shape OpenHermit gives it.
     #[test_case("agent.started@v1", BusShape::Listener)]
     #[test_case("agent.stopped@v1", BusShape::Listener)]
     #[test_case("session.opened@v1", BusShape::Listener)]

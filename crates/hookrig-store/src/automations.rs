@@ -2,7 +2,7 @@
 //! `hookrig serve`): the tables `automations` and `automation_runs`, written through
 //! methods on [`Ledger`].
 //!
-//! Rows are plain data with the seed's field names: `trigger`, `context_steps`,
+//! Rows are plain data with the field names of automation files: `trigger`, `context_steps`,
 //! `llm_config`, `event_data` and `context_results` are JSON text, times are Unix
 //! seconds. What they mean is `hookrig-automation`'s business, not the store's.
 
@@ -85,7 +85,7 @@ pub struct AutomationRunRow {
     pub prompt_sent: Option<String>,
     /// The LLM's reply, or the error of a failed run.
     pub llm_response: Option<String>,
-    /// Reserved by the seed; not written.
+    /// Reserved for a record of what a run did; not written.
     pub actions_taken: Option<String>,
     /// Why the LLM was skipped.
     pub skipped_reason: Option<String>,

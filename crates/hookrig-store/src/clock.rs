@@ -1,5 +1,5 @@
 //! The wall clock in the units the tables store: Unix milliseconds for emits, agents and
-//! plugins, Unix seconds for the automation tables (the seed's unit). Public, so that
+//! plugins, Unix seconds for the automation tables (as their JSON shows). Public, so that
 //! the rows the CLI builds carry the same clock.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -1,5 +1,5 @@
-//! The named read-only queries of the `db_query` context step: the Hook Engine's
-//! seven, over hookrig's tables, and nothing else (raw SQL is never accepted).
+//! The named read-only queries of the `db_query` context step: seven, over hookrig's
+//! tables, and nothing else (raw SQL is never accepted).
 
 use std::path::Path;
 use std::time::Duration;
@@ -30,7 +30,7 @@ const QUERIES: &[(&str, &str)] = &[
          FROM tasks
          WHERE id = :task_id",
     ),
-    // The seed's `events` table is the ledger's `emits`: one row per event emitted.
+    // Events are the ledger's `emits`: one row per event emitted.
     (
         "recent_events",
         "SELECT run_id, event AS event_type, started_at_ms, dialect, cwd, session_id,
@@ -75,7 +75,7 @@ const QUERIES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The names `db_query` accepts, in the seed's order.
+/// The names `db_query` accepts, in the order docs/context-steps.md lists them.
 pub fn named_queries() -> impl Iterator<Item = &'static str> {
     QUERIES.iter().map(|(name, _)| *name)
 }

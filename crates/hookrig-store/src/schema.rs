@@ -84,12 +84,12 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT;
     ",
     // Version 3: the automation engine (`hookrig serve`, `hookrig auto`). `automations`
-    // holds the Hook Engine's definitions with the seed's field names; `trigger`,
-    // `context_steps` and `llm_config` are JSON text, as in the seed. One row per run
+    // holds the definitions with the field names of automation files; `trigger`,
+    // `context_steps` and `llm_config` are JSON text. One row per run
     // in `automation_runs`, whose `status` moves from `running` to `completed`,
-    // `skipped`, `failed` or `interrupted`. Times are Unix seconds as REAL, as in the
-    // seed. Deleting an automation deletes its runs. `tasks` receives the
-    // `create_task` context step's tasks, with the seed's fields; `status`, `result`
+    // `skipped`, `failed` or `interrupted`. Times are Unix seconds as REAL.
+    // Deleting an automation deletes its runs. `tasks` receives the
+    // `create_task` context step's tasks; `status`, `result`
     // and `error` are what the `db_query` named queries over tasks read.
     "
     CREATE TABLE automations (

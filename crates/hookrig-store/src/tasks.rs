@@ -1,5 +1,5 @@
 //! The `tasks` table: tasks that automations create with the `create_task` context
-//! step, with the Hook Engine's fields.
+//! step, with the fields docs/context-steps.md lists.
 
 use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};

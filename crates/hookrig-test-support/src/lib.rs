@@ -1,11 +1,19 @@
-//! Test helpers for hookrig: a [`TestEnv`] that gives each test its own temporary home,
-//! XDG directories, `PATH` entry for fixture scripts and project (a directory holding
-//! `.git`), runs a binary inside it with a clean environment, and finds processes a test
-//! left behind by a marker in their command line.
+//! Test helpers shared by every hookrig crate's tests:
 //!
-//! The crate knows nothing about the `hookrig` binary: the test that uses it passes the
-//! binary's path (`env!("CARGO_BIN_EXE_hookrig")`), so this crate does not depend on the
-//! CLI crate and can serve every crate's tests.
+//! - a [`TestEnv`] that gives each test its own temporary home, XDG directories, `PATH`
+//!   entry for fixture scripts and project (a directory holding `.git`), and runs a
+//!   binary inside it with a clean environment;
+//! - [`HttpStub`], a loopback HTTP server that records requests and answers with
+//!   [`Reply`]s, and [`refused_url`] for a port nothing listens on;
+//! - process scanning: [`processes_with`] a marker in their command line,
+//!   [`no_leftover`], [`kill_all_with`], [`is_alive`];
+//! - [`Recorder`], a list that handlers append to and the test reads back;
+//! - [`git`] with a fixed identity and no user configuration, and [`write_executable`]
+//!   for fixture scripts outside a [`TestEnv`].
+//!
+//! The crate depends on no hookrig crate (the test that runs a binary passes its path,
+//! `env!("CARGO_BIN_EXE_hookrig")`), so any crate can take it as a dev-dependency, unit
+//! tests included, without a dependency cycle.
 //!
 //! ```no_run
 //! use hookrig_test_support::TestEnv;
@@ -25,10 +33,16 @@
 //! assert!(env.leftovers().is_empty());
 //! ```
 
+mod git;
+mod http;
 mod processes;
+mod recorder;
 mod runner;
 mod test_env;
 
-pub use processes::{kill_all_with, no_leftover, processes_with};
+pub use git::git;
+pub use http::{HttpStub, Reply, Request, refused_url};
+pub use processes::{is_alive, kill_all_with, no_leftover, processes_with};
+pub use recorder::Recorder;
 pub use runner::{HANG_LIMIT, run_with_input, wait_for_file};
-pub use test_env::TestEnv;
+pub use test_env::{TestEnv, write_executable};

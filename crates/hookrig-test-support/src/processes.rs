@@ -73,3 +73,17 @@ pub fn kill_all_with(marker: &str) {
         let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
     }
 }
+
+/// Whether the process `pid` is alive: it exists and is not a zombie (a process that
+/// ended and only waits for its parent to collect its exit status).
+#[must_use]
+pub fn is_alive(pid: i32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => false,
+        // The state is the field after the parenthesised command name, which may itself
+        // hold spaces and parentheses.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X'])),
+    }
+}

@@ -294,6 +294,13 @@ impl TestEnv {
         run_with_input(self.command(args), stdin, HANG_LIMIT)
     }
 
+    /// `text` with this test's temporary directory (its [marker](Self::marker)) written
+    /// as `[TMP]`, for snapshots and messages that name paths.
+    #[must_use]
+    pub fn redact(&self, text: &str) -> String {
+        text.replace(self.marker(), "[TMP]")
+    }
+
     /// Pids of processes carrying this test's [marker](Self::marker) that are still
     /// alive after waiting up to 10 s for them to go (empty when none is left).
     pub fn leftovers(&self) -> Vec<i32> {
@@ -315,7 +322,13 @@ fn write(path: &Path, bytes: &[u8]) {
     fs::write(path, bytes).unwrap_or_else(|err| panic!("cannot write {}: {err}", path.display()));
 }
 
-fn write_executable(path: &Path, body: &str) {
+/// Writes `body` to `path` (creating its directory) as an executable script: `body`
+/// gets a `#!/bin/sh` line unless it starts with its own `#!`.
+///
+/// # Panics
+///
+/// When the file cannot be written or made executable.
+pub fn write_executable(path: &Path, body: &str) {
     let text = if body.starts_with("#!") {
         body.to_owned()
     } else {

@@ -38,8 +38,8 @@ pub(crate) async fn run(
         Some(_) => return Err("`context_entries` must be a list of objects".to_owned()),
     };
     let task = hookrig_store::NewTask {
-        // The seed's default is an empty project; a task nobody's project owns would
-        // never be picked up, so it goes to the automation's.
+        // Without a `project_id` a task would belong to no project and never be
+        // picked up, so it goes to the automation's project.
         project_id: if project_id.is_empty() {
             env.project_id.clone()
         } else {

@@ -2,7 +2,7 @@
 //!
 //! Inputs: `query` (a name from [`hookrig_store::named_queries`]), `params` (an
 //! object). A param value that is a whole `{{...}}` placeholder is resolved
-//! against the event only, as in the seed: step references resolve to `""`.
+//! against the event only: step references resolve to `""`.
 //! Output: `rows` (objects), `count`. Raw SQL is never run; an unknown name is
 //! `{"error": "Unknown query: NAME"}`.
 
@@ -34,7 +34,7 @@ pub(crate) async fn run(step: &Value, env: &StepEnv) -> Result<Map<String, Value
     Ok(object(json!({"rows": rows, "count": count})))
 }
 
-/// The seed's rule: only a value that is one placeholder as a whole is resolved,
+/// Only a value that is one placeholder as a whole is resolved,
 /// with no step results; one it does not know stays as written.
 fn resolve_param(value: &Value, event: Option<&Value>) -> Value {
     let Some(text) = value.as_str() else {

@@ -11,7 +11,7 @@
 //! lexical score is relative to the best result's, the embeddings score the
 //! cosine similarity), `count`,
 //! `ranking` (`lexical` or `embeddings`). When the store cannot be used the step
-//! returns empty content with count 0, not an error, as the seed degrades; an
+//! returns empty content with count 0, not an error, so the run goes on; an
 //! embeddings endpoint that fails leaves the lexical order and adds
 //! `embeddings_error`.
 
@@ -58,7 +58,7 @@ pub(crate) async fn run(
     })
     .await;
     let Ok(Ok(mut hits)) = searched else {
-        // The seed degrades gracefully when memory is unavailable.
+        // Memory that cannot be read is no memory, not a failed run.
         return Ok(object(
             json!({"content": "", "count": 0, "ranking": "lexical"}),
         ));

@@ -4,7 +4,7 @@
 //! JSON object per step, each with `_step_index`. A step that fails returns
 //! `{"error": "..."}` (plus whatever it had gathered), an unknown type
 //! `{"error": "Unknown step type: X"}`; nothing a step is given makes the run
-//! fail or panic. The ten types and their fields are the Hook Engine's:
+//! fail or panic. The ten types (their fields are in docs/context-steps.md):
 //!
 //! | type | module |
 //! |---|---|
@@ -136,8 +136,8 @@ async fn run_step(
         Some("list_files") => list_files::run(step, earlier, env).await,
         Some("file_diff") => file_diff::run(step, earlier, env).await,
         Some(other) => Err(format!("Unknown step type: {other}")),
-        // The seed printed Python's `None` for a missing type; JSON's `null` is the
-        // same statement in the language the automation was written in.
+        // A missing type is named as JSON's `null`, the language the automation
+        // was written in.
         None => Err(format!(
             "Unknown step type: {}",
             kind.map_or_else(|| "null".to_owned(), Value::to_string)

@@ -2,7 +2,9 @@
 
 use serde_json::json;
 
-use crate::support::{World, git};
+use hookrig_test_support::git;
+
+use crate::support::World;
 
 /// A repository on `main` with `app.txt` committed, and a `feature` branch that
 /// changed it in a second commit.

@@ -1,17 +1,19 @@
 //! `http` against a real server on 127.0.0.1.
 
+use hookrig_test_support::{HttpStub, Reply, refused_url};
 use serde_json::json;
 
-use crate::support::{World, serve};
+use crate::support::World;
 
 #[tokio::test]
 async fn ok_not_found_and_truncated_bodies() {
-    let (base, received) = serve(|request| match request.path.as_str() {
-        "/ok" => (200, "OK", b"all good".to_vec()),
-        "/missing" => (404, "Not Found", b"no such page".to_vec()),
-        "/big" => (200, "OK", "é".repeat(60_000).into_bytes()),
-        _ => (500, "Internal Server Error", b"boom".to_vec()),
+    let stub = HttpStub::start(|request| match request.path.as_str() {
+        "/ok" => Reply::new(200, "all good"),
+        "/missing" => Reply::new(404, "no such page"),
+        "/big" => Reply::new(200, "é".repeat(60_000)),
+        _ => Reply::new(500, "boom"),
     });
+    let base = stub.url();
     let world = World::new();
     let results = world
         .run(json!([
@@ -47,21 +49,16 @@ async fn ok_not_found_and_truncated_bodies() {
     let body = big["body"].as_str().expect("text");
     assert_eq!(body.chars().count(), 50_000);
     assert!(body.chars().all(|c| c == 'é'));
-    let seen = received.lock().expect("lock");
+    let seen = stub.requests();
     assert!(seen.iter().all(|r| r.body.is_empty()), "GET sends no body");
 }
 
 #[tokio::test]
 async fn connection_refused_is_status_zero_with_an_error() {
-    // A port that was just free: bind, note it, close.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port();
+    let url = refused_url();
     let world = World::new();
     let result = world
-        .one(json!({"type": "http", "url": format!("http://127.0.0.1:{port}/")}))
+        .one(json!({"type": "http", "url": format!("{url}/")}))
         .await;
     assert_eq!(result["status_code"], 0);
     assert_eq!(result["body"], "");

@@ -5,9 +5,10 @@ use std::path::PathBuf;
 
 use hookrig_automation::steps::EmbeddingsEndpoint;
 use hookrig_store::Ledger;
+use hookrig_test_support::{HttpStub, Reply};
 use serde_json::{Value, json};
 
-use crate::support::{World, serve};
+use crate::support::World;
 
 fn notes(world: &World) {
     world.write(
@@ -114,7 +115,7 @@ fn embedding(text: &str) -> Value {
 
 #[tokio::test]
 async fn embeddings_rerank_the_lexical_candidates() {
-    let (base, received) = serve(|request| {
+    let stub = HttpStub::start(|request| {
         let body: Value = serde_json::from_slice(&request.body).expect("json body");
         let inputs = body["input"].as_array().expect("input list");
         // Answer in reverse order: the `index` field says which vector is which.
@@ -124,8 +125,9 @@ async fn embeddings_rerank_the_lexical_candidates() {
             .rev()
             .map(|(i, text)| json!({"index": i, "embedding": embedding(text.as_str().expect("text"))}))
             .collect();
-        (200, "OK", json!({"data": data}).to_string().into_bytes())
+        Reply::new(200, json!({"data": data}).to_string())
     });
+    let base = stub.url();
     let mut world = World::new();
     notes(&world);
     world.env.memory.embeddings = Some(EmbeddingsEndpoint {
@@ -158,7 +160,7 @@ async fn embeddings_rerank_the_lexical_candidates() {
         content.contains("rollback.md — Rollback (score 1.000)"),
         "{content}"
     );
-    let seen = received.lock().expect("lock");
+    let seen = stub.requests();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].path, "/v1/embeddings");
     assert_eq!(
@@ -172,11 +174,11 @@ async fn embeddings_rerank_the_lexical_candidates() {
 
 #[tokio::test]
 async fn a_failing_embeddings_endpoint_keeps_the_lexical_order() {
-    let (base, _received) = serve(|_| (500, "Internal Server Error", b"down".to_vec()));
+    let stub = HttpStub::replying(Reply::new(500, "down"));
     let mut world = World::new();
     notes(&world);
     world.env.memory.embeddings = Some(EmbeddingsEndpoint {
-        base_url: base,
+        base_url: stub.url().to_owned(),
         model: "m".to_owned(),
         api_key: None,
     });

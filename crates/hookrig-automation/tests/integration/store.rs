@@ -91,7 +91,7 @@ async fn db_query_named_queries_with_event_params() {
         .collect();
     assert_eq!(titles, ["high", "low"], "by priority, only the project's");
     assert_eq!(results[3]["count"], 2);
-    // Step references resolve to "" in db_query params, as in the seed.
+    // Step references resolve to "" in db_query params: only the event is known there.
     assert_eq!(
         results[4],
         json!({"rows": [], "count": 0, "_step_index": 4})

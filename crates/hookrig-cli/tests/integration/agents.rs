@@ -1,11 +1,11 @@
 //! `hookrig agent spawn|list|watch|stop|clean` in real temporary git repositories, with
 //! fake provider scripts that record the argv, environment and input they received.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
 use std::time::Duration;
 
-use hookrig_test_support::{TestEnv, wait_for_file};
+use hookrig_test_support::{TestEnv, git, wait_for_file};
 use indoc::{formatdoc, indoc};
 use serde_json::Value;
 
@@ -27,20 +27,6 @@ const PLAN: &str = indoc! {r#"
     (given task-ui)
     (given ready-ui)
 "#};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        text(&output.stderr)
-    );
-    text(&output.stdout)
-}
 
 /// The project as a real git repository on branch `main` with the plan committed.
 fn repo(env: &TestEnv) -> PathBuf {
@@ -83,9 +69,7 @@ fn recorded(env: &TestEnv, name: &str) -> String {
         wait_for_file(&path, Duration::from_secs(10)),
         "{name} never ran"
     );
-    std::fs::read_to_string(&path)
-        .expect("read the record")
-        .replace(env.marker(), "[TMP]")
+    env.redact(&std::fs::read_to_string(&path).expect("read the record"))
 }
 
 /// `hookrig ARGS` with only the test's bin and the system directories in `PATH`, so
@@ -599,9 +583,7 @@ done"#,
     assert!(recorded(&env, "fake-agent").starts_with("argv: [-y]\n"));
     let row = wait_exited(&env, "api");
     assert_eq!(row["exit_code"], 0);
-    let got = std::fs::read_to_string(&typed)
-        .expect("the provider read its input")
-        .replace(env.marker(), "[TMP]");
+    let got = env.redact(&std::fs::read_to_string(&typed).expect("the provider read its input"));
     insta::assert_snapshot!(got);
     // The terminal's output (its echo of what was typed) is in the log.
     let log = std::fs::read_to_string(project.join(".hookrig/worktrees/api.log")).expect("log");
@@ -721,7 +703,7 @@ fn clean_refuses_uncommitted_changes_and_deletes_merged_branches() {
     let out = ok(&run(&env, &["agent", "clean", "api", "--force"]));
     // Nothing was committed on task/api: it is merged into main, so it goes.
     assert_eq!(
-        out.replace(env.marker(), "[TMP]"),
+        env.redact(&out),
         "removed worktree [TMP]/project/.hookrig/worktrees/api\ndeleted branch task/api (merged)\nremoved log [TMP]/project/.hookrig/worktrees/api.log\n"
     );
     assert!(!project.join(".hookrig/worktrees/api").exists());

@@ -173,7 +173,7 @@ fn adding_an_existing_id_updates_it_and_keeps_created_at() {
 }
 
 #[test]
-fn unknown_ids_fail_with_the_seed_message() {
+fn unknown_ids_fail_with_the_not_found_message() {
     let env = test_env();
     for args in [
         &["auto", "show", "nope"][..],

@@ -1,15 +1,13 @@
 //! The claude dialect end to end: its hooks run unchanged, presented and read by its own
 //! rules, and `emit --dialect claude` answers in Claude Code's output format.
 
-use std::collections::HashMap;
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hookrig_test_support::TestEnv;
+use hookrig_test_support::{HttpStub, Reply, TestEnv, refused_url};
 use serde_json::{Value, json};
 
-use crate::harness::{Emitted, emit, quoted, serve, test_env};
+use crate::harness::{Emitted, emit, quoted, test_env};
 
 fn write(path: &PathBuf, value: &Value) {
     std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
@@ -470,12 +468,13 @@ fn http_hooks() {
     let env = test_env();
     let deny = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
         "permissionDecision": "deny", "permissionDecisionReason": "blocked by policy"}});
-    let (base, received) = serve(HashMap::from([
-        ("/allow", (200, String::new(), Duration::ZERO)),
-        ("/deny", (200, deny.to_string(), Duration::ZERO)),
-        ("/broken", (500, "oops".to_owned(), Duration::ZERO)),
-        ("/slow", (200, String::new(), Duration::from_secs(3))),
-    ]));
+    let stub = HttpStub::routes([
+        ("/allow", Reply::new(200, "")),
+        ("/deny", Reply::new(200, deny.to_string())),
+        ("/broken", Reply::new(500, "oops")),
+        ("/slow", Reply::new(200, "").after(Duration::from_secs(3))),
+    ]);
+    let base = stub.url();
     let http = |path: &str| {
         json!({"type": "http", "url": format!("{base}{path}"), "timeout": 1,
         "headers": {"Authorization": "Bearer $HOOKRIG_TEST_TOKEN", "X-Other": "[$HOME]"},
@@ -490,8 +489,8 @@ fn http_hooks() {
     assert_eq!(outcome["decision"], "allow");
     assert_eq!(outcome["hooks"][0]["result"], "allow");
     {
-        let received = received.lock().expect("lock");
-        let (path, headers, body) = &received[0];
+        let received = stub.requests();
+        let (path, headers, body) = (&received[0].path, &received[0].headers, received[0].text());
         assert_eq!(path, "/allow");
         assert_eq!(headers["authorization"], "Bearer t0k3n");
         assert_eq!(headers["x-other"], "[]");
@@ -535,9 +534,7 @@ fn http_hooks() {
     );
 
     // Nothing listens on the port of a closed listener: a connection error.
-    let closed = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}/gone", closed.local_addr().expect("addr"));
-    drop(closed);
+    let url = format!("{}/gone", refused_url());
     project_settings(
         &env,
         &hooks("PreToolUse", "*", &[json!({"type": "http", "url": url})]),

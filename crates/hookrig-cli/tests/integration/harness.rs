@@ -1,11 +1,6 @@
 //! Running `hookrig` in a [`TestEnv`] and reading what it answered.
 
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::process::Output;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use hookrig_test_support::TestEnv;
 use serde_json::Value;
@@ -204,68 +199,4 @@ pub(crate) fn redact_process_tag(text: &str) -> String {
 /// A shell word for `path`, for scripts that run or write it.
 pub(crate) fn quoted(path: &std::path::Path) -> String {
     format!("'{}'", path.display())
-}
-
-// A tiny HTTP/1.1 server on 127.0.0.1 for HTTP hooks and webhooks: one thread per
-// connection, `connection: close`, routes fixed up front.
-
-/// What the server answers on a path: status, body, delay.
-pub(crate) type Route = (u16, String, Duration);
-
-/// A request the server received: path, headers (lowercase names), body.
-pub(crate) type Received = (String, HashMap<String, String>, String);
-
-pub(crate) fn serve(routes: HashMap<&'static str, Route>) -> (String, Arc<Mutex<Vec<Received>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let base = format!("http://{}", listener.local_addr().expect("addr"));
-    let received = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&received);
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let routes = routes.clone();
-            let seen = Arc::clone(&seen);
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-                let mut line = String::new();
-                reader.read_line(&mut line).expect("request line");
-                let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
-                let mut headers = HashMap::new();
-                loop {
-                    let mut header = String::new();
-                    reader.read_line(&mut header).expect("header");
-                    let header = header.trim_end();
-                    if header.is_empty() {
-                        break;
-                    }
-                    if let Some((name, value)) = header.split_once(':') {
-                        headers.insert(name.trim().to_lowercase(), value.trim().to_owned());
-                    }
-                }
-                let length = headers
-                    .get("content-length")
-                    .and_then(|l| l.parse().ok())
-                    .unwrap_or(0);
-                let mut body = vec![0; length];
-                reader.read_exact(&mut body).expect("body");
-                seen.lock().expect("lock").push((
-                    path.clone(),
-                    headers,
-                    String::from_utf8(body).expect("utf-8"),
-                ));
-                let (status, body, delay) = routes.get(path.as_str()).cloned().unwrap_or((
-                    404,
-                    String::new(),
-                    Duration::ZERO,
-                ));
-                std::thread::sleep(delay);
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-            });
-        }
-    });
-    (base, received)
 }

@@ -48,7 +48,7 @@ fn hooks(env: &TestEnv, out: &Emitted) -> Vec<(String, String, String)> {
             let source = h["source"].as_str().expect("source");
             (
                 h["name"].as_str().expect("name").to_owned(),
-                source.replace(env.marker(), "[TMP]"),
+                env.redact(source),
                 h["result"].as_str().expect("result").to_owned(),
             )
         })
@@ -271,7 +271,7 @@ fn arguments_and_environment_of_a_hook() {
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
     let seen = env.read_file("out").expect("the hook ran");
-    insta::assert_snapshot!(crate::harness::redact_process_tag(&seen.replace(env.marker(), "[TMP]")), @r"
+    insta::assert_snapshot!(crate::harness::redact_process_tag(&env.redact(&seen)), @r"
     argc=3
     $1=./q3.spl
     $2=auth
@@ -306,7 +306,7 @@ fn post_assert_passes_the_expression_and_an_empty_task() {
     let out = emit(&env, &["post-assert"], &payload.to_string());
     assert_eq!(out.code, 0, "{}", out.stderr);
     let seen = env.read_file("out").expect("the hook ran");
-    insta::assert_snapshot!(crate::harness::redact_process_tag(&seen.replace(env.marker(), "[TMP]")), @r"
+    insta::assert_snapshot!(crate::harness::redact_process_tag(&env.redact(&seen)), @r"
     argc=3
     $1=[TMP]/project/plan.spl
     $2=(given done-auth)

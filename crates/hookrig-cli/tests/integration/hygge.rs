@@ -42,7 +42,7 @@ fn order(env: &TestEnv) -> Vec<String> {
 }
 
 fn redact(env: &TestEnv, text: &str) -> String {
-    crate::harness::redact_process_tag(&text.replace(env.marker(), "[TMP]"))
+    crate::harness::redact_process_tag(&env.redact(text))
 }
 
 /// A project `.hygge/hooks.toml` with one hook running `script` (a body for

@@ -1,5 +1,5 @@
 //! `hookrig plan validate`: built-in rules, external validators (every failure mode of
-//! Hence's seed), `--strict`, `--json`, and the example in `examples/plan/`.
+//! Hence's validators), `--strict`, `--json`, and the example in `examples/plan/`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

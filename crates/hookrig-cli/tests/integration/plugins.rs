@@ -2,16 +2,14 @@
 //! `hookrig emit --agent` running a package's hooks only for the agents it is enabled
 //! for.
 
-use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::time::Duration;
 
-use hookrig_test_support::{HANG_LIMIT, TestEnv, run_with_input};
+use hookrig_test_support::{HANG_LIMIT, HttpStub, Reply, Request, TestEnv, run_with_input};
 use serde_json::{Value, json};
 
-use crate::harness::{Emitted, code, emit, emitted, hookrig, quoted, serve, test_env, text};
+use crate::harness::{Emitted, code, emit, emitted, hookrig, quoted, test_env, text};
 
 /// Writes `contents` at `path`, creating parents.
 fn put(path: &Path, contents: &str) {
@@ -71,7 +69,7 @@ fn plugins_error(env: &TestEnv, args: &[&str]) -> String {
     let output = plugins_output(env, args);
     assert_eq!(code(&output), 1, "stdout: {}", text(&output.stdout));
     assert!(output.stdout.is_empty());
-    text(&output.stderr).replace(env.marker(), "[TMP]")
+    env.redact(&text(&output.stderr))
 }
 
 fn register(env: &TestEnv, id: &str, path: &Path) {
@@ -133,7 +131,7 @@ fn register_enable_disable_delete_round_trip_through_the_store() {
         ],
     );
     assert_eq!(
-        said.replace(env.marker(), "[TMP]"),
+        env.redact(&said),
         "registered plugin `guard` (Guard) from [TMP]/packages/guard; enable it with `hookrig plugins enable guard --agent NAME` or `--all`\n"
     );
     // Name and description default to the manifest's.
@@ -143,9 +141,9 @@ fn register_enable_disable_delete_round_trip_through_the_store() {
     plugins(&env, &["enable", "audit", "--agent", "coder"]);
     plugins(&env, &["enable", "audit", "--agent", "tester"]);
 
-    insta::assert_snapshot!(plugins(&env, &["list"]).replace(env.marker(), "[TMP]"));
+    insta::assert_snapshot!(env.redact(&plugins(&env, &["list"])));
     let json = serde_json::to_string_pretty(&list_json(&env)).expect("json");
-    insta::assert_snapshot!(json.replace(env.marker(), "[TMP]"));
+    insta::assert_snapshot!(env.redact(&json));
 
     // What the CLI wrote is in the store file where the ledger lives.
     let store = hookrig_store::Ledger::open(&env.ledger_path()).expect("the store");
@@ -278,7 +276,7 @@ fn package_deny_decides_and_its_hook_sees_the_registered_id() {
     assert_eq!(out.outcome["decision"], "deny");
     assert_eq!(out.outcome["decided_by"], "gate:PreToolUse:0");
     let stdin = fs::read_to_string(&seen).expect("the hook ran");
-    insta::assert_snapshot!(stdin.replace(env.marker(), "[TMP]"));
+    insta::assert_snapshot!(env.redact(&stdin));
 
     let out = pre_tool(&env, &["--agent", "tester"], &bash());
     assert_eq!(out.code, 0, "not enabled for tester");
@@ -395,10 +393,8 @@ fn webhook_package(env: &TestEnv, id: &str, webhooks: &Value) -> PathBuf {
 #[test]
 fn package_webhooks_receive_their_event_for_enabled_agents_only() {
     let env = test_env();
-    let (base, received) = serve(HashMap::from([(
-        "/after",
-        (200, String::new(), Duration::ZERO),
-    )]));
+    let stub = HttpStub::routes([("/after", Reply::new(200, ""))]);
+    let base = stub.url();
     let dir = webhook_package(
         &env,
         "notify",
@@ -416,8 +412,16 @@ fn package_webhooks_receive_their_event_for_enabled_agents_only() {
         (&json!("allow"), &json!("native"))
     );
     {
-        let received = received.lock().expect("lock");
-        let [(path, headers, body)] = received.as_slice() else {
+        let received = stub.requests();
+        let [
+            Request {
+                path,
+                headers,
+                body,
+                ..
+            },
+        ] = received.as_slice()
+        else {
             panic!("one request: {received:?}");
         };
         assert_eq!(path, "/after");
@@ -428,7 +432,7 @@ fn package_webhooks_receive_their_event_for_enabled_agents_only() {
             signature.starts_with("sha256=") && signature.len() == 71,
             "{signature}"
         );
-        let body: Value = serde_json::from_str(body).expect("json body");
+        let body: Value = serde_json::from_slice(body).expect("json body");
         assert_eq!(body["event"], "tool.after");
         assert_eq!(body["tool"]["output"], "a\n");
     }
@@ -439,12 +443,12 @@ fn package_webhooks_receive_their_event_for_enabled_agents_only() {
     plugins(&env, &["enable", "notify", "--all"]);
     plugins(&env, &["disable", "notify", "--agent", "reviewer"]);
     pre_tool_after(&env, &["--agent", "reviewer"], &payload);
-    assert_eq!(received.lock().expect("lock").len(), 1, "disabled agents");
+    assert_eq!(stub.requests().len(), 1, "disabled agents");
     // Another event than its own: nothing either.
     pre_tool(&env, &["--agent", "coder"], &bash());
-    assert_eq!(received.lock().expect("lock").len(), 1, "tool.before");
+    assert_eq!(stub.requests().len(), 1, "tool.before");
     pre_tool_after(&env, &["--agent", "coder"], &payload);
-    assert_eq!(received.lock().expect("lock").len(), 2, "enabled by --all");
+    assert_eq!(stub.requests().len(), 2, "enabled by --all");
 }
 
 /// `emit tool.after ARGS`, with the signing key of the webhooks set; must exit 0.
@@ -462,10 +466,8 @@ fn pre_tool_after(env: &TestEnv, args: &[&str], payload: &Value) -> Emitted {
 #[test]
 fn package_webhook_on_a_hot_path_event_is_refused_with_its_position() {
     let env = test_env();
-    let (base, received) = serve(HashMap::from([(
-        "/hot",
-        (200, String::new(), Duration::ZERO),
-    )]));
+    let stub = HttpStub::routes([("/hot", Reply::new(200, ""))]);
+    let base = stub.url();
     let hot = json!([
         {"event": "tool.after", "url": format!("{base}/hot")},
         {"event": "tool.before", "url": format!("{base}/hot")}
@@ -491,13 +493,9 @@ fn package_webhook_on_a_hot_path_event_is_refused_with_its_position() {
     webhook_package(&env, "hot", &hot);
     let out = pre_tool_after(&env, &[], &bash());
     assert!(out.results().is_empty(), "{:?}", out.results());
-    let warnings: Vec<String> = out
-        .warnings()
-        .iter()
-        .map(|w| w.replace(env.marker(), "[TMP]"))
-        .collect();
+    let warnings: Vec<String> = out.warnings().iter().map(|w| env.redact(w)).collect();
     insta::assert_snapshot!(warnings.join("\n"));
-    assert!(received.lock().expect("lock").is_empty());
+    assert!(stub.requests().is_empty());
 }
 
 /// The hook names `hookrig ARGS` (a `list --json`) prints.
@@ -639,10 +637,7 @@ fn validate_checks_packages_enabled_for_the_agent() {
     let dir = guard_with_webhook(&env);
     let validate = |args: &[&str]| {
         let output = hookrig(&env, args);
-        (
-            code(&output),
-            text(&output.stdout).replace(env.marker(), "[TMP]"),
-        )
+        (code(&output), env.redact(&text(&output.stdout)))
     };
     assert_eq!(
         validate(&["validate", "--agent", "coder"]),

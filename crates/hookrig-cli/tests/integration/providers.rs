@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::harness::{code, hookrig, test_env, text};
 
 fn redact(env: &TestEnv, text: &str) -> String {
-    text.replace(env.marker(), "[TMP]")
+    env.redact(text)
 }
 
 /// A global file and a project file that override each other: the project's

@@ -2,17 +2,15 @@
 //! 127.0.0.1: the body and headers sent, the signature, the native reply rules, and every
 //! failure under `on_error`.
 
-use std::collections::HashMap;
 use std::fmt::Write;
-use std::net::TcpListener;
 use std::time::Duration;
 
 use hmac::{Hmac, Mac};
-use hookrig_test_support::TestEnv;
+use hookrig_test_support::{HttpStub, Reply, TestEnv, refused_url};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use crate::harness::{Emitted, emit, emit_untrusted, quoted, serve, test_env};
+use crate::harness::{Emitted, emit, emit_untrusted, quoted, test_env};
 
 const PAYLOAD: &str =
     r#"{"tool":{"name":"Bash","input":{"command":"ls"},"call_id":"toolu_1"},"extra":{"ü":1}}"#;
@@ -57,10 +55,8 @@ fn emit_with(env: &TestEnv, vars: &[(&str, &str)], args: &[&str]) -> Emitted {
 #[test]
 fn body_headers_and_signature() {
     let env = test_env();
-    let (base, received) = serve(HashMap::from([(
-        "/hook?team=a",
-        (200, String::new(), Duration::ZERO),
-    )]));
+    let stub = HttpStub::routes([("/hook?team=a", Reply::new(200, ""))]);
+    let base = stub.url();
     // A command hook on the same event records its stdin: the webhook body must be the
     // same bytes.
     let stdin = env.root().join("stdin.json");
@@ -90,9 +86,9 @@ fn body_headers_and_signature() {
             ("record".to_owned(), "allow".to_owned())
         ]
     );
-    let received = received.lock().expect("lock");
+    let received = stub.requests();
     assert_eq!(received.len(), 1);
-    let (path, headers, body) = &received[0];
+    let (path, headers, body) = (&received[0].path, &received[0].headers, received[0].text());
     assert_eq!(path, "/hook?team=a");
     assert_eq!(headers["content-type"], "application/json");
     assert_eq!(headers["x-hookrig-event"], "tool.before");
@@ -112,10 +108,8 @@ fn body_headers_and_signature() {
 #[test]
 fn no_signature_without_a_secret() {
     let env = test_env();
-    let (base, received) = serve(HashMap::from([(
-        "/hook",
-        (200, String::new(), Duration::ZERO),
-    )]));
+    let stub = HttpStub::routes([("/hook", Reply::new(200, ""))]);
+    let base = stub.url();
     env.write_project_config(&url_hook("plain", &format!("{base}/hook"), ""));
 
     let out = emit(&env, &["tool.before"], PAYLOAD);
@@ -126,41 +120,39 @@ fn no_signature_without_a_secret() {
         "{}",
         out.stderr
     );
-    let received = received.lock().expect("lock");
-    assert!(!received[0].1.contains_key("x-hookrig-signature"));
+    let received = stub.requests();
+    assert!(!received[0].headers.contains_key("x-hookrig-signature"));
 }
 
 #[test]
 fn replies_follow_the_native_rules() {
     let env = test_env();
-    let (base, _) = serve(HashMap::from([
+    let stub = HttpStub::routes([
         (
             "/deny",
-            (
+            Reply::new(
                 200,
                 json!({"decision": "deny", "reason": "blocked by policy"}).to_string(),
-                Duration::ZERO,
             ),
         ),
         (
             "/modify",
-            (
+            Reply::new(
                 200,
                 json!({"decision": "modify", "payload": {"tool": {"input": {"command": "ls -la"}}},
                     "context": "from the webhook", "system_prompt_append": "be careful"})
                 .to_string(),
-                Duration::ZERO,
             ),
         ),
         (
             "/ask",
-            (
+            Reply::new(
                 201,
                 json!({"decision": "ask", "reason": "sure?"}).to_string(),
-                Duration::ZERO,
             ),
         ),
-    ]));
+    ]);
+    let base = stub.url();
 
     env.write_project_config(&url_hook("gate", &format!("{base}/deny"), ""));
     let out = emit(&env, &["tool.before"], PAYLOAD);
@@ -191,16 +183,15 @@ fn replies_follow_the_native_rules() {
 #[test]
 fn failures_under_on_error() {
     let env = test_env();
-    let (base, _) = serve(HashMap::from([
-        ("/broken", (500, "oops".to_owned(), Duration::ZERO)),
-        ("/slow", (200, String::new(), Duration::from_secs(3))),
-        ("/text", (200, "not json".to_owned(), Duration::ZERO)),
-        ("/array", (200, "[1]".to_owned(), Duration::ZERO)),
-    ]));
+    let stub = HttpStub::routes([
+        ("/broken", Reply::new(500, "oops")),
+        ("/slow", Reply::new(200, "").after(Duration::from_secs(3))),
+        ("/text", Reply::new(200, "not json")),
+        ("/array", Reply::new(200, "[1]")),
+    ]);
+    let base = stub.url();
     // Nothing listens on the port of a closed listener.
-    let closed = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let refused = format!("http://{}/gone", closed.local_addr().expect("addr"));
-    drop(closed);
+    let refused = format!("{}/gone", refused_url());
 
     let cases = [
         (
@@ -279,7 +270,8 @@ fn failures_under_on_error() {
 fn a_body_of_spaces_over_the_cap_then_a_deny_goes_through_on_error() {
     let env = test_env();
     let body = format!("{}{{\"decision\":\"deny\"}}", " ".repeat(2 * 1024 * 1024));
-    let (base, _) = serve(HashMap::from([("/spaces", (200, body, Duration::ZERO))]));
+    let stub = HttpStub::routes([("/spaces", Reply::new(200, body))]);
+    let base = stub.url();
     env.write_project_config(&url_hook(
         "w",
         &format!("{base}/spaces"),
@@ -301,10 +293,8 @@ fn a_body_of_spaces_over_the_cap_then_a_deny_goes_through_on_error() {
 #[test]
 fn the_settings_timeout_is_the_default() {
     let env = test_env();
-    let (base, received) = serve(HashMap::from([(
-        "/slow",
-        (200, String::new(), Duration::from_secs(3)),
-    )]));
+    let stub = HttpStub::routes([("/slow", Reply::new(200, "").after(Duration::from_secs(3)))]);
+    let base = stub.url();
     env.write_project_config(&format!(
         "[settings]\ntimeout = \"200ms\"\n\n{}",
         url_hook("w", &format!("{base}/slow"), "")
@@ -317,11 +307,7 @@ fn the_settings_timeout_is_the_default() {
         out.warnings(),
         [format!("hook w: POST {base}/slow: timed out after 200ms")]
     );
-    assert_eq!(
-        received.lock().expect("lock").len(),
-        1,
-        "the request was sent"
-    );
+    assert_eq!(stub.requests().len(), 1, "the request was sent");
 }
 
 #[test]
@@ -361,11 +347,9 @@ fn config_errors_have_positions() {
 #[test]
 fn a_project_webhook_is_sent_only_once_trusted_and_again_after_a_change() {
     let env = test_env();
-    let (base, received) = serve(HashMap::from([
-        ("/a", (200, String::new(), Duration::ZERO)),
-        ("/b", (200, String::new(), Duration::ZERO)),
-    ]));
-    let sent = || received.lock().expect("lock").len();
+    let stub = HttpStub::routes([("/a", Reply::new(200, "")), ("/b", Reply::new(200, ""))]);
+    let base = stub.url();
+    let sent = || stub.requests().len();
     let trust = || {
         let output = env.run_untrusted(["trust"], b"");
         assert_eq!(output.status.code(), Some(0), "{output:?}");

@@ -629,7 +629,7 @@ fn matchers_apply_to_tool_events_only_and_an_invalid_one_matches_all() {
 
 /// Replaces the test's directory in `text`, for snapshots.
 fn redact(env: &TestEnv, text: &str) -> String {
-    text.replace(env.marker(), "[TMP]")
+    env.redact(text)
 }
 
 #[test]

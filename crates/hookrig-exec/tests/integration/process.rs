@@ -16,8 +16,6 @@ use hookrig_exec::process::SpawnErrorKind;
 use hookrig_exec::{
     EnvPolicy, Leftovers, ProcessGroups, ProcessOutput, ProcessSpec, Termination, run_process,
 };
-use nix::sys::signal::{Signal, kill};
-use nix::unistd::Pid;
 
 /// Generous bound for "returned promptly" on a loaded two-core machine.
 const PROMPTLY: Duration = Duration::from_secs(10);
@@ -71,29 +69,7 @@ impl Sandbox {
 
     /// Live processes (not zombies) whose command line contains the marker.
     fn survivors(&self) -> Vec<(i32, String)> {
-        let marker = self.marker();
-        let mut found = Vec::new();
-        let Ok(entries) = fs::read_dir("/proc") else {
-            return found;
-        };
-        for entry in entries.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<i32>().ok())
-            else {
-                continue;
-            };
-            // A zombie has an empty command line; a process that exited meanwhile has none.
-            let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else {
-                continue;
-            };
-            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            if cmdline.contains(&marker) {
-                found.push((pid, cmdline));
-            }
-        }
-        found
+        hookrig_test_support::processes_with(&self.marker())
     }
 
     /// Waits until no marked process is alive. SIGKILL is delivered asynchronously, so a
@@ -118,9 +94,7 @@ impl Sandbox {
 impl Drop for Sandbox {
     /// A failing test must not leave its processes behind.
     fn drop(&mut self) {
-        for (pid, _) in self.survivors() {
-            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-        }
+        hookrig_test_support::kill_all_with(&self.marker());
     }
 }
 
