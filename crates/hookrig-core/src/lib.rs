@@ -28,6 +28,7 @@
 //! ```
 
 mod bus;
+mod dialect;
 mod dispatcher;
 mod duration;
 mod errors;
@@ -45,11 +46,12 @@ pub use bus::{
     Bus, BusHandler, FailureMode, HandlerError, SubscribeOptions, Subscription, VetoOutcome,
     VetoReply,
 };
+pub use dialect::Dialect;
 pub use dispatcher::{
     AsyncCompletion, AsyncSink, Decision, Dispatched, Event, Planned, dispatch, plan,
 };
 pub use duration::display_duration;
-pub use errors::{BusError, MatcherError, PluginError, UnknownVersionError};
+pub use errors::{BusError, MatcherError, PluginError, UnknownDialect, UnknownVersionError};
 pub use event::{BusShape, CATALOG, CatalogEntry, EventKind, EventName, all_names};
 pub use hook::{
     BoxFuture, EventContext, Handler, Hook, HookSpec, Invocation, Level, Mode, Report, Source,
