@@ -14,8 +14,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use hookrig_automation::ingress::{self, Ingress};
 use hookrig_automation::watch::{WatchKind, WatchOptions, WatchRule, Watcher};
+use hookrig_runtime::ingress::{self, Ingress};
 use serde_json::json;
 use tokio::sync::mpsc;
 

@@ -18,7 +18,7 @@ pub enum AutomationError {
     },
     /// The server cannot listen (another one runs, the socket path is taken).
     #[error(transparent)]
-    Ingress(#[from] crate::ingress::IngressError),
+    Ingress(#[from] hookrig_runtime::ingress::IngressError),
     /// The store cannot be opened, read or written.
     #[error(transparent)]
     Store(#[from] hookrig_store::StoreError),

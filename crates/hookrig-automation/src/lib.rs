@@ -12,7 +12,6 @@
 //! - [`notifier`] tells the log, Discord and Slack how runs go.
 //! - [`schedule`] says when cron and periodic automations are due.
 //! - [`watch`] turns file-system changes into `file.changed` / `folder.changed` events.
-//! - [`ingress`] is the local Unix socket of `hookrig serve` (server and client side).
 //! - [`server`] is the [`Server`] of `hookrig serve`: the tick loop, the socket, the
 //!   file watcher, recovery and a graceful stop.
 //! - [`wiring`] connects the engine to the real steps, providers and notifiers.
@@ -20,7 +19,6 @@
 pub mod definition;
 pub mod engine;
 mod errors;
-pub mod ingress;
 pub mod llm;
 pub mod notifier;
 pub mod schedule;

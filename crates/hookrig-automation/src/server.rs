@@ -35,10 +35,10 @@ use tokio::time::MissedTickBehavior;
 use crate::definition::{self, Automation};
 use crate::engine::{Engine, FireError, RunObserver, RunPhase, system_clock};
 use crate::errors::AutomationError;
-use crate::ingress::{Ingress, Request};
 use crate::notifier::Notifiers;
 use crate::watch::{WatchOptions, WatchRule, Watcher};
 use crate::wiring;
+use hookrig_runtime::ingress::{Ingress, Request};
 
 /// How long shutdown waits for notifications still being posted.
 const DRAIN: Duration = Duration::from_secs(2);

@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 
 use super::{Server, ServerOptions};
 use crate::errors::AutomationError;
-use crate::ingress::{self, IngressError};
+use hookrig_runtime::ingress::{self, IngressError};
 
 /// A generous bound that only proves "did not hang".
 const LIMIT: Duration = Duration::from_secs(10);

@@ -194,9 +194,9 @@ pub(crate) struct EmitArgs {
     #[arg(long, value_name = "ID")]
     pub(crate) session: Option<String>,
     /// The agent emitting: plugin packages run only when enabled for it (or for all
-    /// agents). Default: the payload's `session.agent`; without any, only packages
-    /// enabled for all agents run.
-    #[arg(long, env = "HOOKRIG_AGENT", value_name = "NAME")]
+    /// agents). Default: `$HOOKRIG_AGENT`, else `$HENCE_AGENT`, else the payload's
+    /// `session.agent`; without any, only packages enabled for all agents run.
+    #[arg(long, value_name = "NAME")]
     pub(crate) agent: Option<String>,
     /// The tool name, when the payload does not name one.
     #[arg(long, value_name = "NAME")]

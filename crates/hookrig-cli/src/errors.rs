@@ -31,9 +31,6 @@ pub(crate) enum ExpectedError {
     /// A versioned event name whose version the catalog does not declare.
     #[error("{0}; `hookrig events` lists the catalog")]
     UnknownVersion(#[from] hookrig_core::UnknownVersionError),
-    /// `--cwd` names no directory.
-    #[error("--cwd {0}: no such directory")]
-    NoSuchCwd(String),
     /// The configuration is broken.
     #[error("{0}")]
     Config(#[from] hookrig_config::ConfigError),
@@ -91,6 +88,9 @@ pub(crate) enum ExpectedError {
     /// (`Hook 'ID' not found`, `Hook 'ID' is already running`).
     #[error("{0}")]
     Fire(String),
+    /// An emit, an explanation or a listing failed.
+    #[error(transparent)]
+    Run(#[from] hookrig_runtime::RuntimeError),
     /// The async runtime could not start.
     #[error("cannot start the async runtime")]
     Runtime(#[source] std::io::Error),
@@ -158,7 +158,7 @@ pub(crate) enum ExpectedError {
     /// `hookrig serve` cannot listen (another serve runs, the socket path is taken), or
     /// `hookrig fire` lost the running serve.
     #[error(transparent)]
-    Ingress(#[from] hookrig_automation::ingress::IngressError),
+    Ingress(#[from] hookrig_runtime::ingress::IngressError),
     /// Neither `XDG_RUNTIME_DIR`, `XDG_STATE_HOME` nor `HOME` says where the socket goes.
     #[error("cannot tell where the serve socket goes: set XDG_RUNTIME_DIR or HOME")]
     NoSocketPath,

@@ -14,3 +14,14 @@ pub(crate) const HUNG_UP: u8 = 129;
 pub(crate) const INTERRUPTED: u8 = 130;
 /// hookrig was terminated by SIGTERM (128 + 15).
 pub(crate) const TERMINATED: u8 = 143;
+
+/// The exit code of a hookrig stopped by `signal`: 128 + its number, as a shell reports
+/// a process the signal ended.
+pub(crate) fn stopped_by(signal: hookrig_runtime::StopSignal) -> u8 {
+    use hookrig_runtime::StopSignal;
+    match signal {
+        StopSignal::HangUp => HUNG_UP,
+        StopSignal::Interrupt => INTERRUPTED,
+        StopSignal::Terminate => TERMINATED,
+    }
+}

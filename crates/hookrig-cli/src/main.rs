@@ -14,13 +14,15 @@ mod host;
 mod ledger;
 mod logging;
 mod output;
-mod signals;
+mod scope;
 
 use std::process::ExitCode;
 
 use std::ffi::OsStr;
+use std::path::Path;
 
 use hookrig_config::{LoadOptions, PackageRef};
+use hookrig_runtime::Scope;
 
 use crate::cli::{Command, ConfigCommand, GlobalArgs, ProvidersCommand};
 use crate::errors::ExpectedError;
@@ -46,28 +48,33 @@ fn main() -> ExitCode {
             cwd,
             json,
             agent,
-        } => packages(&cli.global, agent, cli.agent.as_deref()).and_then(|packages| {
-            commands::list::list(cwd.as_deref(), event.as_deref(), json, packages)
-        }),
-        Command::Show { name, cwd, agent } => packages(&cli.global, agent, cli.agent.as_deref())
-            .and_then(|packages| commands::list::show(cwd.as_deref(), &name, packages)),
+        } => config_scope(&cli.global, cwd.as_deref(), agent, cli.agent.as_deref()).and_then(
+            |(scope, packages)| commands::list::list(&scope, event.as_deref(), json, packages),
+        ),
+        Command::Show { name, cwd, agent } => {
+            config_scope(&cli.global, cwd.as_deref(), agent, cli.agent.as_deref())
+                .and_then(|(scope, packages)| commands::list::show(&scope, &name, packages))
+        }
         Command::Explain {
             event,
             tool,
             cwd,
             plugin_dir,
             agent,
-        } => packages(&cli.global, agent, cli.agent.as_deref()).and_then(|packages| {
-            let options = LoadOptions {
-                plugin_dirs: plugin_dir,
-                packages,
-                ..LoadOptions::default()
-            };
-            commands::explain::run(cwd.as_deref(), &event, tool.as_deref(), &options)
-        }),
+        } => config_scope(&cli.global, cwd.as_deref(), agent, cli.agent.as_deref()).and_then(
+            |(scope, packages)| {
+                let options = LoadOptions {
+                    plugin_dirs: plugin_dir,
+                    packages,
+                    ..LoadOptions::default()
+                };
+                commands::explain::run(&scope, &event, tool.as_deref(), &options)
+            },
+        ),
         Command::Validate { strict, cwd, agent } => {
-            packages(&cli.global, agent, cli.agent.as_deref())
-                .and_then(|packages| commands::validate::run(cwd.as_deref(), strict, packages))
+            config_scope(&cli.global, cwd.as_deref(), agent, cli.agent.as_deref()).and_then(
+                |(scope, packages)| commands::validate::run(Some(scope.cwd()), strict, packages),
+            )
         }
         Command::Schema => commands::schema::run(),
         Command::Trust { dir, list, revoke } => commands::trust::run(dir.as_deref(), list, revoke),
@@ -117,17 +124,19 @@ fn main() -> ExitCode {
     }
 }
 
-/// The plugin packages the config commands (`list`, `show`, `explain`, `validate`) load:
-/// those enabled for the subcommand's `--agent`, else `hookrig --agent`, else
-/// `$HOOKRIG_AGENT` (only those enabled for every agent without any), as an emit would.
-pub(crate) fn packages(
+/// The scope of the config commands (`list`, `show`, `explain`, `validate`) and the
+/// plugin packages they load: those enabled for the subcommand's `--agent`, else
+/// `hookrig --agent`, else `$HOOKRIG_AGENT` or `$HENCE_AGENT` (only those enabled for
+/// every agent without any), as an emit would.
+pub(crate) fn config_scope(
     global: &GlobalArgs,
+    cwd: Option<&Path>,
     agent: Option<String>,
     top_agent: Option<&OsStr>,
-) -> Result<Vec<PackageRef>, ExpectedError> {
-    let agent = agent
-        .or_else(|| top_agent.map(|a| a.to_string_lossy().into_owned()))
-        .or_else(|| std::env::var("HOOKRIG_AGENT").ok())
-        .filter(|a| !a.is_empty());
-    Ok(ledger::enabled_packages(global, agent.as_deref())?.0)
+) -> Result<(Scope, Vec<PackageRef>), ExpectedError> {
+    let agent = agent.or_else(|| top_agent.map(|a| a.to_string_lossy().into_owned()));
+    let scope = scope::resolve(global, cwd, agent, None)?;
+    let (packages, _) =
+        hookrig_runtime::ledger::enabled_packages(&scope.store, scope.agent.as_deref())?;
+    Ok((scope, packages))
 }

@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use hookrig_automation::engine::system_clock;
-use hookrig_automation::ingress::{self, IngressError};
 use hookrig_automation::notifier::Notifiers;
 use hookrig_automation::{Automation, Engine, FireError, RunRecord, wiring};
 use hookrig_config::ConfigToml;
 use hookrig_exec::ProcessGroups;
+use hookrig_runtime::ingress::{self, IngressError};
 use hookrig_store::{Ledger, StoreError};
 use serde_json::Value;
 use tokio::signal::unix::{SignalKind, signal};

@@ -1,73 +1,69 @@
 //! `hookrig explain EVENT`: which hooks an event would run, and why the others would not.
 
 use std::fmt::Write;
-use std::path::Path;
 
 use hookrig_config::LoadOptions;
-use hookrig_core::{EventName, Mode, SkipReason, plan};
-use hookrig_exec::ProcessGroups;
+use hookrig_core::{Mode, SkipReason};
+use hookrig_runtime::{Explanation, Scope};
 
-use crate::engine;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
 use crate::output::print;
 
 pub(crate) fn run(
-    cwd: Option<&Path>,
+    scope: &Scope,
     event: &str,
     tool: Option<&str>,
     options: &LoadOptions,
 ) -> Result<u8, ExpectedError> {
-    let (env, config) = engine::load(cwd, options)?;
-    // Handlers are built but never run: explaining must not start anything.
-    let registry = engine::registry(&config, &ProcessGroups::new());
-    let event = EventName::parse(event)?;
+    let explanation = hookrig_runtime::explain(scope, event, tool, options)?;
+    print(&render(&explanation))?;
+    Ok(exit_codes::PROCEED)
+}
+
+fn render(explanation: &Explanation) -> String {
+    let event = &explanation.event;
     let mut text = format!("event {} ({})", event, event.kind());
     if !event.is_known() {
         text.push_str(", a custom event");
     }
-    if let Some(tool) = tool {
+    if let Some(tool) = &explanation.tool {
         let _ = write!(text, ", tool {tool}");
     }
-    let _ = writeln!(text, ", in {}", env.cwd.display());
-    if registry.is_empty() {
+    let _ = writeln!(text, ", in {}", explanation.cwd.display());
+    if explanation.nothing_configured {
         text.push_str("\n(no hooks configured)\n");
     }
     let mut step = 0;
-    for planned in plan(&registry, &event, tool) {
-        let spec = &planned.hook.spec;
+    for hook in &explanation.hooks {
         let place = format!(
             "{} ({}, {})",
-            spec.name,
-            spec.source.dialect,
-            spec.source.path.display()
+            hook.name,
+            hook.dialect,
+            hook.source.display()
         );
-        match &planned.skip {
+        match &hook.skip {
             None => {
                 step += 1;
-                let how = match spec.mode {
+                let how = match hook.mode {
                     Mode::Async => ", async: started, not awaited",
                     Mode::Sync => "",
                 };
                 let _ = writeln!(
                     text,
                     "\n{step:>3}. {place}\n     runs (priority {}{how})",
-                    spec.priority
+                    hook.priority
                 );
             }
             Some(skip) => {
                 let _ = writeln!(text, "\n   - {place}\n     does not run: {skip}");
-                if let (SkipReason::Untrusted, Some(why)) = (skip, &spec.untrusted) {
+                if let (SkipReason::Untrusted, Some(why)) = (skip, &hook.untrusted_because) {
                     let _ = writeln!(text, "     {why}");
                 }
             }
         }
     }
-    for shadowed in config
-        .shadowed
-        .iter()
-        .filter(|s| s.hook.spec.listens_to(&event))
-    {
+    for shadowed in &explanation.shadowed {
         let spec = &shadowed.hook.spec;
         let _ = writeln!(
             text,
@@ -78,9 +74,8 @@ pub(crate) fn run(
             shadowed.by
         );
     }
-    for warning in &config.warnings {
+    for warning in &explanation.warnings {
         let _ = writeln!(text, "\nwarning: {warning}");
     }
-    print(&text)?;
-    Ok(exit_codes::PROCEED)
+    text
 }

@@ -1,10 +1,10 @@
 //! `hookrig list` and `hookrig show`: the configured hooks.
 
 use std::fmt::Write;
-use std::path::Path;
 
 use hookrig_config::{CommandDef, HookDef, LoadOptions, PackageRef};
 use hookrig_core::{EventName, Level, display_duration};
+use hookrig_runtime::{Scope, Select, Trust};
 use serde::Serialize;
 
 use crate::engine;
@@ -45,20 +45,11 @@ impl<'a> Listed<'a> {
             timeout: spec.timeout.map(display_duration),
             priority: spec.priority,
             enabled: spec.enabled,
-            trust: trust(def),
+            trust: Trust::of(def).as_str(),
             untrusted_because: spec.untrusted.as_deref(),
             command: command_text(&def.command),
             description: spec.description.as_deref(),
         }
-    }
-}
-
-/// `trusted`, `untrusted`, or `user` for hooks that are the user's own.
-fn trust(def: &HookDef) -> &'static str {
-    match (def.spec.source.level, &def.spec.untrusted) {
-        (Level::Global, _) => "user",
-        (Level::Project, None) => "trusted",
-        (Level::Project, Some(_)) => "untrusted",
     }
 }
 
@@ -71,7 +62,7 @@ fn command_text(command: &CommandDef) -> String {
 }
 
 pub(crate) fn list(
-    cwd: Option<&Path>,
+    scope: &Scope,
     event: Option<&str>,
     json: bool,
     packages: Vec<PackageRef>,
@@ -80,16 +71,10 @@ pub(crate) fn list(
         packages,
         ..LoadOptions::default()
     };
-    let (_, config) = engine::load(cwd, &options)?;
-    engine::report_skipped(&config);
-    let event = event.map(EventName::resolve);
-    let mut hooks: Vec<&HookDef> = config
-        .hooks
-        .iter()
-        .filter(|def| event.as_ref().is_none_or(|e| def.spec.listens_to(e)))
-        .collect();
-    // Sorted by name for reading; hooks that share a name keep load order (they all run).
-    hooks.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
+    let select = event.map_or(Select::All, Select::Event);
+    let listing = hookrig_runtime::list(scope, select, &options)?;
+    engine::report_errors(&listing.skipped);
+    let hooks: Vec<&HookDef> = listing.hooks.iter().collect();
     if json {
         let listed: Vec<Listed<'_>> = hooks.iter().map(|def| Listed::new(def)).collect();
         let text = serde_json::to_string_pretty(&listed).expect("listings serialize");
@@ -159,7 +144,7 @@ pub(crate) fn table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) ->
 }
 
 pub(crate) fn show(
-    cwd: Option<&Path>,
+    scope: &Scope,
     name: &str,
     packages: Vec<PackageRef>,
 ) -> Result<u8, ExpectedError> {
@@ -167,20 +152,15 @@ pub(crate) fn show(
         packages,
         ..LoadOptions::default()
     };
-    let (_, config) = engine::load(cwd, &options)?;
-    engine::report_skipped(&config);
-    let found: Vec<&HookDef> = config
-        .hooks
-        .iter()
-        .filter(|d| d.spec.name == name)
-        .collect();
-    if found.is_empty() {
-        let names = config.hooks.iter().map(|d| d.spec.name.as_str());
+    let listing = hookrig_runtime::list(scope, Select::Name(name), &options)?;
+    engine::report_errors(&listing.skipped);
+    if listing.hooks.is_empty() {
         return Err(ExpectedError::NoSuchHook {
             name: name.to_owned(),
-            suggestion: hookrig_config::did_you_mean(name, names).map(str::to_owned),
+            suggestion: listing.closest,
         });
     }
+    let found: Vec<&HookDef> = listing.hooks.iter().collect();
     let mut text = String::new();
     for (i, def) in found.iter().enumerate() {
         if i > 0 {

@@ -69,6 +69,9 @@ pub(crate) enum PlanError {
         /// `exit N` or `killed by signal N`.
         how: String,
     },
+    /// Where the action acts cannot be worked out (no home directory).
+    #[error(transparent)]
+    Scope(#[from] hookrig_runtime::RuntimeError),
     /// `--dot` with a format other than dag.
     #[error("--dot draws the dag format; use it alone or with --format dag")]
     DotWithoutDag,

@@ -101,7 +101,7 @@ pub(crate) fn command(
 ) -> Result<u8, ExpectedError> {
     let plan =
         super::plan_file::plan_path(args.file.as_deref().or(args.plan.as_deref()), top_plan)?;
-    let packages = crate::packages(global, args.agent.clone(), top_agent)?;
+    let (_, packages) = crate::config_scope(global, None, args.agent.clone(), top_agent)?;
     run(&Request {
         plan: &plan,
         strict: args.strict,

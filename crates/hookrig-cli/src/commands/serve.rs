@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
-use hookrig_automation::{AutomationError, Server, ServerOptions, ingress};
+use hookrig_automation::{AutomationError, Server, ServerOptions};
 use hookrig_config::Environment;
+use hookrig_runtime::ingress;
 
 use crate::cli::GlobalArgs;
 use crate::errors::ExpectedError;

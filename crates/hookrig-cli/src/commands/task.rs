@@ -7,16 +7,15 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use hookrig_core::{EventName, Payload};
-use hookrig_plan::lifecycle::{self, LifecycleEvent, Outcome, Request};
+use hookrig_plan::lifecycle::{LifecycleEvent, Outcome};
 use hookrig_plan::plan::{Action, TaskState};
+use hookrig_runtime::lifecycle;
 use serde::Serialize;
 
 use crate::cli::GlobalArgs;
-use crate::commands::emit::{Emission, Suppress, dispatch_event};
 use crate::commands::plan_file::{self, PlanError};
 use crate::errors::ExpectedError;
-use crate::{exit_codes, output};
+use crate::{exit_codes, output, scope};
 
 /// `hookrig task ...`.
 #[derive(Debug, Args)]
@@ -182,59 +181,29 @@ pub(crate) fn run(
     Ok(interrupted.unwrap_or(exit_codes::PROCEED))
 }
 
-/// Performs `action` on the plan at `path` through the plan lifecycle, then delivers
-/// the lifecycle events it produced to hooks. Returns what the action did and the exit
-/// code of a signal that interrupted a hook, if one did. `agent spawn` claims through
-/// here too, so that a claim is one code path whoever makes it.
+/// Performs `action` on the plan at `path` as `agent` through the runtime (the plan
+/// lifecycle, then its events delivered to hooks), and says on stderr what the hooks
+/// reported. Returns what the action did and the exit code of a signal that
+/// interrupted a hook, if one did. `agent spawn` claims through here too, so that a
+/// claim is one code path whoever makes it.
 pub(crate) fn perform(
     global: &GlobalArgs,
     path: &Path,
     action: &Action,
     agent: &str,
 ) -> Result<(Outcome, Option<u8>), PlanError> {
-    // Normalised, so that `-f ../plan.spl` finds the project (and its trust) that the
-    // plan path without `..` finds, and hooks see that path in `HENCE_PLAN`.
-    let absolute = hookrig_config::normal_path(path);
-    let outcome = lifecycle::apply(&Request {
-        plan: path,
-        plan_in_events: &absolute,
-        action,
-        agent,
-    })?;
-    // The lock is released: hooks may read the plan, or even run `hookrig task`.
-    let cwd = absolute
-        .parent()
-        .map_or_else(|| PathBuf::from("/"), Path::to_owned);
-    let mut interrupted = None;
-    for event in &outcome.events {
-        let name = event.kind.name();
-        let emission = Emission {
-            name: EventName::resolve(name),
-            payload: Payload::from_map(event.payload.to_map()),
-            cwd: cwd.clone(),
-            session_id: String::new(),
-            dialect: "native".to_owned(),
-            agent: Some(agent.to_owned()),
-            plugin_dirs: Vec::new(),
-            suppress: Suppress::default(),
-        };
-        // Hooks are notifications after the fact: the plan has changed whatever they
-        // do, so neither a failing hook nor a config that does not load changes the
-        // exit code. Both are reported on stderr.
-        match dispatch_event(global, emission, false, |outcome, _| {
-            for warning in outcome.warnings {
-                eprintln!("hookrig: warning: {warning}");
-            }
-            Ok(())
-        }) {
-            Ok(((), signal)) => interrupted = interrupted.or(signal),
-            Err(err) => eprintln!(
-                "hookrig: warning: {name} was not delivered to hooks: {}",
-                output::chain(&err)
-            ),
-        }
+    // The events happen in the plan's directory; the scope only carries the store.
+    let scope = scope::resolve(global, None, None, None)?;
+    let performed = lifecycle::perform(&scope, path, action, agent)?;
+    // Hooks are notifications after the fact: the plan has changed whatever they do,
+    // so neither a failing hook nor a config that does not load changes the exit code.
+    for warning in &performed.warnings {
+        eprintln!("hookrig: warning: {warning}");
     }
-    Ok((outcome, interrupted))
+    Ok((
+        performed.outcome,
+        performed.interrupted.map(exit_codes::stopped_by),
+    ))
 }
 
 /// One line saying what happened.
@@ -268,7 +237,7 @@ pub(crate) fn summary(outcome: &Outcome) -> String {
 
 #[cfg(test)]
 mod tests {
-    use hookrig_core::EventKind;
+    use hookrig_core::{EventKind, EventName};
 
     use super::*;
 

@@ -48,6 +48,16 @@ pub(crate) struct HostAnswer {
 }
 
 impl HostDialect {
+    /// The dialect this host speaks, as the ledger records it.
+    pub(crate) fn dialect(self) -> hookrig_core::Dialect {
+        match self {
+            HostDialect::Native => hookrig_core::Dialect::Native,
+            HostDialect::Claude => hookrig_core::Dialect::Claude,
+            HostDialect::Hygge => hookrig_core::Dialect::Hygge,
+            HostDialect::Xcode => hookrig_core::Dialect::Xcode,
+        }
+    }
+
     /// Reads the host's stdin. `event` is the EVENT argument, which a dialect whose input
     /// names the event may do without.
     pub(crate) fn read(

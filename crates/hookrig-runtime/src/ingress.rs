@@ -389,6 +389,24 @@ pub async fn deliver_event<P: Serialize + ?Sized>(
     Ok(())
 }
 
+/// Hands an emitted event to a running serve, so that its event automations fire.
+/// The emit neither waits on the automations nor fails because of the ingress: with no
+/// serve running this is one failed `connect`, and any other problem is a debug line.
+/// Called once the host has its answer, so the host is never held up by it.
+pub(crate) fn deliver_quietly(runtime: &tokio::runtime::Runtime, event: &str, payload_json: &str) {
+    let Some(path) = socket_path_from_env() else {
+        return;
+    };
+    let Ok(payload) = serde_json::from_str::<&serde_json::value::RawValue>(payload_json) else {
+        return;
+    };
+    match runtime.block_on(deliver_event(&path, event, payload)) {
+        Ok(()) => tracing::debug!("delivered {event} to hookrig serve ({})", path.display()),
+        Err(IngressError::NotRunning { .. }) => {}
+        Err(err) => tracing::debug!("not delivered to hookrig serve: {err}"),
+    }
+}
+
 /// Asks a running serve to fire automation `id` and waits (at most `limit`) for the run
 /// record. `{"error": …}` answers are [`IngressError::Remote`] with the server's message
 /// (`Hook 'x' not found`, `Hook 'x' is already running`).

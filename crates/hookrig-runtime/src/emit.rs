@@ -1,0 +1,401 @@
+//! One emit end to end: load the config for where the event happened, record that the
+//! emit started, run the hooks, hand the caller the decision to answer with, then record
+//! the emit, tell a running `hookrig serve`, and wait (boundedly) for async hooks.
+//!
+//! The steps are three calls, so that the host has its answer before anything it does
+//! not need is done: [`Emit::prepare`], [`Prepared::dispatch`], [`Decided::finish`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use hookrig_config::{LoadOptions, LoadedConfig};
+use hookrig_core::{
+    Bus, Dialect, Dispatched, Event, EventContext, EventName, Outcome, Payload, Registry,
+    SkipReason, dispatch,
+};
+use hookrig_exec::{AsyncPool, ProcessGroups};
+use hookrig_store::{EmitRecord, Ledger};
+
+use crate::errors::RuntimeError;
+use crate::interrupt::{self, Interrupt, StopSignal};
+use crate::scope::{Scope, working_dir};
+use crate::{ingress, ledger, registry};
+
+/// One event to emit.
+#[derive(Debug, Clone)]
+pub struct EmitRequest {
+    /// The event.
+    pub name: EventName,
+    /// Its payload.
+    pub payload: Payload,
+    /// The session id (may be empty).
+    pub session_id: String,
+    /// The host's dialect, recorded in the ledger.
+    pub host: Dialect,
+    /// The agent emitting: selects the plugin packages enabled for it.
+    pub agent: Option<String>,
+    /// Extra x-code plugin directories.
+    pub plugin_dirs: Vec<PathBuf>,
+    /// What is switched off for this emit.
+    pub suppress: Suppress,
+    /// In-process plugins whose subscriptions join the chain (an embedder's bus).
+    pub bus: Option<Bus>,
+}
+
+impl EmitRequest {
+    /// A request for `name` with `payload` from a native host, with nothing else set.
+    pub fn new(name: EventName, payload: Payload) -> Self {
+        Self {
+            name,
+            payload,
+            session_id: String::new(),
+            host: Dialect::Native,
+            agent: None,
+            plugin_dirs: Vec::new(),
+            suppress: Suppress::default(),
+            bus: None,
+        }
+    }
+}
+
+/// x-code's switches to find out whether a hook or a plugin is what makes an agent hang:
+/// `--no-hooks` (everything loads, no hook runs) and `--no-plugins` (nothing from
+/// plugins loads, the other hooks run).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Suppress {
+    /// Run no hook.
+    pub hooks: bool,
+    /// Load nothing from plugins.
+    pub plugins: bool,
+}
+
+impl Suppress {
+    /// Holds back every hook of `registry` with `--no-hooks`, and says that plugins were
+    /// not loaded with `--no-plugins`.
+    fn apply(self, registry: &mut Registry, warnings: &mut Vec<String>) {
+        if self.plugins {
+            warnings.push("plugins not loaded (--no-plugins)".to_owned());
+        }
+        if self.hooks {
+            registry.suppress_hooks();
+        }
+    }
+
+    /// Says, with `--no-hooks`, how many hooks of the event were held back.
+    fn report(self, dispatched: &Dispatched, warnings: &mut Vec<String>) {
+        if !self.hooks {
+            return;
+        }
+        let held = dispatched
+            .records
+            .iter()
+            .filter(|r| r.skip == Some(SkipReason::Suppressed))
+            .count();
+        warnings.push(format!(
+            "hooks suppressed (--no-hooks or HOOKRIG_NO_HOOKS): {held} hook{} of {} not run",
+            if held == 1 { "" } else { "s" },
+            dispatched.event
+        ));
+    }
+}
+
+/// The directory an event happened in: `flag` (`--cwd`, which must exist), else the
+/// payload's `session.cwd` (or flat `cwd`) when it is an existing absolute directory,
+/// else the current directory.
+pub fn event_dir(flag: Option<&Path>, payload: &Payload) -> Result<PathBuf, RuntimeError> {
+    if flag.is_some() {
+        return working_dir(flag);
+    }
+    if let Some(dir) = payload.session_cwd().map(PathBuf::from)
+        && dir.is_absolute()
+        && dir.is_dir()
+    {
+        return Ok(hookrig_config::normal_path(&dir));
+    }
+    working_dir(None)
+}
+
+/// The agent a payload names (`session.agent`), for an emit whose scope names none.
+pub fn payload_agent(payload: &Payload) -> Option<String> {
+    payload
+        .as_map()
+        .get("session")
+        .and_then(|s| s.get("agent"))
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned)
+}
+
+/// Starts emits.
+#[derive(Debug)]
+pub struct Emit;
+
+impl Emit {
+    /// Loads the config for the scope's working directory and records that the emit
+    /// started. A ledger that cannot be read or written never stops the hooks from
+    /// deciding: the emit then goes unrecorded, and the warnings say why. A config that
+    /// cannot be loaded at all (no home directory) is recorded as an emit that failed.
+    pub fn prepare(scope: &Scope, request: EmitRequest) -> Result<Prepared, RuntimeError> {
+        let started = Instant::now();
+        let EmitRequest {
+            name,
+            payload,
+            session_id,
+            host,
+            agent,
+            plugin_dirs,
+            suppress,
+            bus,
+        } = request;
+        let mut entry = EmitRecord {
+            run_id: uuid::Uuid::now_v7().to_string(),
+            started_at_ms: hookrig_store::now_ms(),
+            event: name.as_str().to_owned(),
+            dialect: host.as_str().to_owned(),
+            cwd: scope.cwd().display().to_string(),
+            session_id: session_id.clone(),
+            // An empty name (`HOOKRIG_AGENT=`) names no agent.
+            agent: agent.clone().filter(|agent| !agent.is_empty()),
+            decision: String::new(),
+            reason: None,
+            decided_by: None,
+            duration_ms: 0.0,
+            payload_in: ledger::json_text(&payload),
+            payload_out: String::new(),
+            warnings: Vec::new(),
+            hooks: Vec::new(),
+        };
+        let mut warnings = Vec::new();
+        let mut ledger_path = scope.ledger().map(ToOwned::to_owned);
+        // The plugin registry lives in the store file; `--no-ledger` only stops recording.
+        let (packages, mut store) = match ledger::enabled_packages(&scope.store, agent.as_deref()) {
+            Ok(found) => found,
+            Err(err) => {
+                warnings.push(format!(
+                    "ledger: {}; plugin packages were not loaded and this emit is not recorded",
+                    ledger::chain(&err)
+                ));
+                ledger_path = None;
+                (Vec::new(), None)
+            }
+        };
+        let options = LoadOptions {
+            plugin_dirs,
+            trust_only_for: Some((name.clone(), payload.clone())),
+            packages,
+            no_plugins: suppress.plugins,
+        };
+        let config = match registry::load(scope, &options) {
+            Ok(config) => config,
+            Err(err) => {
+                // A broken config is the first thing to check when a hook "did not
+                // fire": keep a record of the emit it stopped.
+                "error".clone_into(&mut entry.decision);
+                entry.reason = Some(err.to_string());
+                entry.duration_ms = hookrig_core::duration_ms(started.elapsed());
+                if let Some(path) = &ledger_path {
+                    ledger::record_failed(store, path, &entry);
+                }
+                return Err(err);
+            }
+        };
+        // A source with an error was left out, and its errors are among these: the
+        // other sources' hooks still decide, and the host's user is told.
+        let mut config_warnings: Vec<String> =
+            config.warnings.iter().map(ToString::to_string).collect();
+        if let Some(path) = &ledger_path {
+            store = ledger::begin(store, path, &entry, &mut warnings);
+            // Said once, in the Outcome: the end does not try the same file again.
+            if store.is_none() {
+                ledger_path = None;
+            }
+        }
+        config_warnings.append(&mut warnings);
+        Ok(Prepared {
+            started,
+            entry,
+            ledger_path,
+            store,
+            config,
+            warnings: config_warnings,
+            event: Event {
+                context: Arc::new(EventContext {
+                    name,
+                    session_id,
+                    cwd: scope.cwd().to_owned(),
+                }),
+                payload,
+            },
+            suppress,
+            bus,
+        })
+    }
+}
+
+/// An emit whose config is loaded and whose start is recorded.
+#[derive(Debug)]
+pub struct Prepared {
+    started: Instant,
+    entry: EmitRecord,
+    ledger_path: Option<PathBuf>,
+    store: Option<Ledger>,
+    config: LoadedConfig,
+    warnings: Vec<String>,
+    event: Event,
+    suppress: Suppress,
+    bus: Option<Bus>,
+}
+
+impl Prepared {
+    /// What was found wrong so far: broken sources left out, a ledger that cannot be
+    /// used. The Outcome carries them.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The loaded config.
+    pub fn config(&self) -> &LoadedConfig {
+        &self.config
+    }
+
+    /// Runs the hooks. SIGINT, SIGTERM and SIGHUP meanwhile kill every hook's process
+    /// group; the hooks are then recorded as interrupted and the emit still answers.
+    pub fn dispatch(self) -> Result<Decided, RuntimeError> {
+        let Prepared {
+            started,
+            entry,
+            ledger_path,
+            store,
+            config,
+            mut warnings,
+            event,
+            suppress,
+            bus,
+        } = self;
+        let groups = ProcessGroups::new();
+        let mut registry = registry::registry(&config, &groups);
+        if let Some(bus) = &bus {
+            registry.attach_bus(bus);
+        }
+        suppress.apply(&mut registry, &mut warnings);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(RuntimeError::AsyncRuntime)?;
+        let pool = AsyncPool::default();
+        let (dispatched, interrupt) = runtime.block_on(async {
+            let interrupt = interrupt::watch(groups.clone());
+            (dispatch(&registry, event, &pool).await, interrupt)
+        });
+        warnings.extend(dispatched.warnings.iter().cloned());
+        suppress.report(&dispatched, &mut warnings);
+        Ok(Decided {
+            dispatched,
+            warnings,
+            started,
+            entry,
+            ledger_path,
+            store,
+            runtime,
+            pool,
+            groups,
+            interrupt,
+        })
+    }
+}
+
+/// An emit whose hooks have decided: the caller answers the host from it, then calls
+/// [`Decided::finish`].
+#[derive(Debug)]
+pub struct Decided {
+    /// What the hooks decided, with one record per hook considered.
+    pub dispatched: Dispatched,
+    /// Every warning of the emit, for the Outcome.
+    pub warnings: Vec<String>,
+    started: Instant,
+    entry: EmitRecord,
+    ledger_path: Option<PathBuf>,
+    store: Option<Ledger>,
+    runtime: tokio::runtime::Runtime,
+    pool: AsyncPool,
+    groups: ProcessGroups,
+    interrupt: Interrupt,
+}
+
+/// What happened after the answer.
+#[derive(Debug, Default)]
+pub struct Finished {
+    /// The signal that interrupted the hooks, if one did.
+    pub interrupted: Option<StopSignal>,
+    /// Problems found after the answer was given (the ledger could not be written),
+    /// for stderr.
+    pub late_warnings: Vec<String>,
+}
+
+impl Decided {
+    /// The emit's run id in the ledger.
+    pub fn run_id(&self) -> &str {
+        &self.entry.run_id
+    }
+
+    /// The Outcome to answer with.
+    pub fn outcome(&self) -> Outcome<'_> {
+        Outcome::new(&self.dispatched, &self.warnings, &self.entry.run_id)
+    }
+
+    /// Records the emit, hands the event to a running `hookrig serve`, then waits
+    /// (boundedly) for async hooks and records them. Call it once the host has its
+    /// answer: the host must never wait on the ledger (another process may hold its
+    /// write lock for seconds), so a failure to record is only a late warning.
+    pub fn finish(self) -> Finished {
+        let Decided {
+            dispatched,
+            warnings,
+            started,
+            mut entry,
+            ledger_path,
+            store,
+            runtime,
+            pool,
+            groups,
+            interrupt,
+        } = self;
+        let mut late_warnings = Vec::new();
+        let mut ledger = ledger_path.and_then(|path| {
+            ledger::finish(
+                store,
+                &path,
+                &mut entry,
+                &dispatched,
+                started.elapsed(),
+                &warnings,
+                &mut late_warnings,
+            )
+        });
+        ingress::deliver_quietly(&runtime, &entry.event, &entry.payload_in);
+        if pool.in_flight() > 0 {
+            runtime.block_on(async {
+                let mut drained = pool.drain(AsyncPool::DRAIN_TIMEOUT).await;
+                if drained.still_running > 0 {
+                    tracing::debug!(
+                        "{} async hooks still running after {:?}; killing them",
+                        drained.still_running,
+                        AsyncPool::DRAIN_TIMEOUT
+                    );
+                    groups.kill_all();
+                    // Killed hooks report back at once; give them a moment so they are
+                    // recorded.
+                    let late = pool.drain(std::time::Duration::from_millis(500)).await;
+                    drained.completions.extend(late.completions);
+                }
+                if let Some(ledger) = ledger.as_mut() {
+                    ledger::complete_async(ledger, &entry.run_id, drained.completions);
+                }
+            });
+        }
+        Finished {
+            interrupted: interrupt.signal(),
+            late_warnings,
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Which hooks an event would run, in order, and why the others would not: the answer
+//! to "my hook didn't fire" before anything runs.
+
+use std::path::PathBuf;
+
+use hookrig_config::{LoadOptions, Shadowed};
+use hookrig_core::{Dialect, EventName, Mode, SkipReason, plan};
+use hookrig_exec::ProcessGroups;
+
+use crate::errors::RuntimeError;
+use crate::registry;
+use crate::scope::Scope;
+
+/// What an event would do in a scope.
+#[derive(Debug)]
+pub struct Explanation {
+    /// The event.
+    pub event: EventName,
+    /// The tool it was explained for.
+    pub tool: Option<String>,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// Whether no hook is configured at all.
+    pub nothing_configured: bool,
+    /// Every hook considered, in the order a dispatch would consider them.
+    pub hooks: Vec<Considered>,
+    /// Hooks left out as duplicates of one that runs, that listen to the event.
+    pub shadowed: Vec<Shadowed>,
+    /// The config's warnings (sources left out, unknown keys).
+    pub warnings: Vec<String>,
+}
+
+/// One hook a dispatch would consider.
+#[derive(Debug)]
+pub struct Considered {
+    /// Its name.
+    pub name: String,
+    /// Its dialect.
+    pub dialect: Dialect,
+    /// The file that declared it.
+    pub source: PathBuf,
+    /// Its priority.
+    pub priority: i32,
+    /// Sync or async.
+    pub mode: Mode,
+    /// Why it would not run; `None` when it would.
+    pub skip: Option<SkipReason>,
+    /// For an untrusted hook, why and what to run.
+    pub untrusted_because: Option<String>,
+}
+
+/// Explains `event` (any accepted spelling) for `tool` in the scope. Handlers are built
+/// but never run: explaining must not start anything.
+pub fn explain(
+    scope: &Scope,
+    event: &str,
+    tool: Option<&str>,
+    options: &LoadOptions,
+) -> Result<Explanation, RuntimeError> {
+    let config = registry::load(scope, options)?;
+    let registry = registry::registry(&config, &ProcessGroups::new());
+    let event = EventName::parse(event)?;
+    let hooks = plan(&registry, &event, tool)
+        .into_iter()
+        .map(|planned| {
+            let spec = &planned.hook.spec;
+            Considered {
+                name: spec.name.clone(),
+                dialect: dialect_of(spec.source.dialect),
+                source: spec.source.path.clone(),
+                priority: spec.priority,
+                mode: spec.mode,
+                untrusted_because: match planned.skip {
+                    Some(SkipReason::Untrusted) => spec.untrusted.clone(),
+                    _ => None,
+                },
+                skip: planned.skip,
+            }
+        })
+        .collect();
+    let shadowed = config
+        .shadowed
+        .iter()
+        .filter(|s| s.hook.spec.listens_to(&event))
+        .cloned()
+        .collect();
+    Ok(Explanation {
+        tool: tool.map(str::to_owned),
+        cwd: scope.cwd().to_owned(),
+        nothing_configured: registry.is_empty(),
+        hooks,
+        shadowed,
+        warnings: config.warnings.iter().map(ToString::to_string).collect(),
+        event,
+    })
+}
+
+/// The dialect a source names. Every hook source names one of the catalog's dialects;
+/// a name outside it would be a loader's bug, shown as native rather than failing.
+pub(crate) fn dialect_of(name: &str) -> Dialect {
+    name.parse().unwrap_or(Dialect::Native)
+}

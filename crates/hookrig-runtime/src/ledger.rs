@@ -1,0 +1,188 @@
+//! How an emit becomes ledger rows: a row when it starts, completed when the host has
+//! its answer, and the rows of async hooks filled in when they end. Nothing here may
+//! keep the hooks from deciding or the host from its answer: a ledger that cannot be
+//! opened or written is a warning.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use hookrig_config::PackageRef;
+use hookrig_core::{AsyncCompletion, Dispatched, HookRecord, SkipReason, duration_ms};
+use hookrig_store::{EmitRecord, HookRun, Ledger, StoreError};
+
+/// The plugin packages enabled for `agent` (or for `*` only, with no agent) in the
+/// store at `path`, with the store opened to read them, for an emit to record into. No
+/// store file yet means no package registered: nothing is created for the question.
+pub fn enabled_packages(
+    path: &Path,
+    agent: Option<&str>,
+) -> Result<(Vec<PackageRef>, Option<Ledger>), StoreError> {
+    if !path.exists() {
+        return Ok((Vec::new(), None));
+    }
+    let store = Ledger::open(path)?;
+    let packages = store
+        .plugins_enabled_for(agent)?
+        .into_iter()
+        .map(|row| PackageRef {
+            id: row.id,
+            path: PathBuf::from(row.path),
+        })
+        .collect();
+    Ok((packages, Some(store)))
+}
+
+/// Opens the ledger for reading (`runs`, `why`). Emits left `running` by a process that
+/// died (SIGKILL) are marked `interrupted` first, so they read as what they are.
+pub fn open_for_reading(path: &Path) -> Result<Ledger, StoreError> {
+    let mut ledger = Ledger::open(path)?;
+    if let Err(err) = ledger.interrupt_abandoned_emits() {
+        tracing::debug!("{}", warning(&err));
+    }
+    Ok(ledger)
+}
+
+/// A dispatcher record as a ledger row.
+pub fn hook_run(record: &HookRecord) -> HookRun {
+    HookRun {
+        name: record.name.clone(),
+        source: record.source.display().to_string(),
+        dialect: record.dialect.to_owned(),
+        matched: record.skip.is_none()
+            || matches!(
+                record.skip,
+                Some(SkipReason::ChainStopped { .. } | SkipReason::AsyncCapReached)
+            ),
+        skip_reason: record.skip.as_ref().map(ToString::to_string),
+        result: record.result.as_str().to_owned(),
+        exit_code: record.exit_code,
+        duration_ms: record.duration.map(duration_ms),
+        reason: record.reason.clone(),
+        stderr: record.stderr.clone(),
+        stdout: record.stdout.clone(),
+        truncated: record.truncated,
+        is_async: record.is_async,
+    }
+}
+
+/// A payload as the ledger keeps it.
+pub(crate) fn json_text(payload: &hookrig_core::Payload) -> String {
+    serde_json::to_string(payload.as_map()).expect("a JSON map always serializes")
+}
+
+/// A ledger problem during an emit, as a warning.
+pub(crate) fn warning(err: &StoreError) -> String {
+    format!("ledger: {}", chain(err))
+}
+
+/// An error and its causes on one line: `a: b: c`.
+pub(crate) fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// The ledger at `path`: `opened` when it is that file (one connection per emit
+/// instead of two), else opened now.
+fn ledger_at(opened: Option<Ledger>, path: &Path) -> Result<Ledger, StoreError> {
+    match opened.filter(|store| store.path() == path) {
+        Some(store) => Ok(store),
+        None => Ledger::open(path),
+    }
+}
+
+/// Records an emit stopped before its hooks could run (its config could not load).
+pub(crate) fn record_failed(opened: Option<Ledger>, path: &Path, entry: &EmitRecord) {
+    if let Err(err) = ledger_at(opened, path).and_then(|mut l| l.record_emit(entry)) {
+        tracing::debug!("{}", warning(&err));
+    }
+}
+
+/// Records that the emit started, so that an emit killed before it ends leaves a row,
+/// marked `interrupted` later. Never waits for the ledger: when another process holds
+/// its write lock, the start is not recorded and the whole row is written at the end. A
+/// ledger that cannot be opened is a warning for the Outcome.
+pub(crate) fn begin(
+    opened: Option<Ledger>,
+    path: &Path,
+    entry: &EmitRecord,
+    warnings: &mut Vec<String>,
+) -> Option<Ledger> {
+    let mut ledger = match ledger_at(opened, path) {
+        Ok(ledger) => ledger,
+        Err(err) => {
+            warnings.push(format!("{}; this emit is not recorded", warning(&err)));
+            return None;
+        }
+    };
+    let started = ledger
+        .set_busy_timeout(Duration::ZERO)
+        .and_then(|()| ledger.begin_emit(entry));
+    if let Err(err) = started {
+        tracing::debug!("start of the emit not recorded: {}", warning(&err));
+    }
+    if let Err(err) = ledger.set_busy_timeout(Ledger::BUSY_TIMEOUT) {
+        tracing::debug!("{}", warning(&err));
+    }
+    Some(ledger)
+}
+
+/// Completes the row [`begin`] wrote; called once the host has its answer, so a ledger
+/// that cannot be opened or written is a late warning (for stderr).
+pub(crate) fn finish(
+    opened: Option<Ledger>,
+    path: &Path,
+    entry: &mut EmitRecord,
+    dispatched: &Dispatched,
+    duration: Duration,
+    warnings: &[String],
+    late_warnings: &mut Vec<String>,
+) -> Option<Ledger> {
+    dispatched.decision.as_str().clone_into(&mut entry.decision);
+    entry.reason.clone_from(&dispatched.reason);
+    entry.decided_by.clone_from(&dispatched.decided_by);
+    entry.duration_ms = duration_ms(duration);
+    entry.payload_out = json_text(&dispatched.payload);
+    entry.warnings = warnings.to_vec();
+    entry.hooks = dispatched.records.iter().map(hook_run).collect();
+    match ledger_at(opened, path).and_then(|mut l| l.finish_emit(entry).map(|()| l)) {
+        Ok(ledger) => Some(ledger),
+        Err(err) => {
+            late_warnings.push(warning(&err));
+            None
+        }
+    }
+}
+
+/// Fills in the rows of the async hooks that ended.
+pub(crate) fn complete_async(ledger: &mut Ledger, run_id: &str, completions: Vec<AsyncCompletion>) {
+    let runs: Vec<_> = completions
+        .into_iter()
+        .map(|completion| {
+            for warning in &completion.warnings {
+                tracing::debug!("{warning}");
+            }
+            let mut run = hook_run(&completion.record);
+            // A failure's message is both the record's reason and a warning: keep it once.
+            let mut reason: Vec<String> = run.reason.take().into_iter().collect();
+            for warning in completion.warnings {
+                if !reason.contains(&warning) {
+                    reason.push(warning);
+                }
+            }
+            run.reason = (!reason.is_empty()).then(|| reason.join("; "));
+            run
+        })
+        .collect();
+    if let Err(err) = ledger.complete_hook_runs(run_id, &runs) {
+        tracing::debug!("{}", warning(&err));
+    }
+}

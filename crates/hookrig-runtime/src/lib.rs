@@ -1,0 +1,45 @@
+//! hookrig's runtime: what the product does, end to end, as library calls that every
+//! caller shares — `hookrig emit`, the task lifecycle's events, agents, `hookrig serve`
+//! and embedders.
+//!
+//! It owns the [`Scope`] (working directory, agent, plan and store, resolved once from
+//! flags and environment), the emit path ([`Emit`]: load the config, build the
+//! registry, dispatch, record in the ledger, hand the event to a running serve, drain
+//! async hooks), [`explain`] and [`list`] as typed values, plan actions with their
+//! lifecycle events ([`lifecycle::perform`]), and the local socket of `hookrig serve`
+//! ([`ingress`]). It does not parse argv, print, or choose exit codes: that is the
+//! binary's job, and an embedder's.
+//!
+//! ```no_run
+//! use hookrig_core::{EventName, Payload};
+//! use hookrig_runtime::{Emit, EmitRequest, Scope, ScopeArgs};
+//!
+//! let scope = Scope::resolve(ScopeArgs::default())?;
+//! let request = EmitRequest::new(EventName::parse("PreToolUse")?, Payload::new());
+//! let decided = Emit::prepare(&scope, request)?.dispatch()?;
+//! println!("{}", serde_json::to_string(&decided.outcome())?);
+//! let finished = decided.finish();
+//! # let _ = finished;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod emit;
+mod errors;
+mod explain;
+pub mod ingress;
+mod interrupt;
+pub mod ledger;
+pub mod lifecycle;
+mod listing;
+mod registry;
+mod scope;
+
+pub use emit::{
+    Decided, Emit, EmitRequest, Finished, Prepared, Suppress, event_dir, payload_agent,
+};
+pub use errors::RuntimeError;
+pub use explain::{Considered, Explanation, explain};
+pub use interrupt::StopSignal;
+pub use listing::{Listing, Select, Trust, list};
+pub use registry::{load, registry};
+pub use scope::{Scope, ScopeArgs, working_dir};

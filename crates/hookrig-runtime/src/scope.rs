@@ -1,0 +1,237 @@
+//! Where and for whom a command acts, resolved once from its flags and the environment.
+//!
+//! Every command that runs hooks, reads the store or starts another program needs the
+//! same few answers: the working directory, the agent, the plan, the store. They come
+//! from a flag, else hookrig's variable, else Hence's (`HOOKRIG_AGENT`, then
+//! `HENCE_AGENT`); this is the one place that reads them, and the one place that writes
+//! them back for a child process, so that no two commands can disagree.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use hookrig_config::{Environment, normal_path};
+
+use crate::errors::RuntimeError;
+
+/// The agent variables, hookrig's first: a child gets both.
+const AGENT_VARS: [&str; 2] = ["HOOKRIG_AGENT", "HENCE_AGENT"];
+/// The plan variables, hookrig's first: a child gets both.
+const PLAN_VARS: [&str; 2] = ["HOOKRIG_PLAN", "HENCE_PLAN"];
+
+/// What the command line said about the scope; anything left out is looked up in the
+/// environment by [`Scope::resolve`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScopeArgs {
+    /// `--cwd`: the directory to act in (must exist).
+    pub cwd: Option<PathBuf>,
+    /// `--agent`.
+    pub agent: Option<String>,
+    /// `--plan`.
+    pub plan: Option<PathBuf>,
+    /// `--ledger` (or `HOOKRIG_LEDGER`): the store file.
+    pub store: Option<PathBuf>,
+    /// `--no-ledger`: record nothing (the store is still read for plugin packages).
+    pub no_ledger: bool,
+}
+
+/// Where and for whom a command acts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    /// The directories config discovery uses, with the working directory.
+    pub env: Environment,
+    /// The agent acting: `--agent`, else `HOOKRIG_AGENT`, else `HENCE_AGENT`; empty
+    /// values count as not given.
+    pub agent: Option<String>,
+    /// The plan file, without `.` or `..` components (trust lookups and hooks see this
+    /// path): `--plan`, else `HOOKRIG_PLAN`, else `HENCE_PLAN`.
+    pub plan: Option<PathBuf>,
+    /// The store file: the ledger and the plugin package registry.
+    pub store: PathBuf,
+    /// Whether emits are recorded in the store.
+    pub record: bool,
+}
+
+impl Scope {
+    /// Resolves `args` against the process environment.
+    pub fn resolve(args: ScopeArgs) -> Result<Scope, RuntimeError> {
+        Self::resolve_with(args, |name| std::env::var_os(name))
+    }
+
+    /// Resolves `args` against the variables `var` returns (tests give their own).
+    pub fn resolve_with(
+        args: ScopeArgs,
+        var: impl Fn(&str) -> Option<OsString>,
+    ) -> Result<Scope, RuntimeError> {
+        let first = |names: [&str; 2]| {
+            names
+                .into_iter()
+                .find_map(|name| var(name).filter(|value| !value.is_empty()))
+        };
+        let cwd = working_dir(args.cwd.as_deref())?;
+        let env = Environment::from_process(cwd)?;
+        let agent = args
+            .agent
+            .filter(|agent| !agent.is_empty())
+            .or_else(|| first(AGENT_VARS).map(|agent| agent.to_string_lossy().into_owned()));
+        let plan = args
+            .plan
+            .filter(|plan| !plan.as_os_str().is_empty())
+            .or_else(|| first(PLAN_VARS).map(PathBuf::from))
+            .map(|plan| normal_path(&plan));
+        let store = args
+            .store
+            .unwrap_or_else(|| hookrig_store::default_ledger_path(&env.state_home));
+        Ok(Scope {
+            env,
+            agent,
+            plan,
+            store,
+            record: !args.no_ledger,
+        })
+    }
+
+    /// The same scope acting in `cwd` (an emit acts where its event happened).
+    #[must_use]
+    pub fn at(&self, cwd: &Path) -> Scope {
+        let mut scope = self.clone();
+        scope.env.cwd = normal_path(cwd);
+        scope
+    }
+
+    /// The working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.env.cwd
+    }
+
+    /// The ledger to record into, or `None` with `--no-ledger`.
+    pub fn ledger(&self) -> Option<&Path> {
+        self.record.then_some(self.store.as_path())
+    }
+
+    /// The variables a program hookrig starts on the scope's behalf is given: the agent
+    /// and the plan under hookrig's and Hence's names.
+    pub fn child_env(&self) -> Vec<(&'static str, OsString)> {
+        let mut vars = Vec::new();
+        if let Some(agent) = &self.agent {
+            vars.extend(AGENT_VARS.map(|name| (name, OsString::from(agent))));
+        }
+        if let Some(plan) = &self.plan {
+            vars.extend(PLAN_VARS.map(|name| (name, plan.as_os_str().to_owned())));
+        }
+        vars
+    }
+}
+
+/// The working directory: `dir` without `.` and `..` (it must exist), else the current
+/// one (`/` when that is gone).
+pub fn working_dir(dir: Option<&Path>) -> Result<PathBuf, RuntimeError> {
+    match dir {
+        Some(dir) => {
+            let dir = normal_path(dir);
+            if dir.is_dir() {
+                Ok(dir)
+            } else {
+                Err(RuntimeError::NoSuchCwd(dir))
+            }
+        }
+        None => Ok(std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn resolve(args: ScopeArgs, vars: &[(&str, &str)]) -> Scope {
+        let vars: HashMap<String, OsString> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
+            .collect();
+        Scope::resolve_with(args, |name| vars.get(name).cloned()).expect("resolves")
+    }
+
+    #[test]
+    fn the_flag_wins_then_hookrigs_variable_then_hences() {
+        // guards: emit, list, show, explain and validate ignored HENCE_AGENT while the
+        // task, plan and agent commands honoured it
+        let hence = [("HENCE_AGENT", "h"), ("HENCE_PLAN", "/p/hence.spl")];
+        let scope = resolve(ScopeArgs::default(), &hence);
+        assert_eq!(scope.agent.as_deref(), Some("h"));
+        assert_eq!(scope.plan.as_deref(), Some(Path::new("/p/hence.spl")));
+
+        let both = [
+            ("HENCE_AGENT", "h"),
+            ("HOOKRIG_AGENT", "k"),
+            ("HOOKRIG_PLAN", "/p/sub/../hookrig.spl"),
+            ("HENCE_PLAN", "/p/hence.spl"),
+        ];
+        let scope = resolve(ScopeArgs::default(), &both);
+        assert_eq!(scope.agent.as_deref(), Some("k"));
+        assert_eq!(scope.plan.as_deref(), Some(Path::new("/p/hookrig.spl")));
+
+        let flags = ScopeArgs {
+            agent: Some("flag".to_owned()),
+            plan: Some(PathBuf::from("/q/plan.spl")),
+            ..ScopeArgs::default()
+        };
+        let scope = resolve(flags, &both);
+        assert_eq!(scope.agent.as_deref(), Some("flag"));
+        assert_eq!(scope.plan.as_deref(), Some(Path::new("/q/plan.spl")));
+    }
+
+    #[test]
+    fn empty_values_count_as_not_given() {
+        let vars = [("HOOKRIG_AGENT", ""), ("HENCE_AGENT", "h")];
+        let args = ScopeArgs {
+            agent: Some(String::new()),
+            ..ScopeArgs::default()
+        };
+        assert_eq!(resolve(args, &vars).agent.as_deref(), Some("h"));
+        assert_eq!(resolve(ScopeArgs::default(), &[]).agent, None);
+    }
+
+    #[test]
+    fn a_child_gets_both_names_of_each_value() {
+        let scope = resolve(
+            ScopeArgs {
+                agent: Some("coder".to_owned()),
+                plan: Some(PathBuf::from("/p/plan.spl")),
+                ..ScopeArgs::default()
+            },
+            &[],
+        );
+        assert_eq!(
+            scope.child_env(),
+            vec![
+                ("HOOKRIG_AGENT", OsString::from("coder")),
+                ("HENCE_AGENT", OsString::from("coder")),
+                ("HOOKRIG_PLAN", OsString::from("/p/plan.spl")),
+                ("HENCE_PLAN", OsString::from("/p/plan.spl")),
+            ]
+        );
+    }
+
+    #[test]
+    fn no_ledger_keeps_the_store_for_reading() {
+        let args = ScopeArgs {
+            store: Some(PathBuf::from("/s/ledger.db")),
+            no_ledger: true,
+            ..ScopeArgs::default()
+        };
+        let scope = resolve(args, &[]);
+        assert_eq!(scope.store, Path::new("/s/ledger.db"));
+        assert_eq!(scope.ledger(), None);
+    }
+
+    #[test]
+    fn a_cwd_that_is_not_a_directory_is_refused() {
+        let args = ScopeArgs {
+            cwd: Some(PathBuf::from("/no/such/dir")),
+            ..ScopeArgs::default()
+        };
+        let err = Scope::resolve_with(args, |_| None).expect_err("refused");
+        assert_eq!(err.to_string(), "--cwd /no/such/dir: no such directory");
+    }
+}
