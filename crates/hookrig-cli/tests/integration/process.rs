@@ -284,8 +284,9 @@ fn escaping_grandchildren_die_with_the_hook() {
 }
 
 /// Signals hookrig while its hook sleeps; checks the exit code, that hookrig still
-/// answered, and that no process of the hook's group is left.
-fn signal_hookrig_while_a_hook_runs(signal: Signal, expected_code: i32) {
+/// answered, and that no process of the hook's group is left. Returns the test's world
+/// and the Outcome hookrig answered.
+fn signal_hookrig_while_a_hook_runs(signal: Signal, expected_code: i32) -> (TestEnv, Value) {
     let env = test_env();
     let sleep = quoted(&env.marked_sleep());
     env.write_script(
@@ -349,6 +350,7 @@ fn signal_hookrig_while_a_hook_runs(signal: Signal, expected_code: i32) {
     );
     let left = env.leftovers();
     assert!(left.is_empty(), "processes of the hook survived: {left:?}");
+    (env, outcome)
 }
 
 #[test]
@@ -367,6 +369,39 @@ fn sigint_to_hookrig_kills_running_hooks_and_exits_130() {
 #[test]
 fn sighup_to_hookrig_kills_running_hooks_and_exits_129() {
     signal_hookrig_while_a_hook_runs(Signal::SIGHUP, 129);
+}
+
+// guards: an emit hung up on (SIGHUP) while its hook runs still leaves its ledger row,
+// completed with the hook it killed, instead of no row at all
+#[test]
+fn sighup_to_hookrig_records_the_emit_and_its_hook_in_the_ledger() {
+    let (env, outcome) = signal_hookrig_while_a_hook_runs(Signal::SIGHUP, 129);
+    let run_id = outcome["run_id"].as_str().expect("a run id");
+
+    let output = env.run(["runs", "--json"], b"");
+    assert_eq!(crate::harness::code(&output), 0);
+    let runs: Value = serde_json::from_slice(&output.stdout).expect("runs --json");
+    let run = runs
+        .as_array()
+        .expect("an array")
+        .iter()
+        .find(|run| run["run_id"] == run_id)
+        .unwrap_or_else(|| panic!("no row for {run_id}: {runs:#}"));
+    // Completed with what the host was told, not left `running`.
+    assert_eq!(run["event"], "tool.before", "{run:#}");
+    assert_eq!(run["decision"], outcome["decision"], "{run:#}");
+    assert_eq!(run["hooks_run"], 1, "{run:#}");
+
+    let why = why_json(&env, run_id);
+    let rows = ledger_rows(&why, "sleeper");
+    assert_eq!(rows.len(), 1, "{why:#}");
+    assert_eq!(rows[0]["matched"], true, "{why:#}");
+    assert_eq!(rows[0]["result"], "error", "{why:#}");
+    assert_eq!(
+        rows[0]["reason"],
+        "hook sleeper was killed before it finished: hookrig was interrupted or stopped waiting for it",
+        "{why:#}"
+    );
 }
 
 // guards: a SIGKILLed emit (which cannot clean up) leaves a row that reads
