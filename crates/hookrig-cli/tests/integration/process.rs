@@ -202,6 +202,53 @@ fn a_reply_over_the_cap_that_starts_with_whitespace_goes_through_on_error() {
     );
 }
 
+// guards: a Claude Code hook (project or user settings) whose reply is over the 1 MiB cap
+// and starts with whitespace, hiding a deny after it, is a failed hook, not an empty
+// reply that allows
+#[test]
+fn a_claude_reply_over_the_cap_that_starts_with_whitespace_is_a_failure() {
+    let env = test_env();
+    let deny = serde_json::json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "hidden after the spaces",
+    }});
+    let body = format!("head -c 2097152 /dev/zero | tr '\\0' ' '; echo '{deny}'\n");
+    env.write_script(".claude/spaces.sh", &body);
+    let user_script = env.home().join(".claude/spaces.sh");
+    hookrig_test_support::write_executable(&user_script, &body);
+    let settings = |command: &str| {
+        serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "", "hooks": [
+            {"type": "command", "command": command}
+        ]}]}})
+        .to_string()
+    };
+    env.write_file(
+        ".claude/settings.json",
+        &settings("\"$CLAUDE_PROJECT_DIR\"/.claude/spaces.sh"),
+    );
+    let user = env.home().join(".claude/settings.json");
+    std::fs::write(&user, settings(&quoted(&user_script))).expect("write the user settings");
+
+    let out = emit(&env, &["tool.before"], r#"{"tool":{"name":"Bash"}}"#);
+
+    for name in ["claude:user:PreToolUse:1", "claude:project:PreToolUse:1"] {
+        assert_eq!(out.hook(name)["dialect"], "claude");
+        assert_eq!(out.result(name), "error", "{name}: {:#}", out.outcome);
+        assert!(
+            out.has_warning(&format!(
+                "hook {name}: reply is larger than the 1 MiB stdout cap"
+            )),
+            "{name}: {:?}",
+            out.warnings()
+        );
+    }
+    // A failed Claude Code hook does not block (its on_error is allow), and the deny
+    // past the cap was never read.
+    assert_eq!(out.outcome["decision"], "allow", "{:#}", out.outcome);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
 #[test]
 fn a_background_grandchild_holding_the_output_open_is_killed() {
     let env = test_env();
