@@ -236,6 +236,54 @@ fn a_config_file_larger_than_the_limit_is_skipped_quickly() {
 }
 
 #[test]
+fn list_and_validate_name_a_config_file_larger_than_the_limit() {
+    // guards: `list` skips a config file over the 4 MiB source cap with an error naming
+    // the limit and still lists the other hooks; `validate` reports it and fails
+    let env = test_env();
+    env.write_global_config(USER_GUARD);
+    let padding = " ".repeat(4 * 1024 * 1024);
+    let native = env.write_project_config(&format!(
+        "[[hooks]]\nname = \"over-the-limit\"\nevents = [\"tool.before\"]\ncommand = \"true\"\n#{padding}\n"
+    ));
+    let claude = env.write_file(
+        ".claude/settings.json",
+        &format!(
+            "{{\"hooks\": {{\"PreToolUse\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \"true\"}}]}}]}}}}{padding}"
+        ),
+    );
+    let limit = "cannot read: the file is larger than 4 MiB, the most a config file may hold";
+
+    for args in [&["list"][..], &["list", "--json"][..]] {
+        let started = Instant::now();
+        let output = env.run_untrusted(args, b"");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{args:?} took {:?}",
+            started.elapsed()
+        );
+        assert_eq!(crate::harness::code(&output), 0, "{args:?}");
+        let stdout = crate::harness::text(&output.stdout);
+        assert!(stdout.contains("user-guard"), "{args:?}: {stdout}");
+        assert!(!stdout.contains("over-the-limit"), "{args:?}: {stdout}");
+        assert!(!stdout.contains("claude:project"), "{args:?}: {stdout}");
+        let stderr = crate::harness::text(&output.stderr);
+        for path in [&native, &claude] {
+            let error = format!("hookrig: error: {}: {limit}\n", path.display());
+            assert!(stderr.contains(&error), "{args:?}: {error}\n{stderr}");
+        }
+    }
+
+    let output = env.run_untrusted(["validate"], b"");
+    assert_eq!(crate::harness::code(&output), 1);
+    let stdout = crate::harness::text(&output.stdout);
+    for path in [&native, &claude] {
+        let error = format!("{}: error: {limit}\n", path.display());
+        assert!(stdout.contains(&error), "{error}\n{stdout}");
+    }
+    assert!(stdout.ends_with("2 errors, 0 warnings\n"), "{stdout}");
+}
+
+#[test]
 fn a_config_source_that_is_not_a_regular_file_is_skipped() {
     // guards: a repository's settings file that is a symlink to /dev/zero must not hang
     // or exhaust memory
