@@ -1078,6 +1078,50 @@ fn a_plan_named_through_dot_dot_keeps_the_project_trusted() {
     assert_eq!(env.read_file("hook-saw").as_deref(), Some(plan.as_str()));
 }
 
+// guards: `task complete -f ../plan.spl` from a subdirectory treated the trusted
+// project's hooks as untrusted; its post-complete hook must run, and see the plan's
+// normalised path in `HENCE_PLAN`.
+#[test]
+fn completing_a_task_of_a_plan_named_through_dot_dot_keeps_the_project_trusted() {
+    let env = test_env();
+    env.write_file(
+        "plan.spl",
+        "(given task-a)\n(meta task-a (description \"A\") (acceptance \"Done\"))\n(normally r-ready-a task-a ready-a)\n",
+    );
+    let project = env.project();
+    env.write_script(
+        ".hence/hooks/post-complete",
+        &format!(
+            "printf '%s' \"$HENCE_PLAN\" > {}\n",
+            project.join("hook-saw").display()
+        ),
+    );
+    trust(&env);
+    let sub = project.join("sub");
+    std::fs::create_dir_all(&sub).expect("create sub");
+
+    let output = run_in(
+        &sub,
+        env.untrusted_command([
+            "task",
+            "complete",
+            "a",
+            "-f",
+            "../plan.spl",
+            "--agent",
+            "coder",
+        ]),
+    );
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(
+        !text(&output.stderr).contains("trust"),
+        "{}",
+        text(&output.stderr)
+    );
+    let plan = project.join("plan.spl").display().to_string();
+    assert_eq!(env.read_file("hook-saw").as_deref(), Some(plan.as_str()));
+}
+
 // guards: the file a hook's output is redirected to counted as one of its scripts, so
 // the hook's first run (which creates it) made it untrusted.
 #[test]
