@@ -144,14 +144,14 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
-    use hookrig_config::XcodeHook;
+    use hookrig_config::{ClaudeHook, XcodeHook};
     use hookrig_core::{EventContext, EventName, Payload};
 
     use super::*;
 
     // guards: a reply over the stdout cap that starts with whitespace was read as an
     // empty reply (allow), bypassing `on_error = "deny"`, in every dialect that reads
-    // stdout; a truncated reply is a failure.
+    // stdout (native, hygge, x-code, Claude Code); a truncated reply is a failure.
     #[test]
     fn a_truncated_reply_of_spaces_is_a_failure_in_every_dialect_that_reads_stdout() {
         let invocation = Invocation {
@@ -181,7 +181,13 @@ mod tests {
             home: PathBuf::from("/h"),
             invalid_matcher: None,
         });
-        for protocol in [ProtocolDef::Native, ProtocolDef::Hygge, xcode] {
+        let claude = ProtocolDef::Claude(ClaudeHook {
+            event: "PreToolUse".to_owned(),
+            project_dir: Some(PathBuf::from("/project")),
+            allowed_env_vars: Vec::new(),
+            managed: false,
+        });
+        for protocol in [ProtocolDef::Native, ProtocolDef::Hygge, xcode, claude] {
             let reply = reply(&protocol, "big", &limits, &invocation, &output);
             let Reply::Failure(failure) = reply else {
                 panic!("{protocol:?}: a truncated reply must be a failure, got {reply:?}");

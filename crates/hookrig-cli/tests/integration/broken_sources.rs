@@ -97,6 +97,67 @@ fn a_broken_source_is_reported_on_stderr_to_hosts_without_a_channel() {
     }
 }
 
+#[test]
+fn a_broken_project_file_does_not_switch_off_the_users_guard_for_xcode_and_hygge() {
+    // guards: x-code and hygge hosts, like Claude Code, get the user's guard's deny in
+    // their own reply (x-code: the deny in the JSON with exit 0; hygge: exit 2 with the
+    // reason on stderr) while an untrusted project source is broken
+    for (rel, text, error) in BROKEN {
+        let env = test_env();
+        env.write_global_config(USER_GUARD);
+        env.write_file(*rel, text);
+        let expected = format!("{}/{error}", env.project().display());
+
+        let xcode = json!({
+            "event": "PreToolUse",
+            "session": {"cwd": env.project()},
+            "tool": {"name": "bash", "args": {"command": "rm -rf /"}},
+        });
+        let out = emit_untrusted(&env, &["--dialect", "xcode"], &xcode.to_string());
+        assert_eq!(
+            out.code, 0,
+            "{rel}: the deny travels in the JSON: {}",
+            out.stderr
+        );
+        assert_eq!(
+            out.outcome,
+            json!({"decision": "deny", "reason": "no rm -rf"}),
+            "{rel}"
+        );
+        assert!(
+            out.stderr
+                .contains(&format!("hookrig: warning: {expected}")),
+            "{rel}: x-code logs the skipped source ({expected}): {}",
+            out.stderr
+        );
+
+        let hygge = json!({
+            "event": "pre_tool", "session_id": "s", "hook_name": "hookrig",
+            "pwd": env.project(), "tool_name": "bash", "tool_input": {"command": "rm -rf /"},
+        });
+        let out = emit_untrusted(&env, &["--dialect", "hygge"], &hygge.to_string());
+        assert_eq!(out.code, 2, "{rel}: {}", out.stderr);
+        assert_eq!(
+            out.outcome,
+            json!({"decision": "deny", "reason": "no rm -rf"}),
+            "{rel}"
+        );
+        // hygge reads stderr as the deny's reason: the skipped source is in the ledger.
+        assert_eq!(out.stderr, "no rm -rf\n", "{rel}");
+        let runs = env.run(["runs", "--json", "--limit", "1"], b"");
+        let runs: Value = serde_json::from_slice(&runs.stdout).expect("runs --json");
+        let why = crate::harness::why_json(&env, runs[0]["run_id"].as_str().expect("a run"));
+        assert!(
+            why["warnings"]
+                .as_array()
+                .expect("warnings")
+                .iter()
+                .any(|w| w.as_str().is_some_and(|w| w.starts_with(&expected))),
+            "{rel}: {why:#}"
+        );
+    }
+}
+
 /// `hookrig emit ARGS` with `stdin`, as hookrig answers a host: code, stdout, stderr.
 fn raw_emit(env: &TestEnv, args: &[&str], stdin: &[u8]) -> (i32, String, String) {
     let output = env.run(std::iter::once("emit").chain(args.iter().copied()), stdin);
@@ -172,6 +233,54 @@ fn a_config_file_larger_than_the_limit_is_skipped_quickly() {
         )),
         "{message}"
     );
+}
+
+#[test]
+fn list_and_validate_name_a_config_file_larger_than_the_limit() {
+    // guards: `list` skips a config file over the 4 MiB source cap with an error naming
+    // the limit and still lists the other hooks; `validate` reports it and fails
+    let env = test_env();
+    env.write_global_config(USER_GUARD);
+    let padding = " ".repeat(4 * 1024 * 1024);
+    let native = env.write_project_config(&format!(
+        "[[hooks]]\nname = \"over-the-limit\"\nevents = [\"tool.before\"]\ncommand = \"true\"\n#{padding}\n"
+    ));
+    let claude = env.write_file(
+        ".claude/settings.json",
+        &format!(
+            "{{\"hooks\": {{\"PreToolUse\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \"true\"}}]}}]}}}}{padding}"
+        ),
+    );
+    let limit = "cannot read: the file is larger than 4 MiB, the most a config file may hold";
+
+    for args in [&["list"][..], &["list", "--json"][..]] {
+        let started = Instant::now();
+        let output = env.run_untrusted(args, b"");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{args:?} took {:?}",
+            started.elapsed()
+        );
+        assert_eq!(crate::harness::code(&output), 0, "{args:?}");
+        let stdout = crate::harness::text(&output.stdout);
+        assert!(stdout.contains("user-guard"), "{args:?}: {stdout}");
+        assert!(!stdout.contains("over-the-limit"), "{args:?}: {stdout}");
+        assert!(!stdout.contains("claude:project"), "{args:?}: {stdout}");
+        let stderr = crate::harness::text(&output.stderr);
+        for path in [&native, &claude] {
+            let error = format!("hookrig: error: {}: {limit}\n", path.display());
+            assert!(stderr.contains(&error), "{args:?}: {error}\n{stderr}");
+        }
+    }
+
+    let output = env.run_untrusted(["validate"], b"");
+    assert_eq!(crate::harness::code(&output), 1);
+    let stdout = crate::harness::text(&output.stdout);
+    for path in [&native, &claude] {
+        let error = format!("{}: error: {limit}\n", path.display());
+        assert!(stdout.contains(&error), "{error}\n{stdout}");
+    }
+    assert!(stdout.ends_with("2 errors, 0 warnings\n"), "{stdout}");
 }
 
 #[test]

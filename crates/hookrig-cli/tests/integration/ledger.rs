@@ -3,7 +3,7 @@
 
 use hookrig_test_support::{HANG_LIMIT, run_with_input};
 use indoc::indoc;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::harness::{code, emit, hookrig, test_env, text};
 
@@ -247,6 +247,58 @@ fn a_corrupt_or_unreadable_ledger_does_not_stop_the_guard() {
                 );
             }
         }
+    }
+}
+
+// guards: a corrupt or unreadable ledger never stops the user's guard from deciding for
+// x-code and hygge hosts either: each gets the deny in its own reply
+#[test]
+fn a_corrupt_or_unreadable_ledger_does_not_stop_the_guard_for_xcode_and_hygge() {
+    let env = test_env();
+    deny_guard(&env);
+    let corrupt = env.write_file("corrupt.db", &"this is not a SQLite file\n".repeat(200));
+    let directory = env.root().join("a-directory.db");
+    std::fs::create_dir_all(&directory).expect("mkdir");
+    let reason = "rm -rf is not allowed";
+    for ledger in [&corrupt, &directory] {
+        let ledger = ledger.to_str().expect("UTF-8");
+        let emit_as = |dialect: &str, payload: Value| {
+            run_with_input(
+                env.command(["emit", "--ledger", ledger, "--dialect", dialect]),
+                payload.to_string().as_bytes(),
+                HANG_LIMIT,
+            )
+        };
+
+        // x-code: the deny travels in its JSON reply, with exit 0.
+        let output = emit_as(
+            "xcode",
+            json!({"event": "PreToolUse", "session": {"cwd": env.project()},
+                   "tool": {"name": "bash", "args": {"command": "rm -rf /"}}}),
+        );
+        assert_eq!(code(&output), 0, "{ledger}: {}", text(&output.stderr));
+        let reply: Value = serde_json::from_slice(&output.stdout).expect("x-code's JSON");
+        assert_eq!(
+            reply,
+            json!({"decision": "deny", "reason": reason}),
+            "{ledger}"
+        );
+
+        // hygge: its Action and exit 2, the reason on stderr.
+        let output = emit_as(
+            "hygge",
+            json!({"event": "pre_tool", "session_id": "s", "hook_name": "hookrig",
+                   "pwd": env.project(), "tool_name": "bash",
+                   "tool_input": {"command": "rm -rf /"}}),
+        );
+        assert_eq!(code(&output), 2, "{ledger}: {}", text(&output.stderr));
+        let action: Value = serde_json::from_slice(&output.stdout).expect("hygge's Action");
+        assert_eq!(
+            action,
+            json!({"decision": "deny", "reason": reason}),
+            "{ledger}"
+        );
+        assert_eq!(text(&output.stderr), format!("{reason}\n"), "{ledger}");
     }
 }
 

@@ -202,6 +202,53 @@ fn a_reply_over_the_cap_that_starts_with_whitespace_goes_through_on_error() {
     );
 }
 
+// guards: a Claude Code hook (project or user settings) whose reply is over the 1 MiB cap
+// and starts with whitespace, hiding a deny after it, is a failed hook, not an empty
+// reply that allows
+#[test]
+fn a_claude_reply_over_the_cap_that_starts_with_whitespace_is_a_failure() {
+    let env = test_env();
+    let deny = serde_json::json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "hidden after the spaces",
+    }});
+    let body = format!("head -c 2097152 /dev/zero | tr '\\0' ' '; echo '{deny}'\n");
+    env.write_script(".claude/spaces.sh", &body);
+    let user_script = env.home().join(".claude/spaces.sh");
+    hookrig_test_support::write_executable(&user_script, &body);
+    let settings = |command: &str| {
+        serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "", "hooks": [
+            {"type": "command", "command": command}
+        ]}]}})
+        .to_string()
+    };
+    env.write_file(
+        ".claude/settings.json",
+        &settings("\"$CLAUDE_PROJECT_DIR\"/.claude/spaces.sh"),
+    );
+    let user = env.home().join(".claude/settings.json");
+    std::fs::write(&user, settings(&quoted(&user_script))).expect("write the user settings");
+
+    let out = emit(&env, &["tool.before"], r#"{"tool":{"name":"Bash"}}"#);
+
+    for name in ["claude:user:PreToolUse:1", "claude:project:PreToolUse:1"] {
+        assert_eq!(out.hook(name)["dialect"], "claude");
+        assert_eq!(out.result(name), "error", "{name}: {:#}", out.outcome);
+        assert!(
+            out.has_warning(&format!(
+                "hook {name}: reply is larger than the 1 MiB stdout cap"
+            )),
+            "{name}: {:?}",
+            out.warnings()
+        );
+    }
+    // A failed Claude Code hook does not block (its on_error is allow), and the deny
+    // past the cap was never read.
+    assert_eq!(out.outcome["decision"], "allow", "{:#}", out.outcome);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
 #[test]
 fn a_background_grandchild_holding_the_output_open_is_killed() {
     let env = test_env();
@@ -284,8 +331,9 @@ fn escaping_grandchildren_die_with_the_hook() {
 }
 
 /// Signals hookrig while its hook sleeps; checks the exit code, that hookrig still
-/// answered, and that no process of the hook's group is left.
-fn signal_hookrig_while_a_hook_runs(signal: Signal, expected_code: i32) {
+/// answered, and that no process of the hook's group is left. Returns the test's world
+/// and the Outcome hookrig answered.
+fn signal_hookrig_while_a_hook_runs(signal: Signal, expected_code: i32) -> (TestEnv, Value) {
     let env = test_env();
     let sleep = quoted(&env.marked_sleep());
     env.write_script(
@@ -349,6 +397,7 @@ fn signal_hookrig_while_a_hook_runs(signal: Signal, expected_code: i32) {
     );
     let left = env.leftovers();
     assert!(left.is_empty(), "processes of the hook survived: {left:?}");
+    (env, outcome)
 }
 
 #[test]
@@ -367,6 +416,39 @@ fn sigint_to_hookrig_kills_running_hooks_and_exits_130() {
 #[test]
 fn sighup_to_hookrig_kills_running_hooks_and_exits_129() {
     signal_hookrig_while_a_hook_runs(Signal::SIGHUP, 129);
+}
+
+// guards: an emit hung up on (SIGHUP) while its hook runs still leaves its ledger row,
+// completed with the hook it killed, instead of no row at all
+#[test]
+fn sighup_to_hookrig_records_the_emit_and_its_hook_in_the_ledger() {
+    let (env, outcome) = signal_hookrig_while_a_hook_runs(Signal::SIGHUP, 129);
+    let run_id = outcome["run_id"].as_str().expect("a run id");
+
+    let output = env.run(["runs", "--json"], b"");
+    assert_eq!(crate::harness::code(&output), 0);
+    let runs: Value = serde_json::from_slice(&output.stdout).expect("runs --json");
+    let run = runs
+        .as_array()
+        .expect("an array")
+        .iter()
+        .find(|run| run["run_id"] == run_id)
+        .unwrap_or_else(|| panic!("no row for {run_id}: {runs:#}"));
+    // Completed with what the host was told, not left `running`.
+    assert_eq!(run["event"], "tool.before", "{run:#}");
+    assert_eq!(run["decision"], outcome["decision"], "{run:#}");
+    assert_eq!(run["hooks_run"], 1, "{run:#}");
+
+    let why = why_json(&env, run_id);
+    let rows = ledger_rows(&why, "sleeper");
+    assert_eq!(rows.len(), 1, "{why:#}");
+    assert_eq!(rows[0]["matched"], true, "{why:#}");
+    assert_eq!(rows[0]["result"], "error", "{why:#}");
+    assert_eq!(
+        rows[0]["reason"],
+        "hook sleeper was killed before it finished: hookrig was interrupted or stopped waiting for it",
+        "{why:#}"
+    );
 }
 
 // guards: a SIGKILLed emit (which cannot clean up) leaves a row that reads

@@ -552,14 +552,52 @@ fn a_periodic_automation_runs_at_start_and_not_again_even_after_a_restart() {
 
 #[test]
 fn sigterm_interrupts_a_long_run_and_kills_its_provider() {
+    signal_serve_during_a_long_run(Signal::SIGTERM, LongPart::Provider);
+}
+
+// guards: SIGHUP to serve while a run is in flight acted like SIGKILL: the run was left
+// `running`, its provider or step orphaned and the socket left behind
+#[test]
+fn sighup_interrupts_a_long_run_and_kills_its_provider_or_step() {
+    signal_serve_during_a_long_run(Signal::SIGHUP, LongPart::Provider);
+    signal_serve_during_a_long_run(Signal::SIGHUP, LongPart::Step);
+}
+
+/// Which part of the run takes long.
+#[derive(Debug, Clone, Copy)]
+enum LongPart {
+    Provider,
+    /// A shell context step, before the provider.
+    Step,
+}
+
+/// Sends `signal` to serve while the `long` part of an automation's run runs (a marked
+/// `sleep 120`): serve exits 0, the run reads `interrupted` with a completion time, no
+/// process of the run is left, and the socket is gone.
+fn signal_serve_during_a_long_run(signal: Signal, long: LongPart) {
     let env = test_env();
-    fake_provider(&env, &format!("'{}' 120", env.marked_sleep().display()));
-    env.write_file(".hookrig/automations/review.toml", REVIEW);
-    let serve = Serve::start(&env);
+    let sleep = format!("'{}' 120", env.marked_sleep().display());
+    match long {
+        LongPart::Provider => {
+            fake_provider(&env, &sleep);
+            env.write_file(".hookrig/automations/review.toml", REVIEW);
+        }
+        LongPart::Step => {
+            fake_provider(&env, "");
+            let step = format!("context_steps = [{{ type = \"shell\", command = \"{sleep}\" }}]");
+            let review = REVIEW.replace(
+                r#"context_steps = [{ type = "shell", command = "echo gathered" }]"#,
+                &step,
+            );
+            assert_ne!(review, REVIEW);
+            env.write_file(".hookrig/automations/review.toml", &review);
+        }
+    }
+    let mut serve = Serve::start(&env);
     let out = emit(&env, &["task.completed"], r#"{"task_id":"t1"}"#);
     assert_eq!(out.code, 0);
     wait_for(
-        &format!("the provider to be sleeping ({})", serve.log.display()),
+        &format!("the {long:?} to be sleeping ({})", serve.log.display()),
         || {
             hookrig_test_support::processes_with(&env.marked_sleep().display().to_string())
                 .iter()
@@ -570,17 +608,19 @@ fn sigterm_interrupts_a_long_run_and_kills_its_provider() {
     let run = &runs_of(&env, "review")[0];
     assert_eq!(run["status"], "running", "{}", serve.stderr());
 
-    let (status, stderr) = serve.stop();
-    assert_eq!(status.code(), Some(0), "{stderr}");
+    kill(serve.pid(), signal).expect("signal serve");
+    let status = wait_for("serve to exit", || serve.child.try_wait().expect("wait"));
+    let stderr = serve.stderr();
+    assert_eq!(status.code(), Some(0), "{signal} {long:?}: {stderr}");
     let run = &runs_of(&env, "review")[0];
-    assert_eq!(run["status"], "interrupted", "{run:#}");
-    assert!(!run["completed_at"].is_null());
+    assert_eq!(run["status"], "interrupted", "{signal} {long:?}: {run:#}");
+    assert!(!run["completed_at"].is_null(), "{signal} {long:?}: {run:#}");
     assert_eq!(
         env.leftovers(),
         Vec::<i32>::new(),
-        "the provider's group is gone"
+        "{signal} {long:?}: the run's processes are gone"
     );
-    assert!(!env.serve_socket().exists());
+    assert!(!env.serve_socket().exists(), "{signal} {long:?}: {stderr}");
 }
 
 #[test]

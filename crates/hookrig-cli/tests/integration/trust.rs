@@ -396,17 +396,59 @@ fn a_changed_claude_script_named_through_the_project_dir_is_untrusted_again() {
     );
 }
 
+// guards: trust recorded no script hash for Claude Code's unquoted
+// `$CLAUDE_PROJECT_DIR/.claude/hook.sh` (the form its documentation also shows), so an
+// edited script ran without a new trust.
+#[test]
+fn a_changed_claude_script_named_unquoted_through_the_project_dir_is_untrusted_again() {
+    let env = test_env();
+    env.write_script(".claude/hook.sh", "touch claude-marker\n");
+    env.write_file(
+        ".claude/settings.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "", "hooks": [
+            {"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hook.sh"}
+        ]}]}}"#,
+    );
+    trust(&env);
+    let (_, ran) = emit_and_marks(&env, &["claude-marker"]);
+    assert_eq!(ran, ["claude-marker"], "trusted, it runs");
+
+    env.write_script(".claude/hook.sh", "touch claude-marker\ntouch edited\n");
+    let (out, ran) = emit_and_marks(&env, &["claude-marker"]);
+    assert!(ran.is_empty(), "the edited script must not run");
+    assert!(!env.project().join("edited").exists());
+    assert!(
+        out.has_warning("its script changed since it was trusted"),
+        "{:?}",
+        out.warnings()
+    );
+}
+
 // guards: trust recorded no script hash for x-code's `${pluginDir}/run.sh` and
 // `sh ${pluginDir}/run.sh` in a project plugin, so an edited script ran.
 #[test]
 fn a_changed_x_code_plugin_script_is_untrusted_again() {
+    edited_plugin_scripts_are_untrusted_again(".hookrig/plugins");
+}
+
+// guards: the same for a plugin in x-code's own project plugins directory,
+// `<project>/.x-code/plugins/<name>/`: its edited `${pluginDir}/run.sh` must not run.
+#[test]
+fn a_changed_script_of_an_x_code_project_plugin_is_untrusted_again() {
+    edited_plugin_scripts_are_untrusted_again(".x-code/plugins");
+}
+
+/// Two project plugins under `plugins` (relative to the project) whose hooks run
+/// `${pluginDir}/run.sh` directly and through `sh`: trusted they run, and once their
+/// scripts are edited neither runs and both are reported changed.
+fn edited_plugin_scripts_are_untrusted_again(plugins: &str) {
     let env = test_env();
     std::fs::create_dir_all(env.project().join(".git")).expect("make it a repository");
     for (name, command) in [
         ("direct", "${pluginDir}/run.sh"),
         ("through-sh", "sh ${pluginDir}/run.sh"),
     ] {
-        let dir = format!(".hookrig/plugins/{name}");
+        let dir = format!("{plugins}/{name}");
         env.write_script(format!("{dir}/run.sh"), &format!("touch {name}-marker\n"));
         env.write_file(
             format!("{dir}/plugin.json"),
@@ -420,23 +462,26 @@ fn a_changed_x_code_plugin_script_is_untrusted_again() {
     let markers = ["direct-marker", "through-sh-marker"];
     trust(&env);
     let (_, ran) = emit_and_marks(&env, &markers);
-    assert_eq!(ran, markers, "trusted, they run");
+    assert_eq!(ran, markers, "{plugins}: trusted, they run");
 
     for name in ["direct", "through-sh"] {
         env.write_script(
-            format!(".hookrig/plugins/{name}/run.sh"),
+            format!("{plugins}/{name}/run.sh"),
             &format!("touch {name}-marker\ntouch edited\n"),
         );
     }
     let (out, ran) = emit_and_marks(&env, &markers);
-    assert!(ran.is_empty(), "the edited scripts must not run: {ran:?}");
-    assert!(!env.project().join("edited").exists());
+    assert!(
+        ran.is_empty(),
+        "{plugins}: the edited scripts must not run: {ran:?}"
+    );
+    assert!(!env.project().join("edited").exists(), "{plugins}");
     let changed = out
         .warnings()
         .into_iter()
         .filter(|w| w.contains("its script changed since it was trusted"))
         .count();
-    assert_eq!(changed, 2, "{:?}", out.warnings());
+    assert_eq!(changed, 2, "{plugins}: {:?}", out.warnings());
 }
 
 /// A project script run through an interpreter (`sh x.sh`, `python3 hook.py`) is the
@@ -1030,6 +1075,50 @@ fn a_plan_named_through_dot_dot_keeps_the_project_trusted() {
         "{}",
         text(&output.stderr)
     );
+    assert_eq!(env.read_file("hook-saw").as_deref(), Some(plan.as_str()));
+}
+
+// guards: `task complete -f ../plan.spl` from a subdirectory treated the trusted
+// project's hooks as untrusted; its post-complete hook must run, and see the plan's
+// normalised path in `HENCE_PLAN`.
+#[test]
+fn completing_a_task_of_a_plan_named_through_dot_dot_keeps_the_project_trusted() {
+    let env = test_env();
+    env.write_file(
+        "plan.spl",
+        "(given task-a)\n(meta task-a (description \"A\") (acceptance \"Done\"))\n(normally r-ready-a task-a ready-a)\n",
+    );
+    let project = env.project();
+    env.write_script(
+        ".hence/hooks/post-complete",
+        &format!(
+            "printf '%s' \"$HENCE_PLAN\" > {}\n",
+            project.join("hook-saw").display()
+        ),
+    );
+    trust(&env);
+    let sub = project.join("sub");
+    std::fs::create_dir_all(&sub).expect("create sub");
+
+    let output = run_in(
+        &sub,
+        env.untrusted_command([
+            "task",
+            "complete",
+            "a",
+            "-f",
+            "../plan.spl",
+            "--agent",
+            "coder",
+        ]),
+    );
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(
+        !text(&output.stderr).contains("trust"),
+        "{}",
+        text(&output.stderr)
+    );
+    let plan = project.join("plan.spl").display().to_string();
     assert_eq!(env.read_file("hook-saw").as_deref(), Some(plan.as_str()));
 }
 
