@@ -1,18 +1,18 @@
-//! The gate's veto and a real command hook in one chain: a refused tool call never
-//! reaches the shell hook.
+//! The gate's veto and a real command hook in one chain, emitted through the runtime as
+//! an embedding agent would: a refused tool call never reaches the shell hook, and both
+//! calls are in the ledger.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use hookrig_config::{CommandDef, ProtocolDef};
+use hookrig_config::Environment;
 use hookrig_core::{
-    AsyncCompletion, AsyncSink, BoxFuture, Bus, Decision, Dispatched, Event, EventContext,
-    EventName, Hook, HookSpec, Level, LogLevel, LogSink, Matcher, MemoryView, Mode, OnError,
-    Payload, PluginHost, Registry, SessionView, Source, Tools, dispatch,
+    Bus, Decision, EventName, LogLevel, LogSink, MemoryView, Payload, PluginHost, SessionView,
+    Tools,
 };
 use hookrig_example_policy_gate::{PolicyGate, REASON};
-use hookrig_exec::{CommandHandler, Limits, ProcessGroups};
+use hookrig_runtime::{Decided, Emit, EmitRequest, Scope};
 use serde_json::{Value, json};
 
 struct Quiet;
@@ -20,21 +20,14 @@ impl LogSink for Quiet {
     fn log(&self, _plugin_id: &str, _level: LogLevel, _message: &str) {}
 }
 
-struct NoAsync;
-impl AsyncSink for NoAsync {
-    fn submit(&self, _job: BoxFuture<AsyncCompletion>) -> bool {
-        false
-    }
-}
-
-/// A registry with the gate installed on its bus first, then a native command hook on
-/// `tool.before` (default priority 100) that touches `marker`.
-fn registry(bus: &Bus, marker: &Path) -> Registry {
+/// A bus with the gate installed, as an agent does when it starts.
+fn gate() -> Bus {
+    let bus = Bus::new();
     let mut tools = Tools::new();
     let memory: Arc<dyn MemoryView> = Arc::new(BTreeMap::new());
     let log: Arc<dyn LogSink> = Arc::new(Quiet);
     PluginHost {
-        bus,
+        bus: &bus,
         tools: &mut tools,
         session: &SessionView::default(),
         memory: &memory,
@@ -42,89 +35,101 @@ fn registry(bus: &Bus, marker: &Path) -> Registry {
     }
     .install(&PolicyGate::default())
     .expect("installs");
-
-    let mut registry = Registry::new();
-    registry.attach_bus(bus);
-    let line = format!("touch '{}'", marker.display());
-    registry.register(Hook {
-        spec: HookSpec {
-            name: "marker".into(),
-            events: vec![EventName::resolve("tool.before")],
-            matcher: Matcher::Any,
-            priority: HookSpec::DEFAULT_PRIORITY,
-            mode: Mode::Sync,
-            enabled: true,
-            on_error: OnError::Allow,
-            source: Source {
-                path: "/cfg/hooks.toml".into(),
-                dialect: "native",
-                level: Level::Global,
-            },
-            description: None,
-            timeout: Some(Limits::DEFAULT_TIMEOUT),
-            group: None,
-            matcher_field: None,
-            untrusted: None,
-        },
-        handler: Arc::new(CommandHandler::new(
-            "marker",
-            CommandDef::Shell { line, script: None },
-            Vec::new(),
-            Limits::default(),
-            ProtocolDef::Native,
-            ProcessGroups::new(),
-        )),
-    });
-    registry
+    bus
 }
 
-async fn emit(registry: &Registry, cwd: &Path, command: &str) -> Dispatched {
+/// A scope whose user config (under `dir`) has a native command hook on `tool.before`
+/// (default priority 100) that touches `marker`, and whose ledger is under `dir` too.
+fn scope(dir: &Path, marker: &Path) -> Scope {
+    let env = Environment {
+        home: dir.join("home"),
+        config_home: dir.join("config"),
+        state_home: dir.join("state"),
+        data_home: dir.join("data"),
+        xcode_home: dir.join("x-code"),
+        cwd: dir.join("work"),
+        trust_all: false,
+    };
+    std::fs::create_dir_all(&env.cwd).expect("work dir");
+    let hooks = env.global_native();
+    std::fs::create_dir_all(hooks.parent().expect("a parent")).expect("config dir");
+    std::fs::write(
+        &hooks,
+        format!(
+            "[[hooks]]\nname = \"marker\"\nevents = [\"tool.before\"]\ncommand = \"touch '{}'\"\n",
+            marker.display()
+        ),
+    )
+    .expect("hooks.toml");
+    Scope {
+        store: dir.join("state").join("ledger.db"),
+        env,
+        agent: None,
+        plan: None,
+        record: true,
+    }
+}
+
+fn emit(scope: &Scope, bus: &Bus, command: &str) -> Decided {
     let Value::Object(map) = json!({"tool": {"name": "bash", "input": {"command": command}}})
     else {
         unreachable!("an object literal")
     };
-    let event = Event {
-        context: Arc::new(EventContext {
-            name: EventName::resolve("PreToolUse"),
-            session_id: "s1".into(),
-            cwd: cwd.to_path_buf(),
-        }),
-        payload: Payload::from_map(map),
-    };
-    dispatch(registry, event, &NoAsync).await
+    let mut request = EmitRequest::new(
+        EventName::parse("PreToolUse").expect("a catalog alias"),
+        Payload::from_map(map),
+    );
+    request.bus = Some(bus.clone());
+    Emit::prepare(scope, request)
+        .and_then(hookrig_runtime::Prepared::dispatch)
+        .expect("emits")
 }
 
-#[tokio::test]
-async fn the_veto_stops_a_command_hook_later_in_the_chain() {
+#[test]
+fn the_veto_stops_a_command_hook_later_in_the_chain() {
     let dir = tempfile::tempdir().expect("temp dir");
     let marker = dir.path().join("hook-ran");
-    let bus = Bus::new();
-    let registry = registry(&bus, &marker);
+    let scope = scope(dir.path(), &marker);
 
-    let refused = emit(&registry, dir.path(), "rm -rf /").await;
+    let refused = emit(&scope, &gate(), "rm -rf /");
+    let run_id = refused.run_id().to_owned();
 
-    assert_eq!(refused.decision, Decision::Deny);
-    assert_eq!(refused.decided_by.as_deref(), Some("policy-gate"));
-    assert_eq!(refused.reason.as_deref(), Some(REASON));
+    assert_eq!(refused.dispatched.decision, Decision::Deny);
+    assert_eq!(
+        refused.dispatched.decided_by.as_deref(),
+        Some("policy-gate")
+    );
+    assert_eq!(refused.dispatched.reason.as_deref(), Some(REASON));
     assert!(!marker.exists(), "the command hook ran after the veto");
+    let finished = refused.finish();
+    assert!(finished.late_warnings.is_empty(), "{finished:?}");
+    let ledger = hookrig_store::Ledger::open(&scope.store).expect("ledger");
+    let recorded = ledger
+        .emit_detail(&run_id)
+        .expect("reads")
+        .expect("the emit is recorded")
+        .emit;
+    assert_eq!(recorded.decision, "deny");
+    assert_eq!(recorded.decided_by.as_deref(), Some("policy-gate"));
 }
 
-#[tokio::test]
-async fn an_allowed_call_reaches_the_command_hook() {
+#[test]
+fn an_allowed_call_reaches_the_command_hook() {
     // The counterpart that makes the test above meaningful: the same hook does run.
     let dir = tempfile::tempdir().expect("temp dir");
     let marker = dir.path().join("hook-ran");
-    let bus = Bus::new();
-    let registry = registry(&bus, &marker);
+    let scope = scope(dir.path(), &marker);
 
-    let allowed = emit(&registry, dir.path(), "ls -la").await;
+    let allowed = emit(&scope, &gate(), "ls -la");
 
-    assert_eq!(allowed.decision, Decision::Allow, "{allowed:?}");
+    assert_eq!(allowed.dispatched.decision, Decision::Allow, "{allowed:?}");
     assert!(marker.exists(), "the command hook did not run");
     let ran: Vec<(&str, &str)> = allowed
+        .dispatched
         .records
         .iter()
         .map(|r| (r.name.as_str(), r.result.as_str()))
         .collect();
     assert_eq!(ran, [("policy-gate", "allow"), ("marker", "allow")]);
+    allowed.finish();
 }

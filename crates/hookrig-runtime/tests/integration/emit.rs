@@ -1,0 +1,166 @@
+//! One emit end to end: config, hooks, decision, ledger rows, async hooks.
+
+use hookrig_core::{Decision, EventName};
+use hookrig_runtime::{EmitRequest, Suppress};
+use hookrig_store::Ledger;
+
+use crate::support::{decide, payload, scope, world};
+
+fn tool_before(command: &str) -> EmitRequest {
+    EmitRequest::new(
+        EventName::resolve("tool.before"),
+        payload(&format!(
+            r#"{{"tool":{{"name":"bash","input":{{"command":"{command}"}}}}}}"#
+        )),
+    )
+}
+
+#[test]
+fn a_deny_decides_and_the_emit_and_its_hooks_are_recorded() {
+    let env = world();
+    env.write_script(".hookrig/guard.sh", "echo 'no rm' >&2; exit 2");
+    env.write_project_config(
+        r#"
+        [[hooks]]
+        name = "guard"
+        events = ["tool.before"]
+        command = "./guard.sh"
+
+        [[hooks]]
+        name = "later"
+        events = ["PreToolUse"]
+        command = "true"
+        priority = 200
+        "#,
+    );
+    let scope = scope(&env);
+
+    let decided = decide(&scope, tool_before("rm -rf /"));
+    assert_eq!(decided.dispatched.decision, Decision::Deny);
+    assert_eq!(decided.dispatched.decided_by.as_deref(), Some("guard"));
+    assert_eq!(decided.outcome().reason, Some("no rm"));
+    let run_id = decided.run_id().to_owned();
+    let finished = decided.finish();
+    assert_eq!(finished.interrupted, None);
+    assert!(finished.late_warnings.is_empty(), "{finished:?}");
+
+    let emit = Ledger::open(&scope.store)
+        .expect("ledger")
+        .emit_detail(&run_id)
+        .expect("reads")
+        .expect("recorded")
+        .emit;
+    assert_eq!(emit.decision, "deny");
+    assert_eq!(emit.event, "tool.before");
+    assert_eq!(emit.dialect, "native");
+    let hooks: Vec<(&str, &str, bool)> = emit
+        .hooks
+        .iter()
+        .map(|h| (h.name.as_str(), h.result.as_str(), h.matched))
+        .collect();
+    assert_eq!(hooks, [("guard", "deny", true), ("later", "skipped", true)]);
+}
+
+#[test]
+fn without_recording_nothing_is_written() {
+    let env = world();
+    env.write_project_config(
+        "[[hooks]]\nname = \"ok\"\nevents = [\"tool.before\"]\ncommand = \"true\"\n",
+    );
+    let mut scope = scope(&env);
+    scope.record = false;
+
+    let decided = decide(&scope, tool_before("ls"));
+    assert_eq!(decided.dispatched.decision, Decision::Allow);
+    decided.finish();
+    assert!(!scope.store.exists(), "--no-ledger created the ledger");
+}
+
+#[test]
+fn a_ledger_that_cannot_be_opened_never_stops_the_hooks_from_deciding() {
+    // guards: a corrupt ledger made the emit fail, which hosts read as a non-blocking
+    // error, so the user's guard was switched off
+    let env = world();
+    env.write_script(".hookrig/guard.sh", "exit 2");
+    env.write_project_config(
+        "[[hooks]]\nname = \"guard\"\nevents = [\"tool.before\"]\ncommand = \"./guard.sh\"\n",
+    );
+    let scope = scope(&env);
+    std::fs::create_dir_all(scope.store.parent().expect("a parent")).expect("state dir");
+    std::fs::write(&scope.store, b"this is not a database").expect("corrupt ledger");
+
+    let decided = decide(&scope, tool_before("rm -rf /"));
+    assert_eq!(decided.dispatched.decision, Decision::Deny);
+    assert!(
+        decided
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("ledger: ") && w.ends_with("this emit is not recorded")),
+        "{:?}",
+        decided.warnings
+    );
+    decided.finish();
+}
+
+#[test]
+fn async_hooks_are_recorded_once_they_end() {
+    let env = world();
+    let marker = env.root().join("async-ran");
+    env.write_project_config(&format!(
+        r#"
+        [[hooks]]
+        name = "later"
+        events = ["session.start"]
+        mode = "async"
+        command = "sleep 0.2; touch '{}'"
+        "#,
+        marker.display()
+    ));
+    let scope = scope(&env);
+
+    let decided = decide(
+        &scope,
+        EmitRequest::new(EventName::resolve("SessionStart"), payload("{}")),
+    );
+    assert_eq!(decided.outcome().hooks[0].result, "dispatched");
+    let run_id = decided.run_id().to_owned();
+    decided.finish();
+
+    assert!(marker.exists(), "the async hook was not waited for");
+    let emit = Ledger::open(&scope.store)
+        .expect("ledger")
+        .emit_detail(&run_id)
+        .expect("reads")
+        .expect("recorded")
+        .emit;
+    assert_eq!(emit.hooks[0].result, "allow", "{:?}", emit.hooks);
+}
+
+#[test]
+fn suppressed_hooks_are_loaded_and_not_run() {
+    let env = world();
+    let marker = env.root().join("ran");
+    env.write_project_config(&format!(
+        "[[hooks]]\nname = \"m\"\nevents = [\"tool.before\"]\ncommand = \"touch '{}'\"\n",
+        marker.display()
+    ));
+    let scope = scope(&env);
+    let mut request = tool_before("ls");
+    request.suppress = Suppress {
+        hooks: true,
+        plugins: false,
+    };
+
+    let decided = decide(&scope, request);
+    assert!(!marker.exists());
+    assert_eq!(decided.outcome().hooks[0].result, "skipped");
+    assert!(
+        decided
+            .warnings
+            .iter()
+            .any(|w| w.contains("1 hook of tool.before not run")),
+        "{:?}",
+        decided.warnings
+    );
+    decided.finish();
+}
