@@ -125,15 +125,10 @@ pub(crate) enum ExpectedError {
         crate::external::shell_word(.0)
     )]
     NotExecutable(std::path::PathBuf),
-    /// An external command could not be started or waited for.
-    #[error("cannot run {}", path.display())]
-    SpawnExternal {
-        /// The command's file.
-        path: std::path::PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
+    /// An external command could not be started or waited for (the message names its
+    /// file).
+    #[error(transparent)]
+    SpawnExternal(#[from] hookrig_exec::SpawnError),
     /// The current directory is gone or unreadable.
     #[error("cannot read the current directory")]
     Cwd(#[source] std::io::Error),

@@ -18,8 +18,8 @@ use serde::Serialize;
 use crate::cli::GlobalArgs;
 use crate::commands::plan_file::{self, PlanError};
 use crate::errors::ExpectedError;
-use crate::external::{Probe, probe};
 use crate::{exit_codes, ledger, output};
+use hookrig_exec::{Probe, probe};
 
 /// `hookrig plan ...`.
 #[derive(Debug, Args)]

@@ -18,8 +18,8 @@ use crate::commands::config::provider_json;
 use crate::engine;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::external::{Probe, probe};
 use crate::output::print;
+use hookrig_exec::{Probe, probe};
 
 /// How long a version check may run: a `--version` answers at once, and a listing must
 /// not wait on a CLI that starts an interactive session instead.
