@@ -134,7 +134,7 @@ pub(crate) enum ExpectedError {
     Cwd(#[source] std::io::Error),
     /// An `hookrig agent` command failed.
     #[error(transparent)]
-    Agent(#[from] crate::agents::AgentError),
+    Agent(#[from] hookrig_agents::AgentError),
     /// A plan or task command failed (its own exit codes).
     #[error(transparent)]
     Plan(#[from] crate::commands::plan_file::PlanError),
@@ -165,6 +165,12 @@ impl ExpectedError {
     pub(crate) fn exit_code(&self) -> u8 {
         match self {
             ExpectedError::Plan(err) => err.exit_code(),
+            // `agent spawn` claims as `task claim` does, with its exit codes.
+            ExpectedError::Agent(hookrig_agents::AgentError::Claim(
+                hookrig_plan::LifecycleError::Action(hookrig_plan::ActionError::UnknownTask {
+                    ..
+                }),
+            )) => exit_codes::UNKNOWN_TASK,
             _ => exit_codes::FAILURE,
         }
     }

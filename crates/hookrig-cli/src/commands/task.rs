@@ -184,8 +184,7 @@ pub(crate) fn run(
 
 /// Performs `action` on the plan at `path` through the plan lifecycle, then delivers
 /// the lifecycle events it produced to hooks. Returns what the action did and the exit
-/// code of a signal that interrupted a hook, if one did. `agent spawn` claims through
-/// here too, so that a claim is one code path whoever makes it.
+/// code of a signal that interrupted a hook, if one did.
 pub(crate) fn perform(
     global: &GlobalArgs,
     path: &Path,
@@ -202,6 +201,20 @@ pub(crate) fn perform(
         agent,
     })?;
     // The lock is released: hooks may read the plan, or even run `hookrig task`.
+    let interrupted = deliver(global, &outcome, &absolute, agent);
+    Ok((outcome, interrupted))
+}
+
+/// Delivers the lifecycle events of `outcome`, an action of `agent` on the plan at
+/// `absolute`, to hooks; returns the exit code of a signal that interrupted a hook, if
+/// one did. `agent spawn` delivers its claim's events through here too, so that a claim
+/// reaches hooks the same way whoever makes it.
+pub(crate) fn deliver(
+    global: &GlobalArgs,
+    outcome: &Outcome,
+    absolute: &Path,
+    agent: &str,
+) -> Option<u8> {
     let cwd = absolute
         .parent()
         .map_or_else(|| PathBuf::from("/"), Path::to_owned);
@@ -234,7 +247,7 @@ pub(crate) fn perform(
             ),
         }
     }
-    Ok((outcome, interrupted))
+    interrupted
 }
 
 /// One line saying what happened.
