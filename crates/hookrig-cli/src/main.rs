@@ -3,7 +3,6 @@
 //! A host runs `hookrig emit EVENT < payload.json` and gets one Outcome JSON object
 //! back; every emit and hook run is recorded in the ledger (`hookrig runs`, `hookrig why`).
 
-mod agents;
 mod cli;
 mod commands;
 mod engine;

@@ -1,6 +1,17 @@
-//! Command hooks for hookrig: spawning processes, writing the event to stdin, bounded
-//! capture of stdout and stderr, timeouts that kill the whole process group, and the
-//! dialect protocols that present events and read replies.
+//! Every child process of hookrig, through one spawn API, and the command hooks built on
+//! it: spawning processes, writing the event to stdin, bounded capture of stdout and
+//! stderr, timeouts that kill the whole process group, and the dialect protocols that
+//! present events and read replies.
+//!
+//! A [`Command`] describes any child (what runs, where, with which environment); it is
+//! captured ([`Command::capture`]: hooks, validators, steps, provider probes, board
+//! formatters, git), run on the terminal ([`Command::run_inherited`]: external
+//! commands), started detached ([`Command::spawn_detached`]: agents) or on a
+//! pseudo-terminal (`Command::spawn_in_pty`, feature `pty`). Every process group is
+//! stopped the same way, SIGTERM, a grace period, SIGKILL; a [`Job`] is the handle to a
+//! group hookrig does not wait for itself, re-created from its recorded id. This crate
+//! must not read configuration files or know any command of the binary: it runs what it
+//! is given.
 //!
 //! ```no_run
 //! use hookrig_config::CommandDef;
@@ -20,25 +31,38 @@
 //! # let _ = handler;
 //! ```
 
+mod child;
 mod claude;
 mod command;
+mod detached;
+mod foreground;
 pub mod groups;
 mod hence;
 mod http;
 mod hygge;
+mod job;
 mod native;
 mod pool;
 pub mod process;
 mod protocol;
+#[cfg(feature = "pty")]
+mod pty;
 mod reaper;
 mod script;
 mod unix;
 mod xcode;
 
+pub use child::{Capture, Command, Exit, Program, Stderr};
 pub use command::{CommandHandler, Limits};
+pub use detached::{Detached, DetachedChild, Grouping, Stream};
 pub use groups::ProcessGroups;
 pub use http::HttpHandler;
+pub use job::{Job, Stopped};
 pub use pool::{AsyncPool, Drained};
-pub use process::{EnvPolicy, ProcessOutput, ProcessSpec, Termination, run_process};
+pub use process::{
+    EnvPolicy, ProcessOutput, ProcessSpec, SpawnError, SpawnErrorKind, Termination, run_process,
+};
+#[cfg(feature = "pty")]
+pub use pty::{PtyChild, PtyWriter, TerminalSize};
 pub use reaper::{Guardian, Leftovers};
-pub use script::executable_problem as script_problem;
+pub use script::{Probe, executable_problem as script_problem, probe};

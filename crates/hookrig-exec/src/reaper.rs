@@ -272,7 +272,7 @@ fn reap_killed(killed: &HashSet<i32>, pgid: Option<i32>, procs: &HashMap<i32, Pr
 /// `PR_SET_PDEATHSIG` reaches a hook's own process, not what it forked (`sh -c
 /// ./script.sh` runs the script in a child of `sh`), and a hookrig killed with SIGKILL cannot
 /// sweep. The guardian, forked at start-up, sleeps until the kernel tells it that hookrig
-/// died, then kills every process tagged by that hookrig ([`TAG_VARIABLE`] starts with
+/// died, then kills every process tagged by that hookrig (`HOOKRIG_PROCESS_TAG` starts with
 /// its pid). A hookrig that ends normally has swept already and dismisses it.
 #[derive(Debug)]
 pub struct Guardian {

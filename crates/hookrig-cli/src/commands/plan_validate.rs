@@ -27,8 +27,8 @@ use serde_json::Value;
 
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::external::{Probe, probe};
 use crate::output::print;
+use hookrig_exec::{Probe, probe};
 
 /// Between SIGTERM and SIGKILL for a validator that ran out of time (Hence's grace for
 /// hooks).

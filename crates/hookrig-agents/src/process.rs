@@ -1,11 +1,14 @@
 //! Whether a recorded agent still runs, and stopping its process group.
+//!
+//! An agent outlives the hookrig that spawned it, so every later command finds it by
+//! what the store recorded: its pid, which is its process group id, and the start time
+//! the kernel gave that pid. Stopping it goes through hookrig-exec's [`Job`], the one
+//! SIGTERM → grace → SIGKILL path, re-created from the recorded group id.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use hookrig_exec::{Job, Stopped};
 use hookrig_store::AgentRow;
-use nix::errno::Errno;
-use nix::sys::signal::{Signal, kill, killpg};
-use nix::unistd::Pid;
 
 /// The kernel's start time of `pid` in clock ticks since boot (field 22 of
 /// `/proc/PID/stat`), or `None` where there is no `/proc` or no such process.
@@ -20,29 +23,25 @@ pub(crate) fn start_time(pid: i64) -> Option<i64> {
 /// How long a recorded agent may go without a pid before it is taken for gone.
 const STARTING_AT_MOST_MS: i64 = 30_000;
 
-fn pid_of(raw: i64) -> Option<Pid> {
-    i32::try_from(raw)
-        .ok()
-        .filter(|p| *p > 0)
-        .map(Pid::from_raw)
-}
-
 /// The agent's state as `list` shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum State {
+pub enum State {
     /// Recorded, but its pid is not known yet.
     Starting,
     /// Its process is alive (and is the one that was started).
     Running,
     /// It ended: exit code or signal when the host recorded them.
     Exited {
+        /// Its exit code.
         code: Option<i64>,
+        /// The signal that ended it.
         signal: Option<i64>,
     },
 }
 
 impl State {
-    pub(crate) fn text(&self) -> String {
+    /// How `list` and `watch` say it: `running`, `exited (0)`, `killed (signal 15)`...
+    pub fn text(&self) -> String {
         match self {
             State::Starting => "starting".to_owned(),
             State::Running => "running".to_owned(),
@@ -68,7 +67,7 @@ pub(crate) fn state(row: &AgentRow) -> State {
             signal: row.exit_signal,
         };
     }
-    let Some(pid) = row.pid.and_then(pid_of) else {
+    let Some(pid) = row.pid.filter(|pid| *pid > 0) else {
         // `spawn` waits 10 s for the pid and forgets the row when none comes; a row
         // still without one long after is a spawn that was itself killed meanwhile.
         // Calling it ended keeps `watch` from waiting for it forever.
@@ -82,16 +81,13 @@ pub(crate) fn state(row: &AgentRow) -> State {
             }
         };
     };
-    let alive = match kill(pid, None) {
-        Ok(()) | Err(Errno::EPERM) => true,
-        Err(_) => false,
-    };
-    let same = match (row.proc_start, start_time(i64::from(pid.as_raw()))) {
+    let alive = Job::from_pgid(pid).is_some_and(Job::leader_exists);
+    let same = match (row.proc_start, start_time(pid)) {
         (Some(recorded), Some(now)) => recorded == now,
         // Without /proc (or without a recorded start), kill(pid, 0) is all there is.
         _ => true,
     };
-    if alive && same && !is_zombie(pid.as_raw()) {
+    if alive && same && !is_zombie(pid) {
         State::Running
     } else {
         State::Exited {
@@ -102,7 +98,7 @@ pub(crate) fn state(row: &AgentRow) -> State {
 }
 
 /// A zombie has exited: only its parent has not reaped it yet.
-fn is_zombie(pid: i32) -> bool {
+fn is_zombie(pid: i64) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|stat| {
@@ -116,47 +112,15 @@ fn is_zombie(pid: i32) -> bool {
 /// kernel does not hand out a pid that is still some group's id, so a live group with
 /// the recorded pid as its id is the agent's leftovers, never a stranger.
 pub(crate) fn leftovers(leader: i64) -> bool {
-    pid_of(leader).is_some_and(group_alive)
-}
-
-/// Whether any process of the group `pgid` is left.
-fn group_alive(pgid: Pid) -> bool {
-    matches!(killpg(pgid, None), Ok(()) | Err(Errno::EPERM))
-}
-
-/// How `stop` went.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Stopped {
-    /// The group was gone already.
-    NotRunning,
-    /// SIGTERM was enough.
-    Terminated,
-    /// SIGKILL was needed after `grace`.
-    Killed,
+    Job::from_pgid(leader).is_some_and(Job::is_alive)
 }
 
 /// SIGTERM to the agent's process group, then SIGKILL to what is left after `grace`.
-pub(crate) fn stop(leader: i64, grace: Duration) -> Stopped {
-    let Some(pgid) = pid_of(leader) else {
-        return Stopped::NotRunning;
-    };
-    if killpg(pgid, Signal::SIGTERM).is_err() {
-        return Stopped::NotRunning;
+pub(crate) fn stop(leader: i64, grace: Duration) -> Result<Stopped, std::io::Error> {
+    match Job::from_pgid(leader) {
+        Some(job) => job.stop_blocking(grace),
+        None => Ok(Stopped::NotRunning),
     }
-    let deadline = Instant::now() + grace;
-    while Instant::now() < deadline {
-        if !group_alive(pgid) {
-            return Stopped::Terminated;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = killpg(pgid, Signal::SIGKILL);
-    // SIGKILL cannot be caught; give the kernel a moment to take the group down.
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while group_alive(pgid) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Stopped::Killed
 }
 
 #[cfg(test)]

@@ -4,9 +4,10 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-/// A failure of an `hookrig agent` command.
+/// Why an agent could not be spawned, listed, watched, stopped or cleaned up, or the
+/// providers not listed.
 #[derive(Debug, Error)]
-pub(crate) enum AgentError {
+pub enum AgentError {
     /// Hence's wording, exit 1.
     #[error("provider '{id}' CLI '{cli}' not found")]
     CliNotFound {
@@ -167,6 +168,22 @@ pub(crate) enum AgentError {
     /// The host process could not start the provider.
     #[error("cannot start the provider: {0}")]
     Start(String),
+    /// The task could not be claimed through the plan lifecycle (the message is the
+    /// lifecycle's own, as `hookrig task claim` prints it).
+    #[error(transparent)]
+    Claim(#[from] hookrig_plan::LifecycleError),
+    /// config.toml cannot be loaded.
+    #[error(transparent)]
+    Config(#[from] hookrig_config::ConfigError),
+    /// The directory whose config.toml applies is gone.
+    #[error("{}: no such directory", .0.display())]
+    NoSuchDir(PathBuf),
+    /// The store that records agents cannot be used.
+    #[error(transparent)]
+    Store(#[from] hookrig_store::StoreError),
+    /// The async runtime that supervises child processes could not start.
+    #[error("cannot start the async runtime")]
+    Runtime(#[source] std::io::Error),
     /// An I/O failure on a named file.
     #[error("{what} {}", path.display())]
     Io {

@@ -4,11 +4,14 @@
 use std::ffi::OsStr;
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
-use std::process::Command;
 
 use hookrig_config::{ProvisionFile, ProvisionMode, Sourced};
+use hookrig_exec::{Capture, Command, EnvPolicy, Program, Stderr, Termination};
 
-use super::AgentError;
+use crate::errors::AgentError;
+
+/// The most of git's output that is kept: far more than any listing of worktrees.
+const GIT_OUTPUT_CAP: usize = 16 << 20;
 
 /// Runs `git ARGS` in `dir` and returns its stdout, trimmed at the end.
 pub(crate) fn git<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Result<String, AgentError> {
@@ -18,28 +21,44 @@ pub(crate) fn git<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Result<String, Age
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        // A worktree command run from inside a hook must not act on the hook's repo.
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .map_err(|err| AgentError::Git {
-            args: shown(),
-            dir: dir.to_owned(),
-            message: err.to_string(),
-        })?;
-    if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout)
+    let failed = |message: String| AgentError::Git {
+        args: shown(),
+        dir: dir.to_owned(),
+        message,
+    };
+    let command = Command {
+        program: Program::Exec {
+            program: "git".into(),
+            args: args.iter().map(|a| a.as_ref().to_owned()).collect(),
+        },
+        cwd: dir.to_owned(),
+        // A worktree command run from inside a hook must not act on the hook's repo: the
+        // environment is hookrig's without GIT_DIR and GIT_WORK_TREE.
+        env: EnvPolicy::Only {
+            keep: std::env::vars_os()
+                .filter_map(|(name, _)| name.into_string().ok())
+                .filter(|name| name != "GIT_DIR" && name != "GIT_WORK_TREE")
+                .collect(),
+            set: Vec::new(),
+        },
+    };
+    // No time limit, as for a git run by hand: a worktree of a large repository takes
+    // as long as its checkout does.
+    let output = command.capture_blocking(Capture {
+        stdin: Vec::new(),
+        stdout_cap: GIT_OUTPUT_CAP,
+        stderr: Stderr::Capture(GIT_OUTPUT_CAP),
+        timeout: None,
+        kill_grace: std::time::Duration::ZERO,
+    });
+    match output.termination {
+        Termination::Exited(0) => Ok(String::from_utf8_lossy(&output.stdout)
             .trim_end()
-            .to_owned())
-    } else {
-        Err(AgentError::Git {
-            args: shown(),
-            dir: dir.to_owned(),
-            message: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
-        })
+            .to_owned()),
+        Termination::SpawnFailed(error) => Err(failed(error.to_string())),
+        _ => Err(failed(
+            String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        )),
     }
 }
 
@@ -83,11 +102,14 @@ pub(crate) fn branch(task: &str) -> String {
     format!("task/{task}")
 }
 
-/// What [`prepare`] did.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Prepared {
-    /// A new worktree (and `branch_created` says whether the branch was new too).
-    Created { branch_created: bool },
+/// What preparing the task's worktree did: created it, or reused the one there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prepared {
+    /// A new worktree.
+    Created {
+        /// Whether the branch was new too.
+        branch_created: bool,
+    },
     /// The existing worktree, clean (or dirty, with `--resume`).
     Reused,
 }
@@ -221,10 +243,13 @@ fn normal(path: &str) -> String {
 }
 
 /// A provisioned file that was not there.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Missing {
+    /// The file that was looked for.
     pub(crate) from: PathBuf,
+    /// The config file of the entry.
     pub(crate) source: PathBuf,
+    /// Its line.
     pub(crate) line: usize,
 }
 

@@ -9,9 +9,9 @@
 use std::path::{Path, PathBuf};
 
 use hookrig_config::{ConfigToml, Provider};
+use hookrig_exec::{Probe, probe};
 
-use super::AgentError;
-use crate::commands::providers::{Found, find};
+use crate::errors::AgentError;
 
 /// The order in which auto-detection tries the built-in providers.
 pub(crate) const AUTO_DETECT: [&str; 4] = ["claude", "codex", "gemini", "aider"];
@@ -66,9 +66,14 @@ pub(crate) fn built_ins() -> Vec<Provider> {
 
 /// Where a provider definition comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Origin {
+pub enum Origin {
     /// A config.toml file and line.
-    Config { source: PathBuf, line: usize },
+    Config {
+        /// The file.
+        source: PathBuf,
+        /// The line of its `[[providers]]` entry.
+        line: usize,
+    },
     /// hookrig's built-in definition.
     BuiltIn,
 }
@@ -98,8 +103,8 @@ pub(crate) fn all(config: &ConfigToml) -> Vec<(Provider, Origin)> {
 }
 
 /// Why a provider was chosen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Reason {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
     /// `--provider`.
     Flag,
     /// The task's meta.
@@ -111,7 +116,8 @@ pub(crate) enum Reason {
 }
 
 impl Reason {
-    pub(crate) fn as_str(&self) -> &'static str {
+    /// How `agent spawn` names the reason.
+    pub fn as_str(self) -> &'static str {
         match self {
             Reason::Flag => "--provider",
             Reason::TaskMeta => "task meta",
@@ -127,6 +133,44 @@ pub(crate) struct Selected {
     pub(crate) provider: Provider,
     pub(crate) program: PathBuf,
     pub(crate) reason: Reason,
+}
+
+/// Where a provider's CLI is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// An executable file.
+    At(PathBuf),
+    /// A file that is not executable.
+    NotExecutable(PathBuf),
+    /// Nothing.
+    Missing,
+}
+
+/// Finds the CLI `cli`: a name with a `/` is a path (relative to `dir`); any other name
+/// is searched in `PATH`, as `execvp` would, skipping empty entries (hookrig does not run
+/// programs from wherever it happens to be started).
+pub(crate) fn find(cli: &str, dir: &Path) -> Found {
+    if cli.contains('/') {
+        let path = dir.join(cli);
+        return match probe(&path) {
+            Probe::Executable => Found::At(path),
+            Probe::NotExecutable => Found::NotExecutable(path),
+            Probe::Missing => Found::Missing,
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut not_executable = None;
+    for entry in std::env::split_paths(&path).filter(|d| !d.as_os_str().is_empty()) {
+        let candidate = entry.join(cli);
+        match probe(&candidate) {
+            Probe::Executable => return Found::At(candidate),
+            Probe::NotExecutable => {
+                not_executable.get_or_insert(candidate);
+            }
+            Probe::Missing => {}
+        }
+    }
+    not_executable.map_or(Found::Missing, Found::NotExecutable)
 }
 
 /// Picks the provider of `task` for `agent`; `dir` resolves a relative `cli`.

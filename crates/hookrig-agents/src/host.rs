@@ -10,15 +10,20 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
-use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use hookrig_exec::{Command, Detached, EnvPolicy, Exit, Grouping, Program, Stream, TerminalSize};
 use hookrig_store::Ledger;
 use serde::{Deserialize, Serialize};
 
-use super::process::start_time;
+use crate::process::start_time;
+
+/// The size of the pseudo-terminal a provider that is typed to runs on.
+const TERMINAL: TerminalSize = TerminalSize {
+    rows: 40,
+    cols: 120,
+};
 
 /// What the host starts, passed as JSON on its command line.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -39,6 +44,22 @@ pub(crate) struct Spec {
     pub(crate) keystrokes: Option<Keystrokes>,
 }
 
+impl Spec {
+    /// The provider as the one description of a child process.
+    fn command(&self) -> Command {
+        Command {
+            program: Program::Exec {
+                program: self.program.clone().into_os_string(),
+                args: self.args.iter().map(Into::into).collect(),
+            },
+            cwd: self.cwd.clone(),
+            env: EnvPolicy::Inherit {
+                set: self.env.clone(),
+            },
+        }
+    }
+}
+
 /// Keystroke injection.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Keystrokes {
@@ -46,17 +67,10 @@ pub(crate) struct Keystrokes {
     pub(crate) delay_ms: u64,
 }
 
-/// How the provider ended.
-struct Exit {
-    code: Option<i64>,
-    signal: Option<i64>,
-}
-
-/// Runs the host; its exit code is 0 when the provider started (whatever it did then).
-pub(crate) fn run(spec_json: &str) -> u8 {
-    // A new session: no controlling terminal, so closing the terminal `spawn` ran in
-    // does not hang the agent up, and the host is nobody's foreground job.
-    let _ = nix::unistd::setsid();
+/// Runs the host, started by `spawn` in a session of its own with `spec_json` (see
+/// [`spawn`](crate::spawn)); its exit code is 0 when the provider started (whatever it
+/// did then).
+pub fn run_host(spec_json: &str) -> u8 {
     let spec: Spec = match serde_json::from_str(spec_json) {
         Ok(spec) => spec,
         Err(err) => {
@@ -81,7 +95,11 @@ pub(crate) fn run(spec_json: &str) -> u8 {
     match exit {
         Ok(exit) => {
             record(&spec.ledger, |ledger| {
-                ledger.set_agent_exit(&spec.cwd.to_string_lossy(), exit.code, exit.signal)
+                ledger.set_agent_exit(
+                    &spec.cwd.to_string_lossy(),
+                    exit.code.map(i64::from),
+                    exit.signal.map(i64::from),
+                )
             });
             0
         }
@@ -132,62 +150,37 @@ fn started(spec: &Spec, pid: u32) {
 fn run_piped(spec: &Spec, log: &File) -> Result<Exit, String> {
     let clone = || {
         log.try_clone()
+            .map(Stream::File)
             .map_err(|e| format!("cannot open the log: {e}"))
     };
-    let mut child = Command::new(&spec.program)
-        .args(&spec.args)
-        .current_dir(&spec.cwd)
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(clone()?)
-        .stderr(clone()?)
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", spec.program.display()))?;
-    started(spec, child.id());
-    let status = child
+    let detached = Detached {
+        stdout: clone()?,
+        stderr: clone()?,
+        grouping: Grouping::Group,
+    };
+    let mut child = spec
+        .command()
+        .spawn_detached(detached)
+        .map_err(|e| e.to_string())?;
+    started(spec, child.pid());
+    child
         .wait()
-        .map_err(|e| format!("cannot wait for the provider: {e}"))?;
-    Ok(Exit {
-        code: status.code().map(i64::from),
-        signal: status.signal().map(i64::from),
-    })
+        .map_err(|e| format!("cannot wait for the provider: {e}"))
 }
 
 /// The provider on a pseudo-terminal (its own session, the terminal as its controlling
 /// one), the prompt typed into it key by key, then Enter; everything it writes to the
 /// terminal goes to the log.
 fn run_in_pty(spec: &Spec, mut log: File, keys: &Keystrokes) -> Result<Exit, String> {
-    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: 40,
-            cols: 120,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .map_err(|e| format!("cannot open a pseudo-terminal: {e}"))?;
-    let mut command = CommandBuilder::new(&spec.program);
-    command.args(&spec.args);
-    command.cwd(&spec.cwd);
-    for (key, value) in &spec.env {
-        command.env(key, value);
-    }
-    let mut child = pair
-        .slave
-        .spawn_command(command)
-        .map_err(|e| format!("cannot run {}: {e}", spec.program.display()))?;
-    // The provider holds the slave now; ours would keep the terminal open after it
-    // exits, and the reader below would never see the end.
-    drop(pair.slave);
-    let mut reader = pair
-        .master
-        .try_clone_reader()
+    let mut child = spec
+        .command()
+        .spawn_in_pty(TERMINAL)
+        .map_err(|e| e.to_string())?;
+    let mut reader = child
+        .reader()
         .map_err(|e| format!("cannot read the pseudo-terminal: {e}"))?;
-    let mut writer = pair
-        .master
-        .take_writer()
+    let mut writer = child
+        .writer()
         .map_err(|e| format!("cannot write to the pseudo-terminal: {e}"))?;
     let copier = std::thread::spawn(move || {
         let mut buf = [0_u8; 8192];
@@ -198,7 +191,7 @@ fn run_in_pty(spec: &Spec, mut log: File, keys: &Keystrokes) -> Result<Exit, Str
             }
         }
     });
-    started(spec, child.process_id().unwrap_or(0));
+    started(spec, child.pid().unwrap_or(0));
     let delay = Duration::from_millis(keys.delay_ms);
     let text = keys.text.clone();
     // Typed on its own thread so that a provider that never reads (its terminal
@@ -216,11 +209,8 @@ fn run_in_pty(spec: &Spec, mut log: File, keys: &Keystrokes) -> Result<Exit, Str
         }
         let _ = writer.write_all(b"\r");
         let _ = writer.flush();
-        // Dropping portable-pty's writer types newline and Ctrl-D (end of input), which
-        // would end the provider's session: keep it open until the host exits.
-        std::mem::forget(writer);
     });
-    let status = child
+    let exit = child
         .wait()
         .map_err(|e| format!("cannot wait for the provider: {e}"))?;
     // A grandchild may hold the terminal open; do not wait for it forever.
@@ -228,35 +218,6 @@ fn run_in_pty(spec: &Spec, mut log: File, keys: &Keystrokes) -> Result<Exit, Str
     while !copier.is_finished() && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
-    drop(pair.master);
-    Ok(Exit {
-        code: status
-            .signal()
-            .is_none()
-            .then(|| i64::from(status.exit_code())),
-        signal: status.signal().map(signal_number),
-    })
-}
-
-/// The number of a signal from the name `strsignal` gave it (portable-pty keeps only
-/// the name); 0 for a name it does not know.
-fn signal_number(name: &str) -> i64 {
-    use nix::sys::signal::Signal;
-    if let Some(n) = name.strip_prefix("Signal ").and_then(|n| n.parse().ok()) {
-        return n;
-    }
-    let known = [
-        ("Hangup", Signal::SIGHUP),
-        ("Interrupt", Signal::SIGINT),
-        ("Quit", Signal::SIGQUIT),
-        ("Aborted", Signal::SIGABRT),
-        ("Killed", Signal::SIGKILL),
-        ("Segmentation fault", Signal::SIGSEGV),
-        ("Broken pipe", Signal::SIGPIPE),
-        ("Terminated", Signal::SIGTERM),
-    ];
-    known
-        .iter()
-        .find(|(n, _)| name.starts_with(n))
-        .map_or(0, |(_, s)| i64::from(*s as i32))
+    drop(child);
+    Ok(exit)
 }
