@@ -76,6 +76,7 @@ fn main() -> ExitCode {
             )
         }
         Command::Schema => commands::schema::run(),
+        Command::Completions { shell } => commands::completions::run(shell),
         Command::Trust { dir, list, revoke } => commands::trust::run(dir.as_deref(), list, revoke),
         Command::External(args) => external::run(
             &external::Context::new(
