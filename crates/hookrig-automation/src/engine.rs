@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hookrig_core::EventName;
-use hookrig_store::{AutomationLock, AutomationRunRow, Ledger, StoreError};
+use hookrig_store::{AutomationLock, AutomationRunRow, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
@@ -225,7 +225,7 @@ pub struct Engine {
 }
 
 struct Inner {
-    store: Mutex<Ledger>,
+    store: Mutex<Store>,
     wiring: Wiring,
     settings: EngineSettings,
     state: Mutex<State>,
@@ -255,12 +255,12 @@ impl Engine {
     /// leftovers is the job of the one process that owns the store's automations,
     /// `hookrig serve`, which does it once it holds the serve socket.
     pub fn new(
-        store: Ledger,
+        store: Store,
         wiring: Wiring,
         settings: EngineSettings,
     ) -> Result<Engine, StoreError> {
         let now = (wiring.clock)();
-        let last_run = store.last_automation_run_starts()?;
+        let last_run = store.automation_runs().last_starts()?;
         Ok(Engine {
             inner: Arc::new(Inner {
                 store: Mutex::new(store),
@@ -403,7 +403,7 @@ impl Engine {
             started_at: now,
             completed_at: Some(now),
         };
-        if let Err(err) = self.store().insert_automation_run(&row) {
+        if let Err(err) = self.store().automation_runs().insert(&row) {
             tracing::error!(automation = %automation.id, error = %err, "cannot record a dropped event");
         }
     }
@@ -479,7 +479,8 @@ impl Engine {
         self.clean_up().await;
         let row = self
             .store()
-            .automation(id)?
+            .automations()
+            .get(id)?
             .ok_or_else(|| FireError::NotFound(id.to_owned()))?;
         let automation = Automation::from_row(row)?;
         if let Some(reason) = &automation.held {
@@ -517,13 +518,13 @@ impl Engine {
             ids.push((id, flight.run_id));
         }
         let now = self.now();
-        let mut store = self.store();
+        let store = self.store();
         let run_ids: Vec<String> = ids.iter().map(|(_, run)| run.clone()).collect();
-        if let Err(err) = store.interrupt_runs(&run_ids, now) {
+        if let Err(err) = store.automation_runs().interrupt(&run_ids, now) {
             tracing::error!(error = %err, "cannot mark the cancelled runs interrupted");
         }
         for (id, run) in &ids {
-            unlock(&mut store, id, run);
+            unlock(&store, id, run);
         }
     }
 
@@ -555,7 +556,8 @@ impl Engine {
         let run_id = new_run_id();
         match self
             .store()
-            .lock_automation(&automation.id, &run_id, self.now())
+            .automation_locks()
+            .acquire(&automation.id, &run_id, self.now())
         {
             Ok(None) => {}
             Ok(Some(held)) => return Err(held),
@@ -571,7 +573,7 @@ impl Engine {
         let task_run_id = run_id.clone();
         let handle = tokio::spawn(async move {
             let record = execute(&inner, &automation, trigger_reason, event, task_run_id).await;
-            unlock(&mut inner.lock_store(), &record.automation_id, &record.id);
+            unlock(&inner.lock_store(), &record.automation_id, &record.id);
             if let Some(done) = done {
                 let _ = done.send(record);
             }
@@ -602,17 +604,17 @@ impl Engine {
         for (id, flight) in finished {
             if let Err(err) = flight.handle.await {
                 // The task ended before it could release the lock.
-                unlock(&mut self.store(), &id, &flight.run_id);
+                unlock(&self.store(), &id, &flight.run_id);
                 tracing::error!(automation = %id, run = %flight.run_id, error = %err, "an automation run crashed");
                 let now = self.now();
-                let mut store = self.store();
-                if let Ok(Some(mut row)) = store.automation_run(&flight.run_id)
+                let store = self.store();
+                if let Ok(Some(mut row)) = store.automation_runs().get(&flight.run_id)
                     && row.status == "running"
                 {
                     "failed".clone_into(&mut row.status);
                     row.llm_response = Some(format!("the run crashed: {err}"));
                     row.completed_at = Some(now);
-                    if let Err(err) = store.update_automation_run(&row) {
+                    if let Err(err) = store.automation_runs().update(&row) {
                         tracing::error!(error = %err, "cannot record the crashed run");
                     }
                 }
@@ -621,7 +623,7 @@ impl Engine {
     }
 
     fn enabled_automations(&self) -> Option<Vec<Automation>> {
-        let rows = match self.store().automations(true) {
+        let rows = match self.store().automations().list(true) {
             Ok(rows) => rows,
             Err(err) => {
                 tracing::error!(error = %err, "cannot read the automations");
@@ -650,22 +652,22 @@ impl Engine {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn store(&self) -> MutexGuard<'_, Ledger> {
+    fn store(&self) -> MutexGuard<'_, Store> {
         self.inner.lock_store()
     }
 }
 
 impl Inner {
     // A std mutex: every store call is a short SQLite statement and never awaits.
-    fn lock_store(&self) -> MutexGuard<'_, Ledger> {
+    fn lock_store(&self) -> MutexGuard<'_, Store> {
         self.store.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 /// Releases the lock of `automation_id` held by `run_id`, logging a failure (a lock
 /// left behind is taken over once this process has ended).
-fn unlock(store: &mut Ledger, automation_id: &str, run_id: &str) {
-    if let Err(err) = store.unlock_automation(automation_id, run_id) {
+fn unlock(store: &Store, automation_id: &str, run_id: &str) {
+    if let Err(err) = store.automation_locks().release(automation_id, run_id) {
         tracing::error!(automation = %automation_id, error = %err, "cannot unlock the automation");
     }
 }
@@ -794,7 +796,7 @@ async fn execute(
         started_at: clock(),
         completed_at: None,
     };
-    if let Err(err) = inner.lock_store().insert_automation_run(&row) {
+    if let Err(err) = inner.lock_store().automation_runs().insert(&row) {
         tracing::error!(automation = %automation.id, error = %err, "cannot record the run");
     }
     let observe = |phase: RunPhase<'_>| {
@@ -862,7 +864,7 @@ async fn execute(
         }
     }
     row.completed_at = Some(clock());
-    if let Err(err) = inner.lock_store().update_automation_run(&row) {
+    if let Err(err) = inner.lock_store().automation_runs().update(&row) {
         tracing::error!(automation = %automation.id, error = %err, "cannot record the end of the run");
     }
     RunRecord::from(row)

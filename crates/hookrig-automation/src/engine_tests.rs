@@ -115,9 +115,10 @@ impl World {
     fn add(&self, toml: &str) {
         let automation = parse_automation(Path::new("/t/a.toml"), toml, "proj", START)
             .expect("valid automation");
-        Ledger::open(&self.path)
+        Store::open(&self.path)
             .expect("open")
-            .upsert_automation(&automation.to_row())
+            .automations()
+            .upsert(&automation.to_row())
             .expect("store");
     }
 
@@ -147,9 +148,10 @@ impl World {
     }
 
     fn runs(&self, id: Option<&str>) -> Vec<AutomationRunRow> {
-        Ledger::open(&self.path)
+        Store::open(&self.path)
             .expect("open")
-            .automation_runs(id, 100)
+            .automation_runs()
+            .list(id, 100)
             .expect("runs")
     }
 
@@ -185,7 +187,7 @@ fn build(
         observer: Some(Arc::clone(phases) as Arc<dyn RunObserver>),
         clock: Arc::new(move || *clock_time.lock().expect("not poisoned")),
     };
-    Engine::new(Ledger::open(path).expect("open"), wiring, settings).expect("engine")
+    Engine::new(Store::open(path).expect("open"), wiring, settings).expect("engine")
 }
 
 use std::path::Path;
@@ -641,9 +643,10 @@ async fn a_fire_cut_short_by_shutdown_says_so() {
 async fn a_new_engine_leaves_runs_of_other_processes_running() {
     let world = World::new(Reply::Answer, EngineSettings::default());
     world.add(&event_automation("a", "e", ""));
-    let mut store = Ledger::open(&world.path).expect("open");
+    let store = Store::open(&world.path).expect("open");
     store
-        .insert_automation_run(&AutomationRunRow {
+        .automation_runs()
+        .insert(&AutomationRunRow {
             id: "crashed".to_owned(),
             automation_id: "a".to_owned(),
             project_id: "proj".to_owned(),
@@ -668,7 +671,8 @@ async fn a_new_engine_leaves_runs_of_other_processes_running() {
         EngineSettings::default(),
     );
     let run = store
-        .automation_run("crashed")
+        .automation_runs()
+        .get("crashed")
         .expect("read")
         .expect("present");
     // Another `hookrig fire` may still be running it; `serve` alone recovers crashes.
@@ -806,7 +810,7 @@ async fn a_crashing_step_runner_leaves_a_failed_run_after_the_tick() {
     world.add(&event_automation("a", "e", ""));
     let time = Arc::clone(&world.time);
     let engine = Engine::new(
-        Ledger::open(&world.path).expect("open"),
+        Store::open(&world.path).expect("open"),
         Wiring {
             steps: Arc::new(Panics(AtomicUsize::new(0))),
             llm: Arc::clone(&world.llm) as Arc<dyn LlmBackend>,
@@ -911,9 +915,10 @@ async fn events_not_run_are_recorded_with_the_reason() {
     tokio::time::sleep(Duration::from_millis(20)).await;
     world.engine.shutdown().await;
     // A restart does not take a dropped event for the last run.
-    let last = Ledger::open(&world.path)
+    let last = Store::open(&world.path)
         .expect("open")
-        .last_automation_run_starts()
+        .automation_runs()
+        .last_starts()
         .expect("last");
     assert!(last.contains_key("a"));
     assert!(!last.contains_key("b"), "b never ran");

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use hookrig_config::Environment;
-use hookrig_store::{AutomationRunRow, Ledger};
+use hookrig_store::{AutomationRunRow, Store};
 use serde_json::json;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -116,14 +116,15 @@ impl Project {
         &self.options.socket
     }
 
-    fn store(&self) -> Ledger {
-        Ledger::open(&self.options.store_path).expect("open the store")
+    fn store(&self) -> Store {
+        Store::open(&self.options.store_path).expect("open the store")
     }
 
     async fn finished_run(&self, id: &str) -> AutomationRunRow {
         wait_for(&format!("a finished run of {id}"), async || {
             self.store()
-                .automation_runs(Some(id), 10)
+                .automation_runs()
+                .list(Some(id), 10)
                 .expect("read runs")
                 .into_iter()
                 .find(|run| run.status != "running")
@@ -182,7 +183,8 @@ async fn an_event_through_the_socket_runs_its_trigger_under_any_name() {
     wait_for("a second run", async || {
         let runs = project
             .store()
-            .automation_runs(Some("after-tools"), 10)
+            .automation_runs()
+            .list(Some("after-tools"), 10)
             .ok()?;
         (runs.len() == 2 && runs.iter().all(|r| r.status != "running")).then_some(())
     })
@@ -252,7 +254,8 @@ async fn memory_upsert_events_are_remembered() {
     let hit = wait_for("the memory to be stored", async || {
         project
             .store()
-            .memory_search(&project_id, "staging", 5)
+            .memory()
+            .search(&project_id, "staging", 5)
             .ok()?
             .into_iter()
             .next()
@@ -331,7 +334,8 @@ async fn the_master_switch_fires_no_trigger_but_fire_still_runs() {
     running.stop().await.expect("a clean stop");
     let reasons: Vec<String> = project
         .store()
-        .automation_runs(None, 10)
+        .automation_runs()
+        .list(None, 10)
         .expect("read runs")
         .iter()
         .map(|r| format!("{} {}", r.automation_id, r.trigger_reason))

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use hookrig_config::PackageRef;
 use hookrig_core::{HookRecord, SkipReason, duration_ms};
-use hookrig_store::{HookRun, Ledger, StoreError, default_ledger_path};
+use hookrig_store::{HookRun, Store, StoreError, default_ledger_path};
 
 use crate::cli::GlobalArgs;
 use crate::errors::ExpectedError;
@@ -37,7 +37,7 @@ pub(crate) fn store_path(global: &GlobalArgs) -> Result<PathBuf, ExpectedError> 
 pub(crate) fn enabled_packages(
     global: &GlobalArgs,
     agent: Option<&str>,
-) -> Result<(Vec<PackageRef>, Option<Ledger>), ExpectedError> {
+) -> Result<(Vec<PackageRef>, Option<Store>), ExpectedError> {
     enabled_packages_at(&store_path(global)?, agent)
 }
 
@@ -45,13 +45,14 @@ pub(crate) fn enabled_packages(
 pub(crate) fn enabled_packages_at(
     path: &Path,
     agent: Option<&str>,
-) -> Result<(Vec<PackageRef>, Option<Ledger>), ExpectedError> {
+) -> Result<(Vec<PackageRef>, Option<Store>), ExpectedError> {
     if !path.exists() {
         return Ok((Vec::new(), None));
     }
-    let store = Ledger::open(path)?;
+    let store = Store::open(path)?;
     let packages = store
-        .plugins_enabled_for(agent)?
+        .plugins()
+        .enabled_for(agent)?
         .into_iter()
         .map(|row| PackageRef {
             id: row.id,
@@ -63,10 +64,10 @@ pub(crate) fn enabled_packages_at(
 
 /// Opens the ledger for reading (`runs`, `why`). Emits left `running` by a process
 /// that died (SIGKILL) are marked `interrupted` first, so they read as what they are.
-pub(crate) fn open(global: &GlobalArgs) -> Result<Ledger, ExpectedError> {
+pub(crate) fn open(global: &GlobalArgs) -> Result<Store, ExpectedError> {
     let path = path(global)?.ok_or(ExpectedError::LedgerDisabled)?;
-    let mut ledger = Ledger::open(&path)?;
-    if let Err(err) = ledger.interrupt_abandoned_emits() {
+    let ledger = Store::open(&path)?;
+    if let Err(err) = ledger.emits().interrupt_abandoned() {
         tracing::debug!("{}", warning(&err));
     }
     Ok(ledger)

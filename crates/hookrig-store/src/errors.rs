@@ -69,21 +69,21 @@ pub enum StoreError {
         source: rusqlite::Error,
     },
 
-    /// [`Ledger::record_emit`](crate::Ledger::record_emit) got a run id that is already recorded.
+    /// [`Emits::record`](crate::Emits::record) got a run id that is already recorded.
     #[error("run {run_id} is already in the ledger")]
     DuplicateRunId {
         /// The run id.
         run_id: String,
     },
 
-    /// [`Ledger::append_hook_runs`](crate::Ledger::append_hook_runs) got a run id that was never recorded.
+    /// [`Emits::append_hook_runs`](crate::Emits::append_hook_runs) got a run id that was never recorded.
     #[error("no run {run_id} in the ledger")]
     UnknownRunId {
         /// The run id.
         run_id: String,
     },
 
-    /// [`Ledger::register_plugin`](crate::Ledger::register_plugin) got an id that is
+    /// [`Plugins::register`](crate::Plugins::register) got an id that is
     /// already registered.
     #[error("plugin `{id}` is already registered")]
     DuplicatePlugin {

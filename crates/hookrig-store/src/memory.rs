@@ -10,7 +10,7 @@ use rusqlite::{Transaction, params};
 use serde::{Deserialize, Serialize};
 
 use crate::errors::StoreError;
-use crate::ledger::Ledger;
+use crate::store::Store;
 
 /// One search result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -175,19 +175,28 @@ fn delete_note(tx: &Transaction<'_>, project_id: &str, source: &str) -> rusqlite
     Ok(())
 }
 
-impl Ledger {
+/// The `memory` index and the `memory_notes` it was built from, of a [`Store`].
+#[derive(Debug, Clone, Copy)]
+pub struct Memory<'s> {
+    store: &'s Store,
+}
+
+impl<'s> Memory<'s> {
+    pub(crate) fn new(store: &'s Store) -> Self {
+        Self { store }
+    }
+
     /// Stores `content` under (`project_id`, `source`, `heading`), replacing what
     /// was stored there before: what a `memory.upsert` event asks for.
-    pub fn memory_upsert(
-        &mut self,
+    pub fn upsert(
+        &self,
         project_id: &str,
         source: &str,
         heading: &str,
         content: &str,
     ) -> Result<(), StoreError> {
-        let path = self.path().to_owned();
-        let fail = StoreError::sqlite(&path, "store a memory");
-        let tx = self.conn_mut().transaction().map_err(fail)?;
+        let fail = self.store.fail("store a memory");
+        let tx = self.store.conn().unchecked_transaction().map_err(fail)?;
         tx.execute(
             "DELETE FROM memory
              WHERE project_id = ?1 AND kind = 'upsert' AND source = ?2 AND heading = ?3",
@@ -208,15 +217,10 @@ impl Ledger {
     /// indexed are split again, removed files leave the index, unchanged ones cost a
     /// `stat`. A missing directory means no notes. Returns how many files were
     /// (re)indexed or removed.
-    pub fn memory_index_notes(
-        &mut self,
-        project_id: &str,
-        notes_dir: &Path,
-    ) -> Result<usize, StoreError> {
-        let path = self.path().to_owned();
-        let fail = StoreError::sqlite(&path, "index notes");
+    pub fn index_notes(&self, project_id: &str, notes_dir: &Path) -> Result<usize, StoreError> {
+        let fail = self.store.fail("index notes");
         let files = note_files(notes_dir);
-        let tx = self.conn_mut().transaction().map_err(fail)?;
+        let tx = self.store.conn().unchecked_transaction().map_err(fail)?;
         let indexed: HashMap<String, i64> = {
             let mut stmt = tx
                 .prepare("SELECT path, mtime_ns FROM memory_notes WHERE project_id = ?1")
@@ -266,7 +270,7 @@ impl Ledger {
     /// The `limit` sections of `project_id`'s memory that match `query` best, by
     /// bm25 (headings weigh twice as much as text). Any word of the query may match;
     /// a query without words finds nothing.
-    pub fn memory_search(
+    pub fn search(
         &self,
         project_id: &str,
         query: &str,
@@ -275,8 +279,9 @@ impl Ledger {
         let Some(expression) = match_expression(query) else {
             return Ok(Vec::new());
         };
-        let fail = StoreError::sqlite(self.path(), "search the memory");
+        let fail = self.store.fail("search the memory");
         let mut stmt = self
+            .store
             .conn()
             .prepare(
                 "SELECT source, heading, content, bm25(memory, 0.0, 0.0, 0.0, 2.0, 1.0) AS rank
@@ -351,20 +356,22 @@ mod tests {
         assert_eq!(match_expression(" -- ** "), None);
     }
 
-    fn open() -> (tempfile::TempDir, Ledger) {
+    fn open() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().expect("temp dir");
-        let ledger = Ledger::open(&dir.path().join("l.db")).expect("open");
+        let ledger = Store::open(&dir.path().join("l.db")).expect("open");
         (dir, ledger)
     }
 
     #[test]
     fn ranks_by_bm25_within_the_project() {
-        let (_dir, mut ledger) = open();
+        let (_dir, ledger) = open();
         ledger
-            .memory_upsert("p", "a", "Deploy", "the deploy runs make deploy twice")
+            .memory()
+            .upsert("p", "a", "Deploy", "the deploy runs make deploy twice")
             .expect("upsert");
         ledger
-            .memory_upsert(
+            .memory()
+            .upsert(
                 "p",
                 "b",
                 "Other",
@@ -372,22 +379,25 @@ mod tests {
             )
             .expect("upsert");
         ledger
-            .memory_upsert("q", "c", "Deploy", "deploy deploy deploy")
+            .memory()
+            .upsert("q", "c", "Deploy", "deploy deploy deploy")
             .expect("upsert");
-        let hits = ledger.memory_search("p", "deploy", 10).expect("search");
+        let hits = ledger.memory().search("p", "deploy", 10).expect("search");
         let sources: Vec<&str> = hits.iter().map(|h| h.source.as_str()).collect();
         assert_eq!(sources, ["a", "b"], "best first, other projects left out");
         assert!(hits[0].score > hits[1].score);
         assert_eq!(
             ledger
-                .memory_search("p", "deploy", 1)
+                .memory()
+                .search("p", "deploy", 1)
                 .expect("search")
                 .len(),
             1
         );
         assert!(
             ledger
-                .memory_search("p", "\"(", 5)
+                .memory()
+                .search("p", "\"(", 5)
                 .expect("search")
                 .is_empty()
         );
@@ -395,21 +405,23 @@ mod tests {
 
     #[test]
     fn upsert_replaces_the_same_source_and_heading() {
-        let (_dir, mut ledger) = open();
+        let (_dir, ledger) = open();
         ledger
-            .memory_upsert("p", "s", "h", "old words")
+            .memory()
+            .upsert("p", "s", "h", "old words")
             .expect("upsert");
         ledger
-            .memory_upsert("p", "s", "h", "new words")
+            .memory()
+            .upsert("p", "s", "h", "new words")
             .expect("upsert");
-        let hits = ledger.memory_search("p", "words", 10).expect("search");
+        let hits = ledger.memory().search("p", "words", 10).expect("search");
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].content, "new words");
     }
 
     #[test]
     fn notes_are_reindexed_only_when_they_change_and_leave_when_removed() {
-        let (dir, mut ledger) = open();
+        let (dir, ledger) = open();
         let notes = dir.path().join("notes");
         std::fs::create_dir_all(notes.join("sub")).expect("mkdir");
         std::fs::create_dir_all(notes.join(".hidden")).expect("mkdir");
@@ -417,15 +429,16 @@ mod tests {
         std::fs::write(notes.join("sub/b.md"), "# Beta\nmore zebra\n").expect("write");
         std::fs::write(notes.join(".hidden/c.md"), "# Gamma\nzebra\n").expect("write");
         std::fs::write(notes.join("d.txt"), "zebra\n").expect("write");
-        assert_eq!(ledger.memory_index_notes("p", &notes).expect("index"), 2);
+        assert_eq!(ledger.memory().index_notes("p", &notes).expect("index"), 2);
         assert_eq!(
-            ledger.memory_index_notes("p", &notes).expect("index"),
+            ledger.memory().index_notes("p", &notes).expect("index"),
             0,
             "unchanged"
         );
         assert_eq!(
             ledger
-                .memory_search("p", "zebra", 10)
+                .memory()
+                .search("p", "zebra", 10)
                 .expect("search")
                 .len(),
             2
@@ -440,34 +453,38 @@ mod tests {
             .and_then(|f| f.set_modified(later))
             .expect("set mtime");
         std::fs::remove_file(notes.join("sub/b.md")).expect("rm");
-        assert_eq!(ledger.memory_index_notes("p", &notes).expect("index"), 2);
+        assert_eq!(ledger.memory().index_notes("p", &notes).expect("index"), 2);
         assert!(
             ledger
-                .memory_search("p", "zebra", 10)
+                .memory()
+                .search("p", "zebra", 10)
                 .expect("search")
                 .is_empty()
         );
-        let lion = ledger.memory_search("p", "lion", 10).expect("search");
+        let lion = ledger.memory().search("p", "lion", 10).expect("search");
         assert_eq!(lion.len(), 1);
         assert_eq!(lion[0].heading, "Alpha");
         assert!(lion[0].source.ends_with("a.md"));
 
         // An upsert under the same source survives re-indexing of notes.
         ledger
-            .memory_upsert("p", &lion[0].source, "Alpha", "kept tiger")
+            .memory()
+            .upsert("p", &lion[0].source, "Alpha", "kept tiger")
             .expect("upsert");
         std::fs::remove_file(notes.join("a.md")).expect("rm");
-        ledger.memory_index_notes("p", &notes).expect("index");
+        ledger.memory().index_notes("p", &notes).expect("index");
         assert_eq!(
             ledger
-                .memory_search("p", "tiger", 10)
+                .memory()
+                .search("p", "tiger", 10)
                 .expect("search")
                 .len(),
             1
         );
         assert_eq!(
             ledger
-                .memory_index_notes("p", &dir.path().join("missing"))
+                .memory()
+                .index_notes("p", &dir.path().join("missing"))
                 .expect("index"),
             0
         );

@@ -52,9 +52,11 @@ pub(crate) async fn run(
     let notes = resolve_path(&env.workspace, &env.memory.notes_dir.to_string_lossy());
     let lexical_query = query.clone();
     let searched = tokio::task::spawn_blocking(move || {
-        let mut ledger = hookrig_store::Ledger::open(&store)?;
-        ledger.memory_index_notes(&project_id, &notes)?;
-        ledger.memory_search(&project_id, &lexical_query, candidates)
+        let ledger = hookrig_store::Store::open(&store)?;
+        ledger.memory().index_notes(&project_id, &notes)?;
+        ledger
+            .memory()
+            .search(&project_id, &lexical_query, candidates)
     })
     .await;
     let Ok(Ok(mut hits)) = searched else {

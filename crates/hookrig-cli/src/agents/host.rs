@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use hookrig_store::Ledger;
+use hookrig_store::Store;
 use serde::{Deserialize, Serialize};
 
 use super::process::start_time;
@@ -81,7 +81,9 @@ pub(crate) fn run(spec_json: &str) -> u8 {
     match exit {
         Ok(exit) => {
             record(&spec.ledger, |ledger| {
-                ledger.set_agent_exit(&spec.cwd.to_string_lossy(), exit.code, exit.signal)
+                ledger
+                    .agents()
+                    .set_exit(&spec.cwd.to_string_lossy(), exit.code, exit.signal)
             });
             0
         }
@@ -107,8 +109,8 @@ fn close_stdout() {
     }
 }
 
-fn record(ledger: &Path, write: impl FnOnce(&mut Ledger) -> Result<(), hookrig_store::StoreError>) {
-    match Ledger::open(ledger) {
+fn record(ledger: &Path, write: impl FnOnce(&mut Store) -> Result<(), hookrig_store::StoreError>) {
+    match Store::open(ledger) {
         Ok(mut ledger) => {
             if let Err(err) = write(&mut ledger) {
                 eprintln!("hookrig: warning: {err}");
@@ -121,7 +123,9 @@ fn record(ledger: &Path, write: impl FnOnce(&mut Ledger) -> Result<(), hookrig_s
 fn started(spec: &Spec, pid: u32) {
     let pid = i64::from(pid);
     record(&spec.ledger, |ledger| {
-        ledger.set_agent_pid(&spec.cwd.to_string_lossy(), pid, start_time(pid))
+        ledger
+            .agents()
+            .set_pid(&spec.cwd.to_string_lossy(), pid, start_time(pid))
     });
     report(&format!("pid {pid}"));
     close_stdout();

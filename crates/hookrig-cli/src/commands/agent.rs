@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use hookrig_plan::plan::{Action, Plan};
-use hookrig_store::{AgentRow, Ledger};
+use hookrig_store::{AgentRow, Store};
 use serde_json::{Value, json};
 
 use crate::agents::host::{self, Keystrokes, Spec};
@@ -119,8 +119,8 @@ fn from_env(names: &[&str]) -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
-fn open_store(global: &GlobalArgs) -> Result<Ledger, ExpectedError> {
-    Ok(Ledger::open(&crate::ledger::store_path(global)?)?)
+fn open_store(global: &GlobalArgs) -> Result<Store, ExpectedError> {
+    Ok(Store::open(&crate::ledger::store_path(global)?)?)
 }
 
 #[expect(
@@ -190,8 +190,8 @@ fn spawn(
 
     let path = worktree::worktree_path(&repo, &task.name);
     let key = path.to_string_lossy().into_owned();
-    let mut store = open_store(global)?;
-    if let Some(row) = store.agent(&key)?
+    let store = open_store(global)?;
+    if let Some(row) = store.agents().get(&key)?
         && matches!(process::state(&row), State::Running | State::Starting)
         && row.pid.is_some()
     {
@@ -255,7 +255,7 @@ fn spawn(
             delay_ms: p.keystroke_delay_ms,
         }),
     };
-    store.record_agent(&AgentRow {
+    store.agents().record(&AgentRow {
         worktree: key.clone(),
         repo: repo.to_string_lossy().into_owned(),
         task: task.name.clone(),
@@ -275,7 +275,7 @@ fn spawn(
     let pid = match start_host(&spec) {
         Ok(pid) => pid,
         Err(err) => {
-            let _ = store.delete_agent(&key);
+            let _ = store.agents().delete(&key);
             return Err(err.into());
         }
     };
@@ -379,7 +379,7 @@ fn row_json(row: &AgentRow) -> Value {
 }
 
 fn list(global: &GlobalArgs, json: bool) -> Result<u8, ExpectedError> {
-    let rows = open_store(global)?.agents()?;
+    let rows = open_store(global)?.agents().list()?;
     if json {
         let list: Vec<Value> = rows.iter().map(row_json).collect();
         let mut text = serde_json::to_string_pretty(&list).unwrap_or_default();
@@ -416,10 +416,11 @@ fn list(global: &GlobalArgs, json: bool) -> Result<u8, ExpectedError> {
 
 /// The agent of `task`: the one in the current directory's repository when there is
 /// one, else the only one with that task name.
-fn find_agent(store: &Ledger, task: &str) -> Result<Option<AgentRow>, ExpectedError> {
+fn find_agent(store: &Store, task: &str) -> Result<Option<AgentRow>, ExpectedError> {
     let task = task.strip_prefix("task-").unwrap_or(task);
     let rows: Vec<AgentRow> = store
-        .agents()?
+        .agents()
+        .list()?
         .into_iter()
         .filter(|r| r.task == task)
         .collect();
@@ -456,7 +457,7 @@ fn main_repo(top: &Path) -> PathBuf {
 }
 
 fn stop(global: &GlobalArgs, task: &str, grace: Duration) -> Result<u8, ExpectedError> {
-    let mut store = open_store(global)?;
+    let store = open_store(global)?;
     let row = find_agent(&store, task)?.ok_or_else(|| AgentError::NoSuchAgent(task.to_owned()))?;
     let state = process::state(&row);
     // A provider that exited may have left processes of its group behind: they are
@@ -473,7 +474,7 @@ fn stop(global: &GlobalArgs, task: &str, grace: Duration) -> Result<u8, Expected
         return Ok(exit_codes::PROCEED);
     };
     let how = process::stop(pid, grace);
-    store.set_agent_stopped(&row.worktree)?;
+    store.agents().set_stopped(&row.worktree)?;
     let text = match how {
         Stopped::NotRunning => format!("the agent of task '{}' had exited", row.task),
         Stopped::Terminated => format!(
@@ -513,7 +514,8 @@ fn watch(global: &GlobalArgs, task: Option<&str>) -> Result<u8, ExpectedError> {
                 .and_then(|d| worktree::repo_root(&d).ok())
                 .map(|p| main_repo(&p));
             store
-                .agents()?
+                .agents()
+                .list()?
                 .into_iter()
                 .filter(|r| here.as_deref().is_none_or(|h| Path::new(&r.repo) == h))
                 .filter(|r| matches!(process::state(r), State::Running | State::Starting))
@@ -536,7 +538,8 @@ fn watch(global: &GlobalArgs, task: Option<&str>) -> Result<u8, ExpectedError> {
     while followed.iter().any(|f| !f.done) {
         for f in followed.iter_mut().filter(|f| !f.done) {
             let fresh = store
-                .agent(&f.row.worktree)?
+                .agents()
+                .get(&f.row.worktree)?
                 .unwrap_or_else(|| f.row.clone());
             let state = process::state(&fresh);
             let finished = !matches!(state, State::Running | State::Starting);
@@ -569,7 +572,7 @@ fn watch(global: &GlobalArgs, task: Option<&str>) -> Result<u8, ExpectedError> {
 
 /// A provider that just died may not have its exit recorded yet: the host records it
 /// right after reaping. Wait a moment for it.
-fn settle(store: &Ledger, worktree: &str, state: State) -> State {
+fn settle(store: &Store, worktree: &str, state: State) -> State {
     let deadline = Instant::now() + Duration::from_secs(2);
     let mut state = state;
     while matches!(
@@ -581,7 +584,7 @@ fn settle(store: &Ledger, worktree: &str, state: State) -> State {
     ) && Instant::now() < deadline
     {
         std::thread::sleep(Duration::from_millis(50));
-        if let Ok(Some(row)) = store.agent(worktree) {
+        if let Ok(Some(row)) = store.agents().get(worktree) {
             state = process::state(&row);
         }
     }
@@ -611,7 +614,7 @@ fn prefixed(task: &str, text: &str) -> String {
 }
 
 fn clean(global: &GlobalArgs, task: &str, force: bool) -> Result<u8, ExpectedError> {
-    let mut store = open_store(global)?;
+    let store = open_store(global)?;
     let row = find_agent(&store, task)?;
     let task = task.strip_prefix("task-").unwrap_or(task);
     worktree::check_task_name(task)?;
@@ -659,7 +662,7 @@ fn clean(global: &GlobalArgs, task: &str, force: bool) -> Result<u8, ExpectedErr
     if std::fs::remove_file(&log).is_ok() {
         let _ = writeln!(out, "removed log {}", log.display());
     }
-    store.delete_agent(&path.to_string_lossy())?;
+    store.agents().delete(&path.to_string_lossy())?;
     print(&out)?;
     Ok(exit_codes::PROCEED)
 }

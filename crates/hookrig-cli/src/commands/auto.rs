@@ -14,7 +14,7 @@ use hookrig_automation::notifier::Notifiers;
 use hookrig_automation::{Automation, Engine, FireError, RunRecord, wiring};
 use hookrig_config::ConfigToml;
 use hookrig_exec::ProcessGroups;
-use hookrig_store::{Ledger, StoreError};
+use hookrig_store::{Store, StoreError};
 use serde_json::Value;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -89,7 +89,7 @@ pub(crate) enum AutoCommand {
 }
 
 pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedError> {
-    let mut store = Ledger::open(&ledger::store_path(global)?)?;
+    let store = Store::open(&ledger::store_path(global)?)?;
     let now = (system_clock())();
     match &args.command {
         AutoCommand::Add { file } => {
@@ -101,7 +101,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
             if let Ok(absolute) = std::path::absolute(file) {
                 automation.source = Some(absolute.display().to_string());
             }
-            let stored = store.upsert_automation(&automation.to_row())?;
+            let stored = store.automations().upsert(&automation.to_row())?;
             print(&format!("{}\n", stored.id))?;
         }
         AutoCommand::List { json } => {
@@ -123,7 +123,8 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
         AutoCommand::Enable { id } | AutoCommand::Disable { id } => {
             let enable = matches!(args.command, AutoCommand::Enable { .. });
             store
-                .set_automation_enabled(id, enable, now)
+                .automations()
+                .set_enabled(id, enable, now)
                 .map_err(not_found)?;
             print(&format!(
                 "{} automation `{id}`\n",
@@ -131,7 +132,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
             ))?;
         }
         AutoCommand::Rm { id } => {
-            store.delete_automation(id).map_err(not_found)?;
+            store.automations().delete(id).map_err(not_found)?;
             print(&format!("removed automation `{id}` and its runs\n"))?;
         }
         AutoCommand::Trust { dir } => return trust(dir.as_deref()),
@@ -148,7 +149,8 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
                 return follow(&store, id.as_deref(), *json);
             }
             let runs: Vec<RunRecord> = store
-                .automation_runs(id.as_deref(), *limit)?
+                .automation_runs()
+                .list(id.as_deref(), *limit)?
                 .into_iter()
                 .map(RunRecord::from)
                 .collect();
@@ -256,7 +258,7 @@ async fn fire_in_process(
     id: &str,
 ) -> Result<Option<RunRecord>, ExpectedError> {
     let store_path = ledger::store_path(global)?;
-    let mut store = Ledger::open(&store_path)?;
+    let store = Store::open(&store_path)?;
     let env = hookrig_config::Environment::from_process(crate::engine::working_dir(None)?)?;
     let root = hookrig_config::find_project(&env)
         .root
@@ -268,7 +270,7 @@ async fn fire_in_process(
     hookrig_automation::definition::sync_project_automations(
         &env,
         &root,
-        &mut store,
+        &store,
         (system_clock())(),
     )?;
     let groups = ProcessGroups::new();
@@ -301,7 +303,7 @@ async fn fire_in_process(
 
 /// `hookrig auto runs --follow`: prints runs as they start and as their status changes,
 /// until SIGINT or SIGTERM. Runs that ended before it started are not shown.
-fn follow(store: &Ledger, id: Option<&str>, json: bool) -> Result<u8, ExpectedError> {
+fn follow(store: &Store, id: Option<&str>, json: bool) -> Result<u8, ExpectedError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -318,7 +320,7 @@ fn follow(store: &Ledger, id: Option<&str>, json: bool) -> Result<u8, ExpectedEr
                 _ = interrupt.recv() => break,
                 _ = terminate.recv() => break,
             }
-            let runs = store.automation_runs(id, FOLLOW_WINDOW)?;
+            let runs = store.automation_runs().list(id, FOLLOW_WINDOW)?;
             let mut now_seen = HashMap::with_capacity(runs.len());
             let mut text = String::new();
             for run in runs.into_iter().rev().map(RunRecord::from) {
@@ -358,17 +360,19 @@ fn write_out(text: &str) -> Result<bool, ExpectedError> {
     }
 }
 
-fn all(store: &Ledger) -> Result<Vec<Automation>, ExpectedError> {
+fn all(store: &Store) -> Result<Vec<Automation>, ExpectedError> {
     store
-        .automations(false)?
+        .automations()
+        .list(false)?
         .into_iter()
         .map(|row| Automation::from_row(row).map_err(|e| ExpectedError::Fire(e.to_string())))
         .collect()
 }
 
-fn one(store: &Ledger, id: &str) -> Result<Automation, ExpectedError> {
+fn one(store: &Store, id: &str) -> Result<Automation, ExpectedError> {
     let row = store
-        .automation(id)?
+        .automations()
+        .get(id)?
         .ok_or_else(|| ExpectedError::Fire(FireError::NotFound(id.to_owned()).to_string()))?;
     Automation::from_row(row).map_err(|e| ExpectedError::Fire(e.to_string()))
 }

@@ -13,7 +13,7 @@ use hookrig_core::{
     duration_ms,
 };
 use hookrig_exec::{AsyncPool, ProcessGroups};
-use hookrig_store::{EmitRecord, Ledger, StoreError};
+use hookrig_store::{EmitRecord, Store, StoreError};
 
 use crate::cli::{EmitArgs, GlobalArgs};
 use crate::errors::ExpectedError;
@@ -214,7 +214,7 @@ pub(crate) fn dispatch_event<T>(
             entry.reason = Some(err.to_string());
             entry.duration_ms = duration_ms(started.elapsed());
             if let Some(path) = &ledger_path {
-                let _ = ledger_at(store, path).and_then(|mut l| l.record_emit(&entry));
+                let _ = ledger_at(store, path).and_then(|l| l.emits().record(&entry));
             }
             return Err(err.into());
         }
@@ -302,7 +302,7 @@ fn enabled_packages(
     agent: Option<&str>,
     ledger_path: &mut Option<PathBuf>,
     warnings: &mut Vec<String>,
-) -> (Vec<hookrig_config::PackageRef>, Option<Ledger>) {
+) -> (Vec<hookrig_config::PackageRef>, Option<Store>) {
     match ledger::enabled_packages(global, agent) {
         Ok(found) => found,
         Err(err) => {
@@ -318,10 +318,10 @@ fn enabled_packages(
 
 /// The ledger at `path`: the store opened for the package registry when it is that
 /// file (one connection per emit instead of two), else opened now.
-fn ledger_at(store: Option<Ledger>, path: &Path) -> Result<Ledger, StoreError> {
+fn ledger_at(store: Option<Store>, path: &Path) -> Result<Store, StoreError> {
     match store.filter(|store| store.path() == path) {
         Some(store) => Ok(store),
-        None => Ledger::open(path),
+        None => Store::open(path),
     }
 }
 
@@ -331,12 +331,12 @@ fn ledger_at(store: Option<Ledger>, path: &Path) -> Result<Ledger, StoreError> {
 /// recorded and the whole row is written at the end. A ledger that cannot be opened is
 /// a warning for the Outcome.
 fn begin(
-    opened: Option<Ledger>,
+    opened: Option<Store>,
     path: &Path,
     entry: &EmitRecord,
     warnings: &mut Vec<String>,
-) -> Option<Ledger> {
-    let mut ledger = match ledger_at(opened, path) {
+) -> Option<Store> {
+    let ledger = match ledger_at(opened, path) {
         Ok(ledger) => ledger,
         Err(err) => {
             warnings.push(format!(
@@ -348,11 +348,11 @@ fn begin(
     };
     let started = ledger
         .set_busy_timeout(std::time::Duration::ZERO)
-        .and_then(|()| ledger.begin_emit(entry));
+        .and_then(|()| ledger.emits().begin(entry));
     if let Err(err) = started {
         tracing::debug!("start of the emit not recorded: {}", ledger::warning(&err));
     }
-    if let Err(err) = ledger.set_busy_timeout(hookrig_store::Ledger::BUSY_TIMEOUT) {
+    if let Err(err) = ledger.set_busy_timeout(hookrig_store::Store::BUSY_TIMEOUT) {
         tracing::debug!("{}", ledger::warning(&err));
     }
     Some(ledger)
@@ -363,12 +363,12 @@ fn begin(
 /// be opened or written is a warning on stderr.
 fn record(
     path: &Path,
-    opened: Option<Ledger>,
+    opened: Option<Store>,
     entry: &mut EmitRecord,
     dispatched: &Dispatched,
     started: Instant,
     warnings: &mut Vec<String>,
-) -> Option<Ledger> {
+) -> Option<Store> {
     dispatched.decision.as_str().clone_into(&mut entry.decision);
     entry.reason.clone_from(&dispatched.reason);
     entry.decided_by.clone_from(&dispatched.decided_by);
@@ -377,7 +377,7 @@ fn record(
         serde_json::to_string(dispatched.payload.as_map()).expect("JSON always serializes");
     entry.warnings.clone_from(warnings);
     entry.hooks = dispatched.records.iter().map(ledger::hook_run).collect();
-    match ledger_at(opened, path).and_then(|mut l| l.finish_emit(entry).map(|()| l)) {
+    match ledger_at(opened, path).and_then(|l| l.emits().finish(entry).map(|()| l)) {
         Ok(opened) => Some(opened),
         Err(err) => {
             eprintln!("hookrig: warning: {}", ledger::warning(&err));
@@ -411,7 +411,7 @@ fn deliver_to_serve(runtime: &tokio::runtime::Runtime, event: &str, payload_json
 async fn finish_async(
     pool: &AsyncPool,
     groups: &ProcessGroups,
-    ledger: Option<&mut Ledger>,
+    ledger: Option<&mut Store>,
     run_id: &str,
     release_stdout: bool,
 ) {
@@ -450,7 +450,7 @@ async fn finish_async(
         })
         .collect();
     if let Some(ledger) = ledger
-        && let Err(err) = ledger.complete_hook_runs(run_id, &runs)
+        && let Err(err) = ledger.emits().complete_hook_runs(run_id, &runs)
     {
         tracing::debug!("{}", ledger::warning(&err));
     }

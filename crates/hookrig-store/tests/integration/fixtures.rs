@@ -1,21 +1,21 @@
-//! Records and ledgers shared by the tests.
+//! Records and stores shared by the tests.
 
 use std::path::PathBuf;
 
-use hookrig_store::{EmitRecord, HookRun, Ledger};
+use hookrig_store::{EmitRecord, HookRun, Store};
 use tempfile::TempDir;
 
-/// A ledger in its own temp dir; the dir lives as long as the value.
-pub(crate) struct TempLedger {
+/// A store in its own temp dir; the dir lives as long as the value.
+pub(crate) struct TempStore {
     pub(crate) dir: TempDir,
-    pub(crate) ledger: Ledger,
+    pub(crate) store: Store,
 }
 
-impl TempLedger {
+impl TempStore {
     pub(crate) fn new() -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
-        let ledger = Ledger::open(&dir.path().join("ledger.db")).expect("open a fresh ledger");
-        Self { dir, ledger }
+        let store = Store::open(&dir.path().join("ledger.db")).expect("open a fresh store");
+        Self { dir, store }
     }
 
     pub(crate) fn path(&self) -> PathBuf {

@@ -1,0 +1,463 @@
+//! The runs of automations (`hookrig fire`, `hookrig auto runs`, `hookrig serve`): the
+//! table `automation_runs`, read and written through [`AutomationRuns`].
+//!
+//! A run is `running` from the moment it starts, owned by the process running it, until
+//! it reaches `completed`, `skipped`, `failed` or `interrupted`; `event_data` and
+//! `context_results` are JSON text, times are Unix seconds.
+
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, Row, params};
+use serde::{Deserialize, Serialize};
+
+use crate::errors::StoreError;
+use crate::store::Store;
+
+/// One run of an automation, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AutomationRunRow {
+    /// Run id.
+    pub id: String,
+    /// The automation that ran.
+    pub automation_id: String,
+    /// Copied from the automation at run time.
+    pub project_id: String,
+    /// `periodic`, `cron`, `event:<type>` or `manual`.
+    pub trigger_reason: String,
+    /// `running`, `completed`, `skipped`, `failed` or `interrupted`.
+    pub status: String,
+    /// The event data, JSON.
+    pub event_data: Option<String>,
+    /// The step results, a JSON array.
+    pub context_results: Option<String>,
+    /// The prompt sent to the LLM.
+    pub prompt_sent: Option<String>,
+    /// The LLM's reply, or the error of a failed run.
+    pub llm_response: Option<String>,
+    /// Reserved for a record of what a run did; not written.
+    pub actions_taken: Option<String>,
+    /// Why the LLM was skipped.
+    pub skipped_reason: Option<String>,
+    /// Estimated tokens.
+    pub tokens_used: i64,
+    /// When the run started (Unix seconds).
+    pub started_at: f64,
+    /// When it reached a terminal status (Unix seconds).
+    pub completed_at: Option<f64>,
+}
+
+const SELECT_RUN: &str = "
+    SELECT id, automation_id, project_id, trigger_reason, status, event_data, context_results,
+           prompt_sent, llm_response, actions_taken, skipped_reason, tokens_used, started_at,
+           completed_at
+    FROM automation_runs";
+
+/// The `automation_runs` table of a [`Store`].
+#[derive(Debug, Clone, Copy)]
+pub struct AutomationRuns<'s> {
+    store: &'s Store,
+}
+
+impl<'s> AutomationRuns<'s> {
+    pub(crate) fn new(store: &'s Store) -> Self {
+        Self { store }
+    }
+
+    /// Records a new run.
+    pub fn insert(&self, run: &AutomationRunRow) -> Result<(), StoreError> {
+        self.store
+            .conn()
+            .prepare_cached(
+                "INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason,
+                     status, event_data, context_results, prompt_sent, llm_response,
+                     actions_taken, skipped_reason, tokens_used, started_at, completed_at,
+                     owner)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+            )
+            .and_then(|mut stmt| {
+                // The process running it owns it while it is `running` (see owner.rs).
+                let owner = crate::owner::current_owner();
+                let params = run_params(run);
+                let all: Vec<&dyn rusqlite::ToSql> = params
+                    .into_iter()
+                    .chain([&owner as &dyn rusqlite::ToSql])
+                    .collect();
+                stmt.execute(all.as_slice())
+            })
+            .map(drop)
+            .map_err(self.store.fail("record an automation run"))
+    }
+
+    /// Rewrites the run `run.id` with every field of `run`. An unknown id is
+    /// [`StoreError::UnknownRunId`].
+    pub fn update(&self, run: &AutomationRunRow) -> Result<(), StoreError> {
+        let changed = self
+            .store
+            .conn()
+            .prepare_cached(
+                "UPDATE automation_runs SET automation_id = ?2, project_id = ?3,
+                     trigger_reason = ?4, status = ?5, event_data = ?6, context_results = ?7,
+                     prompt_sent = ?8, llm_response = ?9, actions_taken = ?10,
+                     skipped_reason = ?11, tokens_used = ?12, started_at = ?13,
+                     completed_at = ?14
+                 WHERE id = ?1",
+            )
+            .and_then(|mut stmt| stmt.execute(run_params(run)))
+            .map_err(self.store.fail("update an automation run"))?;
+        if changed == 0 {
+            return Err(StoreError::UnknownRunId {
+                run_id: run.id.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// One run, or `None`.
+    pub fn get(&self, id: &str) -> Result<Option<AutomationRunRow>, StoreError> {
+        self.store
+            .conn()
+            .query_row(&format!("{SELECT_RUN} WHERE id = ?1"), [id], run_from_row)
+            .optional()
+            .map_err(self.store.fail("read an automation run"))
+    }
+
+    /// The newest `limit` runs, of one automation or of all, newest first.
+    pub fn list(
+        &self,
+        automation_id: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<AutomationRunRow>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // rowid breaks ties between runs started in the same instant, so that "newest
+        // first" is the insertion order reversed.
+        let (sql, id) = match automation_id {
+            Some(id) => (
+                format!(
+                    "{SELECT_RUN} WHERE automation_id = ?1 ORDER BY started_at DESC, rowid DESC LIMIT ?2"
+                ),
+                id,
+            ),
+            None => (
+                format!("{SELECT_RUN} WHERE ?1 = '' ORDER BY started_at DESC, rowid DESC LIMIT ?2"),
+                "",
+            ),
+        };
+        self.store
+            .conn()
+            .prepare_cached(&sql)
+            .and_then(|mut stmt| stmt.query_map(params![id, limit], run_from_row)?.collect())
+            .map_err(self.store.fail("list automation runs"))
+    }
+
+    /// The start time of each automation's newest run, by automation id: the engine's
+    /// last-run times at start-up, so that a restart does not re-fire what just ran.
+    pub fn last_starts(&self) -> Result<HashMap<String, f64>, StoreError> {
+        self.store
+            .conn()
+            .prepare_cached(
+                // An event that was not run (a `skipped` row without context results)
+                // is no run: it must not restart the interval or the cooldown.
+                "SELECT automation_id, max(started_at) FROM automation_runs
+                 WHERE status <> 'skipped' OR context_results IS NOT NULL
+                 GROUP BY automation_id",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                    .collect()
+            })
+            .map_err(StoreError::sqlite(
+                self.store.path(),
+                "read the last automation runs",
+            ))
+    }
+
+    /// Marks every run still `running` whose process died without finishing it as
+    /// `interrupted`, completed at `now`; returns how many. Called at start-up. A run
+    /// whose owner still runs (a `hookrig fire` in another process) is left alone.
+    pub fn interrupt_abandoned(&self, now: f64) -> Result<usize, StoreError> {
+        let fail = self.store.fail("mark interrupted runs");
+        let running: Vec<(String, Option<String>)> = self
+            .store
+            .conn()
+            .prepare("SELECT id, owner FROM automation_runs WHERE status = 'running'")
+            .and_then(|mut select| {
+                select
+                    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                    .collect()
+            })
+            .map_err(fail)?;
+        let abandoned: Vec<String> = running
+            .into_iter()
+            .filter(|(_, owner)| !crate::owner::owner_is_alive(owner.as_deref()))
+            .map(|(id, _)| id)
+            .collect();
+        self.interrupt(&abandoned, now)
+    }
+
+    /// Marks the runs `ids` that are still `running` as `interrupted`, completed at
+    /// `now`; returns how many. Called at shutdown for the runs it cancelled.
+    pub fn interrupt(&self, ids: &[String], now: f64) -> Result<usize, StoreError> {
+        let mut count = 0;
+        for id in ids {
+            count += self
+                .store
+                .conn()
+                .execute(
+                    "UPDATE automation_runs SET status = 'interrupted', completed_at = ?2
+                     WHERE id = ?1 AND status = 'running'",
+                    params![id, now],
+                )
+                .map_err(self.store.fail("mark interrupted runs"))?;
+        }
+        Ok(count)
+    }
+}
+
+fn run_params(run: &AutomationRunRow) -> [&dyn rusqlite::ToSql; 14] {
+    [
+        &run.id,
+        &run.automation_id,
+        &run.project_id,
+        &run.trigger_reason,
+        &run.status,
+        &run.event_data,
+        &run.context_results,
+        &run.prompt_sent,
+        &run.llm_response,
+        &run.actions_taken,
+        &run.skipped_reason,
+        &run.tokens_used,
+        &run.started_at,
+        &run.completed_at,
+    ]
+}
+
+fn run_from_row(row: &Row<'_>) -> rusqlite::Result<AutomationRunRow> {
+    Ok(AutomationRunRow {
+        id: row.get(0)?,
+        automation_id: row.get(1)?,
+        project_id: row.get(2)?,
+        trigger_reason: row.get(3)?,
+        status: row.get(4)?,
+        event_data: row.get(5)?,
+        context_results: row.get(6)?,
+        prompt_sent: row.get(7)?,
+        llm_response: row.get(8)?,
+        actions_taken: row.get(9)?,
+        skipped_reason: row.get(10)?,
+        tokens_used: row.get(11)?,
+        started_at: row.get(12)?,
+        completed_at: row.get(13)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::automations::tests::automation;
+
+    fn open_temp() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open(&dir.path().join("ledger.db")).expect("open");
+        (dir, store)
+    }
+
+    fn run(id: &str, automation_id: &str, started_at: f64) -> AutomationRunRow {
+        AutomationRunRow {
+            id: id.to_owned(),
+            automation_id: automation_id.to_owned(),
+            project_id: "p".to_owned(),
+            trigger_reason: "manual".to_owned(),
+            status: "running".to_owned(),
+            event_data: None,
+            context_results: None,
+            prompt_sent: None,
+            llm_response: None,
+            actions_taken: None,
+            skipped_reason: None,
+            tokens_used: 0,
+            started_at,
+            completed_at: None,
+        }
+    }
+
+    #[test]
+    fn unknown_ids_are_reported() {
+        let (_dir, ledger) = open_temp();
+        let error = ledger
+            .automations()
+            .set_enabled("nope", true, 1.0)
+            .expect_err("unknown");
+        assert!(matches!(&error, StoreError::UnknownAutomation { id } if id == "nope"));
+        assert!(matches!(
+            ledger.automations().delete("nope"),
+            Err(StoreError::UnknownAutomation { .. })
+        ));
+        assert!(matches!(
+            ledger.automation_runs().update(&run("r", "a", 1.0)),
+            Err(StoreError::UnknownRunId { .. })
+        ));
+    }
+
+    #[test]
+    fn delete_removes_the_runs() {
+        let (_dir, ledger) = open_temp();
+        ledger
+            .automations()
+            .upsert(&automation("a", 1.0))
+            .expect("add");
+        ledger
+            .automations()
+            .upsert(&automation("b", 1.0))
+            .expect("add");
+        ledger
+            .automation_runs()
+            .insert(&run("r1", "a", 1.0))
+            .expect("run");
+        ledger
+            .automation_runs()
+            .insert(&run("r2", "b", 1.0))
+            .expect("run");
+        ledger.automations().delete("a").expect("delete");
+        assert!(ledger.automation_runs().get("r1").expect("read").is_none());
+        assert!(ledger.automation_runs().get("r2").expect("read").is_some());
+    }
+
+    #[test]
+    fn runs_are_listed_newest_first_with_a_limit() {
+        let (_dir, ledger) = open_temp();
+        ledger
+            .automations()
+            .upsert(&automation("a", 1.0))
+            .expect("add");
+        ledger
+            .automations()
+            .upsert(&automation("b", 1.0))
+            .expect("add");
+        for (id, owner, at) in [("r1", "a", 1.0), ("r2", "b", 2.0), ("r3", "a", 3.0)] {
+            ledger
+                .automation_runs()
+                .insert(&run(id, owner, at))
+                .expect("run");
+        }
+        let ids = |runs: Vec<AutomationRunRow>| runs.into_iter().map(|r| r.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(ledger.automation_runs().list(None, 10).expect("all")),
+            ["r3", "r2", "r1"]
+        );
+        assert_eq!(
+            ids(ledger.automation_runs().list(Some("a"), 10).expect("a")),
+            ["r3", "r1"]
+        );
+        assert_eq!(
+            ids(ledger.automation_runs().list(None, 1).expect("one")),
+            ["r3"]
+        );
+        let last = ledger.automation_runs().last_starts().expect("last");
+        assert_eq!(last.get("a"), Some(&3.0));
+        assert_eq!(last.get("b"), Some(&2.0));
+    }
+
+    #[test]
+    fn update_rewrites_every_field() {
+        let (_dir, ledger) = open_temp();
+        ledger
+            .automations()
+            .upsert(&automation("a", 1.0))
+            .expect("add");
+        ledger
+            .automation_runs()
+            .insert(&run("r", "a", 1.0))
+            .expect("run");
+        let mut done = run("r", "a", 1.0);
+        done.status = "completed".to_owned();
+        done.context_results = Some("[]".to_owned());
+        done.llm_response = Some("ok".to_owned());
+        done.tokens_used = 7;
+        done.completed_at = Some(2.0);
+        ledger.automation_runs().update(&done).expect("update");
+        assert_eq!(ledger.automation_runs().get("r").expect("read"), Some(done));
+    }
+
+    #[test]
+    fn running_rows_become_interrupted() {
+        let (_dir, ledger) = open_temp();
+        ledger
+            .automations()
+            .upsert(&automation("a", 1.0))
+            .expect("add");
+        ledger
+            .automation_runs()
+            .insert(&run("r1", "a", 1.0))
+            .expect("run");
+        ledger
+            .automation_runs()
+            .insert(&run("r2", "a", 1.0))
+            .expect("run");
+        let mut done = run("r3", "a", 1.0);
+        done.status = "completed".to_owned();
+        ledger.automation_runs().insert(&done).expect("run");
+        assert_eq!(
+            ledger
+                .automation_runs()
+                .interrupt(&["r1".to_owned(), "r3".to_owned()], 4.0)
+                .expect("interrupt"),
+            1,
+            "a finished run keeps its status"
+        );
+        // r2's process died; r4's (this one) still runs it.
+        ledger
+            .conn()
+            .execute(
+                "UPDATE automation_runs SET owner = '4194305:1' WHERE id = 'r2'",
+                [],
+            )
+            .expect("a dead owner");
+        ledger
+            .automation_runs()
+            .insert(&run("r4", "a", 1.0))
+            .expect("run");
+        assert_eq!(
+            ledger
+                .automation_runs()
+                .interrupt_abandoned(5.0)
+                .expect("interrupt"),
+            1
+        );
+        let status = |id: &str| {
+            ledger
+                .automation_runs()
+                .get(id)
+                .expect("read")
+                .expect("present")
+        };
+        assert_eq!(status("r1").status, "interrupted");
+        assert_eq!(status("r1").completed_at, Some(4.0));
+        assert_eq!(status("r2").status, "interrupted");
+        assert_eq!(status("r2").completed_at, Some(5.0));
+        assert_eq!(status("r3").status, "completed");
+        // guards: serve's start-up recovery must not mark a run of a live process
+        // (`hookrig fire` running in-process) interrupted
+        assert_eq!(status("r4").status, "running");
+    }
+
+    // guards: an event that was not run must not count as the automation's last run at
+    // start-up (it would restart the interval and the cooldown)
+    #[test]
+    fn dropped_events_are_not_last_runs() {
+        let (_dir, ledger) = open_temp();
+        ledger
+            .automations()
+            .upsert(&automation("a", 1.0))
+            .expect("add");
+        let mut ran = run("r1", "a", 1.0);
+        ran.status = "skipped".to_owned();
+        ran.context_results = Some("[]".to_owned());
+        ledger.automation_runs().insert(&ran).expect("run");
+        let mut dropped = run("r2", "a", 9.0);
+        dropped.status = "skipped".to_owned();
+        ledger.automation_runs().insert(&dropped).expect("dropped");
+        let last = ledger.automation_runs().last_starts().expect("last");
+        assert_eq!(last.get("a"), Some(&1.0));
+    }
+}
