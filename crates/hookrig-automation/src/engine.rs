@@ -15,8 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hookrig_core::EventName;
-use hookrig_store::{AutomationLock, AutomationRunRow, Store, StoreError};
-use serde::{Deserialize, Serialize};
+use hookrig_store::{AutomationLock, AutomationRun, Store, StoreError};
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -129,65 +128,6 @@ pub struct Wiring {
     pub observer: Option<Arc<dyn RunObserver>>,
     /// The clock.
     pub clock: Clock,
-}
-
-/// A run as `hookrig fire` and `hookrig auto runs` show it: the store row with its JSON
-/// columns parsed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunRecord {
-    /// Run id.
-    pub id: String,
-    /// The automation.
-    pub automation_id: String,
-    /// Its project.
-    pub project_id: String,
-    /// `periodic`, `cron`, `event:<type>` or `manual`.
-    pub trigger_reason: String,
-    /// `running`, `completed`, `skipped`, `failed` or `interrupted`.
-    pub status: String,
-    /// The event data.
-    pub event_data: Option<Value>,
-    /// The step results.
-    pub context_results: Option<Value>,
-    /// The prompt sent, with its preamble.
-    pub prompt_sent: Option<String>,
-    /// The reply, or the error of a failed run.
-    pub llm_response: Option<String>,
-    /// Reserved for a record of what a run did; never written yet.
-    pub actions_taken: Option<String>,
-    /// Why the LLM was skipped.
-    pub skipped_reason: Option<String>,
-    /// Estimated tokens.
-    pub tokens_used: i64,
-    /// Unix seconds.
-    pub started_at: f64,
-    /// Unix seconds.
-    pub completed_at: Option<f64>,
-}
-
-impl From<AutomationRunRow> for RunRecord {
-    fn from(row: AutomationRunRow) -> Self {
-        // A column that does not parse is shown as the text it holds rather than lost.
-        let json = |text: Option<String>| {
-            text.map(|t| serde_json::from_str(&t).unwrap_or(Value::String(t)))
-        };
-        RunRecord {
-            id: row.id,
-            automation_id: row.automation_id,
-            project_id: row.project_id,
-            trigger_reason: row.trigger_reason,
-            status: row.status,
-            event_data: json(row.event_data),
-            context_results: json(row.context_results),
-            prompt_sent: row.prompt_sent,
-            llm_response: row.llm_response,
-            actions_taken: row.actions_taken,
-            skipped_reason: row.skipped_reason,
-            tokens_used: row.tokens_used,
-            started_at: row.started_at,
-            completed_at: row.completed_at,
-        }
-    }
 }
 
 /// Why `fire` did not produce a record.
@@ -387,13 +327,13 @@ impl Engine {
     ) {
         tracing::debug!(automation = %automation.id, trigger = %trigger_reason, "event not run: {why}");
         let now = self.now();
-        let row = AutomationRunRow {
+        let row = AutomationRun {
             id: new_run_id(),
             automation_id: automation.id.clone(),
             project_id: automation.project_id.clone(),
             trigger_reason: trigger_reason.to_owned(),
             status: "skipped".to_owned(),
-            event_data: Some(Value::Object(payload.clone()).to_string()),
+            event_data: Some(Value::Object(payload.clone())),
             context_results: None,
             prompt_sent: None,
             llm_response: None,
@@ -473,7 +413,7 @@ impl Engine {
 
     /// Runs the automation `id` now, bypassing the cooldown but setting its last-run
     /// time, waits for the run and returns its record.
-    pub async fn fire(&self, id: &str) -> Result<RunRecord, FireError> {
+    pub async fn fire(&self, id: &str) -> Result<AutomationRun, FireError> {
         // A run that has ended is no longer in flight for a manual fire: without this,
         // firing again within one tick of the last run would be refused as running.
         self.clean_up().await;
@@ -551,7 +491,7 @@ impl Engine {
         automation: Automation,
         trigger_reason: String,
         event: Option<Value>,
-        done: Option<oneshot::Sender<RunRecord>>,
+        done: Option<oneshot::Sender<AutomationRun>>,
     ) -> Result<String, AutomationLock> {
         let run_id = new_run_id();
         match self
@@ -778,15 +718,15 @@ async fn execute(
     trigger_reason: String,
     event: Option<Value>,
     run_id: String,
-) -> RunRecord {
+) -> AutomationRun {
     let clock = &inner.wiring.clock;
-    let mut row = AutomationRunRow {
+    let mut row = AutomationRun {
         id: run_id,
         automation_id: automation.id.clone(),
         project_id: automation.project_id.clone(),
         trigger_reason,
         status: "running".to_owned(),
-        event_data: event.as_ref().map(Value::to_string),
+        event_data: event,
         context_results: None,
         prompt_sent: None,
         llm_response: None,
@@ -818,7 +758,7 @@ async fn execute(
             inner,
             automation,
             &row.trigger_reason,
-            event.as_ref(),
+            row.event_data.as_ref(),
             &gathered,
         ),
     )
@@ -834,7 +774,7 @@ async fn execute(
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner)
         .unwrap_or_default();
-    row.context_results = Some(Value::Array(results).to_string());
+    row.context_results = Some(Value::Array(results));
     match outcome {
         Outcome::Skipped(reason) => {
             "skipped".clone_into(&mut row.status);
@@ -867,7 +807,7 @@ async fn execute(
     if let Err(err) = inner.lock_store().automation_runs().update(&row) {
         tracing::error!(automation = %automation.id, error = %err, "cannot record the end of the run");
     }
-    RunRecord::from(row)
+    row
 }
 
 async fn pipeline(

@@ -147,7 +147,7 @@ impl World {
         panic!("runs did not finish");
     }
 
-    fn runs(&self, id: Option<&str>) -> Vec<AutomationRunRow> {
+    fn runs(&self, id: Option<&str>) -> Vec<AutomationRun> {
         Store::open(&self.path)
             .expect("open")
             .automation_runs()
@@ -169,7 +169,7 @@ impl World {
 }
 
 /// A row recording an event that was not run.
-fn is_dropped(run: &AutomationRunRow) -> bool {
+fn is_dropped(run: &AutomationRun) -> bool {
     run.status == "skipped" && run.context_results.is_none()
 }
 
@@ -216,7 +216,7 @@ async fn event_runs_the_matching_automation_with_the_payload() {
     world.settle().await;
     let runs = world.runs(None);
     assert_eq!(runs.len(), 1, "only the automation for task.completed ran");
-    let record = RunRecord::from(runs[0].clone());
+    let record = runs[0].clone();
     assert_eq!(record.trigger_reason, "event:task.completed");
     assert_eq!(record.status, "completed");
     assert_eq!(
@@ -440,7 +440,7 @@ async fn every_spelling_of_an_event_fires_every_spelling_of_its_triggers() {
     world.settle().await;
     let runs = world.runs(Some("claude"));
     assert_eq!(runs.len(), 2, "an aliased emit fires it too");
-    let record = RunRecord::from(runs[0].clone());
+    let record = runs[0].clone();
     assert_eq!(record.trigger_reason, "event:tool.after");
     assert_eq!(
         record.event_data,
@@ -476,7 +476,7 @@ async fn periodic_first_run_then_timing_fields_after_the_interval() {
     world.add(&periodic_automation("p", 600, 0));
     world.engine.tick().await;
     world.settle().await;
-    let first = RunRecord::from(world.runs(Some("p"))[0].clone());
+    let first = world.runs(Some("p"))[0].clone();
     assert_eq!(first.trigger_reason, "periodic");
     assert_eq!(
         first.event_data,
@@ -503,7 +503,7 @@ async fn periodic_first_run_then_timing_fields_after_the_interval() {
     world.advance(1.0);
     world.engine.tick().await;
     world.settle().await;
-    let second = RunRecord::from(world.runs(Some("p"))[0].clone());
+    let second = world.runs(Some("p"))[0].clone();
     assert_eq!(
         second.event_data,
         Some(json!({
@@ -646,7 +646,7 @@ async fn a_new_engine_leaves_runs_of_other_processes_running() {
     let store = Store::open(&world.path).expect("open");
     store
         .automation_runs()
-        .insert(&AutomationRunRow {
+        .insert(&AutomationRun {
             id: "crashed".to_owned(),
             automation_id: "a".to_owned(),
             project_id: "proj".to_owned(),
@@ -880,7 +880,7 @@ async fn events_not_run_are_recorded_with_the_reason() {
             (
                 r.automation_id.clone(),
                 r.skipped_reason.clone().expect("a reason"),
-                serde_json::from_str(r.event_data.as_deref().expect("the event")).expect("JSON"),
+                r.event_data.clone().expect("the event"),
             )
         })
         .collect();

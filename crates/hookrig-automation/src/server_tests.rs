@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use hookrig_config::Environment;
-use hookrig_store::{AutomationRunRow, Store};
+use hookrig_store::{AutomationRun, Store};
 use serde_json::json;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -120,7 +120,7 @@ impl Project {
         Store::open(&self.options.store_path).expect("open the store")
     }
 
-    async fn finished_run(&self, id: &str) -> AutomationRunRow {
+    async fn finished_run(&self, id: &str) -> AutomationRun {
         wait_for(&format!("a finished run of {id}"), async || {
             self.store()
                 .automation_runs()

@@ -7,7 +7,8 @@
 //! 1 / (the median time of one iteration).
 
 use divan::{Bencher, black_box};
-use hookrig_store::{AutomationRow, AutomationRunRow, Store};
+use hookrig_store::{AutomationRow, AutomationRun, Store};
+use serde_json::json;
 
 fn main() {
     divan::main();
@@ -44,13 +45,13 @@ fn insert_and_complete(bencher: Bencher<'_, '_>) {
     let mut n: u64 = 0;
     bencher.bench_local(|| {
         n += 1;
-        let mut run = AutomationRunRow {
+        let mut run = AutomationRun {
             id: format!("{n:012x}"),
             automation_id: "bench".to_owned(),
             project_id: "p".to_owned(),
             trigger_reason: "event:task.completed".to_owned(),
             status: "running".to_owned(),
-            event_data: Some(r#"{"task_id":"t1","_event_type":"task.completed"}"#.to_owned()),
+            event_data: Some(json!({"task_id": "t1", "_event_type": "task.completed"})),
             context_results: None,
             prompt_sent: None,
             llm_response: None,
@@ -64,7 +65,7 @@ fn insert_and_complete(bencher: Bencher<'_, '_>) {
         store.automation_runs().insert(&run).expect("insert");
         "completed".clone_into(&mut run.status);
         run.context_results =
-            Some(r#"[{"stdout":"ok\n","stderr":"","exit_code":0,"_step_index":0}]"#.to_owned());
+            Some(json!([{"stdout": "ok\n", "stderr": "", "exit_code": 0, "_step_index": 0}]));
         run.prompt_sent = Some("review ok".to_owned());
         run.llm_response = Some("looks good".to_owned());
         run.tokens_used = 5;

@@ -2,20 +2,23 @@
 //! table `automation_runs`, read and written through [`AutomationRuns`].
 //!
 //! A run is `running` from the moment it starts, owned by the process running it, until
-//! it reaches `completed`, `skipped`, `failed` or `interrupted`; `event_data` and
-//! `context_results` are JSON text, times are Unix seconds.
+//! it reaches `completed`, `skipped`, `failed` or `interrupted`. `event_data` and
+//! `context_results` are stored as JSON text and read back as JSON values; times are
+//! Unix seconds.
 
 use std::collections::HashMap;
 
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row, ToSql, params};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::errors::StoreError;
 use crate::store::Store;
 
-/// One run of an automation, as stored.
+/// One run of an automation: what the engine writes, what the store reads back, and what
+/// `hookrig fire` and `hookrig auto runs` print (`--json` serializes it as it is).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AutomationRunRow {
+pub struct AutomationRun {
     /// Run id.
     pub id: String,
     /// The automation that ran.
@@ -26,11 +29,11 @@ pub struct AutomationRunRow {
     pub trigger_reason: String,
     /// `running`, `completed`, `skipped`, `failed` or `interrupted`.
     pub status: String,
-    /// The event data, JSON.
-    pub event_data: Option<String>,
+    /// The event that triggered the run, or the timing data of a periodic or cron run.
+    pub event_data: Option<Value>,
     /// The step results, a JSON array.
-    pub context_results: Option<String>,
-    /// The prompt sent to the LLM.
+    pub context_results: Option<Value>,
+    /// The prompt sent to the LLM, with its preamble.
     pub prompt_sent: Option<String>,
     /// The LLM's reply, or the error of a failed run.
     pub llm_response: Option<String>,
@@ -64,7 +67,7 @@ impl<'s> AutomationRuns<'s> {
     }
 
     /// Records a new run.
-    pub fn insert(&self, run: &AutomationRunRow) -> Result<(), StoreError> {
+    pub fn insert(&self, run: &AutomationRun) -> Result<(), StoreError> {
         self.store
             .conn()
             .prepare_cached(
@@ -77,10 +80,10 @@ impl<'s> AutomationRuns<'s> {
             .and_then(|mut stmt| {
                 // The process running it owns it while it is `running` (see owner.rs).
                 let owner = crate::owner::current_owner();
-                let params = run_params(run);
-                let all: Vec<&dyn rusqlite::ToSql> = params
+                let json = json_columns(run);
+                let all: Vec<&dyn ToSql> = run_params(run, &json)
                     .into_iter()
-                    .chain([&owner as &dyn rusqlite::ToSql])
+                    .chain([&owner as &dyn ToSql])
                     .collect();
                 stmt.execute(all.as_slice())
             })
@@ -90,7 +93,7 @@ impl<'s> AutomationRuns<'s> {
 
     /// Rewrites the run `run.id` with every field of `run`. An unknown id is
     /// [`StoreError::UnknownRunId`].
-    pub fn update(&self, run: &AutomationRunRow) -> Result<(), StoreError> {
+    pub fn update(&self, run: &AutomationRun) -> Result<(), StoreError> {
         let changed = self
             .store
             .conn()
@@ -102,7 +105,7 @@ impl<'s> AutomationRuns<'s> {
                      completed_at = ?14
                  WHERE id = ?1",
             )
-            .and_then(|mut stmt| stmt.execute(run_params(run)))
+            .and_then(|mut stmt| stmt.execute(run_params(run, &json_columns(run))))
             .map_err(self.store.fail("update an automation run"))?;
         if changed == 0 {
             return Err(StoreError::UnknownRunId {
@@ -113,7 +116,7 @@ impl<'s> AutomationRuns<'s> {
     }
 
     /// One run, or `None`.
-    pub fn get(&self, id: &str) -> Result<Option<AutomationRunRow>, StoreError> {
+    pub fn get(&self, id: &str) -> Result<Option<AutomationRun>, StoreError> {
         self.store
             .conn()
             .query_row(&format!("{SELECT_RUN} WHERE id = ?1"), [id], run_from_row)
@@ -126,7 +129,7 @@ impl<'s> AutomationRuns<'s> {
         &self,
         automation_id: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<AutomationRunRow>, StoreError> {
+    ) -> Result<Vec<AutomationRun>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         // rowid breaks ties between runs started in the same instant, so that "newest
         // first" is the insertion order reversed.
@@ -213,15 +216,26 @@ impl<'s> AutomationRuns<'s> {
     }
 }
 
-fn run_params(run: &AutomationRunRow) -> [&dyn rusqlite::ToSql; 14] {
+/// `event_data` and `context_results` as the JSON text their columns hold.
+fn json_columns(run: &AutomationRun) -> [Option<String>; 2] {
+    [
+        run.event_data.as_ref().map(Value::to_string),
+        run.context_results.as_ref().map(Value::to_string),
+    ]
+}
+
+/// The columns of `run` in the order the statements number them, `json` being its
+/// [`json_columns`].
+fn run_params<'a>(run: &'a AutomationRun, json: &'a [Option<String>; 2]) -> [&'a dyn ToSql; 14] {
+    let [event_data, context_results] = json;
     [
         &run.id,
         &run.automation_id,
         &run.project_id,
         &run.trigger_reason,
         &run.status,
-        &run.event_data,
-        &run.context_results,
+        event_data,
+        context_results,
         &run.prompt_sent,
         &run.llm_response,
         &run.actions_taken,
@@ -232,15 +246,15 @@ fn run_params(run: &AutomationRunRow) -> [&dyn rusqlite::ToSql; 14] {
     ]
 }
 
-fn run_from_row(row: &Row<'_>) -> rusqlite::Result<AutomationRunRow> {
-    Ok(AutomationRunRow {
+fn run_from_row(row: &Row<'_>) -> rusqlite::Result<AutomationRun> {
+    Ok(AutomationRun {
         id: row.get(0)?,
         automation_id: row.get(1)?,
         project_id: row.get(2)?,
         trigger_reason: row.get(3)?,
         status: row.get(4)?,
-        event_data: row.get(5)?,
-        context_results: row.get(6)?,
+        event_data: json_value(row.get(5)?),
+        context_results: json_value(row.get(6)?),
         prompt_sent: row.get(7)?,
         llm_response: row.get(8)?,
         actions_taken: row.get(9)?,
@@ -251,8 +265,16 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<AutomationRunRow> {
     })
 }
 
+/// A JSON column read back; text that is not JSON (the file was edited by something
+/// else) is kept as a JSON string rather than lost.
+fn json_value(text: Option<String>) -> Option<Value> {
+    text.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use crate::automations::tests::automation;
 
@@ -262,8 +284,8 @@ mod tests {
         (dir, store)
     }
 
-    fn run(id: &str, automation_id: &str, started_at: f64) -> AutomationRunRow {
-        AutomationRunRow {
+    fn run(id: &str, automation_id: &str, started_at: f64) -> AutomationRun {
+        AutomationRun {
             id: id.to_owned(),
             automation_id: automation_id.to_owned(),
             project_id: "p".to_owned(),
@@ -340,7 +362,7 @@ mod tests {
                 .insert(&run(id, owner, at))
                 .expect("run");
         }
-        let ids = |runs: Vec<AutomationRunRow>| runs.into_iter().map(|r| r.id).collect::<Vec<_>>();
+        let ids = |runs: Vec<AutomationRun>| runs.into_iter().map(|r| r.id).collect::<Vec<_>>();
         assert_eq!(
             ids(ledger.automation_runs().list(None, 10).expect("all")),
             ["r3", "r2", "r1"]
@@ -371,7 +393,7 @@ mod tests {
             .expect("run");
         let mut done = run("r", "a", 1.0);
         done.status = "completed".to_owned();
-        done.context_results = Some("[]".to_owned());
+        done.context_results = Some(json!([]));
         done.llm_response = Some("ok".to_owned());
         done.tokens_used = 7;
         done.completed_at = Some(2.0);
@@ -452,12 +474,64 @@ mod tests {
             .expect("add");
         let mut ran = run("r1", "a", 1.0);
         ran.status = "skipped".to_owned();
-        ran.context_results = Some("[]".to_owned());
+        ran.context_results = Some(json!([]));
         ledger.automation_runs().insert(&ran).expect("run");
         let mut dropped = run("r2", "a", 9.0);
         dropped.status = "skipped".to_owned();
         ledger.automation_runs().insert(&dropped).expect("dropped");
         let last = ledger.automation_runs().last_starts().expect("last");
         assert_eq!(last.get("a"), Some(&1.0));
+    }
+
+    // guards: the JSON columns keep the text earlier versions wrote, and a column that is
+    // not JSON (edited by something else) is shown rather than lost
+    #[test]
+    fn json_columns_are_json_text_on_disk_and_values_in_memory() {
+        let (_dir, store) = open_temp();
+        store
+            .automations()
+            .upsert(&automation("a", 1.0))
+            .expect("add");
+        let mut with_data = run("r1", "a", 1.0);
+        with_data.event_data = Some(json!({"task_id": "t1", "_event_type": "task.completed"}));
+        with_data.context_results = Some(json!([{"stdout": "ok\n", "_step_index": 0}]));
+        store.automation_runs().insert(&with_data).expect("run");
+        let on_disk: (String, String) = store
+            .conn()
+            .query_row(
+                "SELECT event_data, context_results FROM automation_runs WHERE id = 'r1'",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .expect("read the text");
+        assert_eq!(
+            on_disk,
+            (
+                r#"{"task_id":"t1","_event_type":"task.completed"}"#.to_owned(),
+                r#"[{"stdout":"ok\n","_step_index":0}]"#.to_owned()
+            )
+        );
+        assert_eq!(
+            store.automation_runs().get("r1").expect("read"),
+            Some(with_data)
+        );
+
+        store
+            .automation_runs()
+            .insert(&run("r2", "a", 2.0))
+            .expect("run");
+        store
+            .conn()
+            .execute(
+                "UPDATE automation_runs SET event_data = 'not json' WHERE id = 'r2'",
+                [],
+            )
+            .expect("an edited row");
+        let edited = store
+            .automation_runs()
+            .get("r2")
+            .expect("read")
+            .expect("present");
+        assert_eq!(edited.event_data, Some(json!("not json")));
     }
 }

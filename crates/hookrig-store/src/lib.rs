@@ -94,7 +94,7 @@ mod tasks;
 
 pub use crate::agents::{AgentRow, Agents};
 pub use crate::automation_locks::{AutomationLock, AutomationLocks};
-pub use crate::automation_runs::{AutomationRunRow, AutomationRuns};
+pub use crate::automation_runs::{AutomationRun, AutomationRuns};
 pub use crate::automations::{AutomationRow, Automations};
 pub use crate::clock::now_ms;
 pub use crate::emits::{EmitDetail, EmitFilter, EmitRecord, EmitSummary, Emits, HookRun};

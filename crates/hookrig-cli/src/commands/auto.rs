@@ -11,10 +11,10 @@ use clap::{Args, Subcommand};
 use hookrig_automation::engine::system_clock;
 use hookrig_automation::ingress::{self, IngressError};
 use hookrig_automation::notifier::Notifiers;
-use hookrig_automation::{Automation, Engine, FireError, RunRecord, wiring};
+use hookrig_automation::{Automation, Engine, FireError, wiring};
 use hookrig_config::ConfigToml;
 use hookrig_exec::ProcessGroups;
-use hookrig_store::{Store, StoreError};
+use hookrig_store::{AutomationRun, Store, StoreError};
 use serde_json::Value;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -148,12 +148,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
             if *watch {
                 return follow(&store, id.as_deref(), *json);
             }
-            let runs: Vec<RunRecord> = store
-                .automation_runs()
-                .list(id.as_deref(), *limit)?
-                .into_iter()
-                .map(RunRecord::from)
-                .collect();
+            let runs = store.automation_runs().list(id.as_deref(), *limit)?;
             if *json {
                 print_json(&serde_json::to_value(&runs).expect("runs serialize"))?;
             } else {
@@ -234,7 +229,7 @@ async fn fire_through_serve(
     socket: &std::path::Path,
     id: &str,
     config: &ConfigToml,
-) -> Result<RunRecord, ExpectedError> {
+) -> Result<AutomationRun, ExpectedError> {
     let limit = config.automation.run_timeout() + FIRE_SLACK;
     let answer = ingress::fire(socket, id, limit)
         .await
@@ -256,7 +251,7 @@ async fn fire_in_process(
     global: &GlobalArgs,
     config: &ConfigToml,
     id: &str,
-) -> Result<Option<RunRecord>, ExpectedError> {
+) -> Result<Option<AutomationRun>, ExpectedError> {
     let store_path = ledger::store_path(global)?;
     let store = Store::open(&store_path)?;
     let env = hookrig_config::Environment::from_process(crate::engine::working_dir(None)?)?;
@@ -323,7 +318,7 @@ fn follow(store: &Store, id: Option<&str>, json: bool) -> Result<u8, ExpectedErr
             let runs = store.automation_runs().list(id, FOLLOW_WINDOW)?;
             let mut now_seen = HashMap::with_capacity(runs.len());
             let mut text = String::new();
-            for run in runs.into_iter().rev().map(RunRecord::from) {
+            for run in runs.into_iter().rev() {
                 let show = match seen.get(&run.id) {
                     Some(status) => *status != run.status,
                     None => !first || run.status == "running",
@@ -440,7 +435,7 @@ fn details(a: &Automation) -> String {
     text
 }
 
-fn runs_table(runs: &[RunRecord]) -> String {
+fn runs_table(runs: &[AutomationRun]) -> String {
     if runs.is_empty() {
         return "no runs\n".to_owned();
     }
@@ -462,7 +457,7 @@ fn runs_table(runs: &[RunRecord]) -> String {
     text
 }
 
-fn run_details(r: &RunRecord) -> String {
+fn run_details(r: &AutomationRun) -> String {
     let mut text = format!(
         "run {} of {}: {} ({})\n",
         r.id, r.automation_id, r.status, r.trigger_reason
