@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hookrig_core::EventName;
-use hookrig_store::{AutomationLock, AutomationRun, Store, StoreError};
+use hookrig_store::{AutomationLock, AutomationRun, RunStatus, Store, StoreError};
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -332,7 +332,7 @@ impl Engine {
             automation_id: automation.id.clone(),
             project_id: automation.project_id.clone(),
             trigger_reason: trigger_reason.to_owned(),
-            status: "skipped".to_owned(),
+            status: RunStatus::Skipped,
             event_data: Some(Value::Object(payload.clone())),
             context_results: None,
             prompt_sent: None,
@@ -549,9 +549,9 @@ impl Engine {
                 let now = self.now();
                 let store = self.store();
                 if let Ok(Some(mut row)) = store.automation_runs().get(&flight.run_id)
-                    && row.status == "running"
+                    && row.status == RunStatus::Running
                 {
-                    "failed".clone_into(&mut row.status);
+                    row.status = RunStatus::Failed;
                     row.llm_response = Some(format!("the run crashed: {err}"));
                     row.completed_at = Some(now);
                     if let Err(err) = store.automation_runs().update(&row) {
@@ -725,7 +725,7 @@ async fn execute(
         automation_id: automation.id.clone(),
         project_id: automation.project_id.clone(),
         trigger_reason,
-        status: "running".to_owned(),
+        status: RunStatus::Running,
         event_data: event,
         context_results: None,
         prompt_sent: None,
@@ -777,7 +777,7 @@ async fn execute(
     row.context_results = Some(Value::Array(results));
     match outcome {
         Outcome::Skipped(reason) => {
-            "skipped".clone_into(&mut row.status);
+            row.status = RunStatus::Skipped;
             observe(RunPhase::Skipped { reason: &reason });
             row.skipped_reason = Some(reason);
         }
@@ -786,7 +786,7 @@ async fn execute(
             response,
             tokens,
         } => {
-            "completed".clone_into(&mut row.status);
+            row.status = RunStatus::Completed;
             observe(RunPhase::Completed {
                 response: response.as_deref(),
             });
@@ -795,7 +795,7 @@ async fn execute(
             row.tokens_used = i64::try_from(tokens).unwrap_or(i64::MAX);
         }
         Outcome::Failed { prompt, error } => {
-            "failed".clone_into(&mut row.status);
+            row.status = RunStatus::Failed;
             observe(RunPhase::Failed { error: &error });
             if prompt.is_some() {
                 row.prompt_sent = prompt;

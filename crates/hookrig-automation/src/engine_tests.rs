@@ -170,7 +170,7 @@ impl World {
 
 /// A row recording an event that was not run.
 fn is_dropped(run: &AutomationRun) -> bool {
-    run.status == "skipped" && run.context_results.is_none()
+    run.status == RunStatus::Skipped && run.context_results.is_none()
 }
 
 fn build(
@@ -218,7 +218,7 @@ async fn event_runs_the_matching_automation_with_the_payload() {
     assert_eq!(runs.len(), 1, "only the automation for task.completed ran");
     let record = runs[0].clone();
     assert_eq!(record.trigger_reason, "event:task.completed");
-    assert_eq!(record.status, "completed");
+    assert_eq!(record.status, RunStatus::Completed);
     assert_eq!(
         record.event_data,
         Some(
@@ -572,7 +572,7 @@ async fn fire_bypasses_the_cooldown_and_sets_the_last_run() {
     world.advance(10.0);
     let record = world.engine.fire("p").await.expect("fired");
     assert_eq!(record.trigger_reason, "manual");
-    assert_eq!(record.status, "completed");
+    assert_eq!(record.status, RunStatus::Completed);
     assert_eq!(record.event_data, None);
     assert_eq!(world.engine.last_run("p"), Some(START + 10.0));
     assert_eq!(world.runs(Some("p")).len(), 2);
@@ -615,10 +615,10 @@ async fn shutdown_marks_runs_in_flight_interrupted() {
     world.add(&event_automation("a", "e", ""));
     world.engine.on_event("e", json!({}));
     tokio::time::sleep(Duration::from_millis(20)).await;
-    assert_eq!(world.runs(None)[0].status, "running");
+    assert_eq!(world.runs(None)[0].status, RunStatus::Running);
     world.engine.shutdown().await;
     let run = &world.runs(None)[0];
-    assert_eq!(run.status, "interrupted");
+    assert_eq!(run.status, RunStatus::Interrupted);
     assert_eq!(run.completed_at, Some(world.now()));
     assert!(world.engine.in_flight().is_empty());
 }
@@ -651,7 +651,7 @@ async fn a_new_engine_leaves_runs_of_other_processes_running() {
             automation_id: "a".to_owned(),
             project_id: "proj".to_owned(),
             trigger_reason: "manual".to_owned(),
-            status: "running".to_owned(),
+            status: RunStatus::Running,
             event_data: None,
             context_results: None,
             prompt_sent: None,
@@ -676,7 +676,7 @@ async fn a_new_engine_leaves_runs_of_other_processes_running() {
         .expect("read")
         .expect("present");
     // Another `hookrig fire` may still be running it; `serve` alone recovers crashes.
-    assert_eq!(run.status, "running");
+    assert_eq!(run.status, RunStatus::Running);
     assert_eq!(run.completed_at, None);
 }
 
@@ -687,7 +687,7 @@ async fn a_matching_skip_flag_records_a_skipped_run_without_calling_the_llm() {
         "id = \"s\"\nname = \"s\"\ncontext_steps = [{ type = \"shell\", command = \"true\", skip_llm_if_exit_zero = true, canned = { stdout = \"\", exit_code = 0 } }]\n[trigger]\ntype = \"periodic\"\n",
     );
     let record = world.engine.fire("s").await.expect("fired");
-    assert_eq!(record.status, "skipped");
+    assert_eq!(record.status, RunStatus::Skipped);
     assert_eq!(
         record.skipped_reason.as_deref(),
         Some("step_0: exit code 0 (skip_llm_if_exit_zero)")
@@ -708,7 +708,7 @@ async fn skip_llm_completes_without_a_response() {
         "id = \"s\"\nname = \"s\"\ncontext_steps = [{ type = \"shell\", canned = { stdout = \"x\" } }]\n[trigger]\ntype = \"periodic\"\nskip_llm = true\n",
     );
     let record = world.engine.fire("s").await.expect("fired");
-    assert_eq!(record.status, "completed");
+    assert_eq!(record.status, RunStatus::Completed);
     assert_eq!(record.llm_response, None);
     assert_eq!(record.tokens_used, 0);
     assert_eq!(
@@ -723,7 +723,7 @@ async fn an_llm_error_fails_the_run_with_its_message() {
     let world = World::new(Reply::Fail, EngineSettings::default());
     world.add(&event_automation("a", "e", ""));
     let record = world.engine.fire("a").await.expect("fired");
-    assert_eq!(record.status, "failed");
+    assert_eq!(record.status, RunStatus::Failed);
     assert_eq!(record.llm_response.as_deref(), Some("provider said no"));
     assert!(record.prompt_sent.is_some());
     assert_eq!(record.context_results, Some(json!([])));
@@ -738,7 +738,7 @@ async fn max_tokens_per_run_fails_before_the_llm_is_called() {
     let world = World::new(Reply::Answer, EngineSettings::default());
     world.add(&event_automation("a", "e", "max_tokens_per_run = 10"));
     let record = world.engine.fire("a").await.expect("fired");
-    assert_eq!(record.status, "failed");
+    assert_eq!(record.status, RunStatus::Failed);
     let estimate = estimate_tokens(record.prompt_sent.as_deref().expect("prompt kept"), "");
     assert_eq!(
         record.llm_response.expect("reason"),
@@ -750,7 +750,7 @@ async fn max_tokens_per_run_fails_before_the_llm_is_called() {
 
     world.add(&event_automation("b", "e", "max_tokens_per_run = 1000"));
     let record = world.engine.fire("b").await.expect("fired");
-    assert_eq!(record.status, "completed", "under the limit");
+    assert_eq!(record.status, RunStatus::Completed, "under the limit");
 }
 
 #[tokio::test]
@@ -764,7 +764,7 @@ async fn a_run_that_outlasts_run_timeout_fails_and_keeps_its_context() {
         "id = \"t\"\nname = \"t\"\ncontext_steps = [{ type = \"shell\", canned = { stdout = \"gathered\" } }]\n[trigger]\ntype = \"periodic\"\n",
     );
     let record = world.engine.fire("t").await.expect("fired");
-    assert_eq!(record.status, "failed");
+    assert_eq!(record.status, RunStatus::Failed);
     assert_eq!(
         record.llm_response.as_deref(),
         Some("run timed out after 0.1s")
@@ -824,7 +824,7 @@ async fn a_crashing_step_runner_leaves_a_failed_run_after_the_tick() {
     tokio::time::sleep(Duration::from_millis(50)).await;
     engine.tick().await;
     let run = &world.runs(None)[0];
-    assert_eq!(run.status, "failed");
+    assert_eq!(run.status, RunStatus::Failed);
     assert!(
         run.llm_response
             .as_deref()
@@ -854,7 +854,7 @@ async fn the_master_switch_stops_every_trigger_but_not_fire() {
     world.settle().await;
     assert!(world.runs(None).is_empty(), "nothing ran, nothing recorded");
     let record = world.engine.fire("per").await.expect("fire still works");
-    assert_eq!(record.status, "completed");
+    assert_eq!(record.status, RunStatus::Completed);
     assert_eq!(world.launched(), ["per"]);
 }
 
@@ -961,5 +961,5 @@ async fn a_second_engine_on_the_ledger_cannot_run_what_the_first_runs() {
     world.engine.shutdown().await;
     let _ = hanging.await;
     let record = other.fire("a").await.expect("free again");
-    assert_eq!(record.status, "completed");
+    assert_eq!(record.status, RunStatus::Completed);
 }

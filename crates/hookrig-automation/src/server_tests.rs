@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use hookrig_config::Environment;
-use hookrig_store::{AutomationRun, Store};
+use hookrig_store::{AutomationRun, RunStatus, Store};
 use serde_json::json;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -127,7 +127,7 @@ impl Project {
                 .list(Some(id), 10)
                 .expect("read runs")
                 .into_iter()
-                .find(|run| run.status != "running")
+                .find(|run| run.status != RunStatus::Running)
         })
         .await
     }
@@ -174,7 +174,7 @@ async fn an_event_through_the_socket_runs_its_trigger_under_any_name() {
     .await
     .expect("deliver");
     let run = project.finished_run("after-tools").await;
-    assert_eq!(run.status, "completed");
+    assert_eq!(run.status, RunStatus::Completed);
     assert_eq!(run.trigger_reason, "event:tool.after");
 
     ingress::deliver_event(project.socket(), "post_tool@v1", &json!({}))
@@ -186,7 +186,7 @@ async fn an_event_through_the_socket_runs_its_trigger_under_any_name() {
             .automation_runs()
             .list(Some("after-tools"), 10)
             .ok()?;
-        (runs.len() == 2 && runs.iter().all(|r| r.status != "running")).then_some(())
+        (runs.len() == 2 && runs.iter().all(|r| r.status != RunStatus::Running)).then_some(())
     })
     .await;
 

@@ -78,14 +78,19 @@ pub(crate) fn hook_run(record: &HookRecord) -> HookRun {
     HookRun {
         name: record.name.clone(),
         source: record.source.display().to_string(),
-        dialect: record.dialect.to_owned(),
+        // Every loader names its hooks' dialect by `Dialect::as_str`, so the name reads
+        // back; an unknown one would be a loader naming a dialect that does not exist.
+        dialect: record
+            .dialect
+            .parse()
+            .expect("hook dialects are named by Dialect::as_str"),
         matched: record.skip.is_none()
             || matches!(
                 record.skip,
                 Some(SkipReason::ChainStopped { .. } | SkipReason::AsyncCapReached)
             ),
         skip_reason: record.skip.as_ref().map(ToString::to_string),
-        result: record.result.as_str().to_owned(),
+        result: record.result,
         exit_code: record.exit_code,
         duration_ms: record.duration.map(duration_ms),
         reason: record.reason.clone(),

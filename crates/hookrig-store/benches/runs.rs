@@ -7,7 +7,7 @@
 //! 1 / (the median time of one iteration).
 
 use divan::{Bencher, black_box};
-use hookrig_store::{AutomationRow, AutomationRun, Store};
+use hookrig_store::{AutomationRow, AutomationRun, RunStatus, Store};
 use serde_json::json;
 
 fn main() {
@@ -50,7 +50,7 @@ fn insert_and_complete(bencher: Bencher<'_, '_>) {
             automation_id: "bench".to_owned(),
             project_id: "p".to_owned(),
             trigger_reason: "event:task.completed".to_owned(),
-            status: "running".to_owned(),
+            status: RunStatus::Running,
             event_data: Some(json!({"task_id": "t1", "_event_type": "task.completed"})),
             context_results: None,
             prompt_sent: None,
@@ -63,7 +63,7 @@ fn insert_and_complete(bencher: Bencher<'_, '_>) {
             completed_at: None,
         };
         store.automation_runs().insert(&run).expect("insert");
-        "completed".clone_into(&mut run.status);
+        run.status = RunStatus::Completed;
         run.context_results =
             Some(json!([{"stdout": "ok\n", "stderr": "", "exit_code": 0, "_step_index": 0}]));
         run.prompt_sent = Some("review ok".to_owned());

@@ -7,13 +7,84 @@
 //! Unix seconds.
 
 use std::collections::HashMap;
+use std::fmt;
 
+use rusqlite::types::{FromSql, FromSqlResult, ToSqlOutput, ValueRef};
 use rusqlite::{OptionalExtension, Row, ToSql, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::column::{self, Named};
 use crate::errors::StoreError;
 use crate::store::Store;
+
+/// Where a run of an automation stands. The names are those of the `status` column
+/// (whose CHECK constraint lists them) and of `--json` output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// It runs now (or its process died, which a reader turns into
+    /// [`RunStatus::Interrupted`]).
+    Running,
+    /// It ran to the end: the LLM answered, or was not to be asked.
+    Completed,
+    /// A step's skip flag matched, or an event was not run (see `skipped_reason`).
+    Skipped,
+    /// A step, the LLM or the time limit failed it (the error is in `llm_response`).
+    Failed,
+    /// Shutdown cancelled it, or its process died before it finished.
+    Interrupted,
+}
+
+impl RunStatus {
+    /// Every status, in the order a run can reach them.
+    pub const ALL: [RunStatus; 5] = [
+        RunStatus::Running,
+        RunStatus::Completed,
+        RunStatus::Skipped,
+        RunStatus::Failed,
+        RunStatus::Interrupted,
+    ];
+
+    /// The lowercase name the column and `--json` hold.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Completed => "completed",
+            RunStatus::Skipped => "skipped",
+            RunStatus::Failed => "failed",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `pad`, so that table columns line up.
+        f.pad(self.as_str())
+    }
+}
+
+impl Named for RunStatus {
+    const KIND: &'static str = "run status";
+    const ALL: &'static [Self] = &RunStatus::ALL;
+
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
+}
+
+impl ToSql for RunStatus {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(column::to_sql(*self))
+    }
+}
+
+impl FromSql for RunStatus {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        column::from_sql(value)
+    }
+}
 
 /// One run of an automation: what the engine writes, what the store reads back, and what
 /// `hookrig fire` and `hookrig auto runs` print (`--json` serializes it as it is).
@@ -27,8 +98,8 @@ pub struct AutomationRun {
     pub project_id: String,
     /// `periodic`, `cron`, `event:<type>` or `manual`.
     pub trigger_reason: String,
-    /// `running`, `completed`, `skipped`, `failed` or `interrupted`.
-    pub status: String,
+    /// Where it stands.
+    pub status: RunStatus,
     /// The event that triggered the run, or the timing data of a periodic or cron run.
     pub event_data: Option<Value>,
     /// The step results, a JSON array.
@@ -161,11 +232,11 @@ impl<'s> AutomationRuns<'s> {
                 // An event that was not run (a `skipped` row without context results)
                 // is no run: it must not restart the interval or the cooldown.
                 "SELECT automation_id, max(started_at) FROM automation_runs
-                 WHERE status <> 'skipped' OR context_results IS NOT NULL
+                 WHERE status <> ?1 OR context_results IS NOT NULL
                  GROUP BY automation_id",
             )
             .and_then(|mut stmt| {
-                stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                stmt.query_map([RunStatus::Skipped], |row| Ok((row.get(0)?, row.get(1)?)))?
                     .collect()
             })
             .map_err(StoreError::sqlite(
@@ -182,10 +253,10 @@ impl<'s> AutomationRuns<'s> {
         let running: Vec<(String, Option<String>)> = self
             .store
             .conn()
-            .prepare("SELECT id, owner FROM automation_runs WHERE status = 'running'")
+            .prepare("SELECT id, owner FROM automation_runs WHERE status = ?1")
             .and_then(|mut select| {
                 select
-                    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                    .query_map([RunStatus::Running], |row| Ok((row.get(0)?, row.get(1)?)))?
                     .collect()
             })
             .map_err(fail)?;
@@ -206,9 +277,9 @@ impl<'s> AutomationRuns<'s> {
                 .store
                 .conn()
                 .execute(
-                    "UPDATE automation_runs SET status = 'interrupted', completed_at = ?2
-                     WHERE id = ?1 AND status = 'running'",
-                    params![id, now],
+                    "UPDATE automation_runs SET status = ?3, completed_at = ?2
+                     WHERE id = ?1 AND status = ?4",
+                    params![id, now, RunStatus::Interrupted, RunStatus::Running],
                 )
                 .map_err(self.store.fail("mark interrupted runs"))?;
         }
@@ -252,7 +323,7 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<AutomationRun> {
         automation_id: row.get(1)?,
         project_id: row.get(2)?,
         trigger_reason: row.get(3)?,
-        status: row.get(4)?,
+        status: column::get(row, 4)?,
         event_data: json_value(row.get(5)?),
         context_results: json_value(row.get(6)?),
         prompt_sent: row.get(7)?,
@@ -290,7 +361,7 @@ mod tests {
             automation_id: automation_id.to_owned(),
             project_id: "p".to_owned(),
             trigger_reason: "manual".to_owned(),
-            status: "running".to_owned(),
+            status: RunStatus::Running,
             event_data: None,
             context_results: None,
             prompt_sent: None,
@@ -392,7 +463,7 @@ mod tests {
             .insert(&run("r", "a", 1.0))
             .expect("run");
         let mut done = run("r", "a", 1.0);
-        done.status = "completed".to_owned();
+        done.status = RunStatus::Completed;
         done.context_results = Some(json!([]));
         done.llm_response = Some("ok".to_owned());
         done.tokens_used = 7;
@@ -417,7 +488,7 @@ mod tests {
             .insert(&run("r2", "a", 1.0))
             .expect("run");
         let mut done = run("r3", "a", 1.0);
-        done.status = "completed".to_owned();
+        done.status = RunStatus::Completed;
         ledger.automation_runs().insert(&done).expect("run");
         assert_eq!(
             ledger
@@ -453,14 +524,14 @@ mod tests {
                 .expect("read")
                 .expect("present")
         };
-        assert_eq!(status("r1").status, "interrupted");
+        assert_eq!(status("r1").status, RunStatus::Interrupted);
         assert_eq!(status("r1").completed_at, Some(4.0));
-        assert_eq!(status("r2").status, "interrupted");
+        assert_eq!(status("r2").status, RunStatus::Interrupted);
         assert_eq!(status("r2").completed_at, Some(5.0));
-        assert_eq!(status("r3").status, "completed");
+        assert_eq!(status("r3").status, RunStatus::Completed);
         // guards: serve's start-up recovery must not mark a run of a live process
         // (`hookrig fire` running in-process) interrupted
-        assert_eq!(status("r4").status, "running");
+        assert_eq!(status("r4").status, RunStatus::Running);
     }
 
     // guards: an event that was not run must not count as the automation's last run at
@@ -473,11 +544,11 @@ mod tests {
             .upsert(&automation("a", 1.0))
             .expect("add");
         let mut ran = run("r1", "a", 1.0);
-        ran.status = "skipped".to_owned();
+        ran.status = RunStatus::Skipped;
         ran.context_results = Some(json!([]));
         ledger.automation_runs().insert(&ran).expect("run");
         let mut dropped = run("r2", "a", 9.0);
-        dropped.status = "skipped".to_owned();
+        dropped.status = RunStatus::Skipped;
         ledger.automation_runs().insert(&dropped).expect("dropped");
         let last = ledger.automation_runs().last_starts().expect("last");
         assert_eq!(last.get("a"), Some(&1.0));
@@ -533,5 +604,30 @@ mod tests {
             .expect("read")
             .expect("present");
         assert_eq!(edited.event_data, Some(json!("not json")));
+    }
+
+    #[test]
+    fn the_status_check_constraint_lists_every_status() {
+        let (_dir, store) = open_temp();
+        let sql: String = store
+            .conn()
+            .query_row(
+                "SELECT sql FROM sqlite_schema WHERE name = 'automation_runs'",
+                [],
+                |row| row.get(0),
+            )
+            .expect("the table");
+        let listed = RunStatus::ALL
+            .iter()
+            .map(|status| format!("'{status}'"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        assert!(sql.contains(&format!("status IN ({listed})")), "{sql}");
+        for status in RunStatus::ALL {
+            assert_eq!(
+                serde_json::to_value(status).expect("serializes"),
+                serde_json::Value::from(status.as_str())
+            );
+        }
     }
 }

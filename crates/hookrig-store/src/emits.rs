@@ -6,14 +6,100 @@
 //! reader marks `interrupted` ([`Emits::interrupt_abandoned`]). Async hooks that finish
 //! later complete their rows with [`Emits::complete_hook_runs`].
 
+use std::fmt;
 use std::fmt::Write as _;
 
-use rusqlite::types::ToSql;
+use hookrig_core::{Decision, Dialect, HookResult};
+use rusqlite::types::{FromSql, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
 use serde::{Deserialize, Serialize};
 
+use crate::column::{self, Named, Text};
 use crate::errors::StoreError;
 use crate::store::{Store, immediate, is_primary_key_violation};
+
+/// What an emit's row says was decided: the dispatcher's [`Decision`], or where the
+/// emit stands without one. The names are those of the `decision` column and of
+/// `--json` output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EmitDecision {
+    /// The hooks let the event proceed (maybe modified).
+    Allow,
+    /// A hook denied the event.
+    Deny,
+    /// A hook asked for the user's confirmation.
+    Ask,
+    /// The event was not dispatched: its configuration could not be loaded.
+    Error,
+    /// The emit started and has not finished (or its process died, which a reader
+    /// turns into [`EmitDecision::Interrupted`]).
+    Running,
+    /// The process of the emit died before it finished; its hooks were not recorded.
+    Interrupted,
+}
+
+impl EmitDecision {
+    /// Every decision an emit's row can hold.
+    pub const ALL: [EmitDecision; 6] = [
+        EmitDecision::Allow,
+        EmitDecision::Deny,
+        EmitDecision::Ask,
+        EmitDecision::Error,
+        EmitDecision::Running,
+        EmitDecision::Interrupted,
+    ];
+
+    /// The lowercase name the column and `--json` hold.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EmitDecision::Allow => "allow",
+            EmitDecision::Deny => "deny",
+            EmitDecision::Ask => "ask",
+            EmitDecision::Error => "error",
+            EmitDecision::Running => "running",
+            EmitDecision::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl From<Decision> for EmitDecision {
+    fn from(decision: Decision) -> Self {
+        match decision {
+            Decision::Allow => EmitDecision::Allow,
+            Decision::Deny => EmitDecision::Deny,
+            Decision::Ask => EmitDecision::Ask,
+        }
+    }
+}
+
+impl fmt::Display for EmitDecision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `pad`, so that table columns (`{:8}`) line up.
+        f.pad(self.as_str())
+    }
+}
+
+impl Named for EmitDecision {
+    const KIND: &'static str = "decision";
+    const ALL: &'static [Self] = &EmitDecision::ALL;
+
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
+}
+
+impl ToSql for EmitDecision {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(column::to_sql(*self))
+    }
+}
+
+impl FromSql for EmitDecision {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        column::from_sql(value)
+    }
+}
 
 /// One `hookrig emit`: the event that came in, what was decided, and every
 /// hook that was considered for it.
@@ -26,7 +112,7 @@ pub struct EmitRecord {
     /// Canonical name of the event (for example `PreToolUse`).
     pub event: String,
     /// Dialect of the agent that emitted the event (for example `claude`).
-    pub dialect: String,
+    pub dialect: Dialect,
     /// Working directory of the emit.
     pub cwd: String,
     /// Session id reported by the agent.
@@ -35,8 +121,8 @@ pub struct EmitRecord {
     /// payload's `session.agent`), when one was named.
     #[serde(default)]
     pub agent: Option<String>,
-    /// Final decision (`allow`, `deny`, `ask`, ...).
-    pub decision: String,
+    /// Final decision, or where the emit stands without one.
+    pub decision: EmitDecision,
     /// Why the decision was taken, when a hook or policy said so.
     pub reason: Option<String>,
     /// Name of the hook whose answer decided, if one did.
@@ -61,15 +147,14 @@ pub struct HookRun {
     /// Path of the file that declared the hook.
     pub source: String,
     /// Dialect the hook speaks.
-    pub dialect: String,
+    pub dialect: Dialect,
     /// Whether the hook matched the event.
     pub matched: bool,
     /// Why the hook was not run, for example `other event`,
     /// `matcher did not match "tool"`, `disabled` or `chain stopped by guard`.
     pub skip_reason: Option<String>,
-    /// Outcome: `allow`, `deny`, `ask`, `modify`, `error`, `timeout`,
-    /// `skipped` or `untrusted`.
-    pub result: String,
+    /// What came of it (`dispatched` for an async hook whose result comes later).
+    pub result: HookResult,
     /// Exit code of the hook process, if it ran and exited normally.
     pub exit_code: Option<i32>,
     /// How long the hook ran, in milliseconds, if it ran.
@@ -126,8 +211,8 @@ pub struct EmitSummary {
     /// The agent that emitted, when one was named.
     #[serde(default)]
     pub agent: Option<String>,
-    /// Final decision.
-    pub decision: String,
+    /// Final decision, or where the emit stands without one.
+    pub decision: EmitDecision,
     /// Name of the hook whose answer decided, if one did.
     pub decided_by: Option<String>,
     /// Why the decision was taken, if known.
@@ -169,8 +254,9 @@ const INSERT_HOOK_RUN: &str = "
         exit_code, duration_ms, reason, stderr, stdout, truncated, is_async
     ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
 
-/// Fills in the row of an async hook that was recorded as `dispatched` when its emit
-/// was; the first such row of that hook, so two hooks of one name each get their own.
+/// Fills in the row of an async hook that was recorded as `dispatched` (`?15`) when its
+/// emit was; the first such row of that hook, so two hooks of one name each get their
+/// own.
 const COMPLETE_HOOK_RUN: &str = "
     UPDATE hook_runs SET
         dialect = ?4, matched = ?5, skip_reason = ?6, result = ?7, exit_code = ?8,
@@ -178,33 +264,39 @@ const COMPLETE_HOOK_RUN: &str = "
         is_async = ?14
     WHERE run_id = ?1 AND seq = (
         SELECT min(seq) FROM hook_runs
-        WHERE run_id = ?1 AND name = ?2 AND source = ?3 AND result = 'dispatched'
+        WHERE run_id = ?1 AND name = ?2 AND source = ?3 AND result = ?15
     )";
 
-/// The row of an emit that started: `running`, owned by this process, no result yet.
+/// The row of an emit that started: `running` (`?10`), owned by this process, no result
+/// yet.
 const BEGIN_EMIT: &str = "
     INSERT INTO emits (
         run_id, started_at_ms, event, dialect, cwd, session_id, decision, duration_ms,
         payload_in, payload_out, agent, owner
-    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', 0, ?7, '', ?8, ?9)";
+    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?10, 0, ?7, '', ?8, ?9)";
 
-/// Completes the row `begin_emit` wrote, unless a reader already marked it interrupted
-/// (its owner looked dead): the fields are those of `INSERT_EMIT`.
+/// Completes the row `begin` wrote, unless a reader already marked it interrupted (its
+/// owner looked dead): the fields are those of `INSERT_EMIT`, then `running` and
+/// `interrupted`.
 const FINISH_EMIT: &str = "
     UPDATE emits SET
         started_at_ms = ?2, event = ?3, dialect = ?4, cwd = ?5, session_id = ?6,
         decision = ?7, reason = ?8, decided_by = ?9, duration_ms = ?10, payload_in = ?11,
         payload_out = ?12, warnings = ?13, agent = ?14, owner = NULL
-    WHERE run_id = ?1 AND decision IN ('running', 'interrupted')";
+    WHERE run_id = ?1 AND decision IN (?15, ?16)";
 
-/// Emits still `running`, with their owners (served by the `emits_running` index).
+/// Emits still `running`, with their owners. The name is written out rather than bound:
+/// SQLite uses the partial index `emits_running` only for a query whose WHERE clause
+/// holds its condition as written (a test checks that it names
+/// [`EmitDecision::Running`]).
 const RUNNING_EMITS: &str = "SELECT run_id, owner FROM emits WHERE decision = 'running'";
 
-/// What an emit whose process died before it finished says.
+/// What an emit whose process died before it finished says: `?2` is `interrupted`, `?3`
+/// is `running`.
 const INTERRUPTED_EMIT: &str = "
-    UPDATE emits SET decision = 'interrupted', owner = NULL,
+    UPDATE emits SET decision = ?2, owner = NULL,
         reason = 'hookrig stopped before the emit finished (killed, or the machine went down); its hooks were not recorded'
-    WHERE run_id = ?1 AND decision = 'running'";
+    WHERE run_id = ?1 AND decision = ?3";
 
 /// No row when the emit is unknown; otherwise the `seq` its next hook row gets.
 const NEXT_SEQ: &str = "
@@ -276,12 +368,13 @@ impl<'s> Emits<'s> {
                     emit.run_id,
                     emit.started_at_ms,
                     emit.event,
-                    emit.dialect,
+                    Text(emit.dialect),
                     emit.cwd,
                     emit.session_id,
                     emit.payload_in,
                     emit.agent,
                     crate::owner::current_owner(),
+                    EmitDecision::Running,
                 ])
             })
             .map_err(|source| {
@@ -309,7 +402,7 @@ impl<'s> Emits<'s> {
                     emit.run_id,
                     emit.started_at_ms,
                     emit.event,
-                    emit.dialect,
+                    Text(emit.dialect),
                     emit.cwd,
                     emit.session_id,
                     emit.decision,
@@ -320,6 +413,8 @@ impl<'s> Emits<'s> {
                     emit.payload_out,
                     warnings,
                     emit.agent,
+                    EmitDecision::Running,
+                    EmitDecision::Interrupted,
                 ])
             })
             .map_err(fail)?;
@@ -354,7 +449,10 @@ impl<'s> Emits<'s> {
                 count += self
                     .store
                     .conn()
-                    .execute(INTERRUPTED_EMIT, [&run_id])
+                    .execute(
+                        INTERRUPTED_EMIT,
+                        params![run_id, EmitDecision::Interrupted, EmitDecision::Running],
+                    )
                     .map_err(fail)?;
             }
         }
@@ -379,7 +477,7 @@ impl<'s> Emits<'s> {
                     emit.run_id,
                     emit.started_at_ms,
                     emit.event,
-                    emit.dialect,
+                    Text(emit.dialect),
                     emit.cwd,
                     emit.session_id,
                     emit.decision,
@@ -429,12 +527,15 @@ impl<'s> Emits<'s> {
         let mut unmatched = Vec::new();
         {
             let mut update = tx.prepare_cached(COMPLETE_HOOK_RUN).map_err(fail)?;
+            let dispatched = Text(HookResult::Dispatched);
             for run in runs {
+                let typed = typed_fields(run);
                 let changed = update
                     .execute(params_from_iter(
                         [&run_id as &dyn ToSql]
                             .into_iter()
-                            .chain(hook_run_fields(run)),
+                            .chain(hook_run_fields(run, &typed))
+                            .chain([&dispatched as &dyn ToSql]),
                     ))
                     .map_err(fail)?;
                 if changed == 0 {
@@ -588,25 +689,36 @@ fn insert_hook_runs(
 ) -> rusqlite::Result<()> {
     let mut insert = conn.prepare_cached(INSERT_HOOK_RUN)?;
     for (seq, run) in (first_seq..).zip(runs) {
+        let typed = typed_fields(run);
         insert.execute(params_from_iter(
             [&run_id as &dyn ToSql, &seq]
                 .into_iter()
-                .chain(hook_run_fields(run)),
+                .chain(hook_run_fields(run, &typed)),
         ))?;
     }
     Ok(())
 }
 
+/// The dialect and result of `run` as SQL values, for [`hook_run_fields`].
+fn typed_fields(run: &HookRun) -> (Text<Dialect>, Text<HookResult>) {
+    (Text(run.dialect), Text(run.result))
+}
+
 /// What a hook row says about its run, in the order both `INSERT_HOOK_RUN` (after
-/// `run_id` and `seq`) and `COMPLETE_HOOK_RUN` (after `run_id`) number them.
-fn hook_run_fields(run: &HookRun) -> [&dyn ToSql; 13] {
+/// `run_id` and `seq`) and `COMPLETE_HOOK_RUN` (after `run_id`) number them; `typed` is
+/// its [`typed_fields`].
+fn hook_run_fields<'a>(
+    run: &'a HookRun,
+    typed: &'a (Text<Dialect>, Text<HookResult>),
+) -> [&'a dyn ToSql; 13] {
+    let (dialect, result) = typed;
     [
         &run.name,
         &run.source,
-        &run.dialect,
+        dialect,
         &run.matched,
         &run.skip_reason,
-        &run.result,
+        result,
         &run.exit_code,
         &run.duration_ms,
         &run.reason,
@@ -622,7 +734,7 @@ fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<EmitSummary> {
         run_id: row.get(0)?,
         started_at_ms: row.get(1)?,
         event: row.get(2)?,
-        decision: row.get(3)?,
+        decision: column::get(row, 3)?,
         decided_by: row.get(4)?,
         reason: row.get(5)?,
         duration_ms: row.get(6)?,
@@ -639,11 +751,11 @@ fn emit_from_row(row: &Row<'_>) -> rusqlite::Result<(EmitRecord, String)> {
         run_id: row.get(0)?,
         started_at_ms: row.get(1)?,
         event: row.get(2)?,
-        dialect: row.get(3)?,
+        dialect: column::get::<Text<Dialect>>(row, 3)?.0,
         cwd: row.get(4)?,
         session_id: row.get(5)?,
         agent: row.get(13)?,
-        decision: row.get(6)?,
+        decision: column::get(row, 6)?,
         reason: row.get(7)?,
         decided_by: row.get(8)?,
         duration_ms: row.get(9)?,
@@ -659,10 +771,10 @@ fn hook_run_from_row(row: &Row<'_>) -> rusqlite::Result<HookRun> {
     Ok(HookRun {
         name: row.get(0)?,
         source: row.get(1)?,
-        dialect: row.get(2)?,
+        dialect: column::get::<Text<Dialect>>(row, 2)?.0,
         matched: row.get(3)?,
         skip_reason: row.get(4)?,
-        result: row.get(5)?,
+        result: column::get::<Text<HookResult>>(row, 5)?.0,
         exit_code: row.get(6)?,
         duration_ms: row.get(7)?,
         reason: row.get(8)?,
@@ -688,11 +800,11 @@ mod tests {
             run_id: run_id.to_owned(),
             started_at_ms,
             event: "PreToolUse".to_owned(),
-            dialect: "claude".to_owned(),
+            dialect: Dialect::Claude,
             cwd: "/repo".to_owned(),
             session_id: "s1".to_owned(),
             agent: None,
-            decision: "allow".to_owned(),
+            decision: EmitDecision::Allow,
             reason: None,
             decided_by: None,
             duration_ms: 1.0,
@@ -711,7 +823,7 @@ mod tests {
             .record(&emit("run-1", 1))
             .expect("first insert");
         let mut second = emit("run-1", 2);
-        second.decision = "deny".to_owned();
+        second.decision = EmitDecision::Deny;
         let error = ledger.emits().record(&second).expect_err("same run id");
         assert!(
             matches!(&error, StoreError::DuplicateRunId { run_id } if run_id == "run-1"),
@@ -722,7 +834,7 @@ mod tests {
             .detail("run-1")
             .expect("lookup")
             .expect("first emit kept");
-        assert_eq!(kept.emit.decision, "allow");
+        assert_eq!(kept.emit.decision, EmitDecision::Allow);
     }
 
     // guards: run ids with LIKE/GLOB wildcards or other case matching as prefixes
@@ -845,10 +957,10 @@ mod tests {
         record.hooks.push(HookRun {
             name: "h".to_owned(),
             source: "/f".to_owned(),
-            dialect: "claude".to_owned(),
+            dialect: Dialect::Claude,
             matched: true,
             skip_reason: None,
-            result: "allow".to_owned(),
+            result: HookResult::Allow,
             exit_code: Some(0),
             duration_ms: Some(1.0),
             reason: None,
@@ -884,14 +996,14 @@ mod tests {
                 ..EmitFilter::default()
             })
             .expect("list");
-        assert_eq!(listed[0].decision, "running");
+        assert_eq!(listed[0].decision, EmitDecision::Running);
         done.hooks = vec![HookRun {
             name: "h".to_owned(),
             source: "/h.toml".to_owned(),
-            dialect: "native".to_owned(),
+            dialect: Dialect::Native,
             matched: true,
             skip_reason: None,
-            result: "allow".to_owned(),
+            result: HookResult::Allow,
             exit_code: Some(0),
             duration_ms: Some(1.0),
             reason: None,
@@ -906,7 +1018,7 @@ mod tests {
             .detail("done")
             .expect("read")
             .expect("present");
-        assert_eq!(detail.emit.decision, "allow");
+        assert_eq!(detail.emit.decision, EmitDecision::Allow);
         assert_eq!(detail.emit.hooks.len(), 1);
 
         // The start could not be recorded: the end writes the whole row.
@@ -932,8 +1044,8 @@ mod tests {
                 .emit
                 .decision
         };
-        assert_eq!(decision(&ledger, "killed"), "interrupted");
-        assert_eq!(decision(&ledger, "alive"), "running");
+        assert_eq!(decision(&ledger, "killed"), EmitDecision::Interrupted);
+        assert_eq!(decision(&ledger, "alive"), EmitDecision::Running);
     }
 
     #[test]
@@ -953,10 +1065,10 @@ mod tests {
         let run = HookRun {
             name: "fmt".to_owned(),
             source: "/repo/.hookrig.toml".to_owned(),
-            dialect: "claude".to_owned(),
+            dialect: Dialect::Claude,
             matched: true,
             skip_reason: None,
-            result: "allow".to_owned(),
+            result: HookResult::Allow,
             exit_code: Some(0),
             duration_ms: Some(1.5),
             reason: None,
@@ -968,5 +1080,20 @@ mod tests {
         let json = serde_json::to_string(&run).expect("a HookRun always serializes");
         let back: HookRun = serde_json::from_str(&json).expect("just serialized");
         assert_eq!(back, run);
+    }
+
+    #[test]
+    fn every_decision_has_one_name_in_rust_in_json_and_in_the_running_query() {
+        for decision in EmitDecision::ALL {
+            assert_eq!(
+                serde_json::to_value(decision).expect("serializes"),
+                serde_json::Value::from(decision.as_str())
+            );
+            assert_eq!(
+                format!("{decision:>12}"),
+                format!("{:>12}", decision.as_str())
+            );
+        }
+        assert!(RUNNING_EMITS.ends_with(&format!("'{}'", EmitDecision::Running)));
     }
 }

@@ -20,7 +20,11 @@
 //!   the named read-only queries of the `db_query` step).
 //! - The rows are plain data that serialize with serde for `--json` output:
 //!   [`EmitRecord`] and [`HookRun`] are what an emit writes, [`EmitSummary`] and
-//!   [`EmitDetail`] what is read back.
+//!   [`EmitDetail`] what is read back, [`AutomationRun`] one run of an automation.
+//! - Columns that hold one of a fixed set of names are enums: [`EmitDecision`],
+//!   [`RunStatus`], and hookrig-core's `HookResult` and `Dialect`. On disk they are the
+//!   same lowercase names as ever; a name this build does not know (a newer hookrig
+//!   wrote it) is [`StoreError::UnknownValue`], naming the column and the value.
 //! - [`default_ledger_path`] places the file under the XDG state directory.
 //!
 //! Several processes can use one store at once: it runs in WAL mode, readers
@@ -29,7 +33,8 @@
 //! ```no_run
 //! use std::path::Path;
 //!
-//! use hookrig_store::{EmitFilter, EmitRecord, HookRun, Store, default_ledger_path};
+//! use hookrig_core::{Dialect, HookResult};
+//! use hookrig_store::{EmitDecision, EmitFilter, EmitRecord, HookRun, Store, default_ledger_path};
 //!
 //! # fn main() -> Result<(), hookrig_store::StoreError> {
 //! let store = Store::open(&default_ledger_path(Path::new("/home/me/.local/state")))?;
@@ -37,11 +42,11 @@
 //!     run_id: "0196f1c2-7b7e-7cc1-9b1a-3f0c4f4a2b10".to_owned(),
 //!     started_at_ms: 1_747_000_000_000,
 //!     event: "PreToolUse".to_owned(),
-//!     dialect: "claude".to_owned(),
+//!     dialect: Dialect::Claude,
 //!     cwd: "/home/me/repo".to_owned(),
 //!     session_id: "abc".to_owned(),
 //!     agent: Some("claude-1".to_owned()),
-//!     decision: "deny".to_owned(),
+//!     decision: EmitDecision::Deny,
 //!     reason: Some("rm -rf is not allowed".to_owned()),
 //!     decided_by: Some("no-rm".to_owned()),
 //!     duration_ms: 12.5,
@@ -51,10 +56,10 @@
 //!     hooks: vec![HookRun {
 //!         name: "no-rm".to_owned(),
 //!         source: "/home/me/repo/.hookrig.toml".to_owned(),
-//!         dialect: "claude".to_owned(),
+//!         dialect: Dialect::Claude,
 //!         matched: true,
 //!         skip_reason: None,
-//!         result: "deny".to_owned(),
+//!         result: HookResult::Deny,
 //!         exit_code: Some(2),
 //!         duration_ms: Some(11.0),
 //!         reason: Some("rm -rf is not allowed".to_owned()),
@@ -70,7 +75,7 @@
 //! }
 //! if let Some(detail) = store.emits().detail("0196f1c2")? {
 //!     for hook in &detail.emit.hooks {
-//!         println!("{} from {}: {}", hook.name, hook.source, hook.result);
+//!         println!("{} from {}: {}", hook.name, hook.source, hook.result.as_str());
 //!     }
 //! }
 //! # Ok(())
@@ -82,6 +87,7 @@ mod automation_locks;
 mod automation_runs;
 mod automations;
 mod clock;
+mod column;
 mod emits;
 mod errors;
 mod memory;
@@ -94,10 +100,12 @@ mod tasks;
 
 pub use crate::agents::{AgentRow, Agents};
 pub use crate::automation_locks::{AutomationLock, AutomationLocks};
-pub use crate::automation_runs::{AutomationRun, AutomationRuns};
+pub use crate::automation_runs::{AutomationRun, AutomationRuns, RunStatus};
 pub use crate::automations::{AutomationRow, Automations};
 pub use crate::clock::now_ms;
-pub use crate::emits::{EmitDetail, EmitFilter, EmitRecord, EmitSummary, Emits, HookRun};
+pub use crate::emits::{
+    EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, Emits, HookRun,
+};
 pub use crate::errors::StoreError;
 pub use crate::memory::{Memory, MemoryHit, NoteSection, split_markdown};
 pub use crate::plugins::{ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow, Plugins};

@@ -14,7 +14,7 @@ use hookrig_automation::notifier::Notifiers;
 use hookrig_automation::{Automation, Engine, FireError, wiring};
 use hookrig_config::ConfigToml;
 use hookrig_exec::ProcessGroups;
-use hookrig_store::{AutomationRun, Store, StoreError};
+use hookrig_store::{AutomationRun, RunStatus, Store, StoreError};
 use serde_json::Value;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -218,7 +218,7 @@ pub(crate) fn fire(global: &GlobalArgs, id: &str, json: bool) -> Result<u8, Expe
     } else {
         print(&run_details(&record))?;
     }
-    Ok(if record.status == "failed" {
+    Ok(if record.status == RunStatus::Failed {
         exit_codes::FAILURE
     } else {
         exit_codes::PROCEED
@@ -307,7 +307,7 @@ fn follow(store: &Store, id: Option<&str>, json: bool) -> Result<u8, ExpectedErr
         let mut interrupt = signal(SignalKind::interrupt()).map_err(ExpectedError::Runtime)?;
         let mut terminate = signal(SignalKind::terminate()).map_err(ExpectedError::Runtime)?;
         let mut poll = tokio::time::interval(FOLLOW_POLL);
-        let mut seen: HashMap<String, String> = HashMap::new();
+        let mut seen: HashMap<String, RunStatus> = HashMap::new();
         let mut first = true;
         loop {
             tokio::select! {
@@ -321,7 +321,7 @@ fn follow(store: &Store, id: Option<&str>, json: bool) -> Result<u8, ExpectedErr
             for run in runs.into_iter().rev() {
                 let show = match seen.get(&run.id) {
                     Some(status) => *status != run.status,
-                    None => !first || run.status == "running",
+                    None => !first || run.status == RunStatus::Running,
                 };
                 if show {
                     if json {

@@ -9,11 +9,11 @@ use clap::ValueEnum;
 use hookrig_automation::ingress;
 use hookrig_config::{Environment, LoadOptions};
 use hookrig_core::{
-    Dispatched, Event, EventContext, EventName, Outcome, Payload, Registry, SkipReason, dispatch,
-    duration_ms,
+    Dialect, Dispatched, Event, EventContext, EventName, Outcome, Payload, Registry, SkipReason,
+    dispatch, duration_ms,
 };
 use hookrig_exec::{AsyncPool, ProcessGroups};
-use hookrig_store::{EmitRecord, Store, StoreError};
+use hookrig_store::{EmitDecision, EmitRecord, Store, StoreError};
 
 use crate::cli::{EmitArgs, GlobalArgs};
 use crate::errors::ExpectedError;
@@ -60,7 +60,8 @@ fn run_event(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> 
         dialect: args
             .dialect
             .to_possible_value()
-            .map_or_else(|| "native".to_owned(), |v| v.get_name().to_owned()),
+            .and_then(|v| v.get_name().parse().ok())
+            .unwrap_or(Dialect::Native),
         agent,
         plugin_dirs: args.plugin_dir.clone(),
         suppress: Suppress {
@@ -92,7 +93,7 @@ pub(crate) struct Emission {
     /// The session id (may be empty).
     pub(crate) session_id: String,
     /// The host dialect recorded in the ledger.
-    pub(crate) dialect: String,
+    pub(crate) dialect: Dialect,
     /// The agent emitting: selects the plugin packages enabled for it.
     pub(crate) agent: Option<String>,
     /// Extra x-code plugin directories.
@@ -180,7 +181,7 @@ pub(crate) fn dispatch_event<T>(
         session_id: session_id.clone(),
         // An empty name (`HOOKRIG_AGENT=`) names no agent.
         agent: agent.clone().filter(|agent| !agent.is_empty()),
-        decision: String::new(),
+        decision: EmitDecision::Running,
         reason: None,
         decided_by: None,
         duration_ms: 0.0,
@@ -210,7 +211,7 @@ pub(crate) fn dispatch_event<T>(
         Err(err) => {
             // A broken config is the first thing to check when a hook "did not fire":
             // keep a record of the emit it stopped.
-            "error".clone_into(&mut entry.decision);
+            entry.decision = EmitDecision::Error;
             entry.reason = Some(err.to_string());
             entry.duration_ms = duration_ms(started.elapsed());
             if let Some(path) = &ledger_path {
@@ -369,7 +370,7 @@ fn record(
     started: Instant,
     warnings: &mut Vec<String>,
 ) -> Option<Store> {
-    dispatched.decision.as_str().clone_into(&mut entry.decision);
+    entry.decision = dispatched.decision.into();
     entry.reason.clone_from(&dispatched.reason);
     entry.decided_by.clone_from(&dispatched.decided_by);
     entry.duration_ms = duration_ms(started.elapsed());

@@ -122,7 +122,7 @@ fn render_why(emit: &EmitRecord) -> String {
         if let (true, Some(skip)) = (hook.matched, &hook.skip_reason) {
             let _ = writeln!(text, "  not run   {skip}");
         } else if hook.matched {
-            let _ = write!(text, "  ran       {}", hook.result);
+            let _ = write!(text, "  ran       {}", hook.result.as_str());
             if hook.is_async {
                 text.push_str(" (async)");
             }

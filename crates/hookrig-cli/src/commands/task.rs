@@ -7,7 +7,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use hookrig_core::{EventName, Payload};
+use hookrig_core::{Dialect, EventName, Payload};
 use hookrig_plan::lifecycle::{self, LifecycleEvent, Outcome, Request};
 use hookrig_plan::plan::{Action, TaskState};
 use serde::Serialize;
@@ -213,7 +213,7 @@ pub(crate) fn perform(
             payload: Payload::from_map(event.payload.to_map()),
             cwd: cwd.clone(),
             session_id: String::new(),
-            dialect: "native".to_owned(),
+            dialect: Dialect::Native,
             agent: Some(agent.to_owned()),
             plugin_dirs: Vec::new(),
             suppress: Suppress::default(),

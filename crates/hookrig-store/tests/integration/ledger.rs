@@ -1,5 +1,6 @@
 //! Writing and reading emits.
 
+use hookrig_core::{Dialect, HookResult};
 use hookrig_store::{EmitFilter, StoreError};
 
 use crate::fixtures::{TempStore, bare_emit, full_emit, hook};
@@ -394,16 +395,16 @@ fn complete_hook_runs_fills_in_the_dispatched_row() {
     let t = TempStore::new();
     let mut emit = bare_emit("run-a", 1, "message.after");
     let mut dispatched = hook("bg", true);
-    dispatched.result = "dispatched".to_owned();
+    dispatched.result = HookResult::Dispatched;
     dispatched.is_async = true;
     emit.hooks = vec![hook("sync", true), dispatched.clone(), dispatched.clone()];
     t.store.emits().record(&emit).expect("record");
 
     let mut done = dispatched.clone();
-    done.result = "allow".to_owned();
+    done.result = HookResult::Allow;
     done.exit_code = Some(0);
     let mut stray = hook("unknown-async", true);
-    stray.result = "error".to_owned();
+    stray.result = HookResult::Error;
     t.store
         .emits()
         .complete_hook_runs("run-a", &[done.clone(), stray.clone()])
@@ -453,15 +454,15 @@ fn complete_hook_runs_writes_every_field_to_its_own_column() {
     let t = TempStore::new();
     let mut emit = bare_emit("run-f", 1, "message.after");
     let mut dispatched = hook("bg", false);
-    dispatched.result = "dispatched".to_owned();
+    dispatched.result = HookResult::Dispatched;
     emit.hooks = vec![dispatched.clone()];
     t.store.emits().record(&emit).expect("record");
 
     let mut done = dispatched;
-    done.dialect = "hygge".to_owned();
+    done.dialect = Dialect::Hygge;
     done.matched = true;
     done.skip_reason = Some("skip".to_owned());
-    done.result = "deny".to_owned();
+    done.result = HookResult::Deny;
     done.exit_code = Some(2);
     done.duration_ms = Some(12.5);
     done.reason = Some("reason".to_owned());
