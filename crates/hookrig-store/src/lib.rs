@@ -107,7 +107,7 @@ pub use crate::emits::{
     EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, Emits, HookRun,
 };
 pub use crate::errors::StoreError;
-pub use crate::memory::{Memory, MemoryHit, NoteSection, split_markdown};
+pub use crate::memory::{Memory, MemoryHit, Note, NoteSection};
 pub use crate::plugins::{ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow, Plugins};
 pub use crate::queries::Queries;
 pub use crate::store::{Store, default_ledger_path};
