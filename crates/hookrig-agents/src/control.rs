@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use hookrig_exec::Stopped;
-use hookrig_store::{AgentRow, Ledger};
+use hookrig_store::{AgentRow, Store};
 
 use crate::errors::AgentError;
 use crate::process::{self, State};
@@ -26,8 +26,9 @@ pub struct AgentStatus {
 
 /// Every agent the store at `store` records, with its state.
 pub fn list(store: &Path) -> Result<Vec<AgentStatus>, AgentError> {
-    Ok(Ledger::open(store)?
-        .agents()?
+    Ok(Store::open(store)?
+        .agents()
+        .list()?
         .into_iter()
         .map(|row| AgentStatus {
             state: process::state(&row),
@@ -39,13 +40,14 @@ pub fn list(store: &Path) -> Result<Vec<AgentStatus>, AgentError> {
 /// The agent of `task`: the one in the repository of `here` when there is one, else the
 /// only one with that task name.
 fn find_agent(
-    store: &Ledger,
+    store: &Store,
     task: &str,
     here: Option<&Path>,
 ) -> Result<Option<AgentRow>, AgentError> {
     let task = task.strip_prefix("task-").unwrap_or(task);
     let rows: Vec<AgentRow> = store
-        .agents()?
+        .agents()
+        .list()?
         .into_iter()
         .filter(|r| r.task == task)
         .collect();
@@ -109,7 +111,7 @@ pub fn stop(
     grace: Duration,
     here: Option<&Path>,
 ) -> Result<StopReport, AgentError> {
-    let mut store = Ledger::open(store)?;
+    let store = Store::open(store)?;
     let row =
         find_agent(&store, task, here)?.ok_or_else(|| AgentError::NoSuchAgent(task.to_owned()))?;
     let state = process::state(&row);
@@ -123,7 +125,7 @@ pub fn stop(
         });
     };
     let how = process::stop(pid, grace).map_err(AgentError::Runtime)?;
-    store.set_agent_stopped(&row.worktree)?;
+    store.agents().set_stopped(&row.worktree)?;
     Ok(StopReport::Signalled {
         task: row.task,
         pgid: pid,
@@ -154,7 +156,7 @@ pub fn clean(
     here: &Path,
     warn: &mut dyn FnMut(String),
 ) -> Result<Cleaned, AgentError> {
-    let mut store = Ledger::open(store)?;
+    let store = Store::open(store)?;
     let row = find_agent(&store, task, Some(here))?;
     let task = task.strip_prefix("task-").unwrap_or(task);
     worktree::check_task_name(task)?;
@@ -189,7 +191,7 @@ pub fn clean(
     });
     let log = worktree::log_path(&repo, task);
     let log = std::fs::remove_file(&log).is_ok().then_some(log);
-    store.delete_agent(&path.to_string_lossy())?;
+    store.agents().delete(&path.to_string_lossy())?;
     Ok(Cleaned {
         worktree: path,
         branch: worktree::branch(task),
@@ -201,7 +203,7 @@ pub fn clean(
 /// Agents followed by `watch`: their logs from the beginning, until each has ended.
 #[derive(Debug)]
 pub struct Watch {
-    store: Ledger,
+    store: Store,
     followed: Vec<Followed>,
 }
 
@@ -239,7 +241,7 @@ impl Watch {
     /// The agent of `task` (found from `here`), or without one every running agent of
     /// the repository of `here`.
     pub fn new(store: &Path, task: Option<&str>, here: Option<&Path>) -> Result<Self, AgentError> {
-        let store = Ledger::open(store)?;
+        let store = Store::open(store)?;
         #[expect(clippy::single_match_else, reason = "two ways to choose, side by side")]
         let rows = match task {
             Some(task) => vec![
@@ -251,7 +253,8 @@ impl Watch {
                     .and_then(|here| worktree::repo_root(here).ok())
                     .map(|p| main_repo(&p));
                 store
-                    .agents()?
+                    .agents()
+                    .list()?
                     .into_iter()
                     .filter(|r| here.as_deref().is_none_or(|h| Path::new(&r.repo) == h))
                     .filter(|r| matches!(process::state(r), State::Running | State::Starting))
@@ -291,7 +294,8 @@ impl Watch {
         for f in self.followed.iter_mut().filter(|f| !f.done) {
             let fresh = self
                 .store
-                .agent(&f.row.worktree)?
+                .agents()
+                .get(&f.row.worktree)?
                 .unwrap_or_else(|| f.row.clone());
             let state = process::state(&fresh);
             let finished = !matches!(state, State::Running | State::Starting);
@@ -319,7 +323,7 @@ impl Watch {
 
 /// A provider that just died may not have its exit recorded yet: the host records it
 /// right after reaping. Wait a moment for it.
-fn settle(store: &Ledger, worktree: &str, state: State) -> State {
+fn settle(store: &Store, worktree: &str, state: State) -> State {
     let deadline = Instant::now() + Duration::from_secs(2);
     let mut state = state;
     while matches!(
@@ -331,7 +335,7 @@ fn settle(store: &Ledger, worktree: &str, state: State) -> State {
     ) && Instant::now() < deadline
     {
         std::thread::sleep(Duration::from_millis(50));
-        if let Ok(Some(row)) = store.agent(worktree) {
+        if let Ok(Some(row)) = store.agents().get(worktree) {
             state = process::state(&row);
         }
     }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hookrig_exec::{Command, Detached, EnvPolicy, Exit, Grouping, Program, Stream, TerminalSize};
-use hookrig_store::Ledger;
+use hookrig_store::Store;
 use serde::{Deserialize, Serialize};
 
 use crate::process::start_time;
@@ -95,7 +95,7 @@ pub fn run_host(spec_json: &str) -> u8 {
     match exit {
         Ok(exit) => {
             record(&spec.ledger, |ledger| {
-                ledger.set_agent_exit(
+                ledger.agents().set_exit(
                     &spec.cwd.to_string_lossy(),
                     exit.code.map(i64::from),
                     exit.signal.map(i64::from),
@@ -125,10 +125,10 @@ fn close_stdout() {
     }
 }
 
-fn record(ledger: &Path, write: impl FnOnce(&mut Ledger) -> Result<(), hookrig_store::StoreError>) {
-    match Ledger::open(ledger) {
-        Ok(mut ledger) => {
-            if let Err(err) = write(&mut ledger) {
+fn record(ledger: &Path, write: impl FnOnce(&Store) -> Result<(), hookrig_store::StoreError>) {
+    match Store::open(ledger) {
+        Ok(ledger) => {
+            if let Err(err) = write(&ledger) {
                 eprintln!("hookrig: warning: {err}");
             }
         }
@@ -139,7 +139,9 @@ fn record(ledger: &Path, write: impl FnOnce(&mut Ledger) -> Result<(), hookrig_s
 fn started(spec: &Spec, pid: u32) {
     let pid = i64::from(pid);
     record(&spec.ledger, |ledger| {
-        ledger.set_agent_pid(&spec.cwd.to_string_lossy(), pid, start_time(pid))
+        ledger
+            .agents()
+            .set_pid(&spec.cwd.to_string_lossy(), pid, start_time(pid))
     });
     report(&format!("pid {pid}"));
     close_stdout();

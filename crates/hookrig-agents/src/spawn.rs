@@ -16,7 +16,7 @@ use std::time::Duration;
 use hookrig_exec::{Command, Detached, EnvPolicy, Grouping, Program, Stream};
 use hookrig_plan::lifecycle::{self, Outcome, Request};
 use hookrig_plan::plan::{Action, Plan};
-use hookrig_store::{AgentRow, Ledger};
+use hookrig_store::{AgentRow, Store};
 use serde_json::Value;
 
 use crate::errors::AgentError;
@@ -163,8 +163,8 @@ pub fn spawn<O: SpawnObserver>(
 
     let path = worktree::worktree_path(&repo, &task.name);
     let key = path.to_string_lossy().into_owned();
-    let mut store = Ledger::open(&request.store)?;
-    if let Some(row) = store.agent(&key)?
+    let store = Store::open(&request.store)?;
+    if let Some(row) = store.agents().get(&key)?
         && matches!(process::state(&row), State::Running | State::Starting)
         && let Some(pid) = row.pid
     {
@@ -228,7 +228,7 @@ pub fn spawn<O: SpawnObserver>(
             delay_ms: p.keystroke_delay_ms,
         }),
     };
-    store.record_agent(&AgentRow {
+    store.agents().record(&AgentRow {
         worktree: key.clone(),
         repo: repo.to_string_lossy().into_owned(),
         task: task.name.clone(),
@@ -248,7 +248,7 @@ pub fn spawn<O: SpawnObserver>(
     let pid = match start_host(&request.host, &spec) {
         Ok(pid) => pid,
         Err(err) => {
-            let _ = store.delete_agent(&key);
+            let _ = store.agents().delete(&key);
             return Err(err);
         }
     };

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use hookrig_agents::{AgentError, State, StopReport, Stopped, Watch, Watched};
 use hookrig_exec::{Command, Detached, EnvPolicy, Grouping, Program, Stream};
-use hookrig_store::{AgentRow, Ledger};
+use hookrig_store::{AgentRow, Store};
 
 /// A temporary directory holding the store and the log; its path marks every process
 /// the test starts.
@@ -38,9 +38,10 @@ impl Fixture {
 
     /// Records the agent of task `api` with `pid`, as `spawn` and its host would.
     fn record(&self, pid: Option<i64>, exit_code: Option<i64>) {
-        let mut ledger = Ledger::open(&self.store()).expect("store");
+        let ledger = Store::open(&self.store()).expect("store");
         ledger
-            .record_agent(&AgentRow {
+            .agents()
+            .record(&AgentRow {
                 worktree: "/repo/.hookrig/worktrees/api".to_owned(),
                 repo: "/repo".to_owned(),
                 task: "api".to_owned(),
@@ -60,12 +61,14 @@ impl Fixture {
             .expect("recorded");
         if let Some(pid) = pid {
             ledger
-                .set_agent_pid("/repo/.hookrig/worktrees/api", pid, None)
+                .agents()
+                .set_pid("/repo/.hookrig/worktrees/api", pid, None)
                 .expect("pid");
         }
         if exit_code.is_some() {
             ledger
-                .set_agent_exit("/repo/.hookrig/worktrees/api", exit_code, None)
+                .agents()
+                .set_exit("/repo/.hookrig/worktrees/api", exit_code, None)
                 .expect("exit");
         }
     }

@@ -1,23 +1,244 @@
-//! The [`Ledger`]: one connection to the SQLite file that records emits.
+//! The ledger of emits: one row per `hookrig emit` in `emits`, one row per hook
+//! considered for it in `hook_runs`, written through [`Emits`].
+//!
+//! An emit writes its row when it starts ([`Emits::begin`]) and completes it when it
+//! ends ([`Emits::finish`]), so that one killed in between leaves a row that a later
+//! reader marks `interrupted` ([`Emits::interrupt_abandoned`]). Async hooks that finish
+//! later complete their rows with [`Emits::complete_hook_runs`].
 
-use std::collections::hash_map::RandomState;
+use std::fmt;
 use std::fmt::Write as _;
-use std::hash::{BuildHasher, Hasher};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
-use rusqlite::config::DbConfig;
-use rusqlite::types::ToSql;
-use rusqlite::{
-    Connection, ErrorCode, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior,
-    params, params_from_iter,
-};
+use hookrig_core::{Decision, Dialect, HookResult};
+use rusqlite::types::{FromSql, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
+use serde::{Deserialize, Serialize};
 
+use crate::column::{self, Named, Text};
 use crate::errors::StoreError;
-use crate::record::{EmitDetail, EmitFilter, EmitRecord, EmitSummary, HookRun};
-use crate::schema;
+use crate::store::{Store, immediate, is_primary_key_violation};
 
-/// The shortest run id prefix [`Ledger::emit_detail`] looks up: shorter ones
+/// What an emit's row says was decided: the dispatcher's [`Decision`], or where the
+/// emit stands without one. The names are those of the `decision` column and of
+/// `--json` output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EmitDecision {
+    /// The hooks let the event proceed (maybe modified).
+    Allow,
+    /// A hook denied the event.
+    Deny,
+    /// A hook asked for the user's confirmation.
+    Ask,
+    /// The event was not dispatched: its configuration could not be loaded.
+    Error,
+    /// The emit started and has not finished (or its process died, which a reader
+    /// turns into [`EmitDecision::Interrupted`]).
+    Running,
+    /// The process of the emit died before it finished; its hooks were not recorded.
+    Interrupted,
+}
+
+impl EmitDecision {
+    /// Every decision an emit's row can hold.
+    pub const ALL: [EmitDecision; 6] = [
+        EmitDecision::Allow,
+        EmitDecision::Deny,
+        EmitDecision::Ask,
+        EmitDecision::Error,
+        EmitDecision::Running,
+        EmitDecision::Interrupted,
+    ];
+
+    /// The lowercase name the column and `--json` hold.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EmitDecision::Allow => "allow",
+            EmitDecision::Deny => "deny",
+            EmitDecision::Ask => "ask",
+            EmitDecision::Error => "error",
+            EmitDecision::Running => "running",
+            EmitDecision::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl From<Decision> for EmitDecision {
+    fn from(decision: Decision) -> Self {
+        match decision {
+            Decision::Allow => EmitDecision::Allow,
+            Decision::Deny => EmitDecision::Deny,
+            Decision::Ask => EmitDecision::Ask,
+        }
+    }
+}
+
+impl fmt::Display for EmitDecision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `pad`, so that table columns (`{:8}`) line up.
+        f.pad(self.as_str())
+    }
+}
+
+impl Named for EmitDecision {
+    const KIND: &'static str = "decision";
+    const ALL: &'static [Self] = &EmitDecision::ALL;
+
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
+}
+
+impl ToSql for EmitDecision {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(column::to_sql(*self))
+    }
+}
+
+impl FromSql for EmitDecision {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        column::from_sql(value)
+    }
+}
+
+/// One `hookrig emit`: the event that came in, what was decided, and every
+/// hook that was considered for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmitRecord {
+    /// Unique id of this emit (a UUID v7 in practice, but any unique string works).
+    pub run_id: String,
+    /// When the emit started, in milliseconds since the Unix epoch.
+    pub started_at_ms: i64,
+    /// Canonical name of the event (for example `PreToolUse`).
+    pub event: String,
+    /// Dialect of the agent that emitted the event (for example `claude`).
+    pub dialect: Dialect,
+    /// Working directory of the emit.
+    pub cwd: String,
+    /// Session id reported by the agent.
+    pub session_id: String,
+    /// The agent that emitted (`hookrig emit --agent`, `HOOKRIG_AGENT` or the
+    /// payload's `session.agent`), when one was named.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Final decision, or where the emit stands without one.
+    pub decision: EmitDecision,
+    /// Why the decision was taken, when a hook or policy said so.
+    pub reason: Option<String>,
+    /// Name of the hook whose answer decided, if one did.
+    pub decided_by: Option<String>,
+    /// Wall-clock duration of the whole emit, in milliseconds.
+    pub duration_ms: f64,
+    /// Payload received from the agent, as JSON text.
+    pub payload_in: String,
+    /// Payload answered to the agent, as JSON text.
+    pub payload_out: String,
+    /// Warnings raised while handling the emit (config warnings, bad hook output, ...).
+    pub warnings: Vec<String>,
+    /// Every hook considered for this emit, in the order it was considered.
+    pub hooks: Vec<HookRun>,
+}
+
+/// One hook considered for an emit: run, skipped, or failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookRun {
+    /// Name of the hook.
+    pub name: String,
+    /// Path of the file that declared the hook.
+    pub source: String,
+    /// Dialect the hook speaks.
+    pub dialect: Dialect,
+    /// Whether the hook matched the event.
+    pub matched: bool,
+    /// Why the hook was not run, for example `other event`,
+    /// `matcher did not match "tool"`, `disabled` or `chain stopped by guard`.
+    pub skip_reason: Option<String>,
+    /// What came of it (`dispatched` for an async hook whose result comes later).
+    pub result: HookResult,
+    /// Exit code of the hook process, if it ran and exited normally.
+    pub exit_code: Option<i32>,
+    /// How long the hook ran, in milliseconds, if it ran.
+    pub duration_ms: Option<f64>,
+    /// Reason the hook gave for its answer.
+    pub reason: Option<String>,
+    /// Excerpt of the hook's standard error.
+    pub stderr: Option<String>,
+    /// Excerpt of the hook's standard output.
+    pub stdout: Option<String>,
+    /// Whether `stdout` or `stderr` was cut to fit the excerpt size.
+    pub truncated: bool,
+    /// Whether the hook ran asynchronously (its row may be appended after the emit).
+    pub is_async: bool,
+}
+
+/// Which emits [`Emits::recent`] returns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmitFilter {
+    /// Maximum number of emits returned. `0` returns none; pass `usize::MAX`
+    /// for all of them.
+    pub limit: usize,
+    /// Only emits of this event (exact canonical name), or all events when `None`.
+    pub event: Option<String>,
+    /// Only emits of this agent (exact name), or those of any agent or none when `None`.
+    #[serde(default)]
+    pub agent: Option<String>,
+}
+
+impl EmitFilter {
+    /// The limit of [`EmitFilter::default`]: what fits on a screen.
+    pub const DEFAULT_LIMIT: usize = 20;
+}
+
+impl Default for EmitFilter {
+    fn default() -> Self {
+        Self {
+            limit: Self::DEFAULT_LIMIT,
+            event: None,
+            agent: None,
+        }
+    }
+}
+
+/// One line of `hookrig runs`: an emit without its payloads and hook rows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmitSummary {
+    /// Unique id of the emit.
+    pub run_id: String,
+    /// When the emit started, in milliseconds since the Unix epoch.
+    pub started_at_ms: i64,
+    /// Canonical name of the event.
+    pub event: String,
+    /// The agent that emitted, when one was named.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Final decision, or where the emit stands without one.
+    pub decision: EmitDecision,
+    /// Name of the hook whose answer decided, if one did.
+    pub decided_by: Option<String>,
+    /// Why the decision was taken, if known.
+    pub reason: Option<String>,
+    /// Wall-clock duration of the whole emit, in milliseconds.
+    pub duration_ms: f64,
+    /// Number of hooks that matched the event (hook rows with `matched = true`),
+    /// including asynchronous hooks appended later.
+    pub hooks_run: u32,
+    /// Working directory of the emit.
+    pub cwd: String,
+}
+
+/// What `hookrig why RUN_ID` shows: a whole emit.
+///
+/// A wrapper rather than a bare [`EmitRecord`] so that facts only known when
+/// reading back (none yet) can be added without changing
+/// [`EmitRecord`], which is also the type written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmitDetail {
+    /// The emit, with [`EmitRecord::hooks`] holding every hook row in `seq`
+    /// order: first those recorded with the emit, then appended ones.
+    pub emit: EmitRecord,
+}
+
+/// The shortest run id prefix [`Emits::detail`] looks up: shorter ones
 /// would match most of a busy ledger.
 const MIN_PREFIX_LEN: usize = 4;
 
@@ -33,8 +254,9 @@ const INSERT_HOOK_RUN: &str = "
         exit_code, duration_ms, reason, stderr, stdout, truncated, is_async
     ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
 
-/// Fills in the row of an async hook that was recorded as `dispatched` when its emit
-/// was; the first such row of that hook, so two hooks of one name each get their own.
+/// Fills in the row of an async hook that was recorded as `dispatched` (`?15`) when its
+/// emit was; the first such row of that hook, so two hooks of one name each get their
+/// own.
 const COMPLETE_HOOK_RUN: &str = "
     UPDATE hook_runs SET
         dialect = ?4, matched = ?5, skip_reason = ?6, result = ?7, exit_code = ?8,
@@ -42,36 +264,39 @@ const COMPLETE_HOOK_RUN: &str = "
         is_async = ?14
     WHERE run_id = ?1 AND seq = (
         SELECT min(seq) FROM hook_runs
-        WHERE run_id = ?1 AND name = ?2 AND source = ?3 AND result = 'dispatched'
+        WHERE run_id = ?1 AND name = ?2 AND source = ?3 AND result = ?15
     )";
 
-/// The row of an emit that started: `running`, owned by this process, no result yet.
+/// The row of an emit that started: `running` (`?10`), owned by this process, no result
+/// yet.
 const BEGIN_EMIT: &str = "
     INSERT INTO emits (
         run_id, started_at_ms, event, dialect, cwd, session_id, decision, duration_ms,
         payload_in, payload_out, agent, owner
-    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', 0, ?7, '', ?8, ?9)";
+    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?10, 0, ?7, '', ?8, ?9)";
 
-/// Completes the row `begin_emit` wrote, unless a reader already marked it interrupted
-/// (its owner looked dead): the fields are those of `INSERT_EMIT`.
+/// Completes the row `begin` wrote, unless a reader already marked it interrupted (its
+/// owner looked dead): the fields are those of `INSERT_EMIT`, then `running` and
+/// `interrupted`.
 const FINISH_EMIT: &str = "
     UPDATE emits SET
         started_at_ms = ?2, event = ?3, dialect = ?4, cwd = ?5, session_id = ?6,
         decision = ?7, reason = ?8, decided_by = ?9, duration_ms = ?10, payload_in = ?11,
         payload_out = ?12, warnings = ?13, agent = ?14, owner = NULL
-    WHERE run_id = ?1 AND decision IN ('running', 'interrupted')";
+    WHERE run_id = ?1 AND decision IN (?15, ?16)";
 
-/// Emits still `running`, with their owners (served by the `emits_running` index).
+/// Emits still `running`, with their owners. The name is written out rather than bound:
+/// SQLite uses the partial index `emits_running` only for a query whose WHERE clause
+/// holds its condition as written (a test checks that it names
+/// [`EmitDecision::Running`]).
 const RUNNING_EMITS: &str = "SELECT run_id, owner FROM emits WHERE decision = 'running'";
 
-/// What an emit whose process died before it finished says.
+/// What an emit whose process died before it finished says: `?2` is `interrupted`, `?3`
+/// is `running`.
 const INTERRUPTED_EMIT: &str = "
-    UPDATE emits SET decision = 'interrupted', owner = NULL,
+    UPDATE emits SET decision = ?2, owner = NULL,
         reason = 'hookrig stopped before the emit finished (killed, or the machine went down); its hooks were not recorded'
-    WHERE run_id = ?1 AND decision = 'running'";
-
-/// WAL size past which `record_emit` checkpoints (see `Ledger::fold_wal`).
-const WAL_CHECKPOINT_BYTES: u64 = 512 * 1024;
+    WHERE run_id = ?1 AND decision = ?3";
 
 /// No row when the emit is unknown; otherwise the `seq` its next hook row gets.
 const NEXT_SEQ: &str = "
@@ -118,124 +343,38 @@ const SELECT_HOOK_RUNS: &str = "
     WHERE run_id = ?1
     ORDER BY seq";
 
-/// Where the ledger lives under the XDG state directory `state_home`:
-/// `state_home/hookrig/ledger.db`.
-pub fn default_ledger_path(state_home: &Path) -> PathBuf {
-    state_home.join("hookrig").join("ledger.db")
+/// The `emits` and `hook_runs` tables of a [`Store`].
+#[derive(Debug, Clone, Copy)]
+pub struct Emits<'s> {
+    store: &'s Store,
 }
 
-/// The ledger: a SQLite file recording every emit and every hook considered
-/// for it.
-///
-/// Several processes may hold a `Ledger` on the same file at once (each
-/// `hookrig emit` is its own process): the file is in WAL mode, so readers
-/// never wait, and writers wait for each other up to a 5 s busy timeout.
-#[derive(Debug)]
-pub struct Ledger {
-    conn: Connection,
-    path: PathBuf,
-}
-
-impl Ledger {
-    /// How long a statement waits for another process's write lock before giving
-    /// up. Emits write a few rows each, so 5 s is only reached when something
-    /// holds the file far longer than hookrig ever does.
-    pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-    /// Opens (creating parent directories and the file if needed) the ledger
-    /// at `path`, and brings its schema up to date.
-    ///
-    /// The connection uses the WAL journal, `synchronous=NORMAL` (no fsync per
-    /// emit: speed matters, and a crash loses at most the last few records,
-    /// never corrupts the file), a 5 s busy timeout and foreign keys. The
-    /// schema version is read from `PRAGMA user_version` first, so DDL only
-    /// runs when the file is behind.
-    pub fn open(path: &Path) -> Result<Ledger, StoreError> {
-        if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
-                dir: dir.to_owned(),
-                path: path.to_owned(),
-                source,
-            })?;
-        }
-        let open_error = |source| StoreError::Open {
-            path: path.to_owned(),
-            source,
-        };
-        // The default flags also set SQLITE_OPEN_URI, which would read a path
-        // starting with `file:` as a URI with options; a path is a path.
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let mut conn = Connection::open_with_flags(path, flags).map_err(open_error)?;
-        // First, so that every following statement waits for a concurrent
-        // writer (another emit, or another process migrating) instead of failing.
-        conn.busy_timeout(Self::BUSY_TIMEOUT).map_err(open_error)?;
-        let mode = enable_wal(&conn).map_err(open_error)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError::JournalMode {
-                path: path.to_owned(),
-                mode,
-            });
-        }
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(open_error)?;
-        conn.pragma_update(None, "foreign_keys", true)
-            .map_err(open_error)?;
-        // Every `hookrig emit` is a process of its own and so the last connection to
-        // close: by default SQLite would checkpoint the WAL into the database and delete
-        // it on each close, four fsyncs per emit. The WAL is kept instead and folded back
-        // in by `record_emit` once it has grown (see WAL_CHECKPOINT_BYTES).
-        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
-            .map_err(open_error)?;
-        schema::migrate(&mut conn, path)?;
-        Ok(Ledger {
-            conn,
-            path: path.to_owned(),
-        })
-    }
-
-    /// The path the ledger was opened at.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The connection, for the other tables of the file (`plugins.rs`).
-    pub(crate) fn conn(&self) -> &Connection {
-        &self.conn
-    }
-
-    pub(crate) fn conn_mut(&mut self) -> &mut Connection {
-        &mut self.conn
-    }
-
-    /// Sets how long statements wait for another process's write lock; zero fails
-    /// at once with "database is locked". For a caller that must not wait on the ledger.
-    pub fn set_busy_timeout(&self, timeout: Duration) -> Result<(), StoreError> {
-        self.conn
-            .busy_timeout(timeout)
-            .map_err(StoreError::sqlite(&self.path, "set the busy timeout"))
+impl<'s> Emits<'s> {
+    pub(crate) fn new(store: &'s Store) -> Self {
+        Self { store }
     }
 
     /// Records that `emit` started: its row with decision `running`, owned by this
-    /// process, and no hook rows. [`finish_emit`](Self::finish_emit) completes it; if
-    /// this process dies first, [`interrupt_abandoned_emits`](Self::interrupt_abandoned_emits)
+    /// process, and no hook rows. [`finish`](Self::finish) completes it; if
+    /// this process dies first, [`interrupt_abandoned`](Self::interrupt_abandoned)
     /// marks it `interrupted`.
-    pub fn begin_emit(&mut self, emit: &EmitRecord) -> Result<(), StoreError> {
-        let fail = StoreError::sqlite(&self.path, "record the start of an emit");
-        self.conn
+    pub fn begin(&self, emit: &EmitRecord) -> Result<(), StoreError> {
+        let fail = self.store.fail("record the start of an emit");
+        self.store
+            .conn()
             .prepare_cached(BEGIN_EMIT)
             .and_then(|mut insert| {
                 insert.execute(params![
                     emit.run_id,
                     emit.started_at_ms,
                     emit.event,
-                    emit.dialect,
+                    Text(emit.dialect),
                     emit.cwd,
                     emit.session_id,
                     emit.payload_in,
                     emit.agent,
                     crate::owner::current_owner(),
+                    EmitDecision::Running,
                 ])
             })
             .map_err(|source| {
@@ -250,16 +389,12 @@ impl Ledger {
         Ok(())
     }
 
-    /// Records `emit` and its hook rows, completing the row [`begin_emit`](Self::begin_emit)
+    /// Records `emit` and its hook rows, completing the row [`begin`](Self::begin)
     /// wrote, or writing it whole when there is none (the start could not be recorded).
-    pub fn finish_emit(&mut self, emit: &EmitRecord) -> Result<(), StoreError> {
-        let path = self.path.clone();
-        let fail = StoreError::sqlite(&path, "record an emit");
+    pub fn finish(&self, emit: &EmitRecord) -> Result<(), StoreError> {
+        let fail = self.store.fail("record an emit");
         let warnings = serde_json::Value::from(emit.warnings.as_slice()).to_string();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(fail)?;
+        let tx = immediate(self.store.conn()).map_err(fail)?;
         let updated = tx
             .prepare_cached(FINISH_EMIT)
             .and_then(|mut update| {
@@ -267,7 +402,7 @@ impl Ledger {
                     emit.run_id,
                     emit.started_at_ms,
                     emit.event,
-                    emit.dialect,
+                    Text(emit.dialect),
                     emit.cwd,
                     emit.session_id,
                     emit.decision,
@@ -278,26 +413,29 @@ impl Ledger {
                     emit.payload_out,
                     warnings,
                     emit.agent,
+                    EmitDecision::Running,
+                    EmitDecision::Interrupted,
                 ])
             })
             .map_err(fail)?;
         if updated == 0 {
             drop(tx);
-            return self.record_emit(emit);
+            return self.record(emit);
         }
         // Hook rows only ever come with the completed emit, so none exist yet.
         insert_hook_runs(&tx, &emit.run_id, 0, &emit.hooks).map_err(fail)?;
         tx.commit().map_err(fail)?;
-        self.fold_wal();
+        self.store.fold_wal();
         Ok(())
     }
 
     /// Marks `interrupted` every emit left `running` by a process that no longer runs
     /// (SIGKILL, a crash); returns how many. Emits in progress are left alone.
-    pub fn interrupt_abandoned_emits(&mut self) -> Result<usize, StoreError> {
-        let fail = StoreError::sqlite(&self.path, "mark interrupted emits");
+    pub fn interrupt_abandoned(&self) -> Result<usize, StoreError> {
+        let fail = self.store.fail("mark interrupted emits");
         let running: Vec<(String, Option<String>)> = self
-            .conn
+            .store
+            .conn()
             .prepare_cached(RUNNING_EMITS)
             .and_then(|mut select| {
                 select
@@ -309,8 +447,12 @@ impl Ledger {
         for (run_id, owner) in running {
             if !crate::owner::owner_is_alive(owner.as_deref()) {
                 count += self
-                    .conn
-                    .execute(INTERRUPTED_EMIT, [&run_id])
+                    .store
+                    .conn()
+                    .execute(
+                        INTERRUPTED_EMIT,
+                        params![run_id, EmitDecision::Interrupted, EmitDecision::Running],
+                    )
                     .map_err(fail)?;
             }
         }
@@ -323,14 +465,11 @@ impl Ledger {
     /// Statements are prepared once per connection and cached, because an emit
     /// may carry 200 or more hook rows and this runs on every `hookrig emit`.
     /// A run id that is already recorded is [`StoreError::DuplicateRunId`].
-    pub fn record_emit(&mut self, emit: &EmitRecord) -> Result<(), StoreError> {
-        let fail = StoreError::sqlite(&self.path, "record an emit");
+    pub fn record(&self, emit: &EmitRecord) -> Result<(), StoreError> {
+        let fail = self.store.fail("record an emit");
         // Through a Value because its Display cannot fail, unlike to_string.
         let warnings = serde_json::Value::from(emit.warnings.as_slice()).to_string();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(fail)?;
+        let tx = immediate(self.store.conn()).map_err(fail)?;
         {
             let mut insert = tx.prepare_cached(INSERT_EMIT).map_err(fail)?;
             insert
@@ -338,7 +477,7 @@ impl Ledger {
                     emit.run_id,
                     emit.started_at_ms,
                     emit.event,
-                    emit.dialect,
+                    Text(emit.dialect),
                     emit.cwd,
                     emit.session_id,
                     emit.decision,
@@ -362,33 +501,17 @@ impl Ledger {
         }
         insert_hook_runs(&tx, &emit.run_id, 0, &emit.hooks).map_err(fail)?;
         tx.commit().map_err(fail)?;
-        self.fold_wal();
+        self.store.fold_wal();
         Ok(())
-    }
-
-    /// Folds the WAL back into the database once it has grown past
-    /// [`WAL_CHECKPOINT_BYTES`], so that opening the ledger (which reads the whole WAL
-    /// when no other connection is open) stays cheap. The fsyncs of a checkpoint are
-    /// then paid once every few hundred emits rather than on every one.
-    fn fold_wal(&self) {
-        let mut wal = self.path.clone().into_os_string();
-        wal.push("-wal");
-        let grown = std::fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES);
-        if grown {
-            // A busy checkpoint is not an error: the next emit tries again.
-            let _ = self
-                .conn
-                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
-        }
     }
 
     /// Appends hook rows to an already recorded emit, for asynchronous hooks
     /// that finish after the emit was recorded. Their `seq` continues after
     /// the emit's existing rows. An unknown `run_id` is
     /// [`StoreError::UnknownRunId`], even when `runs` is empty.
-    pub fn append_hook_runs(&mut self, run_id: &str, runs: &[HookRun]) -> Result<(), StoreError> {
-        let fail = StoreError::sqlite(&self.path, "append hook runs");
-        let (tx, next_seq) = begin_appending(&mut self.conn, run_id, fail)?;
+    pub fn append_hook_runs(&self, run_id: &str, runs: &[HookRun]) -> Result<(), StoreError> {
+        let fail = self.store.fail("append hook runs");
+        let (tx, next_seq) = begin_appending(self.store.conn(), run_id, fail)?;
         insert_hook_runs(&tx, run_id, next_seq, runs).map_err(fail)?;
         tx.commit().map_err(fail)
     }
@@ -398,18 +521,21 @@ impl Ledger {
     /// Each run replaces the hook's `dispatched` row (matched by name and source), so an
     /// async hook has one row that ends up telling what it did; a run with no such row
     /// is appended. Error if `run_id` is unknown.
-    pub fn complete_hook_runs(&mut self, run_id: &str, runs: &[HookRun]) -> Result<(), StoreError> {
-        let fail = StoreError::sqlite(&self.path, "complete async hook runs");
-        let (tx, next_seq) = begin_appending(&mut self.conn, run_id, fail)?;
+    pub fn complete_hook_runs(&self, run_id: &str, runs: &[HookRun]) -> Result<(), StoreError> {
+        let fail = self.store.fail("complete async hook runs");
+        let (tx, next_seq) = begin_appending(self.store.conn(), run_id, fail)?;
         let mut unmatched = Vec::new();
         {
             let mut update = tx.prepare_cached(COMPLETE_HOOK_RUN).map_err(fail)?;
+            let dispatched = Text(HookResult::Dispatched);
             for run in runs {
+                let typed = typed_fields(run);
                 let changed = update
                     .execute(params_from_iter(
                         [&run_id as &dyn ToSql]
                             .into_iter()
-                            .chain(hook_run_fields(run)),
+                            .chain(hook_run_fields(run, &typed))
+                            .chain([&dispatched as &dyn ToSql]),
                     ))
                     .map_err(fail)?;
                 if changed == 0 {
@@ -424,8 +550,8 @@ impl Ledger {
     /// The most recent emits, newest first (by `started_at_ms`, then by
     /// insertion order), at most `filter.limit` of them, only of
     /// `filter.event` when it is set.
-    pub fn recent_emits(&self, filter: &EmitFilter) -> Result<Vec<EmitSummary>, StoreError> {
-        let fail = StoreError::sqlite(&self.path, "list recent emits");
+    pub fn recent(&self, filter: &EmitFilter) -> Result<Vec<EmitSummary>, StoreError> {
+        let fail = self.store.fail("list recent emits");
         // SQLite takes a signed limit; anything beyond i64::MAX means "all" anyway.
         let limit = i64::try_from(filter.limit).unwrap_or(i64::MAX);
         let mut sql = RECENT_EMITS_SELECT.to_owned();
@@ -438,7 +564,8 @@ impl Ledger {
             }
         }
         sql.push_str(RECENT_EMITS_ORDER);
-        self.conn
+        self.store
+            .conn()
             .prepare_cached(&sql)
             .and_then(|mut stmt| {
                 stmt.query_map(values.as_slice(), summary_from_row)?
@@ -455,11 +582,11 @@ impl Ledger {
     /// exact match wins over longer ids it is a prefix of; a prefix matching
     /// several runs is [`StoreError::AmbiguousRunId`]. Matching is exact and
     /// case-sensitive: callers accepting typed ids should normalize case first.
-    pub fn emit_detail(&self, run_id: &str) -> Result<Option<EmitDetail>, StoreError> {
-        let fail = StoreError::sqlite(&self.path, "look up a run");
+    pub fn detail(&self, run_id: &str) -> Result<Option<EmitDetail>, StoreError> {
+        let fail = self.store.fail("look up a run");
         // One read transaction, so that the emit row and its hook rows come
         // from the same snapshot even while an async hook appends rows.
-        let tx = self.conn.unchecked_transaction().map_err(fail)?;
+        let tx = self.store.conn().unchecked_transaction().map_err(fail)?;
         let Some(full_id) = resolve_run_id(&tx, run_id).map_err(|error| match error {
             Resolve::Sqlite(source) => fail(source),
             Resolve::Store(error) => error,
@@ -486,35 +613,6 @@ impl Ledger {
             .map_err(fail)?;
         tx.commit().map_err(fail)?;
         Ok(Some(EmitDetail { emit }))
-    }
-}
-
-/// Switches the file to the write-ahead log and returns the journal mode
-/// SQLite reports afterwards (`wal` unless the file system cannot do it).
-///
-/// The switch needs an exclusive lock, and SQLite answers `SQLITE_BUSY` at once,
-/// without calling the busy handler, when another connection holds the file:
-/// waiting there could deadlock two connections that both switch. That only
-/// happens while a new ledger is created (the mode is stored in the file, so
-/// later opens find it set), for example by parallel hooks on the first emit;
-/// retrying until the busy timeout gives the same patience as other statements.
-fn enable_wal(conn: &Connection) -> rusqlite::Result<String> {
-    let deadline = Instant::now() + Ledger::BUSY_TIMEOUT;
-    let mut backoff = Duration::from_millis(1);
-    loop {
-        match conn.pragma_update_and_check(None, "journal_mode", "wal", |row| row.get(0)) {
-            Err(error)
-                if error.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
-                    && Instant::now() < deadline =>
-            {
-                // Jitter, so that two openers that failed together do not
-                // retry together forever.
-                let jitter = RandomState::new().build_hasher().finish() % 1000;
-                std::thread::sleep(backoff + Duration::from_micros(jitter));
-                backoff = (backoff * 2).min(Duration::from_millis(50));
-            }
-            result => return result,
-        }
     }
 }
 
@@ -562,7 +660,7 @@ fn resolve_run_id(conn: &Connection, wanted: &str) -> Result<Option<String>, Res
 /// Starts the transaction that adds hook rows to the emit `run_id`, and returns it with
 /// the `seq` the next row gets. An unknown `run_id` is [`StoreError::UnknownRunId`].
 fn begin_appending<'c>(
-    conn: &'c mut Connection,
+    conn: &'c Connection,
     run_id: &str,
     fail: impl Fn(rusqlite::Error) -> StoreError + Copy,
 ) -> Result<(Transaction<'c>, i64), StoreError> {
@@ -570,9 +668,7 @@ fn begin_appending<'c>(
     // a deferred transaction would let two appenders read the same seq, and
     // the second one's upgrade to a write lock fails at once with
     // SQLITE_BUSY instead of waiting.
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(fail)?;
+    let tx = immediate(conn).map_err(fail)?;
     let next_seq: Option<i64> = tx
         .prepare_cached(NEXT_SEQ)
         .and_then(|mut stmt| stmt.query_row([run_id], |row| row.get(0)).optional())
@@ -593,25 +689,36 @@ fn insert_hook_runs(
 ) -> rusqlite::Result<()> {
     let mut insert = conn.prepare_cached(INSERT_HOOK_RUN)?;
     for (seq, run) in (first_seq..).zip(runs) {
+        let typed = typed_fields(run);
         insert.execute(params_from_iter(
             [&run_id as &dyn ToSql, &seq]
                 .into_iter()
-                .chain(hook_run_fields(run)),
+                .chain(hook_run_fields(run, &typed)),
         ))?;
     }
     Ok(())
 }
 
+/// The dialect and result of `run` as SQL values, for [`hook_run_fields`].
+fn typed_fields(run: &HookRun) -> (Text<Dialect>, Text<HookResult>) {
+    (Text(run.dialect), Text(run.result))
+}
+
 /// What a hook row says about its run, in the order both `INSERT_HOOK_RUN` (after
-/// `run_id` and `seq`) and `COMPLETE_HOOK_RUN` (after `run_id`) number them.
-fn hook_run_fields(run: &HookRun) -> [&dyn ToSql; 13] {
+/// `run_id` and `seq`) and `COMPLETE_HOOK_RUN` (after `run_id`) number them; `typed` is
+/// its [`typed_fields`].
+fn hook_run_fields<'a>(
+    run: &'a HookRun,
+    typed: &'a (Text<Dialect>, Text<HookResult>),
+) -> [&'a dyn ToSql; 13] {
+    let (dialect, result) = typed;
     [
         &run.name,
         &run.source,
-        &run.dialect,
+        dialect,
         &run.matched,
         &run.skip_reason,
-        &run.result,
+        result,
         &run.exit_code,
         &run.duration_ms,
         &run.reason,
@@ -622,19 +729,12 @@ fn hook_run_fields(run: &HookRun) -> [&dyn ToSql; 13] {
     ]
 }
 
-pub(crate) fn is_primary_key_violation(error: &rusqlite::Error) -> bool {
-    error.sqlite_error().is_some_and(|error| {
-        error.code == ErrorCode::ConstraintViolation
-            && error.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
-    })
-}
-
 fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<EmitSummary> {
     Ok(EmitSummary {
         run_id: row.get(0)?,
         started_at_ms: row.get(1)?,
         event: row.get(2)?,
-        decision: row.get(3)?,
+        decision: column::get(row, 3)?,
         decided_by: row.get(4)?,
         reason: row.get(5)?,
         duration_ms: row.get(6)?,
@@ -651,11 +751,11 @@ fn emit_from_row(row: &Row<'_>) -> rusqlite::Result<(EmitRecord, String)> {
         run_id: row.get(0)?,
         started_at_ms: row.get(1)?,
         event: row.get(2)?,
-        dialect: row.get(3)?,
+        dialect: column::get::<Text<Dialect>>(row, 3)?.0,
         cwd: row.get(4)?,
         session_id: row.get(5)?,
         agent: row.get(13)?,
-        decision: row.get(6)?,
+        decision: column::get(row, 6)?,
         reason: row.get(7)?,
         decided_by: row.get(8)?,
         duration_ms: row.get(9)?,
@@ -671,10 +771,10 @@ fn hook_run_from_row(row: &Row<'_>) -> rusqlite::Result<HookRun> {
     Ok(HookRun {
         name: row.get(0)?,
         source: row.get(1)?,
-        dialect: row.get(2)?,
+        dialect: column::get::<Text<Dialect>>(row, 2)?.0,
         matched: row.get(3)?,
         skip_reason: row.get(4)?,
-        result: row.get(5)?,
+        result: column::get::<Text<HookResult>>(row, 5)?.0,
         exit_code: row.get(6)?,
         duration_ms: row.get(7)?,
         reason: row.get(8)?,
@@ -689,9 +789,9 @@ fn hook_run_from_row(row: &Row<'_>) -> rusqlite::Result<HookRun> {
 mod tests {
     use super::*;
 
-    fn open_temp() -> (tempfile::TempDir, Ledger) {
+    fn open_temp() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().expect("temp dir");
-        let ledger = Ledger::open(&dir.path().join("ledger.db")).expect("open ledger");
+        let ledger = Store::open(&dir.path().join("ledger.db")).expect("open ledger");
         (dir, ledger)
     }
 
@@ -700,11 +800,11 @@ mod tests {
             run_id: run_id.to_owned(),
             started_at_ms,
             event: "PreToolUse".to_owned(),
-            dialect: "claude".to_owned(),
+            dialect: Dialect::Claude,
             cwd: "/repo".to_owned(),
             session_id: "s1".to_owned(),
             agent: None,
-            decision: "allow".to_owned(),
+            decision: EmitDecision::Allow,
             reason: None,
             decided_by: None,
             duration_ms: 1.0,
@@ -716,39 +816,35 @@ mod tests {
     }
 
     #[test]
-    fn default_path_is_under_hookrig_in_the_state_dir() {
-        assert_eq!(
-            default_ledger_path(Path::new("/home/u/.local/state")),
-            PathBuf::from("/home/u/.local/state/hookrig/ledger.db")
-        );
-    }
-
-    #[test]
     fn recording_a_run_id_twice_is_a_duplicate_and_keeps_the_first() {
-        let (_dir, mut ledger) = open_temp();
-        ledger.record_emit(&emit("run-1", 1)).expect("first insert");
+        let (_dir, ledger) = open_temp();
+        ledger
+            .emits()
+            .record(&emit("run-1", 1))
+            .expect("first insert");
         let mut second = emit("run-1", 2);
-        second.decision = "deny".to_owned();
-        let error = ledger.record_emit(&second).expect_err("same run id");
+        second.decision = EmitDecision::Deny;
+        let error = ledger.emits().record(&second).expect_err("same run id");
         assert!(
             matches!(&error, StoreError::DuplicateRunId { run_id } if run_id == "run-1"),
             "{error:?}"
         );
         let kept = ledger
-            .emit_detail("run-1")
+            .emits()
+            .detail("run-1")
             .expect("lookup")
             .expect("first emit kept");
-        assert_eq!(kept.emit.decision, "allow");
+        assert_eq!(kept.emit.decision, EmitDecision::Allow);
     }
 
     // guards: run ids with LIKE/GLOB wildcards or other case matching as prefixes
     #[test]
     fn prefix_matching_is_literal_and_case_sensitive() {
-        let (_dir, mut ledger) = open_temp();
-        ledger.record_emit(&emit("abcdef", 1)).expect("insert");
-        ledger.record_emit(&emit("ab%_xyz", 2)).expect("insert");
+        let (_dir, ledger) = open_temp();
+        ledger.emits().record(&emit("abcdef", 1)).expect("insert");
+        ledger.emits().record(&emit("ab%_xyz", 2)).expect("insert");
         for lookup in ["ab%_", "ABCD", "abc_", "abc%", "ab*d", "abcdefg"] {
-            let found = ledger.emit_detail(lookup).expect("lookup");
+            let found = ledger.emits().detail(lookup).expect("lookup");
             let expected = (lookup == "ab%_").then_some("ab%_xyz");
             assert_eq!(
                 found.as_ref().map(|detail| detail.emit.run_id.as_str()),
@@ -760,15 +856,17 @@ mod tests {
 
     #[test]
     fn prefix_matching_handles_non_ascii_ids() {
-        let (_dir, mut ledger) = open_temp();
-        ledger.record_emit(&emit("ééééx", 1)).expect("insert");
+        let (_dir, ledger) = open_temp();
+        ledger.emits().record(&emit("ééééx", 1)).expect("insert");
         ledger
-            .record_emit(&emit("ééééy\u{10FFFF}", 2))
+            .emits()
+            .record(&emit("ééééy\u{10FFFF}", 2))
             .expect("insert");
-        let error = ledger.emit_detail("éééé").expect_err("two ids share it");
+        let error = ledger.emits().detail("éééé").expect_err("two ids share it");
         assert!(matches!(error, StoreError::AmbiguousRunId { count: 2, .. }));
         let found = ledger
-            .emit_detail("ééééy")
+            .emits()
+            .detail("ééééy")
             .expect("lookup")
             .expect("unique prefix");
         assert_eq!(found.emit.run_id, "ééééy\u{10FFFF}");
@@ -776,11 +874,12 @@ mod tests {
 
     #[test]
     fn exact_id_wins_over_longer_ids_it_prefixes() {
-        let (_dir, mut ledger) = open_temp();
-        ledger.record_emit(&emit("abcd", 1)).expect("insert");
-        ledger.record_emit(&emit("abcde", 2)).expect("insert");
+        let (_dir, ledger) = open_temp();
+        ledger.emits().record(&emit("abcd", 1)).expect("insert");
+        ledger.emits().record(&emit("abcde", 2)).expect("insert");
         let found = ledger
-            .emit_detail("abcd")
+            .emits()
+            .detail("abcd")
             .expect("exact match is not ambiguous")
             .expect("found");
         assert_eq!(found.emit.run_id, "abcd");
@@ -788,30 +887,32 @@ mod tests {
 
     #[test]
     fn short_prefix_is_refused_but_short_full_id_is_found() {
-        let (_dir, mut ledger) = open_temp();
-        ledger.record_emit(&emit("r1", 1)).expect("insert");
-        ledger.record_emit(&emit("r12345", 2)).expect("insert");
-        let found = ledger.emit_detail("r1").expect("exact").expect("found");
+        let (_dir, ledger) = open_temp();
+        ledger.emits().record(&emit("r1", 1)).expect("insert");
+        ledger.emits().record(&emit("r12345", 2)).expect("insert");
+        let found = ledger.emits().detail("r1").expect("exact").expect("found");
         assert_eq!(found.emit.run_id, "r1");
         let error = ledger
-            .emit_detail("r12")
+            .emits()
+            .detail("r12")
             .expect_err("too short to be a prefix");
         assert!(
             matches!(&error, StoreError::RunIdTooShort { prefix, min: 4 } if prefix == "r12"),
             "{error:?}"
         );
         assert!(matches!(
-            ledger.emit_detail(""),
+            ledger.emits().detail(""),
             Err(StoreError::RunIdTooShort { .. })
         ));
     }
 
     #[test]
     fn zero_limit_returns_nothing_and_huge_limit_returns_everything() {
-        let (_dir, mut ledger) = open_temp();
+        let (_dir, ledger) = open_temp();
         for i in 0..3 {
             ledger
-                .record_emit(&emit(&format!("run-{i}"), i))
+                .emits()
+                .record(&emit(&format!("run-{i}"), i))
                 .expect("insert");
         }
         let none = EmitFilter {
@@ -819,25 +920,26 @@ mod tests {
             event: None,
             agent: None,
         };
-        assert!(ledger.recent_emits(&none).expect("query").is_empty());
+        assert!(ledger.emits().recent(&none).expect("query").is_empty());
         let all = EmitFilter {
             limit: usize::MAX,
             event: None,
             agent: None,
         };
-        assert_eq!(ledger.recent_emits(&all).expect("query").len(), 3);
+        assert_eq!(ledger.emits().recent(&all).expect("query").len(), 3);
     }
 
     #[test]
     fn corrupt_warnings_are_reported_with_the_run() {
-        let (_dir, mut ledger) = open_temp();
-        ledger.record_emit(&emit("run-1", 1)).expect("insert");
+        let (_dir, ledger) = open_temp();
+        ledger.emits().record(&emit("run-1", 1)).expect("insert");
         ledger
-            .conn
+            .conn()
             .execute("UPDATE emits SET warnings = 'not json'", [])
             .expect("plain update");
         let error = ledger
-            .emit_detail("run-1")
+            .emits()
+            .detail("run-1")
             .expect_err("warnings unreadable");
         assert!(
             matches!(
@@ -849,37 +951,16 @@ mod tests {
     }
 
     #[test]
-    fn foreign_keys_are_enforced() {
-        let (_dir, ledger) = open_temp();
-        let enabled: bool = ledger
-            .conn
-            .pragma_query_value(None, "foreign_keys", |row| row.get(0))
-            .expect("pragma");
-        assert!(enabled);
-    }
-
-    #[test]
-    fn synchronous_is_normal() {
-        let (_dir, ledger) = open_temp();
-        // NORMAL is 1 in SQLite's numbering (OFF 0, NORMAL 1, FULL 2, EXTRA 3).
-        let level: i64 = ledger
-            .conn
-            .pragma_query_value(None, "synchronous", |row| row.get(0))
-            .expect("pragma");
-        assert_eq!(level, 1);
-    }
-
-    #[test]
     fn deleting_an_emit_deletes_its_hook_rows() {
-        let (_dir, mut ledger) = open_temp();
+        let (_dir, ledger) = open_temp();
         let mut record = emit("run-1", 1);
         record.hooks.push(HookRun {
             name: "h".to_owned(),
             source: "/f".to_owned(),
-            dialect: "claude".to_owned(),
+            dialect: Dialect::Claude,
             matched: true,
             skip_reason: None,
-            result: "allow".to_owned(),
+            result: HookResult::Allow,
             exit_code: Some(0),
             duration_ms: Some(1.0),
             reason: None,
@@ -888,13 +969,13 @@ mod tests {
             truncated: false,
             is_async: false,
         });
-        ledger.record_emit(&record).expect("insert");
+        ledger.emits().record(&record).expect("insert");
         ledger
-            .conn
+            .conn()
             .execute("DELETE FROM emits", [])
             .expect("plain delete");
         let left: i64 = ledger
-            .conn
+            .conn()
             .query_row("SELECT count(*) FROM hook_runs", [], |row| row.get(0))
             .expect("count");
         assert_eq!(left, 0);
@@ -905,23 +986,24 @@ mod tests {
     // not
     #[test]
     fn an_emit_begun_and_finished_is_one_row_and_an_abandoned_one_is_interrupted() {
-        let (_dir, mut ledger) = open_temp();
+        let (_dir, ledger) = open_temp();
         let mut done = emit("done", 1);
-        ledger.begin_emit(&done).expect("begin");
+        ledger.emits().begin(&done).expect("begin");
         let listed = ledger
-            .recent_emits(&EmitFilter {
+            .emits()
+            .recent(&EmitFilter {
                 limit: 10,
                 ..EmitFilter::default()
             })
             .expect("list");
-        assert_eq!(listed[0].decision, "running");
+        assert_eq!(listed[0].decision, EmitDecision::Running);
         done.hooks = vec![HookRun {
             name: "h".to_owned(),
             source: "/h.toml".to_owned(),
-            dialect: "native".to_owned(),
+            dialect: Dialect::Native,
             matched: true,
             skip_reason: None,
-            result: "allow".to_owned(),
+            result: HookResult::Allow,
             exit_code: Some(0),
             duration_ms: Some(1.0),
             reason: None,
@@ -930,34 +1012,88 @@ mod tests {
             truncated: false,
             is_async: false,
         }];
-        ledger.finish_emit(&done).expect("finish");
-        let detail = ledger.emit_detail("done").expect("read").expect("present");
-        assert_eq!(detail.emit.decision, "allow");
+        ledger.emits().finish(&done).expect("finish");
+        let detail = ledger
+            .emits()
+            .detail("done")
+            .expect("read")
+            .expect("present");
+        assert_eq!(detail.emit.decision, EmitDecision::Allow);
         assert_eq!(detail.emit.hooks.len(), 1);
 
         // The start could not be recorded: the end writes the whole row.
-        ledger.finish_emit(&emit("unbegun", 2)).expect("finish");
-        assert!(ledger.emit_detail("unbegun").expect("read").is_some());
+        ledger.emits().finish(&emit("unbegun", 2)).expect("finish");
+        assert!(ledger.emits().detail("unbegun").expect("read").is_some());
 
-        ledger.begin_emit(&emit("alive", 3)).expect("begin");
-        ledger.begin_emit(&emit("killed", 4)).expect("begin");
+        ledger.emits().begin(&emit("alive", 3)).expect("begin");
+        ledger.emits().begin(&emit("killed", 4)).expect("begin");
         ledger
-            .conn
+            .conn()
             .execute(
                 "UPDATE emits SET owner = '4194305:1' WHERE run_id = 'killed'",
                 [],
             )
             .expect("a dead owner");
-        assert_eq!(ledger.interrupt_abandoned_emits().expect("interrupt"), 1);
-        let decision = |ledger: &Ledger, id: &str| {
+        assert_eq!(ledger.emits().interrupt_abandoned().expect("interrupt"), 1);
+        let decision = |ledger: &Store, id: &str| {
             ledger
-                .emit_detail(id)
+                .emits()
+                .detail(id)
                 .expect("read")
                 .expect("present")
                 .emit
                 .decision
         };
-        assert_eq!(decision(&ledger, "killed"), "interrupted");
-        assert_eq!(decision(&ledger, "alive"), "running");
+        assert_eq!(decision(&ledger, "killed"), EmitDecision::Interrupted);
+        assert_eq!(decision(&ledger, "alive"), EmitDecision::Running);
+    }
+
+    #[test]
+    fn default_filter_shows_twenty_of_every_event() {
+        assert_eq!(
+            EmitFilter::default(),
+            EmitFilter {
+                limit: 20,
+                event: None,
+                agent: None
+            }
+        );
+    }
+
+    #[test]
+    fn hook_run_round_trips_through_json() {
+        let run = HookRun {
+            name: "fmt".to_owned(),
+            source: "/repo/.hookrig.toml".to_owned(),
+            dialect: Dialect::Claude,
+            matched: true,
+            skip_reason: None,
+            result: HookResult::Allow,
+            exit_code: Some(0),
+            duration_ms: Some(1.5),
+            reason: None,
+            stderr: Some(String::new()),
+            stdout: None,
+            truncated: false,
+            is_async: false,
+        };
+        let json = serde_json::to_string(&run).expect("a HookRun always serializes");
+        let back: HookRun = serde_json::from_str(&json).expect("just serialized");
+        assert_eq!(back, run);
+    }
+
+    #[test]
+    fn every_decision_has_one_name_in_rust_in_json_and_in_the_running_query() {
+        for decision in EmitDecision::ALL {
+            assert_eq!(
+                serde_json::to_value(decision).expect("serializes"),
+                serde_json::Value::from(decision.as_str())
+            );
+            assert_eq!(
+                format!("{decision:>12}"),
+                format!("{:>12}", decision.as_str())
+            );
+        }
+        assert!(RUNNING_EMITS.ends_with(&format!("'{}'", EmitDecision::Running)));
     }
 }
