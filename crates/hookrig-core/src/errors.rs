@@ -29,13 +29,13 @@ pub struct UnknownVersionError {
     pub dispatched: String,
 }
 
-/// A misuse of the in-process bus, or a handler failure that aborts a call because its
-/// subscription asked for `FailureMode::Fail`.
 /// A name that is no dialect's.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("unknown dialect `{0}`")]
 pub struct UnknownDialect(pub String);
 
+/// A misuse of the in-process bus, or a handler failure that aborts a call because its
+/// subscription asked for `FailureMode::Fail`.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum BusError {
     /// `emit`, `transform` or `veto` called on an event of another shape.

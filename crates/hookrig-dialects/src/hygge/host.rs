@@ -15,15 +15,17 @@
 //! deny, since nobody is there to confirm. The Outcome is in the ledger
 //! (`hookrig why RUN`).
 
-use hookrig_core::{Dispatched, HookResult, Outcome, Payload};
+use hookrig_core::{Dialect, Dispatched, HookResult, Outcome, Payload};
 use serde_json::json;
 use serde_json::{Map, Value};
 
-use super::native::parse_object;
-use super::{HostAnswer, HostInput};
-use crate::errors::ExpectedError;
+use crate::errors::HostError;
+use crate::host::{Host, HostAnswer, HostInput, parse_object, refusal};
 
-pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, ExpectedError> {
+/// hygge's host mode: its `Input` in, its `Action` out.
+pub(crate) const HOST: Host = Host::new(Dialect::Hygge, read, answer, failure, true);
+
+fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
     let mut input = parse_object(stdin)?.into_map();
     let named = match input.remove("event") {
         Some(Value::String(name)) if !name.is_empty() => Some(name),
@@ -32,7 +34,7 @@ pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, Expec
     let event = event
         .map(str::to_owned)
         .or(named)
-        .ok_or(ExpectedError::NoEvent)?;
+        .ok_or(HostError::NoEvent)?;
     let canonical = hookrig_core::EventName::resolve(&event);
     Ok(HostInput {
         payload: canonical_payload(canonical.as_str(), input),
@@ -40,16 +42,16 @@ pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, Expec
     })
 }
 
-pub(super) fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
+fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let mut action = Map::new();
-    let refused = super::refusal(dispatched, "hygge");
+    let refused = refusal(dispatched, "hygge");
     if let Some(reason) = refused {
         action.insert("decision".into(), json!("deny"));
         action.insert("reason".into(), json!(reason));
         return HostAnswer {
             stdout: format!("{}\n", Value::Object(action)),
             stderr: Some(format!("{reason}\n")),
-            exit_code: crate::exit_codes::DENIED,
+            exit_code: HostAnswer::DENIED,
         };
     }
     let modified = dispatched
@@ -79,8 +81,23 @@ pub(super) fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAns
     HostAnswer {
         stdout: format!("{}\n", Value::Object(action)),
         stderr: None,
-        exit_code: crate::exit_codes::PROCEED,
+        exit_code: HostAnswer::PROCEED,
     }
+}
+
+/// hygge reads every non-zero exit as a deny. Its form of a hook that failed without
+/// deciding is a reply that is not a JSON object, which it logs as a warning: the error
+/// line is that reply (and is on stderr too), with exit 0.
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "the signature of every host's failure answer"
+)]
+fn failure(error: &str) -> Option<HostAnswer> {
+    Some(HostAnswer {
+        stdout: format!("hookrig: error: {error}\n"),
+        stderr: Some(format!("hookrig: error: {error}\n")),
+        exit_code: HostAnswer::PROCEED,
+    })
 }
 
 /// The Action fields that carry the final payload back, for the event's kind.
@@ -214,7 +231,7 @@ mod tests {
     fn no_event_anywhere_is_an_error() {
         assert!(matches!(
             read(None, br#"{"session_id": "s"}"#),
-            Err(ExpectedError::NoEvent)
+            Err(HostError::NoEvent)
         ));
     }
 }

@@ -11,12 +11,15 @@
 //! events through `decision: "block"`; collected context is `additionalContext` where
 //! Claude Code reads it; warnings are the `systemMessage`.
 
-use hookrig_core::{Decision, Dispatched, EventName, HookResult, Outcome, Payload};
+use hookrig_core::{Decision, Dialect, Dispatched, EventName, HookResult, Outcome, Payload};
 use serde_json::{Map, Value, json};
 
-use super::{HostAnswer, HostInput};
-use crate::errors::ExpectedError;
-use crate::exit_codes;
+use crate::errors::HostError;
+use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object};
+
+/// Claude Code's host mode (also Codex, Cursor, Gemini and other agents that read that
+/// format).
+pub(crate) const HOST: Host = Host::new(Dialect::Claude, read, answer, no_failure_answer, false);
 
 /// Claude Code's names for catalog events, to answer under the name Claude used.
 const CLAUDE_NAMES: &[&str] = &[
@@ -40,11 +43,11 @@ const CONTEXT_EVENTS: &[&str] = &[
     "SessionStart",
 ];
 
-pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, ExpectedError> {
-    let input = super::native::parse_object(stdin)?.into_map();
+fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
+    let input = parse_object(stdin)?.into_map();
     let event = match (event, input.get("hook_event_name").and_then(Value::as_str)) {
         (Some(event), _) | (None, Some(event)) => event.to_owned(),
-        (None, None) => return Err(ExpectedError::NoEvent),
+        (None, None) => return Err(HostError::NoEvent),
     };
     Ok(HostInput {
         event,
@@ -118,7 +121,7 @@ fn blocking_notify(dispatched: &Dispatched) -> Option<&hookrig_core::HookRecord>
         .flatten()
 }
 
-pub(super) fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
+fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let event = claude_name(&dispatched.event);
     let mut out = Map::new();
     let mut specific = Map::new();
@@ -215,6 +218,6 @@ pub(super) fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnsw
     HostAnswer {
         stdout,
         stderr: None,
-        exit_code: exit_codes::PROCEED,
+        exit_code: HostAnswer::PROCEED,
     }
 }

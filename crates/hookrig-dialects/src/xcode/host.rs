@@ -17,21 +17,24 @@
 //! confirmation is answered as a deny, since nobody is there to confirm. The Outcome is
 //! in the ledger (`hookrig why RUN`).
 
-use hookrig_core::{Dispatched, HookResult, Outcome};
+use hookrig_core::{Dialect, Dispatched, HookResult, Outcome};
 use serde_json::{Map, Value, json};
 
-use super::{HostAnswer, HostInput};
-use crate::errors::ExpectedError;
+use crate::errors::HostError;
+use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object, refusal};
 
-pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, ExpectedError> {
-    let input = super::native::parse_object(stdin)?.into_map();
+/// x-code's host mode: its plugin payload in, its hook reply out.
+pub(crate) const HOST: Host = Host::new(Dialect::Xcode, read, answer, no_failure_answer, true);
+
+fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
+    let input = parse_object(stdin)?.into_map();
     let from_payload = input
         .get("event")
         .and_then(Value::as_str)
         .map(str::to_owned);
     let Some(event) = event.map(str::to_owned).or(from_payload) else {
         tracing::debug!("hooks.bus-error: the x-code payload names no event");
-        return Err(ExpectedError::NoEvent);
+        return Err(HostError::NoEvent);
     };
     let mut payload = Map::new();
     for (key, value) in input {
@@ -59,9 +62,9 @@ pub(super) fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, Expec
     })
 }
 
-pub(super) fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
+fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let mut reply = Map::new();
-    let refused = super::refusal(dispatched, "x-code");
+    let refused = refusal(dispatched, "x-code");
     if let Some(reason) = refused {
         reply.insert("decision".into(), json!("deny"));
         reply.insert("reason".into(), json!(reason));
@@ -103,7 +106,7 @@ pub(super) fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAns
     HostAnswer {
         stdout: format!("{}\n", Value::Object(reply)),
         stderr: None,
-        exit_code: crate::exit_codes::PROCEED,
+        exit_code: HostAnswer::PROCEED,
     }
 }
 

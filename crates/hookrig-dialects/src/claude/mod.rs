@@ -1,0 +1,6 @@
+//! Claude Code's dialect: its settings files, its hook input and output, and its host
+//! mode (the format Codex, Cursor and Gemini read as well).
+
+mod host;
+
+pub(crate) use host::HOST;

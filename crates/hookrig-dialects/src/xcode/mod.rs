@@ -1,0 +1,6 @@
+//! x-code's dialect: plugin directories with `plugin.json`, plugin packages, its hook
+//! payload and reply, and its host mode.
+
+mod host;
+
+pub(crate) use host::HOST;
