@@ -66,14 +66,14 @@ pub(crate) fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registr
                 headers.clone(),
                 secret_env.clone(),
                 limits,
-                def.protocol.clone(),
+                hookrig_dialects::hook_protocol(&def.protocol),
             )),
             command => Arc::new(CommandHandler::new(
                 def.spec.name.clone(),
                 command.clone(),
                 def.env.clone(),
                 limits,
-                def.protocol.clone(),
+                hookrig_dialects::hook_protocol(&def.protocol),
                 groups.clone(),
             )),
         };

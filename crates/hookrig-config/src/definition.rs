@@ -1,69 +1,16 @@
 //! The validated, resolved configuration: what the rest of hookrig sees.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use hookrig_core::HookSpec;
+// What a hook runs is hookrig-exec's; loaders build it.
+pub use hookrig_exec::CommandDef;
 
 use crate::claude::ClaudeHook;
 use crate::errors::Diagnostic;
 use crate::hence::HenceHook;
 use crate::xcode::XcodeHook;
-
-/// What a command hook runs, resolved against the file that declared it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CommandDef {
-    /// A shell line for `sh -c`.
-    Shell {
-        /// The line, with a leading relative script path made absolute.
-        line: String,
-        /// The script the line starts with, when it starts with a path.
-        script: Option<PathBuf>,
-    },
-    /// A program and its arguments, no shell.
-    Exec {
-        /// `argv[0]` resolved when it is a relative path; bare names stay for `PATH`.
-        argv: Vec<String>,
-    },
-    /// An HTTP endpoint that receives the event in a POST request.
-    Http {
-        /// The URL.
-        url: String,
-        /// Extra request headers, in file order.
-        headers: Vec<(String, String)>,
-        /// The environment variable holding the key that signs the body
-        /// (`X-Hookrig-Signature`), read when the hook runs.
-        secret_env: Option<String>,
-    },
-}
-
-impl CommandDef {
-    /// Whether this command runs `hookrig emit` (any path to a program named `hookrig`,
-    /// after any `NAME=value` words). Such a hook is how a tool makes hookrig its one
-    /// hook; hookrig reads that tool's config too, and running it from hookrig would call
-    /// hookrig again without end, so the loader leaves these hooks out.
-    pub fn calls_hookrig_emit(&self) -> bool {
-        let is_hookrig_emit = |program: &str, next: Option<&str>| {
-            Path::new(program.trim_matches(['"', '\'']))
-                .file_name()
-                .is_some_and(|name| name == "hookrig")
-                && next == Some("emit")
-        };
-        match self {
-            CommandDef::Shell { line, .. } => {
-                let mut words = line
-                    .split_whitespace()
-                    .skip_while(|w| w.contains('=') && !w.starts_with(['=', '/', '.']));
-                let program = words.next().unwrap_or("");
-                is_hookrig_emit(program, words.next())
-            }
-            CommandDef::Exec { argv } => argv
-                .first()
-                .is_some_and(|program| is_hookrig_emit(program, argv.get(1).map(String::as_str))),
-            CommandDef::Http { .. } => false,
-        }
-    }
-}
 
 /// The dialect a hook was written for: how its event is presented and its reply read.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -197,45 +144,4 @@ pub struct Shadowed {
     pub hook: HookDef,
     /// The name of the hook it duplicates, which runs in its place.
     pub by: String,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn shell(line: &str) -> CommandDef {
-        CommandDef::Shell {
-            line: line.to_owned(),
-            script: None,
-        }
-    }
-
-    #[test]
-    fn commands_that_call_hookrig_emit() {
-        assert!(shell("hookrig emit --dialect claude").calls_hookrig_emit());
-        assert!(shell("/usr/local/bin/hookrig emit").calls_hookrig_emit());
-        assert!(
-            shell("X_CODE_HOME=/nonexistent hookrig emit --dialect xcode || true")
-                .calls_hookrig_emit()
-        );
-        assert!(
-            CommandDef::Exec {
-                argv: vec![
-                    "hookrig".into(),
-                    "emit".into(),
-                    "--dialect".into(),
-                    "hygge".into()
-                ]
-            }
-            .calls_hookrig_emit()
-        );
-        assert!(!shell("hookrig list").calls_hookrig_emit());
-        assert!(!shell("./hookrig-guard.sh emit").calls_hookrig_emit());
-        assert!(
-            !CommandDef::Exec {
-                argv: vec!["hookrig".into()]
-            }
-            .calls_hookrig_emit()
-        );
-    }
 }

@@ -17,10 +17,18 @@
 
 mod claude;
 mod errors;
+mod hence;
 mod host;
 mod hygge;
 mod native;
+mod protocol;
 mod xcode;
 
+pub use claude::ClaudeProtocol;
 pub use errors::HostError;
+pub use hence::HenceProtocol;
 pub use host::{HOSTS, Host, HostAnswer, HostInput};
+pub use hygge::HyggeProtocol;
+pub use native::NativeProtocol;
+pub use protocol::hook_protocol;
+pub use xcode::XcodeProtocol;

@@ -5,14 +5,14 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use hookrig_config::{CommandDef, ProtocolDef};
 use hookrig_core::{
     AsyncCompletion, AsyncSink, BoxFuture, Bus, Decision, Dispatched, Event, EventContext,
     EventName, Hook, HookSpec, Level, LogLevel, LogSink, Matcher, MemoryView, Mode, OnError,
     Payload, PluginHost, Registry, SessionView, Source, Tools, dispatch,
 };
+use hookrig_dialects::NativeProtocol;
 use hookrig_example_policy_gate::{PolicyGate, REASON};
-use hookrig_exec::{CommandHandler, Limits, ProcessGroups};
+use hookrig_exec::{CommandDef, CommandHandler, Limits, ProcessGroups};
 use serde_json::{Value, json};
 
 struct Quiet;
@@ -71,7 +71,7 @@ fn registry(bus: &Bus, marker: &Path) -> Registry {
             CommandDef::Shell { line, script: None },
             Vec::new(),
             Limits::default(),
-            ProtocolDef::Native,
+            Arc::new(NativeProtocol),
             ProcessGroups::new(),
         )),
     });

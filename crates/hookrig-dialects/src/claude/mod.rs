@@ -2,5 +2,7 @@
 //! mode (the format Codex, Cursor and Gemini read as well).
 
 mod host;
+mod protocol;
 
 pub(crate) use host::HOST;
+pub use protocol::ClaudeProtocol;

@@ -2,5 +2,8 @@
 //! host's answer.
 
 mod host;
+mod protocol;
 
 pub(crate) use host::HOST;
+pub use protocol::NativeProtocol;
+pub(crate) use protocol::{cut, exit_code};

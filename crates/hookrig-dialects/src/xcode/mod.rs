@@ -2,5 +2,7 @@
 //! payload and reply, and its host mode.
 
 mod host;
+mod protocol;
 
 pub(crate) use host::HOST;
+pub use protocol::XcodeProtocol;

@@ -23,13 +23,46 @@ use std::path::{Path, PathBuf};
 
 use hookrig_config::{HenceHook, HookPoint};
 use hookrig_core::{Failure, FailureKind, Invocation, Reply, Verdict};
+use hookrig_exec::process::{EnvPolicy, ProcessOutput, Termination};
+use hookrig_exec::{Limits, Protocol};
 use serde_json::Value;
 
-use crate::command::Limits;
-use crate::process::{EnvPolicy, ProcessOutput, Termination};
+/// Hence's protocol for one lifecycle hook script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HenceProtocol(pub HenceHook);
 
-pub(crate) fn stdin(_def: &HenceHook, _hook: &str, _invocation: &Invocation) -> Vec<u8> {
-    Vec::new()
+impl Protocol for HenceProtocol {
+    fn stdin(&self, _hook: &str, _invocation: &Invocation) -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn args(&self, invocation: &Invocation) -> Vec<OsString> {
+        args(&self.0, invocation)
+    }
+
+    fn env(
+        &self,
+        hook: &str,
+        invocation: &Invocation,
+        configured: &[(String, String)],
+    ) -> EnvPolicy {
+        env(&self.0, hook, invocation, configured)
+    }
+
+    /// Hence hooks print only for the log.
+    fn reads_stdout(&self) -> bool {
+        false
+    }
+
+    fn reply(
+        &self,
+        hook: &str,
+        limits: &Limits,
+        invocation: &Invocation,
+        output: &ProcessOutput,
+    ) -> Reply {
+        reply(&self.0, hook, limits, invocation, output)
+    }
 }
 
 /// What the event tells a Hence hook, read from the canonical payload.
@@ -84,7 +117,7 @@ fn absolute(cwd: &Path, path: &Path) -> PathBuf {
     hookrig_config::normal_path(&cwd.join(path))
 }
 
-pub(crate) fn args(def: &HenceHook, invocation: &Invocation) -> Vec<OsString> {
+fn args(def: &HenceHook, invocation: &Invocation) -> Vec<OsString> {
     let presented = Presented::read(def, invocation);
     vec![
         OsString::from(presented.plan),
@@ -93,7 +126,7 @@ pub(crate) fn args(def: &HenceHook, invocation: &Invocation) -> Vec<OsString> {
     ]
 }
 
-pub(crate) fn env(
+fn env(
     def: &HenceHook,
     hook: &str,
     invocation: &Invocation,
@@ -117,7 +150,7 @@ pub(crate) fn env(
     EnvPolicy::Inherit { set }
 }
 
-pub(crate) fn reply(
+fn reply(
     def: &HenceHook,
     _hook: &str,
     limits: &Limits,
@@ -201,7 +234,7 @@ mod tests {
             stdout_truncated: false,
             stderr_truncated: false,
             leaked: false,
-            leftovers: crate::Leftovers::default(),
+            leftovers: hookrig_exec::Leftovers::default(),
             duration: Duration::from_millis(3),
         }
     }
@@ -351,7 +384,11 @@ mod tests {
     #[test]
     fn stdin_is_empty() {
         let inv = invocation("task.completed", json!({"task": "auth"}));
-        assert!(stdin(&hook(HookPoint::PostComplete), "post-complete", &inv).is_empty());
+        assert!(
+            HenceProtocol(hook(HookPoint::PostComplete))
+                .stdin("post-complete", &inv)
+                .is_empty()
+        );
     }
 
     // guards: a Hence hook that ignores SIGTERM is killed after the grace period, and
@@ -360,11 +397,10 @@ mod tests {
     // the real handler with short limits instead of going through `hookrig emit`.
     #[test]
     fn a_hook_that_traps_term_is_killed_after_the_grace() {
-        use hookrig_config::{CommandDef, ProtocolDef};
         use std::os::unix::fs::PermissionsExt as _;
 
-        use crate::{CommandHandler, ProcessGroups};
         use hookrig_core::Handler as _;
+        use hookrig_exec::{CommandDef, CommandHandler, ProcessGroups};
 
         let dir = tempfile::tempdir().expect("temp dir");
         let log = dir.path().join("log");
@@ -389,7 +425,7 @@ mod tests {
                 kill_grace: Duration::from_millis(500),
                 ..Limits::default()
             },
-            ProtocolDef::Hence(hook(HookPoint::PostComplete)),
+            Arc::new(HenceProtocol(hook(HookPoint::PostComplete))),
             ProcessGroups::new(),
         );
         let mut inv = invocation("task.completed", json!({"task": "auth"}));

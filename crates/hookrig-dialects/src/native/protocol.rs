@@ -11,13 +11,42 @@ use hookrig_core::{
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::command::Limits;
-use crate::process::{EnvPolicy, ProcessOutput, Termination};
+use hookrig_exec::process::{EnvPolicy, ProcessOutput, Termination};
+use hookrig_exec::{Limits, Protocol};
+
+/// hookrig's native protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NativeProtocol;
+
+impl Protocol for NativeProtocol {
+    fn stdin(&self, hook: &str, invocation: &Invocation) -> Vec<u8> {
+        stdin(hook, invocation)
+    }
+
+    fn env(
+        &self,
+        hook: &str,
+        invocation: &Invocation,
+        configured: &[(String, String)],
+    ) -> EnvPolicy {
+        env(hook, &invocation.context, configured)
+    }
+
+    fn reply(
+        &self,
+        hook: &str,
+        limits: &Limits,
+        _invocation: &Invocation,
+        output: &ProcessOutput,
+    ) -> Reply {
+        reply(hook, limits, output)
+    }
+}
 
 /// Longest deny reason taken from stderr.
 const REASON_CAP: usize = 1024;
 
-pub(crate) fn stdin(_hook: &str, invocation: &Invocation) -> Vec<u8> {
+fn stdin(_hook: &str, invocation: &Invocation) -> Vec<u8> {
     let context = &invocation.context;
     let mut payload = invocation.payload.clone();
     payload.fill_session(&context.session_id, &context.cwd.to_string_lossy());
@@ -34,11 +63,7 @@ pub(crate) fn stdin(_hook: &str, invocation: &Invocation) -> Vec<u8> {
     serde_json::to_vec(&Value::Object(map)).expect("a JSON value always serializes")
 }
 
-pub(crate) fn env(
-    hook: &str,
-    context: &EventContext,
-    configured: &[(String, String)],
-) -> EnvPolicy {
+fn env(hook: &str, context: &EventContext, configured: &[(String, String)]) -> EnvPolicy {
     let mut set = configured.to_vec();
     set.push(("HOOKRIG_EVENT".to_owned(), context.name.as_str().to_owned()));
     set.push(("HOOKRIG_HOOK".to_owned(), hook.to_owned()));
@@ -85,7 +110,7 @@ pub(crate) fn exit_code(hook: &str, limits: &Limits, ended: &Termination) -> Res
     }
 }
 
-pub(crate) fn reply(hook: &str, limits: &Limits, output: &ProcessOutput) -> Reply {
+fn reply(hook: &str, limits: &Limits, output: &ProcessOutput) -> Reply {
     let failure = |kind, message: String| Reply::Failure(Failure { kind, message });
     let leaked = output.leftover_warning(&format!("hook {hook}"));
     let reply = match exit_code(hook, limits, &output.termination) {
@@ -186,7 +211,7 @@ mod tests {
             stdout_truncated: false,
             stderr_truncated: false,
             leaked: false,
-            leftovers: crate::Leftovers::default(),
+            leftovers: hookrig_exec::Leftovers::default(),
             duration: Duration::from_millis(3),
         }
     }

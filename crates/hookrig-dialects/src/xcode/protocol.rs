@@ -17,12 +17,64 @@
 
 use std::fmt::Write;
 
-use hookrig_config::{CommandDef, XcodeHook};
+use std::borrow::Cow;
+
+use hookrig_config::XcodeHook;
 use hookrig_core::{Action, Failure, FailureKind, Invocation, Reply, Verdict};
+use hookrig_exec::process::{EnvPolicy, ProcessOutput, Termination};
+use hookrig_exec::{CommandDef, Limits, Protocol};
 use serde_json::{Map, Value, json};
 
-use crate::command::Limits;
-use crate::process::{EnvPolicy, ProcessOutput, Termination};
+/// x-code's protocol for one plugin hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct XcodeProtocol(pub XcodeHook);
+
+impl Protocol for XcodeProtocol {
+    fn stdin(&self, hook: &str, invocation: &Invocation) -> Vec<u8> {
+        stdin(&self.0, hook, invocation)
+    }
+
+    fn command_line<'a>(
+        &self,
+        line: &'a str,
+        invocation: &Invocation,
+    ) -> (Cow<'a, str>, Vec<(String, String)>) {
+        let (line, vars) = command_line(&self.0, line, invocation);
+        (Cow::Owned(line), vars)
+    }
+
+    /// The plugin id and x-code's event name, as x-code's own log has them.
+    fn log_names<'a>(&'a self, _hook: &'a str, _event: &'a str) -> (&'a str, &'a str) {
+        (&self.0.plugin_id, &self.0.event)
+    }
+
+    fn env(
+        &self,
+        hook: &str,
+        invocation: &Invocation,
+        configured: &[(String, String)],
+    ) -> EnvPolicy {
+        env(&self.0, hook, invocation, configured)
+    }
+
+    fn prepare(&self, command: &CommandDef) -> Result<(), String> {
+        prepare(&self.0, command)
+    }
+
+    fn reads_stdout(&self) -> bool {
+        reads_stdout(&self.0)
+    }
+
+    fn reply(
+        &self,
+        hook: &str,
+        limits: &Limits,
+        invocation: &Invocation,
+        output: &ProcessOutput,
+    ) -> Reply {
+        reply(&self.0, hook, limits, invocation, output)
+    }
+}
 
 /// The shell line for this run, and the environment variables it reads.
 ///
@@ -32,7 +84,7 @@ use crate::process::{EnvPolicy, ProcessOutput, Termination};
 /// named `$(touch PWNED)` or a `${env:EVIL}` holding `;touch PWNED;` or a newline stays
 /// data wherever the variable sits (here-documents, `"$( ... )"`, after a comment with a
 /// quote...).
-pub(crate) fn command_line(
+fn command_line(
     def: &XcodeHook,
     template: &str,
     invocation: &Invocation,
@@ -80,7 +132,7 @@ fn env_suffix(name: &str) -> String {
 
 /// Creates `${pluginDataDir}` when the command uses it (x-code's "mkdir -p on first
 /// substitution"), so the hook can write there at once.
-pub(crate) fn prepare(def: &XcodeHook, command: &CommandDef) -> Result<(), String> {
+fn prepare(def: &XcodeHook, command: &CommandDef) -> Result<(), String> {
     let uses_data_dir =
         matches!(command, CommandDef::Shell { line, .. } if line.contains("${pluginDataDir}"));
     if !uses_data_dir {
@@ -339,7 +391,7 @@ fn here_doc(template: &str, at: usize) -> (Option<HereDoc>, usize) {
 }
 
 /// The payload in x-code's shape.
-pub(crate) fn stdin(def: &XcodeHook, _hook: &str, invocation: &Invocation) -> Vec<u8> {
+fn stdin(def: &XcodeHook, _hook: &str, invocation: &Invocation) -> Vec<u8> {
     let context = &invocation.context;
     let payload = invocation.payload.as_map();
     let mut map = Map::new();
@@ -405,7 +457,7 @@ fn tool(value: &Value, post_tool: bool) -> Value {
 }
 
 /// x-code hooks inherit the environment as it is.
-pub(crate) fn env(
+fn env(
     _def: &XcodeHook,
     _hook: &str,
     _invocation: &Invocation,
@@ -416,7 +468,7 @@ pub(crate) fn env(
     }
 }
 
-pub(crate) fn reply(
+fn reply(
     def: &XcodeHook,
     hook: &str,
     limits: &Limits,
@@ -456,7 +508,7 @@ pub(crate) fn reply(
 }
 
 /// Whether the hook's event reads its stdout as a decision.
-pub(crate) fn reads_stdout(def: &XcodeHook) -> bool {
+fn reads_stdout(def: &XcodeHook) -> bool {
     matches!(
         def.event.as_str(),
         "PreToolUse" | "PostToolUse" | "UserPromptSubmit"

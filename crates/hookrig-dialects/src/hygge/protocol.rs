@@ -9,12 +9,41 @@
 
 use hookrig_config::format_go_duration;
 use hookrig_core::{Action, Failure, FailureKind, Invocation, Reply, Verdict};
+use hookrig_exec::process::{EnvPolicy, ProcessOutput, SpawnError, SpawnErrorKind, Termination};
+use hookrig_exec::{Limits, Protocol};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::command::Limits;
 use crate::native::cut;
-use crate::process::{EnvPolicy, ProcessOutput, SpawnError, SpawnErrorKind, Termination};
+
+/// hygge's protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HyggeProtocol;
+
+impl Protocol for HyggeProtocol {
+    fn stdin(&self, hook: &str, invocation: &Invocation) -> Vec<u8> {
+        stdin(hook, invocation)
+    }
+
+    fn env(
+        &self,
+        hook: &str,
+        invocation: &Invocation,
+        configured: &[(String, String)],
+    ) -> EnvPolicy {
+        env(hook, invocation, configured)
+    }
+
+    fn reply(
+        &self,
+        hook: &str,
+        limits: &Limits,
+        invocation: &Invocation,
+        output: &ProcessOutput,
+    ) -> Reply {
+        reply(hook, limits, invocation, output)
+    }
+}
 
 /// Longest deny reason taken from stderr: hygge's 1 KiB.
 const REASON_CAP: usize = 1024;
@@ -68,7 +97,7 @@ struct ToolResult {
     is_error: bool,
 }
 
-pub(crate) fn stdin(hook: &str, invocation: &Invocation) -> Vec<u8> {
+fn stdin(hook: &str, invocation: &Invocation) -> Vec<u8> {
     let context = &invocation.context;
     let payload = invocation.payload.as_map();
     let tool = payload.get("tool").and_then(Value::as_object);
@@ -107,11 +136,7 @@ pub(crate) fn stdin(hook: &str, invocation: &Invocation) -> Vec<u8> {
     serde_json::to_vec(&input).expect("the Input always serializes")
 }
 
-pub(crate) fn env(
-    _hook: &str,
-    _invocation: &Invocation,
-    configured: &[(String, String)],
-) -> EnvPolicy {
+fn env(_hook: &str, _invocation: &Invocation, configured: &[(String, String)]) -> EnvPolicy {
     EnvPolicy::Only {
         keep: KEEP.iter().map(|&name| name.to_owned()).collect(),
         set: configured.to_vec(),
@@ -129,12 +154,7 @@ struct WireAction {
     system_prompt_append: Option<String>,
 }
 
-pub(crate) fn reply(
-    hook: &str,
-    limits: &Limits,
-    invocation: &Invocation,
-    output: &ProcessOutput,
-) -> Reply {
+fn reply(hook: &str, limits: &Limits, invocation: &Invocation, output: &ProcessOutput) -> Reply {
     let _ = limits;
     let event = invocation.context.name.as_str();
     let exited_with_error = |detail: String| {
@@ -354,7 +374,7 @@ mod tests {
             stdout_truncated: false,
             stderr_truncated: false,
             leaked: false,
-            leftovers: crate::Leftovers::default(),
+            leftovers: hookrig_exec::Leftovers::default(),
             duration: Duration::from_millis(3),
         }
     }

@@ -11,11 +11,81 @@
 
 use hookrig_config::ClaudeHook;
 use hookrig_core::{Action, Failure, FailureKind, Invocation, Reply, Verdict};
+use hookrig_exec::process::{EnvPolicy, ProcessOutput};
+use hookrig_exec::{Limits, Protocol};
 use serde_json::{Map, Value, json};
 
-use crate::command::Limits;
 use crate::native::cut;
-use crate::process::{EnvPolicy, ProcessOutput};
+
+/// Claude Code's protocol for one hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaudeProtocol(pub ClaudeHook);
+
+impl Protocol for ClaudeProtocol {
+    fn stdin(&self, hook: &str, invocation: &Invocation) -> Vec<u8> {
+        stdin(&self.0, hook, invocation)
+    }
+
+    fn env(
+        &self,
+        hook: &str,
+        invocation: &Invocation,
+        configured: &[(String, String)],
+    ) -> EnvPolicy {
+        env(&self.0, hook, invocation, configured)
+    }
+
+    fn reply(
+        &self,
+        hook: &str,
+        limits: &Limits,
+        invocation: &Invocation,
+        output: &ProcessOutput,
+    ) -> Reply {
+        reply(&self.0, hook, limits, invocation, output)
+    }
+
+    fn header_value(&self, value: &str) -> String {
+        interpolate(value, &self.0.allowed_env_vars)
+    }
+}
+
+/// Claude Code's header interpolation: `$NAME` and `${NAME}` read the variable when the
+/// hook lists it in `allowedEnvVars`, and are empty otherwise.
+fn interpolate(value: &str, allowed: &[String]) -> String {
+    let lookup = |name: &str| {
+        if allowed.iter().any(|a| a == name) {
+            std::env::var(name).unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(dollar) = rest.find('$') {
+        out.push_str(&rest[..dollar]);
+        let after = &rest[dollar + 1..];
+        if let Some(braced) = after.strip_prefix('{')
+            && let Some(end) = braced.find('}')
+            && !braced[..end].is_empty()
+            && braced[..end].chars().all(is_name)
+        {
+            out.push_str(&lookup(&braced[..end]));
+            rest = &braced[end + 1..];
+            continue;
+        }
+        let end = after.find(|c: char| !is_name(c)).unwrap_or(after.len());
+        if end == 0 {
+            out.push('$');
+        } else {
+            out.push_str(&lookup(&after[..end]));
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
 
 /// Longest reason or message taken from stderr.
 const REASON_CAP: usize = 1024;
@@ -49,7 +119,7 @@ const PRESENTED: &[&str] = &[
 ];
 
 /// The hook input object, as Claude Code sends it.
-pub(crate) fn input(def: &ClaudeHook, invocation: &Invocation) -> Value {
+fn input(def: &ClaudeHook, invocation: &Invocation) -> Value {
     let context = &invocation.context;
     let payload = invocation.payload.as_map();
     let text = |key: &str, default: &str| {
@@ -100,11 +170,11 @@ pub(crate) fn input(def: &ClaudeHook, invocation: &Invocation) -> Value {
     Value::Object(map)
 }
 
-pub(crate) fn stdin(def: &ClaudeHook, _hook: &str, invocation: &Invocation) -> Vec<u8> {
+fn stdin(def: &ClaudeHook, _hook: &str, invocation: &Invocation) -> Vec<u8> {
     serde_json::to_vec(&input(def, invocation)).expect("a JSON value always serializes")
 }
 
-pub(crate) fn env(
+fn env(
     def: &ClaudeHook,
     _hook: &str,
     invocation: &Invocation,
@@ -122,7 +192,7 @@ pub(crate) fn env(
     EnvPolicy::Inherit { set }
 }
 
-pub(crate) fn reply(
+fn reply(
     def: &ClaudeHook,
     hook: &str,
     limits: &Limits,
@@ -160,7 +230,7 @@ pub(crate) fn reply(
 }
 
 /// Reads what a hook printed on success (a command's stdout, an HTTP hook's 2xx body).
-pub(crate) fn read_output(def: &ClaudeHook, hook: &str, stdout: &[u8]) -> Reply {
+fn read_output(def: &ClaudeHook, hook: &str, stdout: &[u8]) -> Reply {
     let text = String::from_utf8_lossy(stdout);
     let text = text.trim();
     if text.is_empty() {
@@ -308,13 +378,13 @@ mod tests {
 
     fn out(code: i32, stdout: &str, stderr: &str) -> ProcessOutput {
         ProcessOutput {
-            termination: crate::process::Termination::Exited(code),
+            termination: hookrig_exec::Termination::Exited(code),
             stdout: stdout.as_bytes().to_vec(),
             stderr: stderr.as_bytes().to_vec(),
             stdout_truncated: false,
             stderr_truncated: false,
             leaked: false,
-            leftovers: crate::Leftovers::default(),
+            leftovers: hookrig_exec::Leftovers::default(),
             duration: Duration::from_millis(1),
         }
     }
@@ -421,6 +491,17 @@ mod tests {
             Reply::Failure(f) => assert_eq!(f.kind, FailureKind::Malformed),
             Reply::Verdict(v) => panic!("{v:?}"),
         }
+    }
+
+    #[test]
+    fn interpolation_reads_only_allowed_variables() {
+        let path = std::env::var("PATH").unwrap_or_default();
+        let allowed = vec!["PATH".to_owned()];
+        assert_eq!(interpolate("a $PATH b", &allowed), format!("a {path} b"));
+        assert_eq!(interpolate("x${PATH}y", &allowed), format!("x{path}y"));
+        assert_eq!(interpolate("Bearer $HOME", &allowed), "Bearer ");
+        assert_eq!(interpolate("cost $5 and $", &allowed), "cost  and $");
+        assert_eq!(interpolate("${}", &allowed), "${}");
     }
 
     #[test]
