@@ -77,7 +77,7 @@ pub(crate) fn hook_run(record: &HookRecord) -> HookRun {
     HookRun {
         name: record.name.clone(),
         source: record.source.display().to_string(),
-        dialect: record.dialect.to_owned(),
+        dialect: record.dialect.as_str().to_owned(),
         matched: record.skip.is_none()
             || matches!(
                 record.skip,

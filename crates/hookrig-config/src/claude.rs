@@ -13,7 +13,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -24,7 +24,7 @@ use crate::loader::LoadContext;
 use crate::native::did_you_mean;
 
 /// The dialect name of Claude Code settings files.
-pub(crate) const DIALECT: &str = "claude";
+pub(crate) const DIALECT: Dialect = Dialect::Claude;
 
 /// The environment variable that moves the managed settings file (tests, and systems that
 /// keep it elsewhere).
@@ -221,7 +221,7 @@ fn read(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) -> Option<ParsedFi
                 let (store, problem) =
                     crate::trust::load_or_warn(ctx.env, "project Claude Code settings file");
                 ctx.diagnostics.extend(problem);
-                let key = crate::trust::file_trust_key(DIALECT, path);
+                let key = crate::trust::file_trust_key(DIALECT.as_str(), path);
                 if let Some(distrust) = store.check_file(&key, text.as_bytes()) {
                     let reason = match distrust {
                         crate::trust::Distrust::New => {

@@ -16,14 +16,14 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
 
 use crate::definition::{CommandDef, HookDef, ProtocolDef};
 use crate::errors::{Diagnostic, Severity};
 use crate::loader::LoadContext;
 use crate::settings_file::{HookSetting, Sourced, load_config_toml_by_level};
 
-const DIALECT: &str = "hence";
+const DIALECT: Dialect = Dialect::Hence;
 
 /// Hence's hook points, each fired after one task or plan state change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -474,7 +474,7 @@ mod tests {
         assert_eq!(hook.spec.timeout, Some(Duration::from_secs(30)));
         assert_eq!(hook.spec.mode, Mode::Sync);
         assert_eq!(hook.spec.on_error, OnError::Allow);
-        assert_eq!(hook.spec.source.dialect, "hence");
+        assert_eq!(hook.spec.source.dialect, Dialect::Hence);
         assert_eq!(
             hook.protocol,
             ProtocolDef::Hence(HenceHook {

@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::time::Duration;
 
-use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde::Deserialize;
 use toml::Spanned;
 use toml::de::DeTable;
@@ -22,7 +22,7 @@ use crate::loader::LoadContext;
 use crate::native::{did_you_mean, segments, span_of, toml_message};
 
 /// The dialect name of hygge files.
-pub(crate) const DIALECT: &str = "hygge";
+pub(crate) const DIALECT: Dialect = Dialect::Hygge;
 
 /// hygge's default per-hook timeout.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -674,7 +674,7 @@ mod tests {
         );
         assert_eq!(guard.spec.timeout, Some(Duration::from_millis(1500)));
         assert_eq!(guard.spec.on_error, OnError::Deny);
-        assert_eq!(guard.spec.source.dialect, "hygge");
+        assert_eq!(guard.spec.source.dialect, Dialect::Hygge);
         assert_eq!(guard.spec.source.level, Level::Project);
         assert_eq!(guard.spec.description.as_deref(), Some("no rm -rf"));
         assert_eq!(

@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde::Deserialize;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -16,7 +16,7 @@ use crate::errors::{Diagnostic, Severity};
 use crate::webhook;
 
 /// The dialect name of native files.
-pub(crate) const DIALECT: &str = "native";
+pub(crate) const DIALECT: Dialect = Dialect::Native;
 
 // Raw layer: exactly what the file says, with positions. Nothing downstream sees these.
 

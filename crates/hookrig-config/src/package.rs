@@ -462,7 +462,7 @@ pub(crate) fn push(ctx: &mut LoadContext<'_>, package: Package) {
                 on_error: OnError::Allow,
                 source: Source {
                     path: package.manifest.clone(),
-                    dialect: "native",
+                    dialect: hookrig_core::Dialect::Native,
                     level: Level::Global,
                 },
                 description: hook.description.clone(),
@@ -610,7 +610,7 @@ mod tests {
         assert_eq!(webhook.spec.name, "guard:webhook:0");
         assert_eq!(webhook.spec.events, [EventName::resolve("tool.after")]);
         assert_eq!(webhook.spec.source.level, Level::Global);
-        assert_eq!(webhook.spec.source.dialect, "native");
+        assert_eq!(webhook.spec.source.dialect, hookrig_core::Dialect::Native);
         assert_eq!(webhook.spec.source.path, dir.join("plugin.json"));
         assert_eq!(webhook.spec.untrusted, None);
         assert_eq!(webhook.spec.timeout, Some(Duration::from_secs(30)));
@@ -625,7 +625,7 @@ mod tests {
         );
         assert_eq!(hook.spec.name, "guard:PreToolUse:0");
         assert_eq!(hook.spec.source.level, Level::Global);
-        assert_eq!(hook.spec.source.dialect, "xcode");
+        assert_eq!(hook.spec.source.dialect, hookrig_core::Dialect::Xcode);
         let ProtocolDef::Xcode(x) = &hook.protocol else {
             panic!("x-code protocol");
         };

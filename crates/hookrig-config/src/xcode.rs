@@ -21,7 +21,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde_json::Value;
 
 use crate::definition::{CommandDef, HookDef, ProtocolDef};
@@ -800,7 +800,7 @@ impl Plugin<'_> {
                 on_error,
                 source: Source {
                     path: self.file.path.clone(),
-                    dialect: "xcode",
+                    dialect: Dialect::Xcode,
                     level: self.level,
                 },
                 description,

@@ -57,7 +57,7 @@ fn registry(bus: &Bus, marker: &Path) -> Registry {
             on_error: OnError::Allow,
             source: Source {
                 path: "/cfg/hooks.toml".into(),
-                dialect: "native",
+                dialect: hookrig_core::Dialect::Native,
                 level: Level::Global,
             },
             description: None,
