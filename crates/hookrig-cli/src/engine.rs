@@ -3,9 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hookrig_config::{CommandDef, Environment, LoadOptions, LoadedConfig};
+use hookrig_config::Environment;
 use hookrig_core::{Handler, Hook, Registry};
-use hookrig_exec::{CommandHandler, HttpHandler, Limits, ProcessGroups};
+use hookrig_dialects::{LoadOptions, LoadedConfig};
+use hookrig_exec::{CommandDef, CommandHandler, HttpHandler, Limits, ProcessGroups};
 
 use crate::errors::ExpectedError;
 
@@ -30,7 +31,7 @@ pub(crate) fn load(
     options: &LoadOptions,
 ) -> Result<(Environment, LoadedConfig), ExpectedError> {
     let env = Environment::from_process(working_dir(dir)?)?;
-    let config = hookrig_config::load(&env, options)?;
+    let config = hookrig_dialects::load(&env, options)?;
     Ok((env, config))
 }
 
@@ -66,14 +67,14 @@ pub(crate) fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registr
                 headers.clone(),
                 secret_env.clone(),
                 limits,
-                hookrig_dialects::hook_protocol(&def.protocol),
+                def.protocol.clone(),
             )),
             command => Arc::new(CommandHandler::new(
                 def.spec.name.clone(),
                 command.clone(),
                 def.env.clone(),
                 limits,
-                hookrig_dialects::hook_protocol(&def.protocol),
+                def.protocol.clone(),
                 groups.clone(),
             )),
         };

@@ -587,7 +587,7 @@ fn package_commands(
     let mut commands = Vec::new();
     let mut warnings = Vec::new();
     for package in &packages {
-        let check = hookrig_config::check_package(&env, package);
+        let check = hookrig_dialects::check_package(&env, package);
         match check.package {
             Some(loaded) => {
                 commands.extend(loaded.commands.into_iter().map(|file| PackageCommand {

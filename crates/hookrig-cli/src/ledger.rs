@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hookrig_config::PackageRef;
 use hookrig_core::{HookRecord, SkipReason, duration_ms};
+use hookrig_dialects::PackageRef;
 use hookrig_store::{HookRun, Ledger, StoreError, default_ledger_path};
 
 use crate::cli::GlobalArgs;

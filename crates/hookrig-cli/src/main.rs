@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 use std::ffi::OsStr;
 
-use hookrig_config::{LoadOptions, PackageRef};
+use hookrig_dialects::{LoadOptions, PackageRef};
 
 use crate::cli::{Command, ConfigCommand, GlobalArgs, ProvidersCommand};
 use crate::errors::ExpectedError;

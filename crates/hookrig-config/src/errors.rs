@@ -126,7 +126,7 @@ pub fn json_offset(text: &str, line: usize, column: usize) -> Option<usize> {
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.
-pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;

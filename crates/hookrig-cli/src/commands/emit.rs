@@ -7,11 +7,12 @@ use std::time::Instant;
 
 use clap::ValueEnum;
 use hookrig_automation::ingress;
-use hookrig_config::{Environment, LoadOptions};
+use hookrig_config::Environment;
 use hookrig_core::{
     Dispatched, Event, EventContext, EventName, Outcome, Payload, Registry, SkipReason, dispatch,
     duration_ms,
 };
+use hookrig_dialects::LoadOptions;
 use hookrig_exec::{AsyncPool, ProcessGroups};
 use hookrig_store::{EmitRecord, Ledger, StoreError};
 
@@ -205,7 +206,7 @@ pub(crate) fn dispatch_event<T>(
         packages,
         no_plugins: suppress.plugins,
     };
-    let config = match hookrig_config::load(&env, &options) {
+    let config = match hookrig_dialects::load(&env, &options) {
         Ok(config) => config,
         Err(err) => {
             // A broken config is the first thing to check when a hook "did not fire":
@@ -302,7 +303,7 @@ fn enabled_packages(
     agent: Option<&str>,
     ledger_path: &mut Option<PathBuf>,
     warnings: &mut Vec<String>,
-) -> (Vec<hookrig_config::PackageRef>, Option<Ledger>) {
+) -> (Vec<hookrig_dialects::PackageRef>, Option<Ledger>) {
     match ledger::enabled_packages(global, agent) {
         Ok(found) => found,
         Err(err) => {

@@ -3,8 +3,8 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use hookrig_config::LoadOptions;
 use hookrig_core::{EventName, Mode, SkipReason, plan};
+use hookrig_dialects::LoadOptions;
 use hookrig_exec::ProcessGroups;
 
 use crate::engine;

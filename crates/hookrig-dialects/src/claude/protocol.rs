@@ -9,13 +9,16 @@
 //! text (context on `UserPromptSubmit` and `SessionStart`); exit 2 → a blocking error with
 //! stderr as the reason; any other exit, a timeout or a crash → a non-blocking error.
 
-use hookrig_config::ClaudeHook;
-use hookrig_core::{Action, Failure, FailureKind, Invocation, Reply, Verdict};
+use std::path::Path;
+
+use hookrig_core::{Action, Dialect, Failure, FailureKind, Invocation, Reply, Verdict};
 use hookrig_exec::process::{EnvPolicy, ProcessOutput};
 use hookrig_exec::{Limits, Protocol};
 use serde_json::{Map, Value, json};
 
+use super::loader::ClaudeHook;
 use crate::native::cut;
+use crate::protocol::DialectProtocol;
 
 /// Claude Code's protocol for one hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +50,28 @@ impl Protocol for ClaudeProtocol {
 
     fn header_value(&self, value: &str) -> String {
         interpolate(value, &self.0.allowed_env_vars)
+    }
+}
+
+impl DialectProtocol for ClaudeProtocol {
+    fn dialect(&self) -> Dialect {
+        Dialect::Claude
+    }
+
+    fn definition(&self) -> String {
+        format!("Claude({:?})", self.0)
+    }
+
+    /// `$CLAUDE_PROJECT_DIR`, when the hook's project directory or `cwd` is known.
+    fn line_variables(&self, cwd: Option<&Path>) -> Option<Vec<(&'static str, String)>> {
+        let dir = self.0.project_dir.as_deref().or(cwd);
+        Some(dir.map_or_else(Vec::new, |dir| {
+            let dir = dir.to_string_lossy().into_owned();
+            vec![
+                ("${CLAUDE_PROJECT_DIR}", dir.clone()),
+                ("$CLAUDE_PROJECT_DIR", dir),
+            ]
+        }))
     }
 }
 

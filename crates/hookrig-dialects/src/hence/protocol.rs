@@ -21,11 +21,14 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use hookrig_config::{HenceHook, HookPoint};
-use hookrig_core::{Failure, FailureKind, Invocation, Reply, Verdict};
+use hookrig_config::HookPoint;
+use hookrig_core::{Dialect, Failure, FailureKind, Invocation, Reply, Verdict};
 use hookrig_exec::process::{EnvPolicy, ProcessOutput, Termination};
 use hookrig_exec::{Limits, Protocol};
 use serde_json::Value;
+
+use super::loader::HenceHook;
+use crate::protocol::DialectProtocol;
 
 /// Hence's protocol for one lifecycle hook script.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +65,16 @@ impl Protocol for HenceProtocol {
         output: &ProcessOutput,
     ) -> Reply {
         reply(&self.0, hook, limits, invocation, output)
+    }
+}
+
+impl DialectProtocol for HenceProtocol {
+    fn dialect(&self) -> Dialect {
+        Dialect::Hence
+    }
+
+    fn definition(&self) -> String {
+        format!("Hence({:?})", self.0)
     }
 }
 

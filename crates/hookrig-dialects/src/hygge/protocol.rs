@@ -7,14 +7,15 @@
 //! leaks in. Reply: hygge's rules, in its order (timeout, non-zero exit, empty stdout,
 //! not JSON, then the `Action`).
 
-use hookrig_config::format_go_duration;
-use hookrig_core::{Action, Failure, FailureKind, Invocation, Reply, Verdict};
+use hookrig_core::{Action, Dialect, Failure, FailureKind, Invocation, Reply, Verdict};
 use hookrig_exec::process::{EnvPolicy, ProcessOutput, SpawnError, SpawnErrorKind, Termination};
 use hookrig_exec::{Limits, Protocol};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use super::loader::format_go_duration;
 use crate::native::cut;
+use crate::protocol::DialectProtocol;
 
 /// hygge's protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -42,6 +43,16 @@ impl Protocol for HyggeProtocol {
         output: &ProcessOutput,
     ) -> Reply {
         reply(hook, limits, invocation, output)
+    }
+}
+
+impl DialectProtocol for HyggeProtocol {
+    fn dialect(&self) -> Dialect {
+        Dialect::Hygge
+    }
+
+    fn definition(&self) -> String {
+        "Hygge".to_owned()
     }
 }
 

@@ -6,13 +6,16 @@
 //! the reason; anything else is a failure, turned into allow or deny by `on_error`.
 
 use hookrig_core::{
-    Action, EventContext, Failure, FailureKind, Invocation, Reply, Verdict, display_duration,
+    Action, Dialect, EventContext, Failure, FailureKind, Invocation, Reply, Verdict,
+    display_duration,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use hookrig_exec::process::{EnvPolicy, ProcessOutput, Termination};
 use hookrig_exec::{Limits, Protocol};
+
+use crate::protocol::DialectProtocol;
 
 /// hookrig's native protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -40,6 +43,16 @@ impl Protocol for NativeProtocol {
         output: &ProcessOutput,
     ) -> Reply {
         reply(hook, limits, output)
+    }
+}
+
+impl DialectProtocol for NativeProtocol {
+    fn dialect(&self) -> Dialect {
+        Dialect::Native
+    }
+
+    fn definition(&self) -> String {
+        "Native".to_owned()
     }
 }
 

@@ -18,12 +18,15 @@
 use std::fmt::Write;
 
 use std::borrow::Cow;
+use std::path::Path;
 
-use hookrig_config::XcodeHook;
-use hookrig_core::{Action, Failure, FailureKind, Invocation, Reply, Verdict};
+use hookrig_core::{Action, Dialect, Failure, FailureKind, Invocation, Reply, Verdict};
 use hookrig_exec::process::{EnvPolicy, ProcessOutput, Termination};
 use hookrig_exec::{CommandDef, Limits, Protocol};
 use serde_json::{Map, Value, json};
+
+use super::loader::XcodeHook;
+use crate::protocol::DialectProtocol;
 
 /// x-code's protocol for one plugin hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +76,32 @@ impl Protocol for XcodeProtocol {
         output: &ProcessOutput,
     ) -> Reply {
         reply(&self.0, hook, limits, invocation, output)
+    }
+}
+
+impl DialectProtocol for XcodeProtocol {
+    fn dialect(&self) -> Dialect {
+        Dialect::Xcode
+    }
+
+    fn definition(&self) -> String {
+        format!("Xcode({:?})", self.0)
+    }
+
+    /// `${pluginDir}`, `${pluginDataDir}`, `${homedir}`, `${cwd}` when `cwd` is known,
+    /// and `${sep}`.
+    fn line_variables(&self, cwd: Option<&Path>) -> Option<Vec<(&'static str, String)>> {
+        let lossy = |path: &Path| path.to_string_lossy().into_owned();
+        let mut variables = vec![
+            ("${pluginDir}", lossy(&self.0.plugin_dir)),
+            ("${pluginDataDir}", lossy(&self.0.data_dir)),
+            ("${homedir}", lossy(&self.0.home)),
+        ];
+        if let Some(cwd) = cwd {
+            variables.push(("${cwd}", lossy(cwd)));
+        }
+        variables.push(("${sep}", std::path::MAIN_SEPARATOR_STR.to_owned()));
+        Some(variables)
     }
 }
 

@@ -4,16 +4,21 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 use std::ops::Range;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde::Deserialize;
 use toml::Spanned;
-use toml::de::{DeTable, DeValue};
+use toml::de::DeTable;
 
-use crate::definition::{CommandDef, HookDef, Settings};
-use crate::errors::{Diagnostic, Severity};
-use crate::webhook;
+use hookrig_config::{did_you_mean, parse_duration, segments, span_of, toml_message};
+use hookrig_exec::CommandDef;
+
+use crate::definition::{HookDef, Settings};
+use crate::loader::LoadContext;
+use crate::native::NativeProtocol;
+use hookrig_config::{Diagnostic, Severity};
 
 /// The dialect name of native files.
 pub(crate) const DIALECT: Dialect = Dialect::Native;
@@ -78,11 +83,6 @@ pub(crate) struct NativeFile {
     pub(crate) settings: SettingsLayer,
 }
 
-/// Parses a duration such as `5s`, `250ms` or `1m30s`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    humantime::parse_duration(text.trim()).map_err(|err| err.to_string())
-}
-
 /// Parses one native `hooks.toml`.
 ///
 /// Returns the hooks (each with whether it set its own timeout) and the file's settings,
@@ -107,6 +107,41 @@ pub fn parse_native(
         })
         .collect();
     Ok((hooks, settings))
+}
+
+/// Loads the native `hooks.toml` of one level into `ctx`.
+///
+/// A file's `[settings]` apply to that file's hooks only: a project file starts from
+/// the user's settings and changes nothing of the user's hooks, which have run with the
+/// global file's settings whatever repository the agent is in.
+pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
+    let path = match level {
+        Level::Global => Some(ctx.env.global_native()),
+        Level::Project => ctx.project.nearest_file(".hookrig/hooks.toml"),
+    };
+    let Some(path) = path else {
+        return;
+    };
+    let Some(text) = ctx.read(&path) else {
+        return;
+    };
+    match parse_file(&path, &text, level, &mut ctx.diagnostics) {
+        Ok(file) => {
+            let mut own = ctx.settings;
+            file.settings.apply(&mut own);
+            if level == Level::Global {
+                ctx.settings = own;
+            }
+            for (mut def, own_timeout) in file.hooks {
+                if !own_timeout {
+                    def.spec.timeout = own.timeout;
+                }
+                ctx.hooks.push(def);
+            }
+            ctx.native_settings.push((path, own));
+        }
+        Err(errors) => ctx.diagnostics.extend(errors),
+    }
 }
 
 pub(crate) fn parse_file(
@@ -167,7 +202,7 @@ pub(crate) fn parse_file(
             // Offsets, not lines: counting lines for every hook would scan the file once
             // per hook. The line is only worked out for the error message.
             if let Some(first) = names.insert(def.0.spec.name.clone(), span.start) {
-                let first = crate::errors::line_col(text, first).0;
+                let first = hookrig_config::line_col(text, first).0;
                 lower.error(
                     span,
                     format!(
@@ -209,64 +244,6 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
     "env",
     "description",
 ];
-
-/// toml's messages end with a newline and sometimes a period; ours do neither.
-pub(crate) fn toml_message(err: &toml::de::Error) -> String {
-    err.message().trim().trim_end_matches('.').to_owned()
-}
-
-/// The keys of a path reported by `serde_ignored`, without the wrappers serde adds.
-pub(crate) fn segments(path: &serde_ignored::Path<'_>) -> Vec<String> {
-    let mut out = match path {
-        serde_ignored::Path::Root => return Vec::new(),
-        serde_ignored::Path::Seq { parent, .. }
-        | serde_ignored::Path::Map { parent, .. }
-        | serde_ignored::Path::Some { parent }
-        | serde_ignored::Path::NewtypeStruct { parent }
-        | serde_ignored::Path::NewtypeVariant { parent } => segments(parent),
-    };
-    match path {
-        serde_ignored::Path::Seq { index, .. } => out.push(index.to_string()),
-        serde_ignored::Path::Map { key, .. } if !key.starts_with("$__") => out.push(key.clone()),
-        _ => {}
-    }
-    out
-}
-
-/// The span of the key at `keys` in the document.
-pub(crate) fn span_of(root: &DeTable<'_>, keys: &[String]) -> Option<Range<usize>> {
-    let (first, rest) = keys.split_first()?;
-    let (key, value) = root.get_key_value(first.as_str())?;
-    if rest.is_empty() {
-        return Some(key.span());
-    }
-    span_in(value, rest)
-}
-
-fn span_in(value: &Spanned<DeValue<'_>>, keys: &[String]) -> Option<Range<usize>> {
-    match value.get_ref() {
-        DeValue::Table(table) => span_of(table, keys),
-        DeValue::Array(array) => {
-            let (index, rest) = keys.split_first()?;
-            let item = array.get(index.parse::<usize>().ok()?)?;
-            if rest.is_empty() {
-                Some(item.span())
-            } else {
-                span_in(item, rest)
-            }
-        }
-        _ => None,
-    }
-}
-
-/// The candidate closest to `word`, when one is close enough to be a likely typo.
-pub fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .map(|c| (strsim::jaro_winkler(word, c), c))
-        .filter(|(score, _)| *score > 0.85)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}
 
 /// Lowers raw hooks of one file, collecting every error.
 struct Lower<'a> {
@@ -416,7 +393,7 @@ impl Lower<'_> {
                     .unwrap_or_default()
                     .into_iter()
                     .collect(),
-                protocol: crate::definition::ProtocolDef::Native,
+                protocol: Arc::new(NativeProtocol),
                 declared_at: Some(span.start),
             },
             own_timeout,
@@ -606,14 +583,14 @@ impl Lower<'_> {
         shown: &str,
     ) -> Option<CommandDef> {
         let before = self.errors.len();
-        if let Err(problem) = webhook::check_url(url.get_ref()) {
+        if let Err(problem) = hookrig_config::check_url(url.get_ref()) {
             self.error(
                 url.span(),
                 format!("hook `{shown}`: invalid url `{}`: {problem}", url.get_ref()),
             );
         }
         let secret_env = secret_env.map(|name| {
-            if let Err(problem) = webhook::check_env_name(name.get_ref()) {
+            if let Err(problem) = hookrig_config::check_env_name(name.get_ref()) {
                 self.error(
                     name.span(),
                     format!(
@@ -628,7 +605,7 @@ impl Lower<'_> {
             let span = headers.span();
             let headers: Vec<(String, String)> = headers.into_inner().into_iter().collect();
             for (name, value) in &headers {
-                if let Err(problem) = webhook::check_header(name, value) {
+                if let Err(problem) = hookrig_config::check_header(name, value) {
                     self.error(
                         span.clone(),
                         format!("hook `{shown}`: header `{name}`: {problem}"),

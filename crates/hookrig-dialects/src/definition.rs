@@ -1,45 +1,15 @@
 //! The validated, resolved configuration: what the rest of hookrig sees.
 
+use std::any::Any;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-use hookrig_core::HookSpec;
-// What a hook runs is hookrig-exec's; loaders build it.
-pub use hookrig_exec::CommandDef;
+use hookrig_config::{Diagnostic, Severity};
+use hookrig_core::{Dialect, HookSpec};
+use hookrig_exec::CommandDef;
 
-use crate::claude::ClaudeHook;
-use crate::errors::Diagnostic;
-use crate::hence::HenceHook;
-use crate::xcode::XcodeHook;
-
-/// The dialect a hook was written for: how its event is presented and its reply read.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum ProtocolDef {
-    /// hookrig's own protocol.
-    #[default]
-    Native,
-    /// hygge's `Input` on stdin, `Action` on stdout, minimal environment.
-    Hygge,
-    /// x-code's plugin payload and reply.
-    Xcode(XcodeHook),
-    /// Claude Code's hook input and output.
-    Claude(ClaudeHook),
-    /// Hence's positional arguments and `HENCE_*` environment.
-    Hence(HenceHook),
-}
-
-impl ProtocolDef {
-    /// The dialect name, as the Outcome and the ledger report it.
-    pub fn dialect(&self) -> &'static str {
-        match self {
-            ProtocolDef::Native => "native",
-            ProtocolDef::Hygge => "hygge",
-            ProtocolDef::Xcode(_) => "xcode",
-            ProtocolDef::Claude(_) => "claude",
-            ProtocolDef::Hence(_) => "hence",
-        }
-    }
-}
+use crate::protocol::DialectProtocol;
 
 /// One configured command hook.
 #[derive(Debug, Clone)]
@@ -50,8 +20,9 @@ pub struct HookDef {
     pub command: CommandDef,
     /// Variables added to its environment, in file order.
     pub env: Vec<(String, String)>,
-    /// The dialect it was written for.
-    pub protocol: ProtocolDef,
+    /// The protocol of the dialect it was written for: how its event is presented and
+    /// its reply read.
+    pub protocol: Arc<dyn DialectProtocol>,
     /// Byte offset in `spec.source.path` where the hook is declared (its `[[hooks]]`
     /// table, its `[hooks.NAME]` key, its JSON entry); `None` when the hook is a file
     /// of its own (Hence hooks) or has no entry of its own. An offset rather than a line:
@@ -67,17 +38,29 @@ impl HookDef {
     pub fn declared_line_col(&self) -> Option<(usize, usize)> {
         let offset = self.declared_at?;
         let text = std::fs::read_to_string(&self.spec.source.path).ok()?;
-        Some(crate::errors::line_col(&text, offset))
+        Some(hookrig_config::line_col(&text, offset))
     }
 
     /// A diagnostic about this hook, at its declaration when that is known.
-    pub fn diagnostic(&self, severity: crate::Severity, message: String) -> Diagnostic {
+    pub fn diagnostic(&self, severity: Severity, message: String) -> Diagnostic {
         let mut diagnostic = Diagnostic::file(&self.spec.source.path, severity, message);
         if let Some((line, col)) = self.declared_line_col() {
             diagnostic.line = Some(line);
             diagnostic.col = Some(col);
         }
         diagnostic
+    }
+
+    /// The dialect the hook was written for.
+    pub fn dialect(&self) -> Dialect {
+        self.protocol.dialect()
+    }
+
+    /// The hook's protocol as the dialect's own type, `None` for a hook of another
+    /// dialect: how a dialect's loader finds its own hooks among those loaded.
+    pub(crate) fn protocol_as<T: DialectProtocol>(&self) -> Option<&T> {
+        let any: &dyn Any = self.protocol.as_ref();
+        any.downcast_ref()
     }
 }
 
@@ -121,7 +104,7 @@ pub struct LoadedConfig {
     pub shadowed: Vec<Shadowed>,
     /// The plugin packages loaded (those in `LoadOptions::packages` whose manifest is
     /// valid): their commands, validators, formatters and webhooks.
-    pub packages: Vec<crate::package::Package>,
+    pub packages: Vec<crate::xcode::Package>,
 }
 
 impl LoadedConfig {
@@ -130,7 +113,7 @@ impl LoadedConfig {
     pub fn kill_grace(&self, def: &HookDef) -> Duration {
         self.native_settings
             .iter()
-            .find(|(path, _)| def.protocol == ProtocolDef::Native && *path == def.spec.source.path)
+            .find(|(path, _)| def.dialect() == Dialect::Native && *path == def.spec.source.path)
             .map_or(self.settings.kill_grace, |(_, settings)| {
                 settings.kill_grace
             })

@@ -14,81 +14,20 @@
 use std::io::ErrorKind;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
 
-use crate::definition::{CommandDef, HookDef, ProtocolDef};
-use crate::errors::{Diagnostic, Severity};
+use hookrig_exec::CommandDef;
+
+use crate::definition::HookDef;
+use crate::hence::HenceProtocol;
 use crate::loader::LoadContext;
-use crate::settings_file::{HookSetting, Sourced, load_config_toml_by_level};
+use hookrig_config::{Diagnostic, Severity};
+use hookrig_config::{HookPoint, HookSetting, Sourced, load_config_toml_by_level};
 
 const DIALECT: Dialect = Dialect::Hence;
-
-/// Hence's hook points, each fired after one task or plan state change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HookPoint {
-    /// After `task claim`.
-    PostClaim,
-    /// After `task complete`.
-    PostComplete,
-    /// After `task block`.
-    PostBlock,
-    /// After `task unblock`.
-    PostUnblock,
-    /// After `task assert`.
-    PostAssert,
-    /// After every task of the plan reached completed.
-    PostPlanComplete,
-}
-
-impl HookPoint {
-    /// Every hook point, in the order Hence's documentation lists them.
-    pub const ALL: [HookPoint; 6] = [
-        HookPoint::PostClaim,
-        HookPoint::PostComplete,
-        HookPoint::PostBlock,
-        HookPoint::PostUnblock,
-        HookPoint::PostAssert,
-        HookPoint::PostPlanComplete,
-    ];
-
-    /// The hook (and script file) name: `post-complete`.
-    pub fn name(self) -> &'static str {
-        match self {
-            HookPoint::PostClaim => "post-claim",
-            HookPoint::PostComplete => "post-complete",
-            HookPoint::PostBlock => "post-block",
-            HookPoint::PostUnblock => "post-unblock",
-            HookPoint::PostAssert => "post-assert",
-            HookPoint::PostPlanComplete => "post-plan-complete",
-        }
-    }
-
-    /// The canonical event it listens to.
-    pub fn event(self) -> &'static str {
-        match self {
-            HookPoint::PostClaim => "task.claimed",
-            HookPoint::PostComplete => "task.completed",
-            HookPoint::PostBlock => "task.blocked",
-            HookPoint::PostUnblock => "task.unblocked",
-            HookPoint::PostAssert => "plan.asserted",
-            HookPoint::PostPlanComplete => "plan.completed",
-        }
-    }
-
-    /// `HENCE_EVENT`: the hook name without `post-`.
-    pub fn hence_event(self) -> &'static str {
-        match self {
-            HookPoint::PostClaim => "claim",
-            HookPoint::PostComplete => "complete",
-            HookPoint::PostBlock => "block",
-            HookPoint::PostUnblock => "unblock",
-            HookPoint::PostAssert => "assert",
-            HookPoint::PostPlanComplete => "plan-complete",
-        }
-    }
-}
 
 /// What a Hence lifecycle hook needs at run time beyond its script.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -239,7 +178,7 @@ fn load_script(ctx: &mut LoadContext<'_>, path: &Path, hook: &Loaded<'_>) {
             argv: vec![program.to_owned()],
         },
         env: Vec::new(),
-        protocol: ProtocolDef::Hence(HenceHook { point }),
+        protocol: Arc::new(HenceProtocol(HenceHook { point })),
         // The hook is the script file itself: its path is the whole place.
         declared_at: None,
     });
@@ -250,7 +189,8 @@ mod tests {
     use std::fs;
 
     use super::*;
-    use crate::environment::Environment;
+    use hookrig_config::Environment;
+
     use crate::loader::{LoadOptions, load as load_all};
 
     struct World {
@@ -476,10 +416,10 @@ mod tests {
         assert_eq!(hook.spec.on_error, OnError::Allow);
         assert_eq!(hook.spec.source.dialect, Dialect::Hence);
         assert_eq!(
-            hook.protocol,
-            ProtocolDef::Hence(HenceHook {
+            hook.protocol_as::<HenceProtocol>(),
+            Some(&HenceProtocol(HenceHook {
                 point: HookPoint::PostComplete
-            })
+            }))
         );
     }
 }

@@ -11,6 +11,7 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
@@ -18,10 +19,13 @@ use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::definition::{CommandDef, HookDef, ProtocolDef, Shadowed};
-use crate::errors::{Diagnostic, Severity};
+use hookrig_exec::CommandDef;
+
+use crate::claude::ClaudeProtocol;
+use crate::definition::{HookDef, Shadowed};
 use crate::loader::LoadContext;
-use crate::native::did_you_mean;
+use hookrig_config::did_you_mean;
+use hookrig_config::{Diagnostic, Severity};
 
 /// The dialect name of Claude Code settings files.
 pub(crate) const DIALECT: Dialect = Dialect::Claude;
@@ -140,7 +144,7 @@ pub fn managed_settings_path() -> PathBuf {
 
 /// The directory whose `.claude/` holds the project's settings: the nearest along the walk
 /// that has `settings.json` or `settings.local.json` there.
-fn settings_dir(project: &crate::environment::Project) -> Option<PathBuf> {
+fn settings_dir(project: &hookrig_config::Project) -> Option<PathBuf> {
     project
         .walk
         .iter()
@@ -192,13 +196,14 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
             let disable = project_disable.or(ctx.claude.user_disable) == Some(true);
             if ctx.claude.managed_disable {
                 ctx.hooks
-                    .retain(|def| !matches!(def.protocol, ProtocolDef::Claude(_)));
+                    .retain(|def| def.protocol_as::<ClaudeProtocol>().is_none());
                 return;
             }
             if disable {
-                ctx.hooks.retain(
-                    |def| !matches!(&def.protocol, ProtocolDef::Claude(claude) if !claude.managed),
-                );
+                ctx.hooks.retain(|def| {
+                    def.protocol_as::<ClaudeProtocol>()
+                        .is_none_or(|claude| claude.0.managed)
+                });
                 return;
             }
             for file in files {
@@ -219,18 +224,18 @@ fn read(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) -> Option<ParsedFi
         Ok(mut file) => {
             if layer.level() == Level::Project && file.disable_all.is_some() && !ctx.env.trust_all {
                 let (store, problem) =
-                    crate::trust::load_or_warn(ctx.env, "project Claude Code settings file");
+                    hookrig_config::load_or_warn(ctx.env, "project Claude Code settings file");
                 ctx.diagnostics.extend(problem);
-                let key = crate::trust::file_trust_key(DIALECT.as_str(), path);
+                let key = hookrig_config::file_trust_key(DIALECT.as_str(), path);
                 if let Some(distrust) = store.check_file(&key, text.as_bytes()) {
                     let reason = match distrust {
-                        crate::trust::Distrust::New => {
+                        hookrig_config::Distrust::New => {
                             "the file comes with the project and is not trusted yet"
                         }
                         _ => "the file changed since it was trusted",
                     };
                     if file.disable_all == Some(true) {
-                        let dir = crate::trust::project_dir(path, ctx.project)
+                        let dir = hookrig_config::project_dir(path, ctx.project)
                             .unwrap_or_else(|| ctx.env.cwd.clone());
                         ctx.diagnostics.push(Diagnostic::file(
                             path,
@@ -255,15 +260,15 @@ fn read(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) -> Option<ParsedFi
 
 /// The project's Claude Code settings files that set `disableAllHooks`, which
 /// `hookrig trust` records by content: until then their setting is ignored.
-pub fn claude_settings_to_trust(env: &crate::Environment) -> Vec<PathBuf> {
-    let Some(dir) = settings_dir(&crate::environment::find_project(env)) else {
+pub fn claude_settings_to_trust(env: &hookrig_config::Environment) -> Vec<PathBuf> {
+    let Some(dir) = settings_dir(&hookrig_config::find_project(env)) else {
         return Vec::new();
     };
     ["settings.json", "settings.local.json"]
         .iter()
         .map(|name| dir.join(".claude").join(name))
         .filter(|path| {
-            crate::loader::read_source(path).is_ok_and(|text| {
+            hookrig_config::read_source(path).is_ok_and(|text| {
                 serde_json::from_str::<RawSettings<'_>>(&text)
                     .is_ok_and(|raw| raw.disable_all_hooks.is_some())
             })
@@ -287,8 +292,10 @@ fn add(ctx: &mut LoadContext<'_>, file: ParsedFile, project_dir: Option<&PathBuf
             ctx.shadowed.push(Shadowed { hook: def, by });
             continue;
         }
-        if let ProtocolDef::Claude(claude) = &mut def.protocol {
-            claude.project_dir = project_dir.cloned();
+        if let Some(claude) = def.protocol_as::<ClaudeProtocol>() {
+            let mut hook = claude.0.clone();
+            hook.project_dir = project_dir.cloned();
+            def.protocol = Arc::new(ClaudeProtocol(hook));
         }
         ctx.claude.loaded.insert(key, def.spec.name.clone());
         ctx.hooks.push(def);
@@ -299,9 +306,7 @@ fn add(ctx: &mut LoadContext<'_>, file: ParsedFile, project_dir: Option<&PathBuf
 /// event, the same command line or URL, and (for hookrig, which keeps one matcher per
 /// hook) the same matcher. `None` for a hook of another dialect.
 fn handler_key(def: &HookDef) -> Option<HandlerKey> {
-    let ProtocolDef::Claude(claude) = &def.protocol else {
-        return None;
-    };
+    let ClaudeProtocol(claude) = def.protocol_as::<ClaudeProtocol>()?;
     let (kind, target) = match &def.command {
         CommandDef::Shell { line, .. } => ('c', line.clone()),
         CommandDef::Http { url, .. } => ('h', url.clone()),
@@ -528,7 +533,7 @@ impl File<'_> {
         serde_json::from_str(part).map_err(|err| {
             let base = self.offset(part);
             let offset =
-                crate::errors::json_offset(part, err.line(), err.column()).map(|o| base + o);
+                hookrig_config::json_offset(part, err.line(), err.column()).map(|o| base + o);
             let message = err.to_string();
             let message = message
                 .rfind(" at line ")
@@ -652,12 +657,12 @@ impl File<'_> {
             },
             command,
             env: Vec::new(),
-            protocol: ProtocolDef::Claude(ClaudeHook {
+            protocol: Arc::new(ClaudeProtocol(ClaudeHook {
                 event: event.to_owned(),
                 project_dir: None,
                 allowed_env_vars: raw.allowed_env_vars.unwrap_or_default(),
                 managed: layer == Layer::Managed,
-            }),
+            })),
             // The handler's object in the `hooks` array of its matcher group.
             declared_at: Some(pos),
         })

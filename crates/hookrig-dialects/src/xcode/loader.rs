@@ -19,16 +19,20 @@
 //! plugins still load.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde_json::Value;
 
-use crate::definition::{CommandDef, HookDef, ProtocolDef};
-use crate::errors::{Diagnostic, Severity};
+use hookrig_exec::CommandDef;
+
+use super::package::{self, PackageRef};
+use super::state::{self as xcode_state, Enabled};
+use crate::definition::HookDef;
 use crate::loader::LoadContext;
-use crate::package::{self, PackageRef};
-use crate::xcode_state::{self, Enabled};
+use crate::xcode::XcodeProtocol;
+use hookrig_config::{Diagnostic, Severity};
 
 /// What an x-code hook needs at run time beyond its command.
 ///
@@ -152,10 +156,8 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
                 .hooks
                 .iter()
                 .filter(|def| def.spec.source.level == Level::Global)
-                .filter_map(|def| match &def.protocol {
-                    ProtocolDef::Xcode(x) => Some(x.plugin_id.clone()),
-                    _ => None,
-                })
+                .filter_map(|def| def.protocol_as::<XcodeProtocol>())
+                .map(|XcodeProtocol(x)| x.plugin_id.clone())
                 .collect();
             enabled.report_ignored(ctx, &global_ids);
             for dir in root.as_deref().map(subdirs).unwrap_or_default() {
@@ -229,7 +231,7 @@ fn load_installed(ctx: &mut LoadContext<'_>, plugins: &Path, enabled: &Enabled) 
 /// stay listed (`hookrig explain` shows them as disabled) but never run.
 fn disable_unless(ctx: &mut LoadContext<'_>, from: usize, enabled: impl Fn(&str) -> bool) {
     for def in &mut ctx.hooks[from..] {
-        if let ProtocolDef::Xcode(x) = &def.protocol
+        if let Some(XcodeProtocol(x)) = def.protocol_as::<XcodeProtocol>()
             && !enabled(&x.plugin_id)
         {
             def.spec.enabled = false;
@@ -242,10 +244,14 @@ fn disable_unless(ctx: &mut LoadContext<'_>, from: usize, enabled: impl Fn(&str)
 /// A package that is also in a plugins directory would run every hook twice; the
 /// always-loaded copy is already there, so the package copy is the one left out.
 fn package_already_loaded(ctx: &mut LoadContext<'_>, id: &str, dir: &Path) -> bool {
-    let Some(first) = ctx.hooks.iter().find_map(|h| match &h.protocol {
-        ProtocolDef::Xcode(x) if same_dir(&x.plugin_dir, dir) => Some(x.plugin_id.clone()),
-        _ => None,
-    }) else {
+    let Some(first) = ctx
+        .hooks
+        .iter()
+        .find_map(|h| match h.protocol_as::<XcodeProtocol>() {
+            Some(XcodeProtocol(x)) if same_dir(&x.plugin_dir, dir) => Some(x.plugin_id.clone()),
+            _ => None,
+        })
+    else {
         return false;
     };
     ctx.diagnostics.push(Diagnostic::file(
@@ -300,7 +306,7 @@ fn read_json(ctx: &mut LoadContext<'_>, path: &Path) -> Option<JsonFile> {
             value,
         }),
         Err(err) => {
-            let offset = crate::errors::json_offset(&text, err.line(), err.column());
+            let offset = hookrig_config::json_offset(&text, err.line(), err.column());
             ctx.diagnostics.push(Diagnostic::at(
                 path,
                 &text,
@@ -349,10 +355,14 @@ fn load_plugin(
         },
         _ => None,
     };
-    if let Some(first) = ctx.hooks.iter().find_map(|h| match &h.protocol {
-        ProtocolDef::Xcode(x) if x.plugin_id == plugin_id => Some(x.plugin_dir.clone()),
-        _ => None,
-    }) {
+    if let Some(first) = ctx
+        .hooks
+        .iter()
+        .find_map(|h| match h.protocol_as::<XcodeProtocol>() {
+            Some(XcodeProtocol(x)) if x.plugin_id == plugin_id => Some(x.plugin_dir.clone()),
+            _ => None,
+        })
+    {
         ctx.diagnostics.push(Diagnostic::file(
             dir,
             Severity::Warning,
@@ -811,14 +821,14 @@ impl Plugin<'_> {
             },
             command: CommandDef::Shell { line, script: None },
             env: Vec::new(),
-            protocol: ProtocolDef::Xcode(XcodeHook {
+            protocol: Arc::new(XcodeProtocol(XcodeHook {
                 plugin_id: self.id.to_owned(),
                 event: event.to_owned(),
                 plugin_dir: self.dir.to_owned(),
                 data_dir: self.data_dir.to_owned(),
                 home: ctx.env.home.clone(),
                 invalid_matcher,
-            }),
+            })),
             // The entry's object in its event's array.
             declared_at: self.offset(segs),
         })
@@ -1035,7 +1045,7 @@ mod tests {
             &project.join(".hookrig/plugins/p/plugin.json"),
             &manifest("p"),
         );
-        let env = crate::Environment {
+        let env = hookrig_config::Environment {
             config_home: home.join(".config"),
             state_home: home.join(".local/state"),
             data_home: data_home.clone(),
@@ -1103,7 +1113,7 @@ mod tests {
             matches!(session_start.spec.matcher, Matcher::Any),
             "matcher ignored off tool events"
         );
-        let ProtocolDef::Xcode(def) = &config.hooks[3].protocol else {
+        let Some(XcodeProtocol(def)) = config.hooks[3].protocol_as::<XcodeProtocol>() else {
             panic!("an x-code hook");
         };
         assert_eq!(def.data_dir, xcode_home.join("plugins/data/l@market"));
@@ -1112,7 +1122,7 @@ mod tests {
             xcode_home.join("plugins/cache/market/l/1.0.0")
         );
         assert_eq!(def.home, home);
-        let ProtocolDef::Xcode(def) = &config.hooks[0].protocol else {
+        let Some(XcodeProtocol(def)) = config.hooks[0].protocol_as::<XcodeProtocol>() else {
             panic!("an x-code hook");
         };
         assert_eq!(def.data_dir, data_home.join("hookrig/plugin-data/g@local"));
@@ -1122,9 +1132,9 @@ mod tests {
     fn offsets_from_serde_positions() {
         let text = "{\n  \"a\": nope\n}";
         let err = serde_json::from_str::<Value>(text).expect_err("invalid");
-        let offset = crate::errors::json_offset(text, err.line(), err.column()).expect("placed");
+        let offset = hookrig_config::json_offset(text, err.line(), err.column()).expect("placed");
         assert_eq!(
-            crate::errors::line_col(text, offset),
+            hookrig_config::line_col(text, offset),
             (err.line(), err.column())
         );
     }

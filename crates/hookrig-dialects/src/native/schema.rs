@@ -100,7 +100,7 @@ mod tests {
     fn every_known_key_is_described() {
         let schema = native_schema();
         let text = schema.to_string();
-        for key in crate::native::KNOWN_KEYS {
+        for key in super::super::loader::KNOWN_KEYS {
             assert!(
                 text.contains(&format!("\"{key}\"")),
                 "`{key}` is missing from the schema"

@@ -5,14 +5,14 @@
 //! that grows with the size of the config. The generated files have the shape of
 //! `scripts/bench-emit.sh` scenario (c).
 //!
-//! Run with `cargo bench -p hookrig-config --bench parse`.
+//! Run with `cargo bench -p hookrig-dialects --bench parse`.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use divan::{Bencher, black_box};
-use hookrig_config::parse_native;
 use hookrig_core::Level;
+use hookrig_dialects::parse_native;
 
 fn main() {
     divan::main();

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::errors::{Diagnostic, Severity};
 use crate::loader::LoadContext;
+use hookrig_config::{Diagnostic, Severity};
 
 /// One record of x-code's `installed_plugins.json`: the plugin lives in
 /// `cache/<marketplace>/<name>/<version>/`.
@@ -209,7 +209,7 @@ fn parse(ctx: &mut LoadContext<'_>, path: &Path, text: &str) -> Option<Value> {
     match serde_json::from_str(text) {
         Ok(value) => Some(value),
         Err(err) => {
-            let offset = crate::errors::json_offset(text, err.line(), err.column());
+            let offset = hookrig_config::json_offset(text, err.line(), err.column());
             ctx.diagnostics.push(Diagnostic::at(
                 path,
                 text,
@@ -256,7 +256,7 @@ mod tests {
             );
         }
         write(&xcode_home.join("plugins/installed_plugins.json"), record);
-        let env = crate::Environment {
+        let env = hookrig_config::Environment {
             config_home: home.join(".config"),
             state_home: home.join(".local/state"),
             data_home: home.join(".local/share"),

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
@@ -16,10 +17,13 @@ use serde::Deserialize;
 use toml::Spanned;
 use toml::de::DeTable;
 
-use crate::definition::{CommandDef, HookDef, ProtocolDef};
-use crate::errors::{Diagnostic, Severity};
+use hookrig_exec::CommandDef;
+
+use crate::definition::HookDef;
+use crate::hygge::HyggeProtocol;
 use crate::loader::LoadContext;
-use crate::native::{did_you_mean, segments, span_of, toml_message};
+use hookrig_config::{Diagnostic, Severity};
+use hookrig_config::{did_you_mean, segments, span_of, toml_message};
 
 /// The dialect name of hygge files.
 pub(crate) const DIALECT: Dialect = Dialect::Hygge;
@@ -284,7 +288,7 @@ impl Lower<'_> {
             spec,
             command: CommandDef::Exec { argv },
             env: raw.env.unwrap_or_default().into_iter().collect(),
-            protocol: ProtocolDef::Hygge,
+            protocol: Arc::new(HyggeProtocol),
             // The `[hooks.NAME]` key (or `NAME = {...}` in an inline table).
             declared_at: Some(name_span.start),
         };
@@ -684,7 +688,7 @@ mod tests {
             }
         );
         assert_eq!(guard.env, [("LEVEL".to_owned(), "high".to_owned())]);
-        assert_eq!(guard.protocol, ProtocolDef::Hygge);
+        assert_eq!(guard.dialect(), Dialect::Hygge);
     }
 
     #[test]

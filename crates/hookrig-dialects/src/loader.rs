@@ -3,14 +3,28 @@
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
+use hookrig_config::{
+    ConfigError, Diagnostic, Environment, Project, Severity, find_project, read_source_bytes,
+};
 use hookrig_core::{EventName, Level, Payload};
+use hookrig_exec::CommandDef;
 
-use crate::definition::{CommandDef, HookDef, LoadedConfig, Settings, Shadowed};
-use crate::environment::{Environment, Project, find_project};
-use crate::errors::{ConfigError, Diagnostic, Severity};
-use crate::native::parse_file;
-use crate::package::{Package, PackageRef};
-use crate::{claude, hence, hygge, trust, xcode};
+use crate::definition::{HookDef, LoadedConfig, Settings, Shadowed};
+use crate::xcode::{Package, PackageRef};
+use crate::{claude, hence, hygge, native, trust, xcode};
+
+/// A dialect's loader: reads its sources of one level into the load.
+type Loader = fn(&mut LoadContext<'_>, Level);
+
+/// Every dialect's loader, in discovery order within a level: native, hygge, x-code,
+/// Claude Code, Hence.
+const LOADERS: &[Loader] = &[
+    native::load,
+    hygge::load,
+    xcode::load,
+    claude::load,
+    hence::load,
+];
 
 /// What the caller adds to discovery.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -31,7 +45,6 @@ pub struct LoadOptions {
 
 /// What dialect loaders write into while one load runs.
 #[derive(Debug)]
-#[allow(dead_code, reason = "the dialect loaders read the rest as they land")]
 pub(crate) struct LoadContext<'a> {
     pub(crate) env: &'a Environment,
     pub(crate) project: &'a Project,
@@ -49,11 +62,36 @@ pub(crate) struct LoadContext<'a> {
     pub(crate) shadowed: Vec<Shadowed>,
     /// The plugin packages loaded so far.
     pub(crate) packages: Vec<Package>,
+    /// The user's settings: those of the global native file.
+    pub(crate) settings: Settings,
+    /// Each native file read and the settings its own hooks run with.
+    pub(crate) native_settings: Vec<(PathBuf, Settings)>,
 }
 
-impl LoadContext<'_> {
+impl<'a> LoadContext<'a> {
+    /// An empty load of `project`.
+    pub(crate) fn new(
+        env: &'a Environment,
+        project: &'a Project,
+        options: &'a LoadOptions,
+    ) -> Self {
+        Self {
+            env,
+            project,
+            options,
+            hooks: Vec::new(),
+            diagnostics: Vec::new(),
+            files: Vec::new(),
+            shadowed: Vec::new(),
+            claude: claude::State::default(),
+            packages: Vec::new(),
+            settings: Settings::default(),
+            native_settings: Vec::new(),
+        }
+    }
+
     /// Reads a config file; `None` when it does not exist. A file that exists but cannot
-    /// be read, is not UTF-8 or is larger than [`MAX_SOURCE_BYTES`] is reported as an
+    /// be read, is not UTF-8 or is larger than [`hookrig_config::MAX_SOURCE_BYTES`] is reported as an
     /// error and left out, so that the other sources' hooks still run.
     pub(crate) fn read(&mut self, path: &Path) -> Option<String> {
         let diagnostic = match read_source_bytes(path) {
@@ -116,55 +154,6 @@ fn nul_bytes(ctx: &mut LoadContext<'_>) -> Vec<usize> {
     left_out
 }
 
-/// The largest config source hookrig reads (a `hooks.toml`, `config.toml`, hygge or
-/// Claude Code settings file): 4 MiB. A config file is written by hand; one larger than
-/// this is a mistake or an attack, and reading and parsing it on every emit would stall
-/// the agent.
-pub const MAX_SOURCE_BYTES: u64 = 4 * 1024 * 1024;
-
-/// Reads a config source as text (see [`read_source_bytes`]); bytes that are not UTF-8
-/// are an `InvalidData` error without a position. Callers that report a position use
-/// [`read_source_bytes`] and [`Diagnostic::utf8`].
-pub(crate) fn read_source(path: &Path) -> std::io::Result<String> {
-    String::from_utf8(read_source_bytes(path)?)
-        .map_err(|err| std::io::Error::new(ErrorKind::InvalidData, err))
-}
-
-/// Reads a config source: a regular file (a FIFO or a device such as `/dev/zero`, which
-/// a repository can name with a symlink, would block or never end) of at most
-/// [`MAX_SOURCE_BYTES`].
-pub(crate) fn read_source_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read as _;
-
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(std::io::Error::new(
-            ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
-    let too_large = || {
-        std::io::Error::new(
-            ErrorKind::InvalidData,
-            format!(
-                "the file is larger than {} MiB, the most a config file may hold",
-                MAX_SOURCE_BYTES / (1024 * 1024)
-            ),
-        )
-    };
-    if meta.len() > MAX_SOURCE_BYTES {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(MAX_SOURCE_BYTES + 1)
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_SOURCE_BYTES {
-        return Err(too_large());
-    }
-    Ok(bytes)
-}
-
 /// Loads every source for `env.cwd`: global before project, and within a level in the
 /// order native, hygge, x-code, Claude Code, Hence.
 ///
@@ -176,55 +165,12 @@ pub(crate) fn read_source_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
 /// is skipped alone). The user's guards then still decide, whatever a repository ships.
 pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
     let project = find_project(env);
-    let mut ctx = LoadContext {
-        env,
-        project: &project,
-        options,
-        hooks: Vec::new(),
-        diagnostics: Vec::new(),
-        files: Vec::new(),
-        shadowed: Vec::new(),
-        claude: claude::State::default(),
-        packages: Vec::new(),
-    };
+    let mut ctx = LoadContext::new(env, &project, options);
 
-    // The user's settings: those of the global file.
-    let mut settings = Settings::default();
-    let mut native_settings = Vec::new();
     for level in [Level::Global, Level::Project] {
-        let path = match level {
-            Level::Global => Some(env.global_native()),
-            Level::Project => project.nearest_file(".hookrig/hooks.toml"),
-        };
-        if let Some(path) = path
-            && let Some(text) = ctx.read(&path)
-        {
-            match parse_file(&path, &text, level, &mut ctx.diagnostics) {
-                Ok(file) => {
-                    // A file's `[settings]` apply to that file's hooks only: a project
-                    // file starts from the user's settings and changes nothing of the
-                    // user's hooks, which have run with the global file's settings
-                    // whatever repository the agent is in.
-                    let mut own = settings;
-                    file.settings.apply(&mut own);
-                    if level == Level::Global {
-                        settings = own;
-                    }
-                    for (mut def, own_timeout) in file.hooks {
-                        if !own_timeout {
-                            def.spec.timeout = own.timeout;
-                        }
-                        ctx.hooks.push(def);
-                    }
-                    native_settings.push((path, own));
-                }
-                Err(errors) => ctx.diagnostics.extend(errors),
-            }
+        for load in LOADERS {
+            load(&mut ctx, level);
         }
-        hygge::load(&mut ctx, level);
-        xcode::load(&mut ctx, level);
-        claude::load(&mut ctx, level);
-        hence::load(&mut ctx, level);
     }
     let cannot_start = nul_bytes(&mut ctx);
     let mut index = 0;
@@ -244,8 +190,8 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
     ));
     Ok(LoadedConfig {
         hooks: ctx.hooks,
-        settings,
-        native_settings,
+        settings: ctx.settings,
+        native_settings: ctx.native_settings,
         warnings: ctx.diagnostics,
         files: ctx.files,
         project_root: project.root.clone(),

@@ -16,18 +16,21 @@
 //! package directory. Whether the files exist is checked when they are run, not here.
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde_json::{Map, Value};
 
-use crate::claude;
-use crate::definition::{CommandDef, HookDef, ProtocolDef, Settings};
-use crate::environment::{Environment, Project};
-use crate::errors::{Diagnostic, Severity};
+use hookrig_exec::CommandDef;
+
+use super::loader::{self as xcode, JsonFile, Seg, locate};
+use super::webhook;
+use crate::definition::{HookDef, Settings};
 use crate::loader::{LoadContext, LoadOptions};
-use crate::webhook;
-use crate::xcode::{self, JsonFile, Seg, locate};
+use crate::native::NativeProtocol;
+use hookrig_config::{Diagnostic, Severity};
+use hookrig_config::{Environment, Project};
 
 /// A registered package to load: its id and directory (from the store).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,17 +128,7 @@ pub struct PackageCheck {
 pub fn check_package(env: &Environment, package: &PackageRef) -> PackageCheck {
     let project = Project::default();
     let options = LoadOptions::default();
-    let mut ctx = LoadContext {
-        env,
-        project: &project,
-        options: &options,
-        hooks: Vec::new(),
-        diagnostics: Vec::new(),
-        files: Vec::new(),
-        claude: claude::State::default(),
-        packages: Vec::new(),
-        shadowed: Vec::new(),
-    };
+    let mut ctx = LoadContext::new(env, &project, &options);
     xcode::load_package(&mut ctx, package);
     PackageCheck {
         package: ctx.packages.pop(),
@@ -354,7 +347,7 @@ fn webhook_entry<'a>(
         problems.push((at(Some("event")), format!("webhooks[{index}].event: {why}")));
     }
     if let Some(url) = &url
-        && let Err(why) = webhook::check_url(url)
+        && let Err(why) = hookrig_config::check_url(url)
     {
         problems.push((
             at(Some("url")),
@@ -362,7 +355,7 @@ fn webhook_entry<'a>(
         ));
     }
     if let Some(name) = &secret_env
-        && let Err(why) = webhook::check_env_name(name)
+        && let Err(why) = hookrig_config::check_env_name(name)
     {
         problems.push((
             at(Some("secret_env")),
@@ -438,7 +431,7 @@ fn webhook_headers<'a>(
             ));
             continue;
         };
-        match webhook::check_header(name, value) {
+        match hookrig_config::check_header(name, value) {
             Ok(()) => headers.push((name.clone(), value.to_owned())),
             Err(why) => problems.push((segs, format!("webhooks[{index}].headers.{name}: {why}"))),
         }
@@ -480,7 +473,7 @@ pub(crate) fn push(ctx: &mut LoadContext<'_>, package: Package) {
                 secret_env: hook.secret_env.clone(),
             },
             env: Vec::new(),
-            protocol: ProtocolDef::Native,
+            protocol: Arc::new(NativeProtocol),
             // A webhook runs no script, so nothing reports a problem at its entry.
             declared_at: None,
         });
@@ -614,7 +607,7 @@ mod tests {
         assert_eq!(webhook.spec.source.path, dir.join("plugin.json"));
         assert_eq!(webhook.spec.untrusted, None);
         assert_eq!(webhook.spec.timeout, Some(Duration::from_secs(30)));
-        assert_eq!(webhook.protocol, ProtocolDef::Native);
+        assert_eq!(webhook.dialect(), hookrig_core::Dialect::Native);
         assert_eq!(
             webhook.command,
             CommandDef::Http {
@@ -626,7 +619,7 @@ mod tests {
         assert_eq!(hook.spec.name, "guard:PreToolUse:0");
         assert_eq!(hook.spec.source.level, Level::Global);
         assert_eq!(hook.spec.source.dialect, hookrig_core::Dialect::Xcode);
-        let ProtocolDef::Xcode(x) = &hook.protocol else {
+        let Some(crate::XcodeProtocol(x)) = hook.protocol_as::<crate::XcodeProtocol>() else {
             panic!("x-code protocol");
         };
         assert_eq!(x.plugin_id, "guard");
