@@ -40,7 +40,7 @@ pub(crate) fn load(
 /// without this the listing would look complete. `hookrig validate` lists everything.
 pub(crate) fn report_skipped(config: &LoadedConfig) {
     for diagnostic in &config.warnings {
-        if diagnostic.severity == hookrig_config::Severity::Error {
+        if diagnostic.severity == hookrig_core::Severity::Error {
             eprintln!("hookrig: error: {diagnostic}");
         }
     }

@@ -602,7 +602,7 @@ fn package_commands(
                 check
                     .diagnostics
                     .iter()
-                    .filter(|d| d.severity == hookrig_config::Severity::Error)
+                    .filter(|d| d.severity == hookrig_core::Severity::Error)
                     .map(ToString::to_string)
                     .collect::<Vec<_>>()
                     .join("; ")

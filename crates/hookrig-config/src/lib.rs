@@ -32,7 +32,7 @@ pub use automation_settings::{
     LlmSettings, MemorySettings, NOTIFIER_EVENTS, NotifierConfig, NotifierKind,
 };
 pub use environment::{Environment, Project, find_project, normal_path};
-pub use errors::{ConfigError, Diagnostic, Severity, TrustError, json_offset, line_col};
+pub use errors::{ConfigError, TrustError};
 pub use hook_point::HookPoint;
 pub use lowering::{did_you_mean, parse_duration, segments, span_of, toml_message};
 pub use settings_file::{

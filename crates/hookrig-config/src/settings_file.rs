@@ -22,7 +22,9 @@ use crate::automation_settings::{
     self, AutomationSettings, MemorySettings, NotifierConfig, RawAutomation, RawMemory, RawNotifier,
 };
 use crate::environment::{Environment, find_project};
-use crate::errors::{ConfigError, Diagnostic, Severity};
+use hookrig_core::{Diagnostic, Severity};
+
+use crate::errors::ConfigError;
 use crate::hook_point::HookPoint;
 use crate::lowering::{did_you_mean, segments, span_of, toml_message};
 
@@ -835,7 +837,7 @@ impl Lower<'_> {
         Sourced {
             value,
             source: self.path.to_owned(),
-            line: crate::errors::line_col(self.text, span.start).0,
+            line: hookrig_core::line_col(self.text, span.start).0,
         }
     }
 }

@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::environment::{Environment, Project};
-use crate::errors::{Diagnostic, Severity, TrustError};
+use hookrig_core::{Diagnostic, Severity};
+
+use crate::errors::TrustError;
 
 /// The trust store file under the user's state directory.
 pub fn trust_store_path(env: &Environment) -> PathBuf {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookrig_config::{Diagnostic, Severity};
+use hookrig_core::{Diagnostic, Severity};
 use hookrig_core::{Dialect, HookSpec};
 use hookrig_exec::CommandDef;
 
@@ -38,7 +38,7 @@ impl HookDef {
     pub fn declared_line_col(&self) -> Option<(usize, usize)> {
         let offset = self.declared_at?;
         let text = std::fs::read_to_string(&self.spec.source.path).ok()?;
-        Some(hookrig_config::line_col(&text, offset))
+        Some(hookrig_core::line_col(&text, offset))
     }
 
     /// A diagnostic about this hook, at its declaration when that is known.

@@ -3,9 +3,9 @@
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use hookrig_config::{
-    ConfigError, Diagnostic, Environment, Project, Severity, find_project, read_source_bytes,
-};
+use hookrig_config::{ConfigError, Environment, Project, find_project, read_source_bytes};
+
+use hookrig_core::{Diagnostic, Severity};
 use hookrig_core::{EventName, Level, Payload};
 use hookrig_exec::CommandDef;
 

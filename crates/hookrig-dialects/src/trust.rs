@@ -10,9 +10,11 @@
 use std::path::{Path, PathBuf};
 
 use hookrig_config::{
-    Diagnostic, Distrust, Environment, Project, TrustStore, TrustedHook, content_hash,
-    load_or_warn, project_dir,
+    Distrust, Environment, Project, TrustStore, TrustedHook, content_hash, load_or_warn,
+    project_dir,
 };
+
+use hookrig_core::Diagnostic;
 use hookrig_core::{EventName, Level, Payload};
 use hookrig_exec::CommandDef;
 use serde_json::json;

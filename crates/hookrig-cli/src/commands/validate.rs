@@ -3,7 +3,9 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use hookrig_config::{ConfigError, Diagnostic, Severity};
+use hookrig_config::ConfigError;
+
+use hookrig_core::{Diagnostic, Severity};
 use hookrig_dialects::{HookDef, LoadOptions, PackageRef};
 use hookrig_exec::CommandDef;
 

@@ -25,7 +25,7 @@ use crate::claude::ClaudeProtocol;
 use crate::definition::{HookDef, Shadowed};
 use crate::loader::LoadContext;
 use hookrig_config::did_you_mean;
-use hookrig_config::{Diagnostic, Severity};
+use hookrig_core::{Diagnostic, Severity};
 
 /// The dialect name of Claude Code settings files.
 pub(crate) const DIALECT: Dialect = Dialect::Claude;
@@ -533,7 +533,7 @@ impl File<'_> {
         serde_json::from_str(part).map_err(|err| {
             let base = self.offset(part);
             let offset =
-                hookrig_config::json_offset(part, err.line(), err.column()).map(|o| base + o);
+                hookrig_core::json_offset(part, err.line(), err.column()).map(|o| base + o);
             let message = err.to_string();
             let message = message
                 .rfind(" at line ")

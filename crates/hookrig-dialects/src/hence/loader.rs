@@ -24,8 +24,8 @@ use hookrig_exec::CommandDef;
 use crate::definition::HookDef;
 use crate::hence::HenceProtocol;
 use crate::loader::LoadContext;
-use hookrig_config::{Diagnostic, Severity};
 use hookrig_config::{HookPoint, HookSetting, Sourced, load_config_toml_by_level};
+use hookrig_core::{Diagnostic, Severity};
 
 const DIALECT: Dialect = Dialect::Hence;
 

@@ -22,8 +22,8 @@ use hookrig_exec::CommandDef;
 use crate::definition::HookDef;
 use crate::hygge::HyggeProtocol;
 use crate::loader::LoadContext;
-use hookrig_config::{Diagnostic, Severity};
 use hookrig_config::{did_you_mean, segments, span_of, toml_message};
+use hookrig_core::{Diagnostic, Severity};
 
 /// The dialect name of hygge files.
 pub(crate) const DIALECT: Dialect = Dialect::Hygge;

@@ -18,7 +18,7 @@ use hookrig_exec::CommandDef;
 use crate::definition::{HookDef, Settings};
 use crate::loader::LoadContext;
 use crate::native::NativeProtocol;
-use hookrig_config::{Diagnostic, Severity};
+use hookrig_core::{Diagnostic, Severity};
 
 /// The dialect name of native files.
 pub(crate) const DIALECT: Dialect = Dialect::Native;
@@ -202,7 +202,7 @@ pub(crate) fn parse_file(
             // Offsets, not lines: counting lines for every hook would scan the file once
             // per hook. The line is only worked out for the error message.
             if let Some(first) = names.insert(def.0.spec.name.clone(), span.start) {
-                let first = hookrig_config::line_col(text, first).0;
+                let first = hookrig_core::line_col(text, first).0;
                 lower.error(
                     span,
                     format!(

@@ -32,7 +32,7 @@ use super::state::{self as xcode_state, Enabled};
 use crate::definition::HookDef;
 use crate::loader::LoadContext;
 use crate::xcode::XcodeProtocol;
-use hookrig_config::{Diagnostic, Severity};
+use hookrig_core::{Diagnostic, Severity};
 
 /// What an x-code hook needs at run time beyond its command.
 ///
@@ -306,7 +306,7 @@ fn read_json(ctx: &mut LoadContext<'_>, path: &Path) -> Option<JsonFile> {
             value,
         }),
         Err(err) => {
-            let offset = hookrig_config::json_offset(&text, err.line(), err.column());
+            let offset = hookrig_core::json_offset(&text, err.line(), err.column());
             ctx.diagnostics.push(Diagnostic::at(
                 path,
                 &text,
@@ -1132,9 +1132,9 @@ mod tests {
     fn offsets_from_serde_positions() {
         let text = "{\n  \"a\": nope\n}";
         let err = serde_json::from_str::<Value>(text).expect_err("invalid");
-        let offset = hookrig_config::json_offset(text, err.line(), err.column()).expect("placed");
+        let offset = hookrig_core::json_offset(text, err.line(), err.column()).expect("placed");
         assert_eq!(
-            hookrig_config::line_col(text, offset),
+            hookrig_core::line_col(text, offset),
             (err.line(), err.column())
         );
     }

@@ -29,8 +29,8 @@ use super::webhook;
 use crate::definition::{HookDef, Settings};
 use crate::loader::{LoadContext, LoadOptions};
 use crate::native::NativeProtocol;
-use hookrig_config::{Diagnostic, Severity};
 use hookrig_config::{Environment, Project};
+use hookrig_core::{Diagnostic, Severity};
 
 /// A registered package to load: its id and directory (from the store).
 #[derive(Debug, Clone, PartialEq, Eq)]

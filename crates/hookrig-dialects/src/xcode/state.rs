@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::loader::LoadContext;
-use hookrig_config::{Diagnostic, Severity};
+use hookrig_core::{Diagnostic, Severity};
 
 /// One record of x-code's `installed_plugins.json`: the plugin lives in
 /// `cache/<marketplace>/<name>/<version>/`.
@@ -209,7 +209,7 @@ fn parse(ctx: &mut LoadContext<'_>, path: &Path, text: &str) -> Option<Value> {
     match serde_json::from_str(text) {
         Ok(value) => Some(value),
         Err(err) => {
-            let offset = hookrig_config::json_offset(text, err.line(), err.column());
+            let offset = hookrig_core::json_offset(text, err.line(), err.column());
             ctx.diagnostics.push(Diagnostic::at(
                 path,
                 text,
