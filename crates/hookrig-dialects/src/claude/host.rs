@@ -14,34 +14,13 @@
 use hookrig_core::{Decision, Dialect, Dispatched, EventName, HookResult, Outcome, Payload};
 use serde_json::{Map, Value, json};
 
+use super::events;
 use crate::errors::HostError;
 use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object};
 
 /// Claude Code's host mode (also Codex, Cursor, Gemini and other agents that read that
 /// format).
 pub(crate) const HOST: Host = Host::new(Dialect::Claude, read, answer, no_failure_answer, false);
-
-/// Claude Code's names for catalog events, to answer under the name Claude used.
-const CLAUDE_NAMES: &[&str] = &[
-    "PreToolUse",
-    "PostToolUse",
-    "UserPromptSubmit",
-    "Stop",
-    "SubagentStart",
-    "SubagentStop",
-    "SessionStart",
-    "SessionEnd",
-    "PreCompact",
-    "PostCompact",
-];
-
-/// Events whose `hookSpecificOutput.additionalContext` Claude Code reads.
-const CONTEXT_EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PostToolUse",
-    "UserPromptSubmit",
-    "SessionStart",
-];
 
 fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
     let input = parse_object(stdin)?.into_map();
@@ -99,10 +78,7 @@ fn canonical(input: Map<String, Value>) -> Payload {
 
 /// The Claude Code name of an event.
 fn claude_name(event: &EventName) -> String {
-    CLAUDE_NAMES
-        .iter()
-        .find(|name| EventName::resolve(name).as_str() == event.as_str())
-        .map_or_else(|| event.as_str().to_owned(), |name| (*name).to_owned())
+    events::name_of(event.as_str()).map_or_else(|| event.as_str().to_owned(), str::to_owned)
 }
 
 /// The first hook that denied one of the notify events Claude Code lets hooks block.
@@ -201,7 +177,7 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         .chain(&dispatched.system_prompt_append)
         .map(String::as_str)
         .collect();
-    if !context.is_empty() && CONTEXT_EVENTS.contains(&event.as_str()) {
+    if !context.is_empty() && events::by_name(&event).is_some_and(|e| e.reads_context) {
         specific.insert("additionalContext".into(), json!(context.join("\n\n")));
     }
     if !specific.is_empty() {

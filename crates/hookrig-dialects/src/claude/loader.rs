@@ -21,6 +21,7 @@ use serde_json::value::RawValue;
 
 use hookrig_exec::CommandDef;
 
+use super::events;
 use crate::claude::ClaudeProtocol;
 use crate::definition::{HookDef, Shadowed};
 use crate::loader::LoadContext;
@@ -43,43 +44,6 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
 /// The parallel group of Claude hooks: Claude Code runs every matching hook of an event
 /// at once, and the most restrictive answer wins.
 pub(crate) const GROUP: &str = "claude";
-
-/// Events whose matcher Claude Code tests against the tool name.
-/// The input field Claude Code tests the matcher of these events against (they have
-/// no tool).
-fn field_matched(event: &str) -> Option<&'static str> {
-    match event {
-        "SessionStart" => Some("source"),
-        "SessionEnd" => Some("reason"),
-        "PreCompact" | "PostCompact" => Some("trigger"),
-        "Notification" => Some("notification_type"),
-        _ => None,
-    }
-}
-
-const TOOL_EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PermissionRequest",
-];
-
-/// Claude Code's event names, for did-you-mean warnings on a misspelt one.
-const CLAUDE_EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PermissionRequest",
-    "UserPromptSubmit",
-    "Notification",
-    "Stop",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-    "SessionStart",
-    "SessionEnd",
-];
 
 /// What a Claude Code hook needs at run time beyond its command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -489,10 +453,10 @@ fn key_offset(file: &File<'_>, event: &str, value_pos: usize) -> usize {
 }
 
 fn warn_unknown_event(file: &File<'_>, event: &str, pos: usize, diagnostics: &mut Vec<Diagnostic>) {
-    if CLAUDE_EVENTS.contains(&event) || EventName::resolve(event).is_known() {
+    if events::by_name(event).is_some() || EventName::resolve(event).is_known() {
         return;
     }
-    if let Some(known) = did_you_mean(event, CLAUDE_EVENTS.iter().copied()) {
+    if let Some(known) = did_you_mean(event, events::EVENTS.iter().map(|e| e.name)) {
         diagnostics.push(file.at(
             pos,
             Severity::Warning,
@@ -557,7 +521,7 @@ impl File<'_> {
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Option<Matcher> {
         let pattern = raw.unwrap_or("");
-        if !TOOL_EVENTS.contains(&event) && field_matched(event).is_none() {
+        if events::by_name(event).is_none_or(|e| !e.tool && e.matched_field.is_none()) {
             if !matches!(pattern, "" | "*") {
                 diagnostics.push(self.at(
                     pos,
@@ -652,7 +616,7 @@ impl File<'_> {
                 description: None,
                 timeout: Some(timeout),
                 group: Some(GROUP.to_owned()),
-                matcher_field: field_matched(event),
+                matcher_field: events::by_name(event).and_then(|e| e.matched_field),
                 untrusted: None,
             },
             command,

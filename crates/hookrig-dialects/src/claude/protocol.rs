@@ -16,6 +16,7 @@ use hookrig_exec::process::{EnvPolicy, ProcessOutput};
 use hookrig_exec::{Limits, Protocol};
 use serde_json::{Map, Value, json};
 
+use super::events;
 use super::loader::ClaudeHook;
 use crate::native::cut;
 use crate::protocol::DialectProtocol;
@@ -115,17 +116,6 @@ fn interpolate(value: &str, allowed: &[String]) -> String {
 /// Longest reason or message taken from stderr.
 const REASON_CAP: usize = 1024;
 
-/// Events that carry a tool call.
-const TOOL_EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PermissionRequest",
-];
-
-/// Events whose plain-text stdout Claude Code adds as context.
-const TEXT_CONTEXT_EVENTS: &[&str] = &["UserPromptSubmit", "SessionStart"];
-
 /// Canonical payload fields that are presented under Claude's own names.
 const PRESENTED: &[&str] = &[
     "event",
@@ -166,7 +156,7 @@ fn input(def: &ClaudeHook, invocation: &Invocation) -> Value {
         json!(text("permission_mode", "default")),
     );
     map.insert("hook_event_name".into(), json!(def.event));
-    if TOOL_EVENTS.contains(&def.event.as_str()) || tool.is_some() {
+    if events::by_name(&def.event).is_some_and(|e| e.tool) || tool.is_some() {
         let name = invocation.payload.tool_name().unwrap_or("").to_owned();
         map.insert("tool_name".into(), json!(name));
         map.insert(
@@ -263,7 +253,7 @@ fn read_output(def: &ClaudeHook, hook: &str, stdout: &[u8]) -> Reply {
     }
     if !text.starts_with('{') {
         let mut verdict = Verdict::allow();
-        if TEXT_CONTEXT_EVENTS.contains(&def.event.as_str()) {
+        if events::by_name(&def.event).is_some_and(|e| e.text_context) {
             verdict.context = Some(text.to_owned());
         }
         return Reply::Verdict(verdict);
