@@ -11,7 +11,7 @@ pub const MAX_SOURCE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Reads a config source as text (see [`read_source_bytes`]); bytes that are not UTF-8
 /// are an `InvalidData` error without a position. Callers that report a position use
-/// [`read_source_bytes`] and [`Diagnostic::utf8`].
+/// [`read_source_bytes`] and [`hookrig_core::Diagnostic::utf8`].
 pub fn read_source(path: &Path) -> std::io::Result<String> {
     String::from_utf8(read_source_bytes(path)?)
         .map_err(|err| std::io::Error::new(ErrorKind::InvalidData, err))

@@ -46,7 +46,7 @@ pub struct TrustedHook {
 pub struct TrustStore {
     /// Format version, for future migrations.
     pub version: u32,
-    /// Trusted hooks by [`hook_key`].
+    /// Trusted hooks by their key (`hookrig_dialects::hook_key` for a hook).
     pub hooks: BTreeMap<String, TrustedHook>,
 }
 
