@@ -7,8 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
-use hookrig_config::{Diagnostic, Distrust, Environment, Severity, TrustStore, TrustedHook};
+use hookrig_config::{Distrust, Environment, TrustStore, TrustedHook};
+
 use hookrig_core::EventName;
+use hookrig_core::{Diagnostic, Severity};
 use hookrig_store::{AutomationRow, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -464,7 +466,7 @@ pub fn parse_automation(
     let is_json = path.extension().is_some_and(|e| e == "json");
     let raw: RawAutomation = if is_json {
         serde_json::from_str(text).map_err(|err| {
-            let offset = hookrig_config::json_offset(text, err.line(), err.column());
+            let offset = hookrig_core::json_offset(text, err.line(), err.column());
             let message = err.to_string();
             // serde_json appends " at line L column C", which the diagnostic already says.
             let message = message

@@ -23,7 +23,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use hookrig_config::{ConfigToml, Diagnostic, Environment};
+use hookrig_config::{ConfigToml, Environment};
+
+use hookrig_core::Diagnostic;
 use hookrig_core::EventName;
 use hookrig_exec::ProcessGroups;
 use hookrig_store::Store;

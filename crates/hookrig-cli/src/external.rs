@@ -568,7 +568,7 @@ fn package_commands(
     let mut commands = Vec::new();
     let mut warnings = Vec::new();
     for package in &packages {
-        let check = hookrig_config::check_package(&env, package);
+        let check = hookrig_dialects::check_package(&env, package);
         match check.package {
             Some(loaded) => {
                 commands.extend(loaded.commands.into_iter().map(|file| PackageCommand {
@@ -583,7 +583,7 @@ fn package_commands(
                 check
                     .diagnostics
                     .iter()
-                    .filter(|d| d.severity == hookrig_config::Severity::Error)
+                    .filter(|d| d.severity == hookrig_core::Severity::Error)
                     .map(ToString::to_string)
                     .collect::<Vec<_>>()
                     .join("; ")

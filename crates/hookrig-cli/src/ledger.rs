@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hookrig_config::PackageRef;
+use hookrig_dialects::PackageRef;
 use hookrig_store::Store;
 
 use crate::cli::GlobalArgs;

@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use std::ffi::OsStr;
 use std::path::Path;
 
-use hookrig_config::{LoadOptions, PackageRef};
+use hookrig_dialects::{LoadOptions, PackageRef};
 use hookrig_runtime::Scope;
 
 use crate::cli::{Command, ConfigCommand, GlobalArgs, ProvidersCommand};

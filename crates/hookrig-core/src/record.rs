@@ -133,7 +133,7 @@ pub struct HookRecord {
     /// The file that declared it.
     pub source: PathBuf,
     /// That file's dialect.
-    pub dialect: &'static str,
+    pub dialect: crate::Dialect,
     /// What came of it.
     pub result: HookResult,
     /// Why it did not run, when it did not.

@@ -192,8 +192,23 @@ pub(crate) fn group_has_live_members(pgid: i32) -> Option<bool> {
 }
 
 /// The live descendants of this process that carry `tag`.
+///
+/// A scan reads one process after another, so a parent that exits meanwhile can be
+/// missing from it while its child still names it as parent: the kernel hands that
+/// child to this process (the subreaper) an instant later. Such a child cannot be
+/// reached from this process in the scan, so processes whose parent is not in the scan
+/// are candidates too; the tag says whether they are the hook's.
 fn tagged(needle: &[u8], procs: &HashMap<i32, Proc>) -> Vec<i32> {
-    descendants(me(), procs)
+    let mut candidates = descendants(me(), procs);
+    candidates.extend(
+        procs
+            .iter()
+            .filter(|(_, proc)| proc.ppid > 1 && !procs.contains_key(&proc.ppid))
+            .map(|(&pid, _)| pid),
+    );
+    candidates.sort_unstable();
+    candidates.dedup();
+    candidates
         .into_iter()
         .filter(|pid| !procs[pid].zombie && carries(*pid, needle))
         .collect()

@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use hookrig_config::{LoadOptions, LoadedConfig};
 use hookrig_core::{
     Bus, Dialect, Dispatched, Event, EventContext, EventName, Outcome, Payload, Registry,
     SkipReason, dispatch,
 };
+use hookrig_dialects::{LoadOptions, LoadedConfig};
 use hookrig_exec::{AsyncPool, ProcessGroups};
 use hookrig_store::{EmitDecision, EmitRecord, Store};
 

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hookrig_config::PackageRef;
 use hookrig_core::{AsyncCompletion, Dispatched, HookRecord, SkipReason, duration_ms};
+use hookrig_dialects::PackageRef;
 use hookrig_store::{EmitRecord, HookRun, Store, StoreError};
 
 /// The plugin packages enabled for `agent` (or for `*` only, with no agent) in the
@@ -44,16 +44,11 @@ pub fn open_for_reading(path: &Path) -> Result<Store, StoreError> {
 }
 
 /// A dispatcher record as a ledger row.
-pub(crate) fn hook_run(record: &HookRecord) -> HookRun {
+pub fn hook_run(record: &HookRecord) -> HookRun {
     HookRun {
         name: record.name.clone(),
         source: record.source.display().to_string(),
-        // Every loader names its hooks' dialect by `Dialect::as_str`, so the name reads
-        // back; an unknown one would be a loader naming a dialect that does not exist.
-        dialect: record
-            .dialect
-            .parse()
-            .expect("hook dialects are named by Dialect::as_str"),
+        dialect: record.dialect,
         matched: record.skip.is_none()
             || matches!(
                 record.skip,

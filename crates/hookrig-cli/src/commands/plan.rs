@@ -216,7 +216,7 @@ impl Formatters {
         }
         let (packages, _) = ledger::enabled_packages(global, agent)?;
         for package in &packages {
-            let check = hookrig_config::check_package(&env, package);
+            let check = hookrig_dialects::check_package(&env, package);
             match check.package {
                 Some(loaded) => candidates.extend(
                     loaded

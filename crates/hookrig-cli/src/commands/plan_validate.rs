@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use futures_util::future::join_all;
-use hookrig_config::{Environment, PackageRef, find_project};
+use hookrig_config::{Environment, find_project};
+use hookrig_dialects::PackageRef;
 use hookrig_exec::{EnvPolicy, ProcessGroups, ProcessSpec, Termination, run_process};
 use hookrig_plan::plan::Plan;
 use hookrig_plan::spl;
@@ -312,7 +313,7 @@ fn discover(plan: &Path, env: &Environment, packages: &[PackageRef]) -> Vec<Vali
         validators.extend(found);
     }
     for package in packages {
-        let check = hookrig_config::check_package(env, package);
+        let check = hookrig_dialects::check_package(env, package);
         match check.package {
             Some(loaded) => {
                 // Enabled plugin packages are the user's choice, trusted as such.

@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Subcommand};
-use hookrig_config::{Environment, PackageRef, Severity, check_package, valid_package_id};
+use hookrig_config::Environment;
+use hookrig_core::Severity;
+use hookrig_dialects::{PackageRef, check_package, valid_package_id};
 use hookrig_store::{ALL_AGENTS, PluginEntry, PluginRow, StoreError};
 
 use crate::cli::GlobalArgs;
