@@ -7,9 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
-use hookrig_config::{Diagnostic, Distrust, Environment, Severity, TrustStore, TrustedHook};
+use hookrig_config::{Distrust, Environment, TrustStore, TrustedHook};
+
 use hookrig_core::EventName;
-use hookrig_store::{AutomationRow, Ledger, StoreError};
+use hookrig_core::{Diagnostic, Severity};
+use hookrig_store::{AutomationRow, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -464,7 +466,7 @@ pub fn parse_automation(
     let is_json = path.extension().is_some_and(|e| e == "json");
     let raw: RawAutomation = if is_json {
         serde_json::from_str(text).map_err(|err| {
-            let offset = hookrig_config::json_offset(text, err.line(), err.column());
+            let offset = hookrig_core::json_offset(text, err.line(), err.column());
             let message = err.to_string();
             // serde_json appends " at line L column C", which the diagnostic already says.
             let message = message
@@ -643,13 +645,16 @@ pub struct ProjectSync {
 pub fn sync_project_automations(
     env: &Environment,
     root: &Path,
-    store: &mut Ledger,
+    store: &Store,
     now: f64,
 ) -> Result<ProjectSync, StoreError> {
     let found = project_automations(env, root, now);
     let mut sync = ProjectSync::default();
     let mut hold = |file: &Path, why: String| -> Result<(), StoreError> {
-        for id in store.hold_automations(&file.display().to_string(), &why, now)? {
+        for id in store
+            .automations()
+            .hold(&file.display().to_string(), &why, now)?
+        {
             sync.stopped.push((id, file.to_owned()));
         }
         Ok(())
@@ -668,10 +673,10 @@ pub fn sync_project_automations(
         hold(file, format!("{}: {why}", file.display()))?;
     }
     for mut automation in found.trusted {
-        if let Some(stored) = store.automation(&automation.id)? {
+        if let Some(stored) = store.automations().get(&automation.id)? {
             automation.enabled = stored.enabled;
         }
-        store.upsert_automation(&automation.to_row())?;
+        store.automations().upsert(&automation.to_row())?;
         sync.loaded
             .push((automation.id, automation.source.unwrap_or_default()));
     }

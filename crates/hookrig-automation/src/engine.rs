@@ -15,8 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hookrig_core::EventName;
-use hookrig_store::{AutomationLock, AutomationRunRow, Ledger, StoreError};
-use serde::{Deserialize, Serialize};
+use hookrig_store::{AutomationLock, AutomationRun, RunStatus, Store, StoreError};
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -131,65 +130,6 @@ pub struct Wiring {
     pub clock: Clock,
 }
 
-/// A run as `hookrig fire` and `hookrig auto runs` show it: the store row with its JSON
-/// columns parsed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunRecord {
-    /// Run id.
-    pub id: String,
-    /// The automation.
-    pub automation_id: String,
-    /// Its project.
-    pub project_id: String,
-    /// `periodic`, `cron`, `event:<type>` or `manual`.
-    pub trigger_reason: String,
-    /// `running`, `completed`, `skipped`, `failed` or `interrupted`.
-    pub status: String,
-    /// The event data.
-    pub event_data: Option<Value>,
-    /// The step results.
-    pub context_results: Option<Value>,
-    /// The prompt sent, with its preamble.
-    pub prompt_sent: Option<String>,
-    /// The reply, or the error of a failed run.
-    pub llm_response: Option<String>,
-    /// Reserved for a record of what a run did; never written yet.
-    pub actions_taken: Option<String>,
-    /// Why the LLM was skipped.
-    pub skipped_reason: Option<String>,
-    /// Estimated tokens.
-    pub tokens_used: i64,
-    /// Unix seconds.
-    pub started_at: f64,
-    /// Unix seconds.
-    pub completed_at: Option<f64>,
-}
-
-impl From<AutomationRunRow> for RunRecord {
-    fn from(row: AutomationRunRow) -> Self {
-        // A column that does not parse is shown as the text it holds rather than lost.
-        let json = |text: Option<String>| {
-            text.map(|t| serde_json::from_str(&t).unwrap_or(Value::String(t)))
-        };
-        RunRecord {
-            id: row.id,
-            automation_id: row.automation_id,
-            project_id: row.project_id,
-            trigger_reason: row.trigger_reason,
-            status: row.status,
-            event_data: json(row.event_data),
-            context_results: json(row.context_results),
-            prompt_sent: row.prompt_sent,
-            llm_response: row.llm_response,
-            actions_taken: row.actions_taken,
-            skipped_reason: row.skipped_reason,
-            tokens_used: row.tokens_used,
-            started_at: row.started_at,
-            completed_at: row.completed_at,
-        }
-    }
-}
-
 /// Why `fire` did not produce a record.
 #[derive(Debug, thiserror::Error)]
 pub enum FireError {
@@ -225,7 +165,7 @@ pub struct Engine {
 }
 
 struct Inner {
-    store: Mutex<Ledger>,
+    store: Mutex<Store>,
     wiring: Wiring,
     settings: EngineSettings,
     state: Mutex<State>,
@@ -255,12 +195,12 @@ impl Engine {
     /// leftovers is the job of the one process that owns the store's automations,
     /// `hookrig serve`, which does it once it holds the serve socket.
     pub fn new(
-        store: Ledger,
+        store: Store,
         wiring: Wiring,
         settings: EngineSettings,
     ) -> Result<Engine, StoreError> {
         let now = (wiring.clock)();
-        let last_run = store.last_automation_run_starts()?;
+        let last_run = store.automation_runs().last_starts()?;
         Ok(Engine {
             inner: Arc::new(Inner {
                 store: Mutex::new(store),
@@ -387,13 +327,13 @@ impl Engine {
     ) {
         tracing::debug!(automation = %automation.id, trigger = %trigger_reason, "event not run: {why}");
         let now = self.now();
-        let row = AutomationRunRow {
+        let row = AutomationRun {
             id: new_run_id(),
             automation_id: automation.id.clone(),
             project_id: automation.project_id.clone(),
             trigger_reason: trigger_reason.to_owned(),
-            status: "skipped".to_owned(),
-            event_data: Some(Value::Object(payload.clone()).to_string()),
+            status: RunStatus::Skipped,
+            event_data: Some(Value::Object(payload.clone())),
             context_results: None,
             prompt_sent: None,
             llm_response: None,
@@ -403,7 +343,7 @@ impl Engine {
             started_at: now,
             completed_at: Some(now),
         };
-        if let Err(err) = self.store().insert_automation_run(&row) {
+        if let Err(err) = self.store().automation_runs().insert(&row) {
             tracing::error!(automation = %automation.id, error = %err, "cannot record a dropped event");
         }
     }
@@ -473,13 +413,14 @@ impl Engine {
 
     /// Runs the automation `id` now, bypassing the cooldown but setting its last-run
     /// time, waits for the run and returns its record.
-    pub async fn fire(&self, id: &str) -> Result<RunRecord, FireError> {
+    pub async fn fire(&self, id: &str) -> Result<AutomationRun, FireError> {
         // A run that has ended is no longer in flight for a manual fire: without this,
         // firing again within one tick of the last run would be refused as running.
         self.clean_up().await;
         let row = self
             .store()
-            .automation(id)?
+            .automations()
+            .get(id)?
             .ok_or_else(|| FireError::NotFound(id.to_owned()))?;
         let automation = Automation::from_row(row)?;
         if let Some(reason) = &automation.held {
@@ -517,13 +458,13 @@ impl Engine {
             ids.push((id, flight.run_id));
         }
         let now = self.now();
-        let mut store = self.store();
+        let store = self.store();
         let run_ids: Vec<String> = ids.iter().map(|(_, run)| run.clone()).collect();
-        if let Err(err) = store.interrupt_runs(&run_ids, now) {
+        if let Err(err) = store.automation_runs().interrupt(&run_ids, now) {
             tracing::error!(error = %err, "cannot mark the cancelled runs interrupted");
         }
         for (id, run) in &ids {
-            unlock(&mut store, id, run);
+            unlock(&store, id, run);
         }
     }
 
@@ -550,12 +491,13 @@ impl Engine {
         automation: Automation,
         trigger_reason: String,
         event: Option<Value>,
-        done: Option<oneshot::Sender<RunRecord>>,
+        done: Option<oneshot::Sender<AutomationRun>>,
     ) -> Result<String, AutomationLock> {
         let run_id = new_run_id();
         match self
             .store()
-            .lock_automation(&automation.id, &run_id, self.now())
+            .automation_locks()
+            .acquire(&automation.id, &run_id, self.now())
         {
             Ok(None) => {}
             Ok(Some(held)) => return Err(held),
@@ -571,7 +513,7 @@ impl Engine {
         let task_run_id = run_id.clone();
         let handle = tokio::spawn(async move {
             let record = execute(&inner, &automation, trigger_reason, event, task_run_id).await;
-            unlock(&mut inner.lock_store(), &record.automation_id, &record.id);
+            unlock(&inner.lock_store(), &record.automation_id, &record.id);
             if let Some(done) = done {
                 let _ = done.send(record);
             }
@@ -602,17 +544,17 @@ impl Engine {
         for (id, flight) in finished {
             if let Err(err) = flight.handle.await {
                 // The task ended before it could release the lock.
-                unlock(&mut self.store(), &id, &flight.run_id);
+                unlock(&self.store(), &id, &flight.run_id);
                 tracing::error!(automation = %id, run = %flight.run_id, error = %err, "an automation run crashed");
                 let now = self.now();
-                let mut store = self.store();
-                if let Ok(Some(mut row)) = store.automation_run(&flight.run_id)
-                    && row.status == "running"
+                let store = self.store();
+                if let Ok(Some(mut row)) = store.automation_runs().get(&flight.run_id)
+                    && row.status == RunStatus::Running
                 {
-                    "failed".clone_into(&mut row.status);
+                    row.status = RunStatus::Failed;
                     row.llm_response = Some(format!("the run crashed: {err}"));
                     row.completed_at = Some(now);
-                    if let Err(err) = store.update_automation_run(&row) {
+                    if let Err(err) = store.automation_runs().update(&row) {
                         tracing::error!(error = %err, "cannot record the crashed run");
                     }
                 }
@@ -621,7 +563,7 @@ impl Engine {
     }
 
     fn enabled_automations(&self) -> Option<Vec<Automation>> {
-        let rows = match self.store().automations(true) {
+        let rows = match self.store().automations().list(true) {
             Ok(rows) => rows,
             Err(err) => {
                 tracing::error!(error = %err, "cannot read the automations");
@@ -650,22 +592,22 @@ impl Engine {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn store(&self) -> MutexGuard<'_, Ledger> {
+    fn store(&self) -> MutexGuard<'_, Store> {
         self.inner.lock_store()
     }
 }
 
 impl Inner {
     // A std mutex: every store call is a short SQLite statement and never awaits.
-    fn lock_store(&self) -> MutexGuard<'_, Ledger> {
+    fn lock_store(&self) -> MutexGuard<'_, Store> {
         self.store.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 /// Releases the lock of `automation_id` held by `run_id`, logging a failure (a lock
 /// left behind is taken over once this process has ended).
-fn unlock(store: &mut Ledger, automation_id: &str, run_id: &str) {
-    if let Err(err) = store.unlock_automation(automation_id, run_id) {
+fn unlock(store: &Store, automation_id: &str, run_id: &str) {
+    if let Err(err) = store.automation_locks().release(automation_id, run_id) {
         tracing::error!(automation = %automation_id, error = %err, "cannot unlock the automation");
     }
 }
@@ -776,15 +718,15 @@ async fn execute(
     trigger_reason: String,
     event: Option<Value>,
     run_id: String,
-) -> RunRecord {
+) -> AutomationRun {
     let clock = &inner.wiring.clock;
-    let mut row = AutomationRunRow {
+    let mut row = AutomationRun {
         id: run_id,
         automation_id: automation.id.clone(),
         project_id: automation.project_id.clone(),
         trigger_reason,
-        status: "running".to_owned(),
-        event_data: event.as_ref().map(Value::to_string),
+        status: RunStatus::Running,
+        event_data: event,
         context_results: None,
         prompt_sent: None,
         llm_response: None,
@@ -794,7 +736,7 @@ async fn execute(
         started_at: clock(),
         completed_at: None,
     };
-    if let Err(err) = inner.lock_store().insert_automation_run(&row) {
+    if let Err(err) = inner.lock_store().automation_runs().insert(&row) {
         tracing::error!(automation = %automation.id, error = %err, "cannot record the run");
     }
     let observe = |phase: RunPhase<'_>| {
@@ -816,7 +758,7 @@ async fn execute(
             inner,
             automation,
             &row.trigger_reason,
-            event.as_ref(),
+            row.event_data.as_ref(),
             &gathered,
         ),
     )
@@ -832,10 +774,10 @@ async fn execute(
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner)
         .unwrap_or_default();
-    row.context_results = Some(Value::Array(results).to_string());
+    row.context_results = Some(Value::Array(results));
     match outcome {
         Outcome::Skipped(reason) => {
-            "skipped".clone_into(&mut row.status);
+            row.status = RunStatus::Skipped;
             observe(RunPhase::Skipped { reason: &reason });
             row.skipped_reason = Some(reason);
         }
@@ -844,7 +786,7 @@ async fn execute(
             response,
             tokens,
         } => {
-            "completed".clone_into(&mut row.status);
+            row.status = RunStatus::Completed;
             observe(RunPhase::Completed {
                 response: response.as_deref(),
             });
@@ -853,7 +795,7 @@ async fn execute(
             row.tokens_used = i64::try_from(tokens).unwrap_or(i64::MAX);
         }
         Outcome::Failed { prompt, error } => {
-            "failed".clone_into(&mut row.status);
+            row.status = RunStatus::Failed;
             observe(RunPhase::Failed { error: &error });
             if prompt.is_some() {
                 row.prompt_sent = prompt;
@@ -862,10 +804,10 @@ async fn execute(
         }
     }
     row.completed_at = Some(clock());
-    if let Err(err) = inner.lock_store().update_automation_run(&row) {
+    if let Err(err) = inner.lock_store().automation_runs().update(&row) {
         tracing::error!(automation = %automation.id, error = %err, "cannot record the end of the run");
     }
-    RunRecord::from(row)
+    row
 }
 
 async fn pipeline(

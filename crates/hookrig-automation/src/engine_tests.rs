@@ -115,9 +115,10 @@ impl World {
     fn add(&self, toml: &str) {
         let automation = parse_automation(Path::new("/t/a.toml"), toml, "proj", START)
             .expect("valid automation");
-        Ledger::open(&self.path)
+        Store::open(&self.path)
             .expect("open")
-            .upsert_automation(&automation.to_row())
+            .automations()
+            .upsert(&automation.to_row())
             .expect("store");
     }
 
@@ -146,10 +147,11 @@ impl World {
         panic!("runs did not finish");
     }
 
-    fn runs(&self, id: Option<&str>) -> Vec<AutomationRunRow> {
-        Ledger::open(&self.path)
+    fn runs(&self, id: Option<&str>) -> Vec<AutomationRun> {
+        Store::open(&self.path)
             .expect("open")
-            .automation_runs(id, 100)
+            .automation_runs()
+            .list(id, 100)
             .expect("runs")
     }
 
@@ -167,8 +169,8 @@ impl World {
 }
 
 /// A row recording an event that was not run.
-fn is_dropped(run: &AutomationRunRow) -> bool {
-    run.status == "skipped" && run.context_results.is_none()
+fn is_dropped(run: &AutomationRun) -> bool {
+    run.status == RunStatus::Skipped && run.context_results.is_none()
 }
 
 fn build(
@@ -185,7 +187,7 @@ fn build(
         observer: Some(Arc::clone(phases) as Arc<dyn RunObserver>),
         clock: Arc::new(move || *clock_time.lock().expect("not poisoned")),
     };
-    Engine::new(Ledger::open(path).expect("open"), wiring, settings).expect("engine")
+    Engine::new(Store::open(path).expect("open"), wiring, settings).expect("engine")
 }
 
 use std::path::Path;
@@ -214,9 +216,9 @@ async fn event_runs_the_matching_automation_with_the_payload() {
     world.settle().await;
     let runs = world.runs(None);
     assert_eq!(runs.len(), 1, "only the automation for task.completed ran");
-    let record = RunRecord::from(runs[0].clone());
+    let record = runs[0].clone();
     assert_eq!(record.trigger_reason, "event:task.completed");
-    assert_eq!(record.status, "completed");
+    assert_eq!(record.status, RunStatus::Completed);
     assert_eq!(
         record.event_data,
         Some(
@@ -438,7 +440,7 @@ async fn every_spelling_of_an_event_fires_every_spelling_of_its_triggers() {
     world.settle().await;
     let runs = world.runs(Some("claude"));
     assert_eq!(runs.len(), 2, "an aliased emit fires it too");
-    let record = RunRecord::from(runs[0].clone());
+    let record = runs[0].clone();
     assert_eq!(record.trigger_reason, "event:tool.after");
     assert_eq!(
         record.event_data,
@@ -474,7 +476,7 @@ async fn periodic_first_run_then_timing_fields_after_the_interval() {
     world.add(&periodic_automation("p", 600, 0));
     world.engine.tick().await;
     world.settle().await;
-    let first = RunRecord::from(world.runs(Some("p"))[0].clone());
+    let first = world.runs(Some("p"))[0].clone();
     assert_eq!(first.trigger_reason, "periodic");
     assert_eq!(
         first.event_data,
@@ -501,7 +503,7 @@ async fn periodic_first_run_then_timing_fields_after_the_interval() {
     world.advance(1.0);
     world.engine.tick().await;
     world.settle().await;
-    let second = RunRecord::from(world.runs(Some("p"))[0].clone());
+    let second = world.runs(Some("p"))[0].clone();
     assert_eq!(
         second.event_data,
         Some(json!({
@@ -570,7 +572,7 @@ async fn fire_bypasses_the_cooldown_and_sets_the_last_run() {
     world.advance(10.0);
     let record = world.engine.fire("p").await.expect("fired");
     assert_eq!(record.trigger_reason, "manual");
-    assert_eq!(record.status, "completed");
+    assert_eq!(record.status, RunStatus::Completed);
     assert_eq!(record.event_data, None);
     assert_eq!(world.engine.last_run("p"), Some(START + 10.0));
     assert_eq!(world.runs(Some("p")).len(), 2);
@@ -613,10 +615,10 @@ async fn shutdown_marks_runs_in_flight_interrupted() {
     world.add(&event_automation("a", "e", ""));
     world.engine.on_event("e", json!({}));
     tokio::time::sleep(Duration::from_millis(20)).await;
-    assert_eq!(world.runs(None)[0].status, "running");
+    assert_eq!(world.runs(None)[0].status, RunStatus::Running);
     world.engine.shutdown().await;
     let run = &world.runs(None)[0];
-    assert_eq!(run.status, "interrupted");
+    assert_eq!(run.status, RunStatus::Interrupted);
     assert_eq!(run.completed_at, Some(world.now()));
     assert!(world.engine.in_flight().is_empty());
 }
@@ -641,14 +643,15 @@ async fn a_fire_cut_short_by_shutdown_says_so() {
 async fn a_new_engine_leaves_runs_of_other_processes_running() {
     let world = World::new(Reply::Answer, EngineSettings::default());
     world.add(&event_automation("a", "e", ""));
-    let mut store = Ledger::open(&world.path).expect("open");
+    let store = Store::open(&world.path).expect("open");
     store
-        .insert_automation_run(&AutomationRunRow {
+        .automation_runs()
+        .insert(&AutomationRun {
             id: "crashed".to_owned(),
             automation_id: "a".to_owned(),
             project_id: "proj".to_owned(),
             trigger_reason: "manual".to_owned(),
-            status: "running".to_owned(),
+            status: RunStatus::Running,
             event_data: None,
             context_results: None,
             prompt_sent: None,
@@ -668,11 +671,12 @@ async fn a_new_engine_leaves_runs_of_other_processes_running() {
         EngineSettings::default(),
     );
     let run = store
-        .automation_run("crashed")
+        .automation_runs()
+        .get("crashed")
         .expect("read")
         .expect("present");
     // Another `hookrig fire` may still be running it; `serve` alone recovers crashes.
-    assert_eq!(run.status, "running");
+    assert_eq!(run.status, RunStatus::Running);
     assert_eq!(run.completed_at, None);
 }
 
@@ -683,7 +687,7 @@ async fn a_matching_skip_flag_records_a_skipped_run_without_calling_the_llm() {
         "id = \"s\"\nname = \"s\"\ncontext_steps = [{ type = \"shell\", command = \"true\", skip_llm_if_exit_zero = true, canned = { stdout = \"\", exit_code = 0 } }]\n[trigger]\ntype = \"periodic\"\n",
     );
     let record = world.engine.fire("s").await.expect("fired");
-    assert_eq!(record.status, "skipped");
+    assert_eq!(record.status, RunStatus::Skipped);
     assert_eq!(
         record.skipped_reason.as_deref(),
         Some("step_0: exit code 0 (skip_llm_if_exit_zero)")
@@ -704,7 +708,7 @@ async fn skip_llm_completes_without_a_response() {
         "id = \"s\"\nname = \"s\"\ncontext_steps = [{ type = \"shell\", canned = { stdout = \"x\" } }]\n[trigger]\ntype = \"periodic\"\nskip_llm = true\n",
     );
     let record = world.engine.fire("s").await.expect("fired");
-    assert_eq!(record.status, "completed");
+    assert_eq!(record.status, RunStatus::Completed);
     assert_eq!(record.llm_response, None);
     assert_eq!(record.tokens_used, 0);
     assert_eq!(
@@ -719,7 +723,7 @@ async fn an_llm_error_fails_the_run_with_its_message() {
     let world = World::new(Reply::Fail, EngineSettings::default());
     world.add(&event_automation("a", "e", ""));
     let record = world.engine.fire("a").await.expect("fired");
-    assert_eq!(record.status, "failed");
+    assert_eq!(record.status, RunStatus::Failed);
     assert_eq!(record.llm_response.as_deref(), Some("provider said no"));
     assert!(record.prompt_sent.is_some());
     assert_eq!(record.context_results, Some(json!([])));
@@ -734,7 +738,7 @@ async fn max_tokens_per_run_fails_before_the_llm_is_called() {
     let world = World::new(Reply::Answer, EngineSettings::default());
     world.add(&event_automation("a", "e", "max_tokens_per_run = 10"));
     let record = world.engine.fire("a").await.expect("fired");
-    assert_eq!(record.status, "failed");
+    assert_eq!(record.status, RunStatus::Failed);
     let estimate = estimate_tokens(record.prompt_sent.as_deref().expect("prompt kept"), "");
     assert_eq!(
         record.llm_response.expect("reason"),
@@ -746,7 +750,7 @@ async fn max_tokens_per_run_fails_before_the_llm_is_called() {
 
     world.add(&event_automation("b", "e", "max_tokens_per_run = 1000"));
     let record = world.engine.fire("b").await.expect("fired");
-    assert_eq!(record.status, "completed", "under the limit");
+    assert_eq!(record.status, RunStatus::Completed, "under the limit");
 }
 
 #[tokio::test]
@@ -760,7 +764,7 @@ async fn a_run_that_outlasts_run_timeout_fails_and_keeps_its_context() {
         "id = \"t\"\nname = \"t\"\ncontext_steps = [{ type = \"shell\", canned = { stdout = \"gathered\" } }]\n[trigger]\ntype = \"periodic\"\n",
     );
     let record = world.engine.fire("t").await.expect("fired");
-    assert_eq!(record.status, "failed");
+    assert_eq!(record.status, RunStatus::Failed);
     assert_eq!(
         record.llm_response.as_deref(),
         Some("run timed out after 0.1s")
@@ -806,7 +810,7 @@ async fn a_crashing_step_runner_leaves_a_failed_run_after_the_tick() {
     world.add(&event_automation("a", "e", ""));
     let time = Arc::clone(&world.time);
     let engine = Engine::new(
-        Ledger::open(&world.path).expect("open"),
+        Store::open(&world.path).expect("open"),
         Wiring {
             steps: Arc::new(Panics(AtomicUsize::new(0))),
             llm: Arc::clone(&world.llm) as Arc<dyn LlmBackend>,
@@ -820,7 +824,7 @@ async fn a_crashing_step_runner_leaves_a_failed_run_after_the_tick() {
     tokio::time::sleep(Duration::from_millis(50)).await;
     engine.tick().await;
     let run = &world.runs(None)[0];
-    assert_eq!(run.status, "failed");
+    assert_eq!(run.status, RunStatus::Failed);
     assert!(
         run.llm_response
             .as_deref()
@@ -850,7 +854,7 @@ async fn the_master_switch_stops_every_trigger_but_not_fire() {
     world.settle().await;
     assert!(world.runs(None).is_empty(), "nothing ran, nothing recorded");
     let record = world.engine.fire("per").await.expect("fire still works");
-    assert_eq!(record.status, "completed");
+    assert_eq!(record.status, RunStatus::Completed);
     assert_eq!(world.launched(), ["per"]);
 }
 
@@ -876,7 +880,7 @@ async fn events_not_run_are_recorded_with_the_reason() {
             (
                 r.automation_id.clone(),
                 r.skipped_reason.clone().expect("a reason"),
-                serde_json::from_str(r.event_data.as_deref().expect("the event")).expect("JSON"),
+                r.event_data.clone().expect("the event"),
             )
         })
         .collect();
@@ -911,9 +915,10 @@ async fn events_not_run_are_recorded_with_the_reason() {
     tokio::time::sleep(Duration::from_millis(20)).await;
     world.engine.shutdown().await;
     // A restart does not take a dropped event for the last run.
-    let last = Ledger::open(&world.path)
+    let last = Store::open(&world.path)
         .expect("open")
-        .last_automation_run_starts()
+        .automation_runs()
+        .last_starts()
         .expect("last");
     assert!(last.contains_key("a"));
     assert!(!last.contains_key("b"), "b never ran");
@@ -956,5 +961,5 @@ async fn a_second_engine_on_the_ledger_cannot_run_what_the_first_runs() {
     world.engine.shutdown().await;
     let _ = hanging.await;
     let record = other.fire("a").await.expect("free again");
-    assert_eq!(record.status, "completed");
+    assert_eq!(record.status, RunStatus::Completed);
 }

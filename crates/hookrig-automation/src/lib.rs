@@ -5,7 +5,7 @@
 //!
 //! - [`template`] renders `{{step_N}}` / `{{event.field}}` placeholders.
 //! - [`definition`] is the [`Automation`] type, loaded from TOML or JSON files.
-//! - [`engine`] is the [`Engine`]: gates, last-run times, run records.
+//! - [`engine`] is the [`Engine`]: gates, last-run times, the life of a run.
 //! - [`skip`] decides whether the step results short-circuit the LLM call.
 //! - [`steps`] runs the context steps ([`steps::run_steps`]).
 //! - [`llm`] sends the rendered prompt to a CLI or HTTP provider.
@@ -31,8 +31,7 @@ pub mod wiring;
 
 pub use crate::definition::{Automation, Trigger, Watch};
 pub use crate::engine::{
-    Engine, EngineSettings, FireError, LlmBackend, RunObserver, RunPhase, RunRecord, StepRunner,
-    Wiring,
+    Engine, EngineSettings, FireError, LlmBackend, RunObserver, RunPhase, StepRunner, Wiring,
 };
 pub use crate::errors::AutomationError;
 pub use crate::server::{Notice, NoticeSink, Server, ServerOptions};

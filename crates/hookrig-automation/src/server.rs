@@ -23,10 +23,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use hookrig_config::{ConfigToml, Diagnostic, Environment};
+use hookrig_config::{ConfigToml, Environment};
+
+use hookrig_core::Diagnostic;
 use hookrig_core::EventName;
 use hookrig_exec::ProcessGroups;
-use hookrig_store::Ledger;
+use hookrig_store::Store;
 use serde_json::Value;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
@@ -257,14 +259,14 @@ impl Server {
         let (listener, mut requests) = Ingress::bind(&socket).await?;
         say(Notice::Listening(socket.clone()));
 
-        let mut store = Ledger::open(&store_path)?;
+        let store = Store::open(&store_path)?;
         let now = (system_clock())();
-        let interrupted = store.interrupt_running_runs(now)?;
+        let interrupted = store.automation_runs().interrupt_abandoned(now)?;
         if interrupted > 0 {
             say(Notice::Recovered(interrupted));
         }
         let mut project_files = ProjectFiles::of(&env, &root);
-        load_project_automations(&env, &root, &mut store, now, &*notices)?;
+        load_project_automations(&env, &root, &store, now, &*notices)?;
 
         let groups = ProcessGroups::new();
         let notifiers = Notifiers::from_config(&config);
@@ -277,7 +279,7 @@ impl Server {
             Some(Arc::new(Progress(Arc::clone(&notices)))),
         );
         let engine = Engine::new(
-            Ledger::open(&store_path)?,
+            Store::open(&store_path)?,
             wiring,
             wiring::engine_settings(&config),
         )?;
@@ -306,7 +308,7 @@ impl Server {
                         project_files = files;
                         let now = (system_clock())();
                         if let Err(err) =
-                            load_project_automations(&env, &root, &mut store, now, &*notices)
+                            load_project_automations(&env, &root, &store, now, &*notices)
                         {
                             say(Notice::Error(chain(&err)));
                         }
@@ -317,7 +319,7 @@ impl Server {
                     }
                 }
                 Some(request) = requests.recv() => {
-                    handle(&engine, &mut store, &root, request, &*notices);
+                    handle(&engine, &store, &root, request, &*notices);
                 }
                 Some((event_type, payload)) = watch_rx.recv() => {
                     engine.on_event(&event_type, payload);
@@ -402,7 +404,7 @@ impl ProjectFiles {
 fn load_project_automations(
     env: &Environment,
     root: &Path,
-    store: &mut Ledger,
+    store: &Store,
     now: f64,
     say: &(dyn Fn(Notice) + Send + Sync),
 ) -> Result<(), AutomationError> {
@@ -454,12 +456,12 @@ fn start_watcher(
 /// directory is retried then).
 fn refresh_watches(
     watcher: &Watcher,
-    store: &Ledger,
+    store: &Store,
     root: &Path,
     rules_set: &mut Option<Vec<WatchRule>>,
     say: &(dyn Fn(Notice) + Send + Sync),
 ) {
-    let automations: Vec<Automation> = match store.automations(true) {
+    let automations: Vec<Automation> = match store.automations().list(true) {
         Ok(rows) => rows
             .into_iter()
             .filter_map(|row| Automation::from_row(row).ok())
@@ -485,7 +487,7 @@ fn refresh_watches(
 
 fn handle(
     engine: &Engine,
-    store: &mut Ledger,
+    store: &Store,
     root: &Path,
     request: Request,
     say: &(dyn Fn(Notice) + Send + Sync),
@@ -523,12 +525,7 @@ fn handle(
 /// Stores what a `memory.upsert` event carries (`project_id`, `source`, `heading`,
 /// `content`) for `memory_search`. Without `project_id` the memory belongs to the
 /// project served; without `content` there is nothing to store.
-fn remember(
-    store: &mut Ledger,
-    root: &Path,
-    payload: &Value,
-    say: &(dyn Fn(Notice) + Send + Sync),
-) {
+fn remember(store: &Store, root: &Path, payload: &Value, say: &(dyn Fn(Notice) + Send + Sync)) {
     let field = |name: &str| payload.get(name).and_then(Value::as_str);
     let Some(content) = field("content") else {
         say(Notice::MemoryWithoutContent);
@@ -538,7 +535,7 @@ fn remember(
         field("project_id").map_or_else(|| definition::default_project_id(root), str::to_owned);
     let source = field("source").unwrap_or("memory.upsert");
     let heading = field("heading").unwrap_or_default();
-    if let Err(err) = store.memory_upsert(&project, source, heading, content) {
+    if let Err(err) = store.memory().upsert(&project, source, heading, content) {
         say(Notice::Error(chain(&err)));
     }
 }

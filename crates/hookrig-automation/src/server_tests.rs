@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use hookrig_config::Environment;
-use hookrig_store::{AutomationRunRow, Ledger};
+use hookrig_store::{AutomationRun, RunStatus, Store};
 use serde_json::json;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -116,17 +116,18 @@ impl Project {
         &self.options.socket
     }
 
-    fn store(&self) -> Ledger {
-        Ledger::open(&self.options.store_path).expect("open the store")
+    fn store(&self) -> Store {
+        Store::open(&self.options.store_path).expect("open the store")
     }
 
-    async fn finished_run(&self, id: &str) -> AutomationRunRow {
+    async fn finished_run(&self, id: &str) -> AutomationRun {
         wait_for(&format!("a finished run of {id}"), async || {
             self.store()
-                .automation_runs(Some(id), 10)
+                .automation_runs()
+                .list(Some(id), 10)
                 .expect("read runs")
                 .into_iter()
-                .find(|run| run.status != "running")
+                .find(|run| run.status != RunStatus::Running)
         })
         .await
     }
@@ -173,7 +174,7 @@ async fn an_event_through_the_socket_runs_its_trigger_under_any_name() {
     .await
     .expect("deliver");
     let run = project.finished_run("after-tools").await;
-    assert_eq!(run.status, "completed");
+    assert_eq!(run.status, RunStatus::Completed);
     assert_eq!(run.trigger_reason, "event:tool.after");
 
     ingress::deliver_event(project.socket(), "post_tool@v1", &json!({}))
@@ -182,9 +183,10 @@ async fn an_event_through_the_socket_runs_its_trigger_under_any_name() {
     wait_for("a second run", async || {
         let runs = project
             .store()
-            .automation_runs(Some("after-tools"), 10)
+            .automation_runs()
+            .list(Some("after-tools"), 10)
             .ok()?;
-        (runs.len() == 2 && runs.iter().all(|r| r.status != "running")).then_some(())
+        (runs.len() == 2 && runs.iter().all(|r| r.status != RunStatus::Running)).then_some(())
     })
     .await;
 
@@ -252,7 +254,8 @@ async fn memory_upsert_events_are_remembered() {
     let hit = wait_for("the memory to be stored", async || {
         project
             .store()
-            .memory_search(&project_id, "staging", 5)
+            .memory()
+            .search(&project_id, "staging", 5)
             .ok()?
             .into_iter()
             .next()
@@ -331,7 +334,8 @@ async fn the_master_switch_fires_no_trigger_but_fire_still_runs() {
     running.stop().await.expect("a clean stop");
     let reasons: Vec<String> = project
         .store()
-        .automation_runs(None, 10)
+        .automation_runs()
+        .list(None, 10)
         .expect("read runs")
         .iter()
         .map(|r| format!("{} {}", r.automation_id, r.trigger_reason))

@@ -118,6 +118,12 @@ pub(crate) enum Command {
     },
     /// Print the JSON Schema of hooks.toml.
     Schema,
+    /// Print the completion script of SHELL (`hookrig completions bash > ...`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Trust the project hooks and automation files of DIR as they are now, so that they run.
     Trust {
         /// The project directory (default: the current one).

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hookrig_config::LoadedConfig;
+use hookrig_dialects::LoadedConfig;
 
 use crate::errors::ExpectedError;
 
@@ -19,9 +19,9 @@ pub(crate) fn report_skipped(config: &LoadedConfig) {
 }
 
 /// Prints the errors among `diagnostics` on stderr.
-pub(crate) fn report_errors(diagnostics: &[hookrig_config::Diagnostic]) {
+pub(crate) fn report_errors(diagnostics: &[hookrig_core::Diagnostic]) {
     for diagnostic in diagnostics {
-        if diagnostic.severity == hookrig_config::Severity::Error {
+        if diagnostic.severity == hookrig_core::Severity::Error {
             eprintln!("hookrig: error: {diagnostic}");
         }
     }

@@ -125,21 +125,16 @@ pub(crate) enum ExpectedError {
         crate::external::shell_word(.0)
     )]
     NotExecutable(std::path::PathBuf),
-    /// An external command could not be started or waited for.
-    #[error("cannot run {}", path.display())]
-    SpawnExternal {
-        /// The command's file.
-        path: std::path::PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
+    /// An external command could not be started or waited for (the message names its
+    /// file).
+    #[error(transparent)]
+    SpawnExternal(#[from] hookrig_exec::SpawnError),
     /// The current directory is gone or unreadable.
     #[error("cannot read the current directory")]
     Cwd(#[source] std::io::Error),
     /// An `hookrig agent` command failed.
     #[error(transparent)]
-    Agent(#[from] crate::agents::AgentError),
+    Agent(#[from] hookrig_agents::AgentError),
     /// A plan or task command failed (its own exit codes).
     #[error(transparent)]
     Plan(#[from] crate::commands::plan_file::PlanError),
@@ -170,6 +165,12 @@ impl ExpectedError {
     pub(crate) fn exit_code(&self) -> u8 {
         match self {
             ExpectedError::Plan(err) => err.exit_code(),
+            // `agent spawn` claims as `task claim` does, with its exit codes.
+            ExpectedError::Agent(hookrig_agents::AgentError::Claim(
+                hookrig_plan::LifecycleError::Action(hookrig_plan::ActionError::UnknownTask {
+                    ..
+                }),
+            )) => exit_codes::UNKNOWN_TASK,
             _ => exit_codes::FAILURE,
         }
     }

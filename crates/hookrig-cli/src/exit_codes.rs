@@ -4,8 +4,7 @@
 pub(crate) const PROCEED: u8 = 0;
 /// hookrig itself failed: bad payload, broken config, bad arguments.
 pub(crate) const FAILURE: u8 = 1;
-/// The event was denied.
-pub(crate) const DENIED: u8 = 2;
+// 2, the event was denied, is the host's answer: `hookrig_dialects::HostAnswer::DENIED`.
 /// `hookrig task ...` named a task the plan does not declare (Hence's code).
 pub(crate) const UNKNOWN_TASK: u8 = 8;
 /// hookrig's terminal hung up: SIGHUP (128 + 1).

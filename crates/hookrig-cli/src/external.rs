@@ -15,16 +15,12 @@ use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt as _;
-use std::os::unix::fs::PermissionsExt as _;
-use std::os::unix::process::ExitStatusExt as _;
 use std::path::{Path, PathBuf};
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory as _, FromArgMatches as _, Parser as _};
 use hookrig_config::Environment;
-use nix::sys::signal::Signal;
-use nix::unistd::Pid;
-use tokio::signal::unix::{SignalKind, signal};
+use hookrig_exec::{Command, EnvPolicy, Exit, Probe, Program, probe};
 
 use crate::cli::Cli;
 use crate::errors::ExpectedError;
@@ -286,28 +282,6 @@ enum Lookup {
     Missing,
 }
 
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Probe {
-    Executable,
-    NotExecutable,
-    Missing,
-}
-
-pub(crate) fn probe(path: &Path) -> Probe {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => {
-            if meta.permissions().mode() & 0o111 != 0
-                && nix::unistd::access(path, nix::unistd::AccessFlags::X_OK).is_ok()
-            {
-                Probe::Executable
-            } else {
-                Probe::NotExecutable
-            }
-        }
-        _ => Probe::Missing,
-    }
-}
-
 /// Parses the command line. Help for hookrig itself (`hookrig --help`, `hookrig help`,
 /// `hookrig` alone) also lists the external commands found; that search runs only then,
 /// so that `emit` pays nothing for it. `hookrig help NAME` for an external command runs
@@ -490,21 +464,28 @@ pub(crate) fn run(context: &Context, args: &[OsString]) -> Result<u8, ExpectedEr
         .split_first()
         .expect("clap hands over an external subcommand with its name");
     let path = resolve(context, name)?;
-    let mut command = tokio::process::Command::new(&path);
-    command.args(rest);
+    let mut set = Vec::new();
     if let Some(agent) = &context.agent {
-        command
-            .env("HOOKRIG_AGENT", agent)
-            .env("HENCE_AGENT", agent);
+        let agent = agent.to_string_lossy().into_owned();
+        set.push(("HOOKRIG_AGENT".to_owned(), agent.clone()));
+        set.push(("HENCE_AGENT".to_owned(), agent));
     }
     if let Some(plan) = &context.plan {
-        command.env("HOOKRIG_PLAN", plan).env("HENCE_PLAN", plan);
+        let plan = plan.to_string_lossy().into_owned();
+        set.push(("HOOKRIG_PLAN".to_owned(), plan.clone()));
+        set.push(("HENCE_PLAN".to_owned(), plan));
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(ExpectedError::Runtime)?;
-    runtime.block_on(supervise(command, &path))
+    let command = Command {
+        program: Program::Exec {
+            program: path.into_os_string(),
+            args: rest.to_vec(),
+        },
+        cwd: std::env::current_dir().map_err(ExpectedError::Cwd)?,
+        env: EnvPolicy::Inherit { set },
+    };
+    // On the terminal, in hookrig's process group: SIGINT and SIGQUIT are left to the
+    // command, SIGTERM and SIGHUP passed on to it (hookrig_exec's foreground mode).
+    Ok(exit_code(command.run_inherited()?))
 }
 
 /// The path of the command `name`, or why there is none.
@@ -587,7 +568,7 @@ fn package_commands(
     let mut commands = Vec::new();
     let mut warnings = Vec::new();
     for package in &packages {
-        let check = hookrig_config::check_package(&env, package);
+        let check = hookrig_dialects::check_package(&env, package);
         match check.package {
             Some(loaded) => {
                 commands.extend(loaded.commands.into_iter().map(|file| PackageCommand {
@@ -602,7 +583,7 @@ fn package_commands(
                 check
                     .diagnostics
                     .iter()
-                    .filter(|d| d.severity == hookrig_config::Severity::Error)
+                    .filter(|d| d.severity == hookrig_core::Severity::Error)
                     .map(ToString::to_string)
                     .collect::<Vec<_>>()
                     .join("; ")
@@ -660,57 +641,21 @@ pub(crate) fn shell_word(path: &Path) -> String {
     }
 }
 
-/// Waits for the command. SIGINT and SIGQUIT are left to the command: from a terminal
-/// they reach the whole foreground process group, the command included, and it decides
-/// whether they end it (as `system()` does). SIGTERM and SIGHUP, usually sent to
-/// hookrig alone, are passed on to the command.
-async fn supervise(mut command: tokio::process::Command, path: &Path) -> Result<u8, ExpectedError> {
-    let spawn_error = |source| ExpectedError::SpawnExternal {
-        path: path.to_owned(),
-        source,
-    };
-    let (mut int, mut quit, mut term, mut hup) = (
-        signal(SignalKind::interrupt()).map_err(spawn_error)?,
-        signal(SignalKind::quit()).map_err(spawn_error)?,
-        signal(SignalKind::terminate()).map_err(spawn_error)?,
-        signal(SignalKind::hangup()).map_err(spawn_error)?,
-    );
-    let mut child = command.spawn().map_err(spawn_error)?;
-    let pid = child
-        .id()
-        .and_then(|id| i32::try_from(id).ok())
-        .map(Pid::from_raw);
-    let forward = |signal: Signal| {
-        if let Some(pid) = pid {
-            let _ = nix::sys::signal::kill(pid, signal);
-        }
-    };
-    let status = loop {
-        tokio::select! {
-            status = child.wait() => break status.map_err(spawn_error)?,
-            _ = int.recv() => {}
-            _ = quit.recv() => {}
-            _ = term.recv() => forward(Signal::SIGTERM),
-            _ = hup.recv() => forward(Signal::SIGHUP),
-        }
-    };
-    Ok(exit_code(status))
-}
-
 /// The command's exit code, or 128 + N when signal N ended it.
-fn exit_code(status: std::process::ExitStatus) -> u8 {
-    if let Some(code) = status.code() {
+fn exit_code(exit: Exit) -> u8 {
+    if let Some(code) = exit.code {
         // Exit codes are 0..=255 on Unix; anything else cannot happen.
         return u8::try_from(code & 0xff).unwrap_or(exit_codes::FAILURE);
     }
-    status
-        .signal()
+    exit.signal
         .and_then(|signal| u8::try_from(128 + signal).ok())
         .unwrap_or(exit_codes::FAILURE)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt as _;
+
     use super::*;
 
     fn names(words: &[&str]) -> Vec<String> {
@@ -787,7 +732,8 @@ mod tests {
 
     #[test]
     fn signal_deaths_are_128_plus_the_signal() {
-        assert_eq!(exit_code(std::process::ExitStatus::from_raw(3 << 8)), 3);
-        assert_eq!(exit_code(std::process::ExitStatus::from_raw(9)), 137);
+        let exit = |code, signal| Exit { code, signal };
+        assert_eq!(exit_code(exit(Some(3), None)), 3);
+        assert_eq!(exit_code(exit(None, Some(9))), 137);
     }
 }

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hookrig_config::PackageRef;
-use hookrig_store::Ledger;
+use hookrig_dialects::PackageRef;
+use hookrig_store::Store;
 
 use crate::cli::GlobalArgs;
 use crate::errors::ExpectedError;
@@ -18,7 +18,7 @@ pub(crate) fn store_path(global: &GlobalArgs) -> Result<PathBuf, ExpectedError> 
 pub(crate) fn enabled_packages(
     global: &GlobalArgs,
     agent: Option<&str>,
-) -> Result<(Vec<PackageRef>, Option<Ledger>), ExpectedError> {
+) -> Result<(Vec<PackageRef>, Option<Store>), ExpectedError> {
     enabled_packages_at(&store_path(global)?, agent)
 }
 
@@ -26,12 +26,12 @@ pub(crate) fn enabled_packages(
 pub(crate) fn enabled_packages_at(
     path: &Path,
     agent: Option<&str>,
-) -> Result<(Vec<PackageRef>, Option<Ledger>), ExpectedError> {
+) -> Result<(Vec<PackageRef>, Option<Store>), ExpectedError> {
     Ok(hookrig_runtime::ledger::enabled_packages(path, agent)?)
 }
 
 /// Opens the ledger for reading (`runs`, `why`).
-pub(crate) fn open(global: &GlobalArgs) -> Result<Ledger, ExpectedError> {
+pub(crate) fn open(global: &GlobalArgs) -> Result<Store, ExpectedError> {
     let scope = crate::scope::resolve(global, None, None, None)?;
     let path = scope.ledger().ok_or(ExpectedError::LedgerDisabled)?;
     Ok(hookrig_runtime::ledger::open_for_reading(path)?)

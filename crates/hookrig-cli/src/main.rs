@@ -3,7 +3,6 @@
 //! A host runs `hookrig emit EVENT < payload.json` and gets one Outcome JSON object
 //! back; every emit and hook run is recorded in the ledger (`hookrig runs`, `hookrig why`).
 
-mod agents;
 mod cli;
 mod commands;
 mod engine;
@@ -21,7 +20,7 @@ use std::process::ExitCode;
 use std::ffi::OsStr;
 use std::path::Path;
 
-use hookrig_config::{LoadOptions, PackageRef};
+use hookrig_dialects::{LoadOptions, PackageRef};
 use hookrig_runtime::Scope;
 
 use crate::cli::{Command, ConfigCommand, GlobalArgs, ProvidersCommand};
@@ -77,6 +76,7 @@ fn main() -> ExitCode {
             )
         }
         Command::Schema => commands::schema::run(),
+        Command::Completions { shell } => commands::completions::run(shell),
         Command::Trust { dir, list, revoke } => commands::trust::run(dir.as_deref(), list, revoke),
         Command::External(args) => external::run(
             &external::Context::new(

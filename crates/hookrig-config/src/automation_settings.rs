@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::native::parse_duration;
+use crate::lowering::parse_duration;
 use crate::settings_file::{Lower, Sourced};
 use crate::webhook::{check_env_name, check_url};
 

@@ -22,9 +22,11 @@ use crate::automation_settings::{
     self, AutomationSettings, MemorySettings, NotifierConfig, RawAutomation, RawMemory, RawNotifier,
 };
 use crate::environment::{Environment, find_project};
-use crate::errors::{ConfigError, Diagnostic, Severity};
-use crate::hence::HookPoint;
-use crate::native::{did_you_mean, segments, span_of, toml_message};
+use hookrig_core::{Diagnostic, Severity};
+
+use crate::errors::ConfigError;
+use crate::hook_point::HookPoint;
+use crate::lowering::{did_you_mean, segments, span_of, toml_message};
 
 // Raw layer: exactly what one file says, with positions.
 
@@ -364,7 +366,7 @@ pub fn load_config_toml(
 /// project's hooks). A file that cannot be read or has an error is left out of both,
 /// its errors in `warnings` with `Severity::Error`: a broken file must not keep the
 /// other sources' hooks from running.
-pub(crate) fn load_config_toml_by_level(
+pub fn load_config_toml_by_level(
     env: &Environment,
     warnings: &mut Vec<Diagnostic>,
 ) -> (ConfigToml, ConfigToml) {
@@ -389,7 +391,7 @@ fn load_layers(
         if level == Level::Project && global.is_none() {
             global = Some(merged.clone());
         }
-        let text = match crate::loader::read_source_bytes(&path) {
+        let text = match crate::source::read_source_bytes(&path) {
             Ok(bytes) => match Diagnostic::utf8(&path, bytes, Severity::Error) {
                 Ok(text) => text,
                 Err(diagnostic) => {
@@ -835,7 +837,7 @@ impl Lower<'_> {
         Sourced {
             value,
             source: self.path.to_owned(),
-            line: crate::errors::line_col(self.text, span.start).0,
+            line: hookrig_core::line_col(self.text, span.start).0,
         }
     }
 }

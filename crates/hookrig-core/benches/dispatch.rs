@@ -56,7 +56,7 @@ fn hook(name: String, event: &str, matcher: Matcher) -> Hook {
             on_error: OnError::Allow,
             source: Source {
                 path: PathBuf::from("/home/user/project/.hookrig/hooks.toml"),
-                dialect: "native",
+                dialect: hookrig_core::Dialect::Native,
                 level: Level::Project,
             },
             description: Some("a benchmark hook".to_owned()),

@@ -607,7 +607,7 @@ mod tests {
                     on_error: OnError::Allow,
                     source: Source {
                         path: PathBuf::from("/cfg/hooks.toml"),
-                        dialect: "native",
+                        dialect: crate::Dialect::Native,
                         level: Level::Global,
                     },
                     description: None,
@@ -1088,7 +1088,7 @@ mod tests {
             assert_eq!(d.decided_by.as_deref(), Some("gate"));
             assert_eq!(d.reason.as_deref(), Some("no rm"));
             assert_eq!(f.order(), ["gate"]);
-            assert_eq!(d.records[0].dialect, "plugin");
+            assert_eq!(d.records[0].dialect, crate::Dialect::Plugin);
             assert_eq!(d.records[0].result, HookResult::Deny);
             assert_eq!(
                 d.records[1].skip,

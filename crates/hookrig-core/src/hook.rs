@@ -43,8 +43,8 @@ impl Mode {
 pub struct Source {
     /// Absolute path of the file that declared it.
     pub path: PathBuf,
-    /// The dialect of that file (`native`, `hygge`, ...).
-    pub dialect: &'static str,
+    /// The dialect of that file.
+    pub dialect: crate::Dialect,
     /// The layer it came from.
     pub level: Level,
 }

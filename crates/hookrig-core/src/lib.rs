@@ -28,6 +28,7 @@
 //! ```
 
 mod bus;
+mod diagnostic;
 mod dialect;
 mod dispatcher;
 mod duration;
@@ -46,6 +47,7 @@ pub use bus::{
     Bus, BusHandler, FailureMode, HandlerError, SubscribeOptions, Subscription, VetoOutcome,
     VetoReply,
 };
+pub use diagnostic::{Diagnostic, LineIndex, Severity, json_offset, line_col};
 pub use dialect::Dialect;
 pub use dispatcher::{
     AsyncCompletion, AsyncSink, Decision, Dispatched, Event, Planned, dispatch, plan,

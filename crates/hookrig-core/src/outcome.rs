@@ -81,7 +81,7 @@ impl<'a> OutcomeHook<'a> {
         OutcomeHook {
             name: &record.name,
             source: record.source.display().to_string(),
-            dialect: record.dialect,
+            dialect: record.dialect.as_str(),
             result: record.result.as_str(),
             exit_code: record.exit_code,
             duration_ms: record.duration.map(duration_ms),

@@ -4,10 +4,10 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The result of one hook for one event, as the Outcome and the ledger report it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HookResult {
     /// It allowed the event.
@@ -31,6 +31,19 @@ pub enum HookResult {
 }
 
 impl HookResult {
+    /// Every result, so that a name read back (from the ledger) finds its result.
+    pub const ALL: [HookResult; 9] = [
+        HookResult::Allow,
+        HookResult::Deny,
+        HookResult::Ask,
+        HookResult::Modify,
+        HookResult::Error,
+        HookResult::Timeout,
+        HookResult::Skipped,
+        HookResult::Untrusted,
+        HookResult::Dispatched,
+    ];
+
     /// The lowercase wire name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -120,7 +133,7 @@ pub struct HookRecord {
     /// The file that declared it.
     pub source: PathBuf,
     /// That file's dialect.
-    pub dialect: &'static str,
+    pub dialect: crate::Dialect,
     /// What came of it.
     pub result: HookResult,
     /// Why it did not run, when it did not.
@@ -139,4 +152,25 @@ pub struct HookRecord {
     pub truncated: bool,
     /// It ran in async mode.
     pub is_async: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_result_has_one_name_in_rust_and_in_json() {
+        let mut names: Vec<&str> = HookResult::ALL.iter().map(|r| r.as_str()).collect();
+        for result in HookResult::ALL {
+            let json = serde_json::to_value(result).expect("serializes");
+            assert_eq!(json, serde_json::Value::from(result.as_str()));
+            assert_eq!(
+                serde_json::from_value::<HookResult>(json).expect("reads back"),
+                result
+            );
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), HookResult::ALL.len(), "names are distinct");
+    }
 }

@@ -1,18 +1,76 @@
-//! Command hooks: a process per run, presented and read by its dialect's protocol.
+//! Command hooks: what a hook runs ([`CommandDef`]), and a process per run, presented
+//! and read by its dialect's protocol.
 
 use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookrig_config::{CommandDef as Command, ProtocolDef};
 use hookrig_core::{
     BoxFuture, Failure, FailureKind, Handler, Invocation, Reply, Report, display_duration,
 };
 
 use crate::groups::ProcessGroups;
 use crate::process::{EnvPolicy, ProcessOutput, ProcessSpec, Termination, run_process};
-use crate::protocol;
+use crate::protocol::{Protocol, read_reply};
 use crate::script::executable_problem;
+
+type Command = CommandDef;
+
+/// What a command hook runs, resolved against the file that declared it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandDef {
+    /// A shell line for `sh -c`.
+    Shell {
+        /// The line, with a leading relative script path made absolute.
+        line: String,
+        /// The script the line starts with, when it starts with a path.
+        script: Option<PathBuf>,
+    },
+    /// A program and its arguments, no shell.
+    Exec {
+        /// `argv[0]` resolved when it is a relative path; bare names stay for `PATH`.
+        argv: Vec<String>,
+    },
+    /// An HTTP endpoint that receives the event in a POST request.
+    Http {
+        /// The URL.
+        url: String,
+        /// Extra request headers, in file order.
+        headers: Vec<(String, String)>,
+        /// The environment variable holding the key that signs the body
+        /// (`X-Hookrig-Signature`), read when the hook runs.
+        secret_env: Option<String>,
+    },
+}
+
+impl CommandDef {
+    /// Whether this command runs `hookrig emit` (any path to a program named `hookrig`,
+    /// after any `NAME=value` words). Such a hook is how a tool makes hookrig its one
+    /// hook; hookrig reads that tool's config too, and running it from hookrig would call
+    /// hookrig again without end, so the loader leaves these hooks out.
+    pub fn calls_hookrig_emit(&self) -> bool {
+        let is_hookrig_emit = |program: &str, next: Option<&str>| {
+            Path::new(program.trim_matches(['"', '\'']))
+                .file_name()
+                .is_some_and(|name| name == "hookrig")
+                && next == Some("emit")
+        };
+        match self {
+            CommandDef::Shell { line, .. } => {
+                let mut words = line
+                    .split_whitespace()
+                    .skip_while(|w| w.contains('=') && !w.starts_with(['=', '/', '.']));
+                let program = words.next().unwrap_or("");
+                is_hookrig_emit(program, words.next())
+            }
+            CommandDef::Exec { argv } => argv
+                .first()
+                .is_some_and(|program| is_hookrig_emit(program, argv.get(1).map(String::as_str))),
+            CommandDef::Http { .. } => false,
+        }
+    }
+}
 
 /// Limits that apply to every run of a command hook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +119,7 @@ struct Inner {
     command: Command,
     env: Vec<(String, String)>,
     limits: Limits,
-    protocol: ProtocolDef,
+    protocol: Arc<dyn Protocol>,
     groups: ProcessGroups,
 }
 
@@ -73,7 +131,7 @@ impl CommandHandler {
         command: Command,
         env: Vec<(String, String)>,
         limits: Limits,
-        protocol: ProtocolDef,
+        protocol: Arc<dyn Protocol>,
         groups: ProcessGroups,
     ) -> Self {
         Self {
@@ -101,7 +159,7 @@ impl Inner {
         let event = invocation.context.name.clone();
         if let Some(problem) = self.cannot_start() {
             let message = format!("hook {}: {problem}", self.name);
-            let (who, what) = protocol::log_names(&self.protocol, &self.name, event.as_str());
+            let (who, what) = self.protocol.log_names(&self.name, event.as_str());
             tracing::debug!("hooks.exec-error {who} {what}: {message}");
             return Report::from_reply(
                 Reply::Failure(Failure {
@@ -112,7 +170,7 @@ impl Inner {
             );
         }
         let (program, args, line_env) = self.argv(&invocation);
-        let mut env = protocol::env(&self.protocol, &self.name, &invocation, &self.env);
+        let mut env = self.protocol.env(&self.name, &invocation, &self.env);
         // Last, so that the values the line reads are the ones it was built for.
         let (EnvPolicy::Inherit { set } | EnvPolicy::Only { set, .. }) = &mut env;
         set.extend(line_env);
@@ -121,21 +179,21 @@ impl Inner {
             args,
             cwd: invocation.context.cwd.clone(),
             env,
-            stdin: protocol::stdin(&self.protocol, &self.name, &invocation),
+            stdin: self.protocol.stdin(&self.name, &invocation),
             timeout: self.limits.timeout,
             kill_grace: self.limits.kill_grace,
             stdout_cap: self.limits.stdout_cap,
             stderr_cap: self.limits.stderr_cap,
         };
         let output = run_process(spec, &self.groups).await;
-        let reply = protocol::reply(
-            &self.protocol,
+        let reply = read_reply(
+            self.protocol.as_ref(),
             &self.name,
             &self.limits,
             &invocation,
             &output,
         );
-        let (who, what) = protocol::log_names(&self.protocol, &self.name, event.as_str());
+        let (who, what) = self.protocol.log_names(&self.name, event.as_str());
         log_run(who, what, &output, &reply);
         report(reply, &output)
     }
@@ -156,15 +214,15 @@ impl Inner {
                 "cannot call {url}: this command handler runs processes, not HTTP hooks"
             ));
         }
-        protocol::prepare(&self.protocol, &self.command).err()
+        self.protocol.prepare(&self.command).err()
     }
 
     /// The program, its arguments, and the environment variables a shell line reads.
     fn argv(&self, invocation: &Invocation) -> (OsString, Vec<OsString>, Vec<(String, String)>) {
-        let extra = protocol::extra_args(&self.protocol, invocation);
+        let extra = self.protocol.args(invocation);
         match &self.command {
             Command::Shell { line, .. } => {
-                let (line, vars) = protocol::command_line(&self.protocol, line, invocation);
+                let (line, vars) = self.protocol.command_line(line, invocation);
                 let mut args = vec![OsString::from("-c"), OsString::from(line.as_ref())];
                 if !extra.is_empty() {
                     // `sh -c LINE NAME ARGS...`: the line sees ARGS as $1, $2, ...
@@ -257,6 +315,47 @@ fn log_output(name: &str, event: &str, stream: &str, bytes: &[u8]) {
     if lines.len() > DEBUG_LINES || bytes.len() > EXCERPT {
         tracing::debug!(
             "hooks.exec-{stream} {name} {event}: ... cut; `hookrig why RUN --json` shows the first {EXCERPT} bytes"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shell(line: &str) -> CommandDef {
+        CommandDef::Shell {
+            line: line.to_owned(),
+            script: None,
+        }
+    }
+
+    #[test]
+    fn commands_that_call_hookrig_emit() {
+        assert!(shell("hookrig emit --dialect claude").calls_hookrig_emit());
+        assert!(shell("/usr/local/bin/hookrig emit").calls_hookrig_emit());
+        assert!(
+            shell("X_CODE_HOME=/nonexistent hookrig emit --dialect xcode || true")
+                .calls_hookrig_emit()
+        );
+        assert!(
+            CommandDef::Exec {
+                argv: vec![
+                    "hookrig".into(),
+                    "emit".into(),
+                    "--dialect".into(),
+                    "hygge".into()
+                ]
+            }
+            .calls_hookrig_emit()
+        );
+        assert!(!shell("hookrig list").calls_hookrig_emit());
+        assert!(!shell("./hookrig-guard.sh emit").calls_hookrig_emit());
+        assert!(
+            !CommandDef::Exec {
+                argv: vec!["hookrig".into()]
+            }
+            .calls_hookrig_emit()
         );
     }
 }

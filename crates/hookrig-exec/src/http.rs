@@ -16,7 +16,6 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use hmac::{Hmac, Mac};
-use hookrig_config::ProtocolDef;
 use hookrig_core::{
     BoxFuture, Failure, FailureKind, Handler, Invocation, Reply, Report, display_duration,
 };
@@ -24,7 +23,7 @@ use sha2::Sha256;
 
 use crate::command::Limits;
 use crate::process::{ProcessOutput, Termination};
-use crate::protocol;
+use crate::protocol::{Protocol, read_reply};
 
 /// A hook that is an HTTP endpoint.
 #[derive(Debug, Clone)]
@@ -39,7 +38,7 @@ struct Inner {
     headers: Vec<(String, String)>,
     secret_env: Option<String>,
     limits: Limits,
-    protocol: ProtocolDef,
+    protocol: Arc<dyn Protocol>,
     /// Built on first use: most emits never call most HTTP hooks, and a client with TLS
     /// set up is not free.
     client: OnceLock<Result<reqwest::Client, String>>,
@@ -55,7 +54,7 @@ impl HttpHandler {
         headers: Vec<(String, String)>,
         secret_env: Option<String>,
         limits: Limits,
-        protocol: ProtocolDef,
+        protocol: Arc<dyn Protocol>,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -125,8 +124,8 @@ impl Inner {
                     leftovers: crate::Leftovers::default(),
                     duration,
                 };
-                let reply = match protocol::reply(
-                    &self.protocol,
+                let reply = match read_reply(
+                    self.protocol.as_ref(),
                     &self.name,
                     &self.limits,
                     &invocation,
@@ -201,7 +200,7 @@ impl Inner {
     }
 
     async fn exchange(&self, invocation: &Invocation) -> Exchange {
-        let body = protocol::stdin(&self.protocol, &self.name, invocation);
+        let body = self.protocol.stdin(&self.name, invocation);
         let signature = match self.signature(&body) {
             Ok(signature) => signature,
             Err(message) => return Exchange::Failed(FailureKind::Spawn, message),
@@ -223,16 +222,8 @@ impl Inner {
             request = request.header("X-Hookrig-Signature", signature);
         }
         request = request.body(body);
-        let allowed: &[String] = match &self.protocol {
-            ProtocolDef::Claude(def) => &def.allowed_env_vars,
-            _ => &[],
-        };
         for (name, value) in &self.headers {
-            let value = match &self.protocol {
-                ProtocolDef::Claude(_) => interpolate(value, allowed),
-                _ => value.clone(),
-            };
-            request = request.header(name, value);
+            request = request.header(name, self.protocol.header_value(value));
         }
         let mut response = match request.send().await {
             Ok(response) => response,
@@ -333,43 +324,6 @@ fn chain(err: &dyn std::error::Error) -> String {
     parts.join(": ")
 }
 
-/// Claude Code's header interpolation: `$NAME` and `${NAME}` read the variable when the
-/// hook lists it in `allowedEnvVars`, and are empty otherwise.
-pub(crate) fn interpolate(value: &str, allowed: &[String]) -> String {
-    let lookup = |name: &str| {
-        if allowed.iter().any(|a| a == name) {
-            std::env::var(name).unwrap_or_default()
-        } else {
-            String::new()
-        }
-    };
-    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let mut out = String::with_capacity(value.len());
-    let mut rest = value;
-    while let Some(dollar) = rest.find('$') {
-        out.push_str(&rest[..dollar]);
-        let after = &rest[dollar + 1..];
-        if let Some(braced) = after.strip_prefix('{')
-            && let Some(end) = braced.find('}')
-            && !braced[..end].is_empty()
-            && braced[..end].chars().all(is_name)
-        {
-            out.push_str(&lookup(&braced[..end]));
-            rest = &braced[end + 1..];
-            continue;
-        }
-        let end = after.find(|c: char| !is_name(c)).unwrap_or(after.len());
-        if end == 0 {
-            out.push('$');
-        } else {
-            out.push_str(&lookup(&after[..end]));
-        }
-        rest = &after[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// How much of a response body the ledger keeps.
 const EXCERPT: usize = 4096;
 
@@ -391,16 +345,5 @@ mod tests {
             hmac_sha256_hex(b"Jefe", b"what do ya want for nothing?"),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
-    }
-
-    #[test]
-    fn interpolation_reads_only_allowed_variables() {
-        let path = std::env::var("PATH").unwrap_or_default();
-        let allowed = vec!["PATH".to_owned()];
-        assert_eq!(interpolate("a $PATH b", &allowed), format!("a {path} b"));
-        assert_eq!(interpolate("x${PATH}y", &allowed), format!("x{path}y"));
-        assert_eq!(interpolate("Bearer $HOME", &allowed), "Bearer ");
-        assert_eq!(interpolate("cost $5 and $", &allowed), "cost  and $");
-        assert_eq!(interpolate("${}", &allowed), "${}");
     }
 }

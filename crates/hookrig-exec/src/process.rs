@@ -21,11 +21,13 @@ use std::time::{Duration, Instant};
 use std::{env, fmt, fs};
 
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::process::{Child, ChildStdin};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::child::{Capture, Command, Program, Stderr};
 use crate::groups::ProcessGroups;
+use crate::job;
 use crate::reaper::{self, Leftovers};
 use crate::unix::{self, ProcessGroup};
 
@@ -204,7 +206,11 @@ fn render_spawn_error(error: &SpawnError, f: &mut fmt::Formatter<'_>) -> fmt::Re
 }
 
 impl SpawnError {
-    fn new(program: impl Into<OsString>, kind: SpawnErrorKind, message: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        program: impl Into<OsString>,
+        kind: SpawnErrorKind,
+        message: impl Into<String>,
+    ) -> Self {
         Self {
             program: program.into(),
             kind,
@@ -225,6 +231,17 @@ impl ProcessOutput {
             leftovers: Leftovers::default(),
             duration: Duration::ZERO,
         }
+    }
+
+    /// The output of a child that could not be started because no async runtime could
+    /// be built to supervise it.
+    pub(crate) fn runtime_failed(program: OsString, error: &io::Error) -> Self {
+        let message = format!("cannot start the async runtime that supervises it: {error}");
+        Self::not_started(Termination::SpawnFailed(SpawnError::new(
+            program,
+            SpawnErrorKind::Other,
+            message,
+        )))
     }
 
     /// The warning about processes the hook left running, naming it as `who` (`hook x`),
@@ -253,6 +270,28 @@ impl ProcessOutput {
     }
 }
 
+impl ProcessSpec {
+    /// The spec as the one [`Command`] description and its [`Capture`] limits.
+    pub fn into_parts(self) -> (Command, Capture) {
+        let command = Command {
+            program: Program::Exec {
+                program: self.program,
+                args: self.args,
+            },
+            cwd: self.cwd,
+            env: self.env,
+        };
+        let capture = Capture {
+            stdin: self.stdin,
+            stdout_cap: self.stdout_cap,
+            stderr: Stderr::Capture(self.stderr_cap),
+            timeout: self.timeout,
+            kill_grace: self.kill_grace,
+        };
+        (command, capture)
+    }
+}
+
 /// Runs a hook's process to completion under the limits of `spec`.
 ///
 /// Its process group is registered in `groups` while it runs, so that
@@ -262,12 +301,24 @@ impl ProcessOutput {
 ///
 /// Dropping the returned future before it completes kills the hook's process group.
 pub async fn run_process(spec: ProcessSpec, groups: &ProcessGroups) -> ProcessOutput {
+    let (command, capture) = spec.into_parts();
+    self::capture(command, capture, groups).await
+}
+
+/// [`run_process`] for the one [`Command`] description: what
+/// [`Command::capture`] runs.
+pub(crate) async fn capture(
+    command: Command,
+    limits: Capture,
+    groups: &ProcessGroups,
+) -> ProcessOutput {
     let mut interruptions = groups.interruptions();
+    let (program, argv0, args) = command.program.argv();
     if *interruptions.borrow() {
-        tracing::debug!(program = ?spec.program, "not starting a hook: hookrig is stopping");
+        tracing::debug!(?program, "not starting a hook: hookrig is stopping");
         return ProcessOutput::not_started(Termination::Interrupted);
     }
-    let resolved = match resolve_program(&spec) {
+    let resolved = match resolve_program(&program, &command.cwd, &command.env) {
         Ok(resolved) => resolved,
         Err(error) => return ProcessOutput::not_started(Termination::SpawnFailed(error)),
     };
@@ -276,13 +327,14 @@ pub async fn run_process(spec: ProcessSpec, groups: &ProcessGroups) -> ProcessOu
     reaper::adopt_orphans();
     let tag = reaper::new_tag();
     let started = Instant::now();
-    let mut child = match build_command(&spec, &resolved, &tag).spawn() {
-        Ok(child) => child,
-        Err(error) => {
-            let error = spawn_error(resolved, &error);
-            return ProcessOutput::not_started(Termination::SpawnFailed(error));
-        }
-    };
+    let mut child =
+        match build_command(&command, &resolved, &argv0, &args, limits.stderr, &tag).spawn() {
+            Ok(child) => child,
+            Err(error) => {
+                let error = spawn_error(resolved, &error);
+                return ProcessOutput::not_started(Termination::SpawnFailed(error));
+            }
+        };
     let group = child.id().and_then(ProcessGroup::led_by);
     tracing::debug!(program = %resolved.display(), ?group, "spawned hook");
     let _registration = group.map(|group| groups.register(group));
@@ -290,12 +342,16 @@ pub async fn run_process(spec: ProcessSpec, groups: &ProcessGroups) -> ProcessOu
     let (stop, stop_receiver) = watch::channel(false);
     let stdin = child.stdin.take().and_then(|pipe| {
         // An empty input needs no task: dropping the pipe closes it.
-        (!spec.stdin.is_empty()).then(|| tokio::spawn(write_stdin(pipe, spec.stdin)))
+        (!limits.stdin.is_empty()).then(|| tokio::spawn(write_stdin(pipe, limits.stdin)))
     });
-    let capture = tokio::spawn(capture(
+    let stderr_cap = match limits.stderr {
+        Stderr::Capture(cap) => cap,
+        Stderr::Inherit => 0,
+    };
+    let capture = tokio::spawn(self::read_output(
         child.stdout.take(),
         child.stderr.take(),
-        (spec.stdout_cap, spec.stderr_cap),
+        (limits.stdout_cap, stderr_cap),
         stop_receiver,
     ));
     let mut supervision = Supervision {
@@ -310,8 +366,8 @@ pub async fn run_process(spec: ProcessSpec, groups: &ProcessGroups) -> ProcessOu
     let (status, ending) = wait_for_end(
         &mut child,
         group,
-        spec.timeout,
-        spec.kill_grace,
+        limits.timeout,
+        limits.kill_grace,
         &mut interruptions,
     )
     .await;
@@ -347,9 +403,6 @@ pub async fn run_process(spec: ProcessSpec, groups: &ProcessGroups) -> ProcessOu
         duration,
     }
 }
-
-/// How often the group is checked for members while its kill grace runs.
-const GROUP_POLL: Duration = Duration::from_millis(20);
 
 /// How the wait for the main process ended.
 enum Ending {
@@ -388,46 +441,27 @@ async fn wait_for_end(
     }
 
     let after = timeout.unwrap_or_default();
-    if kill_grace.is_zero() {
-        // No time to act on SIGTERM: sent first, it would only let a trap start and be
-        // cut off by the SIGKILL right behind it.
-        tracing::debug!(?group, ?after, "hook timed out: killing its group");
-        kill(group, child);
-        return (
-            child.wait().await,
-            Ending::TimedOut {
-                after,
-                killed: true,
-            },
-        );
-    }
-    tracing::debug!(?group, ?after, "hook timed out: terminating its group");
-    // Without a group there is nobody to ask politely: the grace period ends in SIGKILL.
-    if let Some(group) = group {
-        group.terminate();
-    }
-    let grace_ends = tokio::time::Instant::now() + kill_grace;
-    let (status, mut killed) = match tokio::time::timeout_at(grace_ends, child.wait()).await {
-        Ok(status) => (status, false),
-        Err(_elapsed) => {
-            tracing::debug!(?group, "hook outlived its kill grace: killing its group");
-            kill(group, child);
-            (child.wait().await, true)
-        }
+    let Some(group) = group else {
+        // Without a group there is nobody to ask politely: the main process is killed.
+        tracing::debug!(?after, "hook timed out: killing it");
+        kill(None, child);
+        let ending = Ending::TimedOut {
+            after,
+            killed: true,
+        };
+        return (child.wait().await, ending);
     };
-    // `sh -c script` forks the script rather than replacing itself with it, so the main
-    // process may die on SIGTERM at once while the script it started is still cleaning
-    // up. The grace period is for the whole group: wait for it to empty, up to the end.
-    if let (false, Some(group)) = (killed, group) {
-        while group.is_alive() && tokio::time::Instant::now() < grace_ends {
-            tokio::time::sleep(GROUP_POLL).await;
-        }
-        killed = group.is_alive();
-    }
-    // Members of the group that ignore SIGTERM outlive a main process that did not; they
-    // must not survive a timed-out hook.
-    kill(group, child);
-    (status, Ending::TimedOut { after, killed })
+    tracing::debug!(?group, ?after, "hook timed out: stopping its group");
+    let stopped = job::stop_group(group, kill_grace, child.wait()).await;
+    let status = match stopped.leader {
+        Some(status) => status,
+        None => child.wait().await,
+    };
+    let ending = Ending::TimedOut {
+        after,
+        killed: stopped.killed,
+    };
+    (status, ending)
 }
 
 /// Resolves when `kill_all` is called.
@@ -558,7 +592,7 @@ impl Captured {
     }
 }
 
-async fn capture(
+async fn read_output(
     stdout: Option<impl AsyncRead + Unpin>,
     stderr: Option<impl AsyncRead + Unpin>,
     (stdout_cap, stderr_cap): (usize, usize),
@@ -602,31 +636,30 @@ async fn read_capped(
 }
 
 /// Finds the file to execute, or explains why there is none.
-fn resolve_program(spec: &ProcessSpec) -> Result<PathBuf, SpawnError> {
+pub(crate) fn resolve_program(
+    program: &OsStr,
+    cwd: &Path,
+    env: &EnvPolicy,
+) -> Result<PathBuf, SpawnError> {
     // Checked here because a missing directory fails the spawn with the same error as a
     // missing program, and the message would then blame the program.
-    if !spec.cwd.is_dir() {
+    if !cwd.is_dir() {
         let message = format!(
             "working directory {} does not exist or is not a directory",
-            spec.cwd.display()
+            cwd.display()
         );
-        return Err(SpawnError::new(
-            spec.program.clone(),
-            SpawnErrorKind::Other,
-            message,
-        ));
+        return Err(SpawnError::new(program, SpawnErrorKind::Other, message));
     }
-    let program = spec.program.as_os_str();
     if program.as_encoded_bytes().contains(&b'/') {
         // Joining keeps an absolute path as it is and anchors a relative one in the hook's
         // working directory, where `execve` would look for it too. Collecting the
         // components drops the `.` of `./hook.sh`, for readable messages.
-        return Ok(spec.cwd.join(program).components().collect());
+        return Ok(cwd.join(program).components().collect());
     }
-    let search_path = path_override(&spec.env)
+    let search_path = path_override(env)
         .or_else(|| env::var_os("PATH"))
         .unwrap_or_else(|| DEFAULT_SEARCH_PATH.into());
-    search(program, &search_path, &spec.cwd)
+    search(program, &search_path, cwd)
 }
 
 /// The `PATH` that `env` sets explicitly, if any (the last one wins, as in the child).
@@ -668,18 +701,36 @@ fn search(name: &OsStr, search_path: &OsStr, cwd: &Path) -> Result<PathBuf, Spaw
     })
 }
 
-fn build_command(spec: &ProcessSpec, program: &Path, tag: &str) -> Command {
-    let mut command = Command::new(program);
-    unix::configure_command(&mut command, &spec.program);
+fn build_command(
+    spec: &Command,
+    program: &Path,
+    argv0: &OsStr,
+    args: &[OsString],
+    stderr: Stderr,
+    tag: &str,
+) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(program);
+    unix::configure_command(&mut command, argv0);
     command
-        .args(&spec.args)
+        .args(args)
         .current_dir(&spec.cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(match stderr {
+            Stderr::Capture(_) => Stdio::piped(),
+            Stderr::Inherit => Stdio::inherit(),
+        })
         // The backstop: if everything else fails, the main process does not outlive us.
         .kill_on_drop(true);
-    let set = match &spec.env {
+    apply_env(command.as_std_mut(), &spec.env);
+    // Last, so that neither the parent's environment nor the hook's settings replace it.
+    command.env(reaper::TAG_VARIABLE, tag);
+    command
+}
+
+/// Gives `command` the environment `env` describes.
+pub(crate) fn apply_env(command: &mut std::process::Command, env: &EnvPolicy) {
+    let set = match env {
         EnvPolicy::Inherit { set } => set,
         EnvPolicy::Only { keep, set } => {
             command.env_clear();
@@ -696,13 +747,10 @@ fn build_command(spec: &ProcessSpec, program: &Path, tag: &str) -> Command {
     };
     // Later settings of the same name replace earlier ones.
     command.envs(set.iter().map(|(name, value)| (name, value)));
-    // Last, so that neither the parent's environment nor the hook's settings replace it.
-    command.env(reaper::TAG_VARIABLE, tag);
-    command
 }
 
 /// Turns the error of a spawn into a [`SpawnError`] about the resolved `program`.
-fn spawn_error(program: PathBuf, error: &io::Error) -> SpawnError {
+pub(crate) fn spawn_error(program: PathBuf, error: &io::Error) -> SpawnError {
     match error.kind() {
         // The file is there, so what is missing is the interpreter of its `#!` line (or
         // the dynamic loader of a binary).

@@ -192,8 +192,23 @@ pub(crate) fn group_has_live_members(pgid: i32) -> Option<bool> {
 }
 
 /// The live descendants of this process that carry `tag`.
+///
+/// A scan reads one process after another, so a parent that exits meanwhile can be
+/// missing from it while its child still names it as parent: the kernel hands that
+/// child to this process (the subreaper) an instant later. Such a child cannot be
+/// reached from this process in the scan, so processes whose parent is not in the scan
+/// are candidates too; the tag says whether they are the hook's.
 fn tagged(needle: &[u8], procs: &HashMap<i32, Proc>) -> Vec<i32> {
-    descendants(me(), procs)
+    let mut candidates = descendants(me(), procs);
+    candidates.extend(
+        procs
+            .iter()
+            .filter(|(_, proc)| proc.ppid > 1 && !procs.contains_key(&proc.ppid))
+            .map(|(&pid, _)| pid),
+    );
+    candidates.sort_unstable();
+    candidates.dedup();
+    candidates
         .into_iter()
         .filter(|pid| !procs[pid].zombie && carries(*pid, needle))
         .collect()
@@ -272,7 +287,7 @@ fn reap_killed(killed: &HashSet<i32>, pgid: Option<i32>, procs: &HashMap<i32, Pr
 /// `PR_SET_PDEATHSIG` reaches a hook's own process, not what it forked (`sh -c
 /// ./script.sh` runs the script in a child of `sh`), and a hookrig killed with SIGKILL cannot
 /// sweep. The guardian, forked at start-up, sleeps until the kernel tells it that hookrig
-/// died, then kills every process tagged by that hookrig ([`TAG_VARIABLE`] starts with
+/// died, then kills every process tagged by that hookrig (`HOOKRIG_PROCESS_TAG` starts with
 /// its pid). A hookrig that ends normally has swept already and dismisses it.
 #[derive(Debug)]
 pub struct Guardian {

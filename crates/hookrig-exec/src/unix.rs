@@ -48,6 +48,14 @@ impl ProcessGroup {
         !matches!(killpg(self.0, None), Err(Errno::ESRCH))
     }
 
+    /// Whether the process whose pid is the group id exists (a zombie does).
+    pub(crate) fn leader_exists(self) -> bool {
+        matches!(
+            nix::sys::signal::kill(self.0, None),
+            Ok(()) | Err(Errno::EPERM)
+        )
+    }
+
     /// The process group id.
     pub(crate) fn id(self) -> i32 {
         self.0.as_raw()
@@ -124,4 +132,30 @@ pub(crate) fn terminating_signal(status: ExitStatus) -> Option<i32> {
 /// Whether any execute bit is set; `execve` refuses a file without one, even to root.
 pub(crate) fn is_executable(metadata: &Metadata) -> bool {
     metadata.permissions().mode() & 0o111 != 0
+}
+
+/// A current-thread runtime with I/O and time, for the blocking forms of the spawn API.
+pub(crate) fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
+
+/// Makes the child call `setsid` before it runs: a new session and process group, with
+/// no controlling terminal.
+pub(crate) fn new_session(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: the closure runs in the forked child before `execve` and only makes an
+    // async-signal-safe system call (setsid); it allocates nothing.
+    #[expect(
+        unsafe_code,
+        reason = "a new session can only be made by the child itself, between fork and exec"
+    )]
+    unsafe {
+        command.pre_exec(|| {
+            nix::unistd::setsid()
+                .map(drop)
+                .map_err(std::io::Error::from)
+        });
+    }
 }

@@ -4,6 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use hookrig_core::line_col;
 use thiserror::Error;
 
 /// A place in an SPL file that cannot be read: `path:line:col: message`.
@@ -12,7 +13,7 @@ pub struct SplError {
     /// The file.
     pub path: PathBuf,
     /// Byte offset of the problem in the text, for callers that build their own
-    /// diagnostics (hookrig-config's `Diagnostic::at` takes byte offsets).
+    /// diagnostics (`hookrig_core::Diagnostic::at` takes byte offsets).
     pub offset: usize,
     /// 1-based line.
     pub line: usize,
@@ -45,64 +46,6 @@ impl fmt::Display for SplError {
             self.col,
             self.message
         )
-    }
-}
-
-/// 1-based line and column (in characters) of byte `offset` in `text`.
-pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.bytes().filter(|b| *b == b'\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let col = before[line_start..].chars().count() + 1;
-    (line, col)
-}
-
-/// Line and column of many offsets in one text, each in time independent of the text's
-/// size: [`line_col`] scans from the start, which made a report of thousands of
-/// findings quadratic.
-pub(crate) struct LineIndex<'a> {
-    text: &'a str,
-    /// Byte offset, 1-based line and column of each line start, and of a point every
-    /// [`LineIndex::STRIDE`] bytes within long lines.
-    marks: Vec<(usize, usize, usize)>,
-}
-
-impl<'a> LineIndex<'a> {
-    const STRIDE: usize = 4096;
-
-    pub(crate) fn new(text: &'a str) -> Self {
-        let mut marks = vec![(0, 1, 1)];
-        let (mut line, mut col, mut last) = (1, 1, 0);
-        for (i, c) in text.char_indices() {
-            if i - last >= Self::STRIDE {
-                marks.push((i, line, col));
-                last = i;
-            }
-            if c == '\n' {
-                line += 1;
-                col = 1;
-                last = i + 1;
-                marks.push((last, line, col));
-            } else {
-                col += 1;
-            }
-        }
-        Self { text, marks }
-    }
-
-    /// 1-based line and column (in characters) of byte `offset`, as [`line_col`].
-    pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let at = self.marks.partition_point(|m| m.0 <= offset) - 1;
-        let (start, line, col) = self.marks[at];
-        (line, col + self.text[start..offset].chars().count())
     }
 }
 
@@ -209,21 +152,5 @@ fn list(names: &[String]) -> String {
         "(none)".to_owned()
     } else {
         names.join(", ")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_line_index_agrees_with_line_col() {
-        let long = "é".repeat(5000);
-        let text = format!("ab\n\ncé d\n{long}x\n{long}");
-        let index = LineIndex::new(&text);
-        // Every 7th offset: both sides of each two-byte character, and every stride.
-        for offset in (0..=text.len() + 2).step_by(7) {
-            assert_eq!(index.line_col(offset), line_col(&text, offset), "{offset}");
-        }
     }
 }

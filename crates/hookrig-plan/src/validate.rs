@@ -10,9 +10,9 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::errors::LineIndex;
 use crate::plan::Plan;
 use crate::spl::{Literal, Span, Statement, StatementKind, Term, for_each_flat};
+use hookrig_core::LineIndex;
 
 /// The provider ids hookrig knows without a `[[providers]]` entry: the agent CLIs Hence
 /// detects on its own. Any other id must be configured in `config.toml`.

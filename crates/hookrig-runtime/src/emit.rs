@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use hookrig_config::{LoadOptions, LoadedConfig};
 use hookrig_core::{
     Bus, Dialect, Dispatched, Event, EventContext, EventName, Outcome, Payload, Registry,
     SkipReason, dispatch,
 };
+use hookrig_dialects::{LoadOptions, LoadedConfig};
 use hookrig_exec::{AsyncPool, ProcessGroups};
-use hookrig_store::{EmitRecord, Ledger};
+use hookrig_store::{EmitDecision, EmitRecord, Store};
 
 use crate::errors::RuntimeError;
 use crate::interrupt::{self, Interrupt, StopSignal};
@@ -151,12 +151,12 @@ impl Emit {
             run_id: uuid::Uuid::now_v7().to_string(),
             started_at_ms: hookrig_store::now_ms(),
             event: name.as_str().to_owned(),
-            dialect: host.as_str().to_owned(),
+            dialect: host,
             cwd: scope.cwd().display().to_string(),
             session_id: session_id.clone(),
             // An empty name (`HOOKRIG_AGENT=`) names no agent.
             agent: agent.clone().filter(|agent| !agent.is_empty()),
-            decision: String::new(),
+            decision: EmitDecision::Running,
             reason: None,
             decided_by: None,
             duration_ms: 0.0,
@@ -190,7 +190,7 @@ impl Emit {
             Err(err) => {
                 // A broken config is the first thing to check when a hook "did not
                 // fire": keep a record of the emit it stopped.
-                "error".clone_into(&mut entry.decision);
+                entry.decision = EmitDecision::Error;
                 entry.reason = Some(err.to_string());
                 entry.duration_ms = hookrig_core::duration_ms(started.elapsed());
                 if let Some(path) = &ledger_path {
@@ -238,7 +238,7 @@ pub struct Prepared {
     started: Instant,
     entry: EmitRecord,
     ledger_path: Option<PathBuf>,
-    store: Option<Ledger>,
+    store: Option<Store>,
     config: LoadedConfig,
     warnings: Vec<String>,
     event: Event,
@@ -315,7 +315,7 @@ pub struct Decided {
     started: Instant,
     entry: EmitRecord,
     ledger_path: Option<PathBuf>,
-    store: Option<Ledger>,
+    store: Option<Store>,
     runtime: tokio::runtime::Runtime,
     pool: AsyncPool,
     groups: ProcessGroups,
@@ -361,7 +361,7 @@ impl Decided {
             interrupt,
         } = self;
         let mut late_warnings = Vec::new();
-        let mut ledger = ledger_path.and_then(|path| {
+        let ledger = ledger_path.and_then(|path| {
             ledger::finish(
                 store,
                 &path,
@@ -388,7 +388,7 @@ impl Decided {
                     let late = pool.drain(std::time::Duration::from_millis(500)).await;
                     drained.completions.extend(late.completions);
                 }
-                if let Some(ledger) = ledger.as_mut() {
+                if let Some(ledger) = &ledger {
                     ledger::complete_async(ledger, &entry.run_id, drained.completions);
                 }
             });

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use hookrig_config::{LoadOptions, Shadowed};
 use hookrig_core::{Dialect, EventName, Mode, SkipReason, plan};
+use hookrig_dialects::{LoadOptions, Shadowed};
 use hookrig_exec::ProcessGroups;
 
 use crate::errors::RuntimeError;
@@ -66,7 +66,7 @@ pub fn explain(
             let spec = &planned.hook.spec;
             Considered {
                 name: spec.name.clone(),
-                dialect: dialect_of(spec.source.dialect),
+                dialect: spec.source.dialect,
                 source: spec.source.path.clone(),
                 priority: spec.priority,
                 mode: spec.mode,
@@ -93,10 +93,4 @@ pub fn explain(
         warnings: config.warnings.iter().map(ToString::to_string).collect(),
         event,
     })
-}
-
-/// The dialect a source names. Every hook source names one of the catalog's dialects;
-/// a name outside it would be a loader's bug, shown as native rather than failing.
-pub(crate) fn dialect_of(name: &str) -> Dialect {
-    name.parse().unwrap_or(Dialect::Native)
 }

@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hookrig_config::PackageRef;
 use hookrig_core::{AsyncCompletion, Dispatched, HookRecord, SkipReason, duration_ms};
-use hookrig_store::{EmitRecord, HookRun, Ledger, StoreError};
+use hookrig_dialects::PackageRef;
+use hookrig_store::{EmitRecord, HookRun, Store, StoreError};
 
 /// The plugin packages enabled for `agent` (or for `*` only, with no agent) in the
 /// store at `path`, with the store opened to read them, for an emit to record into. No
@@ -16,13 +16,14 @@ use hookrig_store::{EmitRecord, HookRun, Ledger, StoreError};
 pub fn enabled_packages(
     path: &Path,
     agent: Option<&str>,
-) -> Result<(Vec<PackageRef>, Option<Ledger>), StoreError> {
+) -> Result<(Vec<PackageRef>, Option<Store>), StoreError> {
     if !path.exists() {
         return Ok((Vec::new(), None));
     }
-    let store = Ledger::open(path)?;
+    let store = Store::open(path)?;
     let packages = store
-        .plugins_enabled_for(agent)?
+        .plugins()
+        .enabled_for(agent)?
         .into_iter()
         .map(|row| PackageRef {
             id: row.id,
@@ -34,9 +35,9 @@ pub fn enabled_packages(
 
 /// Opens the ledger for reading (`runs`, `why`). Emits left `running` by a process that
 /// died (SIGKILL) are marked `interrupted` first, so they read as what they are.
-pub fn open_for_reading(path: &Path) -> Result<Ledger, StoreError> {
-    let mut ledger = Ledger::open(path)?;
-    if let Err(err) = ledger.interrupt_abandoned_emits() {
+pub fn open_for_reading(path: &Path) -> Result<Store, StoreError> {
+    let ledger = Store::open(path)?;
+    if let Err(err) = ledger.emits().interrupt_abandoned() {
         tracing::debug!("{}", warning(&err));
     }
     Ok(ledger)
@@ -47,14 +48,14 @@ pub fn hook_run(record: &HookRecord) -> HookRun {
     HookRun {
         name: record.name.clone(),
         source: record.source.display().to_string(),
-        dialect: record.dialect.to_owned(),
+        dialect: record.dialect,
         matched: record.skip.is_none()
             || matches!(
                 record.skip,
                 Some(SkipReason::ChainStopped { .. } | SkipReason::AsyncCapReached)
             ),
         skip_reason: record.skip.as_ref().map(ToString::to_string),
-        result: record.result.as_str().to_owned(),
+        result: record.result,
         exit_code: record.exit_code,
         duration_ms: record.duration.map(duration_ms),
         reason: record.reason.clone(),
@@ -92,16 +93,16 @@ pub(crate) fn chain(err: &dyn std::error::Error) -> String {
 
 /// The ledger at `path`: `opened` when it is that file (one connection per emit
 /// instead of two), else opened now.
-fn ledger_at(opened: Option<Ledger>, path: &Path) -> Result<Ledger, StoreError> {
+fn ledger_at(opened: Option<Store>, path: &Path) -> Result<Store, StoreError> {
     match opened.filter(|store| store.path() == path) {
         Some(store) => Ok(store),
-        None => Ledger::open(path),
+        None => Store::open(path),
     }
 }
 
 /// Records an emit stopped before its hooks could run (its config could not load).
-pub(crate) fn record_failed(opened: Option<Ledger>, path: &Path, entry: &EmitRecord) {
-    if let Err(err) = ledger_at(opened, path).and_then(|mut l| l.record_emit(entry)) {
+pub(crate) fn record_failed(opened: Option<Store>, path: &Path, entry: &EmitRecord) {
+    if let Err(err) = ledger_at(opened, path).and_then(|l| l.emits().record(entry)) {
         tracing::debug!("{}", warning(&err));
     }
 }
@@ -111,12 +112,12 @@ pub(crate) fn record_failed(opened: Option<Ledger>, path: &Path, entry: &EmitRec
 /// its write lock, the start is not recorded and the whole row is written at the end. A
 /// ledger that cannot be opened is a warning for the Outcome.
 pub(crate) fn begin(
-    opened: Option<Ledger>,
+    opened: Option<Store>,
     path: &Path,
     entry: &EmitRecord,
     warnings: &mut Vec<String>,
-) -> Option<Ledger> {
-    let mut ledger = match ledger_at(opened, path) {
+) -> Option<Store> {
+    let ledger = match ledger_at(opened, path) {
         Ok(ledger) => ledger,
         Err(err) => {
             warnings.push(format!("{}; this emit is not recorded", warning(&err)));
@@ -125,11 +126,11 @@ pub(crate) fn begin(
     };
     let started = ledger
         .set_busy_timeout(Duration::ZERO)
-        .and_then(|()| ledger.begin_emit(entry));
+        .and_then(|()| ledger.emits().begin(entry));
     if let Err(err) = started {
         tracing::debug!("start of the emit not recorded: {}", warning(&err));
     }
-    if let Err(err) = ledger.set_busy_timeout(Ledger::BUSY_TIMEOUT) {
+    if let Err(err) = ledger.set_busy_timeout(Store::BUSY_TIMEOUT) {
         tracing::debug!("{}", warning(&err));
     }
     Some(ledger)
@@ -138,22 +139,22 @@ pub(crate) fn begin(
 /// Completes the row [`begin`] wrote; called once the host has its answer, so a ledger
 /// that cannot be opened or written is a late warning (for stderr).
 pub(crate) fn finish(
-    opened: Option<Ledger>,
+    opened: Option<Store>,
     path: &Path,
     entry: &mut EmitRecord,
     dispatched: &Dispatched,
     duration: Duration,
     warnings: &[String],
     late_warnings: &mut Vec<String>,
-) -> Option<Ledger> {
-    dispatched.decision.as_str().clone_into(&mut entry.decision);
+) -> Option<Store> {
+    entry.decision = dispatched.decision.into();
     entry.reason.clone_from(&dispatched.reason);
     entry.decided_by.clone_from(&dispatched.decided_by);
     entry.duration_ms = duration_ms(duration);
     entry.payload_out = json_text(&dispatched.payload);
     entry.warnings = warnings.to_vec();
     entry.hooks = dispatched.records.iter().map(hook_run).collect();
-    match ledger_at(opened, path).and_then(|mut l| l.finish_emit(entry).map(|()| l)) {
+    match ledger_at(opened, path).and_then(|l| l.emits().finish(entry).map(|()| l)) {
         Ok(ledger) => Some(ledger),
         Err(err) => {
             late_warnings.push(warning(&err));
@@ -163,7 +164,7 @@ pub(crate) fn finish(
 }
 
 /// Fills in the rows of the async hooks that ended.
-pub(crate) fn complete_async(ledger: &mut Ledger, run_id: &str, completions: Vec<AsyncCompletion>) {
+pub(crate) fn complete_async(ledger: &Store, run_id: &str, completions: Vec<AsyncCompletion>) {
     let runs: Vec<_> = completions
         .into_iter()
         .map(|completion| {
@@ -182,7 +183,7 @@ pub(crate) fn complete_async(ledger: &mut Ledger, run_id: &str, completions: Vec
             run
         })
         .collect();
-    if let Err(err) = ledger.complete_hook_runs(run_id, &runs) {
+    if let Err(err) = ledger.emits().complete_hook_runs(run_id, &runs) {
         tracing::debug!("{}", warning(&err));
     }
 }

@@ -19,6 +19,13 @@ use crate::scope::Scope;
 pub struct Performed {
     /// What the action did to the plan.
     pub outcome: Outcome,
+    /// What became of its events.
+    pub delivered: Delivered,
+}
+
+/// What became of an action's lifecycle events.
+#[derive(Debug, Default)]
+pub struct Delivered {
     /// The signal that interrupted a hook, if one did.
     pub interrupted: Option<StopSignal>,
     /// What the hooks reported (every emit's warnings) and events that could not be
@@ -28,8 +35,7 @@ pub struct Performed {
 }
 
 /// Performs `action` on the plan at `plan` as `agent` through the plan lifecycle, then
-/// emits the lifecycle events it produced in the plan's directory, so that Hence hook
-/// scripts, native hooks, plugins and automations react.
+/// [`deliver`]s the lifecycle events it produced.
 pub fn perform(
     scope: &Scope,
     plan: &Path,
@@ -46,12 +52,19 @@ pub fn perform(
         agent,
     })?;
     // The lock is released: hooks may read the plan, or even run `hookrig task`.
-    let cwd = absolute
+    let delivered = deliver(scope, &outcome, &absolute, agent);
+    Ok(Performed { outcome, delivered })
+}
+
+/// Emits the lifecycle events of `outcome` (an action of `agent` on the plan at
+/// `plan`, without `..`) in the plan's directory, so that Hence hook scripts, native
+/// hooks, plugins and automations react.
+pub fn deliver(scope: &Scope, outcome: &Outcome, plan: &Path, agent: &str) -> Delivered {
+    let cwd = plan
         .parent()
         .map_or_else(|| PathBuf::from("/"), Path::to_owned);
     let scope = scope.at(&cwd);
-    let mut interrupted = None;
-    let mut warnings = Vec::new();
+    let mut delivered = Delivered::default();
     for event in &outcome.events {
         let name = event.kind.name();
         let mut request = EmitRequest::new(
@@ -59,23 +72,18 @@ pub fn perform(
             Payload::from_map(event.payload.to_map()),
         );
         request.agent = Some(agent.to_owned());
-        let emitted = Emit::prepare(&scope, request).and_then(crate::Prepared::dispatch);
-        match emitted {
+        match Emit::prepare(&scope, request).and_then(crate::Prepared::dispatch) {
             Ok(decided) => {
-                warnings.extend(decided.warnings.iter().cloned());
+                delivered.warnings.extend(decided.warnings.iter().cloned());
                 let finished = decided.finish();
-                warnings.extend(finished.late_warnings);
-                interrupted = interrupted.or(finished.interrupted);
+                delivered.warnings.extend(finished.late_warnings);
+                delivered.interrupted = delivered.interrupted.or(finished.interrupted);
             }
-            Err(err) => warnings.push(format!(
+            Err(err) => delivered.warnings.push(format!(
                 "{name} was not delivered to hooks: {}",
                 chain(&err)
             )),
         }
     }
-    Ok(Performed {
-        outcome,
-        interrupted,
-        warnings,
-    })
+    delivered
 }

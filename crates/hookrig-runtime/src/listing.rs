@@ -1,7 +1,8 @@
 //! The configured hooks, for `hookrig list` and `hookrig show`.
 
-use hookrig_config::{Diagnostic, HookDef, LoadOptions, Severity};
+use hookrig_core::{Diagnostic, Severity};
 use hookrig_core::{EventName, Level};
+use hookrig_dialects::{HookDef, LoadOptions};
 use serde::Serialize;
 
 use crate::errors::RuntimeError;

@@ -2,16 +2,16 @@
 
 use std::sync::Arc;
 
-use hookrig_config::{CommandDef, LoadOptions, LoadedConfig};
 use hookrig_core::{Handler, Hook, Registry};
-use hookrig_exec::{CommandHandler, HttpHandler, Limits, ProcessGroups};
+use hookrig_dialects::{LoadOptions, LoadedConfig};
+use hookrig_exec::{CommandDef, CommandHandler, HttpHandler, Limits, ProcessGroups};
 
 use crate::errors::RuntimeError;
 use crate::scope::Scope;
 
 /// Loads every source for the scope's working directory.
 pub fn load(scope: &Scope, options: &LoadOptions) -> Result<LoadedConfig, RuntimeError> {
-    Ok(hookrig_config::load(&scope.env, options)?)
+    Ok(hookrig_dialects::load(&scope.env, options)?)
 }
 
 /// Registers every configured hook with its handler: HTTP hooks with an HTTP handler,

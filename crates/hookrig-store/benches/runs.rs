@@ -1,5 +1,5 @@
 //! Benchmark of recording automation runs in the embedded store (divan): each run is
-//! one `insert_automation_run` (status `running`) and one `update_automation_run`
+//! one `automation_runs().insert` (status `running`) and one `automation_runs().update`
 //! (status `completed`, with step results and a response), as the engine writes them.
 //! Target: at least 5,000 runs per second.
 //!
@@ -7,7 +7,8 @@
 //! 1 / (the median time of one iteration).
 
 use divan::{Bencher, black_box};
-use hookrig_store::{AutomationRow, AutomationRunRow, Ledger};
+use hookrig_store::{AutomationRow, AutomationRun, RunStatus, Store};
+use serde_json::json;
 
 fn main() {
     divan::main();
@@ -36,20 +37,21 @@ fn automation() -> AutomationRow {
 #[divan::bench(sample_count = 200, sample_size = 20)]
 fn insert_and_complete(bencher: Bencher<'_, '_>) {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let mut store = Ledger::open(&dir.path().join("ledger.db")).expect("open the store");
+    let store = Store::open(&dir.path().join("ledger.db")).expect("open the store");
     store
-        .upsert_automation(&automation())
+        .automations()
+        .upsert(&automation())
         .expect("store the automation");
     let mut n: u64 = 0;
     bencher.bench_local(|| {
         n += 1;
-        let mut run = AutomationRunRow {
+        let mut run = AutomationRun {
             id: format!("{n:012x}"),
             automation_id: "bench".to_owned(),
             project_id: "p".to_owned(),
             trigger_reason: "event:task.completed".to_owned(),
-            status: "running".to_owned(),
-            event_data: Some(r#"{"task_id":"t1","_event_type":"task.completed"}"#.to_owned()),
+            status: RunStatus::Running,
+            event_data: Some(json!({"task_id": "t1", "_event_type": "task.completed"})),
             context_results: None,
             prompt_sent: None,
             llm_response: None,
@@ -60,16 +62,17 @@ fn insert_and_complete(bencher: Bencher<'_, '_>) {
             started_at: n as f64,
             completed_at: None,
         };
-        store.insert_automation_run(&run).expect("insert");
-        "completed".clone_into(&mut run.status);
+        store.automation_runs().insert(&run).expect("insert");
+        run.status = RunStatus::Completed;
         run.context_results =
-            Some(r#"[{"stdout":"ok\n","stderr":"","exit_code":0,"_step_index":0}]"#.to_owned());
+            Some(json!([{"stdout": "ok\n", "stderr": "", "exit_code": 0, "_step_index": 0}]));
         run.prompt_sent = Some("review ok".to_owned());
         run.llm_response = Some("looks good".to_owned());
         run.tokens_used = 5;
         run.completed_at = Some(run.started_at + 1.0);
         store
-            .update_automation_run(black_box(&run))
+            .automation_runs()
+            .update(black_box(&run))
             .expect("update");
     });
 }

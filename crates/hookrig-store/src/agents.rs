@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::now_ms;
 use crate::errors::StoreError;
-use crate::ledger::Ledger;
+use crate::store::Store;
 
 /// One agent, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,10 +52,21 @@ const SELECT_AGENT: &str = "
            started_at, exit_code, exit_signal, ended_at, stopped_at
     FROM agents";
 
-impl Ledger {
+/// The `agents` table of a [`Store`].
+#[derive(Debug, Clone, Copy)]
+pub struct Agents<'s> {
+    store: &'s Store,
+}
+
+impl<'s> Agents<'s> {
+    pub(crate) fn new(store: &'s Store) -> Self {
+        Self { store }
+    }
+
     /// Records a newly spawned agent, replacing any earlier row of its worktree.
-    pub fn record_agent(&mut self, agent: &AgentRow) -> Result<(), StoreError> {
-        self.conn()
+    pub fn record(&self, agent: &AgentRow) -> Result<(), StoreError> {
+        self.store
+            .conn()
             .execute(
                 "INSERT OR REPLACE INTO agents (worktree, repo, task, plan, agent, provider,
                      branch, log, pid, proc_start, started_at, exit_code, exit_signal,
@@ -80,79 +91,84 @@ impl Ledger {
                 ],
             )
             .map(drop)
-            .map_err(StoreError::sqlite(self.path(), "record an agent"))
+            .map_err(self.store.fail("record an agent"))
     }
 
     /// Sets the pid (and its start time) of the agent in `worktree`.
-    pub fn set_agent_pid(
-        &mut self,
+    pub fn set_pid(
+        &self,
         worktree: &str,
         pid: i64,
         proc_start: Option<i64>,
     ) -> Result<(), StoreError> {
-        self.conn()
+        self.store
+            .conn()
             .execute(
                 "UPDATE agents SET pid = ?2, proc_start = ?3 WHERE worktree = ?1",
                 params![worktree, pid, proc_start],
             )
             .map(drop)
-            .map_err(StoreError::sqlite(self.path(), "record an agent's pid"))
+            .map_err(self.store.fail("record an agent's pid"))
     }
 
     /// Records how the agent in `worktree` ended: an exit code or a signal.
-    pub fn set_agent_exit(
-        &mut self,
+    pub fn set_exit(
+        &self,
         worktree: &str,
         exit_code: Option<i64>,
         exit_signal: Option<i64>,
     ) -> Result<(), StoreError> {
-        self.conn()
+        self.store
+            .conn()
             .execute(
                 "UPDATE agents SET exit_code = ?2, exit_signal = ?3, ended_at = ?4
                  WHERE worktree = ?1",
                 params![worktree, exit_code, exit_signal, now_ms()],
             )
             .map(drop)
-            .map_err(StoreError::sqlite(self.path(), "record an agent's exit"))
+            .map_err(self.store.fail("record an agent's exit"))
     }
 
     /// Records that `hookrig agent stop` stopped the agent in `worktree`.
-    pub fn set_agent_stopped(&mut self, worktree: &str) -> Result<(), StoreError> {
-        self.conn()
+    pub fn set_stopped(&self, worktree: &str) -> Result<(), StoreError> {
+        self.store
+            .conn()
             .execute(
                 "UPDATE agents SET stopped_at = ?2 WHERE worktree = ?1",
                 params![worktree, now_ms()],
             )
             .map(drop)
-            .map_err(StoreError::sqlite(self.path(), "record an agent's stop"))
+            .map_err(self.store.fail("record an agent's stop"))
     }
 
     /// Forgets the agent in `worktree` (its worktree was removed).
-    pub fn delete_agent(&mut self, worktree: &str) -> Result<(), StoreError> {
-        self.conn()
+    pub fn delete(&self, worktree: &str) -> Result<(), StoreError> {
+        self.store
+            .conn()
             .execute("DELETE FROM agents WHERE worktree = ?1", [worktree])
             .map(drop)
-            .map_err(StoreError::sqlite(self.path(), "delete an agent"))
+            .map_err(self.store.fail("delete an agent"))
     }
 
     /// The agent in `worktree`, if any.
-    pub fn agent(&self, worktree: &str) -> Result<Option<AgentRow>, StoreError> {
-        self.conn()
+    pub fn get(&self, worktree: &str) -> Result<Option<AgentRow>, StoreError> {
+        self.store
+            .conn()
             .query_row(
                 &format!("{SELECT_AGENT} WHERE worktree = ?1"),
                 [worktree],
                 agent_from_row,
             )
             .optional()
-            .map_err(StoreError::sqlite(self.path(), "read an agent"))
+            .map_err(self.store.fail("read an agent"))
     }
 
     /// Every agent, oldest first.
-    pub fn agents(&self) -> Result<Vec<AgentRow>, StoreError> {
-        let conn = self.conn();
+    pub fn list(&self) -> Result<Vec<AgentRow>, StoreError> {
+        let conn = self.store.conn();
         conn.prepare(&format!("{SELECT_AGENT} ORDER BY started_at, worktree"))
             .and_then(|mut stmt| stmt.query_map([], agent_from_row)?.collect())
-            .map_err(StoreError::sqlite(self.path(), "list agents"))
+            .map_err(self.store.fail("list agents"))
     }
 }
 
@@ -203,20 +219,23 @@ mod tests {
     #[test]
     fn an_agent_round_trips_through_its_life() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let mut ledger = Ledger::open(&dir.path().join("ledger.db")).expect("open");
-        ledger.record_agent(&row("/r/w")).expect("record");
-        ledger.set_agent_pid("/r/w", 42, Some(7)).expect("pid");
-        ledger.set_agent_stopped("/r/w").expect("stop");
-        ledger.set_agent_exit("/r/w", None, Some(15)).expect("exit");
-        let got = ledger.agent("/r/w").expect("read").expect("a row");
+        let ledger = Store::open(&dir.path().join("ledger.db")).expect("open");
+        ledger.agents().record(&row("/r/w")).expect("record");
+        ledger.agents().set_pid("/r/w", 42, Some(7)).expect("pid");
+        ledger.agents().set_stopped("/r/w").expect("stop");
+        ledger
+            .agents()
+            .set_exit("/r/w", None, Some(15))
+            .expect("exit");
+        let got = ledger.agents().get("/r/w").expect("read").expect("a row");
         assert_eq!((got.pid, got.proc_start), (Some(42), Some(7)));
         assert_eq!((got.exit_code, got.exit_signal), (None, Some(15)));
         assert!(got.ended_at_ms.is_some() && got.stopped_at_ms.is_some());
 
         // Spawning again in the same worktree replaces the row.
-        ledger.record_agent(&row("/r/w")).expect("record again");
-        assert_eq!(ledger.agents().expect("list"), [row("/r/w")]);
-        ledger.delete_agent("/r/w").expect("delete");
-        assert!(ledger.agent("/r/w").expect("read").is_none());
+        ledger.agents().record(&row("/r/w")).expect("record again");
+        assert_eq!(ledger.agents().list().expect("list"), [row("/r/w")]);
+        ledger.agents().delete("/r/w").expect("delete");
+        assert!(ledger.agents().get("/r/w").expect("read").is_none());
     }
 }

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::column::UnknownName;
+
 /// Everything that can go wrong while opening, writing or reading the ledger.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -69,21 +71,21 @@ pub enum StoreError {
         source: rusqlite::Error,
     },
 
-    /// [`Ledger::record_emit`](crate::Ledger::record_emit) got a run id that is already recorded.
+    /// [`Emits::record`](crate::Emits::record) got a run id that is already recorded.
     #[error("run {run_id} is already in the ledger")]
     DuplicateRunId {
         /// The run id.
         run_id: String,
     },
 
-    /// [`Ledger::append_hook_runs`](crate::Ledger::append_hook_runs) got a run id that was never recorded.
+    /// [`Emits::append_hook_runs`](crate::Emits::append_hook_runs) got a run id that was never recorded.
     #[error("no run {run_id} in the ledger")]
     UnknownRunId {
         /// The run id.
         run_id: String,
     },
 
-    /// [`Ledger::register_plugin`](crate::Ledger::register_plugin) got an id that is
+    /// [`Plugins::register`](crate::Plugins::register) got an id that is
     /// already registered.
     #[error("plugin `{id}` is already registered")]
     DuplicatePlugin {
@@ -136,6 +138,24 @@ pub enum StoreError {
         source: serde_json::Error,
     },
 
+    /// A column holding one of a fixed set of names (a run status, a decision, a hook
+    /// result, a dialect) holds another: the file was written by a newer hookrig, or
+    /// edited by something else.
+    #[error(
+        "the ledger {} holds an unknown {kind} `{value}` in column `{column}`",
+        path.display()
+    )]
+    UnknownValue {
+        /// The ledger file.
+        path: PathBuf,
+        /// The column.
+        column: String,
+        /// What the column holds (`run status`, `decision`, ...).
+        kind: &'static str,
+        /// The text found.
+        value: String,
+    },
+
     /// A `db_query` step named a query that is not one of the named queries.
     #[error("unknown query `{name}`")]
     UnknownQuery {
@@ -158,16 +178,28 @@ pub enum StoreError {
 
 impl StoreError {
     /// Turns an SQLite error met while doing `action` on the ledger at `path` into
-    /// [`StoreError::Sqlite`]. The closure is `Copy`, so one serves every `?` of a
+    /// [`StoreError::Sqlite`], or into [`StoreError::UnknownValue`] when a named column
+    /// held a name it does not know. The closure is `Copy`, so one serves every `?` of a
     /// method.
     pub(crate) fn sqlite(
         path: &Path,
         action: &'static str,
     ) -> impl Fn(rusqlite::Error) -> StoreError + Copy {
-        move |source| StoreError::Sqlite {
-            path: path.to_owned(),
-            action,
-            source,
+        move |source| match UnknownName::of(&source) {
+            Some(unknown) => StoreError::UnknownValue {
+                path: path.to_owned(),
+                column: unknown
+                    .column
+                    .clone()
+                    .unwrap_or_else(|| "(unnamed)".to_owned()),
+                kind: unknown.kind,
+                value: unknown.value.clone(),
+            },
+            None => StoreError::Sqlite {
+                path: path.to_owned(),
+                action,
+                source,
+            },
         }
     }
 }
@@ -232,6 +264,16 @@ mod tests {
         &StoreError::Sqlite { path: PathBuf::from("/l.db"), action: "record an emit", source: sqlite_error() },
         "could not record an emit in the ledger /l.db";
         "sqlite names the action"
+    )]
+    #[test_case(
+        &StoreError::UnknownValue {
+            path: PathBuf::from("/l.db"),
+            column: "status".to_owned(),
+            kind: "run status",
+            value: "done".to_owned(),
+        },
+        "the ledger /l.db holds an unknown run status `done` in column `status`";
+        "unknown value names the column and the value"
     )]
     #[test_case(
         &StoreError::DuplicatePlugin { id: "p".to_owned() },

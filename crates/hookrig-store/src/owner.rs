@@ -14,17 +14,17 @@ use nix::unistd::Pid;
 
 /// A process, named so that a pid reused by another process is not taken for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Owner {
+pub(crate) struct Owner {
     /// Its pid.
-    pub pid: i64,
+    pub(crate) pid: i64,
     /// The kernel's start time of the pid in clock ticks since boot; `None` where there
     /// is no `/proc`.
-    pub proc_start: Option<i64>,
+    pub(crate) proc_start: Option<i64>,
 }
 
 impl Owner {
     /// This process.
-    pub fn current() -> Owner {
+    pub(crate) fn current() -> Owner {
         let pid = i64::from(std::process::id());
         Owner {
             pid,
@@ -33,7 +33,7 @@ impl Owner {
     }
 
     /// The owner's text form, `PID:START` (or `PID`), as owner columns hold it.
-    pub fn to_text(self) -> String {
+    pub(crate) fn to_text(self) -> String {
         match self.proc_start {
             Some(start) => format!("{}:{start}", self.pid),
             None => self.pid.to_string(),
@@ -41,7 +41,7 @@ impl Owner {
     }
 
     /// Reads the text form; `None` for anything else.
-    pub fn from_text(text: &str) -> Option<Owner> {
+    pub(crate) fn from_text(text: &str) -> Option<Owner> {
         let (pid, start) = match text.split_once(':') {
             Some((pid, start)) => (pid, Some(start.parse().ok()?)),
             None => (text, None),
@@ -54,7 +54,7 @@ impl Owner {
 
     /// Whether the process still runs: it exists, is not a zombie, and (where `/proc`
     /// tells) started when it did, so that a reused pid does not count.
-    pub fn is_alive(self) -> bool {
+    pub(crate) fn is_alive(self) -> bool {
         let Some(pid) = i32::try_from(self.pid).ok().filter(|p| *p > 0) else {
             return false;
         };
@@ -77,14 +77,14 @@ impl Owner {
 }
 
 /// This process as the owner of the rows it writes, in text form.
-pub fn current_owner() -> String {
+pub(crate) fn current_owner() -> String {
     Owner::current().to_text()
 }
 
 /// Whether the process an owner column names still runs. An owner that cannot be read
 /// (`NULL` in rows written before owners were recorded) is dead: only a live process can
 /// keep a row `running`.
-pub fn owner_is_alive(owner: Option<&str>) -> bool {
+pub(crate) fn owner_is_alive(owner: Option<&str>) -> bool {
     owner
         .and_then(Owner::from_text)
         .is_some_and(Owner::is_alive)

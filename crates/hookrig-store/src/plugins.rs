@@ -1,8 +1,8 @@
 //! The plugin package registry: which packages are registered, and for which agents
 //! each one is enabled.
 //!
-//! It lives in the ledger's file (one file, one schema, one connection per emit) as the
-//! tables `plugins` and `agent_plugins`, written through methods on [`Ledger`].
+//! It lives in the store's file (one file, one schema, one connection per emit) as the
+//! tables `plugins` and `agent_plugins`, read and written through [`Plugins`].
 //!
 //! Enablement rules:
 //!
@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::now_ms;
 use crate::errors::StoreError;
-use crate::ledger::Ledger;
+use crate::store::Store;
 
 /// The agent name that stands for every agent.
 pub const ALL_AGENTS: &str = "*";
@@ -84,17 +84,27 @@ const AGENTS_OF: &str = "
     WHERE plugin_id = ?1
     ORDER BY agent <> '*', agent";
 
-impl Ledger {
+/// The `plugins` and `agent_plugins` tables of a [`Store`].
+#[derive(Debug, Clone, Copy)]
+pub struct Plugins<'s> {
+    store: &'s Store,
+}
+
+impl<'s> Plugins<'s> {
+    pub(crate) fn new(store: &'s Store) -> Self {
+        Self { store }
+    }
+
     /// Registers `plugin`; its `registered_at_ms` is set to now when it is 0. An id that
     /// is already registered is [`StoreError::DuplicatePlugin`]: re-registering would
     /// silently replace a path the user may still rely on, so it takes a `delete` first.
-    pub fn register_plugin(&mut self, plugin: &PluginRow) -> Result<(), StoreError> {
+    pub fn register(&self, plugin: &PluginRow) -> Result<(), StoreError> {
         let registered_at = if plugin.registered_at_ms == 0 {
             now_ms()
         } else {
             plugin.registered_at_ms
         };
-        let result = self.conn().execute(
+        let result = self.store.conn().execute(
             "INSERT INTO plugins (id, name, description, path, version, registered_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![
@@ -108,31 +118,32 @@ impl Ledger {
         );
         match result {
             Ok(_) => Ok(()),
-            Err(error) if crate::ledger::is_primary_key_violation(&error) => {
+            Err(error) if crate::store::is_primary_key_violation(&error) => {
                 Err(StoreError::DuplicatePlugin {
                     id: plugin.id.clone(),
                 })
             }
-            Err(source) => Err(StoreError::sqlite(self.path(), "register a plugin")(source)),
+            Err(source) => Err(self.store.fail("register a plugin")(source)),
         }
     }
 
     /// One registered package, or `None`.
-    pub fn plugin(&self, id: &str) -> Result<Option<PluginRow>, StoreError> {
-        self.conn()
+    pub fn get(&self, id: &str) -> Result<Option<PluginRow>, StoreError> {
+        self.store
+            .conn()
             .query_row(
                 &format!("{SELECT_PLUGIN} WHERE id = ?1"),
                 [id],
                 plugin_from_row,
             )
             .optional()
-            .map_err(StoreError::sqlite(self.path(), "read a plugin"))
+            .map_err(self.store.fail("read a plugin"))
     }
 
     /// Every registered package with its enablement rows, in registration order.
-    pub fn plugins(&self) -> Result<Vec<PluginEntry>, StoreError> {
-        let fail = StoreError::sqlite(self.path(), "list plugins");
-        let conn = self.conn();
+    pub fn list(&self) -> Result<Vec<PluginEntry>, StoreError> {
+        let fail = self.store.fail("list plugins");
+        let conn = self.store.conn();
         let rows = conn
             .prepare(ALL_PLUGINS)
             .and_then(|mut stmt| {
@@ -163,15 +174,9 @@ impl Ledger {
     /// Enables (`enabled = true`) or disables the package `id` for `agent`, or for every
     /// agent when `agent` is [`ALL_AGENTS`] (which also drops the agent-specific rows;
     /// see the module docs). An unknown id is [`StoreError::UnknownPlugin`].
-    pub fn set_plugin_enabled(
-        &mut self,
-        id: &str,
-        agent: &str,
-        enabled: bool,
-    ) -> Result<(), StoreError> {
-        let path = self.path().to_owned();
-        let fail = StoreError::sqlite(&path, "change a plugin's enablement");
-        let tx = self.conn_mut().transaction().map_err(fail)?;
+    pub fn set_enabled(&self, id: &str, agent: &str, enabled: bool) -> Result<(), StoreError> {
+        let fail = self.store.fail("change a plugin's enablement");
+        let tx = self.store.conn().unchecked_transaction().map_err(fail)?;
         let known = tx
             .query_row("SELECT 1 FROM plugins WHERE id = ?1", [id], |_| Ok(()))
             .optional()
@@ -194,11 +199,12 @@ impl Ledger {
 
     /// Deletes the package `id` and its enablement rows. An unknown id is
     /// [`StoreError::UnknownPlugin`].
-    pub fn delete_plugin(&mut self, id: &str) -> Result<(), StoreError> {
+    pub fn delete(&self, id: &str) -> Result<(), StoreError> {
         let deleted = self
+            .store
             .conn()
             .execute("DELETE FROM plugins WHERE id = ?1", [id])
-            .map_err(StoreError::sqlite(self.path(), "delete a plugin"))?;
+            .map_err(self.store.fail("delete a plugin"))?;
         if deleted == 0 {
             return Err(StoreError::UnknownPlugin { id: id.to_owned() });
         }
@@ -208,14 +214,15 @@ impl Ledger {
     /// The packages enabled for `agent`, in registration order: those whose row for
     /// `agent` says enabled, or that have no row for `agent` and are enabled for `*`.
     /// With `None` (no agent known), the packages enabled for `*`.
-    pub fn plugins_enabled_for(&self, agent: Option<&str>) -> Result<Vec<PluginRow>, StoreError> {
-        self.conn()
+    pub fn enabled_for(&self, agent: Option<&str>) -> Result<Vec<PluginRow>, StoreError> {
+        self.store
+            .conn()
             .prepare_cached(ENABLED_FOR)
             .and_then(|mut stmt| {
                 stmt.query_map([agent.unwrap_or(ALL_AGENTS)], plugin_from_row)?
                     .collect()
             })
-            .map_err(StoreError::sqlite(self.path(), "read the enabled plugins"))
+            .map_err(self.store.fail("read the enabled plugins"))
     }
 }
 
@@ -234,9 +241,9 @@ fn plugin_from_row(row: &Row<'_>) -> rusqlite::Result<PluginRow> {
 mod tests {
     use super::*;
 
-    fn open_temp() -> (tempfile::TempDir, Ledger) {
+    fn open_temp() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().expect("temp dir");
-        let ledger = Ledger::open(&dir.path().join("ledger.db")).expect("open");
+        let ledger = Store::open(&dir.path().join("ledger.db")).expect("open");
         (dir, ledger)
     }
 
@@ -251,9 +258,10 @@ mod tests {
         }
     }
 
-    fn enabled(ledger: &Ledger, agent: Option<&str>) -> Vec<String> {
+    fn enabled(ledger: &Store, agent: Option<&str>) -> Vec<String> {
         ledger
-            .plugins_enabled_for(agent)
+            .plugins()
+            .enabled_for(agent)
             .expect("query")
             .into_iter()
             .map(|p| p.id)
@@ -262,31 +270,37 @@ mod tests {
 
     #[test]
     fn registered_plugin_is_enabled_for_nobody() {
-        let (_dir, mut ledger) = open_temp();
-        ledger.register_plugin(&row("a")).expect("register");
+        let (_dir, ledger) = open_temp();
+        ledger.plugins().register(&row("a")).expect("register");
         assert!(enabled(&ledger, Some("coder")).is_empty());
         assert!(enabled(&ledger, None).is_empty());
     }
 
     #[test]
     fn zero_registered_at_means_now() {
-        let (_dir, mut ledger) = open_temp();
+        let (_dir, ledger) = open_temp();
         let mut plugin = row("a");
         plugin.registered_at_ms = 0;
-        ledger.register_plugin(&plugin).expect("register");
-        let stored = ledger.plugin("a").expect("read").expect("registered");
+        ledger.plugins().register(&plugin).expect("register");
+        let stored = ledger
+            .plugins()
+            .get("a")
+            .expect("read")
+            .expect("registered");
         assert!(stored.registered_at_ms > 1_700_000_000_000, "{stored:?}");
     }
 
     #[test]
     fn agent_row_wins_over_the_wildcard() {
-        let (_dir, mut ledger) = open_temp();
-        ledger.register_plugin(&row("a")).expect("register");
+        let (_dir, ledger) = open_temp();
+        ledger.plugins().register(&row("a")).expect("register");
         ledger
-            .set_plugin_enabled("a", "*", true)
+            .plugins()
+            .set_enabled("a", "*", true)
             .expect("enable all");
         ledger
-            .set_plugin_enabled("a", "reviewer", false)
+            .plugins()
+            .set_enabled("a", "reviewer", false)
             .expect("disable one");
         assert_eq!(enabled(&ledger, Some("coder")), ["a"]);
         assert!(enabled(&ledger, Some("reviewer")).is_empty());
@@ -295,16 +309,18 @@ mod tests {
 
     #[test]
     fn all_replaces_agent_exceptions() {
-        let (_dir, mut ledger) = open_temp();
-        ledger.register_plugin(&row("a")).expect("register");
+        let (_dir, ledger) = open_temp();
+        ledger.plugins().register(&row("a")).expect("register");
         ledger
-            .set_plugin_enabled("a", "coder", true)
+            .plugins()
+            .set_enabled("a", "coder", true)
             .expect("enable");
         ledger
-            .set_plugin_enabled("a", "*", false)
+            .plugins()
+            .set_enabled("a", "*", false)
             .expect("disable all");
         assert!(enabled(&ledger, Some("coder")).is_empty());
-        let agents = &ledger.plugins().expect("list")[0].agents;
+        let agents = &ledger.plugins().list().expect("list")[0].agents;
         assert_eq!(
             agents,
             &[AgentEnablement {
@@ -316,21 +332,25 @@ mod tests {
 
     #[test]
     fn agent_named_like_a_like_pattern_is_literal() {
-        let (_dir, mut ledger) = open_temp();
-        ledger.register_plugin(&row("a")).expect("register");
-        ledger.set_plugin_enabled("a", "c%", true).expect("enable");
+        let (_dir, ledger) = open_temp();
+        ledger.plugins().register(&row("a")).expect("register");
+        ledger
+            .plugins()
+            .set_enabled("a", "c%", true)
+            .expect("enable");
         assert!(enabled(&ledger, Some("coder")).is_empty());
         assert_eq!(enabled(&ledger, Some("c%")), ["a"]);
     }
 
     #[test]
     fn enable_and_delete_of_unknown_ids_name_the_id() {
-        let (_dir, mut ledger) = open_temp();
+        let (_dir, ledger) = open_temp();
         let error = ledger
-            .set_plugin_enabled("nope", "*", true)
+            .plugins()
+            .set_enabled("nope", "*", true)
             .expect_err("unknown");
         assert!(matches!(&error, StoreError::UnknownPlugin { id } if id == "nope"));
-        let error = ledger.delete_plugin("nope").expect_err("unknown");
+        let error = ledger.plugins().delete("nope").expect_err("unknown");
         assert_eq!(error.to_string(), "no plugin `nope` is registered");
     }
 }

@@ -1,14 +1,11 @@
 //! The named read-only queries of the `db_query` context step: seven, over hookrig's
 //! tables, and nothing else (raw SQL is never accepted).
 
-use std::path::Path;
-use std::time::Duration;
-
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, OpenFlags};
 use serde_json::{Map, Number, Value};
 
 use crate::errors::StoreError;
+use crate::store::Store;
 
 /// The name of each query and its SQL. `:name` parameters are bound from the
 /// step's `params`; a parameter the step does not give is NULL (and matches
@@ -75,88 +72,91 @@ const QUERIES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The names `db_query` accepts, in the order docs/context-steps.md lists them.
-pub fn named_queries() -> impl Iterator<Item = &'static str> {
-    QUERIES.iter().map(|(name, _)| *name)
+/// The named queries of a [`Store`]: the only SQL the `db_query` context step runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Queries<'s> {
+    store: &'s Store,
 }
 
-/// Runs the named query `name` on the store file at `path` through a read-only
-/// connection, binding `:key` parameters from `params`; each row is an object of
-/// its columns. Objects and arrays in `params` are bound as their JSON text.
-pub fn run_named_query(
-    path: &Path,
-    name: &str,
-    params: &Map<String, Value>,
-) -> Result<Vec<Map<String, Value>>, StoreError> {
-    let sql = QUERIES
-        .iter()
-        .find(|(known, _)| *known == name)
-        .map(|(_, sql)| *sql)
-        .ok_or_else(|| StoreError::UnknownQuery {
-            name: name.to_owned(),
-        })?;
-    let fail = StoreError::sqlite(path, "run a named query");
-    // Read-only at the connection level: even a query that tried to write could not.
-    // Without SQLITE_OPEN_CREATE a missing file is an error, not a new empty store.
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|source| StoreError::Open {
-        path: path.to_owned(),
-        source,
-    })?;
-    conn.busy_timeout(Duration::from_secs(5)).map_err(fail)?;
-    let mut stmt = conn.prepare(sql).map_err(fail)?;
-    for index in 1..=stmt.parameter_count() {
-        let value = stmt
-            .parameter_name(index)
-            .and_then(|name| params.get(name.trim_start_matches(':')));
-        let bound = match value {
-            None | Some(Value::Null) => rusqlite::types::Value::Null,
-            Some(Value::Bool(b)) => rusqlite::types::Value::Integer(i64::from(*b)),
-            Some(Value::Number(n)) => match n.as_i64() {
-                Some(i) => rusqlite::types::Value::Integer(i),
-                None => rusqlite::types::Value::Real(n.as_f64().unwrap_or_default()),
-            },
-            Some(Value::String(s)) => rusqlite::types::Value::Text(s.clone()),
-            Some(other) => rusqlite::types::Value::Text(other.to_string()),
-        };
-        stmt.raw_bind_parameter(index, bound).map_err(fail)?;
+impl<'s> Queries<'s> {
+    pub(crate) fn new(store: &'s Store) -> Self {
+        Self { store }
     }
-    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
-    let mut rows = stmt.raw_query();
-    let mut out = Vec::new();
-    while let Some(row) = rows.next().map_err(fail)? {
-        let mut object = Map::new();
-        for (i, column) in columns.iter().enumerate() {
-            let value = match row.get_ref(i).map_err(fail)? {
-                ValueRef::Null | ValueRef::Blob(_) => Value::Null,
-                ValueRef::Integer(i) => Value::from(i),
-                ValueRef::Real(f) => Number::from_f64(f).map_or(Value::Null, Value::Number),
-                ValueRef::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
+
+    /// The names `db_query` accepts, in the order docs/context-steps.md lists them.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        QUERIES.iter().map(|(name, _)| *name)
+    }
+
+    /// Runs the named query `name`, binding `:key` parameters from `params`; each row
+    /// is an object of its columns. Objects and arrays in `params` are bound as their
+    /// JSON text. The `db_query` step runs them on a store opened with
+    /// [`Store::open_read_only`], so that even a query that tried to write could not.
+    pub fn run(
+        &self,
+        name: &str,
+        params: &Map<String, Value>,
+    ) -> Result<Vec<Map<String, Value>>, StoreError> {
+        let sql = QUERIES
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|(_, sql)| *sql)
+            .ok_or_else(|| StoreError::UnknownQuery {
+                name: name.to_owned(),
+            })?;
+        let fail = self.store.fail("run a named query");
+        let mut stmt = self.store.conn().prepare(sql).map_err(fail)?;
+        for index in 1..=stmt.parameter_count() {
+            let value = stmt
+                .parameter_name(index)
+                .and_then(|name| params.get(name.trim_start_matches(':')));
+            let bound = match value {
+                None | Some(Value::Null) => rusqlite::types::Value::Null,
+                Some(Value::Bool(b)) => rusqlite::types::Value::Integer(i64::from(*b)),
+                Some(Value::Number(n)) => match n.as_i64() {
+                    Some(i) => rusqlite::types::Value::Integer(i),
+                    None => rusqlite::types::Value::Real(n.as_f64().unwrap_or_default()),
+                },
+                Some(Value::String(s)) => rusqlite::types::Value::Text(s.clone()),
+                Some(other) => rusqlite::types::Value::Text(other.to_string()),
             };
-            object.insert(column.clone(), value);
+            stmt.raw_bind_parameter(index, bound).map_err(fail)?;
         }
-        out.push(object);
+        let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+        let mut rows = stmt.raw_query();
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(fail)? {
+            let mut object = Map::new();
+            for (i, column) in columns.iter().enumerate() {
+                let value = match row.get_ref(i).map_err(fail)? {
+                    ValueRef::Null | ValueRef::Blob(_) => Value::Null,
+                    ValueRef::Integer(i) => Value::from(i),
+                    ValueRef::Real(f) => Number::from_f64(f).map_or(Value::Null, Value::Number),
+                    ValueRef::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
+                };
+                object.insert(column.clone(), value);
+            }
+            out.push(object);
+        }
+        Ok(out)
     }
-    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
+    use std::path::Path;
+
     use super::*;
-    use crate::Ledger;
 
     /// A store file with rows in every table the queries read; times are fixed so
     /// that the order is known.
     fn store() -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("l.db");
-        let ledger = Ledger::open(&path).expect("open");
-        ledger
+        let store = Store::open(&path).expect("open");
+        store
             .conn()
             .execute_batch(
                 "INSERT INTO tasks (id, project_id, title, description, priority, status, result,
@@ -187,7 +187,8 @@ mod tests {
 
     fn run(path: &Path, name: &str, params: &Value) -> Value {
         let params = params.as_object().cloned().unwrap_or_default();
-        let rows = run_named_query(path, name, &params).expect("query runs");
+        let store = Store::open_read_only(path).expect("open read-only");
+        let rows = store.queries().run(name, &params).expect("query runs");
         Value::Array(rows.into_iter().map(Value::Object).collect())
     }
 
@@ -258,11 +259,15 @@ mod tests {
     #[test]
     fn unknown_names_and_missing_files_are_errors() {
         let (dir, path) = store();
-        let error = run_named_query(&path, "DROP TABLE tasks", &Map::new()).expect_err("unknown");
+        let store = Store::open_read_only(&path).expect("open read-only");
+        let error = store
+            .queries()
+            .run("DROP TABLE tasks", &Map::new())
+            .expect_err("unknown");
         assert_eq!(error.to_string(), "unknown query `DROP TABLE tasks`");
         let missing = dir.path().join("missing.db");
-        assert!(run_named_query(&missing, "failed_tasks", &Map::new()).is_err());
+        assert!(Store::open_read_only(&missing).is_err());
         assert!(!missing.exists(), "a read-only open creates nothing");
-        assert_eq!(named_queries().count(), 7);
+        assert_eq!(Queries::names().count(), 7);
     }
 }

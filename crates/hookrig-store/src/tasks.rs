@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::unix_now;
 use crate::errors::StoreError;
-use crate::ledger::Ledger;
+use crate::store::Store;
 
 /// A task to insert; the store gives it an id, `pending` status and timestamps.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,13 +83,24 @@ const SELECT_TASK: &str = "
            result, error, created_by, created_at, updated_at
     FROM tasks WHERE id = ?1";
 
-impl Ledger {
+/// The `tasks` table of a [`Store`].
+#[derive(Debug, Clone, Copy)]
+pub struct Tasks<'s> {
+    store: &'s Store,
+}
+
+impl<'s> Tasks<'s> {
+    pub(crate) fn new(store: &'s Store) -> Self {
+        Self { store }
+    }
+
     /// Inserts `task` as `pending` and returns its new id (a `UUIDv7` in simple form,
     /// so ids sort by creation time).
-    pub fn create_task(&mut self, task: &NewTask) -> Result<String, StoreError> {
+    pub fn create(&self, task: &NewTask) -> Result<String, StoreError> {
         let id = uuid::Uuid::now_v7().simple().to_string();
         let now = unix_now();
-        self.conn()
+        self.store
+            .conn()
             .execute(
                 INSERT_TASK,
                 params![
@@ -107,14 +118,15 @@ impl Ledger {
                     now,
                 ],
             )
-            .map_err(StoreError::sqlite(self.path(), "create a task"))?;
+            .map_err(self.store.fail("create a task"))?;
         Ok(id)
     }
 
     /// The task with id `id`, if there is one.
-    pub fn task(&self, id: &str) -> Result<Option<TaskRow>, StoreError> {
-        let fail = StoreError::sqlite(self.path(), "read a task");
+    pub fn get(&self, id: &str) -> Result<Option<TaskRow>, StoreError> {
+        let fail = self.store.fail("read a task");
         let row = self
+            .store
             .conn()
             .query_row(SELECT_TASK, [id], |row| {
                 Ok((
@@ -178,17 +190,17 @@ mod tests {
     #[test]
     fn created_task_reads_back_pending_with_its_fields() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let mut ledger = Ledger::open(&dir.path().join("l.db")).expect("open");
-        let id = ledger.create_task(&task()).expect("insert");
-        let other = ledger.create_task(&task()).expect("insert");
+        let ledger = Store::open(&dir.path().join("l.db")).expect("open");
+        let id = ledger.tasks().create(&task()).expect("insert");
+        let other = ledger.tasks().create(&task()).expect("insert");
         assert_ne!(id, other, "each task gets its own id");
-        let row = ledger.task(&id).expect("read").expect("present");
+        let row = ledger.tasks().get(&id).expect("read").expect("present");
         assert_eq!(row.status, "pending");
         assert_eq!(row.title, "Fix it");
         assert_eq!(row.parent_task_id.as_deref(), Some("t0"));
         assert_eq!(row.priority, 5);
         assert_eq!(row.context_entries, task().context_entries);
         assert!(row.created_at > 0.0 && (row.created_at - row.updated_at).abs() < f64::EPSILON);
-        assert_eq!(ledger.task("nope").expect("read"), None);
+        assert_eq!(ledger.tasks().get("nope").expect("read"), None);
     }
 }

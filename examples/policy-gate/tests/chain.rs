@@ -103,13 +103,14 @@ fn the_veto_stops_a_command_hook_later_in_the_chain() {
     assert!(!marker.exists(), "the command hook ran after the veto");
     let finished = refused.finish();
     assert!(finished.late_warnings.is_empty(), "{finished:?}");
-    let ledger = hookrig_store::Ledger::open(&scope.store).expect("ledger");
+    let ledger = hookrig_store::Store::open(&scope.store).expect("ledger");
     let recorded = ledger
-        .emit_detail(&run_id)
+        .emits()
+        .detail(&run_id)
         .expect("reads")
         .expect("the emit is recorded")
         .emit;
-    assert_eq!(recorded.decision, "deny");
+    assert_eq!(recorded.decision, hookrig_store::EmitDecision::Deny);
     assert_eq!(recorded.decided_by.as_deref(), Some("policy-gate"));
 }
 

@@ -57,7 +57,7 @@ pub(crate) async fn run(
     };
     let store = env.store_path.clone();
     let task_id = tokio::task::spawn_blocking(move || {
-        hookrig_store::Ledger::open(&store)?.create_task(&task)
+        hookrig_store::Store::open(&store)?.tasks().create(&task)
     })
     .await
     .map_err(|error| format!("create_task stopped: {error}"))?

@@ -1,6 +1,6 @@
 //! `db_query`: one of the store's named read-only queries.
 //!
-//! Inputs: `query` (a name from [`hookrig_store::named_queries`]), `params` (an
+//! Inputs: `query` (a name from [`hookrig_store::Queries::names`]), `params` (an
 //! object). A param value that is a whole `{{...}}` placeholder is resolved
 //! against the event only: step references resolve to `""`.
 //! Output: `rows` (objects), `count`. Raw SQL is never run; an unknown name is
@@ -13,7 +13,7 @@ use crate::template;
 
 pub(crate) async fn run(step: &Value, env: &StepEnv) -> Result<Map<String, Value>, String> {
     let name = str_field(step, "query", "")?;
-    if !hookrig_store::named_queries().any(|known| known == name) {
+    if !hookrig_store::Queries::names().any(|known| known == name) {
         return Err(format!("Unknown query: {name}"));
     }
     let params = match step.get("params") {
@@ -25,11 +25,15 @@ pub(crate) async fn run(step: &Value, env: &StepEnv) -> Result<Map<String, Value
         Some(_) => return Err("`params` must be an object".to_owned()),
     };
     let store = env.store_path.clone();
-    let rows =
-        tokio::task::spawn_blocking(move || hookrig_store::run_named_query(&store, &name, &params))
-            .await
-            .map_err(|error| format!("db_query stopped: {error}"))?
-            .map_err(|error| error_chain(&error))?;
+    // Read-only: even a query that tried to write could not.
+    let rows = tokio::task::spawn_blocking(move || {
+        hookrig_store::Store::open_read_only(&store)?
+            .queries()
+            .run(&name, &params)
+    })
+    .await
+    .map_err(|error| format!("db_query stopped: {error}"))?
+    .map_err(|error| error_chain(&error))?;
     let count = rows.len();
     Ok(object(json!({"rows": rows, "count": count})))
 }

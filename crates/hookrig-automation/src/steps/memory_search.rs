@@ -18,6 +18,7 @@
 use serde_json::{Map, Value, json};
 
 use super::http::{client, describe};
+use super::notes;
 use super::{EmbeddingsEndpoint, StepEnv, count_field, object, render, resolve_path, str_field};
 
 /// Results returned when `top_k` is not given.
@@ -49,12 +50,14 @@ pub(crate) async fn run(
         top_k
     };
     let store = env.store_path.clone();
-    let notes = resolve_path(&env.workspace, &env.memory.notes_dir.to_string_lossy());
+    let notes_dir = resolve_path(&env.workspace, &env.memory.notes_dir.to_string_lossy());
     let lexical_query = query.clone();
     let searched = tokio::task::spawn_blocking(move || {
-        let mut ledger = hookrig_store::Ledger::open(&store)?;
-        ledger.memory_index_notes(&project_id, &notes)?;
-        ledger.memory_search(&project_id, &lexical_query, candidates)
+        let store = hookrig_store::Store::open(&store)?;
+        notes::index(&store, &project_id, &notes_dir)?;
+        store
+            .memory()
+            .search(&project_id, &lexical_query, candidates)
     })
     .await;
     let Ok(Ok(mut hits)) = searched else {

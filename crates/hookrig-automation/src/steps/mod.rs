@@ -37,6 +37,7 @@ pub mod git_diff;
 pub mod http;
 pub mod list_files;
 pub mod memory_search;
+mod notes;
 mod process;
 pub mod read_file;
 pub mod run_tests;

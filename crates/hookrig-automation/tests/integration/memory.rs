@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use hookrig_automation::steps::EmbeddingsEndpoint;
-use hookrig_store::Ledger;
+use hookrig_store::Store;
 use hookrig_test_support::{HttpStub, Reply};
 use serde_json::{Value, json};
 
@@ -52,9 +52,10 @@ async fn upserted_memories_are_searched_and_notes_follow_edits() {
     let world = World::new();
     notes(&world);
     {
-        let mut ledger = Ledger::open(&world.env.store_path).expect("open");
+        let ledger = Store::open(&world.env.store_path).expect("open");
         ledger
-            .memory_upsert(
+            .memory()
+            .upsert(
                 "proj",
                 "event:chat",
                 "Preferences",
@@ -62,7 +63,8 @@ async fn upserted_memories_are_searched_and_notes_follow_edits() {
             )
             .expect("upsert");
         ledger
-            .memory_upsert("other", "event:chat", "Preferences", "releases elsewhere")
+            .memory()
+            .upsert("other", "event:chat", "Preferences", "releases elsewhere")
             .expect("upsert");
     }
     let result = world

@@ -1,6 +1,6 @@
 //! `create_task` and `db_query` on a real store file.
 
-use hookrig_store::Ledger;
+use hookrig_store::Store;
 use serde_json::json;
 
 use crate::support::World;
@@ -31,8 +31,12 @@ async fn create_task_fills_placeholders_in_every_field() {
         .await;
     assert_eq!(results[1]["created"], true, "{}", results[1]);
     let task_id = results[1]["task_id"].as_str().expect("an id").to_owned();
-    let ledger = Ledger::open(&world.env.store_path).expect("open");
-    let task = ledger.task(&task_id).expect("read").expect("inserted");
+    let ledger = Store::open(&world.env.store_path).expect("open");
+    let task = ledger
+        .tasks()
+        .get(&task_id)
+        .expect("read")
+        .expect("inserted");
     insta::assert_json_snapshot!(world.scrub(&json!(task)));
 }
 
@@ -41,8 +45,12 @@ async fn create_task_defaults() {
     let world = World::new();
     let result = world.one(json!({"type": "create_task"})).await;
     let task_id = result["task_id"].as_str().expect("an id");
-    let ledger = Ledger::open(&world.env.store_path).expect("open");
-    let task = ledger.task(task_id).expect("read").expect("inserted");
+    let ledger = Store::open(&world.env.store_path).expect("open");
+    let task = ledger
+        .tasks()
+        .get(task_id)
+        .expect("read")
+        .expect("inserted");
     assert_eq!(task.title, "Hook-created task");
     assert_eq!(task.description, "");
     assert_eq!(task.project_id, "proj", "the automation's project");
@@ -105,7 +113,7 @@ async fn db_query_named_queries_with_event_params() {
 #[tokio::test]
 async fn db_query_refuses_unknown_names_and_raw_sql() {
     let world = World::new();
-    Ledger::open(&world.env.store_path).expect("create the store");
+    Store::open(&world.env.store_path).expect("create the store");
     let results = world
         .run(json!([
             {"type": "db_query", "query": "DELETE FROM tasks"},

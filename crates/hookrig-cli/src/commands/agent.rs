@@ -3,28 +3,23 @@
 
 use std::ffi::OsStr;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use hookrig_plan::plan::{Action, Plan};
-use hookrig_store::{AgentRow, Ledger};
+use hookrig_agents::{
+    AgentError, AgentStatus, HostProgram, Prepared, Spawn, SpawnObserver, SpawnRequest, StopReport,
+    Stopped, Watch, Watched,
+};
+use hookrig_plan::lifecycle::Outcome;
 use serde_json::{Value, json};
 
-use crate::agents::host::{self, Keystrokes, Spec};
-use crate::agents::process::{self, State, Stopped};
-use crate::agents::{AgentError, prompt, provider, worktree};
 use crate::cli::GlobalArgs;
 use crate::commands::task as task_command;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
 use crate::output::print;
-
-/// How long `spawn` waits for the host to say the provider started.
-const START_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// `hookrig agent ...`.
 #[derive(Debug, Args)]
@@ -108,7 +103,7 @@ pub(crate) fn run(
         AgentCommand::Watch { task } => watch(global, task.as_deref()),
         AgentCommand::Stop { task, grace } => stop(global, &task, Duration::from_secs(grace)),
         AgentCommand::Clean { task, force } => clean(global, &task, force),
-        AgentCommand::Host { spec } => Ok(host::run(&spec)),
+        AgentCommand::Host { spec } => Ok(hookrig_agents::run_host(&spec)),
     }
 }
 
@@ -119,21 +114,40 @@ fn from_env(names: &[&str]) -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
-fn open_store(global: &GlobalArgs) -> Result<Ledger, ExpectedError> {
-    Ok(Ledger::open(&crate::ledger::store_path(global)?)?)
+/// Prints what the spawn says as it goes, and delivers the claim's lifecycle events.
+struct Reporter<'a> {
+    global: &'a GlobalArgs,
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "the steps of a spawn, in the order they happen"
-)]
+impl SpawnObserver for Reporter<'_> {
+    /// The exit code of the signal that interrupted a post-claim hook.
+    type Stop = Result<u8, ExpectedError>;
+
+    fn warning(&mut self, warning: String) {
+        eprintln!("hookrig: warning: {warning}");
+    }
+
+    fn claimed(&mut self, outcome: &Outcome, plan: &Path, agent: &str) -> ControlFlow<Self::Stop> {
+        // The claim's own report comes first, as `hookrig task claim` prints it.
+        if let Err(err) = print(&task_command::summary(outcome)) {
+            return ControlFlow::Break(Err(err));
+        }
+        match task_command::deliver(self.global, outcome, plan, agent) {
+            // A signal interrupted a post-claim hook: the user asked to stop. The claim
+            // stays in the plan; no agent is started.
+            Some(code) => ControlFlow::Break(Ok(code)),
+            None => ControlFlow::Continue(()),
+        }
+    }
+}
+
 fn spawn(
     global: &GlobalArgs,
     args: &SpawnArgs,
     top_agent: Option<&OsStr>,
     top_plan: Option<&Path>,
 ) -> Result<u8, ExpectedError> {
-    let plan_path = args
+    let plan = args
         .plan
         .clone()
         .or_else(|| top_plan.map(Path::to_owned))
@@ -146,219 +160,56 @@ fn spawn(
         .or_else(|| from_env(&["HOOKRIG_AGENT", "HENCE_AGENT"]))
         .filter(|a| !a.is_empty())
         .ok_or(AgentError::NoAgent)?;
-    let plan_path = hookrig_config::normal_path(&plan_path);
-    let text = std::fs::read_to_string(&plan_path).map_err(|source| AgentError::ReadPlan {
-        path: plan_path.clone(),
-        source,
-    })?;
-    let statements = hookrig_plan::spl::parse(&plan_path, &text).map_err(AgentError::from)?;
-    let plan = Plan::new(&statements);
-    let task = plan
-        .task(&args.task)
-        .ok_or_else(|| AgentError::UnknownTask {
-            plan: plan_path.clone(),
-            task: args.task.clone(),
-            known: plan
-                .tasks
-                .iter()
-                .map(|t| t.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        })?
-        .clone();
-    worktree::check_task_name(&task.name)?;
-    // Before anything is created: a task another agent holds gets no second agent.
-    // The claim below checks again under the plan's lock.
-    if let Some(held) = task.held_by_another(&agent) {
-        return Err(AgentError::Held(held).into());
-    }
-    let plan_dir = plan_path
-        .parent()
-        .map_or_else(|| PathBuf::from("/"), Path::to_owned);
-    let repo = worktree::repo_root(&plan_dir)?;
-    let config = crate::commands::config::load(Some(&plan_dir))?;
-
-    let meta_provider = task.meta.get("provider").and_then(Value::as_str);
-    let selected = provider::select(
-        &config,
-        args.provider.as_deref(),
-        meta_provider,
-        &task.name,
-        &agent,
-        &plan_dir,
-    )?;
-
-    let path = worktree::worktree_path(&repo, &task.name);
-    let key = path.to_string_lossy().into_owned();
-    let mut store = open_store(global)?;
-    if let Some(row) = store.agent(&key)?
-        && matches!(process::state(&row), State::Running | State::Starting)
-        && row.pid.is_some()
-    {
-        return Err(AgentError::AlreadyRunning {
-            task: task.name.clone(),
-            pid: row.pid.unwrap_or_default(),
-        }
-        .into());
-    }
-
-    let provisioned: Vec<String> = config
-        .provision
-        .iter()
-        .map(|f| f.value.to.clone())
-        .collect();
-    let sources = worktree::check_provision(&repo, &config.provision)?;
-    let prepared = worktree::prepare(&repo, &task.name, &provisioned, args.resume)?;
-    // The claim goes through the plan lifecycle, as `hookrig task claim` does: the plan
-    // file is locked and appended to, and `task.claimed` reaches the post-claim hooks.
-    let claim = Action::Claim {
-        task: task.name.clone(),
+    let program = std::env::current_exe().map_err(|e| AgentError::Start(e.to_string()))?;
+    let request = SpawnRequest {
+        task: args.task.clone(),
+        plan,
+        agent,
+        provider: args.provider.clone(),
+        resume: args.resume,
         force: args.force,
+        store: crate::ledger::store_path(global)?,
+        host: HostProgram {
+            program,
+            args: vec!["agent".into(), "__host".into()],
+        },
     };
-    let (claimed, interrupted) = task_command::perform(global, &plan_path, &claim, &agent)?;
-    print(&task_command::summary(&claimed))?;
-    if let Some(code) = interrupted {
-        // A signal interrupted a post-claim hook: the user asked to stop. The claim
-        // stays in the plan; no agent is started.
-        return Ok(code);
-    }
-    for missing in worktree::provision(&path, &config.provision, sources)? {
-        eprintln!(
-            "hookrig: warning: {}:{}: worktree provision file {} not found, skipped",
-            missing.source.display(),
-            missing.line,
-            missing.from.display()
-        );
-    }
-
-    let prompt = prompt::task_prompt(&task.name, &task.meta, &plan_path);
-    let p = &selected.provider;
-    let plan_text = plan_path.to_string_lossy().into_owned();
-    let env = vec![
-        ("HOOKRIG_AGENT".to_owned(), agent.clone()),
-        ("HOOKRIG_PLAN".to_owned(), plan_text.clone()),
-        ("HOOKRIG_TASK".to_owned(), task.name.clone()),
-        ("HENCE_AGENT".to_owned(), agent.clone()),
-        ("HENCE_PLAN".to_owned(), plan_text.clone()),
-        ("HENCE_TASK".to_owned(), task.name.clone()),
-    ];
-    let log = worktree::log_path(&repo, &task.name);
-    let spec = Spec {
-        program: selected.program.clone(),
-        args: provider::arguments(p, args.resume, &prompt),
-        cwd: path.clone(),
-        env,
-        log: log.clone(),
-        ledger: crate::ledger::store_path(global)?,
-        keystrokes: p.use_keystroke_injection.then(|| Keystrokes {
-            text: prompt.clone(),
-            delay_ms: p.keystroke_delay_ms,
-        }),
+    let spawned = match hookrig_agents::spawn(&request, &mut Reporter { global })? {
+        Spawn::Started(spawned) => spawned,
+        Spawn::Stopped(stopped) => return stopped,
     };
-    store.record_agent(&AgentRow {
-        worktree: key.clone(),
-        repo: repo.to_string_lossy().into_owned(),
-        task: task.name.clone(),
-        plan: plan_text,
-        agent: agent.clone(),
-        provider: p.id.clone(),
-        branch: worktree::branch(&task.name),
-        log: log.to_string_lossy().into_owned(),
-        pid: None,
-        proc_start: None,
-        started_at_ms: hookrig_store::now_ms(),
-        exit_code: None,
-        exit_signal: None,
-        ended_at_ms: None,
-        stopped_at_ms: None,
-    })?;
-    let pid = match start_host(&spec) {
-        Ok(pid) => pid,
-        Err(err) => {
-            let _ = store.delete_agent(&key);
-            return Err(err.into());
-        }
-    };
-
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "spawned {} ({}) for agent '{agent}' on task '{}', pid {pid}",
-        p.id,
-        selected.reason.as_str(),
-        task.name
+        "spawned {} ({}) for agent '{}' on task '{}', pid {}",
+        spawned.provider,
+        spawned.reason.as_str(),
+        spawned.agent,
+        spawned.task,
+        spawned.pid
     );
-    let what = match prepared {
-        worktree::Prepared::Created {
+    let what = match spawned.prepared {
+        Prepared::Created {
             branch_created: true,
         } => "created, new branch",
-        worktree::Prepared::Created {
+        Prepared::Created {
             branch_created: false,
         } => "created",
-        worktree::Prepared::Reused => "reused",
+        Prepared::Reused => "reused",
     };
     let _ = writeln!(
         out,
         "  worktree: {} ({what} {})",
-        path.display(),
-        worktree::branch(&task.name)
+        spawned.worktree.display(),
+        spawned.branch
     );
-    let _ = writeln!(out, "  log: {}", log.display());
+    let _ = writeln!(out, "  log: {}", spawned.log.display());
     print(&out)?;
     Ok(exit_codes::PROCEED)
 }
 
-/// Starts the host detached and waits for its first line: the provider's pid.
-fn start_host(spec: &Spec) -> Result<i64, AgentError> {
-    let exe = std::env::current_exe().map_err(|e| AgentError::Start(e.to_string()))?;
-    let json = serde_json::to_string(spec).map_err(|e| AgentError::Start(e.to_string()))?;
-    let io = |source| AgentError::Io {
-        what: "cannot open the log",
-        path: spec.log.clone(),
-        source,
-    };
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&spec.log)
-        .map_err(io)?;
-    let mut child = Command::new(exe)
-        .args(["agent", "__host"])
-        .arg(json)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(log)
-        .spawn()
-        .map_err(|e| AgentError::Start(e.to_string()))?;
-    let stdout = child
-        .stdout
-        .take()
-        .ok_or_else(|| AgentError::Start("no pipe to the host".to_owned()))?;
-    // Read on a thread: a host that hangs before answering must not hang `spawn`.
-    let (send, receive) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = send.send(line);
-    });
-    let line = receive
-        .recv_timeout(START_TIMEOUT)
-        .map_err(|_| AgentError::Start("the host did not answer within 10s".to_owned()))?;
-    let line = line.trim_end();
-    if let Some(pid) = line.strip_prefix("pid ").and_then(|p| p.parse().ok()) {
-        Ok(pid)
-    } else if let Some(message) = line.strip_prefix("error ") {
-        Err(AgentError::Start(message.to_owned()))
-    } else {
-        Err(AgentError::Start(format!(
-            "the host ended without starting it (see {})",
-            spec.log.display()
-        )))
-    }
-}
-
-fn row_json(row: &AgentRow) -> Value {
-    let state = process::state(row);
+fn status_json(status: &AgentStatus) -> Value {
+    let row = &status.row;
     json!({
         "task": row.task,
         "agent": row.agent,
@@ -368,8 +219,8 @@ fn row_json(row: &AgentRow) -> Value {
         "branch": row.branch,
         "log": row.log,
         "pid": row.pid,
-        "state": state.text(),
-        "running": state == State::Running,
+        "state": status.state.text(),
+        "running": status.state == hookrig_agents::State::Running,
         "exit_code": row.exit_code,
         "exit_signal": row.exit_signal,
         "started_at_ms": row.started_at_ms,
@@ -379,15 +230,15 @@ fn row_json(row: &AgentRow) -> Value {
 }
 
 fn list(global: &GlobalArgs, json: bool) -> Result<u8, ExpectedError> {
-    let rows = open_store(global)?.agents()?;
+    let agents = hookrig_agents::list(&crate::ledger::store_path(global)?)?;
     if json {
-        let list: Vec<Value> = rows.iter().map(row_json).collect();
+        let list: Vec<Value> = agents.iter().map(status_json).collect();
         let mut text = serde_json::to_string_pretty(&list).unwrap_or_default();
         text.push('\n');
         print(&text)?;
         return Ok(exit_codes::PROCEED);
     }
-    if rows.is_empty() {
+    if agents.is_empty() {
         print("no agents; `hookrig agent spawn TASK` starts one\n")?;
         return Ok(exit_codes::PROCEED);
     }
@@ -397,7 +248,7 @@ fn list(global: &GlobalArgs, json: bool) -> Result<u8, ExpectedError> {
         "{:<16} {:<12} {:<10} {:<8} {:<18} WORKTREE",
         "TASK", "AGENT", "PROVIDER", "PID", "STATE"
     );
-    for row in &rows {
+    for AgentStatus { row, state } in &agents {
         let pid = row.pid.map_or_else(|| "-".to_owned(), |p| p.to_string());
         let _ = writeln!(
             out,
@@ -406,7 +257,7 @@ fn list(global: &GlobalArgs, json: bool) -> Result<u8, ExpectedError> {
             row.agent,
             row.provider,
             pid,
-            process::state(row).text(),
+            state.text(),
             row.worktree
         );
     }
@@ -414,192 +265,61 @@ fn list(global: &GlobalArgs, json: bool) -> Result<u8, ExpectedError> {
     Ok(exit_codes::PROCEED)
 }
 
-/// The agent of `task`: the one in the current directory's repository when there is
-/// one, else the only one with that task name.
-fn find_agent(store: &Ledger, task: &str) -> Result<Option<AgentRow>, ExpectedError> {
-    let task = task.strip_prefix("task-").unwrap_or(task);
-    let rows: Vec<AgentRow> = store
-        .agents()?
-        .into_iter()
-        .filter(|r| r.task == task)
-        .collect();
-    let here = std::env::current_dir()
-        .ok()
-        .and_then(|d| worktree::repo_root(&d).ok())
-        .map(|p| main_repo(&p));
-    if let Some(here) = &here
-        && let Some(row) = rows.iter().find(|r| Path::new(&r.repo) == here)
-    {
-        return Ok(Some(row.clone()));
-    }
-    match rows.len() {
-        0 => Ok(None),
-        1 => Ok(rows.into_iter().next()),
-        _ => Err(AgentError::Ambiguous {
-            task: task.to_owned(),
-            repos: rows.into_iter().map(|r| r.repo).collect(),
-        }
-        .into()),
-    }
-}
-
-/// Inside an agent's worktree, the repository is the one the worktree belongs to.
-fn main_repo(top: &Path) -> PathBuf {
-    worktree::git(
-        top,
-        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
-    )
-    .ok()
-    .map(PathBuf::from)
-    .and_then(|common| common.parent().map(Path::to_owned))
-    .unwrap_or_else(|| top.to_owned())
-}
-
 fn stop(global: &GlobalArgs, task: &str, grace: Duration) -> Result<u8, ExpectedError> {
-    let mut store = open_store(global)?;
-    let row = find_agent(&store, task)?.ok_or_else(|| AgentError::NoSuchAgent(task.to_owned()))?;
-    let state = process::state(&row);
-    // A provider that exited may have left processes of its group behind: they are
-    // the agent's too.
-    let Some(pid) = row
-        .pid
-        .filter(|pid| state == State::Running || process::leftovers(*pid))
-    else {
-        print(&format!(
-            "the agent of task '{}' is not running ({})\n",
-            row.task,
-            state.text()
-        ))?;
-        return Ok(exit_codes::PROCEED);
-    };
-    let how = process::stop(pid, grace);
-    store.set_agent_stopped(&row.worktree)?;
-    let text = match how {
-        Stopped::NotRunning => format!("the agent of task '{}' had exited", row.task),
-        Stopped::Terminated => format!(
-            "stopped the agent of task '{}' (process group {pid}, SIGTERM)",
-            row.task
-        ),
-        Stopped::Killed => format!(
-            "killed the agent of task '{}' (process group {pid}: SIGKILL after {}s)",
-            row.task,
-            grace.as_secs()
-        ),
+    let here = std::env::current_dir().ok();
+    let report = hookrig_agents::stop(
+        &crate::ledger::store_path(global)?,
+        task,
+        grace,
+        here.as_deref(),
+    )?;
+    let text = match report {
+        StopReport::NotRunning { task, state } => {
+            format!(
+                "the agent of task '{task}' is not running ({})",
+                state.text()
+            )
+        }
+        StopReport::Signalled { task, pgid, how } => match how {
+            Stopped::NotRunning => format!("the agent of task '{task}' had exited"),
+            Stopped::Terminated => {
+                format!("stopped the agent of task '{task}' (process group {pgid}, SIGTERM)")
+            }
+            Stopped::Killed => format!(
+                "killed the agent of task '{task}' (process group {pgid}: SIGKILL after {}s)",
+                grace.as_secs()
+            ),
+        },
     };
     print(&format!("{text}\n"))?;
     Ok(exit_codes::PROCEED)
 }
 
-/// One followed log.
-struct Followed {
-    row: AgentRow,
-    offset: u64,
-    done: bool,
-}
-
 fn watch(global: &GlobalArgs, task: Option<&str>) -> Result<u8, ExpectedError> {
-    let store = open_store(global)?;
-    #[expect(clippy::single_match_else, reason = "two ways to choose, side by side")]
-    let rows = match task {
-        Some(task) => {
-            vec![
-                find_agent(&store, task)?
-                    .ok_or_else(|| AgentError::NoSuchAgent(task.to_owned()))?,
-            ]
-        }
-        None => {
-            let here = std::env::current_dir()
-                .ok()
-                .and_then(|d| worktree::repo_root(&d).ok())
-                .map(|p| main_repo(&p));
-            store
-                .agents()?
-                .into_iter()
-                .filter(|r| here.as_deref().is_none_or(|h| Path::new(&r.repo) == h))
-                .filter(|r| matches!(process::state(r), State::Running | State::Starting))
-                .collect()
-        }
-    };
-    if rows.is_empty() {
+    let here = std::env::current_dir().ok();
+    let mut watch = Watch::new(&crate::ledger::store_path(global)?, task, here.as_deref())?;
+    if watch.is_empty() {
         print("no running agents to watch\n")?;
         return Ok(exit_codes::PROCEED);
     }
-    let prefix = rows.len() > 1;
-    let mut followed: Vec<Followed> = rows
-        .into_iter()
-        .map(|row| Followed {
-            row,
-            offset: 0,
-            done: false,
-        })
-        .collect();
-    while followed.iter().any(|f| !f.done) {
-        for f in followed.iter_mut().filter(|f| !f.done) {
-            let fresh = store
-                .agent(&f.row.worktree)?
-                .unwrap_or_else(|| f.row.clone());
-            let state = process::state(&fresh);
-            let finished = !matches!(state, State::Running | State::Starting);
-            // Read after looking at the state, so that the last output is printed
-            // before the exit is.
-            let text = read_from(Path::new(&f.row.log), &mut f.offset);
-            if !text.is_empty() {
-                print(&if prefix {
-                    prefixed(&f.row.task, &text)
-                } else {
-                    text
-                })?;
-            }
-            if finished {
-                let state = settle(&store, &f.row.worktree, state);
-                print(&format!(
-                    "hookrig: the agent of task '{}' {}\n",
-                    f.row.task,
+    let prefix = watch.len() > 1;
+    loop {
+        for seen in watch.poll()? {
+            match seen {
+                Watched::Output { task, text } => {
+                    print(&if prefix { prefixed(&task, &text) } else { text })?;
+                }
+                Watched::Ended { task, state } => print(&format!(
+                    "hookrig: the agent of task '{task}' {}\n",
                     state.text()
-                ))?;
-                f.done = true;
+                ))?,
             }
         }
-        if followed.iter().any(|f| !f.done) {
-            std::thread::sleep(Duration::from_millis(100));
+        if watch.finished() {
+            return Ok(exit_codes::PROCEED);
         }
+        std::thread::sleep(Watch::INTERVAL);
     }
-    Ok(exit_codes::PROCEED)
-}
-
-/// A provider that just died may not have its exit recorded yet: the host records it
-/// right after reaping. Wait a moment for it.
-fn settle(store: &Ledger, worktree: &str, state: State) -> State {
-    let deadline = Instant::now() + Duration::from_secs(2);
-    let mut state = state;
-    while matches!(
-        state,
-        State::Exited {
-            code: None,
-            signal: None
-        }
-    ) && Instant::now() < deadline
-    {
-        std::thread::sleep(Duration::from_millis(50));
-        if let Ok(Some(row)) = store.agent(worktree) {
-            state = process::state(&row);
-        }
-    }
-    state
-}
-
-fn read_from(path: &Path, offset: &mut u64) -> String {
-    let Ok(mut file) = std::fs::File::open(path) else {
-        return String::new();
-    };
-    if file.seek(SeekFrom::Start(*offset)).is_err() {
-        return String::new();
-    }
-    let mut bytes = Vec::new();
-    if let Ok(n) = file.read_to_end(&mut bytes) {
-        *offset += n as u64;
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 fn prefixed(task: &str, text: &str) -> String {
@@ -611,55 +331,26 @@ fn prefixed(task: &str, text: &str) -> String {
 }
 
 fn clean(global: &GlobalArgs, task: &str, force: bool) -> Result<u8, ExpectedError> {
-    let mut store = open_store(global)?;
-    let row = find_agent(&store, task)?;
-    let task = task.strip_prefix("task-").unwrap_or(task);
-    worktree::check_task_name(task)?;
-    if let Some(row) = &row
-        && process::state(row) == State::Running
-    {
-        return Err(AgentError::StillRunning {
-            task: task.to_owned(),
-            pid: row.pid.unwrap_or_default(),
-        }
-        .into());
-    }
-    let repo = match &row {
-        Some(row) => PathBuf::from(&row.repo),
-        None => main_repo(&worktree::repo_root(
-            &std::env::current_dir().map_err(ExpectedError::Cwd)?,
-        )?),
-    };
-    let config = crate::commands::config::load(Some(&repo))?;
-    let provisioned: Vec<String> = config
-        .provision
-        .iter()
-        .map(|f| f.value.to.clone())
-        .collect();
-    let path = worktree::worktree_path(&repo, task);
-    let removed = worktree::remove(&repo, task, &provisioned, force)?;
-    let mut out = format!("removed worktree {}\n", path.display());
-    let branch = worktree::branch(task);
-    match removed.branch {
+    let here = std::env::current_dir().map_err(ExpectedError::Cwd)?;
+    let cleaned = hookrig_agents::clean(
+        &crate::ledger::store_path(global)?,
+        task,
+        force,
+        &here,
+        &mut |warning| eprintln!("hookrig: warning: {warning}"),
+    )?;
+    let mut out = format!("removed worktree {}\n", cleaned.worktree.display());
+    match cleaned.branch_deleted {
         Ok(()) => {
-            let _ = writeln!(out, "deleted branch {branch} (merged)");
+            let _ = writeln!(out, "deleted branch {} (merged)", cleaned.branch);
         }
-        Err(message) => {
-            let current = worktree::git(&repo, &["symbolic-ref", "--short", "HEAD"])
-                .unwrap_or_else(|_| "HEAD".to_owned());
-            let why = if message.contains("not fully merged") {
-                format!("not merged into {current}")
-            } else {
-                message
-            };
-            let _ = writeln!(out, "kept branch {branch}: {why}");
+        Err(why) => {
+            let _ = writeln!(out, "kept branch {}: {why}", cleaned.branch);
         }
     }
-    let log = worktree::log_path(&repo, task);
-    if std::fs::remove_file(&log).is_ok() {
+    if let Some(log) = &cleaned.log {
         let _ = writeln!(out, "removed log {}", log.display());
     }
-    store.delete_agent(&path.to_string_lossy())?;
     print(&out)?;
     Ok(exit_codes::PROCEED)
 }

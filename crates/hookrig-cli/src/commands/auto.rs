@@ -10,11 +10,11 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use hookrig_automation::engine::system_clock;
 use hookrig_automation::notifier::Notifiers;
-use hookrig_automation::{Automation, Engine, FireError, RunRecord, wiring};
+use hookrig_automation::{Automation, Engine, FireError, wiring};
 use hookrig_config::ConfigToml;
 use hookrig_exec::ProcessGroups;
 use hookrig_runtime::ingress::{self, IngressError};
-use hookrig_store::{Ledger, StoreError};
+use hookrig_store::{AutomationRun, RunStatus, Store, StoreError};
 use serde_json::Value;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -89,7 +89,7 @@ pub(crate) enum AutoCommand {
 }
 
 pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedError> {
-    let mut store = Ledger::open(&ledger::store_path(global)?)?;
+    let store = Store::open(&ledger::store_path(global)?)?;
     let now = (system_clock())();
     match &args.command {
         AutoCommand::Add { file } => {
@@ -101,7 +101,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
             if let Ok(absolute) = std::path::absolute(file) {
                 automation.source = Some(absolute.display().to_string());
             }
-            let stored = store.upsert_automation(&automation.to_row())?;
+            let stored = store.automations().upsert(&automation.to_row())?;
             print(&format!("{}\n", stored.id))?;
         }
         AutoCommand::List { json } => {
@@ -123,7 +123,8 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
         AutoCommand::Enable { id } | AutoCommand::Disable { id } => {
             let enable = matches!(args.command, AutoCommand::Enable { .. });
             store
-                .set_automation_enabled(id, enable, now)
+                .automations()
+                .set_enabled(id, enable, now)
                 .map_err(not_found)?;
             print(&format!(
                 "{} automation `{id}`\n",
@@ -131,7 +132,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
             ))?;
         }
         AutoCommand::Rm { id } => {
-            store.delete_automation(id).map_err(not_found)?;
+            store.automations().delete(id).map_err(not_found)?;
             print(&format!("removed automation `{id}` and its runs\n"))?;
         }
         AutoCommand::Trust { dir } => return trust(dir.as_deref()),
@@ -147,11 +148,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
             if *watch {
                 return follow(&store, id.as_deref(), *json);
             }
-            let runs: Vec<RunRecord> = store
-                .automation_runs(id.as_deref(), *limit)?
-                .into_iter()
-                .map(RunRecord::from)
-                .collect();
+            let runs = store.automation_runs().list(id.as_deref(), *limit)?;
             if *json {
                 print_json(&serde_json::to_value(&runs).expect("runs serialize"))?;
             } else {
@@ -221,7 +218,7 @@ pub(crate) fn fire(global: &GlobalArgs, id: &str, json: bool) -> Result<u8, Expe
     } else {
         print(&run_details(&record))?;
     }
-    Ok(if record.status == "failed" {
+    Ok(if record.status == RunStatus::Failed {
         exit_codes::FAILURE
     } else {
         exit_codes::PROCEED
@@ -232,7 +229,7 @@ async fn fire_through_serve(
     socket: &std::path::Path,
     id: &str,
     config: &ConfigToml,
-) -> Result<RunRecord, ExpectedError> {
+) -> Result<AutomationRun, ExpectedError> {
     let limit = config.automation.run_timeout() + FIRE_SLACK;
     let answer = ingress::fire(socket, id, limit)
         .await
@@ -254,9 +251,9 @@ async fn fire_in_process(
     global: &GlobalArgs,
     config: &ConfigToml,
     id: &str,
-) -> Result<Option<RunRecord>, ExpectedError> {
+) -> Result<Option<AutomationRun>, ExpectedError> {
     let store_path = ledger::store_path(global)?;
-    let mut store = Ledger::open(&store_path)?;
+    let store = Store::open(&store_path)?;
     let env = hookrig_config::Environment::from_process(crate::engine::working_dir(None)?)?;
     let root = hookrig_config::find_project(&env)
         .root
@@ -268,7 +265,7 @@ async fn fire_in_process(
     hookrig_automation::definition::sync_project_automations(
         &env,
         &root,
-        &mut store,
+        &store,
         (system_clock())(),
     )?;
     let groups = ProcessGroups::new();
@@ -301,7 +298,7 @@ async fn fire_in_process(
 
 /// `hookrig auto runs --follow`: prints runs as they start and as their status changes,
 /// until SIGINT or SIGTERM. Runs that ended before it started are not shown.
-fn follow(store: &Ledger, id: Option<&str>, json: bool) -> Result<u8, ExpectedError> {
+fn follow(store: &Store, id: Option<&str>, json: bool) -> Result<u8, ExpectedError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -310,7 +307,7 @@ fn follow(store: &Ledger, id: Option<&str>, json: bool) -> Result<u8, ExpectedEr
         let mut interrupt = signal(SignalKind::interrupt()).map_err(ExpectedError::Runtime)?;
         let mut terminate = signal(SignalKind::terminate()).map_err(ExpectedError::Runtime)?;
         let mut poll = tokio::time::interval(FOLLOW_POLL);
-        let mut seen: HashMap<String, String> = HashMap::new();
+        let mut seen: HashMap<String, RunStatus> = HashMap::new();
         let mut first = true;
         loop {
             tokio::select! {
@@ -318,13 +315,13 @@ fn follow(store: &Ledger, id: Option<&str>, json: bool) -> Result<u8, ExpectedEr
                 _ = interrupt.recv() => break,
                 _ = terminate.recv() => break,
             }
-            let runs = store.automation_runs(id, FOLLOW_WINDOW)?;
+            let runs = store.automation_runs().list(id, FOLLOW_WINDOW)?;
             let mut now_seen = HashMap::with_capacity(runs.len());
             let mut text = String::new();
-            for run in runs.into_iter().rev().map(RunRecord::from) {
+            for run in runs.into_iter().rev() {
                 let show = match seen.get(&run.id) {
                     Some(status) => *status != run.status,
-                    None => !first || run.status == "running",
+                    None => !first || run.status == RunStatus::Running,
                 };
                 if show {
                     if json {
@@ -358,17 +355,19 @@ fn write_out(text: &str) -> Result<bool, ExpectedError> {
     }
 }
 
-fn all(store: &Ledger) -> Result<Vec<Automation>, ExpectedError> {
+fn all(store: &Store) -> Result<Vec<Automation>, ExpectedError> {
     store
-        .automations(false)?
+        .automations()
+        .list(false)?
         .into_iter()
         .map(|row| Automation::from_row(row).map_err(|e| ExpectedError::Fire(e.to_string())))
         .collect()
 }
 
-fn one(store: &Ledger, id: &str) -> Result<Automation, ExpectedError> {
+fn one(store: &Store, id: &str) -> Result<Automation, ExpectedError> {
     let row = store
-        .automation(id)?
+        .automations()
+        .get(id)?
         .ok_or_else(|| ExpectedError::Fire(FireError::NotFound(id.to_owned()).to_string()))?;
     Automation::from_row(row).map_err(|e| ExpectedError::Fire(e.to_string()))
 }
@@ -436,7 +435,7 @@ fn details(a: &Automation) -> String {
     text
 }
 
-fn runs_table(runs: &[RunRecord]) -> String {
+fn runs_table(runs: &[AutomationRun]) -> String {
     if runs.is_empty() {
         return "no runs\n".to_owned();
     }
@@ -458,7 +457,7 @@ fn runs_table(runs: &[RunRecord]) -> String {
     text
 }
 
-fn run_details(r: &RunRecord) -> String {
+fn run_details(r: &AutomationRun) -> String {
     let mut text = format!(
         "run {} of {}: {} ({})\n",
         r.id, r.automation_id, r.status, r.trigger_reason

@@ -2,8 +2,8 @@
 
 use std::fmt::Write;
 
-use hookrig_config::LoadOptions;
 use hookrig_core::{Mode, SkipReason};
+use hookrig_dialects::LoadOptions;
 use hookrig_runtime::{Explanation, Scope};
 
 use crate::errors::ExpectedError;

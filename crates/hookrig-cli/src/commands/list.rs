@@ -2,8 +2,9 @@
 
 use std::fmt::Write;
 
-use hookrig_config::{CommandDef, HookDef, LoadOptions, PackageRef};
 use hookrig_core::{EventName, Level, display_duration};
+use hookrig_dialects::{HookDef, LoadOptions, PackageRef};
+use hookrig_exec::CommandDef;
 use hookrig_runtime::{Scope, Select, Trust};
 use serde::Serialize;
 
@@ -37,7 +38,7 @@ impl<'a> Listed<'a> {
         Listed {
             name: &spec.name,
             source: spec.source.path.display().to_string(),
-            dialect: def.protocol.dialect(),
+            dialect: def.dialect().as_str(),
             level: spec.source.level,
             events: spec.events.iter().map(EventName::as_str).collect(),
             matcher: spec.matcher.pattern(),

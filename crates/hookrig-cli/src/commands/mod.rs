@@ -2,6 +2,7 @@
 
 pub(crate) mod agent;
 pub(crate) mod auto;
+pub(crate) mod completions;
 pub(crate) mod config;
 pub(crate) mod emit;
 pub(crate) mod events;

@@ -1,14 +1,14 @@
 //! `hookrig plan board` (built-in formats and external board formatters) and
 //! `hookrig plan next`.
 
-use std::ffi::OsStr;
-use std::io::{IsTerminal as _, Read as _, Write as _};
-use std::os::unix::process::ExitStatusExt as _;
+use std::ffi::{OsStr, OsString};
+use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use hookrig_config::Environment;
+use hookrig_exec::{Capture, Command, Stderr, Termination};
 use hookrig_plan::board::{Board, BoardTask};
 use hookrig_plan::lifecycle;
 use hookrig_plan::plan::TaskState;
@@ -18,8 +18,8 @@ use serde::Serialize;
 use crate::cli::GlobalArgs;
 use crate::commands::plan_file::{self, PlanError};
 use crate::errors::ExpectedError;
-use crate::external::{Probe, probe};
 use crate::{exit_codes, ledger, output};
+use hookrig_exec::{Probe, probe};
 
 /// `hookrig plan ...`.
 #[derive(Debug, Args)]
@@ -82,6 +82,21 @@ const FORMATTER_PREFIXES: [&str; 2] = ["hookrig-board-", "hence-board-"];
 /// The kanban width when stdout is not a terminal.
 const DEFAULT_WIDTH: usize = 100;
 
+/// How long a board formatter may run before it is stopped with its process group.
+///
+/// A formatter renders a board that is already computed, which takes well under a second
+/// even for a plan of thousands of tasks; 30 s leaves room for one that starts a slow
+/// interpreter or calls a renderer such as Graphviz on a loaded machine, and is still
+/// short enough that a formatter waiting for input that never comes fails while the user
+/// is looking at the prompt. docs/plans.md documents it.
+const FORMATTER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Between SIGTERM and SIGKILL for a formatter that ran out of time.
+const FORMATTER_GRACE: Duration = Duration::from_secs(1);
+
+/// The most a formatter may print: far more than any board, small enough to hold.
+const FORMATTER_OUTPUT_CAP: usize = 64 << 20;
+
 /// Runs `hookrig plan ...`.
 pub(crate) fn run(
     global: &GlobalArgs,
@@ -135,7 +150,15 @@ fn board(
             let found = Formatters::find(global, agent.as_deref())?;
             let formatter = found.get(name)?;
             let absolute = hookrig_config::normal_path(&path);
-            let stdout = run_formatter(name, &formatter, &board, &absolute, agent.as_deref())?;
+            let run = FormatterRun {
+                name,
+                path: &formatter,
+                cwd: std::env::current_dir().map_err(ExpectedError::Cwd)?,
+                plan: &absolute,
+                agent: agent.as_deref(),
+                timeout: FORMATTER_TIMEOUT,
+            };
+            let stdout = run.output(board)?;
             // Written as is: a formatter may print bytes that are not UTF-8.
             let mut out = std::io::stdout().lock();
             return match out.write_all(&stdout).and_then(|()| out.flush()) {
@@ -193,7 +216,7 @@ impl Formatters {
         }
         let (packages, _) = ledger::enabled_packages(global, agent)?;
         for package in &packages {
-            let check = hookrig_config::check_package(&env, package);
+            let check = hookrig_dialects::check_package(&env, package);
             match check.package {
                 Some(loaded) => candidates.extend(
                     loaded
@@ -248,62 +271,73 @@ impl Formatters {
     }
 }
 
-/// Runs the formatter `path` with `board` on stdin and returns its stdout. Its stderr
-/// is hookrig's, so its own error messages reach the user.
-fn run_formatter(
-    name: &str,
-    path: &Path,
-    board: &[u8],
-    plan: &Path,
-    agent: Option<&str>,
-) -> Result<Vec<u8>, PlanError> {
-    let spawn_error = |source| PlanError::FormatterSpawn {
-        name: name.to_owned(),
-        path: path.to_owned(),
-        source,
-    };
-    let mut command = Command::new(path);
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .env("HOOKRIG_PLAN", plan)
-        .env("HENCE_PLAN", plan);
-    if let Some(agent) = agent {
-        command
-            .env("HOOKRIG_AGENT", agent)
-            .env("HENCE_AGENT", agent);
+/// One run of a board formatter.
+struct FormatterRun<'a> {
+    /// The format it was found for.
+    name: &'a str,
+    /// Its file.
+    path: &'a Path,
+    /// hookrig's working directory, which the formatter shares.
+    cwd: PathBuf,
+    /// The plan, absolute.
+    plan: &'a Path,
+    agent: Option<&'a str>,
+    timeout: Duration,
+}
+
+impl FormatterRun<'_> {
+    /// Runs the formatter with `board` on stdin and returns its stdout. Its stderr is
+    /// hookrig's, so its own error messages reach the user. It runs in a process group
+    /// of its own, stopped with everything it started when it runs out of time.
+    fn output(&self, board: Vec<u8>) -> Result<Vec<u8>, PlanError> {
+        let plan = self.plan.to_string_lossy();
+        let mut command = Command::exec(self.path, Vec::<OsString>::new(), self.cwd.clone())
+            .env("HOOKRIG_PLAN", plan.as_ref())
+            .env("HENCE_PLAN", plan.as_ref());
+        if let Some(agent) = self.agent {
+            command = command
+                .env("HOOKRIG_AGENT", agent)
+                .env("HENCE_AGENT", agent);
+        }
+        let output = command.capture_blocking(Capture {
+            stdin: board,
+            stdout_cap: FORMATTER_OUTPUT_CAP,
+            stderr: Stderr::Inherit,
+            timeout: Some(self.timeout),
+            kill_grace: FORMATTER_GRACE,
+        });
+        if let Some(warning) = output.leftover_warning(&format!("formatter '{}'", self.name)) {
+            eprintln!("hookrig: warning: {warning}");
+        }
+        let name = self.name.to_owned();
+        let how = match output.termination {
+            Termination::Exited(0) if output.stdout_truncated => {
+                return Err(PlanError::FormatterOutputTooLarge {
+                    name,
+                    cap: FORMATTER_OUTPUT_CAP,
+                });
+            }
+            Termination::Exited(0) => return Ok(output.stdout),
+            Termination::Exited(code) => format!("exit {code}"),
+            Termination::Signaled(signal) => format!("killed by signal {signal}"),
+            Termination::Interrupted => "interrupted".to_owned(),
+            Termination::TimedOut { after, .. } => {
+                return Err(PlanError::FormatterTimedOut {
+                    name,
+                    path: self.path.to_owned(),
+                    after,
+                });
+            }
+            Termination::SpawnFailed(source) => {
+                return Err(PlanError::FormatterSpawn {
+                    name,
+                    path: self.path.to_owned(),
+                    source,
+                });
+            }
+        };
+        Err(PlanError::FormatterFailed { name, how })
     }
-    let mut child = command.spawn().map_err(spawn_error)?;
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    let board = board.to_vec();
-    // Written from a thread while stdout is read here: a formatter that prints before it
-    // has read everything must not block on a full pipe.
-    let writer = std::thread::spawn(move || {
-        // A formatter that does not read its input closes the pipe: not an error.
-        let _ = stdin.write_all(&board);
-    });
-    let mut stdout = Vec::new();
-    let read = child
-        .stdout
-        .take()
-        .expect("stdout is piped")
-        .read_to_end(&mut stdout);
-    let status = child.wait().map_err(spawn_error)?;
-    let _ = writer.join();
-    read.map_err(spawn_error)?;
-    if status.success() {
-        return Ok(stdout);
-    }
-    let how = match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exit {code}"),
-        (None, Some(signal)) => format!("killed by signal {signal}"),
-        (None, None) => "exit ?".to_owned(),
-    };
-    Err(PlanError::FormatterFailed {
-        name: name.to_owned(),
-        how,
-    })
 }
 
 /// What `plan next --json` prints.
@@ -386,4 +420,52 @@ fn next_text(next: &Next<'_>) -> String {
         let _ = writeln!(text, "{}", line.trim_end());
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use super::*;
+
+    #[test]
+    fn a_formatter_that_never_exits_is_stopped_with_its_group() {
+        // guards: a board formatter that never exits hung `plan board`
+        let dir = tempfile::Builder::new()
+            .prefix("hookrig-formatter-test-")
+            .tempdir()
+            .expect("tempdir");
+        let marker = dir.path().to_str().expect("UTF-8 temp path").to_owned();
+        let sleep = dir.path().join("sleep");
+        std::os::unix::fs::symlink("/bin/sleep", &sleep).expect("symlink sleep");
+        let path = dir.path().join("hookrig-board-stuck");
+        hookrig_test_support::write_executable(
+            &path,
+            &format!("'{0}' 300 &\n'{0}' 301\n", sleep.display()),
+        );
+        let run = FormatterRun {
+            name: "stuck",
+            path: &path,
+            cwd: dir.path().to_owned(),
+            plan: Path::new("/p/plan.spl"),
+            agent: None,
+            timeout: Duration::from_millis(300),
+        };
+        let started = Instant::now();
+        let error = run.output(b"{}".to_vec()).expect_err("timed out");
+        assert!(started.elapsed() < Duration::from_secs(20));
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "formatter 'stuck' ({}) did not finish within 300ms and was stopped",
+                path.display()
+            )
+        );
+        let left = hookrig_test_support::no_leftover(&marker, Duration::from_secs(10));
+        hookrig_test_support::kill_all_with(&marker);
+        assert!(
+            left.is_empty(),
+            "processes of the formatter are left: {left:?}"
+        );
+    }
 }

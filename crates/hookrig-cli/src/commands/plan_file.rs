@@ -50,7 +50,7 @@ pub(crate) enum PlanError {
         /// Its file.
         path: PathBuf,
     },
-    /// A formatter could not be started or waited for.
+    /// A formatter could not be started.
     #[error("cannot run formatter '{name}' ({})", path.display())]
     FormatterSpawn {
         /// The format.
@@ -59,7 +59,29 @@ pub(crate) enum PlanError {
         path: PathBuf,
         /// Why.
         #[source]
-        source: std::io::Error,
+        source: hookrig_exec::SpawnError,
+    },
+    /// A formatter ran past its timeout and was stopped with its process group.
+    #[error(
+        "formatter '{name}' ({}) did not finish within {} and was stopped",
+        path.display(),
+        humantime::format_duration(*after)
+    )]
+    FormatterTimedOut {
+        /// The format.
+        name: String,
+        /// Its file.
+        path: PathBuf,
+        /// The timeout.
+        after: std::time::Duration,
+    },
+    /// A formatter printed more than hookrig keeps.
+    #[error("formatter '{name}' printed more than {} MiB", cap >> 20)]
+    FormatterOutputTooLarge {
+        /// The format.
+        name: String,
+        /// The cap, in bytes.
+        cap: usize,
     },
     /// A formatter exited non-zero or was killed.
     #[error("formatter '{name}' failed ({how})")]

@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use futures_util::future::join_all;
-use hookrig_config::{Environment, PackageRef, find_project};
+use hookrig_config::{Environment, find_project};
+use hookrig_dialects::PackageRef;
 use hookrig_exec::{EnvPolicy, ProcessGroups, ProcessSpec, Termination, run_process};
 use hookrig_plan::plan::Plan;
 use hookrig_plan::spl;
@@ -27,8 +28,8 @@ use serde_json::Value;
 
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::external::{Probe, probe};
 use crate::output::print;
+use hookrig_exec::{Probe, probe};
 
 /// Between SIGTERM and SIGKILL for a validator that ran out of time (Hence's grace for
 /// hooks).
@@ -312,7 +313,7 @@ fn discover(plan: &Path, env: &Environment, packages: &[PackageRef]) -> Vec<Vali
         validators.extend(found);
     }
     for package in packages {
-        let check = hookrig_config::check_package(env, package);
+        let check = hookrig_dialects::check_package(env, package);
         match check.package {
             Some(loaded) => {
                 // Enabled plugin packages are the user's choice, trusted as such.

@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Subcommand};
-use hookrig_config::{Environment, PackageRef, Severity, check_package, valid_package_id};
+use hookrig_config::Environment;
+use hookrig_core::Severity;
+use hookrig_dialects::{PackageRef, check_package, valid_package_id};
 use hookrig_store::{ALL_AGENTS, PluginEntry, PluginRow, StoreError};
 
 use crate::cli::GlobalArgs;
@@ -70,10 +72,10 @@ pub(crate) struct Target {
 }
 
 pub(crate) fn run(global: &GlobalArgs, args: &PluginsArgs) -> Result<u8, ExpectedError> {
-    let mut store = ledger::open(global)?;
+    let store = ledger::open(global)?;
     match &args.command {
         PluginsCommand::List { json } => {
-            let plugins = store.plugins()?;
+            let plugins = store.plugins().list()?;
             if *json {
                 let mut text =
                     serde_json::to_string_pretty(&plugins).expect("plugin rows always serialize");
@@ -90,10 +92,11 @@ pub(crate) fn run(global: &GlobalArgs, args: &PluginsArgs) -> Result<u8, Expecte
             path,
         } => {
             let row = register_row(id, name.as_deref(), description.as_deref(), path)?;
-            store.register_plugin(&row).map_err(|err| match err {
+            store.plugins().register(&row).map_err(|err| match err {
                 StoreError::DuplicatePlugin { id } => ExpectedError::DuplicatePlugin {
                     path: store
-                        .plugin(&id)
+                        .plugins()
+                        .get(&id)
                         .ok()
                         .flatten()
                         .map(|p| p.path)
@@ -117,7 +120,8 @@ pub(crate) fn run(global: &GlobalArgs, args: &PluginsArgs) -> Result<u8, Expecte
                 _ => ALL_AGENTS,
             };
             store
-                .set_plugin_enabled(&target.id, agent, enable)
+                .plugins()
+                .set_enabled(&target.id, agent, enable)
                 .map_err(unknown_plugin)?;
             print(&format!(
                 "{} plugin `{}` for {}\n",
@@ -131,7 +135,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &PluginsArgs) -> Result<u8, Expecte
             ))?;
         }
         PluginsCommand::Delete { id } => {
-            store.delete_plugin(id).map_err(unknown_plugin)?;
+            store.plugins().delete(id).map_err(unknown_plugin)?;
             print(&format!("deleted plugin `{id}`\n"))?;
         }
     }

@@ -21,7 +21,7 @@ pub(crate) fn list(global: &GlobalArgs, args: &RunsArgs) -> Result<u8, ExpectedE
             .map(|e| EventName::resolve(e).as_str().to_owned()),
         agent: args.agent.clone(),
     };
-    let emits = ledger.recent_emits(&filter)?;
+    let emits = ledger.emits().recent(&filter)?;
     if args.json {
         let text = serde_json::to_string_pretty(&emits).expect("summaries serialize");
         print(&format!("{text}\n"))?;
@@ -79,7 +79,8 @@ pub(crate) fn why(global: &GlobalArgs, run_id: &str, json: bool) -> Result<u8, E
     let ledger = ledger::open(global)?;
     let run_id = run_id.trim().to_ascii_lowercase();
     let detail = ledger
-        .emit_detail(&run_id)?
+        .emits()
+        .detail(&run_id)?
         .ok_or_else(|| ExpectedError::UnknownRun(run_id.clone()))?;
     if json {
         let text = serde_json::to_string_pretty(&detail.emit).expect("records serialize");
@@ -121,7 +122,7 @@ fn render_why(emit: &EmitRecord) -> String {
         if let (true, Some(skip)) = (hook.matched, &hook.skip_reason) {
             let _ = writeln!(text, "  not run   {skip}");
         } else if hook.matched {
-            let _ = write!(text, "  ran       {}", hook.result);
+            let _ = write!(text, "  ran       {}", hook.result.as_str());
             if hook.is_async {
                 text.push_str(" (async)");
             }

@@ -184,8 +184,7 @@ pub(crate) fn run(
 /// Performs `action` on the plan at `path` as `agent` through the runtime (the plan
 /// lifecycle, then its events delivered to hooks), and says on stderr what the hooks
 /// reported. Returns what the action did and the exit code of a signal that
-/// interrupted a hook, if one did. `agent spawn` claims through here too, so that a
-/// claim is one code path whoever makes it.
+/// interrupted a hook, if one did.
 pub(crate) fn perform(
     global: &GlobalArgs,
     path: &Path,
@@ -195,15 +194,39 @@ pub(crate) fn perform(
     // The events happen in the plan's directory; the scope only carries the store.
     let scope = scope::resolve(global, None, None, None)?;
     let performed = lifecycle::perform(&scope, path, action, agent)?;
-    // Hooks are notifications after the fact: the plan has changed whatever they do,
-    // so neither a failing hook nor a config that does not load changes the exit code.
-    for warning in &performed.warnings {
+    Ok((performed.outcome, report(&performed.delivered)))
+}
+
+/// Delivers the lifecycle events of `outcome`, an action of `agent` on the plan at
+/// `absolute`, to hooks; returns the exit code of a signal that interrupted a hook, if
+/// one did. `agent spawn` delivers its claim's events through here too, so that a claim
+/// reaches hooks the same way whoever makes it.
+pub(crate) fn deliver(
+    global: &GlobalArgs,
+    outcome: &Outcome,
+    absolute: &Path,
+    agent: &str,
+) -> Option<u8> {
+    match scope::resolve(global, None, None, None) {
+        Ok(scope) => report(&lifecycle::deliver(&scope, outcome, absolute, agent)),
+        Err(err) => {
+            eprintln!(
+                "hookrig: warning: the task's events were not delivered to hooks: {}",
+                output::chain(&err)
+            );
+            None
+        }
+    }
+}
+
+/// Says on stderr what the hooks reported. Hooks are notifications after the fact: the
+/// plan has changed whatever they do, so neither a failing hook nor a config that does
+/// not load changes the exit code.
+fn report(delivered: &lifecycle::Delivered) -> Option<u8> {
+    for warning in &delivered.warnings {
         eprintln!("hookrig: warning: {warning}");
     }
-    Ok((
-        performed.outcome,
-        performed.interrupted.map(exit_codes::stopped_by),
-    ))
+    delivered.interrupted.map(exit_codes::stopped_by)
 }
 
 /// One line saying what happened.

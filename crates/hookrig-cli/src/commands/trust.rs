@@ -4,10 +4,9 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use hookrig_config::{
-    Environment, LoadOptions, LoadedConfig, Project, TrustStore, find_project, trust_store_path,
-};
+use hookrig_config::{Environment, Project, TrustStore, find_project, trust_store_path};
 use hookrig_core::Level;
+use hookrig_dialects::{HookTrust as _, LoadOptions, LoadedConfig};
 
 use crate::engine;
 use crate::errors::ExpectedError;
@@ -42,7 +41,7 @@ pub(crate) fn run(dir: Option<&Path>, list: bool, revoke: bool) -> Result<u8, Ex
         trust_all: true,
         ..env
     };
-    let config = hookrig_config::load(&env, &LoadOptions::default())?;
+    let config = hookrig_dialects::load(&env, &LoadOptions::default())?;
     // A file skipped for an error is not trusted: say so, so that it is fixed and
     // trusted again.
     engine::report_skipped(&config);
@@ -88,7 +87,7 @@ fn trust_project(
                 "already trusted"
             },
             def.spec.name,
-            def.protocol.dialect(),
+            def.dialect(),
             def.spec.source.path.display()
         );
     }
@@ -151,7 +150,7 @@ fn trust_claude_settings(
     text: &mut String,
 ) -> usize {
     let mut count = 0;
-    for file in hookrig_config::claude_settings_to_trust(env) {
+    for file in hookrig_dialects::claude_settings_to_trust(env) {
         let Ok(bytes) = std::fs::read(&file) else {
             continue;
         };

@@ -3,9 +3,11 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use hookrig_config::{
-    CommandDef, ConfigError, Diagnostic, HookDef, LoadOptions, PackageRef, ProtocolDef, Severity,
-};
+use hookrig_config::ConfigError;
+
+use hookrig_core::{Diagnostic, Severity};
+use hookrig_dialects::{HookDef, LoadOptions, PackageRef};
+use hookrig_exec::CommandDef;
 
 use crate::engine;
 use crate::errors::ExpectedError;
@@ -22,7 +24,7 @@ pub(crate) fn run(
         packages,
         ..LoadOptions::default()
     };
-    let mut diagnostics = match hookrig_config::load(&env, &options) {
+    let mut diagnostics = match hookrig_dialects::load(&env, &options) {
         Ok(config) => {
             let mut found = config.warnings;
             found.extend(placed(
@@ -121,41 +123,28 @@ fn placed(mut problems: Vec<(&HookDef, String)>) -> Vec<Diagnostic> {
 
 /// The file a hook's command starts, when it names one by path.
 ///
-/// Native and hygge loaders resolve it at load time. x-code and Claude Code command
-/// lines are run by the shell as written, so their first word is read here the way the
-/// hook will expand it: x-code's `${pluginDir}`, `${pluginDataDir}` and `${homedir}`,
-/// Claude Code's `$CLAUDE_PROJECT_DIR`. A first word that still holds anything the shell
-/// would expand, or that is not an absolute path, is left alone: only the shell knows
-/// what it runs.
+/// Native and hygge loaders resolve it at load time. Other dialects' command lines
+/// (x-code's, Claude Code's) are run by the shell as written, so their first word is
+/// read here the way the hook will expand it, with the variables its dialect knows
+/// before the hook runs (x-code's `${pluginDir}`, Claude Code's `$CLAUDE_PROJECT_DIR`).
+/// A first word that still holds anything the shell would expand, or that is not an
+/// absolute path, is left alone: only the shell knows what it runs.
 fn script_of(def: &HookDef) -> Option<PathBuf> {
-    match (&def.command, &def.protocol) {
-        (
-            CommandDef::Shell {
-                script: Some(script),
-                ..
-            },
-            _,
-        ) => Some(script.clone()),
-        (CommandDef::Exec { argv }, _) if argv.first().is_some_and(|a| a.contains('/')) => {
+    match &def.command {
+        CommandDef::Shell {
+            script: Some(script),
+            ..
+        } => Some(script.clone()),
+        CommandDef::Exec { argv } if argv.first().is_some_and(|a| a.contains('/')) => {
             Some(argv[0].clone().into())
         }
-        (CommandDef::Shell { line, .. }, ProtocolDef::Xcode(xcode)) => {
-            let word = first_word(line)?;
-            let word = word
-                .replace("${pluginDir}", &xcode.plugin_dir.to_string_lossy())
-                .replace("${pluginDataDir}", &xcode.data_dir.to_string_lossy())
-                .replace("${homedir}", &xcode.home.to_string_lossy())
-                .replace("${sep}", std::path::MAIN_SEPARATOR_STR);
-            absolute_plain(word)
-        }
-        (CommandDef::Shell { line, .. }, ProtocolDef::Claude(claude)) => {
-            let mut word = first_word(line)?;
-            if let Some(dir) = &claude.project_dir {
-                let dir = dir.to_string_lossy();
-                word = word
-                    .replace("${CLAUDE_PROJECT_DIR}", &dir)
-                    .replace("$CLAUDE_PROJECT_DIR", &dir);
-            }
+        CommandDef::Shell { line, .. } => {
+            let variables = def.protocol.line_variables(None)?;
+            let word = variables
+                .iter()
+                .fold(first_word(line)?, |word, (name, value)| {
+                    word.replace(name, value)
+                });
             absolute_plain(word)
         }
         _ => None,

@@ -835,3 +835,27 @@ fn validate_rejects_a_command_with_a_nul_byte_in_every_dialect() {
         "{stdout}"
     );
 }
+
+#[test]
+fn completions_match_the_committed_scripts() {
+    // guards: a flag added to the command line without regenerating the completion
+    // scripts that packagers install
+    let env = test_env();
+    for (shell, file) in [
+        ("bash", "hookrig.bash"),
+        ("zsh", "_hookrig"),
+        ("fish", "hookrig.fish"),
+    ] {
+        let script = stdout_ok(&hookrig(&env, &["completions", shell]));
+        assert!(script.contains("emit"), "{shell}: {script}");
+        let path = format!("{}/../../completions/{file}", env!("CARGO_MANIFEST_DIR"));
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            script == committed,
+            "completions/{file} is out of date: regenerate it with \
+             `cargo run -q -p hookrig-cli -- completions {shell} > completions/{file}`"
+        );
+    }
+    let unknown = hookrig(&env, &["completions", "tcsh"]);
+    assert_eq!(unknown.status.code(), Some(2), "{unknown:?}");
+}

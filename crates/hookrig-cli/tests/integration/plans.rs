@@ -736,6 +736,35 @@ fn board_formatters_run_with_the_board_on_stdin() {
 }
 
 #[test]
+fn a_formatter_that_never_exits_fails_after_its_timeout_and_leaves_nothing() {
+    // guards: a board formatter that never exits hung `plan board`
+    let env = board_env();
+    let sleep = env.marked_sleep();
+    let path = env.write_bin(
+        "hookrig-board-stuck",
+        &format!(
+            "echo drawing >&2\n'{0}' 300 &\n'{0}' 301\n",
+            sleep.display()
+        ),
+    );
+    let out = hookrig(&env, &["plan", "board", "plan.spl", "--format", "stuck"]);
+    assert_eq!(code(&out), 1);
+    // Its stderr still reaches the user, then the error names it and the timeout.
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "drawing\nhookrig: error: formatter 'stuck' ({}) did not finish within 30s and was stopped\n",
+            path.display()
+        )
+    );
+    assert!(out.stdout.is_empty());
+    assert!(
+        env.leftovers().is_empty(),
+        "a process of the formatter is left"
+    );
+}
+
+#[test]
 fn formatters_in_plugin_path() {
     let env = board_env();
     let dir = env.root().join("plugins");

@@ -146,10 +146,11 @@ fn register_enable_disable_delete_round_trip_through_the_store() {
     insta::assert_snapshot!(env.redact(&json));
 
     // What the CLI wrote is in the store file where the ledger lives.
-    let store = hookrig_store::Ledger::open(&env.ledger_path()).expect("the store");
+    let store = hookrig_store::Store::open(&env.ledger_path()).expect("the store");
     let ids = |agent: Option<&str>| {
         store
-            .plugins_enabled_for(agent)
+            .plugins()
+            .enabled_for(agent)
             .expect("query")
             .into_iter()
             .map(|p| p.id)

@@ -15,7 +15,7 @@ use crate::payload::Payload;
 use crate::verdict::{Action, Failure, FailureKind, OnError, Reply, Verdict};
 
 /// The dialect of the hooks that stand for bus subscriptions.
-pub(crate) const DIALECT: &str = "plugin";
+pub(crate) const DIALECT: crate::Dialect = crate::Dialect::Plugin;
 
 impl Bus {
     /// The subscriptions to `event` as they are now, each as a hook, in the order the

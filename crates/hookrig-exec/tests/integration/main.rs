@@ -2,4 +2,5 @@
 //!
 //! One test binary for the crate (fewer links on small machines); each area is a module.
 
+mod child;
 mod process;

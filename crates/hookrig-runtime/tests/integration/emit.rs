@@ -2,7 +2,7 @@
 
 use hookrig_core::{Decision, EventName};
 use hookrig_runtime::{EmitRequest, Suppress};
-use hookrig_store::Ledger;
+use hookrig_store::Store;
 
 use crate::support::{decide, payload, scope, world};
 
@@ -44,15 +44,16 @@ fn a_deny_decides_and_the_emit_and_its_hooks_are_recorded() {
     assert_eq!(finished.interrupted, None);
     assert!(finished.late_warnings.is_empty(), "{finished:?}");
 
-    let emit = Ledger::open(&scope.store)
+    let emit = Store::open(&scope.store)
         .expect("ledger")
-        .emit_detail(&run_id)
+        .emits()
+        .detail(&run_id)
         .expect("reads")
         .expect("recorded")
         .emit;
-    assert_eq!(emit.decision, "deny");
+    assert_eq!(emit.decision, hookrig_store::EmitDecision::Deny);
     assert_eq!(emit.event, "tool.before");
-    assert_eq!(emit.dialect, "native");
+    assert_eq!(emit.dialect, hookrig_core::Dialect::Native);
     let hooks: Vec<(&str, &str, bool)> = emit
         .hooks
         .iter()
@@ -127,13 +128,19 @@ fn async_hooks_are_recorded_once_they_end() {
     decided.finish();
 
     assert!(marker.exists(), "the async hook was not waited for");
-    let emit = Ledger::open(&scope.store)
+    let emit = Store::open(&scope.store)
         .expect("ledger")
-        .emit_detail(&run_id)
+        .emits()
+        .detail(&run_id)
         .expect("reads")
         .expect("recorded")
         .emit;
-    assert_eq!(emit.hooks[0].result, "allow", "{:?}", emit.hooks);
+    assert_eq!(
+        emit.hooks[0].result,
+        hookrig_core::HookResult::Allow,
+        "{:?}",
+        emit.hooks
+    );
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `explain` and `list` as typed values.
 
-use hookrig_config::LoadOptions;
 use hookrig_core::{Dialect, SkipReason};
+use hookrig_dialects::LoadOptions;
 use hookrig_runtime::{Select, Trust, explain, list};
 
 use crate::support::{scope, world};

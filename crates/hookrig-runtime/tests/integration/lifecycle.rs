@@ -35,7 +35,11 @@ fn a_claim_appends_to_the_plan_and_its_event_reaches_a_hook() {
     .expect("claims");
 
     assert!(!performed.outcome.is_noop());
-    assert!(performed.warnings.is_empty(), "{:?}", performed.warnings);
+    assert!(
+        performed.delivered.warnings.is_empty(),
+        "{:?}",
+        performed.delivered.warnings
+    );
     let text = std::fs::read_to_string(&plan).expect("plan");
     assert!(text.contains("agent:coder"), "{text}");
     let event: serde_json::Value =

@@ -2,7 +2,7 @@
 
 use std::sync::Barrier;
 
-use hookrig_store::{EmitFilter, Ledger};
+use hookrig_store::{EmitFilter, Store};
 
 use crate::fixtures::{bare_emit, hook};
 
@@ -16,9 +16,10 @@ fn two_handles_writing_from_two_threads_lose_nothing() {
     let path = dir.path().join("ledger.db");
     // The shared emit both writers append to is recorded first; the writers
     // then open their own handles at the same moment, as two processes would.
-    Ledger::open(&path)
+    Store::open(&path)
         .expect("open")
-        .record_emit(&bare_emit("shared", 0, "PostToolUse"))
+        .emits()
+        .record(&bare_emit("shared", 0, "PostToolUse"))
         .expect("record shared emit");
 
     let barrier = Barrier::new(WRITERS);
@@ -27,7 +28,7 @@ fn two_handles_writing_from_two_threads_lose_nothing() {
             let (path, barrier) = (&path, &barrier);
             scope.spawn(move || {
                 barrier.wait();
-                let mut ledger = Ledger::open(path).expect("open concurrently");
+                let ledger = Store::open(path).expect("open concurrently");
                 for i in 0..EMITS_PER_WRITER {
                     let mut emit = bare_emit(
                         &format!("w{writer}-{i:03}"),
@@ -35,8 +36,12 @@ fn two_handles_writing_from_two_threads_lose_nothing() {
                         "Stop",
                     );
                     emit.hooks = vec![hook("a", true), hook("b", false)];
-                    ledger.record_emit(&emit).expect("record under contention");
                     ledger
+                        .emits()
+                        .record(&emit)
+                        .expect("record under contention");
+                    ledger
+                        .emits()
                         .append_hook_runs("shared", &[hook(&format!("w{writer}-{i:03}"), true)])
                         .expect("append under contention");
                 }
@@ -44,9 +49,10 @@ fn two_handles_writing_from_two_threads_lose_nothing() {
         }
     });
 
-    let ledger = Ledger::open(&path).expect("reopen");
+    let ledger = Store::open(&path).expect("reopen");
     let all = ledger
-        .recent_emits(&EmitFilter {
+        .emits()
+        .recent(&EmitFilter {
             limit: usize::MAX,
             event: Some("Stop".to_owned()),
             agent: None,
@@ -56,7 +62,8 @@ fn two_handles_writing_from_two_threads_lose_nothing() {
     assert!(all.iter().all(|summary| summary.hooks_run == 1));
 
     let shared = ledger
-        .emit_detail("shared")
+        .emits()
+        .detail("shared")
         .expect("lookup")
         .expect("shared emit");
     assert_eq!(shared.emit.hooks.len(), WRITERS * EMITS_PER_WRITER);
@@ -91,15 +98,16 @@ fn handles_opening_a_new_file_at_once_all_succeed() {
                 let (path, barrier) = (&path, &barrier);
                 scope.spawn(move || {
                     barrier.wait();
-                    let mut ledger = Ledger::open(path).expect("open a new file concurrently");
+                    let ledger = Store::open(path).expect("open a new file concurrently");
                     ledger
-                        .record_emit(&bare_emit(&format!("w{writer}"), 1, "Stop"))
+                        .emits()
+                        .record(&bare_emit(&format!("w{writer}"), 1, "Stop"))
                         .expect("record");
                 });
             }
         });
-        let ledger = Ledger::open(&path).expect("reopen");
-        let all = ledger.recent_emits(&EmitFilter::default()).expect("list");
+        let ledger = Store::open(&path).expect("reopen");
+        let all = ledger.emits().recent(&EmitFilter::default()).expect("list");
         assert_eq!(all.len(), 4);
     }
 }

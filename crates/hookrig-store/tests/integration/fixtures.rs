@@ -1,21 +1,22 @@
-//! Records and ledgers shared by the tests.
+//! Records and stores shared by the tests.
 
 use std::path::PathBuf;
 
-use hookrig_store::{EmitRecord, HookRun, Ledger};
+use hookrig_core::{Dialect, HookResult};
+use hookrig_store::{EmitDecision, EmitRecord, HookRun, Store};
 use tempfile::TempDir;
 
-/// A ledger in its own temp dir; the dir lives as long as the value.
-pub(crate) struct TempLedger {
+/// A store in its own temp dir; the dir lives as long as the value.
+pub(crate) struct TempStore {
     pub(crate) dir: TempDir,
-    pub(crate) ledger: Ledger,
+    pub(crate) store: Store,
 }
 
-impl TempLedger {
+impl TempStore {
     pub(crate) fn new() -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
-        let ledger = Ledger::open(&dir.path().join("ledger.db")).expect("open a fresh ledger");
-        Self { dir, ledger }
+        let store = Store::open(&dir.path().join("ledger.db")).expect("open a fresh store");
+        Self { dir, store }
     }
 
     pub(crate) fn path(&self) -> PathBuf {
@@ -29,11 +30,11 @@ pub(crate) fn bare_emit(run_id: &str, started_at_ms: i64, event: &str) -> EmitRe
         run_id: run_id.to_owned(),
         started_at_ms,
         event: event.to_owned(),
-        dialect: "claude".to_owned(),
+        dialect: Dialect::Claude,
         cwd: "/home/me/repo".to_owned(),
         session_id: "session-1".to_owned(),
         agent: None,
-        decision: "allow".to_owned(),
+        decision: EmitDecision::Allow,
         reason: None,
         decided_by: None,
         duration_ms: 3.25,
@@ -49,10 +50,14 @@ pub(crate) fn hook(name: &str, matched: bool) -> HookRun {
     HookRun {
         name: name.to_owned(),
         source: "/home/me/repo/.hookrig.toml".to_owned(),
-        dialect: "claude".to_owned(),
+        dialect: Dialect::Claude,
         matched,
         skip_reason: (!matched).then(|| "other event".to_owned()),
-        result: if matched { "allow" } else { "skipped" }.to_owned(),
+        result: if matched {
+            HookResult::Allow
+        } else {
+            HookResult::Skipped
+        },
         exit_code: None,
         duration_ms: None,
         reason: None,
@@ -71,11 +76,11 @@ pub(crate) fn full_emit() -> EmitRecord {
         run_id: "0196f1c2-7b7e-7cc1-9b1a-3f0c4f4a2b10".to_owned(),
         started_at_ms: 1_747_000_000_123,
         event: "PreToolUse".to_owned(),
-        dialect: "claude".to_owned(),
+        dialect: Dialect::Claude,
         cwd: "/home/me/repo with spaces".to_owned(),
         session_id: "2f0c8d9e".to_owned(),
         agent: Some("claude-1".to_owned()),
-        decision: "deny".to_owned(),
+        decision: EmitDecision::Deny,
         reason: Some("rm -rf is not allowed".to_owned()),
         decided_by: Some("no-rm".to_owned()),
         duration_ms: 12.625,
@@ -89,10 +94,10 @@ pub(crate) fn full_emit() -> EmitRecord {
             HookRun {
                 name: "no-rm".to_owned(),
                 source: "/home/me/repo/.hookrig.toml".to_owned(),
-                dialect: "claude".to_owned(),
+                dialect: Dialect::Claude,
                 matched: true,
                 skip_reason: None,
-                result: "deny".to_owned(),
+                result: HookResult::Deny,
                 exit_code: Some(2),
                 duration_ms: Some(11.5),
                 reason: Some("rm -rf is not allowed".to_owned()),
@@ -104,10 +109,10 @@ pub(crate) fn full_emit() -> EmitRecord {
             HookRun {
                 name: "lint".to_owned(),
                 source: "/home/me/.config/hookrig/config.toml".to_owned(),
-                dialect: "claude".to_owned(),
+                dialect: Dialect::Claude,
                 matched: false,
                 skip_reason: Some("matcher did not match \"tool\"".to_owned()),
-                result: "skipped".to_owned(),
+                result: HookResult::Skipped,
                 exit_code: None,
                 duration_ms: None,
                 reason: None,
@@ -119,10 +124,10 @@ pub(crate) fn full_emit() -> EmitRecord {
             HookRun {
                 name: "slow".to_owned(),
                 source: "/home/me/repo/.hookrig.toml".to_owned(),
-                dialect: "claude".to_owned(),
+                dialect: Dialect::Claude,
                 matched: true,
                 skip_reason: None,
-                result: "timeout".to_owned(),
+                result: HookResult::Timeout,
                 exit_code: Some(-1),
                 duration_ms: Some(5000.0),
                 reason: None,
@@ -134,10 +139,10 @@ pub(crate) fn full_emit() -> EmitRecord {
             HookRun {
                 name: "notify".to_owned(),
                 source: "/home/me/repo/.hookrig.toml".to_owned(),
-                dialect: "claude".to_owned(),
+                dialect: Dialect::Claude,
                 matched: true,
                 skip_reason: None,
-                result: "allow".to_owned(),
+                result: HookResult::Allow,
                 exit_code: Some(0),
                 duration_ms: Some(0.5),
                 reason: None,

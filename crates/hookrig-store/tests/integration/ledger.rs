@@ -1,8 +1,9 @@
 //! Writing and reading emits.
 
+use hookrig_core::{Dialect, HookResult};
 use hookrig_store::{EmitFilter, StoreError};
 
-use crate::fixtures::{TempLedger, bare_emit, full_emit, hook};
+use crate::fixtures::{TempStore, bare_emit, full_emit, hook};
 
 fn run_ids(summaries: &[hookrig_store::EmitSummary]) -> Vec<&str> {
     summaries.iter().map(|s| s.run_id.as_str()).collect()
@@ -10,13 +11,14 @@ fn run_ids(summaries: &[hookrig_store::EmitSummary]) -> Vec<&str> {
 
 #[test]
 fn emit_with_hooks_round_trips_every_field() {
-    let mut t = TempLedger::new();
+    let t = TempStore::new();
     let emit = full_emit();
-    t.ledger.record_emit(&emit).expect("record");
+    t.store.emits().record(&emit).expect("record");
 
     let detail = t
-        .ledger
-        .emit_detail(&emit.run_id)
+        .store
+        .emits()
+        .detail(&emit.run_id)
         .expect("lookup")
         .expect("recorded emit is found");
     assert_eq!(detail.emit, emit);
@@ -24,12 +26,13 @@ fn emit_with_hooks_round_trips_every_field() {
 
 #[test]
 fn emit_without_optional_fields_round_trips() {
-    let mut t = TempLedger::new();
+    let t = TempStore::new();
     let emit = bare_emit("bare-run", 5, "Stop");
-    t.ledger.record_emit(&emit).expect("record");
+    t.store.emits().record(&emit).expect("record");
     let detail = t
-        .ledger
-        .emit_detail("bare-run")
+        .store
+        .emits()
+        .detail("bare-run")
         .expect("lookup")
         .expect("found");
     assert_eq!(detail.emit, emit);
@@ -37,10 +40,14 @@ fn emit_without_optional_fields_round_trips() {
 
 #[test]
 fn summary_counts_only_matched_hooks() {
-    let mut t = TempLedger::new();
+    let t = TempStore::new();
     let emit = full_emit();
-    t.ledger.record_emit(&emit).expect("record");
-    let summaries = t.ledger.recent_emits(&EmitFilter::default()).expect("list");
+    t.store.emits().record(&emit).expect("record");
+    let summaries = t
+        .store
+        .emits()
+        .recent(&EmitFilter::default())
+        .expect("list");
     let [summary] = summaries.as_slice() else {
         panic!("one emit expected, got {summaries:?}");
     };
@@ -59,7 +66,7 @@ fn summary_counts_only_matched_hooks() {
 
 #[test]
 fn recent_emits_are_newest_first_limited_and_filtered() {
-    let mut t = TempLedger::new();
+    let t = TempStore::new();
     // Inserted out of time order, with a tie at 200 that insertion order breaks.
     for (id, at, event) in [
         ("run-b", 200, "PreToolUse"),
@@ -68,17 +75,23 @@ fn recent_emits_are_newest_first_limited_and_filtered() {
         ("run-c", 200, "Stop"),
         ("run-e", 300, "PreToolUse"),
     ] {
-        t.ledger
-            .record_emit(&bare_emit(id, at, event))
+        t.store
+            .emits()
+            .record(&bare_emit(id, at, event))
             .expect("record");
     }
 
-    let all = t.ledger.recent_emits(&EmitFilter::default()).expect("list");
+    let all = t
+        .store
+        .emits()
+        .recent(&EmitFilter::default())
+        .expect("list");
     assert_eq!(run_ids(&all), ["run-d", "run-e", "run-c", "run-b", "run-a"]);
 
     let two = t
-        .ledger
-        .recent_emits(&EmitFilter {
+        .store
+        .emits()
+        .recent(&EmitFilter {
             limit: 2,
             event: None,
             agent: None,
@@ -87,8 +100,9 @@ fn recent_emits_are_newest_first_limited_and_filtered() {
     assert_eq!(run_ids(&two), ["run-d", "run-e"]);
 
     let pre = t
-        .ledger
-        .recent_emits(&EmitFilter {
+        .store
+        .emits()
+        .recent(&EmitFilter {
             limit: 20,
             event: Some("PreToolUse".to_owned()),
             agent: None,
@@ -97,8 +111,9 @@ fn recent_emits_are_newest_first_limited_and_filtered() {
     assert_eq!(run_ids(&pre), ["run-e", "run-b", "run-a"]);
 
     let pre_limited = t
-        .ledger
-        .recent_emits(&EmitFilter {
+        .store
+        .emits()
+        .recent(&EmitFilter {
             limit: 1,
             event: Some("PreToolUse".to_owned()),
             agent: None,
@@ -109,8 +124,9 @@ fn recent_emits_are_newest_first_limited_and_filtered() {
     // The filter is the exact canonical name, not a pattern or a case-folded match.
     for event in ["pretooluse", "Pre", "%"] {
         let none = t
-            .ledger
-            .recent_emits(&EmitFilter {
+            .store
+            .emits()
+            .recent(&EmitFilter {
                 limit: 20,
                 event: Some(event.to_owned()),
                 agent: None,
@@ -122,7 +138,7 @@ fn recent_emits_are_newest_first_limited_and_filtered() {
 
 #[test]
 fn recent_emits_filter_by_agent_alone_and_with_the_event() {
-    let mut t = TempLedger::new();
+    let t = TempStore::new();
     for (id, at, event, agent) in [
         ("run-a", 100, "PreToolUse", Some("claude-1")),
         ("run-b", 200, "Stop", Some("claude-1")),
@@ -132,11 +148,12 @@ fn recent_emits_filter_by_agent_alone_and_with_the_event() {
     ] {
         let mut emit = bare_emit(id, at, event);
         emit.agent = agent.map(str::to_owned);
-        t.ledger.record_emit(&emit).expect("record");
+        t.store.emits().record(&emit).expect("record");
     }
     let list = |event: Option<&str>, agent: Option<&str>, limit: usize| {
-        t.ledger
-            .recent_emits(&EmitFilter {
+        t.store
+            .emits()
+            .recent(&EmitFilter {
                 limit,
                 event: event.map(str::to_owned),
                 agent: agent.map(str::to_owned),
@@ -170,13 +187,18 @@ fn recent_emits_filter_by_agent_alone_and_with_the_event() {
 
 #[test]
 fn default_filter_returns_twenty() {
-    let mut t = TempLedger::new();
+    let t = TempStore::new();
     for i in 0..25 {
-        t.ledger
-            .record_emit(&bare_emit(&format!("run-{i:02}"), i, "Stop"))
+        t.store
+            .emits()
+            .record(&bare_emit(&format!("run-{i:02}"), i, "Stop"))
             .expect("record");
     }
-    let recent = t.ledger.recent_emits(&EmitFilter::default()).expect("list");
+    let recent = t
+        .store
+        .emits()
+        .recent(&EmitFilter::default())
+        .expect("list");
     assert_eq!(recent.len(), 20);
     assert_eq!(recent[0].run_id, "run-24");
     assert_eq!(recent[19].run_id, "run-05");
@@ -184,29 +206,32 @@ fn default_filter_returns_twenty() {
 
 #[test]
 fn run_id_prefix_lookup() {
-    let mut t = TempLedger::new();
+    let t = TempStore::new();
     for id in [
         "0196aaaa-0000-7000-8000-000000000001",
         "0196aaaa-0000-7000-8000-000000000002",
         "0196bbbb-0000-7000-8000-000000000003",
     ] {
-        t.ledger
-            .record_emit(&bare_emit(id, 1, "Stop"))
+        t.store
+            .emits()
+            .record(&bare_emit(id, 1, "Stop"))
             .expect("record");
     }
 
     // unique
     let found = t
-        .ledger
-        .emit_detail("0196b")
+        .store
+        .emits()
+        .detail("0196b")
         .expect("lookup")
         .expect("unique prefix finds its run");
     assert_eq!(found.emit.run_id, "0196bbbb-0000-7000-8000-000000000003");
 
     // ambiguous
     let error = t
-        .ledger
-        .emit_detail("0196aaaa")
+        .store
+        .emits()
+        .detail("0196aaaa")
         .expect_err("two runs share it");
     assert!(
         matches!(&error, StoreError::AmbiguousRunId { prefix, count: 2 } if prefix == "0196aaaa"),
@@ -217,16 +242,18 @@ fn run_id_prefix_lookup() {
         "run id prefix \"0196aaaa\" matches 2 runs, give more characters"
     );
     let error = t
-        .ledger
-        .emit_detail("0196")
+        .store
+        .emits()
+        .detail("0196")
         .expect_err("three runs share it");
     assert!(matches!(error, StoreError::AmbiguousRunId { count: 3, .. }));
 
     // missing
-    assert_eq!(t.ledger.emit_detail("0197").expect("lookup"), None);
+    assert_eq!(t.store.emits().detail("0197").expect("lookup"), None);
     assert_eq!(
-        t.ledger
-            .emit_detail("0196bbbb-0000-7000-8000-000000000003-and-more")
+        t.store
+            .emits()
+            .detail("0196bbbb-0000-7000-8000-000000000003-and-more")
             .expect("lookup"),
         None
     );
@@ -234,26 +261,30 @@ fn run_id_prefix_lookup() {
 
 #[test]
 fn append_hook_runs_continues_seq_after_existing_rows() {
-    let mut t = TempLedger::new();
+    let t = TempStore::new();
     let mut emit = bare_emit("run-1", 1, "PostToolUse");
     emit.hooks = vec![hook("sync-a", true), hook("skipped", false)];
-    t.ledger.record_emit(&emit).expect("record");
+    t.store.emits().record(&emit).expect("record");
 
     let mut late = hook("async-1", true);
     late.is_async = true;
-    t.ledger
+    t.store
+        .emits()
         .append_hook_runs("run-1", std::slice::from_ref(&late))
         .expect("append to a recorded emit");
-    t.ledger
+    t.store
+        .emits()
         .append_hook_runs("run-1", &[hook("async-2", true), hook("async-3", false)])
         .expect("append again");
-    t.ledger
+    t.store
+        .emits()
         .append_hook_runs("run-1", &[])
         .expect("empty append is fine");
 
     let detail = t
-        .ledger
-        .emit_detail("run-1")
+        .store
+        .emits()
+        .detail("run-1")
         .expect("lookup")
         .expect("found");
     let names: Vec<_> = detail.emit.hooks.iter().map(|h| h.name.as_str()).collect();
@@ -274,22 +305,29 @@ fn append_hook_runs_continues_seq_after_existing_rows() {
         .expect("integers");
     assert_eq!(seqs, [0, 1, 2, 3, 4]);
 
-    let summary = t.ledger.recent_emits(&EmitFilter::default()).expect("list");
+    let summary = t
+        .store
+        .emits()
+        .recent(&EmitFilter::default())
+        .expect("list");
     assert_eq!(summary[0].hooks_run, 3, "appended matched hooks count too");
 }
 
 #[test]
 fn append_to_emit_without_hooks_starts_at_seq_zero() {
-    let mut t = TempLedger::new();
-    t.ledger
-        .record_emit(&bare_emit("run-1", 1, "Stop"))
+    let t = TempStore::new();
+    t.store
+        .emits()
+        .record(&bare_emit("run-1", 1, "Stop"))
         .expect("record");
-    t.ledger
+    t.store
+        .emits()
         .append_hook_runs("run-1", &[hook("late", true)])
         .expect("append");
     let detail = t
-        .ledger
-        .emit_detail("run-1")
+        .store
+        .emits()
+        .detail("run-1")
         .expect("lookup")
         .expect("found");
     assert_eq!(detail.emit.hooks, [hook("late", true)]);
@@ -297,13 +335,15 @@ fn append_to_emit_without_hooks_starts_at_seq_zero() {
 
 #[test]
 fn append_to_unknown_run_id_is_an_error_and_writes_nothing() {
-    let mut t = TempLedger::new();
-    t.ledger
-        .record_emit(&bare_emit("run-1", 1, "Stop"))
+    let t = TempStore::new();
+    t.store
+        .emits()
+        .record(&bare_emit("run-1", 1, "Stop"))
         .expect("record");
     for runs in [vec![hook("late", true)], Vec::new()] {
         let error = t
-            .ledger
+            .store
+            .emits()
             .append_hook_runs("run-404", &runs)
             .expect_err("unknown run");
         assert!(
@@ -314,7 +354,9 @@ fn append_to_unknown_run_id_is_an_error_and_writes_nothing() {
     }
     // A prefix is not a run id here: appends need the exact id.
     assert!(matches!(
-        t.ledger.append_hook_runs("run-", &[hook("late", true)]),
+        t.store
+            .emits()
+            .append_hook_runs("run-", &[hook("late", true)]),
         Err(StoreError::UnknownRunId { .. })
     ));
     let conn = rusqlite::Connection::open(t.path()).expect("second connection");
@@ -326,41 +368,52 @@ fn append_to_unknown_run_id_is_an_error_and_writes_nothing() {
 
 #[test]
 fn many_hooks_in_one_emit_keep_their_order() {
-    let mut t = TempLedger::new();
+    let t = TempStore::new();
     let mut emit = bare_emit("big", 1, "PreToolUse");
     emit.hooks = (0..250)
         .map(|i| hook(&format!("hook-{i:03}"), i % 3 != 0))
         .collect();
-    t.ledger.record_emit(&emit).expect("record");
-    let detail = t.ledger.emit_detail("big").expect("lookup").expect("found");
+    t.store.emits().record(&emit).expect("record");
+    let detail = t
+        .store
+        .emits()
+        .detail("big")
+        .expect("lookup")
+        .expect("found");
     assert_eq!(detail.emit, emit);
-    let summary = t.ledger.recent_emits(&EmitFilter::default()).expect("list");
+    let summary = t
+        .store
+        .emits()
+        .recent(&EmitFilter::default())
+        .expect("list");
     assert_eq!(summary[0].hooks_run, 166);
 }
 
 #[test]
 fn complete_hook_runs_fills_in_the_dispatched_row() {
     // guards: an async hook counted twice by `hookrig runs` (a dispatched row plus a result row)
-    let mut t = TempLedger::new();
+    let t = TempStore::new();
     let mut emit = bare_emit("run-a", 1, "message.after");
     let mut dispatched = hook("bg", true);
-    dispatched.result = "dispatched".to_owned();
+    dispatched.result = HookResult::Dispatched;
     dispatched.is_async = true;
     emit.hooks = vec![hook("sync", true), dispatched.clone(), dispatched.clone()];
-    t.ledger.record_emit(&emit).expect("record");
+    t.store.emits().record(&emit).expect("record");
 
     let mut done = dispatched.clone();
-    done.result = "allow".to_owned();
+    done.result = HookResult::Allow;
     done.exit_code = Some(0);
     let mut stray = hook("unknown-async", true);
-    stray.result = "error".to_owned();
-    t.ledger
+    stray.result = HookResult::Error;
+    t.store
+        .emits()
         .complete_hook_runs("run-a", &[done.clone(), stray.clone()])
         .expect("complete");
 
     let hooks = t
-        .ledger
-        .emit_detail("run-a")
+        .store
+        .emits()
+        .detail("run-a")
         .expect("lookup")
         .expect("found")
         .emit
@@ -379,11 +432,16 @@ fn complete_hook_runs_fills_in_the_dispatched_row() {
         ]
     );
     assert_eq!(hooks[1], done);
-    let summary = &t.ledger.recent_emits(&EmitFilter::default()).expect("list")[0];
+    let summary = &t
+        .store
+        .emits()
+        .recent(&EmitFilter::default())
+        .expect("list")[0];
     assert_eq!(summary.hooks_run, 4);
 
     let err = t
-        .ledger
+        .store
+        .emits()
         .complete_hook_runs("nope", &[done])
         .expect_err("unknown run");
     assert!(matches!(err, StoreError::UnknownRunId { .. }), "{err}");
@@ -393,18 +451,18 @@ fn complete_hook_runs_fills_in_the_dispatched_row() {
 fn complete_hook_runs_writes_every_field_to_its_own_column() {
     // guards: the shared field list of insert and complete numbered against the wrong
     // placeholders of the completing UPDATE
-    let mut t = TempLedger::new();
+    let t = TempStore::new();
     let mut emit = bare_emit("run-f", 1, "message.after");
     let mut dispatched = hook("bg", false);
-    dispatched.result = "dispatched".to_owned();
+    dispatched.result = HookResult::Dispatched;
     emit.hooks = vec![dispatched.clone()];
-    t.ledger.record_emit(&emit).expect("record");
+    t.store.emits().record(&emit).expect("record");
 
     let mut done = dispatched;
-    done.dialect = "hygge".to_owned();
+    done.dialect = Dialect::Hygge;
     done.matched = true;
     done.skip_reason = Some("skip".to_owned());
-    done.result = "deny".to_owned();
+    done.result = HookResult::Deny;
     done.exit_code = Some(2);
     done.duration_ms = Some(12.5);
     done.reason = Some("reason".to_owned());
@@ -412,12 +470,14 @@ fn complete_hook_runs_writes_every_field_to_its_own_column() {
     done.stdout = Some("out".to_owned());
     done.truncated = true;
     done.is_async = true;
-    t.ledger
+    t.store
+        .emits()
         .complete_hook_runs("run-f", std::slice::from_ref(&done))
         .expect("complete");
     let hooks = t
-        .ledger
-        .emit_detail("run-f")
+        .store
+        .emits()
+        .detail("run-f")
         .expect("lookup")
         .expect("found")
         .emit
@@ -434,10 +494,10 @@ fn the_wal_is_kept_between_emits_and_folded_back_once_it_grows() {
     let wal = dir.path().join("ledger.db-wal");
     let mut largest = 0;
     for i in 0..400 {
-        let mut ledger = hookrig_store::Ledger::open(&path).expect("open");
+        let ledger = hookrig_store::Store::open(&path).expect("open");
         let mut emit = bare_emit(&format!("run-{i}"), i, "tool.before");
         emit.hooks = (0..20).map(|n| hook(&format!("h{n}"), true)).collect();
-        ledger.record_emit(&emit).expect("record");
+        ledger.emits().record(&emit).expect("record");
         drop(ledger);
         let size = std::fs::metadata(&wal).map_or(0, |m| m.len());
         assert!(
@@ -447,9 +507,10 @@ fn the_wal_is_kept_between_emits_and_folded_back_once_it_grows() {
         largest = largest.max(size);
     }
     assert!(largest < 2 * 1024 * 1024, "the WAL grew to {largest} bytes");
-    let ledger = hookrig_store::Ledger::open(&path).expect("open");
+    let ledger = hookrig_store::Store::open(&path).expect("open");
     let all = ledger
-        .recent_emits(&EmitFilter {
+        .emits()
+        .recent(&EmitFilter {
             limit: 1000,
             event: None,
             agent: None,

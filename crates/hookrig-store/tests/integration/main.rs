@@ -2,6 +2,7 @@
 //!
 //! One binary with submodules, so the test suite links once.
 
+mod columns;
 mod concurrency;
 mod fixtures;
 mod ledger;

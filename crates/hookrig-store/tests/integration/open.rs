@@ -1,8 +1,8 @@
 //! Opening ledgers: creation, reopening, pragmas, and failures.
 
-use hookrig_store::{EmitFilter, Ledger, StoreError, default_ledger_path};
+use hookrig_store::{EmitFilter, Store, StoreError, default_ledger_path};
 
-use crate::fixtures::{TempLedger, bare_emit, full_emit};
+use crate::fixtures::{TempStore, bare_emit, full_emit};
 
 fn user_version(conn: &rusqlite::Connection) -> i64 {
     conn.pragma_query_value(None, "user_version", |row| row.get(0))
@@ -23,37 +23,40 @@ fn open_creates_missing_parent_directories() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = default_ledger_path(&dir.path().join("state"));
     assert!(!path.parent().expect("has a parent").exists());
-    let ledger = Ledger::open(&path).expect("open creates dirs");
+    let ledger = Store::open(&path).expect("open creates dirs");
     assert_eq!(ledger.path(), path);
     assert!(path.is_file());
 }
 
 #[test]
 fn reopening_keeps_data_and_does_not_migrate_again() {
-    let mut t = TempLedger::new();
-    t.ledger.record_emit(&full_emit()).expect("record");
+    let t = TempStore::new();
+    t.store.emits().record(&full_emit()).expect("record");
     let path = t.path();
     let conn = rusqlite::Connection::open(&path).expect("second connection");
     let version = user_version(&conn);
     let before = schema(&conn);
     assert!(version >= 1, "a fresh ledger is migrated");
-    drop(t.ledger);
+    drop(t.store);
 
     for _ in 0..2 {
-        let mut again = Ledger::open(&path).expect("reopen");
+        let again = Store::open(&path).expect("reopen");
         assert_eq!(user_version(&conn), version);
         assert_eq!(schema(&conn), before);
         let detail = again
-            .emit_detail(&full_emit().run_id)
+            .emits()
+            .detail(&full_emit().run_id)
             .expect("lookup")
             .expect("data survives reopening");
         assert_eq!(detail.emit, full_emit());
         again
-            .record_emit(&bare_emit(
+            .emits()
+            .record(&bare_emit(
                 &format!(
                     "more-{}",
                     again
-                        .recent_emits(&EmitFilter::default())
+                        .emits()
+                        .recent(&EmitFilter::default())
                         .expect("list")
                         .len()
                 ),
@@ -62,10 +65,11 @@ fn reopening_keeps_data_and_does_not_migrate_again() {
             ))
             .expect("still writable");
     }
-    let again = Ledger::open(&path).expect("reopen");
+    let again = Store::open(&path).expect("reopen");
     assert_eq!(
         again
-            .recent_emits(&EmitFilter::default())
+            .emits()
+            .recent(&EmitFilter::default())
             .expect("list")
             .len(),
         3
@@ -74,7 +78,7 @@ fn reopening_keeps_data_and_does_not_migrate_again() {
 
 #[test]
 fn journal_mode_is_wal() {
-    let t = TempLedger::new();
+    let t = TempStore::new();
     // Asked through another connection: WAL is a property of the file, so
     // this proves it was set on disk, not only in the ledger's session.
     let conn = rusqlite::Connection::open(t.path()).expect("second connection");
@@ -91,7 +95,7 @@ fn parent_that_is_a_file_is_a_clear_error_naming_the_path() {
     std::fs::write(&file, "I am a file").expect("write");
     let path = file.join("hookrig").join("ledger.db");
 
-    let error = Ledger::open(&path).expect_err("cannot create a directory under a file");
+    let error = Store::open(&path).expect_err("cannot create a directory under a file");
     assert!(
         matches!(&error, StoreError::CreateDir { path: p, .. } if *p == path),
         "{error:?}"
@@ -116,7 +120,7 @@ fn file_that_is_not_a_database_is_an_open_error_naming_the_path() {
         "this is not an sqlite file, but it is long enough to have a header......",
     )
     .expect("write");
-    let error = Ledger::open(&path).expect_err("garbage is not a ledger");
+    let error = Store::open(&path).expect_err("garbage is not a ledger");
     assert!(
         matches!(&error, StoreError::Open { path: p, .. } if *p == path),
         "{error:?}"
@@ -126,13 +130,13 @@ fn file_that_is_not_a_database_is_an_open_error_naming_the_path() {
 
 #[test]
 fn ledger_from_a_newer_hookrig_is_refused() {
-    let t = TempLedger::new();
+    let t = TempStore::new();
     let path = t.path();
-    drop(t.ledger);
+    drop(t.store);
     let conn = rusqlite::Connection::open(&path).expect("second connection");
     conn.pragma_update(None, "user_version", 1000).expect("set");
     drop(conn);
-    let error = Ledger::open(&path).expect_err("schema from the future");
+    let error = Store::open(&path).expect_err("schema from the future");
     assert!(
         matches!(&error, StoreError::UnsupportedSchema { found: 1000, .. }),
         "{error:?}"

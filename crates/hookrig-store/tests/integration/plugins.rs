@@ -1,9 +1,9 @@
 //! The plugin package registry in a real ledger file: rows survive reopening, deletes
 //! cascade, and enablement follows the `*` rules across connections.
 
-use hookrig_store::{AgentEnablement, Ledger, PluginRow, StoreError};
+use hookrig_store::{AgentEnablement, PluginRow, Store, StoreError};
 
-use crate::fixtures::TempLedger;
+use crate::fixtures::TempStore;
 
 fn package(id: &str, registered_at_ms: i64) -> PluginRow {
     PluginRow {
@@ -22,28 +22,33 @@ fn ids(rows: &[PluginRow]) -> Vec<&str> {
 
 #[test]
 fn registry_round_trips_through_a_reopened_file() {
-    let mut t = TempLedger::new();
+    let t = TempStore::new();
     // Registered out of id order: listing keeps registration order.
-    t.ledger
-        .register_plugin(&package("zeta", 10))
+    t.store
+        .plugins()
+        .register(&package("zeta", 10))
         .expect("register");
-    t.ledger
-        .register_plugin(&package("alpha", 20))
+    t.store
+        .plugins()
+        .register(&package("alpha", 20))
         .expect("register");
-    t.ledger
-        .set_plugin_enabled("zeta", "*", true)
+    t.store
+        .plugins()
+        .set_enabled("zeta", "*", true)
         .expect("enable");
-    t.ledger
-        .set_plugin_enabled("zeta", "reviewer", false)
+    t.store
+        .plugins()
+        .set_enabled("zeta", "reviewer", false)
         .expect("disable");
-    t.ledger
-        .set_plugin_enabled("alpha", "coder", true)
+    t.store
+        .plugins()
+        .set_enabled("alpha", "coder", true)
         .expect("enable");
     let path = t.path();
-    drop(t.ledger);
+    drop(t.store);
 
-    let ledger = Ledger::open(&path).expect("reopen");
-    let listed = ledger.plugins().expect("list");
+    let ledger = Store::open(&path).expect("reopen");
+    let listed = ledger.plugins().list().expect("list");
     assert_eq!(listed.len(), 2);
     assert_eq!(listed[0].plugin, package("zeta", 10));
     assert_eq!(
@@ -61,61 +66,75 @@ fn registry_round_trips_through_a_reopened_file() {
     );
     assert_eq!(listed[1].plugin, package("alpha", 20));
     assert_eq!(
-        ids(&ledger.plugins_enabled_for(Some("coder")).expect("q")),
+        ids(&ledger.plugins().enabled_for(Some("coder")).expect("q")),
         ["zeta", "alpha"]
     );
     assert!(
         ledger
-            .plugins_enabled_for(Some("reviewer"))
+            .plugins()
+            .enabled_for(Some("reviewer"))
             .expect("q")
             .is_empty()
     );
     assert_eq!(
-        ids(&ledger.plugins_enabled_for(Some("other")).expect("q")),
+        ids(&ledger.plugins().enabled_for(Some("other")).expect("q")),
         ["zeta"]
     );
-    assert_eq!(ids(&ledger.plugins_enabled_for(None).expect("q")), ["zeta"]);
+    assert_eq!(
+        ids(&ledger.plugins().enabled_for(None).expect("q")),
+        ["zeta"]
+    );
 }
 
 #[test]
 fn duplicate_id_is_refused_and_keeps_the_first() {
-    let mut t = TempLedger::new();
-    t.ledger
-        .register_plugin(&package("p", 1))
+    let t = TempStore::new();
+    t.store
+        .plugins()
+        .register(&package("p", 1))
         .expect("register");
     let mut other = package("p", 2);
     other.path = "/elsewhere".to_owned();
-    let error = t.ledger.register_plugin(&other).expect_err("duplicate");
+    let error = t.store.plugins().register(&other).expect_err("duplicate");
     assert!(
         matches!(&error, StoreError::DuplicatePlugin { id } if id == "p"),
         "{error:?}"
     );
-    assert_eq!(t.ledger.plugin("p").expect("read"), Some(package("p", 1)));
+    assert_eq!(
+        t.store.plugins().get("p").expect("read"),
+        Some(package("p", 1))
+    );
 }
 
 #[test]
 fn delete_cascades_to_enablement_rows() {
-    let mut t = TempLedger::new();
-    t.ledger
-        .register_plugin(&package("p", 1))
+    let t = TempStore::new();
+    t.store
+        .plugins()
+        .register(&package("p", 1))
         .expect("register");
-    t.ledger.set_plugin_enabled("p", "*", true).expect("enable");
-    t.ledger
-        .set_plugin_enabled("p", "a", false)
+    t.store
+        .plugins()
+        .set_enabled("p", "*", true)
+        .expect("enable");
+    t.store
+        .plugins()
+        .set_enabled("p", "a", false)
         .expect("disable");
-    t.ledger.delete_plugin("p").expect("delete");
+    t.store.plugins().delete("p").expect("delete");
     let conn = rusqlite::Connection::open(t.path()).expect("second connection");
     let rows: i64 = conn
         .query_row("SELECT count(*) FROM agent_plugins", [], |row| row.get(0))
         .expect("count");
     assert_eq!(rows, 0, "enablement rows went with the plugin");
-    assert!(t.ledger.plugins().expect("list").is_empty());
+    assert!(t.store.plugins().list().expect("list").is_empty());
     // The id is free again.
-    t.ledger
-        .register_plugin(&package("p", 3))
+    t.store
+        .plugins()
+        .register(&package("p", 3))
         .expect("register again");
     assert!(
-        t.ledger.plugins_enabled_for(None).expect("q").is_empty(),
+        t.store.plugins().enabled_for(None).expect("q").is_empty(),
         "a fresh registration starts disabled"
     );
 }

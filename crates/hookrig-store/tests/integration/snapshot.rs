@@ -1,15 +1,16 @@
 //! The store-row wire contract: what `hookrig why --json` prints comes from
 //! here, so a change to it must show up in review.
 
-use crate::fixtures::{TempLedger, full_emit};
+use crate::fixtures::{TempStore, full_emit};
 
 #[test]
 fn stored_then_loaded_emit_record() {
-    let mut t = TempLedger::new();
-    t.ledger.record_emit(&full_emit()).expect("record");
+    let t = TempStore::new();
+    t.store.emits().record(&full_emit()).expect("record");
     let detail = t
-        .ledger
-        .emit_detail("0196f1c2")
+        .store
+        .emits()
+        .detail("0196f1c2")
         .expect("lookup")
         .expect("found by prefix");
     insta::assert_json_snapshot!(detail);
@@ -17,11 +18,12 @@ fn stored_then_loaded_emit_record() {
 
 #[test]
 fn recent_emit_summary() {
-    let mut t = TempLedger::new();
-    t.ledger.record_emit(&full_emit()).expect("record");
+    let t = TempStore::new();
+    t.store.emits().record(&full_emit()).expect("record");
     let summaries = t
-        .ledger
-        .recent_emits(&hookrig_store::EmitFilter::default())
+        .store
+        .emits()
+        .recent(&hookrig_store::EmitFilter::default())
         .expect("list");
     insta::assert_json_snapshot!(summaries);
 }

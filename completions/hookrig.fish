@@ -1,0 +1,520 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_hookrig_global_optspecs
+    string join \n debug debug-hooks ledger= no-ledger agent= plan= h/help V/version
+end
+
+function __fish_hookrig_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_hookrig_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_hookrig_using_subcommand
+    set -l cmd (__fish_hookrig_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c hookrig -n "__fish_hookrig_needs_command" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_needs_command" -l agent -d 'The agent an external command runs for (`HOOKRIG_AGENT`, `HENCE_AGENT`); default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`' -r
+complete -c hookrig -n "__fish_hookrig_needs_command" -l plan -d 'The plan file an external command works on (`HOOKRIG_PLAN`, `HENCE_PLAN`); default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`' -r -F
+complete -c hookrig -n "__fish_hookrig_needs_command" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_needs_command" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_needs_command" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_needs_command" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_needs_command" -s V -l version -d 'Print version'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "emit" -d 'Emit an event: payload JSON on stdin, one Outcome JSON object on stdout'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "events" -d 'Print the event catalog'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "runs" -d 'List recent emits, newest first'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "list" -d 'List the configured hooks (every dialect, global and project)'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "show" -d 'Show everything about the hooks with this name'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "explain" -d 'Say which hooks an event would run, in what order, and why the others would not'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "validate" -d 'Check every config source; exit 1 on an error (and with --strict, on a warning)'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "schema" -d 'Print the JSON Schema of hooks.toml'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "completions" -d 'Print the completion script of SHELL (`hookrig completions bash > ...`)'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "trust" -d 'Trust the project hooks and automation files of DIR as they are now, so that they run'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "plugins" -d 'Register plugin packages and enable them per agent'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "auto" -d 'The automations of the automation engine (`hookrig serve`) and their runs'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "serve" -d 'Run the automation engine: triggers, the file watcher, and the socket through which `hookrig emit` and `hookrig fire` reach it. Stops on SIGINT or SIGTERM'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "fire" -d 'Run an automation now, wait for it and print the run record (exit 1 when it failed)'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "why" -d 'Show every hook considered for one emit, and why it did or did not run'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "config" -d 'Show the merged config.toml and where each value came from'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "providers" -d 'The agent providers of config.toml'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "agent" -d 'Start a provider CLI on a task in its own git worktree; list, watch, stop, clean'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "plan" -d 'Plans: the board, what to do next, and checking a plan'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "task" -d 'Task actions: claim, unclaim, complete, block, unblock, assert'
+complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l dialect -d 'The host\'s input and output format' -r -f -a "native\t'hookrig\'s own: a payload object in, an Outcome object out'
+claude\t'Claude Code\'s hook input in, Claude Code\'s hook output and exit codes out (also Codex, Cursor, Gemini and other agents that read that format)'
+hygge\t'hygge\'s `Input` in, hygge\'s `Action` out'
+xcode\t'x-code\'s plugin payload in, x-code\'s hook reply out'"
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l plugin-dir -d 'An extra x-code plugin directory (repeatable)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l cwd -d 'The directory the event happened in (default: the payload\'s `session.cwd`, else the current directory)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l session -d 'The agent session id (default: the payload\'s `session.id`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l agent -d 'The agent emitting: plugin packages run only when enabled for it (or for all agents). Default: `$HOOKRIG_AGENT`, else `$HENCE_AGENT`, else the payload\'s `session.agent`; without any, only packages enabled for all agents run' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l tool -d 'The tool name, when the payload does not name one' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l max-payload -d 'The largest payload read from stdin: bytes, or a number with `KiB`, `MiB` or `GiB`. A larger payload is an error' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l no-hooks -d 'Load every hook and plugin but run no hook: the event goes on as if every hook allowed, and the Outcome says hooks were suppressed. Also `HOOKRIG_NO_HOOKS=1`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l no-plugins -d 'Load nothing from plugins (x-code plugins, --plugin-dir, registered packages); the other hooks run'
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c hookrig -n "__fish_hookrig_using_subcommand events" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand events" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand events" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand events" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand events" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand events" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l limit -d 'How many emits to show' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l event -d 'Only this event (any accepted spelling)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l agent -d 'Only the emits of this agent (the exact name recorded from `emit --agent`, `HOOKRIG_AGENT` or the payload\'s `session.agent`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l event -d 'Only hooks that listen to this event (any accepted spelling)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l cwd -d 'The working directory whose project is listed (default: the current one)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l agent -d 'Include the plugin packages enabled for this agent (default: `hookrig --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand list" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l cwd -d 'The working directory whose project is searched (default: the current one)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l agent -d 'Include the plugin packages enabled for this agent (default: `hookrig --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand show" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l tool -d 'The tool name matchers would test' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l cwd -d 'The working directory of the event (default: the current one)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l plugin-dir -d 'An extra x-code plugin directory (repeatable)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l agent -d 'Include the plugin packages enabled for this agent (default: `hookrig --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l cwd -d 'The working directory whose project is checked (default: the current one)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l agent -d 'Include the plugin packages enabled for this agent (default: `hookrig --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l strict -d 'Fail on warnings too'
+complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand schema" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand schema" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand schema" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand schema" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand schema" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand completions" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand completions" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand completions" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand completions" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l list -d 'List the trusted hooks instead'
+complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l revoke -d 'Forget the trust given to the hooks of DIR'
+complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -f -a "list" -d 'List the registered plugin packages and for which agents each is enabled'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -f -a "register" -d 'Register the plugin package in DIR (a directory with a plugin.json manifest)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -f -a "enable" -d 'Enable a package for one agent, or for every agent'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -f -a "disable" -d 'Disable a package for one agent, or for every agent'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -f -a "delete" -d 'Forget a package (and for whom it was enabled). Its files are left alone'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l name -d 'Display name (default: the manifest\'s `name`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l description -d 'What it does (default: the manifest\'s `description`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l path -d 'The package directory' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l agent -d 'The agent (`*` is the same as --all)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l all -d 'Every agent; replaces any per-agent setting'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l agent -d 'The agent (`*` is the same as --all)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l all -d 'Every agent; replaces any per-agent setting'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the registered plugin packages and for which agents each is enabled'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from help" -f -a "register" -d 'Register the plugin package in DIR (a directory with a plugin.json manifest)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from help" -f -a "enable" -d 'Enable a package for one agent, or for every agent'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from help" -f -a "disable" -d 'Disable a package for one agent, or for every agent'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Forget a package (and for whom it was enabled). Its files are left alone'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -f -a "add" -d 'Add (or update) the automation defined in FILE (TOML, or JSON when it ends in .json)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -f -a "list" -d 'List the automations'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -f -a "show" -d 'Show one automation'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -f -a "enable" -d 'Let the engine run an automation again'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -f -a "disable" -d 'Stop the engine from running an automation (`hookrig fire` still can)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -f -a "rm" -d 'Remove an automation and its runs'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -f -a "trust" -d 'Trust the project\'s `.hookrig/automations/*.toml` files as they are now'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -f -a "runs" -d 'List runs, newest first'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from add" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from add" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from add" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from add" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from list" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from list" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from list" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from list" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from show" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from show" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from show" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from show" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from show" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from enable" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from enable" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from enable" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from enable" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from enable" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from disable" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from disable" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from disable" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from disable" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from disable" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from rm" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from rm" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from rm" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from rm" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from trust" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from trust" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from trust" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from trust" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from trust" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l limit -d 'At most this many runs' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l json -d 'Print JSON (with --follow, one record per line)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l follow -d 'Keep running, printing runs as they start and change status, until interrupted'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "add" -d 'Add (or update) the automation defined in FILE (TOML, or JSON when it ends in .json)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the automations'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one automation'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "enable" -d 'Let the engine run an automation again'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "disable" -d 'Stop the engine from running an automation (`hookrig fire` still can)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "rm" -d 'Remove an automation and its runs'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "trust" -d 'Trust the project\'s `.hookrig/automations/*.toml` files as they are now'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "runs" -d 'List runs, newest first'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand fire" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand fire" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand fire" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand fire" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand fire" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand fire" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c hookrig -n "__fish_hookrig_using_subcommand why" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand why" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand why" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand why" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand why" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand why" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -f -a "show" -d 'Print the merged config.toml, each value with the file and line it came from'
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l cwd -d 'The working directory whose project is read (default: the current one)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the merged config.toml, each value with the file and line it came from'
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -f -a "list" -d 'List the providers (merged by id), whether each CLI is found, and its version'
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l cwd -d 'The working directory whose project is read (default: the current one)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the providers (merged by id), whether each CLI is found, and its version'
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -f -a "spawn" -d 'Claim TASK and start a provider CLI on it in the worktree `.hookrig/worktrees/TASK`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -f -a "list" -d 'List the agents started by hookrig and whether they still run'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -f -a "watch" -d 'Follow an agent\'s log (every running agent of this repository without TASK) until it exits, then print how it exited'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -f -a "stop" -d 'End an agent: SIGTERM to its process group, SIGKILL after the grace period'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -f -a "clean" -d 'Remove a task\'s worktree, and its branch when merged into the current branch'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -f -a "__host" -d 'Internal: the detached process that runs and waits for a provider'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l agent -d 'The agent that claims the task (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l provider -d 'The provider, over the task\'s meta, the agent\'s config and auto-detection' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l resume -d 'Continue an interrupted session: passes the provider\'s `resume_flag` and accepts a worktree with uncommitted changes'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l force -d 'Claim the task even when it is not ready (as `hookrig task claim --force`)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from list" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from list" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from list" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from list" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from stop" -l grace -d 'Seconds between SIGTERM and SIGKILL' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from stop" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from stop" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from stop" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from stop" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from clean" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from clean" -l force -d 'Remove the worktree even with uncommitted changes (they are lost)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from clean" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from clean" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from clean" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from clean" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from __host" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from __host" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from __host" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from __host" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from __host" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "spawn" -d 'Claim TASK and start a provider CLI on it in the worktree `.hookrig/worktrees/TASK`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the agents started by hookrig and whether they still run'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "watch" -d 'Follow an agent\'s log (every running agent of this repository without TASK) until it exits, then print how it exited'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "stop" -d 'End an agent: SIGTERM to its process group, SIGKILL after the grace period'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "clean" -d 'Remove a task\'s worktree, and its branch when merged into the current branch'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "__host" -d 'Internal: the detached process that runs and waits for a provider'
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -f -a "board" -d 'Show the plan\'s tasks by state (kanban, tree, dag, json, or an external formatter)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -f -a "next" -d 'List what an agent should take next: its assignments among ready tasks, or all its assignments when none is ready'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -f -a "validate" -d 'Check a plan: built-in rules, then every validator script; exit 1 on an error (and with --strict, on a warning)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l format -d 'kanban (default), tree, dag, json, or NAME to run the formatter `hookrig-board-NAME` (or `hence-board-NAME`) with the board JSON on stdin' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l json -d 'Same as --format json'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l dot -d 'With the dag format: print Graphviz dot'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l agent -d 'The agent (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -s f -l plan -d 'The plan file; default `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l agent -d 'Run the validators of the plugin packages enabled for this agent (default: `hookrig --agent`, else `$HOOKRIG_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l strict -d 'Warnings (and validators that cannot run) fail too'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "board" -d 'Show the plan\'s tasks by state (kanban, tree, dag, json, or an external formatter)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "next" -d 'List what an agent should take next: its assignments among ready tasks, or all its assignments when none is ready'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "validate" -d 'Check a plan: built-in rules, then every validator script; exit 1 on an error (and with --strict, on a warning)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -f -a "claim" -d 'Claim a ready task (any task but a done one with --force)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -f -a "unclaim" -d 'Give a claimed task back'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -f -a "complete" -d 'Mark a task done'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -f -a "block" -d 'Block a task by hand (its dependents are not blocked by it)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -f -a "unblock" -d 'Lift a manual block'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -f -a "assert" -d 'Append SPL statements to the plan, e.g. `hookrig task assert \'(given failed-api)\'`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l agent -d 'The agent acting (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l force -d 'Claim a task that is not ready'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l json -d 'Print what happened as JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l agent -d 'The agent acting (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l json -d 'Print what happened as JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l agent -d 'The agent acting (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l json -d 'Print what happened as JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l reason -d 'Why; kept in the plan as `(given (blocked-by TASK "REASON"))`' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l agent -d 'The agent acting (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l json -d 'Print what happened as JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l agent -d 'The agent acting (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l json -d 'Print what happened as JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l agent -d 'The agent acting (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l json -d 'Print what happened as JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l no-ledger -d 'Do not record anything in the ledger'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "claim" -d 'Claim a ready task (any task but a done one with --force)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "unclaim" -d 'Give a claimed task back'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "complete" -d 'Mark a task done'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "block" -d 'Block a task by hand (its dependents are not blocked by it)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "unblock" -d 'Lift a manual block'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "assert" -d 'Append SPL statements to the plan, e.g. `hookrig task assert \'(given failed-api)\'`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "emit" -d 'Emit an event: payload JSON on stdin, one Outcome JSON object on stdout'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "events" -d 'Print the event catalog'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "runs" -d 'List recent emits, newest first'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "list" -d 'List the configured hooks (every dialect, global and project)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "show" -d 'Show everything about the hooks with this name'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "explain" -d 'Say which hooks an event would run, in what order, and why the others would not'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "validate" -d 'Check every config source; exit 1 on an error (and with --strict, on a warning)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "schema" -d 'Print the JSON Schema of hooks.toml'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "completions" -d 'Print the completion script of SHELL (`hookrig completions bash > ...`)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "trust" -d 'Trust the project hooks and automation files of DIR as they are now, so that they run'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "plugins" -d 'Register plugin packages and enable them per agent'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "auto" -d 'The automations of the automation engine (`hookrig serve`) and their runs'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "serve" -d 'Run the automation engine: triggers, the file watcher, and the socket through which `hookrig emit` and `hookrig fire` reach it. Stops on SIGINT or SIGTERM'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "fire" -d 'Run an automation now, wait for it and print the run record (exit 1 when it failed)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "why" -d 'Show every hook considered for one emit, and why it did or did not run'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "config" -d 'Show the merged config.toml and where each value came from'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "providers" -d 'The agent providers of config.toml'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "agent" -d 'Start a provider CLI on a task in its own git worktree; list, watch, stop, clean'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "plan" -d 'Plans: the board, what to do next, and checking a plan'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "task" -d 'Task actions: claim, unclaim, complete, block, unblock, assert'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and not __fish_seen_subcommand_from emit events runs list show explain validate schema completions trust plugins auto serve fire why config providers agent plan task help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from plugins" -f -a "list" -d 'List the registered plugin packages and for which agents each is enabled'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from plugins" -f -a "register" -d 'Register the plugin package in DIR (a directory with a plugin.json manifest)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from plugins" -f -a "enable" -d 'Enable a package for one agent, or for every agent'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from plugins" -f -a "disable" -d 'Disable a package for one agent, or for every agent'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from plugins" -f -a "delete" -d 'Forget a package (and for whom it was enabled). Its files are left alone'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from auto" -f -a "add" -d 'Add (or update) the automation defined in FILE (TOML, or JSON when it ends in .json)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from auto" -f -a "list" -d 'List the automations'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from auto" -f -a "show" -d 'Show one automation'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from auto" -f -a "enable" -d 'Let the engine run an automation again'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from auto" -f -a "disable" -d 'Stop the engine from running an automation (`hookrig fire` still can)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from auto" -f -a "rm" -d 'Remove an automation and its runs'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from auto" -f -a "trust" -d 'Trust the project\'s `.hookrig/automations/*.toml` files as they are now'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from auto" -f -a "runs" -d 'List runs, newest first'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the merged config.toml, each value with the file and line it came from'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from providers" -f -a "list" -d 'List the providers (merged by id), whether each CLI is found, and its version'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from agent" -f -a "spawn" -d 'Claim TASK and start a provider CLI on it in the worktree `.hookrig/worktrees/TASK`'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from agent" -f -a "list" -d 'List the agents started by hookrig and whether they still run'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from agent" -f -a "watch" -d 'Follow an agent\'s log (every running agent of this repository without TASK) until it exits, then print how it exited'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from agent" -f -a "stop" -d 'End an agent: SIGTERM to its process group, SIGKILL after the grace period'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from agent" -f -a "clean" -d 'Remove a task\'s worktree, and its branch when merged into the current branch'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from agent" -f -a "__host" -d 'Internal: the detached process that runs and waits for a provider'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from plan" -f -a "board" -d 'Show the plan\'s tasks by state (kanban, tree, dag, json, or an external formatter)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from plan" -f -a "next" -d 'List what an agent should take next: its assignments among ready tasks, or all its assignments when none is ready'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from plan" -f -a "validate" -d 'Check a plan: built-in rules, then every validator script; exit 1 on an error (and with --strict, on a warning)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from task" -f -a "claim" -d 'Claim a ready task (any task but a done one with --force)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from task" -f -a "unclaim" -d 'Give a claimed task back'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from task" -f -a "complete" -d 'Mark a task done'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from task" -f -a "block" -d 'Block a task by hand (its dependents are not blocked by it)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from task" -f -a "unblock" -d 'Lift a manual block'
+complete -c hookrig -n "__fish_hookrig_using_subcommand help; and __fish_seen_subcommand_from task" -f -a "assert" -d 'Append SPL statements to the plan, e.g. `hookrig task assert \'(given failed-api)\'`'

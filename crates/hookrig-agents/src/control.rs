@@ -1,0 +1,357 @@
+//! The agents a store records, and what `list`, `watch`, `stop` and `clean` do to them.
+//!
+//! `stop`, `watch` and `clean` find the agent of a task in the repository of the given
+//! directory (from the main checkout or any of its worktrees); outside it, the only
+//! agent with that task name.
+
+use std::io::{Read as _, Seek as _, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use hookrig_exec::Stopped;
+use hookrig_store::{AgentRow, Store};
+
+use crate::errors::AgentError;
+use crate::process::{self, State};
+use crate::worktree;
+
+/// One recorded agent and whether it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentStatus {
+    /// What the store recorded.
+    pub row: AgentRow,
+    /// Whether it runs now.
+    pub state: State,
+}
+
+/// Every agent the store at `store` records, with its state.
+pub fn list(store: &Path) -> Result<Vec<AgentStatus>, AgentError> {
+    Ok(Store::open(store)?
+        .agents()
+        .list()?
+        .into_iter()
+        .map(|row| AgentStatus {
+            state: process::state(&row),
+            row,
+        })
+        .collect())
+}
+
+/// The agent of `task`: the one in the repository of `here` when there is one, else the
+/// only one with that task name.
+fn find_agent(
+    store: &Store,
+    task: &str,
+    here: Option<&Path>,
+) -> Result<Option<AgentRow>, AgentError> {
+    let task = task.strip_prefix("task-").unwrap_or(task);
+    let rows: Vec<AgentRow> = store
+        .agents()
+        .list()?
+        .into_iter()
+        .filter(|r| r.task == task)
+        .collect();
+    let here = here
+        .and_then(|here| worktree::repo_root(here).ok())
+        .map(|p| main_repo(&p));
+    if let Some(here) = &here
+        && let Some(row) = rows.iter().find(|r| Path::new(&r.repo) == here)
+    {
+        return Ok(Some(row.clone()));
+    }
+    match rows.len() {
+        0 => Ok(None),
+        1 => Ok(rows.into_iter().next()),
+        _ => Err(AgentError::Ambiguous {
+            task: task.to_owned(),
+            repos: rows.into_iter().map(|r| r.repo).collect(),
+        }),
+    }
+}
+
+/// Inside an agent's worktree, the repository is the one the worktree belongs to.
+fn main_repo(top: &Path) -> PathBuf {
+    worktree::git(
+        top,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+    )
+    .ok()
+    .map(PathBuf::from)
+    .and_then(|common| common.parent().map(Path::to_owned))
+    .unwrap_or_else(|| top.to_owned())
+}
+
+/// What [`stop`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReport {
+    /// Nothing of the agent was left running.
+    NotRunning {
+        /// The task.
+        task: String,
+        /// Its state.
+        state: State,
+    },
+    /// Its process group was signalled.
+    Signalled {
+        /// The task.
+        task: String,
+        /// The process group id.
+        pgid: i64,
+        /// How it ended.
+        how: Stopped,
+    },
+}
+
+/// Ends the agent of `task` (found from `here`): SIGTERM to its process group, SIGKILL
+/// after `grace`. A provider that exited may have left processes of its group behind:
+/// they are the agent's too.
+pub fn stop(
+    store: &Path,
+    task: &str,
+    grace: Duration,
+    here: Option<&Path>,
+) -> Result<StopReport, AgentError> {
+    let store = Store::open(store)?;
+    let row =
+        find_agent(&store, task, here)?.ok_or_else(|| AgentError::NoSuchAgent(task.to_owned()))?;
+    let state = process::state(&row);
+    let Some(pid) = row
+        .pid
+        .filter(|pid| state == State::Running || process::leftovers(*pid))
+    else {
+        return Ok(StopReport::NotRunning {
+            task: row.task,
+            state,
+        });
+    };
+    let how = process::stop(pid, grace).map_err(AgentError::Runtime)?;
+    store.agents().set_stopped(&row.worktree)?;
+    Ok(StopReport::Signalled {
+        task: row.task,
+        pgid: pid,
+        how,
+    })
+}
+
+/// What [`clean`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cleaned {
+    /// The worktree removed.
+    pub worktree: PathBuf,
+    /// The task's branch.
+    pub branch: String,
+    /// `Ok` when the branch was deleted (it was merged), else why it was kept.
+    pub branch_deleted: Result<(), String>,
+    /// The log, when it was removed.
+    pub log: Option<PathBuf>,
+}
+
+/// Removes the worktree of `task` (found from `here`; refusing uncommitted changes
+/// unless `force`, and refusing while the agent runs), deletes its branch when merged,
+/// removes its log and forgets the agent. Warnings about config.toml go to `warn`.
+pub fn clean(
+    store: &Path,
+    task: &str,
+    force: bool,
+    here: &Path,
+    warn: &mut dyn FnMut(String),
+) -> Result<Cleaned, AgentError> {
+    let store = Store::open(store)?;
+    let row = find_agent(&store, task, Some(here))?;
+    let task = task.strip_prefix("task-").unwrap_or(task);
+    worktree::check_task_name(task)?;
+    if let Some(row) = &row
+        && process::state(row) == State::Running
+    {
+        return Err(AgentError::StillRunning {
+            task: task.to_owned(),
+            pid: row.pid.unwrap_or_default(),
+        });
+    }
+    let repo = match &row {
+        Some(row) => PathBuf::from(&row.repo),
+        None => main_repo(&worktree::repo_root(here)?),
+    };
+    let config = crate::config::load(&repo, warn)?;
+    let provisioned: Vec<String> = config
+        .provision
+        .iter()
+        .map(|f| f.value.to.clone())
+        .collect();
+    let path = worktree::worktree_path(&repo, task);
+    let removed = worktree::remove(&repo, task, &provisioned, force)?;
+    let branch_deleted = removed.branch.map_err(|message| {
+        if message.contains("not fully merged") {
+            let current = worktree::git(&repo, &["symbolic-ref", "--short", "HEAD"])
+                .unwrap_or_else(|_| "HEAD".to_owned());
+            format!("not merged into {current}")
+        } else {
+            message
+        }
+    });
+    let log = worktree::log_path(&repo, task);
+    let log = std::fs::remove_file(&log).is_ok().then_some(log);
+    store.agents().delete(&path.to_string_lossy())?;
+    Ok(Cleaned {
+        worktree: path,
+        branch: worktree::branch(task),
+        branch_deleted,
+        log,
+    })
+}
+
+/// Agents followed by `watch`: their logs from the beginning, until each has ended.
+#[derive(Debug)]
+pub struct Watch {
+    store: Store,
+    followed: Vec<Followed>,
+}
+
+/// One followed log.
+#[derive(Debug)]
+struct Followed {
+    row: AgentRow,
+    offset: u64,
+    done: bool,
+}
+
+/// What one round of [`Watch::poll`] saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Watched {
+    /// New output in the log of the agent of `task`.
+    Output {
+        /// The task.
+        task: String,
+        /// The new text.
+        text: String,
+    },
+    /// The agent of `task` no longer runs.
+    Ended {
+        /// The task.
+        task: String,
+        /// How it ended.
+        state: State,
+    },
+}
+
+impl Watch {
+    /// How long to wait between two rounds of [`poll`](Self::poll).
+    pub const INTERVAL: Duration = Duration::from_millis(100);
+
+    /// The agent of `task` (found from `here`), or without one every running agent of
+    /// the repository of `here`.
+    pub fn new(store: &Path, task: Option<&str>, here: Option<&Path>) -> Result<Self, AgentError> {
+        let store = Store::open(store)?;
+        #[expect(clippy::single_match_else, reason = "two ways to choose, side by side")]
+        let rows = match task {
+            Some(task) => vec![
+                find_agent(&store, task, here)?
+                    .ok_or_else(|| AgentError::NoSuchAgent(task.to_owned()))?,
+            ],
+            None => {
+                let here = here
+                    .and_then(|here| worktree::repo_root(here).ok())
+                    .map(|p| main_repo(&p));
+                store
+                    .agents()
+                    .list()?
+                    .into_iter()
+                    .filter(|r| here.as_deref().is_none_or(|h| Path::new(&r.repo) == h))
+                    .filter(|r| matches!(process::state(r), State::Running | State::Starting))
+                    .collect()
+            }
+        };
+        let followed = rows
+            .into_iter()
+            .map(|row| Followed {
+                row,
+                offset: 0,
+                done: false,
+            })
+            .collect();
+        Ok(Self { store, followed })
+    }
+
+    /// How many agents are followed.
+    pub fn len(&self) -> usize {
+        self.followed.len()
+    }
+
+    /// Whether no agent is followed.
+    pub fn is_empty(&self) -> bool {
+        self.followed.is_empty()
+    }
+
+    /// Whether every followed agent has ended.
+    pub fn finished(&self) -> bool {
+        self.followed.iter().all(|f| f.done)
+    }
+
+    /// One round: the new output of every followed agent that has not ended, and the
+    /// end of those that just did (after their last output).
+    pub fn poll(&mut self) -> Result<Vec<Watched>, AgentError> {
+        let mut seen = Vec::new();
+        for f in self.followed.iter_mut().filter(|f| !f.done) {
+            let fresh = self
+                .store
+                .agents()
+                .get(&f.row.worktree)?
+                .unwrap_or_else(|| f.row.clone());
+            let state = process::state(&fresh);
+            let finished = !matches!(state, State::Running | State::Starting);
+            // Read after looking at the state, so that the last output is printed
+            // before the exit is.
+            let text = read_from(Path::new(&f.row.log), &mut f.offset);
+            if !text.is_empty() {
+                seen.push(Watched::Output {
+                    task: f.row.task.clone(),
+                    text,
+                });
+            }
+            if finished {
+                let state = settle(&self.store, &f.row.worktree, state);
+                seen.push(Watched::Ended {
+                    task: f.row.task.clone(),
+                    state,
+                });
+                f.done = true;
+            }
+        }
+        Ok(seen)
+    }
+}
+
+/// A provider that just died may not have its exit recorded yet: the host records it
+/// right after reaping. Wait a moment for it.
+fn settle(store: &Store, worktree: &str, state: State) -> State {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut state = state;
+    while matches!(
+        state,
+        State::Exited {
+            code: None,
+            signal: None
+        }
+    ) && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(50));
+        if let Ok(Some(row)) = store.agents().get(worktree) {
+            state = process::state(&row);
+        }
+    }
+    state
+}
+
+fn read_from(path: &Path, offset: &mut u64) -> String {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    if file.seek(SeekFrom::Start(*offset)).is_err() {
+        return String::new();
+    }
+    let mut bytes = Vec::new();
+    if let Ok(n) = file.read_to_end(&mut bytes) {
+        *offset += n as u64;
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}

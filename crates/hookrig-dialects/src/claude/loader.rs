@@ -1,0 +1,903 @@
+//! Loader for Claude Code `settings.json` hooks.
+//!
+//! Layers: user `~/.claude/settings.json` and managed
+//! `/etc/claude-code/managed-settings.json` (global; the managed path can be moved with
+//! `HOOKRIG_CLAUDE_MANAGED_SETTINGS`), project `.claude/settings.json` and
+//! `.claude/settings.local.json` (project level, both from the nearest directory along the
+//! project walk that holds either). Every layer's hooks run; an identical handler (same
+//! event, matcher and command or URL) runs once. A file that is not valid JSON, or whose
+//! hooks do not have Claude Code's shape, is skipped with an error naming its position;
+//! a bad entry in a good file is skipped alone.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use serde::Deserialize;
+use serde::de::{MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use hookrig_exec::CommandDef;
+
+use super::events;
+use crate::claude::ClaudeProtocol;
+use crate::definition::{HookDef, Shadowed};
+use crate::loader::LoadContext;
+use hookrig_config::did_you_mean;
+use hookrig_core::{Diagnostic, Severity};
+
+/// The dialect name of Claude Code settings files.
+pub(crate) const DIALECT: Dialect = Dialect::Claude;
+
+/// The environment variable that moves the managed settings file (tests, and systems that
+/// keep it elsewhere).
+pub const MANAGED_SETTINGS_ENV: &str = "HOOKRIG_CLAUDE_MANAGED_SETTINGS";
+
+/// Where Claude Code keeps managed (administrator) settings on Linux.
+pub const DEFAULT_MANAGED_SETTINGS: &str = "/etc/claude-code/managed-settings.json";
+
+/// Claude Code's default timeout of a hook.
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
+
+/// The parallel group of Claude hooks: Claude Code runs every matching hook of an event
+/// at once, and the most restrictive answer wins.
+pub(crate) const GROUP: &str = "claude";
+
+/// What a Claude Code hook needs at run time beyond its command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaudeHook {
+    /// The Claude Code event name the hook was declared under (`PreToolUse`, ...): its
+    /// `hook_event_name`.
+    pub event: String,
+    /// `CLAUDE_PROJECT_DIR`: the directory holding the project's `.claude/` settings, else
+    /// the project root; `None` outside a project (the event's cwd is used then).
+    pub project_dir: Option<PathBuf>,
+    /// For HTTP hooks: the variables that `$NAME` / `${NAME}` in header values may read.
+    pub allowed_env_vars: Vec<String>,
+    /// Whether the hook came from the managed settings file.
+    pub managed: bool,
+}
+
+/// What the Claude layers said so far in one load: `disableAllHooks` is settled only once
+/// every layer was read.
+#[derive(Debug, Default)]
+pub(crate) struct State {
+    /// `disableAllHooks` of the user file.
+    user_disable: Option<bool>,
+    /// The managed file disabled every Claude hook, its own included.
+    managed_disable: bool,
+    /// Every Claude hook loaded, by what makes two identical, with its name.
+    loaded: std::collections::HashMap<HandlerKey, String>,
+}
+
+/// One Claude Code settings file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layer {
+    User,
+    Managed,
+    Project,
+    Local,
+}
+
+impl Layer {
+    fn as_str(self) -> &'static str {
+        match self {
+            Layer::User => "user",
+            Layer::Managed => "managed",
+            Layer::Project => "project",
+            Layer::Local => "local",
+        }
+    }
+
+    fn level(self) -> Level {
+        match self {
+            Layer::User | Layer::Managed => Level::Global,
+            Layer::Project | Layer::Local => Level::Project,
+        }
+    }
+}
+
+/// The managed settings file: `$HOOKRIG_CLAUDE_MANAGED_SETTINGS`, else Claude Code's path.
+pub fn managed_settings_path() -> PathBuf {
+    std::env::var_os(MANAGED_SETTINGS_ENV)
+        .filter(|p| !p.is_empty())
+        .map_or_else(|| PathBuf::from(DEFAULT_MANAGED_SETTINGS), PathBuf::from)
+}
+
+/// The directory whose `.claude/` holds the project's settings: the nearest along the walk
+/// that has `settings.json` or `settings.local.json` there.
+fn settings_dir(project: &hookrig_config::Project) -> Option<PathBuf> {
+    project
+        .walk
+        .iter()
+        .find(|dir| {
+            let claude = dir.join(".claude");
+            claude.join("settings.json").is_file() || claude.join("settings.local.json").is_file()
+        })
+        .cloned()
+}
+
+/// Loads this dialect's sources of one level into `ctx`.
+pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
+    let dir = settings_dir(ctx.project);
+    let project_dir = dir.clone().or_else(|| ctx.project.root.clone());
+    match level {
+        Level::Global => {
+            let user = ctx.env.home.join(".claude").join("settings.json");
+            if let Some(file) = read(ctx, &user, Layer::User) {
+                ctx.claude.user_disable = file.disable_all;
+                add(ctx, file, project_dir.as_ref());
+            }
+            if let Some(file) = read(ctx, &managed_settings_path(), Layer::Managed) {
+                if file.disable_all == Some(true) {
+                    // Managed settings are the administrator's: their `disableAllHooks`
+                    // turns off every Claude hook, the managed ones too.
+                    ctx.claude.managed_disable = true;
+                } else {
+                    add(ctx, file, project_dir.as_ref());
+                }
+            }
+        }
+        Level::Project => {
+            let mut project_disable = None;
+            let mut files = Vec::new();
+            if let Some(dir) = &dir {
+                for (name, layer) in [
+                    ("settings.json", Layer::Project),
+                    ("settings.local.json", Layer::Local),
+                ] {
+                    let path = dir.join(".claude").join(name);
+                    if let Some(file) = read(ctx, &path, layer) {
+                        project_disable = file.disable_all.or(project_disable);
+                        files.push(file);
+                    }
+                }
+            }
+            // Like any setting, `disableAllHooks` of a later layer wins (local over
+            // project over user); it cannot turn off managed hooks.
+            let disable = project_disable.or(ctx.claude.user_disable) == Some(true);
+            if ctx.claude.managed_disable {
+                ctx.hooks
+                    .retain(|def| def.protocol_as::<ClaudeProtocol>().is_none());
+                return;
+            }
+            if disable {
+                ctx.hooks.retain(|def| {
+                    def.protocol_as::<ClaudeProtocol>()
+                        .is_none_or(|claude| claude.0.managed)
+                });
+                return;
+            }
+            for file in files {
+                add(ctx, file, project_dir.as_ref());
+            }
+        }
+    }
+}
+
+/// Reads and parses one settings file; `None` when it is missing or broken (reported).
+///
+/// A project file's `disableAllHooks` would turn off the user's own hooks: it counts
+/// only once the file is trusted as it is now (`hookrig trust` records it by content),
+/// and is otherwise ignored with a warning.
+fn read(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) -> Option<ParsedFile> {
+    let text = ctx.read(path)?;
+    match parse(path, &text, layer, &mut ctx.diagnostics) {
+        Ok(mut file) => {
+            if layer.level() == Level::Project && file.disable_all.is_some() && !ctx.env.trust_all {
+                let (store, problem) =
+                    hookrig_config::load_or_warn(ctx.env, "project Claude Code settings file");
+                ctx.diagnostics.extend(problem);
+                let key = hookrig_config::file_trust_key(DIALECT.as_str(), path);
+                if let Some(distrust) = store.check_file(&key, text.as_bytes()) {
+                    let reason = match distrust {
+                        hookrig_config::Distrust::New => {
+                            "the file comes with the project and is not trusted yet"
+                        }
+                        _ => "the file changed since it was trusted",
+                    };
+                    if file.disable_all == Some(true) {
+                        let dir = hookrig_config::project_dir(path, ctx.project)
+                            .unwrap_or_else(|| ctx.env.cwd.clone());
+                        ctx.diagnostics.push(Diagnostic::file(
+                            path,
+                            Severity::Warning,
+                            format!(
+                                "`disableAllHooks` is ignored: {reason}; review it, then run `hookrig trust {}`",
+                                dir.display()
+                            ),
+                        ));
+                    }
+                    file.disable_all = None;
+                }
+            }
+            Some(file)
+        }
+        Err(diagnostic) => {
+            ctx.diagnostics.push(diagnostic);
+            None
+        }
+    }
+}
+
+/// The project's Claude Code settings files that set `disableAllHooks`, which
+/// `hookrig trust` records by content: until then their setting is ignored.
+pub fn claude_settings_to_trust(env: &hookrig_config::Environment) -> Vec<PathBuf> {
+    let Some(dir) = settings_dir(&hookrig_config::find_project(env)) else {
+        return Vec::new();
+    };
+    ["settings.json", "settings.local.json"]
+        .iter()
+        .map(|name| dir.join(".claude").join(name))
+        .filter(|path| {
+            hookrig_config::read_source(path).is_ok_and(|text| {
+                serde_json::from_str::<RawSettings<'_>>(&text)
+                    .is_ok_and(|raw| raw.disable_all_hooks.is_some())
+            })
+        })
+        .collect()
+}
+
+/// Adds a file's hooks, leaving out those identical to one already loaded.
+///
+/// Every Claude hook loaded so far is in `ctx.claude.loaded`, by [`handler_key`], so
+/// that a file of many thousand handlers costs one lookup per handler, not a scan of
+/// every hook before it.
+fn add(ctx: &mut LoadContext<'_>, file: ParsedFile, project_dir: Option<&PathBuf>) {
+    for mut def in file.hooks {
+        let Some(key) = handler_key(&def) else {
+            ctx.hooks.push(def);
+            continue;
+        };
+        if let Some(by) = ctx.claude.loaded.get(&key) {
+            let by = by.clone();
+            ctx.shadowed.push(Shadowed { hook: def, by });
+            continue;
+        }
+        if let Some(claude) = def.protocol_as::<ClaudeProtocol>() {
+            let mut hook = claude.0.clone();
+            hook.project_dir = project_dir.cloned();
+            def.protocol = Arc::new(ClaudeProtocol(hook));
+        }
+        ctx.claude.loaded.insert(key, def.spec.name.clone());
+        ctx.hooks.push(def);
+    }
+}
+
+/// What makes two Claude handlers identical, which Claude Code runs once: the same
+/// event, the same command line or URL, and (for hookrig, which keeps one matcher per
+/// hook) the same matcher. `None` for a hook of another dialect.
+fn handler_key(def: &HookDef) -> Option<HandlerKey> {
+    let ClaudeProtocol(claude) = def.protocol_as::<ClaudeProtocol>()?;
+    let (kind, target) = match &def.command {
+        CommandDef::Shell { line, .. } => ('c', line.clone()),
+        CommandDef::Http { url, .. } => ('h', url.clone()),
+        CommandDef::Exec { .. } => return None,
+    };
+    Some((
+        claude.event.clone(),
+        kind,
+        target,
+        def.spec.matcher.pattern(),
+    ))
+}
+
+/// See [`handler_key`]: event, `c`ommand or `h`ttp, the command line or URL, matcher.
+pub(crate) type HandlerKey = (String, char, String, String);
+
+/// A parsed settings file.
+#[derive(Debug)]
+struct ParsedFile {
+    disable_all: Option<bool>,
+    hooks: Vec<HookDef>,
+}
+
+// Raw layer. Values are kept as borrowed `RawValue`s so that every error can name the
+// position of the entry it is about: serde_json's values carry no positions.
+
+#[derive(Debug, Deserialize)]
+struct RawSettings<'a> {
+    #[serde(borrow)]
+    hooks: Option<&'a RawValue>,
+    #[serde(rename = "disableAllHooks")]
+    disable_all_hooks: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawGroup<'a> {
+    matcher: Option<String>,
+    #[serde(borrow)]
+    hooks: Option<Vec<&'a RawValue>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawHandler {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<String>,
+    url: Option<String>,
+    headers: Option<Ordered<String>>,
+    #[serde(rename = "allowedEnvVars")]
+    allowed_env_vars: Option<Vec<String>>,
+    timeout: Option<f64>,
+    #[serde(rename = "async")]
+    is_async: Option<bool>,
+}
+
+/// A JSON object in file order (event order and header order are the file's).
+#[derive(Debug)]
+struct Ordered<V>(Vec<(String, V)>);
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct OrderedVisitor<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for OrderedVisitor<V> {
+            type Value = Ordered<V>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(Ordered(entries))
+            }
+        }
+        deserializer.deserialize_map(OrderedVisitor(std::marker::PhantomData))
+    }
+}
+
+/// Parses one settings file. `Err` is the error that makes the whole file unusable;
+/// entries that are wrong alone are reported in `diagnostics` and left out.
+fn parse(
+    path: &Path,
+    text: &str,
+    layer: Layer,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<ParsedFile, Diagnostic> {
+    let file = File {
+        path,
+        text,
+        placed: std::cell::Cell::new(0),
+    };
+    let first = diagnostics.len();
+    let raw: RawSettings<'_> = file.parse(text)?;
+    let mut parsed = ParsedFile {
+        disable_all: raw.disable_all_hooks,
+        hooks: Vec::new(),
+    };
+    let Some(hooks) = raw.hooks else {
+        return Ok(parsed);
+    };
+    let events: Ordered<&RawValue> = file.parse(hooks.get())?;
+    for (event, groups_raw) in events.0 {
+        let groups: Vec<&RawValue> = file.parse(groups_raw.get())?;
+        let event_pos = key_offset(&file, &event, file.offset(groups_raw.get()));
+        warn_unknown_event(&file, &event, event_pos, diagnostics);
+        let mut counter = 0;
+        for group_raw in groups {
+            let group: RawGroup<'_> = file.parse(group_raw.get())?;
+            let group_pos = file.offset(group_raw.get());
+            let Some(matcher) =
+                file.matcher(&event, group.matcher.as_deref(), group_pos, diagnostics)
+            else {
+                continue;
+            };
+            for handler_raw in group.hooks.unwrap_or_default() {
+                let handler: RawHandler = file.parse(handler_raw.get())?;
+                counter += 1;
+                let pos = file.offset(handler_raw.get());
+                let name = format!("claude:{}:{event}:{counter}", layer.as_str());
+                if let Some(def) = file.handler(
+                    handler,
+                    &name,
+                    &event,
+                    layer,
+                    matcher.clone(),
+                    pos,
+                    diagnostics,
+                ) {
+                    parsed.hooks.push(def);
+                }
+            }
+        }
+    }
+    limit_diagnostics(path, diagnostics, first);
+    Ok(parsed)
+}
+
+/// The most diagnostics one settings file reports; the rest are counted in one more.
+/// Finding a diagnostic's line costs a pass over the text before it, so a file of
+/// thousands of bad entries would otherwise cost time quadratic in its size.
+const MAX_DIAGNOSTICS: usize = 50;
+
+/// Keeps the first [`MAX_DIAGNOSTICS`] of the diagnostics from `first` on, and says how
+/// many more there were (as an error when one of them was).
+fn limit_diagnostics(path: &Path, diagnostics: &mut Vec<Diagnostic>, first: usize) {
+    if diagnostics.len() - first <= MAX_DIAGNOSTICS {
+        return;
+    }
+    let dropped = diagnostics.split_off(first + MAX_DIAGNOSTICS);
+    let severity = dropped
+        .iter()
+        .map(|d| d.severity)
+        .max()
+        .unwrap_or(Severity::Warning);
+    diagnostics.push(Diagnostic::file(
+        path,
+        severity,
+        format!(
+            "{} more problems in this file are not shown; fix the ones above first",
+            dropped.len()
+        ),
+    ));
+}
+
+/// The offset of the key `"event"` whose value starts at `value_pos`: it is the last
+/// string before the value, so only a short stretch before it is searched (a search
+/// from the start of the file for every key would make loading quadratic). The value's
+/// own offset when the key is not found there (an escaped name, a long gap).
+fn key_offset(file: &File<'_>, event: &str, value_pos: usize) -> usize {
+    let quoted = format!("\"{event}\"");
+    let mut start = value_pos.saturating_sub(quoted.len() + 256);
+    while !file.text.is_char_boundary(start) {
+        start -= 1;
+    }
+    file.text
+        .get(start..value_pos)
+        .and_then(|window| window.rfind(&quoted))
+        .map_or(value_pos, |found| start + found)
+}
+
+fn warn_unknown_event(file: &File<'_>, event: &str, pos: usize, diagnostics: &mut Vec<Diagnostic>) {
+    if events::by_name(event).is_some() || EventName::resolve(event).is_known() {
+        return;
+    }
+    if let Some(known) = did_you_mean(event, events::EVENTS.iter().map(|e| e.name)) {
+        diagnostics.push(file.at(
+            pos,
+            Severity::Warning,
+            format!(
+                "unknown Claude Code event `{event}` is treated as a custom event; did you mean `{known}`?"
+            ),
+        ));
+    }
+}
+
+/// The text of one file, for positions.
+struct File<'a> {
+    path: &'a Path,
+    text: &'a str,
+    /// How many diagnostics were given a position: past [`MAX_DIAGNOSTICS`] they are
+    /// dropped anyway, so the search for their line is skipped.
+    placed: std::cell::Cell<usize>,
+}
+
+impl File<'_> {
+    /// Byte offset of `part`, a slice of the file's text.
+    fn offset(&self, part: &str) -> usize {
+        (part.as_ptr() as usize)
+            .checked_sub(self.text.as_ptr() as usize)
+            .filter(|offset| *offset <= self.text.len())
+            .unwrap_or(0)
+    }
+
+    fn at(&self, offset: usize, severity: Severity, message: String) -> Diagnostic {
+        let placed = self.placed.get() + 1;
+        self.placed.set(placed);
+        let offset = (placed <= MAX_DIAGNOSTICS).then_some(offset);
+        Diagnostic::at(self.path, self.text, offset, severity, message)
+    }
+
+    /// Deserializes `part` (the file or a slice of it), placing an error in the file.
+    fn parse<'de, T: Deserialize<'de>>(&self, part: &'de str) -> Result<T, Diagnostic> {
+        serde_json::from_str(part).map_err(|err| {
+            let base = self.offset(part);
+            let offset =
+                hookrig_core::json_offset(part, err.line(), err.column()).map(|o| base + o);
+            let message = err.to_string();
+            let message = message
+                .rfind(" at line ")
+                .map_or(message.as_str(), |end| &message[..end]);
+            Diagnostic::at(
+                self.path,
+                self.text,
+                offset,
+                Severity::Error,
+                format!("invalid Claude Code settings, file skipped: {message}"),
+            )
+        })
+    }
+
+    /// The matcher of a group; `None` when it is invalid (reported).
+    fn matcher(
+        &self,
+        event: &str,
+        raw: Option<&str>,
+        pos: usize,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<Matcher> {
+        let pattern = raw.unwrap_or("");
+        if events::by_name(event).is_none_or(|e| !e.tool && e.matched_field.is_none()) {
+            if !matches!(pattern, "" | "*") {
+                diagnostics.push(self.at(
+                    pos,
+                    Severity::Warning,
+                    format!(
+                        "matcher `{pattern}` on {event} is ignored: hookrig tests Claude matchers against tool names only, so this hook runs on every {event}"
+                    ),
+                ));
+            }
+            return Some(Matcher::Any);
+        }
+        match claude_matcher(pattern) {
+            Ok(matcher) => Some(matcher),
+            Err(message) => {
+                diagnostics.push(self.at(pos, Severity::Error, message));
+                None
+            }
+        }
+    }
+
+    /// Lowers one handler; `None` when it cannot run (reported).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one call site, each argument distinct"
+    )]
+    fn handler(
+        &self,
+        raw: RawHandler,
+        name: &str,
+        event: &str,
+        layer: Layer,
+        matcher: Matcher,
+        pos: usize,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<HookDef> {
+        let mut error = |severity, message: String| {
+            diagnostics.push(self.at(pos, severity, format!("hook {name}: {message}")));
+        };
+        let command = lower_command(
+            raw.kind.as_deref(),
+            raw.command,
+            raw.url,
+            raw.headers,
+            &mut error,
+        )?;
+        let timeout = match raw.timeout {
+            None => DEFAULT_TIMEOUT,
+            Some(secs) => match Duration::try_from_secs_f64(secs) {
+                Ok(timeout) if !timeout.is_zero() => timeout,
+                _ => {
+                    error(
+                        Severity::Error,
+                        format!(
+                            "`timeout` {secs} is not a positive number of seconds; the handler is skipped"
+                        ),
+                    );
+                    return None;
+                }
+            },
+        };
+        let events = vec![EventName::resolve(event)];
+        let mode = if raw.is_async == Some(true) {
+            if events[0].async_allowed() {
+                Mode::Async
+            } else {
+                error(
+                    Severity::Warning,
+                    format!(
+                        "`async: true` is not allowed on {event}: its answer decides the event; the hook runs synchronously"
+                    ),
+                );
+                Mode::Sync
+            }
+        } else {
+            Mode::Sync
+        };
+        Some(HookDef {
+            spec: HookSpec {
+                name: name.to_owned(),
+                events,
+                matcher,
+                priority: HookSpec::DEFAULT_PRIORITY,
+                mode,
+                enabled: true,
+                // Claude Code: a failing hook is a non-blocking error.
+                on_error: OnError::Allow,
+                source: Source {
+                    path: self.path.to_owned(),
+                    dialect: DIALECT,
+                    level: layer.level(),
+                },
+                description: None,
+                timeout: Some(timeout),
+                group: Some(GROUP.to_owned()),
+                matcher_field: events::by_name(event).and_then(|e| e.matched_field),
+                untrusted: None,
+            },
+            command,
+            env: Vec::new(),
+            protocol: Arc::new(ClaudeProtocol(ClaudeHook {
+                event: event.to_owned(),
+                project_dir: None,
+                allowed_env_vars: raw.allowed_env_vars.unwrap_or_default(),
+                managed: layer == Layer::Managed,
+            })),
+            // The handler's object in the `hooks` array of its matcher group.
+            declared_at: Some(pos),
+        })
+    }
+}
+
+/// What a handler runs; `None` when it cannot run (reported through `error`).
+fn lower_command(
+    kind: Option<&str>,
+    command: Option<String>,
+    url: Option<String>,
+    headers: Option<Ordered<String>>,
+    error: &mut impl FnMut(Severity, String),
+) -> Option<CommandDef> {
+    Some(match kind {
+        // The entry that makes hookrig Claude Code's one hook is hookrig itself: running
+        // it from here would call hookrig again, without end.
+        Some("command") if command.as_deref().is_some_and(calls_hookrig_emit) => return None,
+        Some("command") => match command {
+            Some(line) if !line.trim().is_empty() => CommandDef::Shell { line, script: None },
+            _ => {
+                error(
+                    Severity::Error,
+                    "`command` is missing or empty; the handler is skipped".to_owned(),
+                );
+                return None;
+            }
+        },
+        Some("http") => match url {
+            Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
+                CommandDef::Http {
+                    url,
+                    headers: headers.map(|h| h.0).unwrap_or_default(),
+                    secret_env: None,
+                }
+            }
+            Some(url) => {
+                error(
+                    Severity::Error,
+                    format!(
+                        "`url` `{url}` is not an http:// or https:// URL; the handler is skipped"
+                    ),
+                );
+                return None;
+            }
+            None => {
+                error(
+                    Severity::Error,
+                    "`url` is missing; the handler is skipped".to_owned(),
+                );
+                return None;
+            }
+        },
+        Some(kind @ ("prompt" | "agent")) => {
+            error(
+                Severity::Warning,
+                format!(
+                    "`type: \"{kind}\"` hooks are not supported by hookrig; the handler is skipped"
+                ),
+            );
+            return None;
+        }
+        Some(other) => {
+            error(
+                Severity::Error,
+                format!(
+                    "unknown `type` `{other}`; use \"command\" or \"http\"; the handler is skipped"
+                ),
+            );
+            return None;
+        }
+        None => {
+            error(
+                Severity::Error,
+                "`type` is missing; use \"command\" or \"http\"; the handler is skipped".to_owned(),
+            );
+            return None;
+        }
+    })
+}
+
+/// Whether a command line runs `hookrig emit` (any path to a program named `hookrig`).
+fn calls_hookrig_emit(line: &str) -> bool {
+    CommandDef::Shell {
+        line: line.to_owned(),
+        script: None,
+    }
+    .calls_hookrig_emit()
+}
+
+/// Claude Code's matcher rules: missing, `""` or `"*"` match everything; a pattern of only
+/// letters, digits, `_`, `-`, `|`, `,` and spaces is a list of exact tool names; anything
+/// else is an unanchored regex.
+pub fn claude_matcher(pattern: &str) -> Result<Matcher, String> {
+    if matches!(pattern.trim(), "" | "*") {
+        return Ok(Matcher::Any);
+    }
+    let plain = pattern
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '|' | ',' | ' '));
+    if plain {
+        let names: Vec<String> = pattern
+            .split(['|', ','])
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect();
+        return Ok(if names.is_empty() {
+            Matcher::Any
+        } else {
+            Matcher::Exact(names)
+        });
+    }
+    Matcher::regex(pattern).map_err(|err| {
+        let detail = std::error::Error::source(&err)
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let detail = detail.lines().last().unwrap_or_default().trim();
+        let detail = detail.strip_prefix("error: ").unwrap_or(detail);
+        format!("{err}: {detail}; the matcher group is skipped")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use indoc::indoc;
+    use test_case::test_case;
+
+    use super::*;
+
+    fn parse_ok(text: &str) -> (ParsedFile, Vec<String>) {
+        let mut diagnostics = Vec::new();
+        let file = parse(
+            Path::new("/p/settings.json"),
+            text,
+            Layer::Project,
+            &mut diagnostics,
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        (file, diagnostics.iter().map(ToString::to_string).collect())
+    }
+
+    fn parse_err(text: &str) -> String {
+        parse(
+            Path::new("/p/settings.json"),
+            text,
+            Layer::Project,
+            &mut Vec::new(),
+        )
+        .expect_err("broken")
+        .to_string()
+    }
+
+    #[test_case("", "" ; "empty")]
+    #[test_case("*", "" ; "star")]
+    #[test_case("Edit|Write", "Edit|Write" ; "bar list")]
+    #[test_case("Edit, Write", "Edit|Write" ; "comma list")]
+    #[test_case("mcp__.*", "mcp__.*" ; "regex")]
+    fn matchers(pattern: &str, shown: &str) {
+        assert_eq!(claude_matcher(pattern).expect("valid").pattern(), shown);
+    }
+
+    #[test]
+    fn exact_list_is_not_a_substring_match() {
+        let m = claude_matcher("Edit|Write").expect("valid");
+        assert!(m.matches(Some("Edit")));
+        assert!(!m.matches(Some("MultiEdit")));
+        let m = claude_matcher("Notebook.*").expect("valid");
+        assert!(m.matches(Some("NotebookEdit")));
+        let m = claude_matcher("Edit").expect("valid");
+        assert!(matches!(m, Matcher::Exact(_)));
+    }
+
+    #[test]
+    fn the_entry_that_calls_hookrig_is_not_loaded() {
+        let (file, diagnostics) = parse_ok(indoc! {r#"
+            {"hooks": {"PreToolUse": [{"hooks": [
+              {"type": "command", "command": "hookrig emit --dialect claude"},
+              {"type": "command", "command": "/usr/local/bin/hookrig emit --dialect claude"},
+              {"type": "command", "command": "./hookrig-check.sh emit"}
+            ]}]}}
+        "#});
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let names: Vec<_> = file.hooks.iter().map(|h| h.spec.name.as_str()).collect();
+        assert_eq!(names, ["claude:project:PreToolUse:3"]);
+    }
+
+    #[test]
+    fn syntax_error_names_line_and_column() {
+        let text = "{\n  \"hooks\": {\n    \"PreToolUse\": [,]\n  }\n}\n";
+        assert_eq!(
+            parse_err(text),
+            "/p/settings.json:3:20: invalid Claude Code settings, file skipped: expected value"
+        );
+    }
+
+    #[test]
+    fn type_error_inside_a_handler_is_placed_in_the_file() {
+        let text = indoc! {r#"
+            {
+              "hooks": {
+                "PreToolUse": [
+                  {"matcher": "Bash", "hooks": [{"type": "command", "command": "x", "timeout": "ten"}]}
+                ]
+              }
+            }
+        "#};
+        let err = parse_err(text);
+        assert!(
+            err.starts_with("/p/settings.json:4:") && err.contains("invalid type: string \"ten\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn handlers_are_named_and_lowered() {
+        let (file, diagnostics) = parse_ok(indoc! {r#"
+            {
+              "permissions": {"allow": []},
+              "hooks": {
+                "PreToolUse": [
+                  {"matcher": "Bash", "hooks": [
+                    {"type": "command", "command": "a.sh", "timeout": 5},
+                    {"type": "http", "url": "http://127.0.0.1:1/h", "headers": {"X-A": "1"}}
+                  ]}
+                ],
+                "Notification": [{"hooks": [{"type": "command", "command": "n.sh"}]}]
+              }
+            }
+        "#});
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let names: Vec<_> = file.hooks.iter().map(|h| h.spec.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "claude:project:PreToolUse:1",
+                "claude:project:PreToolUse:2",
+                "claude:project:Notification:1"
+            ]
+        );
+        assert_eq!(file.hooks[0].spec.timeout, Some(Duration::from_secs(5)));
+        assert_eq!(file.hooks[1].spec.timeout, Some(DEFAULT_TIMEOUT));
+        assert_eq!(file.hooks[0].spec.group.as_deref(), Some(GROUP));
+        assert_eq!(file.hooks[0].spec.events[0].as_str(), "tool.before");
+        assert_eq!(file.hooks[2].spec.events[0].as_str(), "Notification");
+        assert_eq!(
+            file.hooks[1].command,
+            CommandDef::Http {
+                url: "http://127.0.0.1:1/h".to_owned(),
+                headers: vec![("X-A".to_owned(), "1".to_owned())],
+                secret_env: None,
+            }
+        );
+    }
+
+    #[test]
+    fn bad_entries_are_skipped_alone_with_positions() {
+        let (file, diagnostics) = parse_ok(indoc! {r#"
+            {
+              "hooks": {
+                "PreToolUse": [
+                  {"matcher": "(", "hooks": [{"type": "command", "command": "a"}]},
+                  {"hooks": [{"type": "prompt", "prompt": "p"}, {"type": "command"}]},
+                  {"hooks": [{"type": "command", "command": "ok", "timeout": 0}]}
+                ],
+                "Stop": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "s"}]}],
+                "PreToolUze": []
+              }
+            }
+        "#});
+        assert!(file.hooks.len() == 1, "{:?}", file.hooks);
+        insta::assert_snapshot!(diagnostics.join("\n"));
+    }
+}

@@ -1,0 +1,15 @@
+//! Claude Code's dialect: its settings files, its hook input and output, and its host
+//! mode (the format Codex, Cursor and Gemini read as well).
+
+mod events;
+mod host;
+mod loader;
+mod protocol;
+
+pub(crate) use host::HOST;
+pub use loader::{
+    ClaudeHook, DEFAULT_MANAGED_SETTINGS, MANAGED_SETTINGS_ENV, claude_matcher,
+    claude_settings_to_trust, managed_settings_path,
+};
+pub(crate) use loader::{State, load};
+pub use protocol::ClaudeProtocol;

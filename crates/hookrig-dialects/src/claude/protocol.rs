@@ -1,0 +1,536 @@
+//! Claude Code's hook protocol.
+//!
+//! Stdin: `session_id`, `transcript_path`, `cwd`, `permission_mode`, `hook_event_name`;
+//! tool events add `tool_name`, `tool_input`, `tool_use_id` and `PostToolUse`
+//! `tool_response`; `UserPromptSubmit` adds `prompt`; every other payload field follows as
+//! it is. Environment: inherited, plus `CLAUDE_PROJECT_DIR`.
+//!
+//! Reply: exit 0 → stdout is Claude's JSON output when it starts with `{`, else plain
+//! text (context on `UserPromptSubmit` and `SessionStart`); exit 2 → a blocking error with
+//! stderr as the reason; any other exit, a timeout or a crash → a non-blocking error.
+
+use std::path::Path;
+
+use hookrig_core::{Action, Dialect, Failure, FailureKind, Invocation, Reply, Verdict};
+use hookrig_exec::process::{EnvPolicy, ProcessOutput};
+use hookrig_exec::{Limits, Protocol};
+use serde_json::{Map, Value, json};
+
+use super::events;
+use super::loader::ClaudeHook;
+use crate::native::cut;
+use crate::protocol::DialectProtocol;
+
+/// Claude Code's protocol for one hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaudeProtocol(pub ClaudeHook);
+
+impl Protocol for ClaudeProtocol {
+    fn stdin(&self, hook: &str, invocation: &Invocation) -> Vec<u8> {
+        stdin(&self.0, hook, invocation)
+    }
+
+    fn env(
+        &self,
+        hook: &str,
+        invocation: &Invocation,
+        configured: &[(String, String)],
+    ) -> EnvPolicy {
+        env(&self.0, hook, invocation, configured)
+    }
+
+    fn reply(
+        &self,
+        hook: &str,
+        limits: &Limits,
+        invocation: &Invocation,
+        output: &ProcessOutput,
+    ) -> Reply {
+        reply(&self.0, hook, limits, invocation, output)
+    }
+
+    fn header_value(&self, value: &str) -> String {
+        interpolate(value, &self.0.allowed_env_vars)
+    }
+}
+
+impl DialectProtocol for ClaudeProtocol {
+    fn dialect(&self) -> Dialect {
+        Dialect::Claude
+    }
+
+    fn definition(&self) -> String {
+        format!("Claude({:?})", self.0)
+    }
+
+    /// `$CLAUDE_PROJECT_DIR`, when the hook's project directory or `cwd` is known.
+    fn line_variables(&self, cwd: Option<&Path>) -> Option<Vec<(&'static str, String)>> {
+        let dir = self.0.project_dir.as_deref().or(cwd);
+        Some(dir.map_or_else(Vec::new, |dir| {
+            let dir = dir.to_string_lossy().into_owned();
+            vec![
+                ("${CLAUDE_PROJECT_DIR}", dir.clone()),
+                ("$CLAUDE_PROJECT_DIR", dir),
+            ]
+        }))
+    }
+}
+
+/// Claude Code's header interpolation: `$NAME` and `${NAME}` read the variable when the
+/// hook lists it in `allowedEnvVars`, and are empty otherwise.
+fn interpolate(value: &str, allowed: &[String]) -> String {
+    let lookup = |name: &str| {
+        if allowed.iter().any(|a| a == name) {
+            std::env::var(name).unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(dollar) = rest.find('$') {
+        out.push_str(&rest[..dollar]);
+        let after = &rest[dollar + 1..];
+        if let Some(braced) = after.strip_prefix('{')
+            && let Some(end) = braced.find('}')
+            && !braced[..end].is_empty()
+            && braced[..end].chars().all(is_name)
+        {
+            out.push_str(&lookup(&braced[..end]));
+            rest = &braced[end + 1..];
+            continue;
+        }
+        let end = after.find(|c: char| !is_name(c)).unwrap_or(after.len());
+        if end == 0 {
+            out.push('$');
+        } else {
+            out.push_str(&lookup(&after[..end]));
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Longest reason or message taken from stderr.
+const REASON_CAP: usize = 1024;
+
+/// Canonical payload fields that are presented under Claude's own names.
+const PRESENTED: &[&str] = &[
+    "event",
+    "session",
+    "tool",
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "permission_mode",
+    "hook_event_name",
+    "tool_name",
+    "tool_input",
+    "tool_use_id",
+    "tool_response",
+    "prompt",
+];
+
+/// The hook input object, as Claude Code sends it.
+fn input(def: &ClaudeHook, invocation: &Invocation) -> Value {
+    let context = &invocation.context;
+    let payload = invocation.payload.as_map();
+    let text = |key: &str, default: &str| {
+        payload
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or(default)
+            .to_owned()
+    };
+    let tool = payload.get("tool").and_then(Value::as_object);
+    let tool_field = |key: &str| tool.and_then(|t| t.get(key)).cloned();
+
+    let mut map = Map::new();
+    map.insert("session_id".into(), json!(context.session_id));
+    map.insert("transcript_path".into(), json!(text("transcript_path", "")));
+    map.insert("cwd".into(), json!(context.cwd.to_string_lossy()));
+    map.insert(
+        "permission_mode".into(),
+        json!(text("permission_mode", "default")),
+    );
+    map.insert("hook_event_name".into(), json!(def.event));
+    if events::by_name(&def.event).is_some_and(|e| e.tool) || tool.is_some() {
+        let name = invocation.payload.tool_name().unwrap_or("").to_owned();
+        map.insert("tool_name".into(), json!(name));
+        map.insert(
+            "tool_input".into(),
+            tool_field("input").unwrap_or_else(|| json!({})),
+        );
+        map.insert(
+            "tool_use_id".into(),
+            tool_field("call_id").unwrap_or_else(|| json!("")),
+        );
+        if def.event == "PostToolUse" || tool_field("output").is_some() {
+            map.insert(
+                "tool_response".into(),
+                tool_field("output").unwrap_or(Value::Null),
+            );
+        }
+    }
+    if def.event == "UserPromptSubmit" || payload.contains_key("prompt") {
+        map.insert("prompt".into(), json!(text("prompt", "")));
+    }
+    for (key, value) in payload {
+        if !PRESENTED.contains(&key.as_str()) {
+            map.insert(key.clone(), value.clone());
+        }
+    }
+    Value::Object(map)
+}
+
+fn stdin(def: &ClaudeHook, _hook: &str, invocation: &Invocation) -> Vec<u8> {
+    serde_json::to_vec(&input(def, invocation)).expect("a JSON value always serializes")
+}
+
+fn env(
+    def: &ClaudeHook,
+    _hook: &str,
+    invocation: &Invocation,
+    configured: &[(String, String)],
+) -> EnvPolicy {
+    let project = def
+        .project_dir
+        .as_deref()
+        .unwrap_or(&invocation.context.cwd);
+    let mut set = configured.to_vec();
+    set.push((
+        "CLAUDE_PROJECT_DIR".to_owned(),
+        project.to_string_lossy().into_owned(),
+    ));
+    EnvPolicy::Inherit { set }
+}
+
+fn reply(
+    def: &ClaudeHook,
+    hook: &str,
+    limits: &Limits,
+    _invocation: &Invocation,
+    output: &ProcessOutput,
+) -> Reply {
+    let failure = |kind, message: String| Reply::Failure(Failure { kind, message });
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = cut(stderr.trim(), REASON_CAP);
+    match crate::native::exit_code(hook, limits, &output.termination) {
+        Err(failure) => Reply::Failure(failure),
+        Ok(0) => {
+            if output.stdout_truncated {
+                return failure(
+                    FailureKind::Malformed,
+                    format!("hook {hook}: output is larger than the 1 MiB stdout cap"),
+                );
+            }
+            read_output(def, hook, &output.stdout)
+        }
+        // A blocking error: stderr is the reason given to Claude.
+        Ok(2) => Reply::Verdict(Verdict::deny(if stderr.is_empty() {
+            format!("blocked by hook {hook}")
+        } else {
+            stderr.to_owned()
+        })),
+        Ok(code) if stderr.is_empty() => {
+            failure(FailureKind::Exit, format!("hook {hook} exited {code}"))
+        }
+        Ok(code) => failure(
+            FailureKind::Exit,
+            format!("hook {hook} exited {code}: {stderr}"),
+        ),
+    }
+}
+
+/// Reads what a hook printed on success (a command's stdout, an HTTP hook's 2xx body).
+fn read_output(def: &ClaudeHook, hook: &str, stdout: &[u8]) -> Reply {
+    let text = String::from_utf8_lossy(stdout);
+    let text = text.trim();
+    if text.is_empty() {
+        return Reply::Verdict(Verdict::allow());
+    }
+    if !text.starts_with('{') {
+        let mut verdict = Verdict::allow();
+        if events::by_name(&def.event).is_some_and(|e| e.text_context) {
+            verdict.context = Some(text.to_owned());
+        }
+        return Reply::Verdict(verdict);
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => read_json(def, hook, &map),
+        Ok(_) | Err(_) => Reply::Failure(Failure {
+            kind: FailureKind::Malformed,
+            message: format!("hook {hook}: output starts with `{{` but is not a JSON object"),
+        }),
+    }
+}
+
+/// Claude Code's JSON output, read into a verdict.
+fn read_json(def: &ClaudeHook, hook: &str, map: &Map<String, Value>) -> Reply {
+    let malformed = |message: String| {
+        Reply::Failure(Failure {
+            kind: FailureKind::Malformed,
+            message: format!("hook {hook}: {message}"),
+        })
+    };
+    let string = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
+    let mut verdict = Verdict::allow();
+    if let Some(message) = string(map.get("systemMessage")).filter(|m| !m.is_empty()) {
+        verdict.warnings.push(format!("hook {hook}: {message}"));
+    }
+    let reason = string(map.get("reason"));
+    match map.get("decision").and_then(Value::as_str) {
+        None | Some("approve") => {}
+        Some("block") => {
+            verdict.action = Action::Deny;
+            verdict.reason = Some(reason.unwrap_or_else(|| format!("blocked by hook {hook}")));
+        }
+        Some(other) => verdict.warnings.push(format!(
+            "hook {hook}: unknown decision `{other}` ignored (expected \"block\")"
+        )),
+    }
+
+    if let Some(specific) = map.get("hookSpecificOutput") {
+        let Some(specific) = specific.as_object() else {
+            return malformed("`hookSpecificOutput` must be an object".to_owned());
+        };
+        match specific.get("hookEventName").and_then(Value::as_str) {
+            Some(name) if name == def.event => {}
+            Some(name) => {
+                return malformed(format!(
+                    "hookSpecificOutput.hookEventName is `{name}`, expected `{}`",
+                    def.event
+                ));
+            }
+            None => {
+                return malformed("hookSpecificOutput needs `hookEventName`".to_owned());
+            }
+        }
+        let reason = string(specific.get("permissionDecisionReason"));
+        if verdict.action != Action::Deny {
+            match specific.get("permissionDecision").and_then(Value::as_str) {
+                None | Some("allow") => {}
+                Some("deny") => {
+                    verdict.action = Action::Deny;
+                    verdict.reason =
+                        Some(reason.unwrap_or_else(|| format!("denied by hook {hook}")));
+                }
+                Some("ask") => {
+                    verdict.action = Action::Ask;
+                    verdict.reason = reason;
+                }
+                Some(other) => {
+                    return malformed(format!(
+                        "unknown permissionDecision `{other}` (expected allow, deny or ask)"
+                    ));
+                }
+            }
+        }
+        if let Some(context) = string(specific.get("additionalContext")) {
+            verdict.context = Some(context);
+        }
+        let mut patch = Map::new();
+        match specific.get("updatedInput") {
+            None => {}
+            Some(Value::Object(input)) => {
+                patch.insert("input".to_owned(), Value::Object(input.clone()));
+            }
+            Some(_) => return malformed("`updatedInput` must be an object".to_owned()),
+        }
+        if let Some(output) = specific.get("updatedMCPToolOutput") {
+            patch.insert("output".to_owned(), output.clone());
+        }
+        if !patch.is_empty() {
+            match verdict.action {
+                Action::Allow | Action::Modify => {
+                    verdict.action = Action::Modify;
+                    let mut tool = Map::new();
+                    tool.insert("tool".to_owned(), Value::Object(patch));
+                    verdict.patch = Some(tool);
+                }
+                action => verdict.warnings.push(format!(
+                    "hook {hook}: updated tool input ignored because the decision is `{}`",
+                    action.as_str()
+                )),
+            }
+        }
+    }
+
+    // `continue: false` stops everything, whatever else the output says.
+    if map.get("continue").and_then(Value::as_bool) == Some(false) {
+        verdict.action = Action::Deny;
+        verdict.patch = None;
+        verdict.reason = Some(
+            string(map.get("stopReason")).unwrap_or_else(|| format!("stopped by hook {hook}")),
+        );
+    }
+    if verdict.action == Action::Deny {
+        verdict.context = None;
+    }
+    Reply::Verdict(verdict)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use hookrig_core::{EventContext, EventName, Payload};
+
+    use super::*;
+
+    fn def(event: &str) -> ClaudeHook {
+        ClaudeHook {
+            event: event.to_owned(),
+            project_dir: None,
+            allowed_env_vars: Vec::new(),
+            managed: false,
+        }
+    }
+
+    fn out(code: i32, stdout: &str, stderr: &str) -> ProcessOutput {
+        ProcessOutput {
+            termination: hookrig_exec::Termination::Exited(code),
+            stdout: stdout.as_bytes().to_vec(),
+            stderr: stderr.as_bytes().to_vec(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            leaked: false,
+            leftovers: hookrig_exec::Leftovers::default(),
+            duration: Duration::from_millis(1),
+        }
+    }
+
+    fn invocation(event: &str, payload: Value) -> Invocation {
+        let Value::Object(map) = payload else {
+            panic!("object")
+        };
+        Invocation {
+            context: Arc::new(EventContext {
+                name: EventName::resolve(event),
+                session_id: "s1".into(),
+                cwd: PathBuf::from("/w"),
+            }),
+            payload: Payload::from_map(map),
+        }
+    }
+
+    fn read(event: &str, code: i32, stdout: &str, stderr: &str) -> Reply {
+        reply(
+            &def(event),
+            "h",
+            &Limits::default(),
+            &invocation(event, json!({})),
+            &out(code, stdout, stderr),
+        )
+    }
+
+    fn verdict(reply: Reply) -> Verdict {
+        match reply {
+            Reply::Verdict(v) => v,
+            Reply::Failure(f) => panic!("expected a verdict, got {f:?}"),
+        }
+    }
+
+    #[test]
+    fn plain_text_is_context_only_where_claude_adds_it() {
+        let v = verdict(read("UserPromptSubmit", 0, "today is monday\n", ""));
+        assert_eq!(v.context.as_deref(), Some("today is monday"));
+        let v = verdict(read("PreToolUse", 0, "debug noise", ""));
+        assert_eq!((v.action, v.context), (Action::Allow, None));
+    }
+
+    #[test]
+    fn exit_codes() {
+        let v = verdict(read("PreToolUse", 2, "", "no\n"));
+        assert_eq!((v.action, v.reason.as_deref()), (Action::Deny, Some("no")));
+        match read("PreToolUse", 1, "", "oops") {
+            Reply::Failure(f) => assert_eq!(f.message, "hook h exited 1: oops"),
+            Reply::Verdict(v) => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn json_fields() {
+        let v = verdict(read(
+            "PreToolUse",
+            0,
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?"},"systemMessage":"hi"}"#,
+            "",
+        ));
+        assert_eq!(
+            (v.action, v.reason.as_deref()),
+            (Action::Ask, Some("sure?"))
+        );
+        assert_eq!(v.warnings, ["hook h: hi"]);
+        let v = verdict(read(
+            "PreToolUse",
+            0,
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls"}}}"#,
+            "",
+        ));
+        assert_eq!(v.action, Action::Modify);
+        assert_eq!(
+            Value::Object(v.patch.expect("patch")),
+            json!({"tool": {"input": {"command": "ls"}}})
+        );
+        let v = verdict(read(
+            "UserPromptSubmit",
+            0,
+            r#"{"decision":"block","reason":"secret"}"#,
+            "",
+        ));
+        assert_eq!(
+            (v.action, v.reason.as_deref()),
+            (Action::Deny, Some("secret"))
+        );
+        let v = verdict(read(
+            "PreToolUse",
+            0,
+            r#"{"continue":false,"stopReason":"halt","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#,
+            "",
+        ));
+        assert_eq!(
+            (v.action, v.reason.as_deref()),
+            (Action::Deny, Some("halt"))
+        );
+        match read(
+            "PreToolUse",
+            0,
+            r#"{"hookSpecificOutput":{"hookEventName":"SessionStart"}}"#,
+            "",
+        ) {
+            Reply::Failure(f) => assert_eq!(f.kind, FailureKind::Malformed),
+            Reply::Verdict(v) => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn interpolation_reads_only_allowed_variables() {
+        let path = std::env::var("PATH").unwrap_or_default();
+        let allowed = vec!["PATH".to_owned()];
+        assert_eq!(interpolate("a $PATH b", &allowed), format!("a {path} b"));
+        assert_eq!(interpolate("x${PATH}y", &allowed), format!("x{path}y"));
+        assert_eq!(interpolate("Bearer $HOME", &allowed), "Bearer ");
+        assert_eq!(interpolate("cost $5 and $", &allowed), "cost  and $");
+        assert_eq!(interpolate("${}", &allowed), "${}");
+    }
+
+    #[test]
+    fn input_shape() {
+        let inv = invocation(
+            "PostToolUse",
+            json!({"tool": {"name": "Bash", "input": {"command": "ls"}, "call_id": "t1", "output": "ok"},
+                   "permission_mode": "plan", "extra": 1}),
+        );
+        assert_eq!(
+            input(&def("PostToolUse"), &inv),
+            json!({"session_id": "s1", "transcript_path": "", "cwd": "/w", "permission_mode": "plan",
+                   "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"},
+                   "tool_use_id": "t1", "tool_response": "ok", "extra": 1})
+        );
+    }
+}

@@ -1,0 +1,9 @@
+//! Hence's dialect: lifecycle hook scripts (`.hence/hooks/<name>`, `config.toml`) that get
+//! the event as positional arguments and `HENCE_*` variables.
+
+mod loader;
+mod protocol;
+
+pub use loader::HenceHook;
+pub(crate) use loader::load;
+pub use protocol::HenceProtocol;

@@ -1,0 +1,50 @@
+//! The dialects hookrig speaks, one folder each: `native`, `claude`, `hygge`, `xcode`,
+//! `hence` and `hermit`. A dialect owns everything that is its own: how its config files
+//! become hook definitions, its wire types, how an event is presented to its hooks and
+//! their replies read, its host mode (how a host of that dialect calls hookrig and reads
+//! the answer) and its event names. On top of them this crate loads every dialect's
+//! sources in discovery order ([`load`]) and applies trust to the hooks loaded. It must
+//! not dispatch events, record runs or parse command lines: the core dispatches, the
+//! runtime records, the binary owns argv.
+//!
+//! ```no_run
+//! use hookrig_config::Environment;
+//! use hookrig_dialects::{LoadOptions, load};
+//!
+//! let env = Environment::from_process(std::env::current_dir()?)?;
+//! let config = load(&env, &LoadOptions::default())?;
+//! for hook in &config.hooks {
+//!     println!("{} ({}) from {}", hook.spec.name, hook.dialect(), hook.spec.source.path.display());
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod claude;
+mod definition;
+mod errors;
+mod hence;
+mod host;
+mod hygge;
+mod loader;
+mod native;
+mod protocol;
+mod trust;
+mod xcode;
+
+pub use claude::{
+    ClaudeHook, ClaudeProtocol, DEFAULT_MANAGED_SETTINGS, MANAGED_SETTINGS_ENV, claude_matcher,
+    claude_settings_to_trust, managed_settings_path,
+};
+pub use definition::{HookDef, LoadedConfig, Settings, Shadowed};
+pub use errors::HostError;
+pub use hence::{HenceHook, HenceProtocol};
+pub use host::{HOSTS, Host, HostAnswer, HostInput};
+pub use hygge::{HyggeProtocol, format_go_duration, parse_go_duration, parse_hygge};
+pub use loader::{LoadOptions, load};
+pub use native::{NativeProtocol, native_schema, parse_native};
+pub use protocol::DialectProtocol;
+pub use trust::{HookTrust, definition_hash, hook_key};
+pub use xcode::{
+    Package, PackageCheck, PackageFile, PackageRef, PackageWebhook, WEBHOOK_EVENTS, XcodeHook,
+    XcodeProtocol, check_package, valid_package_id, webhook_event_allowed,
+};

@@ -1,0 +1,201 @@
+//! Loading every source, every dialect, for one working directory.
+
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use hookrig_config::{ConfigError, Environment, Project, find_project, read_source_bytes};
+
+use hookrig_core::{Diagnostic, Severity};
+use hookrig_core::{EventName, Level, Payload};
+use hookrig_exec::CommandDef;
+
+use crate::definition::{HookDef, LoadedConfig, Settings, Shadowed};
+use crate::xcode::{Package, PackageRef};
+use crate::{claude, hence, hygge, native, trust, xcode};
+
+/// A dialect's loader: reads its sources of one level into the load.
+type Loader = fn(&mut LoadContext<'_>, Level);
+
+/// Every dialect's loader, in discovery order within a level: native, hygge, x-code,
+/// Claude Code, Hence.
+const LOADERS: &[Loader] = &[
+    native::load,
+    hygge::load,
+    xcode::load,
+    claude::load,
+    hence::load,
+];
+
+/// What the caller adds to discovery.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadOptions {
+    /// Extra x-code plugin directories (`emit --plugin-dir DIR`).
+    pub plugin_dirs: Vec<PathBuf>,
+    /// Check trust only for hooks that would run for this event and payload. `emit`
+    /// runs nothing else, and hashing every project hook on each emit is wasted work;
+    /// the other hooks are then left unmarked. `None` checks every hook (listings).
+    pub trust_only_for: Option<(EventName, Payload)>,
+    /// Registered plugin packages to load (the CLI passes those enabled for the agent),
+    /// in this order, as global x-code plugins after every `plugin_dirs` entry.
+    pub packages: Vec<PackageRef>,
+    /// Load nothing from plugins (x-code's `--no-plugins`): no x-code plugin directory,
+    /// no `plugin_dirs`, no package.
+    pub no_plugins: bool,
+}
+
+/// What dialect loaders write into while one load runs.
+#[derive(Debug)]
+pub(crate) struct LoadContext<'a> {
+    pub(crate) env: &'a Environment,
+    pub(crate) project: &'a Project,
+    pub(crate) options: &'a LoadOptions,
+    /// Hooks in load order.
+    pub(crate) hooks: Vec<HookDef>,
+    /// Diagnostics: a source skipped whole or in part is reported here with
+    /// `Severity::Error` (`validate` fails on it, an emit warns and runs the rest).
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Files read.
+    pub(crate) files: Vec<PathBuf>,
+    /// What the Claude Code layers said so far (`disableAllHooks` needs every layer).
+    pub(crate) claude: claude::State,
+    /// Hooks left out as duplicates.
+    pub(crate) shadowed: Vec<Shadowed>,
+    /// The plugin packages loaded so far.
+    pub(crate) packages: Vec<Package>,
+    /// The user's settings: those of the global native file.
+    pub(crate) settings: Settings,
+    /// Each native file read and the settings its own hooks run with.
+    pub(crate) native_settings: Vec<(PathBuf, Settings)>,
+}
+
+impl<'a> LoadContext<'a> {
+    /// An empty load of `project`.
+    pub(crate) fn new(
+        env: &'a Environment,
+        project: &'a Project,
+        options: &'a LoadOptions,
+    ) -> Self {
+        Self {
+            env,
+            project,
+            options,
+            hooks: Vec::new(),
+            diagnostics: Vec::new(),
+            files: Vec::new(),
+            shadowed: Vec::new(),
+            claude: claude::State::default(),
+            packages: Vec::new(),
+            settings: Settings::default(),
+            native_settings: Vec::new(),
+        }
+    }
+
+    /// Reads a config file; `None` when it does not exist. A file that exists but cannot
+    /// be read, is not UTF-8 or is larger than [`hookrig_config::MAX_SOURCE_BYTES`] is reported as an
+    /// error and left out, so that the other sources' hooks still run.
+    pub(crate) fn read(&mut self, path: &Path) -> Option<String> {
+        let diagnostic = match read_source_bytes(path) {
+            Ok(bytes) => match Diagnostic::utf8(path, bytes, Severity::Error) {
+                Ok(text) => {
+                    self.files.push(path.to_owned());
+                    return Some(text);
+                }
+                Err(diagnostic) => diagnostic,
+            },
+            Err(err) if err.kind() == ErrorKind::NotFound => return None,
+            Err(err) => Diagnostic::file(path, Severity::Error, format!("cannot read: {err}")),
+        };
+        self.diagnostics.push(diagnostic);
+        None
+    }
+}
+
+/// Reports every hook whose command or environment holds a NUL byte, which no process
+/// can be given (arguments, environment and paths are C strings): the hook could never
+/// start, so it is an error at its declaration and the hook is left out, as every broken
+/// entry is (the other hooks still run). Returns the indexes of the hooks to leave out.
+fn nul_bytes(ctx: &mut LoadContext<'_>) -> Vec<usize> {
+    let mut left_out = Vec::new();
+    for (index, def) in ctx.hooks.iter().enumerate() {
+        let command_has_nul = match &def.command {
+            CommandDef::Shell { line, script } => {
+                line.contains('\0')
+                    || script
+                        .as_ref()
+                        .is_some_and(|s| s.as_os_str().as_encoded_bytes().contains(&0))
+            }
+            CommandDef::Exec { argv } => argv.iter().any(|a| a.contains('\0')),
+            CommandDef::Http { url, headers, .. } => {
+                url.contains('\0')
+                    || headers
+                        .iter()
+                        .any(|(k, v)| k.contains('\0') || v.contains('\0'))
+            }
+        };
+        let env_has_nul = def
+            .env
+            .iter()
+            .any(|(name, value)| name.contains('\0') || value.contains('\0'));
+        let what = match (command_has_nul, env_has_nul) {
+            (true, _) => "command",
+            (false, true) => "environment",
+            (false, false) => continue,
+        };
+        let diagnostic = def.diagnostic(
+            Severity::Error,
+            format!(
+                "hook `{}`: its {what} contains a NUL byte, which no process can be given",
+                def.spec.name
+            ),
+        );
+        ctx.diagnostics.push(diagnostic);
+        left_out.push(index);
+    }
+    left_out
+}
+
+/// Loads every source for `env.cwd`: global before project, and within a level in the
+/// order native, hygge, x-code, Claude Code, Hence.
+///
+/// Missing files are fine. A source that is broken or cannot be read never keeps the
+/// others' hooks from running: a native file with an error is left out whole (running
+/// half of a broken file is worse than running none of it), with every error in the
+/// warnings as `Severity::Error`; the other dialects keep their own tools' rules (a bad
+/// hygge file is skipped, a bad x-code plugin is rejected alone, a bad Claude Code entry
+/// is skipped alone). The user's guards then still decide, whatever a repository ships.
+pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
+    let project = find_project(env);
+    let mut ctx = LoadContext::new(env, &project, options);
+
+    for level in [Level::Global, Level::Project] {
+        for load in LOADERS {
+            load(&mut ctx, level);
+        }
+    }
+    let cannot_start = nul_bytes(&mut ctx);
+    let mut index = 0;
+    ctx.hooks.retain(|_| {
+        index += 1;
+        !cannot_start.contains(&(index - 1))
+    });
+    // A tool that made hookrig its one hook has `hookrig emit` in its own config, which
+    // hookrig reads as well: running that entry would call hookrig again without end.
+    ctx.hooks.retain(|def| !def.command.calls_hookrig_emit());
+    // Last, so that trust sees each hook exactly as it will run.
+    ctx.diagnostics.extend(trust::apply(
+        &mut ctx.hooks,
+        env,
+        &project,
+        options.trust_only_for.as_ref(),
+    ));
+    Ok(LoadedConfig {
+        hooks: ctx.hooks,
+        settings: ctx.settings,
+        native_settings: ctx.native_settings,
+        warnings: ctx.diagnostics,
+        files: ctx.files,
+        project_root: project.root.clone(),
+        shadowed: ctx.shadowed,
+        packages: ctx.packages,
+    })
+}

@@ -1,0 +1,18 @@
+//! x-code's dialect: plugin directories with `plugin.json`, plugin packages, its hook
+//! payload and reply, and its host mode.
+
+mod host;
+mod loader;
+mod package;
+mod protocol;
+mod state;
+mod webhook;
+
+pub(crate) use host::HOST;
+pub use loader::XcodeHook;
+pub(crate) use loader::load;
+pub use package::{
+    Package, PackageCheck, PackageFile, PackageRef, PackageWebhook, check_package, valid_package_id,
+};
+pub use protocol::XcodeProtocol;
+pub use webhook::{WEBHOOK_EVENTS, webhook_event_allowed};
