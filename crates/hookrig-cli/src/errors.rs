@@ -7,12 +7,6 @@ use crate::exit_codes;
 /// A failure of hookrig itself (not of a hook).
 #[derive(Debug, Error)]
 pub(crate) enum ExpectedError {
-    /// The payload on stdin is not JSON.
-    #[error("stdin is not valid JSON: {0}; send one JSON object (or nothing for {{}})")]
-    PayloadNotJson(#[source] serde_json::Error),
-    /// The payload is JSON but not an object.
-    #[error("the payload must be a JSON object, got {0}")]
-    PayloadNotObject(&'static str),
     /// The payload on stdin is larger than `--max-payload`.
     #[error(
         "the payload is larger than {} bytes{}; raise the limit with --max-payload or HOOKRIG_MAX_PAYLOAD",
@@ -23,11 +17,6 @@ pub(crate) enum ExpectedError {
     /// Reading stdin failed.
     #[error("cannot read the payload from stdin")]
     ReadStdin(#[source] std::io::Error),
-    /// No EVENT argument, and the host dialect does not name the event.
-    #[error(
-        "no event: give EVENT (e.g. `hookrig emit tool.before`), or a --dialect whose input names it"
-    )]
-    NoEvent,
     /// A versioned event name whose version the catalog does not declare.
     #[error("{0}; `hookrig events` lists the catalog")]
     UnknownVersion(#[from] hookrig_core::UnknownVersionError),

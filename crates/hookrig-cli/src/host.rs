@@ -1,11 +1,8 @@
-//! `--dialect`: the host's input and output format, mapped to hookrig-dialects' host
-//! modes, which read the input and write the answers.
+//! `--dialect`: the host's input and output format, as the dialect whose host mode
+//! reads the input and writes the answer.
 
 use clap::ValueEnum;
-use hookrig_core::{Dialect, Dispatched, Outcome};
-use hookrig_dialects::{Host, HostAnswer, HostError, HostInput};
-
-use crate::errors::ExpectedError;
+use hookrig_core::Dialect;
 
 /// The input and output format of the host calling `hookrig emit`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -32,35 +29,6 @@ impl HostDialect {
             HostDialect::Xcode => Dialect::Xcode,
         }
     }
-
-    /// The host mode this flag value selects.
-    fn host(self) -> Host {
-        Host::of(self.dialect()).expect("every --dialect value names a host mode")
-    }
-
-    /// Reads the host's stdin. `event` is the EVENT argument.
-    pub(crate) fn read(
-        self,
-        event: Option<&str>,
-        stdin: &[u8],
-    ) -> Result<HostInput, ExpectedError> {
-        self.host().read(event, stdin).map_err(|err| match err {
-            HostError::PayloadNotJson(err) => ExpectedError::PayloadNotJson(err),
-            HostError::PayloadNotObject(what) => ExpectedError::PayloadNotObject(what),
-            HostError::NoEvent => ExpectedError::NoEvent,
-        })
-    }
-
-    /// The answer for this host.
-    pub(crate) fn answer(self, outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
-        self.host().answer(outcome, dispatched)
-    }
-
-    /// The answer when the emit failed before any hook could decide, for a host that
-    /// would read hookrig's exit code 1 as a decision.
-    pub(crate) fn failure(self, error: &str) -> Option<HostAnswer> {
-        self.host().failure(error)
-    }
 }
 
 #[cfg(test)]
@@ -71,12 +39,16 @@ mod tests {
     fn every_flag_value_names_a_host_mode_of_the_same_name() {
         for value in HostDialect::value_variants() {
             let name = value.to_possible_value().expect("not hidden");
-            assert_eq!(value.host().dialect().as_str(), name.get_name());
+            let host = hookrig_runtime::host_mode(value.dialect());
+            assert_eq!(host.dialect().as_str(), name.get_name());
         }
     }
 
     #[test]
     fn a_host_that_proceeds_exits_as_hookrig_does_when_it_succeeds() {
-        assert_eq!(HostAnswer::PROCEED, crate::exit_codes::PROCEED);
+        assert_eq!(
+            hookrig_dialects::HostAnswer::PROCEED,
+            crate::exit_codes::PROCEED
+        );
     }
 }

@@ -26,17 +26,26 @@ pub struct Environment {
 impl Environment {
     /// Reads `HOME` and the XDG variables. Relative XDG values are ignored, as the XDG
     /// base directory spec requires.
+    pub fn from_process(cwd: PathBuf) -> Result<Self, crate::ConfigError> {
+        Self::from_vars(cwd, |name| std::env::var_os(name))
+    }
+
+    /// [`Environment::from_process`] reading the variables `var` returns: a resident
+    /// engine reads those of the `hookrig emit` it answers for.
     #[expect(
         clippy::needless_pass_by_value,
         reason = "callers hand over the directory they resolved; it is stored normalised"
     )]
-    pub fn from_process(cwd: PathBuf) -> Result<Self, crate::ConfigError> {
-        let home = std::env::var_os("HOME")
+    pub fn from_vars(
+        cwd: PathBuf,
+        var: impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Result<Self, crate::ConfigError> {
+        let home = var("HOME")
             .filter(|h| !h.is_empty())
             .map(PathBuf::from)
             .ok_or(crate::ConfigError::NoHome)?;
-        let xdg = |var: &str, default: &[&str]| {
-            std::env::var_os(var)
+        let xdg = |name: &str, default: &[&str]| {
+            var(name)
                 .map(PathBuf::from)
                 .filter(|p| p.is_absolute())
                 .unwrap_or_else(|| default.iter().fold(home.clone(), |p, part| p.join(part)))
@@ -50,7 +59,7 @@ impl Environment {
             xcode_home: xdg("X_CODE_HOME", &[".x-code"]),
             home,
             cwd: normal_path(&cwd),
-            trust_all: std::env::var("HOOKRIG_TRUST_ALL").is_ok_and(|v| v == "1"),
+            trust_all: var("HOOKRIG_TRUST_ALL").is_some_and(|v| v == "1"),
         })
     }
 

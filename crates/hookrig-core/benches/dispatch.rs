@@ -88,6 +88,7 @@ fn tool_event() -> Event {
             name: EventName::resolve("tool.before"),
             session_id: "0b6f7a1e-5d7c-4c1e-9a57-6c1f0e2d9a10".to_owned(),
             cwd: PathBuf::from("/home/user/project"),
+            env: None,
         }),
         payload: Payload::from_map(map),
     }

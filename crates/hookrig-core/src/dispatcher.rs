@@ -637,6 +637,7 @@ mod tests {
                     name: EventName::resolve(event),
                     session_id: "s".into(),
                     cwd: "/w".into(),
+                    env: None,
                 }),
                 payload: Payload::from_map(map),
             };

@@ -1,5 +1,6 @@
 //! Hooks: what the config declared, and the handler that runs it.
 
+use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::future::Future;
 use std::path::PathBuf;
@@ -143,6 +144,46 @@ pub struct EventContext {
     pub session_id: String,
     /// The directory it happened in.
     pub cwd: PathBuf,
+    /// The environment hooks start from: the host's, when a resident engine runs the
+    /// hooks on behalf of the `hookrig emit` that the host started; `None` for this
+    /// process's own.
+    pub env: Option<HostEnv>,
+}
+
+impl EventContext {
+    /// The value of `name` in the environment hooks start from.
+    pub fn var(&self, name: &str) -> Option<OsString> {
+        match &self.env {
+            Some(env) => env.get(name).map(OsStr::to_owned),
+            None => std::env::var_os(name),
+        }
+    }
+}
+
+/// A host's environment, as the `hookrig emit` it started had it: the variables in
+/// their order, shared by every hook of the event.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HostEnv(Arc<[(OsString, OsString)]>);
+
+impl HostEnv {
+    /// The environment holding `vars`.
+    pub fn new(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Self {
+        Self(vars.into_iter().collect())
+    }
+
+    /// The value of `name`; the last one wins, as in a process started with these.
+    pub fn get(&self, name: &str) -> Option<&OsStr> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_os_str())
+    }
+
+    /// Every variable, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&OsStr, &OsStr)> {
+        self.0.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str()))
+    }
 }
 
 /// One call of a handler.

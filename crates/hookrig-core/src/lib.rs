@@ -19,6 +19,7 @@
 //!         name: EventName::resolve("PreToolUse"),
 //!         session_id: "s1".into(),
 //!         cwd: "/work".into(),
+//!         env: None,
 //!     }),
 //!     payload: Payload::new(),
 //! };
@@ -56,7 +57,8 @@ pub use duration::display_duration;
 pub use errors::{BusError, MatcherError, PluginError, UnknownDialect, UnknownVersionError};
 pub use event::{BusShape, CATALOG, CatalogEntry, EventKind, EventName, all_names};
 pub use hook::{
-    BoxFuture, EventContext, Handler, Hook, HookSpec, Invocation, Level, Mode, Report, Source,
+    BoxFuture, EventContext, Handler, Hook, HookSpec, HostEnv, Invocation, Level, Mode, Report,
+    Source,
 };
 pub use matcher::Matcher;
 pub use outcome::{Outcome, OutcomeHook, duration_ms};

@@ -58,6 +58,7 @@ mod tests {
                 name: EventName::resolve("tool.before"),
                 session_id: "s1".to_owned(),
                 cwd: PathBuf::from("/work"),
+                env: None,
             }),
             payload: Payload::from_map(serde_json::Map::new()),
         };

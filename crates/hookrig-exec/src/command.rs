@@ -174,6 +174,9 @@ impl Inner {
         // Last, so that the values the line reads are the ones it was built for.
         let (EnvPolicy::Inherit { set } | EnvPolicy::Only { set, .. }) = &mut env;
         set.extend(line_env);
+        if let Some(host) = &invocation.context.env {
+            env = env.for_host(host);
+        }
         let spec = ProcessSpec {
             program,
             args,

@@ -179,11 +179,11 @@ impl Inner {
     /// `X-Hookrig-Signature` of `body`, or the failure when the secret variable is unset
     /// (the request is then not sent: an unsigned request would look like a forgery to
     /// the receiver, or worse, be accepted by one that does not check).
-    fn signature(&self, body: &[u8]) -> Result<Option<String>, String> {
+    fn signature(&self, invocation: &Invocation, body: &[u8]) -> Result<Option<String>, String> {
         let Some(variable) = &self.secret_env else {
             return Ok(None);
         };
-        let key = match std::env::var_os(variable) {
+        let key = match invocation.context.var(variable) {
             Some(key) if !key.is_empty() => key.into_encoded_bytes(),
             Some(_) => {
                 return Err(self.message(&format!(
@@ -201,7 +201,7 @@ impl Inner {
 
     async fn exchange(&self, invocation: &Invocation) -> Exchange {
         let body = self.protocol.stdin(&self.name, invocation);
-        let signature = match self.signature(&body) {
+        let signature = match self.signature(invocation, &body) {
             Ok(signature) => signature,
             Err(message) => return Exchange::Failed(FailureKind::Spawn, message),
         };
@@ -223,7 +223,7 @@ impl Inner {
         }
         request = request.body(body);
         for (name, value) in &self.headers {
-            request = request.header(name, self.protocol.header_value(value));
+            request = request.header(name, self.protocol.header_value(value, &invocation.context));
         }
         let mut response = match request.send().await {
             Ok(response) => response,

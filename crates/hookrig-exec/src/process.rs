@@ -102,6 +102,39 @@ pub enum EnvPolicy {
     },
 }
 
+impl EnvPolicy {
+    /// This policy applied to a host's environment instead of hookrig's: what a hook
+    /// run by a resident engine on behalf of a `hookrig emit` gets, exactly as if that
+    /// `hookrig emit` had started it. Every value is given explicitly, so the engine's
+    /// own environment reaches no hook.
+    ///
+    /// Values that are not UTF-8 are passed with the replacement character; the client
+    /// sends its emit to the engine only when its environment is UTF-8.
+    #[must_use]
+    pub fn for_host(self, host: &hookrig_core::HostEnv) -> EnvPolicy {
+        let text = |value: &std::ffi::OsStr| value.to_string_lossy().into_owned();
+        let (mut from_host, set): (Vec<(String, String)>, _) = match self {
+            EnvPolicy::Inherit { set } => (
+                host.iter()
+                    .map(|(name, value)| (text(name), text(value)))
+                    .collect(),
+                set,
+            ),
+            EnvPolicy::Only { keep, set } => (
+                keep.iter()
+                    .filter_map(|name| host.get(name).map(|value| (name.clone(), text(value))))
+                    .collect(),
+                set,
+            ),
+        };
+        from_host.extend(set);
+        EnvPolicy::Only {
+            keep: Vec::new(),
+            set: from_host,
+        }
+    }
+}
+
 /// What became of a hook's process.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProcessOutput {

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::ffi::OsString;
 use std::fmt;
 
-use hookrig_core::{Failure, FailureKind, Invocation, Reply};
+use hookrig_core::{EventContext, Failure, FailureKind, Invocation, Reply};
 
 use crate::command::{CommandDef, Limits};
 use crate::process::{EnvPolicy, ProcessOutput, Termination};
@@ -71,8 +71,8 @@ pub trait Protocol: fmt::Debug + Send + Sync {
     ) -> Reply;
 
     /// The value sent for an HTTP hook's header as configured (a dialect may expand
-    /// variables in it).
-    fn header_value(&self, value: &str) -> String {
+    /// variables in it, read from the environment hooks of `context` start from).
+    fn header_value(&self, value: &str, _context: &EventContext) -> String {
         value.to_owned()
     }
 }

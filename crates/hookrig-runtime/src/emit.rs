@@ -62,7 +62,7 @@ impl EmitRequest {
 /// x-code's switches to find out whether a hook or a plugin is what makes an agent hang:
 /// `--no-hooks` (everything loads, no hook runs) and `--no-plugins` (nothing from
 /// plugins loads, the other hooks run).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Suppress {
     /// Run no hook.
     pub hooks: bool,
@@ -104,6 +104,16 @@ impl Suppress {
 /// payload's `session.cwd` (or flat `cwd`) when it is an existing absolute directory,
 /// else the current directory.
 pub fn event_dir(flag: Option<&Path>, payload: &Payload) -> Result<PathBuf, RuntimeError> {
+    let here = working_dir(None)?;
+    event_dir_from(flag, payload, &here)
+}
+
+/// [`event_dir`] for a process whose current directory is `here`.
+pub(crate) fn event_dir_from(
+    flag: Option<&Path>,
+    payload: &Payload,
+    here: &Path,
+) -> Result<PathBuf, RuntimeError> {
     if flag.is_some() {
         return working_dir(flag);
     }
@@ -113,7 +123,7 @@ pub fn event_dir(flag: Option<&Path>, payload: &Payload) -> Result<PathBuf, Runt
     {
         return Ok(hookrig_config::normal_path(&dir));
     }
-    working_dir(None)
+    Ok(here.to_owned())
 }
 
 /// The agent a payload names (`session.agent`), for an emit whose scope names none.
@@ -223,6 +233,7 @@ impl Emit {
                     name,
                     session_id,
                     cwd: scope.cwd().to_owned(),
+                    env: scope.host_env.clone(),
                 }),
                 payload,
             },

@@ -23,6 +23,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod call;
 mod emit;
 mod errors;
 mod explain;
@@ -34,6 +35,7 @@ mod listing;
 mod registry;
 mod scope;
 
+pub use call::{CallSite, EmitCall, HostReply, answer, failure, host_mode};
 pub use emit::{
     Decided, Emit, EmitRequest, Finished, Prepared, Suppress, event_dir, payload_agent,
 };

@@ -10,6 +10,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use hookrig_config::{Environment, normal_path};
+use hookrig_core::HostEnv;
 
 use crate::errors::RuntimeError;
 
@@ -49,6 +50,10 @@ pub struct Scope {
     pub store: PathBuf,
     /// Whether emits are recorded in the store.
     pub record: bool,
+    /// The environment of the host a resident engine acts for: hooks start from it
+    /// instead of this process's, and the variables above were read from it. `None`
+    /// when hookrig acts for itself.
+    pub host_env: Option<HostEnv>,
 }
 
 impl Scope {
@@ -68,7 +73,7 @@ impl Scope {
                 .find_map(|name| var(name).filter(|value| !value.is_empty()))
         };
         let cwd = working_dir(args.cwd.as_deref())?;
-        let env = Environment::from_process(cwd)?;
+        let env = Environment::from_vars(cwd, &var)?;
         let agent = args
             .agent
             .filter(|agent| !agent.is_empty())
@@ -87,7 +92,17 @@ impl Scope {
             plan,
             store,
             record: !args.no_ledger,
+            host_env: None,
         })
+    }
+
+    /// Resolves `args` for a host whose environment is `host`, as a resident engine does
+    /// for the `hookrig emit` the host started: every variable is read from `host`, and
+    /// hooks start from it. `args.cwd` must name the host's working directory.
+    pub fn for_host(args: ScopeArgs, host: HostEnv) -> Result<Scope, RuntimeError> {
+        let mut scope = Self::resolve_with(args, |name| host.get(name).map(ToOwned::to_owned))?;
+        scope.host_env = Some(host);
+        Ok(scope)
     }
 
     /// The same scope acting in `cwd` (an emit acts where its event happened).
@@ -145,8 +160,9 @@ mod tests {
     use super::*;
 
     fn resolve(args: ScopeArgs, vars: &[(&str, &str)]) -> Scope {
-        let vars: HashMap<String, OsString> = vars
+        let vars: HashMap<String, OsString> = [("HOME", "/home/u")]
             .iter()
+            .chain(vars)
             .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
             .collect();
         Scope::resolve_with(args, |name| vars.get(name).cloned()).expect("resolves")

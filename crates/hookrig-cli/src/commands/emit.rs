@@ -1,74 +1,44 @@
-//! `hookrig emit EVENT`: read the host's input, emit the event through the runtime and
-//! answer in the host's format.
+//! `hookrig emit EVENT`: read the host's input, answer it through the runtime (the same
+//! call a resident engine makes) and write the answer in the host's format.
 
 use std::io::{IsTerminal, Read};
 
-use hookrig_core::EventName;
-use hookrig_runtime::{Emit, EmitRequest, Suppress, event_dir, payload_agent};
+use hookrig_runtime::{CallSite, EmitCall, HostReply, Suppress};
 
 use crate::cli::{EmitArgs, GlobalArgs};
 use crate::errors::ExpectedError;
-use crate::{exit_codes, logging, output, scope};
+use crate::{exit_codes, logging, output};
 
 pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> {
-    match run_event(global, args) {
-        Err(err) if !matches!(err, ExpectedError::Stdout(_)) => {
-            match args.dialect.failure(&output::chain(&err)) {
-                Some(answer) => {
-                    if let Some(text) = &answer.stderr {
-                        eprint!("{text}");
-                    }
-                    output::print(&answer.stdout)?;
-                    Ok(answer.exit_code)
-                }
-                None => Err(err),
-            }
-        }
-        result => result,
-    }
-}
-
-fn run_event(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> {
-    let input = args
-        .dialect
-        .read(args.event.as_deref(), &read_stdin(args.max_payload)?)?;
-    let mut payload = input.payload;
-    if let Some(tool) = &args.tool {
-        payload.set_tool_name_if_missing(tool);
-    }
-    let cwd = event_dir(args.cwd.as_deref(), &payload)?;
-    let scope = scope::resolve(global, Some(&cwd), args.agent.clone(), None)?;
-    let session_id = args
-        .session
-        .clone()
-        .or_else(|| payload.session_id().map(str::to_owned))
-        .unwrap_or_default();
-    let agent = scope.agent.clone().or_else(|| payload_agent(&payload));
-    let request = EmitRequest {
-        name: EventName::parse(&input.event)?,
-        payload,
-        session_id,
+    let call = EmitCall {
+        event: args.event.clone(),
         host: args.dialect.dialect(),
-        agent,
+        cwd: args.cwd.clone(),
+        session: args.session.clone(),
+        agent: args.agent.clone(),
+        tool: args.tool.clone(),
         plugin_dirs: args.plugin_dir.clone(),
         suppress: Suppress {
             hooks: args.no_hooks,
             plugins: args.no_plugins,
         },
-        bus: None,
+        store: global.ledger.clone(),
+        no_ledger: global.no_ledger,
+        debug: logging::enabled(),
     };
-    let prepared = Emit::prepare(&scope, request)?;
-    if logging::enabled() {
-        for warning in prepared.warnings() {
-            eprintln!("hookrig: warning: {warning}");
+    let stdin = match read_stdin(args.max_payload) {
+        Ok(stdin) => stdin,
+        Err(err) => {
+            let host = hookrig_runtime::host_mode(call.host);
+            return write(&hookrig_runtime::failure(host, &output::chain(&err)));
         }
-    }
-    let decided = prepared.dispatch()?;
-    let answer = args.dialect.answer(&decided.outcome(), &decided.dispatched);
-    if let Some(text) = &answer.stderr {
-        eprint!("{text}");
-    }
-    output::print(&answer.stdout)?;
+    };
+    let (reply, decided) =
+        hookrig_runtime::answer(&call, &stdin, CallSite::Here, &mut |line| eprint!("{line}"));
+    let code = write(&reply)?;
+    let Some(decided) = decided else {
+        return Ok(code);
+    };
     // The host reading the answer to end of file must not wait for the ledger or for
     // async hooks, which it does not wait for.
     output::release_stdout();
@@ -76,9 +46,14 @@ fn run_event(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> 
     for warning in &finished.late_warnings {
         eprintln!("hookrig: warning: {warning}");
     }
-    Ok(finished
-        .interrupted
-        .map_or(answer.exit_code, exit_codes::stopped_by))
+    Ok(finished.interrupted.map_or(code, exit_codes::stopped_by))
+}
+
+/// Writes `reply` for the host: stderr first, then stdout; returns its exit code.
+fn write(reply: &HostReply) -> Result<u8, ExpectedError> {
+    eprint!("{}", reply.stderr);
+    output::print(&reply.stdout)?;
+    Ok(reply.exit_code)
 }
 
 /// Everything on stdin, up to `limit` bytes (more is an error: it is read no further,

@@ -11,7 +11,9 @@
 
 use std::path::Path;
 
-use hookrig_core::{Action, Dialect, Failure, FailureKind, Invocation, Reply, Verdict};
+use hookrig_core::{
+    Action, Dialect, EventContext, Failure, FailureKind, Invocation, Reply, Verdict,
+};
 use hookrig_exec::process::{EnvPolicy, ProcessOutput};
 use hookrig_exec::{Limits, Protocol};
 use serde_json::{Map, Value, json};
@@ -49,8 +51,8 @@ impl Protocol for ClaudeProtocol {
         reply(&self.0, hook, limits, invocation, output)
     }
 
-    fn header_value(&self, value: &str) -> String {
-        interpolate(value, &self.0.allowed_env_vars)
+    fn header_value(&self, value: &str, context: &EventContext) -> String {
+        interpolate(value, &self.0.allowed_env_vars, |name| context.var(name))
     }
 }
 
@@ -78,10 +80,14 @@ impl DialectProtocol for ClaudeProtocol {
 
 /// Claude Code's header interpolation: `$NAME` and `${NAME}` read the variable when the
 /// hook lists it in `allowedEnvVars`, and are empty otherwise.
-fn interpolate(value: &str, allowed: &[String]) -> String {
+fn interpolate(
+    value: &str,
+    allowed: &[String],
+    var: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> String {
     let lookup = |name: &str| {
         if allowed.iter().any(|a| a == name) {
-            std::env::var(name).unwrap_or_default()
+            var(name).map_or_else(String::new, |v| v.to_string_lossy().into_owned())
         } else {
             String::new()
         }
@@ -413,6 +419,7 @@ mod tests {
                 name: EventName::resolve(event),
                 session_id: "s1".into(),
                 cwd: PathBuf::from("/w"),
+                env: None,
             }),
             payload: Payload::from_map(map),
         }
@@ -512,11 +519,15 @@ mod tests {
     fn interpolation_reads_only_allowed_variables() {
         let path = std::env::var("PATH").unwrap_or_default();
         let allowed = vec!["PATH".to_owned()];
-        assert_eq!(interpolate("a $PATH b", &allowed), format!("a {path} b"));
-        assert_eq!(interpolate("x${PATH}y", &allowed), format!("x{path}y"));
-        assert_eq!(interpolate("Bearer $HOME", &allowed), "Bearer ");
-        assert_eq!(interpolate("cost $5 and $", &allowed), "cost  and $");
-        assert_eq!(interpolate("${}", &allowed), "${}");
+        let env = |name: &str| std::env::var_os(name);
+        assert_eq!(
+            interpolate("a $PATH b", &allowed, env),
+            format!("a {path} b")
+        );
+        assert_eq!(interpolate("x${PATH}y", &allowed, env), format!("x{path}y"));
+        assert_eq!(interpolate("Bearer $HOME", &allowed, env), "Bearer ");
+        assert_eq!(interpolate("cost $5 and $", &allowed, env), "cost  and $");
+        assert_eq!(interpolate("${}", &allowed, env), "${}");
     }
 
     #[test]

@@ -230,6 +230,7 @@ mod tests {
                 name: EventName::resolve(event),
                 session_id: "s1".to_owned(),
                 cwd: PathBuf::from("/work/repo"),
+                env: None,
             }),
             payload: Payload::from_map(map),
         }

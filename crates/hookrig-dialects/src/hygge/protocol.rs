@@ -372,6 +372,7 @@ mod tests {
                 name: EventName::resolve(event),
                 session_id: "s1".to_owned(),
                 cwd: PathBuf::from("/work"),
+                env: None,
             }),
             payload: Payload::from_map(map),
         }

@@ -135,7 +135,9 @@ fn command_line(
             "sep" => ("SEP".to_owned(), std::path::MAIN_SEPARATOR_STR.to_owned()),
             _ => {
                 let var = name.strip_prefix("env:").filter(|v| !v.is_empty())?;
-                let value = std::env::var_os(var)
+                let value = invocation
+                    .context
+                    .var(var)
                     .map(|v| v.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 (format!("ENV_{}", env_suffix(var)), value)

@@ -25,6 +25,7 @@ pub(crate) fn scope(env: &TestEnv) -> Scope {
         plan: None,
         store: env.ledger_path(),
         record: true,
+        host_env: None,
     }
 }
 
