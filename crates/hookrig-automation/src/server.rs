@@ -256,7 +256,8 @@ impl Server {
 
         // The socket first: a second serve must be refused before it touches the runs of
         // the one already running (below, `running` rows are taken for a crash's leftovers).
-        let (listener, mut requests) = Ingress::bind(&socket).await?;
+        let (listener, mut requests) =
+            Ingress::bind_engine(&socket, Some(hookrig_runtime::engine::Engine::new())).await?;
         say(Notice::Listening(socket.clone()));
 
         let store = Store::open(&store_path)?;

@@ -359,6 +359,12 @@ impl Decided {
     /// answer: the host must never wait on the ledger (another process may hold its
     /// write lock for seconds), so a failure to record is only a late warning.
     pub fn finish(self) -> Finished {
+        self.record().drain_within(AsyncPool::DRAIN_TIMEOUT)
+    }
+
+    /// Completes the emit's ledger row and hands the event to a running `hookrig serve`;
+    /// async hooks go on running.
+    pub fn record(self) -> Recorded {
         let Decided {
             dispatched,
             warnings,
@@ -384,14 +390,56 @@ impl Decided {
             )
         });
         ingress::deliver_quietly(&runtime, &entry.event, &entry.payload_in);
+        Recorded {
+            run_id: entry.run_id,
+            ledger,
+            runtime,
+            pool,
+            groups,
+            interrupt,
+            late_warnings,
+        }
+    }
+}
+
+/// An emit whose row is recorded; its async hooks may still run.
+#[derive(Debug)]
+pub struct Recorded {
+    run_id: String,
+    ledger: Option<Store>,
+    runtime: tokio::runtime::Runtime,
+    pool: AsyncPool,
+    groups: ProcessGroups,
+    interrupt: Interrupt,
+    late_warnings: Vec<String>,
+}
+
+impl Recorded {
+    /// Problems recording the emit (for stderr).
+    pub fn late_warnings(&self) -> &[String] {
+        &self.late_warnings
+    }
+
+    /// Waits up to `limit` for async hooks, kills those still running, and records
+    /// them: a process that must exit waits [`AsyncPool::DRAIN_TIMEOUT`], a resident
+    /// engine until each has run to its own timeout.
+    pub fn drain_within(self, limit: std::time::Duration) -> Finished {
+        let Recorded {
+            run_id,
+            ledger,
+            runtime,
+            pool,
+            groups,
+            interrupt,
+            late_warnings,
+        } = self;
         if pool.in_flight() > 0 {
             runtime.block_on(async {
-                let mut drained = pool.drain(AsyncPool::DRAIN_TIMEOUT).await;
+                let mut drained = pool.drain(limit).await;
                 if drained.still_running > 0 {
                     tracing::debug!(
-                        "{} async hooks still running after {:?}; killing them",
+                        "{} async hooks still running after {limit:?}; killing them",
                         drained.still_running,
-                        AsyncPool::DRAIN_TIMEOUT
                     );
                     groups.kill_all();
                     // Killed hooks report back at once; give them a moment so they are
@@ -400,7 +448,7 @@ impl Decided {
                     drained.completions.extend(late.completions);
                 }
                 if let Some(ledger) = &ledger {
-                    ledger::complete_async(ledger, &entry.run_id, drained.completions);
+                    ledger::complete_async(ledger, &run_id, drained.completions);
                 }
             });
         }

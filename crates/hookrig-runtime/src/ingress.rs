@@ -17,6 +17,7 @@
 
 use std::os::unix::fs::{DirBuilderExt as _, FileTypeExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -26,6 +27,8 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::timeout;
+
+use crate::engine::Engine;
 
 /// The socket's file name.
 pub const SOCKET_NAME: &str = "serve.sock";
@@ -69,6 +72,10 @@ enum Wire<P> {
         id: String,
     },
     Ping,
+    /// A client about to hand over an emit: answered at once, so that the client knows
+    /// an engine is there before it waits for an answer that may take long.
+    Hello,
+    Emit(Box<crate::engine::EmitRequest>),
 }
 
 /// What went wrong on either side of the socket.
@@ -167,6 +174,15 @@ impl Ingress {
     /// accepting; requests arrive on the returned receiver. Refuses when another serve
     /// answers on `path`; a stale socket file (nobody listening) is removed first.
     pub async fn bind(path: &Path) -> Result<(Self, mpsc::Receiver<Request>), IngressError> {
+        Self::bind_engine(path, None).await
+    }
+
+    /// [`Ingress::bind`], answering the emits clients hand over with `engine`; without
+    /// one, such a request is refused and the client emits in-process.
+    pub async fn bind_engine(
+        path: &Path,
+        engine: Option<Arc<Engine>>,
+    ) -> Result<(Self, mpsc::Receiver<Request>), IngressError> {
         if let Some(dir) = path.parent() {
             prepare_dir(dir)?;
         }
@@ -200,7 +216,7 @@ impl Ingress {
             source,
         })?;
         let (tx, rx) = mpsc::channel(256);
-        let task = tokio::spawn(accept(listener, tx));
+        let task = tokio::spawn(accept(listener, tx, engine));
         Ok((
             Self {
                 path: path.to_owned(),
@@ -238,11 +254,30 @@ fn prepare_dir(dir: &Path) -> Result<(), IngressError> {
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)
 }
 
-async fn accept(listener: UnixListener, requests: mpsc::Sender<Request>) {
+async fn accept(
+    listener: UnixListener,
+    requests: mpsc::Sender<Request>,
+    engine: Option<Arc<Engine>>,
+) {
+    let me = nix::unistd::geteuid().as_raw();
     loop {
         match listener.accept().await {
             Ok((stream, _)) => {
-                tokio::spawn(serve_connection(stream, requests.clone()));
+                // The directory's mode keeps other users out; the peer's credentials are
+                // checked too, so that a socket reached another way (a loosened
+                // directory, a passed descriptor) still serves its own user only.
+                match stream.peer_cred() {
+                    Ok(peer) if peer.uid() == me => {
+                        tokio::spawn(serve_connection(stream, requests.clone(), engine.clone()));
+                    }
+                    Ok(peer) => {
+                        tracing::warn!(
+                            "ingress: refused a connection of user {} (serving user {me})",
+                            peer.uid()
+                        );
+                    }
+                    Err(err) => tracing::warn!("ingress: cannot tell who connected: {err}"),
+                }
             }
             Err(err) => {
                 // EMFILE and the like: wait a little rather than spin.
@@ -253,7 +288,11 @@ async fn accept(listener: UnixListener, requests: mpsc::Sender<Request>) {
     }
 }
 
-async fn serve_connection(stream: UnixStream, requests: mpsc::Sender<Request>) {
+async fn serve_connection(
+    stream: UnixStream,
+    requests: mpsc::Sender<Request>,
+    engine: Option<Arc<Engine>>,
+) {
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
     let mut line = Vec::new();
@@ -284,6 +323,7 @@ async fn serve_connection(stream: UnixStream, requests: mpsc::Sender<Request>) {
         let reply = match serde_json::from_slice::<Wire<Value>>(&line) {
             Err(err) => Some(json!({"error": format!("malformed request: {err}")})),
             Ok(Wire::Ping) => Some(json!({"pong": true})),
+            Ok(Wire::Hello) => Some(json!({"engine": engine.is_some()})),
             Ok(Wire::Event {
                 event_type,
                 payload,
@@ -303,6 +343,11 @@ async fn serve_connection(stream: UnixStream, requests: mpsc::Sender<Request>) {
                 }
                 _ => Some(json!({"error": "malformed request: payload must be a JSON object"})),
             },
+            Ok(Wire::Emit(request)) => Some(match &engine {
+                Some(engine) => serde_json::to_value(engine.emit(*request).await)
+                    .expect("JSON always serializes"),
+                None => json!({"refused": "this hookrig serve does not answer emits"}),
+            }),
             Ok(Wire::Fire { id }) => {
                 let (reply, answer) = oneshot::channel();
                 let record = if requests.send(Request::Fire { id, reply }).await.is_ok() {

@@ -25,6 +25,7 @@
 
 mod call;
 mod emit;
+pub mod engine;
 mod errors;
 mod explain;
 pub mod ingress;
@@ -37,7 +38,7 @@ mod scope;
 
 pub use call::{CallSite, EmitCall, HostReply, answer, failure, host_mode};
 pub use emit::{
-    Decided, Emit, EmitRequest, Finished, Prepared, Suppress, event_dir, payload_agent,
+    Decided, Emit, EmitRequest, Finished, Prepared, Recorded, Suppress, event_dir, payload_agent,
 };
 pub use errors::RuntimeError;
 pub use explain::{Considered, Explanation, explain};

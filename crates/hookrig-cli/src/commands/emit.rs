@@ -3,7 +3,8 @@
 
 use std::io::{IsTerminal, Read};
 
-use hookrig_runtime::{CallSite, EmitCall, HostReply, Suppress};
+use hookrig_runtime::engine::{self, EmitRequest};
+use hookrig_runtime::{CallSite, EmitCall, HostReply, Suppress, ingress};
 
 use crate::cli::{EmitArgs, GlobalArgs};
 use crate::errors::ExpectedError;
@@ -33,6 +34,9 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
             return write(&hookrig_runtime::failure(host, &output::chain(&err)));
         }
     };
+    if let Some(reply) = through_engine(&call, &stdin) {
+        return write(&reply);
+    }
     let (reply, decided) =
         hookrig_runtime::answer(&call, &stdin, CallSite::Here, &mut |line| eprint!("{line}"));
     let code = write(&reply)?;
@@ -47,6 +51,32 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
         eprintln!("hookrig: warning: {warning}");
     }
     Ok(finished.interrupted.map_or(code, exit_codes::stopped_by))
+}
+
+/// The answer of a running engine, when there is one to hand the call to; `None` when
+/// the emit must run in this process: the engine is switched off (`HOOKRIG_ENGINE=off`),
+/// none runs, it is another build, it failed, or the call cannot be sent.
+///
+/// With `--debug` the emit runs here, so that its debug lines come as the hooks run.
+fn through_engine(call: &EmitCall, stdin: &[u8]) -> Option<HostReply> {
+    if call.debug || std::env::var_os("HOOKRIG_ENGINE").is_some_and(|mode| mode == "off") {
+        return None;
+    }
+    let socket = ingress::socket_path_from_env()?;
+    let Some(request) = EmitRequest::here(call, stdin) else {
+        tracing::debug!("emit runs in-process: its stdin or environment is not UTF-8");
+        return None;
+    };
+    match engine::call(&socket, &request) {
+        Ok(reply) => {
+            tracing::debug!("emit answered by the engine at {}", socket.display());
+            Some(reply)
+        }
+        Err(why) => {
+            tracing::debug!("emit runs in-process: {why}");
+            None
+        }
+    }
 }
 
 /// Writes `reply` for the host: stderr first, then stdout; returns its exit code.

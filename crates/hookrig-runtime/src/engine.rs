@@ -1,0 +1,276 @@
+//! The resident engine: `hookrig serve` answering the emits that `hookrig emit` hands it
+//! over its socket, so that a host's event costs a connection instead of a whole
+//! hookrig process (config loaded, ledger opened, runtime started).
+//!
+//! Each emit is answered by the same call an in-process emit makes
+//! ([`crate::answer`]), with the host's directory and environment (hooks run exactly as
+//! if the host's `hookrig emit` had started them), on a thread of its own. The answer
+//! goes back as soon as the synchronous hooks have decided; the ledger row is then
+//! completed, and async hooks run on in the engine to their own timeout.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use hookrig_core::HostEnv;
+use serde::{Deserialize, Serialize};
+use tokio::sync::oneshot;
+
+use crate::call::{self, CallSite, EmitCall, HostReply};
+use crate::emit::Decided;
+
+/// How long an async hook may run in the engine after its emit was answered, at most,
+/// whatever its own timeout says (a hook with no timeout would otherwise never end).
+pub const ASYNC_LIMIT: Duration = Duration::from_secs(3600);
+
+/// What the client sends: its parsed flags, where it ran, and its stdin.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EmitRequest {
+    /// The build the client is ([`build_id`]); an engine of another build refuses.
+    pub build: String,
+    /// Its flags.
+    pub call: EmitCall,
+    /// Its current directory.
+    pub dir: PathBuf,
+    /// Its whole environment, in order.
+    pub env: Vec<(String, String)>,
+    /// Its stdin (the host's input).
+    pub stdin: String,
+}
+
+/// What the engine answers.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum EmitResponse {
+    /// The host's answer: write it and exit with its code.
+    Reply(HostReply),
+    /// The engine cannot answer (another build, shutting down): emit in-process.
+    Refused {
+        /// Why.
+        refused: String,
+    },
+}
+
+/// The identity of this build of hookrig: its version and its executable file, so that
+/// an engine left running across an upgrade is not asked by the new client (their
+/// answers could differ).
+pub fn build_id() -> String {
+    use std::os::unix::fs::MetadataExt as _;
+    let exe = std::fs::metadata("/proc/self/exe")
+        .map(|m| {
+            format!(
+                "{}:{}:{}",
+                m.dev(),
+                m.ino(),
+                m.mtime_nsec() + m.mtime() * 1_000_000_000
+            )
+        })
+        .unwrap_or_default();
+    format!("{}/{exe}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The engine's state, shared by every connection.
+#[derive(Debug)]
+pub struct Engine {
+    build: String,
+    started: Instant,
+    answered: AtomicU64,
+    in_flight: AtomicU64,
+}
+
+impl Engine {
+    /// An engine of this build.
+    pub fn new() -> Arc<Engine> {
+        Arc::new(Engine {
+            build: build_id(),
+            started: Instant::now(),
+            answered: AtomicU64::new(0),
+            in_flight: AtomicU64::new(0),
+        })
+    }
+
+    /// How long it has run.
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Emits answered so far.
+    pub fn answered(&self) -> u64 {
+        self.answered.load(Ordering::Relaxed)
+    }
+
+    /// Answers `request` as an in-process emit of the client would have, then finishes
+    /// the emit (ledger, async hooks) after the answer is out.
+    pub async fn emit(self: &Arc<Self>, request: EmitRequest) -> EmitResponse {
+        if request.build != self.build {
+            return EmitResponse::Refused {
+                refused: format!(
+                    "the engine is another build of hookrig ({}, the client is {})",
+                    self.build, request.build
+                ),
+            };
+        }
+        let (reply_to, reply) = oneshot::channel();
+        let engine = Arc::clone(self);
+        engine.in_flight.fetch_add(1, Ordering::Relaxed);
+        tokio::task::spawn_blocking(move || {
+            let EmitRequest {
+                call,
+                dir,
+                env,
+                stdin,
+                ..
+            } = request;
+            let site = CallSite::Host {
+                dir,
+                env: HostEnv::new(env.into_iter().map(|(k, v)| (k.into(), v.into()))),
+            };
+            let mut notes = String::new();
+            let (mut answer, decided) = call::answer(&call, stdin.as_bytes(), site, &mut |line| {
+                notes.push_str(line)
+            });
+            notes.push_str(&answer.stderr);
+            answer.stderr = notes;
+            // Recorded before the host is answered: an engine killed right after the
+            // answer must not lose the emit's row.
+            let recorded = decided.map(Decided::record);
+            if let Some(recorded) = &recorded {
+                for warning in recorded.late_warnings() {
+                    answer
+                        .stderr
+                        .push_str(&format!("hookrig: warning: {warning}\n"));
+                }
+            }
+            let _ = reply_to.send(answer);
+            engine.answered.fetch_add(1, Ordering::Relaxed);
+            if let Some(recorded) = recorded {
+                recorded.drain_within(ASYNC_LIMIT);
+            }
+            engine.in_flight.fetch_sub(1, Ordering::Relaxed);
+        });
+        match reply.await {
+            Ok(answer) => EmitResponse::Reply(answer),
+            Err(_) => EmitResponse::Refused {
+                refused: "the engine failed while answering".to_owned(),
+            },
+        }
+    }
+}
+
+/// Why a client emits in-process instead of through the engine.
+#[derive(Debug, thiserror::Error)]
+pub enum Unavailable {
+    /// No engine listens on the socket.
+    #[error("no engine listens on {}", .0.display())]
+    NotRunning(PathBuf),
+    /// The socket is served by a process of another user.
+    #[error("the engine's socket {} is served by another user", .0.display())]
+    OtherUser(PathBuf),
+    /// The engine refused the call (another build, shutting down).
+    #[error("the engine refused: {0}")]
+    Refused(String),
+    /// The call cannot be sent as the protocol needs (stdin or environment not UTF-8,
+    /// stdin larger than a request may be).
+    #[error("{0}")]
+    NotSendable(&'static str),
+    /// The connection failed or the answer was unreadable (the engine died meanwhile).
+    #[error("the engine failed: {0}")]
+    Failed(String),
+}
+
+/// How long a client waits for a live engine's first answer.
+pub const HELLO_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Hands `request` to the engine at `socket` and waits for the host's answer. Blocking
+/// and without an async runtime: this is the whole of a client `hookrig emit`.
+pub fn call(socket: &std::path::Path, request: &EmitRequest) -> Result<HostReply, Unavailable> {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    use std::os::unix::net::UnixStream;
+
+    let stream =
+        UnixStream::connect(socket).map_err(|_| Unavailable::NotRunning(socket.to_owned()))?;
+    let me = nix::unistd::geteuid().as_raw();
+    match nix::sys::socket::getsockopt(&stream, nix::sys::socket::sockopt::PeerCredentials) {
+        Ok(peer) if peer.uid() == me => {}
+        _ => return Err(Unavailable::OtherUser(socket.to_owned())),
+    }
+    let mut lines = b"{\"type\":\"hello\"}\n".to_vec();
+    serde_json::to_writer(
+        &mut lines,
+        &WireEmit {
+            kind: "emit",
+            request,
+        },
+    )
+    .expect("JSON always serializes");
+    if lines.len() as u64 > crate::ingress::MAX_LINE {
+        return Err(Unavailable::NotSendable(
+            "the request is larger than the engine takes",
+        ));
+    }
+    lines.push(b'\n');
+    let failed = |err: std::io::Error| Unavailable::Failed(err.to_string());
+    (&stream).write_all(&lines).map_err(failed)?;
+    let mut reader = BufReader::new(&stream);
+    // The hello is answered at once by a live engine; a socket whose server does not
+    // answer it (hung, or not an engine) is given up on, and the emit runs in-process.
+    stream
+        .set_read_timeout(Some(HELLO_TIMEOUT))
+        .map_err(failed)?;
+    let mut hello = Vec::new();
+    reader.read_until(b'\n', &mut hello).map_err(|err| {
+        Unavailable::Failed(format!(
+            "no answer to hello within {HELLO_TIMEOUT:?}: {err}"
+        ))
+    })?;
+    match serde_json::from_slice::<serde_json::Value>(&hello) {
+        Ok(answer) if answer["engine"] == true => {}
+        _ => {
+            return Err(Unavailable::Refused(
+                "the socket's server does not answer emits".to_owned(),
+            ));
+        }
+    }
+    // The hooks may take as long as their timeouts allow.
+    stream.set_read_timeout(None).map_err(failed)?;
+    let mut answer = Vec::new();
+    reader.read_until(b'\n', &mut answer).map_err(failed)?;
+    match serde_json::from_slice::<EmitResponse>(&answer) {
+        Ok(EmitResponse::Reply(reply)) => Ok(reply),
+        Ok(EmitResponse::Refused { refused }) => Err(Unavailable::Refused(refused)),
+        Err(_) if answer.is_empty() => Err(Unavailable::Failed(
+            "the connection closed before the answer".to_owned(),
+        )),
+        Err(err) => Err(Unavailable::Failed(format!("unreadable answer: {err}"))),
+    }
+}
+
+/// The request line of an emit.
+#[derive(Serialize)]
+struct WireEmit<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    request: &'a EmitRequest,
+}
+
+impl EmitRequest {
+    /// The request for `call` with `stdin`, made in this process's directory and
+    /// environment; `None` when they cannot be sent (not UTF-8), and the emit must run
+    /// in-process.
+    pub fn here(call: &EmitCall, stdin: &[u8]) -> Option<EmitRequest> {
+        let stdin = std::str::from_utf8(stdin).ok()?.to_owned();
+        let dir = std::env::current_dir().ok()?;
+        let env = std::env::vars_os()
+            .map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect::<Option<Vec<_>>>()?;
+        Some(EmitRequest {
+            build: build_id(),
+            call: call.clone(),
+            dir,
+            env,
+            stdin,
+        })
+    }
+}
