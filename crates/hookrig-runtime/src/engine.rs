@@ -8,6 +8,7 @@
 //! goes back as soon as the synchronous hooks have decided; the ledger row is then
 //! completed, and async hooks run on in the engine to their own timeout.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,7 +23,7 @@ use crate::emit::Decided;
 
 /// How long an async hook may run in the engine after its emit was answered, at most,
 /// whatever its own timeout says (a hook with no timeout would otherwise never end).
-pub const ASYNC_LIMIT: Duration = Duration::from_secs(3600);
+pub const ASYNC_LIMIT: Duration = Duration::from_hours(1);
 
 /// What the client sends: its parsed flags, where it ran, and its stdin.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -128,7 +129,7 @@ impl Engine {
             };
             let mut notes = String::new();
             let (mut answer, decided) = call::answer(&call, stdin.as_bytes(), site, &mut |line| {
-                notes.push_str(line)
+                notes.push_str(line);
             });
             notes.push_str(&answer.stderr);
             answer.stderr = notes;
@@ -137,9 +138,7 @@ impl Engine {
             let recorded = decided.map(Decided::record);
             if let Some(recorded) = &recorded {
                 for warning in recorded.late_warnings() {
-                    answer
-                        .stderr
-                        .push_str(&format!("hookrig: warning: {warning}\n"));
+                    let _ = writeln!(answer.stderr, "hookrig: warning: {warning}");
                 }
             }
             let _ = reply_to.send(answer);
@@ -196,14 +195,19 @@ pub fn call(socket: &std::path::Path, request: &EmitRequest) -> Result<HostReply
         _ => return Err(Unavailable::OtherUser(socket.to_owned())),
     }
     let mut lines = b"{\"type\":\"hello\"}\n".to_vec();
-    serde_json::to_writer(
+    if serde_json::to_writer(
         &mut lines,
         &WireEmit {
             kind: "emit",
             request,
         },
     )
-    .expect("JSON always serializes");
+    .is_err()
+    {
+        return Err(Unavailable::NotSendable(
+            "the request cannot be written as JSON",
+        ));
+    }
     if lines.len() as u64 > crate::ingress::MAX_LINE {
         return Err(Unavailable::NotSendable(
             "the request is larger than the engine takes",
