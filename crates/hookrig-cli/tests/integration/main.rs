@@ -12,6 +12,7 @@ mod catalog;
 mod claude;
 mod config;
 mod dispatch;
+mod engine;
 mod external;
 mod harness;
 mod hence;

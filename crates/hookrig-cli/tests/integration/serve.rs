@@ -18,7 +18,7 @@ use crate::harness::{code, emit, hookrig, test_env, text};
 const LIMIT: Duration = Duration::from_mins(1);
 
 /// Polls `check` every 50 ms until it answers, failing after [`LIMIT`].
-fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+pub(crate) fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
     let deadline = Instant::now() + LIMIT;
     loop {
         if let Some(found) = check() {
@@ -30,13 +30,13 @@ fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
 }
 
 /// A running `hookrig serve`, stopped (SIGKILL) when dropped if the test did not stop it.
-struct Serve {
+pub(crate) struct Serve {
     child: Child,
     log: PathBuf,
 }
 
 impl Serve {
-    fn start(env: &TestEnv) -> Serve {
+    pub(crate) fn start(env: &TestEnv) -> Serve {
         Serve::start_with(env, env.command(["serve"]))
     }
 
@@ -63,12 +63,12 @@ impl Serve {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    fn pid(&self) -> Pid {
+    pub(crate) fn pid(&self) -> Pid {
         Pid::from_raw(i32::try_from(self.child.id()).expect("pids fit"))
     }
 
     /// SIGTERM, then waits for the exit.
-    fn stop(mut self) -> (ExitStatus, String) {
+    pub(crate) fn stop(mut self) -> (ExitStatus, String) {
         kill(self.pid(), Signal::SIGTERM).expect("signal serve");
         let status = wait_for("serve to exit", || self.child.try_wait().expect("wait"));
         (status, self.stderr())

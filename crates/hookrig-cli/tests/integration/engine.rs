@@ -1,0 +1,280 @@
+//! The resident engine: `hookrig emit` handing its call to a running `hookrig serve`.
+//! Every vector is emitted both ways (in-process with `HOOKRIG_ENGINE=off`, and through
+//! the engine) and must answer byte for byte the same; hooks run with the client's
+//! environment and directory; an engine that is gone never fails an emit.
+
+use std::process::Output;
+
+use hookrig_test_support::TestEnv;
+use nix::sys::signal::{Signal, kill};
+
+use crate::harness::{code, test_env, text};
+use crate::serve::{Serve, wait_for};
+
+/// `hookrig emit ARGS` with `payload`, through the engine when `engine` is true (a
+/// serve must run), else in-process; `vars` are set for the client.
+fn emit_via(
+    env: &TestEnv,
+    engine: bool,
+    args: &[&str],
+    payload: &str,
+    vars: &[(&str, &str)],
+) -> Output {
+    let mut command = env.command(std::iter::once("emit").chain(args.iter().copied()));
+    if !engine {
+        command.env("HOOKRIG_ENGINE", "off");
+    }
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    hookrig_test_support::run_with_input(
+        command,
+        payload.as_bytes(),
+        hookrig_test_support::HANG_LIMIT,
+    )
+}
+
+/// stdout with what differs between two runs of one emit (its run id, durations)
+/// replaced.
+fn stable(stdout: &str) -> String {
+    let run_id = regex_lite(stdout, "\"run_id\":\"", '"');
+    let mut text = stdout.to_owned();
+    for id in run_id {
+        text = text.replace(&id, "RUN");
+    }
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("\"duration_ms\":") {
+        let (head, tail) = rest.split_at(at + "\"duration_ms\":".len());
+        out.push_str(head);
+        out.push('0');
+        rest = tail.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Every value after `prefix` up to `end`.
+fn regex_lite(text: &str, prefix: &str, end: char) -> Vec<String> {
+    text.match_indices(prefix)
+        .filter_map(|(at, _)| {
+            let rest = &text[at + prefix.len()..];
+            rest.find(end).map(|stop| rest[..stop].to_owned())
+        })
+        .collect()
+}
+
+const CONFIG: &str = r#"
+[[hooks]]
+name = "guard"
+events = ["tool.before"]
+command = 'if grep -q "rm -rf"; then echo "no rm -rf" >&2; exit 2; fi'
+
+[[hooks]]
+name = "fixer"
+events = ["tool.before"]
+priority = 200
+command = '''echo '{"decision":"modify","payload":{"tool":{"input":{"command":"ls -la"}}},"context":"fixed"}' '''
+
+[[hooks]]
+name = "parent"
+events = ["tool.before", "session.start"]
+priority = 300
+command = 'echo "$PPID" >> "$HOOKRIG_TEST_PARENTS"; echo "{\"context\":\"var=$CLIENT_VAR cwd=$(pwd)\"}"'
+"#;
+
+const CLAUDE: &str = r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"claude says no\"}}'"}]}]}}"#;
+
+#[test]
+fn the_engine_answers_byte_for_byte_as_an_in_process_emit() {
+    // guards: an emit answered by the engine that differs from the in-process answer
+    // (a host would then act differently depending on whether serve runs)
+    let env = test_env();
+    let parents = env.root().join("parents");
+    env.write_global_config(CONFIG);
+    env.write_file(".claude/settings.json", CLAUDE);
+    let project = env.project();
+    let project = project.to_str().expect("UTF-8");
+    let vectors: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["tool.before"],
+            r#"{"tool":{"name":"bash","input":{"command":"ls"}}}"#.to_owned(),
+        ),
+        (
+            vec!["PreToolUse"],
+            r#"{"tool":{"name":"bash","input":{"command":"rm -rf /"}}}"#.to_owned(),
+        ),
+        (vec!["SessionStart"], "{}".to_owned()),
+        (vec!["tool.before", "--no-hooks"], "{}".to_owned()),
+        (vec!["tool.before@v2"], "{}".to_owned()),
+        (vec!["tool.before"], "not json".to_owned()),
+        (vec!["tool.before"], "[1]".to_owned()),
+        (vec![], "{}".to_owned()),
+        (
+            vec!["--dialect", "claude"],
+            format!(
+                r#"{{"hook_event_name":"PreToolUse","session_id":"s","cwd":"{project}","tool_name":"Bash","tool_input":{{"command":"ls"}}}}"#
+            ),
+        ),
+        (vec!["--dialect", "claude"], "garbage".to_owned()),
+        (
+            vec!["--dialect", "hygge", "pre_tool"],
+            r#"{"tool":{"name":"bash","input":{"command":"rm -rf /"}}}"#.to_owned(),
+        ),
+        (vec!["--dialect", "hygge", "pre_tool"], "garbage".to_owned()),
+        (
+            vec!["--dialect", "xcode", "PreToolUse"],
+            r#"{"tool":{"name":"bash","input":{"command":"ls"}}}"#.to_owned(),
+        ),
+        (
+            vec!["tool.before", "--cwd", "/no/such/dir"],
+            "{}".to_owned(),
+        ),
+    ];
+    let vars = [
+        ("HOOKRIG_TEST_PARENTS", parents.to_str().expect("UTF-8")),
+        ("CLIENT_VAR", "from-the-client"),
+    ];
+    let in_process: Vec<Output> = vectors
+        .iter()
+        .map(|(args, payload)| emit_via(&env, false, args, payload, &vars))
+        .collect();
+    let serve = Serve::start(&env);
+    let serve_pid = serve.pid().to_string();
+    std::fs::remove_file(&parents).expect("the hooks ran in-process");
+    for ((args, payload), expected) in vectors.iter().zip(&in_process) {
+        let through = emit_via(&env, true, args, payload, &vars);
+        assert_eq!(
+            code(&through),
+            code(expected),
+            "{args:?} {payload}: exit code"
+        );
+        assert_eq!(
+            stable(&text(&through.stdout)),
+            stable(&text(&expected.stdout)),
+            "{args:?} {payload}: stdout"
+        );
+        assert_eq!(
+            text(&through.stderr),
+            text(&expected.stderr),
+            "{args:?} {payload}: stderr"
+        );
+    }
+    // The hooks of the second round ran in the engine, not in the clients.
+    let parents = std::fs::read_to_string(&parents).expect("the hooks ran");
+    assert!(!parents.is_empty());
+    assert!(
+        parents.lines().all(|pid| pid == serve_pid),
+        "hooks run by {parents:?}, the engine is {serve_pid}"
+    );
+    let (status, log) = serve.stop();
+    assert!(status.success(), "{log}");
+}
+
+#[test]
+fn hooks_in_the_engine_get_the_clients_environment_and_directory() {
+    let env = test_env();
+    let parents = env.root().join("parents");
+    env.write_global_config(CONFIG);
+    let serve = Serve::start(&env);
+    let sub = env.project().join("sub");
+    std::fs::create_dir_all(&sub).expect("sub");
+    let mut command = env.command(["emit", "session.start"]);
+    command
+        .current_dir(&sub)
+        .env("HOOKRIG_TEST_PARENTS", &parents)
+        .env("CLIENT_VAR", "only-in-this-client");
+    let output =
+        hookrig_test_support::run_with_input(command, b"{}", hookrig_test_support::HANG_LIMIT);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let outcome: serde_json::Value = serde_json::from_slice(&output.stdout).expect("Outcome");
+    assert_eq!(
+        outcome["context"][0],
+        format!("var=only-in-this-client cwd={}", sub.display())
+    );
+    assert_eq!(
+        std::fs::read_to_string(&parents).expect("ran").trim(),
+        serve.pid().to_string(),
+        "the hook ran in the engine"
+    );
+    drop(serve);
+}
+
+#[test]
+fn an_engine_that_is_gone_never_fails_an_emit() {
+    let env = test_env();
+    env.write_global_config(CONFIG);
+    let serve = Serve::start(&env);
+    let payload = r#"{"tool":{"name":"bash","input":{"command":"rm -rf /"}}}"#;
+    let vars = [("HOOKRIG_TEST_PARENTS", "/dev/null")];
+    let through = emit_via(&env, true, &["tool.before"], payload, &vars);
+    assert_eq!(code(&through), 2);
+
+    // SIGKILL: the socket file stays behind, with nobody listening.
+    kill(serve.pid(), Signal::SIGKILL).expect("kill serve");
+    wait_for("serve to die", || {
+        hookrig_test_support::is_alive(serve.pid().as_raw())
+            .then_some(())
+            .xor(Some(()))
+    });
+    assert!(env.serve_socket().exists());
+    let after = emit_via(&env, true, &["tool.before"], payload, &vars);
+    assert_eq!(code(&after), 2, "{}", text(&after.stderr));
+    assert!(text(&after.stdout).contains("no rm -rf"));
+    drop(serve);
+}
+
+#[test]
+fn a_config_edited_between_two_emits_is_seen_by_the_engine() {
+    let env = test_env();
+    env.write_global_config("");
+    let serve = Serve::start(&env);
+    let payload = r#"{"tool":{"name":"bash","input":{"command":"rm -rf /"}}}"#;
+    let vars = [("HOOKRIG_TEST_PARENTS", "/dev/null")];
+    assert_eq!(
+        code(&emit_via(&env, true, &["tool.before"], payload, &vars)),
+        0
+    );
+    env.write_global_config(CONFIG);
+    assert_eq!(
+        code(&emit_via(&env, true, &["tool.before"], payload, &vars)),
+        2
+    );
+    env.write_global_config("");
+    assert_eq!(
+        code(&emit_via(&env, true, &["tool.before"], payload, &vars)),
+        0
+    );
+    drop(serve);
+}
+
+#[test]
+fn a_project_hook_changed_after_trust_is_refused_by_the_engine_too() {
+    let env = test_env();
+    env.write_script(".hookrig/guard.sh", "exit 2");
+    env.write_project_config(
+        "[[hooks]]\nname = \"guard\"\nevents = [\"tool.before\"]\ncommand = \"./guard.sh\"\n",
+    );
+    let trust = env.untrusted_command(["trust"]).output().expect("trust");
+    assert!(trust.status.success(), "{}", text(&trust.stderr));
+    let serve = Serve::start(&env);
+    let untrusted = |engine: bool| {
+        let mut command = env.untrusted_command(["emit", "tool.before"]);
+        if !engine {
+            command.env("HOOKRIG_ENGINE", "off");
+        }
+        hookrig_test_support::run_with_input(command, b"{}", hookrig_test_support::HANG_LIMIT)
+    };
+    assert_eq!(code(&untrusted(true)), 2, "trusted: the guard runs");
+    env.write_script(".hookrig/guard.sh", "exit 0 # edited");
+    for engine in [true, false] {
+        let output = untrusted(engine);
+        assert_eq!(code(&output), 0);
+        let outcome: serde_json::Value = serde_json::from_slice(&output.stdout).expect("Outcome");
+        assert_eq!(
+            outcome["hooks"][0]["result"], "untrusted",
+            "engine {engine}"
+        );
+    }
+    drop(serve);
+}
