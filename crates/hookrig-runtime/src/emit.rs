@@ -174,6 +174,7 @@ impl Emit {
             payload_out: String::new(),
             warnings: Vec::new(),
             hooks: Vec::new(),
+            by_engine: scope.host_env.is_some(),
         };
         let mut warnings = Vec::new();
         let mut ledger_path = scope.ledger().map(ToOwned::to_owned);

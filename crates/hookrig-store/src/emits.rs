@@ -137,6 +137,10 @@ pub struct EmitRecord {
     pub warnings: Vec<String>,
     /// Every hook considered for this emit, in the order it was considered.
     pub hooks: Vec<HookRun>,
+    /// Whether a resident engine answered it (for the `hookrig emit` the host started)
+    /// rather than that `hookrig emit` itself.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_engine: bool,
 }
 
 /// One hook considered for an emit: run, skipped, or failed.
@@ -245,8 +249,8 @@ const MIN_PREFIX_LEN: usize = 4;
 const INSERT_EMIT: &str = "
     INSERT INTO emits (
         run_id, started_at_ms, event, dialect, cwd, session_id, decision, reason,
-        decided_by, duration_ms, payload_in, payload_out, warnings, agent
-    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+        decided_by, duration_ms, payload_in, payload_out, warnings, agent, by_engine
+    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
 
 const INSERT_HOOK_RUN: &str = "
     INSERT INTO hook_runs (
@@ -272,8 +276,8 @@ const COMPLETE_HOOK_RUN: &str = "
 const BEGIN_EMIT: &str = "
     INSERT INTO emits (
         run_id, started_at_ms, event, dialect, cwd, session_id, decision, duration_ms,
-        payload_in, payload_out, agent, owner
-    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?10, 0, ?7, '', ?8, ?9)";
+        payload_in, payload_out, agent, owner, by_engine
+    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?10, 0, ?7, '', ?8, ?9, ?11)";
 
 /// Completes the row `begin` wrote, unless a reader already marked it interrupted (its
 /// owner looked dead): the fields are those of `INSERT_EMIT`, then `running` and
@@ -282,7 +286,7 @@ const FINISH_EMIT: &str = "
     UPDATE emits SET
         started_at_ms = ?2, event = ?3, dialect = ?4, cwd = ?5, session_id = ?6,
         decision = ?7, reason = ?8, decided_by = ?9, duration_ms = ?10, payload_in = ?11,
-        payload_out = ?12, warnings = ?13, agent = ?14, owner = NULL
+        payload_out = ?12, warnings = ?13, agent = ?14, owner = NULL, by_engine = ?17
     WHERE run_id = ?1 AND decision IN (?15, ?16)";
 
 /// Emits still `running`, with their owners. The name is written out rather than bound:
@@ -332,7 +336,7 @@ const RUN_IDS_WITH_PREFIX: &str = "
 
 const SELECT_EMIT: &str = "
     SELECT run_id, started_at_ms, event, dialect, cwd, session_id, decision, reason,
-           decided_by, duration_ms, payload_in, payload_out, warnings, agent
+           decided_by, duration_ms, payload_in, payload_out, warnings, agent, by_engine
     FROM emits
     WHERE run_id = ?1";
 
@@ -375,6 +379,7 @@ impl<'s> Emits<'s> {
                     emit.agent,
                     crate::owner::current_owner(),
                     EmitDecision::Running,
+                    emit.by_engine,
                 ])
             })
             .map_err(|source| {
@@ -415,6 +420,7 @@ impl<'s> Emits<'s> {
                     emit.agent,
                     EmitDecision::Running,
                     EmitDecision::Interrupted,
+                    emit.by_engine,
                 ])
             })
             .map_err(fail)?;
@@ -488,6 +494,7 @@ impl<'s> Emits<'s> {
                     emit.payload_out,
                     warnings,
                     emit.agent,
+                    emit.by_engine,
                 ])
                 .map_err(|source| {
                     if is_primary_key_violation(&source) {
@@ -763,6 +770,7 @@ fn emit_from_row(row: &Row<'_>) -> rusqlite::Result<(EmitRecord, String)> {
         payload_out: row.get(11)?,
         warnings: Vec::new(),
         hooks: Vec::new(),
+        by_engine: row.get(14)?,
     };
     Ok((emit, row.get(12)?))
 }
@@ -812,6 +820,7 @@ mod tests {
             payload_out: "{}".to_owned(),
             warnings: Vec::new(),
             hooks: Vec::new(),
+            by_engine: false,
         }
     }
 

@@ -177,9 +177,9 @@ mod tests {
                         0, 200.0, 200.25);
                  INSERT INTO emits VALUES
                     ('e1', 1000, 'tool.before', 'native', '/w', 's', 'allow', NULL, NULL, 1.0,
-                        '{\"tool_name\":\"Bash\"}', '{}', '[]', NULL, NULL),
+                        '{\"tool_name\":\"Bash\"}', '{}', '[]', NULL, NULL, 0),
                     ('e2', 2000, 'task.completed', 'native', '/w', 's', 'allow', NULL, NULL, 2.0,
-                        '{}', '{}', '[]', 'claude-1', NULL);",
+                        '{}', '{}', '[]', 'claude-1', NULL, 0);",
             )
             .expect("rows");
         (dir, path)

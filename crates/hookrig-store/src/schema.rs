@@ -244,6 +244,11 @@ const MIGRATIONS: &[&str] = &[
 
     CREATE INDEX emits_running ON emits (run_id) WHERE decision = 'running';
     ",
+    // Version 9: whether a resident engine (`hookrig serve`) answered the emit for the
+    // `hookrig emit` a host started, or that process itself (0, and for older rows).
+    "
+    ALTER TABLE emits ADD COLUMN by_engine INTEGER NOT NULL DEFAULT 0;
+    ",
 ];
 
 /// The schema version this build writes and reads.

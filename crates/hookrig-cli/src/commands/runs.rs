@@ -111,6 +111,9 @@ fn render_why(emit: &EmitRecord) -> String {
         let _ = write!(text, ": {reason}");
     }
     let _ = writeln!(text, " ({:.1} ms)", emit.duration_ms);
+    if emit.by_engine {
+        let _ = writeln!(text, "answered  by the engine (hookrig serve)");
+    }
     for warning in &emit.warnings {
         let _ = writeln!(text, "warning   {warning}");
     }

@@ -167,6 +167,25 @@ fn the_engine_answers_byte_for_byte_as_an_in_process_emit() {
         parents.lines().all(|pid| pid == serve_pid),
         "hooks run by {parents:?}, the engine is {serve_pid}"
     );
+    // The ledger says which emits the engine answered.
+    let runs = crate::harness::hookrig(&env, &["runs", "--json", "--limit", "100"]);
+    let runs: serde_json::Value = serde_json::from_slice(&runs.stdout).expect("runs JSON");
+    let last = runs[0]["run_id"].as_str().expect("a run id").to_owned();
+    let first = runs.as_array().expect("runs").last().expect("a run")["run_id"]
+        .as_str()
+        .expect("a run id")
+        .to_owned();
+    let why = |run: &str| text(&crate::harness::hookrig(&env, &["why", run]).stdout);
+    assert!(
+        why(&last).contains("answered  by the engine"),
+        "{}",
+        why(&last)
+    );
+    assert!(
+        !why(&first).contains("answered  by the engine"),
+        "{}",
+        why(&first)
+    );
     let (status, log) = serve.stop();
     assert!(status.success(), "{log}");
 }

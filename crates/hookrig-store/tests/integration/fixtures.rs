@@ -42,6 +42,7 @@ pub(crate) fn bare_emit(run_id: &str, started_at_ms: i64, event: &str) -> EmitRe
         payload_out: "{}".to_owned(),
         warnings: Vec::new(),
         hooks: Vec::new(),
+        by_engine: false,
     }
 }
 
@@ -152,5 +153,6 @@ pub(crate) fn full_emit() -> EmitRecord {
                 is_async: true,
             },
         ],
+        by_engine: true,
     }
 }
