@@ -256,8 +256,9 @@ impl Server {
 
         // The socket first: a second serve must be refused before it touches the runs of
         // the one already running (below, `running` rows are taken for a crash's leftovers).
+        let emits = hookrig_runtime::engine::Engine::new();
         let (listener, mut requests) =
-            Ingress::bind_engine(&socket, Some(hookrig_runtime::engine::Engine::new())).await?;
+            Ingress::bind_engine(&socket, Some(Arc::clone(&emits))).await?;
         say(Notice::Listening(socket.clone()));
 
         let store = Store::open(&store_path)?;
@@ -320,6 +321,9 @@ impl Server {
                     }
                 }
                 Some(request) = requests.recv() => {
+                    if matches!(request, Request::Stop) {
+                        break;
+                    }
                     handle(&engine, &store, &root, request, &*notices);
                 }
                 Some((event_type, payload)) = watch_rx.recv() => {
@@ -334,6 +338,7 @@ impl Server {
         // the runs in flight are cancelled.
         drop(listener);
         drop(watcher);
+        emits.kill_all();
         engine.shutdown().await;
         // Dropping a run kills its CLI provider's group; this catches any group whose
         // supervisor had not noticed yet.
@@ -494,6 +499,8 @@ fn handle(
     say: &(dyn Fn(Notice) + Send + Sync),
 ) {
     match request {
+        // The loop stops before handing it here.
+        Request::Stop => {}
         Request::Event {
             event_type,
             payload,

@@ -142,6 +142,8 @@ pub(crate) enum Command {
     /// Run the automation engine: triggers, the file watcher, and the socket through
     /// which `hookrig emit` and `hookrig fire` reach it. Stops on SIGINT or SIGTERM.
     Serve,
+    /// The resident engine that answers emits: run, start, status, stop.
+    Engine(crate::commands::engine::EngineArgs),
     /// Run an automation now, wait for it and print the run record (exit 1 when it failed).
     ///
     /// Through the running `hookrig serve` when there is one, else in this process.

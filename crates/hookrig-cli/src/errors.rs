@@ -143,6 +143,9 @@ pub(crate) enum ExpectedError {
     /// `hookrig fire` lost the running serve.
     #[error(transparent)]
     Ingress(#[from] hookrig_runtime::ingress::IngressError),
+    /// An engine could not be started, asked or stopped.
+    #[error("engine: {0}")]
+    EngineStart(String),
     /// Neither `XDG_RUNTIME_DIR`, `XDG_STATE_HOME` nor `HOME` says where the socket goes.
     #[error("cannot tell where the serve socket goes: set XDG_RUNTIME_DIR or HOME")]
     NoSocketPath,

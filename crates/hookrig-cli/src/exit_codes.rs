@@ -7,6 +7,8 @@ pub(crate) const FAILURE: u8 = 1;
 // 2, the event was denied, is the host's answer: `hookrig_dialects::HostAnswer::DENIED`.
 /// `hookrig task ...` named a task the plan does not declare (Hence's code).
 pub(crate) const UNKNOWN_TASK: u8 = 8;
+/// `hookrig engine status`: no engine runs.
+pub(crate) const NOT_RUNNING: u8 = 3;
 /// hookrig's terminal hung up: SIGHUP (128 + 1).
 pub(crate) const HUNG_UP: u8 = 129;
 /// hookrig was interrupted by SIGINT (128 + 2).

@@ -111,6 +111,7 @@ fn main() -> ExitCode {
             cli.plan.as_deref(),
         ),
         Command::Serve => commands::serve::run(&cli.global),
+        Command::Engine(args) => commands::engine::run(&args),
     };
     if let Some(guardian) = guardian {
         guardian.dismiss();

@@ -53,6 +53,11 @@ impl ProcessGroups {
         Self::default()
     }
 
+    /// Whether `other` is this registry (a clone of it), not merely an equal one.
+    pub fn same(&self, other: &ProcessGroups) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// Sends SIGKILL to every registered process group and marks the registry interrupted,
     /// so that every running [`run_process`](crate::process::run_process) returns
     /// [`Termination::Interrupted`](crate::process::Termination::Interrupted) promptly and

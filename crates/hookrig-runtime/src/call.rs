@@ -10,7 +10,11 @@ use hookrig_core::{Dialect, EventName, HostEnv};
 use hookrig_dialects::{Host, HostError};
 use serde::{Deserialize, Serialize};
 
-use crate::emit::{Decided, Emit, EmitRequest, Suppress, event_dir, event_dir_from, payload_agent};
+use hookrig_exec::ProcessGroups;
+
+use crate::emit::{
+    Decided, Emit, EmitRequest, Signals, Suppress, event_dir, event_dir_from, payload_agent,
+};
 use crate::errors::RuntimeError;
 use crate::ledger::chain;
 use crate::scope::{Scope, ScopeArgs};
@@ -93,6 +97,9 @@ pub enum CallSite {
         dir: PathBuf,
         /// Its environment.
         env: HostEnv,
+        /// Where the hooks' process groups go: the engine kills them when it stops
+        /// (it handles signals itself).
+        groups: ProcessGroups,
     },
 }
 
@@ -173,13 +180,16 @@ fn decide(
         store: call.store.clone(),
         no_ledger: call.no_ledger,
     };
-    let scope = match site {
-        CallSite::Here => Scope::resolve(args(event_dir(call.cwd.as_deref(), &payload)?))?,
-        CallSite::Host { dir, env } => {
+    let (scope, groups) = match site {
+        CallSite::Here => (
+            Scope::resolve(args(event_dir(call.cwd.as_deref(), &payload)?))?,
+            None,
+        ),
+        CallSite::Host { dir, env, groups } => {
             // A relative `--cwd` is relative to the host's directory, not the engine's.
             let flag = call.cwd.as_deref().map(|cwd| dir.join(cwd));
             let cwd = event_dir_from(flag.as_deref(), &payload, &dir)?;
-            Scope::for_host(args(cwd), env)?
+            (Scope::for_host(args(cwd), env)?, Some(groups))
         }
     };
     let session_id = call
@@ -204,5 +214,8 @@ fn decide(
             notes(&format!("hookrig: warning: {warning}\n"));
         }
     }
-    Ok(prepared.dispatch()?)
+    Ok(match groups {
+        None => prepared.dispatch()?,
+        Some(groups) => prepared.dispatch_with(groups, Signals::Ignore)?,
+    })
 }

@@ -136,6 +136,15 @@ pub fn payload_agent(payload: &Payload) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// Whether an emit watches for SIGINT, SIGTERM and SIGHUP while its hooks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signals {
+    /// It does: a signal kills every hook's group, and the emit still answers.
+    Watch,
+    /// The caller handles signals (a resident engine stops all its emits at once).
+    Ignore,
+}
+
 /// Starts emits.
 #[derive(Debug)]
 pub struct Emit;
@@ -273,6 +282,17 @@ impl Prepared {
     /// Runs the hooks. SIGINT, SIGTERM and SIGHUP meanwhile kill every hook's process
     /// group; the hooks are then recorded as interrupted and the emit still answers.
     pub fn dispatch(self) -> Result<Decided, RuntimeError> {
+        self.dispatch_with(ProcessGroups::new(), Signals::Watch)
+    }
+
+    /// [`Prepared::dispatch`] with the hooks' process groups in `groups` (a resident
+    /// engine kills them when it stops), watching for signals or leaving them to the
+    /// caller.
+    pub fn dispatch_with(
+        self,
+        groups: ProcessGroups,
+        signals: Signals,
+    ) -> Result<Decided, RuntimeError> {
         let Prepared {
             started,
             entry,
@@ -284,7 +304,6 @@ impl Prepared {
             suppress,
             bus,
         } = self;
-        let groups = ProcessGroups::new();
         let mut registry = registry::registry(&config, &groups);
         if let Some(bus) = &bus {
             registry.attach_bus(bus);
@@ -296,7 +315,10 @@ impl Prepared {
             .map_err(RuntimeError::AsyncRuntime)?;
         let pool = AsyncPool::default();
         let (dispatched, interrupt) = runtime.block_on(async {
-            let interrupt = interrupt::watch(groups.clone());
+            let interrupt = match signals {
+                Signals::Watch => interrupt::watch(groups.clone()),
+                Signals::Ignore => Interrupt::default(),
+            };
             (dispatch(&registry, event, &pool).await, interrupt)
         });
         warnings.extend(dispatched.warnings.iter().cloned());

@@ -10,11 +10,12 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use hookrig_core::HostEnv;
+use hookrig_exec::ProcessGroups;
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
@@ -78,6 +79,28 @@ pub struct Engine {
     started: Instant,
     answered: AtomicU64,
     in_flight: AtomicU64,
+    /// When the last emit ended (milliseconds after `started`), for the idle timeout.
+    last_active_ms: AtomicU64,
+    /// The process groups of the emits under way (their hooks, sync and async), killed
+    /// when the engine stops.
+    running: Mutex<Vec<ProcessGroups>>,
+}
+
+/// What `hookrig engine status` shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Status {
+    /// The engine's pid.
+    pub pid: u32,
+    /// Seconds since it started.
+    pub uptime_s: f64,
+    /// Its build ([`build_id`]).
+    pub build: String,
+    /// Emits answered.
+    pub answered: u64,
+    /// Emits under way: answering, or running async hooks after the answer.
+    pub in_flight: u64,
+    /// Seconds since the last emit ended (or since the engine started).
+    pub idle_s: f64,
 }
 
 impl Engine {
@@ -88,17 +111,56 @@ impl Engine {
             started: Instant::now(),
             answered: AtomicU64::new(0),
             in_flight: AtomicU64::new(0),
+            last_active_ms: AtomicU64::new(0),
+            running: Mutex::new(Vec::new()),
         })
     }
 
-    /// How long it has run.
-    pub fn uptime(&self) -> Duration {
-        self.started.elapsed()
+    /// What it is doing.
+    pub fn status(&self) -> Status {
+        Status {
+            pid: std::process::id(),
+            uptime_s: self.started.elapsed().as_secs_f64(),
+            build: self.build.clone(),
+            answered: self.answered.load(Ordering::Relaxed),
+            in_flight: self.in_flight.load(Ordering::Relaxed),
+            idle_s: self.idle().as_secs_f64(),
+        }
     }
 
-    /// Emits answered so far.
-    pub fn answered(&self) -> u64 {
-        self.answered.load(Ordering::Relaxed)
+    /// How long no emit has been under way: zero while one is.
+    pub fn idle(&self) -> Duration {
+        if self.in_flight.load(Ordering::Relaxed) > 0 {
+            return Duration::ZERO;
+        }
+        let last = Duration::from_millis(self.last_active_ms.load(Ordering::Relaxed));
+        self.started.elapsed().saturating_sub(last)
+    }
+
+    /// Kills the hooks of every emit under way: the engine is stopping.
+    pub fn kill_all(&self) {
+        for groups in self
+            .running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+        {
+            groups.kill_all();
+        }
+    }
+
+    fn track(&self, groups: &ProcessGroups) {
+        self.running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(groups.clone());
+    }
+
+    fn untrack(&self, groups: &ProcessGroups) {
+        self.running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|g| !g.same(groups));
     }
 
     /// Answers `request` as an in-process emit of the client would have, then finishes
@@ -123,9 +185,12 @@ impl Engine {
                 stdin,
                 ..
             } = request;
+            let groups = ProcessGroups::new();
+            engine.track(&groups);
             let site = CallSite::Host {
                 dir,
                 env: HostEnv::new(env.into_iter().map(|(k, v)| (k.into(), v.into()))),
+                groups: groups.clone(),
             };
             let mut notes = String::new();
             let (mut answer, decided) = call::answer(&call, stdin.as_bytes(), site, &mut |line| {
@@ -146,6 +211,9 @@ impl Engine {
             if let Some(recorded) = recorded {
                 recorded.drain_within(ASYNC_LIMIT);
             }
+            engine.untrack(&groups);
+            let now = u64::try_from(engine.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            engine.last_active_ms.store(now, Ordering::Relaxed);
             engine.in_flight.fetch_sub(1, Ordering::Relaxed);
         });
         match reply.await {
@@ -156,6 +224,97 @@ impl Engine {
         }
     }
 }
+
+/// Why a resident engine stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// `hookrig engine stop`, or a full `hookrig serve` taking over.
+    Asked,
+    /// SIGINT, SIGTERM or SIGHUP.
+    Signal,
+    /// No emit for the idle time.
+    Idle,
+}
+
+/// Runs a resident engine on `socket` (answering emits only: no automation runs) until
+/// it is asked to stop, gets a signal, or has been idle for `idle`; then stops taking
+/// connections (the socket is removed), kills the hooks still running, and returns.
+pub async fn run_resident(
+    socket: &std::path::Path,
+    idle: Duration,
+) -> Result<Stopped, crate::ingress::IngressError> {
+    use tokio::signal::unix::{SignalKind, signal};
+
+    use crate::ingress::{Ingress, Request};
+
+    let engine = Engine::new();
+    let (listener, mut requests) = Ingress::bind_engine(socket, Some(Arc::clone(&engine))).await?;
+    let signals = |kind| {
+        signal(kind).map_err(|source| crate::ingress::IngressError::Io {
+            action: "watch signals for",
+            path: socket.to_owned(),
+            source,
+        })
+    };
+    let (mut int, mut term, mut hup) = (
+        signals(SignalKind::interrupt())?,
+        signals(SignalKind::terminate())?,
+        signals(SignalKind::hangup())?,
+    );
+    let mut check = tokio::time::interval(IDLE_CHECK.min(idle));
+    let stopped = loop {
+        tokio::select! {
+            request = requests.recv() => match request {
+                Some(Request::Stop) | None => break Stopped::Asked,
+                Some(Request::Fire { reply, .. }) => {
+                    let _ = reply.send(Err(
+                        "this engine answers emits only; start hookrig serve for automations"
+                            .to_owned(),
+                    ));
+                }
+                Some(Request::Event { .. }) => {}
+            },
+            _ = int.recv() => break Stopped::Signal,
+            _ = term.recv() => break Stopped::Signal,
+            _ = hup.recv() => break Stopped::Signal,
+            _ = check.tick() => if engine.idle() >= idle {
+                break Stopped::Idle;
+            },
+        }
+    };
+    drop(listener);
+    engine.kill_all();
+    // Emits still answering get a moment to send their answers and record their rows.
+    let deadline = Instant::now() + SHUTDOWN_GRACE;
+    while engine.in_flight.load(Ordering::Relaxed) > 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    Ok(stopped)
+}
+
+/// [`run_resident`] on a runtime of its own (two worker threads: emits arrive
+/// concurrently from many hosts), for a process that is only an engine.
+pub fn run_resident_blocking(
+    socket: &std::path::Path,
+    idle: Duration,
+) -> Result<Stopped, crate::ingress::IngressError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|source| crate::ingress::IngressError::Io {
+            action: "start the runtime for",
+            path: socket.to_owned(),
+            source,
+        })?;
+    runtime.block_on(run_resident(socket, idle))
+}
+
+/// How often a resident engine checks whether it has been idle long enough.
+const IDLE_CHECK: Duration = Duration::from_secs(1);
+
+/// How long a stopping engine waits for the emits under way to answer.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 /// Why a client emits in-process instead of through the engine.
 #[derive(Debug, thiserror::Error)]
@@ -278,3 +437,109 @@ impl EmitRequest {
         })
     }
 }
+
+/// Sends one request line to the engine at `socket` and reads one answer line, within
+/// `limit`. Blocking: for the commands that talk to an engine (`hookrig engine`).
+fn exchange(
+    socket: &std::path::Path,
+    request: &serde_json::Value,
+    limit: Duration,
+) -> Result<serde_json::Value, Unavailable> {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    use std::os::unix::net::UnixStream;
+
+    let stream =
+        UnixStream::connect(socket).map_err(|_| Unavailable::NotRunning(socket.to_owned()))?;
+    let failed = |err: std::io::Error| Unavailable::Failed(err.to_string());
+    stream.set_read_timeout(Some(limit)).map_err(failed)?;
+    stream.set_write_timeout(Some(limit)).map_err(failed)?;
+    let mut line = request.to_string();
+    line.push('\n');
+    (&stream).write_all(line.as_bytes()).map_err(failed)?;
+    let mut answer = Vec::new();
+    BufReader::new(&stream)
+        .read_until(b'\n', &mut answer)
+        .map_err(failed)?;
+    serde_json::from_slice(&answer)
+        .map_err(|err| Unavailable::Failed(format!("unreadable answer: {err}")))
+}
+
+/// What the engine at `socket` is doing.
+pub fn status(socket: &std::path::Path) -> Result<Status, Unavailable> {
+    let answer = exchange(
+        socket,
+        &serde_json::json!({"type": "status"}),
+        HELLO_TIMEOUT,
+    )?;
+    if let Some(error) = answer.get("error").and_then(serde_json::Value::as_str) {
+        return Err(Unavailable::Refused(error.to_owned()));
+    }
+    serde_json::from_value(answer)
+        .map_err(|err| Unavailable::Failed(format!("unreadable status: {err}")))
+}
+
+/// Asks the engine at `socket` to stop, and waits (up to `limit`) until it has: its
+/// socket is gone, or nobody answers on it.
+pub fn stop(socket: &std::path::Path, limit: Duration) -> Result<(), Unavailable> {
+    exchange(socket, &serde_json::json!({"type": "stop"}), HELLO_TIMEOUT)?;
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if std::os::unix::net::UnixStream::connect(socket).is_err() {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Err(Unavailable::Failed(format!(
+        "the engine did not stop within {limit:?}"
+    )))
+}
+
+/// Waits (up to `limit`) until an engine answers on `socket`.
+pub fn wait_until_ready(socket: &std::path::Path, limit: Duration) -> Result<Status, Unavailable> {
+    let deadline = Instant::now() + limit;
+    loop {
+        match status(socket) {
+            Ok(status) => return Ok(status),
+            Err(err) if Instant::now() >= deadline => return Err(err),
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+}
+
+/// When emits go through a resident engine: `HOOKRIG_ENGINE`, else the user's
+/// `[settings] engine`, else [`Mode::Auto`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Through a running engine; when none runs, the emit runs in-process and starts
+    /// one in the background for the next emits (it exits after its idle time).
+    #[default]
+    Auto,
+    /// Through a running engine; none is started.
+    On,
+    /// Always in-process.
+    Off,
+}
+
+impl Mode {
+    /// The mode named `text`.
+    pub fn parse(text: &str) -> Option<Mode> {
+        match text {
+            "auto" => Some(Mode::Auto),
+            "on" => Some(Mode::On),
+            "off" => Some(Mode::Off),
+            _ => None,
+        }
+    }
+
+    /// The mode `HOOKRIG_ENGINE` names, if it is set to one.
+    pub fn from_env() -> Option<Mode> {
+        std::env::var("HOOKRIG_ENGINE")
+            .ok()
+            .as_deref()
+            .and_then(Mode::parse)
+    }
+}
+
+/// How long a resident engine started by `auto` waits for an emit before it exits.
+pub const DEFAULT_IDLE: Duration = Duration::from_mins(10);

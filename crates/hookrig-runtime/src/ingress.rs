@@ -50,6 +50,8 @@ pub enum Request {
         /// The event's payload (a JSON object).
         payload: Value,
     },
+    /// Stop serving (`hookrig engine stop`).
+    Stop,
     /// Run an automation now; answer with its run record or an error message.
     Fire {
         /// The automation's id.
@@ -76,6 +78,10 @@ enum Wire<P> {
     /// an engine is there before it waits for an answer that may take long.
     Hello,
     Emit(Box<crate::engine::EmitRequest>),
+    /// What the engine is doing (`hookrig engine status`).
+    Status,
+    /// Stop serving (`hookrig engine stop`).
+    Stop,
 }
 
 /// What went wrong on either side of the socket.
@@ -324,6 +330,16 @@ async fn serve_connection(
             Err(err) => Some(json!({"error": format!("malformed request: {err}")})),
             Ok(Wire::Ping) => Some(json!({"pong": true})),
             Ok(Wire::Hello) => Some(json!({"engine": engine.is_some()})),
+            Ok(Wire::Status) => Some(match &engine {
+                Some(engine) => {
+                    serde_json::to_value(engine.status()).expect("JSON always serializes")
+                }
+                None => json!({"error": "this hookrig serve does not answer emits"}),
+            }),
+            Ok(Wire::Stop) => {
+                let stopping = requests.send(Request::Stop).await.is_ok();
+                Some(json!({"stopping": stopping}))
+            }
             Ok(Wire::Event {
                 event_type,
                 payload,
@@ -552,6 +568,7 @@ mod tests {
                         };
                         let _ = reply.send(answer);
                     }
+                    Request::Stop => return,
                 }
             }
         });

@@ -38,7 +38,8 @@ mod scope;
 
 pub use call::{CallSite, EmitCall, HostReply, answer, failure, host_mode};
 pub use emit::{
-    Decided, Emit, EmitRequest, Finished, Prepared, Recorded, Suppress, event_dir, payload_agent,
+    Decided, Emit, EmitRequest, Finished, Prepared, Recorded, Signals, Suppress, event_dir,
+    payload_agent,
 };
 pub use errors::RuntimeError;
 pub use explain::{Considered, Explanation, explain};

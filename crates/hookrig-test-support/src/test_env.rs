@@ -215,7 +215,8 @@ impl TestEnv {
     }
 
     /// A command for the program under test with `args`, run in [`project`](Self::project),
-    /// with every `HOOKRIG_*` variable removed (so `HOOKRIG_LEDGER` and `HOOKRIG_LOG` of
+    /// with `HOOKRIG_ENGINE=off` (emits run in-process and start no resident engine), with
+    /// every other `HOOKRIG_*` variable removed (so `HOOKRIG_LEDGER` and `HOOKRIG_LOG` of
     /// the developer's shell do not leak in), `HOME` and the XDG directories pointing
     /// into the test's directory, and [`bin`](Self::bin) first in `PATH`.
     ///
@@ -257,7 +258,10 @@ impl TestEnv {
                 "HOOKRIG_CLAUDE_MANAGED_SETTINGS",
                 self.claude_managed_settings_path(),
             )
-            .env("HOOKRIG_TRUST_ALL", "1");
+            .env("HOOKRIG_TRUST_ALL", "1")
+            // No emit starts a resident engine that would outlive the test; the tests of
+            // the engine switch it on themselves, and stop what they start.
+            .env("HOOKRIG_ENGINE", "off");
         command
     }
 

@@ -3,7 +3,7 @@
 
 use std::io::{IsTerminal, Read};
 
-use hookrig_runtime::engine::{self, EmitRequest};
+use hookrig_runtime::engine::{self, EmitRequest, Mode, Unavailable};
 use hookrig_runtime::{CallSite, EmitCall, HostReply, Suppress, ingress};
 
 use crate::cli::{EmitArgs, GlobalArgs};
@@ -34,12 +34,16 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
             return write(&hookrig_runtime::failure(host, &output::chain(&err)));
         }
     };
-    if let Some(reply) = through_engine(&call, &stdin) {
-        return write(&reply);
-    }
+    let start_engine = match through_engine(&call, &stdin) {
+        Route::Engine(reply) => return write(&reply),
+        Route::InProcess { start_engine } => start_engine,
+    };
     let (reply, decided) =
         hookrig_runtime::answer(&call, &stdin, CallSite::Here, &mut |line| eprint!("{line}"));
     let code = write(&reply)?;
+    if start_engine {
+        start_engine_for_next_emits();
+    }
     let Some(decided) = decided else {
         return Ok(code);
     };
@@ -53,29 +57,61 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
     Ok(finished.interrupted.map_or(code, exit_codes::stopped_by))
 }
 
-/// The answer of a running engine, when there is one to hand the call to; `None` when
-/// the emit must run in this process: the engine is switched off (`HOOKRIG_ENGINE=off`),
-/// none runs, it is another build, it failed, or the call cannot be sent.
-///
-/// With `--debug` the emit runs here, so that its debug lines come as the hooks run.
-fn through_engine(call: &EmitCall, stdin: &[u8]) -> Option<HostReply> {
-    if call.debug || std::env::var_os("HOOKRIG_ENGINE").is_some_and(|mode| mode == "off") {
-        return None;
+/// Who answers an emit.
+enum Route {
+    /// A running engine did.
+    Engine(HostReply),
+    /// This process does; with `start_engine`, it then starts an engine in the
+    /// background for the next emits.
+    InProcess { start_engine: bool },
+}
+
+/// Hands the call to a running engine when there is one; else says that the emit runs
+/// in this process: the engine is switched off (`HOOKRIG_ENGINE=off`), none runs, it is
+/// another build, it failed, or the call cannot be sent. With `--debug` the emit runs
+/// here, so that its debug lines come as the hooks run.
+fn through_engine(call: &EmitCall, stdin: &[u8]) -> Route {
+    let mode = Mode::from_env().unwrap_or_default();
+    let here = |why: &str, start_engine: bool| {
+        tracing::debug!("emit runs in-process: {why}");
+        Route::InProcess { start_engine }
+    };
+    if mode == Mode::Off {
+        return here("HOOKRIG_ENGINE=off", false);
     }
-    let socket = ingress::socket_path_from_env()?;
+    if call.debug {
+        return here("--debug shows the hooks as they run", false);
+    }
+    let Some(socket) = ingress::socket_path_from_env() else {
+        return here("no directory for the engine's socket", false);
+    };
     let Some(request) = EmitRequest::here(call, stdin) else {
-        tracing::debug!("emit runs in-process: its stdin or environment is not UTF-8");
-        return None;
+        return here("its stdin or environment is not UTF-8", false);
     };
     match engine::call(&socket, &request) {
         Ok(reply) => {
             tracing::debug!("emit answered by the engine at {}", socket.display());
-            Some(reply)
+            Route::Engine(reply)
         }
-        Err(why) => {
-            tracing::debug!("emit runs in-process: {why}");
-            None
-        }
+        Err(why @ Unavailable::NotRunning(_)) => here(&why.to_string(), mode == Mode::Auto),
+        Err(why) => here(&why.to_string(), false),
+    }
+}
+
+/// Starts an engine in the background for the next emits (`HOOKRIG_ENGINE=auto`, the
+/// default), with the idle time of `HOOKRIG_ENGINE_IDLE`; a failure to start is a debug
+/// line, never an error of this emit.
+fn start_engine_for_next_emits() {
+    let Some(socket) = ingress::socket_path_from_env() else {
+        return;
+    };
+    let idle = std::env::var("HOOKRIG_ENGINE_IDLE")
+        .ok()
+        .and_then(|text| humantime::parse_duration(&text).ok())
+        .unwrap_or(engine::DEFAULT_IDLE);
+    match crate::commands::engine::start_in_background(&socket, idle) {
+        Ok(()) => tracing::debug!("started an engine for the next emits"),
+        Err(err) => tracing::debug!("cannot start an engine: {err}"),
     }
 }
 

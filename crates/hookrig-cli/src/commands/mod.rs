@@ -5,6 +5,7 @@ pub(crate) mod auto;
 pub(crate) mod completions;
 pub(crate) mod config;
 pub(crate) mod emit;
+pub(crate) mod engine;
 pub(crate) mod events;
 pub(crate) mod explain;
 pub(crate) mod list;

@@ -21,9 +21,7 @@ fn emit_via(
     vars: &[(&str, &str)],
 ) -> Output {
     let mut command = env.command(std::iter::once("emit").chain(args.iter().copied()));
-    if !engine {
-        command.env("HOOKRIG_ENGINE", "off");
-    }
+    command.env("HOOKRIG_ENGINE", if engine { "on" } else { "off" });
     for (name, value) in vars {
         command.env(name, value);
     }
@@ -200,6 +198,7 @@ fn hooks_in_the_engine_get_the_clients_environment_and_directory() {
     std::fs::create_dir_all(&sub).expect("sub");
     let mut command = env.command(["emit", "session.start"]);
     command
+        .env("HOOKRIG_ENGINE", "on")
         .current_dir(&sub)
         .env("HOOKRIG_TEST_PARENTS", &parents)
         .env("CLIENT_VAR", "only-in-this-client");
@@ -279,9 +278,7 @@ fn a_project_hook_changed_after_trust_is_refused_by_the_engine_too() {
     let serve = Serve::start(&env);
     let untrusted = |engine: bool| {
         let mut command = env.untrusted_command(["emit", "tool.before"]);
-        if !engine {
-            command.env("HOOKRIG_ENGINE", "off");
-        }
+        command.env("HOOKRIG_ENGINE", if engine { "on" } else { "off" });
         hookrig_test_support::run_with_input(command, b"{}", hookrig_test_support::HANG_LIMIT)
     };
     assert_eq!(code(&untrusted(true)), 2, "trusted: the guard runs");
@@ -296,4 +293,75 @@ fn a_project_hook_changed_after_trust_is_refused_by_the_engine_too() {
         );
     }
     drop(serve);
+}
+
+/// `hookrig engine ARGS` with the engine mode `mode`.
+fn engine_cmd(env: &TestEnv, args: &[&str]) -> Output {
+    let mut command = env.command(std::iter::once("engine").chain(args.iter().copied()));
+    command.stdin(std::process::Stdio::null());
+    command.output().expect("run hookrig engine")
+}
+
+#[test]
+fn auto_starts_an_engine_for_the_next_emits_which_exits_when_idle() {
+    // guards: with the default mode the first emit answers in-process and leaves an
+    // engine for the next ones; the engine goes away by itself after its idle time
+    let env = test_env();
+    let parents = env.root().join("parents");
+    env.write_global_config(CONFIG);
+    let auto = |idle: &str| {
+        let mut command = env.command(["emit", "session.start"]);
+        command
+            .env("HOOKRIG_ENGINE", "auto")
+            .env("HOOKRIG_ENGINE_IDLE", idle)
+            .env("HOOKRIG_TEST_PARENTS", &parents);
+        hookrig_test_support::run_with_input(command, b"{}", hookrig_test_support::HANG_LIMIT)
+    };
+    assert_eq!(code(&engine_cmd(&env, &["status"])), 3, "none runs yet");
+    let first = auto("2s");
+    assert_eq!(code(&first), 0, "{}", text(&first.stderr));
+    let status = wait_for("the engine started by auto", || {
+        let out = engine_cmd(&env, &["status", "--json"]);
+        (code(&out) == 0)
+            .then(|| serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("status JSON"))
+    });
+    let engine_pid = status["pid"].to_string();
+    let second = auto("2s");
+    assert_eq!(code(&second), 0, "{}", text(&second.stderr));
+    let parents = std::fs::read_to_string(&parents).expect("ran");
+    let lines: Vec<&str> = parents.lines().collect();
+    assert_eq!(lines.len(), 2, "{parents}");
+    assert_ne!(lines[0], engine_pid, "the first emit ran in-process");
+    assert_eq!(
+        lines[1], engine_pid,
+        "the second was answered by the engine"
+    );
+    // Idle for its 2 s: it exits by itself, and removes its socket.
+    wait_for("the idle engine to exit", || {
+        (code(&engine_cmd(&env, &["status"])) == 3).then_some(())
+    });
+    assert!(!env.serve_socket().exists());
+}
+
+#[test]
+fn engine_start_status_and_stop() {
+    let env = test_env();
+    let started = engine_cmd(&env, &["start", "--idle", "30s"]);
+    assert_eq!(code(&started), 0, "{}", text(&started.stderr));
+    assert!(text(&started.stdout).starts_with("engine started (pid "));
+    let again = engine_cmd(&env, &["start", "--idle", "30s"]);
+    assert!(text(&again.stdout).starts_with("an engine already runs"));
+    let status = engine_cmd(&env, &["status"]);
+    assert_eq!(code(&status), 0);
+    let status = text(&status.stdout);
+    assert!(status.contains("answered   0"), "{status}");
+    assert!(status.contains(&env.serve_socket().display().to_string()));
+    let stopped = engine_cmd(&env, &["stop"]);
+    assert_eq!(code(&stopped), 0, "{}", text(&stopped.stderr));
+    assert_eq!(text(&stopped.stdout), "engine stopped\n");
+    assert_eq!(code(&engine_cmd(&env, &["status"])), 3);
+    assert_eq!(
+        text(&engine_cmd(&env, &["stop"]).stdout),
+        format!("no engine runs (socket {})\n", env.serve_socket().display())
+    );
 }

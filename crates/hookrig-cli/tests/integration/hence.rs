@@ -250,7 +250,7 @@ fn recorder(env: &TestEnv) -> String {
             {{
               printf 'argc=%s\n$1=%s\n$2=%s\n$3=%s\n' "$#" "$1" "$2" "$3"
               env | grep -E '^(HENCE|HOOKRIG)_' \
-                | grep -v -E '^HOOKRIG_(TRUST_ALL|CLAUDE_MANAGED_SETTINGS)=' | LC_ALL=C sort
+                | grep -v -E '^HOOKRIG_(TRUST_ALL|CLAUDE_MANAGED_SETTINGS|ENGINE)=' | LC_ALL=C sort
               printf 'stdin=[%s]\n' "$(cat)"
               printf 'pwd=%s\n' "$(pwd)"
             }} > {}

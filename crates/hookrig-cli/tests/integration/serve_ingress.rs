@@ -4,7 +4,7 @@
 use std::io::Read as _;
 use std::os::unix::net::UnixListener;
 
-use crate::harness::{Emitted, emit, test_env};
+use crate::harness::{emit, test_env};
 
 const PAYLOAD: &str = r#"{"tool":{"name":"bash","input":{"command":"ls"}},"project_id":"demo"}"#;
 
@@ -15,10 +15,8 @@ fn emit_delivers_the_event_to_a_listening_serve() {
     std::fs::create_dir_all(socket.parent().expect("dir")).expect("mkdir");
     let listener = UnixListener::bind(&socket).expect("bind");
 
-    // An alias: the canonical name is what serve receives. The listener is no engine,
-    // so the emit runs in-process (after a hello the listener never answers): switched
-    // off here to keep the one connection this test reads.
-    let out = emit_with_engine_off(&env, &["PreToolUse"], PAYLOAD);
+    // An alias: the canonical name is what serve receives.
+    let out = emit(&env, &["PreToolUse"], PAYLOAD);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.outcome["decision"], "allow");
 
@@ -48,19 +46,4 @@ fn emit_is_unaffected_without_a_serve() {
         assert_eq!(out.outcome["decision"], "allow");
     }
     assert!(socket.exists(), "emit leaves the socket file to serve");
-}
-
-fn emit_with_engine_off(
-    env: &hookrig_test_support::TestEnv,
-    args: &[&str],
-    payload: &str,
-) -> Emitted {
-    let mut command = env.command(["emit"].iter().chain(args));
-    command.env("HOOKRIG_ENGINE", "off");
-    let output = hookrig_test_support::run_with_input(
-        command,
-        payload.as_bytes(),
-        hookrig_test_support::HANG_LIMIT,
-    );
-    crate::harness::emitted(&output)
 }

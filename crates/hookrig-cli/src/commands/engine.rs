@@ -1,0 +1,156 @@
+//! `hookrig engine run|start|status|stop`: the resident engine that answers emits.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use hookrig_runtime::engine::{self, Stopped, Unavailable};
+use hookrig_runtime::ingress;
+
+use crate::errors::ExpectedError;
+use crate::exit_codes;
+use crate::output::print;
+
+/// `hookrig engine ...`.
+#[derive(Debug, Args)]
+pub(crate) struct EngineArgs {
+    #[command(subcommand)]
+    command: EngineCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum EngineCommand {
+    /// Run an engine in the foreground (emits only, no automations) until it is
+    /// stopped, gets SIGINT/SIGTERM/SIGHUP, or has been idle for --idle.
+    Run {
+        /// How long without an emit before it exits (`10m`, `1h`, `0s` for never).
+        #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_idle)]
+        idle: Duration,
+    },
+    /// Start an engine in the background and wait until it answers.
+    Start {
+        /// How long without an emit before it exits (`10m`, `1h`, `0s` for never).
+        #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_idle)]
+        idle: Duration,
+    },
+    /// Show the running engine: pid, uptime, build, emits answered and under way.
+    ///
+    /// Exit 3 when none runs.
+    Status {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop the running engine (emits under way get their answers first).
+    Stop,
+}
+
+/// An idle time; zero means never.
+fn parse_idle(text: &str) -> Result<Duration, String> {
+    let idle = humantime::parse_duration(text).map_err(|err| err.to_string())?;
+    Ok(if idle.is_zero() { Duration::MAX } else { idle })
+}
+
+pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
+    let socket = ingress::socket_path_from_env().ok_or(ExpectedError::NoSocketPath)?;
+    match &args.command {
+        EngineCommand::Run { idle } => {
+            let stopped = engine::run_resident_blocking(&socket, *idle)?;
+            let why = match stopped {
+                Stopped::Asked => "asked to stop",
+                Stopped::Signal => "signalled",
+                Stopped::Idle => "idle",
+            };
+            eprintln!("hookrig engine: stopped ({why})");
+            Ok(exit_codes::PROCEED)
+        }
+        EngineCommand::Start { idle } => {
+            if let Ok(status) = engine::status(&socket) {
+                print(&format!("an engine already runs (pid {})\n", status.pid))?;
+                return Ok(exit_codes::PROCEED);
+            }
+            start_in_background(&socket, *idle).map_err(ExpectedError::EngineStart)?;
+            let status = engine::wait_until_ready(&socket, START_LIMIT)
+                .map_err(|err| ExpectedError::EngineStart(err.to_string()))?;
+            print(&format!("engine started (pid {})\n", status.pid))?;
+            Ok(exit_codes::PROCEED)
+        }
+        EngineCommand::Status { json } => match engine::status(&socket) {
+            Ok(status) => {
+                if *json {
+                    let text = serde_json::to_string_pretty(&status).expect("status serializes");
+                    print(&format!("{text}\n"))?;
+                } else {
+                    print(&format!(
+                        "pid        {}\nuptime     {:.0} s\nsocket     {}\nbuild      {}\nanswered   {}\nin flight  {}\nidle       {:.0} s\n",
+                        status.pid,
+                        status.uptime_s,
+                        socket.display(),
+                        status.build,
+                        status.answered,
+                        status.in_flight,
+                        status.idle_s,
+                    ))?;
+                }
+                Ok(exit_codes::PROCEED)
+            }
+            Err(Unavailable::NotRunning(_)) => {
+                print(&format!("no engine runs (socket {})\n", socket.display()))?;
+                Ok(exit_codes::NOT_RUNNING)
+            }
+            Err(err) => Err(ExpectedError::EngineStart(err.to_string())),
+        },
+        EngineCommand::Stop => match engine::stop(&socket, STOP_LIMIT) {
+            Ok(()) => {
+                print("engine stopped\n")?;
+                Ok(exit_codes::PROCEED)
+            }
+            Err(Unavailable::NotRunning(_)) => {
+                print(&format!("no engine runs (socket {})\n", socket.display()))?;
+                Ok(exit_codes::PROCEED)
+            }
+            Err(err) => Err(ExpectedError::EngineStart(err.to_string())),
+        },
+    }
+}
+
+/// How long `engine start` waits for the new engine to answer.
+const START_LIMIT: Duration = Duration::from_secs(5);
+/// How long `engine stop` waits for the engine to be gone.
+const STOP_LIMIT: Duration = Duration::from_secs(10);
+
+/// Starts `hookrig engine run` in a session of its own, its output appended to
+/// `engine.log` beside the socket, and returns at once.
+pub(crate) fn start_in_background(socket: &std::path::Path, idle: Duration) -> Result<(), String> {
+    let program = std::env::current_exe().map_err(|err| format!("cannot find hookrig: {err}"))?;
+    let log = log_path(socket);
+    if let Some(dir) = log.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let stream = || {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .map_or(hookrig_exec::Stream::Null, hookrig_exec::Stream::File)
+    };
+    let idle = if idle == Duration::MAX {
+        "0s".to_owned()
+    } else {
+        format!("{}s", idle.as_secs())
+    };
+    let cwd = std::env::temp_dir();
+    hookrig_exec::Command::exec(program, ["engine", "run", "--idle", &idle], cwd)
+        .spawn_detached(hookrig_exec::Detached {
+            stdout: stream(),
+            stderr: stream(),
+            grouping: hookrig_exec::Grouping::Session,
+        })
+        .map(drop)
+        .map_err(|err| err.to_string())
+}
+
+/// Where a background engine writes what it says.
+fn log_path(socket: &std::path::Path) -> PathBuf {
+    socket.with_file_name("engine.log")
+}
