@@ -50,6 +50,7 @@ mod pty;
 mod reaper;
 mod script;
 mod unix;
+pub mod worker;
 
 pub use child::{Capture, Command, Exit, Program, Stderr};
 pub use command::{CommandDef, CommandHandler, Limits};
@@ -66,3 +67,4 @@ pub use protocol::{Protocol, read_reply};
 pub use pty::{PtyChild, PtyWriter, TerminalSize};
 pub use reaper::{Guardian, Leftovers};
 pub use script::{Probe, executable_problem as script_problem, probe};
+pub use worker::{WorkerHandler, WorkerKey, WorkerSpec};

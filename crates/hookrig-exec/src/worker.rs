@@ -1,0 +1,652 @@
+//! Persistent workers: a hook whose process is started once and kept, answering one
+//! event per JSON line instead of one process per event.
+//!
+//! Each event goes to a free worker of the hook's pool as one line on its stdin,
+//! `{"id": N, "event": NAME, "payload": {...}}`, and the worker answers one line on its
+//! stdout, `{"id": N, ...the native reply...}` (`{"id": N, "error": "..."}` for a
+//! failure it reports itself). One event is in flight per worker at a time.
+//!
+//! A worker that does not answer within the hook's timeout is killed (its whole process
+//! group) and the event gets the hook's failure policy; one that exits, answers with
+//! something else than its reply line, or floods its stdout is killed too. A killed or
+//! crashed worker is started again for the next event, after a backoff that doubles
+//! with each consecutive failure (100 ms up to 30 s) and resets after an answer. A
+//! worker idle for [`IDLE`] is stopped (its stdin closed, then killed after the grace).
+//!
+//! The workers run on a runtime of their own, shared by the whole process: an emit's
+//! runtime lives for one emit, a worker for many. Pools are kept in one table keyed by
+//! the hook's identity and definition ([`WorkerKey`]); a changed definition or script
+//! makes a new key, so the old pool is idle from then on and goes away.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use hookrig_core::{
+    BoxFuture, Failure, FailureKind, Handler, Invocation, Reply, Report, display_duration,
+};
+use serde::Serialize;
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::command::Limits;
+use crate::process::{EnvPolicy, ProcessOutput, Termination, apply_env, resolve_program};
+use crate::protocol::{Protocol, read_reply};
+use crate::reaper::Leftovers;
+use crate::unix::ProcessGroup;
+
+/// How long a worker may wait for an event before it is stopped.
+pub const IDLE: Duration = Duration::from_mins(5);
+
+/// The first backoff after a failure; it doubles with each consecutive one.
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+/// The longest backoff.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// What tells one pool from another: the hook (its file and name) and a digest of its
+/// definition and script, so that an edited hook gets fresh workers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WorkerKey {
+    /// The file that declares the hook.
+    pub source: PathBuf,
+    /// The hook's name.
+    pub name: String,
+    /// A digest of everything that makes the hook what it is (its trust hash).
+    pub definition: String,
+}
+
+/// How a pool's workers are started.
+#[derive(Debug, Clone)]
+pub struct WorkerSpec {
+    /// The program, or `/bin/sh` for a shell line.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Variables the hook's configuration adds.
+    pub env: Vec<(String, String)>,
+    /// How many workers run at once (at least one).
+    pub count: usize,
+    /// Timeout, kill grace and caps of the hook.
+    pub limits: Limits,
+}
+
+/// A hook answered by a pool of persistent workers.
+#[derive(Debug, Clone)]
+pub struct WorkerHandler {
+    name: String,
+    key: WorkerKey,
+    spec: Arc<WorkerSpec>,
+    protocol: Arc<dyn Protocol>,
+}
+
+impl WorkerHandler {
+    /// The handler of the hook `name`, whose workers are those of `key` (started with
+    /// `spec` when the pool does not exist yet) and whose replies `protocol` reads.
+    pub fn new(
+        name: impl Into<String>,
+        key: WorkerKey,
+        spec: WorkerSpec,
+        protocol: Arc<dyn Protocol>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            key,
+            spec: Arc::new(spec),
+            protocol,
+        }
+    }
+}
+
+impl Handler for WorkerHandler {
+    fn run(&self, invocation: Invocation) -> BoxFuture<Report> {
+        let handler = self.clone();
+        Box::pin(async move { handler.answer(invocation).await })
+    }
+}
+
+impl WorkerHandler {
+    async fn answer(&self, invocation: Invocation) -> Report {
+        let started = Instant::now();
+        let pool = pool(&self.key, &self.spec, &invocation);
+        let line = serde_json::json!({
+            "event": invocation.context.name.as_str(),
+            "payload": serde_json::from_slice::<serde_json::Value>(
+                &self.protocol.stdin(&self.name, &invocation)
+            ).unwrap_or(serde_json::Value::Null),
+        });
+        let (reply_to, reply) = oneshot::channel();
+        let job = Job {
+            event: line,
+            reply: reply_to,
+        };
+        let answer = if pool.jobs.send(job).await.is_ok() {
+            reply
+                .await
+                .unwrap_or_else(|_| Answer::failed(FailureKind::Crash, "the worker pool stopped"))
+        } else {
+            Answer::failed(FailureKind::Spawn, "the worker pool stopped")
+        };
+        let duration = started.elapsed();
+        let stderr = (!answer.stderr.is_empty()).then(|| answer.stderr.clone());
+        let reply = match answer.outcome {
+            Outcome::Line(bytes) => {
+                let output = ProcessOutput {
+                    termination: Termination::Exited(0),
+                    stdout: bytes,
+                    stderr: answer.stderr.into_bytes(),
+                    stdout_truncated: false,
+                    stderr_truncated: false,
+                    leaked: false,
+                    leftovers: Leftovers::default(),
+                    duration,
+                };
+                read_reply(
+                    self.protocol.as_ref(),
+                    &self.name,
+                    &self.spec.limits,
+                    &invocation,
+                    &output,
+                )
+            }
+            Outcome::Failed(kind, why) => Reply::Failure(Failure {
+                kind,
+                message: format!("hook {}: {why}", self.name),
+            }),
+        };
+        tracing::debug!(
+            "hooks.worker {} {}: {}",
+            self.name,
+            invocation.context.name,
+            match &reply {
+                Reply::Failure(failure) => failure.message.clone(),
+                Reply::Verdict(_) => "answered".to_owned(),
+            }
+        );
+        Report {
+            reply,
+            exit_code: None,
+            duration,
+            stdout: None,
+            stderr,
+            truncated: false,
+        }
+    }
+}
+
+/// One event for a worker.
+#[derive(Debug)]
+struct Job {
+    event: serde_json::Value,
+    reply: oneshot::Sender<Answer>,
+}
+
+/// What became of a job.
+#[derive(Debug)]
+struct Answer {
+    outcome: Outcome,
+    /// What the worker wrote on stderr while the job was in flight.
+    stderr: String,
+}
+
+#[derive(Debug)]
+enum Outcome {
+    /// The reply line, without its `id`.
+    Line(Vec<u8>),
+    /// No reply: why.
+    Failed(FailureKind, String),
+}
+
+impl Answer {
+    fn failed(kind: FailureKind, why: impl Into<String>) -> Answer {
+        Answer {
+            outcome: Outcome::Failed(kind, why.into()),
+            stderr: String::new(),
+        }
+    }
+}
+
+/// A pool: the queue its workers take jobs from, and what they report.
+#[derive(Debug)]
+struct Pool {
+    key: WorkerKey,
+    jobs: mpsc::Sender<Job>,
+    workers: Vec<Arc<Mutex<WorkerState>>>,
+}
+
+/// What `hookrig engine status` shows of one worker.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct WorkerState {
+    /// Its pid while it runs.
+    pub pid: Option<u32>,
+    /// How many times it was started.
+    pub starts: u64,
+    /// How many times it failed (crashed, timed out, garbled, flooded).
+    pub failures: u64,
+    /// The last failure.
+    pub last_error: Option<String>,
+    /// Events answered.
+    pub answered: u64,
+    /// Whether an event is in flight.
+    pub busy: bool,
+}
+
+/// One pool as `hookrig engine status` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PoolStatus {
+    /// The hook.
+    pub hook: String,
+    /// The file that declares it.
+    pub source: PathBuf,
+    /// Its workers.
+    pub workers: Vec<WorkerState>,
+}
+
+/// The pools of this process.
+fn pools() -> &'static Mutex<HashMap<WorkerKey, Arc<Pool>>> {
+    static POOLS: OnceLock<Mutex<HashMap<WorkerKey, Arc<Pool>>>> = OnceLock::new();
+    POOLS.get_or_init(Mutex::default)
+}
+
+/// The runtime the workers' I/O runs on: one thread, for the life of the process.
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("hookrig-workers")
+            .enable_all()
+            .build()
+            .expect("the workers' runtime starts (it needs a thread and an epoll instance)")
+    })
+}
+
+/// The pool of `key`, started with `spec` in the directory and environment of
+/// `invocation` when it does not exist yet.
+fn pool(key: &WorkerKey, spec: &Arc<WorkerSpec>, invocation: &Invocation) -> Arc<Pool> {
+    let mut pools = pools().lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(pool) = pools.get(key) {
+        return Arc::clone(pool);
+    }
+    let count = spec.count.max(1);
+    let (jobs, queue) = mpsc::channel(count * 4);
+    let queue = Arc::new(tokio::sync::Mutex::new(queue));
+    let mut env = EnvPolicy::Inherit {
+        set: spec.env.clone(),
+    };
+    if let Some(host) = &invocation.context.env {
+        env = env.for_host(host);
+    }
+    let start = Arc::new(Start {
+        spec: Arc::clone(spec),
+        cwd: invocation.context.cwd.clone(),
+        env,
+    });
+    let workers: Vec<Arc<Mutex<WorkerState>>> = (0..count)
+        .map(|_| Arc::new(Mutex::new(WorkerState::default())))
+        .collect();
+    for state in &workers {
+        runtime().spawn(work(
+            Arc::clone(&start),
+            Arc::clone(&queue),
+            Arc::clone(state),
+        ));
+    }
+    let pool = Arc::new(Pool {
+        key: key.clone(),
+        jobs,
+        workers,
+    });
+    pools.insert(key.clone(), Arc::clone(&pool));
+    pool
+}
+
+/// Every pool of this process and its workers.
+pub fn status() -> Vec<PoolStatus> {
+    let pools = pools().lock().unwrap_or_else(PoisonError::into_inner);
+    let mut status: Vec<PoolStatus> = pools
+        .values()
+        .map(|pool| PoolStatus {
+            hook: pool.key.name.clone(),
+            source: pool.key.source.clone(),
+            workers: pool
+                .workers
+                .iter()
+                .map(|w| w.lock().unwrap_or_else(PoisonError::into_inner).clone())
+                .collect(),
+        })
+        .collect();
+    status.sort_by(|a, b| (&a.source, &a.hook).cmp(&(&b.source, &b.hook)));
+    status
+}
+
+/// Stops every worker of this process (the engine is stopping): each pool's queue is
+/// closed, so its workers close their stdin and are killed after their grace.
+pub fn stop_all() {
+    let pools: Vec<Arc<Pool>> = pools()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .drain()
+        .map(|(_, pool)| pool)
+        .collect();
+    let pids: Vec<u32> = pools
+        .iter()
+        .flat_map(|pool| &pool.workers)
+        .filter_map(|w| w.lock().unwrap_or_else(PoisonError::into_inner).pid)
+        .collect();
+    drop(pools);
+    for pid in pids {
+        if let Some(group) = ProcessGroup::led_by(pid) {
+            group.kill();
+        }
+    }
+}
+
+/// What every worker of a pool is started with.
+#[derive(Debug)]
+struct Start {
+    spec: Arc<WorkerSpec>,
+    cwd: PathBuf,
+    env: EnvPolicy,
+}
+
+/// A running worker process.
+#[derive(Debug)]
+struct Running {
+    child: Child,
+    group: Option<ProcessGroup>,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Running {
+    fn kill(mut self) {
+        if let Some(group) = self.group {
+            group.kill();
+        }
+        let _ = self.child.start_kill();
+        // Reaped in the background: a killed worker exits at once.
+        runtime().spawn(async move {
+            let _ = self.child.wait().await;
+        });
+    }
+}
+
+/// One worker: takes jobs from the pool's queue one at a time, starting (or restarting)
+/// its process as needed.
+async fn work(
+    start: Arc<Start>,
+    queue: Arc<tokio::sync::Mutex<mpsc::Receiver<Job>>>,
+    state: Arc<Mutex<WorkerState>>,
+) {
+    static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+    let mut running: Option<Running> = None;
+    let mut failures_in_a_row: u32 = 0;
+    let mut not_before = Instant::now();
+    let set = |change: &dyn Fn(&mut WorkerState)| {
+        change(&mut state.lock().unwrap_or_else(PoisonError::into_inner));
+    };
+    loop {
+        let next = {
+            let mut queue = queue.lock().await;
+            tokio::time::timeout(IDLE, queue.recv()).await
+        };
+        let job = match next {
+            Ok(Some(job)) => job,
+            Ok(None) => {
+                // The pool is gone: stop for good.
+                if let Some(worker) = running.take() {
+                    stop_gracefully(worker, start.spec.limits.kill_grace).await;
+                }
+                set(&|s| s.pid = None);
+                return;
+            }
+            Err(_) => {
+                // Idle: the process goes, the worker waits for the next event.
+                if let Some(worker) = running.take() {
+                    stop_gracefully(worker, start.spec.limits.kill_grace).await;
+                    set(&|s| s.pid = None);
+                }
+                continue;
+            }
+        };
+        set(&|s| s.busy = true);
+        let deadline = start.spec.limits.timeout.map(|t| Instant::now() + t);
+        if running.is_none() {
+            // Backoff after failures, within the event's timeout.
+            let wait = not_before.saturating_duration_since(Instant::now());
+            if deadline.is_some_and(|d| Instant::now() + wait > d) {
+                let _ = job.reply.send(Answer::failed(
+                    FailureKind::Spawn,
+                    format!(
+                        "its worker failed {failures_in_a_row} times in a row and restarts in {}",
+                        display_duration(wait)
+                    ),
+                ));
+                set(&|s| s.busy = false);
+                continue;
+            }
+            tokio::time::sleep(wait).await;
+            match spawn(&start) {
+                Ok(worker) => {
+                    let pid = worker.child.id();
+                    set(&|s| {
+                        s.pid = pid;
+                        s.starts += 1;
+                    });
+                    running = Some(worker);
+                }
+                Err(why) => {
+                    failures_in_a_row += 1;
+                    not_before = Instant::now() + backoff(failures_in_a_row);
+                    set(&|s| {
+                        s.failures += 1;
+                        s.last_error = Some(why.clone());
+                        s.busy = false;
+                    });
+                    let _ = job.reply.send(Answer::failed(FailureKind::Spawn, why));
+                    continue;
+                }
+            }
+        }
+        let worker = running.as_mut().expect("started above");
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let answer = exchange(worker, id, &job.event, deadline, &start.spec.limits).await;
+        match &answer.outcome {
+            Outcome::Line(_) => {
+                failures_in_a_row = 0;
+                set(&|s| {
+                    s.answered += 1;
+                    s.busy = false;
+                });
+            }
+            Outcome::Failed(_, why) => {
+                // The worker is out of step with its events (or gone): start afresh.
+                if let Some(worker) = running.take() {
+                    worker.kill();
+                }
+                failures_in_a_row += 1;
+                not_before = Instant::now() + backoff(failures_in_a_row);
+                set(&|s| {
+                    s.pid = None;
+                    s.failures += 1;
+                    s.last_error = Some(why.clone());
+                    s.busy = false;
+                });
+            }
+        }
+        let _ = job.reply.send(answer);
+    }
+}
+
+/// The backoff before start number `failures + 1`.
+fn backoff(failures: u32) -> Duration {
+    FIRST_BACKOFF
+        .saturating_mul(2u32.saturating_pow(failures.saturating_sub(1)))
+        .min(MAX_BACKOFF)
+}
+
+/// Starts a worker process: in a process group of its own, killed with the process
+/// that started it, stdin and stdout piped, stderr read line by line.
+fn spawn(start: &Start) -> Result<Running, String> {
+    let spec = &start.spec;
+    let resolved = resolve_program(&spec.program, &start.cwd, &start.env)
+        .map_err(|err| format!("its worker cannot start: {err}"))?;
+    let mut command = tokio::process::Command::new(&resolved);
+    crate::unix::configure_command(&mut command, &spec.program);
+    command
+        .args(&spec.args)
+        .current_dir(&start.cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    apply_env(command.as_std_mut(), &start.env);
+    let mut child = command
+        .spawn()
+        .map_err(|err| format!("its worker cannot start: {err}"))?;
+    let group = child.id().and_then(ProcessGroup::led_by);
+    let stdin = child.stdin.take().ok_or("its worker has no stdin")?;
+    let stdout = child.stdout.take().ok_or("its worker has no stdout")?;
+    let stderr = Arc::new(Mutex::new(String::new()));
+    if let Some(pipe) = child.stderr.take() {
+        let sink = Arc::clone(&stderr);
+        let cap = spec.limits.stderr_cap;
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(pipe).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut text = sink.lock().unwrap_or_else(PoisonError::into_inner);
+                if text.len() + line.len() < cap {
+                    text.push_str(&line);
+                    text.push('\n');
+                }
+            }
+        });
+    }
+    Ok(Running {
+        child,
+        group,
+        stdin,
+        stdout: BufReader::new(stdout),
+        stderr,
+    })
+}
+
+/// Sends one event to `worker` and reads its reply line, by `deadline`.
+async fn exchange(
+    worker: &mut Running,
+    id: u64,
+    event: &serde_json::Value,
+    deadline: Option<Instant>,
+    limits: &Limits,
+) -> Answer {
+    worker
+        .stderr
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clear();
+    let mut line = serde_json::json!({"id": id});
+    if let (Some(line), Some(event)) = (line.as_object_mut(), event.as_object()) {
+        line.extend(event.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    let mut bytes = line.to_string().into_bytes();
+    bytes.push(b'\n');
+    let talk = async {
+        if let Err(err) = worker.stdin.write_all(&bytes).await {
+            return Outcome::Failed(
+                FailureKind::Crash,
+                format!("its worker does not read its stdin ({err})"),
+            );
+        }
+        let _ = worker.stdin.flush().await;
+        let mut reply = Vec::new();
+        let read = (&mut worker.stdout)
+            .take(limits.stdout_cap as u64 + 1)
+            .read_until(b'\n', &mut reply)
+            .await;
+        match read {
+            Ok(0) => {
+                let status = worker.child.try_wait().ok().flatten();
+                return Outcome::Failed(
+                    FailureKind::Crash,
+                    match status {
+                        Some(status) => format!("its worker exited ({status}) while answering"),
+                        None => "its worker closed its stdout while answering".to_owned(),
+                    },
+                );
+            }
+            Ok(_) if reply.len() > limits.stdout_cap => {
+                return Outcome::Failed(
+                    FailureKind::Malformed,
+                    format!(
+                        "its worker's reply is larger than the {} byte stdout cap",
+                        limits.stdout_cap
+                    ),
+                );
+            }
+            Ok(_) => {}
+            Err(err) => {
+                return Outcome::Failed(
+                    FailureKind::Crash,
+                    format!("cannot read its worker's stdout ({err})"),
+                );
+            }
+        }
+        match serde_json::from_slice::<serde_json::Value>(&reply) {
+            Ok(serde_json::Value::Object(mut map)) if map.get("id") == Some(&id.into()) => {
+                map.remove("id");
+                if let Some(error) = map.get("error") {
+                    let error = error
+                        .as_str()
+                        .map_or_else(|| error.to_string(), str::to_owned);
+                    Outcome::Failed(FailureKind::Exit, format!("its worker failed: {error}"))
+                } else {
+                    Outcome::Line(serde_json::Value::Object(map).to_string().into_bytes())
+                }
+            }
+            _ => Outcome::Failed(
+                FailureKind::Malformed,
+                format!(
+                    "its worker answered something else than its reply line: {}",
+                    String::from_utf8_lossy(&reply[..reply.len().min(200)]).trim_end()
+                ),
+            ),
+        }
+    };
+    let outcome = match deadline {
+        None => talk.await,
+        Some(deadline) => match tokio::time::timeout_at(deadline.into(), talk).await {
+            Ok(outcome) => outcome,
+            Err(_) => Outcome::Failed(
+                FailureKind::Timeout,
+                format!(
+                    "timed out after {}; its worker was killed",
+                    display_duration(limits.timeout.unwrap_or_default())
+                ),
+            ),
+        },
+    };
+    let stderr = std::mem::take(&mut *worker.stderr.lock().unwrap_or_else(PoisonError::into_inner));
+    Answer { outcome, stderr }
+}
+
+/// Closes the worker's stdin (a worker reading to end of input then exits by itself),
+/// and kills its group when it is still there after `grace`.
+async fn stop_gracefully(mut worker: Running, grace: Duration) {
+    drop(worker.stdin);
+    if tokio::time::timeout(grace, worker.child.wait())
+        .await
+        .is_err()
+    {
+        if let Some(group) = worker.group {
+            group.kill();
+        }
+        let _ = worker.child.start_kill();
+        let _ = worker.child.wait().await;
+    }
+}
