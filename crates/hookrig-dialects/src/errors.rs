@@ -1,5 +1,7 @@
 //! Errors of hookrig-dialects.
 
+use std::path::PathBuf;
+
 use thiserror::Error;
 
 /// A host's input that cannot be read as an event.
@@ -14,4 +16,20 @@ pub enum HostError {
     /// No event was given, and the host's input does not name one.
     #[error("no event: the host's input names none")]
     NoEvent,
+}
+
+/// A plugin package directory that cannot be registered.
+#[derive(Debug, Error)]
+pub enum PackageError {
+    /// An id that cannot name a package.
+    #[error("invalid plugin id `{0}`: it must match ^[a-z0-9][a-z0-9-]*$")]
+    BadId(String),
+    /// A directory that is not a valid package.
+    #[error("cannot register {}: not a valid plugin package:\n{}", dir.display(), problems.join("\n"))]
+    Invalid {
+        /// The directory.
+        dir: PathBuf,
+        /// Every error, `path:line:col: message`.
+        problems: Vec<String>,
+    },
 }

@@ -40,9 +40,7 @@ pub(crate) fn run(global: &GlobalArgs) -> Result<u8, ExpectedError> {
         AutomationError::Ingress(err) => ExpectedError::Ingress(err),
         AutomationError::Store(err) => ExpectedError::Store(err),
         AutomationError::Signals(err) => ExpectedError::Runtime(err),
-        err @ AutomationError::CorruptRow { .. } => {
-            ExpectedError::InvalidAutomation(err.to_string())
-        }
+        err => ExpectedError::InvalidAutomation(err.to_string()),
     })?;
     Ok(exit_codes::PROCEED)
 }

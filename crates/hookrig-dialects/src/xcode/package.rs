@@ -27,6 +27,7 @@ use hookrig_exec::CommandDef;
 use super::loader::{self as xcode, JsonFile, Seg, locate};
 use super::webhook;
 use crate::definition::{HookDef, Settings};
+use crate::errors::PackageError;
 use crate::loader::{LoadContext, LoadOptions};
 use crate::native::NativeProtocol;
 use hookrig_config::{Environment, Project};
@@ -135,6 +136,77 @@ pub fn check_package(env: &Environment, package: &PackageRef) -> PackageCheck {
         hooks: ctx.hooks,
         diagnostics: ctx.diagnostics,
     }
+}
+
+/// A package directory that can be registered: what `hookrig plugins register` records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registrable {
+    /// The package as an emit would load it.
+    pub package: Package,
+    /// Its directory, absolute and canonical, so that the registry keeps naming the same
+    /// directory whatever the working directory of a later emit, and symlinks cannot
+    /// register one directory under two ids.
+    pub dir: PathBuf,
+}
+
+/// Checks the package in `path` for registration under `id`, as an emit would load it
+/// (`env` gives the user's directories): an invalid id or any error refuses it, listing
+/// every problem. Warnings do not refuse it; each is handed to `warn`.
+pub fn registrable(
+    env: &Environment,
+    id: &str,
+    path: &Path,
+    warn: &mut dyn FnMut(&Diagnostic),
+) -> Result<Registrable, PackageError> {
+    if !valid_package_id(id) {
+        return Err(PackageError::BadId(id.to_owned()));
+    }
+    let dir = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let dir = dir.canonicalize().unwrap_or(dir);
+    let env = Environment {
+        cwd: dir.clone(),
+        ..env.clone()
+    };
+    let check = check_package(
+        &env,
+        &PackageRef {
+            id: id.to_owned(),
+            path: dir.clone(),
+        },
+    );
+    let (errors, warnings): (Vec<_>, Vec<_>) = check
+        .diagnostics
+        .into_iter()
+        .partition(|d| d.severity == Severity::Error);
+    for warning in &warnings {
+        warn(warning);
+    }
+    match check.package {
+        Some(package) if errors.is_empty() => Ok(Registrable { package, dir }),
+        _ => Err(PackageError::Invalid {
+            dir,
+            problems: errors
+                .iter()
+                .map(|e| without_load_tail(&e.to_string(), id))
+                .collect(),
+        }),
+    }
+}
+
+/// A load diagnostic without its "what the load did about it" tail, which reads wrong
+/// when nothing was being loaded.
+fn without_load_tail(text: &str, id: &str) -> String {
+    let package_tail = format!("; package {id} is not loaded");
+    [
+        package_tail.as_str(),
+        "; the plugin's hooks are not loaded",
+        "; the plugin is not loaded",
+        "; skipped",
+    ]
+    .iter()
+    .find_map(|tail| text.strip_suffix(tail))
+    .unwrap_or(text)
+    .to_owned()
 }
 
 /// The package fields of `manifest`, or `None` when one is invalid (each problem is
