@@ -23,9 +23,6 @@ pub enum AutomationError {
     /// The store cannot be opened, read or written.
     #[error(transparent)]
     Store(#[from] hookrig_store::StoreError),
-    /// The server cannot install its signal handlers.
-    #[error("cannot install the signal handlers")]
-    Signals(#[source] std::io::Error),
     /// An automation file that cannot be read or is not valid (`path:line:col: message`).
     #[error("{0}")]
     Invalid(hookrig_core::Diagnostic),

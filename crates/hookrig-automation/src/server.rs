@@ -224,9 +224,11 @@ impl Server {
     ///
     /// Must be called inside a tokio runtime with I/O, time and signals enabled.
     pub async fn run(self) -> Result<(), AutomationError> {
-        let mut interrupt = signal(SignalKind::interrupt()).map_err(AutomationError::Signals)?;
-        let mut terminate = signal(SignalKind::terminate()).map_err(AutomationError::Signals)?;
-        let mut hangup = signal(SignalKind::hangup()).map_err(AutomationError::Signals)?;
+        let mut interrupt =
+            signal(SignalKind::interrupt()).map_err(AutomationError::AsyncRuntime)?;
+        let mut terminate =
+            signal(SignalKind::terminate()).map_err(AutomationError::AsyncRuntime)?;
+        let mut hangup = signal(SignalKind::hangup()).map_err(AutomationError::AsyncRuntime)?;
         self.run_until(async move {
             tokio::select! {
                 _ = interrupt.recv() => {}

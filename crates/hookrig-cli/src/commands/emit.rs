@@ -6,12 +6,13 @@ use std::io::{IsTerminal, Read};
 use hookrig_core::EventName;
 use hookrig_runtime::{Emit, EmitRequest, Suppress, event_dir, payload_agent};
 
-use crate::cli::{EmitArgs, GlobalArgs};
+use crate::cli::EmitArgs;
 use crate::errors::ExpectedError;
-use crate::{exit_codes, logging, output, scope};
+use crate::scope::{Flags, Top};
+use crate::{exit_codes, logging, output};
 
-pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> {
-    match run_event(global, args) {
+pub(crate) fn run(top: &Top, args: &EmitArgs) -> Result<u8, ExpectedError> {
+    match run_event(top, args) {
         Err(err) if !matches!(err, ExpectedError::Stdout(_)) => {
             match args.dialect.failure(&output::chain(&err)) {
                 Some(answer) => {
@@ -28,7 +29,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedEr
     }
 }
 
-fn run_event(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> {
+fn run_event(top: &Top, args: &EmitArgs) -> Result<u8, ExpectedError> {
     let input = args
         .dialect
         .read(args.event.as_deref(), &read_stdin(args.max_payload)?)?;
@@ -37,7 +38,11 @@ fn run_event(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> 
         payload.set_tool_name_if_missing(tool);
     }
     let cwd = event_dir(args.cwd.as_deref(), &payload)?;
-    let scope = scope::resolve(global, Some(&cwd), args.agent.clone(), None)?;
+    let scope = top.scope(
+        Flags::default()
+            .dir(Some(&cwd))
+            .agent_named(args.agent.as_deref()),
+    )?;
     let session_id = args
         .session
         .clone()
