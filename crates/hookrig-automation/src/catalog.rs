@@ -89,3 +89,56 @@ pub fn trust_files(env: &Environment, now_ms: i64) -> Result<TrustedFiles, Autom
         dir: definition::project_automations_dir(&root),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_added_file_is_stored_with_its_absolute_source_and_unknown_ids_read_as_hence_says() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(&dir.path().join("ledger.db")).expect("store");
+        let file = dir.path().join("nightly.toml");
+        std::fs::write(
+            &file,
+            "name = \"Nightly Review\"\nprompt_template = \"review\"\n[trigger]\ntype = \"periodic\"\n",
+        )
+        .expect("write");
+
+        let id = add(&store, &file, 10.0).expect("adds");
+        assert_eq!(id, "nightly-review");
+        let stored = get(&store, &id).expect("stored");
+        assert_eq!(
+            stored.source.as_deref(),
+            Some(file.to_str().expect("UTF-8"))
+        );
+        assert_eq!(all(&store).expect("lists").len(), 1);
+        set_enabled(&store, &id, false, 11.0).expect("disables");
+        assert!(!get(&store, &id).expect("stored").enabled);
+
+        for err in [
+            get(&store, "nope").expect_err("unknown"),
+            set_enabled(&store, "nope", true, 12.0).expect_err("unknown"),
+            remove(&store, "nope").expect_err("unknown"),
+        ] {
+            assert_eq!(err.to_string(), "Hook 'nope' not found");
+        }
+        remove(&store, &id).expect("removes");
+        assert!(all(&store).expect("lists").is_empty());
+    }
+
+    #[test]
+    fn a_file_that_is_not_an_automation_is_refused_at_its_place() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(&dir.path().join("ledger.db")).expect("store");
+        let file = dir.path().join("broken.toml");
+        std::fs::write(&file, "name = \n").expect("write");
+        let err = add(&store, &file, 10.0).expect_err("invalid");
+        assert!(matches!(err, AutomationError::Invalid(_)), "{err:?}");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("{}:1:", file.display())),
+            "{err}"
+        );
+    }
+}

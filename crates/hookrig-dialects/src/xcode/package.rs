@@ -613,6 +613,46 @@ mod tests {
     }
 
     #[test]
+    fn registration_refuses_a_bad_id_and_an_invalid_package_without_the_load_tail() {
+        let w = world();
+        let mut warned = Vec::new();
+        let err = registrable(&w.env, "Bad_Id", &w.root, &mut |d| warned.push(d.clone()))
+            .expect_err("bad id");
+        assert!(matches!(err, PackageError::BadId(_)), "{err:?}");
+
+        let dir = w.root.join("pkgs/guard");
+        write(
+            &dir.join("plugin.json"),
+            r#"{"id": "other", "name": "guard"}"#,
+        );
+        let err = registrable(&w.env, "guard", &dir, &mut |d| warned.push(d.clone()))
+            .expect_err("invalid");
+        let PackageError::Invalid {
+            dir: refused,
+            problems,
+        } = &err
+        else {
+            panic!("{err:?}");
+        };
+        assert_eq!(refused, &dir);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("differs from the id"), "{problems:?}");
+        assert!(!problems[0].ends_with("is not loaded"), "{problems:?}");
+
+        write(
+            &dir.join("plugin.json"),
+            r#"{"name": "guard", "version": "1.0.0"}"#,
+        );
+        let found = registrable(&w.env, "guard", &dir.join("../guard"), &mut |d| {
+            warned.push(d.clone());
+        })
+        .expect("registrable");
+        assert_eq!(found.dir, dir, "canonical");
+        assert_eq!(found.package.version.as_deref(), Some("1.0.0"));
+        assert!(warned.is_empty(), "{warned:?}");
+    }
+
+    #[test]
     fn full_manifest_is_read_with_every_field() {
         let w = world();
         let dir = w.root.join("pkgs/guard");
