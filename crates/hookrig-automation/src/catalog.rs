@@ -8,11 +8,16 @@ use hookrig_config::{Environment, TrustStore, find_project, trust_store_path};
 use hookrig_store::{Store, StoreError};
 
 use crate::definition::{self, Automation};
-use crate::engine::FireError;
+use crate::engine::{FireError, system_clock};
 use crate::errors::AutomationError;
 
 /// Adds (or updates) the automation defined in `file`; returns its id.
-pub fn add(store: &Store, file: &Path, now: f64) -> Result<String, AutomationError> {
+pub fn add(store: &Store, file: &Path) -> Result<String, AutomationError> {
+    add_at(store, file, (system_clock())())
+}
+
+/// [`add`] at the time `now` (Unix seconds).
+fn add_at(store: &Store, file: &Path, now: f64) -> Result<String, AutomationError> {
     let mut automation = definition::load_automation(file, now)?;
     // Absolute, so that the automation's workspace (its file's project) is known
     // whatever directory serve or fire later run in; errors above keep the path as the
@@ -43,15 +48,10 @@ pub fn get(store: &Store, id: &str) -> Result<Automation, AutomationError> {
 }
 
 /// Lets the engine run the automation `id` again, or stops it from doing so.
-pub fn set_enabled(
-    store: &Store,
-    id: &str,
-    enabled: bool,
-    now: f64,
-) -> Result<(), AutomationError> {
+pub fn set_enabled(store: &Store, id: &str, enabled: bool) -> Result<(), AutomationError> {
     store
         .automations()
-        .set_enabled(id, enabled, now)
+        .set_enabled(id, enabled, (system_clock())())
         .map_err(not_found)
 }
 
@@ -79,8 +79,9 @@ pub struct TrustedFiles {
 
 /// Records the automation files of the project of `env`'s working directory as trusted
 /// as they are now, under the trust store's lock.
-pub fn trust_files(env: &Environment, now_ms: i64) -> Result<TrustedFiles, AutomationError> {
+pub fn trust_files(env: &Environment) -> Result<TrustedFiles, AutomationError> {
     let root = find_project(env).root.unwrap_or_else(|| env.cwd.clone());
+    let now_ms = hookrig_store::now_ms();
     let ids = TrustStore::update(&trust_store_path(env), |store| {
         Ok::<_, AutomationError>(definition::trust_project_automations(store, &root, now_ms))
     })?;
@@ -105,7 +106,7 @@ mod tests {
         )
         .expect("write");
 
-        let id = add(&store, &file, 10.0).expect("adds");
+        let id = add_at(&store, &file, 10.0).expect("adds");
         assert_eq!(id, "nightly-review");
         let stored = get(&store, &id).expect("stored");
         assert_eq!(
@@ -113,12 +114,12 @@ mod tests {
             Some(file.to_str().expect("UTF-8"))
         );
         assert_eq!(all(&store).expect("lists").len(), 1);
-        set_enabled(&store, &id, false, 11.0).expect("disables");
+        set_enabled(&store, &id, false).expect("disables");
         assert!(!get(&store, &id).expect("stored").enabled);
 
         for err in [
             get(&store, "nope").expect_err("unknown"),
-            set_enabled(&store, "nope", true, 12.0).expect_err("unknown"),
+            set_enabled(&store, "nope", true).expect_err("unknown"),
             remove(&store, "nope").expect_err("unknown"),
         ] {
             assert_eq!(err.to_string(), "Hook 'nope' not found");
@@ -133,7 +134,7 @@ mod tests {
         let store = Store::open(&dir.path().join("ledger.db")).expect("store");
         let file = dir.path().join("broken.toml");
         std::fs::write(&file, "name = \n").expect("write");
-        let err = add(&store, &file, 10.0).expect_err("invalid");
+        let err = add(&store, &file).expect_err("invalid");
         assert!(matches!(err, AutomationError::Invalid(_)), "{err:?}");
         assert!(
             err.to_string()

@@ -63,16 +63,6 @@ pub(crate) enum ExpectedError {
         /// The closest configured name.
         suggestion: Option<String>,
     },
-    /// `plugins register` with an id that is taken.
-    #[error(
-        "plugin `{id}` is already registered (from {path}); `hookrig plugins delete {id}` first to register it again"
-    )]
-    DuplicatePlugin {
-        /// The id.
-        id: String,
-        /// Where the registered one is.
-        path: String,
-    },
     /// `plugins enable|disable|delete` with an id nobody registered.
     #[error("no plugin `{0}` is registered; `hookrig plugins list` shows the registered plugins")]
     UnknownPlugin(String),
@@ -143,9 +133,6 @@ pub(crate) enum ExpectedError {
     /// An `hookrig auto`, `hookrig fire` or `hookrig serve` command failed.
     #[error(transparent)]
     Automation(#[from] hookrig_automation::AutomationError),
-    /// A plugin package cannot be registered.
-    #[error(transparent)]
-    Package(#[from] hookrig_dialects::PackageError),
 }
 
 impl From<hookrig_core::UnknownVersionError> for ExpectedError {
@@ -179,7 +166,6 @@ impl ExpectedError {
             | ExpectedError::LedgerDisabled
             | ExpectedError::UnknownRun(_)
             | ExpectedError::NoSuchHook { .. }
-            | ExpectedError::DuplicatePlugin { .. }
             | ExpectedError::UnknownPlugin(_)
             | ExpectedError::EmptyAgent
             | ExpectedError::UnknownCommand { .. }
@@ -194,8 +180,7 @@ impl ExpectedError {
             | ExpectedError::Run(_)
             | ExpectedError::Lifecycle(_)
             | ExpectedError::Agent(_)
-            | ExpectedError::Automation(_)
-            | ExpectedError::Package(_) => exit_codes::FAILURE,
+            | ExpectedError::Automation(_) => exit_codes::FAILURE,
         }
     }
 }

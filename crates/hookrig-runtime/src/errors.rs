@@ -1,5 +1,5 @@
 //! What can stop the runtime from answering an event, a question about the config, a
-//! trust change, a plan check or a board formatter. A hook that fails is not among
+//! trust change, a plan check, a board formatter or a package registration. A hook that fails is not among
 //! these: it is a value, recorded and turned into a verdict by its failure policy.
 
 use std::path::PathBuf;
@@ -32,6 +32,19 @@ pub enum RuntimeError {
     /// The async runtime could not start.
     #[error("cannot start the async runtime")]
     AsyncRuntime(#[source] std::io::Error),
+    /// A plugin package cannot be registered: its id or its directory is not valid.
+    #[error(transparent)]
+    Package(#[from] hookrig_dialects::PackageError),
+    /// A plugin package is registered under an id that is taken.
+    #[error(
+        "plugin `{id}` is already registered (from {path}); `hookrig plugins delete {id}` first to register it again"
+    )]
+    DuplicatePlugin {
+        /// The id.
+        id: String,
+        /// Where the registered one is.
+        path: String,
+    },
     /// The plan file cannot be read.
     #[error("cannot read the plan {}", path.display())]
     ReadPlan {

@@ -8,6 +8,7 @@
 //! async hooks), [`explain`], [`list`] and [`validate`] as typed values, project
 //! [`trust`], plan actions with their lifecycle events ([`lifecycle::perform`]), plan
 //! checks with their validators ([`check_plan`]), board formatters ([`format_board`]),
+//! plugin package registration ([`register_package`]),
 //! the search for the programs hookrig runs by name ([`programs`]), and the local socket
 //! of `hookrig serve` ([`ingress`]). It does not parse argv, print, or choose exit codes:
 //! that is the binary's job, and an embedder's.
@@ -34,6 +35,7 @@ mod interrupt;
 pub mod ledger;
 pub mod lifecycle;
 mod listing;
+mod packages;
 pub mod programs;
 mod registry;
 mod scope;
@@ -49,6 +51,7 @@ pub use explain::{Considered, Explanation, explain};
 pub use formatter::{FORMATTER_TIMEOUT, format_board};
 pub use interrupt::StopSignal;
 pub use listing::{Listing, Select, Trust, list};
+pub use packages::{Registration, register_package};
 pub use registry::{load, registry};
 pub use scope::{PlanFile, Scope, ScopeArgs, working_dir};
 pub use validation::{Validation, validate};

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use hookrig_automation::Automation;
-use hookrig_automation::engine::system_clock;
 use hookrig_runtime::Scope;
 use hookrig_store::{AutomationRun, RunStatus, Store};
 
@@ -84,10 +83,9 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
     }
     let scope = top.scope(Flags::default())?;
     let store = Store::open(&scope.store)?;
-    let now = (system_clock())();
     match &args.command {
         AutoCommand::Add { file } => {
-            let id = hookrig_automation::add(&store, file, now)?;
+            let id = hookrig_automation::add(&store, file)?;
             print(&format!("{id}\n"))?;
         }
         AutoCommand::List { json } => {
@@ -108,7 +106,7 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
         }
         AutoCommand::Enable { id } | AutoCommand::Disable { id } => {
             let enable = matches!(args.command, AutoCommand::Enable { .. });
-            hookrig_automation::set_enabled(&store, id, enable, now)?;
+            hookrig_automation::set_enabled(&store, id, enable)?;
             print(&format!(
                 "{} automation `{id}`\n",
                 if enable { "enabled" } else { "disabled" }
@@ -144,9 +142,7 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
 
 /// `hookrig auto trust [DIR]`: records the project's automation files as trusted.
 fn trust(scope: &Scope) -> Result<u8, ExpectedError> {
-    #[expect(clippy::cast_possible_truncation, reason = "milliseconds fit in i64")]
-    let now_ms = ((system_clock())() * 1000.0) as i64;
-    let trusted = hookrig_automation::trust_files(&scope.env, now_ms)?;
+    let trusted = hookrig_automation::trust_files(&scope.env)?;
     print(&if trusted.ids.is_empty() {
         format!("no automation files under {}\n", trusted.dir.display())
     } else {

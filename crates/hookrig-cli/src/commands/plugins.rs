@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Subcommand};
-use hookrig_runtime::Scope;
-use hookrig_store::{ALL_AGENTS, PluginEntry, PluginRow, StoreError};
+use hookrig_runtime::{Registration, Scope, register_package};
+use hookrig_store::{ALL_AGENTS, PluginEntry, StoreError};
 
 use crate::cli::JsonArg;
 use crate::errors::ExpectedError;
@@ -84,32 +84,14 @@ pub(crate) fn run(scope: &Scope, args: &PluginsArgs) -> Result<u8, ExpectedError
             description,
             path,
         } => {
-            let found = hookrig_dialects::registrable(&scope.env, id, path, &mut |warning| {
-                eprintln!("hookrig: warning: {warning}");
-            })?;
-            let row = PluginRow {
-                id: id.clone(),
-                name: name.clone().unwrap_or(found.package.name),
-                description: description
-                    .clone()
-                    .or(found.package.description)
-                    .unwrap_or_default(),
-                path: found.dir.display().to_string(),
-                version: found.package.version,
-                registered_at_ms: 0,
+            let registration = Registration {
+                id,
+                name: name.as_deref(),
+                description: description.as_deref(),
+                path,
             };
-            store.plugins().register(&row).map_err(|err| match err {
-                StoreError::DuplicatePlugin { id } => ExpectedError::DuplicatePlugin {
-                    path: store
-                        .plugins()
-                        .get(&id)
-                        .ok()
-                        .flatten()
-                        .map(|p| p.path)
-                        .unwrap_or_default(),
-                    id,
-                },
-                other => other.into(),
+            let row = register_package(scope, &store, registration, &mut |warning| {
+                eprintln!("hookrig: warning: {warning}");
             })?;
             print(&format!(
                 "registered plugin `{id}` ({}) from {}; enable it with `hookrig plugins enable {id} --agent NAME` or `--all`\n",

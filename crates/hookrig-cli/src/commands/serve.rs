@@ -3,33 +3,19 @@
 
 use std::sync::Arc;
 
-use hookrig_automation::{AutomationError, Server, ServerOptions};
+use hookrig_automation::{Server, ServerOptions};
 use hookrig_runtime::{Scope, ingress};
 
 use crate::errors::ExpectedError;
 use crate::exit_codes;
 
 pub(crate) fn run(scope: &Scope) -> Result<u8, ExpectedError> {
-    let root = hookrig_config::find_project(&scope.env)
-        .root
-        .unwrap_or_else(|| scope.env.cwd.clone());
     let config = crate::commands::config::load(scope)?;
     let socket = ingress::socket_path_from_env().ok_or(ExpectedError::NoSocketPath)?;
-    let options = ServerOptions {
-        env: scope.env.clone(),
-        root,
-        config,
-        store_path: scope.store.clone(),
-        socket,
-    };
     let server = Server::new(
-        options,
+        ServerOptions::for_scope(scope, config, socket),
         Arc::new(|notice| eprintln!("hookrig serve: {notice}")),
     );
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(AutomationError::AsyncRuntime)?;
-    runtime.block_on(server.run())?;
+    server.run_blocking()?;
     Ok(exit_codes::PROCEED)
 }
