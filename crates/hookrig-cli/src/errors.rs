@@ -209,6 +209,28 @@ mod tests {
     }
 
     #[test]
+    fn messages_that_hold_their_cause_do_not_chain_it_again() {
+        // guards: causes were de-duplicated when printed; now each error says only what
+        // it adds, and the printed line is the error and its sources
+        let spl = hookrig_plan::SplError {
+            path: PathBuf::from("plan.spl"),
+            offset: 0,
+            line: 1,
+            col: 2,
+            message: "expected `)`".to_owned(),
+        };
+        let err = ExpectedError::from(LifecycleError::Spl(spl.clone()));
+        assert_eq!(crate::output::chain(&err), spl.to_string());
+        let json = serde_json::from_str::<serde_json::Value>("{").expect_err("not JSON");
+        let reason = json.to_string();
+        let err = ExpectedError::from(hookrig_config::TrustError::Corrupt {
+            path: PathBuf::from("trust.json"),
+            reason: json,
+        });
+        assert_eq!(crate::output::chain(&err).matches(&reason).count(), 1);
+    }
+
+    #[test]
     fn a_wrapped_error_prints_its_own_message_and_causes_once() {
         let err = ExpectedError::from(hookrig_runtime::RuntimeError::ReadPlan {
             path: PathBuf::from("plan.spl"),

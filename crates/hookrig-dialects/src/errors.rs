@@ -7,9 +7,10 @@ use thiserror::Error;
 /// A host's input that cannot be read as an event.
 #[derive(Debug, Error)]
 pub enum HostError {
-    /// The payload on stdin is not JSON.
+    /// The payload on stdin is not JSON (the parser's message is part of this one, so it
+    /// is not a cause of its own).
     #[error("stdin is not valid JSON: {0}; send one JSON object (or nothing for {{}})")]
-    PayloadNotJson(#[source] serde_json::Error),
+    PayloadNotJson(serde_json::Error),
     /// The payload is JSON but not an object.
     #[error("the payload must be a JSON object, got {0}")]
     PayloadNotObject(&'static str),
