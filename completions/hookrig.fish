@@ -25,8 +25,8 @@ function __fish_hookrig_using_subcommand
 end
 
 complete -c hookrig -n "__fish_hookrig_needs_command" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
-complete -c hookrig -n "__fish_hookrig_needs_command" -l agent -d 'The agent an external command runs for (`HOOKRIG_AGENT`, `HENCE_AGENT`); default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`' -r
-complete -c hookrig -n "__fish_hookrig_needs_command" -l plan -d 'The plan file an external command works on (`HOOKRIG_PLAN`, `HENCE_PLAN`); default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`' -r -F
+complete -c hookrig -n "__fish_hookrig_needs_command" -l agent -d 'The agent of every command that names none, and of external commands (`HOOKRIG_AGENT`, `HENCE_AGENT`); default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`' -r
+complete -c hookrig -n "__fish_hookrig_needs_command" -l plan -d 'The plan file of every command that names none, and of external commands (`HOOKRIG_PLAN`, `HENCE_PLAN`); default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`' -r -F
 complete -c hookrig -n "__fish_hookrig_needs_command" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_needs_command" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_needs_command" -l no-ledger -d 'Do not record anything in the ledger'
@@ -87,32 +87,32 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l debug-hooks -d 
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l event -d 'Only hooks that listen to this event (any accepted spelling)' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l cwd -d 'The working directory whose project is listed (default: the current one)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l agent -d 'Include the plugin packages enabled for this agent (default: `hookrig --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l cwd -d 'The working directory whose project is used (default: the current one)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l cwd -d 'The working directory whose project is searched (default: the current one)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l agent -d 'Include the plugin packages enabled for this agent (default: `hookrig --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l cwd -d 'The working directory whose project is used (default: the current one)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand show" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l tool -d 'The tool name matchers would test' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l cwd -d 'The working directory of the event (default: the current one)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l cwd -d 'The working directory whose project is used (default: the current one)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l plugin-dir -d 'An extra x-code plugin directory (repeatable)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l agent -d 'Include the plugin packages enabled for this agent (default: `hookrig --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l cwd -d 'The working directory whose project is checked (default: the current one)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l agent -d 'Include the plugin packages enabled for this agent (default: `hookrig --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l cwd -d 'The working directory whose project is used (default: the current one)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l strict -d 'Fail on warnings too'
 complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
@@ -239,8 +239,8 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_su
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from trust" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l limit -d 'At most this many runs' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l json -d 'Print JSON (with --follow, one record per line)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l follow -d 'Keep running, printing runs as they start and change status, until interrupted'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l json -d 'Print JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l follow -d 'Keep running, printing runs as they start and change status (with --json, one record per line), until interrupted'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l no-ledger -d 'Do not record anything in the ledger'
@@ -316,7 +316,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_s
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -f -a "show" -d 'Print the merged config.toml, each value with the file and line it came from'
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l cwd -d 'The working directory whose project is read (default: the current one)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l cwd -d 'The working directory whose project is used (default: the current one)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
@@ -332,7 +332,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fis
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -f -a "list" -d 'List the providers (merged by id), whether each CLI is found, and its version'
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l cwd -d 'The working directory whose project is read (default: the current one)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l cwd -d 'The working directory whose project is used (default: the current one)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
@@ -353,8 +353,8 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_se
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -f -a "clean" -d 'Remove a task\'s worktree, and its branch when merged into the current branch'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -f -a "__host" -d 'Internal: the detached process that runs and waits for a provider'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch stop clean __host help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l agent -d 'The agent that claims the task (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l provider -d 'The provider, over the task\'s meta, the agent\'s config and auto-detection' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l resume -d 'Continue an interrupted session: passes the provider\'s `resume_flag` and accepts a worktree with uncommitted changes'
@@ -407,7 +407,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_see
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -f -a "next" -d 'List what an agent should take next: its assignments among ready tasks, or all its assignments when none is ready'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -f -a "validate" -d 'Check a plan: built-in rules, then every validator script; exit 1 on an error (and with --strict, on a warning)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l format -d 'kanban (default), tree, dag, json, or NAME to run the formatter `hookrig-board-NAME` (or `hence-board-NAME`) with the board JSON on stdin' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l json -d 'Same as --format json'
@@ -416,16 +416,16 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_su
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l agent -d 'The agent (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -s f -l plan -d 'The plan file; default `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l agent -d 'Run the validators of the plugin packages enabled for this agent (default: `hookrig --agent`, else `$HOOKRIG_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l strict -d 'Warnings (and validators that cannot run) fail too'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l json -d 'Print JSON'
@@ -449,52 +449,52 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_see
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -f -a "unblock" -d 'Lift a manual block'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -f -a "assert" -d 'Append SPL statements to the plan, e.g. `hookrig task assert \'(given failed-api)\'`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l agent -d 'The agent acting (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l force -d 'Claim a task that is not ready'
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l json -d 'Print what happened as JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l agent -d 'The agent acting (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l json -d 'Print what happened as JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l agent -d 'The agent acting (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l json -d 'Print what happened as JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l reason -d 'Why; kept in the plan as `(given (blocked-by TASK "REASON"))`' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l agent -d 'The agent acting (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l json -d 'Print what happened as JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l agent -d 'The agent acting (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l json -d 'Print what happened as JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -s f -l plan -d 'The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l agent -d 'The agent acting (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l json -d 'Print what happened as JSON'
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l no-ledger -d 'Do not record anything in the ledger'

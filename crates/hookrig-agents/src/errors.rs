@@ -52,7 +52,7 @@ pub enum AgentError {
         source: std::io::Error,
     },
     /// The plan does not parse (`path:line:col: message`).
-    #[error("{0}")]
+    #[error(transparent)]
     Plan(#[from] hookrig_plan::SplError),
     /// The plan declares no such task.
     #[error("plan {} has no task '{task}'; its tasks: {known}", plan.display())]

@@ -1,7 +1,8 @@
 //! The automation engine of hookrig (`hookrig serve`): automations are
 //! triggered by events, periodic ticks, cron expressions or file changes,
 //! gather context with steps, may short-circuit, render a prompt, ask an LLM
-//! and record every run in the store.
+//! and record every run in the store. It must not parse command lines, print, or
+//! choose exit codes: the binary does, from the values and errors returned here.
 //!
 //! - [`template`] renders `{{step_N}}` / `{{event.field}}` placeholders.
 //! - [`definition`] is the [`Automation`] type, loaded from TOML or JSON files.
@@ -15,10 +16,16 @@
 //! - [`server`] is the [`Server`] of `hookrig serve`: the tick loop, the socket, the
 //!   file watcher, recovery and a graceful stop.
 //! - [`wiring`] connects the engine to the real steps, providers and notifiers.
+//! - [`fire()`] runs one automation now, through a running serve or in this process;
+//!   [`follow_runs`] reports runs as they change; [`add`], [`all`], [`get`],
+//!   [`set_enabled`], [`remove`] and [`trust_files`] are what `hookrig auto` does to the
+//!   store and the trust store.
 
+mod catalog;
 pub mod definition;
 pub mod engine;
 mod errors;
+mod fire;
 pub mod llm;
 pub mod notifier;
 pub mod schedule;
@@ -29,9 +36,11 @@ pub mod template;
 pub mod watch;
 pub mod wiring;
 
+pub use crate::catalog::{TrustedFiles, add, all, get, remove, set_enabled, trust_files};
 pub use crate::definition::{Automation, Trigger, Watch};
 pub use crate::engine::{
     Engine, EngineSettings, FireError, LlmBackend, RunObserver, RunPhase, StepRunner, Wiring,
 };
 pub use crate::errors::AutomationError;
+pub use crate::fire::{fire, follow_runs};
 pub use crate::server::{Notice, NoticeSink, Server, ServerOptions};

@@ -63,6 +63,23 @@ pub struct ServerOptions {
     pub socket: PathBuf,
 }
 
+impl ServerOptions {
+    /// The options of a server for the project of the scope's working directory (the
+    /// directory itself outside a repository), its store, `config` and `socket`.
+    pub fn for_scope(scope: &hookrig_runtime::Scope, config: ConfigToml, socket: PathBuf) -> Self {
+        let root = hookrig_config::find_project(&scope.env)
+            .root
+            .unwrap_or_else(|| scope.env.cwd.clone());
+        ServerOptions {
+            env: scope.env.clone(),
+            root,
+            config,
+            store_path: scope.store.clone(),
+            socket,
+        }
+    }
+}
+
 /// What a running [`Server`] reports. Its `Display` is the line a user reads, without a
 /// prefix.
 #[derive(Debug, Clone)]
@@ -218,15 +235,26 @@ impl Server {
         Server { options, notices }
     }
 
+    /// Runs [`Server::run`] on a runtime of its own, for a caller that has none.
+    pub fn run_blocking(self) -> Result<(), AutomationError> {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(AutomationError::AsyncRuntime)?
+            .block_on(self.run())
+    }
+
     /// Serves until SIGINT, SIGTERM or SIGHUP, then stops gracefully: a closed terminal
     /// (or a supervisor's reload signal) stops it cleanly too, where by default SIGHUP
     /// would kill it like SIGKILL, leaving runs `running` and the socket behind.
     ///
     /// Must be called inside a tokio runtime with I/O, time and signals enabled.
     pub async fn run(self) -> Result<(), AutomationError> {
-        let mut interrupt = signal(SignalKind::interrupt()).map_err(AutomationError::Signals)?;
-        let mut terminate = signal(SignalKind::terminate()).map_err(AutomationError::Signals)?;
-        let mut hangup = signal(SignalKind::hangup()).map_err(AutomationError::Signals)?;
+        let mut interrupt =
+            signal(SignalKind::interrupt()).map_err(AutomationError::AsyncRuntime)?;
+        let mut terminate =
+            signal(SignalKind::terminate()).map_err(AutomationError::AsyncRuntime)?;
+        let mut hangup = signal(SignalKind::hangup()).map_err(AutomationError::AsyncRuntime)?;
         self.run_until(async move {
             tokio::select! {
                 _ = interrupt.recv() => {}

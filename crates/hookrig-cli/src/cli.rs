@@ -13,12 +13,12 @@ use crate::host::HostDialect;
 pub(crate) struct Cli {
     #[command(flatten)]
     pub(crate) global: GlobalArgs,
-    /// The agent an external command runs for (`HOOKRIG_AGENT`, `HENCE_AGENT`); default
-    /// `$HOOKRIG_AGENT`, else `$HENCE_AGENT`.
+    /// The agent of every command that names none, and of external commands
+    /// (`HOOKRIG_AGENT`, `HENCE_AGENT`); default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`.
     #[arg(long, value_name = "NAME")]
     pub(crate) agent: Option<OsString>,
-    /// The plan file an external command works on (`HOOKRIG_PLAN`, `HENCE_PLAN`);
-    /// default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`.
+    /// The plan file of every command that names none, and of external commands
+    /// (`HOOKRIG_PLAN`, `HENCE_PLAN`); default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`.
     #[arg(long, value_name = "PATH")]
     pub(crate) plan: Option<PathBuf>,
     #[command(subcommand)]
@@ -51,9 +51,8 @@ pub(crate) enum Command {
     Emit(EmitArgs),
     /// Print the event catalog.
     Events {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        json: JsonArg,
     },
     /// List recent emits, newest first.
     Runs(RunsArgs),
@@ -62,28 +61,21 @@ pub(crate) enum Command {
         /// Only hooks that listen to this event (any accepted spelling).
         #[arg(long)]
         event: Option<String>,
-        /// The working directory whose project is listed (default: the current one).
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-        /// Include the plugin packages enabled for this agent (default: `hookrig
-        /// --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents).
-        #[arg(long, value_name = "NAME")]
-        agent: Option<String>,
+        #[command(flatten)]
+        cwd: CwdArg,
+        #[command(flatten)]
+        json: JsonArg,
+        #[command(flatten)]
+        agent: AgentArg,
     },
     /// Show everything about the hooks with this name.
     Show {
         /// The hook's name.
         name: String,
-        /// The working directory whose project is searched (default: the current one).
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
-        /// Include the plugin packages enabled for this agent (default: `hookrig
-        /// --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents).
-        #[arg(long, value_name = "NAME")]
-        agent: Option<String>,
+        #[command(flatten)]
+        cwd: CwdArg,
+        #[command(flatten)]
+        agent: AgentArg,
     },
     /// Say which hooks an event would run, in what order, and why the others would not.
     Explain {
@@ -92,29 +84,23 @@ pub(crate) enum Command {
         /// The tool name matchers would test.
         #[arg(long, value_name = "NAME")]
         tool: Option<String>,
-        /// The working directory of the event (default: the current one).
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
+        #[command(flatten)]
+        cwd: CwdArg,
         /// An extra x-code plugin directory (repeatable).
         #[arg(long, value_name = "DIR")]
         plugin_dir: Vec<PathBuf>,
-        /// Include the plugin packages enabled for this agent (default: `hookrig
-        /// --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents).
-        #[arg(long, value_name = "NAME")]
-        agent: Option<String>,
+        #[command(flatten)]
+        agent: AgentArg,
     },
     /// Check every config source; exit 1 on an error (and with --strict, on a warning).
     Validate {
         /// Fail on warnings too.
         #[arg(long)]
         strict: bool,
-        /// The working directory whose project is checked (default: the current one).
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
-        /// Include the plugin packages enabled for this agent (default: `hookrig
-        /// --agent`, else `$HOOKRIG_AGENT`; without any, packages enabled for all agents).
-        #[arg(long, value_name = "NAME")]
-        agent: Option<String>,
+        #[command(flatten)]
+        cwd: CwdArg,
+        #[command(flatten)]
+        agent: AgentArg,
     },
     /// Print the JSON Schema of hooks.toml.
     Schema,
@@ -150,17 +136,15 @@ pub(crate) enum Command {
     Fire {
         /// The automation id.
         id: String,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        json: JsonArg,
     },
     /// Show every hook considered for one emit, and why it did or did not run.
     Why {
         /// The run id (or a unique prefix of at least 4 characters).
         run_id: String,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        json: JsonArg,
     },
     /// Show the merged config.toml and where each value came from.
     Config {
@@ -181,6 +165,41 @@ pub(crate) enum Command {
     /// `hookrig NAME ARGS...` runs the external command `hookrig-NAME ARGS...`.
     #[command(external_subcommand)]
     External(Vec<OsString>),
+}
+
+/// `--cwd DIR`: where a command acts.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct CwdArg {
+    /// The working directory whose project is used (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cwd: Option<PathBuf>,
+}
+
+/// `--agent NAME`: for whom a command acts.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct AgentArg {
+    /// The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else
+    /// `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are
+    /// used.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
+}
+
+/// `--plan FILE` (`-f FILE`): the plan a command works on.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct PlanArg {
+    /// The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else
+    /// `$HENCE_PLAN`).
+    #[arg(long, short = 'f', value_name = "FILE")]
+    pub(crate) plan: Option<PathBuf>,
+}
+
+/// `--json`: print JSON instead of text.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub(crate) struct JsonArg {
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -278,21 +297,18 @@ pub(crate) struct RunsArgs {
     /// `HOOKRIG_AGENT` or the payload's `session.agent`).
     #[arg(long, value_name = "NAME")]
     pub(crate) agent: Option<String>,
-    /// Print JSON.
-    #[arg(long)]
-    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) json: JsonArg,
 }
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum ConfigCommand {
     /// Print the merged config.toml, each value with the file and line it came from.
     Show {
-        /// The working directory whose project is read (default: the current one).
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        cwd: CwdArg,
+        #[command(flatten)]
+        json: JsonArg,
     },
 }
 
@@ -302,33 +318,11 @@ pub(crate) enum ProvidersCommand {
     ///
     /// Exit 0 even when a CLI is missing: the listing is the answer.
     List {
-        /// The working directory whose project is read (default: the current one).
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        cwd: CwdArg,
+        #[command(flatten)]
+        json: JsonArg,
     },
-}
-
-#[derive(Debug, Args)]
-pub(crate) struct PlanValidateArgs {
-    /// The plan file (as Hence takes it: `plan validate plan.spl`).
-    #[arg(value_name = "PLAN", conflicts_with = "plan")]
-    pub(crate) file: Option<PathBuf>,
-    /// The plan file; default `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`.
-    #[arg(long, short = 'f', value_name = "FILE")]
-    pub(crate) plan: Option<PathBuf>,
-    /// Warnings (and validators that cannot run) fail too.
-    #[arg(long)]
-    pub(crate) strict: bool,
-    /// Print JSON.
-    #[arg(long)]
-    pub(crate) json: bool,
-    /// Run the validators of the plugin packages enabled for this agent (default:
-    /// `hookrig --agent`, else `$HOOKRIG_AGENT`).
-    #[arg(long, value_name = "NAME")]
-    pub(crate) agent: Option<String>,
 }
 
 #[cfg(test)]

@@ -7,26 +7,46 @@ use crate::errors::ExpectedError;
 /// Writes `text` to stdout. A closed pipe (`hookrig runs | head`) is not an error: the
 /// reader has what it wanted.
 pub(crate) fn print(text: &str) -> Result<(), ExpectedError> {
-    let mut out = io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(ExpectedError::Stdout(err)),
-        _ => Ok(()),
-    }
+    write(text.as_bytes()).map(drop)
 }
 
-/// An error and its causes on one line: `a: b: c`.
+/// An error and its causes on one line: `a: b: c`. Each error says only what it adds
+/// (a message that holds its cause's text does not also chain it), so nothing is
+/// repeated.
 pub(crate) fn chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
         source = cause.source();
     }
     text
+}
+
+/// Writes `bytes` to stdout as they are (a board formatter may print bytes that are not
+/// UTF-8); `false` when the reader has gone (a closed pipe), which is not an error.
+pub(crate) fn write(bytes: &[u8]) -> Result<bool, ExpectedError> {
+    let mut out = io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(true),
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(false),
+        Err(err) => Err(ExpectedError::Stdout(err)),
+    }
+}
+
+/// Writes `value` to stdout as pretty JSON and a newline.
+pub(crate) fn print_json(value: &impl serde::Serialize) -> Result<(), ExpectedError> {
+    let mut text = serde_json::to_string_pretty(value).expect("values hookrig prints serialize");
+    text.push('\n');
+    print(&text)
+}
+
+/// Prints each warning on stderr.
+pub(crate) fn warn_all(warnings: impl IntoIterator<Item = impl std::fmt::Display>) {
+    for warning in warnings {
+        eprintln!("hookrig: warning: {warning}");
+    }
 }
 
 /// Points stdout at `/dev/null`, so that a host reading the Outcome sees end of file
@@ -35,5 +55,16 @@ pub(crate) fn release_stdout() {
     let _ = io::stdout().flush();
     if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
         let _ = nix::unistd::dup2_stdout(&null);
+    }
+}
+
+/// Says on stderr which sources (or entries) were skipped for an error, for the
+/// commands that show what is loaded (`list`, `show`, `trust`): the rest loaded, and
+/// without this the listing would look complete. `hookrig validate` lists everything.
+pub(crate) fn report_errors(diagnostics: &[hookrig_core::Diagnostic]) {
+    for diagnostic in diagnostics {
+        if diagnostic.severity == hookrig_core::Severity::Error {
+            eprintln!("hookrig: error: {diagnostic}");
+        }
     }
 }

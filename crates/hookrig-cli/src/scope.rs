@@ -1,25 +1,90 @@
 //! The runtime's [`Scope`] from this command line: the global `--ledger` and
-//! `--no-ledger`, and the command's own `--cwd`, `--agent` and `--plan`.
+//! `--no-ledger`, `hookrig --agent` and `hookrig --plan`, and the command's own `--cwd`,
+//! `--agent` and `--plan`. Every command resolves its scope here, once; what the flags
+//! leave out comes from the environment (`Scope::resolve`).
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use hookrig_runtime::{RuntimeError, Scope, ScopeArgs};
+use hookrig_runtime::{Scope, ScopeArgs};
 
-use crate::cli::GlobalArgs;
+use crate::cli::{AgentArg, CwdArg, GlobalArgs, PlanArg};
+use crate::errors::ExpectedError;
 
-/// The scope of a command run with these flags; what they leave out comes from the
-/// environment.
-pub(crate) fn resolve(
-    global: &GlobalArgs,
-    cwd: Option<&Path>,
-    agent: Option<String>,
-    plan: Option<PathBuf>,
-) -> Result<Scope, RuntimeError> {
-    Scope::resolve(ScopeArgs {
-        cwd: cwd.map(Path::to_owned),
-        agent,
-        plan,
-        store: global.ledger.clone(),
-        no_ledger: global.no_ledger,
-    })
+/// The options given before the command: the ones every command's scope starts from.
+#[derive(Debug)]
+pub(crate) struct Top {
+    /// `--debug`, `--ledger`, `--no-ledger`...
+    pub(crate) global: GlobalArgs,
+    /// `hookrig --agent`: the agent when the command names none.
+    pub(crate) agent: Option<OsString>,
+    /// `hookrig --plan`: the plan when the command names none.
+    pub(crate) plan: Option<PathBuf>,
+}
+
+/// The scope flags a command was given.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Flags<'a> {
+    cwd: Option<&'a Path>,
+    agent: Option<&'a str>,
+    plan: Option<&'a Path>,
+}
+
+impl<'a> Flags<'a> {
+    /// With the command's `--cwd`.
+    pub(crate) fn cwd(self, arg: &'a CwdArg) -> Self {
+        self.dir(arg.cwd.as_deref())
+    }
+
+    /// With a directory the command takes another way (`hookrig trust DIR`).
+    pub(crate) fn dir(mut self, dir: Option<&'a Path>) -> Self {
+        self.cwd = dir;
+        self
+    }
+
+    /// With the command's `--agent`.
+    pub(crate) fn agent(self, arg: &'a AgentArg) -> Self {
+        self.agent_named(arg.agent.as_deref())
+    }
+
+    /// With an agent the command takes another way (`emit --agent`, whose default
+    /// differs).
+    pub(crate) fn agent_named(mut self, agent: Option<&'a str>) -> Self {
+        self.agent = agent;
+        self
+    }
+
+    /// With the command's plan: its `PLAN` argument, else its `--plan`.
+    pub(crate) fn plan(mut self, file: Option<&'a Path>, arg: &'a PlanArg) -> Self {
+        self.plan = file.or(arg.plan.as_deref());
+        self
+    }
+}
+
+impl Top {
+    /// The scope of a command given `flags`: each flag, else the same option given
+    /// before the command, else the environment. Empty values count as not given.
+    pub(crate) fn scope(&self, flags: Flags<'_>) -> Result<Scope, ExpectedError> {
+        let agent = flags
+            .agent
+            .filter(|agent| !agent.is_empty())
+            .map(str::to_owned)
+            .or_else(|| {
+                self.agent
+                    .as_ref()
+                    .map(|agent| agent.to_string_lossy().into_owned())
+            });
+        let plan = flags
+            .plan
+            .filter(|plan| !plan.as_os_str().is_empty())
+            .or(self.plan.as_deref())
+            .map(Path::to_owned);
+        Ok(Scope::resolve(ScopeArgs {
+            cwd: flags.cwd.map(Path::to_owned),
+            agent,
+            plan,
+            store: self.global.ledger.clone(),
+            no_ledger: self.global.no_ledger,
+        })?)
+    }
 }

@@ -35,14 +35,14 @@ pub enum TrustError {
         #[source]
         source: std::io::Error,
     },
-    /// It is not a trust store.
-    #[error("the trust store {} is not valid: {source}; fix or remove it", path.display())]
+    /// It is not a trust store. What the JSON reader said is part of the message (before
+    /// the advice), so it is not a cause of its own.
+    #[error("the trust store {} is not valid: {reason}; fix or remove it", path.display())]
     Corrupt {
         /// The store file.
         path: PathBuf,
         /// What the JSON reader said.
-        #[source]
-        source: serde_json::Error,
+        reason: serde_json::Error,
     },
     /// Its lock file cannot be created or locked.
     #[error("cannot lock the trust store with {}", path.display())]
@@ -72,7 +72,7 @@ pub(crate) fn without_path(err: &TrustError) -> String {
         | TrustError::Write { source, .. } => {
             format!("cannot use the trust store: {source}")
         }
-        TrustError::Corrupt { source, .. } => format!("the trust store is not valid: {source}"),
+        TrustError::Corrupt { reason, .. } => format!("the trust store is not valid: {reason}"),
     }
 }
 

@@ -65,9 +65,9 @@ impl TrustStore {
     /// Reads the store; a missing file is an empty store.
     pub fn load(path: &Path) -> Result<TrustStore, TrustError> {
         match std::fs::read(path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|source| TrustError::Corrupt {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|reason| TrustError::Corrupt {
                 path: path.to_owned(),
-                source,
+                reason,
             }),
             Err(err) if err.kind() == ErrorKind::NotFound => Ok(TrustStore {
                 version: 1,

@@ -36,7 +36,7 @@ pub use claude::{
     claude_settings_to_trust, managed_settings_path,
 };
 pub use definition::{HookDef, LoadedConfig, Settings, Shadowed};
-pub use errors::HostError;
+pub use errors::{HostError, PackageError};
 pub use hence::{HenceHook, HenceProtocol};
 pub use host::{HOSTS, Host, HostAnswer, HostInput};
 pub use hygge::{HyggeProtocol, format_go_duration, parse_go_duration, parse_hygge};
@@ -45,6 +45,6 @@ pub use native::{NativeProtocol, native_schema, parse_native};
 pub use protocol::DialectProtocol;
 pub use trust::{HookTrust, definition_hash, hook_key};
 pub use xcode::{
-    Package, PackageCheck, PackageFile, PackageRef, PackageWebhook, WEBHOOK_EVENTS, XcodeHook,
-    XcodeProtocol, check_package, valid_package_id, webhook_event_allowed,
+    Package, PackageCheck, PackageFile, PackageRef, PackageWebhook, Registrable, WEBHOOK_EVENTS,
+    XcodeHook, XcodeProtocol, check_package, registrable, valid_package_id, webhook_event_allowed,
 };

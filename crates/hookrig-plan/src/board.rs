@@ -82,6 +82,43 @@ impl Board {
         }
         board
     }
+
+    /// What `agent` (`NAME` or `agent:NAME`) should take next: its assignments among
+    /// ready tasks, or all its assignments when none is ready.
+    pub fn next_for(self, agent: &str) -> Next {
+        let agent = agent.strip_prefix("agent:").unwrap_or(agent);
+        let assigned: Vec<BoardTask> = self
+            .tasks
+            .into_iter()
+            .filter(|t| t.assigned_to.iter().any(|a| a == agent))
+            .collect();
+        let ready = assigned.iter().any(|t| t.state == TaskState::Ready);
+        let tasks = if ready {
+            assigned
+                .into_iter()
+                .filter(|t| t.state == TaskState::Ready)
+                .collect()
+        } else {
+            assigned
+        };
+        Next {
+            agent: agent.to_owned(),
+            ready,
+            tasks,
+        }
+    }
+}
+
+/// What an agent should take next, as `plan next --json` prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Next {
+    /// The agent, without `agent:`.
+    pub agent: String,
+    /// True when `tasks` are the agent's ready assignments; false when none is ready and
+    /// `tasks` are all its assignments.
+    pub ready: bool,
+    /// The tasks, in file order.
+    pub tasks: Vec<BoardTask>,
 }
 
 #[cfg(test)]
@@ -92,6 +129,41 @@ mod tests {
 
     use super::*;
     use crate::spl;
+
+    #[test]
+    fn next_is_the_ready_assignments_else_every_assignment() {
+        let text = indoc! {"
+            (given task-a)
+            (given task-b)
+            (given task-c)
+            (given (assign a coder))
+            (given (assign b coder))
+            (given (assign c writer))
+            (normally r-ready-a task-a ready-a)
+        "};
+        let statements = spl::parse(Path::new("plan.spl"), text).expect("valid SPL");
+        let board = || Board::new("plan.spl", &Plan::new(&statements));
+        let next = board().next_for("agent:coder");
+        assert_eq!(next.agent, "coder");
+        assert!(next.ready);
+        assert_eq!(
+            next.tasks
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>(),
+            ["a"]
+        );
+        let next = board().next_for("writer");
+        assert!(!next.ready);
+        assert_eq!(
+            next.tasks
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>(),
+            ["c"]
+        );
+        assert!(board().next_for("nobody").tasks.is_empty());
+    }
 
     #[test]
     fn board_json_snapshot() {

@@ -93,7 +93,7 @@ pub enum ActionError {
     #[error("invalid agent name '{0}': use letters, digits, '-', '_', '.' or ':'")]
     InvalidAgent(String),
     /// The SPL given to `task assert` cannot be read.
-    #[error("{0}")]
+    #[error(transparent)]
     Spl(#[from] SplError),
 }
 
@@ -124,7 +124,7 @@ pub enum LifecycleError {
         waited: Duration,
     },
     /// The plan (or the SPL of an assert) cannot be read.
-    #[error("{0}")]
+    #[error(transparent)]
     Spl(#[from] SplError),
     /// The action is refused, or the task unknown.
     #[error("{0}")]

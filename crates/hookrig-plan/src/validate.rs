@@ -3,7 +3,7 @@
 //! assignments to undeclared agents and providers nobody configured.
 //!
 //! Each finding has a rule id, a severity and a place (`path:line:col`). External
-//! validators (scripts) are run by the CLI; this module needs no I/O.
+//! validators (scripts) are run by hookrig-runtime; this module needs no I/O.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;

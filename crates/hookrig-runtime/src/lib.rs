@@ -5,10 +5,13 @@
 //! It owns the [`Scope`] (working directory, agent, plan and store, resolved once from
 //! flags and environment), the emit path ([`Emit`]: load the config, build the
 //! registry, dispatch, record in the ledger, hand the event to a running serve, drain
-//! async hooks), [`explain`] and [`list`] as typed values, plan actions with their
-//! lifecycle events ([`lifecycle::perform`]), and the local socket of `hookrig serve`
-//! ([`ingress`]). It does not parse argv, print, or choose exit codes: that is the
-//! binary's job, and an embedder's.
+//! async hooks), [`explain`], [`list`] and [`validate`] as typed values, project
+//! [`trust`], plan actions with their lifecycle events ([`lifecycle::perform`]), plan
+//! checks with their validators ([`check_plan`]), board formatters ([`format_board`]),
+//! plugin package registration ([`register_package`]),
+//! the search for the programs hookrig runs by name ([`programs`]), and the local socket
+//! of `hookrig serve` ([`ingress`]). It does not parse argv, print, or choose exit codes:
+//! that is the binary's job, and an embedder's.
 //!
 //! ```no_run
 //! use hookrig_core::{EventName, Payload};
@@ -28,13 +31,19 @@ mod emit;
 pub mod engine;
 mod errors;
 mod explain;
+mod formatter;
 pub mod ingress;
 mod interrupt;
 pub mod ledger;
 pub mod lifecycle;
 mod listing;
+mod packages;
+pub mod programs;
 mod registry;
 mod scope;
+pub mod trust;
+mod validation;
+mod validators;
 
 pub use call::{CallSite, EmitCall, HostReply, answer, failure, host_mode};
 pub use emit::{
@@ -43,7 +52,11 @@ pub use emit::{
 };
 pub use errors::RuntimeError;
 pub use explain::{Considered, Explanation, explain};
+pub use formatter::{FORMATTER_TIMEOUT, format_board};
 pub use interrupt::StopSignal;
 pub use listing::{Listing, Select, Trust, list};
+pub use packages::{Registration, register_package};
 pub use registry::{load, registry};
-pub use scope::{Scope, ScopeArgs, working_dir};
+pub use scope::{PlanFile, Scope, ScopeArgs, working_dir};
+pub use validation::{Validation, validate};
+pub use validators::{Entry, PlanCheck, check_plan};

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use hookrig_config::{Environment, normal_path};
 use hookrig_core::HostEnv;
+use hookrig_dialects::PackageRef;
 
 use crate::errors::RuntimeError;
 
@@ -35,6 +36,25 @@ pub struct ScopeArgs {
     pub no_ledger: bool,
 }
 
+/// A plan file, as it was named and as hooks and trust lookups see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanFile {
+    /// The path as the command line or the environment gave it: what messages and
+    /// boards show, so that they name the file the way the user did.
+    pub named: PathBuf,
+    /// The same file, absolute and without `.` or `..` components: what a program
+    /// started for the plan is given, and where its project is looked up.
+    pub path: PathBuf,
+}
+
+impl PlanFile {
+    /// The plan file `named`.
+    pub fn new(named: PathBuf) -> PlanFile {
+        let path = normal_path(&named);
+        PlanFile { named, path }
+    }
+}
+
 /// Where and for whom a command acts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scope {
@@ -43,9 +63,8 @@ pub struct Scope {
     /// The agent acting: `--agent`, else `HOOKRIG_AGENT`, else `HENCE_AGENT`; empty
     /// values count as not given.
     pub agent: Option<String>,
-    /// The plan file, without `.` or `..` components (trust lookups and hooks see this
-    /// path): `--plan`, else `HOOKRIG_PLAN`, else `HENCE_PLAN`.
-    pub plan: Option<PathBuf>,
+    /// The plan file: `--plan`, else `HOOKRIG_PLAN`, else `HENCE_PLAN`.
+    pub plan: Option<PlanFile>,
     /// The store file: the ledger and the plugin package registry.
     pub store: PathBuf,
     /// Whether emits are recorded in the store.
@@ -82,7 +101,7 @@ impl Scope {
             .plan
             .filter(|plan| !plan.as_os_str().is_empty())
             .or_else(|| first(PLAN_VARS).map(PathBuf::from))
-            .map(|plan| normal_path(&plan));
+            .map(PlanFile::new);
         let store = args
             .store
             .unwrap_or_else(|| hookrig_store::default_ledger_path(&env.state_home));
@@ -123,6 +142,13 @@ impl Scope {
         self.record.then_some(self.store.as_path())
     }
 
+    /// The plugin packages enabled for the scope's agent (only those enabled for every
+    /// agent when there is none), as an emit of this scope would load them.
+    pub fn packages(&self) -> Result<Vec<PackageRef>, RuntimeError> {
+        let (packages, _) = crate::ledger::enabled_packages(&self.store, self.agent.as_deref())?;
+        Ok(packages)
+    }
+
     /// The variables a program hookrig starts on the scope's behalf is given: the agent
     /// and the plan under hookrig's and Hence's names.
     pub fn child_env(&self) -> Vec<(&'static str, OsString)> {
@@ -131,7 +157,7 @@ impl Scope {
             vars.extend(AGENT_VARS.map(|name| (name, OsString::from(agent))));
         }
         if let Some(plan) = &self.plan {
-            vars.extend(PLAN_VARS.map(|name| (name, plan.as_os_str().to_owned())));
+            vars.extend(PLAN_VARS.map(|name| (name, plan.path.as_os_str().to_owned())));
         }
         vars
     }
@@ -168,6 +194,22 @@ mod tests {
         Scope::resolve_with(args, |name| vars.get(name).cloned()).expect("resolves")
     }
 
+    fn plan(scope: &Scope) -> Option<&Path> {
+        scope.plan.as_ref().map(|plan| plan.path.as_path())
+    }
+
+    #[test]
+    fn a_plan_keeps_the_name_it_was_given() {
+        let args = ScopeArgs {
+            plan: Some(PathBuf::from("/p/sub/../plan.spl")),
+            ..ScopeArgs::default()
+        };
+        let scope = resolve(args, &[]);
+        let plan = scope.plan.expect("a plan");
+        assert_eq!(plan.named, Path::new("/p/sub/../plan.spl"));
+        assert_eq!(plan.path, Path::new("/p/plan.spl"));
+    }
+
     #[test]
     fn the_flag_wins_then_hookrigs_variable_then_hences() {
         // guards: emit, list, show, explain and validate ignored HENCE_AGENT while the
@@ -175,7 +217,7 @@ mod tests {
         let hence = [("HENCE_AGENT", "h"), ("HENCE_PLAN", "/p/hence.spl")];
         let scope = resolve(ScopeArgs::default(), &hence);
         assert_eq!(scope.agent.as_deref(), Some("h"));
-        assert_eq!(scope.plan.as_deref(), Some(Path::new("/p/hence.spl")));
+        assert_eq!(plan(&scope), Some(Path::new("/p/hence.spl")));
 
         let both = [
             ("HENCE_AGENT", "h"),
@@ -185,7 +227,7 @@ mod tests {
         ];
         let scope = resolve(ScopeArgs::default(), &both);
         assert_eq!(scope.agent.as_deref(), Some("k"));
-        assert_eq!(scope.plan.as_deref(), Some(Path::new("/p/hookrig.spl")));
+        assert_eq!(plan(&scope), Some(Path::new("/p/hookrig.spl")));
 
         let flags = ScopeArgs {
             agent: Some("flag".to_owned()),
@@ -194,7 +236,7 @@ mod tests {
         };
         let scope = resolve(flags, &both);
         assert_eq!(scope.agent.as_deref(), Some("flag"));
-        assert_eq!(scope.plan.as_deref(), Some(Path::new("/q/plan.spl")));
+        assert_eq!(plan(&scope), Some(Path::new("/q/plan.spl")));
     }
 
     #[test]

@@ -1,10 +1,9 @@
 //! `hookrig agent spawn|list|watch|stop|clean`: a provider CLI started on a task in its
 //! own git worktree, followed, stopped and cleaned up. docs/agents.md is the user's page.
 
-use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
@@ -13,13 +12,15 @@ use hookrig_agents::{
     Stopped, Watch, Watched,
 };
 use hookrig_plan::lifecycle::Outcome;
+use hookrig_runtime::Scope;
 use serde_json::{Value, json};
 
-use crate::cli::GlobalArgs;
+use crate::cli::{AgentArg, JsonArg, PlanArg};
 use crate::commands::task as task_command;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::print;
+use crate::output::{print, print_json};
+use crate::scope::{Flags, Top};
 
 /// `hookrig agent ...`.
 #[derive(Debug, Args)]
@@ -34,9 +35,8 @@ enum AgentCommand {
     Spawn(SpawnArgs),
     /// List the agents started by hookrig and whether they still run.
     List {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        json: JsonArg,
     },
     /// Follow an agent's log (every running agent of this repository without TASK) until
     /// it exits, then print how it exited.
@@ -72,12 +72,10 @@ enum AgentCommand {
 struct SpawnArgs {
     /// The task (`api` or `task-api`).
     task: String,
-    /// The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`).
-    #[arg(long, short = 'f', value_name = "FILE")]
-    plan: Option<PathBuf>,
-    /// The agent that claims the task (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`).
-    #[arg(long, value_name = "NAME")]
-    agent: Option<String>,
+    #[command(flatten)]
+    plan: PlanArg,
+    #[command(flatten)]
+    agent: AgentArg,
     /// The provider, over the task's meta, the agent's config and auto-detection.
     #[arg(long, value_name = "ID")]
     provider: Option<String>,
@@ -90,33 +88,28 @@ struct SpawnArgs {
     force: bool,
 }
 
-/// Runs `hookrig agent ...`; `top_agent`/`top_plan` are `hookrig --agent/--plan`.
-pub(crate) fn run(
-    global: &GlobalArgs,
-    args: AgentArgs,
-    top_agent: Option<&OsStr>,
-    top_plan: Option<&Path>,
-) -> Result<u8, ExpectedError> {
-    match args.command {
-        AgentCommand::Spawn(spawn_args) => spawn(global, &spawn_args, top_agent, top_plan),
-        AgentCommand::List { json } => list(global, json),
-        AgentCommand::Watch { task } => watch(global, task.as_deref()),
-        AgentCommand::Stop { task, grace } => stop(global, &task, Duration::from_secs(grace)),
-        AgentCommand::Clean { task, force } => clean(global, &task, force),
-        AgentCommand::Host { spec } => Ok(hookrig_agents::run_host(&spec)),
+/// Runs `hookrig agent ...`.
+pub(crate) fn run(top: &Top, args: &AgentArgs) -> Result<u8, ExpectedError> {
+    let scope = || top.scope(Flags::default());
+    match &args.command {
+        AgentCommand::Spawn(spawn_args) => {
+            let flags = Flags::default()
+                .plan(None, &spawn_args.plan)
+                .agent(&spawn_args.agent);
+            spawn(&top.scope(flags)?, spawn_args)
+        }
+        AgentCommand::List { json } => list(&scope()?, json.json),
+        AgentCommand::Watch { task } => watch(&scope()?, task.as_deref()),
+        AgentCommand::Stop { task, grace } => stop(&scope()?, task, Duration::from_secs(*grace)),
+        AgentCommand::Clean { task, force } => clean(&scope()?, task, *force),
+        // The host acts for the agent its spec names, and for nobody else.
+        AgentCommand::Host { spec } => Ok(hookrig_agents::run_host(spec)),
     }
-}
-
-fn from_env(names: &[&str]) -> Option<String> {
-    names
-        .iter()
-        .find_map(|n| std::env::var(n).ok())
-        .filter(|v| !v.is_empty())
 }
 
 /// Prints what the spawn says as it goes, and delivers the claim's lifecycle events.
 struct Reporter<'a> {
-    global: &'a GlobalArgs,
+    scope: &'a Scope,
 }
 
 impl SpawnObserver for Reporter<'_> {
@@ -132,7 +125,7 @@ impl SpawnObserver for Reporter<'_> {
         if let Err(err) = print(&task_command::summary(outcome)) {
             return ControlFlow::Break(Err(err));
         }
-        match task_command::deliver(self.global, outcome, plan, agent) {
+        match task_command::deliver(self.scope, outcome, plan, agent) {
             // A signal interrupted a post-claim hook: the user asked to stop. The claim
             // stays in the plan; no agent is started.
             Some(code) => ControlFlow::Break(Ok(code)),
@@ -141,25 +134,9 @@ impl SpawnObserver for Reporter<'_> {
     }
 }
 
-fn spawn(
-    global: &GlobalArgs,
-    args: &SpawnArgs,
-    top_agent: Option<&OsStr>,
-    top_plan: Option<&Path>,
-) -> Result<u8, ExpectedError> {
-    let plan = args
-        .plan
-        .clone()
-        .or_else(|| top_plan.map(Path::to_owned))
-        .or_else(|| from_env(&["HOOKRIG_PLAN", "HENCE_PLAN"]).map(PathBuf::from))
-        .ok_or(AgentError::NoPlan)?;
-    let agent = args
-        .agent
-        .clone()
-        .or_else(|| top_agent.map(|a| a.to_string_lossy().into_owned()))
-        .or_else(|| from_env(&["HOOKRIG_AGENT", "HENCE_AGENT"]))
-        .filter(|a| !a.is_empty())
-        .ok_or(AgentError::NoAgent)?;
+fn spawn(scope: &Scope, args: &SpawnArgs) -> Result<u8, ExpectedError> {
+    let plan = scope.plan.as_ref().ok_or(AgentError::NoPlan)?.named.clone();
+    let agent = scope.agent.clone().ok_or(AgentError::NoAgent)?;
     let program = std::env::current_exe().map_err(|e| AgentError::Start(e.to_string()))?;
     let request = SpawnRequest {
         task: args.task.clone(),
@@ -168,13 +145,13 @@ fn spawn(
         provider: args.provider.clone(),
         resume: args.resume,
         force: args.force,
-        store: crate::ledger::store_path(global)?,
+        store: scope.store.clone(),
         host: HostProgram {
             program,
             args: vec!["agent".into(), "__host".into()],
         },
     };
-    let spawned = match hookrig_agents::spawn(&request, &mut Reporter { global })? {
+    let spawned = match hookrig_agents::spawn(&request, &mut Reporter { scope })? {
         Spawn::Started(spawned) => spawned,
         Spawn::Stopped(stopped) => return stopped,
     };
@@ -229,13 +206,10 @@ fn status_json(status: &AgentStatus) -> Value {
     })
 }
 
-fn list(global: &GlobalArgs, json: bool) -> Result<u8, ExpectedError> {
-    let agents = hookrig_agents::list(&crate::ledger::store_path(global)?)?;
+fn list(scope: &Scope, json: bool) -> Result<u8, ExpectedError> {
+    let agents = hookrig_agents::list(&scope.store)?;
     if json {
-        let list: Vec<Value> = agents.iter().map(status_json).collect();
-        let mut text = serde_json::to_string_pretty(&list).unwrap_or_default();
-        text.push('\n');
-        print(&text)?;
+        print_json(&agents.iter().map(status_json).collect::<Vec<Value>>())?;
         return Ok(exit_codes::PROCEED);
     }
     if agents.is_empty() {
@@ -265,14 +239,8 @@ fn list(global: &GlobalArgs, json: bool) -> Result<u8, ExpectedError> {
     Ok(exit_codes::PROCEED)
 }
 
-fn stop(global: &GlobalArgs, task: &str, grace: Duration) -> Result<u8, ExpectedError> {
-    let here = std::env::current_dir().ok();
-    let report = hookrig_agents::stop(
-        &crate::ledger::store_path(global)?,
-        task,
-        grace,
-        here.as_deref(),
-    )?;
+fn stop(scope: &Scope, task: &str, grace: Duration) -> Result<u8, ExpectedError> {
+    let report = hookrig_agents::stop(&scope.store, task, grace, Some(scope.cwd()))?;
     let text = match report {
         StopReport::NotRunning { task, state } => {
             format!(
@@ -295,9 +263,8 @@ fn stop(global: &GlobalArgs, task: &str, grace: Duration) -> Result<u8, Expected
     Ok(exit_codes::PROCEED)
 }
 
-fn watch(global: &GlobalArgs, task: Option<&str>) -> Result<u8, ExpectedError> {
-    let here = std::env::current_dir().ok();
-    let mut watch = Watch::new(&crate::ledger::store_path(global)?, task, here.as_deref())?;
+fn watch(scope: &Scope, task: Option<&str>) -> Result<u8, ExpectedError> {
+    let mut watch = Watch::new(&scope.store, task, Some(scope.cwd()))?;
     if watch.is_empty() {
         print("no running agents to watch\n")?;
         return Ok(exit_codes::PROCEED);
@@ -330,15 +297,10 @@ fn prefixed(task: &str, text: &str) -> String {
         })
 }
 
-fn clean(global: &GlobalArgs, task: &str, force: bool) -> Result<u8, ExpectedError> {
-    let here = std::env::current_dir().map_err(ExpectedError::Cwd)?;
-    let cleaned = hookrig_agents::clean(
-        &crate::ledger::store_path(global)?,
-        task,
-        force,
-        &here,
-        &mut |warning| eprintln!("hookrig: warning: {warning}"),
-    )?;
+fn clean(scope: &Scope, task: &str, force: bool) -> Result<u8, ExpectedError> {
+    let cleaned = hookrig_agents::clean(&scope.store, task, force, scope.cwd(), &mut |warning| {
+        eprintln!("hookrig: warning: {warning}");
+    })?;
     let mut out = format!("removed worktree {}\n", cleaned.worktree.display());
     match cleaned.branch_deleted {
         Ok(()) => {

@@ -1,28 +1,20 @@
-//! `hookrig auto add|list|show|enable|disable|rm|runs` and `hookrig fire`: the
-//! automations of the store and their runs.
+//! `hookrig auto add|list|show|enable|disable|rm|trust|runs` and `hookrig fire`: the
+//! automations of the store and their runs, through hookrig-automation.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::io::Write as _;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use hookrig_automation::engine::system_clock;
-use hookrig_automation::notifier::Notifiers;
-use hookrig_automation::{Automation, Engine, FireError, wiring};
-use hookrig_config::ConfigToml;
-use hookrig_exec::ProcessGroups;
-use hookrig_runtime::ingress::{self, IngressError};
-use hookrig_store::{AutomationRun, RunStatus, Store, StoreError};
-use serde_json::Value;
-use tokio::signal::unix::{SignalKind, signal};
+use hookrig_automation::Automation;
+use hookrig_runtime::Scope;
+use hookrig_store::{AutomationRun, RunStatus, Store};
 
-use crate::cli::GlobalArgs;
+use crate::cli::JsonArg;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::ledger;
-use crate::output::print;
+use crate::output::{print, print_json};
+use crate::scope::{Flags, Top};
 
 #[derive(Debug, Args)]
 pub(crate) struct AutoArgs {
@@ -39,17 +31,15 @@ pub(crate) enum AutoCommand {
     },
     /// List the automations.
     List {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        json: JsonArg,
     },
     /// Show one automation.
     Show {
         /// The automation id.
         id: String,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        json: JsonArg,
     },
     /// Let the engine run an automation again.
     Enable {
@@ -78,79 +68,70 @@ pub(crate) enum AutoCommand {
         /// At most this many runs.
         #[arg(long, default_value_t = 20)]
         limit: usize,
-        /// Print JSON (with --follow, one record per line).
-        #[arg(long)]
-        json: bool,
-        /// Keep running, printing runs as they start and change status, until
-        /// interrupted.
+        #[command(flatten)]
+        json: JsonArg,
+        /// Keep running, printing runs as they start and change status (with --json, one
+        /// record per line), until interrupted.
         #[arg(long, conflicts_with = "limit")]
         follow: bool,
     },
 }
 
-pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedError> {
-    let store = Store::open(&ledger::store_path(global)?)?;
-    let now = (system_clock())();
+pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
+    if let AutoCommand::Trust { dir } = &args.command {
+        return trust(&top.scope(Flags::default().dir(dir.as_deref()))?);
+    }
+    let scope = top.scope(Flags::default())?;
+    let store = Store::open(&scope.store)?;
     match &args.command {
         AutoCommand::Add { file } => {
-            let mut automation = hookrig_automation::definition::load_automation(file, now)
-                .map_err(|d| ExpectedError::InvalidAutomation(d.to_string()))?;
-            // Absolute, so that the automation's workspace (its file's project) is known
-            // whatever directory serve or fire later run in; errors above keep the path
-            // as the user wrote it.
-            if let Ok(absolute) = std::path::absolute(file) {
-                automation.source = Some(absolute.display().to_string());
-            }
-            let stored = store.automations().upsert(&automation.to_row())?;
-            print(&format!("{}\n", stored.id))?;
+            let id = hookrig_automation::add(&store, file)?;
+            print(&format!("{id}\n"))?;
         }
         AutoCommand::List { json } => {
-            let automations = all(&store)?;
-            if *json {
-                print_json(&serde_json::to_value(&automations).expect("automations serialize"))?;
+            let automations = hookrig_automation::all(&store)?;
+            if json.json {
+                print_json(&automations)?;
             } else {
                 print(&table(&automations))?;
             }
         }
         AutoCommand::Show { id, json } => {
-            let automation = one(&store, id)?;
-            if *json {
-                print_json(&serde_json::to_value(&automation).expect("an automation serializes"))?;
+            let automation = hookrig_automation::get(&store, id)?;
+            if json.json {
+                print_json(&automation)?;
             } else {
                 print(&details(&automation))?;
             }
         }
         AutoCommand::Enable { id } | AutoCommand::Disable { id } => {
             let enable = matches!(args.command, AutoCommand::Enable { .. });
-            store
-                .automations()
-                .set_enabled(id, enable, now)
-                .map_err(not_found)?;
+            hookrig_automation::set_enabled(&store, id, enable)?;
             print(&format!(
                 "{} automation `{id}`\n",
                 if enable { "enabled" } else { "disabled" }
             ))?;
         }
         AutoCommand::Rm { id } => {
-            store.automations().delete(id).map_err(not_found)?;
+            hookrig_automation::remove(&store, id)?;
             print(&format!("removed automation `{id}` and its runs\n"))?;
         }
-        AutoCommand::Trust { dir } => return trust(dir.as_deref()),
+        AutoCommand::Trust { .. } => {}
         AutoCommand::Runs {
             id,
             limit,
             json,
-            follow: watch,
+            follow,
         } => {
             if let Some(id) = id {
-                one(&store, id)?;
+                hookrig_automation::get(&store, id)?;
             }
-            if *watch {
-                return follow(&store, id.as_deref(), *json);
+            if *follow {
+                return self::follow(&store, id.as_deref(), json.json);
             }
             let runs = store.automation_runs().list(id.as_deref(), *limit)?;
-            if *json {
-                print_json(&serde_json::to_value(&runs).expect("runs serialize"))?;
+            if json.json {
+                print_json(&runs)?;
             } else {
                 print(&runs_table(&runs))?;
             }
@@ -160,61 +141,29 @@ pub(crate) fn run(global: &GlobalArgs, args: &AutoArgs) -> Result<u8, ExpectedEr
 }
 
 /// `hookrig auto trust [DIR]`: records the project's automation files as trusted.
-fn trust(dir: Option<&std::path::Path>) -> Result<u8, ExpectedError> {
-    let env = hookrig_config::Environment::from_process(crate::engine::working_dir(dir)?)?;
-    let project = hookrig_config::find_project(&env);
-    let root = project.root.unwrap_or_else(|| env.cwd.clone());
-    let path = hookrig_config::trust_store_path(&env);
-    #[expect(clippy::cast_possible_truncation, reason = "milliseconds fit in i64")]
-    let now_ms = ((system_clock())() * 1000.0) as i64;
-    let ids = hookrig_config::TrustStore::update(&path, |store| {
-        Ok::<_, ExpectedError>(hookrig_automation::definition::trust_project_automations(
-            store, &root, now_ms,
-        ))
-    })?;
-    print(&if ids.is_empty() {
-        format!(
-            "no automation files under {}\n",
-            hookrig_automation::definition::project_automations_dir(&root).display()
-        )
+fn trust(scope: &Scope) -> Result<u8, ExpectedError> {
+    let trusted = hookrig_automation::trust_files(&scope.env)?;
+    print(&if trusted.ids.is_empty() {
+        format!("no automation files under {}\n", trusted.dir.display())
     } else {
-        format!("trusted {} automation(s): {}\n", ids.len(), ids.join(", "))
+        format!(
+            "trusted {} automation(s): {}\n",
+            trusted.ids.len(),
+            trusted.ids.join(", ")
+        )
     })?;
     Ok(exit_codes::PROCEED)
 }
 
-/// How long `fire` waits for a serve to answer its ping before running in-process.
-const PING_LIMIT: Duration = Duration::from_millis(500);
-/// How much longer than `[automation] run_timeout` a fire through serve waits for the
-/// record: the run's own timeout ends it first; this covers a serve that is stuck.
-const FIRE_SLACK: Duration = Duration::from_mins(1);
-/// How often `auto runs --follow` looks at the store.
-const FOLLOW_POLL: Duration = Duration::from_millis(500);
-/// How many of the newest runs `auto runs --follow` compares on each look.
-const FOLLOW_WINDOW: usize = 200;
-
-/// `hookrig fire ID [--json]`: runs the automation through the running serve when its
-/// socket answers a ping, else in this process; waits for it and prints the run record.
-pub(crate) fn fire(global: &GlobalArgs, id: &str, json: bool) -> Result<u8, ExpectedError> {
-    let config = crate::commands::config::load(None)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(ExpectedError::Runtime)?;
-    let fired = runtime.block_on(async {
-        if let Some(socket) = ingress::socket_path_from_env()
-            && ingress::ping(&socket, PING_LIMIT).await.is_ok()
-        {
-            tracing::debug!("firing `{id}` through hookrig serve ({})", socket.display());
-            return fire_through_serve(&socket, id, &config).await.map(Some);
-        }
-        fire_in_process(global, &config, id).await
-    });
-    let Some(record) = fired? else {
+/// `hookrig fire ID [--json]`: runs the automation (through the running serve when
+/// there is one), waits for it and prints the run record.
+pub(crate) fn fire(scope: &Scope, id: &str, json: bool) -> Result<u8, ExpectedError> {
+    let config = crate::commands::config::load(scope)?;
+    let Some(record) = hookrig_automation::fire(scope, &config, id)? else {
         return Ok(exit_codes::INTERRUPTED);
     };
     if json {
-        print_json(&serde_json::to_value(&record).expect("a run record serializes"))?;
+        print_json(&record)?;
     } else {
         print(&run_details(&record))?;
     }
@@ -225,166 +174,30 @@ pub(crate) fn fire(global: &GlobalArgs, id: &str, json: bool) -> Result<u8, Expe
     })
 }
 
-async fn fire_through_serve(
-    socket: &std::path::Path,
-    id: &str,
-    config: &ConfigToml,
-) -> Result<AutomationRun, ExpectedError> {
-    let limit = config.automation.run_timeout() + FIRE_SLACK;
-    let answer = ingress::fire(socket, id, limit)
-        .await
-        .map_err(|err| match err {
-            IngressError::Remote(message) => ExpectedError::Fire(message),
-            other => other.into(),
-        })?;
-    serde_json::from_value(answer).map_err(|err| {
-        ExpectedError::Ingress(IngressError::Protocol {
-            path: socket.to_owned(),
-            message: format!("not a run record: {err}"),
-        })
-    })
-}
-
-/// Runs the automation here; `None` when SIGINT or SIGTERM stopped it (the run is then
-/// marked `interrupted` and its processes killed).
-async fn fire_in_process(
-    global: &GlobalArgs,
-    config: &ConfigToml,
-    id: &str,
-) -> Result<Option<AutomationRun>, ExpectedError> {
-    let store_path = ledger::store_path(global)?;
-    let store = Store::open(&store_path)?;
-    let env = hookrig_config::Environment::from_process(crate::engine::working_dir(None)?)?;
-    let root = hookrig_config::find_project(&env)
-        .root
-        .unwrap_or_else(|| env.cwd.clone());
-    // As serve does on a tick: the project's automation files as they are now, so that
-    // a file edited since it was trusted does not run its old version here either, and
-    // a newly trusted one runs as it is. What serve would print is its business; a fire
-    // refused because of it says why.
-    hookrig_automation::definition::sync_project_automations(
-        &env,
-        &root,
-        &store,
-        (system_clock())(),
-    )?;
-    let groups = ProcessGroups::new();
-    let notifiers = Notifiers::from_config(config);
-    let wiring = wiring::wiring(config, &root, &store_path, &groups, notifiers.clone(), None);
-    let engine = Engine::new(store, wiring, wiring::engine_settings(config))?;
-    let mut interrupt = signal(SignalKind::interrupt()).map_err(ExpectedError::Runtime)?;
-    let mut terminate = signal(SignalKind::terminate()).map_err(ExpectedError::Runtime)?;
-    // A hang-up stops the run as SIGTERM does: recorded `interrupted`, its processes killed.
-    let mut hangup = signal(SignalKind::hangup()).map_err(ExpectedError::Runtime)?;
-    let fired = tokio::select! {
-        fired = engine.fire(id) => Some(fired),
-        _ = interrupt.recv() => None,
-        _ = terminate.recv() => None,
-        _ = hangup.recv() => None,
-    };
-    let Some(fired) = fired else {
-        engine.shutdown().await;
-        groups.kill_all();
-        notifiers.drain(Duration::from_secs(2)).await;
-        return Ok(None);
-    };
-    // The notifications of this run are posted before the process ends.
-    notifiers.drain(Duration::from_secs(10)).await;
-    fired.map(Some).map_err(|err| match err {
-        FireError::Store(err) => ExpectedError::Store(err),
-        other => ExpectedError::Fire(other.to_string()),
-    })
-}
-
 /// `hookrig auto runs --follow`: prints runs as they start and as their status changes,
-/// until SIGINT or SIGTERM. Runs that ended before it started are not shown.
+/// until SIGINT or SIGTERM, or until the reader goes away.
 fn follow(store: &Store, id: Option<&str>, json: bool) -> Result<u8, ExpectedError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(ExpectedError::Runtime)?;
-    runtime.block_on(async {
-        let mut interrupt = signal(SignalKind::interrupt()).map_err(ExpectedError::Runtime)?;
-        let mut terminate = signal(SignalKind::terminate()).map_err(ExpectedError::Runtime)?;
-        let mut poll = tokio::time::interval(FOLLOW_POLL);
-        let mut seen: HashMap<String, RunStatus> = HashMap::new();
-        let mut first = true;
-        loop {
-            tokio::select! {
-                _ = poll.tick() => {}
-                _ = interrupt.recv() => break,
-                _ = terminate.recv() => break,
-            }
-            let runs = store.automation_runs().list(id, FOLLOW_WINDOW)?;
-            let mut now_seen = HashMap::with_capacity(runs.len());
-            let mut text = String::new();
-            for run in runs.into_iter().rev() {
-                let show = match seen.get(&run.id) {
-                    Some(status) => *status != run.status,
-                    None => !first || run.status == RunStatus::Running,
-                };
-                if show {
-                    if json {
-                        text.push_str(
-                            &serde_json::to_string(&run).expect("a run record serializes"),
-                        );
-                        text.push('\n');
-                    } else {
-                        text.push_str(&runs_table(std::slice::from_ref(&run)));
-                    }
-                }
-                now_seen.insert(run.id, run.status);
-            }
-            seen = now_seen;
-            first = false;
-            if !text.is_empty() && !write_out(&text)? {
-                break;
+    let mut failed = None;
+    hookrig_automation::follow_runs(store, id, &mut |runs| {
+        let mut text = String::new();
+        for run in runs {
+            if json {
+                text.push_str(&serde_json::to_string(run).expect("a run record serializes"));
+                text.push('\n');
+            } else {
+                text.push_str(&runs_table(std::slice::from_ref(run)));
             }
         }
-        Ok(exit_codes::PROCEED)
-    })
-}
-
-/// Writes `text` to stdout; `false` when the reader has gone (a closed pipe).
-fn write_out(text: &str) -> Result<bool, ExpectedError> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(true),
-        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
-        Err(err) => Err(ExpectedError::Stdout(err)),
-    }
-}
-
-fn all(store: &Store) -> Result<Vec<Automation>, ExpectedError> {
-    store
-        .automations()
-        .list(false)?
-        .into_iter()
-        .map(|row| Automation::from_row(row).map_err(|e| ExpectedError::Fire(e.to_string())))
-        .collect()
-}
-
-fn one(store: &Store, id: &str) -> Result<Automation, ExpectedError> {
-    let row = store
-        .automations()
-        .get(id)?
-        .ok_or_else(|| ExpectedError::Fire(FireError::NotFound(id.to_owned()).to_string()))?;
-    Automation::from_row(row).map_err(|e| ExpectedError::Fire(e.to_string()))
-}
-
-fn not_found(err: StoreError) -> ExpectedError {
-    match err {
-        StoreError::UnknownAutomation { id } => {
-            ExpectedError::Fire(FireError::NotFound(id).to_string())
+        match crate::output::write(text.as_bytes()) {
+            Ok(true) => ControlFlow::Continue(()),
+            Ok(false) => ControlFlow::Break(()),
+            Err(err) => {
+                failed = Some(err);
+                ControlFlow::Break(())
+            }
         }
-        other => other.into(),
-    }
-}
-
-fn print_json(value: &Value) -> Result<(), ExpectedError> {
-    let mut text = serde_json::to_string_pretty(value).expect("json values serialize");
-    text.push('\n');
-    print(&text)
+    })?;
+    failed.map_or(Ok(exit_codes::PROCEED), Err)
 }
 
 fn table(automations: &[Automation]) -> String {

@@ -2,40 +2,34 @@
 //! came from.
 
 use std::fmt::Write as _;
-use std::path::Path;
-
 use std::time::Duration;
 
 use hookrig_config::{
     ConfigToml, DEFAULT_DEBOUNCE, DEFAULT_HOOK_TIMEOUT, DEFAULT_LLM_TIMEOUT,
     DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_TOKENS, DEFAULT_NOTES_DIR, DEFAULT_RUN_TIMEOUT,
-    DEFAULT_TICK, Environment, HookSetting, NotifierConfig, Provider, ProvisionFile, Sourced,
+    DEFAULT_TICK, HookSetting, NotifierConfig, Provider, ProvisionFile, Sourced,
 };
+use hookrig_runtime::Scope;
 use serde_json::{Value, json};
 
-use crate::engine;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::print;
+use crate::output::{print, print_json, warn_all};
 
-/// Loads the merged `config.toml` seen from `cwd`, printing its warnings (unknown keys)
-/// on stderr. Errors stop the caller: exit 1 with every `path:line:col: message`.
-pub(crate) fn load(cwd: Option<&Path>) -> Result<ConfigToml, ExpectedError> {
-    let env = Environment::from_process(engine::working_dir(cwd)?)?;
+/// Loads the merged `config.toml` seen from the scope's working directory, printing its
+/// warnings (unknown keys) on stderr. Errors stop the caller: exit 1 with every
+/// `path:line:col: message`.
+pub(crate) fn load(scope: &Scope) -> Result<ConfigToml, ExpectedError> {
     let mut warnings = Vec::new();
-    let config = hookrig_config::load_config_toml(&env, &mut warnings)?;
-    for warning in warnings {
-        eprintln!("hookrig: warning: {warning}");
-    }
+    let config = hookrig_config::load_config_toml(&scope.env, &mut warnings)?;
+    warn_all(warnings);
     Ok(config)
 }
 
-pub(crate) fn show(cwd: Option<&Path>, json: bool) -> Result<u8, ExpectedError> {
-    let config = load(cwd)?;
+pub(crate) fn show(scope: &Scope, json: bool) -> Result<u8, ExpectedError> {
+    let config = load(scope)?;
     if json {
-        let mut text = serde_json::to_string_pretty(&to_json(&config)).unwrap_or_default();
-        text.push('\n');
-        print(&text)?;
+        print_json(&to_json(&config))?;
     } else {
         print(&to_text(&config))?;
     }

@@ -6,17 +6,25 @@ use std::io::{IsTerminal, Read};
 use hookrig_runtime::engine::{self, EmitRequest, Mode, Unavailable};
 use hookrig_runtime::{CallSite, EmitCall, HostReply, Suppress, ingress};
 
-use crate::cli::{EmitArgs, GlobalArgs};
+use crate::cli::EmitArgs;
 use crate::errors::ExpectedError;
+use crate::scope::Top;
 use crate::{exit_codes, logging, output};
 
-pub(crate) fn run(global: &GlobalArgs, args: &EmitArgs) -> Result<u8, ExpectedError> {
+pub(crate) fn run(top: &Top, args: &EmitArgs) -> Result<u8, ExpectedError> {
+    let global = &top.global;
+    // `emit --agent`, else `hookrig --agent`, else the environment, else the payload.
+    let agent = args.agent.clone().filter(|a| !a.is_empty()).or_else(|| {
+        top.agent
+            .as_ref()
+            .map(|agent| agent.to_string_lossy().into_owned())
+    });
     let call = EmitCall {
         event: args.event.clone(),
         host: args.dialect.dialect(),
         cwd: args.cwd.clone(),
         session: args.session.clone(),
-        agent: args.agent.clone(),
+        agent,
         tool: args.tool.clone(),
         plugin_dirs: args.plugin_dir.clone(),
         suppress: Suppress {

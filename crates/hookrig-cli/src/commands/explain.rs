@@ -1,6 +1,7 @@
 //! `hookrig explain EVENT`: which hooks an event would run, and why the others would not.
 
 use std::fmt::Write;
+use std::path::PathBuf;
 
 use hookrig_core::{Mode, SkipReason};
 use hookrig_dialects::LoadOptions;
@@ -14,9 +15,14 @@ pub(crate) fn run(
     scope: &Scope,
     event: &str,
     tool: Option<&str>,
-    options: &LoadOptions,
+    plugin_dirs: &[PathBuf],
 ) -> Result<u8, ExpectedError> {
-    let explanation = hookrig_runtime::explain(scope, event, tool, options)?;
+    let options = LoadOptions {
+        plugin_dirs: plugin_dirs.to_vec(),
+        packages: scope.packages()?,
+        ..LoadOptions::default()
+    };
+    let explanation = hookrig_runtime::explain(scope, event, tool, &options)?;
     print(&render(&explanation))?;
     Ok(exit_codes::PROCEED)
 }

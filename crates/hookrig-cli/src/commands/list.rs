@@ -3,15 +3,14 @@
 use std::fmt::Write;
 
 use hookrig_core::{EventName, Level, display_duration};
-use hookrig_dialects::{HookDef, LoadOptions, PackageRef};
+use hookrig_dialects::{HookDef, LoadOptions};
 use hookrig_exec::CommandDef;
 use hookrig_runtime::{Scope, Select, Trust};
 use serde::Serialize;
 
-use crate::engine;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::print;
+use crate::output::{print, print_json, report_errors};
 
 /// One hook as `list --json` prints it.
 #[derive(Debug, Serialize)]
@@ -62,24 +61,22 @@ fn command_text(command: &CommandDef) -> String {
     }
 }
 
-pub(crate) fn list(
-    scope: &Scope,
-    event: Option<&str>,
-    json: bool,
-    packages: Vec<PackageRef>,
-) -> Result<u8, ExpectedError> {
-    let options = LoadOptions {
-        packages,
+/// The load options of `list` and `show`: the plugin packages of the scope's agent.
+fn options(scope: &Scope) -> Result<LoadOptions, ExpectedError> {
+    Ok(LoadOptions {
+        packages: scope.packages()?,
         ..LoadOptions::default()
-    };
+    })
+}
+
+pub(crate) fn list(scope: &Scope, event: Option<&str>, json: bool) -> Result<u8, ExpectedError> {
     let select = event.map_or(Select::All, Select::Event);
-    let listing = hookrig_runtime::list(scope, select, &options)?;
-    engine::report_errors(&listing.skipped);
+    let listing = hookrig_runtime::list(scope, select, &options(scope)?)?;
+    report_errors(&listing.skipped);
     let hooks: Vec<&HookDef> = listing.hooks.iter().collect();
     if json {
         let listed: Vec<Listed<'_>> = hooks.iter().map(|def| Listed::new(def)).collect();
-        let text = serde_json::to_string_pretty(&listed).expect("listings serialize");
-        print(&format!("{text}\n"))?;
+        print_json(&listed)?;
         return Ok(exit_codes::PROCEED);
     }
     if hooks.is_empty() {
@@ -144,17 +141,9 @@ pub(crate) fn table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) ->
     text
 }
 
-pub(crate) fn show(
-    scope: &Scope,
-    name: &str,
-    packages: Vec<PackageRef>,
-) -> Result<u8, ExpectedError> {
-    let options = LoadOptions {
-        packages,
-        ..LoadOptions::default()
-    };
-    let listing = hookrig_runtime::list(scope, Select::Name(name), &options)?;
-    engine::report_errors(&listing.skipped);
+pub(crate) fn show(scope: &Scope, name: &str) -> Result<u8, ExpectedError> {
+    let listing = hookrig_runtime::list(scope, Select::Name(name), &options(scope)?)?;
+    report_errors(&listing.skipped);
     if listing.hooks.is_empty() {
         return Err(ExpectedError::NoSuchHook {
             name: name.to_owned(),

@@ -10,7 +10,6 @@ pub(crate) mod events;
 pub(crate) mod explain;
 pub(crate) mod list;
 pub(crate) mod plan;
-pub(crate) mod plan_file;
 pub(crate) mod plan_validate;
 pub(crate) mod plugins;
 pub(crate) mod providers;

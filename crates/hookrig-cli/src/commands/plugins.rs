@@ -5,16 +5,13 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Subcommand};
-use hookrig_config::Environment;
-use hookrig_core::Severity;
-use hookrig_dialects::{PackageRef, check_package, valid_package_id};
-use hookrig_store::{ALL_AGENTS, PluginEntry, PluginRow, StoreError};
+use hookrig_runtime::{Registration, Scope, register_package};
+use hookrig_store::{ALL_AGENTS, PluginEntry, StoreError};
 
-use crate::cli::GlobalArgs;
+use crate::cli::JsonArg;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::ledger;
-use crate::output::print;
+use crate::output::{print, print_json};
 
 #[derive(Debug, Args)]
 pub(crate) struct PluginsArgs {
@@ -26,9 +23,8 @@ pub(crate) struct PluginsArgs {
 pub(crate) enum PluginsCommand {
     /// List the registered plugin packages and for which agents each is enabled.
     List {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        json: JsonArg,
     },
     /// Register the plugin package in DIR (a directory with a plugin.json manifest).
     ///
@@ -71,16 +67,13 @@ pub(crate) struct Target {
     all: bool,
 }
 
-pub(crate) fn run(global: &GlobalArgs, args: &PluginsArgs) -> Result<u8, ExpectedError> {
-    let store = ledger::open(global)?;
+pub(crate) fn run(scope: &Scope, args: &PluginsArgs) -> Result<u8, ExpectedError> {
+    let store = super::runs::ledger(scope)?;
     match &args.command {
         PluginsCommand::List { json } => {
             let plugins = store.plugins().list()?;
-            if *json {
-                let mut text =
-                    serde_json::to_string_pretty(&plugins).expect("plugin rows always serialize");
-                text.push('\n');
-                print(&text)?;
+            if json.json {
+                print_json(&plugins)?;
             } else {
                 print(&table(&plugins))?;
             }
@@ -91,19 +84,14 @@ pub(crate) fn run(global: &GlobalArgs, args: &PluginsArgs) -> Result<u8, Expecte
             description,
             path,
         } => {
-            let row = register_row(id, name.as_deref(), description.as_deref(), path)?;
-            store.plugins().register(&row).map_err(|err| match err {
-                StoreError::DuplicatePlugin { id } => ExpectedError::DuplicatePlugin {
-                    path: store
-                        .plugins()
-                        .get(&id)
-                        .ok()
-                        .flatten()
-                        .map(|p| p.path)
-                        .unwrap_or_default(),
-                    id,
-                },
-                other => other.into(),
+            let registration = Registration {
+                id,
+                name: name.as_deref(),
+                description: description.as_deref(),
+                path,
+            };
+            let row = register_package(scope, &store, registration, &mut |warning| {
+                eprintln!("hookrig: warning: {warning}");
             })?;
             print(&format!(
                 "registered plugin `{id}` ({}) from {}; enable it with `hookrig plugins enable {id} --agent NAME` or `--all`\n",
@@ -147,74 +135,6 @@ fn unknown_plugin(err: StoreError) -> ExpectedError {
         StoreError::UnknownPlugin { id } => ExpectedError::UnknownPlugin(id),
         other => other.into(),
     }
-}
-
-/// Checks the package in `path` as an emit would load it, and builds its row. Warnings
-/// are printed; any error refuses the registration, listing every one.
-fn register_row(
-    id: &str,
-    name: Option<&str>,
-    description: Option<&str>,
-    path: &std::path::Path,
-) -> Result<PluginRow, ExpectedError> {
-    if !valid_package_id(id) {
-        return Err(ExpectedError::BadPluginId(id.to_owned()));
-    }
-    let dir = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    // Canonical, so the stored path keeps naming the same directory whatever the
-    // working directory of a later emit, and symlinks cannot make two ids of one dir.
-    let dir = dir.canonicalize().unwrap_or(dir);
-    let env = Environment::from_process(dir.clone())?;
-    let check = check_package(
-        &env,
-        &PackageRef {
-            id: id.to_owned(),
-            path: dir.clone(),
-        },
-    );
-    let (errors, warnings): (Vec<_>, Vec<_>) = check
-        .diagnostics
-        .into_iter()
-        .partition(|d| d.severity == Severity::Error);
-    for warning in &warnings {
-        eprintln!("hookrig: warning: {warning}");
-    }
-    let package = match check.package {
-        Some(package) if errors.is_empty() => package,
-        _ => {
-            return Err(ExpectedError::InvalidPackage {
-                dir,
-                problems: errors.iter().map(|e| problem(&e.to_string(), id)).collect(),
-            });
-        }
-    };
-    Ok(PluginRow {
-        id: id.to_owned(),
-        name: name.map_or_else(|| package.name.clone(), str::to_owned),
-        description: description
-            .map(str::to_owned)
-            .or(package.description)
-            .unwrap_or_default(),
-        path: dir.display().to_string(),
-        version: package.version,
-        registered_at_ms: 0,
-    })
-}
-
-/// A load diagnostic without its "what the load did about it" tail, which reads wrong
-/// when nothing was being loaded.
-fn problem(text: &str, id: &str) -> String {
-    let package_tail = format!("; package {id} is not loaded");
-    [
-        package_tail.as_str(),
-        "; the plugin's hooks are not loaded",
-        "; the plugin is not loaded",
-        "; skipped",
-    ]
-    .iter()
-    .find_map(|tail| text.strip_suffix(tail))
-    .unwrap_or(text)
-    .to_owned()
 }
 
 /// `ID  VERSION  ENABLED FOR  PATH`, one package a line, in registration order.

@@ -2,28 +2,23 @@
 //! they do not replace, whether each CLI can be found, and the first line of its version.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use hookrig_agents::{Found, Origin, ProviderStatus, Version};
 use hookrig_config::Provider;
+use hookrig_runtime::Scope;
 use serde_json::{Value, json};
 
 use crate::commands::config::provider_json;
-use crate::engine;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::print;
+use crate::output::{print, print_json};
 
-pub(crate) fn list(cwd: Option<&Path>, json: bool) -> Result<u8, ExpectedError> {
-    let dir = engine::working_dir(cwd)?;
-    let rows = hookrig_agents::list_providers(&dir, &mut |warning| {
+pub(crate) fn list(scope: &Scope, json: bool) -> Result<u8, ExpectedError> {
+    let rows = hookrig_agents::list_providers(scope.cwd(), &mut |warning| {
         eprintln!("hookrig: warning: {warning}");
     })?;
     if json {
-        let list: Vec<Value> = rows.iter().map(row_json).collect();
-        let mut text = serde_json::to_string_pretty(&list).unwrap_or_default();
-        text.push('\n');
-        print(&text)?;
+        print_json(&rows.iter().map(row_json).collect::<Vec<Value>>())?;
     } else {
         print(&text(&rows))?;
     }

@@ -4,15 +4,23 @@ use std::fmt::Write;
 use std::time::{Duration, UNIX_EPOCH};
 
 use hookrig_core::EventName;
-use hookrig_store::{EmitFilter, EmitRecord, EmitSummary};
+use hookrig_runtime::Scope;
+use hookrig_store::{EmitFilter, EmitRecord, EmitSummary, Store};
 
-use crate::cli::{GlobalArgs, RunsArgs};
+use crate::cli::RunsArgs;
 use crate::errors::ExpectedError;
-use crate::output::print;
-use crate::{exit_codes, ledger};
+use crate::exit_codes;
+use crate::output::{print, print_json};
 
-pub(crate) fn list(global: &GlobalArgs, args: &RunsArgs) -> Result<u8, ExpectedError> {
-    let ledger = ledger::open(global)?;
+/// The scope's ledger, opened for reading (`runs`, `why`, `plugins`); an error with
+/// `--no-ledger`.
+pub(crate) fn ledger(scope: &Scope) -> Result<Store, ExpectedError> {
+    let path = scope.ledger().ok_or(ExpectedError::LedgerDisabled)?;
+    Ok(hookrig_runtime::ledger::open_for_reading(path)?)
+}
+
+pub(crate) fn list(scope: &Scope, args: &RunsArgs) -> Result<u8, ExpectedError> {
+    let ledger = ledger(scope)?;
     let filter = EmitFilter {
         limit: args.limit,
         event: args
@@ -22,9 +30,8 @@ pub(crate) fn list(global: &GlobalArgs, args: &RunsArgs) -> Result<u8, ExpectedE
         agent: args.agent.clone(),
     };
     let emits = ledger.emits().recent(&filter)?;
-    if args.json {
-        let text = serde_json::to_string_pretty(&emits).expect("summaries serialize");
-        print(&format!("{text}\n"))?;
+    if args.json.json {
+        print_json(&emits)?;
         return Ok(exit_codes::PROCEED);
     }
     if emits.is_empty() {
@@ -75,16 +82,15 @@ fn render_runs(emits: &[EmitSummary]) -> String {
     text
 }
 
-pub(crate) fn why(global: &GlobalArgs, run_id: &str, json: bool) -> Result<u8, ExpectedError> {
-    let ledger = ledger::open(global)?;
+pub(crate) fn why(scope: &Scope, run_id: &str, json: bool) -> Result<u8, ExpectedError> {
+    let ledger = ledger(scope)?;
     let run_id = run_id.trim().to_ascii_lowercase();
     let detail = ledger
         .emits()
         .detail(&run_id)?
         .ok_or_else(|| ExpectedError::UnknownRun(run_id.clone()))?;
     if json {
-        let text = serde_json::to_string_pretty(&detail.emit).expect("records serialize");
-        print(&format!("{text}\n"))?;
+        print_json(&detail.emit)?;
     } else {
         print(&render_why(&detail.emit))?;
     }

@@ -3,19 +3,18 @@
 //! then the lifecycle events it returned emitted so that Hence hook scripts, native
 //! hooks, plugins and automations react.
 
-use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::{Args, Subcommand};
 use hookrig_plan::lifecycle::{LifecycleEvent, Outcome};
 use hookrig_plan::plan::{Action, TaskState};
-use hookrig_runtime::lifecycle;
+use hookrig_runtime::{Scope, lifecycle};
 use serde::Serialize;
 
-use crate::cli::GlobalArgs;
-use crate::commands::plan_file::{self, PlanError};
+use crate::cli::{AgentArg, JsonArg, PlanArg};
 use crate::errors::ExpectedError;
-use crate::{exit_codes, output, scope};
+use crate::scope::{Flags, Top};
+use crate::{exit_codes, output};
 
 /// `hookrig task ...`.
 #[derive(Debug, Args)]
@@ -79,15 +78,12 @@ enum TaskCommand {
 
 #[derive(Debug, Args)]
 struct Common {
-    /// The plan file (default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`).
-    #[arg(long, short = 'f', value_name = "FILE")]
-    plan: Option<PathBuf>,
-    /// The agent acting (default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`).
-    #[arg(long, value_name = "NAME")]
-    agent: Option<String>,
-    /// Print what happened as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    plan: PlanArg,
+    #[command(flatten)]
+    agent: AgentArg,
+    #[command(flatten)]
+    json: JsonArg,
 }
 
 /// What `--json` prints.
@@ -131,14 +127,8 @@ impl Report {
     }
 }
 
-/// Runs `hookrig task ...`. `top_agent` and `top_plan` are `hookrig --agent/--plan`,
-/// used when the subcommand has none.
-pub(crate) fn run(
-    global: &GlobalArgs,
-    args: &TaskArgs,
-    top_agent: Option<&OsStr>,
-    top_plan: Option<&Path>,
-) -> Result<u8, ExpectedError> {
+/// Runs `hookrig task ...`.
+pub(crate) fn run(top: &Top, args: &TaskArgs) -> Result<u8, ExpectedError> {
     let (action, common) = match &args.command {
         TaskCommand::Claim {
             task,
@@ -167,34 +157,21 @@ pub(crate) fn run(
         TaskCommand::Unblock { task, common } => (Action::Unblock { task: task.clone() }, common),
         TaskCommand::Assert { spl, common } => (Action::Assert { spl: spl.clone() }, common),
     };
-    let path = plan_file::plan_path(common.plan.as_deref(), top_plan)?;
-    let agent = plan_file::agent(common.agent.as_deref(), top_agent)?;
-    let (outcome, interrupted) = perform(global, &path, &action, &agent)?;
-    let report = Report::new(&outcome);
-    if common.json {
-        let mut text = serde_json::to_string_pretty(&report).expect("JSON always serializes");
-        text.push('\n');
-        output::print(&text)?;
+    let scope = top.scope(
+        Flags::default()
+            .plan(None, &common.plan)
+            .agent(&common.agent),
+    )?;
+    let plan = scope.plan.as_ref().ok_or(ExpectedError::NoPlan)?;
+    let agent = scope.agent.as_deref().ok_or(ExpectedError::NoAgent)?;
+    let performed = lifecycle::perform(&scope, &plan.named, &action, agent)?;
+    let interrupted = report(&performed.delivered);
+    if common.json.json {
+        output::print_json(&Report::new(&performed.outcome))?;
     } else {
-        output::print(&summary(&outcome))?;
+        output::print(&summary(&performed.outcome))?;
     }
     Ok(interrupted.unwrap_or(exit_codes::PROCEED))
-}
-
-/// Performs `action` on the plan at `path` as `agent` through the runtime (the plan
-/// lifecycle, then its events delivered to hooks), and says on stderr what the hooks
-/// reported. Returns what the action did and the exit code of a signal that
-/// interrupted a hook, if one did.
-pub(crate) fn perform(
-    global: &GlobalArgs,
-    path: &Path,
-    action: &Action,
-    agent: &str,
-) -> Result<(Outcome, Option<u8>), PlanError> {
-    // The events happen in the plan's directory; the scope only carries the store.
-    let scope = scope::resolve(global, None, None, None)?;
-    let performed = lifecycle::perform(&scope, path, action, agent)?;
-    Ok((performed.outcome, report(&performed.delivered)))
 }
 
 /// Delivers the lifecycle events of `outcome`, an action of `agent` on the plan at
@@ -202,21 +179,12 @@ pub(crate) fn perform(
 /// one did. `agent spawn` delivers its claim's events through here too, so that a claim
 /// reaches hooks the same way whoever makes it.
 pub(crate) fn deliver(
-    global: &GlobalArgs,
+    scope: &Scope,
     outcome: &Outcome,
     absolute: &Path,
     agent: &str,
 ) -> Option<u8> {
-    match scope::resolve(global, None, None, None) {
-        Ok(scope) => report(&lifecycle::deliver(&scope, outcome, absolute, agent)),
-        Err(err) => {
-            eprintln!(
-                "hookrig: warning: the task's events were not delivered to hooks: {}",
-                output::chain(&err)
-            );
-            None
-        }
-    }
+    report(&lifecycle::deliver(scope, outcome, absolute, agent))
 }
 
 /// Says on stderr what the hooks reported. Hooks are notifications after the fact: the

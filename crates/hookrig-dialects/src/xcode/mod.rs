@@ -12,7 +12,8 @@ pub(crate) use host::HOST;
 pub use loader::XcodeHook;
 pub(crate) use loader::load;
 pub use package::{
-    Package, PackageCheck, PackageFile, PackageRef, PackageWebhook, check_package, valid_package_id,
+    Package, PackageCheck, PackageFile, PackageRef, PackageWebhook, Registrable, check_package,
+    registrable, valid_package_id,
 };
 pub use protocol::XcodeProtocol;
 pub use webhook::{WEBHOOK_EVENTS, webhook_event_allowed};

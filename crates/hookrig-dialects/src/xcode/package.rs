@@ -27,6 +27,7 @@ use hookrig_exec::CommandDef;
 use super::loader::{self as xcode, JsonFile, Seg, locate};
 use super::webhook;
 use crate::definition::{HookDef, Settings};
+use crate::errors::PackageError;
 use crate::loader::{LoadContext, LoadOptions};
 use crate::native::NativeProtocol;
 use hookrig_config::{Environment, Project};
@@ -135,6 +136,77 @@ pub fn check_package(env: &Environment, package: &PackageRef) -> PackageCheck {
         hooks: ctx.hooks,
         diagnostics: ctx.diagnostics,
     }
+}
+
+/// A package directory that can be registered: what `hookrig plugins register` records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registrable {
+    /// The package as an emit would load it.
+    pub package: Package,
+    /// Its directory, absolute and canonical, so that the registry keeps naming the same
+    /// directory whatever the working directory of a later emit, and symlinks cannot
+    /// register one directory under two ids.
+    pub dir: PathBuf,
+}
+
+/// Checks the package in `path` for registration under `id`, as an emit would load it
+/// (`env` gives the user's directories): an invalid id or any error refuses it, listing
+/// every problem. Warnings do not refuse it; each is handed to `warn`.
+pub fn registrable(
+    env: &Environment,
+    id: &str,
+    path: &Path,
+    warn: &mut dyn FnMut(&Diagnostic),
+) -> Result<Registrable, PackageError> {
+    if !valid_package_id(id) {
+        return Err(PackageError::BadId(id.to_owned()));
+    }
+    let dir = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let dir = dir.canonicalize().unwrap_or(dir);
+    let env = Environment {
+        cwd: dir.clone(),
+        ..env.clone()
+    };
+    let check = check_package(
+        &env,
+        &PackageRef {
+            id: id.to_owned(),
+            path: dir.clone(),
+        },
+    );
+    let (errors, warnings): (Vec<_>, Vec<_>) = check
+        .diagnostics
+        .into_iter()
+        .partition(|d| d.severity == Severity::Error);
+    for warning in &warnings {
+        warn(warning);
+    }
+    match check.package {
+        Some(package) if errors.is_empty() => Ok(Registrable { package, dir }),
+        _ => Err(PackageError::Invalid {
+            dir,
+            problems: errors
+                .iter()
+                .map(|e| without_load_tail(&e.to_string(), id))
+                .collect(),
+        }),
+    }
+}
+
+/// A load diagnostic without its "what the load did about it" tail, which reads wrong
+/// when nothing was being loaded.
+fn without_load_tail(text: &str, id: &str) -> String {
+    let package_tail = format!("; package {id} is not loaded");
+    [
+        package_tail.as_str(),
+        "; the plugin's hooks are not loaded",
+        "; the plugin is not loaded",
+        "; skipped",
+    ]
+    .iter()
+    .find_map(|tail| text.strip_suffix(tail))
+    .unwrap_or(text)
+    .to_owned()
 }
 
 /// The package fields of `manifest`, or `None` when one is invalid (each problem is
@@ -538,6 +610,46 @@ mod tests {
             })
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    #[test]
+    fn registration_refuses_a_bad_id_and_an_invalid_package_without_the_load_tail() {
+        let w = world();
+        let mut warned = Vec::new();
+        let err = registrable(&w.env, "Bad_Id", &w.root, &mut |d| warned.push(d.clone()))
+            .expect_err("bad id");
+        assert!(matches!(err, PackageError::BadId(_)), "{err:?}");
+
+        let dir = w.root.join("pkgs/guard");
+        write(
+            &dir.join("plugin.json"),
+            r#"{"id": "other", "name": "guard"}"#,
+        );
+        let err = registrable(&w.env, "guard", &dir, &mut |d| warned.push(d.clone()))
+            .expect_err("invalid");
+        let PackageError::Invalid {
+            dir: refused,
+            problems,
+        } = &err
+        else {
+            panic!("{err:?}");
+        };
+        assert_eq!(refused, &dir);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("differs from the id"), "{problems:?}");
+        assert!(!problems[0].ends_with("is not loaded"), "{problems:?}");
+
+        write(
+            &dir.join("plugin.json"),
+            r#"{"name": "guard", "version": "1.0.0"}"#,
+        );
+        let found = registrable(&w.env, "guard", &dir.join("../guard"), &mut |d| {
+            warned.push(d.clone());
+        })
+        .expect("registrable");
+        assert_eq!(found.dir, dir, "canonical");
+        assert_eq!(found.package.version.as_deref(), Some("1.0.0"));
+        assert!(warned.is_empty(), "{warned:?}");
     }
 
     #[test]

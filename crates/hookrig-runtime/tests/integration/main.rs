@@ -4,4 +4,5 @@
 mod emit;
 mod explain;
 mod lifecycle;
+mod project;
 mod support;

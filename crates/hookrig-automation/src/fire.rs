@@ -1,0 +1,229 @@
+//! `hookrig fire ID`: one automation run now, through the running `hookrig serve` when
+//! its socket answers, else in this process; and `hookrig auto runs --follow`, runs
+//! reported as they start and change status.
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::time::Duration;
+
+use hookrig_config::{ConfigToml, find_project};
+use hookrig_exec::ProcessGroups;
+use hookrig_runtime::Scope;
+use hookrig_runtime::ingress::{self, IngressError};
+use hookrig_store::{AutomationRun, RunStatus, Store};
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::engine::{Engine, system_clock};
+use crate::errors::AutomationError;
+use crate::notifier::Notifiers;
+use crate::{definition, wiring};
+
+/// How long `fire` waits for a serve to answer its ping before running in-process.
+const PING_LIMIT: Duration = Duration::from_millis(500);
+/// How much longer than `[automation] run_timeout` a fire through serve waits for the
+/// record: the run's own timeout ends it first; this covers a serve that is stuck.
+const FIRE_SLACK: Duration = Duration::from_mins(1);
+/// How often `auto runs --follow` looks at the store.
+const FOLLOW_POLL: Duration = Duration::from_millis(500);
+/// How many of the newest runs `auto runs --follow` compares on each look.
+const FOLLOW_WINDOW: usize = 200;
+
+/// Runs the automation `id` of the scope's store with `config` and waits for its record:
+/// through the running serve when its socket answers a ping, else in this process.
+/// `None` when SIGINT, SIGTERM or SIGHUP stopped it here (the run is then marked
+/// `interrupted` and its processes killed).
+pub fn fire(
+    scope: &Scope,
+    config: &ConfigToml,
+    id: &str,
+) -> Result<Option<AutomationRun>, AutomationError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(AutomationError::AsyncRuntime)?;
+    runtime.block_on(async {
+        if let Some(socket) = ingress::socket_path_from_env()
+            && ingress::ping(&socket, PING_LIMIT).await.is_ok()
+        {
+            tracing::debug!("firing `{id}` through hookrig serve ({})", socket.display());
+            return through_serve(&socket, id, config).await.map(Some);
+        }
+        in_process(scope, config, id).await
+    })
+}
+
+/// Asks the serve on `socket` to run `id` and reads back its record.
+async fn through_serve(
+    socket: &Path,
+    id: &str,
+    config: &ConfigToml,
+) -> Result<AutomationRun, AutomationError> {
+    let limit = config.automation.run_timeout() + FIRE_SLACK;
+    let answer = ingress::fire(socket, id, limit).await?;
+    serde_json::from_value(answer).map_err(|err| {
+        AutomationError::Ingress(IngressError::Protocol {
+            path: socket.to_owned(),
+            message: format!("not a run record: {err}"),
+        })
+    })
+}
+
+/// Runs the automation here.
+async fn in_process(
+    scope: &Scope,
+    config: &ConfigToml,
+    id: &str,
+) -> Result<Option<AutomationRun>, AutomationError> {
+    let store = Store::open(&scope.store)?;
+    let root = find_project(&scope.env)
+        .root
+        .unwrap_or_else(|| scope.env.cwd.clone());
+    // As serve does on a tick: the project's automation files as they are now, so that
+    // a file edited since it was trusted does not run its old version here either, and
+    // a newly trusted one runs as it is. What serve would print is its business; a fire
+    // refused because of it says why.
+    definition::sync_project_automations(&scope.env, &root, &store, (system_clock())())?;
+    let groups = ProcessGroups::new();
+    let notifiers = Notifiers::from_config(config);
+    let wiring = wiring::wiring(
+        config,
+        &root,
+        &scope.store,
+        &groups,
+        notifiers.clone(),
+        None,
+    );
+    let engine = Engine::new(store, wiring, wiring::engine_settings(config))?;
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(AutomationError::AsyncRuntime)?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(AutomationError::AsyncRuntime)?;
+    // A hang-up stops the run as SIGTERM does: recorded `interrupted`, its processes killed.
+    let mut hangup = signal(SignalKind::hangup()).map_err(AutomationError::AsyncRuntime)?;
+    let fired = tokio::select! {
+        fired = engine.fire(id) => Some(fired),
+        _ = interrupt.recv() => None,
+        _ = terminate.recv() => None,
+        _ = hangup.recv() => None,
+    };
+    let Some(fired) = fired else {
+        engine.shutdown().await;
+        groups.kill_all();
+        notifiers.drain(Duration::from_secs(2)).await;
+        return Ok(None);
+    };
+    // The notifications of this run are posted before the process ends.
+    notifiers.drain(Duration::from_secs(10)).await;
+    Ok(Some(fired?))
+}
+
+/// Hands `show` the runs of the store (of the automation `id`, or all) as they start and
+/// as their status changes, oldest first, until SIGINT or SIGTERM, or until `show`
+/// breaks. Runs that ended before it started are not shown.
+pub fn follow_runs(
+    store: &Store,
+    id: Option<&str>,
+    show: &mut dyn FnMut(&[AutomationRun]) -> ControlFlow<()>,
+) -> Result<(), AutomationError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(AutomationError::AsyncRuntime)?;
+    runtime.block_on(async {
+        let mut interrupt =
+            signal(SignalKind::interrupt()).map_err(AutomationError::AsyncRuntime)?;
+        let mut terminate =
+            signal(SignalKind::terminate()).map_err(AutomationError::AsyncRuntime)?;
+        let mut poll = tokio::time::interval(FOLLOW_POLL);
+        let mut changes = Changes::default();
+        loop {
+            tokio::select! {
+                _ = poll.tick() => {}
+                _ = interrupt.recv() => break,
+                _ = terminate.recv() => break,
+            }
+            let runs = store.automation_runs().list(id, FOLLOW_WINDOW)?;
+            let news = changes.of(runs);
+            if !news.is_empty() && show(&news).is_break() {
+                break;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The runs seen on the previous look, to tell which are new or changed.
+#[derive(Debug, Default)]
+struct Changes {
+    seen: HashMap<String, RunStatus>,
+    /// Whether a look happened: on the first, only running runs are news.
+    looked: bool,
+}
+
+impl Changes {
+    /// The runs of `newest_first` that started or changed status since the last look,
+    /// oldest first.
+    fn of(&mut self, newest_first: Vec<AutomationRun>) -> Vec<AutomationRun> {
+        let mut now_seen = HashMap::with_capacity(newest_first.len());
+        let mut changed = Vec::new();
+        for run in newest_first.into_iter().rev() {
+            let show = match self.seen.get(&run.id) {
+                Some(status) => *status != run.status,
+                None => self.looked || run.status == RunStatus::Running,
+            };
+            now_seen.insert(run.id.clone(), run.status);
+            if show {
+                changed.push(run);
+            }
+        }
+        self.seen = now_seen;
+        self.looked = true;
+        changed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(id: &str, status: RunStatus) -> AutomationRun {
+        AutomationRun {
+            id: id.to_owned(),
+            automation_id: "a".to_owned(),
+            project_id: "p".to_owned(),
+            trigger_reason: "manual".to_owned(),
+            status,
+            event_data: None,
+            context_results: None,
+            prompt_sent: None,
+            llm_response: None,
+            actions_taken: None,
+            skipped_reason: None,
+            tokens_used: 0,
+            started_at: 0.0,
+            completed_at: None,
+        }
+    }
+
+    #[test]
+    fn follow_shows_running_runs_first_then_every_new_run_and_status_change() {
+        let mut changes = Changes::default();
+        let first = changes.of(vec![
+            run("b", RunStatus::Running),
+            run("a", RunStatus::Completed),
+        ]);
+        assert_eq!(
+            first.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+            ["b"]
+        );
+        let next = changes.of(vec![
+            run("c", RunStatus::Completed),
+            run("b", RunStatus::Completed),
+            run("a", RunStatus::Completed),
+        ]);
+        assert_eq!(
+            next.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+            ["b", "c"]
+        );
+        assert!(changes.of(vec![run("c", RunStatus::Completed)]).is_empty());
+    }
+}

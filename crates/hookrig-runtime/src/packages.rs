@@ -1,0 +1,67 @@
+//! `hookrig plugins register`: a plugin package checked as an emit would load it, then
+//! recorded in the store's registry.
+
+use std::path::Path;
+
+use hookrig_core::Diagnostic;
+use hookrig_store::{PluginRow, Store, StoreError};
+
+use crate::errors::RuntimeError;
+use crate::scope::Scope;
+
+/// What registering a package is asked.
+#[derive(Debug, Clone, Copy)]
+pub struct Registration<'a> {
+    /// The id to register it under.
+    pub id: &'a str,
+    /// The display name, instead of the manifest's `name`.
+    pub name: Option<&'a str>,
+    /// What it does, instead of the manifest's `description`.
+    pub description: Option<&'a str>,
+    /// The package directory.
+    pub path: &'a Path,
+}
+
+/// Checks the package of `registration` (with the scope's user directories) and records
+/// it in `store`, enabled for nobody; returns the row recorded. Warnings of the check do
+/// not refuse it; each is handed to `warn`.
+pub fn register_package(
+    scope: &Scope,
+    store: &Store,
+    registration: Registration<'_>,
+    warn: &mut dyn FnMut(&Diagnostic),
+) -> Result<PluginRow, RuntimeError> {
+    let Registration {
+        id,
+        name,
+        description,
+        path,
+    } = registration;
+    let found = hookrig_dialects::registrable(&scope.env, id, path, warn)?;
+    let row = PluginRow {
+        id: id.to_owned(),
+        name: name.map_or(found.package.name, str::to_owned),
+        description: description
+            .map(str::to_owned)
+            .or(found.package.description)
+            .unwrap_or_default(),
+        path: found.dir.display().to_string(),
+        version: found.package.version,
+        registered_at_ms: 0,
+    };
+    store.plugins().register(&row).map_err(|err| match err {
+        // Where the registered one is, so that the user can tell whether it is the same.
+        StoreError::DuplicatePlugin { id } => RuntimeError::DuplicatePlugin {
+            path: store
+                .plugins()
+                .get(&id)
+                .ok()
+                .flatten()
+                .map(|p| p.path)
+                .unwrap_or_default(),
+            id,
+        },
+        other => other.into(),
+    })?;
+    Ok(row)
+}

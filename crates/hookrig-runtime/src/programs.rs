@@ -1,0 +1,370 @@
+//! Finding the programs hookrig runs by name, git-style: external commands
+//! (`hookrig-NAME`), board formatters (`hookrig-board-NAME`), and the commands,
+//! validators and formatters plugin packages ship.
+//!
+//! A program is searched in `PATH`, then in the `[settings] plugin_path` directories of
+//! `config.toml`, then among the files of the plugin packages enabled for the scope's
+//! agent; the first executable file wins. A file that cannot be run does not hide a
+//! later one that can, as with `execvp`, but it is what a caller reports when none can.
+
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+
+use hookrig_config::Environment;
+use hookrig_core::Severity;
+use hookrig_dialects::PackageRef;
+use hookrig_exec::{Probe, probe};
+
+use crate::errors::RuntimeError;
+use crate::scope::Scope;
+
+/// Where a program was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A `PATH` directory.
+    Path,
+    /// A `plugin_path` directory of `config.toml`.
+    PluginPath,
+    /// The plugin package with this id.
+    Package(String),
+}
+
+/// A program a plugin package ships under a name of its manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageProgram {
+    /// The name in the manifest, typed as is (`hookrig NAME`, `--format NAME`).
+    pub name: String,
+    /// The file it runs.
+    pub path: PathBuf,
+    /// The package's id.
+    pub package: String,
+}
+
+/// What a search for one name found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    /// The first executable file of that name.
+    Found(PathBuf),
+    /// Only files that cannot be executed; the first of them.
+    NotExecutable(PathBuf),
+    /// Nothing.
+    Missing,
+}
+
+/// Which files of the plugin packages a search takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PackageFiles {
+    /// Their `commands` (`hookrig NAME`).
+    Commands,
+    /// Their `validators` (`hookrig plan validate`).
+    Validators,
+    /// Their `formatters` (`hookrig plan board --format NAME`).
+    Formatters,
+}
+
+impl PackageFiles {
+    /// These files of `packages`, each with its package's id, and a warning for each
+    /// package that does not load.
+    pub fn of(
+        self,
+        env: &Environment,
+        packages: &[PackageRef],
+    ) -> (Vec<PackageProgram>, Vec<String>) {
+        let mut files = Vec::new();
+        let mut warnings = Vec::new();
+        for package in packages {
+            let check = hookrig_dialects::check_package(env, package);
+            let Some(loaded) = check.package else {
+                warnings.push(match self {
+                    PackageFiles::Commands => format!(
+                        "plugin package {} is not loaded, its commands are not available: {}",
+                        package.id,
+                        check
+                            .diagnostics
+                            .iter()
+                            .filter(|d| d.severity == Severity::Error)
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ),
+                    PackageFiles::Validators => format!(
+                        "plugin package {} is not loaded, its validators do not run",
+                        package.id
+                    ),
+                    PackageFiles::Formatters => format!(
+                        "plugin package {} is not loaded, its formatters are not available",
+                        package.id
+                    ),
+                });
+                continue;
+            };
+            let chosen = match self {
+                PackageFiles::Commands => loaded.commands,
+                PackageFiles::Validators => loaded.validators,
+                PackageFiles::Formatters => loaded.formatters,
+            };
+            files.extend(chosen.into_iter().map(|file| PackageProgram {
+                name: file.name,
+                path: file.path,
+                package: loaded.id.clone(),
+            }));
+        }
+        (files, warnings)
+    }
+}
+
+/// The places programs of one kind are searched, in order.
+#[derive(Debug, Clone)]
+pub struct Programs {
+    /// The file name prefixes, in order (`hookrig-`, `hence-`, `hookrig-board-`...).
+    prefixes: Vec<&'static str>,
+    dirs: Vec<(PathBuf, Origin)>,
+    packages: Vec<PackageProgram>,
+    /// What was worth saying while the search was built (unknown keys of
+    /// `config.toml`, packages that do not load), for the caller to report.
+    pub warnings: Vec<String>,
+}
+
+impl Programs {
+    /// A search for files named PREFIX + NAME, one prefix after the other, in no place
+    /// yet.
+    pub fn named(prefixes: &[&'static str]) -> Self {
+        Self {
+            prefixes: prefixes.to_vec(),
+            dirs: Vec::new(),
+            packages: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Adds the `PATH` directories.
+    #[must_use]
+    pub fn with_path(mut self) -> Self {
+        self.dirs
+            .extend(path_dirs().into_iter().map(|dir| (dir, Origin::Path)));
+        self
+    }
+
+    /// Adds the `plugin_path` directories of the `config.toml` files seen from the
+    /// scope's working directory. A broken `config.toml` is an error.
+    pub fn with_plugin_path(mut self, scope: &Scope) -> Result<Self, RuntimeError> {
+        let mut warnings = Vec::new();
+        let config = hookrig_config::load_config_toml(&scope.env, &mut warnings)?;
+        self.warnings
+            .extend(warnings.iter().map(ToString::to_string));
+        self.dirs.extend(
+            config
+                .plugin_path
+                .map(|dirs| dirs.value)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|dir| (dir, Origin::PluginPath)),
+        );
+        Ok(self)
+    }
+
+    /// Adds the `files` of the plugin packages enabled for the scope's agent, looked up
+    /// after every directory. A package that does not load is left out with a warning;
+    /// a registry that cannot be read is an error, as it is for an emit.
+    pub fn with_packages(
+        mut self,
+        scope: &Scope,
+        files: PackageFiles,
+    ) -> Result<Self, RuntimeError> {
+        let packages = scope.packages()?;
+        if packages.is_empty() {
+            return Ok(self);
+        }
+        let (found, warnings) = files.of(&scope.env, &packages);
+        self.warnings.extend(warnings);
+        Ok(self.with_package_programs(found))
+    }
+
+    /// Adds programs of plugin packages. Their files are named by the manifest
+    /// (`"audit": "bin/audit"`), not PREFIX + NAME, so they are listed one by one rather
+    /// than as directories.
+    #[must_use]
+    pub fn with_package_programs(
+        mut self,
+        programs: impl IntoIterator<Item = PackageProgram>,
+    ) -> Self {
+        self.packages.extend(programs);
+        self
+    }
+
+    /// The first executable PREFIX + `name` in the directories (each prefix in turn),
+    /// then the package program `name`.
+    pub fn find(&self, name: &OsStr) -> Lookup {
+        let file_names: Vec<OsString> = self
+            .prefixes
+            .iter()
+            .map(|prefix| {
+                let mut file_name = OsString::from(prefix);
+                file_name.push(name);
+                file_name
+            })
+            .collect();
+        let in_dirs = file_names
+            .iter()
+            .flat_map(|file_name| self.dirs.iter().map(move |(dir, _)| dir.join(file_name)));
+        let in_packages = self
+            .packages
+            .iter()
+            .filter(|program| OsStr::new(&program.name) == name)
+            .map(|program| program.path.clone());
+        let mut not_executable = None;
+        for candidate in in_dirs.chain(in_packages) {
+            match probe(&candidate) {
+                Probe::Executable => return Lookup::Found(candidate),
+                Probe::NotExecutable => {
+                    not_executable.get_or_insert(candidate);
+                }
+                Probe::Missing => {}
+            }
+        }
+        not_executable.map_or(Lookup::Missing, Lookup::NotExecutable)
+    }
+
+    /// Every executable program, by name: the first of each name, and where it was
+    /// found.
+    pub fn all(&self) -> BTreeMap<String, (PathBuf, Origin)> {
+        let mut found = BTreeMap::new();
+        for prefix in &self.prefixes {
+            self.add_all(prefix, &mut found);
+        }
+        for program in &self.packages {
+            if !found.contains_key(&program.name) && probe(&program.path) == Probe::Executable {
+                found.insert(
+                    program.name.clone(),
+                    (
+                        program.path.clone(),
+                        Origin::Package(program.package.clone()),
+                    ),
+                );
+            }
+        }
+        found
+    }
+
+    /// Adds to `found` every executable PREFIX + NAME of the directories whose NAME is
+    /// not there yet.
+    fn add_all(&self, prefix: &str, found: &mut BTreeMap<String, (PathBuf, Origin)>) {
+        for (dir, origin) in &self.dirs {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let file_name = entry.file_name();
+                let Some(name) = file_name
+                    .to_str()
+                    .and_then(|name| name.strip_prefix(prefix))
+                    .filter(|name| !name.is_empty())
+                else {
+                    continue;
+                };
+                if found.contains_key(name) {
+                    continue;
+                }
+                let path = entry.path();
+                if probe(&path) == Probe::Executable {
+                    found.insert(name.to_owned(), (path, origin.clone()));
+                }
+            }
+        }
+    }
+}
+
+/// The directories of `PATH`, in order. An empty entry means the current directory to a
+/// shell; hookrig does not run programs from wherever it happens to be started.
+fn path_dirs() -> Vec<PathBuf> {
+    std::env::var_os("PATH")
+        .map(|path| {
+            std::env::split_paths(&path)
+                .filter(|dir| !dir.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `path` as one shell word, quoted when it holds anything a shell would split or
+/// expand: for messages that tell the user what to type.
+pub fn shell_word(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if text
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:@%".contains(&b))
+    {
+        text.into_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    use super::*;
+
+    #[test]
+    fn package_programs_come_after_directories() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let executable = |path: &Path| {
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, "#!/bin/sh\n").expect("write");
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        };
+        let in_dir = dir.path().join("bin/hookrig-x");
+        let (x, y, hidden) = (
+            dir.path().join("pkg/bin/x"),
+            dir.path().join("pkg/bin/y"),
+            dir.path().join("other/y"),
+        );
+        for path in [&in_dir, &x, &y, &hidden] {
+            executable(path);
+        }
+        let program = |name: &str, path: &Path, package: &str| PackageProgram {
+            name: name.to_owned(),
+            path: path.to_owned(),
+            package: package.to_owned(),
+        };
+        let mut search = Programs::named(&["hookrig-"]);
+        search.dirs.push((dir.path().join("bin"), Origin::Path));
+        let search = search
+            .with_package_programs([program("x", &x, "pkg"), program("y", &y, "pkg")])
+            .with_package_programs([program("y", &hidden, "other")]);
+        assert_eq!(search.find(OsStr::new("x")), Lookup::Found(in_dir.clone()));
+        assert_eq!(search.find(OsStr::new("y")), Lookup::Found(y.clone()));
+        assert_eq!(search.find(OsStr::new("z")), Lookup::Missing);
+        let all = search.all();
+        assert_eq!(all["x"], (in_dir, Origin::Path));
+        assert_eq!(all["y"], (y, Origin::Package("pkg".to_owned())));
+    }
+
+    #[test]
+    fn a_file_that_cannot_run_does_not_hide_a_later_one_that_can() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let first = dir.path().join("a/hookrig-board-x");
+        let second = dir.path().join("b/hookrig-board-x");
+        for (path, mode) in [(&first, 0o644), (&second, 0o755)] {
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, "#!/bin/sh\n").expect("write");
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        }
+        let mut search = Programs::named(&["hookrig-board-"]);
+        search.dirs.push((dir.path().join("a"), Origin::Path));
+        assert_eq!(
+            search.find(OsStr::new("x")),
+            Lookup::NotExecutable(first.clone())
+        );
+        search.dirs.push((dir.path().join("b"), Origin::PluginPath));
+        assert_eq!(search.find(OsStr::new("x")), Lookup::Found(second));
+    }
+
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(shell_word(Path::new("/a/b-c.sh")), "/a/b-c.sh");
+        assert_eq!(shell_word(Path::new("/a b/it's")), r"'/a b/it'\''s'");
+    }
+}

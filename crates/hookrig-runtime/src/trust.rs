@@ -1,0 +1,186 @@
+//! `hookrig trust`: approving everything a project brings as it is now (its hooks, its
+//! automation files, its `config.toml` files, the Claude Code settings that switch hooks
+//! off, and its plan validators), revoking that, and listing what is trusted.
+//!
+//! Project files come from the repository, so none of them runs until the user trusts
+//! its content; one `hookrig trust` approves all of them, so that nothing of the project
+//! is left waiting for a second command.
+
+use std::path::{Path, PathBuf};
+
+use hookrig_config::{Environment, Project, TrustStore, find_project, trust_store_path};
+use hookrig_core::{Diagnostic, Dialect, Level, Severity};
+use hookrig_dialects::{HookTrust as _, LoadOptions, LoadedConfig};
+
+use crate::errors::RuntimeError;
+use crate::scope::Scope;
+
+/// One thing `trust` recorded as trusted, in the order it was trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approved {
+    /// A project hook.
+    Hook {
+        /// Its name.
+        name: String,
+        /// Its dialect.
+        dialect: Dialect,
+        /// The file that declares it.
+        source: PathBuf,
+        /// False when it already was trusted as it is.
+        changed: bool,
+    },
+    /// A project automation file (`hookrig serve`), by automation id.
+    Automation(String),
+    /// A project `config.toml`.
+    Config {
+        /// The file.
+        file: PathBuf,
+        /// False when it already was trusted as it is.
+        changed: bool,
+    },
+    /// A project Claude Code settings file that switches hooks off.
+    ClaudeSettings {
+        /// The file.
+        file: PathBuf,
+        /// False when it already was trusted as it is.
+        changed: bool,
+    },
+    /// A project plan validator.
+    Validator {
+        /// Its name.
+        name: String,
+        /// Its file.
+        file: PathBuf,
+        /// False when it already was trusted as it is.
+        changed: bool,
+    },
+}
+
+/// What `trust` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Trusted {
+    /// Everything recorded as trusted, in order.
+    pub approved: Vec<Approved>,
+    /// The errors of sources (or entries) skipped while loading: what they declare is
+    /// not trusted, so that it is fixed and trusted again.
+    pub skipped: Vec<Diagnostic>,
+}
+
+/// The project's automation files trusted into a trust store (`store`, the project root,
+/// now in ms): the automation engine knows them, and this crate does not depend on it.
+pub type TrustAutomations<'a> = &'a dyn Fn(&mut TrustStore, &Path, i64) -> Vec<String>;
+
+/// Records everything the project of the scope's working directory brings as trusted as
+/// it is now; `automations` trusts the project's automation files.
+pub fn trust(scope: &Scope, automations: TrustAutomations<'_>) -> Result<Trusted, RuntimeError> {
+    let path = trust_store_path(&scope.env);
+    let project = find_project(&scope.env);
+    // Loaded without HOOKRIG_TRUST_ALL's shortcut so that every project hook is seen.
+    let env = Environment {
+        trust_all: true,
+        ..scope.env.clone()
+    };
+    let config = hookrig_dialects::load(&env, &LoadOptions::default())?;
+    let skipped = config
+        .warnings
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .cloned()
+        .collect();
+    let now = hookrig_store::now_ms();
+    // The whole read-modify-write holds the store's lock, so that a concurrent trust or
+    // revoke is neither lost nor undone.
+    let approved = TrustStore::update(&path, |store| {
+        Ok::<_, RuntimeError>(approve(store, &env, &project, &config, automations, now))
+    })?;
+    Ok(Trusted { approved, skipped })
+}
+
+/// Records every item of the project as trusted as it is now.
+fn approve(
+    store: &mut TrustStore,
+    env: &Environment,
+    project: &Project,
+    config: &LoadedConfig,
+    automations: TrustAutomations<'_>,
+    now: i64,
+) -> Vec<Approved> {
+    let mut approved = Vec::new();
+    for def in config
+        .hooks
+        .iter()
+        .filter(|d| d.spec.source.level == Level::Project)
+    {
+        let changed = store.check(def, project).is_some();
+        store.trust(def, project, now);
+        approved.push(Approved::Hook {
+            name: def.spec.name.clone(),
+            dialect: def.dialect(),
+            source: def.spec.source.path.clone(),
+            changed,
+        });
+    }
+    let root = project.root.clone().unwrap_or_else(|| env.cwd.clone());
+    approved.extend(
+        automations(store, &root, now)
+            .into_iter()
+            .map(Approved::Automation),
+    );
+    // Its config.toml files (providers, notifiers, plugin_path...) and plan validators
+    // are trusted by their content; an unreadable one is left for the next trust.
+    for (file, level, _) in hookrig_config::config_toml_paths(env) {
+        if level != Level::Project {
+            continue;
+        }
+        if let Ok(bytes) = std::fs::read(&file) {
+            let changed = store.trust_file("config", &file, &bytes, now);
+            approved.push(Approved::Config { file, changed });
+        }
+    }
+    // Claude Code settings that set `disableAllHooks` count only once trusted (they
+    // would turn off the user's own hooks).
+    for file in hookrig_dialects::claude_settings_to_trust(env) {
+        if let Ok(bytes) = std::fs::read(&file) {
+            let changed = store.trust_file("claude", &file, &bytes, now);
+            approved.push(Approved::ClaudeSettings { file, changed });
+        }
+    }
+    for (name, file) in hookrig_config::project_validators(project) {
+        if let Ok(bytes) = std::fs::read(&file) {
+            let changed = store.trust_file("validator", &file, &bytes, now);
+            approved.push(Approved::Validator {
+                name,
+                file,
+                changed,
+            });
+        }
+    }
+    approved
+}
+
+/// What `revoke` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revoked {
+    /// How many trusted items it forgot.
+    pub count: usize,
+    /// The directory under which it forgot them.
+    pub under: PathBuf,
+}
+
+/// Forgets the trust given to everything under the project of the scope's working
+/// directory: the repository root, or the directory itself outside a repository (the top
+/// of a walk without `.git` is `/`, and revoking under it would revoke every project's
+/// trust).
+pub fn revoke(scope: &Scope) -> Result<Revoked, RuntimeError> {
+    let project = find_project(&scope.env);
+    let under = project.root.unwrap_or_else(|| scope.env.cwd.clone());
+    let count = TrustStore::update(&trust_store_path(&scope.env), |store| {
+        Ok::<_, RuntimeError>(store.revoke_under(&under))
+    })?;
+    Ok(Revoked { count, under })
+}
+
+/// The trust store of the scope's user, as it is now.
+pub fn trusted(scope: &Scope) -> Result<TrustStore, RuntimeError> {
+    Ok(TrustStore::load(&trust_store_path(&scope.env))?)
+}
