@@ -1347,13 +1347,17 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__engine__subcmd__run)
-            opts="-h --idle --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --idle --http --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --idle)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2859,12 +2863,16 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__serve)
-            opts="-h --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --http --print-token --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --http)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -254,7 +254,9 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_su
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "trust" -d 'Trust the project\'s `.hookrig/automations/*.toml` files as they are now'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "runs" -d 'List runs, newest first'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l http -d 'Also answer emits over HTTP on this address (`POST /emit/EVENT?dialect=D` with `Authorization: Bearer TOKEN`; see --print-token). Off by default; an address beyond loopback is served with a warning' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l print-token -d 'Print the token HTTP requests need (created on first use) and exit'
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l no-ledger -d 'Do not record anything in the ledger'
@@ -270,6 +272,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and not __fish_s
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and not __fish_seen_subcommand_from run start status stop help" -f -a "stop" -d 'Stop the running engine (emits under way get their answers first)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and not __fish_seen_subcommand_from run start status stop help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from run" -l idle -d 'How long without an emit before it exits (`10m`, `1h`, `0s` for never)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from run" -l http -d 'Also answer emits over HTTP on this address (see `hookrig serve --http`)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from run" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from run" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from run" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'

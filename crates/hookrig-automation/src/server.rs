@@ -61,6 +61,8 @@ pub struct ServerOptions {
     pub store_path: PathBuf,
     /// The Unix socket to listen on.
     pub socket: PathBuf,
+    /// An HTTP front for emits (`hookrig serve --http`), off when `None`.
+    pub http: Option<Arc<hookrig_runtime::http::HttpFront>>,
 }
 
 impl ServerOptions {
@@ -76,6 +78,7 @@ impl ServerOptions {
             config,
             store_path: scope.store.clone(),
             socket,
+            http: None,
         }
     }
 }
@@ -87,6 +90,8 @@ impl ServerOptions {
 pub enum Notice {
     /// The socket is bound.
     Listening(PathBuf),
+    /// The HTTP front for emits listens on this address.
+    Http(std::net::SocketAddr),
     /// Runs left `running` by an earlier process (a crash) were marked interrupted.
     Recovered(usize),
     /// A project automation file does not load (`path:line:col: message`).
@@ -170,6 +175,7 @@ impl fmt::Display for Notice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Notice::Listening(socket) => write!(f, "listening on {}", socket.display()),
+            Notice::Http(address) => write!(f, "answering emits on http://{address}/emit/EVENT"),
             Notice::Recovered(runs) => write!(
                 f,
                 "{runs} run(s) left running by an earlier process marked interrupted"
@@ -279,6 +285,7 @@ impl Server {
             config,
             store_path,
             socket,
+            http,
         } = options;
         let say = |notice| notices(notice);
 
@@ -287,6 +294,14 @@ impl Server {
         let emits = hookrig_runtime::engine::Engine::new();
         let (listener, mut requests) =
             Ingress::bind_engine(&socket, Some(Arc::clone(&emits))).await?;
+        if let Some(http) = http {
+            let address = http.listener.local_addr().ok();
+            http.spawn(Arc::clone(&emits))
+                .map_err(AutomationError::AsyncRuntime)?;
+            if let Some(address) = address {
+                say(Notice::Http(address));
+            }
+        }
         say(Notice::Listening(socket.clone()));
 
         let store = Store::open(&store_path)?;
@@ -367,6 +382,7 @@ impl Server {
         drop(listener);
         drop(watcher);
         emits.kill_all();
+        hookrig_exec::worker::stop_all();
         engine.shutdown().await;
         // Dropping a run kills its CLI provider's group; this catches any group whose
         // supervisor had not noticed yet.

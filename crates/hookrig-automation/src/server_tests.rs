@@ -70,6 +70,7 @@ impl Project {
             config,
             store_path: dir.path().join("hookrig.db"),
             socket: dir.path().join("run/serve.sock"),
+            http: None,
         };
         Project {
             _dir: dir,

@@ -127,7 +127,7 @@ pub(crate) enum Command {
     Auto(crate::commands::auto::AutoArgs),
     /// Run the automation engine: triggers, the file watcher, and the socket through
     /// which `hookrig emit` and `hookrig fire` reach it. Stops on SIGINT or SIGTERM.
-    Serve,
+    Serve(crate::commands::serve::ServeArgs),
     /// The resident engine that answers emits: run, start, status, stop.
     Engine(crate::commands::engine::EngineArgs),
     /// Run an automation now, wait for it and print the run record (exit 1 when it failed).

@@ -99,6 +99,18 @@ pub(crate) enum ExpectedError {
     /// An engine could not be started, asked or stopped.
     #[error("engine: {0}")]
     EngineStart(String),
+    /// `--http ADDR` cannot be bound.
+    #[error("cannot listen on {address}")]
+    HttpBind {
+        /// The address.
+        address: std::net::SocketAddr,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The HTTP token cannot be read or created.
+    #[error("cannot read or create the HTTP token")]
+    Token(#[source] std::io::Error),
     /// A resident engine could not listen or stopped on an error.
     #[error(transparent)]
     Engine(#[from] hookrig_runtime::ingress::IngressError),
@@ -174,7 +186,9 @@ impl ExpectedError {
             | ExpectedError::Agent(_)
             | ExpectedError::Automation(_)
             | ExpectedError::Engine(_)
-            | ExpectedError::EngineStart(_) => exit_codes::FAILURE,
+            | ExpectedError::EngineStart(_)
+            | ExpectedError::HttpBind { .. }
+            | ExpectedError::Token(_) => exit_codes::FAILURE,
         }
     }
 }

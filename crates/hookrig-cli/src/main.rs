@@ -39,7 +39,7 @@ fn main() -> ExitCode {
     // kills what they left running. Forked now, while hookrig has a single thread.
     let guardian = matches!(
         command,
-        Command::Emit(_) | Command::Task(_) | Command::Fire { .. } | Command::Serve
+        Command::Emit(_) | Command::Task(_) | Command::Fire { .. } | Command::Serve(_)
     )
     .then(hookrig_exec::Guardian::start)
     .flatten();
@@ -103,9 +103,9 @@ fn main() -> ExitCode {
             .and_then(|scope| commands::auto::fire(&scope, id, json.json)),
         Command::Plan(args) => commands::plan::run(&top, args),
         Command::Task(args) => commands::task::run(&top, args),
-        Command::Serve => top
+        Command::Serve(args) => top
             .scope(Flags::default())
-            .and_then(|scope| commands::serve::run(&scope)),
+            .and_then(|scope| commands::serve::run(&scope, args)),
         Command::Engine(args) => commands::engine::run(args),
     };
     if let Some(guardian) = guardian {

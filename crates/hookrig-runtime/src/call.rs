@@ -148,7 +148,12 @@ pub fn failure(host: Host, error: &str) -> HostReply {
 }
 
 /// hookrig itself failed.
-const FAILURE: u8 = 1;
+pub(crate) const FAILURE: u8 = 1;
+
+/// Whether a host can call hookrig in `dialect`.
+pub(crate) fn speaks(dialect: Dialect) -> bool {
+    Host::of(dialect).is_some()
+}
 
 /// The host mode of `dialect`; the native one for a dialect no host speaks.
 ///

@@ -174,26 +174,45 @@ impl Engine {
                 ),
             };
         }
+        let EmitRequest {
+            call,
+            dir,
+            env,
+            stdin,
+            ..
+        } = request;
+        let env = HostEnv::new(env.into_iter().map(|(k, v)| (k.into(), v.into())));
+        match self.answer(call, stdin.into_bytes(), dir, env).await {
+            Some(answer) => EmitResponse::Reply(answer),
+            None => EmitResponse::Refused {
+                refused: "the engine failed while answering".to_owned(),
+            },
+        }
+    }
+
+    /// Answers `call` with `stdin` made in `dir` with `env`, on a thread of its own;
+    /// the emit is recorded before the answer comes back, and its async hooks run on
+    /// after it. `None` when the thread failed before answering.
+    pub(crate) async fn answer(
+        self: &Arc<Self>,
+        call: EmitCall,
+        stdin: Vec<u8>,
+        dir: PathBuf,
+        env: HostEnv,
+    ) -> Option<HostReply> {
         let (reply_to, reply) = oneshot::channel();
         let engine = Arc::clone(self);
         engine.in_flight.fetch_add(1, Ordering::Relaxed);
         tokio::task::spawn_blocking(move || {
-            let EmitRequest {
-                call,
-                dir,
-                env,
-                stdin,
-                ..
-            } = request;
             let groups = ProcessGroups::new();
             engine.track(&groups);
             let site = CallSite::Host {
                 dir,
-                env: HostEnv::new(env.into_iter().map(|(k, v)| (k.into(), v.into()))),
+                env,
                 groups: groups.clone(),
             };
             let mut notes = String::new();
-            let (mut answer, decided) = call::answer(&call, stdin.as_bytes(), site, &mut |line| {
+            let (mut answer, decided) = call::answer(&call, &stdin, site, &mut |line| {
                 notes.push_str(line);
             });
             notes.push_str(&answer.stderr);
@@ -216,12 +235,7 @@ impl Engine {
             engine.last_active_ms.store(now, Ordering::Relaxed);
             engine.in_flight.fetch_sub(1, Ordering::Relaxed);
         });
-        match reply.await {
-            Ok(answer) => EmitResponse::Reply(answer),
-            Err(_) => EmitResponse::Refused {
-                refused: "the engine failed while answering".to_owned(),
-            },
-        }
+        reply.await.ok()
     }
 }
 
@@ -242,6 +256,7 @@ pub enum Stopped {
 pub async fn run_resident(
     socket: &std::path::Path,
     idle: Duration,
+    http: Option<crate::http::HttpFront>,
 ) -> Result<Stopped, crate::ingress::IngressError> {
     use tokio::signal::unix::{SignalKind, signal};
 
@@ -249,6 +264,14 @@ pub async fn run_resident(
 
     let engine = Engine::new();
     let (listener, mut requests) = Ingress::bind_engine(socket, Some(Arc::clone(&engine))).await?;
+    if let Some(http) = http {
+        http.spawn(Arc::clone(&engine))
+            .map_err(|source| crate::ingress::IngressError::Io {
+                action: "serve HTTP beside",
+                path: socket.to_owned(),
+                source,
+            })?;
+    }
     let signals = |kind| {
         signal(kind).map_err(|source| crate::ingress::IngressError::Io {
             action: "watch signals for",
@@ -284,6 +307,7 @@ pub async fn run_resident(
     };
     drop(listener);
     engine.kill_all();
+    hookrig_exec::worker::stop_all();
     // Emits still answering get a moment to send their answers and record their rows.
     let deadline = Instant::now() + SHUTDOWN_GRACE;
     while engine.in_flight.load(Ordering::Relaxed) > 0 && Instant::now() < deadline {
@@ -297,6 +321,7 @@ pub async fn run_resident(
 pub fn run_resident_blocking(
     socket: &std::path::Path,
     idle: Duration,
+    http: Option<crate::http::HttpFront>,
 ) -> Result<Stopped, crate::ingress::IngressError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -307,7 +332,7 @@ pub fn run_resident_blocking(
             path: socket.to_owned(),
             source,
         })?;
-    runtime.block_on(run_resident(socket, idle))
+    runtime.block_on(run_resident(socket, idle, http))
 }
 
 /// How often a resident engine checks whether it has been idle long enough.

@@ -32,6 +32,7 @@ pub mod engine;
 mod errors;
 mod explain;
 mod formatter;
+pub mod http;
 pub mod ingress;
 mod interrupt;
 pub mod ledger;

@@ -26,6 +26,9 @@ enum EngineCommand {
         /// How long without an emit before it exits (`10m`, `1h`, `0s` for never).
         #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_idle)]
         idle: Duration,
+        /// Also answer emits over HTTP on this address (see `hookrig serve --http`).
+        #[arg(long, value_name = "ADDR:PORT")]
+        http: Option<std::net::SocketAddr>,
     },
     /// Start an engine in the background and wait until it answers.
     Start {
@@ -54,8 +57,12 @@ fn parse_idle(text: &str) -> Result<Duration, String> {
 pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
     let socket = ingress::socket_path_from_env().ok_or(ExpectedError::NoSocketPath)?;
     match &args.command {
-        EngineCommand::Run { idle } => {
-            let stopped = engine::run_resident_blocking(&socket, *idle)?;
+        EngineCommand::Run { idle, http } => {
+            let state_home =
+                hookrig_config::Environment::from_process(std::path::PathBuf::from("/"))?
+                    .state_home;
+            let http = crate::commands::serve::http_front(*http, &state_home)?;
+            let stopped = engine::run_resident_blocking(&socket, *idle, http)?;
             let why = match stopped {
                 Stopped::Asked => "asked to stop",
                 Stopped::Signal => "signalled",

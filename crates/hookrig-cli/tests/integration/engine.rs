@@ -365,3 +365,122 @@ fn engine_start_status_and_stop() {
         format!("no engine runs (socket {})\n", env.serve_socket().display())
     );
 }
+
+/// One HTTP/1.1 request to `port` on 127.0.0.1: status, headers and body of the answer.
+fn http(port: u16, target: &str, token: Option<&str>, body: &[u8]) -> (u16, String, String) {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .expect("timeout");
+    let auth = token.map_or_else(String::new, |t| format!("Authorization: Bearer {t}\r\n"));
+    let head = format!(
+        "POST {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).expect("write head");
+    // A server may answer (413) before reading a large body: ignore a reset then.
+    let _ = stream.write_all(body);
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_owned(), body.to_owned())
+}
+
+#[test]
+fn hosts_emit_over_http_with_the_token_and_get_the_dialects_answer() {
+    let env = test_env();
+    env.write_file(".claude/settings.json", CLAUDE);
+    let serve = Serve::start_with(&env, env.command(["serve", "--http", "127.0.0.1:0"]));
+    let port: u16 = wait_for("the HTTP address", || {
+        let log = serve.stderr();
+        let at = log.find("answering emits on http://127.0.0.1:")?;
+        log[at + "answering emits on http://127.0.0.1:".len()..]
+            .split('/')
+            .next()?
+            .parse()
+            .ok()
+    });
+    let token = text(&crate::harness::hookrig(&env, &["serve", "--print-token"]).stdout)
+        .trim()
+        .to_owned();
+    assert_eq!(token.len(), 64);
+    let token_file = env.state_home().join("hookrig").join("http.token");
+    use std::os::unix::fs::PermissionsExt as _;
+    assert_eq!(
+        std::fs::metadata(&token_file)
+            .expect("token file")
+            .permissions()
+            .mode()
+            & 0o777,
+        0o600
+    );
+    let project = env.project();
+    let input = format!(
+        r#"{{"hook_event_name":"PreToolUse","session_id":"s","cwd":"{}","tool_name":"Bash","tool_input":{{"command":"ls"}}}}"#,
+        project.display()
+    );
+    let runs_before = text(&crate::harness::hookrig(&env, &["runs", "--json"]).stdout);
+
+    // guards: an HTTP emit without the token, or with another, runs nothing and is
+    // recorded nowhere
+    let (status, _, _) = http(
+        port,
+        "/emit/PreToolUse?dialect=claude",
+        None,
+        input.as_bytes(),
+    );
+    assert_eq!(status, 401);
+    let (status, _, _) = http(
+        port,
+        "/emit/PreToolUse?dialect=claude",
+        Some(&"0".repeat(64)),
+        input.as_bytes(),
+    );
+    assert_eq!(status, 401);
+    assert_eq!(
+        text(&crate::harness::hookrig(&env, &["runs", "--json"]).stdout),
+        runs_before
+    );
+
+    let (status, head, body) = http(
+        port,
+        "/emit/PreToolUse?dialect=claude",
+        Some(&token),
+        input.as_bytes(),
+    );
+    assert_eq!(status, 200, "{head}");
+    assert!(
+        head.to_ascii_lowercase().contains("x-hookrig-exit: 0"),
+        "{head}"
+    );
+    let in_process = emit_via(&env, false, &["--dialect", "claude"], &input, &[]);
+    assert_eq!(
+        body,
+        text(&in_process.stdout),
+        "the same answer as hookrig emit"
+    );
+    assert!(body.contains("claude says no"), "{body}");
+
+    let (status, _, body) = http(
+        port,
+        "/emit/PreToolUse?dialect=claude",
+        Some(&token),
+        b"garbage",
+    );
+    assert_eq!(status, 400);
+    assert!(body.contains("stdin is not valid JSON"), "{body}");
+    let (status, _, _) = http(port, "/emit/tool.before?dialect=cobol", Some(&token), b"{}");
+    assert_eq!(status, 400);
+    let huge = vec![b' '; 17 * 1024 * 1024];
+    let (status, _, _) = http(port, "/emit/tool.before", Some(&token), &huge);
+    assert_eq!(status, 413);
+    let (status, log) = serve.stop();
+    assert!(status.success(), "{log}");
+}

@@ -40,7 +40,7 @@ impl Serve {
         Serve::start_with(env, env.command(["serve"]))
     }
 
-    fn start_with(env: &TestEnv, mut command: Command) -> Serve {
+    pub(crate) fn start_with(env: &TestEnv, mut command: Command) -> Serve {
         let log = env.root().join(format!("serve-{}.log", log_number(env)));
         let file = File::create(&log).expect("create the serve log");
         let child = command
@@ -59,7 +59,7 @@ impl Serve {
         serve
     }
 
-    fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
