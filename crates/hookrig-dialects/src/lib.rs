@@ -29,6 +29,7 @@ mod loader;
 mod native;
 mod protocol;
 mod trust;
+mod wire;
 mod xcode;
 
 pub use claude::{

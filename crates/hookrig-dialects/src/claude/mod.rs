@@ -5,6 +5,7 @@ mod events;
 mod host;
 mod loader;
 mod protocol;
+mod wire;
 
 pub(crate) use host::HOST;
 pub use loader::{

@@ -3,6 +3,7 @@
 
 mod loader;
 mod protocol;
+mod wire;
 
 pub use loader::HenceHook;
 pub(crate) use loader::load;

@@ -3,6 +3,7 @@
 mod host;
 mod loader;
 mod protocol;
+mod wire;
 
 pub(crate) use host::HOST;
 pub(crate) use loader::load;

@@ -7,6 +7,7 @@ mod package;
 mod protocol;
 mod state;
 mod webhook;
+mod wire;
 
 pub(crate) use host::HOST;
 pub use loader::XcodeHook;
