@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 
 use hookrig_config::{Distrust, Environment, TrustStore, TrustedHook};
 
-use hookrig_core::EventName;
 use hookrig_core::{Diagnostic, Severity};
 use hookrig_store::{AutomationRow, Store, StoreError};
 use serde::{Deserialize, Serialize};
@@ -313,7 +312,7 @@ impl TryFrom<String> for EventType {
         if text.trim().is_empty() {
             return Err("`event_type` must name an event, e.g. \"task.completed\"".into());
         }
-        let name = EventName::parse(&text)
+        let name = hookrig_dialects::events::parse(&text)
             .map_err(|err| format!("{err}; `hookrig events` lists the catalog"))?;
         Ok(EventType(name.as_str().to_owned()))
     }

@@ -29,6 +29,20 @@ pub struct UnknownVersionError {
     pub dispatched: String,
 }
 
+/// An alias that cannot be added to an [`crate::EventNames`] table: it already names
+/// another event, it is another event's canonical name, or the event is not in the
+/// catalog.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("`{name}` cannot be a name of {event}: it is taken by {other}")]
+pub struct NameConflict {
+    /// The alias.
+    pub name: String,
+    /// The event it was to name.
+    pub event: String,
+    /// What has the name already (or "no catalog event").
+    pub other: String,
+}
+
 /// A name that is no dialect's.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("unknown dialect `{0}`")]

@@ -16,7 +16,7 @@
 //! let registry = Registry::new(); // filled by hookrig-config
 //! let event = Event {
 //!     context: Arc::new(EventContext {
-//!         name: EventName::resolve("PreToolUse"),
+//!         name: EventName::resolve("tool.before"),
 //!         session_id: "s1".into(),
 //!         cwd: "/work".into(),
 //!     }),
@@ -53,8 +53,10 @@ pub use dispatcher::{
     AsyncCompletion, AsyncSink, Decision, Dispatched, Event, Planned, dispatch, plan,
 };
 pub use duration::display_duration;
-pub use errors::{BusError, MatcherError, PluginError, UnknownDialect, UnknownVersionError};
-pub use event::{BusShape, CATALOG, CatalogEntry, EventKind, EventName, all_names};
+pub use errors::{
+    BusError, MatcherError, NameConflict, PluginError, UnknownDialect, UnknownVersionError,
+};
+pub use event::{BusShape, CATALOG, CatalogEntry, EventKind, EventName, EventNames};
 pub use hook::{
     BoxFuture, EventContext, Handler, Hook, HookSpec, Invocation, Level, Mode, Report, Source,
 };

@@ -22,11 +22,14 @@
 mod claude;
 mod definition;
 mod errors;
+pub mod events;
 mod hence;
+mod hermit;
 mod host;
 mod hygge;
 mod loader;
 mod native;
+mod orchestrator;
 mod protocol;
 mod trust;
 mod wire;

@@ -3,7 +3,6 @@
 use std::fmt::Write;
 use std::time::{Duration, UNIX_EPOCH};
 
-use hookrig_core::EventName;
 use hookrig_store::{EmitFilter, EmitRecord, EmitSummary};
 
 use crate::cli::{GlobalArgs, RunsArgs};
@@ -18,7 +17,7 @@ pub(crate) fn list(global: &GlobalArgs, args: &RunsArgs) -> Result<u8, ExpectedE
         event: args
             .event
             .as_deref()
-            .map(|e| EventName::resolve(e).as_str().to_owned()),
+            .map(|e| hookrig_dialects::events::resolve(e).as_str().to_owned()),
         agent: args.agent.clone(),
     };
     let emits = ledger.emits().recent(&filter)?;

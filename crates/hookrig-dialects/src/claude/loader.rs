@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use hookrig_core::{Dialect, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -453,7 +453,7 @@ fn key_offset(file: &File<'_>, event: &str, value_pos: usize) -> usize {
 }
 
 fn warn_unknown_event(file: &File<'_>, event: &str, pos: usize, diagnostics: &mut Vec<Diagnostic>) {
-    if events::by_name(event).is_some() || EventName::resolve(event).is_known() {
+    if events::by_name(event).is_some() || crate::events::resolve(event).is_known() {
         return;
     }
     if let Some(known) = did_you_mean(event, events::EVENTS.iter().map(|e| e.name)) {
@@ -582,7 +582,7 @@ impl File<'_> {
                 }
             },
         };
-        let events = vec![EventName::resolve(event)];
+        let events = vec![crate::events::resolve(event)];
         let mode = if raw.is_async == Some(true) {
             if events[0].async_allowed() {
                 Mode::Async

@@ -1,7 +1,7 @@
 //! Claude Code's dialect: its settings files, its hook input and output, and its host
 //! mode (the format Codex, Cursor and Gemini read as well).
 
-mod events;
+pub(crate) mod events;
 mod host;
 mod loader;
 mod protocol;

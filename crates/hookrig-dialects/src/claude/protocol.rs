@@ -397,7 +397,7 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
-    use hookrig_core::{EventContext, EventName, Payload};
+    use hookrig_core::{EventContext, Payload};
 
     use super::*;
 
@@ -429,7 +429,7 @@ mod tests {
         };
         Invocation {
             context: Arc::new(EventContext {
-                name: EventName::resolve(event),
+                name: crate::events::resolve(event),
                 session_id: "s1".into(),
                 cwd: PathBuf::from("/w"),
             }),

@@ -1,6 +1,7 @@
 //! Hence's dialect: lifecycle hook scripts (`.hence/hooks/<name>`, `config.toml`) that get
 //! the event as positional arguments and `HENCE_*` variables.
 
+pub(crate) mod events;
 mod loader;
 mod protocol;
 mod wire;

@@ -90,7 +90,11 @@ mod tests {
         let payload = json!({"plan": "plans/plan.spl", "task": "auth", "agent": "coder", "expression": "(given done)"});
         let mut shown = String::new();
         for point in HookPoint::ALL {
-            let p = presented(point, point.event(), payload.clone());
+            let p = presented(
+                point,
+                super::super::events::event_of(point),
+                payload.clone(),
+            );
             let _ = writeln!(
                 shown,
                 "{}: args [{:?}, {:?}, {:?}] plan {:?} task {:?}",

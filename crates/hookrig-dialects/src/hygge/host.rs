@@ -35,7 +35,7 @@ fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
         .map(str::to_owned)
         .or(named)
         .ok_or(HostError::NoEvent)?;
-    let canonical = hookrig_core::EventName::resolve(&event);
+    let canonical = crate::events::resolve(&event);
     Ok(HostInput {
         payload: canonical_payload(canonical.as_str(), input),
         event,

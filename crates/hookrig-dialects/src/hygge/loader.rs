@@ -31,14 +31,6 @@ pub(crate) const DIALECT: Dialect = Dialect::Hygge;
 /// hygge's default per-hook timeout.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// hygge's four events and the canonical events they are.
-const EVENTS: [(&str, &str); 4] = [
-    ("pre_tool", "tool.before"),
-    ("post_tool", "tool.after"),
-    ("pre_message", "prompt.submit"),
-    ("post_message", "message.after"),
-];
-
 /// Loads this dialect's sources of one level into `ctx`: for the global level
 /// `~/.agents/hooks.toml` then `$XDG_CONFIG_HOME/hygge/hooks.toml`; for the project
 /// level the nearest `.agents/hooks.toml` then the nearest `.hygge/hooks.toml` on the
@@ -307,7 +299,7 @@ impl Lower<'_> {
             );
             let mut coerced = def.clone();
             coerced.spec.mode = Mode::Async;
-            coerced.spec.events = vec![EventName::resolve("post_message")];
+            coerced.spec.events = vec![crate::events::resolve("post_message")];
             if !events.is_empty() {
                 let mut rest = def;
                 rest.spec.events = canonical(&events);
@@ -335,7 +327,10 @@ impl Lower<'_> {
         let events_span = raw_events.span();
         let mut events: Vec<(&'static str, Range<usize>)> = Vec::new();
         for event in raw_events.into_inner() {
-            match EVENTS.iter().find(|(hygge, _)| hygge == event.get_ref()) {
+            match super::events::EVENTS
+                .iter()
+                .find(|(hygge, _)| hygge == event.get_ref())
+            {
                 Some((hygge, _)) if events.iter().any(|(e, _)| e == hygge) => {}
                 Some((hygge, _)) => events.push((hygge, event.span())),
                 None => self.warn(
@@ -400,7 +395,7 @@ impl Lower<'_> {
 fn canonical(events: &[(&str, Range<usize>)]) -> Vec<EventName> {
     events
         .iter()
-        .map(|(event, _)| EventName::resolve(event))
+        .map(|(event, _)| crate::events::resolve(event))
         .collect()
 }
 

@@ -1,5 +1,6 @@
 //! hygge's dialect: its `hooks.toml` layers, its `Input` and `Action`, and its host mode.
 
+pub(crate) mod events;
 mod host;
 mod loader;
 mod protocol;

@@ -70,14 +70,8 @@ fn text(value: Option<&Value>) -> &str {
 
 /// hygge's name of a canonical event.
 fn hygge_event(canonical: &str) -> &str {
-    match canonical {
-        "tool.before" => "pre_tool",
-        "tool.after" => "post_tool",
-        "prompt.submit" => "pre_message",
-        "message.after" => "post_message",
-        // The loader registers hygge hooks only for the four events above.
-        other => other,
-    }
+    // The loader registers hygge hooks only for hygge's four events.
+    super::events::name_of(canonical).unwrap_or(canonical)
 }
 
 fn stdin(hook: &str, invocation: &Invocation) -> Vec<u8> {

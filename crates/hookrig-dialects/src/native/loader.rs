@@ -467,7 +467,7 @@ impl Lower<'_> {
         }
         let mut events = Vec::new();
         for event in raw.into_inner() {
-            let name = match EventName::parse(event.get_ref()) {
+            let name = match crate::events::parse(event.get_ref()) {
                 Ok(name) => name,
                 Err(err) => {
                     // Not a custom event: the hook would never run on the event it names.
@@ -476,7 +476,7 @@ impl Lower<'_> {
                 }
             };
             if let Some(known) = (!name.is_known())
-                .then(|| did_you_mean(event.get_ref(), hookrig_core::all_names()))
+                .then(|| did_you_mean(event.get_ref(), crate::events::all_names()))
                 .flatten()
             {
                 self.warning(

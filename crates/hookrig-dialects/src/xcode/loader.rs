@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use hookrig_core::{Dialect, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde_json::Value;
 
 use hookrig_exec::CommandDef;
@@ -55,20 +55,6 @@ pub struct XcodeHook {
     /// tool, and each run logs `hooks.matcher-invalid`).
     pub invalid_matcher: Option<String>,
 }
-
-/// The ten events of x-code, in the order of its documentation.
-pub(crate) const XCODE_EVENTS: [&str; 10] = [
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "PreCompact",
-    "PostCompact",
-    "SubagentStart",
-    "SubagentStop",
-    "TurnComplete",
-    "SessionEnd",
-];
 
 /// Manifest locations inside a plugin, in lookup order.
 const MANIFESTS: [&str; 3] = [
@@ -613,7 +599,7 @@ impl Plugin<'_> {
         };
         for (event, entries) in events {
             let event_path = format!("hooks.{event}");
-            if !XCODE_EVENTS.contains(&event.as_str()) {
+            if !super::events::is_event(event) {
                 ctx.diagnostics.push(Diagnostic::at(
                     &self.file.path,
                     &self.file.text,
@@ -621,7 +607,7 @@ impl Plugin<'_> {
                     Severity::Warning,
                     format!(
                         "unknown x-code event {event:?} ignored (events: {})",
-                        XCODE_EVENTS.join(", ")
+                        super::events::names().collect::<Vec<_>>().join(", ")
                     ),
                 ));
                 continue;
@@ -802,7 +788,7 @@ impl Plugin<'_> {
         Ok(HookDef {
             spec: HookSpec {
                 name: format!("{}:{event}:{index}", self.id),
-                events: vec![EventName::resolve(event)],
+                events: vec![crate::events::resolve(event)],
                 matcher,
                 priority: HookSpec::DEFAULT_PRIORITY,
                 mode: Mode::Sync,

@@ -1,6 +1,7 @@
 //! x-code's dialect: plugin directories with `plugin.json`, plugin packages, its hook
 //! payload and reply, and its host mode.
 
+pub(crate) mod events;
 mod host;
 mod loader;
 mod package;

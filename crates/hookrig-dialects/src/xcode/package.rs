@@ -19,7 +19,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use hookrig_core::{HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde_json::{Map, Value};
 
 use hookrig_exec::CommandDef;
@@ -447,7 +447,7 @@ pub(crate) fn push(ctx: &mut LoadContext<'_>, package: Package) {
         ctx.hooks.push(HookDef {
             spec: HookSpec {
                 name: format!("{}:webhook:{index}", package.id),
-                events: vec![EventName::resolve(&hook.event)],
+                events: vec![crate::events::resolve(&hook.event)],
                 matcher: Matcher::Any,
                 priority: HookSpec::DEFAULT_PRIORITY,
                 mode: Mode::Sync,
@@ -601,7 +601,10 @@ mod tests {
             panic!("a hook and a webhook: {:?}", check.hooks);
         };
         assert_eq!(webhook.spec.name, "guard:webhook:0");
-        assert_eq!(webhook.spec.events, [EventName::resolve("tool.after")]);
+        assert_eq!(
+            webhook.spec.events,
+            [hookrig_core::EventName::resolve("tool.after")]
+        );
         assert_eq!(webhook.spec.source.level, Level::Global);
         assert_eq!(webhook.spec.source.dialect, hookrig_core::Dialect::Native);
         assert_eq!(webhook.spec.source.path, dir.join("plugin.json"));
