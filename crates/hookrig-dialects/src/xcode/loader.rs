@@ -25,6 +25,7 @@ use std::time::Duration;
 use hookrig_core::{Dialect, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde_json::Value;
 
+use hookrig_config::{JsonKey, json_key_offset};
 use hookrig_exec::CommandDef;
 
 use super::package::{self, PackageRef};
@@ -55,6 +56,9 @@ pub struct XcodeHook {
     /// tool, and each run logs `hooks.matcher-invalid`).
     pub invalid_matcher: Option<String>,
 }
+
+/// Where the hooks object of a manifest with inline hooks is.
+const INLINE_HOOKS: &[JsonKey<'static>] = &[JsonKey::Key("hooks")];
 
 /// Manifest locations inside a plugin, in lookup order.
 const MANIFESTS: [&str; 3] = [
@@ -373,7 +377,7 @@ fn load_plugin(
         return;
     };
     let inline = hooks_file.path == manifest_path;
-    let prefix: &[Seg<'_>] = if inline { &[Seg::Key("hooks")] } else { &[] };
+    let prefix = if inline { INLINE_HOOKS } else { &[] };
     let hooks_value = if inline {
         hooks_file.value.get("hooks").unwrap_or(&Value::Null)
     } else {
@@ -465,7 +469,7 @@ fn read_manifest(
             ctx.diagnostics.push(Diagnostic::at(
                 &manifest.path,
                 &manifest.text,
-                locate(&manifest.text, &[Seg::Key("name")]).or(Some(0)),
+                json_key_offset(&manifest.text, &[JsonKey::Key("name")]).or(Some(0)),
                 Severity::Error,
                 format!(
                     "plugin name {shown} must match ^[a-z0-9][a-z0-9-]*$; the plugin is not loaded"
@@ -501,7 +505,7 @@ fn read_hooks_file(ctx: &mut LoadContext<'_>, dir: &Path, manifest: JsonFile) ->
                 ctx.diagnostics.push(Diagnostic::at(
                     &manifest.path,
                     &manifest.text,
-                    locate(&manifest.text, &[Seg::Key("hooks")]),
+                    json_key_offset(&manifest.text, &[JsonKey::Key("hooks")]),
                     Severity::Error,
                     format!(
                         "hooks file {} not found; the plugin's hooks are not loaded",
@@ -516,7 +520,7 @@ fn read_hooks_file(ctx: &mut LoadContext<'_>, dir: &Path, manifest: JsonFile) ->
             ctx.diagnostics.push(Diagnostic::at(
                 &manifest.path,
                 &manifest.text,
-                locate(&manifest.text, &[Seg::Key("hooks")]),
+                json_key_offset(&manifest.text, &[JsonKey::Key("hooks")]),
                 Severity::Error,
                 "hooks must be an object or the path of a hooks file; the plugin's hooks are not loaded"
                     .to_owned(),
@@ -577,7 +581,7 @@ struct Plugin<'a> {
     file: &'a JsonFile,
     /// Where the hooks object sits in `file`: under `hooks` in a manifest, at the top of a
     /// hooks file. Error paths always start with `hooks`, as x-code names them.
-    prefix: &'a [Seg<'a>],
+    prefix: &'a [JsonKey<'a>],
 }
 
 impl Plugin<'_> {
@@ -603,7 +607,7 @@ impl Plugin<'_> {
                 ctx.diagnostics.push(Diagnostic::at(
                     &self.file.path,
                     &self.file.text,
-                    self.offset(&[Seg::Key(event)]),
+                    self.offset(&[JsonKey::Key(event)]),
                     Severity::Warning,
                     format!(
                         "unknown x-code event {event:?} ignored (events: {})",
@@ -614,14 +618,14 @@ impl Plugin<'_> {
             }
             let Some(entries) = entries.as_array() else {
                 problems.push(self.problem(
-                    &[Seg::Key(event)],
+                    &[JsonKey::Key(event)],
                     &event_path,
                     "must be an array of hook entries",
                 ));
                 continue;
             };
             for (index, entry) in entries.iter().enumerate() {
-                let segs = [Seg::Key(event), Seg::Index(index)];
+                let segs = [JsonKey::Key(event), JsonKey::Index(index)];
                 let entry_path = format!("{event_path}[{index}]");
                 match self.entry(event, index, entry, &segs, &entry_path, ctx) {
                     Ok(def) => defs.push(def),
@@ -640,7 +644,7 @@ impl Plugin<'_> {
     fn fields(
         &self,
         entry: &Value,
-        segs: &[Seg<'_>],
+        segs: &[JsonKey<'_>],
         path: &str,
         ctx: &mut LoadContext<'_>,
     ) -> Result<Entry, Vec<Problem>> {
@@ -650,7 +654,7 @@ impl Plugin<'_> {
         let mut problems = Vec::new();
         let field = |name: &'static str| {
             let mut segs = segs.to_vec();
-            segs.push(Seg::Key(name));
+            segs.push(JsonKey::Key(name));
             (segs, format!("{path}.{name}"))
         };
         let string = |name: &'static str, non_empty: bool, problems: &mut Vec<Problem>| {
@@ -712,7 +716,7 @@ impl Plugin<'_> {
         for key in fields.keys() {
             if !ENTRY_FIELDS.contains(&key.as_str()) {
                 let mut key_segs = segs.to_vec();
-                key_segs.push(Seg::Key(key));
+                key_segs.push(JsonKey::Key(key));
                 ctx.diagnostics.push(Diagnostic::at(
                     &self.file.path,
                     &self.file.text,
@@ -745,7 +749,7 @@ impl Plugin<'_> {
         event: &str,
         index: usize,
         entry: &Value,
-        segs: &[Seg<'_>],
+        segs: &[JsonKey<'_>],
         path: &str,
         ctx: &mut LoadContext<'_>,
     ) -> Result<HookDef, Vec<Problem>> {
@@ -763,7 +767,7 @@ impl Plugin<'_> {
                 // x-code runs a hook whose matcher does not compile for every tool (and
                 // logs it): failing open keeps a typo from silently disabling a guard.
                 let mut segs = segs.to_vec();
-                segs.push(Seg::Key("matcher"));
+                segs.push(JsonKey::Key("matcher"));
                 ctx.diagnostics.push(Diagnostic::at(
                     &self.file.path,
                     &self.file.text,
@@ -820,137 +824,17 @@ impl Plugin<'_> {
         })
     }
 
-    fn offset(&self, segs: &[Seg<'_>]) -> Option<usize> {
+    fn offset(&self, segs: &[JsonKey<'_>]) -> Option<usize> {
         let mut full = self.prefix.to_vec();
         full.extend_from_slice(segs);
-        locate(&self.file.text, &full)
+        json_key_offset(&self.file.text, &full)
     }
 
-    fn problem(&self, segs: &[Seg<'_>], path: &str, message: &str) -> Problem {
+    fn problem(&self, segs: &[JsonKey<'_>], path: &str, message: &str) -> Problem {
         Problem {
             path: path.to_owned(),
             message: message.to_owned(),
             offset: self.offset(segs),
-        }
-    }
-}
-
-/// One step of a path into a JSON document.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Seg<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-/// The byte offset of the value at `path` in `text`, a document `serde_json` has
-/// already parsed. `serde_json` keeps no positions of values, so this walks the text; `None` when
-/// the path is not there.
-pub(crate) fn locate(text: &str, path: &[Seg<'_>]) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut i = skip_ws(bytes, 0);
-    for seg in path {
-        match *seg {
-            Seg::Key(wanted) => {
-                if bytes.get(i) != Some(&b'{') {
-                    return None;
-                }
-                i += 1;
-                loop {
-                    i = skip_ws(bytes, i);
-                    if bytes.get(i) != Some(&b'"') {
-                        return None;
-                    }
-                    let end = skip_string(bytes, i)?;
-                    let key: String = serde_json::from_str(text.get(i..end)?).ok()?;
-                    i = skip_ws(bytes, end);
-                    if bytes.get(i) != Some(&b':') {
-                        return None;
-                    }
-                    i = skip_ws(bytes, i + 1);
-                    if key == wanted {
-                        break;
-                    }
-                    i = skip_ws(bytes, skip_value(bytes, i)?);
-                    if bytes.get(i) != Some(&b',') {
-                        return None;
-                    }
-                    i += 1;
-                }
-            }
-            Seg::Index(wanted) => {
-                if bytes.get(i) != Some(&b'[') {
-                    return None;
-                }
-                i = skip_ws(bytes, i + 1);
-                for _ in 0..wanted {
-                    i = skip_ws(bytes, skip_value(bytes, i)?);
-                    if bytes.get(i) != Some(&b',') {
-                        return None;
-                    }
-                    i = skip_ws(bytes, i + 1);
-                }
-                if matches!(bytes.get(i), None | Some(b']')) {
-                    return None;
-                }
-            }
-        }
-    }
-    Some(i)
-}
-
-fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
-    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    i
-}
-
-/// The end (exclusive) of the string starting at `i`.
-fn skip_string(bytes: &[u8], mut i: usize) -> Option<usize> {
-    i += 1;
-    loop {
-        match bytes.get(i)? {
-            b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-}
-
-/// The end (exclusive) of the value starting at `i`.
-fn skip_value(bytes: &[u8], i: usize) -> Option<usize> {
-    match bytes.get(i)? {
-        b'"' => skip_string(bytes, i),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut j = i;
-            loop {
-                match bytes.get(j)? {
-                    b'"' => {
-                        j = skip_string(bytes, j)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-        }
-        _ => {
-            let mut j = i;
-            while bytes
-                .get(j)
-                .is_some_and(|b| !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace())
-            {
-                j += 1;
-            }
-            Some(j)
         }
     }
 }
@@ -970,23 +854,6 @@ mod tests {
     #[test_case("", false)]
     fn names(name: &str, valid: bool) {
         assert_eq!(valid_name(name), valid);
-    }
-
-    #[test]
-    fn locates_values() {
-        let text = "{\"a\": [1, {\"b\\\"\": \"x]\"}, {\"c\": {\"d\": 3}}], \"e\": true}";
-        let at = |path: &[Seg<'_>]| locate(text, path).map(|i| &text[i..]);
-        assert_eq!(at(&[Seg::Key("e")]), Some("true}"));
-        assert!(
-            at(&[Seg::Key("a"), Seg::Index(2), Seg::Key("c"), Seg::Key("d")])
-                .is_some_and(|s| s.starts_with("3}"))
-        );
-        assert!(
-            at(&[Seg::Key("a"), Seg::Index(1), Seg::Key("b\"")])
-                .is_some_and(|s| s.starts_with("\"x]\""))
-        );
-        assert_eq!(at(&[Seg::Key("a"), Seg::Index(3)]), None);
-        assert_eq!(at(&[Seg::Key("zz")]), None);
     }
 
     fn write(path: &Path, text: &str) {
