@@ -25,7 +25,7 @@ use std::time::Duration;
 use hookrig_core::{Dialect, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde_json::Value;
 
-use hookrig_config::{JsonKey, json_key_offset};
+use hookrig_config::{JsonKey, Lowering, json_key_offset};
 use hookrig_exec::CommandDef;
 
 use super::package::{self, PackageRef};
@@ -286,6 +286,18 @@ pub(crate) struct JsonFile {
     pub(crate) value: Value,
 }
 
+impl JsonFile {
+    /// The file's lowering, reporting to `sink`.
+    pub(crate) fn lowering<'a>(&'a self, sink: &'a mut Vec<Diagnostic>) -> Lowering<'a> {
+        Lowering::new(&self.path, &self.text, sink)
+    }
+
+    /// The byte offset of the value at `path` in the file.
+    pub(crate) fn key_offset(&self, path: &[JsonKey<'_>]) -> Option<usize> {
+        json_key_offset(&self.text, path)
+    }
+}
+
 /// Reads and parses a JSON file; a parse error is reported at its line and column.
 fn read_json(ctx: &mut LoadContext<'_>, path: &Path) -> Option<JsonFile> {
     let text = ctx.read(path)?;
@@ -297,13 +309,11 @@ fn read_json(ctx: &mut LoadContext<'_>, path: &Path) -> Option<JsonFile> {
         }),
         Err(err) => {
             let offset = hookrig_core::json_offset(&text, err.line(), err.column());
-            ctx.diagnostics.push(Diagnostic::at(
-                path,
-                &text,
+            Lowering::new(path, &text, &mut ctx.diagnostics).report(
                 offset,
                 Severity::Error,
                 format!("invalid JSON: {err}; the plugin is not loaded"),
-            ));
+            );
             None
         }
     }
@@ -415,15 +425,13 @@ fn load_plugin(
                 .map(|p| format!("{}: {}", p.path, p.message))
                 .collect::<Vec<_>>()
                 .join("; ");
-            ctx.diagnostics.push(Diagnostic::at(
-                &hooks_file.path,
-                &hooks_file.text,
+            hooks_file.lowering(&mut ctx.diagnostics).report(
                 first,
                 Severity::Error,
                 format!(
                     "invalid hook config of plugin {plugin_id}, its hooks are not loaded: {list}"
                 ),
-            ));
+            );
         }
     }
 }
@@ -453,28 +461,24 @@ fn read_manifest(
     };
     let manifest = read_json(ctx, &manifest_path)?;
     let Some(object) = manifest.value.as_object() else {
-        ctx.diagnostics.push(Diagnostic::at(
-            &manifest.path,
-            &manifest.text,
+        manifest.lowering(&mut ctx.diagnostics).report(
             Some(0),
             Severity::Error,
             "the manifest must be a JSON object; the plugin is not loaded".to_owned(),
-        ));
+        );
         return None;
     };
     let name = match object.get("name") {
         Some(Value::String(name)) if valid_name(name) => name.clone(),
         other => {
             let shown = other.map_or_else(|| "missing".to_owned(), ToString::to_string);
-            ctx.diagnostics.push(Diagnostic::at(
-                &manifest.path,
-                &manifest.text,
-                json_key_offset(&manifest.text, &[JsonKey::Key("name")]).or(Some(0)),
+            manifest.lowering(&mut ctx.diagnostics).report(
+                manifest.key_offset(&[JsonKey::Key("name")]).or(Some(0)),
                 Severity::Error,
                 format!(
                     "plugin name {shown} must match ^[a-z0-9][a-z0-9-]*$; the plugin is not loaded"
                 ),
-            ));
+            );
             return None;
         }
     };
@@ -502,29 +506,27 @@ fn read_hooks_file(ctx: &mut LoadContext<'_>, dir: &Path, manifest: JsonFile) ->
         HooksAt::Inline => manifest,
         HooksAt::File(path) => {
             if !path.is_file() {
-                ctx.diagnostics.push(Diagnostic::at(
-                    &manifest.path,
-                    &manifest.text,
-                    json_key_offset(&manifest.text, &[JsonKey::Key("hooks")]),
+                manifest.lowering(&mut ctx.diagnostics).report(
+                    manifest.key_offset(&[JsonKey::Key("hooks")]),
                     Severity::Error,
                     format!(
                         "hooks file {} not found; the plugin's hooks are not loaded",
                         path.display()
                     ),
-                ));
+                );
                 return None;
             }
             read_json(ctx, &path)?
         }
         HooksAt::Invalid => {
-            ctx.diagnostics.push(Diagnostic::at(
-                &manifest.path,
-                &manifest.text,
-                json_key_offset(&manifest.text, &[JsonKey::Key("hooks")]),
+            manifest
+            .lowering(&mut ctx.diagnostics)
+            .report(
+                manifest.key_offset(&[JsonKey::Key("hooks")]),
                 Severity::Error,
                 "hooks must be an object or the path of a hooks file; the plugin's hooks are not loaded"
                     .to_owned(),
-            ));
+            );
             return None;
         }
         HooksAt::Default => {
@@ -604,16 +606,14 @@ impl Plugin<'_> {
         for (event, entries) in events {
             let event_path = format!("hooks.{event}");
             if !super::events::is_event(event) {
-                ctx.diagnostics.push(Diagnostic::at(
-                    &self.file.path,
-                    &self.file.text,
+                self.file.lowering(&mut ctx.diagnostics).report(
                     self.offset(&[JsonKey::Key(event)]),
                     Severity::Warning,
                     format!(
                         "unknown x-code event {event:?} ignored (events: {})",
                         super::events::names().collect::<Vec<_>>().join(", ")
                     ),
-                ));
+                );
                 continue;
             }
             let Some(entries) = entries.as_array() else {
@@ -717,13 +717,11 @@ impl Plugin<'_> {
             if !ENTRY_FIELDS.contains(&key.as_str()) {
                 let mut key_segs = segs.to_vec();
                 key_segs.push(JsonKey::Key(key));
-                ctx.diagnostics.push(Diagnostic::at(
-                    &self.file.path,
-                    &self.file.text,
+                self.file.lowering(&mut ctx.diagnostics).report(
                     self.offset(&key_segs),
                     Severity::Warning,
                     format!("{path}.{key}: unknown field ignored"),
-                ));
+                );
             }
         }
         let (Some(command), Some(timeout_ms), Some(on_error), true) =
@@ -768,15 +766,13 @@ impl Plugin<'_> {
                 // logs it): failing open keeps a typo from silently disabling a guard.
                 let mut segs = segs.to_vec();
                 segs.push(JsonKey::Key("matcher"));
-                ctx.diagnostics.push(Diagnostic::at(
-                    &self.file.path,
-                    &self.file.text,
+                self.file.lowering(&mut ctx.diagnostics).report(
                     self.offset(&segs),
                     Severity::Warning,
                     format!(
                         "hooks.matcher-invalid: {path}.matcher: {err}; the hook runs for every tool"
                     ),
-                ));
+                );
                 invalid_matcher = Some(pattern.to_owned());
                 Matcher::Any
             }),
@@ -827,7 +823,7 @@ impl Plugin<'_> {
     fn offset(&self, segs: &[JsonKey<'_>]) -> Option<usize> {
         let mut full = self.prefix.to_vec();
         full.extend_from_slice(segs);
-        json_key_offset(&self.file.text, &full)
+        self.file.key_offset(&full)
     }
 
     fn problem(&self, segs: &[JsonKey<'_>], path: &str, message: &str) -> Problem {

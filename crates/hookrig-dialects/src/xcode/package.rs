@@ -29,8 +29,8 @@ use super::webhook;
 use crate::definition::{HookDef, Settings};
 use crate::loader::{LoadContext, LoadOptions};
 use crate::native::NativeProtocol;
+use hookrig_config::JsonKey;
 use hookrig_config::{Environment, Project};
-use hookrig_config::{JsonKey, json_key_offset};
 use hookrig_core::{Diagnostic, Severity};
 
 /// A registered package to load: its id and directory (from the store).
@@ -165,24 +165,20 @@ pub(crate) fn read<'m>(
     let mut unknown = Vec::new();
     let webhooks = webhooks(object, &mut problems, &mut unknown);
     for (segs, message) in unknown {
-        ctx.diagnostics.push(Diagnostic::at(
-            &manifest.path,
-            &manifest.text,
-            json_key_offset(&manifest.text, &segs).or(Some(0)),
+        manifest.lowering(&mut ctx.diagnostics).report(
+            manifest.key_offset(&segs).or(Some(0)),
             Severity::Warning,
             message,
-        ));
+        );
     }
 
     if !problems.is_empty() {
         for (segs, message) in problems {
-            ctx.diagnostics.push(Diagnostic::at(
-                &manifest.path,
-                &manifest.text,
-                json_key_offset(&manifest.text, &segs).or(Some(0)),
+            manifest.lowering(&mut ctx.diagnostics).report(
+                manifest.key_offset(&segs).or(Some(0)),
                 Severity::Error,
                 format!("{message}; package {id} is not loaded"),
-            ));
+            );
         }
         return None;
     }
