@@ -594,7 +594,7 @@ fn parse_layer(
     }
     for raw in raw.providers.unwrap_or_default() {
         let span = raw.span();
-        if let Some(provider) = lower.provider(raw.into_inner(), &span) {
+        if let Some(provider) = provider(&mut lower, raw.into_inner(), &span) {
             if let Some(first) = layer.providers.iter().find(|p| p.value.id == provider.id) {
                 let message = format!(
                     "duplicate provider id `{}` (first declared on line {}); ids must be unique in a file",
@@ -607,7 +607,7 @@ fn parse_layer(
         }
     }
     for raw in raw.agents.unwrap_or_default() {
-        lower.agent(raw, &mut layer.agents);
+        agent(&mut lower, raw, &mut layer.agents);
     }
     if let Some(hooks) = raw.hooks {
         let points = [
@@ -634,7 +634,7 @@ fn parse_layer(
         .unwrap_or_default();
     for raw in files {
         let span = raw.span();
-        if let Some(file) = lower.provision_file(raw.into_inner(), &span) {
+        if let Some(file) = provision_file(&mut lower, raw.into_inner(), &span) {
             layer.provision.push(lower.sourced(file, &span));
         }
     }
@@ -671,103 +671,90 @@ pub(crate) fn required(
     )
 }
 
-/// The lowering of `config.toml`'s own tables.
-trait LowerSettings {
-    fn provider(&mut self, raw: RawProvider, span: &Range<usize>) -> Option<Provider>;
-    fn agent(&mut self, raw: Spanned<RawAgent>, agents: &mut Vec<Sourced<AgentConfig>>);
-    fn provision_file(
-        &mut self,
-        raw: RawProvisionFile,
-        span: &Range<usize>,
-    ) -> Option<ProvisionFile>;
+fn provider(lower: &mut Lowering<'_>, raw: RawProvider, span: &Range<usize>) -> Option<Provider> {
+    let what = match &raw.id {
+        Some(id) => format!("provider `{}`", id.get_ref()),
+        None => "provider".to_owned(),
+    };
+    let id = required(lower, raw.id, "id", &what, span);
+    let name = required(lower, raw.name, "name", &what, span);
+    let cli = required(lower, raw.cli, "cli", &what, span);
+    let keystroke_delay_ms = match raw.keystroke_delay_ms {
+        None => Some(100),
+        Some(ms) => {
+            let value = u64::try_from(*ms.get_ref()).ok();
+            if value.is_none() {
+                lower.error(
+                    ms.span(),
+                    format!(
+                        "{what}: `keystroke_delay_ms` must not be negative, got {}",
+                        ms.get_ref()
+                    ),
+                );
+            }
+            value
+        }
+    };
+    Some(Provider {
+        id: id?,
+        name: name?,
+        cli: cli?,
+        version_args: raw.version_args.unwrap_or_default(),
+        auto_approve_flag: raw.auto_approve_flag,
+        initial_prompt_flag: raw.initial_prompt_flag,
+        use_keystroke_injection: raw.use_keystroke_injection.unwrap_or(false),
+        keystroke_delay_ms: keystroke_delay_ms?,
+        resume_flag: raw.resume_flag,
+        default_args: raw.default_args.unwrap_or_default(),
+    })
 }
 
-impl LowerSettings for Lowering<'_> {
-    fn provider(&mut self, raw: RawProvider, span: &Range<usize>) -> Option<Provider> {
-        let what = match &raw.id {
-            Some(id) => format!("provider `{}`", id.get_ref()),
-            None => "provider".to_owned(),
-        };
-        let id = required(self, raw.id, "id", &what, span);
-        let name = required(self, raw.name, "name", &what, span);
-        let cli = required(self, raw.cli, "cli", &what, span);
-        let keystroke_delay_ms = match raw.keystroke_delay_ms {
-            None => Some(100),
-            Some(ms) => {
-                let value = u64::try_from(*ms.get_ref()).ok();
-                if value.is_none() {
-                    self.error(
-                        ms.span(),
-                        format!(
-                            "{what}: `keystroke_delay_ms` must not be negative, got {}",
-                            ms.get_ref()
-                        ),
-                    );
-                }
-                value
-            }
-        };
-        Some(Provider {
-            id: id?,
-            name: name?,
-            cli: cli?,
-            version_args: raw.version_args.unwrap_or_default(),
-            auto_approve_flag: raw.auto_approve_flag,
-            initial_prompt_flag: raw.initial_prompt_flag,
-            use_keystroke_injection: raw.use_keystroke_injection.unwrap_or(false),
-            keystroke_delay_ms: keystroke_delay_ms?,
-            resume_flag: raw.resume_flag,
-            default_args: raw.default_args.unwrap_or_default(),
-        })
+/// One `[[agents]]` entry, appended to `agents` unless invalid or a duplicate.
+fn agent(lower: &mut Lowering<'_>, raw: Spanned<RawAgent>, agents: &mut Vec<Sourced<AgentConfig>>) {
+    let span = raw.span();
+    let raw = raw.into_inner();
+    let what = match &raw.name {
+        Some(name) => format!("agent `{}`", name.get_ref()),
+        None => "agent".to_owned(),
+    };
+    let name = required(lower, raw.name, "name", &what, &span);
+    let provider = required(lower, raw.provider, "provider", &what, &span);
+    let (Some(name), Some(provider)) = (name, provider) else {
+        return;
+    };
+    if let Some(first) = agents.iter().find(|a| a.value.name == name) {
+        let message = format!(
+            "duplicate agent `{name}` (first declared on line {}); names must be unique in a file",
+            first.line
+        );
+        lower.error(span, message);
+        return;
     }
+    agents.push(lower.sourced(AgentConfig { name, provider }, &span));
+}
 
-    /// One `[[agents]]` entry, appended to `agents` unless invalid or a duplicate.
-    fn agent(&mut self, raw: Spanned<RawAgent>, agents: &mut Vec<Sourced<AgentConfig>>) {
-        let span = raw.span();
-        let raw = raw.into_inner();
-        let what = match &raw.name {
-            Some(name) => format!("agent `{}`", name.get_ref()),
-            None => "agent".to_owned(),
-        };
-        let name = required(self, raw.name, "name", &what, &span);
-        let provider = required(self, raw.provider, "provider", &what, &span);
-        let (Some(name), Some(provider)) = (name, provider) else {
-            return;
-        };
-        if let Some(first) = agents.iter().find(|a| a.value.name == name) {
-            let message = format!(
-                "duplicate agent `{name}` (first declared on line {}); names must be unique in a file",
-                first.line
-            );
-            self.error(span, message);
-            return;
-        }
-        agents.push(self.sourced(AgentConfig { name, provider }, &span));
-    }
-
-    fn provision_file(
-        &mut self,
-        raw: RawProvisionFile,
-        span: &Range<usize>,
-    ) -> Option<ProvisionFile> {
-        let from = required(self, raw.from, "from", "worktree provision file", span)?;
-        let to = raw.to.map_or_else(|| from.clone(), Spanned::into_inner);
-        let mode = self.choice(
-            raw.mode.as_ref(),
-            ProvisionMode::Symlink,
-            &[
-                ("symlink", ProvisionMode::Symlink),
-                ("copy", ProvisionMode::Copy),
-            ],
-            Severity::Error,
-            |other, _| {
-                format!(
-                    "worktree provision file `{from}`: unknown mode `{other}`; use \"symlink\" or \"copy\""
-                )
-            },
-        )?;
-        Some(ProvisionFile { from, to, mode })
-    }
+fn provision_file(
+    lower: &mut Lowering<'_>,
+    raw: RawProvisionFile,
+    span: &Range<usize>,
+) -> Option<ProvisionFile> {
+    let from = required(lower, raw.from, "from", "worktree provision file", span)?;
+    let to = raw.to.map_or_else(|| from.clone(), Spanned::into_inner);
+    let mode = lower.choice(
+        raw.mode.as_ref(),
+        ProvisionMode::Symlink,
+        &[
+            ("symlink", ProvisionMode::Symlink),
+            ("copy", ProvisionMode::Copy),
+        ],
+        Severity::Error,
+        |other, _| {
+            format!(
+                "worktree provision file `{from}`: unknown mode `{other}`; use \"symlink\" or \"copy\""
+            )
+        },
+    )?;
+    Some(ProvisionFile { from, to, mode })
 }
 
 #[cfg(test)]

@@ -301,23 +301,26 @@ impl EventNames {
         alias: &'static str,
         canonical: &'static str,
     ) -> Result<(), NameConflict> {
-        let conflict = |with: &str| NameConflict {
+        let taken = |other: &str| NameConflict::Taken {
             name: alias.to_owned(),
             event: canonical.to_owned(),
-            other: with.to_owned(),
+            other: other.to_owned(),
         };
         if lookup(canonical).is_none() {
-            return Err(conflict("no catalog event"));
+            return Err(NameConflict::UnknownEvent {
+                name: alias.to_owned(),
+                event: canonical.to_owned(),
+            });
         }
         if alias == canonical {
             return Ok(());
         }
         if let Some(other) = lookup(alias) {
-            return Err(conflict(other.name));
+            return Err(taken(other.name));
         }
         match self.index.get(alias) {
             Some(&at) if self.aliases[at].1 == canonical => Ok(()),
-            Some(&at) => Err(conflict(self.aliases[at].1)),
+            Some(&at) => Err(taken(self.aliases[at].1)),
             None => {
                 self.index.insert(alias, self.aliases.len());
                 self.aliases.push((alias, canonical));
@@ -469,12 +472,20 @@ pub(crate) mod tests {
                 .add_alias("PreToolUse", "tool.after")
                 .map_err(|e| e.to_string()),
             Err(
-                "`PreToolUse` cannot be a name of tool.after: it is taken by tool.before"
+                "`PreToolUse` cannot be a name of tool.after: it already names tool.before"
                     .to_owned()
             )
         );
         assert!(names.add_alias("tool.before", "tool.after").is_err());
-        assert!(names.add_alias("Deploy", "deploy.done").is_err());
+        assert_eq!(
+            names
+                .add_alias("Deploy", "deploy.done")
+                .map_err(|e| e.to_string()),
+            Err(
+                "`Deploy` cannot be a name of deploy.done: deploy.done is not in the catalog"
+                    .to_owned()
+            )
+        );
     }
 
     #[test]

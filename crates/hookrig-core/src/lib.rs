@@ -3,7 +3,9 @@
 //! ([`Plugin`]). No I/O and no async runtime: handlers that run processes or talk HTTP
 //! live in other crates and reach the dispatcher through the [`Handler`] trait.
 //! [`Registry::attach_bus`] makes a bus's subscriptions part of the dispatcher's
-//! chain, so plugins and hooks on one event run in one order.
+//! chain, so plugins and hooks on one event run in one order. Core knows no dialect:
+//! its catalog ([`CATALOG`]) holds canonical names, and the dialects' names of events
+//! come from above as an [`EventNames`] table (hookrig-dialects builds it).
 //!
 //! ```no_run
 //! use std::sync::Arc;
