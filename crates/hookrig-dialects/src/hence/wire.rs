@@ -78,7 +78,7 @@ mod tests {
             context: Arc::new(EventContext {
                 name: EventName::resolve(event),
                 session_id: "s1".to_owned(),
-                cwd: PathBuf::from("/work/repo"),
+                cwd: PathBuf::from("/project"),
             }),
             payload: Payload::from_map(map),
         };
