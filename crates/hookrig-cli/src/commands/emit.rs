@@ -3,7 +3,6 @@
 
 use std::io::{IsTerminal, Read};
 
-use hookrig_core::EventName;
 use hookrig_runtime::{Emit, EmitRequest, Suppress, event_dir, payload_agent};
 
 use crate::cli::EmitArgs;
@@ -50,7 +49,7 @@ fn run_event(top: &Top, args: &EmitArgs) -> Result<u8, ExpectedError> {
         .unwrap_or_default();
     let agent = scope.agent.clone().or_else(|| payload_agent(&payload));
     let request = EmitRequest {
-        name: EventName::parse(&input.event)?,
+        name: hookrig_dialects::events::parse(&input.event)?,
         payload,
         session_id,
         host: args.dialect.dialect(),
