@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use hookrig_config::{Distrust, Environment, TrustStore, TrustedHook};
 
-use hookrig_core::EventName;
+use hookrig_config::Lowering;
 use hookrig_core::{Diagnostic, Severity};
 use hookrig_store::{AutomationRow, Store, StoreError};
 use serde::{Deserialize, Serialize};
@@ -313,7 +313,7 @@ impl TryFrom<String> for EventType {
         if text.trim().is_empty() {
             return Err("`event_type` must name an event, e.g. \"task.completed\"".into());
         }
-        let name = EventName::parse(&text)
+        let name = hookrig_dialects::events::parse(&text)
             .map_err(|err| format!("{err}; `hookrig events` lists the catalog"))?;
         Ok(EventType(name.as_str().to_owned()))
     }
@@ -464,27 +464,15 @@ pub fn parse_automation(
     now: f64,
 ) -> Result<Automation, Diagnostic> {
     let is_json = path.extension().is_some_and(|e| e == "json");
+    // An automation file is taken whole or not at all, and its raw layer refuses unknown
+    // keys itself (a misspelled trigger key must not be dropped with a warning): the
+    // lowering toolkit only places the one error.
+    let mut no_warnings = Vec::new();
+    let mut lowering = Lowering::new(path, text, &mut no_warnings);
     let raw: RawAutomation = if is_json {
-        serde_json::from_str(text).map_err(|err| {
-            let offset = hookrig_core::json_offset(text, err.line(), err.column());
-            let message = err.to_string();
-            // serde_json appends " at line L column C", which the diagnostic already says.
-            let message = message
-                .rsplit_once(" at line ")
-                .map_or(message.as_str(), |(m, _)| m);
-            Diagnostic::at(path, text, offset, Severity::Error, message.to_owned())
-        })?
+        lowering.json(text, "")?
     } else {
-        toml::from_str(text).map_err(|err| {
-            let message = err.message().trim().trim_end_matches('.').to_owned();
-            Diagnostic::at(
-                path,
-                text,
-                err.span().map(|s| s.start),
-                Severity::Error,
-                message,
-            )
-        })?
+        toml::from_str(text).map_err(|err| lowering.toml_error(&err, Severity::Error, ""))?
     };
     let name = raw.name.0;
     let id = raw.id.map_or_else(|| default_id(&name), |id| id.0);

@@ -14,7 +14,6 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hookrig_core::EventName;
 use hookrig_store::{AutomationLock, AutomationRun, RunStatus, Store, StoreError};
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
@@ -225,7 +224,7 @@ impl Engine {
         if !self.inner.settings.enabled {
             return;
         }
-        let event = EventName::resolve(event_type);
+        let event = hookrig_dialects::events::resolve(event_type);
         let event_type = event.as_str();
         let mut payload = match payload {
             Value::Object(map) => map,

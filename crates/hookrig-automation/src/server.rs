@@ -26,7 +26,6 @@ use std::time::{Duration, SystemTime};
 use hookrig_config::{ConfigToml, Environment};
 
 use hookrig_core::Diagnostic;
-use hookrig_core::EventName;
 use hookrig_exec::ProcessGroups;
 use hookrig_store::Store;
 use serde_json::Value;
@@ -550,7 +549,7 @@ fn handle(
             payload,
         } => {
             // Any accepted spelling names the same event (`PreToolUse` is `tool.before`).
-            let event = EventName::resolve(&event_type);
+            let event = hookrig_dialects::events::resolve(&event_type);
             let name = event.as_str();
             if name == "memory.upsert" {
                 remember(store, root, &payload, say);

@@ -11,8 +11,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::lowering::Lowering;
 use crate::lowering::parse_duration;
-use crate::settings_file::{Lower, Sourced};
+use crate::settings_file::{Sourced, required};
 use crate::webhook::{check_env_name, check_url};
 
 // Raw layer.
@@ -383,7 +384,7 @@ impl AutomationLayer {
 /// Lowers one file's `[automation]`, `[[notifiers]]` and `[memory]`; errors go to
 /// `lower`.
 pub(crate) fn lower(
-    lower: &mut Lower<'_>,
+    lower: &mut Lowering<'_>,
     automation: Option<RawAutomation>,
     notifiers: Option<Vec<Spanned<RawNotifier>>>,
     memory: Option<RawMemory>,
@@ -403,7 +404,7 @@ pub(crate) fn lower(
         if let Some(dir) = raw.notes_dir {
             let text = dir.get_ref();
             if text.trim().is_empty() {
-                lower.error(dir.span(), "`memory.notes_dir` must not be empty".into());
+                lower.error(dir.span(), "`memory.notes_dir` must not be empty");
             } else {
                 let path = if text == "~" {
                     home.to_owned()
@@ -426,7 +427,7 @@ pub(crate) fn lower(
 }
 
 fn duration(
-    lower: &mut Lower<'_>,
+    lower: &mut Lowering<'_>,
     raw: Option<Spanned<DurationText>>,
     key: &str,
     zero_ok: bool,
@@ -454,7 +455,11 @@ fn duration(
     }
 }
 
-fn positive(lower: &mut Lower<'_>, raw: Option<Spanned<i64>>, key: &str) -> Option<Sourced<u32>> {
+fn positive(
+    lower: &mut Lowering<'_>,
+    raw: Option<Spanned<i64>>,
+    key: &str,
+) -> Option<Sourced<u32>> {
     let raw = raw?;
     match u32::try_from(*raw.get_ref()) {
         Ok(n) if n > 0 => Some(lower.sourced(n, &raw.span())),
@@ -472,7 +477,11 @@ fn positive(lower: &mut Lower<'_>, raw: Option<Spanned<i64>>, key: &str) -> Opti
 }
 
 /// A non-empty string, or an error naming `key`.
-fn text(lower: &mut Lower<'_>, raw: Option<Spanned<String>>, key: &str) -> Option<Sourced<String>> {
+fn text(
+    lower: &mut Lowering<'_>,
+    raw: Option<Spanned<String>>,
+    key: &str,
+) -> Option<Sourced<String>> {
     let raw = raw?;
     if raw.get_ref().trim().is_empty() {
         lower.error(raw.span(), format!("`{key}` must not be empty"));
@@ -482,7 +491,11 @@ fn text(lower: &mut Lower<'_>, raw: Option<Spanned<String>>, key: &str) -> Optio
     Some(lower.sourced(raw.into_inner(), &span))
 }
 
-fn url(lower: &mut Lower<'_>, raw: Option<Spanned<String>>, key: &str) -> Option<Sourced<String>> {
+fn url(
+    lower: &mut Lowering<'_>,
+    raw: Option<Spanned<String>>,
+    key: &str,
+) -> Option<Sourced<String>> {
     let raw = raw?;
     if let Err(problem) = check_url(raw.get_ref()) {
         // check_url's hint names `url`; here the key is another.
@@ -496,7 +509,7 @@ fn url(lower: &mut Lower<'_>, raw: Option<Spanned<String>>, key: &str) -> Option
 }
 
 fn env_name(
-    lower: &mut Lower<'_>,
+    lower: &mut Lowering<'_>,
     raw: Option<Spanned<String>>,
     key: &str,
 ) -> Option<Sourced<String>> {
@@ -509,7 +522,7 @@ fn env_name(
     Some(lower.sourced(raw.into_inner(), &span))
 }
 
-fn lower_automation(lower: &mut Lower<'_>, raw: RawAutomation, into: &mut AutomationSettings) {
+fn lower_automation(lower: &mut Lowering<'_>, raw: RawAutomation, into: &mut AutomationSettings) {
     // Keys are named with their table: `timeout`, `model`, `base_url` and `api_key_env`
     // exist in more than one.
     into.enabled = raw.enabled.map(|v| {
@@ -536,16 +549,13 @@ fn lower_automation(lower: &mut Lower<'_>, raw: RawAutomation, into: &mut Automa
 }
 
 fn lower_notifier(
-    lower: &mut Lower<'_>,
+    lower: &mut Lowering<'_>,
     raw: RawNotifier,
     span: &std::ops::Range<usize>,
 ) -> Option<NotifierConfig> {
     let kind = match raw.kind {
         None => {
-            lower.error(
-                span.clone(),
-                "notifier: missing required field `kind`".into(),
-            );
+            lower.error(span.clone(), "notifier: missing required field `kind`");
             None
         }
         Some(kind) => match kind.get_ref().as_str() {
@@ -613,7 +623,7 @@ fn lower_notifier(
 }
 
 fn lower_embeddings(
-    lower: &mut Lower<'_>,
+    lower: &mut Lowering<'_>,
     raw: RawEmbeddings,
     span: &std::ops::Range<usize>,
 ) -> Option<EmbeddingsConfig> {
@@ -628,7 +638,7 @@ fn lower_embeddings(
         }
         some => url(lower, some, "memory.embeddings.base_url").map(|s| s.value),
     };
-    let model = lower.required(raw.model, "model", what, span);
+    let model = required(lower, raw.model, "model", what, span);
     let api_key_env = match raw.api_key_env {
         None => Some(None),
         some => env_name(lower, some, "memory.embeddings.api_key_env").map(|s| Some(s.value)),

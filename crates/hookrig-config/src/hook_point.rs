@@ -1,5 +1,6 @@
 //! Hence's hook points: the `[hooks]` keys of `config.toml` and the names of Hence's
-//! lifecycle hook scripts.
+//! lifecycle hook scripts. Which canonical event each listens to is Hence's event table,
+//! in hookrig-dialects.
 
 /// Hence's hook points, each fired after one task or plan state change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,18 +39,6 @@ impl HookPoint {
             HookPoint::PostUnblock => "post-unblock",
             HookPoint::PostAssert => "post-assert",
             HookPoint::PostPlanComplete => "post-plan-complete",
-        }
-    }
-
-    /// The canonical event it listens to.
-    pub fn event(self) -> &'static str {
-        match self {
-            HookPoint::PostClaim => "task.claimed",
-            HookPoint::PostComplete => "task.completed",
-            HookPoint::PostBlock => "task.blocked",
-            HookPoint::PostUnblock => "task.unblocked",
-            HookPoint::PostAssert => "plan.asserted",
-            HookPoint::PostPlanComplete => "plan.completed",
         }
     }
 

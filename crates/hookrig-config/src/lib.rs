@@ -34,7 +34,10 @@ pub use automation_settings::{
 pub use environment::{Environment, Project, find_project, normal_path};
 pub use errors::{ConfigError, TrustError};
 pub use hook_point::HookPoint;
-pub use lowering::{did_you_mean, parse_duration, segments, span_of, toml_message};
+pub use lowering::{
+    JsonKey, Lowering, did_you_mean, json_key_offset, json_message, parse_duration, segments,
+    span_of, toml_message,
+};
 pub use settings_file::{
     AgentConfig, ConfigToml, DEFAULT_HOOK_TIMEOUT, HookSetting, Provider, ProvisionFile,
     ProvisionMode, Sourced, UntrustedConfig, config_toml_paths, load_config_toml,

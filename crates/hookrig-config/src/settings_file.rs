@@ -7,7 +7,6 @@
 //! working directory. Each file is parsed into a raw layer with positions, then merged
 //! keeping the file every value came from.
 
-use std::fmt::Write as _;
 use std::io::ErrorKind;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -16,7 +15,6 @@ use std::time::Duration;
 use hookrig_core::Level;
 use serde::Deserialize;
 use toml::Spanned;
-use toml::de::DeTable;
 
 use crate::automation_settings::{
     self, AutomationSettings, MemorySettings, NotifierConfig, RawAutomation, RawMemory, RawNotifier,
@@ -26,7 +24,7 @@ use hookrig_core::{Diagnostic, Severity};
 
 use crate::errors::ConfigError;
 use crate::hook_point::HookPoint;
-use crate::lowering::{did_you_mean, segments, span_of, toml_message};
+use crate::lowering::Lowering;
 
 // Raw layer: exactly what one file says, with positions.
 
@@ -555,17 +553,15 @@ fn parse_layer(
     home: &Path,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Layer, Vec<Diagnostic>> {
-    let mut lower = Lower {
-        path,
-        text,
-        errors: Vec::new(),
-    };
-    let document = toml::de::Deserializer::parse(text)
-        .map_err(|err| vec![lower.diagnostic(err.span(), toml_message(&err))])?;
-    let mut ignored = Vec::new();
-    let raw: RawFile = serde_ignored::deserialize(document, |p| ignored.push(segments(&p)))
-        .map_err(|err| vec![lower.diagnostic(err.span(), toml_message(&err))])?;
-    warn_unknown(path, text, ignored, warnings);
+    let mut lower = Lowering::new(path, text, warnings);
+    let known: Vec<&str> = KNOWN_KEYS
+        .iter()
+        .chain(automation_settings::KNOWN_KEYS)
+        .copied()
+        .collect();
+    let raw: RawFile = lower
+        .toml(&known)
+        .map_err(|err| vec![lower.toml_error(&err, Severity::Error, "")])?;
     let mut layer = Layer::default();
     if let Some(settings) = raw.settings {
         if let Some(timeout) = settings.hook_timeout {
@@ -588,7 +584,7 @@ fn parse_layer(
             let mut resolved = Vec::new();
             for dir in dirs.into_inner() {
                 if dir.get_ref().is_empty() {
-                    lower.error(dir.span(), "`plugin_path` entries must not be empty".into());
+                    lower.error(dir.span(), "`plugin_path` entries must not be empty");
                     continue;
                 }
                 resolved.push(resolve_path(dir.get_ref(), base, home));
@@ -598,7 +594,7 @@ fn parse_layer(
     }
     for raw in raw.providers.unwrap_or_default() {
         let span = raw.span();
-        if let Some(provider) = lower.provider(raw.into_inner(), &span) {
+        if let Some(provider) = provider(&mut lower, raw.into_inner(), &span) {
             if let Some(first) = layer.providers.iter().find(|p| p.value.id == provider.id) {
                 let message = format!(
                     "duplicate provider id `{}` (first declared on line {}); ids must be unique in a file",
@@ -611,7 +607,7 @@ fn parse_layer(
         }
     }
     for raw in raw.agents.unwrap_or_default() {
-        lower.agent(raw, &mut layer.agents);
+        agent(&mut lower, raw, &mut layer.agents);
     }
     if let Some(hooks) = raw.hooks {
         let points = [
@@ -638,54 +634,14 @@ fn parse_layer(
         .unwrap_or_default();
     for raw in files {
         let span = raw.span();
-        if let Some(file) = lower.provision_file(raw.into_inner(), &span) {
+        if let Some(file) = provision_file(&mut lower, raw.into_inner(), &span) {
             layer.provision.push(lower.sourced(file, &span));
         }
     }
     layer.automation =
         automation_settings::lower(&mut lower, raw.automation, raw.notifiers, raw.memory, home);
-    if lower.errors.is_empty() {
-        Ok(layer)
-    } else {
-        // Found section by section; people read them top to bottom.
-        lower.errors.sort_by_key(|d| (d.line, d.col));
-        Err(lower.errors)
-    }
-}
-
-/// Warns about every key `serde_ignored` reported, at its place in the file.
-fn warn_unknown(
-    path: &Path,
-    text: &str,
-    ignored: Vec<Vec<String>>,
-    warnings: &mut Vec<Diagnostic>,
-) {
-    if ignored.is_empty() {
-        return;
-    }
-    // The spanned document is only needed to place unknown keys, which are rare.
-    let root = DeTable::parse(text).ok();
-    for keys in ignored {
-        let span = root
-            .as_ref()
-            .and_then(|root| span_of(root.get_ref(), &keys));
-        let key = keys.last().cloned().unwrap_or_default();
-        let mut message = format!("unknown key `{key}` is ignored");
-        let known = KNOWN_KEYS
-            .iter()
-            .chain(automation_settings::KNOWN_KEYS)
-            .copied();
-        if let Some(known) = did_you_mean(&key, known) {
-            let _ = write!(message, "; did you mean `{known}`?");
-        }
-        warnings.push(Diagnostic::at(
-            path,
-            text,
-            span.map(|s| s.start),
-            Severity::Warning,
-            message,
-        ));
-    }
+    // Found section by section; `finish` puts them in file order.
+    lower.finish().map(|()| layer)
 }
 
 /// `~/x` is under `home`; a relative path is under `base`.
@@ -699,147 +655,106 @@ fn resolve_path(text: &str, base: &Path, home: &Path) -> PathBuf {
     }
 }
 
-pub(crate) struct Lower<'a> {
-    path: &'a Path,
-    text: &'a str,
-    errors: Vec<Diagnostic>,
+/// A required string field; an error at `span` (the entry) when it is missing.
+pub(crate) fn required(
+    lower: &mut Lowering<'_>,
+    field: Option<Spanned<String>>,
+    key: &str,
+    what: &str,
+    span: &Range<usize>,
+) -> Option<String> {
+    lower.required(
+        field,
+        span,
+        || format!("{what}: `{key}` must not be empty"),
+        || format!("{what}: missing required field `{key}`"),
+    )
 }
 
-impl Lower<'_> {
-    fn diagnostic(&self, span: Option<Range<usize>>, message: String) -> Diagnostic {
-        Diagnostic::at(
-            self.path,
-            self.text,
-            span.map(|s| s.start),
-            Severity::Error,
-            message,
-        )
-    }
-
-    pub(crate) fn error(&mut self, span: Range<usize>, message: String) {
-        let diagnostic = self.diagnostic(Some(span), message);
-        self.errors.push(diagnostic);
-    }
-
-    /// A required string field; an error at `span` (the provider) when it is missing.
-    pub(crate) fn required(
-        &mut self,
-        field: Option<Spanned<String>>,
-        key: &str,
-        what: &str,
-        span: &Range<usize>,
-    ) -> Option<String> {
-        match field {
-            Some(value) if !value.get_ref().trim().is_empty() => Some(value.into_inner()),
-            Some(value) => {
-                self.error(value.span(), format!("{what}: `{key}` must not be empty"));
-                None
-            }
-            None => {
-                self.error(
-                    span.clone(),
-                    format!("{what}: missing required field `{key}`"),
+fn provider(lower: &mut Lowering<'_>, raw: RawProvider, span: &Range<usize>) -> Option<Provider> {
+    let what = match &raw.id {
+        Some(id) => format!("provider `{}`", id.get_ref()),
+        None => "provider".to_owned(),
+    };
+    let id = required(lower, raw.id, "id", &what, span);
+    let name = required(lower, raw.name, "name", &what, span);
+    let cli = required(lower, raw.cli, "cli", &what, span);
+    let keystroke_delay_ms = match raw.keystroke_delay_ms {
+        None => Some(100),
+        Some(ms) => {
+            let value = u64::try_from(*ms.get_ref()).ok();
+            if value.is_none() {
+                lower.error(
+                    ms.span(),
+                    format!(
+                        "{what}: `keystroke_delay_ms` must not be negative, got {}",
+                        ms.get_ref()
+                    ),
                 );
-                None
             }
+            value
         }
-    }
+    };
+    Some(Provider {
+        id: id?,
+        name: name?,
+        cli: cli?,
+        version_args: raw.version_args.unwrap_or_default(),
+        auto_approve_flag: raw.auto_approve_flag,
+        initial_prompt_flag: raw.initial_prompt_flag,
+        use_keystroke_injection: raw.use_keystroke_injection.unwrap_or(false),
+        keystroke_delay_ms: keystroke_delay_ms?,
+        resume_flag: raw.resume_flag,
+        default_args: raw.default_args.unwrap_or_default(),
+    })
+}
 
-    fn provider(&mut self, raw: RawProvider, span: &Range<usize>) -> Option<Provider> {
-        let what = match &raw.id {
-            Some(id) => format!("provider `{}`", id.get_ref()),
-            None => "provider".to_owned(),
-        };
-        let id = self.required(raw.id, "id", &what, span);
-        let name = self.required(raw.name, "name", &what, span);
-        let cli = self.required(raw.cli, "cli", &what, span);
-        let keystroke_delay_ms = match raw.keystroke_delay_ms {
-            None => Some(100),
-            Some(ms) => {
-                let value = u64::try_from(*ms.get_ref()).ok();
-                if value.is_none() {
-                    self.error(
-                        ms.span(),
-                        format!(
-                            "{what}: `keystroke_delay_ms` must not be negative, got {}",
-                            ms.get_ref()
-                        ),
-                    );
-                }
-                value
-            }
-        };
-        Some(Provider {
-            id: id?,
-            name: name?,
-            cli: cli?,
-            version_args: raw.version_args.unwrap_or_default(),
-            auto_approve_flag: raw.auto_approve_flag,
-            initial_prompt_flag: raw.initial_prompt_flag,
-            use_keystroke_injection: raw.use_keystroke_injection.unwrap_or(false),
-            keystroke_delay_ms: keystroke_delay_ms?,
-            resume_flag: raw.resume_flag,
-            default_args: raw.default_args.unwrap_or_default(),
-        })
+/// One `[[agents]]` entry, appended to `agents` unless invalid or a duplicate.
+fn agent(lower: &mut Lowering<'_>, raw: Spanned<RawAgent>, agents: &mut Vec<Sourced<AgentConfig>>) {
+    let span = raw.span();
+    let raw = raw.into_inner();
+    let what = match &raw.name {
+        Some(name) => format!("agent `{}`", name.get_ref()),
+        None => "agent".to_owned(),
+    };
+    let name = required(lower, raw.name, "name", &what, &span);
+    let provider = required(lower, raw.provider, "provider", &what, &span);
+    let (Some(name), Some(provider)) = (name, provider) else {
+        return;
+    };
+    if let Some(first) = agents.iter().find(|a| a.value.name == name) {
+        let message = format!(
+            "duplicate agent `{name}` (first declared on line {}); names must be unique in a file",
+            first.line
+        );
+        lower.error(span, message);
+        return;
     }
+    agents.push(lower.sourced(AgentConfig { name, provider }, &span));
+}
 
-    /// One `[[agents]]` entry, appended to `agents` unless invalid or a duplicate.
-    fn agent(&mut self, raw: Spanned<RawAgent>, agents: &mut Vec<Sourced<AgentConfig>>) {
-        let span = raw.span();
-        let raw = raw.into_inner();
-        let what = match &raw.name {
-            Some(name) => format!("agent `{}`", name.get_ref()),
-            None => "agent".to_owned(),
-        };
-        let name = self.required(raw.name, "name", &what, &span);
-        let provider = self.required(raw.provider, "provider", &what, &span);
-        let (Some(name), Some(provider)) = (name, provider) else {
-            return;
-        };
-        if let Some(first) = agents.iter().find(|a| a.value.name == name) {
-            let message = format!(
-                "duplicate agent `{name}` (first declared on line {}); names must be unique in a file",
-                first.line
-            );
-            self.error(span, message);
-            return;
-        }
-        agents.push(self.sourced(AgentConfig { name, provider }, &span));
-    }
-
-    fn provision_file(
-        &mut self,
-        raw: RawProvisionFile,
-        span: &Range<usize>,
-    ) -> Option<ProvisionFile> {
-        let from = self.required(raw.from, "from", "worktree provision file", span)?;
-        let to = raw.to.map_or_else(|| from.clone(), Spanned::into_inner);
-        let mode = match raw.mode {
-            None => ProvisionMode::Symlink,
-            Some(mode) => match mode.get_ref().as_str() {
-                "symlink" => ProvisionMode::Symlink,
-                "copy" => ProvisionMode::Copy,
-                other => {
-                    self.error(
-                        mode.span(),
-                        format!(
-                            "worktree provision file `{from}`: unknown mode `{other}`; use \"symlink\" or \"copy\""
-                        ),
-                    );
-                    return None;
-                }
-            },
-        };
-        Some(ProvisionFile { from, to, mode })
-    }
-
-    pub(crate) fn sourced<T>(&self, value: T, span: &Range<usize>) -> Sourced<T> {
-        Sourced {
-            value,
-            source: self.path.to_owned(),
-            line: hookrig_core::line_col(self.text, span.start).0,
-        }
-    }
+fn provision_file(
+    lower: &mut Lowering<'_>,
+    raw: RawProvisionFile,
+    span: &Range<usize>,
+) -> Option<ProvisionFile> {
+    let from = required(lower, raw.from, "from", "worktree provision file", span)?;
+    let to = raw.to.map_or_else(|| from.clone(), Spanned::into_inner);
+    let mode = lower.choice(
+        raw.mode.as_ref(),
+        ProvisionMode::Symlink,
+        &[
+            ("symlink", ProvisionMode::Symlink),
+            ("copy", ProvisionMode::Copy),
+        ],
+        Severity::Error,
+        |other, _| {
+            format!(
+                "worktree provision file `{from}`: unknown mode `{other}`; use \"symlink\" or \"copy\""
+            )
+        },
+    )?;
+    Some(ProvisionFile { from, to, mode })
 }
 
 #[cfg(test)]

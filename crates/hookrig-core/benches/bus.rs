@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use divan::Bencher;
-use hookrig_core::{Bus, BusHandler, Payload, VetoOutcome, VetoReply};
+use hookrig_core::{Bus, BusHandler, BusShape, EventNames, Payload, VetoOutcome, VetoReply};
 use serde_json::{Value, json};
 
 fn main() {
@@ -65,7 +65,10 @@ fn gate(payload: &Payload) -> VetoReply {
 
 #[divan::bench]
 fn listener_chain_bus(bencher: Bencher<'_, '_>) {
-    let bus = Bus::new();
+    // OpenHermit's shape of tool.after, as an agent's bus has it from the dialects.
+    let mut names = EventNames::new();
+    names.set_shape("tool.after", BusShape::Listener);
+    let bus = Bus::with_names(&names);
     let counter = Arc::new(AtomicUsize::new(0));
     for i in 0..HANDLERS {
         let counter = counter.clone();

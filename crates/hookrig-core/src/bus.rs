@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use serde_json::{Map, Value};
 
 use crate::errors::BusError;
-use crate::event::{BusShape, CATALOG, CatalogEntry};
+use crate::event::{BusShape, CATALOG, CatalogEntry, EventNames};
 use crate::payload::Payload;
 
 mod chain;
@@ -243,6 +243,8 @@ struct Inner {
     catalog: &'static [CatalogEntry],
     /// Canonical names and aliases (without versions) → catalog index.
     spellings: HashMap<&'static str, usize>,
+    /// The shape of each catalog row's handlers, by index.
+    shapes: Vec<BusShape>,
     state: Mutex<State>,
 }
 
@@ -305,24 +307,42 @@ impl Inner {
 }
 
 impl Bus {
-    /// A bus over hookrig's catalog ([`CATALOG`]).
+    /// A bus over hookrig's catalog ([`CATALOG`]) that knows canonical names only,
+    /// each event with the shape of its kind. An agent's bus is built with
+    /// [`Bus::with_names`] and the dialects' table, so that plugins can name events
+    /// as their tools do and keep OpenHermit's shapes.
     pub fn new() -> Self {
-        Self::with_catalog(CATALOG)
+        Self::with_catalog(CATALOG, &EventNames::new())
+    }
+
+    /// A bus over hookrig's catalog that also knows the names and bus shapes of `names`
+    /// (`hookrig_dialects::events::bus` builds it with every dialect's).
+    pub fn with_names(names: &EventNames) -> Self {
+        Self::with_catalog(CATALOG, names)
     }
 
     /// A bus over another catalog: an embedder's own events, or a catalog that declares
-    /// a deprecation window. Names the catalog does not know are custom listener events.
-    pub fn with_catalog(catalog: &'static [CatalogEntry]) -> Self {
+    /// a deprecation window, with the aliases and shapes of `names` for its rows. Names
+    /// the catalog does not know are custom listener events.
+    pub fn with_catalog(catalog: &'static [CatalogEntry], names: &EventNames) -> Self {
         let mut spellings = HashMap::new();
         for (index, entry) in catalog.iter().enumerate() {
-            for name in std::iter::once(entry.name).chain(entry.aliases.iter().copied()) {
-                spellings.entry(name).or_insert(index);
+            spellings.entry(entry.name).or_insert(index);
+        }
+        for (alias, canonical) in names.aliases() {
+            if let Some(index) = catalog.iter().position(|e| e.name == canonical) {
+                spellings.entry(alias).or_insert(index);
             }
         }
+        let shapes = catalog
+            .iter()
+            .map(|entry| names.shape(entry.name, entry.kind))
+            .collect();
         Self {
             inner: Arc::new(Inner {
                 catalog,
                 spellings,
+                shapes,
                 state: Mutex::new(State {
                     next_id: 0,
                     entries: vec![Arc::from([]); catalog.len()],
@@ -506,7 +526,7 @@ impl Bus {
         Ok(Resolved {
             entry: Some((index, version)),
             name: entry.name,
-            shape: entry.bus,
+            shape: self.inner.shapes[index],
         })
     }
 
@@ -677,6 +697,13 @@ mod tests {
 
     use super::*;
     use crate::event::EventKind;
+    use crate::event::tests::stand_in_names;
+
+    /// A bus with the stand-in for the dialects' names (aliases, OpenHermit's shapes),
+    /// as an agent builds one.
+    fn bus() -> Bus {
+        Bus::with_names(&stand_in_names())
+    }
 
     fn payload(value: Value) -> Payload {
         match value {
@@ -745,7 +772,7 @@ mod tests {
     #[test_case(BusShape::Transform)]
     #[test_case(BusShape::Veto)]
     fn priority_ascending_then_registration_order(shape: BusShape) {
-        let bus = Bus::new();
+        let bus = bus();
         let log = Log::default();
         let event = event_of(shape);
         for (name, priority) in [("a", 100), ("b", 10), ("c", 100), ("d", 50), ("e", -5)] {
@@ -779,7 +806,7 @@ mod tests {
 
     #[test]
     fn listeners_all_run_and_see_the_payload_as_emitted() {
-        let bus = Bus::new();
+        let bus = bus();
         let seen = Log::default();
         for id in ["a", "b"] {
             let seen = seen.clone();
@@ -822,7 +849,7 @@ mod tests {
 
     #[test]
     fn transforms_append_in_order_and_none_keeps_the_payload() {
-        let bus = Bus::new();
+        let bus = bus();
         bus.on("prompt.assemble@v1", "late", appending("late"), 200)
             .expect("subscribes");
         bus.on(
@@ -849,7 +876,7 @@ mod tests {
 
     #[test]
     fn session_message_received_is_a_transform() {
-        let bus = Bus::new();
+        let bus = bus();
         bus.on("session.message.received@v1", "p", appending("p"), 100)
             .expect("subscribes");
 
@@ -862,7 +889,7 @@ mod tests {
 
     #[test]
     fn first_disallow_ends_the_veto_chain() {
-        let bus = Bus::new();
+        let bus = bus();
         let log = Log::default();
         bus.on(
             "tool.before",
@@ -906,7 +933,7 @@ mod tests {
 
     #[test]
     fn allow_with_payload_replaces_it_for_later_handlers() {
-        let bus = Bus::new();
+        let bus = bus();
         bus.on(
             "tool.before",
             "rewrite",
@@ -976,7 +1003,7 @@ mod tests {
         label: &str,
         message: &str,
     ) {
-        let bus = Bus::new();
+        let bus = bus();
         let log = Log::default();
         let errors = Log::default();
         watch_errors(&bus, &errors);
@@ -999,7 +1026,7 @@ mod tests {
 
     #[test]
     fn failed_transform_keeps_the_payload_and_failed_veto_allows() {
-        let bus = Bus::new();
+        let bus = bus();
         let log = Log::default();
         bus.on(
             "prompt.assemble",
@@ -1038,7 +1065,7 @@ mod tests {
         #[error("cannot read policy")]
         struct Outer(#[source] std::io::Error);
 
-        let bus = Bus::new();
+        let bus = bus();
         let errors = Log::default();
         watch_errors(&bus, &errors);
         bus.on(
@@ -1064,7 +1091,7 @@ mod tests {
     #[test_case(BusShape::Veto, false)]
     #[test_case(BusShape::Veto, true)]
     fn fail_mode_aborts_the_call(shape: BusShape, panics: bool) {
-        let bus = Bus::new();
+        let bus = bus();
         let log = Log::default();
         let errors = Log::default();
         watch_errors(&bus, &errors);
@@ -1101,7 +1128,7 @@ mod tests {
 
     #[test]
     fn failures_inside_plugin_error_handlers_are_not_reported() {
-        let bus = Bus::new();
+        let bus = bus();
         let log = Log::default();
         bus.on(
             "plugin.error",
@@ -1141,7 +1168,7 @@ mod tests {
 
     #[test]
     fn plugin_error_emitted_by_the_host_follows_failure_modes_without_recursion() {
-        let bus = Bus::new();
+        let bus = bus();
         let log = Log::default();
         bus.on(
             "plugin.error",
@@ -1181,7 +1208,7 @@ mod tests {
 
     #[test]
     fn remove_plugin_removes_its_handlers_on_every_event() {
-        let bus = Bus::new();
+        let bus = bus();
         let log = Log::default();
         bus.on(
             "tool.after",
@@ -1251,7 +1278,7 @@ mod tests {
         "`veto` called on deploy.done, a listener event (use `emit`)"
     )]
     fn wrong_method_names_the_event_and_its_shape(called: BusShape, event: &str, message: &str) {
-        let bus = Bus::new();
+        let bus = bus();
         let error = run(&bus, called, event).expect_err("wrong shape");
         assert_eq!(error.to_string(), message);
     }
@@ -1272,7 +1299,7 @@ mod tests {
         "a transform handler cannot subscribe to custom.thing, a listener event"
     )]
     fn wrong_handler_shape_is_refused(handler: BusShape, event: &str, message: &str) {
-        let bus = Bus::new();
+        let bus = bus();
         let error = bus
             .on(event, "p", logging(handler, &Log::default(), "p"), 100)
             .expect_err("wrong shape");
@@ -1284,17 +1311,13 @@ mod tests {
         CatalogEntry {
             name: "tool.before",
             kind: EventKind::Decision,
-            aliases: &["PreToolUse"],
             async_allowed: false,
-            bus: BusShape::Veto,
             versions: &["v1", "v2"],
         },
         CatalogEntry {
             name: "plugin.error",
             kind: EventKind::Notify,
-            aliases: &[],
             async_allowed: true,
-            bus: BusShape::Listener,
             versions: &["v1"],
         },
     ];
@@ -1304,7 +1327,7 @@ mod tests {
     #[test_case("tool.before@v2"; "v2")]
     #[test_case("PreToolUse@v2"; "alias v2")]
     fn both_versions_receive_an_emit_during_a_window(emitted: &str) {
-        let bus = Bus::with_catalog(WINDOW);
+        let bus = Bus::with_catalog(WINDOW, &stand_in_names());
         let log = Log::default();
         bus.on(
             "tool.before@v2",
@@ -1335,7 +1358,7 @@ mod tests {
 
     #[test]
     fn failures_name_the_version_subscribed_to() {
-        let bus = Bus::with_catalog(WINDOW);
+        let bus = Bus::with_catalog(WINDOW, &stand_in_names());
         let errors = Log::default();
         watch_errors(&bus, &errors);
         let log = Log::default();
@@ -1382,7 +1405,7 @@ mod tests {
         event: &str,
         message: &str,
     ) {
-        let bus = Bus::with_catalog(catalog);
+        let bus = Bus::with_catalog(catalog, &stand_in_names());
         let on = bus
             .on(
                 event,
@@ -1401,7 +1424,7 @@ mod tests {
 
     #[test]
     fn unsubscribe_removes_only_that_subscription_and_drop_keeps_it() {
-        let bus = Bus::new();
+        let bus = bus();
         let log = Log::default();
         let first = bus
             .on(
@@ -1429,7 +1452,7 @@ mod tests {
 
     #[test]
     fn unsubscribe_after_the_plugin_or_the_bus_is_gone_is_false() {
-        let bus = Bus::new();
+        let bus = bus();
         let handler = || logging(BusShape::Listener, &Log::default(), "h");
         let removed = bus.on("tool.after", "p", handler(), 1).expect("subscribes");
         let orphan = bus
@@ -1444,7 +1467,7 @@ mod tests {
 
     #[test]
     fn buses_are_per_agent() {
-        let (one, two) = (Bus::new(), Bus::new());
+        let (one, two) = (bus(), bus());
         let log = Log::default();
         one.on(
             "tool.after",
@@ -1466,7 +1489,7 @@ mod tests {
 
     #[test]
     fn custom_events_are_listeners_under_their_own_name() {
-        let bus = Bus::new();
+        let bus = bus();
         let log = Log::default();
         bus.on(
             "deploy.done",
@@ -1490,7 +1513,7 @@ mod tests {
 
     #[test]
     fn handlers_may_subscribe_during_a_call_without_deadlock() {
-        let bus = Bus::new();
+        let bus = bus();
         let log = Log::default();
         let (inner_bus, inner_log) = (bus.clone(), log.clone());
         bus.on(

@@ -577,6 +577,12 @@ mod tests {
         }
     }
 
+    /// The tests name events as hosts do (`PreToolUse`, `post_message`), through a
+    /// stand-in for the dialects' table.
+    fn names() -> crate::EventNames {
+        crate::event::tests::stand_in_names()
+    }
+
     struct Fixture {
         registry: Registry,
         seen: Arc<Mutex<Vec<(String, Value)>>>,
@@ -599,7 +605,7 @@ mod tests {
             self.registry.register(Hook {
                 spec: HookSpec {
                     name: name.to_owned(),
-                    events: vec![EventName::resolve(event)],
+                    events: vec![names().resolve(event)],
                     matcher: Matcher::Any,
                     priority: HookSpec::DEFAULT_PRIORITY,
                     mode: Mode::Sync,
@@ -634,7 +640,7 @@ mod tests {
             };
             let event = Event {
                 context: Arc::new(EventContext {
-                    name: EventName::resolve(event),
+                    name: names().resolve(event),
                     session_id: "s".into(),
                     cwd: "/w".into(),
                     env: None,
@@ -984,11 +990,7 @@ mod tests {
         f.hook("edit-only", "tool.after", allow()).matcher = Matcher::regex("edit").expect("valid");
         f.hook("c", "tool.after", allow());
 
-        let planned = plan(
-            &f.registry,
-            &EventName::resolve("PostToolUse"),
-            Some("bash"),
-        );
+        let planned = plan(&f.registry, &names().resolve("PostToolUse"), Some("bash"));
 
         let rows: Vec<(&str, String)> = planned
             .iter()
@@ -1067,7 +1069,7 @@ mod tests {
         }
 
         fn attach(f: &mut Fixture) -> Bus {
-            let bus = Bus::new();
+            let bus = Bus::with_names(&names());
             f.registry.attach_bus(&bus);
             bus
         }

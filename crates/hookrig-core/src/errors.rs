@@ -29,6 +29,29 @@ pub struct UnknownVersionError {
     pub dispatched: String,
 }
 
+/// An alias that cannot be added to an [`crate::EventNames`] table.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum NameConflict {
+    /// The event it was to name is not in the catalog.
+    #[error("`{name}` cannot be a name of {event}: {event} is not in the catalog")]
+    UnknownEvent {
+        /// The alias.
+        name: String,
+        /// The event it was to name.
+        event: String,
+    },
+    /// The name already names another event (as an alias or as its canonical name).
+    #[error("`{name}` cannot be a name of {event}: it already names {other}")]
+    Taken {
+        /// The alias.
+        name: String,
+        /// The event it was to name.
+        event: String,
+        /// The event it names.
+        other: String,
+    },
+}
+
 /// A name that is no dialect's.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("unknown dialect `{0}`")]

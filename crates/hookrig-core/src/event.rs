@@ -1,10 +1,15 @@
-//! The canonical event catalog: names, aliases and kinds.
+//! The canonical event catalog: canonical names, kinds, versions and whether async hooks
+//! may listen. The dialects' own names of these events, and OpenHermit's bus shapes, are
+//! not here: hookrig-dialects keeps one table per dialect and hands their union to
+//! whatever resolves names above core as an [`EventNames`]. Core itself resolves only
+//! canonical names and `name@vN`.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::Serialize;
 
-use crate::errors::UnknownVersionError;
+use crate::errors::{NameConflict, UnknownVersionError};
 
 /// How an event's handlers are dispatched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -36,8 +41,8 @@ impl fmt::Display for EventKind {
 }
 
 /// How handlers of an event behave on the in-process bus (OpenHermit's three hook
-/// shapes). Each event has exactly one; calling the bus method of another shape is an
-/// error.
+/// shapes). Each event has exactly one: the shape of its kind, unless the bus's
+/// [`EventNames`] give it another; calling the bus method of another shape is an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BusShape {
@@ -50,7 +55,7 @@ pub enum BusShape {
 }
 
 impl BusShape {
-    /// The shape an event of `kind` has when OpenHermit does not say otherwise.
+    /// The shape an event of `kind` has when the names table does not say otherwise.
     pub const fn of_kind(kind: EventKind) -> BusShape {
         match kind {
             EventKind::Decision => BusShape::Veto,
@@ -94,18 +99,11 @@ pub struct CatalogEntry {
     pub name: &'static str,
     /// How handlers of this event are dispatched.
     pub kind: EventKind,
-    /// Every other name this event is known by (Claude Code, x-code, hygge, OpenHermit, Hence).
-    pub aliases: &'static [&'static str],
     /// Whether `mode = "async"` hooks may subscribe. Async handlers cannot influence the
     /// outcome, so they are allowed only where nothing waits for an answer: notify events
     /// and the two post events whose result the host does not need before going on.
     #[serde(skip)]
     pub async_allowed: bool,
-    /// The shape of its handlers on the in-process bus: derived from `kind`, except
-    /// where OpenHermit's catalog gives the event another shape (its
-    /// `session.message.received` is a transform, its `tool.after` a listener), so
-    /// that OpenHermit plugins keep their semantics.
-    pub bus: BusShape,
     /// The payload versions dispatched today (`name@v1`, ...). One version is the
     /// normal case; two or more are a deprecation window: a bus handler subscribed to
     /// any of them receives every emit of the event, whichever version the emitter
@@ -114,27 +112,18 @@ pub struct CatalogEntry {
 }
 
 macro_rules! entry {
-    ($name:literal, $kind:ident, [$($alias:literal),* $(,)?]) => {
+    ($name:literal, $kind:ident) => {
         CatalogEntry {
             name: $name,
             kind: EventKind::$kind,
-            aliases: &[$($alias),*],
             async_allowed: matches!(EventKind::$kind, EventKind::Notify),
-            bus: BusShape::of_kind(EventKind::$kind),
             versions: V1,
         }
     };
-    ($name:literal, $kind:ident, [$($alias:literal),* $(,)?], bus = $bus:ident) => {
-        CatalogEntry {
-            bus: BusShape::$bus,
-            ..entry!($name, $kind, [$($alias),*])
-        }
-    };
-    ($name:literal, $kind:ident, [$($alias:literal),* $(,)?], async, bus = $bus:ident) => {
+    ($name:literal, $kind:ident, async) => {
         CatalogEntry {
             async_allowed: true,
-            bus: BusShape::$bus,
-            ..entry!($name, $kind, [$($alias),*])
+            ..entry!($name, $kind)
         }
     };
 }
@@ -142,54 +131,39 @@ macro_rules! entry {
 /// The canonical catalog, grouped by what the events are about (session, agent,
 /// prompt, model, tool, ...).
 pub static CATALOG: &[CatalogEntry] = &[
-    entry!("session.start", Notify, ["SessionStart", "session.opened"]),
-    entry!("session.end", Notify, ["SessionEnd", "session.closed"]),
-    entry!("agent.start", Notify, ["agent.started"]),
-    entry!("agent.stop", Notify, ["agent.stopped"]),
-    entry!(
-        "prompt.submit",
-        Decision,
-        [
-            "UserPromptSubmit",
-            "pre_message",
-            "session.message.received"
-        ],
-        bus = Transform
-    ),
-    entry!("prompt.assemble", Transform, []),
-    entry!("model.before", Transform, []),
-    entry!("model.after", Notify, []),
-    entry!("tool.before", Decision, ["PreToolUse", "pre_tool"]),
-    entry!(
-        "tool.after",
-        Decision,
-        ["PostToolUse", "post_tool"],
-        async,
-        bus = Listener
-    ),
-    entry!("message.after", Notify, ["post_message"]),
-    entry!("turn.complete", Notify, ["TurnComplete", "Stop"]),
-    entry!("compact.before", Notify, ["PreCompact"]),
-    entry!("compact.after", Notify, ["PostCompact"]),
-    entry!("subagent.start", Notify, ["SubagentStart"]),
-    entry!("subagent.stop", Notify, ["SubagentStop"]),
-    entry!("channel.message.in", Transform, []),
-    entry!("channel.message.out", Transform, []),
-    entry!("schedule.fired", Transform, []),
-    entry!("memory.upsert", Notify, []),
-    entry!("plugin.error", Notify, []),
-    entry!("task.claimed", Notify, ["post-claim"]),
-    entry!("task.completed", Notify, ["post-complete"]),
-    entry!("task.blocked", Notify, ["post-block"]),
-    entry!("task.unblocked", Notify, ["post-unblock"]),
-    entry!("task.failed", Notify, []),
-    entry!("plan.asserted", Notify, ["post-assert"]),
-    entry!("plan.completed", Notify, ["post-plan-complete"]),
-    entry!("note.created", Notify, []),
-    entry!("note.updated", Notify, []),
-    entry!("note.deleted", Notify, []),
-    entry!("file.changed", Notify, []),
-    entry!("folder.changed", Notify, []),
+    entry!("session.start", Notify),
+    entry!("session.end", Notify),
+    entry!("agent.start", Notify),
+    entry!("agent.stop", Notify),
+    entry!("prompt.submit", Decision),
+    entry!("prompt.assemble", Transform),
+    entry!("model.before", Transform),
+    entry!("model.after", Notify),
+    entry!("tool.before", Decision),
+    entry!("tool.after", Decision, async),
+    entry!("message.after", Notify),
+    entry!("turn.complete", Notify),
+    entry!("compact.before", Notify),
+    entry!("compact.after", Notify),
+    entry!("subagent.start", Notify),
+    entry!("subagent.stop", Notify),
+    entry!("channel.message.in", Transform),
+    entry!("channel.message.out", Transform),
+    entry!("schedule.fired", Transform),
+    entry!("memory.upsert", Notify),
+    entry!("plugin.error", Notify),
+    entry!("task.claimed", Notify),
+    entry!("task.completed", Notify),
+    entry!("task.blocked", Notify),
+    entry!("task.unblocked", Notify),
+    entry!("task.failed", Notify),
+    entry!("plan.asserted", Notify),
+    entry!("plan.completed", Notify),
+    entry!("note.created", Notify),
+    entry!("note.updated", Notify),
+    entry!("note.deleted", Notify),
+    entry!("file.changed", Notify),
+    entry!("folder.changed", Notify),
 ];
 
 /// An event name resolved against the catalog.
@@ -201,48 +175,24 @@ pub struct EventName {
 }
 
 impl EventName {
-    /// Resolves any accepted spelling: a canonical name, an alias, either with one of
-    /// the versions the catalog declares for it (`@v1`).
+    /// Resolves a canonical name, with or without one of the versions the catalog
+    /// declares for it (`@v1`).
     ///
-    /// Any other name is a valid custom event of kind notify. A version the catalog
-    /// does not declare (`tool.before@v2`) is a custom event under its full name here;
-    /// [`EventName::parse`] refuses it instead, and is what names from hosts and users
-    /// go through.
+    /// Any other name is a valid custom event of kind notify: a dialect's name of a
+    /// catalog event (`PreToolUse`) is one here, since core knows no dialect. Names from
+    /// hosts, users and config files are resolved above core, through the dialects'
+    /// table ([`EventNames::resolve`]). A version the catalog does not declare
+    /// (`tool.before@v2`) is a custom event under its full name here; [`EventName::parse`]
+    /// refuses it instead.
     pub fn resolve(raw: &str) -> EventName {
-        let entry = match raw.rsplit_once('@') {
-            Some((base, version)) => lookup(base).filter(|e| e.versions.contains(&version)),
-            None => lookup(raw),
-        };
-        match entry {
-            Some(entry) => EventName {
-                name: entry.name.to_owned(),
-                kind: entry.kind,
-                entry: Some(entry),
-            },
-            None => EventName {
-                name: raw.to_owned(),
-                kind: EventKind::Notify,
-                entry: None,
-            },
-        }
+        resolve_with(raw, lookup)
     }
 
     /// Resolves a name as [`EventName::resolve`] does, but refuses a version the catalog
     /// does not declare for a catalog event (`tool.before@v2`): the hooks of the event it
-    /// names would not run, so a guard would be skipped without a word. Names given by a
-    /// host or a user (`hookrig emit`, `events = [...]`) are read with this.
+    /// names would not run, so a guard would be skipped without a word.
     pub fn parse(raw: &str) -> Result<EventName, UnknownVersionError> {
-        if let Some((base, version)) = raw.rsplit_once('@')
-            && let Some(entry) = lookup(base)
-            && !entry.versions.contains(&version)
-        {
-            return Err(UnknownVersionError {
-                event: entry.name.to_owned(),
-                version: version.to_owned(),
-                dispatched: entry.versions.join(", "),
-            });
-        }
-        Ok(EventName::resolve(raw))
+        parse_with(raw, lookup)
     }
 
     /// The canonical name (or the custom name as given).
@@ -277,41 +227,191 @@ impl fmt::Display for EventName {
     }
 }
 
+/// The catalog row whose canonical name is `name`.
 fn lookup(name: &str) -> Option<&'static CatalogEntry> {
-    CATALOG.iter().find(|e| e.answers_to(name))
+    CATALOG.iter().find(|e| e.name == name)
 }
 
-impl CatalogEntry {
-    /// Whether `name` (without a version) is this event's canonical name or an alias.
-    pub fn answers_to(&self, name: &str) -> bool {
-        self.name == name || self.aliases.contains(&name)
+/// Resolves `raw` with `lookup` finding the row of a name without a version.
+fn resolve_with(raw: &str, lookup: impl Fn(&str) -> Option<&'static CatalogEntry>) -> EventName {
+    let entry = match raw.rsplit_once('@') {
+        Some((base, version)) => lookup(base).filter(|e| e.versions.contains(&version)),
+        None => lookup(raw),
+    };
+    match entry {
+        Some(entry) => EventName {
+            name: entry.name.to_owned(),
+            kind: entry.kind,
+            entry: Some(entry),
+        },
+        None => EventName {
+            name: raw.to_owned(),
+            kind: EventKind::Notify,
+            entry: None,
+        },
     }
 }
 
-/// Every canonical name and alias, for did-you-mean suggestions.
-pub fn all_names() -> impl Iterator<Item = &'static str> {
-    CATALOG
-        .iter()
-        .flat_map(|e| std::iter::once(e.name).chain(e.aliases.iter().copied()))
+/// Resolves `raw` as [`resolve_with`] does, refusing an undeclared version of a catalog
+/// event.
+fn parse_with(
+    raw: &str,
+    lookup: impl Fn(&str) -> Option<&'static CatalogEntry>,
+) -> Result<EventName, UnknownVersionError> {
+    if let Some((base, version)) = raw.rsplit_once('@')
+        && let Some(entry) = lookup(base)
+        && !entry.versions.contains(&version)
+    {
+        return Err(UnknownVersionError {
+            event: entry.name.to_owned(),
+            version: version.to_owned(),
+            dispatched: entry.versions.join(", "),
+        });
+    }
+    Ok(resolve_with(raw, lookup))
+}
+
+/// Every name a catalog event is known by besides its canonical one, and the bus shapes
+/// that differ from the shape of an event's kind.
+///
+/// Core knows no dialect, so it resolves canonical names only. hookrig-dialects builds
+/// one table from every dialect's own (`hookrig_dialects::events`) and hands it to what
+/// resolves names above core: config loaders, `hookrig emit`, automation triggers, and
+/// the in-process bus ([`crate::Bus::with_names`]).
+#[derive(Debug, Clone, Default)]
+pub struct EventNames {
+    /// Each alias and the canonical name it stands for, in the order added.
+    aliases: Vec<(&'static str, &'static str)>,
+    /// Alias → its index in `aliases`.
+    index: HashMap<&'static str, usize>,
+    /// Canonical name → the bus shape of its handlers, where the table gives one.
+    shapes: HashMap<&'static str, BusShape>,
+}
+
+impl EventNames {
+    /// A table that knows canonical names only.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `alias` as another name of the catalog event `canonical`. Adding an alias
+    /// again for the same event changes nothing.
+    pub fn add_alias(
+        &mut self,
+        alias: &'static str,
+        canonical: &'static str,
+    ) -> Result<(), NameConflict> {
+        let taken = |other: &str| NameConflict::Taken {
+            name: alias.to_owned(),
+            event: canonical.to_owned(),
+            other: other.to_owned(),
+        };
+        if lookup(canonical).is_none() {
+            return Err(NameConflict::UnknownEvent {
+                name: alias.to_owned(),
+                event: canonical.to_owned(),
+            });
+        }
+        if alias == canonical {
+            return Ok(());
+        }
+        if let Some(other) = lookup(alias) {
+            return Err(taken(other.name));
+        }
+        match self.index.get(alias) {
+            Some(&at) if self.aliases[at].1 == canonical => Ok(()),
+            Some(&at) => Err(taken(self.aliases[at].1)),
+            None => {
+                self.index.insert(alias, self.aliases.len());
+                self.aliases.push((alias, canonical));
+                Ok(())
+            }
+        }
+    }
+
+    /// Gives the catalog event `canonical` bus handlers of `shape` instead of the shape
+    /// of its kind.
+    pub fn set_shape(&mut self, canonical: &'static str, shape: BusShape) {
+        self.shapes.insert(canonical, shape);
+    }
+
+    /// The canonical name `name` (without a version) stands for: itself when canonical,
+    /// the event it is an alias of, `None` when neither.
+    pub fn canonical(&self, name: &str) -> Option<&'static str> {
+        match self.index.get(name) {
+            Some(&at) => Some(self.aliases[at].1),
+            None => lookup(name).map(|entry| entry.name),
+        }
+    }
+
+    /// The aliases of the catalog event `canonical`, in the order they were added.
+    pub fn aliases_of<'a>(&'a self, canonical: &'a str) -> impl Iterator<Item = &'static str> + 'a {
+        self.aliases
+            .iter()
+            .filter(move |(_, of)| *of == canonical)
+            .map(|(alias, _)| *alias)
+    }
+
+    /// Every alias with its canonical name, in the order added.
+    pub fn aliases(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+        self.aliases.iter().copied()
+    }
+
+    /// The shape of bus handlers of the event named `canonical`, of kind `kind`.
+    pub fn shape(&self, canonical: &str, kind: EventKind) -> BusShape {
+        self.shapes
+            .get(canonical)
+            .copied()
+            .unwrap_or(BusShape::of_kind(kind))
+    }
+
+    /// Resolves any name the table knows, with or without a declared version; see
+    /// [`EventName::resolve`] for the rest.
+    pub fn resolve(&self, raw: &str) -> EventName {
+        resolve_with(raw, |name| self.canonical(name).and_then(lookup))
+    }
+
+    /// Resolves any name the table knows as [`EventNames::resolve`] does, but refuses a
+    /// version the catalog does not declare for the event it names
+    /// (`PreToolUse@v2`).
+    pub fn parse(&self, raw: &str) -> Result<EventName, UnknownVersionError> {
+        parse_with(raw, |name| self.canonical(name).and_then(lookup))
+    }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use test_case::test_case;
 
     use super::*;
 
+    /// A names table standing in for the dialects' (which core cannot depend on), for
+    /// the tests of the bus: a few aliases, and OpenHermit's two shapes that differ from
+    /// their kind's.
+    pub(crate) fn stand_in_names() -> EventNames {
+        let mut names = EventNames::new();
+        for (alias, canonical) in [
+            ("SessionStart", "session.start"),
+            ("session.opened", "session.start"),
+            ("UserPromptSubmit", "prompt.submit"),
+            ("session.message.received", "prompt.submit"),
+            ("PreToolUse", "tool.before"),
+            ("PostToolUse", "tool.after"),
+            ("post_message", "message.after"),
+        ] {
+            names.add_alias(alias, canonical).expect("no conflict");
+        }
+        names.set_shape("prompt.submit", BusShape::Transform);
+        names.set_shape("tool.after", BusShape::Listener);
+        names
+    }
+
     #[test_case("tool.before", "tool.before", EventKind::Decision; "canonical")]
-    #[test_case("PreToolUse", "tool.before", EventKind::Decision; "claude alias")]
-    #[test_case("pre_tool", "tool.before", EventKind::Decision; "hygge alias")]
     #[test_case("tool.before@v1", "tool.before", EventKind::Decision; "versioned")]
-    #[test_case("session.opened@v1", "session.start", EventKind::Notify; "versioned alias")]
-    #[test_case("post_message", "message.after", EventKind::Notify; "post message")]
-    #[test_case("Stop", "turn.complete", EventKind::Notify; "claude stop")]
-    #[test_case("post-plan-complete", "plan.completed", EventKind::Notify; "hence")]
     #[test_case("prompt.assemble", "prompt.assemble", EventKind::Transform; "transform")]
     #[test_case("deploy.done", "deploy.done", EventKind::Notify; "custom")]
     #[test_case("tool.before@v2", "tool.before@v2", EventKind::Notify; "unknown version is custom")]
+    #[test_case("PreToolUse", "PreToolUse", EventKind::Notify; "a dialect's name is custom in core")]
     fn resolves(raw: &str, canonical: &str, kind: EventKind) {
         let name = EventName::resolve(raw);
         assert_eq!(name.as_str(), canonical);
@@ -327,7 +427,9 @@ mod tests {
             err.to_string(),
             "tool.before has no version v2 (dispatched versions: v1)"
         );
-        let err = EventName::parse("PreToolUse@v7").expect_err("an alias too");
+        let err = stand_in_names()
+            .parse("PreToolUse@v7")
+            .expect_err("an alias too");
         assert_eq!(err.event, "tool.before");
         assert_eq!(
             EventName::parse("tool.before@v1").map(|n| n.as_str().to_owned()),
@@ -340,43 +442,74 @@ mod tests {
         );
     }
 
-    // Every event OpenHermit plugins subscribe to, with the shape OpenHermit gives it.
-    #[test_case("agent.started@v1", BusShape::Listener)]
-    #[test_case("agent.stopped@v1", BusShape::Listener)]
-    #[test_case("session.opened@v1", BusShape::Listener)]
-    #[test_case("session.closed@v1", BusShape::Listener)]
-    #[test_case("session.message.received@v1", BusShape::Transform)]
-    #[test_case("prompt.assemble@v1", BusShape::Transform)]
-    #[test_case("model.before@v1", BusShape::Transform)]
-    #[test_case("model.after@v1", BusShape::Listener)]
-    #[test_case("tool.before@v1", BusShape::Veto)]
-    #[test_case("tool.after@v1", BusShape::Listener)]
-    #[test_case("channel.message.in@v1", BusShape::Transform)]
-    #[test_case("channel.message.out@v1", BusShape::Transform)]
-    #[test_case("schedule.fired@v1", BusShape::Transform)]
-    #[test_case("memory.upsert@v1", BusShape::Listener)]
-    #[test_case("plugin.error@v1", BusShape::Listener)]
-    fn openhermit_bus_shapes(raw: &str, shape: BusShape) {
-        let entry = EventName::resolve(raw).entry().expect("a catalog event");
-        assert_eq!(entry.bus, shape);
+    #[test]
+    fn a_table_resolves_its_aliases_with_their_versions() {
+        let names = stand_in_names();
+        assert_eq!(names.resolve("PreToolUse").as_str(), "tool.before");
+        assert_eq!(names.resolve("session.opened@v1").as_str(), "session.start");
+        assert_eq!(names.resolve("tool.after").as_str(), "tool.after");
+        assert!(!names.resolve("PreToolUse@v2").is_known());
+        assert_eq!(
+            names.aliases_of("session.start").collect::<Vec<_>>(),
+            ["SessionStart", "session.opened"]
+        );
+        assert_eq!(
+            names.shape("tool.after", EventKind::Decision),
+            BusShape::Listener
+        );
+        assert_eq!(
+            names.shape("tool.before", EventKind::Decision),
+            BusShape::Veto
+        );
     }
 
     #[test]
-    fn events_outside_openhermit_take_the_shape_of_their_kind() {
+    fn an_alias_cannot_name_two_events_or_shadow_a_canonical_name() {
+        let mut names = stand_in_names();
+        assert_eq!(names.add_alias("PreToolUse", "tool.before"), Ok(()));
+        assert_eq!(
+            names
+                .add_alias("PreToolUse", "tool.after")
+                .map_err(|e| e.to_string()),
+            Err(
+                "`PreToolUse` cannot be a name of tool.after: it already names tool.before"
+                    .to_owned()
+            )
+        );
+        assert!(names.add_alias("tool.before", "tool.after").is_err());
+        assert_eq!(
+            names
+                .add_alias("Deploy", "deploy.done")
+                .map_err(|e| e.to_string()),
+            Err(
+                "`Deploy` cannot be a name of deploy.done: deploy.done is not in the catalog"
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn events_take_the_shape_of_their_kind_in_core() {
         for entry in CATALOG {
-            if ["prompt.submit", "tool.after"].contains(&entry.name) {
-                continue; // OpenHermit's shape wins, checked above
-            }
-            assert_eq!(entry.bus, BusShape::of_kind(entry.kind), "{}", entry.name);
+            assert_eq!(
+                EventNames::new().shape(entry.name, entry.kind),
+                BusShape::of_kind(entry.kind),
+                "{}",
+                entry.name
+            );
             assert_eq!(entry.versions, ["v1"], "{}", entry.name);
         }
     }
 
     #[test]
-    fn aliases_are_unique() {
+    fn canonical_names_are_unique() {
         let mut seen = std::collections::HashSet::new();
-        for name in all_names() {
-            assert!(seen.insert(name), "{name} appears twice in the catalog");
+        for entry in CATALOG {
+            assert!(
+                seen.insert(entry.name),
+                "{} appears twice in the catalog",
+                entry.name
+            );
         }
     }
 

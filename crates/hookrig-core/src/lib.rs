@@ -3,7 +3,9 @@
 //! ([`Plugin`]). No I/O and no async runtime: handlers that run processes or talk HTTP
 //! live in other crates and reach the dispatcher through the [`Handler`] trait.
 //! [`Registry::attach_bus`] makes a bus's subscriptions part of the dispatcher's
-//! chain, so plugins and hooks on one event run in one order.
+//! chain, so plugins and hooks on one event run in one order. Core knows no dialect:
+//! its catalog ([`CATALOG`]) holds canonical names, and the dialects' names of events
+//! come from above as an [`EventNames`] table (hookrig-dialects builds it).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -16,7 +18,7 @@
 //! let registry = Registry::new(); // filled by hookrig-config
 //! let event = Event {
 //!     context: Arc::new(EventContext {
-//!         name: EventName::resolve("PreToolUse"),
+//!         name: EventName::resolve("tool.before"),
 //!         session_id: "s1".into(),
 //!         cwd: "/work".into(),
 //!         env: None,
@@ -54,8 +56,10 @@ pub use dispatcher::{
     AsyncCompletion, AsyncSink, Decision, Dispatched, Event, Planned, dispatch, plan,
 };
 pub use duration::display_duration;
-pub use errors::{BusError, MatcherError, PluginError, UnknownDialect, UnknownVersionError};
-pub use event::{BusShape, CATALOG, CatalogEntry, EventKind, EventName, all_names};
+pub use errors::{
+    BusError, MatcherError, NameConflict, PluginError, UnknownDialect, UnknownVersionError,
+};
+pub use event::{BusShape, CATALOG, CatalogEntry, EventKind, EventName, EventNames};
 pub use hook::{
     BoxFuture, EventContext, Handler, Hook, HookSpec, HostEnv, Invocation, Level, Mode, Report,
     Source,

@@ -494,7 +494,7 @@ mod tests {
         fn new() -> Self {
             let lines = Arc::new(Lines::default());
             Self {
-                bus: Bus::new(),
+                bus: Bus::with_names(&crate::event::tests::stand_in_names()),
                 tools: Tools::new(),
                 session: SessionView {
                     id: "s1".to_owned(),

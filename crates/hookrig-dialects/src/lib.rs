@@ -3,7 +3,8 @@
 //! become hook definitions, its wire types, how an event is presented to its hooks and
 //! their replies read, its host mode (how a host of that dialect calls hookrig and reads
 //! the answer) and its event names. On top of them this crate loads every dialect's
-//! sources in discovery order ([`load`]) and applies trust to the hooks loaded. It must
+//! sources in discovery order ([`load`]), applies trust to the hooks loaded, and
+//! resolves event names with every dialect's table ([`events`]). It must
 //! not dispatch events, record runs or parse command lines: the core dispatches, the
 //! runtime records, the binary owns argv.
 //!
@@ -22,13 +23,17 @@
 mod claude;
 mod definition;
 mod errors;
+pub mod events;
 mod hence;
+mod hermit;
 mod host;
 mod hygge;
 mod loader;
 mod native;
+mod orchestrator;
 mod protocol;
 mod trust;
+mod wire;
 mod xcode;
 
 pub use claude::{

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use hookrig_core::{Dialect, EventName, HostEnv};
+use hookrig_core::{Dialect, HostEnv};
 use hookrig_dialects::{Host, HostError};
 use serde::{Deserialize, Serialize};
 
@@ -204,7 +204,7 @@ fn decide(
         .unwrap_or_default();
     let agent = scope.agent.clone().or_else(|| payload_agent(&payload));
     let request = EmitRequest {
-        name: EventName::parse(&input.event).map_err(RuntimeError::from)?,
+        name: hookrig_dialects::events::parse(&input.event).map_err(RuntimeError::from)?,
         payload,
         session_id,
         host: host.dialect(),

@@ -59,7 +59,7 @@ pub fn explain(
 ) -> Result<Explanation, RuntimeError> {
     let config = registry::load(scope, options)?;
     let registry = registry::registry(&config, &ProcessGroups::new());
-    let event = EventName::parse(event)?;
+    let event = hookrig_dialects::events::parse(event)?;
     let hooks = plan(&registry, &event, tool)
         .into_iter()
         .map(|planned| {

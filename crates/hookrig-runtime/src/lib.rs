@@ -14,11 +14,12 @@
 //! that is the binary's job, and an embedder's.
 //!
 //! ```no_run
-//! use hookrig_core::{EventName, Payload};
+//! use hookrig_core::Payload;
 //! use hookrig_runtime::{Emit, EmitRequest, Scope, ScopeArgs};
 //!
 //! let scope = Scope::resolve(ScopeArgs::default())?;
-//! let request = EmitRequest::new(EventName::parse("PreToolUse")?, Payload::new());
+//! let event = hookrig_dialects::events::parse("PreToolUse")?;
+//! let request = EmitRequest::new(event, Payload::new());
 //! let decided = Emit::prepare(&scope, request)?.dispatch()?;
 //! println!("{}", serde_json::to_string(&decided.outcome())?);
 //! let finished = decided.finish();

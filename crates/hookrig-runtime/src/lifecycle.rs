@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hookrig_core::{EventName, Payload};
+use hookrig_core::Payload;
 use hookrig_plan::LifecycleError;
 use hookrig_plan::lifecycle::{self, Outcome, Request};
 use hookrig_plan::plan::Action;
@@ -68,7 +68,7 @@ pub fn deliver(scope: &Scope, outcome: &Outcome, plan: &Path, agent: &str) -> De
     for event in &outcome.events {
         let name = event.kind.name();
         let mut request = EmitRequest::new(
-            EventName::resolve(name),
+            hookrig_dialects::events::resolve(name),
             Payload::from_map(event.payload.to_map()),
         );
         request.agent = Some(agent.to_owned());

@@ -1,7 +1,7 @@
 //! The configured hooks, for `hookrig list` and `hookrig show`.
 
+use hookrig_core::Level;
 use hookrig_core::{Diagnostic, Severity};
-use hookrig_core::{EventName, Level};
 use hookrig_dialects::{HookDef, LoadOptions};
 use serde::Serialize;
 
@@ -75,7 +75,7 @@ pub fn list(
     let (mut hooks, others): (Vec<HookDef>, Vec<HookDef>) = match select {
         Select::All => (config.hooks, Vec::new()),
         Select::Event(event) => {
-            let event = EventName::resolve(event);
+            let event = hookrig_dialects::events::resolve(event);
             config
                 .hooks
                 .into_iter()

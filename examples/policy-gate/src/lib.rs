@@ -8,11 +8,12 @@
 //! ```no_run
 //! use std::collections::BTreeMap;
 //! use std::sync::Arc;
-//! use hookrig_core::{Bus, LogSink, MemoryView, PluginHost, SessionView, Tools};
+//! use hookrig_core::{LogSink, MemoryView, PluginHost, SessionView, Tools};
 //! use hookrig_example_policy_gate::PolicyGate;
 //! # fn sink() -> Arc<dyn LogSink> { unimplemented!() }
 //!
-//! let bus = Bus::new();
+//! // A bus that knows every dialect's event names, as an agent builds one.
+//! let bus = hookrig_dialects::events::bus();
 //! let mut tools = Tools::new();
 //! let memory: Arc<dyn MemoryView> = Arc::new(BTreeMap::new());
 //! let mut host = PluginHost {
@@ -200,7 +201,7 @@ mod tests {
     }
 
     fn agent_with_gate() -> Agent {
-        let bus = Bus::new();
+        let bus = hookrig_dialects::events::bus();
         let mut tools = Tools::new();
         let lines = Arc::new(Lines::default());
         let sink: Arc<dyn LogSink> = lines.clone();

@@ -8,8 +8,7 @@ use std::sync::Arc;
 
 use hookrig_config::Environment;
 use hookrig_core::{
-    Bus, Decision, EventName, LogLevel, LogSink, MemoryView, Payload, PluginHost, SessionView,
-    Tools,
+    Bus, Decision, LogLevel, LogSink, MemoryView, Payload, PluginHost, SessionView, Tools,
 };
 use hookrig_example_policy_gate::{PolicyGate, REASON};
 use hookrig_runtime::{Decided, Emit, EmitRequest, Scope};
@@ -22,7 +21,7 @@ impl LogSink for Quiet {
 
 /// A bus with the gate installed, as an agent does when it starts.
 fn gate() -> Bus {
-    let bus = Bus::new();
+    let bus = hookrig_dialects::events::bus();
     let mut tools = Tools::new();
     let memory: Arc<dyn MemoryView> = Arc::new(BTreeMap::new());
     let log: Arc<dyn LogSink> = Arc::new(Quiet);
@@ -77,7 +76,7 @@ fn emit(scope: &Scope, bus: &Bus, command: &str) -> Decided {
         unreachable!("an object literal")
     };
     let mut request = EmitRequest::new(
-        EventName::parse("PreToolUse").expect("a catalog alias"),
+        hookrig_dialects::events::parse("PreToolUse").expect("a catalog alias"),
         Payload::from_map(map),
     );
     request.bus = Some(bus.clone());

@@ -2,21 +2,20 @@
 
 use std::fmt::Write;
 
-use hookrig_core::CATALOG;
-
 use crate::errors::ExpectedError;
 use crate::exit_codes;
 use crate::output::print;
 
 pub(crate) fn run(json: bool) -> Result<u8, ExpectedError> {
+    let catalog = hookrig_dialects::events::catalog();
     if json {
-        let text = serde_json::to_string_pretty(CATALOG).expect("the catalog serializes");
+        let text = serde_json::to_string_pretty(&catalog).expect("the catalog serializes");
         print(&format!("{text}\n"))?;
         return Ok(exit_codes::PROCEED);
     }
-    let width = CATALOG.iter().map(|e| e.name.len()).max().unwrap_or(4);
+    let width = catalog.iter().map(|e| e.name.len()).max().unwrap_or(4);
     let mut text = format!("{:width$}  {:9}  ALIASES\n", "NAME", "KIND");
-    for entry in CATALOG {
+    for entry in &catalog {
         let line = format!(
             "{:width$}  {:9}  {}",
             entry.name,

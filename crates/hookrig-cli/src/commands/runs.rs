@@ -3,7 +3,6 @@
 use std::fmt::Write;
 use std::time::{Duration, UNIX_EPOCH};
 
-use hookrig_core::EventName;
 use hookrig_runtime::Scope;
 use hookrig_store::{EmitFilter, EmitRecord, EmitSummary, Store};
 
@@ -26,7 +25,7 @@ pub(crate) fn list(scope: &Scope, args: &RunsArgs) -> Result<u8, ExpectedError> 
         event: args
             .event
             .as_deref()
-            .map(|e| EventName::resolve(e).as_str().to_owned()),
+            .map(|e| hookrig_dialects::events::resolve(e).as_str().to_owned()),
         agent: args.agent.clone(),
     };
     let emits = ledger.emits().recent(&filter)?;

@@ -228,7 +228,7 @@ pub(crate) fn summary(outcome: &Outcome) -> String {
 
 #[cfg(test)]
 mod tests {
-    use hookrig_core::{EventKind, EventName};
+    use hookrig_core::EventKind;
 
     use super::*;
 
@@ -237,7 +237,7 @@ mod tests {
         // guards: a lifecycle event named outside the catalog would reach no hook
         // registered under its alias (`post-claim`) and be recorded as a custom event
         for event in LifecycleEvent::ALL {
-            let name = EventName::resolve(event.name());
+            let name = hookrig_dialects::events::resolve(event.name());
             assert!(name.is_known(), "{}", event.name());
             assert_eq!(name.as_str(), event.name(), "canonical");
             assert_eq!(name.kind(), EventKind::Notify, "{}", event.name());

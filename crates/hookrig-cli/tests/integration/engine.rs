@@ -3,6 +3,7 @@
 //! the engine) and must answer byte for byte the same; hooks run with the client's
 //! environment and directory; an engine that is gone never fails an emit.
 
+use std::os::unix::fs::PermissionsExt as _;
 use std::process::Output;
 
 use hookrig_test_support::TestEnv;
@@ -412,7 +413,6 @@ fn hosts_emit_over_http_with_the_token_and_get_the_dialects_answer() {
         .to_owned();
     assert_eq!(token.len(), 64);
     let token_file = env.state_home().join("hookrig").join("http.token");
-    use std::os::unix::fs::PermissionsExt as _;
     assert_eq!(
         std::fs::metadata(&token_file)
             .expect("token file")

@@ -1,6 +1,7 @@
 //! Claude Code's events: the one table of its names, what each is in the canonical
 //! catalog, and how Claude Code treats it (a tool call, the field its matcher tests,
-//! where it reads context). The loader, the protocol and the host mode read it.
+//! where it reads context). The loader, the protocol and the host mode read it, and it
+//! is Claude Code's part of the one resolver (`crate::events`).
 
 /// One Claude Code event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,18 +82,22 @@ pub(crate) fn name_of(canonical: &str) -> Option<&'static str> {
         .map(|event| event.name)
 }
 
+/// Claude Code's names of canonical events, as aliases for the resolver. The events it
+/// accepts under their own names only are not aliases.
+pub(crate) fn aliases() -> impl Iterator<Item = (&'static str, &'static str)> {
+    EVENTS
+        .iter()
+        .filter_map(|event| Some((event.name, event.canonical?)))
+}
+
 #[cfg(test)]
 mod tests {
-    use hookrig_core::EventName;
-
     use super::*;
 
-    // The catalog still resolves Claude Code's names; until each dialect's table is the
-    // only one, the two must agree.
     #[test]
-    fn every_canonical_name_is_the_one_the_catalog_resolves() {
+    fn every_name_resolves_to_its_canonical_event_or_to_none() {
         for event in EVENTS {
-            let resolved = EventName::resolve(event.name);
+            let resolved = crate::events::resolve(event.name);
             match event.canonical {
                 Some(canonical) => assert_eq!(resolved.as_str(), canonical, "{}", event.name),
                 None => assert!(!resolved.is_known(), "{}", event.name),

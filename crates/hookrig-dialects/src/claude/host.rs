@@ -15,8 +15,10 @@ use hookrig_core::{Decision, Dialect, Dispatched, EventName, HookResult, Outcome
 use serde_json::{Map, Value, json};
 
 use super::events;
+use super::wire::{HookInput, HookOutput, HookSpecificOutput};
 use crate::errors::HostError;
 use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object};
+use crate::wire::Shaped;
 
 /// Claude Code's host mode (also Codex, Cursor, Gemini and other agents that read that
 /// format).
@@ -24,7 +26,9 @@ pub(crate) const HOST: Host = Host::new(Dialect::Claude, read, answer, no_failur
 
 fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
     let input = parse_object(stdin)?.into_map();
-    let event = match (event, input.get("hook_event_name").and_then(Value::as_str)) {
+    let input: HookInput =
+        serde_json::from_value(Value::Object(input)).map_err(HostError::PayloadNotJson)?;
+    let event = match (event, input.hook_event_name.as_deref()) {
         (Some(event), _) | (None, Some(event)) => event.to_owned(),
         (None, None) => return Err(HostError::NoEvent),
     };
@@ -34,46 +38,40 @@ fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
     })
 }
 
-/// Claude Code's hook input in canonical shape.
-fn canonical(input: Map<String, Value>) -> Payload {
-    let mut session = Map::new();
-    let mut tool = Map::new();
-    let mut rest = Map::new();
-    for (key, value) in input {
-        match key.as_str() {
-            "hook_event_name" => {}
-            "session_id" => {
-                session.insert("id".to_owned(), value);
-            }
-            "cwd" => {
-                session.insert("cwd".to_owned(), value);
-            }
-            "tool_name" => {
-                tool.insert("name".to_owned(), value);
-            }
-            "tool_input" => {
-                tool.insert("input".to_owned(), value);
-            }
-            "tool_use_id" => {
-                tool.insert("call_id".to_owned(), value);
-            }
-            "tool_response" => {
-                tool.insert("output".to_owned(), value);
-            }
-            _ => {
-                rest.insert(key, value);
-            }
+/// Claude Code's hook input in canonical shape: `session` and `tool` sections first, then
+/// every other field under its own name.
+fn canonical(input: HookInput) -> Payload {
+    let session = section([("id", input.session_id), ("cwd", input.cwd)]);
+    let tool = section([
+        ("name", input.tool_name),
+        ("input", input.tool_input),
+        ("call_id", input.tool_use_id),
+        ("output", input.tool_response),
+    ]);
+    let mut map = Map::new();
+    let fields = [
+        ("session", session),
+        ("tool", tool),
+        ("transcript_path", input.transcript_path),
+        ("permission_mode", input.permission_mode),
+        ("prompt", input.prompt),
+    ];
+    for (key, value) in fields {
+        if let Some(value) = value {
+            map.insert(key.to_owned(), value);
         }
     }
-    let mut map = Map::new();
-    if !session.is_empty() {
-        map.insert("session".to_owned(), Value::Object(session));
-    }
-    if !tool.is_empty() {
-        map.insert("tool".to_owned(), Value::Object(tool));
-    }
-    map.extend(rest);
+    map.extend(input.rest);
     Payload::from_map(map)
+}
+
+/// An object of the fields that are there, `None` when none is.
+fn section<const N: usize>(fields: [(&str, Option<Value>); N]) -> Option<Value> {
+    let section: Map<String, Value> = fields
+        .into_iter()
+        .filter_map(|(key, value)| Some((key.to_owned(), value?)))
+        .collect();
+    (!section.is_empty()).then_some(Value::Object(section))
 }
 
 /// The Claude Code name of an event.
@@ -99,8 +97,8 @@ fn blocking_notify(dispatched: &Dispatched) -> Option<&hookrig_core::HookRecord>
 
 fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let event = claude_name(&dispatched.event);
-    let mut out = Map::new();
-    let mut specific = Map::new();
+    let mut out = HookOutput::default();
+    let mut specific = HookSpecificOutput::default();
     let reason = || {
         dispatched
             .reason
@@ -123,26 +121,25 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
             .any(|r| r.result == HookResult::Modify);
         match dispatched.decision {
             Decision::Deny => {
-                specific.insert("permissionDecision".into(), json!("deny"));
-                specific.insert("permissionDecisionReason".into(), json!(reason()));
+                specific.permission_decision = Some("deny".to_owned());
+                specific.permission_decision_reason = Some(reason());
             }
             Decision::Ask => {
-                specific.insert("permissionDecision".into(), json!("ask"));
-                if let Some(reason) = &dispatched.reason {
-                    specific.insert("permissionDecisionReason".into(), json!(reason));
-                }
+                specific.permission_decision = Some("ask".to_owned());
+                specific
+                    .permission_decision_reason
+                    .clone_from(&dispatched.reason);
             }
             // A plain allow says nothing: Claude Code reads `allow` as "skip the
             // permission prompt", which no hook asked for. A modified input needs a
             // decision to be applied, and the hooks that changed it let the call go on.
             Decision::Allow if modified => {
-                specific.insert("permissionDecision".into(), json!("allow"));
+                specific.permission_decision = Some("allow".to_owned());
             }
             Decision::Allow => {}
         }
         if modified && dispatched.decision != Decision::Deny {
-            specific.insert(
-                "updatedInput".into(),
+            specific.updated_input = Some(
                 dispatched
                     .payload
                     .as_map()
@@ -153,21 +150,18 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
             );
         }
     } else if dispatched.decision == Decision::Deny {
-        out.insert("decision".into(), json!("block"));
-        out.insert("reason".into(), json!(reason()));
+        out.decision = Some("block".to_owned());
+        out.reason = Some(reason());
     } else if let Some(blocker) = blocking_notify(dispatched) {
         // Stop, SubagentStop and PreCompact are notify events in hookrig (nothing waits
         // on them), but Claude Code lets a hook block them ("keep working"): a hook that
         // denied is answered as Claude's block.
-        out.insert("decision".into(), json!("block"));
-        out.insert(
-            "reason".into(),
-            json!(
-                blocker
-                    .reason
-                    .clone()
-                    .unwrap_or_else(|| format!("blocked by hook {}", blocker.name))
-            ),
+        out.decision = Some("block".to_owned());
+        out.reason = Some(
+            blocker
+                .reason
+                .clone()
+                .unwrap_or_else(|| format!("blocked by hook {}", blocker.name)),
         );
     }
 
@@ -178,18 +172,16 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         .map(String::as_str)
         .collect();
     if !context.is_empty() && events::by_name(&event).is_some_and(|e| e.reads_context) {
-        specific.insert("additionalContext".into(), json!(context.join("\n\n")));
+        specific.additional_context = Some(context.join("\n\n"));
     }
-    if !specific.is_empty() {
-        let mut with_name = Map::new();
-        with_name.insert("hookEventName".into(), json!(event));
-        with_name.extend(specific);
-        out.insert("hookSpecificOutput".into(), Value::Object(with_name));
+    if specific != HookSpecificOutput::default() {
+        specific.hook_event_name = Some(event);
+        out.hook_specific_output = Some(Shaped::Typed(specific));
     }
     if !outcome.warnings.is_empty() {
-        out.insert("systemMessage".into(), json!(outcome.warnings.join("\n")));
+        out.system_message = Some(outcome.warnings.join("\n"));
     }
-    let mut stdout = serde_json::to_string(&Value::Object(out)).expect("JSON always serializes");
+    let mut stdout = serde_json::to_string(&out).expect("the hook output always serializes");
     stdout.push('\n');
     HostAnswer {
         stdout,

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use hookrig_core::{Dialect, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -25,7 +25,7 @@ use super::events;
 use crate::claude::ClaudeProtocol;
 use crate::definition::{HookDef, Shadowed};
 use crate::loader::LoadContext;
-use hookrig_config::did_you_mean;
+use hookrig_config::{Lowering, did_you_mean};
 use hookrig_core::{Diagnostic, Severity};
 
 /// The dialect name of Claude Code settings files.
@@ -358,13 +358,9 @@ fn parse(
     layer: Layer,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<ParsedFile, Diagnostic> {
-    let file = File {
-        path,
-        text,
-        placed: std::cell::Cell::new(0),
-    };
     let first = diagnostics.len();
-    let raw: RawSettings<'_> = file.parse(text)?;
+    let mut file = Lowering::new(path, text, diagnostics).with_place_limit(MAX_DIAGNOSTICS);
+    let raw: RawSettings<'_> = file.json(text, INVALID)?;
     let mut parsed = ParsedFile {
         disable_all: raw.disable_all_hooks,
         hooks: Vec::new(),
@@ -372,33 +368,32 @@ fn parse(
     let Some(hooks) = raw.hooks else {
         return Ok(parsed);
     };
-    let events: Ordered<&RawValue> = file.parse(hooks.get())?;
+    let events: Ordered<&RawValue> = file.json(hooks.get(), INVALID)?;
     for (event, groups_raw) in events.0 {
-        let groups: Vec<&RawValue> = file.parse(groups_raw.get())?;
-        let event_pos = key_offset(&file, &event, file.offset(groups_raw.get()));
-        warn_unknown_event(&file, &event, event_pos, diagnostics);
+        let groups: Vec<&RawValue> = file.json(groups_raw.get(), INVALID)?;
+        let event_pos = key_offset(&file, &event, file.offset_of(groups_raw.get()));
+        warn_unknown_event(&mut file, &event, event_pos);
         let mut counter = 0;
         for group_raw in groups {
-            let group: RawGroup<'_> = file.parse(group_raw.get())?;
-            let group_pos = file.offset(group_raw.get());
-            let Some(matcher) =
-                file.matcher(&event, group.matcher.as_deref(), group_pos, diagnostics)
+            let group: RawGroup<'_> = file.json(group_raw.get(), INVALID)?;
+            let group_pos = file.offset_of(group_raw.get());
+            let Some(matcher) = matcher(&mut file, &event, group.matcher.as_deref(), group_pos)
             else {
                 continue;
             };
             for handler_raw in group.hooks.unwrap_or_default() {
-                let handler: RawHandler = file.parse(handler_raw.get())?;
+                let handler: RawHandler = file.json(handler_raw.get(), INVALID)?;
                 counter += 1;
-                let pos = file.offset(handler_raw.get());
+                let pos = file.offset_of(handler_raw.get());
                 let name = format!("claude:{}:{event}:{counter}", layer.as_str());
-                if let Some(def) = file.handler(
+                if let Some(def) = lower_handler(
+                    &mut file,
                     handler,
                     &name,
                     &event,
                     layer,
                     matcher.clone(),
                     pos,
-                    diagnostics,
                 ) {
                     parsed.hooks.push(def);
                 }
@@ -408,6 +403,9 @@ fn parse(
     limit_diagnostics(path, diagnostics, first);
     Ok(parsed)
 }
+
+/// What a settings file that cannot be read as one is reported with.
+const INVALID: &str = "invalid Claude Code settings, file skipped: ";
 
 /// The most diagnostics one settings file reports; the rest are counted in one more.
 /// Finding a diagnostic's line costs a pass over the text before it, so a file of
@@ -440,197 +438,140 @@ fn limit_diagnostics(path: &Path, diagnostics: &mut Vec<Diagnostic>, first: usiz
 /// string before the value, so only a short stretch before it is searched (a search
 /// from the start of the file for every key would make loading quadratic). The value's
 /// own offset when the key is not found there (an escaped name, a long gap).
-fn key_offset(file: &File<'_>, event: &str, value_pos: usize) -> usize {
+fn key_offset(file: &Lowering<'_>, event: &str, value_pos: usize) -> usize {
     let quoted = format!("\"{event}\"");
     let mut start = value_pos.saturating_sub(quoted.len() + 256);
-    while !file.text.is_char_boundary(start) {
+    while !file.text().is_char_boundary(start) {
         start -= 1;
     }
-    file.text
+    file.text()
         .get(start..value_pos)
         .and_then(|window| window.rfind(&quoted))
         .map_or(value_pos, |found| start + found)
 }
 
-fn warn_unknown_event(file: &File<'_>, event: &str, pos: usize, diagnostics: &mut Vec<Diagnostic>) {
-    if events::by_name(event).is_some() || EventName::resolve(event).is_known() {
+fn warn_unknown_event(file: &mut Lowering<'_>, event: &str, pos: usize) {
+    if events::by_name(event).is_some() || crate::events::resolve(event).is_known() {
         return;
     }
     if let Some(known) = did_you_mean(event, events::EVENTS.iter().map(|e| e.name)) {
-        diagnostics.push(file.at(
-            pos,
+        file.report(
+            Some(pos),
             Severity::Warning,
             format!(
                 "unknown Claude Code event `{event}` is treated as a custom event; did you mean `{known}`?"
             ),
-        ));
+        );
     }
 }
 
-/// The text of one file, for positions.
-struct File<'a> {
-    path: &'a Path,
-    text: &'a str,
-    /// How many diagnostics were given a position: past [`MAX_DIAGNOSTICS`] they are
-    /// dropped anyway, so the search for their line is skipped.
-    placed: std::cell::Cell<usize>,
-}
-
-impl File<'_> {
-    /// Byte offset of `part`, a slice of the file's text.
-    fn offset(&self, part: &str) -> usize {
-        (part.as_ptr() as usize)
-            .checked_sub(self.text.as_ptr() as usize)
-            .filter(|offset| *offset <= self.text.len())
-            .unwrap_or(0)
-    }
-
-    fn at(&self, offset: usize, severity: Severity, message: String) -> Diagnostic {
-        let placed = self.placed.get() + 1;
-        self.placed.set(placed);
-        let offset = (placed <= MAX_DIAGNOSTICS).then_some(offset);
-        Diagnostic::at(self.path, self.text, offset, severity, message)
-    }
-
-    /// Deserializes `part` (the file or a slice of it), placing an error in the file.
-    fn parse<'de, T: Deserialize<'de>>(&self, part: &'de str) -> Result<T, Diagnostic> {
-        serde_json::from_str(part).map_err(|err| {
-            let base = self.offset(part);
-            let offset =
-                hookrig_core::json_offset(part, err.line(), err.column()).map(|o| base + o);
-            let message = err.to_string();
-            let message = message
-                .rfind(" at line ")
-                .map_or(message.as_str(), |end| &message[..end]);
-            Diagnostic::at(
-                self.path,
-                self.text,
-                offset,
-                Severity::Error,
-                format!("invalid Claude Code settings, file skipped: {message}"),
-            )
-        })
-    }
-
-    /// The matcher of a group; `None` when it is invalid (reported).
-    fn matcher(
-        &self,
-        event: &str,
-        raw: Option<&str>,
-        pos: usize,
-        diagnostics: &mut Vec<Diagnostic>,
-    ) -> Option<Matcher> {
-        let pattern = raw.unwrap_or("");
-        if events::by_name(event).is_none_or(|e| !e.tool && e.matched_field.is_none()) {
-            if !matches!(pattern, "" | "*") {
-                diagnostics.push(self.at(
-                    pos,
+/// The matcher of a group; `None` when it is invalid (reported).
+fn matcher(file: &mut Lowering<'_>, event: &str, raw: Option<&str>, pos: usize) -> Option<Matcher> {
+    let pattern = raw.unwrap_or("");
+    if events::by_name(event).is_none_or(|e| !e.tool && e.matched_field.is_none()) {
+        if !matches!(pattern, "" | "*") {
+            file.report(
+                    Some(pos),
                     Severity::Warning,
                     format!(
                         "matcher `{pattern}` on {event} is ignored: hookrig tests Claude matchers against tool names only, so this hook runs on every {event}"
                     ),
-                ));
-            }
-            return Some(Matcher::Any);
+                );
         }
-        match claude_matcher(pattern) {
-            Ok(matcher) => Some(matcher),
-            Err(message) => {
-                diagnostics.push(self.at(pos, Severity::Error, message));
-                None
-            }
+        return Some(Matcher::Any);
+    }
+    match claude_matcher(pattern) {
+        Ok(matcher) => Some(matcher),
+        Err(message) => {
+            file.report(Some(pos), Severity::Error, message);
+            None
         }
     }
+}
 
-    /// Lowers one handler; `None` when it cannot run (reported).
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one call site, each argument distinct"
-    )]
-    fn handler(
-        &self,
-        raw: RawHandler,
-        name: &str,
-        event: &str,
-        layer: Layer,
-        matcher: Matcher,
-        pos: usize,
-        diagnostics: &mut Vec<Diagnostic>,
-    ) -> Option<HookDef> {
-        let mut error = |severity, message: String| {
-            diagnostics.push(self.at(pos, severity, format!("hook {name}: {message}")));
-        };
-        let command = lower_command(
-            raw.kind.as_deref(),
-            raw.command,
-            raw.url,
-            raw.headers,
-            &mut error,
-        )?;
-        let timeout = match raw.timeout {
-            None => DEFAULT_TIMEOUT,
-            Some(secs) => match Duration::try_from_secs_f64(secs) {
-                Ok(timeout) if !timeout.is_zero() => timeout,
-                _ => {
-                    error(
-                        Severity::Error,
-                        format!(
-                            "`timeout` {secs} is not a positive number of seconds; the handler is skipped"
-                        ),
-                    );
-                    return None;
-                }
-            },
-        };
-        let events = vec![EventName::resolve(event)];
-        let mode = if raw.is_async == Some(true) {
-            if events[0].async_allowed() {
-                Mode::Async
-            } else {
+/// Lowers one handler; `None` when it cannot run (reported).
+fn lower_handler(
+    file: &mut Lowering<'_>,
+    raw: RawHandler,
+    name: &str,
+    event: &str,
+    layer: Layer,
+    matcher: Matcher,
+    pos: usize,
+) -> Option<HookDef> {
+    let mut error = |severity, message: String| {
+        file.report(Some(pos), severity, format!("hook {name}: {message}"));
+    };
+    let command = lower_command(
+        raw.kind.as_deref(),
+        raw.command,
+        raw.url,
+        raw.headers,
+        &mut error,
+    )?;
+    let timeout = match raw.timeout {
+        None => DEFAULT_TIMEOUT,
+        Some(secs) => match Duration::try_from_secs_f64(secs) {
+            Ok(timeout) if !timeout.is_zero() => timeout,
+            _ => {
                 error(
-                    Severity::Warning,
+                    Severity::Error,
                     format!(
-                        "`async: true` is not allowed on {event}: its answer decides the event; the hook runs synchronously"
+                        "`timeout` {secs} is not a positive number of seconds; the handler is skipped"
                     ),
                 );
-                Mode::Sync
+                return None;
             }
+        },
+    };
+    let events = vec![crate::events::resolve(event)];
+    let mode = if raw.is_async == Some(true) {
+        if events[0].async_allowed() {
+            Mode::Async
         } else {
+            error(
+                Severity::Warning,
+                format!(
+                    "`async: true` is not allowed on {event}: its answer decides the event; the hook runs synchronously"
+                ),
+            );
             Mode::Sync
-        };
-        Some(HookDef {
-            spec: HookSpec {
-                name: name.to_owned(),
-                events,
-                matcher,
-                priority: HookSpec::DEFAULT_PRIORITY,
-                mode,
-                enabled: true,
-                // Claude Code: a failing hook is a non-blocking error.
-                on_error: OnError::Allow,
-                source: Source {
-                    path: self.path.to_owned(),
-                    dialect: DIALECT,
-                    level: layer.level(),
-                },
-                description: None,
-                timeout: Some(timeout),
-                group: Some(GROUP.to_owned()),
-                matcher_field: events::by_name(event).and_then(|e| e.matched_field),
-                untrusted: None,
+        }
+    } else {
+        Mode::Sync
+    };
+    Some(HookDef {
+        spec: HookSpec {
+            name: name.to_owned(),
+            events,
+            matcher,
+            priority: HookSpec::DEFAULT_PRIORITY,
+            mode,
+            enabled: true,
+            // Claude Code: a failing hook is a non-blocking error.
+            on_error: OnError::Allow,
+            source: Source {
+                path: file.path().to_owned(),
+                dialect: DIALECT,
+                level: layer.level(),
             },
-            command,
-            env: Vec::new(),
-            protocol: Arc::new(ClaudeProtocol(ClaudeHook {
-                event: event.to_owned(),
-                project_dir: None,
-                allowed_env_vars: raw.allowed_env_vars.unwrap_or_default(),
-                managed: layer == Layer::Managed,
-            })),
-            // The handler's object in the `hooks` array of its matcher group.
-            declared_at: Some(pos),
-        })
-    }
+            description: None,
+            timeout: Some(timeout),
+            group: Some(GROUP.to_owned()),
+            matcher_field: events::by_name(event).and_then(|e| e.matched_field),
+            untrusted: None,
+        },
+        command,
+        env: Vec::new(),
+        protocol: Arc::new(ClaudeProtocol(ClaudeHook {
+            event: event.to_owned(),
+            project_dir: None,
+            allowed_env_vars: raw.allowed_env_vars.unwrap_or_default(),
+            managed: layer == Layer::Managed,
+        })),
+        // The handler's object in the `hooks` array of its matcher group.
+        declared_at: Some(pos),
+    })
 }
 
 /// What a handler runs; `None` when it cannot run (reported through `error`).

@@ -1,10 +1,11 @@
 //! Claude Code's dialect: its settings files, its hook input and output, and its host
 //! mode (the format Codex, Cursor and Gemini read as well).
 
-mod events;
+pub(crate) mod events;
 mod host;
 mod loader;
 mod protocol;
+mod wire;
 
 pub(crate) use host::HOST;
 pub use loader::{

@@ -20,8 +20,10 @@ use serde_json::{Map, Value, json};
 
 use super::events;
 use super::loader::ClaudeHook;
+use super::wire::{HookInput, HookOutput, HookSpecificOutput};
 use crate::native::cut;
 use crate::protocol::DialectProtocol;
+use crate::wire::Shaped;
 
 /// Claude Code's protocol for one hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,60 +141,52 @@ const PRESENTED: &[&str] = &[
     "prompt",
 ];
 
-/// The hook input object, as Claude Code sends it.
-fn input(def: &ClaudeHook, invocation: &Invocation) -> Value {
+/// The hook input, as Claude Code sends it.
+fn input(def: &ClaudeHook, invocation: &Invocation) -> HookInput {
     let context = &invocation.context;
     let payload = invocation.payload.as_map();
     let text = |key: &str, default: &str| {
-        payload
-            .get(key)
-            .and_then(Value::as_str)
-            .unwrap_or(default)
-            .to_owned()
+        Value::String(
+            payload
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or(default)
+                .to_owned(),
+        )
     };
     let tool = payload.get("tool").and_then(Value::as_object);
     let tool_field = |key: &str| tool.and_then(|t| t.get(key)).cloned();
 
-    let mut map = Map::new();
-    map.insert("session_id".into(), json!(context.session_id));
-    map.insert("transcript_path".into(), json!(text("transcript_path", "")));
-    map.insert("cwd".into(), json!(context.cwd.to_string_lossy()));
-    map.insert(
-        "permission_mode".into(),
-        json!(text("permission_mode", "default")),
-    );
-    map.insert("hook_event_name".into(), json!(def.event));
+    let mut input = HookInput {
+        session_id: Some(Value::String(context.session_id.clone())),
+        transcript_path: Some(text("transcript_path", "")),
+        cwd: Some(Value::String(context.cwd.to_string_lossy().into_owned())),
+        permission_mode: Some(text("permission_mode", "default")),
+        hook_event_name: Some(def.event.clone()),
+        ..HookInput::default()
+    };
     if events::by_name(&def.event).is_some_and(|e| e.tool) || tool.is_some() {
         let name = invocation.payload.tool_name().unwrap_or("").to_owned();
-        map.insert("tool_name".into(), json!(name));
-        map.insert(
-            "tool_input".into(),
-            tool_field("input").unwrap_or_else(|| json!({})),
-        );
-        map.insert(
-            "tool_use_id".into(),
-            tool_field("call_id").unwrap_or_else(|| json!("")),
-        );
+        input.tool_name = Some(Value::String(name));
+        input.tool_input = Some(tool_field("input").unwrap_or_else(|| json!({})));
+        input.tool_use_id = Some(tool_field("call_id").unwrap_or_else(|| json!("")));
         if def.event == "PostToolUse" || tool_field("output").is_some() {
-            map.insert(
-                "tool_response".into(),
-                tool_field("output").unwrap_or(Value::Null),
-            );
+            input.tool_response = Some(tool_field("output").unwrap_or(Value::Null));
         }
     }
     if def.event == "UserPromptSubmit" || payload.contains_key("prompt") {
-        map.insert("prompt".into(), json!(text("prompt", "")));
+        input.prompt = Some(text("prompt", ""));
     }
     for (key, value) in payload {
         if !PRESENTED.contains(&key.as_str()) {
-            map.insert(key.clone(), value.clone());
+            input.rest.insert(key.clone(), value.clone());
         }
     }
-    Value::Object(map)
+    input
 }
 
 fn stdin(def: &ClaudeHook, _hook: &str, invocation: &Invocation) -> Vec<u8> {
-    serde_json::to_vec(&input(def, invocation)).expect("a JSON value always serializes")
+    serde_json::to_vec(&input(def, invocation)).expect("the hook input always serializes")
 }
 
 fn env(
@@ -264,112 +258,68 @@ fn read_output(def: &ClaudeHook, hook: &str, stdout: &[u8]) -> Reply {
         }
         return Reply::Verdict(verdict);
     }
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(map)) => read_json(def, hook, &map),
-        Ok(_) | Err(_) => Reply::Failure(Failure {
-            kind: FailureKind::Malformed,
-            message: format!("hook {hook}: output starts with `{{` but is not a JSON object"),
-        }),
+    let output = match serde_json::from_str::<Value>(text) {
+        Ok(value @ Value::Object(_)) => serde_json::from_value::<HookOutput>(value),
+        Ok(_) | Err(_) => return not_an_object(hook),
+    };
+    match output {
+        Ok(output) => read_json(def, hook, output),
+        // Every field of the output is read leniently: an object always reads.
+        Err(_) => not_an_object(hook),
     }
 }
 
+fn not_an_object(hook: &str) -> Reply {
+    Reply::Failure(Failure {
+        kind: FailureKind::Malformed,
+        message: format!("hook {hook}: output starts with `{{` but is not a JSON object"),
+    })
+}
+
 /// Claude Code's JSON output, read into a verdict.
-fn read_json(def: &ClaudeHook, hook: &str, map: &Map<String, Value>) -> Reply {
+fn read_json(def: &ClaudeHook, hook: &str, output: HookOutput) -> Reply {
     let malformed = |message: String| {
         Reply::Failure(Failure {
             kind: FailureKind::Malformed,
             message: format!("hook {hook}: {message}"),
         })
     };
-    let string = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
     let mut verdict = Verdict::allow();
-    if let Some(message) = string(map.get("systemMessage")).filter(|m| !m.is_empty()) {
+    if let Some(message) = output.system_message.filter(|m| !m.is_empty()) {
         verdict.warnings.push(format!("hook {hook}: {message}"));
     }
-    let reason = string(map.get("reason"));
-    match map.get("decision").and_then(Value::as_str) {
+    match output.decision.as_deref() {
         None | Some("approve") => {}
         Some("block") => {
             verdict.action = Action::Deny;
-            verdict.reason = Some(reason.unwrap_or_else(|| format!("blocked by hook {hook}")));
+            verdict.reason = Some(
+                output
+                    .reason
+                    .unwrap_or_else(|| format!("blocked by hook {hook}")),
+            );
         }
         Some(other) => verdict.warnings.push(format!(
             "hook {hook}: unknown decision `{other}` ignored (expected \"block\")"
         )),
     }
 
-    if let Some(specific) = map.get("hookSpecificOutput") {
-        let Some(specific) = specific.as_object() else {
+    if let Some(specific) = output.hook_specific_output {
+        let Shaped::Typed(specific) = specific else {
             return malformed("`hookSpecificOutput` must be an object".to_owned());
         };
-        match specific.get("hookEventName").and_then(Value::as_str) {
-            Some(name) if name == def.event => {}
-            Some(name) => {
-                return malformed(format!(
-                    "hookSpecificOutput.hookEventName is `{name}`, expected `{}`",
-                    def.event
-                ));
-            }
-            None => {
-                return malformed("hookSpecificOutput needs `hookEventName`".to_owned());
-            }
-        }
-        let reason = string(specific.get("permissionDecisionReason"));
-        if verdict.action != Action::Deny {
-            match specific.get("permissionDecision").and_then(Value::as_str) {
-                None | Some("allow") => {}
-                Some("deny") => {
-                    verdict.action = Action::Deny;
-                    verdict.reason =
-                        Some(reason.unwrap_or_else(|| format!("denied by hook {hook}")));
-                }
-                Some("ask") => {
-                    verdict.action = Action::Ask;
-                    verdict.reason = reason;
-                }
-                Some(other) => {
-                    return malformed(format!(
-                        "unknown permissionDecision `{other}` (expected allow, deny or ask)"
-                    ));
-                }
-            }
-        }
-        if let Some(context) = string(specific.get("additionalContext")) {
-            verdict.context = Some(context);
-        }
-        let mut patch = Map::new();
-        match specific.get("updatedInput") {
-            None => {}
-            Some(Value::Object(input)) => {
-                patch.insert("input".to_owned(), Value::Object(input.clone()));
-            }
-            Some(_) => return malformed("`updatedInput` must be an object".to_owned()),
-        }
-        if let Some(output) = specific.get("updatedMCPToolOutput") {
-            patch.insert("output".to_owned(), output.clone());
-        }
-        if !patch.is_empty() {
-            match verdict.action {
-                Action::Allow | Action::Modify => {
-                    verdict.action = Action::Modify;
-                    let mut tool = Map::new();
-                    tool.insert("tool".to_owned(), Value::Object(patch));
-                    verdict.patch = Some(tool);
-                }
-                action => verdict.warnings.push(format!(
-                    "hook {hook}: updated tool input ignored because the decision is `{}`",
-                    action.as_str()
-                )),
-            }
+        if let Err(message) = read_specific(def, hook, specific, &mut verdict) {
+            return malformed(message);
         }
     }
 
     // `continue: false` stops everything, whatever else the output says.
-    if map.get("continue").and_then(Value::as_bool) == Some(false) {
+    if output.proceed == Some(false) {
         verdict.action = Action::Deny;
         verdict.patch = None;
         verdict.reason = Some(
-            string(map.get("stopReason")).unwrap_or_else(|| format!("stopped by hook {hook}")),
+            output
+                .stop_reason
+                .unwrap_or_else(|| format!("stopped by hook {hook}")),
         );
     }
     if verdict.action == Action::Deny {
@@ -378,13 +328,82 @@ fn read_json(def: &ClaudeHook, hook: &str, map: &Map<String, Value>) -> Reply {
     Reply::Verdict(verdict)
 }
 
+/// `hookSpecificOutput`, read into `verdict`; the error is why it is malformed.
+fn read_specific(
+    def: &ClaudeHook,
+    hook: &str,
+    specific: HookSpecificOutput,
+    verdict: &mut Verdict,
+) -> Result<(), String> {
+    match specific.hook_event_name.as_deref() {
+        Some(name) if name == def.event => {}
+        Some(name) => {
+            return Err(format!(
+                "hookSpecificOutput.hookEventName is `{name}`, expected `{}`",
+                def.event
+            ));
+        }
+        None => {
+            return Err("hookSpecificOutput needs `hookEventName`".to_owned());
+        }
+    }
+    let reason = specific.permission_decision_reason;
+    if verdict.action != Action::Deny {
+        match specific.permission_decision.as_deref() {
+            None | Some("allow") => {}
+            Some("deny") => {
+                verdict.action = Action::Deny;
+                verdict.reason = Some(reason.unwrap_or_else(|| format!("denied by hook {hook}")));
+            }
+            Some("ask") => {
+                verdict.action = Action::Ask;
+                verdict.reason = reason;
+            }
+            Some(other) => {
+                return Err(format!(
+                    "unknown permissionDecision `{other}` (expected allow, deny or ask)"
+                ));
+            }
+        }
+    }
+    if let Some(context) = specific.additional_context {
+        verdict.context = Some(context);
+    }
+    let mut patch = Map::new();
+    match specific.updated_input {
+        None => {}
+        Some(Value::Object(input)) => {
+            patch.insert("input".to_owned(), Value::Object(input));
+        }
+        Some(_) => return Err("`updatedInput` must be an object".to_owned()),
+    }
+    if let Some(output) = specific.updated_mcp_tool_output {
+        patch.insert("output".to_owned(), output);
+    }
+    if !patch.is_empty() {
+        match verdict.action {
+            Action::Allow | Action::Modify => {
+                verdict.action = Action::Modify;
+                let mut tool = Map::new();
+                tool.insert("tool".to_owned(), Value::Object(patch));
+                verdict.patch = Some(tool);
+            }
+            action => verdict.warnings.push(format!(
+                "hook {hook}: updated tool input ignored because the decision is `{}`",
+                action.as_str()
+            )),
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
     use std::sync::Arc;
     use std::time::Duration;
 
-    use hookrig_core::{EventContext, EventName, Payload};
+    use hookrig_core::{EventContext, Payload};
 
     use super::*;
 
@@ -416,7 +435,7 @@ mod tests {
         };
         Invocation {
             context: Arc::new(EventContext {
-                name: EventName::resolve(event),
+                name: crate::events::resolve(event),
                 session_id: "s1".into(),
                 cwd: PathBuf::from("/w"),
                 env: None,
@@ -538,7 +557,7 @@ mod tests {
                    "permission_mode": "plan", "extra": 1}),
         );
         assert_eq!(
-            input(&def("PostToolUse"), &inv),
+            serde_json::to_value(input(&def("PostToolUse"), &inv)).expect("serializes"),
             json!({"session_id": "s1", "transcript_path": "", "cwd": "/w", "permission_mode": "plan",
                    "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"},
                    "tool_use_id": "t1", "tool_response": "ok", "extra": 1})

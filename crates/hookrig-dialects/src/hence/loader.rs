@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use hookrig_core::{Dialect, HookSpec, Level, Matcher, Mode, OnError, Source};
 
 use hookrig_exec::CommandDef;
 
@@ -148,7 +148,7 @@ fn load_script(ctx: &mut LoadContext<'_>, path: &Path, hook: &Loaded<'_>) {
     ctx.hooks.push(HookDef {
         spec: HookSpec {
             name: name.to_owned(),
-            events: vec![EventName::resolve(point.event())],
+            events: vec![crate::events::resolve(super::events::event_of(point))],
             matcher: Matcher::Any,
             priority: HookSpec::DEFAULT_PRIORITY,
             mode: Mode::Sync,
@@ -161,7 +161,10 @@ fn load_script(ctx: &mut LoadContext<'_>, path: &Path, hook: &Loaded<'_>) {
                 level,
             },
             description: Some(match hook.disabled_by {
-                None => format!("Hence {name} hook script (runs after {})", point.event()),
+                None => format!(
+                    "Hence {name} hook script (runs after {})",
+                    super::events::event_of(point)
+                ),
                 Some(setting) => format!(
                     "Hence {name} hook script, disabled by `{} = false` in {}:{}",
                     name.replace('-', "_"),

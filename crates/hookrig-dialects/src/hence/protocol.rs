@@ -19,15 +19,13 @@
 //! Hence's warning (`hook 'NAME' failed (exit N)`, `hook 'NAME' timed out after Ns`).
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
 
-use hookrig_config::HookPoint;
 use hookrig_core::{Dialect, Failure, FailureKind, Invocation, Reply, Verdict};
 use hookrig_exec::process::{EnvPolicy, ProcessOutput, Termination};
 use hookrig_exec::{Limits, Protocol};
-use serde_json::Value;
 
 use super::loader::HenceHook;
+use super::wire::Presented;
 use crate::protocol::DialectProtocol;
 
 /// Hence's protocol for one lifecycle hook script.
@@ -76,58 +74,6 @@ impl DialectProtocol for HenceProtocol {
     fn definition(&self) -> String {
         format!("Hence({:?})", self.0)
     }
-}
-
-/// What the event tells a Hence hook, read from the canonical payload.
-struct Presented {
-    /// The plan path as given.
-    plan: String,
-    /// The plan path made absolute; empty when there is no plan.
-    plan_absolute: String,
-    /// The task name; empty for `post-assert`.
-    task: String,
-    /// `$2`: the task name, or for `post-assert` the asserted expression.
-    second: String,
-    agent: String,
-}
-
-impl Presented {
-    fn read(def: &HenceHook, invocation: &Invocation) -> Self {
-        let payload = invocation.payload.as_map();
-        let field = |key: &str| match payload.get(key) {
-            None | Some(Value::Null) => String::new(),
-            Some(Value::String(text)) => text.clone(),
-            Some(other) => other.to_string(),
-        };
-        let plan = field("plan");
-        let plan_absolute = if plan.is_empty() {
-            String::new()
-        } else {
-            absolute(&invocation.context.cwd, Path::new(&plan))
-                .to_string_lossy()
-                .into_owned()
-        };
-        let (task, second) = if def.point == HookPoint::PostAssert {
-            (String::new(), field("expression"))
-        } else {
-            let task = field("task");
-            (task.clone(), task)
-        };
-        Self {
-            plan,
-            plan_absolute,
-            task,
-            second,
-            agent: field("agent"),
-        }
-    }
-}
-
-/// `path` resolved against `cwd`, without `.` components. `..` stays: it means
-/// something else than "the parent in the text" when a symlink is crossed.
-/// `path` against `cwd`, normalised (no `.` or `..`) as trust lookups see it.
-fn absolute(cwd: &Path, path: &Path) -> PathBuf {
-    hookrig_config::normal_path(&cwd.join(path))
 }
 
 fn args(def: &HenceHook, invocation: &Invocation) -> Vec<OsString> {
@@ -213,11 +159,14 @@ fn reply(
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
     use std::sync::Arc;
     use std::time::Duration;
 
+    use hookrig_config::HookPoint;
+
     use hookrig_core::{EventContext, EventName, Payload};
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
 
@@ -376,23 +325,6 @@ mod tests {
             panic!("Hence hooks inherit the environment")
         };
         assert!(set.contains(&("HENCE_PLAN".to_owned(), String::new())));
-    }
-
-    #[test]
-    fn plan_is_made_absolute_against_the_event_directory() {
-        assert_eq!(
-            absolute(Path::new("/work/repo"), Path::new("./plans/plan.spl")),
-            PathBuf::from("/work/repo/plans/plan.spl")
-        );
-        assert_eq!(
-            absolute(Path::new("/work/repo"), Path::new("/elsewhere/plan.spl")),
-            PathBuf::from("/elsewhere/plan.spl")
-        );
-        // guards: `HENCE_PLAN` gets the normalised path, without `..`, as trust sees it
-        assert_eq!(
-            absolute(Path::new("/work/repo/sub"), Path::new("../plan.spl")),
-            PathBuf::from("/work/repo/plan.spl")
-        );
     }
 
     #[test]

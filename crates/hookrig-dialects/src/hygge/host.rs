@@ -16,26 +16,26 @@
 //! (`hookrig why RUN`).
 
 use hookrig_core::{Dialect, Dispatched, HookResult, Outcome, Payload};
-use serde_json::json;
 use serde_json::{Map, Value};
 
+use super::wire::{Action, Input, ToolResult};
 use crate::errors::HostError;
 use crate::host::{Host, HostAnswer, HostInput, parse_object, refusal};
+use crate::wire::Shaped;
 
 /// hygge's host mode: its `Input` in, its `Action` out.
 pub(crate) const HOST: Host = Host::new(Dialect::Hygge, read, answer, failure, true);
 
 fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
-    let mut input = parse_object(stdin)?.into_map();
-    let named = match input.remove("event") {
-        Some(Value::String(name)) if !name.is_empty() => Some(name),
-        _ => None,
-    };
+    let input = parse_object(stdin)?.into_map();
+    let input: Input =
+        serde_json::from_value(Value::Object(input)).map_err(HostError::PayloadNotJson)?;
+    let named = input.event.clone().filter(|name| !name.is_empty());
     let event = event
         .map(str::to_owned)
         .or(named)
         .ok_or(HostError::NoEvent)?;
-    let canonical = hookrig_core::EventName::resolve(&event);
+    let canonical = crate::events::resolve(&event);
     Ok(HostInput {
         payload: canonical_payload(canonical.as_str(), input),
         event,
@@ -43,13 +43,14 @@ fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
 }
 
 fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
-    let mut action = Map::new();
-    let refused = refusal(dispatched, "hygge");
-    if let Some(reason) = refused {
-        action.insert("decision".into(), json!("deny"));
-        action.insert("reason".into(), json!(reason));
+    if let Some(reason) = refusal(dispatched, "hygge") {
+        let action = Action {
+            decision: Some("deny".to_owned()),
+            reason: Some(reason.clone()),
+            ..Action::default()
+        };
         return HostAnswer {
-            stdout: format!("{}\n", Value::Object(action)),
+            stdout: format!("{}\n", to_json(&action)),
             stderr: Some(format!("{reason}\n")),
             exit_code: HostAnswer::DENIED,
         };
@@ -58,31 +59,25 @@ fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         .records
         .iter()
         .any(|r| r.result == HookResult::Modify);
-    let changes = if modified {
+    let mut action = if modified {
         modifications(dispatched)
     } else {
-        Map::new()
+        Action::default()
     };
-    action.insert(
-        "decision".into(),
-        json!(if changes.is_empty() {
-            "allow"
-        } else {
-            "modify"
-        }),
-    );
-    action.extend(changes);
+    let changed = action != Action::default();
+    action.decision = Some(if changed { "modify" } else { "allow" }.to_owned());
     if !dispatched.system_prompt_append.is_empty() {
-        action.insert(
-            "system_prompt_append".into(),
-            json!(dispatched.system_prompt_append.join("\n\n")),
-        );
+        action.system_prompt_append = Some(dispatched.system_prompt_append.join("\n\n"));
     }
     HostAnswer {
-        stdout: format!("{}\n", Value::Object(action)),
+        stdout: format!("{}\n", to_json(&action)),
         stderr: None,
         exit_code: HostAnswer::PROCEED,
     }
+}
+
+fn to_json(action: &Action) -> String {
+    serde_json::to_string(action).expect("the Action always serializes")
 }
 
 /// hygge reads every non-zero exit as a deny. Its form of a hook that failed without
@@ -101,74 +96,68 @@ fn failure(error: &str) -> Option<HostAnswer> {
 }
 
 /// The Action fields that carry the final payload back, for the event's kind.
-fn modifications(dispatched: &Dispatched) -> Map<String, Value> {
+fn modifications(dispatched: &Dispatched) -> Action {
     let payload = dispatched.payload.as_map();
     let tool = |field: &str| payload.get("tool").and_then(|t| t.get(field)).cloned();
-    let mut changes = Map::new();
+    let mut action = Action::default();
     match dispatched.event.as_str() {
-        "tool.before" => {
-            if let Some(input) = tool("input") {
-                changes.insert("modified_tool_input".into(), input);
-            }
-        }
+        "tool.before" => action.modified_tool_input = tool("input"),
         "tool.after" => {
             if let Some(output) = tool("output") {
-                let is_error = tool("is_error").unwrap_or(Value::Bool(false));
-                changes.insert(
-                    "modified_tool_result".into(),
-                    json!({"content": output, "is_error": is_error}),
-                );
+                action.modified_tool_result = Some(ToolResult {
+                    content: Some(output),
+                    is_error: Some(tool("is_error").unwrap_or(Value::Bool(false))),
+                });
             }
         }
         "prompt.submit" => {
             if let Some(Value::String(prompt)) = payload.get("prompt") {
-                changes.insert("modified_message".into(), json!(prompt));
+                action.modified_message = Some(prompt.clone());
             }
         }
         "message.after" => {
             if let Some(Value::String(message)) = payload.get("message") {
-                changes.insert("modified_message".into(), json!(message));
+                action.modified_message = Some(message.clone());
             }
         }
         _ => {}
     }
-    changes
+    action
 }
 
 /// Moves hygge's flat fields into the canonical sections; anything else passes through.
-fn canonical_payload(event: &str, mut input: Map<String, Value>) -> Payload {
+fn canonical_payload(event: &str, input: Input) -> Payload {
     // The name of the hook that received an Input is not part of the event.
-    input.remove("hook_name");
     let mut payload = Map::new();
     let mut session = Map::new();
-    if let Some(id) = input.remove("session_id") {
+    if let Some(id) = input.session_id {
         session.insert("id".to_owned(), id);
     }
-    if let Some(pwd) = input.remove("pwd") {
+    if let Some(pwd) = input.pwd {
         session.insert("cwd".to_owned(), pwd);
     }
     let mut tool = Map::new();
-    if let Some(name) = input.remove("tool_name") {
+    if let Some(name) = input.tool_name {
         tool.insert("name".to_owned(), name);
     }
-    if let Some(args) = input.remove("tool_input") {
+    if let Some(args) = input.tool_input {
         tool.insert("input".to_owned(), args);
     }
-    match input.remove("tool_result") {
-        Some(Value::Object(mut result)) => {
-            if let Some(content) = result.remove("content") {
+    match input.tool_result {
+        Some(Shaped::Typed(result)) => {
+            if let Some(content) = result.content {
                 tool.insert("output".to_owned(), content);
             }
-            if let Some(is_error) = result.remove("is_error") {
+            if let Some(is_error) = result.is_error {
                 tool.insert("is_error".to_owned(), is_error);
             }
         }
-        Some(other) => {
+        Some(Shaped::Other(other)) => {
             tool.insert("output".to_owned(), other);
         }
         None => {}
     }
-    if let Some(message) = input.remove("message") {
+    if let Some(message) = input.message {
         // The user's text before the turn, the assistant's after it.
         let key = if event == "prompt.submit" {
             "prompt"
@@ -183,7 +172,10 @@ fn canonical_payload(event: &str, mut input: Map<String, Value>) -> Payload {
     if !tool.is_empty() {
         payload.insert("tool".to_owned(), Value::Object(tool));
     }
-    payload.extend(input);
+    if let Some(mode) = input.mode_name {
+        payload.insert("mode_name".to_owned(), mode);
+    }
+    payload.extend(input.rest);
     Payload::from_map(payload)
 }
 

@@ -22,7 +22,7 @@ use hookrig_exec::CommandDef;
 use crate::definition::HookDef;
 use crate::hygge::HyggeProtocol;
 use crate::loader::LoadContext;
-use hookrig_config::{did_you_mean, segments, span_of, toml_message};
+use hookrig_config::{Lowering, span_of};
 use hookrig_core::{Diagnostic, Severity};
 
 /// The dialect name of hygge files.
@@ -30,14 +30,6 @@ pub(crate) const DIALECT: Dialect = Dialect::Hygge;
 
 /// hygge's default per-hook timeout.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// hygge's four events and the canonical events they are.
-const EVENTS: [(&str, &str); 4] = [
-    ("pre_tool", "tool.before"),
-    ("post_tool", "tool.after"),
-    ("pre_message", "prompt.submit"),
-    ("post_message", "message.after"),
-];
 
 /// Loads this dialect's sources of one level into `ctx`: for the global level
 /// `~/.agents/hooks.toml` then `$XDG_CONFIG_HOME/hygge/hooks.toml`; for the project
@@ -101,51 +93,25 @@ pub fn parse_hygge(
     level: Level,
     warnings: &mut Vec<Diagnostic>,
 ) -> Vec<HookDef> {
-    let warn = |warnings: &mut Vec<Diagnostic>, span: Option<Range<usize>>, message: String| {
-        warnings.push(Diagnostic::at(
-            path,
-            text,
-            span.map(|s| s.start),
-            Severity::Warning,
-            message,
-        ));
-    };
+    let first_warning = warnings.len();
+    let mut lowering = Lowering::new(path, text, warnings);
+    let skipped = "hygge hooks file skipped: ";
     let root = match DeTable::parse(text) {
         Ok(root) => root,
         Err(err) => {
-            warn(
-                warnings,
-                err.span(),
-                format!("hygge hooks file skipped: {}", toml_message(&err)),
-            );
+            let diagnostic = lowering.toml_error(&err, Severity::Warning, skipped);
+            lowering.push(diagnostic);
             return Vec::new();
         }
     };
-    let first_warning = warnings.len();
-    let mut ignored = Vec::new();
-    let raw: RawFile =
-        match serde_ignored::deserialize(toml::de::Deserializer::from(root.clone()), |p| {
-            ignored.push(segments(&p));
-        }) {
-            Ok(raw) => raw,
-            Err(err) => {
-                warn(
-                    warnings,
-                    err.span(),
-                    format!("hygge hooks file skipped: {}", toml_message(&err)),
-                );
-                return Vec::new();
-            }
-        };
-    for keys in ignored {
-        let span = span_of(root.get_ref(), &keys);
-        let key = keys.last().cloned().unwrap_or_default();
-        let mut message = format!("unknown key `{key}` is ignored");
-        if let Some(known) = did_you_mean(&key, KNOWN_KEYS.iter().copied()) {
-            let _ = write!(message, "; did you mean `{known}`?");
+    let raw: RawFile = match lowering.toml_table(&root, KNOWN_KEYS) {
+        Ok(raw) => raw,
+        Err(err) => {
+            let diagnostic = lowering.toml_error(&err, Severity::Warning, skipped);
+            lowering.push(diagnostic);
+            return Vec::new();
         }
-        warn(warnings, span, message);
-    }
+    };
 
     // TOML tables are maps, and toml's map is sorted by key: hygge runs hooks in file
     // order, so the entries are put back in the order their names appear.
@@ -168,11 +134,9 @@ pub fn parse_hygge(
         Level::Global => None,
     };
     let mut lower = Lower {
-        path,
-        text,
+        lowering,
         level,
         base,
-        warnings,
     };
     let mut hooks = Vec::new();
     for (name, name_span, raw_hook) in entries {
@@ -185,22 +149,14 @@ pub fn parse_hygge(
 }
 
 struct Lower<'a> {
-    path: &'a Path,
-    text: &'a str,
+    lowering: Lowering<'a>,
     level: Level,
     base: Option<&'a Path>,
-    warnings: &'a mut Vec<Diagnostic>,
 }
 
 impl Lower<'_> {
     fn warn(&mut self, span: Range<usize>, message: String) {
-        self.warnings.push(Diagnostic::at(
-            self.path,
-            self.text,
-            Some(span.start),
-            Severity::Warning,
-            message,
-        ));
+        self.lowering.warning(span, message);
     }
 
     /// Lowers one entry into `out`: nothing when it is skipped, two definitions when a
@@ -236,19 +192,17 @@ impl Lower<'_> {
             return;
         };
 
-        let declared = raw.mode.as_ref().map(|m| (m.get_ref().as_str(), m.span()));
-        let mode_span = declared.clone().map_or(span.clone(), |(_, span)| span);
-        let mode = match declared {
-            None | Some(("sync", _)) => Mode::Sync,
-            Some(("async", _)) => Mode::Async,
-            Some((other, span)) => {
-                self.warn(
-                    span.clone(),
-                    format!("hook `{name}`: unknown mode `{other}`, running it sync"),
-                );
-                Mode::Sync
-            }
-        };
+        let mode_span = raw.mode.as_ref().map_or(span.clone(), Spanned::span);
+        let mode = self
+            .lowering
+            .choice(
+                raw.mode.as_ref(),
+                Mode::Sync,
+                &[("sync", Mode::Sync), ("async", Mode::Async)],
+                Severity::Warning,
+                |other, _| format!("hook `{name}`: unknown mode `{other}`, running it sync"),
+            )
+            .unwrap_or(Mode::Sync);
         if mode == Mode::Async
             && let Some((pre, _)) = events.iter().find(|(e, _)| e.starts_with("pre_"))
         {
@@ -274,7 +228,7 @@ impl Lower<'_> {
             // hygge denies the event when a hook fails (times out, cannot start).
             on_error: OnError::Deny,
             source: Source {
-                path: self.path.to_owned(),
+                path: self.lowering.path().to_owned(),
                 dialect: DIALECT,
                 level: self.level,
             },
@@ -307,7 +261,7 @@ impl Lower<'_> {
             );
             let mut coerced = def.clone();
             coerced.spec.mode = Mode::Async;
-            coerced.spec.events = vec![EventName::resolve("post_message")];
+            coerced.spec.events = vec![crate::events::resolve("post_message")];
             if !events.is_empty() {
                 let mut rest = def;
                 rest.spec.events = canonical(&events);
@@ -335,7 +289,10 @@ impl Lower<'_> {
         let events_span = raw_events.span();
         let mut events: Vec<(&'static str, Range<usize>)> = Vec::new();
         for event in raw_events.into_inner() {
-            match EVENTS.iter().find(|(hygge, _)| hygge == event.get_ref()) {
+            match super::events::EVENTS
+                .iter()
+                .find(|(hygge, _)| hygge == event.get_ref())
+            {
                 Some((hygge, _)) if events.iter().any(|(e, _)| e == hygge) => {}
                 Some((hygge, _)) => events.push((hygge, event.span())),
                 None => self.warn(
@@ -400,7 +357,7 @@ impl Lower<'_> {
 fn canonical(events: &[(&str, Range<usize>)]) -> Vec<EventName> {
     events
         .iter()
-        .map(|(event, _)| EventName::resolve(event))
+        .map(|(event, _)| crate::events::resolve(event))
         .collect()
 }
 

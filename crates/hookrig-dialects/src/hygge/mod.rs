@@ -1,8 +1,10 @@
 //! hygge's dialect: its `hooks.toml` layers, its `Input` and `Action`, and its host mode.
 
+pub(crate) mod events;
 mod host;
 mod loader;
 mod protocol;
+mod wire;
 
 pub(crate) use host::HOST;
 pub(crate) use loader::load;

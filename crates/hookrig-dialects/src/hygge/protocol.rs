@@ -10,12 +10,13 @@
 use hookrig_core::{Action, Dialect, Failure, FailureKind, Invocation, Reply, Verdict};
 use hookrig_exec::process::{EnvPolicy, ProcessOutput, SpawnError, SpawnErrorKind, Termination};
 use hookrig_exec::{Limits, Protocol};
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::loader::format_go_duration;
+use super::wire::{Action as WireAction, Input, ToolResult};
 use crate::native::cut;
 use crate::protocol::DialectProtocol;
+use crate::wire::Shaped;
 
 /// hygge's protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -69,43 +70,8 @@ fn text(value: Option<&Value>) -> &str {
 
 /// hygge's name of a canonical event.
 fn hygge_event(canonical: &str) -> &str {
-    match canonical {
-        "tool.before" => "pre_tool",
-        "tool.after" => "post_tool",
-        "prompt.submit" => "pre_message",
-        "message.after" => "post_message",
-        // The loader registers hygge hooks only for the four events above.
-        other => other,
-    }
-}
-
-/// hygge's `Input`, field for field in the order of its Go struct.
-#[derive(Debug, Serialize)]
-#[expect(clippy::struct_field_names, reason = "hygge's wire names")]
-struct Input<'a> {
-    event: &'a str,
-    session_id: &'a str,
-    hook_name: &'a str,
-    pwd: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    tool_name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tool_input: Option<&'a Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tool_result: Option<ToolResult>,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    message: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    mode_name: &'a str,
-}
-
-/// hygge's `ToolResult`.
-#[derive(Debug, Serialize, Deserialize)]
-struct ToolResult {
-    #[serde(default)]
-    content: String,
-    #[serde(default)]
-    is_error: bool,
+    // The loader registers hygge hooks only for hygge's four events.
+    super::events::name_of(canonical).unwrap_or(canonical)
 }
 
 fn stdin(hook: &str, invocation: &Invocation) -> Vec<u8> {
@@ -117,32 +83,36 @@ fn stdin(hook: &str, invocation: &Invocation) -> Vec<u8> {
     let tool_result = (event == "tool.after"
         && (tool_field("output").is_some() || tool_field("is_error").is_some()))
     .then(|| ToolResult {
-        content: match tool_field("output") {
+        content: Some(Value::String(match tool_field("output") {
             Some(Value::String(text)) => text.clone(),
             None | Some(Value::Null) => String::new(),
             // hygge's content is text; structured output is passed as its JSON.
             Some(other) => other.to_string(),
-        },
-        is_error: tool_field("is_error")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        })),
+        is_error: Some(Value::Bool(
+            tool_field("is_error")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        )),
     });
     let message = match event {
         "prompt.submit" => text(payload.get("prompt")),
         "message.after" => text(payload.get("message")),
         _ => "",
     };
-    let cwd = context.cwd.to_string_lossy();
+    // Go's `omitempty`: an empty text is left out.
+    let unless_empty = |text: &str| (!text.is_empty()).then(|| Value::String(text.to_owned()));
     let input = Input {
-        event: hygge_event(event),
-        session_id: &context.session_id,
-        hook_name: hook,
-        pwd: &cwd,
-        tool_name: text(tool_field("name")),
-        tool_input: tool_field("input"),
-        tool_result,
-        message,
-        mode_name: text(payload.get("mode_name")),
+        event: Some(hygge_event(event).to_owned()),
+        session_id: Some(Value::String(context.session_id.clone())),
+        hook_name: Some(Value::String(hook.to_owned())),
+        pwd: Some(Value::String(context.cwd.to_string_lossy().into_owned())),
+        tool_name: unless_empty(text(tool_field("name"))),
+        tool_input: tool_field("input").cloned(),
+        tool_result: tool_result.map(Shaped::Typed),
+        message: unless_empty(message),
+        mode_name: unless_empty(text(payload.get("mode_name"))),
+        rest: Map::new(),
     };
     serde_json::to_vec(&input).expect("the Input always serializes")
 }
@@ -152,17 +122,6 @@ fn env(_hook: &str, _invocation: &Invocation, configured: &[(String, String)]) -
         keep: KEEP.iter().map(|&name| name.to_owned()).collect(),
         set: configured.to_vec(),
     }
-}
-
-/// hygge's `Action`. Unknown fields are ignored, as Go's decoder does.
-#[derive(Debug, Deserialize)]
-struct WireAction {
-    decision: Option<String>,
-    reason: Option<String>,
-    modified_tool_input: Option<Value>,
-    modified_message: Option<String>,
-    modified_tool_result: Option<ToolResult>,
-    system_prompt_append: Option<String>,
 }
 
 fn reply(hook: &str, limits: &Limits, invocation: &Invocation, output: &ProcessOutput) -> Reply {
@@ -241,8 +200,10 @@ fn action(hook: &str, event: &str, output: &ProcessOutput) -> Reply {
     if output.stdout.trim_ascii().is_empty() {
         return Reply::Verdict(Verdict::allow());
     }
-    let wire: WireAction = match serde_json::from_slice::<Value>(&output.stdout) {
-        Ok(value @ Value::Object(_)) => match serde_json::from_value(value) {
+    let wire = match serde_json::from_slice::<Value>(&output.stdout) {
+        Ok(value @ Value::Object(_)) => match serde_json::from_value::<WireAction>(value)
+            .and_then(|wire| wire.check().map(|()| wire))
+        {
             Ok(wire) => wire,
             Err(err) => {
                 return allow_with(format!(
@@ -303,8 +264,9 @@ fn modification(
         "tool.before" => tool_input.map(|input| json!({"tool": {"input": input}})),
         "prompt.submit" => message.map(|text| json!({"prompt": text})),
         "message.after" => message.map(|text| json!({"message": text})),
-        "tool.after" => tool_result
-            .map(|result| json!({"tool": {"output": result.content, "is_error": result.is_error}})),
+        "tool.after" => tool_result.map(
+            |result| json!({"tool": {"output": result.content_text(), "is_error": result.is_error()}}),
+        ),
         _ => None,
     };
     if let Some(Value::Object(patch)) = patch {

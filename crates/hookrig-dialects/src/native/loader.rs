@@ -1,7 +1,6 @@
 //! hookrig's native `hooks.toml`: raw layer, then lowering into [`HookDef`]s.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write;
 use std::ops::Range;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -10,9 +9,8 @@ use std::time::Duration;
 use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde::Deserialize;
 use toml::Spanned;
-use toml::de::DeTable;
 
-use hookrig_config::{did_you_mean, parse_duration, segments, span_of, toml_message};
+use hookrig_config::{Lowering, did_you_mean};
 use hookrig_exec::CommandDef;
 
 use crate::definition::{HookDef, Settings};
@@ -150,48 +148,14 @@ pub(crate) fn parse_file(
     level: Level,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<NativeFile, Vec<Diagnostic>> {
-    let error = |span: Option<Range<usize>>, message: String| {
-        Diagnostic::at(path, text, span.map(|s| s.start), Severity::Error, message)
-    };
-    let document = toml::de::Deserializer::parse(text)
-        .map_err(|err| vec![error(err.span(), toml_message(&err))])?;
-    let mut ignored = Vec::new();
-    let raw: RawFile = serde_ignored::deserialize(document, |p| {
-        ignored.push(segments(&p));
-    })
-    .map_err(|err| vec![error(err.span(), toml_message(&err))])?;
-    // The spanned document is only needed to place unknown keys, which are rare: parse it
-    // again then rather than keep a copy of every document.
-    let root = if ignored.is_empty() {
-        None
-    } else {
-        DeTable::parse(text).ok()
-    };
-    for keys in ignored {
-        let span = root
-            .as_ref()
-            .and_then(|root| span_of(root.get_ref(), &keys));
-        let key = keys.last().cloned().unwrap_or_default();
-        let mut message = format!("unknown key `{key}` is ignored");
-        if let Some(known) = did_you_mean(&key, KNOWN_KEYS.iter().copied()) {
-            let _ = write!(message, "; did you mean `{known}`?");
-        }
-        warnings.push(Diagnostic::at(
-            path,
-            text,
-            span.map(|s| s.start),
-            Severity::Warning,
-            message,
-        ));
-    }
-
+    let mut lowering = Lowering::new(path, text, warnings);
+    let raw: RawFile = lowering
+        .toml(KNOWN_KEYS)
+        .map_err(|err| vec![lowering.toml_error(&err, Severity::Error, "")])?;
     let mut lower = Lower {
-        path,
-        text,
+        lowering,
         level,
         dir: path.parent().unwrap_or(Path::new("/")),
-        errors: Vec::new(),
-        warnings,
     };
     let settings = lower.settings(raw.settings);
     let mut hooks = Vec::new();
@@ -203,7 +167,7 @@ pub(crate) fn parse_file(
             // per hook. The line is only worked out for the error message.
             if let Some(first) = names.insert(def.0.spec.name.clone(), span.start) {
                 let first = hookrig_core::line_col(text, first).0;
-                lower.error(
+                lower.lowering.error(
                     span,
                     format!(
                         "duplicate hook name `{}` (first declared on line {first}); names must be unique in a file",
@@ -215,13 +179,11 @@ pub(crate) fn parse_file(
             hooks.push(def);
         }
     }
-    if lower.errors.is_empty() {
-        Ok(NativeFile { hooks, settings })
-    } else {
-        // Errors are found hook by hook, field by field; people read them top to bottom.
-        lower.errors.sort_by_key(|d| (d.line, d.col));
-        Err(lower.errors)
-    }
+    // Errors are found hook by hook, field by field; `finish` puts them in file order.
+    lower
+        .lowering
+        .finish()
+        .map(|()| NativeFile { hooks, settings })
 }
 
 pub(crate) const KNOWN_KEYS: &[&str] = &[
@@ -247,47 +209,23 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
 
 /// Lowers raw hooks of one file, collecting every error.
 struct Lower<'a> {
-    path: &'a Path,
-    text: &'a str,
+    lowering: Lowering<'a>,
     level: Level,
     dir: &'a Path,
-    errors: Vec<Diagnostic>,
-    warnings: &'a mut Vec<Diagnostic>,
 }
 
 impl Lower<'_> {
     fn error(&mut self, span: Range<usize>, message: String) {
-        self.errors.push(Diagnostic::at(
-            self.path,
-            self.text,
-            Some(span.start),
-            Severity::Error,
-            message,
-        ));
-    }
-
-    fn warning(&mut self, span: Range<usize>, message: String) {
-        self.warnings.push(Diagnostic::at(
-            self.path,
-            self.text,
-            Some(span.start),
-            Severity::Warning,
-            message,
-        ));
+        self.lowering.error(span, message);
     }
 
     fn duration(&mut self, raw: &Spanned<String>, prefix: &str, what: &str) -> Option<Duration> {
-        let parsed = parse_duration(raw.get_ref()).ok();
-        if parsed.is_none() {
-            self.error(
-                raw.span(),
-                format!(
-                    "{prefix}invalid {what} `{}`; write a duration such as \"5s\", \"500ms\" or \"1m30s\"",
-                    raw.get_ref()
-                ),
-            );
-        }
-        parsed
+        self.lowering.duration(raw, |_| {
+            format!(
+                "{prefix}invalid {what} `{}`; write a duration such as \"5s\", \"500ms\" or \"1m30s\"",
+                raw.get_ref()
+            )
+        })
     }
 
     fn settings(&mut self, raw: Option<RawSettings>) -> SettingsLayer {
@@ -308,7 +246,7 @@ impl Lower<'_> {
     /// Lowers one hook; `None` when it has errors (already recorded). The flag says
     /// whether the hook set its own timeout.
     fn hook(&mut self, mut raw: RawHook, span: Range<usize>) -> Option<(HookDef, bool)> {
-        let before = self.errors.len();
+        let before = self.lowering.error_count();
         let name = match raw.name.take() {
             Some(name) if !name.get_ref().trim().is_empty() => name.into_inner(),
             Some(name) => {
@@ -334,15 +272,10 @@ impl Lower<'_> {
         let mode = self.mode(raw.mode.as_ref(), &events, &span, shown);
         let matcher = match raw.matcher {
             None => Matcher::Any,
-            Some(m) => Matcher::regex(m.get_ref()).unwrap_or_else(|err| {
-                let detail = std::error::Error::source(&err)
-                    .map(ToString::to_string)
-                    .unwrap_or_default();
-                let detail = detail.lines().last().unwrap_or_default().trim();
-                let detail = detail.strip_prefix("error: ").unwrap_or(detail).to_owned();
-                self.error(m.span(), format!("hook `{shown}`: {err}: {detail}"));
-                Matcher::Any
-            }),
+            Some(m) => self
+                .lowering
+                .regex(&m, &format!("hook `{shown}`: "))
+                .unwrap_or(Matcher::Any),
         };
         let on_error = self.on_error(raw.on_error.as_ref(), shown);
         let priority = match raw.priority {
@@ -361,7 +294,7 @@ impl Lower<'_> {
             .and_then(|t| self.duration(&t, &format!("hook `{shown}`: "), "timeout"))
             .and_then(|t| (!t.is_zero()).then_some(t));
 
-        if self.errors.len() > before {
+        if self.lowering.error_count() > before {
             return None;
         }
         let command = command?;
@@ -376,7 +309,7 @@ impl Lower<'_> {
                     enabled: raw.enabled.unwrap_or(true),
                     on_error,
                     source: Source {
-                        path: self.path.to_owned(),
+                        path: self.lowering.path().to_owned(),
                         dialect: DIALECT,
                         level: self.level,
                     },
@@ -401,19 +334,17 @@ impl Lower<'_> {
     }
 
     fn on_error(&mut self, raw: Option<&Spanned<String>>, shown: &str) -> OnError {
-        match raw.map(|o| (o.get_ref().as_str(), o.span())) {
-            None | Some(("allow", _)) => OnError::Allow,
-            Some(("deny", _)) => OnError::Deny,
-            Some((other, span)) => {
-                self.error(
-                    span,
-                    format!(
-                        "hook `{shown}`: unknown on_error `{other}`; use \"allow\" or \"deny\""
-                    ),
-                );
-                OnError::Allow
-            }
-        }
+        self.lowering
+            .choice(
+                raw,
+                OnError::Allow,
+                &[("allow", OnError::Allow), ("deny", OnError::Deny)],
+                Severity::Error,
+                |other, _| {
+                    format!("hook `{shown}`: unknown on_error `{other}`; use \"allow\" or \"deny\"")
+                },
+            )
+            .unwrap_or(OnError::Allow)
     }
 
     fn mode(
@@ -423,17 +354,18 @@ impl Lower<'_> {
         span: &Range<usize>,
         shown: &str,
     ) -> Mode {
-        let mode = match raw.map(|m| (m.get_ref().as_str(), m.span())) {
-            None | Some(("sync", _)) => Mode::Sync,
-            Some(("async", _)) => Mode::Async,
-            Some((other, span)) => {
-                self.error(
-                    span,
-                    format!("hook `{shown}`: unknown mode `{other}`; use \"sync\" or \"async\""),
-                );
-                Mode::Sync
-            }
-        };
+        let mode = self
+            .lowering
+            .choice(
+                raw,
+                Mode::Sync,
+                &[("sync", Mode::Sync), ("async", Mode::Async)],
+                Severity::Error,
+                |other, _| {
+                    format!("hook `{shown}`: unknown mode `{other}`; use \"sync\" or \"async\"")
+                },
+            )
+            .unwrap_or(Mode::Sync);
         if mode == Mode::Async {
             let mode_span = raw.map_or(span.clone(), Spanned::span);
             for event in events.iter().filter(|e| !e.async_allowed()) {
@@ -467,7 +399,7 @@ impl Lower<'_> {
         }
         let mut events = Vec::new();
         for event in raw.into_inner() {
-            let name = match EventName::parse(event.get_ref()) {
+            let name = match crate::events::parse(event.get_ref()) {
                 Ok(name) => name,
                 Err(err) => {
                     // Not a custom event: the hook would never run on the event it names.
@@ -476,10 +408,10 @@ impl Lower<'_> {
                 }
             };
             if let Some(known) = (!name.is_known())
-                .then(|| did_you_mean(event.get_ref(), hookrig_core::all_names()))
+                .then(|| did_you_mean(event.get_ref(), crate::events::all_names()))
                 .flatten()
             {
-                self.warning(
+                self.lowering.warning(
                     event.span(),
                     format!(
                         "hook `{shown}`: unknown event `{}` is treated as a custom notify event; did you mean `{known}`?",
@@ -582,7 +514,7 @@ impl Lower<'_> {
         headers: Option<Spanned<BTreeMap<String, String>>>,
         shown: &str,
     ) -> Option<CommandDef> {
-        let before = self.errors.len();
+        let before = self.lowering.error_count();
         if let Err(problem) = hookrig_config::check_url(url.get_ref()) {
             self.error(
                 url.span(),
@@ -614,7 +546,7 @@ impl Lower<'_> {
             }
             headers
         });
-        (self.errors.len() == before).then(|| CommandDef::Http {
+        (self.lowering.error_count() == before).then(|| CommandDef::Http {
             url: url.get_ref().clone(),
             headers,
             secret_env,
@@ -697,6 +629,8 @@ fn normalize(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use indoc::indoc;
+
+    use hookrig_config::parse_duration;
 
     use super::*;
 

@@ -5,6 +5,7 @@ mod host;
 mod loader;
 mod protocol;
 mod schema;
+mod wire;
 
 pub(crate) use host::HOST;
 pub(crate) use loader::load;

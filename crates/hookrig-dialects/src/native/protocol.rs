@@ -9,12 +9,12 @@ use hookrig_core::{
     Action, Dialect, EventContext, Failure, FailureKind, Invocation, Reply, Verdict,
     display_duration,
 };
-use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use hookrig_exec::process::{EnvPolicy, ProcessOutput, Termination};
 use hookrig_exec::{Limits, Protocol};
 
+use super::wire::{HookInput, HookReply};
 use crate::protocol::DialectProtocol;
 
 /// hookrig's native protocol.
@@ -63,17 +63,14 @@ fn stdin(_hook: &str, invocation: &Invocation) -> Vec<u8> {
     let context = &invocation.context;
     let mut payload = invocation.payload.clone();
     payload.fill_session(&context.session_id, &context.cwd.to_string_lossy());
-    let mut map = Map::with_capacity(payload.as_map().len() + 1);
-    map.insert(
-        "event".to_owned(),
-        Value::String(context.name.as_str().to_owned()),
-    );
-    for (key, value) in payload.into_map() {
-        if key != "event" {
-            map.insert(key, value);
-        }
-    }
-    serde_json::to_vec(&Value::Object(map)).expect("a JSON value always serializes")
+    let mut payload = payload.into_map();
+    // The event's name is the canonical one, whatever the payload says.
+    payload.shift_remove("event");
+    let input = HookInput {
+        event: context.name.as_str().to_owned(),
+        payload,
+    };
+    serde_json::to_vec(&input).expect("the hook input always serializes")
 }
 
 fn env(hook: &str, context: &EventContext, configured: &[(String, String)]) -> EnvPolicy {
@@ -82,17 +79,6 @@ fn env(hook: &str, context: &EventContext, configured: &[(String, String)]) -> E
     set.push(("HOOKRIG_HOOK".to_owned(), hook.to_owned()));
     set.push(("HOOKRIG_SESSION".to_owned(), context.session_id.clone()));
     EnvPolicy::Inherit { set }
-}
-
-/// The reply object a native hook prints. Unknown fields are ignored so that hooks
-/// written for a newer hookrig still work.
-#[derive(Debug, Deserialize)]
-struct WireReply {
-    decision: Option<String>,
-    reason: Option<String>,
-    payload: Option<Value>,
-    context: Option<String>,
-    system_prompt_append: Option<String>,
 }
 
 /// The failure for a hook that did not exit on its own (timed out, interrupted, could
@@ -176,7 +162,7 @@ fn parse_stdout(hook: &str, output: &ProcessOutput) -> Reply {
         Ok(value @ Value::Object(_)) => value,
         Ok(_) | Err(_) => return malformed("reply is not a JSON object".to_owned()),
     };
-    let wire: WireReply = match serde_json::from_value(value) {
+    let wire: HookReply = match serde_json::from_value(value) {
         Ok(wire) => wire,
         Err(err) => return malformed(format!("invalid reply: {err}")),
     };

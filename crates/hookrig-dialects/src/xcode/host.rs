@@ -18,43 +18,50 @@
 //! in the ledger (`hookrig why RUN`).
 
 use hookrig_core::{Dialect, Dispatched, HookResult, Outcome};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+
+use super::wire::{HookPayload, HookReply, Tool};
 
 use crate::errors::HostError;
 use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object, refusal};
+use crate::wire::Shaped;
 
 /// x-code's host mode: its plugin payload in, its hook reply out.
 pub(crate) const HOST: Host = Host::new(Dialect::Xcode, read, answer, no_failure_answer, true);
 
 fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
     let input = parse_object(stdin)?.into_map();
-    let from_payload = input
-        .get("event")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let Some(event) = event.map(str::to_owned).or(from_payload) else {
+    let input: HookPayload =
+        serde_json::from_value(Value::Object(input)).map_err(HostError::PayloadNotJson)?;
+    let Some(event) = event.map(str::to_owned).or(input.event) else {
         tracing::debug!("hooks.bus-error: the x-code payload names no event");
         return Err(HostError::NoEvent);
     };
+    // `plugin` names the plugin of one hook: it is not part of the event.
     let mut payload = Map::new();
-    for (key, value) in input {
-        match key.as_str() {
-            "event" | "plugin" => {}
-            "session" => {
-                payload.insert(key, renamed(value, &[("modelId", "model")]));
+    match input.session {
+        Some(Shaped::Typed(session)) => {
+            let mut canonical = Map::new();
+            for (key, value) in [("cwd", session.cwd), ("model", session.model_id)] {
+                if let Some(value) = value {
+                    canonical.insert(key.to_owned(), value);
+                }
             }
-            "tool" => {
-                let names = [
-                    ("args", "input"),
-                    ("callId", "call_id"),
-                    ("isError", "is_error"),
-                ];
-                payload.insert(key, renamed(value, &names));
-            }
-            _ => {
-                payload.insert(key, value);
-            }
+            canonical.extend(session.rest);
+            payload.insert("session".to_owned(), Value::Object(canonical));
         }
+        Some(Shaped::Other(value)) => {
+            payload.insert("session".to_owned(), value);
+        }
+        None => {}
+    }
+    for (key, value) in input.extras {
+        let value = if key == "tool" {
+            canonical_tool(value)
+        } else {
+            value
+        };
+        payload.insert(key, value);
     }
     Ok(HostInput {
         event,
@@ -62,12 +69,37 @@ fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
     })
 }
 
+/// x-code's `tool` under canonical names: `input`, `call_id`, `is_error`; anything
+/// else as it is.
+fn canonical_tool(value: Value) -> Value {
+    if !value.is_object() {
+        return value;
+    }
+    let Ok(tool) = serde_json::from_value::<Tool>(value.clone()) else {
+        return value;
+    };
+    let mut canonical = Map::new();
+    let fields = [
+        ("name", tool.name),
+        ("input", tool.args),
+        ("call_id", tool.call_id),
+        ("output", tool.output),
+        ("is_error", tool.is_error),
+    ];
+    for (key, value) in fields {
+        if let Some(value) = value {
+            canonical.insert(key.to_owned(), value);
+        }
+    }
+    canonical.extend(tool.rest);
+    Value::Object(canonical)
+}
+
 fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
-    let mut reply = Map::new();
-    let refused = refusal(dispatched, "x-code");
-    if let Some(reason) = refused {
-        reply.insert("decision".into(), json!("deny"));
-        reply.insert("reason".into(), json!(reason));
+    let mut reply = HookReply::default();
+    if let Some(reason) = refusal(dispatched, "x-code") {
+        reply.decision = Some("deny".to_owned());
+        reply.reason = Some(reason);
     } else {
         let modified = dispatched
             .records
@@ -81,50 +113,23 @@ fn answer(_outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
                 .and_then(|t| t.get(field))
                 .cloned()
         };
-        let change = match (modified, dispatched.event.as_str()) {
-            (true, "tool.before") => tool("input")
-                .filter(Value::is_object)
-                .map(|args| ("args", args)),
-            (true, "tool.after") => tool("output")
-                .filter(Value::is_string)
-                .map(|output| ("output", output)),
-            _ => None,
-        };
-        match change {
-            Some((key, value)) => {
-                reply.insert("decision".into(), json!("modify"));
-                reply.insert(key.into(), value);
-            }
-            None => {
-                reply.insert("decision".into(), json!("allow"));
-            }
+        match (modified, dispatched.event.as_str()) {
+            (true, "tool.before") => reply.args = tool("input").filter(Value::is_object),
+            (true, "tool.after") => reply.output = tool("output").filter(Value::is_string),
+            _ => {}
         }
+        let changed = reply.args.is_some() || reply.output.is_some();
+        reply.decision = Some(if changed { "modify" } else { "allow" }.to_owned());
         if !dispatched.context.is_empty() {
-            reply.insert("context".into(), json!(dispatched.context.join("\n\n")));
+            reply.context = Some(dispatched.context.join("\n\n"));
         }
     }
     HostAnswer {
-        stdout: format!("{}\n", Value::Object(reply)),
+        stdout: format!(
+            "{}\n",
+            serde_json::to_string(&reply).expect("the reply always serializes")
+        ),
         stderr: None,
         exit_code: HostAnswer::PROCEED,
     }
-}
-
-/// An object with some keys renamed, in place; anything else as it is.
-fn renamed(value: Value, names: &[(&str, &str)]) -> Value {
-    let Value::Object(fields) = value else {
-        return value;
-    };
-    Value::Object(
-        fields
-            .into_iter()
-            .map(|(key, v)| {
-                let key = names
-                    .iter()
-                    .find(|(from, _)| *from == key)
-                    .map_or(key, |(_, to)| (*to).to_owned());
-                (key, v)
-            })
-            .collect(),
-    )
 }

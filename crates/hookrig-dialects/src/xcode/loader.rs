@@ -22,9 +22,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use hookrig_core::{Dialect, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde_json::Value;
 
+use hookrig_config::{JsonKey, Lowering, json_key_offset};
 use hookrig_exec::CommandDef;
 
 use super::package::{self, PackageRef};
@@ -56,19 +57,8 @@ pub struct XcodeHook {
     pub invalid_matcher: Option<String>,
 }
 
-/// The ten events of x-code, in the order of its documentation.
-pub(crate) const XCODE_EVENTS: [&str; 10] = [
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "PreCompact",
-    "PostCompact",
-    "SubagentStart",
-    "SubagentStop",
-    "TurnComplete",
-    "SessionEnd",
-];
+/// Where the hooks object of a manifest with inline hooks is.
+const INLINE_HOOKS: &[JsonKey<'static>] = &[JsonKey::Key("hooks")];
 
 /// Manifest locations inside a plugin, in lookup order.
 const MANIFESTS: [&str; 3] = [
@@ -296,6 +286,18 @@ pub(crate) struct JsonFile {
     pub(crate) value: Value,
 }
 
+impl JsonFile {
+    /// The file's lowering, reporting to `sink`.
+    pub(crate) fn lowering<'a>(&'a self, sink: &'a mut Vec<Diagnostic>) -> Lowering<'a> {
+        Lowering::new(&self.path, &self.text, sink)
+    }
+
+    /// The byte offset of the value at `path` in the file.
+    pub(crate) fn key_offset(&self, path: &[JsonKey<'_>]) -> Option<usize> {
+        json_key_offset(&self.text, path)
+    }
+}
+
 /// Reads and parses a JSON file; a parse error is reported at its line and column.
 fn read_json(ctx: &mut LoadContext<'_>, path: &Path) -> Option<JsonFile> {
     let text = ctx.read(path)?;
@@ -307,13 +309,11 @@ fn read_json(ctx: &mut LoadContext<'_>, path: &Path) -> Option<JsonFile> {
         }),
         Err(err) => {
             let offset = hookrig_core::json_offset(&text, err.line(), err.column());
-            ctx.diagnostics.push(Diagnostic::at(
-                path,
-                &text,
+            Lowering::new(path, &text, &mut ctx.diagnostics).report(
                 offset,
                 Severity::Error,
                 format!("invalid JSON: {err}; the plugin is not loaded"),
-            ));
+            );
             None
         }
     }
@@ -387,7 +387,7 @@ fn load_plugin(
         return;
     };
     let inline = hooks_file.path == manifest_path;
-    let prefix: &[Seg<'_>] = if inline { &[Seg::Key("hooks")] } else { &[] };
+    let prefix = if inline { INLINE_HOOKS } else { &[] };
     let hooks_value = if inline {
         hooks_file.value.get("hooks").unwrap_or(&Value::Null)
     } else {
@@ -425,15 +425,13 @@ fn load_plugin(
                 .map(|p| format!("{}: {}", p.path, p.message))
                 .collect::<Vec<_>>()
                 .join("; ");
-            ctx.diagnostics.push(Diagnostic::at(
-                &hooks_file.path,
-                &hooks_file.text,
+            hooks_file.lowering(&mut ctx.diagnostics).report(
                 first,
                 Severity::Error,
                 format!(
                     "invalid hook config of plugin {plugin_id}, its hooks are not loaded: {list}"
                 ),
-            ));
+            );
         }
     }
 }
@@ -463,28 +461,24 @@ fn read_manifest(
     };
     let manifest = read_json(ctx, &manifest_path)?;
     let Some(object) = manifest.value.as_object() else {
-        ctx.diagnostics.push(Diagnostic::at(
-            &manifest.path,
-            &manifest.text,
+        manifest.lowering(&mut ctx.diagnostics).report(
             Some(0),
             Severity::Error,
             "the manifest must be a JSON object; the plugin is not loaded".to_owned(),
-        ));
+        );
         return None;
     };
     let name = match object.get("name") {
         Some(Value::String(name)) if valid_name(name) => name.clone(),
         other => {
             let shown = other.map_or_else(|| "missing".to_owned(), ToString::to_string);
-            ctx.diagnostics.push(Diagnostic::at(
-                &manifest.path,
-                &manifest.text,
-                locate(&manifest.text, &[Seg::Key("name")]).or(Some(0)),
+            manifest.lowering(&mut ctx.diagnostics).report(
+                manifest.key_offset(&[JsonKey::Key("name")]).or(Some(0)),
                 Severity::Error,
                 format!(
                     "plugin name {shown} must match ^[a-z0-9][a-z0-9-]*$; the plugin is not loaded"
                 ),
-            ));
+            );
             return None;
         }
     };
@@ -512,29 +506,27 @@ fn read_hooks_file(ctx: &mut LoadContext<'_>, dir: &Path, manifest: JsonFile) ->
         HooksAt::Inline => manifest,
         HooksAt::File(path) => {
             if !path.is_file() {
-                ctx.diagnostics.push(Diagnostic::at(
-                    &manifest.path,
-                    &manifest.text,
-                    locate(&manifest.text, &[Seg::Key("hooks")]),
+                manifest.lowering(&mut ctx.diagnostics).report(
+                    manifest.key_offset(&[JsonKey::Key("hooks")]),
                     Severity::Error,
                     format!(
                         "hooks file {} not found; the plugin's hooks are not loaded",
                         path.display()
                     ),
-                ));
+                );
                 return None;
             }
             read_json(ctx, &path)?
         }
         HooksAt::Invalid => {
-            ctx.diagnostics.push(Diagnostic::at(
-                &manifest.path,
-                &manifest.text,
-                locate(&manifest.text, &[Seg::Key("hooks")]),
+            manifest
+            .lowering(&mut ctx.diagnostics)
+            .report(
+                manifest.key_offset(&[JsonKey::Key("hooks")]),
                 Severity::Error,
                 "hooks must be an object or the path of a hooks file; the plugin's hooks are not loaded"
                     .to_owned(),
-            ));
+            );
             return None;
         }
         HooksAt::Default => {
@@ -591,7 +583,7 @@ struct Plugin<'a> {
     file: &'a JsonFile,
     /// Where the hooks object sits in `file`: under `hooks` in a manifest, at the top of a
     /// hooks file. Error paths always start with `hooks`, as x-code names them.
-    prefix: &'a [Seg<'a>],
+    prefix: &'a [JsonKey<'a>],
 }
 
 impl Plugin<'_> {
@@ -613,29 +605,27 @@ impl Plugin<'_> {
         };
         for (event, entries) in events {
             let event_path = format!("hooks.{event}");
-            if !XCODE_EVENTS.contains(&event.as_str()) {
-                ctx.diagnostics.push(Diagnostic::at(
-                    &self.file.path,
-                    &self.file.text,
-                    self.offset(&[Seg::Key(event)]),
+            if !super::events::is_event(event) {
+                self.file.lowering(&mut ctx.diagnostics).report(
+                    self.offset(&[JsonKey::Key(event)]),
                     Severity::Warning,
                     format!(
                         "unknown x-code event {event:?} ignored (events: {})",
-                        XCODE_EVENTS.join(", ")
+                        super::events::names().collect::<Vec<_>>().join(", ")
                     ),
-                ));
+                );
                 continue;
             }
             let Some(entries) = entries.as_array() else {
                 problems.push(self.problem(
-                    &[Seg::Key(event)],
+                    &[JsonKey::Key(event)],
                     &event_path,
                     "must be an array of hook entries",
                 ));
                 continue;
             };
             for (index, entry) in entries.iter().enumerate() {
-                let segs = [Seg::Key(event), Seg::Index(index)];
+                let segs = [JsonKey::Key(event), JsonKey::Index(index)];
                 let entry_path = format!("{event_path}[{index}]");
                 match self.entry(event, index, entry, &segs, &entry_path, ctx) {
                     Ok(def) => defs.push(def),
@@ -654,7 +644,7 @@ impl Plugin<'_> {
     fn fields(
         &self,
         entry: &Value,
-        segs: &[Seg<'_>],
+        segs: &[JsonKey<'_>],
         path: &str,
         ctx: &mut LoadContext<'_>,
     ) -> Result<Entry, Vec<Problem>> {
@@ -664,7 +654,7 @@ impl Plugin<'_> {
         let mut problems = Vec::new();
         let field = |name: &'static str| {
             let mut segs = segs.to_vec();
-            segs.push(Seg::Key(name));
+            segs.push(JsonKey::Key(name));
             (segs, format!("{path}.{name}"))
         };
         let string = |name: &'static str, non_empty: bool, problems: &mut Vec<Problem>| {
@@ -726,14 +716,12 @@ impl Plugin<'_> {
         for key in fields.keys() {
             if !ENTRY_FIELDS.contains(&key.as_str()) {
                 let mut key_segs = segs.to_vec();
-                key_segs.push(Seg::Key(key));
-                ctx.diagnostics.push(Diagnostic::at(
-                    &self.file.path,
-                    &self.file.text,
+                key_segs.push(JsonKey::Key(key));
+                self.file.lowering(&mut ctx.diagnostics).report(
                     self.offset(&key_segs),
                     Severity::Warning,
                     format!("{path}.{key}: unknown field ignored"),
-                ));
+                );
             }
         }
         let (Some(command), Some(timeout_ms), Some(on_error), true) =
@@ -759,7 +747,7 @@ impl Plugin<'_> {
         event: &str,
         index: usize,
         entry: &Value,
-        segs: &[Seg<'_>],
+        segs: &[JsonKey<'_>],
         path: &str,
         ctx: &mut LoadContext<'_>,
     ) -> Result<HookDef, Vec<Problem>> {
@@ -777,16 +765,14 @@ impl Plugin<'_> {
                 // x-code runs a hook whose matcher does not compile for every tool (and
                 // logs it): failing open keeps a typo from silently disabling a guard.
                 let mut segs = segs.to_vec();
-                segs.push(Seg::Key("matcher"));
-                ctx.diagnostics.push(Diagnostic::at(
-                    &self.file.path,
-                    &self.file.text,
+                segs.push(JsonKey::Key("matcher"));
+                self.file.lowering(&mut ctx.diagnostics).report(
                     self.offset(&segs),
                     Severity::Warning,
                     format!(
                         "hooks.matcher-invalid: {path}.matcher: {err}; the hook runs for every tool"
                     ),
-                ));
+                );
                 invalid_matcher = Some(pattern.to_owned());
                 Matcher::Any
             }),
@@ -802,7 +788,7 @@ impl Plugin<'_> {
         Ok(HookDef {
             spec: HookSpec {
                 name: format!("{}:{event}:{index}", self.id),
-                events: vec![EventName::resolve(event)],
+                events: vec![crate::events::resolve(event)],
                 matcher,
                 priority: HookSpec::DEFAULT_PRIORITY,
                 mode: Mode::Sync,
@@ -834,137 +820,17 @@ impl Plugin<'_> {
         })
     }
 
-    fn offset(&self, segs: &[Seg<'_>]) -> Option<usize> {
+    fn offset(&self, segs: &[JsonKey<'_>]) -> Option<usize> {
         let mut full = self.prefix.to_vec();
         full.extend_from_slice(segs);
-        locate(&self.file.text, &full)
+        self.file.key_offset(&full)
     }
 
-    fn problem(&self, segs: &[Seg<'_>], path: &str, message: &str) -> Problem {
+    fn problem(&self, segs: &[JsonKey<'_>], path: &str, message: &str) -> Problem {
         Problem {
             path: path.to_owned(),
             message: message.to_owned(),
             offset: self.offset(segs),
-        }
-    }
-}
-
-/// One step of a path into a JSON document.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Seg<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-/// The byte offset of the value at `path` in `text`, a document `serde_json` has
-/// already parsed. `serde_json` keeps no positions of values, so this walks the text; `None` when
-/// the path is not there.
-pub(crate) fn locate(text: &str, path: &[Seg<'_>]) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut i = skip_ws(bytes, 0);
-    for seg in path {
-        match *seg {
-            Seg::Key(wanted) => {
-                if bytes.get(i) != Some(&b'{') {
-                    return None;
-                }
-                i += 1;
-                loop {
-                    i = skip_ws(bytes, i);
-                    if bytes.get(i) != Some(&b'"') {
-                        return None;
-                    }
-                    let end = skip_string(bytes, i)?;
-                    let key: String = serde_json::from_str(text.get(i..end)?).ok()?;
-                    i = skip_ws(bytes, end);
-                    if bytes.get(i) != Some(&b':') {
-                        return None;
-                    }
-                    i = skip_ws(bytes, i + 1);
-                    if key == wanted {
-                        break;
-                    }
-                    i = skip_ws(bytes, skip_value(bytes, i)?);
-                    if bytes.get(i) != Some(&b',') {
-                        return None;
-                    }
-                    i += 1;
-                }
-            }
-            Seg::Index(wanted) => {
-                if bytes.get(i) != Some(&b'[') {
-                    return None;
-                }
-                i = skip_ws(bytes, i + 1);
-                for _ in 0..wanted {
-                    i = skip_ws(bytes, skip_value(bytes, i)?);
-                    if bytes.get(i) != Some(&b',') {
-                        return None;
-                    }
-                    i = skip_ws(bytes, i + 1);
-                }
-                if matches!(bytes.get(i), None | Some(b']')) {
-                    return None;
-                }
-            }
-        }
-    }
-    Some(i)
-}
-
-fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
-    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    i
-}
-
-/// The end (exclusive) of the string starting at `i`.
-fn skip_string(bytes: &[u8], mut i: usize) -> Option<usize> {
-    i += 1;
-    loop {
-        match bytes.get(i)? {
-            b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-}
-
-/// The end (exclusive) of the value starting at `i`.
-fn skip_value(bytes: &[u8], i: usize) -> Option<usize> {
-    match bytes.get(i)? {
-        b'"' => skip_string(bytes, i),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut j = i;
-            loop {
-                match bytes.get(j)? {
-                    b'"' => {
-                        j = skip_string(bytes, j)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-        }
-        _ => {
-            let mut j = i;
-            while bytes
-                .get(j)
-                .is_some_and(|b| !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace())
-            {
-                j += 1;
-            }
-            Some(j)
         }
     }
 }
@@ -984,23 +850,6 @@ mod tests {
     #[test_case("", false)]
     fn names(name: &str, valid: bool) {
         assert_eq!(valid_name(name), valid);
-    }
-
-    #[test]
-    fn locates_values() {
-        let text = "{\"a\": [1, {\"b\\\"\": \"x]\"}, {\"c\": {\"d\": 3}}], \"e\": true}";
-        let at = |path: &[Seg<'_>]| locate(text, path).map(|i| &text[i..]);
-        assert_eq!(at(&[Seg::Key("e")]), Some("true}"));
-        assert!(
-            at(&[Seg::Key("a"), Seg::Index(2), Seg::Key("c"), Seg::Key("d")])
-                .is_some_and(|s| s.starts_with("3}"))
-        );
-        assert!(
-            at(&[Seg::Key("a"), Seg::Index(1), Seg::Key("b\"")])
-                .is_some_and(|s| s.starts_with("\"x]\""))
-        );
-        assert_eq!(at(&[Seg::Key("a"), Seg::Index(3)]), None);
-        assert_eq!(at(&[Seg::Key("zz")]), None);
     }
 
     fn write(path: &Path, text: &str) {

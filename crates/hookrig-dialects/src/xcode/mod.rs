@@ -1,12 +1,14 @@
 //! x-code's dialect: plugin directories with `plugin.json`, plugin packages, its hook
 //! payload and reply, and its host mode.
 
+pub(crate) mod events;
 mod host;
 mod loader;
 mod package;
 mod protocol;
 mod state;
 mod webhook;
+mod wire;
 
 pub(crate) use host::HOST;
 pub use loader::XcodeHook;

@@ -19,17 +19,18 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookrig_core::{EventName, HookSpec, Level, Matcher, Mode, OnError, Source};
+use hookrig_core::{HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde_json::{Map, Value};
 
 use hookrig_exec::CommandDef;
 
-use super::loader::{self as xcode, JsonFile, Seg, locate};
+use super::loader::{self as xcode, JsonFile};
 use super::webhook;
 use crate::definition::{HookDef, Settings};
 use crate::errors::PackageError;
 use crate::loader::{LoadContext, LoadOptions};
 use crate::native::NativeProtocol;
+use hookrig_config::JsonKey;
 use hookrig_config::{Environment, Project};
 use hookrig_core::{Diagnostic, Severity};
 
@@ -219,12 +220,12 @@ pub(crate) fn read<'m>(
     dir: &Path,
 ) -> Option<Package> {
     let object = manifest.value.as_object()?;
-    let mut problems: Vec<(Vec<Seg<'m>>, String)> = Vec::new();
+    let mut problems: Vec<(Vec<JsonKey<'m>>, String)> = Vec::new();
     match object.get("id") {
         None => {}
         Some(Value::String(own)) if own == id => {}
         Some(other) => problems.push((
-            vec![Seg::Key("id")],
+            vec![JsonKey::Key("id")],
             format!("id {other} differs from the id the package is registered under, {id:?}"),
         )),
     }
@@ -236,24 +237,20 @@ pub(crate) fn read<'m>(
     let mut unknown = Vec::new();
     let webhooks = webhooks(object, &mut problems, &mut unknown);
     for (segs, message) in unknown {
-        ctx.diagnostics.push(Diagnostic::at(
-            &manifest.path,
-            &manifest.text,
-            locate(&manifest.text, &segs).or(Some(0)),
+        manifest.lowering(&mut ctx.diagnostics).report(
+            manifest.key_offset(&segs).or(Some(0)),
             Severity::Warning,
             message,
-        ));
+        );
     }
 
     if !problems.is_empty() {
         for (segs, message) in problems {
-            ctx.diagnostics.push(Diagnostic::at(
-                &manifest.path,
-                &manifest.text,
-                locate(&manifest.text, &segs).or(Some(0)),
+            manifest.lowering(&mut ctx.diagnostics).report(
+                manifest.key_offset(&segs).or(Some(0)),
                 Severity::Error,
                 format!("{message}; package {id} is not loaded"),
-            ));
+            );
         }
         return None;
     }
@@ -275,13 +272,13 @@ pub(crate) fn read<'m>(
 fn text(
     object: &Map<String, Value>,
     key: &'static str,
-    problems: &mut Vec<(Vec<Seg<'_>>, String)>,
+    problems: &mut Vec<(Vec<JsonKey<'_>>, String)>,
 ) -> Option<String> {
     match object.get(key) {
         None => None,
         Some(Value::String(value)) => Some(value.clone()),
         Some(_) => {
-            problems.push((vec![Seg::Key(key)], format!("{key} must be a string")));
+            problems.push((vec![JsonKey::Key(key)], format!("{key} must be a string")));
             None
         }
     }
@@ -292,21 +289,21 @@ fn named_files<'a>(
     object: &'a Map<String, Value>,
     key: &'static str,
     dir: &Path,
-    problems: &mut Vec<(Vec<Seg<'a>>, String)>,
+    problems: &mut Vec<(Vec<JsonKey<'a>>, String)>,
 ) -> Vec<PackageFile> {
     let Some(value) = object.get(key) else {
         return Vec::new();
     };
     let Some(entries) = value.as_object() else {
         problems.push((
-            vec![Seg::Key(key)],
+            vec![JsonKey::Key(key)],
             format!("{key} must be an object mapping names to paths inside the package"),
         ));
         return Vec::new();
     };
     let mut files = Vec::new();
     for (name, path) in entries {
-        let at = vec![Seg::Key(key), Seg::Key(name)];
+        let at = vec![JsonKey::Key(key), JsonKey::Key(name)];
         if !valid_file_name(name) {
             problems.push((
                 at,
@@ -353,15 +350,15 @@ fn inside(path: &Path) -> bool {
 /// unsigned requests without a word.
 fn webhooks<'a>(
     object: &'a Map<String, Value>,
-    problems: &mut Vec<(Vec<Seg<'a>>, String)>,
-    unknown: &mut Vec<(Vec<Seg<'a>>, String)>,
+    problems: &mut Vec<(Vec<JsonKey<'a>>, String)>,
+    unknown: &mut Vec<(Vec<JsonKey<'a>>, String)>,
 ) -> Vec<PackageWebhook> {
     let Some(value) = object.get("webhooks") else {
         return Vec::new();
     };
     let Some(entries) = value.as_array() else {
         problems.push((
-            vec![Seg::Key("webhooks")],
+            vec![JsonKey::Key("webhooks")],
             "webhooks must be an array of {\"event\", \"url\"} objects".to_owned(),
         ));
         return Vec::new();
@@ -377,12 +374,12 @@ fn webhooks<'a>(
 fn webhook_entry<'a>(
     entry: &'a Value,
     index: usize,
-    problems: &mut Vec<(Vec<Seg<'a>>, String)>,
-    unknown: &mut Vec<(Vec<Seg<'a>>, String)>,
+    problems: &mut Vec<(Vec<JsonKey<'a>>, String)>,
+    unknown: &mut Vec<(Vec<JsonKey<'a>>, String)>,
 ) -> Option<PackageWebhook> {
     let at = |key: Option<&'a str>| {
-        let mut segs = vec![Seg::Key("webhooks"), Seg::Index(index)];
-        segs.extend(key.map(Seg::Key));
+        let mut segs = vec![JsonKey::Key("webhooks"), JsonKey::Index(index)];
+        segs.extend(key.map(JsonKey::Key));
         segs
     };
     let Some(fields) = entry.as_object() else {
@@ -390,17 +387,18 @@ fn webhook_entry<'a>(
         return None;
     };
     let before = problems.len();
-    let string = |key: &'a str, problems: &mut Vec<(Vec<Seg<'a>>, String)>| match fields.get(key) {
-        None => None,
-        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
-        Some(_) => {
-            problems.push((
-                at(Some(key)),
-                format!("webhooks[{index}].{key} must be a non-empty string"),
-            ));
-            None
-        }
-    };
+    let string =
+        |key: &'a str, problems: &mut Vec<(Vec<JsonKey<'a>>, String)>| match fields.get(key) {
+            None => None,
+            Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+            Some(_) => {
+                problems.push((
+                    at(Some(key)),
+                    format!("webhooks[{index}].{key} must be a non-empty string"),
+                ));
+                None
+            }
+        };
     let event = string("event", problems);
     let url = string("url", problems);
     let secret_env = string("secret_env", problems);
@@ -479,8 +477,8 @@ fn webhook_entry<'a>(
 fn webhook_headers<'a>(
     fields: &'a Map<String, Value>,
     index: usize,
-    at: &impl Fn(Option<&'a str>) -> Vec<Seg<'a>>,
-    problems: &mut Vec<(Vec<Seg<'a>>, String)>,
+    at: &impl Fn(Option<&'a str>) -> Vec<JsonKey<'a>>,
+    problems: &mut Vec<(Vec<JsonKey<'a>>, String)>,
 ) -> Vec<(String, String)> {
     let Some(value) = fields.get("headers") else {
         return Vec::new();
@@ -495,7 +493,7 @@ fn webhook_headers<'a>(
     let mut headers = Vec::new();
     for (name, value) in object {
         let mut segs = at(Some("headers"));
-        segs.push(Seg::Key(name));
+        segs.push(JsonKey::Key(name));
         let Some(value) = value.as_str() else {
             problems.push((
                 segs,
@@ -519,7 +517,7 @@ pub(crate) fn push(ctx: &mut LoadContext<'_>, package: Package) {
         ctx.hooks.push(HookDef {
             spec: HookSpec {
                 name: format!("{}:webhook:{index}", package.id),
-                events: vec![EventName::resolve(&hook.event)],
+                events: vec![crate::events::resolve(&hook.event)],
                 matcher: Matcher::Any,
                 priority: HookSpec::DEFAULT_PRIORITY,
                 mode: Mode::Sync,
@@ -713,7 +711,10 @@ mod tests {
             panic!("a hook and a webhook: {:?}", check.hooks);
         };
         assert_eq!(webhook.spec.name, "guard:webhook:0");
-        assert_eq!(webhook.spec.events, [EventName::resolve("tool.after")]);
+        assert_eq!(
+            webhook.spec.events,
+            [hookrig_core::EventName::resolve("tool.after")]
+        );
         assert_eq!(webhook.spec.source.level, Level::Global);
         assert_eq!(webhook.spec.source.dialect, hookrig_core::Dialect::Native);
         assert_eq!(webhook.spec.source.path, dir.join("plugin.json"));

@@ -23,10 +23,12 @@ use std::path::Path;
 use hookrig_core::{Action, Dialect, Failure, FailureKind, Invocation, Reply, Verdict};
 use hookrig_exec::process::{EnvPolicy, ProcessOutput, Termination};
 use hookrig_exec::{CommandDef, Limits, Protocol};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::loader::XcodeHook;
+use super::wire::{HookPayload, HookReply, Plugin, Session, Tool};
 use crate::protocol::DialectProtocol;
+use crate::wire::Shaped;
 
 /// x-code's protocol for one plugin hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -425,34 +427,33 @@ fn here_doc(template: &str, at: usize) -> (Option<HereDoc>, usize) {
 fn stdin(def: &XcodeHook, _hook: &str, invocation: &Invocation) -> Vec<u8> {
     let context = &invocation.context;
     let payload = invocation.payload.as_map();
-    let mut map = Map::new();
-    map.insert("event".to_owned(), Value::String(def.event.clone()));
-    let mut session = Map::new();
-    session.insert(
-        "cwd".to_owned(),
-        Value::String(context.cwd.to_string_lossy().into_owned()),
-    );
-    if let Some(model) = payload.get("session").and_then(|s| s.get("model")) {
-        session.insert("modelId".to_owned(), model.clone());
-    }
-    map.insert("session".to_owned(), Value::Object(session));
-    map.insert(
-        "plugin".to_owned(),
-        json!({"id": def.plugin_id, "dir": def.plugin_dir.to_string_lossy()}),
-    );
     let post_tool = def.event == "PostToolUse";
+    let mut extras = Map::new();
     for (key, value) in payload {
         match key.as_str() {
             "event" | "session" | "plugin" => {}
             "tool" => {
-                map.insert(key.clone(), tool(value, post_tool));
+                extras.insert(key.clone(), tool(value, post_tool));
             }
             _ => {
-                map.insert(key.clone(), value.clone());
+                extras.insert(key.clone(), value.clone());
             }
         }
     }
-    serde_json::to_vec(&Value::Object(map)).expect("a JSON value always serializes")
+    let wire = HookPayload {
+        event: Some(def.event.clone()),
+        session: Some(Shaped::Typed(Session {
+            cwd: Some(Value::String(context.cwd.to_string_lossy().into_owned())),
+            model_id: payload.get("session").and_then(|s| s.get("model")).cloned(),
+            rest: Map::new(),
+        })),
+        plugin: Some(Shaped::Typed(Plugin {
+            id: Some(Value::String(def.plugin_id.clone())),
+            dir: Some(Value::String(def.plugin_dir.to_string_lossy().into_owned())),
+        })),
+        extras,
+    };
+    serde_json::to_vec(&wire).expect("the payload always serializes")
 }
 
 /// The canonical `tool` section in x-code's names: `name`, `args`, `callId`, and on
@@ -461,30 +462,26 @@ fn tool(value: &Value, post_tool: bool) -> Value {
     let Some(fields) = value.as_object() else {
         return value.clone();
     };
-    let mut out = Map::new();
-    for (canonical, xcode) in [
-        ("name", "name"),
-        ("input", "args"),
-        ("call_id", "callId"),
-        ("output", "output"),
-        ("is_error", "isError"),
-    ] {
-        if !post_tool && matches!(canonical, "output" | "is_error") {
-            continue;
-        }
-        if let Some(v) = fields.get(canonical) {
-            out.insert(xcode.to_owned(), v.clone());
-        }
-    }
-    for (key, v) in fields {
-        if !matches!(
-            key.as_str(),
-            "name" | "input" | "call_id" | "output" | "is_error"
-        ) {
-            out.insert(key.clone(), v.clone());
-        }
-    }
-    Value::Object(out)
+    let field = |key: &str| fields.get(key).cloned();
+    let on_post_tool = |key: &str| field(key).filter(|_| post_tool);
+    let tool = Tool {
+        name: field("name"),
+        args: field("input"),
+        call_id: field("call_id"),
+        output: on_post_tool("output"),
+        is_error: on_post_tool("is_error"),
+        rest: fields
+            .iter()
+            .filter(|(key, _)| {
+                !matches!(
+                    key.as_str(),
+                    "name" | "input" | "call_id" | "output" | "is_error"
+                )
+            })
+            .map(|(key, v)| (key.clone(), v.clone()))
+            .collect(),
+    };
+    serde_json::to_value(tool).expect("a tool always serializes")
 }
 
 /// x-code hooks inherit the environment as it is.
@@ -560,16 +557,13 @@ fn verdict(def: &XcodeHook, hook: &str, output: &ProcessOutput) -> Verdict {
     let reply = serde_json::from_str::<Value>(text)
         .ok()
         .filter(|_| !output.stdout_truncated)
-        .and_then(|v| match v {
-            Value::Object(map) => Some(map),
-            _ => None,
-        });
+        .filter(Value::is_object)
+        .and_then(|v| serde_json::from_value::<HookReply>(v).ok());
     let decision = reply
         .as_ref()
-        .and_then(|r| r.get("decision"))
-        .and_then(Value::as_str)
-        .filter(|d| matches!(*d, "allow" | "deny" | "modify"));
-    let (Some(reply), Some(decision)) = (reply.as_ref(), decision) else {
+        .and_then(|r| r.decision.clone())
+        .filter(|d| matches!(d.as_str(), "allow" | "deny" | "modify"));
+    let (Some(reply), Some(decision)) = (reply, decision) else {
         tracing::debug!(
             "hooks.exec-ran {} {}: stdout is not a JSON object with decision allow|deny|modify; treated as allow",
             def.plugin_id,
@@ -581,37 +575,29 @@ fn verdict(def: &XcodeHook, hook: &str, output: &ProcessOutput) -> Verdict {
         ));
         return verdict;
     };
-    let reason = reply
-        .get("reason")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let context = reply
-        .get("context")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
     let mut verdict = Verdict::allow();
-    match (def.event.as_str(), decision) {
+    match (def.event.as_str(), decision.as_str()) {
         ("PostToolUse", "deny") => verdict.warnings.push(format!(
             "hook {hook}: deny ignored on PostToolUse: the tool already ran"
         )),
         (_, "deny") => {
             verdict.action = Action::Deny;
-            verdict.reason = reason;
+            verdict.reason = reply.reason;
         }
-        ("PreToolUse", "modify") => match reply.get("args") {
+        ("PreToolUse", "modify") => match reply.args {
             Some(Value::Object(args)) => {
                 verdict.action = Action::Modify;
-                verdict.patch = Some(patch("input", Value::Object(args.clone())));
+                verdict.patch = Some(patch("input", Value::Object(args)));
             }
             Some(_) => verdict.warnings.push(format!(
                 "hook {hook}: `args` ignored: it must be a JSON object"
             )),
             None => {}
         },
-        ("PostToolUse", "modify") => match reply.get("output") {
+        ("PostToolUse", "modify") => match reply.output {
             Some(Value::String(text)) => {
                 verdict.action = Action::Modify;
-                verdict.patch = Some(patch("output", Value::String(text.clone())));
+                verdict.patch = Some(patch("output", Value::String(text)));
             }
             Some(_) => verdict.warnings.push(format!(
                 "hook {hook}: `output` ignored: it must be a string"
@@ -620,7 +606,7 @@ fn verdict(def: &XcodeHook, hook: &str, output: &ProcessOutput) -> Verdict {
         },
         // UserPromptSubmit takes context from allow and modify alike; a modify changes
         // nothing else there.
-        ("UserPromptSubmit", _) => verdict.context = context,
+        ("UserPromptSubmit", _) => verdict.context = reply.context,
         _ => {}
     }
     verdict

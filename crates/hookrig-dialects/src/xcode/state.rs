@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use hookrig_config::Lowering;
+
 use crate::loader::LoadContext;
 use hookrig_core::{Diagnostic, Severity};
 
@@ -210,13 +212,11 @@ fn parse(ctx: &mut LoadContext<'_>, path: &Path, text: &str) -> Option<Value> {
         Ok(value) => Some(value),
         Err(err) => {
             let offset = hookrig_core::json_offset(text, err.line(), err.column());
-            ctx.diagnostics.push(Diagnostic::at(
-                path,
-                text,
+            Lowering::new(path, text, &mut ctx.diagnostics).report(
                 offset,
                 Severity::Warning,
                 format!("invalid JSON: {err}; x-code ignores this file, and so does hookrig"),
-            ));
+            );
             None
         }
     }

@@ -1,7 +1,5 @@
 //! Plugin webhooks: the events a plugin package's webhook may listen to.
 
-use hookrig_core::EventName;
-
 /// The events a plugin's webhook may listen to: those off the hot path, which do not
 /// happen on every agent step (a `task.` event of any name counts).
 pub const WEBHOOK_EVENTS: &[&str] = &[
@@ -22,7 +20,7 @@ pub const WEBHOOK_EVENTS: &[&str] = &[
 /// webhook there would add a network round trip to each one. A native hook with a `url`
 /// in `hooks.toml` may listen to any event: the user who writes it chooses that cost.
 pub fn webhook_event_allowed(event: &str) -> Result<(), String> {
-    let name = EventName::resolve(event);
+    let name = crate::events::resolve(event);
     let canonical = name.as_str();
     let allowed = WEBHOOK_EVENTS
         .iter()

@@ -121,7 +121,10 @@ fn async_hooks_are_recorded_once_they_end() {
 
     let decided = decide(
         &scope,
-        EmitRequest::new(EventName::resolve("SessionStart"), payload("{}")),
+        EmitRequest::new(
+            hookrig_dialects::events::resolve("SessionStart"),
+            payload("{}"),
+        ),
     );
     assert_eq!(decided.outcome().hooks[0].result, "dispatched");
     let run_id = decided.run_id().to_owned();
