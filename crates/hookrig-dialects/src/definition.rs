@@ -29,6 +29,9 @@ pub struct HookDef {
     /// every emit loads every hook, and lines are only needed by `validate` and `show`,
     /// which work them out with [`HookDef::declared_line_col`].
     pub declared_at: Option<usize>,
+    /// For a persistent worker hook (native `worker = true`): how many workers answer
+    /// its events at once. `None` for a hook that runs a process per event.
+    pub workers: Option<usize>,
 }
 
 impl HookDef {

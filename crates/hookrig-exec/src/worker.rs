@@ -153,6 +153,10 @@ impl WorkerHandler {
                     &output,
                 )
             }
+            Outcome::Reported(why) => Reply::Failure(Failure {
+                kind: FailureKind::Exit,
+                message: format!("hook {}: its worker failed: {why}", self.name),
+            }),
             Outcome::Failed(kind, why) => Reply::Failure(Failure {
                 kind,
                 message: format!("hook {}: {why}", self.name),
@@ -197,6 +201,8 @@ struct Answer {
 enum Outcome {
     /// The reply line, without its `id`.
     Line(Vec<u8>),
+    /// The worker answered that it failed (`{"id": N, "error": "..."}`); it stays.
+    Reported(String),
     /// No reply: why.
     Failed(FailureKind, String),
 }
@@ -219,7 +225,7 @@ struct Pool {
 }
 
 /// What `hookrig engine status` shows of one worker.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct WorkerState {
     /// Its pid while it runs.
     pub pid: Option<u32>,
@@ -236,7 +242,7 @@ pub struct WorkerState {
 }
 
 /// One pool as `hookrig engine status` shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct PoolStatus {
     /// The hook.
     pub hook: String,
@@ -458,7 +464,7 @@ async fn work(
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let answer = exchange(worker, id, &job.event, deadline, &start.spec.limits).await;
         match &answer.outcome {
-            Outcome::Line(_) => {
+            Outcome::Line(_) | Outcome::Reported(_) => {
                 failures_in_a_row = 0;
                 set(&|s| {
                     s.answered += 1;
@@ -601,10 +607,11 @@ async fn exchange(
             Ok(serde_json::Value::Object(mut map)) if map.get("id") == Some(&id.into()) => {
                 map.remove("id");
                 if let Some(error) = map.get("error") {
-                    let error = error
-                        .as_str()
-                        .map_or_else(|| error.to_string(), str::to_owned);
-                    Outcome::Failed(FailureKind::Exit, format!("its worker failed: {error}"))
+                    Outcome::Reported(
+                        error
+                            .as_str()
+                            .map_or_else(|| error.to_string(), str::to_owned),
+                    )
                 } else {
                     Outcome::Line(serde_json::Value::Object(map).to_string().into_bytes())
                 }

@@ -101,6 +101,8 @@ pub struct Status {
     pub in_flight: u64,
     /// Seconds since the last emit ended (or since the engine started).
     pub idle_s: f64,
+    /// The persistent workers of worker hooks, by hook.
+    pub workers: Vec<hookrig_exec::worker::PoolStatus>,
 }
 
 impl Engine {
@@ -125,6 +127,7 @@ impl Engine {
             answered: self.answered.load(Ordering::Relaxed),
             in_flight: self.in_flight.load(Ordering::Relaxed),
             idle_s: self.idle().as_secs_f64(),
+            workers: hookrig_exec::worker::status(),
         }
     }
 

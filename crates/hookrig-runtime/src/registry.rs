@@ -1,10 +1,16 @@
 //! From loaded configuration to a registry of runnable hooks.
 
+use std::ffi::OsString;
+use std::path::Path;
 use std::sync::Arc;
 
 use hookrig_core::{Handler, Hook, Registry};
+use hookrig_dialects::HookDef;
 use hookrig_dialects::{LoadOptions, LoadedConfig};
-use hookrig_exec::{CommandDef, CommandHandler, HttpHandler, Limits, ProcessGroups};
+use hookrig_exec::{
+    CommandDef, CommandHandler, HttpHandler, Limits, ProcessGroups, WorkerHandler, WorkerKey,
+    WorkerSpec,
+};
 
 use crate::errors::RuntimeError;
 use crate::scope::Scope;
@@ -26,6 +32,16 @@ pub fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registry {
             ..Limits::default()
         };
         let handler: Arc<dyn Handler> = match &def.command {
+            command @ (CommandDef::Shell { .. } | CommandDef::Exec { .. })
+                if def.workers.is_some() =>
+            {
+                Arc::new(WorkerHandler::new(
+                    def.spec.name.clone(),
+                    worker_key(def),
+                    worker_spec(def, command, limits),
+                    def.protocol.clone(),
+                ))
+            }
             CommandDef::Http {
                 url,
                 headers,
@@ -53,4 +69,66 @@ pub fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registry {
         });
     }
     registry
+}
+
+/// What tells a worker hook's pool from another: its file, its name, and a digest of
+/// its definition and of the files its command names, so that an edit to either
+/// starts fresh workers.
+fn worker_key(def: &HookDef) -> WorkerKey {
+    let mut digest = hookrig_dialects::definition_hash(def);
+    let dir = def
+        .spec
+        .source
+        .path
+        .parent()
+        .map(Path::to_owned)
+        .unwrap_or_default();
+    let words: Vec<String> = match &def.command {
+        CommandDef::Shell { line, script } => script
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .chain(line.split_whitespace().map(str::to_owned))
+            .collect(),
+        CommandDef::Exec { argv } => argv.clone(),
+        CommandDef::Http { .. } => Vec::new(),
+    };
+    for word in words {
+        let file = dir.join(word.trim_matches(['"', '\'']));
+        if file.is_file()
+            && let Ok(bytes) = std::fs::read(&file)
+        {
+            digest.push(':');
+            digest.push_str(&hookrig_config::content_hash(&bytes));
+        }
+    }
+    WorkerKey {
+        source: def.spec.source.path.clone(),
+        name: def.spec.name.clone(),
+        definition: digest,
+    }
+}
+
+/// How a worker hook's processes are started: its command as a program and arguments,
+/// its configured environment and `HOOKRIG_HOOK`, its limits.
+fn worker_spec(def: &HookDef, command: &CommandDef, limits: Limits) -> WorkerSpec {
+    let (program, args): (OsString, Vec<OsString>) = match command {
+        CommandDef::Exec { argv } => {
+            let mut argv = argv.iter().map(OsString::from);
+            (argv.next().unwrap_or_default(), argv.collect())
+        }
+        CommandDef::Shell { line, .. } => (
+            OsString::from("/bin/sh"),
+            vec![OsString::from("-c"), OsString::from(line)],
+        ),
+        CommandDef::Http { url, .. } => (OsString::from(url), Vec::new()),
+    };
+    let mut env = def.env.clone();
+    env.push(("HOOKRIG_HOOK".to_owned(), def.spec.name.clone()));
+    WorkerSpec {
+        program,
+        args,
+        env,
+        count: def.workers.unwrap_or(1),
+        limits,
+    }
 }

@@ -1,5 +1,6 @@
 //! `hookrig engine run|start|status|stop`: the resident engine that answers emits.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -88,7 +89,7 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
                     let text = serde_json::to_string_pretty(&status).expect("status serializes");
                     print(&format!("{text}\n"))?;
                 } else {
-                    print(&format!(
+                    let mut text = format!(
                         "pid        {}\nuptime     {:.0} s\nsocket     {}\nbuild      {}\nanswered   {}\nin flight  {}\nidle       {:.0} s\n",
                         status.pid,
                         status.uptime_s,
@@ -97,7 +98,27 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
                         status.answered,
                         status.in_flight,
                         status.idle_s,
-                    ))?;
+                    );
+                    for pool in &status.workers {
+                        for worker in &pool.workers {
+                            let _ = writeln!(
+                                text,
+                                "worker     {} ({}): pid {}, started {}, failed {}, answered {}{}",
+                                pool.hook,
+                                pool.source.display(),
+                                worker.pid.map_or_else(|| "-".to_owned(), |p| p.to_string()),
+                                worker.starts,
+                                worker.failures,
+                                worker.answered,
+                                worker
+                                    .last_error
+                                    .as_deref()
+                                    .map(|e| format!("; last error: {e}"))
+                                    .unwrap_or_default(),
+                            );
+                        }
+                    }
+                    print(&text)?;
                 }
                 Ok(exit_codes::PROCEED)
             }

@@ -484,3 +484,159 @@ fn hosts_emit_over_http_with_the_token_and_get_the_dialects_answer() {
     let (status, log) = serve.stop();
     assert!(status.success(), "{log}");
 }
+
+/// The example worker helpers of this repository.
+fn workers_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/workers")
+        .canonicalize()
+        .expect("examples/workers")
+}
+
+/// `hookrig emit tool.before` of `command` through the engine; its exit code and
+/// Outcome.
+fn tool_call(env: &TestEnv, command: &str) -> (i32, serde_json::Value) {
+    let payload = serde_json::json!({"tool": {"name": "bash", "input": {"command": command}}});
+    let output = emit_via(env, true, &["tool.before"], &payload.to_string(), &[]);
+    let outcome = serde_json::from_slice(&output.stdout).unwrap_or(serde_json::Value::Null);
+    (code(&output), outcome)
+}
+
+/// The engine's status.
+fn engine_status(env: &TestEnv) -> serde_json::Value {
+    serde_json::from_slice(&engine_cmd(env, &["status", "--json"]).stdout).expect("status JSON")
+}
+
+fn example_worker_answers_through_the_engine(program: &str, script: &str) {
+    let env = test_env();
+    let script = workers_dir().join(script);
+    env.write_global_config(&format!(
+        "[[hooks]]\nname = \"guard\"\nevents = [\"tool.before\"]\nexec = [\"{program}\", \"{}\"]\nworker = true\non_error = \"deny\"\n",
+        script.display()
+    ));
+    let serve = Serve::start(&env);
+    let (denied, outcome) = tool_call(&env, "rm -rf /");
+    assert_eq!(denied, 2, "{outcome}");
+    assert_eq!(outcome["reason"], "recursive forced removal is not allowed");
+    for _ in 0..3 {
+        assert_eq!(tool_call(&env, "ls").0, 0);
+    }
+    // A failure the worker reports goes through on_error, and the worker stays.
+    let (crashed, outcome) = tool_call(&env, "crash");
+    assert_eq!(crashed, 2, "on_error = deny: {outcome}");
+    assert!(
+        outcome["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains("asked to crash")),
+        "{outcome}"
+    );
+    let status = engine_status(&env);
+    let worker = &status["workers"][0]["workers"][0];
+    assert_eq!(worker["starts"], 1, "one process for every event: {status}");
+    assert_eq!(worker["answered"], 5, "{status}");
+    let pid = worker["pid"].as_u64().expect("a running worker");
+    let (stopped, log) = serve.stop();
+    assert!(stopped.success(), "{log}");
+    assert!(
+        !hookrig_test_support::is_alive(i32::try_from(pid).expect("pid")),
+        "the worker outlived the engine"
+    );
+}
+
+#[test]
+fn the_python_worker_helper_answers_every_event_from_one_process() {
+    if !crate::harness::tool_available("python3") {
+        return;
+    }
+    example_worker_answers_through_the_engine("python3", "guard.py");
+}
+
+#[test]
+fn the_node_worker_helper_answers_every_event_from_one_process() {
+    if !crate::harness::tool_available("node") {
+        return;
+    }
+    example_worker_answers_through_the_engine("node", "guard.js");
+}
+
+#[test]
+fn broken_workers_answer_with_on_error_in_time_and_are_restarted() {
+    // guards: a worker that hangs, crashes at every event, writes garbage or floods
+    // its stdout must never hold an event past its timeout nor leave a process behind
+    let env = test_env();
+    let marker = env.marker().to_owned();
+    let hook = |name: &str, body: &str| {
+        format!(
+            "[[hooks]]\nname = \"{name}\"\nevents = [\"tool.before\"]\nmatcher = \"^{name}$\"\ncommand = '''{body} # {marker}'''\nworker = true\ntimeout = \"1s\"\non_error = \"deny\"\n\n"
+        )
+    };
+    let sleep = env.marked_sleep();
+    let sleep = sleep.display();
+    let config = [
+        hook("hang", &format!("while read line; do {sleep} 1000; done")),
+        hook("crash", "read line; exit 3"),
+        hook("garbage", "while read line; do echo 'this is not JSON'; done"),
+        hook("flood", "while read line; do head -c 2097152 /dev/zero | tr '\\0' x; echo; done"),
+        hook("echo", "while read line; do id=$(printf '%s' \"$line\" | sed 's/^{\"id\":\\([0-9]*\\).*/\\1/'); echo \"{\\\"id\\\":$id}\"; done"),
+    ]
+    .concat();
+    env.write_global_config(&config);
+    let serve = Serve::start(&env);
+    let call = |tool: &str| {
+        let payload = serde_json::json!({"tool": {"name": tool}});
+        let started = std::time::Instant::now();
+        let output = emit_via(&env, true, &["tool.before"], &payload.to_string(), &[]);
+        (code(&output), text(&output.stdout), started.elapsed())
+    };
+    for tool in ["hang", "crash", "garbage", "flood"] {
+        for round in 0..2 {
+            let (exit, stdout, took) = call(tool);
+            assert_eq!(exit, 2, "{tool} round {round}: on_error = deny; {stdout}");
+            assert!(
+                took < std::time::Duration::from_secs(20),
+                "{tool} held the event for {took:?}"
+            );
+        }
+    }
+    // A worker that follows the protocol answers, and keeps its one process.
+    for _ in 0..3 {
+        assert_eq!(call("echo").0, 0);
+    }
+    let status = engine_status(&env);
+    let pools = status["workers"].as_array().expect("pools");
+    let of = |name: &str| {
+        pools
+            .iter()
+            .find(|p| p["hook"] == name)
+            .unwrap_or_else(|| panic!("no pool {name}: {status}"))["workers"][0]
+            .clone()
+    };
+    for tool in ["hang", "crash", "garbage", "flood"] {
+        let worker = of(tool);
+        assert!(worker["failures"].as_u64() >= Some(2), "{tool}: {worker}");
+        assert!(worker["last_error"].is_string(), "{tool}: {worker}");
+    }
+    assert_eq!(of("echo")["starts"], 1);
+    assert_eq!(of("echo")["answered"], 3);
+    let (stopped, log) = serve.stop();
+    assert!(stopped.success(), "{log}");
+    wait_for("every worker to be gone", || {
+        env.leftovers().is_empty().then_some(())
+    });
+}
+
+#[test]
+fn a_worker_hook_answers_in_process_too() {
+    if !crate::harness::tool_available("python3") {
+        return;
+    }
+    let env = test_env();
+    env.write_global_config(&format!(
+        "[[hooks]]\nname = \"guard\"\nevents = [\"tool.before\"]\nexec = [\"python3\", \"{}\"]\nworker = true\n",
+        workers_dir().join("guard.py").display()
+    ));
+    let payload = r#"{"tool":{"name":"bash","input":{"command":"rm -rf /"}}}"#;
+    let output = emit_via(&env, false, &["tool.before"], payload, &[]);
+    assert_eq!(code(&output), 2, "{}", text(&output.stderr));
+    assert!(env.leftovers().is_empty());
+}

@@ -571,6 +571,7 @@ fn lower_handler(
         })),
         // The handler's object in the `hooks` array of its matcher group.
         declared_at: Some(pos),
+        workers: None,
     })
 }
 

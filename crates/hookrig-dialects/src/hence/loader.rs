@@ -184,6 +184,7 @@ fn load_script(ctx: &mut LoadContext<'_>, path: &Path, hook: &Loaded<'_>) {
         protocol: Arc::new(HenceProtocol(HenceHook { point })),
         // The hook is the script file itself: its path is the whole place.
         declared_at: None,
+        workers: None,
     });
 }
 

@@ -245,6 +245,7 @@ impl Lower<'_> {
             protocol: Arc::new(HyggeProtocol),
             // The `[hooks.NAME]` key (or `NAME = {...}` in an inline table).
             declared_at: Some(name_span.start),
+            workers: None,
         };
 
         // hygge's registry always runs post_message hooks async, whatever they declare.

@@ -52,6 +52,8 @@ struct RawHook {
     enabled: Option<bool>,
     env: Option<Spanned<BTreeMap<String, String>>>,
     description: Option<String>,
+    worker: Option<Spanned<bool>>,
+    workers: Option<Spanned<i64>>,
 }
 
 /// Settings a file sets; unset keys leave the lower layer's value.
@@ -186,6 +188,9 @@ pub(crate) fn parse_file(
         .map(|()| NativeFile { hooks, settings })
 }
 
+/// The most workers one hook may keep.
+const MAX_WORKERS: usize = 64;
+
 pub(crate) const KNOWN_KEYS: &[&str] = &[
     "settings",
     "hooks",
@@ -205,6 +210,8 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
     "enabled",
     "env",
     "description",
+    "worker",
+    "workers",
 ];
 
 /// Lowers raw hooks of one file, collecting every error.
@@ -288,6 +295,7 @@ impl Lower<'_> {
                 HookSpec::DEFAULT_PRIORITY
             }),
         };
+        let workers = self.workers(raw.worker.as_ref(), raw.workers.as_ref(), &command, shown);
         let own_timeout = raw.timeout.is_some();
         let timeout = raw
             .timeout
@@ -328,9 +336,57 @@ impl Lower<'_> {
                     .collect(),
                 protocol: Arc::new(NativeProtocol),
                 declared_at: Some(span.start),
+                workers,
             },
             own_timeout,
         ))
+    }
+
+    /// `worker = true` (and `workers = N`, 1 to 64): a command hook whose process is
+    /// kept and answers one event per line. A webhook cannot be one.
+    fn workers(
+        &mut self,
+        worker: Option<&Spanned<bool>>,
+        workers: Option<&Spanned<i64>>,
+        command: &Option<CommandDef>,
+        shown: &str,
+    ) -> Option<usize> {
+        let on = worker.is_some_and(|w| *w.get_ref());
+        if let Some(count) = workers
+            && !on
+        {
+            self.error(
+                count.span(),
+                format!("hook `{shown}`: `workers` needs worker = true"),
+            );
+            return None;
+        }
+        if !on {
+            return None;
+        }
+        if let (Some(CommandDef::Http { .. }), Some(worker)) = (command, worker) {
+            self.error(
+                worker.span(),
+                format!("hook `{shown}`: a `url` hook cannot be a worker; use `command` or `exec`"),
+            );
+            return None;
+        }
+        let count = workers.map_or(Some(1), |count| {
+            usize::try_from(*count.get_ref())
+                .ok()
+                .filter(|n| (1..=MAX_WORKERS).contains(n))
+                .or_else(|| {
+                    self.error(
+                        count.span(),
+                        format!(
+                            "hook `{shown}`: workers = {} is out of range; use 1 to {MAX_WORKERS}",
+                            count.get_ref()
+                        ),
+                    );
+                    None
+                })
+        })?;
+        Some(count)
     }
 
     fn on_error(&mut self, raw: Option<&Spanned<String>>, shown: &str) -> OnError {

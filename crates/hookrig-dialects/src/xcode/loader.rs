@@ -817,6 +817,7 @@ impl Plugin<'_> {
             })),
             // The entry's object in its event's array.
             declared_at: self.offset(segs),
+            workers: None,
         })
     }
 

@@ -546,6 +546,7 @@ pub(crate) fn push(ctx: &mut LoadContext<'_>, package: Package) {
             protocol: Arc::new(NativeProtocol),
             // A webhook runs no script, so nothing reports a problem at its entry.
             declared_at: None,
+            workers: None,
         });
     }
     ctx.packages.push(package);
