@@ -295,7 +295,12 @@ impl Lower<'_> {
                 HookSpec::DEFAULT_PRIORITY
             }),
         };
-        let workers = self.workers(raw.worker.as_ref(), raw.workers.as_ref(), &command, shown);
+        let workers = self.workers(
+            raw.worker.as_ref(),
+            raw.workers.as_ref(),
+            command.as_ref(),
+            shown,
+        );
         let own_timeout = raw.timeout.is_some();
         let timeout = raw
             .timeout
@@ -348,7 +353,7 @@ impl Lower<'_> {
         &mut self,
         worker: Option<&Spanned<bool>>,
         workers: Option<&Spanned<i64>>,
-        command: &Option<CommandDef>,
+        command: Option<&CommandDef>,
         shown: &str,
     ) -> Option<usize> {
         let on = worker.is_some_and(|w| *w.get_ref());
