@@ -590,7 +590,9 @@ fn schema_describes_every_key_and_matches_the_committed_file() {
             "priority",
             "secret_env",
             "timeout",
-            "url"
+            "url",
+            "worker",
+            "workers"
         ]
     );
 

@@ -78,7 +78,9 @@ pub fn native_schema() -> Value {
                         "priority": {"type": "integer", "default": 100, "description": "Lower runs first."},
                         "enabled": {"type": "boolean", "default": true},
                         "env": {"type": "object", "additionalProperties": {"type": "string"}},
-                        "description": {"type": "string"}
+                        "description": {"type": "string"},
+                        "worker": {"type": "boolean", "default": false, "description": "Keep the command running and send it one JSON line per event (see docs/engine.md); not with url."},
+                        "workers": {"type": "integer", "minimum": 1, "maximum": 64, "default": 1, "description": "How many workers of a worker hook answer at once."}
                     }
                 }
             }
