@@ -43,9 +43,9 @@ pub struct EmitCall {
     pub store: Option<PathBuf>,
     /// `--no-ledger`.
     pub no_ledger: bool,
-    /// `--debug` (or `HOOKRIG_LOG=debug`): the config's warnings are written as the emit
-    /// starts.
-    pub debug: bool,
+    /// `--debug` or `--debug-hooks` (or `HOOKRIG_LOG`): which debug lines the client
+    /// prints; with every line, the config's warnings are written as the emit starts.
+    pub verbosity: crate::log::Verbosity,
 }
 
 /// What the host reads back.
@@ -214,7 +214,7 @@ fn decide(
         bus: None,
     };
     let prepared = Emit::prepare(&scope, request)?;
-    if call.debug {
+    if call.verbosity == crate::log::Verbosity::Debug {
         for warning in prepared.warnings() {
             notes(&format!("hookrig: warning: {warning}\n"));
         }

@@ -214,12 +214,18 @@ impl Engine {
                 env,
                 groups: groups.clone(),
             };
-            let mut notes = String::new();
-            let (mut answer, decided) = call::answer(&call, &stdin, site, &mut |line| {
-                notes.push_str(line);
-            });
-            notes.push_str(&answer.stderr);
-            answer.stderr = notes;
+            // The client's debug lines are collected as they come (this thread runs the
+            // emit's hooks), in order with the notes, for the client to print.
+            let lines = crate::log::Collected::default();
+            let subscriber = crate::log::subscriber(call.verbosity, lines.clone());
+            let run = || call::answer(&call, &stdin, site, &mut |line| lines.push(line));
+            let (mut answer, decided) = match subscriber {
+                Some(subscriber) => tracing::subscriber::with_default(subscriber, run),
+                None => run(),
+            };
+            let mut stderr = lines.take();
+            stderr.push_str(&answer.stderr);
+            answer.stderr = stderr;
             // Recorded before the host is answered: an engine killed right after the
             // answer must not lose the emit's row.
             let recorded = decided.map(Decided::record);

@@ -126,7 +126,7 @@ async fn emit(
         suppress: Suppress::default(),
         store: None,
         no_ledger: false,
-        debug: false,
+        verbosity: crate::log::Verbosity::Quiet,
     };
     let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let env = HostEnv::new(std::env::vars_os());

@@ -39,6 +39,7 @@ mod interrupt;
 pub mod ledger;
 pub mod lifecycle;
 mod listing;
+pub mod log;
 mod packages;
 pub mod programs;
 mod registry;

@@ -33,7 +33,7 @@ pub(crate) fn run(top: &Top, args: &EmitArgs) -> Result<u8, ExpectedError> {
         },
         store: global.ledger.clone(),
         no_ledger: global.no_ledger,
-        debug: logging::enabled(),
+        verbosity: logging::verbosity(),
     };
     let stdin = match read_stdin(args.max_payload) {
         Ok(stdin) => stdin,
@@ -76,8 +76,7 @@ enum Route {
 
 /// Hands the call to a running engine when there is one; else says that the emit runs
 /// in this process: the engine is switched off (`HOOKRIG_ENGINE=off`), none runs, it is
-/// another build, it failed, or the call cannot be sent. With `--debug` the emit runs
-/// here, so that its debug lines come as the hooks run.
+/// another build, it failed, or the call cannot be sent.
 fn through_engine(call: &EmitCall, stdin: &[u8]) -> Route {
     let mode = Mode::from_env().unwrap_or_default();
     let here = |why: &str, start_engine: bool| {
@@ -86,9 +85,6 @@ fn through_engine(call: &EmitCall, stdin: &[u8]) -> Route {
     };
     if mode == Mode::Off {
         return here("HOOKRIG_ENGINE=off", false);
-    }
-    if call.debug {
-        return here("--debug shows the hooks as they run", false);
     }
     let Some(socket) = ingress::socket_path_from_env() else {
         return here("no directory for the engine's socket", false);

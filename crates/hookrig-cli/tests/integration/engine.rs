@@ -640,3 +640,37 @@ fn a_worker_hook_answers_in_process_too() {
     assert_eq!(code(&output), 2, "{}", text(&output.stderr));
     assert!(env.leftovers().is_empty());
 }
+
+#[test]
+fn debug_says_the_engine_answered_and_shows_its_hook_lines() {
+    // guards: `--debug` must say which way an emit went, and the hook-run lines of an
+    // emit the engine answered must reach the client that asked for them
+    let env = test_env();
+    env.write_global_config(CONFIG);
+    let serve = Serve::start(&env);
+    let payload = r#"{"tool":{"name":"bash","input":{"command":"ls"}}}"#;
+    let vars = [("HOOKRIG_TEST_PARENTS", "/dev/null")];
+    let debug = emit_via(&env, true, &["--debug", "tool.before"], payload, &vars);
+    let stderr = text(&debug.stderr);
+    assert!(stderr.contains("emit answered by the engine"), "{stderr}");
+    assert!(
+        stderr.contains("hooks.exec-ran guard tool.before"),
+        "{stderr}"
+    );
+    let hooks = emit_via(
+        &env,
+        true,
+        &["--debug-hooks", "tool.before"],
+        payload,
+        &vars,
+    );
+    let stderr = text(&hooks.stderr);
+    assert!(stderr.lines().all(|l| l.starts_with("hooks.")), "{stderr}");
+    assert!(
+        stderr.contains("hooks.exec-ran fixer tool.before"),
+        "{stderr}"
+    );
+    let off = emit_via(&env, false, &["--debug", "tool.before"], payload, &vars);
+    assert!(text(&off.stderr).contains("emit runs in-process: HOOKRIG_ENGINE=off"));
+    drop(serve);
+}
