@@ -716,6 +716,39 @@ mod tests {
     }
 
     #[test]
+    fn worker_hooks_and_their_pool_size() {
+        let hook = |extra: &str| {
+            format!(
+                "[[hooks]]\nname = \"w\"\nevents = [\"tool.before\"]\ncommand = \"./w.py\"\n{extra}"
+            )
+        };
+        let workers = |extra: &str| match parse(&hook(extra)).0 {
+            Ok((hooks, _)) => hooks[0].workers,
+            Err(errors) => panic!("{errors:?}"),
+        };
+        assert_eq!(workers(""), None);
+        assert_eq!(workers("worker = false\n"), None);
+        assert_eq!(workers("worker = true\n"), Some(1));
+        assert_eq!(workers("worker = true\nworkers = 4\n"), Some(4));
+        assert_eq!(
+            errors(&hook("workers = 2\n")),
+            ["/p/.hookrig/hooks.toml:5:11: hook `w`: `workers` needs worker = true"]
+        );
+        assert_eq!(
+            errors(&hook("worker = true\nworkers = 0\n")),
+            ["/p/.hookrig/hooks.toml:6:11: hook `w`: workers = 0 is out of range; use 1 to 64"]
+        );
+        assert_eq!(
+            errors(
+                "[[hooks]]\nname = \"w\"\nevents = [\"tool.after\"]\nurl = \"https://example.invalid/h\"\nworker = true\n"
+            ),
+            [
+                "/p/.hookrig/hooks.toml:5:10: hook `w`: a `url` hook cannot be a worker; use `command` or `exec`"
+            ]
+        );
+    }
+
+    #[test]
     fn full_hook() {
         let (result, warnings) = parse(indoc! {r#"
             [settings]
