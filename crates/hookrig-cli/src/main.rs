@@ -36,10 +36,12 @@ fn main() -> ExitCode {
         plan,
     };
     // The commands that run hooks: should hookrig be killed with SIGKILL, the guardian
-    // kills what they left running. Forked now, while hookrig has a single thread.
+    // kills what they left running. Forked now, while hookrig has a single thread. An
+    // emit forks it only when it answers in-process: handed to an engine, it runs no
+    // hook itself.
     let guardian = matches!(
         command,
-        Command::Emit(_) | Command::Task(_) | Command::Fire { .. } | Command::Serve(_)
+        Command::Task(_) | Command::Fire { .. } | Command::Serve(_)
     )
     .then(hookrig_exec::Guardian::start)
     .flatten();

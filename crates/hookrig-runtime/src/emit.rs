@@ -6,6 +6,7 @@
 //! not need is done: [`Emit::prepare`], [`Prepared::dispatch`], [`Decided::finish`].
 
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -15,7 +16,9 @@ use hookrig_core::{
 };
 use hookrig_dialects::{LoadOptions, LoadedConfig};
 use hookrig_exec::{AsyncPool, ProcessGroups};
-use hookrig_store::{EmitDecision, EmitRecord, Store};
+use hookrig_store::{EmitDecision, EmitRecord};
+
+use crate::pool::Connection;
 
 use crate::errors::RuntimeError;
 use crate::interrupt::{self, Interrupt, StopSignal};
@@ -134,6 +137,28 @@ pub fn payload_agent(payload: &Payload) -> Option<String> {
         .and_then(|s| s.get("agent"))
         .and_then(serde_json::Value::as_str)
         .map(str::to_owned)
+}
+
+/// The async runtime of this thread, built on its first emit and kept for the next:
+/// building one (an epoll instance, timers) costs more than a short emit, and a resident
+/// engine's threads make many emits each.
+fn thread_runtime() -> Result<Rc<tokio::runtime::Runtime>, RuntimeError> {
+    thread_local! {
+        static RUNTIME: std::cell::OnceCell<Rc<tokio::runtime::Runtime>> =
+            const { std::cell::OnceCell::new() };
+    }
+    RUNTIME.with(|cell| {
+        if let Some(runtime) = cell.get() {
+            return Ok(Rc::clone(runtime));
+        }
+        let runtime = Rc::new(
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(RuntimeError::AsyncRuntime)?,
+        );
+        Ok(Rc::clone(cell.get_or_init(|| runtime)))
+    })
 }
 
 /// Whether an emit watches for SIGINT, SIGTERM and SIGHUP while its hooks run.
@@ -259,7 +284,7 @@ pub struct Prepared {
     started: Instant,
     entry: EmitRecord,
     ledger_path: Option<PathBuf>,
-    store: Option<Store>,
+    store: Option<Connection>,
     config: LoadedConfig,
     warnings: Vec<String>,
     event: Event,
@@ -309,10 +334,7 @@ impl Prepared {
             registry.attach_bus(bus);
         }
         suppress.apply(&mut registry, &mut warnings);
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(RuntimeError::AsyncRuntime)?;
+        let runtime = thread_runtime()?;
         let pool = AsyncPool::default();
         let (dispatched, interrupt) = runtime.block_on(async {
             let interrupt = match signals {
@@ -349,8 +371,8 @@ pub struct Decided {
     started: Instant,
     entry: EmitRecord,
     ledger_path: Option<PathBuf>,
-    store: Option<Store>,
-    runtime: tokio::runtime::Runtime,
+    store: Option<Connection>,
+    runtime: Rc<tokio::runtime::Runtime>,
     pool: AsyncPool,
     groups: ProcessGroups,
     interrupt: Interrupt,
@@ -429,8 +451,8 @@ impl Decided {
 #[derive(Debug)]
 pub struct Recorded {
     run_id: String,
-    ledger: Option<Store>,
-    runtime: tokio::runtime::Runtime,
+    ledger: Option<Connection>,
+    runtime: Rc<tokio::runtime::Runtime>,
     pool: AsyncPool,
     groups: ProcessGroups,
     interrupt: Interrupt,

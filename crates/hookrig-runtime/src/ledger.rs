@@ -10,17 +10,20 @@ use hookrig_core::{AsyncCompletion, Dispatched, HookRecord, SkipReason, duration
 use hookrig_dialects::PackageRef;
 use hookrig_store::{EmitRecord, HookRun, Store, StoreError};
 
+pub use crate::pool::Connection;
+use crate::pool;
+
 /// The plugin packages enabled for `agent` (or for `*` only, with no agent) in the
 /// store at `path`, with the store opened to read them, for an emit to record into. No
 /// store file yet means no package registered: nothing is created for the question.
 pub fn enabled_packages(
     path: &Path,
     agent: Option<&str>,
-) -> Result<(Vec<PackageRef>, Option<Store>), StoreError> {
+) -> Result<(Vec<PackageRef>, Option<Connection>), StoreError> {
     if !path.exists() {
         return Ok((Vec::new(), None));
     }
-    let store = Store::open(path)?;
+    let store = pool::open(path)?;
     let packages = store
         .plugins()
         .enabled_for(agent)?
@@ -93,15 +96,15 @@ pub(crate) fn chain(err: &dyn std::error::Error) -> String {
 
 /// The ledger at `path`: `opened` when it is that file (one connection per emit
 /// instead of two), else opened now.
-fn ledger_at(opened: Option<Store>, path: &Path) -> Result<Store, StoreError> {
+fn ledger_at(opened: Option<Connection>, path: &Path) -> Result<Connection, StoreError> {
     match opened.filter(|store| store.path() == path) {
         Some(store) => Ok(store),
-        None => Store::open(path),
+        None => pool::open(path),
     }
 }
 
 /// Records an emit stopped before its hooks could run (its config could not load).
-pub(crate) fn record_failed(opened: Option<Store>, path: &Path, entry: &EmitRecord) {
+pub(crate) fn record_failed(opened: Option<Connection>, path: &Path, entry: &EmitRecord) {
     if let Err(err) = ledger_at(opened, path).and_then(|l| l.emits().record(entry)) {
         tracing::debug!("{}", warning(&err));
     }
@@ -112,11 +115,11 @@ pub(crate) fn record_failed(opened: Option<Store>, path: &Path, entry: &EmitReco
 /// its write lock, the start is not recorded and the whole row is written at the end. A
 /// ledger that cannot be opened is a warning for the Outcome.
 pub(crate) fn begin(
-    opened: Option<Store>,
+    opened: Option<Connection>,
     path: &Path,
     entry: &EmitRecord,
     warnings: &mut Vec<String>,
-) -> Option<Store> {
+) -> Option<Connection> {
     let ledger = match ledger_at(opened, path) {
         Ok(ledger) => ledger,
         Err(err) => {
@@ -139,14 +142,14 @@ pub(crate) fn begin(
 /// Completes the row [`begin`] wrote; called once the host has its answer, so a ledger
 /// that cannot be opened or written is a late warning (for stderr).
 pub(crate) fn finish(
-    opened: Option<Store>,
+    opened: Option<Connection>,
     path: &Path,
     entry: &mut EmitRecord,
     dispatched: &Dispatched,
     duration: Duration,
     warnings: &[String],
     late_warnings: &mut Vec<String>,
-) -> Option<Store> {
+) -> Option<Connection> {
     entry.decision = dispatched.decision.into();
     entry.reason.clone_from(&dispatched.reason);
     entry.decided_by.clone_from(&dispatched.decided_by);

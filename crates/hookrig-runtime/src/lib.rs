@@ -39,6 +39,7 @@ mod interrupt;
 pub mod ledger;
 pub mod lifecycle;
 mod listing;
+mod pool;
 pub mod log;
 mod packages;
 pub mod programs;

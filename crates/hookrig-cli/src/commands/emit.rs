@@ -46,9 +46,24 @@ pub(crate) fn run(top: &Top, args: &EmitArgs) -> Result<u8, ExpectedError> {
         Route::Engine(reply) => return write(&reply),
         Route::InProcess { start_engine } => start_engine,
     };
+    // Still one thread here (the engine client spawns none): the guardian can fork.
+    let guardian = hookrig_exec::Guardian::start();
     let (reply, decided) =
         hookrig_runtime::answer(&call, &stdin, CallSite::Here, &mut |line| eprint!("{line}"));
-    let code = write(&reply)?;
+    let result = finish(&reply, decided, start_engine);
+    if let Some(guardian) = guardian {
+        guardian.dismiss();
+    }
+    result
+}
+
+/// Writes the answer, then records the emit and waits for its async hooks.
+fn finish(
+    reply: &HostReply,
+    decided: Option<hookrig_runtime::Decided>,
+    start_engine: bool,
+) -> Result<u8, ExpectedError> {
+    let code = write(reply)?;
     if start_engine {
         start_engine_for_next_emits();
     }

@@ -63,7 +63,14 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
                 hookrig_config::Environment::from_process(std::path::PathBuf::from("/"))?
                     .state_home;
             let http = crate::commands::serve::http_front(*http, &state_home)?;
-            let stopped = engine::run_resident_blocking(&socket, *idle, http)?;
+            // Should the engine be killed with SIGKILL, the guardian kills what its hooks
+            // left running. Forked while this process still has a single thread.
+            let guardian = hookrig_exec::Guardian::start();
+            let stopped = engine::run_resident_blocking(&socket, *idle, http);
+            if let Some(guardian) = guardian {
+                guardian.dismiss();
+            }
+            let stopped = stopped?;
             let why = match stopped {
                 Stopped::Asked => "asked to stop",
                 Stopped::Signal => "signalled",
