@@ -87,6 +87,18 @@ struct Proc {
 
 /// Every process of the machine, by pid; empty without `/proc`.
 fn scan() -> HashMap<i32, Proc> {
+    scan_from(None)
+}
+
+/// The processes of the machine whose pid is at least `first` (every process with
+/// `None`), by pid; empty without `/proc`.
+///
+/// A hook's descendants were all started after the hook, so their pids come after its
+/// own, unless pids wrapped around meanwhile: then (or when the kernel does not say
+/// which pid it gave last) every process is read. On a busy machine this reads a
+/// handful of `stat` files where a full scan reads hundreds, after every hook.
+fn scan_from(first: Option<i32>) -> HashMap<i32, Proc> {
+    let first = first.filter(|&first| last_pid().is_some_and(|last| last >= first));
     let mut procs = HashMap::new();
     let Ok(entries) = fs::read_dir("/proc") else {
         return procs;
@@ -95,6 +107,9 @@ fn scan() -> HashMap<i32, Proc> {
         let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
             continue;
         };
+        if first.is_some_and(|first| pid < first) {
+            continue;
+        }
         // Gone meanwhile, or not readable: either way nothing to do with it.
         if let Ok(stat) = fs::read(entry.path().join("stat"))
             && let Some(proc) = parse_stat(&stat)
@@ -120,6 +135,15 @@ fn parse_stat(stat: &[u8]) -> Option<Proc> {
         // `X` (dead) is only ever seen for an instant; it is as gone as a zombie.
         zombie: matches!(state, "Z" | "X"),
     })
+}
+
+/// The pid the kernel gave last in this pid namespace.
+fn last_pid() -> Option<i32> {
+    fs::read_to_string("/proc/sys/kernel/ns_last_pid")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// The pids below `root` in `procs`.
@@ -179,10 +203,11 @@ fn reap_group_zombies(pgid: i32, procs: &HashMap<i32, Proc>) {
 /// Zombie members are gone for every purpose but the kernel's: a SIGKILL does nothing
 /// to them. Those this process inherited as subreaper are reaped on the way.
 pub(crate) fn group_has_live_members(pgid: i32) -> Option<bool> {
-    let procs = scan();
-    if procs.is_empty() {
+    if fs::metadata("/proc/self").is_err() {
         return None;
     }
+    // Every member of the group was started after its leader.
+    let procs = scan_from(Some(pgid));
     reap_group_zombies(pgid, &procs);
     Some(
         procs
@@ -227,7 +252,7 @@ pub(crate) async fn sweep(tag: &str, pgid: Option<i32>) -> Leftovers {
     let needle = needle(tag);
     let mut killed = HashSet::new();
     for _ in 0..ROUNDS {
-        let procs = scan();
+        let procs = scan_from(pgid);
         reap_killed(&killed, pgid, &procs);
         let live = tagged(&needle, &procs);
         if live.is_empty() {
