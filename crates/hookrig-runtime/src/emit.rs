@@ -410,6 +410,14 @@ impl Decided {
     /// Completes the emit's ledger row and hands the event to a running `hookrig serve`;
     /// async hooks go on running.
     pub fn record(self) -> Recorded {
+        self.record_to(|runtime, event, payload| {
+            ingress::deliver_quietly(runtime, event, payload);
+        })
+    }
+
+    /// [`Decided::record`], handing the event to automations through `deliver` (a
+    /// resident engine that is `hookrig serve` hands it over in-process).
+    pub fn record_to(self, deliver: impl FnOnce(&tokio::runtime::Runtime, &str, &str)) -> Recorded {
         let Decided {
             dispatched,
             warnings,
@@ -434,7 +442,7 @@ impl Decided {
                 &mut late_warnings,
             )
         });
-        ingress::deliver_quietly(&runtime, &entry.event, &entry.payload_in);
+        deliver(&runtime, &entry.event, &entry.payload_in);
         Recorded {
             run_id: entry.run_id,
             ledger,

@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use hookrig_core::HostEnv;
@@ -20,7 +20,6 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 use crate::call::{self, CallSite, EmitCall, HostReply};
-use crate::emit::Decided;
 
 /// How long an async hook may run in the engine after its emit was answered, at most,
 /// whatever its own timeout says (a hook with no timeout would otherwise never end).
@@ -79,6 +78,9 @@ pub struct Engine {
     started: Instant,
     answered: AtomicU64,
     in_flight: AtomicU64,
+    /// Where emitted events go for automations: the server's request queue, when the
+    /// engine is part of `hookrig serve`.
+    events: OnceLock<tokio::sync::mpsc::Sender<crate::ingress::Request>>,
     /// When the last emit ended (milliseconds after `started`), for the idle timeout.
     last_active_ms: AtomicU64,
     /// The process groups of the emits under way (their hooks, sync and async), killed
@@ -113,6 +115,7 @@ impl Engine {
             started: Instant::now(),
             answered: AtomicU64::new(0),
             in_flight: AtomicU64::new(0),
+            events: OnceLock::new(),
             last_active_ms: AtomicU64::new(0),
             running: Mutex::new(Vec::new()),
         })
@@ -149,6 +152,30 @@ impl Engine {
             .iter()
         {
             groups.kill_all();
+        }
+    }
+
+    /// Sends the events this engine answers to `requests` (the server's queue).
+    pub(crate) fn deliver_to(&self, requests: tokio::sync::mpsc::Sender<crate::ingress::Request>) {
+        let _ = self.events.set(requests);
+    }
+
+    /// Hands an emitted event to the automations of the server this engine is part of,
+    /// without waiting: an event that does not fit the queue is dropped, as one that
+    /// cannot be delivered over the socket is.
+    fn deliver(&self, event: &str, payload: &str) {
+        let Some(requests) = self.events.get() else {
+            return;
+        };
+        let Ok(payload) = serde_json::from_str(payload) else {
+            return;
+        };
+        let request = crate::ingress::Request::Event {
+            event_type: event.to_owned(),
+            payload,
+        };
+        if let Err(err) = requests.try_send(request) {
+            tracing::debug!("event not handed to the automations: {err}");
         }
     }
 
@@ -228,7 +255,9 @@ impl Engine {
             answer.stderr = stderr;
             // Recorded before the host is answered: an engine killed right after the
             // answer must not lose the emit's row.
-            let recorded = decided.map(Decided::record);
+            let recorded = decided.map(|decided| {
+                decided.record_to(|_, event, payload| engine.deliver(event, payload))
+            });
             if let Some(recorded) = &recorded {
                 for warning in recorded.late_warnings() {
                     let _ = writeln!(answer.stderr, "hookrig: warning: {warning}");

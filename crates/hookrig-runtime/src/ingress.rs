@@ -222,6 +222,9 @@ impl Ingress {
             source,
         })?;
         let (tx, rx) = mpsc::channel(256);
+        if let Some(engine) = &engine {
+            engine.deliver_to(tx.clone());
+        }
         let task = tokio::spawn(accept(listener, tx, engine));
         Ok((
             Self {

@@ -10,8 +10,8 @@ use hookrig_core::{AsyncCompletion, Dispatched, HookRecord, SkipReason, duration
 use hookrig_dialects::PackageRef;
 use hookrig_store::{EmitRecord, HookRun, Store, StoreError};
 
-pub use crate::pool::Connection;
 use crate::pool;
+pub use crate::pool::Connection;
 
 /// The plugin packages enabled for `agent` (or for `*` only, with no agent) in the
 /// store at `path`, with the store opened to read them, for an emit to record into. No

@@ -36,13 +36,17 @@ impl Deref for Connection {
     type Target = Store;
 
     fn deref(&self) -> &Store {
-        self.0.as_ref().expect("a connection holds its store until dropped")
+        self.0
+            .as_ref()
+            .expect("a connection holds its store until dropped")
     }
 }
 
 impl DerefMut for Connection {
     fn deref_mut(&mut self) -> &mut Store {
-        self.0.as_mut().expect("a connection holds its store until dropped")
+        self.0
+            .as_mut()
+            .expect("a connection holds its store until dropped")
     }
 }
 

@@ -300,6 +300,20 @@ fn an_aliased_event_type_fires_on_the_canonical_event() {
     assert_eq!(run["status"], "completed", "{run:#}");
     assert_eq!(run["trigger_reason"], "event:tool.after");
 
+    // guards: an emit the engine of this serve answers reaches its automations too
+    let mut through = env.command(["emit", "PostToolUse"]);
+    through.env("HOOKRIG_ENGINE", "on");
+    let through = hookrig_test_support::run_with_input(through, br#"{"tool_name":"Bash"}"#, LIMIT);
+    assert_eq!(code(&through), 0, "{}", text(&through.stderr));
+    wait_for("a second run of after-tools", || {
+        (runs_of(&env, "after-tools")
+            .iter()
+            .filter(|r| r["status"] != "running")
+            .count()
+            >= 2)
+            .then_some(())
+    });
+
     // Listings show the event the trigger fires on.
     let list = text(&hookrig(&env, &["auto", "list"]).stdout);
     assert!(list.contains("event:tool.after"), "{list}");
