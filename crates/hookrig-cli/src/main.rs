@@ -45,6 +45,11 @@ fn main() -> ExitCode {
     )
     .then(hookrig_exec::Guardian::start)
     .flatten();
+    if guardian.is_some() && matches!(command, Command::Serve(_)) {
+        // serve's hooks (the emits it answers) are covered by the guardian: they may be
+        // spawned the cheap way.
+        hookrig_exec::hooks_rely_on_the_guardian();
+    }
     let result = match &command {
         Command::Emit(args) => commands::emit::run(&top, args),
         Command::Events { json } => commands::events::run(json.json),

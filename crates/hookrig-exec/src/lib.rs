@@ -67,4 +67,5 @@ pub use protocol::{Protocol, read_reply};
 pub use pty::{PtyChild, PtyWriter, TerminalSize};
 pub use reaper::{Guardian, Leftovers};
 pub use script::{Probe, executable_problem as script_problem, probe};
+pub use unix::hooks_rely_on_the_guardian;
 pub use worker::{WorkerHandler, WorkerKey, WorkerSpec};

@@ -10,6 +10,7 @@ use std::fs::Metadata;
 use std::os::unix::fs::PermissionsExt as _;
 use std::os::unix::process::ExitStatusExt as _;
 use std::process::ExitStatus;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use nix::errno::Errno;
 use nix::sys::signal::{Signal, killpg};
@@ -86,11 +87,27 @@ impl fmt::Debug for ProcessGroup {
     }
 }
 
+/// Whether hooks are started with `PR_SET_PDEATHSIG` (see [`configure_command`]).
+static DIE_WITH_PARENT: AtomicBool = AtomicBool::new(true);
+
+/// Starts hooks without `PR_SET_PDEATHSIG`, for a long-running process whose
+/// [`Guardian`](crate::Guardian) kills its hooks' processes should it be killed: setting
+/// it takes a step in the child between fork and exec, which forces a full `fork` of
+/// the process, and for a large, many-threaded engine copying its page tables costs
+/// more than the hook. Without that step the system spawns the child without copying.
+pub fn hooks_rely_on_the_guardian() {
+    DIE_WITH_PARENT.store(false, Ordering::Relaxed);
+}
+
 /// Makes the child lead a new process group, so that it and everything it starts can be
 /// signalled at once, gives it `arg0` as `argv[0]` (the name the user wrote, not the
-/// path we resolved it to), and has the kernel kill it if hookrig dies first.
+/// path we resolved it to), and has the kernel kill it if hookrig dies first (unless
+/// [`hooks_rely_on_the_guardian`]).
 pub(crate) fn configure_command(command: &mut tokio::process::Command, arg0: &OsStr) {
     command.process_group(0).arg0(arg0);
+    if !DIE_WITH_PARENT.load(Ordering::Relaxed) {
+        return;
+    }
     let parent = nix::unistd::getpid();
     // SAFETY: the closure runs in the forked child before `execve` and only makes
     // async-signal-safe system calls (prctl, getppid); it allocates nothing.

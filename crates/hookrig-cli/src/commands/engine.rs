@@ -66,6 +66,9 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
             // Should the engine be killed with SIGKILL, the guardian kills what its hooks
             // left running. Forked while this process still has a single thread.
             let guardian = hookrig_exec::Guardian::start();
+            if guardian.is_some() {
+                hookrig_exec::hooks_rely_on_the_guardian();
+            }
             let stopped = engine::run_resident_blocking(&socket, *idle, http);
             if let Some(guardian) = guardian {
                 guardian.dismiss();

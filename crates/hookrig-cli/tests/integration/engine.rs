@@ -674,3 +674,35 @@ fn debug_says_the_engine_answered_and_shows_its_hook_lines() {
     assert!(text(&off.stderr).contains("emit runs in-process: HOOKRIG_ENGINE=off"));
     drop(serve);
 }
+
+#[test]
+fn hooks_of_an_engine_killed_with_sigkill_do_not_outlive_it() {
+    // guards: hooks the engine starts without PR_SET_PDEATHSIG are killed by its
+    // guardian when the engine is killed in a way it cannot handle
+    let env = test_env();
+    let sleep = env.marked_sleep();
+    env.write_global_config(&format!(
+        "[[hooks]]\nname = \"slow\"\nevents = [\"tool.before\"]\ncommand = \"'{}' 300\"\ntimeout = \"0s\"\n",
+        sleep.display()
+    ));
+    let serve = Serve::start(&env);
+    let mut command = env.command(["emit", "tool.before"]);
+    command
+        .env("HOOKRIG_ENGINE", "on")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut client = command.spawn().expect("start the client");
+    wait_for("the hook to run", || {
+        (!env.leftovers().is_empty()).then_some(())
+    });
+    // The client first: one that loses its engine mid-emit answers in-process, and
+    // would run the hook again.
+    let _ = client.kill();
+    let _ = client.wait();
+    kill(serve.pid(), Signal::SIGKILL).expect("kill the engine");
+    wait_for("the hook to be killed with its engine", || {
+        env.leftovers().is_empty().then_some(())
+    });
+    drop(serve);
+}
