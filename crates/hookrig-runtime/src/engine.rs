@@ -604,5 +604,61 @@ impl Mode {
     }
 }
 
+/// The engine settings of the user's own `hooks.toml` (`[settings] engine` and
+/// `engine_idle`), read without loading anything else: `hookrig emit` reads them
+/// before it hands its call to an engine. A project's file has no say in which engine
+/// answers the user's emits. Values that do not parse count as unset (`hookrig
+/// validate` reports them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UserSettings {
+    /// `engine`.
+    pub mode: Option<Mode>,
+    /// `engine_idle`.
+    pub idle: Option<Duration>,
+}
+
+impl UserSettings {
+    /// The settings of `config_home/hookrig/hooks.toml`; none when it does not exist
+    /// or cannot be read.
+    pub fn read(config_home: &std::path::Path) -> UserSettings {
+        #[derive(Deserialize)]
+        struct File {
+            settings: Option<Settings>,
+        }
+        #[derive(Deserialize)]
+        struct Settings {
+            engine: Option<String>,
+            engine_idle: Option<String>,
+        }
+        let path = config_home.join("hookrig").join("hooks.toml");
+        let Ok(text) = hookrig_config::read_source(&path) else {
+            return UserSettings::default();
+        };
+        let Some(settings) = toml::from_str::<File>(&text).ok().and_then(|f| f.settings) else {
+            return UserSettings::default();
+        };
+        UserSettings {
+            mode: settings.engine.as_deref().and_then(Mode::parse),
+            idle: settings
+                .engine_idle
+                .as_deref()
+                .and_then(|text| hookrig_config::parse_duration(text).ok()),
+        }
+    }
+
+    /// The user's settings from the process environment's `XDG_CONFIG_HOME` (or
+    /// `~/.config`).
+    pub fn from_env() -> UserSettings {
+        let var = |name| {
+            std::env::var_os(name)
+                .map(std::path::PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        var("XDG_CONFIG_HOME")
+            .or_else(|| var("HOME").map(|home| home.join(".config")))
+            .map_or_else(UserSettings::default, |dir| UserSettings::read(&dir))
+    }
+}
+
 /// How long a resident engine started by `auto` waits for an emit before it exits.
 pub const DEFAULT_IDLE: Duration = Duration::from_mins(10);

@@ -3,7 +3,7 @@
 
 use std::io::{IsTerminal, Read};
 
-use hookrig_runtime::engine::{self, EmitRequest, Mode, Unavailable};
+use hookrig_runtime::engine::{self, EmitRequest, Mode, Unavailable, UserSettings};
 use hookrig_runtime::{CallSite, EmitCall, HostReply, Suppress, ingress};
 
 use crate::cli::EmitArgs;
@@ -93,7 +93,15 @@ enum Route {
 /// in this process: the engine is switched off (`HOOKRIG_ENGINE=off`), none runs, it is
 /// another build, it failed, or the call cannot be sent.
 fn through_engine(call: &EmitCall, stdin: &[u8]) -> Route {
-    let mode = Mode::from_env().unwrap_or_default();
+    // The environment first; the user's file is read only when it says nothing.
+    let settings = match Mode::from_env() {
+        Some(mode) => UserSettings {
+            mode: Some(mode),
+            idle: None,
+        },
+        None => UserSettings::from_env(),
+    };
+    let mode = settings.mode.unwrap_or_default();
     let here = |why: &str, start_engine: bool| {
         tracing::debug!("emit runs in-process: {why}");
         Route::InProcess { start_engine }
@@ -127,6 +135,7 @@ fn start_engine_for_next_emits() {
     let idle = std::env::var("HOOKRIG_ENGINE_IDLE")
         .ok()
         .and_then(|text| humantime::parse_duration(&text).ok())
+        .or_else(|| UserSettings::from_env().idle)
         .unwrap_or(engine::DEFAULT_IDLE);
     match crate::commands::engine::start_in_background(&socket, idle) {
         Ok(()) => tracing::debug!("started an engine for the next emits"),

@@ -706,3 +706,41 @@ fn hooks_of_an_engine_killed_with_sigkill_do_not_outlive_it() {
     });
     drop(serve);
 }
+
+#[test]
+fn the_users_settings_choose_the_engine_mode_and_the_environment_wins() {
+    // guards: `[settings] engine` of the user's own hooks.toml decides (HOOKRIG_ENGINE
+    // over it), and a mistake there is reported by validate
+    let env = test_env();
+    let parents = env.root().join("parents");
+    env.write_global_config(&format!("[settings]\nengine = \"off\"\n{CONFIG}"));
+    let serve = Serve::start(&env);
+    let unset = |vars: &[(&str, &str)]| {
+        let mut command = env.command(["emit", "session.start"]);
+        command
+            .env_remove("HOOKRIG_ENGINE")
+            .env("HOOKRIG_TEST_PARENTS", &parents);
+        for (name, value) in vars {
+            command.env(name, value);
+        }
+        hookrig_test_support::run_with_input(command, b"{}", hookrig_test_support::HANG_LIMIT)
+    };
+    assert_eq!(code(&unset(&[])), 0);
+    assert_eq!(code(&unset(&[("HOOKRIG_ENGINE", "on")])), 0);
+    let parents = std::fs::read_to_string(&parents).expect("ran");
+    let lines: Vec<&str> = parents.lines().collect();
+    let engine = serve.pid().to_string();
+    assert_ne!(lines[0], engine, "engine = \"off\" answers in-process");
+    assert_eq!(lines[1], engine, "HOOKRIG_ENGINE=on wins over the file");
+    drop(serve);
+
+    env.write_global_config("[settings]\nengine = \"sometimes\"\n");
+    let validate = crate::harness::hookrig(&env, &["validate"]);
+    assert_eq!(code(&validate), 1);
+    assert!(
+        text(&validate.stdout)
+            .contains("unknown engine `sometimes`; use \"auto\", \"on\" or \"off\""),
+        "{}",
+        text(&validate.stdout)
+    );
+}

@@ -571,7 +571,7 @@ fn schema_describes_every_key_and_matches_the_committed_file() {
     assert_eq!(keys(&schema), ["hooks", "settings"]);
     assert_eq!(
         keys(&schema["properties"]["settings"]),
-        ["kill_grace", "timeout"]
+        ["engine", "engine_idle", "kill_grace", "timeout"]
     );
     assert_eq!(
         keys(&schema["properties"]["hooks"]["items"]),

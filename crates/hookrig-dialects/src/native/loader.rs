@@ -33,6 +33,8 @@ struct RawFile {
 struct RawSettings {
     timeout: Option<Spanned<String>>,
     kill_grace: Option<Spanned<String>>,
+    engine: Option<Spanned<String>>,
+    engine_idle: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -196,6 +198,8 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
     "hooks",
     "timeout",
     "kill_grace",
+    "engine",
+    "engine_idle",
     "name",
     "events",
     "matcher",
@@ -239,6 +243,20 @@ impl Lower<'_> {
         let Some(raw) = raw else {
             return SettingsLayer::default();
         };
+        // Read by `hookrig emit` itself (in the user's file only: which engine answers
+        // is the user's choice); checked here so that a mistake is reported.
+        if let Some(engine) = &raw.engine {
+            let _ = self.lowering.choice(
+                Some(engine),
+                "auto",
+                &[("auto", "auto"), ("on", "on"), ("off", "off")],
+                Severity::Error,
+                |other, _| format!("unknown engine `{other}`; use \"auto\", \"on\" or \"off\""),
+            );
+        }
+        if let Some(idle) = &raw.engine_idle {
+            let _ = self.duration(idle, "", "engine_idle");
+        }
         SettingsLayer {
             timeout: raw
                 .timeout

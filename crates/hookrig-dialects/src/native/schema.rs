@@ -25,7 +25,9 @@ pub fn native_schema() -> Value {
                 "additionalProperties": false,
                 "properties": {
                     "timeout": duration_with(&duration, "Timeout of hooks that set none (default 30s)."),
-                    "kill_grace": duration_with(&duration, "Time between SIGTERM and SIGKILL to a timed-out hook's process group (default 5s).")
+                    "kill_grace": duration_with(&duration, "Time between SIGTERM and SIGKILL to a timed-out hook's process group (default 5s)."),
+                    "engine": {"enum": ["auto", "on", "off"], "default": "auto", "description": "Whether emits go through a resident engine (your own file only; HOOKRIG_ENGINE wins): see docs/engine.md."},
+                    "engine_idle": duration_with(&duration, "How long an engine started by `auto` waits for an emit before it exits (default 10m).")
                 }
             },
             "hooks": {
