@@ -276,7 +276,7 @@ async fn accept(
                 // checked too, so that a socket reached another way (a loosened
                 // directory, a passed descriptor) still serves its own user only.
                 match stream.peer_cred() {
-                    Ok(peer) if peer.uid() == me => {
+                    Ok(peer) if admits(peer.uid(), me) => {
                         tokio::spawn(serve_connection(stream, requests.clone(), engine.clone()));
                     }
                     Ok(peer) => {
@@ -295,6 +295,13 @@ async fn accept(
             }
         }
     }
+}
+
+/// Whether a peer of user `peer` may use the socket of a server running as `me`: only
+/// the same user (root included: a root client is refused by a user's engine, whose
+/// hooks would otherwise run with root's environment).
+fn admits(peer: u32, me: u32) -> bool {
+    peer == me
 }
 
 async fn serve_connection(
@@ -541,6 +548,16 @@ mod tests {
     use tempfile::TempDir;
 
     use super::*;
+
+    #[test]
+    fn only_the_servers_own_user_is_admitted() {
+        // guards: another user's process reaching the socket (a loosened directory,
+        // a passed descriptor) is refused, whoever the two are
+        assert!(admits(1000, 1000));
+        assert!(!admits(1001, 1000));
+        assert!(!admits(0, 1000), "root is another user");
+        assert!(!admits(1000, 0), "a root engine serves root only");
+    }
 
     const LIMIT: Duration = Duration::from_secs(5);
 

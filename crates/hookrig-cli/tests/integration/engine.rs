@@ -744,3 +744,113 @@ fn the_users_settings_choose_the_engine_mode_and_the_environment_wins() {
         text(&validate.stdout)
     );
 }
+
+#[test]
+fn another_users_emit_never_reaches_the_engine() {
+    // guards: a process of another user is refused even where the socket's directory
+    // lets it connect; its emit then runs in-process, and the engine answers nothing
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: needs root to run a client as another user");
+        return;
+    }
+    let env = test_env();
+    let serve = Serve::start(&env);
+    // Everything on the way open to everyone, as a careless setup might leave it.
+    for dir in [
+        env.root().to_owned(),
+        env.runtime_dir(),
+        env.serve_socket().parent().expect("dir").to_owned(),
+    ] {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    }
+    std::fs::set_permissions(env.serve_socket(), std::fs::Permissions::from_mode(0o777))
+        .expect("chmod the socket");
+    let program = env!("CARGO_BIN_EXE_hookrig");
+    let output = std::process::Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            program,
+            "emit",
+            "tool.before",
+        ])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", "/nonexistent")
+        .env("XDG_STATE_HOME", "/tmp")
+        .env("XDG_RUNTIME_DIR", env.runtime_dir())
+        .env("HOOKRIG_ENGINE", "on")
+        .env("HOOKRIG_LOG", "debug")
+        .current_dir("/")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run a client as nobody");
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("emit runs in-process"), "{stderr}");
+    assert_eq!(
+        engine_status(&env)["answered"],
+        0,
+        "the engine answered another user"
+    );
+    drop(serve);
+}
+
+#[test]
+fn an_engine_killed_during_a_thousand_emits_loses_no_answer_and_no_record() {
+    // guards: with the engine killed (SIGKILL) in the middle of a run of emits, every
+    // emit is still answered (in-process when the engine is gone), every one is in the
+    // ledger, and a later emit starts a new engine (auto)
+    let env = test_env();
+    env.write_global_config(
+        "[[hooks]]\nname = \"guard\"\nevents = [\"tool.before\"]\nmatcher = \"^rm$\"\ncommand = \"exit 2\"\n",
+    );
+    let emit = |tool: &str| {
+        let mut command = env.command(["emit", "tool.before", "--tool", tool]);
+        command
+            .env("HOOKRIG_ENGINE", "auto")
+            .env("HOOKRIG_ENGINE_IDLE", "30s");
+        hookrig_test_support::run_with_input(command, b"", hookrig_test_support::HANG_LIMIT)
+    };
+    let mut killed = None;
+    for n in 0..1000 {
+        let tool = if n % 10 == 0 { "rm" } else { "ls" };
+        let output = emit(tool);
+        let expected = if tool == "rm" { 2 } else { 0 };
+        assert_eq!(
+            code(&output),
+            expected,
+            "emit {n}: {}",
+            text(&output.stderr)
+        );
+        if n == 300 {
+            let status = engine_status(&env);
+            let pid = status["pid"].as_i64().expect("an engine runs by now");
+            kill(
+                nix::unistd::Pid::from_raw(i32::try_from(pid).expect("pid")),
+                Signal::SIGKILL,
+            )
+            .expect("kill the engine");
+            killed = Some(pid);
+        }
+    }
+    let runs = crate::harness::hookrig(&env, &["runs", "--json", "--limit", "5000"]);
+    let runs: serde_json::Value = serde_json::from_slice(&runs.stdout).expect("runs JSON");
+    let runs = runs.as_array().expect("runs");
+    let answered = runs
+        .iter()
+        .filter(|r| r["decision"] == "allow" || r["decision"] == "deny")
+        .count();
+    // One emit may be recorded twice: by the engine that was killed right after it had
+    // recorded it, and by the client that then answered in-process.
+    assert!(
+        (1000..=1001).contains(&answered),
+        "{answered} emits recorded"
+    );
+    let now = engine_status(&env)["pid"].as_i64();
+    assert!(
+        now.is_some() && now != killed,
+        "a new engine answers: {now:?}"
+    );
+    assert_eq!(code(&engine_cmd(&env, &["stop"])), 0);
+}
