@@ -20,7 +20,8 @@ pub enum HookPoint {
 }
 
 impl HookPoint {
-    /// Every hook point, in the order Hence's documentation lists them.
+    /// Every hook point, in Hence's order: the claim, the task's other actions, then the
+    /// plan's.
     pub const ALL: [HookPoint; 6] = [
         HookPoint::PostClaim,
         HookPoint::PostComplete,

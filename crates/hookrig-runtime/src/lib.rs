@@ -5,7 +5,7 @@
 //! It owns the [`Scope`] (working directory, agent, plan and store, resolved once from
 //! flags and environment), the emit path ([`Emit`]: load the config, build the
 //! registry, dispatch, record in the ledger, hand the event to a running serve, drain
-//! async hooks), [`explain`], [`list`] and [`validate`] as typed values, project
+//! async hooks), [`explain()`], [`list`] and [`validate`] as typed values, project
 //! [`trust`], plan actions with their lifecycle events ([`lifecycle::perform`]), plan
 //! checks with their validators ([`check_plan`]), board formatters ([`format_board`]),
 //! plugin package registration ([`register_package`]),
