@@ -43,6 +43,11 @@ impl HookPoint {
         }
     }
 
+    /// The hook point's key in `[hooks]` of `config.toml`: `post_complete`.
+    pub fn key(self) -> String {
+        self.name().replace('-', "_")
+    }
+
     /// `HENCE_EVENT`: the hook name without `post-`.
     pub fn hence_event(self) -> &'static str {
         match self {

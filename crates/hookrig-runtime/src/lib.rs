@@ -51,7 +51,7 @@ pub use errors::RuntimeError;
 pub use explain::{Considered, Explanation, explain};
 pub use formatter::{FORMATTER_TIMEOUT, format_board};
 pub use interrupt::StopSignal;
-pub use listing::{Listing, Select, Trust, list};
+pub use listing::{ListedHook, Listing, Select, Trust, list};
 pub use packages::{Registration, register_package};
 pub use registry::{load, registry};
 pub use scope::{PlanFile, Scope, ScopeArgs, working_dir};

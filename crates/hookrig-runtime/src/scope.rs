@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use hookrig_config::{Environment, normal_path};
-use hookrig_dialects::PackageRef;
+use hookrig_dialects::{LoadOptions, PackageRef};
 
 use crate::errors::RuntimeError;
 
@@ -132,6 +132,16 @@ impl Scope {
     pub fn packages(&self) -> Result<Vec<PackageRef>, RuntimeError> {
         let (packages, _) = crate::ledger::enabled_packages(&self.store, self.agent.as_deref())?;
         Ok(packages)
+    }
+
+    /// What the commands that show the scope's hooks (`list`, `show`, `explain`,
+    /// `validate`) load: what an emit of this scope would, plus `plugin_dirs`.
+    pub fn load_options(&self, plugin_dirs: &[PathBuf]) -> Result<LoadOptions, RuntimeError> {
+        Ok(LoadOptions {
+            plugin_dirs: plugin_dirs.to_vec(),
+            packages: self.packages()?,
+            ..LoadOptions::default()
+        })
     }
 
     /// The variables a program hookrig starts on the scope's behalf is given: the agent

@@ -112,9 +112,7 @@ fn board(scope: &Scope, args: &BoardArgs) -> Result<u8, ExpectedError> {
         }
         name => {
             let board = serde_json::to_vec(&Board::new(&shown, plan)).expect("JSON serializes");
-            let stdout = hookrig_runtime::format_board(scope, name, board, &mut |warning| {
-                eprintln!("hookrig: warning: {warning}");
-            })?;
+            let stdout = hookrig_runtime::format_board(scope, name, board, &mut output::warn)?;
             output::write(&stdout)?;
             return Ok(exit_codes::PROCEED);
         }

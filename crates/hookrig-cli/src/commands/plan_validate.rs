@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::cli::{AgentArg, JsonArg, PlanArg};
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{print, print_json, warn_all};
+use crate::output::{count, print, print_json, warn_all};
 use crate::scope::{Flags, Top};
 
 #[derive(Debug, Args)]
@@ -96,12 +96,11 @@ fn text(shown: &str, check: &PlanCheck, strict: bool) -> String {
         }
         let _ = writeln!(out, ": {}", entry.message);
     }
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let _ = writeln!(
         out,
         "{shown}: {}, {}{}",
-        plural(check.errors(), "error"),
-        plural(check.warnings(), "warning"),
+        count(check.errors(), "error"),
+        count(check.warnings(), "warning"),
         if strict { " (strict)" } else { "" }
     );
     out

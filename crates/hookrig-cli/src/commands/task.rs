@@ -9,7 +9,6 @@ use clap::{Args, Subcommand};
 use hookrig_plan::lifecycle::{LifecycleEvent, Outcome};
 use hookrig_plan::plan::{Action, TaskState};
 use hookrig_runtime::{Scope, lifecycle};
-use serde::Serialize;
 
 use crate::cli::{AgentArg, JsonArg, PlanArg};
 use crate::errors::ExpectedError;
@@ -86,47 +85,6 @@ struct Common {
     json: JsonArg,
 }
 
-/// What `--json` prints.
-#[derive(Debug, Serialize)]
-struct Report {
-    /// `claim`, `unclaim`, `complete`, `block`, `unblock` or `assert`.
-    action: &'static str,
-    /// The task's name (without `task-`); null for `assert`.
-    task: Option<String>,
-    /// The asserted SPL, for `assert` only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    expression: Option<String>,
-    agent: String,
-    /// The task's state before and after; null for `assert`.
-    state_before: Option<TaskState>,
-    state_after: Option<TaskState>,
-    /// True when the task already was where the action would take it.
-    noop: bool,
-    /// The text appended to the plan file; null for a no-op.
-    appended: Option<String>,
-    /// The lifecycle events emitted, in order.
-    events: Vec<&'static str>,
-}
-
-impl Report {
-    fn new(outcome: &Outcome) -> Self {
-        Self {
-            action: outcome.action.verb(),
-            task: outcome.task.clone(),
-            expression: match &outcome.action {
-                Action::Assert { spl } => Some(spl.clone()),
-                _ => None,
-            },
-            agent: outcome.agent.clone(),
-            state_before: outcome.state_before,
-            state_after: outcome.state_after,
-            noop: outcome.is_noop(),
-            appended: outcome.appended.clone(),
-            events: outcome.events.iter().map(|e| e.kind.name()).collect(),
-        }
-    }
-}
-
 /// Runs `hookrig task ...`.
 pub(crate) fn run(top: &Top, args: &TaskArgs) -> Result<u8, ExpectedError> {
     let (action, common) = match &args.command {
@@ -167,7 +125,7 @@ pub(crate) fn run(top: &Top, args: &TaskArgs) -> Result<u8, ExpectedError> {
     let performed = lifecycle::perform(&scope, &plan.named, &action, agent)?;
     let interrupted = report(&performed.delivered);
     if common.json.json {
-        output::print_json(&Report::new(&performed.outcome))?;
+        output::print_json(&performed.outcome)?;
     } else {
         output::print(&summary(&performed.outcome))?;
     }
@@ -191,9 +149,7 @@ pub(crate) fn deliver(
 /// plan has changed whatever they do, so neither a failing hook nor a config that does
 /// not load changes the exit code.
 fn report(delivered: &lifecycle::Delivered) -> Option<u8> {
-    for warning in &delivered.warnings {
-        eprintln!("hookrig: warning: {warning}");
-    }
+    output::warn_all(&delivered.warnings);
     delivered.interrupted.map(exit_codes::stopped_by)
 }
 
@@ -224,23 +180,4 @@ pub(crate) fn summary(outcome: &Outcome) -> String {
         text.push_str("every task of the plan is done\n");
     }
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use hookrig_core::EventKind;
-
-    use super::*;
-
-    #[test]
-    fn every_lifecycle_event_is_a_notify_event_of_the_catalog() {
-        // guards: a lifecycle event named outside the catalog would reach no hook
-        // registered under its alias (`post-claim`) and be recorded as a custom event
-        for event in LifecycleEvent::ALL {
-            let name = hookrig_dialects::events::resolve(event.name());
-            assert!(name.is_known(), "{}", event.name());
-            assert_eq!(name.as_str(), event.name(), "canonical");
-            assert_eq!(name.kind(), EventKind::Notify, "{}", event.name());
-        }
-    }
 }

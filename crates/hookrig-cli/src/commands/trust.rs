@@ -8,7 +8,7 @@ use hookrig_runtime::trust::{self, Approved};
 
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{print, report_errors};
+use crate::output::{count, print, report_errors, table};
 
 pub(crate) fn run(scope: &Scope, list: bool, revoke: bool) -> Result<u8, ExpectedError> {
     let text = if list {
@@ -27,14 +27,13 @@ pub(crate) fn run(scope: &Scope, list: bool, revoke: bool) -> Result<u8, Expecte
                     ]
                 })
                 .collect();
-            super::list::table(&["NAME", "DIALECT", "SOURCE"], &rows)
+            table(&["NAME", "DIALECT", "SOURCE"], &rows)
         }
     } else if revoke {
         let revoked = trust::revoke(scope)?;
         format!(
-            "revoked trust in {} hook{} under {}\n",
-            revoked.count,
-            if revoked.count == 1 { "" } else { "s" },
+            "revoked trust in {} under {}\n",
+            count(revoked.count, "hook"),
             revoked.under.display()
         )
     } else {
