@@ -50,7 +50,7 @@ pub use bus::{
     Bus, BusHandler, FailureMode, HandlerError, SubscribeOptions, Subscription, VetoOutcome,
     VetoReply,
 };
-pub use diagnostic::{Diagnostic, LineIndex, Severity, json_offset, line_col};
+pub use diagnostic::{Diagnostic, LineIndex, Severity, error_chain, json_offset, line_col};
 pub use dialect::Dialect;
 pub use dispatcher::{
     AsyncCompletion, AsyncSink, Decision, Dispatched, Event, Planned, dispatch, plan,

@@ -76,20 +76,7 @@ pub(crate) fn warning(err: &StoreError) -> String {
     format!("ledger: {}", chain(err))
 }
 
-/// An error and its causes on one line: `a: b: c`.
-pub(crate) fn chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
-}
+pub(crate) use hookrig_core::error_chain as chain;
 
 /// The ledger at `path`: `opened` when it is that file (one connection per emit
 /// instead of two), else opened now.
