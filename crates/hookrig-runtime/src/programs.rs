@@ -275,6 +275,48 @@ impl Programs {
     }
 }
 
+/// Finds the external command `name` (a file PREFIX + `name`, or a package's command of
+/// that name): in `PATH` first, then in the `plugin_path` directories, then among the
+/// commands of the plugin packages enabled for the scope's agent. `config.toml` is read
+/// only when `PATH` has no such command that can run, and the package registry (which
+/// opens the store and reads each enabled package's manifest) only when neither has:
+/// most external commands live in `PATH`, and must not fail on a config they never use.
+/// A file that cannot be run is the answer when nothing later can be run either. What
+/// the searches found worth saying goes to `warn`.
+pub fn find_command(
+    scope: &Scope,
+    prefixes: &[&'static str],
+    name: &OsStr,
+    warn: &mut dyn FnMut(String),
+) -> Result<Lookup, RuntimeError> {
+    let mut lookup = Programs::named(prefixes).with_path().find(name);
+    if !matches!(lookup, Lookup::Found(_)) {
+        let search = Programs::named(prefixes).with_plugin_path(scope)?;
+        lookup = lookup.or_in(&search, name, warn);
+    }
+    if !matches!(lookup, Lookup::Found(_)) {
+        let search = Programs::named(prefixes).with_packages(scope, PackageFiles::Commands)?;
+        lookup = lookup.or_in(&search, name, warn);
+    }
+    Ok(lookup)
+}
+
+impl Lookup {
+    /// This lookup, or what `search` finds for `name` when that can run, or when this
+    /// found nothing at all.
+    fn or_in(self, search: &Programs, name: &OsStr, warn: &mut dyn FnMut(String)) -> Lookup {
+        for warning in &search.warnings {
+            warn(warning.clone());
+        }
+        let later = search.find(name);
+        if matches!(later, Lookup::Found(_)) || self == Lookup::Missing {
+            later
+        } else {
+            self
+        }
+    }
+}
+
 /// The directories of `PATH`, in order. An empty entry means the current directory to a
 /// shell; hookrig does not run programs from wherever it happens to be started.
 fn path_dirs() -> Vec<PathBuf> {

@@ -100,7 +100,7 @@ pub use crate::agents::{AgentRow, Agents};
 pub use crate::automation_locks::{AutomationLock, AutomationLocks};
 pub use crate::automation_runs::{AutomationRun, AutomationRuns, RunStatus};
 pub use crate::automations::{AutomationRow, Automations};
-pub use crate::clock::now_ms;
+pub use crate::clock::{now_ms, utc_text};
 pub use crate::emits::{
     EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, Emits, HookRun,
 };

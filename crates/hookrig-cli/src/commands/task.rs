@@ -10,7 +10,7 @@ use hookrig_plan::lifecycle::{LifecycleEvent, Outcome};
 use hookrig_plan::plan::{Action, TaskState};
 use hookrig_runtime::{Scope, lifecycle};
 
-use crate::cli::{AgentArg, JsonArg, PlanArg};
+use crate::cli::PlanAgentArgs;
 use crate::errors::ExpectedError;
 use crate::scope::{Flags, Top};
 use crate::{exit_codes, output};
@@ -32,21 +32,21 @@ enum TaskCommand {
         #[arg(long)]
         force: bool,
         #[command(flatten)]
-        common: Common,
+        common: PlanAgentArgs,
     },
     /// Give a claimed task back.
     Unclaim {
         /// The task.
         task: String,
         #[command(flatten)]
-        common: Common,
+        common: PlanAgentArgs,
     },
     /// Mark a task done.
     Complete {
         /// The task.
         task: String,
         #[command(flatten)]
-        common: Common,
+        common: PlanAgentArgs,
     },
     /// Block a task by hand (its dependents are not blocked by it).
     Block {
@@ -56,14 +56,14 @@ enum TaskCommand {
         #[arg(long)]
         reason: Option<String>,
         #[command(flatten)]
-        common: Common,
+        common: PlanAgentArgs,
     },
     /// Lift a manual block.
     Unblock {
         /// The task.
         task: String,
         #[command(flatten)]
-        common: Common,
+        common: PlanAgentArgs,
     },
     /// Append SPL statements to the plan, e.g. `hookrig task assert '(given failed-api)'`.
     Assert {
@@ -71,18 +71,8 @@ enum TaskCommand {
         #[arg(value_name = "SPL")]
         spl: String,
         #[command(flatten)]
-        common: Common,
+        common: PlanAgentArgs,
     },
-}
-
-#[derive(Debug, Args)]
-struct Common {
-    #[command(flatten)]
-    plan: PlanArg,
-    #[command(flatten)]
-    agent: AgentArg,
-    #[command(flatten)]
-    json: JsonArg,
 }
 
 /// Runs `hookrig task ...`.
