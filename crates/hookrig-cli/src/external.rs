@@ -21,7 +21,7 @@ use clap::error::ErrorKind;
 use clap::{CommandFactory as _, FromArgMatches as _, Parser as _};
 use hookrig_exec::{Command, EnvPolicy, Exit, Program};
 use hookrig_runtime::Scope;
-use hookrig_runtime::programs::{self, Lookup, Origin, PackageFiles, Programs};
+use hookrig_runtime::programs::{self, Lookup, Origin, Programs};
 
 use crate::cli::{Cli, GlobalArgs};
 use crate::errors::ExpectedError;
@@ -56,35 +56,10 @@ fn prefixes() -> &'static [&'static str] {
 /// listings, which show what they can: a broken `config.toml` or registry (or a scope
 /// that cannot be resolved) becomes a warning.
 fn everything(scope: Result<&Scope, String>) -> Programs {
-    let path = Programs::named(prefixes()).with_path();
-    let scope = match scope {
-        Ok(scope) => scope,
-        Err(why) => {
-            let mut search = path;
-            search.warnings.push(why);
-            return search;
-        }
-    };
-    let mut search = path.clone().with_plugin_path(scope).unwrap_or_else(|err| {
-        let mut search = path;
-        search.warnings.push(format!(
-            "config.toml not read: {}",
-            crate::output::chain(&err)
-        ));
-        search
-    });
-    let before = search.clone();
-    search = search
-        .with_packages(scope, PackageFiles::Commands)
-        .unwrap_or_else(|err| {
-            let mut search = before;
-            search.warnings.push(format!(
-                "plugin packages not read: {}",
-                crate::output::chain(&err)
-            ));
-            search
-        });
-    search
+    match scope {
+        Ok(scope) => programs::all_commands(scope, prefixes()),
+        Err(why) => Programs::named(prefixes()).with_path().warned(why),
+    }
 }
 
 /// Parses the command line. Help for hookrig itself (`hookrig --help`, `hookrig help`,

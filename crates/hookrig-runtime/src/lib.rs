@@ -56,4 +56,4 @@ pub use packages::{Registration, register_package};
 pub use registry::{load, registry};
 pub use scope::{PlanFile, Scope, ScopeArgs, working_dir};
 pub use validation::{Validation, validate};
-pub use validators::{Entry, PlanCheck, check_plan};
+pub use validators::{Entry, PlanCheck, PlanReport, check_plan};

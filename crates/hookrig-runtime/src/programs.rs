@@ -12,7 +12,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use hookrig_config::Environment;
-use hookrig_core::Severity;
+use hookrig_core::{Severity, error_chain};
 use hookrig_dialects::PackageRef;
 use hookrig_exec::{Probe, probe};
 
@@ -136,6 +136,13 @@ impl Programs {
             packages: Vec::new(),
             warnings: Vec::new(),
         }
+    }
+
+    /// The same search, with one more warning.
+    #[must_use]
+    pub fn warned(mut self, warning: String) -> Self {
+        self.warnings.push(warning);
+        self
     }
 
     /// Adds the `PATH` directories.
@@ -273,6 +280,23 @@ impl Programs {
             }
         }
     }
+}
+
+/// Every external command of the scope (`PATH`, `plugin_path`, the plugin packages
+/// enabled for the scope's agent), for listings, which show what they can: a broken
+/// `config.toml` or package registry is a warning of the search instead of an error.
+pub fn all_commands(scope: &Scope, prefixes: &[&'static str]) -> Programs {
+    let path = Programs::named(prefixes).with_path();
+    let search = path
+        .clone()
+        .with_plugin_path(scope)
+        .unwrap_or_else(|err| path.warned(format!("config.toml not read: {}", error_chain(&err))));
+    search
+        .clone()
+        .with_packages(scope, PackageFiles::Commands)
+        .unwrap_or_else(|err| {
+            search.warned(format!("plugin packages not read: {}", error_chain(&err)))
+        })
 }
 
 /// Finds the external command `name` (a file PREFIX + `name`, or a package's command of
