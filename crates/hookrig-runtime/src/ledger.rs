@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use hookrig_core::{AsyncCompletion, Dispatched, HookRecord, SkipReason, duration_ms};
 use hookrig_dialects::PackageRef;
-use hookrig_store::{EmitRecord, HookRun, Store, StoreError};
+use hookrig_store::{EmitFilter, EmitRecord, EmitSummary, HookRun, Store, StoreError};
 
 /// The plugin packages enabled for `agent` (or for `*` only, with no agent) in the
 /// store at `path`, with the store opened to read them, for an emit to record into. No
@@ -31,6 +31,22 @@ pub fn enabled_packages(
         })
         .collect();
     Ok((packages, Some(store)))
+}
+
+/// The emits `hookrig runs` lists, newest first: at most `limit`, and only those of
+/// `event` (any accepted spelling: the ledger records canonical names) and of `agent`
+/// when they are given.
+pub fn recent(
+    ledger: &Store,
+    limit: usize,
+    event: Option<&str>,
+    agent: Option<&str>,
+) -> Result<Vec<EmitSummary>, StoreError> {
+    ledger.emits().recent(&EmitFilter {
+        limit,
+        event: event.map(|event| hookrig_dialects::events::resolve(event).as_str().to_owned()),
+        agent: agent.map(str::to_owned),
+    })
 }
 
 /// Opens the ledger for reading (`runs`, `why`). Emits left `running` by a process that

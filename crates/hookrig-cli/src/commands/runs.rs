@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use hookrig_runtime::Scope;
-use hookrig_store::{EmitFilter, EmitRecord, EmitSummary, Store, utc_text};
+use hookrig_store::{EmitRecord, EmitSummary, Store, utc_text};
 
 use crate::cli::RunsArgs;
 use crate::errors::ExpectedError;
@@ -18,16 +18,8 @@ pub(crate) fn ledger(scope: &Scope) -> Result<Store, ExpectedError> {
 }
 
 pub(crate) fn list(scope: &Scope, args: &RunsArgs) -> Result<u8, ExpectedError> {
-    let ledger = ledger(scope)?;
-    let filter = EmitFilter {
-        limit: args.limit,
-        event: args
-            .event
-            .as_deref()
-            .map(|e| hookrig_dialects::events::resolve(e).as_str().to_owned()),
-        agent: args.agent.clone(),
-    };
-    let emits = ledger.emits().recent(&filter)?;
+    let (event, agent) = (args.event.as_deref(), args.agent.as_deref());
+    let emits = hookrig_runtime::ledger::recent(&ledger(scope)?, args.limit, event, agent)?;
     if args.json.json {
         print_json(&emits)?;
         return Ok(exit_codes::PROCEED);
