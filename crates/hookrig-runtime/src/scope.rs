@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use hookrig_config::{Environment, normal_path};
-use hookrig_dialects::{LoadOptions, PackageRef};
+use hookrig_dialects::PackageRef;
 
 use crate::errors::RuntimeError;
 
@@ -136,11 +136,14 @@ impl Scope {
 
     /// What the commands that show the scope's hooks (`list`, `show`, `explain`,
     /// `validate`) load: what an emit of this scope would, plus `plugin_dirs`.
-    pub fn load_options(&self, plugin_dirs: &[PathBuf]) -> Result<LoadOptions, RuntimeError> {
-        Ok(LoadOptions {
+    pub fn load_options(
+        &self,
+        plugin_dirs: &[PathBuf],
+    ) -> Result<hookrig_dialects::LoadOptions, RuntimeError> {
+        Ok(hookrig_dialects::LoadOptions {
             plugin_dirs: plugin_dirs.to_vec(),
             packages: self.packages()?,
-            ..LoadOptions::default()
+            ..hookrig_dialects::LoadOptions::default()
         })
     }
 
