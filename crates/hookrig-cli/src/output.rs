@@ -38,10 +38,23 @@ pub(crate) fn write(bytes: &[u8]) -> Result<bool, ExpectedError> {
 }
 
 /// Writes `value` to stdout as pretty JSON and a newline.
-pub(crate) fn print_json(value: &impl serde::Serialize) -> Result<(), ExpectedError> {
+pub(crate) fn print_json(value: &(impl serde::Serialize + ?Sized)) -> Result<(), ExpectedError> {
     let mut text = serde_json::to_string_pretty(value).expect("values hookrig prints serialize");
     text.push('\n');
     print(&text)
+}
+
+/// Prints `value` as JSON with `json`, else as the text `text` makes of it.
+pub(crate) fn json_or_text<T: serde::Serialize + ?Sized>(
+    json: bool,
+    value: &T,
+    text: impl FnOnce(&T) -> String,
+) -> Result<(), ExpectedError> {
+    if json {
+        print_json(value)
+    } else {
+        print(&text(value))
+    }
 }
 
 /// Prints each warning on stderr.

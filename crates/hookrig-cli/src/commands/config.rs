@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{print, print_json, warn_all};
+use crate::output::{json_or_text, warn_all};
 
 /// Loads the merged `config.toml` seen from the scope's working directory, printing its
 /// warnings (unknown keys) on stderr. Errors stop the caller: exit 1 with every
@@ -23,11 +23,7 @@ pub(crate) fn load(scope: &Scope) -> Result<ConfigToml, ExpectedError> {
 
 pub(crate) fn show(scope: &Scope, json: bool) -> Result<u8, ExpectedError> {
     let effective = load(scope)?.effective();
-    if json {
-        print_json(&effective)?;
-    } else {
-        print(&to_text(&effective))?;
-    }
+    json_or_text(json, &effective, to_text)?;
     Ok(exit_codes::PROCEED)
 }
 

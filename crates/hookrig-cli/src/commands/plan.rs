@@ -132,11 +132,7 @@ fn next(scope: &Scope, json: bool) -> Result<u8, ExpectedError> {
     let agent = scope.agent.as_deref().ok_or(ExpectedError::NoAgent)?;
     let loaded = lifecycle::read(path)?;
     let next = Board::new(&path.display().to_string(), &loaded.plan).next_for(agent);
-    if json {
-        output::print_json(&next)?;
-    } else {
-        output::print(&next_text(&next))?;
-    }
+    output::json_or_text(json, &next, next_text)?;
     Ok(exit_codes::PROCEED)
 }
 

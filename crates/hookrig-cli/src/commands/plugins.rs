@@ -10,7 +10,7 @@ use hookrig_store::{ALL_AGENTS, PluginEntry, StoreError};
 use crate::cli::JsonArg;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{self, print, print_json};
+use crate::output::{self, print};
 
 #[derive(Debug, Args)]
 pub(crate) struct PluginsArgs {
@@ -71,11 +71,7 @@ pub(crate) fn run(scope: &Scope, args: &PluginsArgs) -> Result<u8, ExpectedError
     match &args.command {
         PluginsCommand::List { json } => {
             let plugins = store.plugins().list()?;
-            if json.json {
-                print_json(&plugins)?;
-            } else {
-                print(&table(&plugins))?;
-            }
+            output::json_or_text(json.json, &plugins[..], table)?;
         }
         PluginsCommand::Register {
             id,

@@ -8,15 +8,11 @@ use hookrig_runtime::Scope;
 
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{print, print_json, warn};
+use crate::output::{json_or_text, warn};
 
 pub(crate) fn list(scope: &Scope, json: bool) -> Result<u8, ExpectedError> {
     let rows = hookrig_agents::list_providers(scope.cwd(), &mut warn)?;
-    if json {
-        print_json(&rows)?;
-    } else {
-        print(&text(&rows))?;
-    }
+    json_or_text(json, &rows[..], text)?;
     // A missing CLI is part of the answer, as in `hookrig list`; it stops only the
     // command that would run the provider.
     Ok(exit_codes::PROCEED)

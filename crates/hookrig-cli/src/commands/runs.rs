@@ -8,7 +8,7 @@ use hookrig_store::{EmitRecord, EmitSummary, Store, utc_text};
 use crate::cli::RunsArgs;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{print, print_json};
+use crate::output::{json_or_text, print, print_json};
 
 /// The scope's ledger, opened for reading (`runs`, `why`, `plugins`); an error with
 /// `--no-ledger`.
@@ -79,11 +79,7 @@ pub(crate) fn why(scope: &Scope, run_id: &str, json: bool) -> Result<u8, Expecte
         .emits()
         .detail(&run_id)?
         .ok_or_else(|| ExpectedError::UnknownRun(run_id.clone()))?;
-    if json {
-        print_json(&detail.emit)?;
-    } else {
-        print(&render_why(&detail.emit))?;
-    }
+    json_or_text(json, &detail.emit, render_why)?;
     Ok(exit_codes::PROCEED)
 }
 

@@ -114,11 +114,7 @@ pub(crate) fn run(top: &Top, args: &TaskArgs) -> Result<u8, ExpectedError> {
     let agent = scope.agent.as_deref().ok_or(ExpectedError::NoAgent)?;
     let performed = lifecycle::perform(&scope, &plan.named, &action, agent)?;
     let interrupted = report(&performed.delivered);
-    if common.json.json {
-        output::print_json(&performed.outcome)?;
-    } else {
-        output::print(&summary(&performed.outcome))?;
-    }
+    output::json_or_text(common.json.json, &performed.outcome, summary)?;
     Ok(interrupted.unwrap_or(exit_codes::PROCEED))
 }
 
