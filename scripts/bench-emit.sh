@@ -45,7 +45,7 @@ if ! command -v hyperfine >/dev/null 2>&1; then
     cat >&2 <<'EOF'
 bench-emit: hyperfine is not installed.
   Debian/Ubuntu: sudo apt-get install hyperfine
-  elsewhere:     see https://github.com/sharkdp/hyperfine#installation
+  elsewhere:     cargo install hyperfine
 EOF
     exit 1
 fi

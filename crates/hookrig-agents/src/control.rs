@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use hookrig_exec::Stopped;
 use hookrig_store::{AgentRow, Store};
+use serde::{Serialize, Serializer};
 
 use crate::errors::AgentError;
 use crate::process::{self, State};
@@ -22,6 +23,49 @@ pub struct AgentStatus {
     pub row: AgentRow,
     /// Whether it runs now.
     pub state: State,
+}
+
+/// A row of `hookrig agent list --json`: what the store recorded and whether it runs.
+impl Serialize for AgentStatus {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Row<'a> {
+            task: &'a str,
+            agent: &'a str,
+            provider: &'a str,
+            plan: &'a str,
+            worktree: &'a str,
+            branch: &'a str,
+            log: &'a str,
+            pid: Option<i64>,
+            state: String,
+            running: bool,
+            exit_code: Option<i64>,
+            exit_signal: Option<i64>,
+            started_at_ms: i64,
+            ended_at_ms: Option<i64>,
+            stopped_at_ms: Option<i64>,
+        }
+        let row = &self.row;
+        Row {
+            task: &row.task,
+            agent: &row.agent,
+            provider: &row.provider,
+            plan: &row.plan,
+            worktree: &row.worktree,
+            branch: &row.branch,
+            log: &row.log,
+            pid: row.pid,
+            state: self.state.text(),
+            running: self.state == State::Running,
+            exit_code: row.exit_code,
+            exit_signal: row.exit_signal,
+            started_at_ms: row.started_at_ms,
+            ended_at_ms: row.ended_at_ms,
+            stopped_at_ms: row.stopped_at_ms,
+        }
+        .serialize(serializer)
+    }
 }
 
 /// Every agent the store at `store` records, with its state.

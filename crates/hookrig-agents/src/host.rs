@@ -68,7 +68,7 @@ pub(crate) struct Keystrokes {
 }
 
 /// Runs the host, started by `spawn` in a session of its own with `spec_json` (see
-/// [`spawn`](crate::spawn)); its exit code is 0 when the provider started (whatever it
+/// [`spawn`](fn@crate::spawn)); its exit code is 0 when the provider started (whatever it
 /// did then).
 pub fn run_host(spec_json: &str) -> u8 {
     let spec: Spec = match serde_json::from_str(spec_json) {

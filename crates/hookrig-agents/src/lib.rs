@@ -1,15 +1,13 @@
 //! Agents: a provider CLI started on a task of a plan, in its own git worktree, and
-//! everything done to it afterwards.
-//!
-//! This crate owns the providers (the built-in claude, codex, gemini and aider, the
-//! `[[providers]]` and `[[agents]]` of config.toml, the selection order and the version
-//! probes), the task's worktree and the files provisioned into it, the prompt, the host
-//! process that holds a provider's pseudo-terminal and records its exit, and the control
-//! of recorded agents (list, watch, stop, clean). It claims tasks through hookrig-plan's
-//! lifecycle in-process and starts and stops every process through hookrig-exec. It must
-//! not parse command lines, print, or choose exit codes (that is the binary's), and must
-//! not deliver events to hooks itself: the caller does, from
-//! [`SpawnObserver::claimed`].
+//! everything done to it afterwards. This crate owns the providers (the built-in
+//! claude, codex, gemini and aider, the `[[providers]]` and `[[agents]]` of
+//! config.toml, the selection order and the version probes), the task's worktree and
+//! the files provisioned into it, the prompt, the host process that holds a provider's
+//! pseudo-terminal and records its exit, and the control of recorded agents (list,
+//! watch, stop, clean). It claims tasks through hookrig-plan's lifecycle in-process and
+//! starts and stops every process through hookrig-exec. It must not parse command
+//! lines, print, or choose exit codes (that is the binary's), and must not deliver
+//! events to hooks itself: the caller does, from [`SpawnObserver::claimed`].
 //!
 //! ```no_run
 //! use std::ops::ControlFlow;

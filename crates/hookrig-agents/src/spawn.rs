@@ -1,8 +1,8 @@
 //! `agent spawn`: a provider CLI started on a task of a plan, in the task's worktree.
 //!
 //! The steps, each stopping the spawn on failure: the task is read from the plan, the
-//! provider selected ([`provider`](crate::provider)), the provisioned files checked and
-//! the worktree prepared ([`worktree`](crate::worktree)), the task claimed through the
+//! provider selected ([`provider`](mod@crate::provider)), the provisioned files checked and
+//! the worktree prepared ([`worktree`](mod@crate::worktree)), the task claimed through the
 //! plan lifecycle in this process, the files provisioned, the prompt built, and the
 //! provider started under the detached host ([`host`](crate::host)).
 

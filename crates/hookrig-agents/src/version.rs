@@ -8,6 +8,7 @@ use std::time::Duration;
 use futures_util::future::join_all;
 use hookrig_config::Provider;
 use hookrig_exec::{Capture, Command, ProcessGroups, ProcessOutput, Stderr, Termination};
+use serde::{Serialize, Serializer};
 
 use crate::errors::AgentError;
 use crate::provider::{self, Found, Origin};
@@ -44,6 +45,70 @@ pub struct ProviderStatus {
     pub found: Found,
     /// What its version check said; `None` when its CLI was not found.
     pub version: Option<Version>,
+}
+
+impl ProviderStatus {
+    /// Why the provider cannot be started: its CLI is missing or not executable, in
+    /// Hence's wording.
+    pub fn problem(&self) -> Option<String> {
+        let not_found = || AgentError::CliNotFound {
+            id: self.provider.id.clone(),
+            cli: self.provider.cli.clone(),
+        };
+        match &self.found {
+            Found::At(_) => None,
+            Found::NotExecutable(path) => Some(format!(
+                "{} ({} is not executable)",
+                not_found(),
+                path.display()
+            )),
+            Found::Missing => Some(not_found().to_string()),
+        }
+    }
+}
+
+/// A row of `hookrig providers list --json`: the provider, where it comes from, its CLI
+/// and its version, flat.
+impl Serialize for ProviderStatus {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Row<'a> {
+            provider: &'a Provider,
+            source: Option<&'a Path>,
+            line: Option<usize>,
+            built_in: bool,
+            found: bool,
+            path: Option<&'a Path>,
+            error: Option<String>,
+            version: Option<&'a str>,
+            version_error: Option<&'a str>,
+        }
+        let (source, line) = match &self.origin {
+            Origin::Config { source, line } => (Some(source.as_path()), Some(*line)),
+            Origin::BuiltIn => (None, None),
+        };
+        let path = match &self.found {
+            Found::At(path) | Found::NotExecutable(path) => Some(path.as_path()),
+            Found::Missing => None,
+        };
+        let (version, version_error) = match &self.version {
+            Some(Version::Line(line)) => (Some(line.as_str()), None),
+            Some(Version::Failed(why)) => (None, Some(why.as_str())),
+            Some(Version::NotChecked) | None => (None, None),
+        };
+        Row {
+            provider: &self.provider,
+            source,
+            line,
+            built_in: self.origin == Origin::BuiltIn,
+            found: matches!(self.found, Found::At(_)),
+            path,
+            error: self.problem(),
+            version,
+            version_error,
+        }
+        .serialize(serializer)
+    }
 }
 
 /// Every provider of the config.toml files seen from `dir` (the configured ones in merge

@@ -126,20 +126,13 @@ pub(crate) fn prepare(
     let path = worktree_path(repo, task);
     exclude_worktrees(repo)?;
     if path.symlink_metadata().is_ok() {
-        if !is_worktree(repo, &path)? {
-            return Err(AgentError::NotAWorktree {
-                path,
-                repo: repo.to_owned(),
-            });
-        }
-        let dirty = changes(&path, provisioned)?;
-        if !dirty.is_empty() && !resume {
-            return Err(AgentError::Dirty {
-                path,
-                files: dirty,
-                hint: "commit them, spawn with --resume to continue in it, or `hookrig agent clean TASK --force`",
-            });
-        }
+        check_existing(
+            repo,
+            path,
+            provisioned,
+            resume,
+            "commit them, spawn with --resume to continue in it, or `hookrig agent clean TASK --force`",
+        )?;
         return Ok(Prepared::Reused);
     }
     let branch = branch(task);
@@ -168,6 +161,33 @@ pub(crate) fn prepare(
     Ok(Prepared::Created {
         branch_created: !exists,
     })
+}
+
+/// Checks what is at a task's worktree `path` before it is reused or removed: it must be
+/// a worktree of `repo`, and hold no changes but the `provisioned` files unless
+/// `changes_allowed`; `hint` says what to do about changes. Returns `path`.
+fn check_existing(
+    repo: &Path,
+    path: PathBuf,
+    provisioned: &[String],
+    changes_allowed: bool,
+    hint: &'static str,
+) -> Result<PathBuf, AgentError> {
+    if !is_worktree(repo, &path)? {
+        return Err(AgentError::NotAWorktree {
+            path,
+            repo: repo.to_owned(),
+        });
+    }
+    let dirty = changes(&path, provisioned)?;
+    if !dirty.is_empty() && !changes_allowed {
+        return Err(AgentError::Dirty {
+            path,
+            files: dirty,
+            hint,
+        });
+    }
+    Ok(path)
 }
 
 /// Adds `.hookrig/worktrees/` to the repository's `info/exclude`, once: the worktrees
@@ -402,20 +422,13 @@ pub(crate) fn remove(
 ) -> Result<Removed, AgentError> {
     let path = worktree_path(repo, task);
     if path.symlink_metadata().is_ok() {
-        if !is_worktree(repo, &path)? {
-            return Err(AgentError::NotAWorktree {
-                path,
-                repo: repo.to_owned(),
-            });
-        }
-        let dirty = changes(&path, provisioned)?;
-        if !dirty.is_empty() && !force {
-            return Err(AgentError::Dirty {
-                path,
-                files: dirty,
-                hint: "commit them, or clean with --force to discard them",
-            });
-        }
+        let path = check_existing(
+            repo,
+            path,
+            provisioned,
+            force,
+            "commit them, or clean with --force to discard them",
+        )?;
         // The provisioned files are ours, untracked by design; git would refuse to
         // remove a worktree that holds them.
         for file in provisioned {

@@ -25,7 +25,7 @@ use std::time::{Duration, SystemTime};
 
 use hookrig_config::{ConfigToml, Environment};
 
-use hookrig_core::Diagnostic;
+use hookrig_core::{Diagnostic, error_chain as chain};
 use hookrig_exec::ProcessGroups;
 use hookrig_store::Store;
 use serde_json::Value;
@@ -589,21 +589,6 @@ fn remember(store: &Store, root: &Path, payload: &Value, say: &(dyn Fn(Notice) +
     if let Err(err) = store.memory().upsert(&project, source, heading, content) {
         say(Notice::Error(chain(&err)));
     }
-}
-
-/// An error and its causes on one line, each cause once.
-fn chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 /// `5s`, `500ms`.

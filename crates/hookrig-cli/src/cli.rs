@@ -194,6 +194,17 @@ pub(crate) struct PlanArg {
     pub(crate) plan: Option<PathBuf>,
 }
 
+/// `--plan`, `--agent` and `--json`: the flags of a command an agent runs on a plan.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct PlanAgentArgs {
+    #[command(flatten)]
+    pub(crate) plan: PlanArg,
+    #[command(flatten)]
+    pub(crate) agent: AgentArg,
+    #[command(flatten)]
+    pub(crate) json: JsonArg,
+}
+
 /// `--json`: print JSON instead of text.
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub(crate) struct JsonArg {

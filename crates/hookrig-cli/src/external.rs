@@ -21,12 +21,12 @@ use clap::error::ErrorKind;
 use clap::{CommandFactory as _, FromArgMatches as _, Parser as _};
 use hookrig_exec::{Command, EnvPolicy, Exit, Program};
 use hookrig_runtime::Scope;
-use hookrig_runtime::programs::{Lookup, Origin, PackageFiles, Programs};
+use hookrig_runtime::programs::{self, Lookup, Origin, Programs};
 
 use crate::cli::{Cli, GlobalArgs};
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::warn_all;
+use crate::output::{warn, warn_all};
 use crate::scope::{Flags, Top};
 
 /// The file name prefix of external commands.
@@ -56,35 +56,10 @@ fn prefixes() -> &'static [&'static str] {
 /// listings, which show what they can: a broken `config.toml` or registry (or a scope
 /// that cannot be resolved) becomes a warning.
 fn everything(scope: Result<&Scope, String>) -> Programs {
-    let path = Programs::named(prefixes()).with_path();
-    let scope = match scope {
-        Ok(scope) => scope,
-        Err(why) => {
-            let mut search = path;
-            search.warnings.push(why);
-            return search;
-        }
-    };
-    let mut search = path.clone().with_plugin_path(scope).unwrap_or_else(|err| {
-        let mut search = path;
-        search.warnings.push(format!(
-            "config.toml not read: {}",
-            crate::output::chain(&err)
-        ));
-        search
-    });
-    let before = search.clone();
-    search = search
-        .with_packages(scope, PackageFiles::Commands)
-        .unwrap_or_else(|err| {
-            let mut search = before;
-            search.warnings.push(format!(
-                "plugin packages not read: {}",
-                crate::output::chain(&err)
-            ));
-            search
-        });
-    search
+    match scope {
+        Ok(scope) => programs::all_commands(scope, prefixes()),
+        Err(why) => Programs::named(prefixes()).with_path().warned(why),
+    }
 }
 
 /// Parses the command line. Help for hookrig itself (`hookrig --help`, `hookrig help`,
@@ -259,30 +234,7 @@ fn resolve(scope: &Scope, name: &OsStr) -> Result<PathBuf, ExpectedError> {
     if name.is_empty() || name.as_bytes().contains(&b'/') {
         return Err(unknown(scope, name));
     }
-    let mut lookup = Programs::named(prefixes()).with_path().find(name);
-    if !matches!(lookup, Lookup::Found(_)) {
-        // `config.toml` is read only when PATH has no such command: most external
-        // commands live in PATH, and they should not fail on a config they never use.
-        let search = Programs::named(prefixes()).with_plugin_path(scope)?;
-        warn_all(&search.warnings);
-        let later = search.find(name);
-        // A file that cannot be run in PATH is what the error names when nothing later
-        // can be run either.
-        if matches!(later, Lookup::Found(_)) || lookup == Lookup::Missing {
-            lookup = later;
-        }
-    }
-    if !matches!(lookup, Lookup::Found(_)) {
-        // The package registry last, and only when needed: it opens the store and
-        // reads each enabled package's manifest.
-        let search = Programs::named(prefixes()).with_packages(scope, PackageFiles::Commands)?;
-        warn_all(&search.warnings);
-        let later = search.find(name);
-        if matches!(later, Lookup::Found(_)) || lookup == Lookup::Missing {
-            lookup = later;
-        }
-    }
-    match lookup {
+    match programs::find_command(scope, prefixes(), name, &mut warn)? {
         Lookup::Found(path) => Ok(path),
         Lookup::NotExecutable(path) => Err(ExpectedError::NotExecutable(path)),
         Lookup::Missing => Err(hence_command(scope, name).map_or_else(

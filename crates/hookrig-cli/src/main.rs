@@ -5,7 +5,9 @@
 //!
 //! This binary owns argv, rendering and exit codes: each command resolves its scope
 //! once, makes one call into the libraries, renders what it gets back and maps errors to
-//! exit codes. What hookrig does lives in the libraries.
+//! exit codes; it also runs external commands (`hookrig foo` runs `hookrig-foo`). It
+//! must not hold behaviour another caller could need: what hookrig does lives in the
+//! libraries.
 
 mod cli;
 mod commands;

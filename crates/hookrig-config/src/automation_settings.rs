@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use crate::lowering::Lowering;
@@ -220,7 +220,8 @@ impl LlmSettings {
 }
 
 /// Where a notifier posts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum NotifierKind {
     /// A Discord webhook: `{"content": ...}`.
     Discord,
@@ -242,7 +243,7 @@ impl NotifierKind {
 pub const NOTIFIER_EVENTS: &[&str] = &["started", "completed", "skipped", "failed"];
 
 /// One `[[notifiers]]` entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct NotifierConfig {
     /// Discord or Slack.
     pub kind: NotifierKind,
@@ -273,7 +274,7 @@ impl MemorySettings {
 }
 
 /// `[memory.embeddings]`: an OpenAI-compatible `/v1/embeddings` endpoint.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EmbeddingsConfig {
     /// The server, without `/v1/embeddings`.
     pub base_url: String,

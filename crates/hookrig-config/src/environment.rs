@@ -154,6 +154,25 @@ pub fn normal_path(path: &Path) -> PathBuf {
     clean
 }
 
+/// `path` without `.` components and with each `..` taking away the component before
+/// it (a leading `..` stays), without touching the file system: where a relative path
+/// written in a config file leads.
+pub fn lexical_path(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(component);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod normal_path_tests {
     use super::*;

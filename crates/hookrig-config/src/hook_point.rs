@@ -20,7 +20,8 @@ pub enum HookPoint {
 }
 
 impl HookPoint {
-    /// Every hook point, in the order Hence's documentation lists them.
+    /// Every hook point, in Hence's order: the claim, the task's other actions, then the
+    /// plan's.
     pub const ALL: [HookPoint; 6] = [
         HookPoint::PostClaim,
         HookPoint::PostComplete,
@@ -40,6 +41,11 @@ impl HookPoint {
             HookPoint::PostAssert => "post-assert",
             HookPoint::PostPlanComplete => "post-plan-complete",
         }
+    }
+
+    /// The hook point's key in `[hooks]` of `config.toml`: `post_complete`.
+    pub fn key(self) -> String {
+        self.name().replace('-', "_")
     }
 
     /// `HENCE_EVENT`: the hook name without `post-`.

@@ -17,6 +17,7 @@
 //! ```
 
 mod automation_settings;
+mod effective;
 mod environment;
 mod errors;
 mod hook_point;
@@ -31,7 +32,11 @@ pub use automation_settings::{
     DEFAULT_MAX_TOKENS, DEFAULT_NOTES_DIR, DEFAULT_RUN_TIMEOUT, DEFAULT_TICK, EmbeddingsConfig,
     LlmSettings, MemorySettings, NOTIFIER_EVENTS, NotifierConfig, NotifierKind,
 };
-pub use environment::{Environment, Project, find_project, normal_path};
+pub use effective::{
+    Effective, EffectiveAutomation, EffectiveLlm, EffectiveMemory, EffectiveProvision,
+    EffectiveSettings, EffectiveWorktree, Seconds, Setting,
+};
+pub use environment::{Environment, Project, find_project, lexical_path, normal_path};
 pub use errors::{ConfigError, TrustError};
 pub use hook_point::HookPoint;
 pub use lowering::{

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hookrig_core::Level;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize, Serializer};
 use toml::Spanned;
 
 use crate::automation_settings::{
@@ -103,6 +103,17 @@ pub enum HookSetting {
     Script(String),
 }
 
+/// As config.toml writes it: `true`, `false` or the script's name.
+impl Serialize for HookSetting {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            HookSetting::Default => serializer.serialize_bool(true),
+            HookSetting::Disabled => serializer.serialize_bool(false),
+            HookSetting::Script(name) => serializer.serialize_str(name),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for HookSetting {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Visitor;
@@ -137,7 +148,7 @@ impl<'de> Deserialize<'de> for HookSetting {
 }
 
 /// A custom agent provider (`[[providers]]`), with the defaults of docs/config-toml.md applied.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Provider {
     /// Unique identifier, referenced by a task's `(provider "...")`.
     pub id: String,
@@ -162,7 +173,7 @@ pub struct Provider {
 }
 
 /// An `[[agents]]` entry: the provider an agent uses when its task names none.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AgentConfig {
     /// The agent's name (`--agent`, `HOOKRIG_AGENT`).
     pub name: String,
@@ -171,7 +182,8 @@ pub struct AgentConfig {
 }
 
 /// How a provisioned file reaches an agent's worktree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ProvisionMode {
     /// A symbolic link to the original (the default).
     Symlink,
@@ -190,7 +202,7 @@ impl ProvisionMode {
 }
 
 /// One `[worktree.provision] files` entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProvisionFile {
     /// The file, relative to the repository.
     pub from: String,
@@ -282,14 +294,14 @@ pub struct ConfigToml {
 }
 
 /// A project `config.toml` that is not trusted as it is now (see [`load_config_toml`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct UntrustedConfig {
     /// The file.
     pub path: PathBuf,
-    /// What it set and was ignored: `[[providers]]`, `plugin_path`, ...
-    pub ignored: Vec<&'static str>,
     /// Why: never trusted, or changed since.
     pub reason: &'static str,
+    /// What it set and was ignored: `[[providers]]`, `plugin_path`, ...
+    pub ignored: Vec<&'static str>,
 }
 
 impl ConfigToml {

@@ -184,6 +184,23 @@ impl<'a> LineIndex<'a> {
     }
 }
 
+/// An error and its causes on one line, `a: b: c`, leaving out a cause whose text the
+/// line already holds (an error that quotes its source's message): for warnings and
+/// notices that report an error as text.
+pub fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

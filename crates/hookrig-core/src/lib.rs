@@ -1,7 +1,8 @@
 //! The core of hookrig: events, payloads, verdicts, matchers, the registry, the
 //! dispatcher, the in-process event bus ([`Bus`]) and the Rust plugin API
-//! ([`Plugin`]). No I/O and no async runtime: handlers that run processes or talk HTTP
-//! live in other crates and reach the dispatcher through the [`Handler`] trait.
+//! ([`Plugin`]). It must not do I/O, start an async runtime or depend on another hookrig
+//! crate: handlers that run processes or talk HTTP live in other crates and reach the
+//! dispatcher through the [`Handler`] trait.
 //! [`Registry::attach_bus`] makes a bus's subscriptions part of the dispatcher's
 //! chain, so plugins and hooks on one event run in one order. Core knows no dialect:
 //! its catalog ([`CATALOG`]) holds canonical names, and the dialects' names of events
@@ -50,7 +51,7 @@ pub use bus::{
     Bus, BusHandler, FailureMode, HandlerError, SubscribeOptions, Subscription, VetoOutcome,
     VetoReply,
 };
-pub use diagnostic::{Diagnostic, LineIndex, Severity, json_offset, line_col};
+pub use diagnostic::{Diagnostic, LineIndex, Severity, error_chain, json_offset, line_col};
 pub use dialect::Dialect;
 pub use dispatcher::{
     AsyncCompletion, AsyncSink, Decision, Dispatched, Event, Planned, dispatch, plan,

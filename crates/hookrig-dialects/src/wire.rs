@@ -24,6 +24,16 @@ pub(crate) fn present<'de, D: Deserializer<'de>>(
     Value::deserialize(deserializer).map(Some)
 }
 
+/// Whether an optional field is left out when written: a field hookrig has no value for
+/// is not written at all (`skip_serializing_if = "absent"`).
+#[expect(
+    clippy::ref_option,
+    reason = "serde's skip_serializing_if passes the field by reference"
+)]
+pub(crate) fn absent<T>(field: &Option<T>) -> bool {
+    field.is_none()
+}
+
 /// Reads a field as `T`, and a value of another type as absent: hookrig reads these
 /// fields with `as_str`-style leniency, so a hook that writes `"reason": 5` is not
 /// refused for it.
@@ -91,23 +101,15 @@ mod tests {
 
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     struct Inner {
-        #[serde(
-            default,
-            deserialize_with = "loose",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
         name: Option<String>,
     }
 
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     struct Outer {
-        #[serde(
-            default,
-            deserialize_with = "present",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
         carried: Option<Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "absent")]
         inner: Option<Shaped<Inner>>,
     }
 

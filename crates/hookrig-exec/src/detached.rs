@@ -4,7 +4,7 @@
 //! Unlike a captured child it is not killed when hookrig dies (no parent-death signal,
 //! no kill on drop) and carries no tag of its own for the sweep of a hook's leftovers;
 //! its output goes to files or a pipe rather than to memory. Whoever stops it later does so through a
-//! [`Job`](crate::Job) made from its recorded process group.
+//! [`Job`] made from its recorded process group.
 
 use std::fs::File;
 use std::io;

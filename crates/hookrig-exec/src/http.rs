@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use hmac::{Hmac, Mac};
 use hookrig_core::{
     BoxFuture, Failure, FailureKind, Handler, Invocation, Reply, Report, display_duration,
+    error_chain as chain,
 };
 use sha2::Sha256;
 
@@ -308,20 +309,6 @@ fn causes(err: &reqwest::Error) -> String {
         Some(source) => chain(source),
         None => err.to_string(),
     }
-}
-
-/// An error with its causes, `a: b: c`, without repeats.
-fn chain(err: &dyn std::error::Error) -> String {
-    let mut parts: Vec<String> = vec![err.to_string()];
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        source = cause.source();
-    }
-    parts.join(": ")
 }
 
 /// How much of a response body the ledger keeps.

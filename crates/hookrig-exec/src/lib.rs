@@ -1,6 +1,8 @@
 //! Every child process of hookrig, through one spawn API, and the command hooks built on
 //! it: spawning processes, writing the event to stdin, bounded capture of stdout and
 //! stderr, timeouts that kill the whole process group, and the command and HTTP handlers.
+//! It must not read configuration files, know any dialect's rules or any command of the
+//! binary: it runs what it is given.
 //!
 //! A [`Command`] describes any child (what runs, where, with which environment); it is
 //! captured ([`Command::capture`]: hooks, validators, steps, provider probes, board
@@ -8,9 +10,7 @@
 //! commands), started detached ([`Command::spawn_detached`]: agents) or on a
 //! pseudo-terminal (`Command::spawn_in_pty`, feature `pty`). Every process group is
 //! stopped the same way, SIGTERM, a grace period, SIGKILL; a [`Job`] is the handle to a
-//! group hookrig does not wait for itself, re-created from its recorded id. This crate
-//! must not read configuration files or know any command of the binary: it runs what it
-//! is given.
+//! group hookrig does not wait for itself, re-created from its recorded id.
 //!
 //! A hook's dialect is a [`Protocol`]: how an event is presented to the hook and how
 //! its reply is read. This crate owns what a hook runs ([`CommandDef`]) and that trait,

@@ -4,11 +4,12 @@
 //! ([`board`]) with its built-in text formats ([`render`]), the built-in checks of
 //! `plan validate` ([`validate`]), and the plan lifecycle ([`lifecycle`]): a task
 //! action performed on a plan file under its lock, with the lifecycle events it
-//! produced.
+//! produced. It must not run hooks, depend on a hookrig crate other than hookrig-core,
+//! or know the command line: the caller delivers the events [`lifecycle::apply`]
+//! returns.
 //!
 //! Only [`lifecycle`] does I/O (it reads, locks and appends to the plan file); the
-//! parser, reasoner and plan model are pure. This crate runs no hooks and knows nothing
-//! of the command line: the caller delivers the events [`lifecycle::apply`] returns.
+//! parser, reasoner and plan model are pure.
 //!
 //! ```no_run
 //! use std::path::Path;

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::errors::LifecycleError;
@@ -282,6 +282,42 @@ impl Outcome {
     /// no events).
     pub fn is_noop(&self) -> bool {
         self.appended.is_none()
+    }
+}
+
+/// What `hookrig task ... --json` prints: the action by its verb, the task, the asserted
+/// SPL (for `assert` only), the agent, the states, whether it was a no-op, the text
+/// appended and the names of the events emitted.
+impl Serialize for Outcome {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Report<'a> {
+            action: &'static str,
+            task: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            expression: Option<&'a str>,
+            agent: &'a str,
+            state_before: Option<TaskState>,
+            state_after: Option<TaskState>,
+            noop: bool,
+            appended: Option<&'a str>,
+            events: Vec<&'static str>,
+        }
+        Report {
+            action: self.action.verb(),
+            task: self.task.as_deref(),
+            expression: match &self.action {
+                Action::Assert { spl } => Some(spl),
+                _ => None,
+            },
+            agent: &self.agent,
+            state_before: self.state_before,
+            state_after: self.state_after,
+            noop: self.is_noop(),
+            appended: self.appended.as_deref(),
+            events: self.events.iter().map(|e| e.kind.name()).collect(),
+        }
+        .serialize(serializer)
     }
 }
 

@@ -291,6 +291,30 @@ impl Plan {
         self.tasks.iter().find(|t| t.name == name)
     }
 
+    /// For each task, the indices of the declared tasks it depends on, each once, in the
+    /// order its dependencies are listed: the dependency graph the board draws and the
+    /// cycle check walks.
+    pub fn dependencies(&self) -> Vec<Vec<usize>> {
+        let index: std::collections::HashMap<&str, usize> = self
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.as_str(), i))
+            .collect();
+        self.tasks
+            .iter()
+            .map(|task| {
+                let mut on = Vec::new();
+                for d in task.depends_on.iter().filter_map(|d| index.get(d.as_str())) {
+                    if !on.contains(d) {
+                        on.push(*d);
+                    }
+                }
+                on
+            })
+            .collect()
+    }
+
     /// Whether every task is done (and there is at least one).
     pub fn is_complete(&self) -> bool {
         !self.tasks.is_empty() && self.tasks.iter().all(|t| t.state == TaskState::Done)

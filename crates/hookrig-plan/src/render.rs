@@ -4,7 +4,7 @@
 //! Dependencies on tasks the plan does not declare are left out of every drawing: they
 //! are a validator's business, and drawing them would invent tasks.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::fmt::Write as _;
 
 use crate::plan::{BlockType, Plan, Task, TaskState};
@@ -145,22 +145,11 @@ struct Graph<'a> {
 
 impl<'a> Graph<'a> {
     fn new(plan: &'a Plan) -> Self {
-        let index: HashMap<&str, usize> = plan
-            .tasks
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.name.as_str(), i))
-            .collect();
-        let mut depends_on = vec![Vec::new(); plan.tasks.len()];
+        let depends_on = plan.dependencies();
         let mut dependents = vec![Vec::new(); plan.tasks.len()];
-        for (i, task) in plan.tasks.iter().enumerate() {
-            for dep in &task.depends_on {
-                if let Some(&d) = index.get(dep.as_str())
-                    && !depends_on[i].contains(&d)
-                {
-                    depends_on[i].push(d);
-                    dependents[d].push(i);
-                }
+        for (i, on) in depends_on.iter().enumerate() {
+            for &d in on {
+                dependents[d].push(i);
             }
         }
         Self {

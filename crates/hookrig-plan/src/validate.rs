@@ -242,22 +242,7 @@ impl Checks<'_> {
     /// Depth-first search over "X waits for D"; each edge back to a task still on the
     /// path closes a cycle, reported once at the readiness rule of its first task.
     fn cycles(&mut self, plan: &Plan, places: &Places) {
-        let index: HashMap<&str, usize> = plan
-            .tasks
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.name.as_str(), i))
-            .collect();
-        let edges: Vec<Vec<usize>> = plan
-            .tasks
-            .iter()
-            .map(|t| {
-                t.depends_on
-                    .iter()
-                    .filter_map(|d| index.get(d.as_str()).copied())
-                    .collect()
-            })
-            .collect();
+        let edges = plan.dependencies();
         // 0 = not seen, 1 = on the current path, 2 = done.
         let mut color = vec![0_u8; edges.len()];
         let mut seen_cycles: HashSet<Vec<usize>> = HashSet::new();

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use hookrig_core::{AsyncCompletion, Dispatched, HookRecord, SkipReason, duration_ms};
 use hookrig_dialects::PackageRef;
-use hookrig_store::{EmitRecord, HookRun, Store, StoreError};
+use hookrig_store::{EmitFilter, EmitRecord, EmitSummary, HookRun, Store, StoreError};
 
 use crate::pool;
 pub use crate::pool::Connection;
@@ -34,6 +34,22 @@ pub fn enabled_packages(
         })
         .collect();
     Ok((packages, Some(store)))
+}
+
+/// The emits `hookrig runs` lists, newest first: at most `limit`, and only those of
+/// `event` (any accepted spelling: the ledger records canonical names) and of `agent`
+/// when they are given.
+pub fn recent(
+    ledger: &Store,
+    limit: usize,
+    event: Option<&str>,
+    agent: Option<&str>,
+) -> Result<Vec<EmitSummary>, StoreError> {
+    ledger.emits().recent(&EmitFilter {
+        limit,
+        event: event.map(|event| hookrig_dialects::events::resolve(event).as_str().to_owned()),
+        agent: agent.map(str::to_owned),
+    })
 }
 
 /// Opens the ledger for reading (`runs`, `why`). Emits left `running` by a process that
@@ -79,20 +95,7 @@ pub(crate) fn warning(err: &StoreError) -> String {
     format!("ledger: {}", chain(err))
 }
 
-/// An error and its causes on one line: `a: b: c`.
-pub(crate) fn chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
-}
+pub(crate) use hookrig_core::error_chain as chain;
 
 /// The ledger at `path`: `opened` when it is that file (one connection per emit
 /// instead of two), else opened now.

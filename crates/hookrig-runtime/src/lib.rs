@@ -5,7 +5,7 @@
 //! It owns the [`Scope`] (working directory, agent, plan and store, resolved once from
 //! flags and environment), the emit path ([`Emit`]: load the config, build the
 //! registry, dispatch, record in the ledger, hand the event to a running serve, drain
-//! async hooks), [`explain`], [`list`] and [`validate`] as typed values, project
+//! async hooks), [`explain()`], [`list`] and [`validate`] as typed values, project
 //! [`trust`], plan actions with their lifecycle events ([`lifecycle::perform`]), plan
 //! checks with their validators ([`check_plan`]), board formatters ([`format_board`]),
 //! plugin package registration ([`register_package`]),
@@ -58,9 +58,9 @@ pub use errors::RuntimeError;
 pub use explain::{Considered, Explanation, explain};
 pub use formatter::{FORMATTER_TIMEOUT, format_board};
 pub use interrupt::StopSignal;
-pub use listing::{Listing, Select, Trust, list};
+pub use listing::{ListedHook, Listing, Select, Trust, list};
 pub use packages::{Registration, register_package};
 pub use registry::{load, registry};
 pub use scope::{PlanFile, Scope, ScopeArgs, working_dir};
 pub use validation::{Validation, validate};
-pub use validators::{Entry, PlanCheck, check_plan};
+pub use validators::{Entry, PlanCheck, PlanReport, check_plan};

@@ -87,3 +87,21 @@ pub fn deliver(scope: &Scope, outcome: &Outcome, plan: &Path, agent: &str) -> De
     }
     delivered
 }
+
+#[cfg(test)]
+mod tests {
+    use hookrig_core::EventKind;
+    use hookrig_plan::lifecycle::LifecycleEvent;
+
+    #[test]
+    fn every_lifecycle_event_is_a_notify_event_of_the_catalog() {
+        // guards: a lifecycle event named outside the catalog would reach no hook
+        // registered under its alias (`post-claim`) and be recorded as a custom event
+        for event in LifecycleEvent::ALL {
+            let name = hookrig_dialects::events::resolve(event.name());
+            assert!(name.is_known(), "{}", event.name());
+            assert_eq!(name.as_str(), event.name(), "canonical");
+            assert_eq!(name.kind(), EventKind::Notify, "{}", event.name());
+        }
+    }
+}

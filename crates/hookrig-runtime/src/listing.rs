@@ -1,8 +1,8 @@
 //! The configured hooks, for `hookrig list` and `hookrig show`.
 
-use hookrig_core::Level;
-use hookrig_core::{Diagnostic, Severity};
+use hookrig_core::{Diagnostic, EventName, Level, OnError, Severity, display_duration};
 use hookrig_dialects::{HookDef, LoadOptions};
+use hookrig_exec::CommandDef;
 use serde::Serialize;
 
 use crate::errors::RuntimeError;
@@ -49,6 +49,74 @@ impl Trust {
             Trust::User => "user",
             Trust::Trusted => "trusted",
             Trust::Untrusted => "untrusted",
+        }
+    }
+}
+
+/// One hook as a listing shows it (`hookrig list --json` serializes it): each field
+/// as text, as the hook's file would say it.
+#[derive(Debug, Serialize)]
+pub struct ListedHook<'a> {
+    /// The hook's name.
+    pub name: &'a str,
+    /// The file that declares it.
+    pub source: String,
+    /// The dialect of that file.
+    pub dialect: &'static str,
+    /// Global or project.
+    pub level: Level,
+    /// The events it listens to, canonical names.
+    pub events: Vec<&'a str>,
+    /// Its matcher's pattern; empty when it matches everything.
+    pub matcher: String,
+    /// `sync` or `async`.
+    pub mode: &'static str,
+    /// Its timeout (`30s`), when it has one.
+    pub timeout: Option<String>,
+    /// Its priority (lower runs first).
+    pub priority: i32,
+    /// Whether it is enabled.
+    pub enabled: bool,
+    /// `user`, `trusted` or `untrusted`.
+    pub trust: &'static str,
+    /// Why it is not trusted, when it is not.
+    pub untrusted_because: Option<&'a str>,
+    /// What it runs: the command line, the argv joined, or `POST URL`.
+    pub command: String,
+    /// Its description.
+    pub description: Option<&'a str>,
+    /// What a failure of the hook decides: `allow` or `deny`.
+    #[serde(skip)]
+    pub on_error: &'static str,
+}
+
+impl<'a> ListedHook<'a> {
+    /// How `def` is listed.
+    pub fn new(def: &'a HookDef) -> Self {
+        let spec = &def.spec;
+        ListedHook {
+            name: &spec.name,
+            source: spec.source.path.display().to_string(),
+            dialect: def.dialect().as_str(),
+            level: spec.source.level,
+            events: spec.events.iter().map(EventName::as_str).collect(),
+            matcher: spec.matcher.pattern(),
+            mode: spec.mode.as_str(),
+            timeout: spec.timeout.map(display_duration),
+            priority: spec.priority,
+            enabled: spec.enabled,
+            trust: Trust::of(def).as_str(),
+            untrusted_because: spec.untrusted.as_deref(),
+            command: match &def.command {
+                CommandDef::Shell { line, .. } => line.clone(),
+                CommandDef::Exec { argv } => argv.join(" "),
+                CommandDef::Http { url, .. } => format!("POST {url}"),
+            },
+            description: spec.description.as_deref(),
+            on_error: match spec.on_error {
+                OnError::Allow => "allow",
+                OnError::Deny => "deny",
+            },
         }
     }
 }

@@ -12,7 +12,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use hookrig_config::Environment;
-use hookrig_core::Severity;
+use hookrig_core::{Severity, error_chain};
 use hookrig_dialects::PackageRef;
 use hookrig_exec::{Probe, probe};
 
@@ -136,6 +136,13 @@ impl Programs {
             packages: Vec::new(),
             warnings: Vec::new(),
         }
+    }
+
+    /// The same search, with one more warning.
+    #[must_use]
+    pub fn warned(mut self, warning: String) -> Self {
+        self.warnings.push(warning);
+        self
     }
 
     /// Adds the `PATH` directories.
@@ -271,6 +278,65 @@ impl Programs {
                     found.insert(name.to_owned(), (path, origin.clone()));
                 }
             }
+        }
+    }
+}
+
+/// Every external command of the scope (`PATH`, `plugin_path`, the plugin packages
+/// enabled for the scope's agent), for listings, which show what they can: a broken
+/// `config.toml` or package registry is a warning of the search instead of an error.
+pub fn all_commands(scope: &Scope, prefixes: &[&'static str]) -> Programs {
+    let path = Programs::named(prefixes).with_path();
+    let search = path
+        .clone()
+        .with_plugin_path(scope)
+        .unwrap_or_else(|err| path.warned(format!("config.toml not read: {}", error_chain(&err))));
+    search
+        .clone()
+        .with_packages(scope, PackageFiles::Commands)
+        .unwrap_or_else(|err| {
+            search.warned(format!("plugin packages not read: {}", error_chain(&err)))
+        })
+}
+
+/// Finds the external command `name` (a file PREFIX + `name`, or a package's command of
+/// that name): in `PATH` first, then in the `plugin_path` directories, then among the
+/// commands of the plugin packages enabled for the scope's agent. `config.toml` is read
+/// only when `PATH` has no such command that can run, and the package registry (which
+/// opens the store and reads each enabled package's manifest) only when neither has:
+/// most external commands live in `PATH`, and must not fail on a config they never use.
+/// A file that cannot be run is the answer when nothing later can be run either. What
+/// the searches found worth saying goes to `warn`.
+pub fn find_command(
+    scope: &Scope,
+    prefixes: &[&'static str],
+    name: &OsStr,
+    warn: &mut dyn FnMut(String),
+) -> Result<Lookup, RuntimeError> {
+    let mut lookup = Programs::named(prefixes).with_path().find(name);
+    if !matches!(lookup, Lookup::Found(_)) {
+        let search = Programs::named(prefixes).with_plugin_path(scope)?;
+        lookup = lookup.or_in(&search, name, warn);
+    }
+    if !matches!(lookup, Lookup::Found(_)) {
+        let search = Programs::named(prefixes).with_packages(scope, PackageFiles::Commands)?;
+        lookup = lookup.or_in(&search, name, warn);
+    }
+    Ok(lookup)
+}
+
+impl Lookup {
+    /// This lookup, or what `search` finds for `name` when that can run, or when this
+    /// found nothing at all.
+    fn or_in(self, search: &Programs, name: &OsStr, warn: &mut dyn FnMut(String)) -> Lookup {
+        for warning in &search.warnings {
+            warn(warning.clone());
+        }
+        let later = search.find(name);
+        if matches!(later, Lookup::Found(_)) || self == Lookup::Missing {
+            later
+        } else {
+            self
         }
     }
 }

@@ -149,6 +149,19 @@ impl Scope {
         Ok(packages)
     }
 
+    /// What the commands that show the scope's hooks (`list`, `show`, `explain`,
+    /// `validate`) load: what an emit of this scope would, plus `plugin_dirs`.
+    pub fn load_options(
+        &self,
+        plugin_dirs: &[PathBuf],
+    ) -> Result<hookrig_dialects::LoadOptions, RuntimeError> {
+        Ok(hookrig_dialects::LoadOptions {
+            plugin_dirs: plugin_dirs.to_vec(),
+            packages: self.packages()?,
+            ..hookrig_dialects::LoadOptions::default()
+        })
+    }
+
     /// The variables a program hookrig starts on the scope's behalf is given: the agent
     /// and the plan under hookrig's and Hence's names.
     pub fn child_env(&self) -> Vec<(&'static str, OsString)> {

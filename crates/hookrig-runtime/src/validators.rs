@@ -92,6 +92,39 @@ impl PlanCheck {
     pub fn passes(&self, strict: bool) -> bool {
         self.errors() == 0 && !(strict && (self.warnings() > 0 || !self.skipped.is_empty()))
     }
+
+    /// The check of the plan shown as `plan`, judged with or without `strict`, as
+    /// `hookrig plan validate --json` prints it.
+    pub fn report<'a>(&'a self, plan: &'a str, strict: bool) -> PlanReport<'a> {
+        PlanReport {
+            plan,
+            strict,
+            ok: self.passes(strict),
+            errors: self.errors(),
+            warnings: self.warnings(),
+            diagnostics: &self.entries,
+            skipped: &self.skipped,
+        }
+    }
+}
+
+/// A [`PlanCheck`] with its verdict ([`PlanCheck::report`]).
+#[derive(Debug, Serialize)]
+pub struct PlanReport<'a> {
+    /// The plan, as named.
+    pub plan: &'a str,
+    /// Whether warnings failed the check.
+    pub strict: bool,
+    /// Whether the plan passes.
+    pub ok: bool,
+    /// How many entries are errors.
+    pub errors: usize,
+    /// How many entries are warnings.
+    pub warnings: usize,
+    /// Every entry.
+    pub diagnostics: &'a [Entry],
+    /// Validators that could not be used (Hence's warnings), in run order.
+    pub skipped: &'a [String],
 }
 
 /// An external validator to run.

@@ -3,13 +3,11 @@
 //! answer what ran, from which file, for how long, what it said, and why it did or did
 //! not match), and every other table hookrig keeps: the plugin package registry, the
 //! automations and their runs, the tasks automations create, the memory index, and the
-//! agents `hookrig agent spawn` started.
-//!
-//! This crate owns the file: its schema and migrations, how it is opened (WAL, busy
-//! timeout, foreign keys), and one typed row per table. It must not decide what the rows
-//! mean: what an emit dispatches, when an automation runs, how a note is split into
-//! sections or what a task is for belong to the crates that write them. It reads no
-//! configuration and prints nothing.
+//! agents `hookrig agent spawn` started. This crate owns the file: its schema and
+//! migrations, how it is opened (WAL, busy timeout, foreign keys), and one typed row
+//! per table. It must not decide what the rows mean: what an emit dispatches, when an
+//! automation runs, how a note is split into sections or what a task is for belong to
+//! the crates that write them. It reads no configuration and prints nothing.
 //!
 //! - [`Store`] is a connection to the file; [`Store::open`] creates and migrates it.
 //!   Each table is read and written through its handle: [`Store::emits`] ([`Emits`]),
@@ -102,7 +100,7 @@ pub use crate::agents::{AgentRow, Agents};
 pub use crate::automation_locks::{AutomationLock, AutomationLocks};
 pub use crate::automation_runs::{AutomationRun, AutomationRuns, RunStatus};
 pub use crate::automations::{AutomationRow, Automations};
-pub use crate::clock::now_ms;
+pub use crate::clock::{now_ms, utc_text};
 pub use crate::emits::{
     EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, Emits, HookRun,
 };

@@ -1,4 +1,6 @@
-//! Test helpers shared by every hookrig crate's tests:
+//! Test helpers shared by every hookrig crate's tests. It must not be a normal
+//! dependency of any crate (tests and benches only) and depends on no hookrig crate. It
+//! owns:
 //!
 //! - a [`TestEnv`] that gives each test its own temporary home, XDG directories, `PATH`
 //!   entry for fixture scripts and project (a directory holding `.git`), and runs a
@@ -8,7 +10,7 @@
 //! - process scanning: [`processes_with`] a marker in their command line,
 //!   [`no_leftover`], [`kill_all_with`], [`is_alive`];
 //! - [`Recorder`], a list that handlers append to and the test reads back;
-//! - [`git`] with a fixed identity and no user configuration, and [`write_executable`]
+//! - [`git()`] with a fixed identity and no user configuration, and [`write_executable`]
 //!   for fixture scripts outside a [`TestEnv`].
 //!
 //! The crate depends on no hookrig crate (the test that runs a binary passes its path,

@@ -26,6 +26,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use hookrig_config::lexical_path;
 use serde_json::{Map, Value};
 
 use crate::template;
@@ -261,11 +262,12 @@ pub(crate) fn confined_path(
     if written == rendered {
         return Ok(resolved);
     }
-    let workspace = normalize(&env.workspace);
+    let workspace = lexical_path(&env.workspace);
     // Lexically, and through the file system where the path exists, so that neither
     // `..` nor a link inside the workspace pointing out of it passes.
-    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| normalize(path));
-    if normalize(&resolved).starts_with(&workspace) && real(&resolved).starts_with(real(&workspace))
+    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| lexical_path(path));
+    if lexical_path(&resolved).starts_with(&workspace)
+        && real(&resolved).starts_with(real(&workspace))
     {
         return Ok(resolved);
     }
@@ -273,25 +275,6 @@ pub(crate) fn confined_path(
         "`{field}` {rendered:?} comes from placeholders and leaves the workspace {}; only a path written literally in the automation may",
         workspace.display()
     ))
-}
-
-/// `path` without `.` components and with each `..` taking away the component before
-/// it (never climbing above the root), without touching the file system.
-fn normalize(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push(component);
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// A timeout in seconds as the messages show it (`60s`, `0.5s`).

@@ -13,13 +13,12 @@ use hookrig_agents::{
 };
 use hookrig_plan::lifecycle::Outcome;
 use hookrig_runtime::Scope;
-use serde_json::{Value, json};
 
 use crate::cli::{AgentArg, JsonArg, PlanArg};
 use crate::commands::task as task_command;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{print, print_json};
+use crate::output::{print, print_json, warn};
 use crate::scope::{Flags, Top};
 
 /// `hookrig agent ...`.
@@ -117,7 +116,7 @@ impl SpawnObserver for Reporter<'_> {
     type Stop = Result<u8, ExpectedError>;
 
     fn warning(&mut self, warning: String) {
-        eprintln!("hookrig: warning: {warning}");
+        warn(warning);
     }
 
     fn claimed(&mut self, outcome: &Outcome, plan: &Path, agent: &str) -> ControlFlow<Self::Stop> {
@@ -185,31 +184,10 @@ fn spawn(scope: &Scope, args: &SpawnArgs) -> Result<u8, ExpectedError> {
     Ok(exit_codes::PROCEED)
 }
 
-fn status_json(status: &AgentStatus) -> Value {
-    let row = &status.row;
-    json!({
-        "task": row.task,
-        "agent": row.agent,
-        "provider": row.provider,
-        "plan": row.plan,
-        "worktree": row.worktree,
-        "branch": row.branch,
-        "log": row.log,
-        "pid": row.pid,
-        "state": status.state.text(),
-        "running": status.state == hookrig_agents::State::Running,
-        "exit_code": row.exit_code,
-        "exit_signal": row.exit_signal,
-        "started_at_ms": row.started_at_ms,
-        "ended_at_ms": row.ended_at_ms,
-        "stopped_at_ms": row.stopped_at_ms,
-    })
-}
-
 fn list(scope: &Scope, json: bool) -> Result<u8, ExpectedError> {
     let agents = hookrig_agents::list(&scope.store)?;
     if json {
-        print_json(&agents.iter().map(status_json).collect::<Vec<Value>>())?;
+        print_json(&agents)?;
         return Ok(exit_codes::PROCEED);
     }
     if agents.is_empty() {
@@ -298,9 +276,7 @@ fn prefixed(task: &str, text: &str) -> String {
 }
 
 fn clean(scope: &Scope, task: &str, force: bool) -> Result<u8, ExpectedError> {
-    let cleaned = hookrig_agents::clean(&scope.store, task, force, scope.cwd(), &mut |warning| {
-        eprintln!("hookrig: warning: {warning}");
-    })?;
+    let cleaned = hookrig_agents::clean(&scope.store, task, force, scope.cwd(), &mut warn)?;
     let mut out = format!("removed worktree {}\n", cleaned.worktree.display());
     match cleaned.branch_deleted {
         Ok(()) => {

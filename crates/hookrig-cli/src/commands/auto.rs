@@ -13,7 +13,7 @@ use hookrig_store::{AutomationRun, RunStatus, Store};
 use crate::cli::JsonArg;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{print, print_json};
+use crate::output::{json_or_text, print};
 use crate::scope::{Flags, Top};
 
 #[derive(Debug, Args)]
@@ -90,19 +90,11 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
         }
         AutoCommand::List { json } => {
             let automations = hookrig_automation::all(&store)?;
-            if json.json {
-                print_json(&automations)?;
-            } else {
-                print(&table(&automations))?;
-            }
+            json_or_text(json.json, &automations[..], table)?;
         }
         AutoCommand::Show { id, json } => {
             let automation = hookrig_automation::get(&store, id)?;
-            if json.json {
-                print_json(&automation)?;
-            } else {
-                print(&details(&automation))?;
-            }
+            json_or_text(json.json, &automation, details)?;
         }
         AutoCommand::Enable { id } | AutoCommand::Disable { id } => {
             let enable = matches!(args.command, AutoCommand::Enable { .. });
@@ -130,11 +122,7 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
                 return self::follow(&store, id.as_deref(), json.json);
             }
             let runs = store.automation_runs().list(id.as_deref(), *limit)?;
-            if json.json {
-                print_json(&runs)?;
-            } else {
-                print(&runs_table(&runs))?;
-            }
+            json_or_text(json.json, &runs[..], runs_table)?;
         }
     }
     Ok(exit_codes::PROCEED)
@@ -162,11 +150,7 @@ pub(crate) fn fire(scope: &Scope, id: &str, json: bool) -> Result<u8, ExpectedEr
     let Some(record) = hookrig_automation::fire(scope, &config, id)? else {
         return Ok(exit_codes::INTERRUPTED);
     };
-    if json {
-        print_json(&record)?;
-    } else {
-        print(&run_details(&record))?;
-    }
+    json_or_text(json, &record, run_details)?;
     Ok(if record.status == RunStatus::Failed {
         exit_codes::FAILURE
     } else {

@@ -4,13 +4,12 @@ use std::fmt::Write;
 
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::print;
+use crate::output::{print, print_json};
 
 pub(crate) fn run(json: bool) -> Result<u8, ExpectedError> {
     let catalog = hookrig_dialects::events::catalog();
     if json {
-        let text = serde_json::to_string_pretty(&catalog).expect("the catalog serializes");
-        print(&format!("{text}\n"))?;
+        print_json(&catalog)?;
         return Ok(exit_codes::PROCEED);
     }
     let width = catalog.iter().map(|e| e.name.len()).max().unwrap_or(4);

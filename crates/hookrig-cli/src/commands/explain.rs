@@ -4,7 +4,6 @@ use std::fmt::Write;
 use std::path::PathBuf;
 
 use hookrig_core::{Mode, SkipReason};
-use hookrig_dialects::LoadOptions;
 use hookrig_runtime::{Explanation, Scope};
 
 use crate::errors::ExpectedError;
@@ -17,11 +16,7 @@ pub(crate) fn run(
     tool: Option<&str>,
     plugin_dirs: &[PathBuf],
 ) -> Result<u8, ExpectedError> {
-    let options = LoadOptions {
-        plugin_dirs: plugin_dirs.to_vec(),
-        packages: scope.packages()?,
-        ..LoadOptions::default()
-    };
+    let options = scope.load_options(plugin_dirs)?;
     let explanation = hookrig_runtime::explain(scope, event, tool, &options)?;
     print(&render(&explanation))?;
     Ok(exit_codes::PROCEED)

@@ -10,7 +10,7 @@ use hookrig_plan::lifecycle;
 use hookrig_plan::render;
 use hookrig_runtime::Scope;
 
-use crate::cli::{AgentArg, JsonArg, PlanArg};
+use crate::cli::{PlanAgentArgs, PlanArg};
 use crate::errors::ExpectedError;
 use crate::scope::{Flags, Top};
 use crate::{exit_codes, output};
@@ -59,11 +59,7 @@ struct NextArgs {
     #[arg(value_name = "PLAN", conflicts_with = "plan")]
     file: Option<PathBuf>,
     #[command(flatten)]
-    plan: PlanArg,
-    #[command(flatten)]
-    agent: AgentArg,
-    #[command(flatten)]
-    json: JsonArg,
+    flags: PlanAgentArgs,
 }
 
 /// The kanban width when stdout is not a terminal.
@@ -78,9 +74,9 @@ pub(crate) fn run(top: &Top, args: &PlanArgs) -> Result<u8, ExpectedError> {
         }
         PlanCommand::Next(next) => {
             let flags = Flags::default()
-                .plan(next.file.as_deref(), &next.plan)
-                .agent(&next.agent);
-            self::next(&top.scope(flags)?, next.json.json)
+                .plan(next.file.as_deref(), &next.flags.plan)
+                .agent(&next.flags.agent);
+            self::next(&top.scope(flags)?, next.flags.json.json)
         }
         PlanCommand::Validate(validate) => super::plan_validate::run(top, validate),
     }
@@ -112,9 +108,7 @@ fn board(scope: &Scope, args: &BoardArgs) -> Result<u8, ExpectedError> {
         }
         name => {
             let board = serde_json::to_vec(&Board::new(&shown, plan)).expect("JSON serializes");
-            let stdout = hookrig_runtime::format_board(scope, name, board, &mut |warning| {
-                eprintln!("hookrig: warning: {warning}");
-            })?;
+            let stdout = hookrig_runtime::format_board(scope, name, board, &mut output::warn)?;
             output::write(&stdout)?;
             return Ok(exit_codes::PROCEED);
         }
@@ -138,11 +132,7 @@ fn next(scope: &Scope, json: bool) -> Result<u8, ExpectedError> {
     let agent = scope.agent.as_deref().ok_or(ExpectedError::NoAgent)?;
     let loaded = lifecycle::read(path)?;
     let next = Board::new(&path.display().to_string(), &loaded.plan).next_for(agent);
-    if json {
-        output::print_json(&next)?;
-    } else {
-        output::print(&next_text(&next))?;
-    }
+    output::json_or_text(json, &next, next_text)?;
     Ok(exit_codes::PROCEED)
 }
 

@@ -5,13 +5,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
-use hookrig_runtime::{Entry, PlanCheck};
-use serde::Serialize;
+use hookrig_runtime::PlanCheck;
 
 use crate::cli::{AgentArg, JsonArg, PlanArg};
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{print, print_json, warn_all};
+use crate::output::{count, print, print_json, warn_all};
 use crate::scope::{Flags, Top};
 
 #[derive(Debug, Args)]
@@ -30,19 +29,6 @@ pub(crate) struct ValidateArgs {
     agent: AgentArg,
 }
 
-/// The JSON of `plan validate --json`.
-#[derive(Debug, Serialize)]
-struct Report<'a> {
-    plan: String,
-    strict: bool,
-    ok: bool,
-    errors: usize,
-    warnings: usize,
-    diagnostics: &'a [Entry],
-    /// Validators that could not be used (Hence's warnings), in run order.
-    skipped: &'a [String],
-}
-
 /// `plan validate`: the plan is the positional file, else `--plan`, else `hookrig
 /// --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`.
 pub(crate) fn run(top: &Top, args: &ValidateArgs) -> Result<u8, ExpectedError> {
@@ -54,22 +40,13 @@ pub(crate) fn run(top: &Top, args: &ValidateArgs) -> Result<u8, ExpectedError> {
     let check = hookrig_runtime::check_plan(&scope, plan, args.strict)?;
     warn_all(&check.warnings);
     let shown = plan.named.display().to_string();
-    let ok = check.passes(args.strict);
     if args.json.json {
-        print_json(&Report {
-            plan: shown,
-            strict: args.strict,
-            ok,
-            errors: check.errors(),
-            warnings: check.warnings(),
-            diagnostics: &check.entries,
-            skipped: &check.skipped,
-        })?;
+        print_json(&check.report(&shown, args.strict))?;
     } else {
         warn_all(&check.skipped);
         print(&text(&shown, &check, args.strict))?;
     }
-    Ok(if ok {
+    Ok(if check.passes(args.strict) {
         exit_codes::PROCEED
     } else {
         exit_codes::FAILURE
@@ -96,12 +73,11 @@ fn text(shown: &str, check: &PlanCheck, strict: bool) -> String {
         }
         let _ = writeln!(out, ": {}", entry.message);
     }
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let _ = writeln!(
         out,
         "{shown}: {}, {}{}",
-        plural(check.errors(), "error"),
-        plural(check.warnings(), "warning"),
+        count(check.errors(), "error"),
+        count(check.warnings(), "warning"),
         if strict { " (strict)" } else { "" }
     );
     out

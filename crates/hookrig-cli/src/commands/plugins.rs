@@ -1,7 +1,6 @@
 //! `hookrig plugins list|register|enable|disable|delete`: the plugin package registry,
 //! as OpenHermit's `hermit plugins` has it.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Subcommand};
@@ -11,7 +10,7 @@ use hookrig_store::{ALL_AGENTS, PluginEntry, StoreError};
 use crate::cli::JsonArg;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{print, print_json};
+use crate::output::{self, print};
 
 #[derive(Debug, Args)]
 pub(crate) struct PluginsArgs {
@@ -72,11 +71,7 @@ pub(crate) fn run(scope: &Scope, args: &PluginsArgs) -> Result<u8, ExpectedError
     match &args.command {
         PluginsCommand::List { json } => {
             let plugins = store.plugins().list()?;
-            if json.json {
-                print_json(&plugins)?;
-            } else {
-                print(&table(&plugins))?;
-            }
+            output::json_or_text(json.json, &plugins[..], table)?;
         }
         PluginsCommand::Register {
             id,
@@ -91,7 +86,7 @@ pub(crate) fn run(scope: &Scope, args: &PluginsArgs) -> Result<u8, ExpectedError
                 path,
             };
             let row = register_package(scope, &store, registration, &mut |warning| {
-                eprintln!("hookrig: warning: {warning}");
+                output::warn(warning);
             })?;
             print(&format!(
                 "registered plugin `{id}` ({}) from {}; enable it with `hookrig plugins enable {id} --agent NAME` or `--all`\n",
@@ -158,24 +153,7 @@ fn table(plugins: &[PluginEntry]) -> String {
             ]
         })
         .collect();
-    let header = ["ID", "VERSION", "ENABLED FOR", "PATH"];
-    let mut widths = header.map(str::len);
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut text = String::new();
-    for row in std::iter::once(header.map(str::to_owned)).chain(rows) {
-        let line = row
-            .iter()
-            .zip(widths)
-            .map(|(cell, width)| format!("{cell:width$}"))
-            .collect::<Vec<_>>()
-            .join("  ");
-        let _ = writeln!(text, "{}", line.trim_end());
-    }
-    text
+    output::table(&["ID", "VERSION", "ENABLED FOR", "PATH"], &rows)
 }
 
 /// In words: `every agent`, `every agent except a, b`, `a, b`, `nobody`.

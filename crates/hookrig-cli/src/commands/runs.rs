@@ -1,15 +1,14 @@
 //! `hookrig runs` and `hookrig why`: reading the ledger.
 
 use std::fmt::Write;
-use std::time::{Duration, UNIX_EPOCH};
 
 use hookrig_runtime::Scope;
-use hookrig_store::{EmitFilter, EmitRecord, EmitSummary, Store};
+use hookrig_store::{EmitRecord, EmitSummary, Store, utc_text};
 
 use crate::cli::RunsArgs;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{print, print_json};
+use crate::output::{json_or_text, print, print_json};
 
 /// The scope's ledger, opened for reading (`runs`, `why`, `plugins`); an error with
 /// `--no-ledger`.
@@ -19,16 +18,8 @@ pub(crate) fn ledger(scope: &Scope) -> Result<Store, ExpectedError> {
 }
 
 pub(crate) fn list(scope: &Scope, args: &RunsArgs) -> Result<u8, ExpectedError> {
-    let ledger = ledger(scope)?;
-    let filter = EmitFilter {
-        limit: args.limit,
-        event: args
-            .event
-            .as_deref()
-            .map(|e| hookrig_dialects::events::resolve(e).as_str().to_owned()),
-        agent: args.agent.clone(),
-    };
-    let emits = ledger.emits().recent(&filter)?;
+    let (event, agent) = (args.event.as_deref(), args.agent.as_deref());
+    let emits = hookrig_runtime::ledger::recent(&ledger(scope)?, args.limit, event, agent)?;
     if args.json.json {
         print_json(&emits)?;
         return Ok(exit_codes::PROCEED);
@@ -69,7 +60,7 @@ fn render_runs(emits: &[EmitSummary]) -> String {
             text,
             "{:36}  {:20}  {:18}  {}{:8}  {:>5}  {:>9.1}  {}",
             emit.run_id,
-            timestamp(emit.started_at_ms),
+            utc_text(emit.started_at_ms),
             emit.event,
             agent_cell(emit.agent.as_deref().unwrap_or("-")),
             emit.decision,
@@ -88,18 +79,14 @@ pub(crate) fn why(scope: &Scope, run_id: &str, json: bool) -> Result<u8, Expecte
         .emits()
         .detail(&run_id)?
         .ok_or_else(|| ExpectedError::UnknownRun(run_id.clone()))?;
-    if json {
-        print_json(&detail.emit)?;
-    } else {
-        print(&render_why(&detail.emit))?;
-    }
+    json_or_text(json, &detail.emit, render_why)?;
     Ok(exit_codes::PROCEED)
 }
 
 fn render_why(emit: &EmitRecord) -> String {
     let mut text = String::new();
     let _ = writeln!(text, "run       {}", emit.run_id);
-    let _ = writeln!(text, "time      {} UTC", timestamp(emit.started_at_ms));
+    let _ = writeln!(text, "time      {} UTC", utc_text(emit.started_at_ms));
     let _ = writeln!(text, "event     {}", emit.event);
     let _ = writeln!(text, "cwd       {}", emit.cwd);
     if !emit.session_id.is_empty() {
@@ -182,49 +169,4 @@ fn excerpt(text: &str) -> String {
         );
     }
     shown
-}
-
-/// `2026-11-23 11:05:24` (UTC), computed without a date crate: the ledger only needs
-/// a readable civil time.
-fn timestamp(ms: i64) -> String {
-    let Ok(ms) = u64::try_from(ms) else {
-        return ms.to_string();
-    };
-    let time = UNIX_EPOCH + Duration::from_millis(ms);
-    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timestamps_are_civil_utc() {
-        assert_eq!(timestamp(0), "1970-01-01 00:00:00");
-        assert_eq!(timestamp(1_795_431_924_000), "2026-11-23 11:05:24");
-        assert_eq!(timestamp(951_782_400_000), "2000-02-29 00:00:00");
-    }
 }

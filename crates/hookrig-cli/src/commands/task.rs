@@ -9,9 +9,8 @@ use clap::{Args, Subcommand};
 use hookrig_plan::lifecycle::{LifecycleEvent, Outcome};
 use hookrig_plan::plan::{Action, TaskState};
 use hookrig_runtime::{Scope, lifecycle};
-use serde::Serialize;
 
-use crate::cli::{AgentArg, JsonArg, PlanArg};
+use crate::cli::PlanAgentArgs;
 use crate::errors::ExpectedError;
 use crate::scope::{Flags, Top};
 use crate::{exit_codes, output};
@@ -33,21 +32,21 @@ enum TaskCommand {
         #[arg(long)]
         force: bool,
         #[command(flatten)]
-        common: Common,
+        common: PlanAgentArgs,
     },
     /// Give a claimed task back.
     Unclaim {
         /// The task.
         task: String,
         #[command(flatten)]
-        common: Common,
+        common: PlanAgentArgs,
     },
     /// Mark a task done.
     Complete {
         /// The task.
         task: String,
         #[command(flatten)]
-        common: Common,
+        common: PlanAgentArgs,
     },
     /// Block a task by hand (its dependents are not blocked by it).
     Block {
@@ -57,14 +56,14 @@ enum TaskCommand {
         #[arg(long)]
         reason: Option<String>,
         #[command(flatten)]
-        common: Common,
+        common: PlanAgentArgs,
     },
     /// Lift a manual block.
     Unblock {
         /// The task.
         task: String,
         #[command(flatten)]
-        common: Common,
+        common: PlanAgentArgs,
     },
     /// Append SPL statements to the plan, e.g. `hookrig task assert '(given failed-api)'`.
     Assert {
@@ -72,59 +71,8 @@ enum TaskCommand {
         #[arg(value_name = "SPL")]
         spl: String,
         #[command(flatten)]
-        common: Common,
+        common: PlanAgentArgs,
     },
-}
-
-#[derive(Debug, Args)]
-struct Common {
-    #[command(flatten)]
-    plan: PlanArg,
-    #[command(flatten)]
-    agent: AgentArg,
-    #[command(flatten)]
-    json: JsonArg,
-}
-
-/// What `--json` prints.
-#[derive(Debug, Serialize)]
-struct Report {
-    /// `claim`, `unclaim`, `complete`, `block`, `unblock` or `assert`.
-    action: &'static str,
-    /// The task's name (without `task-`); null for `assert`.
-    task: Option<String>,
-    /// The asserted SPL, for `assert` only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    expression: Option<String>,
-    agent: String,
-    /// The task's state before and after; null for `assert`.
-    state_before: Option<TaskState>,
-    state_after: Option<TaskState>,
-    /// True when the task already was where the action would take it.
-    noop: bool,
-    /// The text appended to the plan file; null for a no-op.
-    appended: Option<String>,
-    /// The lifecycle events emitted, in order.
-    events: Vec<&'static str>,
-}
-
-impl Report {
-    fn new(outcome: &Outcome) -> Self {
-        Self {
-            action: outcome.action.verb(),
-            task: outcome.task.clone(),
-            expression: match &outcome.action {
-                Action::Assert { spl } => Some(spl.clone()),
-                _ => None,
-            },
-            agent: outcome.agent.clone(),
-            state_before: outcome.state_before,
-            state_after: outcome.state_after,
-            noop: outcome.is_noop(),
-            appended: outcome.appended.clone(),
-            events: outcome.events.iter().map(|e| e.kind.name()).collect(),
-        }
-    }
 }
 
 /// Runs `hookrig task ...`.
@@ -166,11 +114,7 @@ pub(crate) fn run(top: &Top, args: &TaskArgs) -> Result<u8, ExpectedError> {
     let agent = scope.agent.as_deref().ok_or(ExpectedError::NoAgent)?;
     let performed = lifecycle::perform(&scope, &plan.named, &action, agent)?;
     let interrupted = report(&performed.delivered);
-    if common.json.json {
-        output::print_json(&Report::new(&performed.outcome))?;
-    } else {
-        output::print(&summary(&performed.outcome))?;
-    }
+    output::json_or_text(common.json.json, &performed.outcome, summary)?;
     Ok(interrupted.unwrap_or(exit_codes::PROCEED))
 }
 
@@ -191,9 +135,7 @@ pub(crate) fn deliver(
 /// plan has changed whatever they do, so neither a failing hook nor a config that does
 /// not load changes the exit code.
 fn report(delivered: &lifecycle::Delivered) -> Option<u8> {
-    for warning in &delivered.warnings {
-        eprintln!("hookrig: warning: {warning}");
-    }
+    output::warn_all(&delivered.warnings);
     delivered.interrupted.map(exit_codes::stopped_by)
 }
 
@@ -224,23 +166,4 @@ pub(crate) fn summary(outcome: &Outcome) -> String {
         text.push_str("every task of the plan is done\n");
     }
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use hookrig_core::EventKind;
-
-    use super::*;
-
-    #[test]
-    fn every_lifecycle_event_is_a_notify_event_of_the_catalog() {
-        // guards: a lifecycle event named outside the catalog would reach no hook
-        // registered under its alias (`post-claim`) and be recorded as a custom event
-        for event in LifecycleEvent::ALL {
-            let name = hookrig_dialects::events::resolve(event.name());
-            assert!(name.is_known(), "{}", event.name());
-            assert_eq!(name.as_str(), event.name(), "canonical");
-            assert_eq!(name.kind(), EventKind::Notify, "{}", event.name());
-        }
-    }
 }

@@ -8,7 +8,7 @@ use hookrig_runtime::trust::{self, Approved};
 
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{print, report_errors};
+use crate::output::{count, print, report_errors, table};
 
 pub(crate) fn run(scope: &Scope, list: bool, revoke: bool) -> Result<u8, ExpectedError> {
     let text = if list {
@@ -27,14 +27,13 @@ pub(crate) fn run(scope: &Scope, list: bool, revoke: bool) -> Result<u8, Expecte
                     ]
                 })
                 .collect();
-            super::list::table(&["NAME", "DIALECT", "SOURCE"], &rows)
+            table(&["NAME", "DIALECT", "SOURCE"], &rows)
         }
     } else if revoke {
         let revoked = trust::revoke(scope)?;
         format!(
-            "revoked trust in {} hook{} under {}\n",
-            revoked.count,
-            if revoked.count == 1 { "" } else { "s" },
+            "revoked trust in {} under {}\n",
+            count(revoked.count, "hook"),
             revoked.under.display()
         )
     } else {
@@ -53,51 +52,41 @@ pub(crate) fn run(scope: &Scope, list: bool, revoke: bool) -> Result<u8, Expecte
 
 /// One line per item trusted; a line saying so when there was none.
 fn approved_text(approved: &[Approved]) -> String {
-    let verb = |changed: bool| {
-        if changed {
-            "trusted"
-        } else {
-            "already trusted"
-        }
-    };
     let mut text = String::new();
     for item in approved {
-        let _ = match item {
+        let (changed, what) = match item {
             Approved::Hook {
                 name,
                 dialect,
                 source,
                 changed,
-            } => writeln!(
-                text,
-                "{} {name} ({dialect}, {})",
-                verb(*changed),
-                source.display()
+            } => (
+                *changed,
+                format!("{name} ({dialect}, {})", source.display()),
             ),
-            Approved::Automation(id) => writeln!(text, "trusted automation {id}"),
-            Approved::Config { file, changed } => {
-                writeln!(text, "{} config {}", verb(*changed), file.display())
+            Approved::Automation(id) => (true, format!("automation {id}")),
+            Approved::Config { file, changed } => (*changed, format!("config {}", file.display())),
+            Approved::ClaudeSettings { file, changed } => {
+                (*changed, format!("Claude Code settings {}", file.display()))
             }
-            Approved::ClaudeSettings { file, changed } => writeln!(
-                text,
-                "{} Claude Code settings {}",
-                verb(*changed),
-                file.display()
-            ),
             Approved::Validator {
                 name,
                 file,
                 changed,
-            } => writeln!(
-                text,
-                "{} validator {name} ({})",
-                verb(*changed),
-                file.display()
-            ),
+            } => (*changed, format!("validator {name} ({})", file.display())),
         };
+        let verb = if changed {
+            "trusted"
+        } else {
+            "already trusted"
+        };
+        let _ = writeln!(text, "{verb} {what}");
     }
     if approved.is_empty() {
-        text.push_str("no project hooks to trust\n");
+        text.push_str(
+            "no project hooks to trust
+",
+        );
     }
     text
 }

@@ -2,29 +2,23 @@
 
 use std::fmt::Write;
 
-use hookrig_dialects::LoadOptions;
 use hookrig_runtime::Scope;
 
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::print;
+use crate::output::{count, print};
 
 pub(crate) fn run(scope: &Scope, strict: bool) -> Result<u8, ExpectedError> {
-    let options = LoadOptions {
-        packages: scope.packages()?,
-        ..LoadOptions::default()
-    };
-    let validation = hookrig_runtime::validate(scope, &options)?;
-    let (errors, warnings) = (validation.errors(), validation.warnings());
+    let validation = hookrig_runtime::validate(scope, &scope.load_options(&[])?)?;
     let mut text = String::new();
     for diagnostic in &validation.diagnostics {
         let _ = writeln!(text, "{}", diagnostic.render_with_severity());
     }
+    let errors = count(validation.errors(), "error");
     let _ = writeln!(
         text,
-        "{errors} error{}, {warnings} warning{}",
-        plural(errors),
-        plural(warnings)
+        "{errors}, {}",
+        count(validation.warnings(), "warning")
     );
     print(&text)?;
     Ok(if validation.passes(strict) {
@@ -32,8 +26,4 @@ pub(crate) fn run(scope: &Scope, strict: bool) -> Result<u8, ExpectedError> {
     } else {
         exit_codes::FAILURE
     })
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

@@ -49,7 +49,8 @@ const fn with_context(mut event: ClaudeEvent, text: bool) -> ClaudeEvent {
     event
 }
 
-/// Every Claude Code event hookrig knows, in Claude Code's documentation order.
+/// Every Claude Code event hookrig knows: tool events, permission requests, prompts,
+/// notifications, stops, subagents, compaction and sessions.
 pub(crate) static EVENTS: &[ClaudeEvent] = &[
     with_context(tool("PreToolUse", Some("tool.before")), false),
     with_context(tool("PostToolUse", Some("tool.after")), false),

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::wire::{Shaped, loose, present};
+use crate::wire::{Shaped, absent, loose, present};
 
 /// Claude Code's hook input.
 ///
@@ -17,66 +17,26 @@ use crate::wire::{Shaped, loose, present};
 /// Claude's names and the canonical payload as it is, so they are values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct HookInput {
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) session_id: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) transcript_path: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) cwd: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) permission_mode: Option<Value>,
     /// The event, in Claude Code's name; a value that is not a string names none.
-    #[serde(
-        default,
-        deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) hook_event_name: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) tool_name: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) tool_input: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) tool_use_id: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) tool_response: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) prompt: Option<Value>,
     /// Every other field of the event (`notification_type`, `source`, `reason`, ...,
     /// and the canonical payload's own fields), in the order written.
@@ -95,40 +55,28 @@ pub(crate) struct HookOutput {
         rename = "continue",
         default,
         deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "absent"
     )]
     pub(crate) proceed: Option<bool>,
     #[serde(
         rename = "stopReason",
         default,
         deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "absent"
     )]
     pub(crate) stop_reason: Option<String>,
     /// `block` (or `approve`, which changes nothing).
-    #[serde(
-        default,
-        deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) decision: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) reason: Option<String>,
-    #[serde(
-        rename = "hookSpecificOutput",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "hookSpecificOutput", default, skip_serializing_if = "absent")]
     pub(crate) hook_specific_output: Option<Shaped<HookSpecificOutput>>,
     #[serde(
         rename = "systemMessage",
         default,
         deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "absent"
     )]
     pub(crate) system_message: Option<String>,
 }
@@ -138,45 +86,25 @@ pub(crate) struct HookOutput {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct HookSpecificOutput {
     /// Must name the event the hook ran for.
-    #[serde(
-        default,
-        deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) hook_event_name: Option<String>,
     /// `allow`, `deny` or `ask` (`PreToolUse`).
-    #[serde(
-        default,
-        deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) permission_decision: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) permission_decision_reason: Option<String>,
     /// The tool input to use instead; must be an object.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) updated_input: Option<Value>,
     /// The tool output to use instead, as it is.
     #[serde(
         rename = "updatedMCPToolOutput",
         default,
         deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "absent"
     )]
     pub(crate) updated_mcp_tool_output: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) additional_context: Option<String>,
 }
 

@@ -6,8 +6,8 @@
 
 use hookrig_config::HookPoint;
 
-/// Each hook point, in the order Hence's documentation lists them, with the canonical
-/// event it listens to.
+/// Each hook point, in Hence's order (the order of [`HookPoint::ALL`]), with the
+/// canonical event it listens to.
 pub(crate) static EVENTS: &[(HookPoint, &str)] = &[
     (HookPoint::PostClaim, "task.claimed"),
     (HookPoint::PostComplete, "task.completed"),

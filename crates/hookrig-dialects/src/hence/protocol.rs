@@ -139,7 +139,7 @@ fn reply(
                 format!("hook '{name}' timed out after {seconds}s"),
             )
         }
-        // Hence documents no wording for these; they follow its `failed (...)` form.
+        // Hence has no wording of its own for these; they follow its `failed (...)` form.
         Termination::Signaled(signal) => failure(
             FailureKind::Crash,
             format!("hook '{name}' failed (killed by signal {signal})"),
@@ -178,7 +178,7 @@ mod tests {
             context: Arc::new(EventContext {
                 name: EventName::resolve(event),
                 session_id: "s1".to_owned(),
-                cwd: PathBuf::from("/work/repo"),
+                cwd: PathBuf::from("/srv/repo"),
                 env: None,
             }),
             payload: Payload::from_map(map),

@@ -113,17 +113,17 @@ mod tests {
     #[test]
     fn plan_is_made_absolute_against_the_event_directory() {
         assert_eq!(
-            absolute(Path::new("/work/repo"), Path::new("./plans/plan.spl")),
-            PathBuf::from("/work/repo/plans/plan.spl")
+            absolute(Path::new("/srv/repo"), Path::new("./plans/plan.spl")),
+            PathBuf::from("/srv/repo/plans/plan.spl")
         );
         assert_eq!(
-            absolute(Path::new("/work/repo"), Path::new("/elsewhere/plan.spl")),
+            absolute(Path::new("/srv/repo"), Path::new("/elsewhere/plan.spl")),
             PathBuf::from("/elsewhere/plan.spl")
         );
         // guards: `HENCE_PLAN` gets the normalised path, without `..`, as trust sees it
         assert_eq!(
-            absolute(Path::new("/work/repo/sub"), Path::new("../plan.spl")),
-            PathBuf::from("/work/repo/plan.spl")
+            absolute(Path::new("/srv/repo/sub"), Path::new("../plan.spl")),
+            PathBuf::from("/srv/repo/plan.spl")
         );
     }
 }

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::wire::{Shaped, loose, present};
+use crate::wire::{Shaped, absent, loose, present};
 
 /// hygge's `Input`.
 ///
@@ -21,58 +21,26 @@ use crate::wire::{Shaped, loose, present};
 pub(crate) struct Input {
     /// `pre_tool`, `post_tool`, `pre_message` or `post_message`; a value that is not a
     /// string names none.
-    #[serde(
-        default,
-        deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) event: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) session_id: Option<Value>,
     /// The hook the input was written for; not part of the event.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) hook_name: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) pwd: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) tool_name: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) tool_input: Option<Value>,
     /// A `ToolResult` object; anything else is carried as the tool's output.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "absent")]
     pub(crate) tool_result: Option<Shaped<ToolResult>>,
     /// The user's text before the turn, the assistant's after it.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) message: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) mode_name: Option<Value>,
     /// Fields hygge does not define, which a host may still send; hookrig never writes
     /// any.
@@ -85,17 +53,9 @@ pub(crate) struct Input {
 /// written.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ToolResult {
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) content: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) is_error: Option<Value>,
 }
 
@@ -122,17 +82,17 @@ impl ToolResult {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Action {
     /// `allow`, `deny` or `modify`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "absent")]
     pub(crate) decision: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "absent")]
     pub(crate) reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "absent")]
     pub(crate) modified_tool_input: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "absent")]
     pub(crate) modified_message: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "absent")]
     pub(crate) modified_tool_result: Option<ToolResult>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "absent")]
     pub(crate) system_prompt_append: Option<String>,
 }
 

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,7 +10,7 @@ use hookrig_core::{Dialect, EventName, HookSpec, Level, Matcher, Mode, OnError, 
 use serde::Deserialize;
 use toml::Spanned;
 
-use hookrig_config::{Lowering, did_you_mean};
+use hookrig_config::{Lowering, did_you_mean, lexical_path};
 use hookrig_exec::CommandDef;
 
 use crate::definition::{HookDef, Settings};
@@ -575,7 +575,7 @@ impl Lower<'_> {
             (None, Some(exec)) => {
                 let mut argv = exec.into_inner();
                 if is_relative_path(&argv[0]) {
-                    argv[0] = normalize(&self.dir.join(&argv[0]))
+                    argv[0] = lexical_path(&self.dir.join(&argv[0]))
                         .to_string_lossy()
                         .into_owned();
                 }
@@ -668,7 +668,7 @@ fn resolve_shell(line: &str, dir: &Path) -> CommandDef {
             script: None,
         };
     }
-    let script = normalize(&dir.join(word));
+    let script = lexical_path(&dir.join(word));
     CommandDef::Shell {
         line: format!("{}{rest}", shell_quote(&script.to_string_lossy())),
         script: Some(script),
@@ -686,23 +686,6 @@ pub(crate) fn shell_quote(word: &str) -> String {
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
     }
-}
-
-/// Removes `.` components and folds `..` without touching the file system.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -9,24 +9,20 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::wire::{Shaped, loose, present};
+use crate::wire::{Shaped, absent, loose, present};
 
 /// x-code's hook payload: `event`, `session`, `plugin`, then the event's extras
 /// flattened in (`tool`, `prompt`, `turn`, `tokenUsage`, ...), in the order written.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct HookPayload {
     /// x-code's event name; a value that is not a string names none.
-    #[serde(
-        default,
-        deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) event: Option<String>,
     /// A [`Session`] object; anything else is carried as it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "absent")]
     pub(crate) session: Option<Shaped<Session>>,
     /// The plugin of the one hook the payload was written for; not part of the event.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "absent")]
     pub(crate) plugin: Option<Shaped<Plugin>>,
     /// The event's extras. `tool` is among them, at its place, in x-code's shape
     /// ([`Tool`]).
@@ -37,17 +33,13 @@ pub(crate) struct HookPayload {
 /// `session` of x-code's payload.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Session {
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) cwd: Option<Value>,
     #[serde(
         rename = "modelId",
         default,
         deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "absent"
     )]
     pub(crate) model_id: Option<Value>,
     /// Fields x-code may add; carried as they are.
@@ -58,17 +50,9 @@ pub(crate) struct Session {
 /// `plugin` of x-code's payload.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Plugin {
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) id: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) dir: Option<Value>,
 }
 
@@ -76,35 +60,15 @@ pub(crate) struct Plugin {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Tool {
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) name: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) args: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) call_id: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) output: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) is_error: Option<Value>,
     /// Fields x-code may add; carried as they are.
     #[serde(flatten)]
@@ -116,38 +80,18 @@ pub(crate) struct Tool {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct HookReply {
     /// `allow`, `deny` or `modify`.
-    #[serde(
-        default,
-        deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) decision: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) reason: Option<String>,
     /// `PreToolUse`: the tool input to use instead; must be an object.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) args: Option<Value>,
     /// `PostToolUse`: the tool output to use instead; must be a string.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
     pub(crate) output: Option<Value>,
     /// `UserPromptSubmit`: text for the model.
-    #[serde(
-        default,
-        deserialize_with = "loose",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) context: Option<String>,
 }
 
