@@ -561,6 +561,8 @@ fn the_documented_forwarder_hands_hences_event_to_hookrig_once() {
             .env("XDG_STATE_HOME", env.state_home())
             .env("PATH", &path)
             .env("HOOKRIG_TRUST_ALL", "1")
+            // the suite leaves no engine running: this emit runs in-process
+            .env("HOOKRIG_ENGINE", "off")
             .env_remove("HOOKRIG_EVENT");
         let output = run_with_input(command, b"", HANG_LIMIT);
         assert_eq!(code(&output), 0, "{}", text(&output.stderr));
