@@ -164,6 +164,23 @@ fn nul_bytes(ctx: &mut LoadContext<'_>) -> Vec<usize> {
 /// hygge file is skipped, a bad x-code plugin is rejected alone, a bad Claude Code entry
 /// is skipped alone). The user's guards then still decide, whatever a repository ships.
 pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
+    Ok(read_sources(env, options).trusted(env, options.trust_only_for.as_ref()))
+}
+
+/// Every source of one working directory read and lowered, before the project hooks'
+/// trust is checked: what [`load`] reads from files, and what a resident engine keeps
+/// between emits while the files it came from stay as they were (see
+/// [`hookrig_config::consulted`]). Trust is checked on each use, against the trust store
+/// and the scripts as they are then.
+#[derive(Debug, Clone)]
+pub struct Sources {
+    config: LoadedConfig,
+    project: Project,
+}
+
+/// Reads every source for `env.cwd` as [`load`] does, leaving trust to
+/// [`Sources::trusted`]. `options.trust_only_for` is not used.
+pub fn read_sources(env: &Environment, options: &LoadOptions) -> Sources {
     let project = find_project(env);
     let mut ctx = LoadContext::new(env, &project, options);
 
@@ -181,14 +198,7 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
     // A tool that made hookrig its one hook has `hookrig emit` in its own config, which
     // hookrig reads as well: running that entry would call hookrig again without end.
     ctx.hooks.retain(|def| !def.command.calls_hookrig_emit());
-    // Last, so that trust sees each hook exactly as it will run.
-    ctx.diagnostics.extend(trust::apply(
-        &mut ctx.hooks,
-        env,
-        &project,
-        options.trust_only_for.as_ref(),
-    ));
-    Ok(LoadedConfig {
+    let config = LoadedConfig {
         hooks: ctx.hooks,
         settings: ctx.settings,
         native_settings: ctx.native_settings,
@@ -197,5 +207,33 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         project_root: project.root.clone(),
         shadowed: ctx.shadowed,
         packages: ctx.packages,
-    })
+    };
+    Sources { config, project }
+}
+
+impl Sources {
+    /// How many hooks were loaded.
+    pub fn hook_count(&self) -> usize {
+        self.config.hooks.len()
+    }
+
+    /// The loaded config with the project hooks the trust store does not trust as they
+    /// are now marked untrusted: every project hook, or only those that would run for
+    /// `only_for` (an emit runs nothing else, and hashing every project hook on each
+    /// emit is wasted work; the others are then left unmarked).
+    pub fn trusted(
+        &self,
+        env: &Environment,
+        only_for: Option<&(EventName, Payload)>,
+    ) -> LoadedConfig {
+        let mut config = self.config.clone();
+        // Last, so that trust sees each hook exactly as it will run.
+        config.warnings.extend(trust::apply(
+            &mut config.hooks,
+            env,
+            &self.project,
+            only_for,
+        ));
+        config
+    }
 }

@@ -105,11 +105,15 @@ pub struct Status {
     pub idle_s: f64,
     /// The persistent workers of worker hooks, by hook.
     pub workers: Vec<hookrig_exec::worker::PoolStatus>,
+    /// The loaded configs kept between emits, and the sources they watch.
+    #[serde(default)]
+    pub cache: crate::CacheStatus,
 }
 
 impl Engine {
     /// An engine of this build.
     pub fn new() -> Arc<Engine> {
+        crate::config_cache::keep_loads();
         Arc::new(Engine {
             build: build_id(),
             started: Instant::now(),
@@ -131,6 +135,7 @@ impl Engine {
             in_flight: self.in_flight.load(Ordering::Relaxed),
             idle_s: self.idle().as_secs_f64(),
             workers: hookrig_exec::worker::status(),
+            cache: crate::config_cache::status(),
         }
     }
 
