@@ -237,3 +237,122 @@ impl Sources {
         config
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    use hookrig_config::consulted;
+
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    /// A home and a project with a source of every dialect at each level.
+    fn every_dialect(root: &Path) -> (Environment, Vec<PathBuf>) {
+        let home = root.join("home");
+        let project = root.join("project");
+        std::fs::create_dir_all(project.join(".git")).expect("mkdir");
+        let native = "[[hooks]]\nname = \"n\"\nevents = [\"tool.before\"]\ncommand = \"true\"\n";
+        let hygge = "[hooks.h]\nevents = [\"pre_tool\"]\ncommand = \"true\"\n";
+        let claude =
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#;
+        let plugin = r#"{"name": "p", "hooks": {"PreToolUse": [{"command": "true"}]}}"#;
+        let plugin_g = r#"{"name": "g", "hooks": {"PreToolUse": [{"command": "true"}]}}"#;
+        let mut sources = Vec::new();
+        for (base, config) in [
+            (home.clone(), home.join(".config")),
+            (project.clone(), project.clone()),
+        ] {
+            let global = base == home;
+            let files = [
+                (
+                    if global {
+                        config.join("hookrig/hooks.toml")
+                    } else {
+                        base.join(".hookrig/hooks.toml")
+                    },
+                    native,
+                ),
+                (base.join(".agents/hooks.toml"), hygge),
+                (base.join(".claude/settings.json"), claude),
+                (
+                    if global {
+                        home.join(".local/share/hookrig/plugins/g/plugin.json")
+                    } else {
+                        base.join(".hookrig/plugins/p/plugin.json")
+                    },
+                    if global { plugin_g } else { plugin },
+                ),
+            ];
+            for (path, text) in files {
+                write(&path, text);
+                sources.push(path);
+            }
+            let hence = if global {
+                config.join("hence/hooks/post-claim")
+            } else {
+                base.join(".hence/hooks/post-claim")
+            };
+            write(&hence, "#!/bin/sh\n");
+            std::fs::set_permissions(&hence, std::fs::Permissions::from_mode(0o755))
+                .expect("chmod");
+            sources.push(hence);
+        }
+        let vars = |name: &str| (name == "HOME").then(|| home.clone().into_os_string());
+        let env = Environment::from_vars(project.join("sub"), vars).expect("env");
+        std::fs::create_dir_all(&env.cwd).expect("mkdir");
+        (env, sources)
+    }
+
+    #[test]
+    fn every_source_of_every_dialect_is_consulted() {
+        // guards: a resident engine keeps a load only as long as what it consulted is
+        // unchanged, so every file a dialect reads, and every place a source could
+        // appear, must be noted: removing any one source is a change, and so is adding
+        // one where a dialect looked and found none
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().canonicalize().expect("canonical");
+        let (env, sources) = every_dialect(&root);
+        let (loaded, consulted) = consulted::record(|| read_sources(&env, &LoadOptions::default()));
+        assert!(
+            loaded.config.warnings.is_empty(),
+            "{:#?}",
+            loaded.config.warnings
+        );
+        // Every source but the project's Claude Code settings, which wait for trust (the
+        // trust store they were checked against is consulted too).
+        assert_eq!(loaded.hook_count(), 9);
+        let noted: Vec<&Path> = consulted.paths().map(|(path, _)| path).collect();
+        for file in &loaded.config.files {
+            assert!(
+                noted.contains(&file.as_path()),
+                "read but not noted: {file:?}"
+            );
+        }
+        let store = hookrig_config::trust_store_path(&env);
+        assert!(noted.contains(&store.as_path()), "the trust store");
+        for source in &sources {
+            let text = std::fs::read(source).expect("read");
+            std::fs::remove_file(source).expect("rm");
+            assert!(!consulted.unchanged(), "removing {source:?} is not seen");
+            std::fs::write(source, text).expect("write back");
+        }
+        // Nearer than every source above: where each dialect would look first.
+        for nearer in [
+            ".hookrig/hooks.toml",
+            ".agents/hooks.toml",
+            ".hygge/hooks.toml",
+            ".claude/settings.local.json",
+        ] {
+            let (_, consulted) = consulted::record(|| read_sources(&env, &LoadOptions::default()));
+            let path = env.cwd.join(nearer);
+            write(&path, "");
+            assert!(!consulted.unchanged(), "a new {nearer} is not seen");
+            std::fs::remove_file(&path).expect("rm");
+        }
+    }
+}
