@@ -764,6 +764,16 @@ fn the_users_settings_choose_the_engine_mode_and_the_environment_wins() {
     let engine = serve.pid().to_string();
     assert_ne!(lines[0], engine, "engine = \"off\" answers in-process");
     assert_eq!(lines[1], engine, "HOOKRIG_ENGINE=on wins over the file");
+    // The engine applies the file for a client that has no HOOKRIG_ENGINE (the client
+    // reads no config on its way to the engine), and sees it change.
+    env.write_global_config(&format!("[settings]\nengine = \"auto\"\n{CONFIG}"));
+    assert_eq!(code(&unset(&[])), 0);
+    let parents = std::fs::read_to_string(env.root().join("parents")).expect("ran");
+    assert_eq!(
+        parents.lines().nth(2),
+        Some(engine.as_str()),
+        "engine = \"auto\" lets the engine answer"
+    );
     drop(serve);
 
     env.write_global_config("[settings]\nengine = \"sometimes\"\n");
