@@ -102,7 +102,7 @@ pub use crate::automation_runs::{AutomationRun, AutomationRuns, RunStatus};
 pub use crate::automations::{AutomationRow, Automations};
 pub use crate::clock::{now_ms, utc_text};
 pub use crate::emits::{
-    EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, Emits, HookRun,
+    EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, EmitWrite, Emits, HookRun,
 };
 pub use crate::errors::StoreError;
 pub use crate::memory::{Memory, MemoryHit, Note, NoteSection};
