@@ -100,7 +100,7 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
                     print(&format!("{text}\n"))?;
                 } else {
                     let mut text = format!(
-                        "pid        {}\nuptime     {:.0} s\nsocket     {}\nbuild      {}\nanswered   {}\nin flight  {}\nidle       {:.0} s\n",
+                        "pid        {}\nuptime     {:.0} s\nsocket     {}\nbuild      {}\nanswered   {}\nin flight  {}\nidle       {:.0} s\nledger     {} records waiting, {} batches committed\n",
                         status.pid,
                         status.uptime_s,
                         socket.display(),
@@ -108,6 +108,8 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
                         status.answered,
                         status.in_flight,
                         status.idle_s,
+                        status.records_waiting,
+                        status.batches_committed,
                     );
                     for pool in &status.workers {
                         for worker in &pool.workers {
