@@ -915,3 +915,62 @@ fn sixteen_concurrent_clients_through_the_engine_have_every_record_committed() {
     let (stopped, log) = serve.stop();
     assert!(stopped.success(), "{log}");
 }
+
+#[test]
+fn async_hooks_in_the_engine_fill_their_rows_through_the_ledger_writer() {
+    // guards: the rows of async hooks that end after the answer go through the engine's
+    // ledger writer too, and are committed before the engine exits
+    let env = test_env();
+    env.write_global_config(
+        "[[hooks]]\nname = \"observer\"\nevents = [\"message.after\"]\ncommand = \"echo seen\"\nmode = \"async\"\n",
+    );
+    let serve = Serve::start(&env);
+    let output = emit_via(&env, true, &["message.after"], "{}", &[]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let outcome: serde_json::Value = serde_json::from_slice(&output.stdout).expect("Outcome");
+    let run_id = outcome["run_id"].as_str().expect("a run id").to_owned();
+    let hook = wait_for("the async hook's row", || {
+        let why = crate::harness::why_json(&env, &run_id);
+        let hook = why["hooks"][0].clone();
+        (hook["result"] != "dispatched").then_some(hook)
+    });
+    assert_eq!(hook["exit_code"], 0, "{hook}");
+    assert_eq!(hook["is_async"], true, "{hook}");
+    assert_eq!(engine_status(&env)["answered"], 1, "the engine answered");
+    let (stopped, log) = serve.stop();
+    assert!(stopped.success(), "{log}");
+}
+
+#[test]
+fn a_ledger_that_cannot_be_opened_is_the_same_warning_through_the_engine() {
+    // guards: the engine's ledger writer opens the store before the answer, so that a
+    // store it cannot open is said in the Outcome exactly as an in-process emit says it
+    let env = test_env();
+    env.write_global_config(
+        "[[hooks]]\nname = \"ok\"\nevents = [\"tool.before\"]\nexec = [\"true\"]\n",
+    );
+    let file = env.write_file("plain-file", "not a directory");
+    let under_a_file = file.join("ledger.db");
+    let args = [
+        "tool.before",
+        "--ledger",
+        under_a_file.to_str().expect("UTF-8"),
+    ];
+    let serve = Serve::start(&env);
+    let warnings = |engine| {
+        let output = emit_via(&env, engine, &args, "{}", &[]);
+        assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+        let outcome: serde_json::Value = serde_json::from_slice(&output.stdout).expect("Outcome");
+        outcome["warnings"].clone()
+    };
+    let in_process = warnings(false);
+    assert!(
+        in_process[0]
+            .as_str()
+            .is_some_and(|w| w.starts_with("ledger: ") && w.ends_with("this emit is not recorded")),
+        "{in_process}"
+    );
+    assert_eq!(warnings(true), in_process);
+    assert_eq!(engine_status(&env)["answered"], 1);
+    drop(serve);
+}
