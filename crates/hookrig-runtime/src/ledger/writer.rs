@@ -40,8 +40,8 @@ struct WritersShared {
     /// Set by [`Writers::stop`]: no writer starts after it, and emits still under way
     /// write their own records.
     stopped: AtomicBool,
-    /// Records acknowledged by writers that were stopped, so that the counts
-    /// [`Writers::batches`] reports never go down.
+    /// Batches committed by writers that were stopped, so that the count
+    /// [`Writers::batches`] reports never goes down.
     batches_of_stopped: AtomicU64,
 }
 
@@ -104,8 +104,8 @@ impl Writers {
     }
 
     /// Stops every writer once it has committed every job queued so far, and waits for
-    /// them. Blocking. Writes asked for afterwards are refused
-    /// ([`WriteError::Stopped`]), so that their emits write their own records.
+    /// them. Blocking. Writes asked for afterwards are refused at once, so that their
+    /// emits write their own records.
     pub fn stop(&self) {
         self.shared.stopped.store(true, Ordering::Release);
         let writers: Vec<Writer> = self
