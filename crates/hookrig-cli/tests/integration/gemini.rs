@@ -369,6 +369,15 @@ const CASES: &[Case] = &[
         (2, "", "add a test"),
         r#"{"decision":"deny","reason":"add a test"}"#,
     ),
+    // guards: `continue: false` on AfterAgent (end the session) answered as a deny,
+    // which Gemini CLI reads as "retry the turn": the opposite
+    case(
+        "after agent, continue false",
+        "AfterAgent",
+        r#"{"prompt": "p", "prompt_response": "r", "stop_hook_active": false}"#,
+        (0, r#"{"continue":false,"stopReason":"all done"}"#, ""),
+        r#"{"systemMessage":"hook h: `continue: false` ends the turn; hookrig does not pass on ending the session"}"#,
+    ),
     case(
         "after agent, clear context",
         "AfterAgent",

@@ -268,6 +268,15 @@ fn read_json(def: &GeminiHook, hook: &str, invocation: &Invocation, output: Hook
         verdict.warnings.push(format!("hook {hook}: {message}"));
     }
     if event.is_some_and(|e| e.flow == Flow::Blocks) {
+        if output.proceed == Some(false) && def.event == "AfterAgent" {
+            // `continue: false` on AfterAgent ends the session without a retry. A deny
+            // there would mean the opposite (retry the turn), so the turn simply ends:
+            // hookrig has no way to pass on the end of the session.
+            verdict.warnings.push(format!(
+                "hook {hook}: `continue: false` ends the turn; hookrig does not pass on ending the session"
+            ));
+            return Reply::Verdict(verdict);
+        }
         if output.proceed == Some(false) {
             // `continue: false` stops the agent loop: nothing the event is about happens.
             verdict.action = Action::Deny;

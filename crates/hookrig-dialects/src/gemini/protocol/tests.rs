@@ -127,6 +127,7 @@ fn read(event: &str, sequential: bool, code: i32, stdout: &str, stderr: &str) ->
 #[test_case("BeforeAgent", 0, r#"{"hookSpecificOutput":{"additionalContext":"branch main"}}"#, "", r#"allow context="branch main""#; "before agent context")]
 #[test_case("BeforeAgent", 0, r#"{"decision":"deny","reason":"secret"}"#, "", r#"deny reason="secret""#; "before agent deny")]
 #[test_case("AfterAgent", 0, r#"{"decision":"deny","reason":"add tests"}"#, "", r#"deny reason="add tests""#; "after agent retry")]
+#[test_case("AfterAgent", 0, r#"{"continue":false,"decision":"deny","stopReason":"done"}"#, "", r#"allow warnings=["hook h: `continue: false` ends the turn; hookrig does not pass on ending the session"]"#; "after agent continue false is no retry")]
 #[test_case("AfterAgent", 0, r#"{"hookSpecificOutput":{"clearContext":true}}"#, "", r#"allow warnings=["hook h: `clearContext` is not passed on to Gemini CLI by hookrig"]"#; "clear context")]
 #[test_case("BeforeModel", 0, r#"{"hookSpecificOutput":{"llm_request":{"model":"gemini-2.5-flash"}}}"#, "", r#"modify patch={"llm_request":{"model":"gemini-2.5-flash"}}"#; "model request override")]
 #[test_case("BeforeModel", 0, r#"{"hookSpecificOutput":{"llm_response":{"candidates":[]}}}"#, "", r#"modify patch={"llm_response":{"candidates":[]}}"#; "synthetic response")]
