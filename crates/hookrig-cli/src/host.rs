@@ -17,6 +17,8 @@ pub(crate) enum HostDialect {
     Hygge,
     /// x-code's plugin payload in, x-code's hook reply out.
     Xcode,
+    /// Gemini CLI's hook input in, Gemini CLI's hook output out.
+    Gemini,
 }
 
 impl HostDialect {
@@ -27,6 +29,7 @@ impl HostDialect {
             HostDialect::Claude => Dialect::Claude,
             HostDialect::Hygge => Dialect::Hygge,
             HostDialect::Xcode => Dialect::Xcode,
+            HostDialect::Gemini => Dialect::Gemini,
         }
     }
 }

@@ -23,6 +23,8 @@ pub enum Dialect {
     Xcode,
     /// Claude Code's settings files, hook input and output.
     Claude,
+    /// Gemini CLI's settings files, hook input and output.
+    Gemini,
     /// Hence's lifecycle hook scripts.
     Hence,
     /// OpenHermit's plugins and versioned event names.
@@ -33,11 +35,12 @@ pub enum Dialect {
 
 impl Dialect {
     /// Every dialect, in the order their sources are loaded.
-    pub const ALL: [Dialect; 7] = [
+    pub const ALL: [Dialect; 8] = [
         Dialect::Native,
         Dialect::Hygge,
         Dialect::Xcode,
         Dialect::Claude,
+        Dialect::Gemini,
         Dialect::Hence,
         Dialect::Hermit,
         Dialect::Plugin,
@@ -50,6 +53,7 @@ impl Dialect {
             Dialect::Hygge => "hygge",
             Dialect::Xcode => "xcode",
             Dialect::Claude => "claude",
+            Dialect::Gemini => "gemini",
             Dialect::Hence => "hence",
             Dialect::Hermit => "hermit",
             Dialect::Plugin => "plugin",

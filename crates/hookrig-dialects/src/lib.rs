@@ -24,6 +24,7 @@ mod claude;
 mod definition;
 mod errors;
 pub mod events;
+mod gemini;
 mod hence;
 mod hermit;
 mod host;
@@ -42,6 +43,10 @@ pub use claude::{
 };
 pub use definition::{HookDef, LoadedConfig, Settings, Shadowed};
 pub use errors::{HostError, PackageError};
+pub use gemini::{
+    DEFAULT_SYSTEM_SETTINGS as GEMINI_DEFAULT_SYSTEM_SETTINGS, GeminiHook, GeminiProtocol,
+    SYSTEM_SETTINGS_ENV as GEMINI_SYSTEM_SETTINGS_ENV, gemini_system_settings_path,
+};
 pub use hence::{HenceHook, HenceProtocol};
 pub use host::{HOSTS, Host, HostAnswer, HostInput};
 pub use hygge::{HyggeProtocol, format_go_duration, parse_go_duration, parse_hygge};

@@ -11,7 +11,7 @@ use hookrig_exec::CommandDef;
 
 use crate::definition::{HookDef, LoadedConfig, Settings, Shadowed};
 use crate::xcode::{Package, PackageRef};
-use crate::{claude, hence, hygge, native, trust, xcode};
+use crate::{claude, gemini, hence, hygge, native, trust, xcode};
 
 /// A dialect's loader: reads its sources of one level into the load.
 type Loader = fn(&mut LoadContext<'_>, Level);
@@ -23,6 +23,7 @@ const LOADERS: &[Loader] = &[
     hygge::load,
     xcode::load,
     claude::load,
+    gemini::load,
     hence::load,
 ];
 
@@ -58,6 +59,8 @@ pub(crate) struct LoadContext<'a> {
     pub(crate) files: Vec<PathBuf>,
     /// What the Claude Code layers said so far (`disableAllHooks` needs every layer).
     pub(crate) claude: claude::State,
+    /// What the Gemini CLI layers said so far (`disabled` and `sequential` need every layer).
+    pub(crate) gemini: gemini::State,
     /// Hooks left out as duplicates.
     pub(crate) shadowed: Vec<Shadowed>,
     /// The plugin packages loaded so far.
@@ -84,6 +87,7 @@ impl<'a> LoadContext<'a> {
             files: Vec::new(),
             shadowed: Vec::new(),
             claude: claude::State::default(),
+            gemini: gemini::State::default(),
             packages: Vec::new(),
             settings: Settings::default(),
             native_settings: Vec::new(),

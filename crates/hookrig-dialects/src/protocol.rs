@@ -45,7 +45,8 @@ mod tests {
 
     use super::*;
     use crate::{
-        ClaudeHook, ClaudeProtocol, HyggeProtocol, NativeProtocol, XcodeHook, XcodeProtocol,
+        ClaudeHook, ClaudeProtocol, GeminiHook, GeminiProtocol, HyggeProtocol, NativeProtocol,
+        XcodeHook, XcodeProtocol,
     };
 
     // guards: a reply over the stdout cap that starts with whitespace was read as an
@@ -87,8 +88,12 @@ mod tests {
             allowed_env_vars: Vec::new(),
             managed: false,
         });
-        let protocols: [&dyn DialectProtocol; 4] =
-            [&NativeProtocol, &HyggeProtocol, &xcode, &claude];
+        let gemini = GeminiProtocol(GeminiHook {
+            event: "BeforeTool".to_owned(),
+            sequential: false,
+        });
+        let protocols: [&dyn DialectProtocol; 5] =
+            [&NativeProtocol, &HyggeProtocol, &xcode, &claude, &gemini];
         for protocol in protocols {
             let reply = read_reply(protocol, "big", &limits, &invocation, &output);
             let Reply::Failure(failure) = reply else {

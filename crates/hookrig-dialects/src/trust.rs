@@ -392,6 +392,11 @@ mod tests {
             xcode.definition(),
             r#"Xcode(XcodeHook { plugin_id: "p@local", event: "PreToolUse", plugin_dir: "/d", data_dir: "/data", home: "/h", invalid_matcher: None })"#
         );
+        let gemini = crate::GeminiProtocol(crate::GeminiHook {
+            event: "BeforeTool".to_owned(),
+            sequential: true,
+        });
+        assert_eq!(gemini.definition(), r#"Gemini { event: "BeforeTool" }"#);
         let hence = HenceProtocol(HenceHook {
             point: HookPoint::PostComplete,
         });

@@ -258,6 +258,14 @@ impl TestEnv {
                 "HOOKRIG_CLAUDE_MANAGED_SETTINGS",
                 self.claude_managed_settings_path(),
             )
+            // Gemini CLI's system settings file, inside the test's directory too.
+            .env(
+                "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                self.root
+                    .join("etc")
+                    .join("gemini-cli")
+                    .join("settings.json"),
+            )
             .env("HOOKRIG_TRUST_ALL", "1")
             // No emit starts a resident engine that would outlive the test; the tests of
             // the engine switch it on themselves, and stop what they start.

@@ -14,6 +14,7 @@ mod config;
 mod dispatch;
 mod engine;
 mod external;
+mod gemini;
 mod harness;
 mod hence;
 mod hygge;

@@ -1,0 +1,709 @@
+//! The gemini dialect end to end: Gemini CLI's settings files load, their hooks run as
+//! real processes with Gemini CLI's protocol, and `emit --dialect gemini` answers as
+//! Gemini CLI reads a hook's answer. The conformance table gives, for each event and
+//! answer field, Gemini CLI's input, a hook's reply (exit code, stdout, stderr) and the
+//! exact answer Gemini CLI receives.
+
+use std::path::{Path, PathBuf};
+
+use hookrig_test_support::TestEnv;
+use serde_json::{Value, json};
+
+use crate::harness::{Emitted, emit, emit_untrusted, quoted, test_env};
+
+fn write(path: &PathBuf, value: &Value) {
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(path, serde_json::to_string_pretty(value).expect("json")).expect("write");
+}
+
+fn project_settings(env: &TestEnv, value: &Value) {
+    write(&env.project().join(".gemini/settings.json"), value);
+}
+
+fn user_settings(env: &TestEnv, value: &Value) {
+    write(&env.home().join(".gemini/settings.json"), value);
+}
+
+fn system_settings(env: &TestEnv, value: &Value) {
+    write(&env.root().join("etc/gemini-cli/settings.json"), value);
+}
+
+fn command(line: &str) -> Value {
+    json!({"type": "command", "command": line})
+}
+
+/// Gemini CLI's input for `event` with `fields`, in the project.
+fn input(env: &TestEnv, event: &str, fields: &Value) -> String {
+    let mut input = json!({"session_id": "s1", "transcript_path": "",
+        "cwd": env.project().display().to_string(), "hook_event_name": event,
+        "timestamp": "2026-11-25T12:00:00.000Z"});
+    if let (Value::Object(input), Value::Object(fields)) = (&mut input, fields) {
+        input.extend(fields.clone());
+    }
+    input.to_string()
+}
+
+fn host(env: &TestEnv, event: &str, fields: &Value) -> Emitted {
+    emit(env, &["--dialect", "gemini"], &input(env, event, fields))
+}
+
+fn redact(env: &TestEnv, text: &str) -> String {
+    text.replace(env.root().to_str().expect("utf-8"), "[ROOT]")
+}
+
+const SHELL_RM: &str =
+    r#"{"tool_name": "run_shell_command", "tool_input": {"command": "rm -rf /", "dir": "."}}"#;
+
+#[test]
+fn exact_stdin_and_environment_of_a_gemini_hook() {
+    let env = test_env();
+    let dump = env.write_script(
+        "bin/dump.sh",
+        "cat > \"$GEMINI_PROJECT_DIR/stdin-$1.json\"\nprintf '%s|%s|%s' \"$GEMINI_PROJECT_DIR\" \"$GEMINI_SESSION_ID\" \"$CLAUDE_PROJECT_DIR\" > \"$GEMINI_PROJECT_DIR/env.txt\"\n",
+    );
+    let dump = quoted(&dump);
+    project_settings(
+        &env,
+        &json!({"hooks": {
+            "BeforeTool": [{"matcher": "run_shell", "hooks": [command(&format!("{dump} before"))]}],
+            "AfterTool": [{"hooks": [command(&format!("{dump} after"))]}],
+            "BeforeAgent": [{"hooks": [command(&format!("{dump} agent"))]}]
+        }}),
+    );
+    let shell: Value = serde_json::from_str(SHELL_RM).expect("json");
+    assert_eq!(host(&env, "BeforeTool", &shell).code, 0);
+    let after = json!({"tool_name": "run_shell_command", "tool_input": {"command": "ls"},
+        "tool_response": {"llmContent": "a", "returnDisplay": "a"}});
+    assert_eq!(host(&env, "AfterTool", &after).code, 0);
+    assert_eq!(
+        host(&env, "BeforeAgent", &json!({"prompt": "hello"})).code,
+        0
+    );
+
+    let stdin: Vec<String> = ["before", "after", "agent"]
+        .iter()
+        .map(|name| {
+            env.read_file(format!("stdin-{name}.json"))
+                .expect("the hook ran")
+        })
+        .collect();
+    insta::assert_snapshot!(redact(&env, &stdin.join("\n")));
+    let project = env.project().display().to_string();
+    assert_eq!(
+        env.read_file("env.txt").expect("written"),
+        format!("{project}|s1|{project}")
+    );
+}
+
+#[test]
+fn every_layer_runs_and_identical_hooks_run_once() {
+    let env = test_env();
+    let log = env.project().join("ran.log");
+    let logger = env.write_script("bin/log.sh", &format!("echo \"$1\" >> {}\n", quoted(&log)));
+    let logger = quoted(&logger);
+    let hook = |word: &str| command(&format!("{logger} {word}"));
+    user_settings(
+        &env,
+        &json!({"hooks": {"BeforeTool": [{"hooks": [hook("user"), hook("same")]}]}}),
+    );
+    system_settings(
+        &env,
+        &json!({"hooks": {"BeforeTool": [{"hooks": [hook("system"), hook("same")]}]}}),
+    );
+    project_settings(
+        &env,
+        &json!({"hooks": {"BeforeTool": [{"hooks": [hook("project"), hook("same")]}]}}),
+    );
+    let out = host(
+        &env,
+        "BeforeTool",
+        &serde_json::from_str(SHELL_RM).expect("json"),
+    );
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "{}\n"),
+        "{}",
+        out.stderr
+    );
+    let mut ran: Vec<String> = env
+        .read_file("ran.log")
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    ran.sort();
+    assert_eq!(ran, ["project", "same", "system", "user"]);
+}
+
+/// One case of the conformance table: Gemini CLI's event and input fields, the hook's
+/// exit code, stdout and stderr, and the exact answer Gemini CLI must receive.
+struct Case {
+    name: &'static str,
+    event: &'static str,
+    fields: &'static str,
+    code: i32,
+    stdout: &'static str,
+    stderr: &'static str,
+    answer: &'static str,
+}
+
+const fn case(
+    name: &'static str,
+    event: &'static str,
+    fields: &'static str,
+    (code, stdout, stderr): (i32, &'static str, &'static str),
+    answer: &'static str,
+) -> Case {
+    Case {
+        name,
+        event,
+        fields,
+        code,
+        stdout,
+        stderr,
+        answer,
+    }
+}
+
+const PROMPT: &str = r#"{"prompt": "fix it"}"#;
+const AFTER: &str = r#"{"tool_name": "run_shell_command", "tool_input": {"command": "cat .env"}, "tool_response": {"llmContent": "KEY=1"}}"#;
+const MODEL: &str = r#"{"llm_request": {"model": "gemini-2.5-pro", "messages": [], "config": {"temperature": 0.7}}}"#;
+const MODEL_AFTER: &str = r#"{"llm_request": {"model": "gemini-2.5-pro"}, "llm_response": {"candidates": [{"content": {"role": "model", "parts": ["hi"]}}]}}"#;
+
+/// Every event and every answer field hookrig reads from a Gemini hook and writes to
+/// Gemini CLI. The hook is named `h` in messages: `gemini:project:EVENT:1`.
+const CASES: &[Case] = &[
+    // BeforeTool: exit codes.
+    case(
+        "before tool, exit 0 silent",
+        "BeforeTool",
+        SHELL_RM,
+        (0, "", ""),
+        "{}",
+    ),
+    case(
+        "before tool, exit 0 plain text",
+        "BeforeTool",
+        SHELL_RM,
+        (0, "checked\n", ""),
+        r#"{"systemMessage":"hook h: checked"}"#,
+    ),
+    case(
+        "before tool, exit 2",
+        "BeforeTool",
+        SHELL_RM,
+        (2, "ignored", "no rm -rf\n"),
+        r#"{"decision":"deny","reason":"no rm -rf"}"#,
+    ),
+    case(
+        "before tool, exit 2 without stderr",
+        "BeforeTool",
+        SHELL_RM,
+        (2, "", ""),
+        r#"{"systemMessage":"hook h exited 2"}"#,
+    ),
+    case(
+        "before tool, exit 1",
+        "BeforeTool",
+        SHELL_RM,
+        (1, r#"{"decision":"deny"}"#, "lint failed"),
+        r#"{"systemMessage":"hook h exited 1: lint failed"}"#,
+    ),
+    // BeforeTool: JSON fields.
+    case(
+        "before tool, deny",
+        "BeforeTool",
+        SHELL_RM,
+        (0, r#"{"decision":"deny","reason":"no"}"#, ""),
+        r#"{"decision":"deny","reason":"no"}"#,
+    ),
+    case(
+        "before tool, block",
+        "BeforeTool",
+        SHELL_RM,
+        (0, r#"{"decision":"block","reason":"no"}"#, ""),
+        r#"{"decision":"deny","reason":"no"}"#,
+    ),
+    case(
+        "before tool, allow",
+        "BeforeTool",
+        SHELL_RM,
+        (0, r#"{"decision":"allow"}"#, ""),
+        "{}",
+    ),
+    case(
+        "before tool, ask",
+        "BeforeTool",
+        SHELL_RM,
+        (0, r#"{"decision":"ask","reason":"sure?"}"#, ""),
+        "{}",
+    ),
+    case(
+        "before tool, continue false",
+        "BeforeTool",
+        SHELL_RM,
+        (0, r#"{"continue":false,"stopReason":"halt"}"#, ""),
+        r#"{"decision":"deny","reason":"halt"}"#,
+    ),
+    case(
+        "before tool, system message",
+        "BeforeTool",
+        SHELL_RM,
+        (0, r#"{"systemMessage":"scanned"}"#, ""),
+        r#"{"systemMessage":"hook h: scanned"}"#,
+    ),
+    case(
+        "before tool, suppressed output",
+        "BeforeTool",
+        SHELL_RM,
+        (
+            0,
+            r#"{"systemMessage":"scanned","suppressOutput":true}"#,
+            "",
+        ),
+        "{}",
+    ),
+    case(
+        "before tool, tool input",
+        "BeforeTool",
+        SHELL_RM,
+        (
+            0,
+            r#"{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"rm -ri build/x"}}}"#,
+            "",
+        ),
+        r#"{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"rm -ri build/x","dir":"."}}}"#,
+    ),
+    case(
+        "before tool, json written twice",
+        "BeforeTool",
+        SHELL_RM,
+        (0, r#""{\"decision\":\"deny\",\"reason\":\"twice\"}""#, ""),
+        r#"{"decision":"deny","reason":"twice"}"#,
+    ),
+    case(
+        "before tool, specific output not an object",
+        "BeforeTool",
+        SHELL_RM,
+        (0, r#"{"hookSpecificOutput":"x"}"#, ""),
+        r#"{"systemMessage":"hook h: `hookSpecificOutput` must be an object"}"#,
+    ),
+    // AfterTool.
+    case(
+        "after tool, exit 2",
+        "AfterTool",
+        AFTER,
+        (2, "", "[redacted]"),
+        r#"{"decision":"deny","reason":"[redacted]"}"#,
+    ),
+    case(
+        "after tool, deny",
+        "AfterTool",
+        AFTER,
+        (0, r#"{"decision":"deny","reason":"secret hidden"}"#, ""),
+        r#"{"decision":"deny","reason":"secret hidden"}"#,
+    ),
+    case(
+        "after tool, context",
+        "AfterTool",
+        AFTER,
+        (
+            0,
+            r#"{"hookSpecificOutput":{"additionalContext":"the file holds keys"}}"#,
+            "",
+        ),
+        r#"{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"the file holds keys"}}"#,
+    ),
+    case(
+        "after tool, tool output",
+        "AfterTool",
+        AFTER,
+        (0, r#"{"hookSpecificOutput":{"tool_output":"KEY=***"}}"#, ""),
+        r#"{"hookSpecificOutput":{"hookEventName":"AfterTool","tool_output":"KEY=***"}}"#,
+    ),
+    // BeforeAgent.
+    case(
+        "before agent, exit 2",
+        "BeforeAgent",
+        PROMPT,
+        (2, "", "off topic"),
+        r#"{"decision":"deny","reason":"off topic"}"#,
+    ),
+    case(
+        "before agent, deny",
+        "BeforeAgent",
+        PROMPT,
+        (0, r#"{"decision":"deny","reason":"secret in prompt"}"#, ""),
+        r#"{"decision":"deny","reason":"secret in prompt"}"#,
+    ),
+    case(
+        "before agent, context",
+        "BeforeAgent",
+        PROMPT,
+        (
+            0,
+            r#"{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"branch main"}}"#,
+            "",
+        ),
+        r#"{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"branch main"}}"#,
+    ),
+    case(
+        "before agent, continue false",
+        "BeforeAgent",
+        PROMPT,
+        (0, r#"{"continue":false,"reason":"later"}"#, ""),
+        r#"{"decision":"deny","reason":"later"}"#,
+    ),
+    // AfterAgent.
+    case(
+        "after agent, deny retries",
+        "AfterAgent",
+        r#"{"prompt": "fix it", "prompt_response": "done", "stop_hook_active": false}"#,
+        (0, r#"{"decision":"deny","reason":"run the tests"}"#, ""),
+        r#"{"decision":"deny","reason":"run the tests"}"#,
+    ),
+    case(
+        "after agent, exit 2 retries",
+        "AfterAgent",
+        r#"{"prompt": "fix it", "prompt_response": "done", "stop_hook_active": false}"#,
+        (2, "", "add a test"),
+        r#"{"decision":"deny","reason":"add a test"}"#,
+    ),
+    // guards: `continue: false` on AfterAgent (end the session) answered as a deny,
+    // which Gemini CLI reads as "retry the turn": the opposite
+    case(
+        "after agent, continue false",
+        "AfterAgent",
+        r#"{"prompt": "p", "prompt_response": "r", "stop_hook_active": false}"#,
+        (0, r#"{"continue":false,"stopReason":"all done"}"#, ""),
+        r#"{"systemMessage":"hook h: `continue: false` ends the turn; hookrig does not pass on ending the session"}"#,
+    ),
+    case(
+        "after agent, clear context",
+        "AfterAgent",
+        r#"{"prompt": "p", "prompt_response": "r", "stop_hook_active": false}"#,
+        (0, r#"{"hookSpecificOutput":{"clearContext":true}}"#, ""),
+        r#"{"systemMessage":"hook h: `clearContext` is not passed on to Gemini CLI by hookrig"}"#,
+    ),
+    // BeforeModel.
+    case(
+        "before model, request",
+        "BeforeModel",
+        MODEL,
+        (
+            0,
+            r#"{"hookSpecificOutput":{"llm_request":{"model":"gemini-2.5-flash"}}}"#,
+            "",
+        ),
+        r#"{"hookSpecificOutput":{"hookEventName":"BeforeModel","llm_request":{"model":"gemini-2.5-flash","messages":[],"config":{"temperature":0.7}}}}"#,
+    ),
+    case(
+        "before model, synthetic response",
+        "BeforeModel",
+        MODEL,
+        (
+            0,
+            r#"{"hookSpecificOutput":{"llm_response":{"candidates":[{"content":{"role":"model","parts":["cached"]}}]}}}"#,
+            "",
+        ),
+        r#"{"hookSpecificOutput":{"hookEventName":"BeforeModel","llm_request":{"model":"gemini-2.5-pro","messages":[],"config":{"temperature":0.7}},"llm_response":{"candidates":[{"content":{"role":"model","parts":["cached"]}}]}}}"#,
+    ),
+    // AfterModel.
+    case(
+        "after model, deny",
+        "AfterModel",
+        MODEL_AFTER,
+        (0, r#"{"decision":"deny","reason":"pii"}"#, ""),
+        r#"{"decision":"deny","reason":"pii"}"#,
+    ),
+    // BeforeToolSelection, lifecycle events.
+    case(
+        "tool selection",
+        "BeforeToolSelection",
+        MODEL,
+        (
+            0,
+            r#"{"hookSpecificOutput":{"toolConfig":{"mode":"NONE"}}}"#,
+            "",
+        ),
+        r#"{"systemMessage":"hook h: `modify` ignored on notify event BeforeToolSelection: notify hooks cannot change the event"}"#,
+    ),
+    case(
+        "session start, context",
+        "SessionStart",
+        r#"{"source": "startup"}"#,
+        (
+            0,
+            r#"{"hookSpecificOutput":{"additionalContext":"5 memories"},"systemMessage":"loaded"}"#,
+            "",
+        ),
+        r#"{"systemMessage":"hook h: loaded","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"5 memories"}}"#,
+    ),
+    case(
+        "session start, cannot block",
+        "SessionStart",
+        r#"{"source": "startup"}"#,
+        (0, r#"{"decision":"deny","continue":false}"#, ""),
+        "{}",
+    ),
+    case(
+        "session start, exit 2",
+        "SessionStart",
+        r#"{"source": "startup"}"#,
+        (2, "", "no"),
+        r#"{"systemMessage":"hook h exited 2: no"}"#,
+    ),
+    case(
+        "session end",
+        "SessionEnd",
+        r#"{"reason": "exit"}"#,
+        (0, r#"{"systemMessage":"bye"}"#, ""),
+        r#"{"systemMessage":"hook h: bye"}"#,
+    ),
+    case(
+        "pre compress",
+        "PreCompress",
+        r#"{"trigger": "auto"}"#,
+        (0, r#"{"systemMessage":"compressing"}"#, ""),
+        r#"{"systemMessage":"hook h: compressing"}"#,
+    ),
+    case(
+        "notification",
+        "Notification",
+        r#"{"notification_type": "ToolPermission", "message": "m", "details": {}}"#,
+        (0, r#"{"decision":"deny"}"#, ""),
+        "{}",
+    ),
+];
+
+#[test]
+fn conformance() {
+    let env = test_env();
+    let mut failures = Vec::new();
+    for case in CASES {
+        let stdout = env.write_file("reply-stdout.txt", case.stdout);
+        let stderr = env.write_file("reply-stderr.txt", case.stderr);
+        let script = env.write_script(
+            "bin/hook.sh",
+            &format!(
+                "cat > /dev/null\ncat {}\ncat {} >&2\nexit {}\n",
+                quoted(&stdout),
+                quoted(&stderr),
+                case.code
+            ),
+        );
+        project_settings(
+            &env,
+            &json!({"hooks": {case.event: [{"hooks": [command(&quoted(&script))]}]}}),
+        );
+        let fields: Value = serde_json::from_str(case.fields).expect("json");
+        let out = host(&env, case.event, &fields);
+        let hook = format!("gemini:project:{}:1", case.event);
+        let answer = out.stdout.trim_end().replace(&hook, "h");
+        if out.code != 0 || answer != case.answer {
+            failures.push(format!(
+                "{}: exit {}\n  got:      {answer}\n  expected: {}\n  stderr: {}",
+                case.name, out.code, case.answer, out.stderr
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn sequential_hooks_see_what_the_hooks_before_them_answered() {
+    let env = test_env();
+    // Each hook appends its word to the command it is given, so the final command
+    // shows the order the hooks ran in and what each saw. The line is bash (`[[ =~ ]]`,
+    // `BASH_REMATCH`), as Gemini CLI runs hook commands with bash.
+    // guards: a hook line written for bash run by /bin/sh, where `[[` does not exist
+    let hook = |word: &str| {
+        command(&format!(
+            r#"input=$(cat); re='"command":"([^"]*)"'; [[ $input =~ $re ]]; printf '{{"hookSpecificOutput":{{"tool_input":{{"command":"%s %s"}}}}}}' "${{BASH_REMATCH[1]}}" {word}"#
+        ))
+    };
+    project_settings(
+        &env,
+        &json!({"hooks": {"BeforeTool": [
+            {"hooks": [hook("a"), hook("b")]},
+            {"sequential": true, "hooks": [hook("c")]}
+        ]}}),
+    );
+    let out = host(
+        &env,
+        "BeforeTool",
+        &json!({"tool_name": "run_shell_command", "tool_input": {"command": "ls"}}),
+    );
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (
+            0,
+            "{\"hookSpecificOutput\":{\"hookEventName\":\"BeforeTool\",\"tool_input\":{\"command\":\"ls a b c\"}}}\n"
+        ),
+        "{}",
+        out.stderr
+    );
+
+    // Without `sequential`, the hooks of a file run at once and each sees the input as
+    // Gemini CLI sent it; the last one's arguments are merged over it.
+    project_settings(
+        &env,
+        &json!({"hooks": {"BeforeTool": [{"hooks": [hook("a"), hook("b")]}]}}),
+    );
+    let out = host(
+        &env,
+        "BeforeTool",
+        &json!({"tool_name": "run_shell_command", "tool_input": {"command": "ls"}}),
+    );
+    assert_eq!(
+        out.stdout,
+        "{\"hookSpecificOutput\":{\"hookEventName\":\"BeforeTool\",\"tool_input\":{\"command\":\"ls b\"}}}\n"
+    );
+}
+
+#[test]
+fn matchers_and_timeouts_in_milliseconds() {
+    let env = test_env();
+    let slow = env.write_script(
+        "bin/slow.sh",
+        &format!("{} 10\n", quoted(&env.marked_sleep())),
+    );
+    let deny = env.write_script(
+        "bin/deny.sh",
+        "echo '{\"decision\":\"deny\",\"reason\":\"writes are reviewed\"}'\n",
+    );
+    project_settings(
+        &env,
+        &json!({"hooks": {
+            "BeforeTool": [
+                {"matcher": "write_.*|replace", "hooks": [command(&quoted(&deny))]},
+                {"matcher": "run_shell_command", "hooks": [
+                    {"type": "command", "command": quoted(&slow), "timeout": 300}
+                ]}
+            ],
+            "SessionStart": [{"matcher": "resume", "hooks": [command(&quoted(&deny))]}]
+        }}),
+    );
+    let write = json!({"tool_name": "write_file", "tool_input": {"file_path": "a"}});
+    let out = host(&env, "BeforeTool", &write);
+    assert_eq!(
+        out.stdout,
+        "{\"decision\":\"deny\",\"reason\":\"writes are reviewed\"}\n"
+    );
+    let out = host(
+        &env,
+        "BeforeTool",
+        &serde_json::from_str(SHELL_RM).expect("json"),
+    );
+    assert_eq!(
+        out.stdout,
+        "{\"systemMessage\":\"hook gemini:project:BeforeTool:2 timed out after 300ms\"}\n"
+    );
+    assert!(env.leftovers().is_empty());
+    let read = json!({"tool_name": "read_file", "tool_input": {"file_path": "a"}});
+    assert_eq!(host(&env, "BeforeTool", &read).stdout, "{}\n");
+    // A lifecycle matcher is the exact `source`.
+    let native = emit(&env, &["SessionStart"], r#"{"source": "startup"}"#);
+    assert_eq!(native.result("gemini:project:SessionStart:1"), "skipped");
+}
+
+#[test]
+fn a_broken_settings_file_is_skipped_with_its_position_and_the_others_still_decide() {
+    let env = test_env();
+    std::fs::create_dir_all(env.project().join(".gemini")).expect("mkdir");
+    std::fs::write(
+        env.project().join(".gemini/settings.json"),
+        "{\n  \"hooks\": {\n    \"BeforeTool\": [,]\n  }\n}\n",
+    )
+    .expect("write");
+    let deny = env.write_script("bin/deny.sh", "echo 'from the user' >&2\nexit 2\n");
+    user_settings(
+        &env,
+        &json!({"hooks": {"BeforeTool": [{"hooks": [command(&quoted(&deny))]}]}}),
+    );
+    let out = host(
+        &env,
+        "BeforeTool",
+        &serde_json::from_str(SHELL_RM).expect("json"),
+    );
+    assert_eq!(
+        redact(&env, out.stdout.trim_end()),
+        r#"{"systemMessage":"[ROOT]/project/.gemini/settings.json:3:20: invalid Gemini CLI settings, file skipped: expected value","decision":"deny","reason":"from the user"}"#
+    );
+}
+
+// examples/gemini: a guard that denies `rm -rf` and a context hook, as Gemini settings.
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn the_gemini_example_denies_rm_rf_and_adds_context() {
+    let env = test_env();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/gemini");
+    copy_dir(&example, &env.project());
+    let payload = |name: &str| {
+        std::fs::read_to_string(env.project().join("payloads").join(name))
+            .expect("payload")
+            .replace("CWD", &env.project().display().to_string())
+    };
+    let mut answers = Vec::new();
+    for name in [
+        "before-tool-rm-rf.json",
+        "before-tool-ls.json",
+        "before-agent.json",
+    ] {
+        let out = emit(&env, &["--dialect", "gemini"], &payload(name));
+        assert_eq!(out.code, 0, "{name}: {}", out.stderr);
+        answers.push(format!("{name}: {}", out.stdout.trim_end()));
+    }
+    insta::assert_snapshot!(answers.join("\n"));
+
+    // Until `hookrig trust`, the example's hooks are reported and not run.
+    let out = emit_untrusted(
+        &env,
+        &["--dialect", "gemini"],
+        &payload("before-tool-rm-rf.json"),
+    );
+    let answer: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(answer.get("decision"), None, "{answer}");
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("gemini:project:BeforeTool:1 was not run")),
+        "{answer}"
+    );
+    // `hookrig trust` records them with the scripts `$GEMINI_PROJECT_DIR` names; a
+    // changed script asks again.
+    let trusted = env.run_untrusted(["trust"], b"");
+    assert!(trusted.status.success(), "{trusted:?}");
+    let out = emit_untrusted(
+        &env,
+        &["--dialect", "gemini"],
+        &payload("before-tool-rm-rf.json"),
+    );
+    assert_eq!(
+        out.stdout,
+        "{\"decision\":\"deny\",\"reason\":\"rm -rf is not allowed here; delete files one by one\"}\n"
+    );
+    let guard = env.project().join(".gemini/hooks/no-rm-rf.sh");
+    let script = std::fs::read_to_string(&guard).expect("read");
+    std::fs::write(&guard, format!("{script}\n# changed\n")).expect("write");
+    let out = emit_untrusted(
+        &env,
+        &["--dialect", "gemini"],
+        &payload("before-tool-rm-rf.json"),
+    );
+    let answer: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(answer.get("decision"), None, "{answer}");
+}

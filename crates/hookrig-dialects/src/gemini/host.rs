@@ -1,0 +1,189 @@
+//! The gemini host format: Gemini CLI's hook input in, Gemini CLI's hook output out
+//! (docs/dialects/gemini.md gives the source of each rule).
+//!
+//! Input: the event is `hook_event_name` (an EVENT argument, when given, wins); the
+//! canonical payload gets `session.id` from `session_id`, `session.cwd` from `cwd`,
+//! `tool.name` / `tool.input` / `tool.output` from `tool_name` / `tool_input` /
+//! `tool_response`, and keeps `transcript_path`, `timestamp` and every other field
+//! (`prompt`, `llm_request`, `source`, ...) as they are.
+//!
+//! Output: exit 0 with one JSON object, the form Gemini CLI prefers. A deny is
+//! `decision: "deny"` with its `reason` on the events Gemini CLI lets hooks block
+//! (`BeforeTool`, `AfterTool`, `BeforeAgent`, `AfterAgent`, `AfterModel`); Gemini CLI has
+//! no "ask", so a hook that asked for confirmation is answered as a deny that says so. A
+//! changed tool input is `hookSpecificOutput.tool_input`, a changed tool result
+//! `tool_output`, a changed model request `llm_request` and a response supplied by a
+//! hook `llm_response`; collected context is `additionalContext` where Gemini CLI reads
+//! it; warnings are the `systemMessage`.
+
+use hookrig_core::{Decision, Dialect, Dispatched, EventName, HookResult, Outcome, Payload};
+use serde_json::{Map, Value};
+
+use super::events::{self, Flow};
+use super::wire::{HookInput, HookOutput, HookSpecificOutput};
+use crate::errors::HostError;
+use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object, refusal};
+use crate::wire::Shaped;
+
+/// Gemini CLI's host mode. A failure of hookrig itself exits 1, which Gemini CLI reads
+/// as a failed hook: a warning, and the action proceeds.
+pub(crate) const HOST: Host = Host::new(Dialect::Gemini, read, answer, no_failure_answer, false);
+
+fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
+    let input = parse_object(stdin)?.into_map();
+    let input: HookInput =
+        serde_json::from_value(Value::Object(input)).map_err(HostError::PayloadNotJson)?;
+    let event = match (event, input.hook_event_name.as_deref()) {
+        (Some(event), _) | (None, Some(event)) => event.to_owned(),
+        (None, None) => return Err(HostError::NoEvent),
+    };
+    Ok(HostInput {
+        event,
+        payload: canonical(input),
+    })
+}
+
+/// Gemini CLI's hook input in canonical shape: `session` and `tool` sections first, then
+/// every other field under its own name.
+fn canonical(input: HookInput) -> Payload {
+    let session = section([("id", input.session_id), ("cwd", input.cwd)]);
+    let tool = section([
+        ("name", input.tool_name),
+        ("input", input.tool_input),
+        ("output", input.tool_response),
+    ]);
+    let mut map = Map::new();
+    let fields = [
+        ("session", session),
+        ("tool", tool),
+        ("transcript_path", input.transcript_path),
+        ("timestamp", input.timestamp),
+    ];
+    for (key, value) in fields {
+        if let Some(value) = value {
+            map.insert(key.to_owned(), value);
+        }
+    }
+    map.extend(input.rest);
+    Payload::from_map(map)
+}
+
+/// An object of the fields that are there, `None` when none is.
+fn section<const N: usize>(fields: [(&str, Option<Value>); N]) -> Option<Value> {
+    let section: Map<String, Value> = fields
+        .into_iter()
+        .filter_map(|(key, value)| Some((key.to_owned(), value?)))
+        .collect();
+    (!section.is_empty()).then_some(Value::Object(section))
+}
+
+/// The Gemini CLI name of an event.
+fn gemini_name(event: &EventName) -> String {
+    events::name_of(event.as_str()).map_or_else(|| event.as_str().to_owned(), str::to_owned)
+}
+
+/// The message the dispatcher adds when a hook denied a notify event. On `AfterAgent`
+/// and `AfterModel`, which Gemini CLI lets hooks block while hookrig dispatches them as
+/// notify events, the deny is answered, so the message would mislead.
+fn ignored_deny(name: &str, event: &EventName) -> String {
+    format!(
+        "hook {name}: `deny` ignored on notify event {event}: notify hooks cannot change the event",
+        event = event.as_str()
+    )
+}
+
+fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
+    let event = gemini_name(&dispatched.event);
+    let known = events::by_name(&event);
+    let blocks = known.is_some_and(|e| e.flow == Flow::Blocks);
+    let mut out = HookOutput::default();
+    let mut specific = HookSpecificOutput::default();
+    let mut answered_deny = None;
+
+    match refusal(dispatched, "Gemini CLI") {
+        Some(reason) if blocks => {
+            out.decision = Some("deny".to_owned());
+            out.reason = Some(reason);
+        }
+        None if blocks => {
+            // `AfterAgent` and `AfterModel` are notify events in hookrig (nothing waits
+            // on them), but Gemini CLI lets a hook reject the response: a hook that
+            // denied is answered as Gemini's deny.
+            if let Some(denier) = dispatched
+                .records
+                .iter()
+                .find(|r| r.result == HookResult::Deny)
+            {
+                out.decision = Some("deny".to_owned());
+                out.reason = Some(
+                    denier
+                        .reason
+                        .clone()
+                        .unwrap_or_else(|| format!("denied by hook {}", denier.name)),
+                );
+                answered_deny = Some(ignored_deny(&denier.name, &dispatched.event));
+            }
+        }
+        // An advisory event: Gemini CLI ignores flow control there.
+        Some(_) | None => {}
+    }
+
+    let modified = dispatched
+        .records
+        .iter()
+        .any(|r| r.result == HookResult::Modify);
+    if modified && dispatched.decision != Decision::Deny {
+        let payload = dispatched.payload.as_map();
+        let tool = |field: &str| payload.get("tool").and_then(|t| t.get(field)).cloned();
+        match event.as_str() {
+            "BeforeTool" => specific.tool_input = tool("input").filter(Value::is_object),
+            "AfterTool" => {
+                specific.tool_output = tool("output").and_then(|o| o.as_str().map(str::to_owned));
+            }
+            "BeforeModel" => {
+                specific.llm_request = payload
+                    .get("llm_request")
+                    .filter(|r| r.is_object())
+                    .cloned();
+                specific.llm_response = payload
+                    .get("llm_response")
+                    .filter(|r| !r.is_null())
+                    .cloned();
+            }
+            _ => {}
+        }
+    }
+
+    let context: Vec<&str> = dispatched
+        .context
+        .iter()
+        .chain(&dispatched.system_prompt_append)
+        .map(String::as_str)
+        .collect();
+    if !context.is_empty() && known.is_some_and(|e| e.reads_context) {
+        specific.additional_context = Some(context.join("\n"));
+    }
+    if specific != HookSpecificOutput::default() {
+        specific.hook_event_name = Some(event);
+        out.hook_specific_output = Some(Shaped::Typed(specific));
+    }
+    let warnings: Vec<&str> = outcome
+        .warnings
+        .iter()
+        .filter(|w| answered_deny.as_deref() != Some(w.as_str()))
+        .map(String::as_str)
+        .collect();
+    if !warnings.is_empty() {
+        out.system_message = Some(warnings.join("\n"));
+    }
+    let mut stdout = serde_json::to_string(&out).expect("the hook output always serializes");
+    stdout.push('\n');
+    HostAnswer {
+        stdout,
+        stderr: None,
+        exit_code: HostAnswer::PROCEED,
+    }
+}
+
+#[cfg(test)]
+mod tests;
