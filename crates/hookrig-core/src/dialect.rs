@@ -29,11 +29,13 @@ pub enum Dialect {
     Hermit,
     /// A Rust plugin subscribed on the in-process bus.
     Plugin,
+    /// Codex CLI's `hooks.json` and `[hooks]` tables, hook input and output.
+    Codex,
 }
 
 impl Dialect {
     /// Every dialect, in the order their sources are loaded.
-    pub const ALL: [Dialect; 7] = [
+    pub const ALL: [Dialect; 8] = [
         Dialect::Native,
         Dialect::Hygge,
         Dialect::Xcode,
@@ -41,6 +43,7 @@ impl Dialect {
         Dialect::Hence,
         Dialect::Hermit,
         Dialect::Plugin,
+        Dialect::Codex,
     ];
 
     /// The lowercase name the Outcome, the ledger and the command line use.
@@ -53,6 +56,7 @@ impl Dialect {
             Dialect::Hence => "hence",
             Dialect::Hermit => "hermit",
             Dialect::Plugin => "plugin",
+            Dialect::Codex => "codex",
         }
     }
 }

@@ -11,7 +11,7 @@ use hookrig_exec::CommandDef;
 
 use crate::definition::{HookDef, LoadedConfig, Settings, Shadowed};
 use crate::xcode::{Package, PackageRef};
-use crate::{claude, hence, hygge, native, trust, xcode};
+use crate::{claude, codex, hence, hygge, native, trust, xcode};
 
 /// A dialect's loader: reads its sources of one level into the load.
 type Loader = fn(&mut LoadContext<'_>, Level);
@@ -23,6 +23,7 @@ const LOADERS: &[Loader] = &[
     hygge::load,
     xcode::load,
     claude::load,
+    codex::load,
     hence::load,
 ];
 
