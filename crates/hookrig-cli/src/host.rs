@@ -19,6 +19,8 @@ pub(crate) enum HostDialect {
     Xcode,
     /// Gemini CLI's hook input in, Gemini CLI's hook output out.
     Gemini,
+    /// Codex CLI's hook input in, Codex's strictly read hook output out.
+    Codex,
 }
 
 impl HostDialect {
@@ -30,6 +32,7 @@ impl HostDialect {
             HostDialect::Hygge => Dialect::Hygge,
             HostDialect::Xcode => Dialect::Xcode,
             HostDialect::Gemini => Dialect::Gemini,
+            HostDialect::Codex => Dialect::Codex,
         }
     }
 }

@@ -31,11 +31,13 @@ pub enum Dialect {
     Hermit,
     /// A Rust plugin subscribed on the in-process bus.
     Plugin,
+    /// Codex CLI's `hooks.json` and `[hooks]` tables, hook input and output.
+    Codex,
 }
 
 impl Dialect {
     /// Every dialect, in the order their sources are loaded.
-    pub const ALL: [Dialect; 8] = [
+    pub const ALL: [Dialect; 9] = [
         Dialect::Native,
         Dialect::Hygge,
         Dialect::Xcode,
@@ -44,6 +46,7 @@ impl Dialect {
         Dialect::Hence,
         Dialect::Hermit,
         Dialect::Plugin,
+        Dialect::Codex,
     ];
 
     /// The lowercase name the Outcome, the ledger and the command line use.
@@ -57,6 +60,7 @@ impl Dialect {
             Dialect::Hence => "hence",
             Dialect::Hermit => "hermit",
             Dialect::Plugin => "plugin",
+            Dialect::Codex => "codex",
         }
     }
 }

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use hookrig_core::{Bus, BusShape, CATALOG, EventKind, EventName, EventNames, UnknownVersionError};
 use serde::Serialize;
 
-use crate::{claude, gemini, hence, hermit, hygge, orchestrator, xcode};
+use crate::{claude, codex, gemini, hence, hermit, hygge, orchestrator, xcode};
 
 /// Every dialect's names, as `(name, canonical name)`, in the order an event's aliases
 /// are listed (`hookrig events`): Claude Code's and x-code's names first (x-code's
@@ -22,6 +22,7 @@ use crate::{claude, gemini, hence, hermit, hygge, orchestrator, xcode};
 fn tables() -> impl Iterator<Item = (&'static str, &'static str)> {
     xcode::events::aliases()
         .chain(claude::events::aliases())
+        .chain(codex::events::aliases())
         .chain(hygge::events::aliases())
         .chain(hermit::events::aliases())
         .chain(hence::events::aliases())

@@ -9,7 +9,7 @@ use hookrig_core::{Decision, Dialect, Dispatched, Outcome, Payload};
 use serde_json::Value;
 
 use crate::errors::HostError;
-use crate::{claude, gemini, hygge, native, xcode};
+use crate::{claude, codex, gemini, hygge, native, xcode};
 
 /// Every host mode, one line per dialect that a host can speak.
 pub static HOSTS: &[Host] = &[
@@ -18,6 +18,7 @@ pub static HOSTS: &[Host] = &[
     hygge::HOST,
     xcode::HOST,
     gemini::HOST,
+    codex::HOST,
 ];
 
 /// The event a host sent, in canonical form.

@@ -21,6 +21,7 @@
 //! ```
 
 mod claude;
+mod codex;
 mod definition;
 mod errors;
 pub mod events;
@@ -41,6 +42,7 @@ pub use claude::{
     ClaudeHook, ClaudeProtocol, DEFAULT_MANAGED_SETTINGS, MANAGED_SETTINGS_ENV, claude_matcher,
     claude_settings_to_trust, managed_settings_path,
 };
+pub use codex::{CODEX_HOME_ENV, CodexHook, CodexProtocol, codex_home, codex_matcher};
 pub use definition::{HookDef, LoadedConfig, Settings, Shadowed};
 pub use errors::{HostError, PackageError};
 pub use gemini::{

@@ -10,6 +10,7 @@ mod auto;
 mod broken_sources;
 mod catalog;
 mod claude;
+mod codex;
 mod config;
 mod dispatch;
 mod engine;

@@ -125,7 +125,7 @@ fn a_name_no_version_wrote_is_an_error_naming_the_column_and_the_value() {
     conn.execute_batch(
         "UPDATE emits SET decision = 'maybe' WHERE run_id = 'old-deny';
          UPDATE hook_runs SET result = 'exploded' WHERE seq = 3;
-         UPDATE emits SET dialect = 'codex' WHERE run_id = 'old-ask';",
+         UPDATE emits SET dialect = 'nonesuch' WHERE run_id = 'old-ask';",
     )
     .expect("rows no version wrote");
 
@@ -171,7 +171,7 @@ fn a_name_no_version_wrote_is_an_error_naming_the_column_and_the_value() {
         matches!(
             &dialect,
             StoreError::UnknownValue { column, kind: "dialect", value, .. }
-                if column == "dialect" && value == "codex"
+                if column == "dialect" && value == "nonesuch"
         ),
         "{dialect:?}"
     );

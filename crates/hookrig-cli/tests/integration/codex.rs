@@ -1,0 +1,381 @@
+//! The codex dialect end to end: Codex's hooks run by Codex's rules, and
+//! `emit --dialect codex` answers Codex as its own hook runner would have. The rules and
+//! their sources are in docs/dialects/codex.md.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use hookrig_test_support::{HANG_LIMIT, TestEnv, run_with_input};
+use serde_json::{Value, json};
+
+use crate::harness::{code, quoted, test_env, text};
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+/// Codex's home of the test: `CODEX_HOME` points there, not at `~/.codex`.
+fn codex_home(env: &TestEnv) -> PathBuf {
+    env.root().join("codex-home")
+}
+
+/// `hookrig emit --dialect codex` with `input` on stdin, trusted or not.
+fn emit_codex(env: &TestEnv, input: &str, trusted: bool) -> Output {
+    let args = ["emit", "--dialect", "codex"];
+    let mut command = if trusted {
+        env.command(args)
+    } else {
+        env.untrusted_command(args)
+    };
+    command.env("CODEX_HOME", codex_home(env));
+    run_with_input(command, input.as_bytes(), HANG_LIMIT)
+}
+
+/// The input Codex sends for `event`, with the project as `cwd`.
+fn codex_input(env: &TestEnv, event: &str) -> Value {
+    let cwd = env.project().to_string_lossy().into_owned();
+    let common = json!({"session_id": "s1", "turn_id": "t1", "transcript_path": null,
+                        "cwd": cwd, "hook_event_name": event, "model": "gpt-5"});
+    let mut input = common.as_object().expect("object").clone();
+    let own = match event {
+        "PreToolUse" => json!({"permission_mode": "default", "tool_name": "Bash",
+                               "tool_input": {"command": "ls"}, "tool_use_id": "call_1"}),
+        "PermissionRequest" => json!({"permission_mode": "default", "tool_name": "Bash",
+                                      "tool_input": {"command": "ls"}}),
+        "PostToolUse" => json!({"permission_mode": "default", "tool_name": "Bash",
+                                "tool_input": {"command": "ls"}, "tool_response": "a b",
+                                "tool_use_id": "call_1"}),
+        "PreCompact" | "PostCompact" => json!({"trigger": "auto"}),
+        "SessionStart" => json!({"permission_mode": "default", "source": "startup"}),
+        "UserPromptSubmit" => json!({"permission_mode": "default", "prompt": "hi"}),
+        "SubagentStart" => json!({"permission_mode": "default", "agent_id": "a1",
+                                  "agent_type": "worker"}),
+        "SubagentStop" => json!({"permission_mode": "default", "stop_hook_active": false,
+                                 "agent_id": "a1", "agent_type": "worker",
+                                 "agent_transcript_path": null, "last_assistant_message": "done"}),
+        "Stop" => json!({"permission_mode": "default", "stop_hook_active": false,
+                         "last_assistant_message": "done"}),
+        other => panic!("no input for {other}"),
+    };
+    if event == "SessionStart" {
+        input.remove("turn_id");
+    }
+    input.extend(own.as_object().expect("object").clone());
+    Value::Object(input)
+}
+
+/// `{"hooks": {event: [{"hooks": [{"type": "command", "command": line}]}]}}`.
+fn hooks_json(event: &str, line: &str) -> String {
+    json!({"hooks": {event: [{"hooks": [{"type": "command", "command": line}]}]}}).to_string()
+}
+
+/// A shell line that prints `stdout` and `stderr` and exits with `code`.
+fn replying(code: i32, stdout: &str, stderr: &str) -> String {
+    format!("printf '%s' '{stdout}'; printf '%s' '{stderr}' >&2; exit {code}")
+}
+
+/// One row of the conformance table: the event, the hook's reply, and what Codex gets.
+struct Case {
+    event: &'static str,
+    code: i32,
+    stdout: &'static str,
+    stderr: &'static str,
+}
+
+const fn case(event: &'static str, code: i32, stdout: &'static str, stderr: &'static str) -> Case {
+    Case {
+        event,
+        code,
+        stdout,
+        stderr,
+    }
+}
+
+const CASES: &[Case] = &[
+    case("PreToolUse", 0, "", ""),
+    case("PreToolUse", 0, "debug noise", ""),
+    case(
+        "PreToolUse",
+        0,
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no ls"}}"#,
+        "",
+    ),
+    case(
+        "PreToolUse",
+        0,
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"ls -la"}}}"#,
+        "",
+    ),
+    case(
+        "PreToolUse",
+        0,
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask"}}"#,
+        "",
+    ),
+    case(
+        "PreToolUse",
+        0,
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":""}}"#,
+        "",
+    ),
+    case("PreToolUse", 0, r#"{"continue":false}"#, ""),
+    case(
+        "PreToolUse",
+        0,
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"mind the tests"}}"#,
+        "",
+    ),
+    case(
+        "PreToolUse",
+        0,
+        r#"{"decision":"block","reason":"legacy"}"#,
+        "",
+    ),
+    case(
+        "PreToolUse",
+        0,
+        r#"{"systemMessage":"note","unknown":1}"#,
+        "",
+    ),
+    case("PreToolUse", 2, "", "no rm"),
+    case("PreToolUse", 2, "", ""),
+    case("PreToolUse", 1, "", "oops"),
+    case(
+        "PermissionRequest",
+        0,
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#,
+        "",
+    ),
+    case(
+        "PermissionRequest",
+        0,
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not now"}}}"#,
+        "",
+    ),
+    case(
+        "PermissionRequest",
+        0,
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[]}}}"#,
+        "",
+    ),
+    case("PermissionRequest", 2, "", "denied by policy"),
+    case(
+        "PostToolUse",
+        0,
+        r#"{"decision":"block","reason":"looks wrong"}"#,
+        "",
+    ),
+    case(
+        "PostToolUse",
+        0,
+        r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"ran ls"}}"#,
+        "",
+    ),
+    case(
+        "PostToolUse",
+        0,
+        r#"{"continue":false,"stopReason":"enough"}"#,
+        "",
+    ),
+    case("PostToolUse", 2, "", "check the output"),
+    case("UserPromptSubmit", 0, "today is monday", ""),
+    case(
+        "UserPromptSubmit",
+        0,
+        r#"{"decision":"block","reason":"secret"}"#,
+        "",
+    ),
+    case(
+        "UserPromptSubmit",
+        0,
+        r#"{"continue":false,"stopReason":"pause"}"#,
+        "",
+    ),
+    case("UserPromptSubmit", 2, "", "blocked by policy"),
+    case("SessionStart", 0, "hello from hook", ""),
+    case(
+        "SessionStart",
+        0,
+        r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"ctx"}}"#,
+        "",
+    ),
+    case(
+        "SessionStart",
+        0,
+        r#"{"continue":false,"stopReason":"no session"}"#,
+        "",
+    ),
+    case("SessionStart", 2, "", "no"),
+    case("SubagentStart", 0, "be brief", ""),
+    case("SubagentStart", 0, r#"{"continue":false}"#, ""),
+    case(
+        "Stop",
+        0,
+        r#"{"decision":"block","reason":"run the tests"}"#,
+        "",
+    ),
+    case("Stop", 0, r#"{"continue":false,"stopReason":"enough"}"#, ""),
+    case("Stop", 0, "done", ""),
+    case("Stop", 2, "", "keep going"),
+    case(
+        "SubagentStop",
+        0,
+        r#"{"decision":"block","reason":"more"}"#,
+        "",
+    ),
+    case("PreCompact", 0, r#"{"continue":false}"#, ""),
+    case("PreCompact", 2, "", "nope"),
+    case(
+        "PostCompact",
+        0,
+        r#"{"continue":false,"stopReason":"stop"}"#,
+        "",
+    ),
+    case("PostCompact", 0, "", ""),
+];
+
+// The conformance table: for every event and answer field, Codex's input, one hook's
+// reply (exit code, stdout, stderr), and the exact answer Codex receives from
+// `hookrig emit --dialect codex` (stdout and exit code).
+#[test]
+fn every_event_and_answer_reaches_codex_as_codex_reads_it() {
+    let env = test_env();
+    let mut table = String::new();
+    for case in CASES {
+        write(
+            &codex_home(&env).join("hooks.json"),
+            &hooks_json(case.event, &replying(case.code, case.stdout, case.stderr)),
+        );
+        let input = codex_input(&env, case.event).to_string();
+        let output = emit_codex(&env, &input, true);
+        let _ = write!(
+            table,
+            "{} | exit {} | stdout {:?} | stderr {:?}\n  => exit {} {}",
+            case.event,
+            case.code,
+            case.stdout,
+            case.stderr,
+            code(&output),
+            text(&output.stdout),
+        );
+        assert!(
+            text(&output.stderr).is_empty(),
+            "{}: {}",
+            case.event,
+            text(&output.stderr)
+        );
+    }
+    insta::assert_snapshot!(table);
+}
+
+#[test]
+fn a_hook_sees_exactly_what_codex_sent_and_runs_in_a_login_shell() {
+    let env = test_env();
+    let dump = env.project().join("stdin.json");
+    let shell = env.project().join("shell.txt");
+    write(
+        &codex_home(&env).join("config.toml"),
+        &format!(
+            "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"cat > {}; echo $0 > {}\"\n",
+            quoted(&dump).replace('"', "\\\""),
+            quoted(&shell).replace('"', "\\\""),
+        ),
+    );
+    let input = codex_input(&env, "PreToolUse").to_string();
+    let mut command = env.command(["emit", "--dialect", "codex"]);
+    command
+        .env("CODEX_HOME", codex_home(&env))
+        .env("SHELL", "/bin/sh");
+    let output = run_with_input(command, input.as_bytes(), HANG_LIMIT);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "{}\n");
+    assert_eq!(std::fs::read_to_string(&dump).expect("dumped"), input);
+    assert_eq!(
+        std::fs::read_to_string(&shell).expect("dumped").trim(),
+        "/bin/sh"
+    );
+}
+
+#[test]
+fn codex_home_is_where_the_user_hooks_are_read() {
+    let env = test_env();
+    // `~/.codex` is Codex's home only when `CODEX_HOME` is not set.
+    write(
+        &env.home().join(".codex/hooks.json"),
+        &hooks_json("UserPromptSubmit", "echo from-home"),
+    );
+    write(
+        &codex_home(&env).join("hooks.json"),
+        &hooks_json("UserPromptSubmit", "echo from-codex-home"),
+    );
+    let input = codex_input(&env, "UserPromptSubmit").to_string();
+    let output = emit_codex(&env, &input, true);
+    assert_eq!(
+        text(&output.stdout),
+        "{\"hookSpecificOutput\":{\"hookEventName\":\"UserPromptSubmit\",\"additionalContext\":\"from-codex-home\"}}\n"
+    );
+}
+
+#[test]
+fn project_hooks_run_only_once_trusted() {
+    let env = test_env();
+    write(
+        &env.project().join(".codex/hooks.json"),
+        &hooks_json("UserPromptSubmit", "echo from-project"),
+    );
+    let input = codex_input(&env, "UserPromptSubmit").to_string();
+    let output = emit_codex(&env, &input, false);
+    let answer: Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(answer.get("hookSpecificOutput"), None, "{answer}");
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(message.contains("hookrig trust"), "{message}");
+
+    let project = env.project().to_string_lossy().into_owned();
+    let trusted = env.run_untrusted(["trust", project.as_str()], b"");
+    assert_eq!(code(&trusted), 0, "{}", text(&trusted.stderr));
+    let output = emit_codex(&env, &input, false);
+    assert_eq!(
+        text(&output.stdout),
+        "{\"hookSpecificOutput\":{\"hookEventName\":\"UserPromptSubmit\",\"additionalContext\":\"from-project\"}}\n"
+    );
+}
+
+/// The example of this repository (`examples/codex`), copied into the project.
+fn with_example(env: &TestEnv) {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/codex");
+    for file in ["config.toml", "hooks/deny-rm-rf.sh", "hooks/context.sh"] {
+        let from = example.join(".codex").join(file);
+        let to = env.project().join(".codex").join(file);
+        write(&to, &std::fs::read_to_string(&from).expect("example file"));
+        let mode = std::fs::metadata(&from)
+            .expect("example file")
+            .permissions();
+        std::fs::set_permissions(&to, mode).expect("chmod");
+    }
+}
+
+fn example_payload(env: &TestEnv, name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/codex/payloads")
+        .join(name);
+    std::fs::read_to_string(path)
+        .expect("example payload")
+        .replace("CWD", &env.project().to_string_lossy())
+}
+
+#[test]
+fn the_codex_example_denies_rm_rf_and_adds_context() {
+    let env = test_env();
+    with_example(&env);
+    let answers: Vec<String> = ["rm-rf.json", "ls.json", "session-start.json", "prompt.json"]
+        .iter()
+        .map(|payload| {
+            let output = emit_codex(&env, &example_payload(&env, payload), true);
+            assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+            format!("{payload}: {}", text(&output.stdout))
+        })
+        .collect();
+    insta::assert_snapshot!(answers.join(""));
+}
