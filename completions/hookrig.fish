@@ -57,7 +57,8 @@ complete -c hookrig -n "__fish_hookrig_needs_command" -f -a "help" -d 'Print thi
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l dialect -d 'The host\'s input and output format' -r -f -a "native\t'hookrig\'s own: a payload object in, an Outcome object out'
 claude\t'Claude Code\'s hook input in, Claude Code\'s hook output and exit codes out (also Codex, Cursor, Gemini and other agents that read that format)'
 hygge\t'hygge\'s `Input` in, hygge\'s `Action` out'
-xcode\t'x-code\'s plugin payload in, x-code\'s hook reply out'"
+xcode\t'x-code\'s plugin payload in, x-code\'s hook reply out'
+cursor\t'Cursor\'s hook input in, Cursor\'s hook output out'"
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l plugin-dir -d 'An extra x-code plugin directory (repeatable)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l cwd -d 'The directory the event happened in (default: the payload\'s `session.cwd`, else the current directory)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l session -d 'The agent session id (default: the payload\'s `session.id`)' -r

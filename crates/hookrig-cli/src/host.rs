@@ -17,6 +17,8 @@ pub(crate) enum HostDialect {
     Hygge,
     /// x-code's plugin payload in, x-code's hook reply out.
     Xcode,
+    /// Cursor's hook input in, Cursor's hook output out.
+    Cursor,
 }
 
 impl HostDialect {
@@ -27,6 +29,7 @@ impl HostDialect {
             HostDialect::Claude => Dialect::Claude,
             HostDialect::Hygge => Dialect::Hygge,
             HostDialect::Xcode => Dialect::Xcode,
+            HostDialect::Cursor => Dialect::Cursor,
         }
     }
 }

@@ -27,19 +27,22 @@ pub enum Dialect {
     Hence,
     /// OpenHermit's plugins and versioned event names.
     Hermit,
+    /// Cursor's `hooks.json` files, hook input and output.
+    Cursor,
     /// A Rust plugin subscribed on the in-process bus.
     Plugin,
 }
 
 impl Dialect {
     /// Every dialect, in the order their sources are loaded.
-    pub const ALL: [Dialect; 7] = [
+    pub const ALL: [Dialect; 8] = [
         Dialect::Native,
         Dialect::Hygge,
         Dialect::Xcode,
         Dialect::Claude,
         Dialect::Hence,
         Dialect::Hermit,
+        Dialect::Cursor,
         Dialect::Plugin,
     ];
 
@@ -52,6 +55,7 @@ impl Dialect {
             Dialect::Claude => "claude",
             Dialect::Hence => "hence",
             Dialect::Hermit => "hermit",
+            Dialect::Cursor => "cursor",
             Dialect::Plugin => "plugin",
         }
     }

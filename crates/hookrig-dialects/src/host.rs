@@ -9,10 +9,16 @@ use hookrig_core::{Decision, Dialect, Dispatched, Outcome, Payload};
 use serde_json::Value;
 
 use crate::errors::HostError;
-use crate::{claude, hygge, native, xcode};
+use crate::{claude, cursor, hygge, native, xcode};
 
 /// Every host mode, one line per dialect that a host can speak.
-pub static HOSTS: &[Host] = &[native::HOST, claude::HOST, hygge::HOST, xcode::HOST];
+pub static HOSTS: &[Host] = &[
+    native::HOST,
+    claude::HOST,
+    hygge::HOST,
+    xcode::HOST,
+    cursor::HOST,
+];
 
 /// The event a host sent, in canonical form.
 #[derive(Debug)]

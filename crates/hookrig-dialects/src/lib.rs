@@ -21,6 +21,7 @@
 //! ```
 
 mod claude;
+mod cursor;
 mod definition;
 mod errors;
 pub mod events;

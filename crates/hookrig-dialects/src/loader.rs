@@ -11,7 +11,7 @@ use hookrig_exec::CommandDef;
 
 use crate::definition::{HookDef, LoadedConfig, Settings, Shadowed};
 use crate::xcode::{Package, PackageRef};
-use crate::{claude, hence, hygge, native, trust, xcode};
+use crate::{claude, cursor, hence, hygge, native, trust, xcode};
 
 /// A dialect's loader: reads its sources of one level into the load.
 type Loader = fn(&mut LoadContext<'_>, Level);
@@ -24,6 +24,7 @@ const LOADERS: &[Loader] = &[
     xcode::load,
     claude::load,
     hence::load,
+    cursor::load,
 ];
 
 /// What the caller adds to discovery.

@@ -87,8 +87,14 @@ mod tests {
             allowed_env_vars: Vec::new(),
             managed: false,
         });
-        let protocols: [&dyn DialectProtocol; 4] =
-            [&NativeProtocol, &HyggeProtocol, &xcode, &claude];
+        let cursor = crate::cursor::CursorProtocol(crate::cursor::CursorHook {
+            event: "preToolUse".to_owned(),
+            dir: PathBuf::from("/project"),
+            fail_closed: false,
+            loop_limit: Some(5),
+        });
+        let protocols: [&dyn DialectProtocol; 5] =
+            [&NativeProtocol, &HyggeProtocol, &xcode, &claude, &cursor];
         for protocol in protocols {
             let reply = read_reply(protocol, "big", &limits, &invocation, &output);
             let Reply::Failure(failure) = reply else {
