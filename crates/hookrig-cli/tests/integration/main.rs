@@ -11,6 +11,7 @@ mod broken_sources;
 mod catalog;
 mod claude;
 mod config;
+mod cursor;
 mod dispatch;
 mod engine;
 mod external;
