@@ -508,6 +508,9 @@ fn the_example_denies_rm_rf_and_adds_context() {
         "{}",
         denied.stderr
     );
+    // guards: the dispatcher's remark that a notify event's hooks cannot change it is
+    // not shown to Cursor's user, whose answer is exactly what the hooks decided
+    assert_eq!(denied.stderr, "");
     let allowed = cursor(&env, &input(&env, "beforeShellExecution", &shell("ls -la")));
     assert_eq!(
         allowed.stdout, "{\"permission\":\"allow\"}\n",
