@@ -529,3 +529,40 @@ fn the_example_denies_rm_rf_and_adds_context() {
     let text = answer["additional_context"].as_str().expect("context");
     assert!(text.starts_with("This session works in "), "{text}");
 }
+
+#[test]
+fn answers_of_several_hooks_merge_as_cursor_merges_them() {
+    let env = test_env();
+    let ask = replying(
+        &env,
+        "ask",
+        0,
+        r#"{"permission":"ask","user_message":"sure?"}"#,
+        "",
+    );
+    let deny_a = replying(
+        &env,
+        "deny-a",
+        0,
+        r#"{"permission":"deny","agent_message":"first"}"#,
+        "",
+    );
+    let deny_b = replying(&env, "deny-b", 2, "", "second");
+    let allow = replying(&env, "allow", 0, r#"{"permission":"allow"}"#, "");
+    let event = |hooks: &[&String]| {
+        let entries: Vec<Value> = hooks.iter().map(|h| json!({"command": h})).collect();
+        user_hooks(&env, &json!({"beforeShellExecution": entries}));
+        cursor(&env, &input(&env, "beforeShellExecution", &shell("ls"))).stdout
+    };
+    // A deny wins over an ask and an allow; every deny's reason is kept, one per line.
+    assert_eq!(
+        event(&[&allow, &ask, &deny_a, &deny_b]),
+        "{\"permission\":\"deny\",\"user_message\":\"first\\nsecond\",\"agent_message\":\"first\\nsecond\"}\n"
+    );
+    // An ask wins over an allow.
+    assert_eq!(
+        event(&[&allow, &ask]),
+        "{\"permission\":\"ask\",\"user_message\":\"sure?\",\"agent_message\":\"sure?\"}\n"
+    );
+    assert_eq!(event(&[&allow, &allow]), "{\"permission\":\"allow\"}\n");
+}
