@@ -1206,7 +1206,7 @@ _hookrig() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "native claude hygge xcode gemini codex" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "native claude hygge xcode gemini codex cursor" -- "${cur}"))
                     return 0
                     ;;
                 --plugin-dir)

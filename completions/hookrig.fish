@@ -59,7 +59,8 @@ claude\t'Claude Code\'s hook input in, Claude Code\'s hook output and exit codes
 hygge\t'hygge\'s `Input` in, hygge\'s `Action` out'
 xcode\t'x-code\'s plugin payload in, x-code\'s hook reply out'
 gemini\t'Gemini CLI\'s hook input in, Gemini CLI\'s hook output out'
-codex\t'Codex CLI\'s hook input in, Codex\'s strictly read hook output out'"
+codex\t'Codex CLI\'s hook input in, Codex\'s strictly read hook output out'
+cursor\t'Cursor\'s hook input in, Cursor\'s hook output out'"
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l plugin-dir -d 'An extra x-code plugin directory (repeatable)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l cwd -d 'The directory the event happened in (default: the payload\'s `session.cwd`, else the current directory)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l session -d 'The agent session id (default: the payload\'s `session.id`)' -r

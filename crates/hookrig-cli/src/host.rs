@@ -21,6 +21,8 @@ pub(crate) enum HostDialect {
     Gemini,
     /// Codex CLI's hook input in, Codex's strictly read hook output out.
     Codex,
+    /// Cursor's hook input in, Cursor's hook output out.
+    Cursor,
 }
 
 impl HostDialect {
@@ -33,6 +35,7 @@ impl HostDialect {
             HostDialect::Xcode => Dialect::Xcode,
             HostDialect::Gemini => Dialect::Gemini,
             HostDialect::Codex => Dialect::Codex,
+            HostDialect::Cursor => Dialect::Cursor,
         }
     }
 }

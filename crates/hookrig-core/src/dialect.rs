@@ -29,6 +29,8 @@ pub enum Dialect {
     Hence,
     /// OpenHermit's plugins and versioned event names.
     Hermit,
+    /// Cursor's `hooks.json` files, hook input and output.
+    Cursor,
     /// A Rust plugin subscribed on the in-process bus.
     Plugin,
     /// Codex CLI's `hooks.json` and `[hooks]` tables, hook input and output.
@@ -37,7 +39,7 @@ pub enum Dialect {
 
 impl Dialect {
     /// Every dialect, in the order their sources are loaded.
-    pub const ALL: [Dialect; 9] = [
+    pub const ALL: [Dialect; 10] = [
         Dialect::Native,
         Dialect::Hygge,
         Dialect::Xcode,
@@ -45,6 +47,7 @@ impl Dialect {
         Dialect::Gemini,
         Dialect::Hence,
         Dialect::Hermit,
+        Dialect::Cursor,
         Dialect::Plugin,
         Dialect::Codex,
     ];
@@ -59,6 +62,7 @@ impl Dialect {
             Dialect::Gemini => "gemini",
             Dialect::Hence => "hence",
             Dialect::Hermit => "hermit",
+            Dialect::Cursor => "cursor",
             Dialect::Plugin => "plugin",
             Dialect::Codex => "codex",
         }

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use hookrig_core::{Bus, BusShape, CATALOG, EventKind, EventName, EventNames, UnknownVersionError};
 use serde::Serialize;
 
-use crate::{claude, codex, gemini, hence, hermit, hygge, orchestrator, xcode};
+use crate::{claude, codex, cursor, gemini, hence, hermit, hygge, orchestrator, xcode};
 
 /// Every dialect's names, as `(name, canonical name)`, in the order an event's aliases
 /// are listed (`hookrig events`): Claude Code's and x-code's names first (x-code's
@@ -28,6 +28,7 @@ fn tables() -> impl Iterator<Item = (&'static str, &'static str)> {
         .chain(hence::events::aliases())
         .chain(orchestrator::events::aliases())
         .chain(gemini::events::aliases())
+        .chain(cursor::events::aliases())
 }
 
 static NAMES: LazyLock<EventNames> = LazyLock::new(|| {

@@ -9,7 +9,7 @@ use hookrig_core::{Decision, Dialect, Dispatched, Outcome, Payload};
 use serde_json::Value;
 
 use crate::errors::HostError;
-use crate::{claude, codex, gemini, hygge, native, xcode};
+use crate::{claude, codex, cursor, gemini, hygge, native, xcode};
 
 /// Every host mode, one line per dialect that a host can speak.
 pub static HOSTS: &[Host] = &[
@@ -19,6 +19,7 @@ pub static HOSTS: &[Host] = &[
     xcode::HOST,
     gemini::HOST,
     codex::HOST,
+    cursor::HOST,
 ];
 
 /// The event a host sent, in canonical form.

@@ -1,5 +1,5 @@
 //! The dialects hookrig speaks, one folder each: `native`, `claude`, `hygge`, `xcode`,
-//! `hence` and `hermit`. A dialect owns everything that is its own: how its config files
+//! `hence`, `hermit` and `cursor`. A dialect owns everything that is its own: how its config files
 //! become hook definitions, its wire types, how an event is presented to its hooks and
 //! their replies read, its host mode (how a host of that dialect calls hookrig and reads
 //! the answer) and its event names. On top of them this crate loads every dialect's
@@ -22,6 +22,7 @@
 
 mod claude;
 mod codex;
+mod cursor;
 mod definition;
 mod errors;
 pub mod events;

@@ -11,7 +11,7 @@ use hookrig_exec::CommandDef;
 
 use crate::definition::{HookDef, LoadedConfig, Settings, Shadowed};
 use crate::xcode::{Package, PackageRef};
-use crate::{claude, codex, gemini, hence, hygge, native, trust, xcode};
+use crate::{claude, codex, cursor, gemini, hence, hygge, native, trust, xcode};
 
 /// A dialect's loader: reads its sources of one level into the load.
 type Loader = fn(&mut LoadContext<'_>, Level);
@@ -26,6 +26,7 @@ const LOADERS: &[Loader] = &[
     gemini::load,
     codex::load,
     hence::load,
+    cursor::load,
 ];
 
 /// What the caller adds to discovery.
@@ -266,6 +267,7 @@ mod tests {
         let claude =
             r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#;
         let plugin = r#"{"name": "p", "hooks": {"PreToolUse": [{"command": "true"}]}}"#;
+        let cursor = r#"{"version": 1, "hooks": {"stop": [{"command": "true"}]}}"#;
         let plugin_g = r#"{"name": "g", "hooks": {"PreToolUse": [{"command": "true"}]}}"#;
         let mut sources = Vec::new();
         for (base, config) in [
@@ -284,6 +286,7 @@ mod tests {
                 ),
                 (base.join(".agents/hooks.toml"), hygge),
                 (base.join(".claude/settings.json"), claude),
+                (base.join(".cursor/hooks.json"), cursor),
                 (
                     if global {
                         home.join(".local/share/hookrig/plugins/g/plugin.json")
@@ -330,7 +333,7 @@ mod tests {
         );
         // One hook per source, but the project's Claude Code hook: the same handler as
         // the user's, which Claude Code runs once.
-        assert_eq!(loaded.hook_count(), 9);
+        assert_eq!(loaded.hook_count(), 11);
         let noted: Vec<&Path> = consulted.paths().map(|(path, _)| path).collect();
         for file in &loaded.config.files {
             assert!(
@@ -350,6 +353,7 @@ mod tests {
             ".agents/hooks.toml",
             ".hygge/hooks.toml",
             ".claude/settings.local.json",
+            ".cursor/hooks.json",
         ] {
             let (_, consulted) = consulted::record(|| read_sources(&env, &LoadOptions::default()));
             let path = env.cwd.join(nearer);

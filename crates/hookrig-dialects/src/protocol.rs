@@ -92,8 +92,20 @@ mod tests {
             event: "BeforeTool".to_owned(),
             sequential: false,
         });
-        let protocols: [&dyn DialectProtocol; 5] =
-            [&NativeProtocol, &HyggeProtocol, &xcode, &claude, &gemini];
+        let cursor = crate::cursor::CursorProtocol(crate::cursor::CursorHook {
+            event: "preToolUse".to_owned(),
+            dir: PathBuf::from("/project"),
+            fail_closed: false,
+            loop_limit: Some(5),
+        });
+        let protocols: [&dyn DialectProtocol; 6] = [
+            &NativeProtocol,
+            &HyggeProtocol,
+            &xcode,
+            &claude,
+            &gemini,
+            &cursor,
+        ];
         for protocol in protocols {
             let reply = read_reply(protocol, "big", &limits, &invocation, &output);
             let Reply::Failure(failure) = reply else {

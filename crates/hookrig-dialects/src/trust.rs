@@ -404,5 +404,15 @@ mod tests {
             hence.definition(),
             "Hence(HenceHook { point: PostComplete })"
         );
+        let cursor = crate::cursor::CursorProtocol(crate::cursor::CursorHook {
+            event: "beforeShellExecution".to_owned(),
+            dir: PathBuf::from("/p"),
+            fail_closed: true,
+            loop_limit: Some(5),
+        });
+        assert_eq!(
+            cursor.definition(),
+            r#"Cursor(CursorHook { event: "beforeShellExecution", dir: "/p", fail_closed: true, loop_limit: Some(5) })"#
+        );
     }
 }

@@ -12,6 +12,7 @@ mod catalog;
 mod claude;
 mod codex;
 mod config;
+mod cursor;
 mod dispatch;
 mod engine;
 mod external;

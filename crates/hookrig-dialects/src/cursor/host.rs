@@ -1,0 +1,357 @@
+//! The cursor host format: Cursor's hook input in, Cursor's hook output out.
+//!
+//! Input: the event is `hook_event_name` (an EVENT argument, when given, wins). The
+//! canonical payload keeps every field Cursor sent under its own name, moves the tool
+//! fields into the `tool` section (`tool_name`, `tool_input`, `tool_use_id`,
+//! `tool_output` become `tool.name`, `tool.input`, `tool.call_id`, `tool.output`), and
+//! adds the `session` section: `session.id` is `conversation_id`, `session.cwd` is `cwd`,
+//! else the first workspace root, so that hookrig finds the project Cursor works in
+//! (Cursor runs a user hook from `~/.cursor/`).
+//!
+//! Output: exit 0 with the JSON answer of the event, which Cursor reads on exit 0. Cursor
+//! runs every hook of an event and merges their answers, deny over ask over allow;
+//! hookrig does the same over the hooks it ran. A permission event is answered with
+//! `permission` (and `user_message`, `agent_message` when denied or asked, and
+//! `updated_input` on `preToolUse` when a hook changed the tool input);
+//! `beforeSubmitPrompt` with `continue`; `stop` and `subagentStop` with
+//! `followup_message` when a hook kept the agent working; `sessionStart` and
+//! `postToolUse` with `additional_context`; `preCompact` with `user_message`. The
+//! warnings go on stderr, which Cursor shows in its Hooks output channel.
+
+use hookrig_core::{Decision, Dialect, Dispatched, HookResult, Outcome, Payload};
+use serde_json::{Map, Value};
+
+use super::events::{self, Answer, AskMode, CursorEvent};
+use super::wire::HookInput;
+use crate::errors::HostError;
+use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object};
+
+/// Cursor's host mode.
+pub(crate) const HOST: Host = Host::new(Dialect::Cursor, read, answer, no_failure_answer, false);
+
+fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
+    let input = parse_object(stdin)?.into_map();
+    let input: HookInput =
+        serde_json::from_value(Value::Object(input)).map_err(HostError::PayloadNotJson)?;
+    let event = match (event, input.hook_event_name.as_deref()) {
+        (Some(event), _) | (None, Some(event)) => event.to_owned(),
+        (None, None) => return Err(HostError::NoEvent),
+    };
+    Ok(HostInput {
+        event,
+        payload: canonical(input),
+    })
+}
+
+/// Cursor's hook input in canonical shape: the `session` and `tool` sections first, then
+/// every other field under its own name.
+fn canonical(input: HookInput) -> Payload {
+    let cwd = input.rest.get("cwd").cloned().or_else(|| {
+        input
+            .workspace_roots
+            .as_ref()
+            .and_then(|roots| roots.get(0))
+            .cloned()
+    });
+    let session = section([("id", input.conversation_id.clone()), ("cwd", cwd)]);
+    let tool = section([
+        ("name", input.tool_name),
+        ("input", input.tool_input),
+        ("call_id", input.tool_use_id),
+        ("output", input.tool_output),
+    ]);
+    let mut map = Map::new();
+    let fields = [
+        ("session", session),
+        ("tool", tool),
+        ("conversation_id", input.conversation_id),
+        ("generation_id", input.generation_id),
+        ("model", input.model),
+        ("model_id", input.model_id),
+        ("model_params", input.model_params),
+        ("cursor_version", input.cursor_version),
+        ("workspace_roots", input.workspace_roots),
+        ("user_email", input.user_email),
+        ("transcript_path", input.transcript_path),
+    ];
+    for (key, value) in fields {
+        if let Some(value) = value {
+            map.insert(key.to_owned(), value);
+        }
+    }
+    map.extend(input.rest);
+    Payload::from_map(map)
+}
+
+/// An object of the fields that are there, `None` when none is.
+fn section<const N: usize>(fields: [(&str, Option<Value>); N]) -> Option<Value> {
+    let section: Map<String, Value> = fields
+        .into_iter()
+        .filter_map(|(key, value)| Some((key.to_owned(), value?)))
+        .collect();
+    (!section.is_empty()).then_some(Value::Object(section))
+}
+
+/// The merged decision of the hooks, as Cursor merges answers: a deny wins over an ask,
+/// an ask over an allow. Events hookrig dispatches as notify events (the shell, MCP and
+/// file events, which Cursor accepts under their own names) do not combine their hooks'
+/// answers, so the answer reads each hook's record; the reasons of every hook that
+/// denied (or asked) are joined, as Cursor joins their messages.
+fn merged(dispatched: &Dispatched) -> (Decision, Option<String>) {
+    let reasons = |result: HookResult| -> Vec<String> {
+        dispatched
+            .records
+            .iter()
+            .filter(|r| r.result == result)
+            .map(|r| {
+                r.reason
+                    .clone()
+                    .unwrap_or_else(|| format!("{} by hook {}", result.as_str(), r.name))
+            })
+            .collect()
+    };
+    let joined = |mut reasons: Vec<String>, decided: Option<&String>| {
+        if let Some(reason) = decided
+            && !reasons.contains(reason)
+        {
+            reasons.insert(0, reason.clone());
+        }
+        (!reasons.is_empty()).then(|| reasons.join("\n"))
+    };
+    let denied = reasons(HookResult::Deny);
+    if dispatched.decision == Decision::Deny || !denied.is_empty() {
+        let decided = (dispatched.decision == Decision::Deny)
+            .then_some(dispatched.reason.as_ref())
+            .flatten();
+        return (Decision::Deny, joined(denied, decided));
+    }
+    let asked = reasons(HookResult::Ask);
+    if dispatched.decision == Decision::Ask || !asked.is_empty() {
+        let decided = dispatched.reason.as_ref();
+        return (Decision::Ask, joined(asked, decided));
+    }
+    (Decision::Allow, None)
+}
+
+fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
+    let event = events::of_dispatched(dispatched.event.as_str());
+    let answer = event.map_or(Answer::Nothing, |e| e.answer);
+    let mut out = Map::new();
+    let mut warnings_shown = false;
+    match answer {
+        Answer::Permission(mode) => permission(dispatched, event, mode, &mut out),
+        Answer::Continue => proceed(dispatched, &mut out),
+        Answer::Followup => {
+            // Cursor keeps the last follow-up when several hooks give one.
+            if let Some(message) = dispatched
+                .records
+                .iter()
+                .filter(|r| r.result == HookResult::Deny)
+                .filter_map(|r| r.reason.clone())
+                .next_back()
+            {
+                text(&mut out, "followup_message", message);
+            }
+        }
+        Answer::Session | Answer::PostTool => {
+            let context: Vec<&str> = dispatched
+                .context
+                .iter()
+                .chain(&dispatched.system_prompt_append)
+                .map(String::as_str)
+                .collect();
+            if !context.is_empty() {
+                text(&mut out, "additional_context", context.join("\n\n"));
+            }
+            let modified = dispatched
+                .records
+                .iter()
+                .any(|r| r.result == HookResult::Modify);
+            if answer == Answer::PostTool
+                && modified
+                && let Some(output) = tool_field(dispatched, "output")
+            {
+                out.insert("updated_mcp_tool_output".to_owned(), output);
+            }
+        }
+        Answer::Compact => {
+            if !outcome.warnings.is_empty() {
+                text(&mut out, "user_message", outcome.warnings.join("\n"));
+                warnings_shown = true;
+            }
+        }
+        Answer::Nothing => {}
+    }
+    let mut stdout =
+        serde_json::to_string(&Value::Object(out)).expect("the hook output always serializes");
+    stdout.push('\n');
+    HostAnswer {
+        stdout,
+        stderr: (!warnings_shown)
+            .then(|| stderr_warnings(outcome.warnings))
+            .flatten(),
+        exit_code: HostAnswer::PROCEED,
+    }
+}
+
+/// The answer of a permission event: `permission`, its messages, and on `preToolUse`
+/// the tool input the hooks changed.
+fn permission(
+    dispatched: &Dispatched,
+    event: Option<&CursorEvent>,
+    mode: AskMode,
+    out: &mut Map<String, Value>,
+) {
+    let (decision, reason) = merged(dispatched);
+    let cannot_ask = matches!(mode, AskMode::Denies | AskMode::Invalid);
+    let (decision, reason) = match (decision, reason, cannot_ask) {
+        // Where Cursor's schema has no ask, a hook that asked is refused, as hygge's and
+        // x-code's hosts refuse it: nobody is there to confirm.
+        (Decision::Ask, reason, true) => (
+            Decision::Deny,
+            Some(format!(
+                "{} (a hook asked for confirmation, which Cursor cannot ask for here)",
+                reason.as_deref().unwrap_or("confirmation needed")
+            )),
+        ),
+        (decision, reason, _) => (decision, reason),
+    };
+    match decision {
+        Decision::Allow => text(out, "permission", "allow".to_owned()),
+        Decision::Deny => {
+            let reason = reason.unwrap_or_else(|| "denied by hookrig".to_owned());
+            text(out, "permission", "deny".to_owned());
+            text(out, "user_message", reason.clone());
+            text(out, "agent_message", reason);
+        }
+        Decision::Ask => {
+            text(out, "permission", "ask".to_owned());
+            if let Some(reason) = reason {
+                text(out, "user_message", reason.clone());
+                text(out, "agent_message", reason);
+            }
+        }
+    }
+    let modified = dispatched
+        .records
+        .iter()
+        .any(|r| r.result == HookResult::Modify);
+    if modified
+        && decision != Decision::Deny
+        && event.is_some_and(|e| e.name == "preToolUse")
+        && let Some(input) = tool_field(dispatched, "input")
+    {
+        out.insert("updated_input".to_owned(), input);
+    }
+}
+
+/// `beforeSubmitPrompt`'s answer: `continue`, and why not.
+fn proceed(dispatched: &Dispatched, out: &mut Map<String, Value>) {
+    match merged(dispatched) {
+        (Decision::Allow, _) => {
+            out.insert("continue".to_owned(), Value::Bool(true));
+        }
+        (Decision::Deny, reason) => {
+            out.insert("continue".to_owned(), Value::Bool(false));
+            let reason = reason.unwrap_or_else(|| "blocked by hookrig".to_owned());
+            text(out, "user_message", reason);
+        }
+        // `beforeSubmitPrompt` has no ask: a hook that asked is refused, since nobody is
+        // there to confirm.
+        (Decision::Ask, reason) => {
+            out.insert("continue".to_owned(), Value::Bool(false));
+            let reason = format!(
+                "{} (a hook asked for confirmation, which Cursor cannot ask for here)",
+                reason.as_deref().unwrap_or("confirmation needed")
+            );
+            text(out, "user_message", reason);
+        }
+    }
+}
+
+/// Sets a text field of the answer.
+fn text(out: &mut Map<String, Value>, key: &str, value: String) {
+    out.insert(key.to_owned(), Value::String(value));
+}
+
+/// The tool section's `field` of the final payload.
+fn tool_field(dispatched: &Dispatched, field: &str) -> Option<Value> {
+    dispatched
+        .payload
+        .as_map()
+        .get("tool")
+        .and_then(|t| t.get(field))
+        .cloned()
+}
+
+/// The warnings for stderr, leaving out the dispatcher's remark that a notify event's
+/// hooks cannot change it: for the events Cursor lets its hooks decide, the answer
+/// above is exactly what those hooks decided.
+fn stderr_warnings(warnings: &[String]) -> Option<String> {
+    let mut text = String::new();
+    for warning in warnings {
+        if warning.contains("ignored on notify event") {
+            continue;
+        }
+        text.push_str("hookrig: warning: ");
+        text.push_str(warning);
+        text.push('\n');
+    }
+    (!text.is_empty()).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn read_json(event: Option<&str>, input: &Value) -> (String, Value) {
+        let read = read(event, input.to_string().as_bytes()).expect("valid input");
+        (read.event, Value::Object(read.payload.into_map()))
+    }
+
+    #[test]
+    fn a_shell_event_keeps_every_field_and_names_its_directory() {
+        let (event, payload) = read_json(
+            None,
+            &json!({"conversation_id": "c1", "generation_id": "g1", "model": "m",
+                    "hook_event_name": "beforeShellExecution", "cursor_version": "2.1.0",
+                    "workspace_roots": ["/repo"], "user_email": null, "transcript_path": null,
+                    "command": "rm -rf /", "cwd": "/repo/sub", "sandbox": false}),
+        );
+        assert_eq!(event, "beforeShellExecution");
+        assert_eq!(
+            payload,
+            json!({"session": {"id": "c1", "cwd": "/repo/sub"},
+                   "conversation_id": "c1", "generation_id": "g1", "model": "m",
+                   "cursor_version": "2.1.0", "workspace_roots": ["/repo"],
+                   "user_email": null, "transcript_path": null,
+                   "command": "rm -rf /", "cwd": "/repo/sub", "sandbox": false})
+        );
+    }
+
+    #[test]
+    fn a_tool_event_fills_the_tool_section_and_an_event_without_cwd_uses_the_workspace() {
+        let (_, payload) = read_json(
+            Some("postToolUse"),
+            &json!({"conversation_id": "c1", "workspace_roots": ["/repo"],
+                    "tool_name": "MCP:db", "tool_input": {"q": 1}, "tool_use_id": "t1",
+                    "tool_output": "rows", "duration": 5}),
+        );
+        assert_eq!(
+            payload,
+            json!({"session": {"id": "c1", "cwd": "/repo"},
+                   "tool": {"name": "MCP:db", "input": {"q": 1}, "call_id": "t1", "output": "rows"},
+                   "conversation_id": "c1", "workspace_roots": ["/repo"], "duration": 5})
+        );
+    }
+
+    #[test]
+    fn no_event_anywhere_is_an_error() {
+        assert!(matches!(
+            read(None, br#"{"conversation_id": "c"}"#),
+            Err(HostError::NoEvent)
+        ));
+    }
+}
