@@ -86,6 +86,7 @@ mod tests {
             project_dir: Some(PathBuf::from("/project")),
             allowed_env_vars: Vec::new(),
             managed: false,
+            condition: None,
         });
         let protocols: [&dyn DialectProtocol; 4] =
             [&NativeProtocol, &HyggeProtocol, &xcode, &claude];
