@@ -317,3 +317,44 @@ fn the_claude_guard_example() {
         json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": rules}})
     );
 }
+
+// Settings: `allowManagedHooksOnly` of the managed file leaves the user's, the
+// project's and the local hooks out, and says so.
+#[test]
+fn allow_managed_hooks_only() {
+    let env = test_env();
+    let log = env.project().join("ran.log");
+    let script = env.write_script("bin/log.sh", &format!("echo \"$1\" >> {}\n", quoted(&log)));
+    let hook = |label: &str| json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": format!("{} {label}", quoted(&script))}]}]}});
+    let write = |path: std::path::PathBuf, value: &Value| {
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&path, value.to_string()).expect("write");
+    };
+    write(env.home().join(".claude/settings.json"), &hook("user"));
+    write(
+        env.project().join(".claude/settings.json"),
+        &hook("project"),
+    );
+    write(
+        env.project().join(".claude/settings.local.json"),
+        &hook("local"),
+    );
+    let mut managed = hook("managed");
+    managed["allowManagedHooksOnly"] = json!(true);
+    write(env.claude_managed_settings_path(), &managed);
+
+    let out = emit(
+        &env,
+        &["PreToolUse"],
+        r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&log).expect("ran"), "managed\n");
+    for file in ["settings.json", "settings.local.json"] {
+        assert!(
+            out.has_warning(&format!("{file}: the hooks of this file are not run")),
+            "{:?}",
+            out.warnings()
+        );
+    }
+}

@@ -72,6 +72,8 @@ pub(crate) struct State {
     user_disable: Option<bool>,
     /// The managed file disabled every Claude hook, its own included.
     managed_disable: bool,
+    /// The managed file allows its own hooks only (`allowManagedHooksOnly`).
+    managed_only: bool,
     /// Every Claude hook loaded, by what makes two identical, with its name.
     loaded: std::collections::HashMap<HandlerKey, String>,
 }
@@ -136,6 +138,26 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
                 add(ctx, file, project_dir.as_ref());
             }
             if let Some(file) = read(ctx, &managed_settings_path(), Layer::Managed) {
+                if file.managed_only == Some(true) {
+                    // The administrator allows managed hooks only: the user's are
+                    // not run, and each file whose hooks are left out says so.
+                    ctx.claude.managed_only = true;
+                    let user_hooks = ctx
+                        .hooks
+                        .iter()
+                        .filter(|def| {
+                            def.protocol_as::<ClaudeProtocol>()
+                                .is_some_and(|claude| !claude.0.managed)
+                        })
+                        .count();
+                    if user_hooks > 0 {
+                        ctx.diagnostics.push(managed_only_warning(&user));
+                    }
+                    ctx.hooks.retain(|def| {
+                        def.protocol_as::<ClaudeProtocol>()
+                            .is_none_or(|claude| claude.0.managed)
+                    });
+                }
                 if file.disable_all == Some(true) {
                     // Managed settings are the administrator's: their `disableAllHooks`
                     // turns off every Claude hook, the managed ones too.
@@ -176,10 +198,28 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
                 return;
             }
             for file in files {
+                if ctx.claude.managed_only {
+                    if !file.hooks.is_empty() {
+                        ctx.diagnostics.push(managed_only_warning(&file.path));
+                    }
+                    continue;
+                }
                 add(ctx, file, project_dir.as_ref());
             }
         }
     }
+}
+
+/// Why the Claude hooks of the file at `path` do not run under `allowManagedHooksOnly`.
+fn managed_only_warning(path: &Path) -> Diagnostic {
+    Diagnostic::file(
+        path,
+        Severity::Warning,
+        format!(
+            "the hooks of this file are not run: the managed settings ({}) set `allowManagedHooksOnly`",
+            managed_settings_path().display()
+        ),
+    )
 }
 
 /// Reads and parses one settings file; `None` when it is missing or broken (reported).
@@ -295,7 +335,10 @@ pub(crate) type HandlerKey = (String, char, String, String);
 /// A parsed settings file.
 #[derive(Debug)]
 struct ParsedFile {
+    path: PathBuf,
     disable_all: Option<bool>,
+    /// `allowManagedHooksOnly`, read from the managed file only.
+    managed_only: Option<bool>,
     hooks: Vec<HookDef>,
 }
 
@@ -308,6 +351,8 @@ struct RawSettings<'a> {
     hooks: Option<&'a RawValue>,
     #[serde(rename = "disableAllHooks")]
     disable_all_hooks: Option<bool>,
+    #[serde(rename = "allowManagedHooksOnly")]
+    allow_managed_hooks_only: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -376,7 +421,12 @@ fn parse(
     let mut file = Lowering::new(path, text, diagnostics).with_place_limit(MAX_DIAGNOSTICS);
     let raw: RawSettings<'_> = file.json(text, INVALID)?;
     let mut parsed = ParsedFile {
+        path: path.to_owned(),
         disable_all: raw.disable_all_hooks,
+        // Only the administrator's file can restrict the others.
+        managed_only: raw
+            .allow_managed_hooks_only
+            .filter(|_| layer == Layer::Managed),
         hooks: Vec::new(),
     };
     let Some(hooks) = raw.hooks else {
