@@ -358,3 +358,33 @@ fn allow_managed_hooks_only() {
         );
     }
 }
+
+// guards: prompt, agent and mcp_tool handlers dropped without a word
+#[test]
+fn handlers_hookrig_cannot_run_are_reported_by_list_and_validate() {
+    let env = test_env();
+    settings(
+        &env,
+        &json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "prompt", "prompt": "is the work done?"},
+            {"type": "agent", "prompt": "check the tests"},
+            {"type": "mcp_tool", "server": "memory", "tool": "save"}
+        ]}]}}),
+    );
+    for command in ["list", "validate"] {
+        let output = crate::harness::hookrig(&env, &[command]);
+        let text = format!(
+            "{}{}",
+            crate::harness::text(&output.stdout),
+            crate::harness::text(&output.stderr)
+        );
+        for kind in ["prompt", "agent", "mcp_tool"] {
+            assert!(
+                text.contains(&format!(
+                    "`type: \"{kind}\"` hooks are not supported by hookrig: "
+                )),
+                "{command}: {text}"
+            );
+        }
+    }
+}

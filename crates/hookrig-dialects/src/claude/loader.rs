@@ -758,9 +758,11 @@ fn lower_command(
                 return None;
             }
         },
+        // An error, not a warning: hookrig cannot honour the handler, so `list` and
+        // `validate` report it with the other handlers that cannot run.
         Some(kind @ ("prompt" | "agent" | "mcp_tool")) => {
             error(
-                Severity::Warning,
+                Severity::Error,
                 format!(
                     "`type: \"{kind}\"` hooks are not supported by hookrig: {}; the handler is skipped",
                     unsupported_reason(kind)
