@@ -388,3 +388,41 @@ fn handlers_hookrig_cannot_run_are_reported_by_list_and_validate() {
         }
     }
 }
+
+// guards: an async Claude hook killed about 2 s after the emit answered, whatever its
+// own timeout: through the resident engine it runs to its own (docs/engine.md)
+#[test]
+fn an_async_hook_runs_past_the_answer_through_the_engine() {
+    let env = test_env();
+    let done = env.project().join("async-done");
+    let script = env.write_script(
+        "bin/slow.sh",
+        &format!("cat > /dev/null\nsleep 3\necho done > {}\n", quoted(&done)),
+    );
+    settings(
+        &env,
+        &json!({"hooks": {"PostToolUse": [{"hooks": [
+            {"type": "command", "command": quoted(&script), "async": true}]}]}}),
+    );
+    let serve = crate::serve::Serve::start(&env);
+    let mut command = env.command(["emit", "--dialect", "claude"]);
+    command.env("HOOKRIG_ENGINE", "on");
+    let input = POST.replace("CWD", &env.project().display().to_string());
+    let output = hookrig_test_support::run_with_input(
+        command,
+        input.as_bytes(),
+        hookrig_test_support::HANG_LIMIT,
+    );
+    assert_eq!(
+        crate::harness::code(&output),
+        0,
+        "{}",
+        crate::harness::text(&output.stderr)
+    );
+    assert_eq!(crate::harness::text(&output.stdout), "{}\n");
+    crate::serve::wait_for("the async hook to finish in the engine", || {
+        done.exists().then_some(())
+    });
+    let (status, log) = serve.stop();
+    assert!(status.success(), "{log}");
+}

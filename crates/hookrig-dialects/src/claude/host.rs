@@ -6,10 +6,14 @@
 //! `tool_input` / `tool_use_id` / `tool_response`, and keeps `prompt`,
 //! `transcript_path`, `permission_mode` and every other field as they are.
 //!
-//! Output: exit 0 with one JSON object, which Claude Code reads on exit 0 for every event.
-//! `PreToolUse` answers through `hookSpecificOutput.permissionDecision`; the other decision
-//! events through `decision: "block"`; collected context is `additionalContext` where
-//! Claude Code reads it; warnings are the `systemMessage`.
+//! Output: exit 0 with one JSON object, which Claude Code reads on exit 0 for every event,
+//! folded from every hook's answer as Claude Code folds them (docs/dialects/claude.md):
+//! `PreToolUse` through `hookSpecificOutput.permissionDecision` (deny over defer over ask
+//! over allow, an explicit allow kept), `PermissionRequest` through its `decision`, the
+//! events that can be blocked through `decision: "block"`, `continue: false` and
+//! `stopReason` as they are, collected context as `additionalContext` where Claude Code
+//! reads it, warnings as the `systemMessage`. What only Claude Code has words for comes
+//! from each Claude hook's own answer, kept on its record (`HookRecord::answer`).
 
 use hookrig_core::{
     Decision, Dialect, Dispatched, EventName, HookRecord, HookResult, Outcome, Payload,

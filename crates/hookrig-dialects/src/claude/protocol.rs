@@ -1,13 +1,15 @@
 //! Claude Code's hook protocol.
 //!
-//! Stdin: `session_id`, `transcript_path`, `cwd`, `permission_mode`, `hook_event_name`;
-//! tool events add `tool_name`, `tool_input`, `tool_use_id` and `PostToolUse`
-//! `tool_response`; `UserPromptSubmit` adds `prompt`; every other payload field follows as
-//! it is. Environment: inherited, plus `CLAUDE_PROJECT_DIR`.
+//! Stdin: `session_id`, `transcript_path`, `cwd`, `hook_event_name` and, when the event
+//! has them, `permission_mode` and every other field; tool events add `tool_name`,
+//! `tool_input`, `tool_use_id` (when there is one) and `PostToolUse` `tool_response`.
+//! Nothing is added that Claude Code would not send. Environment: the host's, plus
+//! `CLAUDE_PROJECT_DIR`. Shell lines run with bash, as Claude Code runs them.
 //!
-//! Reply: exit 0 → stdout is Claude's JSON output when it starts with `{`, else plain
-//! text (context on `UserPromptSubmit` and `SessionStart`); exit 2 → a blocking error with
-//! stderr as the reason; any other exit, a timeout or a crash → a non-blocking error.
+//! Reply: exit 0 → stdout is Claude's JSON output when it is a JSON object, else plain
+//! text (context on the events that take it); exit 2 → what the event's row in
+//! `events.rs` says (a block with stderr as the reason, feedback to Claude, or a message
+//! to the user); any other exit, a timeout or a crash → a non-blocking error.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
