@@ -383,6 +383,8 @@ struct RawHandler {
     /// A permission rule the tool call must match for the hook to run.
     #[serde(rename = "if")]
     condition: Option<String>,
+    /// Run once per session.
+    once: Option<bool>,
 }
 
 /// A JSON object in file order (event order and header order are the file's).
@@ -597,6 +599,12 @@ fn lower_handler(
         },
     };
     let events = vec![crate::events::resolve(event)];
+    if raw.once == Some(true) {
+        error(
+            Severity::Warning,
+            "`once: true` is not honoured: hookrig keeps no state between the events of a session, so the hook runs every time".to_owned(),
+        );
+    }
     if raw.async_rewake == Some(true) {
         error(
             Severity::Warning,
@@ -888,6 +896,64 @@ mod tests {
         assert!(m.matches(Some("NotebookEdit")));
         let m = claude_matcher("Edit").expect("valid");
         assert!(matches!(m, Matcher::Exact(_)));
+    }
+
+    #[test]
+    fn handler_fields_claude_code_documents() {
+        let (file, diagnostics) = parse_ok(indoc! {r#"
+            {"hooks": {
+              "PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": "/bin/guard", "args": ["--strict", "a b"]},
+                {"type": "command", "command": "g.sh", "if": "Bash(git push *)", "shell": "bash", "statusMessage": "checking"},
+                {"type": "command", "command": "p.ps1", "shell": "powershell"},
+                {"type": "command", "command": "x.sh", "if": "Bash(ls"}
+              ]}],
+              "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "u.sh", "if": "Bash", "once": true}]}],
+              "SessionEnd": [{"hooks": [{"type": "command", "command": "e.sh"}]}],
+              "Stop": [{"matcher": "anything", "hooks": [{"type": "command", "command": "s.sh"}]}]
+            }}
+        "#});
+        let names: Vec<_> = file.hooks.iter().map(|h| h.spec.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "claude:project:PreToolUse:1",
+                "claude:project:PreToolUse:2",
+                "claude:project:UserPromptSubmit:1",
+                "claude:project:SessionEnd:1",
+                "claude:project:Stop:1"
+            ]
+        );
+        assert_eq!(
+            file.hooks[0].command,
+            CommandDef::Exec {
+                argv: vec!["/bin/guard".into(), "--strict".into(), "a b".into()]
+            }
+        );
+        let condition = |i: usize| {
+            file.hooks[i]
+                .protocol_as::<ClaudeProtocol>()
+                .and_then(|p| p.0.condition.clone())
+        };
+        assert_eq!(condition(1).as_deref(), Some("Bash(git push *)"));
+        assert_eq!(condition(2), None);
+        // Claude Code's default timeouts: 30 s on UserPromptSubmit, 1.5 s on SessionEnd.
+        assert_eq!(file.hooks[2].spec.timeout, Some(Duration::from_secs(30)));
+        assert_eq!(
+            file.hooks[3].spec.timeout,
+            Some(Duration::from_millis(1500))
+        );
+        assert!(matches!(file.hooks[4].spec.matcher, Matcher::Any));
+        let diagnostics = diagnostics.join("\n");
+        for expected in [
+            "`shell: \"powershell\"` cannot run here",
+            "`if`: permission rule `Bash(ls` has no closing `)` at its end",
+            "`if` is read on tool events only",
+            "`once: true` is not honoured",
+        ] {
+            assert!(diagnostics.contains(expected), "{expected}: {diagnostics}");
+        }
+        assert!(!diagnostics.contains("Stop"), "{diagnostics}");
     }
 
     #[test]
