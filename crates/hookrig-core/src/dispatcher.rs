@@ -351,6 +351,7 @@ impl State {
             Reply::Verdict(verdict) => {
                 self.warnings.extend(verdict.warnings);
                 record.reason.clone_from(&verdict.reason);
+                record.answer = verdict.answer.map(|answer| *answer);
                 let action = match (kind, verdict.action) {
                     (EventKind::Transform, Action::Deny | Action::Ask) => {
                         self.warnings.push(format!(
@@ -407,6 +408,7 @@ impl State {
                 self.warnings.extend(verdict.warnings);
                 record.result = action_result(verdict.action);
                 record.reason.clone_from(&verdict.reason);
+                record.answer = verdict.answer.map(|answer| *answer);
                 if verdict.action != Action::Allow {
                     self.warnings.push(format!(
                         "hook {name}: `{}` ignored on notify event {event}: notify hooks cannot change the event",
@@ -518,6 +520,7 @@ fn base_record(hook: &Hook) -> HookRecord {
         stderr: None,
         truncated: false,
         is_async: hook.spec.mode == Mode::Async,
+        answer: None,
     }
 }
 

@@ -152,6 +152,9 @@ pub struct HookRecord {
     pub truncated: bool,
     /// It ran in async mode.
     pub is_async: bool,
+    /// Its answer in its dialect's own terms ([`crate::Verdict::answer`]), for the host
+    /// mode of that dialect.
+    pub answer: Option<serde_json::Value>,
 }
 
 #[cfg(test)]

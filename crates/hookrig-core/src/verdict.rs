@@ -51,6 +51,12 @@ pub struct Verdict {
     pub system_prompt_append: Option<String>,
     /// Non-fatal remarks about the reply (an ignored field, say).
     pub warnings: Vec<String>,
+    /// What the hook answered in its own dialect's terms that the fields above have no
+    /// place for (Claude Code's explicit allow, its `continue: false`, a permission
+    /// request's decision). Nothing in the dispatcher reads it: it is kept on the hook's
+    /// record for the host mode of the same dialect, which answers its host with it.
+    /// Boxed: most replies have none.
+    pub answer: Option<Box<Value>>,
 }
 
 impl Verdict {
@@ -77,6 +83,7 @@ impl Verdict {
             context: None,
             system_prompt_append: None,
             warnings: Vec::new(),
+            answer: None,
         }
     }
 }

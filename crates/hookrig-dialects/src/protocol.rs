@@ -87,6 +87,7 @@ mod tests {
             project_dir: Some(PathBuf::from("/project")),
             allowed_env_vars: Vec::new(),
             managed: false,
+            condition: None,
         });
         let gemini = GeminiProtocol(GeminiHook {
             event: "BeforeTool".to_owned(),

@@ -375,6 +375,7 @@ mod tests {
             project_dir: Some(PathBuf::from("/p")),
             allowed_env_vars: vec!["TOKEN".to_owned()],
             managed: false,
+            condition: None,
         });
         assert_eq!(
             claude.definition(),

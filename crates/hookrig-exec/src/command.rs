@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hookrig_core::{
-    BoxFuture, Failure, FailureKind, Handler, Invocation, Reply, Report, display_duration,
+    BoxFuture, Failure, FailureKind, Handler, Invocation, Reply, Report, Verdict, display_duration,
 };
 
 use crate::groups::ProcessGroups;
@@ -157,6 +157,9 @@ impl Handler for CommandHandler {
 impl Inner {
     async fn run(&self, invocation: Invocation) -> Report {
         let event = invocation.context.name.clone();
+        if !self.protocol.runs_for(&invocation) {
+            return Report::from_reply(Reply::Verdict(Verdict::allow()), Duration::ZERO);
+        }
         if let Some(problem) = self.cannot_start() {
             let message = format!("hook {}: {problem}", self.name);
             let (who, what) = self.protocol.log_names(&self.name, event.as_str());
@@ -232,7 +235,7 @@ impl Inner {
                     args.push(OsString::from("sh"));
                     args.extend(extra);
                 }
-                (OsString::from("/bin/sh"), args, vars)
+                (self.protocol.shell(), args, vars)
             }
             Command::Exec { argv } => {
                 let mut argv = argv.iter().map(OsString::from);

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use hmac::{Hmac, Mac};
 use hookrig_core::{
-    BoxFuture, Failure, FailureKind, Handler, Invocation, Reply, Report, display_duration,
+    BoxFuture, Failure, FailureKind, Handler, Invocation, Reply, Report, Verdict, display_duration,
     error_chain as chain,
 };
 use sha2::Sha256;
@@ -90,6 +90,9 @@ enum Exchange {
 
 impl Inner {
     async fn run(&self, invocation: Invocation) -> Report {
+        if !self.protocol.runs_for(&invocation) {
+            return Report::from_reply(Reply::Verdict(Verdict::allow()), Duration::ZERO);
+        }
         let started = Instant::now();
         let exchange = match self.timed_exchange(&invocation).await {
             Ok(exchange) => exchange,

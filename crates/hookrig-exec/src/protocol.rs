@@ -34,6 +34,20 @@ pub trait Protocol: fmt::Debug + Send + Sync {
         (Cow::Borrowed(line), Vec::new())
     }
 
+    /// The shell a `Shell` command's line runs with (`SHELL -c LINE`): `/bin/sh` unless
+    /// the dialect's host runs its hook lines with another shell.
+    fn shell(&self) -> OsString {
+        OsString::from(crate::child::SHELL)
+    }
+
+    /// Whether the hook runs for this invocation at all. A dialect whose hooks carry a
+    /// condition on the event beyond the matcher (Claude Code's `if` rule on the tool
+    /// input) says no when it does not hold: the hook is then answered as a plain allow
+    /// without being started.
+    fn runs_for(&self, _invocation: &Invocation) -> bool {
+        true
+    }
+
     /// Who and what the debug log lines of a run name: by default the hook and the
     /// canonical event.
     fn log_names<'a>(&'a self, hook: &'a str, event: &'a str) -> (&'a str, &'a str) {

@@ -311,8 +311,10 @@ fn json_output_fields() {
         &json!({"continue": false, "stopReason": "build is broken", "systemMessage": "stopping"}),
         BASH,
     );
-    assert_eq!(out.code, 2);
-    assert_eq!(out.outcome["reason"], "build is broken");
+    // `continue: false` stops Claude Code itself; it is not a deny of the tool call
+    // (the claude host answers it as such: claude_conformance.rs).
+    assert_eq!(out.code, 0);
+    assert_eq!(out.outcome["decision"], "allow");
     assert!(out.has_warning("hook claude:project:PreToolUse:1: stopping"));
 
     let out = json_reply(

@@ -10,6 +10,7 @@ mod auto;
 mod broken_sources;
 mod catalog;
 mod claude;
+mod claude_conformance;
 mod codex;
 mod config;
 mod cursor;

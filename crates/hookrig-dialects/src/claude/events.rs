@@ -1,7 +1,22 @@
 //! Claude Code's events: the one table of its names, what each is in the canonical
 //! catalog, and how Claude Code treats it (a tool call, the field its matcher tests,
-//! where it reads context). The loader, the protocol and the host mode read it, and it
-//! is Claude Code's part of the one resolver (`crate::events`).
+//! where it reads context, what an exit code 2 does, its default timeout). The loader,
+//! the protocol and the host mode read it, and it is Claude Code's part of the one
+//! resolver (`crate::events`). docs/dialects/claude.md gives the source of each column.
+
+use std::time::Duration;
+
+/// What Claude Code does with a hook that exits 2 (or answers `decision: "block"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Exit2 {
+    /// The event is blocked (the tool call, the prompt, the stop, the compaction), and
+    /// stderr is the reason Claude is given.
+    Blocks,
+    /// Nothing is blocked (the tool already ran); stderr is fed back to Claude.
+    ToClaude,
+    /// Nothing is blocked; stderr is shown to the user only.
+    ToUser,
+}
 
 /// One Claude Code event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +33,18 @@ pub(crate) struct ClaudeEvent {
     pub(crate) reads_context: bool,
     /// Whether Claude Code adds a hook's plain-text stdout as context.
     pub(crate) text_context: bool,
+    /// What an exit code 2 does.
+    pub(crate) exit2: Exit2,
+    /// Claude Code's default timeout of a hook on this event, when it is not the
+    /// general one.
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl ClaudeEvent {
+    /// Whether a matcher means anything on this event.
+    pub(crate) fn has_matcher(&self) -> bool {
+        self.tool || self.matched_field.is_some()
+    }
 }
 
 const fn event(name: &'static str, canonical: Option<&'static str>) -> ClaudeEvent {
@@ -28,6 +55,8 @@ const fn event(name: &'static str, canonical: Option<&'static str>) -> ClaudeEve
         matched_field: None,
         reads_context: false,
         text_context: false,
+        exit2: Exit2::ToUser,
+        timeout: None,
     }
 }
 
@@ -49,25 +78,87 @@ const fn with_context(mut event: ClaudeEvent, text: bool) -> ClaudeEvent {
     event
 }
 
-/// Every Claude Code event hookrig knows: tool events, permission requests, prompts,
-/// notifications, stops, subagents, compaction and sessions.
+const fn exit2(mut event: ClaudeEvent, exit2: Exit2) -> ClaudeEvent {
+    event.exit2 = exit2;
+    event
+}
+
+const fn timeout(mut event: ClaudeEvent, millis: u64) -> ClaudeEvent {
+    event.timeout = Some(Duration::from_millis(millis));
+    event
+}
+
+use Exit2::{Blocks, ToClaude};
+
+/// Every Claude Code event (its hooks reference lists 31), in the reference's order.
 pub(crate) static EVENTS: &[ClaudeEvent] = &[
-    with_context(tool("PreToolUse", Some("tool.before")), false),
-    with_context(tool("PostToolUse", Some("tool.after")), false),
-    tool("PostToolUseFailure", None),
-    tool("PermissionRequest", None),
-    with_context(event("UserPromptSubmit", Some("prompt.submit")), true),
-    matching(event("Notification", None), "notification_type"),
-    event("Stop", Some("turn.complete")),
-    event("SubagentStart", Some("subagent.start")),
-    event("SubagentStop", Some("subagent.stop")),
-    matching(event("PreCompact", Some("compact.before")), "trigger"),
-    matching(event("PostCompact", Some("compact.after")), "trigger"),
     with_context(
         matching(event("SessionStart", Some("session.start")), "source"),
         true,
     ),
-    matching(event("SessionEnd", Some("session.end")), "reason"),
+    with_context(event("Setup", None), false),
+    timeout(
+        exit2(
+            with_context(event("UserPromptSubmit", Some("prompt.submit")), true),
+            Blocks,
+        ),
+        30_000,
+    ),
+    exit2(
+        with_context(event("UserPromptExpansion", None), true),
+        Blocks,
+    ),
+    exit2(
+        with_context(tool("PreToolUse", Some("tool.before")), false),
+        Blocks,
+    ),
+    exit2(tool("PermissionRequest", None), Blocks),
+    tool("PermissionDenied", None),
+    exit2(
+        with_context(tool("PostToolUse", Some("tool.after")), false),
+        ToClaude,
+    ),
+    exit2(
+        with_context(tool("PostToolUseFailure", None), false),
+        ToClaude,
+    ),
+    exit2(event("PostToolBatch", None), Blocks),
+    with_context(
+        matching(event("Notification", None), "notification_type"),
+        false,
+    ),
+    event("MessageDisplay", None),
+    with_context(
+        matching(event("SubagentStart", Some("subagent.start")), "agent_type"),
+        false,
+    ),
+    exit2(
+        matching(event("SubagentStop", Some("subagent.stop")), "agent_type"),
+        Blocks,
+    ),
+    exit2(event("TaskCreated", None), Blocks),
+    exit2(event("TaskCompleted", None), Blocks),
+    exit2(event("Stop", Some("turn.complete")), Blocks),
+    event("StopFailure", None),
+    exit2(event("TeammateIdle", None), Blocks),
+    event("InstructionsLoaded", None),
+    exit2(event("ConfigChange", None), Blocks),
+    event("CwdChanged", None),
+    event("DirectoryAdded", None),
+    event("FileChanged", None),
+    exit2(event("WorktreeCreate", None), Blocks),
+    event("WorktreeRemove", None),
+    exit2(
+        matching(event("PreCompact", Some("compact.before")), "trigger"),
+        Blocks,
+    ),
+    matching(event("PostCompact", Some("compact.after")), "trigger"),
+    exit2(event("Elicitation", None), Blocks),
+    exit2(event("ElicitationResult", None), Blocks),
+    timeout(
+        matching(event("SessionEnd", Some("session.end")), "reason"),
+        1_500,
+    ),
 ];
 
 /// The Claude Code event named `name`.
@@ -104,5 +195,14 @@ mod tests {
                 None => assert!(!resolved.is_known(), "{}", event.name),
             }
         }
+    }
+
+    #[test]
+    fn the_table_has_claude_codes_31_events_once_each() {
+        let mut names: Vec<&str> = EVENTS.iter().map(|e| e.name).collect();
+        assert_eq!(names.len(), 31);
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), 31);
     }
 }

@@ -6,16 +6,22 @@
 //! `tool_input` / `tool_use_id` / `tool_response`, and keeps `prompt`,
 //! `transcript_path`, `permission_mode` and every other field as they are.
 //!
-//! Output: exit 0 with one JSON object, which Claude Code reads on exit 0 for every event.
-//! `PreToolUse` answers through `hookSpecificOutput.permissionDecision`; the other decision
-//! events through `decision: "block"`; collected context is `additionalContext` where
-//! Claude Code reads it; warnings are the `systemMessage`.
+//! Output: exit 0 with one JSON object, which Claude Code reads on exit 0 for every event,
+//! folded from every hook's answer as Claude Code folds them (docs/dialects/claude.md):
+//! `PreToolUse` through `hookSpecificOutput.permissionDecision` (deny over defer over ask
+//! over allow, an explicit allow kept), `PermissionRequest` through its `decision`, the
+//! events that can be blocked through `decision: "block"`, `continue: false` and
+//! `stopReason` as they are, collected context as `additionalContext` where Claude Code
+//! reads it, warnings as the `systemMessage`. What only Claude Code has words for comes
+//! from each Claude hook's own answer, kept on its record (`HookRecord::answer`).
 
-use hookrig_core::{Decision, Dialect, Dispatched, EventName, HookResult, Outcome, Payload};
+use hookrig_core::{
+    Decision, Dialect, Dispatched, EventName, HookRecord, HookResult, Outcome, Payload,
+};
 use serde_json::{Map, Value, json};
 
-use super::events;
-use super::wire::{HookInput, HookOutput, HookSpecificOutput};
+use super::events::{self, Exit2};
+use super::wire::{HookInput, HookOutput, HookSpecificOutput, PermissionDecision};
 use crate::errors::HostError;
 use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object};
 use crate::wire::Shaped;
@@ -79,30 +85,71 @@ fn claude_name(event: &EventName) -> String {
     events::name_of(event.as_str()).map_or_else(|| event.as_str().to_owned(), str::to_owned)
 }
 
-/// The first hook that denied one of the notify events Claude Code lets hooks block.
-fn blocking_notify(dispatched: &Dispatched) -> Option<&hookrig_core::HookRecord> {
-    let blockable = matches!(
-        dispatched.event.as_str(),
-        "turn.complete" | "subagent.stop" | "compact.before"
-    );
-    blockable
-        .then(|| {
-            dispatched
-                .records
-                .iter()
-                .find(|r| r.result == HookResult::Deny)
-        })
-        .flatten()
+/// One hook's part in the answer: its record and, for a Claude Code hook that answered
+/// in JSON, what it answered.
+struct Part<'d> {
+    record: &'d HookRecord,
+    output: Option<HookOutput>,
 }
 
+impl Part<'_> {
+    fn specific(&self) -> Option<&HookSpecificOutput> {
+        match self.output.as_ref()?.hook_specific_output.as_ref()? {
+            Shaped::Typed(specific) => Some(specific),
+            Shaped::Other(_) => None,
+        }
+    }
+
+    /// `permissionDecision`, or the old top-level `decision` that means the same on
+    /// `PreToolUse` (`approve` is allow, `block` is deny).
+    fn permission_decision(&self) -> Option<&str> {
+        self.specific()
+            .and_then(|s| s.permission_decision.as_deref())
+            .or_else(|| match self.output.as_ref()?.decision.as_deref()? {
+                "approve" => Some("allow"),
+                "block" => Some("deny"),
+                _ => None,
+            })
+    }
+
+    fn permission_request(&self) -> Option<&PermissionDecision> {
+        match self.specific()?.decision.as_ref()? {
+            Shaped::Typed(decision) => Some(decision),
+            Shaped::Other(_) => None,
+        }
+    }
+}
+
+/// The hooks that ran, in dispatch order, each with its Claude Code answer.
+fn parts(dispatched: &Dispatched) -> Vec<Part<'_>> {
+    dispatched
+        .records
+        .iter()
+        .filter(|record| record.skip.is_none())
+        .map(|record| Part {
+            record,
+            output: record
+                .answer
+                .clone()
+                .and_then(|answer| serde_json::from_value(answer).ok()),
+        })
+        .collect()
+}
+
+/// The answer to Claude Code, folded from every hook's as Claude Code folds them: for
+/// `PreToolUse`, deny over defer over ask over allow; a block of any hook blocks; every
+/// hook's context is kept; `continue: false` of any hook stops Claude, with the first
+/// `stopReason`.
 fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let event = claude_name(&dispatched.event);
+    let row = events::by_name(&event);
+    let parts = parts(dispatched);
     let mut out = HookOutput::default();
     let mut specific = HookSpecificOutput::default();
-    let reason = || {
-        dispatched
-            .reason
-            .clone()
+    let denied_reason = |record: Option<&HookRecord>| {
+        record
+            .and_then(|r| r.reason.clone())
+            .or_else(|| dispatched.reason.clone())
             .or_else(|| {
                 dispatched
                     .decided_by
@@ -111,58 +158,31 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
             })
             .unwrap_or_else(|| "denied by a hook".to_owned())
     };
+    // The first hook that denied: on a decision event the dispatcher's decider, on the
+    // events hookrig only notifies (Stop, a permission request, ...) the first record.
+    let blocker = parts
+        .iter()
+        .find(|p| p.record.result == HookResult::Deny)
+        .map(|p| p.record);
+    let denied = dispatched.decision == Decision::Deny || blocker.is_some();
 
-    if event == "PreToolUse" {
-        // The dispatcher keeps only the final payload: a hook that answered modify is
-        // what changed the tool input.
-        let modified = dispatched
-            .records
-            .iter()
-            .any(|r| r.result == HookResult::Modify);
-        match dispatched.decision {
-            Decision::Deny => {
-                specific.permission_decision = Some("deny".to_owned());
-                specific.permission_decision_reason = Some(reason());
-            }
-            Decision::Ask => {
-                specific.permission_decision = Some("ask".to_owned());
-                specific
-                    .permission_decision_reason
-                    .clone_from(&dispatched.reason);
-            }
-            // A plain allow says nothing: Claude Code reads `allow` as "skip the
-            // permission prompt", which no hook asked for. A modified input needs a
-            // decision to be applied, and the hooks that changed it let the call go on.
-            Decision::Allow if modified => {
-                specific.permission_decision = Some("allow".to_owned());
-            }
-            Decision::Allow => {}
+    match event.as_str() {
+        "PreToolUse" => pre_tool_use(dispatched, &parts, &mut specific, denied_reason),
+        "PermissionRequest" => {
+            specific.decision = permission_request(&parts, denied.then(|| denied_reason(blocker)));
         }
-        if modified && dispatched.decision != Decision::Deny {
-            specific.updated_input = Some(
-                dispatched
-                    .payload
-                    .as_map()
-                    .get("tool")
-                    .and_then(|t| t.get("input"))
-                    .cloned()
-                    .unwrap_or(json!({})),
-            );
+        // A block where Claude Code reads one: any hook's on its events that can be
+        // blocked, and the dispatcher's deny of a canonical event it has no row for.
+        _ if (denied && row.is_some_and(|row| row.exit2 != Exit2::ToUser))
+            || (dispatched.decision == Decision::Deny && row.is_none()) =>
+        {
+            out.decision = Some("block".to_owned());
+            out.reason = Some(denied_reason(blocker));
         }
-    } else if dispatched.decision == Decision::Deny {
-        out.decision = Some("block".to_owned());
-        out.reason = Some(reason());
-    } else if let Some(blocker) = blocking_notify(dispatched) {
-        // Stop, SubagentStop and PreCompact are notify events in hookrig (nothing waits
-        // on them), but Claude Code lets a hook block them ("keep working"): a hook that
-        // denied is answered as Claude's block.
-        out.decision = Some("block".to_owned());
-        out.reason = Some(
-            blocker
-                .reason
-                .clone()
-                .unwrap_or_else(|| format!("blocked by hook {}", blocker.name)),
-        );
+        _ => {}
+    }
+    if event == "PostToolUse" && !denied {
+        updated_tool_output(&parts, &mut specific);
     }
 
     let context: Vec<&str> = dispatched
@@ -171,15 +191,36 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         .chain(&dispatched.system_prompt_append)
         .map(String::as_str)
         .collect();
-    if !context.is_empty() && events::by_name(&event).is_some_and(|e| e.reads_context) {
+    if !context.is_empty() && row.is_some_and(|e| e.reads_context) {
         specific.additional_context = Some(context.join("\n\n"));
     }
+
+    // `continue: false` stops Claude whatever else was answered: it is kept as such,
+    // never turned into a deny or a block.
+    let stops: Vec<&HookOutput> = parts
+        .iter()
+        .filter_map(|p| p.output.as_ref())
+        .filter(|o| o.proceed == Some(false))
+        .collect();
+    if !stops.is_empty() {
+        out.proceed = Some(false);
+        out.stop_reason = stops.iter().find_map(|o| o.stop_reason.clone());
+    }
+    if parts
+        .iter()
+        .filter_map(|p| p.output.as_ref())
+        .any(|o| o.suppress_output == Some(true))
+    {
+        out.suppress_output = Some(true);
+    }
+
     if specific != HookSpecificOutput::default() {
-        specific.hook_event_name = Some(event);
+        specific.hook_event_name = Some(event.clone());
         out.hook_specific_output = Some(Shaped::Typed(specific));
     }
-    if !outcome.warnings.is_empty() {
-        out.system_message = Some(outcome.warnings.join("\n"));
+    let warnings = shown_warnings(outcome.warnings, &parts, row);
+    if !warnings.is_empty() {
+        out.system_message = Some(warnings.join("\n"));
     }
     let mut stdout = serde_json::to_string(&out).expect("the hook output always serializes");
     stdout.push('\n');
@@ -188,4 +229,146 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         stderr: None,
         exit_code: HostAnswer::PROCEED,
     }
+}
+
+/// A permission request's decision: a deny of any hook (with `denial` its message) over
+/// the first allow; `None` when no hook decided, so Claude Code shows its dialog.
+fn permission_request(
+    parts: &[Part<'_>],
+    denial: Option<String>,
+) -> Option<Shaped<PermissionDecision>> {
+    let decisions = || parts.iter().filter_map(Part::permission_request);
+    let decision = if let Some(message) = denial {
+        PermissionDecision {
+            behavior: Some("deny".to_owned()),
+            message: Some(message),
+            interrupt: decisions()
+                .find(|d| d.behavior.as_deref() == Some("deny"))
+                .and_then(|d| d.interrupt),
+            ..PermissionDecision::default()
+        }
+    } else {
+        let allow = decisions().find(|d| d.behavior.as_deref() == Some("allow"))?;
+        PermissionDecision {
+            behavior: Some("allow".to_owned()),
+            updated_input: allow.updated_input.clone(),
+            updated_permissions: allow.updated_permissions.clone(),
+            ..PermissionDecision::default()
+        }
+    };
+    Some(Shaped::Typed(decision))
+}
+
+/// `PostToolUse`: the last hook that replaced the tool's output decides it, in the
+/// field it used.
+fn updated_tool_output(parts: &[Part<'_>], specific: &mut HookSpecificOutput) {
+    for s in parts.iter().filter_map(Part::specific) {
+        if s.updated_tool_output.is_some() {
+            specific
+                .updated_tool_output
+                .clone_from(&s.updated_tool_output);
+            specific.updated_mcp_tool_output = None;
+        }
+        if s.updated_mcp_tool_output.is_some() {
+            specific
+                .updated_mcp_tool_output
+                .clone_from(&s.updated_mcp_tool_output);
+            specific.updated_tool_output = None;
+        }
+    }
+}
+
+/// `PreToolUse`: deny over defer over ask over allow. An explicit allow of a hook
+/// reaches Claude as allow (it skips the permission prompt, as the hook asked); so does a
+/// changed tool input, which Claude Code applies only with a decision.
+fn pre_tool_use(
+    dispatched: &Dispatched,
+    parts: &[Part<'_>],
+    specific: &mut HookSpecificOutput,
+    denied_reason: impl Fn(Option<&HookRecord>) -> String,
+) {
+    let modified = parts.iter().any(|p| p.record.result == HookResult::Modify);
+    let first = |decision: &str| {
+        parts
+            .iter()
+            .find(|p| p.permission_decision() == Some(decision))
+    };
+    let final_input = || {
+        dispatched
+            .payload
+            .as_map()
+            .get("tool")
+            .and_then(|t| t.get("input"))
+            .cloned()
+            .unwrap_or(json!({}))
+    };
+    if dispatched.decision == Decision::Deny {
+        specific.permission_decision = Some("deny".to_owned());
+        specific.permission_decision_reason = Some(denied_reason(None));
+    } else if let Some(defer) = first("defer") {
+        specific.permission_decision = Some("defer".to_owned());
+        specific.permission_decision_reason = defer
+            .specific()
+            .and_then(|s| s.permission_decision_reason.clone());
+    } else if dispatched.decision == Decision::Ask {
+        specific.permission_decision = Some("ask".to_owned());
+        specific
+            .permission_decision_reason
+            .clone_from(&dispatched.reason);
+        // `updatedInput` with ask: the user is asked about the changed call.
+        let asked = parts
+            .iter()
+            .find(|p| Some(&p.record.name) == dispatched.decided_by.as_ref())
+            .and_then(|p| p.specific())
+            .and_then(|s| s.updated_input.clone());
+        specific.updated_input = asked.or_else(|| modified.then(final_input));
+    } else if let Some(allow) = first("allow") {
+        specific.permission_decision = Some("allow".to_owned());
+        specific.permission_decision_reason = allow
+            .specific()
+            .and_then(|s| s.permission_decision_reason.clone());
+        if modified {
+            specific.updated_input = Some(final_input());
+        }
+    } else if modified {
+        specific.permission_decision = Some("allow".to_owned());
+        specific.updated_input = Some(final_input());
+    }
+}
+
+/// The Outcome's warnings as Claude Code's `systemMessage` lines: a hook's own
+/// `systemMessage` as it wrote it, and without those that would mislead on this event (a
+/// hook's block of an event Claude Code lets hooks block, Stop or a permission request,
+/// is its answer, not a `deny` hookrig ignored).
+fn shown_warnings<'w>(
+    warnings: &'w [String],
+    parts: &'w [Part<'_>],
+    row: Option<&events::ClaudeEvent>,
+) -> Vec<&'w str> {
+    let blockable = row.is_some_and(|row| row.exit2 != Exit2::ToUser);
+    let ignored: Vec<String> = if blockable {
+        parts
+            .iter()
+            .filter(|p| p.record.result == HookResult::Deny)
+            .map(|p| format!("hook {}: `deny` ignored on notify event", p.record.name))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let own: Vec<(String, &str)> = parts
+        .iter()
+        .filter_map(|p| {
+            let message = p.output.as_ref()?.system_message.as_deref()?;
+            Some((format!("hook {}: {message}", p.record.name), message))
+        })
+        .collect();
+    warnings
+        .iter()
+        .filter(|w| !ignored.iter().any(|prefix| w.starts_with(prefix.as_str())))
+        .map(|w| {
+            own.iter()
+                .find(|(prefixed, _)| prefixed == w)
+                .map_or(w.as_str(), |(_, message)| message)
+        })
+        .collect()
 }

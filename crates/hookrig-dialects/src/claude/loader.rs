@@ -22,6 +22,7 @@ use serde_json::value::RawValue;
 use hookrig_exec::CommandDef;
 
 use super::events;
+use super::rule::Rule;
 use crate::claude::ClaudeProtocol;
 use crate::definition::{HookDef, Shadowed};
 use crate::loader::LoadContext;
@@ -46,7 +47,7 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_mins(10);
 pub(crate) const GROUP: &str = "claude";
 
 /// What a Claude Code hook needs at run time beyond its command.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClaudeHook {
     /// The Claude Code event name the hook was declared under (`PreToolUse`, ...): its
     /// `hook_event_name`.
@@ -58,6 +59,9 @@ pub struct ClaudeHook {
     pub allowed_env_vars: Vec<String>,
     /// Whether the hook came from the managed settings file.
     pub managed: bool,
+    /// The hook's `if` permission rule (`Bash(git push *)`): on a tool event, the hook
+    /// runs only for a call the rule matches.
+    pub condition: Option<String>,
 }
 
 /// What the Claude layers said so far in one load: `disableAllHooks` is settled only once
@@ -68,6 +72,8 @@ pub(crate) struct State {
     user_disable: Option<bool>,
     /// The managed file disabled every Claude hook, its own included.
     managed_disable: bool,
+    /// The managed file allows its own hooks only (`allowManagedHooksOnly`).
+    managed_only: bool,
     /// Every Claude hook loaded, by what makes two identical, with its name.
     loaded: std::collections::HashMap<HandlerKey, String>,
 }
@@ -132,6 +138,26 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
                 add(ctx, file, project_dir.as_ref());
             }
             if let Some(file) = read(ctx, &managed_settings_path(), Layer::Managed) {
+                if file.managed_only == Some(true) {
+                    // The administrator allows managed hooks only: the user's are
+                    // not run, and each file whose hooks are left out says so.
+                    ctx.claude.managed_only = true;
+                    let user_hooks = ctx
+                        .hooks
+                        .iter()
+                        .filter(|def| {
+                            def.protocol_as::<ClaudeProtocol>()
+                                .is_some_and(|claude| !claude.0.managed)
+                        })
+                        .count();
+                    if user_hooks > 0 {
+                        ctx.diagnostics.push(managed_only_warning(&user));
+                    }
+                    ctx.hooks.retain(|def| {
+                        def.protocol_as::<ClaudeProtocol>()
+                            .is_none_or(|claude| claude.0.managed)
+                    });
+                }
                 if file.disable_all == Some(true) {
                     // Managed settings are the administrator's: their `disableAllHooks`
                     // turns off every Claude hook, the managed ones too.
@@ -172,10 +198,28 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
                 return;
             }
             for file in files {
+                if ctx.claude.managed_only {
+                    if !file.hooks.is_empty() {
+                        ctx.diagnostics.push(managed_only_warning(&file.path));
+                    }
+                    continue;
+                }
                 add(ctx, file, project_dir.as_ref());
             }
         }
     }
+}
+
+/// Why the Claude hooks of the file at `path` do not run under `allowManagedHooksOnly`.
+fn managed_only_warning(path: &Path) -> Diagnostic {
+    Diagnostic::file(
+        path,
+        Severity::Warning,
+        format!(
+            "the hooks of this file are not run: the managed settings ({}) set `allowManagedHooksOnly`",
+            managed_settings_path().display()
+        ),
+    )
 }
 
 /// Reads and parses one settings file; `None` when it is missing or broken (reported).
@@ -291,7 +335,10 @@ pub(crate) type HandlerKey = (String, char, String, String);
 /// A parsed settings file.
 #[derive(Debug)]
 struct ParsedFile {
+    path: PathBuf,
     disable_all: Option<bool>,
+    /// `allowManagedHooksOnly`, read from the managed file only.
+    managed_only: Option<bool>,
     hooks: Vec<HookDef>,
 }
 
@@ -304,6 +351,8 @@ struct RawSettings<'a> {
     hooks: Option<&'a RawValue>,
     #[serde(rename = "disableAllHooks")]
     disable_all_hooks: Option<bool>,
+    #[serde(rename = "allowManagedHooksOnly")]
+    allow_managed_hooks_only: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -325,6 +374,17 @@ struct RawHandler {
     timeout: Option<f64>,
     #[serde(rename = "async")]
     is_async: Option<bool>,
+    #[serde(rename = "asyncRewake")]
+    async_rewake: Option<bool>,
+    /// Exec form: `command` is the program, these its arguments, no shell.
+    args: Option<Vec<String>>,
+    /// `bash` (the default) or `powershell`.
+    shell: Option<String>,
+    /// A permission rule the tool call must match for the hook to run.
+    #[serde(rename = "if")]
+    condition: Option<String>,
+    /// Run once per session.
+    once: Option<bool>,
 }
 
 /// A JSON object in file order (event order and header order are the file's).
@@ -363,7 +423,12 @@ fn parse(
     let mut file = Lowering::new(path, text, diagnostics).with_place_limit(MAX_DIAGNOSTICS);
     let raw: RawSettings<'_> = file.json(text, INVALID)?;
     let mut parsed = ParsedFile {
+        path: path.to_owned(),
         disable_all: raw.disable_all_hooks,
+        // Only the administrator's file can restrict the others.
+        managed_only: raw
+            .allow_managed_hooks_only
+            .filter(|_| layer == Layer::Managed),
         hooks: Vec::new(),
     };
     let Some(hooks) = raw.hooks else {
@@ -467,18 +532,12 @@ fn warn_unknown_event(file: &mut Lowering<'_>, event: &str, pos: usize) {
 }
 
 /// The matcher of a group; `None` when it is invalid (reported).
+///
+/// A matcher on an event that has none (Stop, `UserPromptSubmit`, ...) is ignored without
+/// a word, as Claude Code ignores it: the hook runs on every such event.
 fn matcher(file: &mut Lowering<'_>, event: &str, raw: Option<&str>, pos: usize) -> Option<Matcher> {
     let pattern = raw.unwrap_or("");
-    if events::by_name(event).is_none_or(|e| !e.tool && e.matched_field.is_none()) {
-        if !matches!(pattern, "" | "*") {
-            file.report(
-                    Some(pos),
-                    Severity::Warning,
-                    format!(
-                        "matcher `{pattern}` on {event} is ignored: hookrig tests Claude matchers against tool names only, so this hook runs on every {event}"
-                    ),
-                );
-        }
+    if events::by_name(event).is_none_or(|e| !e.has_matcher()) {
         return Some(Matcher::Any);
     }
     match claude_matcher(pattern) {
@@ -503,15 +562,29 @@ fn lower_handler(
     let mut error = |severity, message: String| {
         file.report(Some(pos), severity, format!("hook {name}: {message}"));
     };
+    let claude_event = events::by_name(event);
+    if let Some(shell) = raw.shell.as_deref().filter(|shell| *shell != "bash") {
+        error(
+            Severity::Error,
+            format!(
+                "`shell: \"{shell}\"` cannot run here: hookrig runs Claude Code hooks with bash, as Claude Code does on Linux and macOS; the handler is skipped"
+            ),
+        );
+        return None;
+    }
     let command = lower_command(
         raw.kind.as_deref(),
         raw.command,
+        raw.args,
         raw.url,
         raw.headers,
         &mut error,
     )?;
+    let condition = lower_condition(raw.condition, event, &mut error).ok()?;
     let timeout = match raw.timeout {
-        None => DEFAULT_TIMEOUT,
+        None => claude_event
+            .and_then(|e| e.timeout)
+            .unwrap_or(DEFAULT_TIMEOUT),
         Some(secs) => match Duration::try_from_secs_f64(secs) {
             Ok(timeout) if !timeout.is_zero() => timeout,
             _ => {
@@ -526,7 +599,19 @@ fn lower_handler(
         },
     };
     let events = vec![crate::events::resolve(event)];
-    let mode = if raw.is_async == Some(true) {
+    if raw.once == Some(true) {
+        error(
+            Severity::Warning,
+            "`once: true` is not honoured: hookrig keeps no state between the events of a session, so the hook runs every time".to_owned(),
+        );
+    }
+    if raw.async_rewake == Some(true) {
+        error(
+            Severity::Warning,
+            "`asyncRewake` runs the hook in the background, but its exit code 2 cannot wake Claude through hookrig (the answer has been given by then); it is recorded only".to_owned(),
+        );
+    }
+    let mode = if raw.is_async == Some(true) || raw.async_rewake == Some(true) {
         if events[0].async_allowed() {
             Mode::Async
         } else {
@@ -569,6 +654,7 @@ fn lower_handler(
             project_dir: None,
             allowed_env_vars: raw.allowed_env_vars.unwrap_or_default(),
             managed: layer == Layer::Managed,
+            condition,
         })),
         // The handler's object in the `hooks` array of its matcher group.
         declared_at: Some(pos),
@@ -576,10 +662,53 @@ fn lower_handler(
     })
 }
 
+/// The `if` rule of a handler: `Ok(None)` when there is none (or it is ignored, off
+/// tool events), `Err` when the handler cannot run because the rule does not parse
+/// (reported through `error`).
+fn lower_condition(
+    raw: Option<String>,
+    event: &str,
+    error: &mut impl FnMut(Severity, String),
+) -> Result<Option<String>, ()> {
+    let Some(text) = raw else {
+        return Ok(None);
+    };
+    if events::by_name(event).is_none_or(|e| !e.tool) {
+        error(
+            Severity::Warning,
+            format!(
+                "`if` is read on tool events only, as Claude Code reads it; on {event} it is ignored and the hook runs on every {event}"
+            ),
+        );
+        return Ok(None);
+    }
+    match Rule::parse(&text) {
+        Ok(rule) => {
+            if !rule.is_read() {
+                error(
+                    Severity::Warning,
+                    format!(
+                        "the argument of `if` rule `{text}` is not one hookrig reads; the hook runs on every call of that tool"
+                    ),
+                );
+            }
+            Ok(Some(text))
+        }
+        Err(message) => {
+            error(
+                Severity::Error,
+                format!("`if`: {message}; the handler is skipped"),
+            );
+            Err(())
+        }
+    }
+}
+
 /// What a handler runs; `None` when it cannot run (reported through `error`).
 fn lower_command(
     kind: Option<&str>,
     command: Option<String>,
+    args: Option<Vec<String>>,
     url: Option<String>,
     headers: Option<Ordered<String>>,
     error: &mut impl FnMut(Severity, String),
@@ -588,6 +717,20 @@ fn lower_command(
         // The entry that makes hookrig Claude Code's one hook is hookrig itself: running
         // it from here would call hookrig again, without end.
         Some("command") if command.as_deref().is_some_and(calls_hookrig_emit) => return None,
+        Some("command") if args.is_some() => match command {
+            Some(program) if !program.trim().is_empty() => {
+                let mut words = vec![program];
+                words.extend(args.unwrap_or_default());
+                CommandDef::Exec { argv: words }
+            }
+            _ => {
+                error(
+                    Severity::Error,
+                    "`command` is missing or empty; the handler is skipped".to_owned(),
+                );
+                return None;
+            }
+        },
         Some("command") => match command {
             Some(line) if !line.trim().is_empty() => CommandDef::Shell { line, script: None },
             _ => {
@@ -623,11 +766,14 @@ fn lower_command(
                 return None;
             }
         },
-        Some(kind @ ("prompt" | "agent")) => {
+        // An error, not a warning: hookrig cannot honour the handler, so `list` and
+        // `validate` report it with the other handlers that cannot run.
+        Some(kind @ ("prompt" | "agent" | "mcp_tool")) => {
             error(
-                Severity::Warning,
+                Severity::Error,
                 format!(
-                    "`type: \"{kind}\"` hooks are not supported by hookrig; the handler is skipped"
+                    "`type: \"{kind}\"` hooks are not supported by hookrig: {}; the handler is skipped",
+                    unsupported_reason(kind)
                 ),
             );
             return None;
@@ -651,6 +797,15 @@ fn lower_command(
     })
 }
 
+/// Why hookrig does not run a handler of `kind`.
+fn unsupported_reason(kind: &str) -> &'static str {
+    match kind {
+        "prompt" => "it asks Claude Code's own model, which hookrig cannot reach",
+        "agent" => "it starts a Claude Code subagent with tools, which only Claude Code can",
+        _ => "it calls a tool of an MCP server connected to Claude Code, which hookrig is not",
+    }
+}
+
 /// Whether a command line runs `hookrig emit` (any path to a program named `hookrig`).
 fn calls_hookrig_emit(line: &str) -> bool {
     CommandDef::Shell {
@@ -661,19 +816,19 @@ fn calls_hookrig_emit(line: &str) -> bool {
 }
 
 /// Claude Code's matcher rules: missing, `""` or `"*"` match everything; a pattern of only
-/// letters, digits, `_`, `-`, `|`, `,` and spaces is a list of exact tool names; anything
-/// else is an unanchored regex.
+/// letters, digits, `_` and `|` is a list of exact names; anything else is an unanchored
+/// regex (so `Edit, Write` is a regex, and `mcp__.*` matches every MCP tool). Names are
+/// compared case-sensitively.
 pub fn claude_matcher(pattern: &str) -> Result<Matcher, String> {
-    if matches!(pattern.trim(), "" | "*") {
+    if matches!(pattern, "" | "*") {
         return Ok(Matcher::Any);
     }
     let plain = pattern
         .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '|' | ',' | ' '));
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '|'));
     if plain {
         let names: Vec<String> = pattern
-            .split(['|', ','])
-            .map(str::trim)
+            .split('|')
             .filter(|n| !n.is_empty())
             .map(str::to_owned)
             .collect();
@@ -726,7 +881,7 @@ mod tests {
     #[test_case("", "" ; "empty")]
     #[test_case("*", "" ; "star")]
     #[test_case("Edit|Write", "Edit|Write" ; "bar list")]
-    #[test_case("Edit, Write", "Edit|Write" ; "comma list")]
+    #[test_case("Edit, Write", "Edit, Write" ; "comma and space make a regex")]
     #[test_case("mcp__.*", "mcp__.*" ; "regex")]
     fn matchers(pattern: &str, shown: &str) {
         assert_eq!(claude_matcher(pattern).expect("valid").pattern(), shown);
@@ -741,6 +896,64 @@ mod tests {
         assert!(m.matches(Some("NotebookEdit")));
         let m = claude_matcher("Edit").expect("valid");
         assert!(matches!(m, Matcher::Exact(_)));
+    }
+
+    #[test]
+    fn handler_fields_claude_code_documents() {
+        let (file, diagnostics) = parse_ok(indoc! {r#"
+            {"hooks": {
+              "PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": "/bin/guard", "args": ["--strict", "a b"]},
+                {"type": "command", "command": "g.sh", "if": "Bash(git push *)", "shell": "bash", "statusMessage": "checking"},
+                {"type": "command", "command": "p.ps1", "shell": "powershell"},
+                {"type": "command", "command": "x.sh", "if": "Bash(ls"}
+              ]}],
+              "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "u.sh", "if": "Bash", "once": true}]}],
+              "SessionEnd": [{"hooks": [{"type": "command", "command": "e.sh"}]}],
+              "Stop": [{"matcher": "anything", "hooks": [{"type": "command", "command": "s.sh"}]}]
+            }}
+        "#});
+        let names: Vec<_> = file.hooks.iter().map(|h| h.spec.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "claude:project:PreToolUse:1",
+                "claude:project:PreToolUse:2",
+                "claude:project:UserPromptSubmit:1",
+                "claude:project:SessionEnd:1",
+                "claude:project:Stop:1"
+            ]
+        );
+        assert_eq!(
+            file.hooks[0].command,
+            CommandDef::Exec {
+                argv: vec!["/bin/guard".into(), "--strict".into(), "a b".into()]
+            }
+        );
+        let condition = |i: usize| {
+            file.hooks[i]
+                .protocol_as::<ClaudeProtocol>()
+                .and_then(|p| p.0.condition.clone())
+        };
+        assert_eq!(condition(1).as_deref(), Some("Bash(git push *)"));
+        assert_eq!(condition(2), None);
+        // Claude Code's default timeouts: 30 s on UserPromptSubmit, 1.5 s on SessionEnd.
+        assert_eq!(file.hooks[2].spec.timeout, Some(Duration::from_secs(30)));
+        assert_eq!(
+            file.hooks[3].spec.timeout,
+            Some(Duration::from_millis(1500))
+        );
+        assert!(matches!(file.hooks[4].spec.matcher, Matcher::Any));
+        let diagnostics = diagnostics.join("\n");
+        for expected in [
+            "`shell: \"powershell\"` cannot run here",
+            "`if`: permission rule `Bash(ls` has no closing `)` at its end",
+            "`if` is read on tool events only",
+            "`once: true` is not honoured",
+        ] {
+            assert!(diagnostics.contains(expected), "{expected}: {diagnostics}");
+        }
+        assert!(!diagnostics.contains("Stop"), "{diagnostics}");
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub(crate) mod events;
 mod host;
 mod loader;
 mod protocol;
+mod rule;
 mod wire;
 
 pub(crate) use host::HOST;

@@ -1,15 +1,21 @@
 //! Claude Code's hook protocol.
 //!
-//! Stdin: `session_id`, `transcript_path`, `cwd`, `permission_mode`, `hook_event_name`;
-//! tool events add `tool_name`, `tool_input`, `tool_use_id` and `PostToolUse`
-//! `tool_response`; `UserPromptSubmit` adds `prompt`; every other payload field follows as
-//! it is. Environment: inherited, plus `CLAUDE_PROJECT_DIR`.
+//! Stdin: `session_id`, `transcript_path`, `cwd`, `hook_event_name` and, when the event
+//! has them, `permission_mode` and every other field; tool events add `tool_name`,
+//! `tool_input`, `tool_use_id` (when there is one) and `PostToolUse` `tool_response`.
+//! Nothing is added that Claude Code would not send. Environment: the host's, plus
+//! `CLAUDE_PROJECT_DIR`. Shell lines run with bash, as Claude Code runs them.
 //!
-//! Reply: exit 0 → stdout is Claude's JSON output when it starts with `{`, else plain
-//! text (context on `UserPromptSubmit` and `SessionStart`); exit 2 → a blocking error with
-//! stderr as the reason; any other exit, a timeout or a crash → a non-blocking error.
+//! Reply: exit 0 → stdout is Claude's JSON output when it is a JSON object, else plain
+//! text (context on the events that take it); exit 2 → what the event's row in
+//! `events.rs` says (a block with stderr as the reason, feedback to Claude, or a message
+//! to the user); any other exit, a timeout or a crash → a non-blocking error.
 
-use std::path::Path;
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use hookrig_core::{
     Action, Dialect, EventContext, Failure, FailureKind, Invocation, Reply, Verdict,
@@ -18,8 +24,9 @@ use hookrig_exec::process::{EnvPolicy, ProcessOutput};
 use hookrig_exec::{Limits, Protocol};
 use serde_json::{Map, Value, json};
 
-use super::events;
+use super::events::{self, Exit2};
 use super::loader::ClaudeHook;
+use super::rule::{Call, Rule};
 use super::wire::{HookInput, HookOutput, HookSpecificOutput};
 use crate::native::cut;
 use crate::protocol::DialectProtocol;
@@ -56,6 +63,53 @@ impl Protocol for ClaudeProtocol {
     fn header_value(&self, value: &str, context: &EventContext) -> String {
         interpolate(value, &self.0.allowed_env_vars, |name| context.var(name))
     }
+
+    /// Claude Code runs a hook's shell line with bash; hookrig does too, and falls back
+    /// to `/bin/sh` only on a system without bash.
+    fn shell(&self) -> OsString {
+        bash().map_or_else(|| OsString::from("/bin/sh"), OsString::from)
+    }
+
+    fn runs_for(&self, invocation: &Invocation) -> bool {
+        let Some(text) = &self.0.condition else {
+            return true;
+        };
+        // A rule that does not parse was reported when the file was loaded; the hook
+        // runs rather than being skipped without a word.
+        let Ok(rule) = Rule::parse(text) else {
+            return true;
+        };
+        let context = &invocation.context;
+        let tool = invocation.payload.tool_name().unwrap_or("");
+        let input = invocation
+            .payload
+            .as_map()
+            .get("tool")
+            .and_then(|t| t.get("input"));
+        rule.matches(&Call {
+            tool,
+            input,
+            cwd: &context.cwd,
+            project_dir: self.0.project_dir.as_deref(),
+            home: context.var("HOME").map(PathBuf::from),
+        })
+    }
+}
+
+/// Where bash is, looked for once on `PATH` (and in `/bin` and `/usr/bin`).
+fn bash() -> Option<&'static Path> {
+    static BASH: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BASH.get_or_init(|| {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        std::env::split_paths(&path)
+            .chain([PathBuf::from("/bin"), PathBuf::from("/usr/bin")])
+            .map(|dir| dir.join("bash"))
+            .find(|candidate| {
+                std::fs::metadata(candidate)
+                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            })
+    })
+    .as_deref()
 }
 
 impl DialectProtocol for ClaudeProtocol {
@@ -63,8 +117,24 @@ impl DialectProtocol for ClaudeProtocol {
         Dialect::Claude
     }
 
+    /// The text hooks were first trusted with (the hook's fields as `Debug` writes
+    /// them), and the `if` rule after it when there is one, since it decides when the
+    /// hook runs.
     fn definition(&self) -> String {
-        format!("Claude({:?})", self.0)
+        let ClaudeHook {
+            event,
+            project_dir,
+            allowed_env_vars,
+            managed,
+            condition,
+        } = &self.0;
+        let mut text = format!(
+            "Claude(ClaudeHook {{ event: {event:?}, project_dir: {project_dir:?}, allowed_env_vars: {allowed_env_vars:?}, managed: {managed:?} }})"
+        );
+        if let Some(rule) = condition {
+            let _ = write!(text, " if {rule:?}");
+        }
+        text
     }
 
     /// `$CLAUDE_PROJECT_DIR`, when the hook's project directory or `cwd` is known.
@@ -141,27 +211,27 @@ const PRESENTED: &[&str] = &[
     "prompt",
 ];
 
-/// The hook input, as Claude Code sends it.
+/// The hook input, as Claude Code sends it: the fields Claude Code sends with every
+/// event (`session_id`, `transcript_path`, `cwd`, `hook_event_name`), the tool call's
+/// fields on tool events, and every other field only when the event has it: nothing is
+/// added that Claude Code did not send (no `permission_mode` on an event without one, no
+/// empty `tool_use_id` on a permission request).
 fn input(def: &ClaudeHook, invocation: &Invocation) -> HookInput {
     let context = &invocation.context;
     let payload = invocation.payload.as_map();
-    let text = |key: &str, default: &str| {
-        Value::String(
-            payload
-                .get(key)
-                .and_then(Value::as_str)
-                .unwrap_or(default)
-                .to_owned(),
-        )
-    };
     let tool = payload.get("tool").and_then(Value::as_object);
     let tool_field = |key: &str| tool.and_then(|t| t.get(key)).cloned();
 
     let mut input = HookInput {
         session_id: Some(Value::String(context.session_id.clone())),
-        transcript_path: Some(text("transcript_path", "")),
+        transcript_path: Some(
+            payload
+                .get("transcript_path")
+                .cloned()
+                .unwrap_or_else(|| Value::String(String::new())),
+        ),
         cwd: Some(Value::String(context.cwd.to_string_lossy().into_owned())),
-        permission_mode: Some(text("permission_mode", "default")),
+        permission_mode: payload.get("permission_mode").cloned(),
         hook_event_name: Some(def.event.clone()),
         ..HookInput::default()
     };
@@ -169,13 +239,14 @@ fn input(def: &ClaudeHook, invocation: &Invocation) -> HookInput {
         let name = invocation.payload.tool_name().unwrap_or("").to_owned();
         input.tool_name = Some(Value::String(name));
         input.tool_input = Some(tool_field("input").unwrap_or_else(|| json!({})));
-        input.tool_use_id = Some(tool_field("call_id").unwrap_or_else(|| json!("")));
+        input.tool_use_id = tool_field("call_id");
         if def.event == "PostToolUse" || tool_field("output").is_some() {
             input.tool_response = Some(tool_field("output").unwrap_or(Value::Null));
         }
     }
-    if def.event == "UserPromptSubmit" || payload.contains_key("prompt") {
-        input.prompt = Some(text("prompt", ""));
+    input.prompt = payload.get("prompt").cloned();
+    if def.event == "UserPromptSubmit" && input.prompt.is_none() {
+        input.prompt = Some(Value::String(String::new()));
     }
     for (key, value) in payload {
         if !PRESENTED.contains(&key.as_str()) {
@@ -228,12 +299,23 @@ fn reply(
             }
             read_output(def, hook, &output.stdout)
         }
-        // A blocking error: stderr is the reason given to Claude.
-        Ok(2) => Reply::Verdict(Verdict::deny(if stderr.is_empty() {
-            format!("blocked by hook {hook}")
-        } else {
-            stderr.to_owned()
-        })),
+        // A blocking error: stdout is ignored, stderr is the reason. Where the event
+        // cannot be blocked, Claude Code shows stderr to the user and goes on.
+        Ok(2) => {
+            let reason = if stderr.is_empty() {
+                format!("blocked by hook {hook}")
+            } else {
+                stderr.to_owned()
+            };
+            match event_of(def).exit2 {
+                Exit2::Blocks | Exit2::ToClaude => Reply::Verdict(Verdict::deny(reason)),
+                Exit2::ToUser => {
+                    let mut verdict = Verdict::allow();
+                    verdict.warnings.push(format!("hook {hook}: {reason}"));
+                    Reply::Verdict(verdict)
+                }
+            }
+        }
         Ok(code) if stderr.is_empty() => {
             failure(FailureKind::Exit, format!("hook {hook} exited {code}"))
         }
@@ -244,6 +326,24 @@ fn reply(
     }
 }
 
+/// The table row of the hook's event; an event Claude Code does not have (a custom
+/// one) is treated as one it cannot block, with no matcher and no context.
+pub(crate) fn event_of(def: &ClaudeHook) -> &'static events::ClaudeEvent {
+    events::by_name(&def.event).unwrap_or(&CUSTOM)
+}
+
+/// What a custom event is to Claude's rules.
+static CUSTOM: events::ClaudeEvent = events::ClaudeEvent {
+    name: "",
+    canonical: None,
+    tool: false,
+    matched_field: None,
+    reads_context: false,
+    text_context: false,
+    exit2: Exit2::ToUser,
+    timeout: None,
+};
+
 /// Reads what a hook printed on success (a command's stdout, an HTTP hook's 2xx body).
 fn read_output(def: &ClaudeHook, hook: &str, stdout: &[u8]) -> Reply {
     let text = String::from_utf8_lossy(stdout);
@@ -251,50 +351,51 @@ fn read_output(def: &ClaudeHook, hook: &str, stdout: &[u8]) -> Reply {
     if text.is_empty() {
         return Reply::Verdict(Verdict::allow());
     }
-    if !text.starts_with('{') {
-        let mut verdict = Verdict::allow();
-        if events::by_name(&def.event).is_some_and(|e| e.text_context) {
-            verdict.context = Some(text.to_owned());
-        }
-        return Reply::Verdict(verdict);
+    // Claude Code reads stdout as JSON when it is a JSON object, and as plain text
+    // otherwise (invalid JSON included).
+    if let Ok(value @ Value::Object(_)) = serde_json::from_str::<Value>(text)
+        && let Ok(output) = serde_json::from_value::<HookOutput>(value)
+    {
+        return read_json(def, hook, output);
     }
-    let output = match serde_json::from_str::<Value>(text) {
-        Ok(value @ Value::Object(_)) => serde_json::from_value::<HookOutput>(value),
-        Ok(_) | Err(_) => return not_an_object(hook),
-    };
-    match output {
-        Ok(output) => read_json(def, hook, output),
-        // Every field of the output is read leniently: an object always reads.
-        Err(_) => not_an_object(hook),
+    let mut verdict = Verdict::allow();
+    if event_of(def).text_context {
+        verdict.context = Some(text.to_owned());
     }
-}
-
-fn not_an_object(hook: &str) -> Reply {
-    Reply::Failure(Failure {
-        kind: FailureKind::Malformed,
-        message: format!("hook {hook}: output starts with `{{` but is not a JSON object"),
-    })
+    Reply::Verdict(verdict)
 }
 
 /// Claude Code's JSON output, read into a verdict.
-fn read_json(def: &ClaudeHook, hook: &str, output: HookOutput) -> Reply {
+///
+/// The verdict carries what every dialect's host understands (deny, ask, a changed tool
+/// input, context); the output itself goes along as the verdict's `answer`, from which
+/// the claude host mode answers what only Claude Code has words for: an explicit allow
+/// or defer, `continue: false` with its `stopReason` (which stops Claude, and is not a
+/// deny of the event), `suppressOutput`, a permission request's decision.
+fn read_json(def: &ClaudeHook, hook: &str, mut output: HookOutput) -> Reply {
     let malformed = |message: String| {
         Reply::Failure(Failure {
             kind: FailureKind::Malformed,
             message: format!("hook {hook}: {message}"),
         })
     };
+    let event = event_of(def);
     let mut verdict = Verdict::allow();
-    if let Some(message) = output.system_message.filter(|m| !m.is_empty()) {
+    if let Some(message) = output.system_message.as_ref().filter(|m| !m.is_empty()) {
         verdict.warnings.push(format!("hook {hook}: {message}"));
     }
     match output.decision.as_deref() {
+        // `approve` is the old spelling of PreToolUse's `allow` (the host mode reads it
+        // from the answer), and means nothing on the other events; Claude Code reads
+        // `block` only where the event can be blocked.
         None | Some("approve") => {}
+        Some("block") if event.exit2 == Exit2::ToUser => {}
         Some("block") => {
             verdict.action = Action::Deny;
             verdict.reason = Some(
                 output
                     .reason
+                    .clone()
                     .unwrap_or_else(|| format!("blocked by hook {hook}")),
             );
         }
@@ -303,28 +404,20 @@ fn read_json(def: &ClaudeHook, hook: &str, output: HookOutput) -> Reply {
         )),
     }
 
-    if let Some(specific) = output.hook_specific_output {
+    if let Some(specific) = output.hook_specific_output.take() {
         let Shaped::Typed(specific) = specific else {
             return malformed("`hookSpecificOutput` must be an object".to_owned());
         };
-        if let Err(message) = read_specific(def, hook, specific, &mut verdict) {
-            return malformed(message);
+        match read_specific(def, hook, &specific, &mut verdict) {
+            Ok(()) => output.hook_specific_output = Some(Shaped::Typed(specific)),
+            Err(message) => return malformed(message),
         }
     }
 
-    // `continue: false` stops everything, whatever else the output says.
-    if output.proceed == Some(false) {
-        verdict.action = Action::Deny;
-        verdict.patch = None;
-        verdict.reason = Some(
-            output
-                .stop_reason
-                .unwrap_or_else(|| format!("stopped by hook {hook}")),
-        );
-    }
     if verdict.action == Action::Deny {
         verdict.context = None;
     }
+    verdict.answer = serde_json::to_value(&output).ok().map(Box::new);
     Reply::Verdict(verdict)
 }
 
@@ -332,7 +425,7 @@ fn read_json(def: &ClaudeHook, hook: &str, output: HookOutput) -> Reply {
 fn read_specific(
     def: &ClaudeHook,
     hook: &str,
-    specific: HookSpecificOutput,
+    specific: &HookSpecificOutput,
     verdict: &mut Verdict,
 ) -> Result<(), String> {
     match specific.hook_event_name.as_deref() {
@@ -347,10 +440,12 @@ fn read_specific(
             return Err("hookSpecificOutput needs `hookEventName`".to_owned());
         }
     }
-    let reason = specific.permission_decision_reason;
+    let reason = specific.permission_decision_reason.clone();
     if verdict.action != Action::Deny {
         match specific.permission_decision.as_deref() {
-            None | Some("allow") => {}
+            // An explicit allow and a defer let the chain go on; the host mode reads
+            // them from the answer.
+            None | Some("allow" | "defer") => {}
             Some("deny") => {
                 verdict.action = Action::Deny;
                 verdict.reason = Some(reason.unwrap_or_else(|| format!("denied by hook {hook}")));
@@ -361,24 +456,47 @@ fn read_specific(
             }
             Some(other) => {
                 return Err(format!(
-                    "unknown permissionDecision `{other}` (expected allow, deny or ask)"
+                    "unknown permissionDecision `{other}` (expected allow, deny, ask or defer)"
                 ));
             }
         }
     }
-    if let Some(context) = specific.additional_context {
-        verdict.context = Some(context);
+    if let Some(decision) = &specific.decision {
+        let Shaped::Typed(decision) = decision else {
+            return Err("`decision` must be an object".to_owned());
+        };
+        match decision.behavior.as_deref() {
+            Some("allow") => {}
+            Some("deny") if verdict.action == Action::Deny => {}
+            Some("deny") => {
+                verdict.action = Action::Deny;
+                verdict.reason = Some(
+                    decision
+                        .message
+                        .clone()
+                        .unwrap_or_else(|| format!("denied by hook {hook}")),
+                );
+            }
+            _ => return Err("`decision.behavior` must be \"allow\" or \"deny\"".to_owned()),
+        }
+    }
+    if let Some(context) = &specific.additional_context {
+        verdict.context = Some(context.clone());
     }
     let mut patch = Map::new();
-    match specific.updated_input {
+    match &specific.updated_input {
         None => {}
         Some(Value::Object(input)) => {
-            patch.insert("input".to_owned(), Value::Object(input));
+            patch.insert("input".to_owned(), Value::Object(input.clone()));
         }
         Some(_) => return Err("`updatedInput` must be an object".to_owned()),
     }
-    if let Some(output) = specific.updated_mcp_tool_output {
-        patch.insert("output".to_owned(), output);
+    if let Some(output) = specific
+        .updated_tool_output
+        .as_ref()
+        .or(specific.updated_mcp_tool_output.as_ref())
+    {
+        patch.insert("output".to_owned(), output.clone());
     }
     if !patch.is_empty() {
         match verdict.action {
@@ -388,9 +506,11 @@ fn read_specific(
                 tool.insert("tool".to_owned(), Value::Object(patch));
                 verdict.patch = Some(tool);
             }
-            action => verdict.warnings.push(format!(
-                "hook {hook}: updated tool input ignored because the decision is `{}`",
-                action.as_str()
+            // Claude Code applies `updatedInput` with `ask` too: the user is asked about
+            // the changed call. The host mode answers it from the answer.
+            Action::Ask => {}
+            Action::Deny => verdict.warnings.push(format!(
+                "hook {hook}: updated tool input ignored because the decision is `deny`"
             )),
         }
     }
@@ -410,9 +530,7 @@ mod tests {
     fn def(event: &str) -> ClaudeHook {
         ClaudeHook {
             event: event.to_owned(),
-            project_dir: None,
-            allowed_env_vars: Vec::new(),
-            managed: false,
+            ..ClaudeHook::default()
         }
     }
 
@@ -519,9 +637,14 @@ mod tests {
             r#"{"continue":false,"stopReason":"halt","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#,
             "",
         ));
+        // `continue: false` stops Claude; it is not a deny of the tool call, and goes to
+        // the host mode in the answer.
+        assert_eq!((v.action, v.reason.as_deref()), (Action::Allow, None));
         assert_eq!(
-            (v.action, v.reason.as_deref()),
-            (Action::Deny, Some("halt"))
+            v.answer
+                .as_ref()
+                .map(|a| (&a["continue"], &a["stopReason"])),
+            Some((&json!(false), &json!("halt")))
         );
         match read(
             "PreToolUse",

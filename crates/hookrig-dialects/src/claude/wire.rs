@@ -79,6 +79,14 @@ pub(crate) struct HookOutput {
         skip_serializing_if = "absent"
     )]
     pub(crate) system_message: Option<String>,
+    /// `true` hides the hook's output from the transcript.
+    #[serde(
+        rename = "suppressOutput",
+        default,
+        deserialize_with = "loose",
+        skip_serializing_if = "absent"
+    )]
+    pub(crate) suppress_output: Option<bool>,
 }
 
 /// `hookSpecificOutput` of Claude Code's hook output.
@@ -88,7 +96,7 @@ pub(crate) struct HookSpecificOutput {
     /// Must name the event the hook ran for.
     #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) hook_event_name: Option<String>,
-    /// `allow`, `deny` or `ask` (`PreToolUse`).
+    /// `allow`, `deny`, `ask` or `defer` (`PreToolUse`).
     #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) permission_decision: Option<String>,
     #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
@@ -104,8 +112,36 @@ pub(crate) struct HookSpecificOutput {
         skip_serializing_if = "absent"
     )]
     pub(crate) updated_mcp_tool_output: Option<Value>,
+    /// The tool output to use instead, as it is (`PostToolUse`).
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
+    pub(crate) updated_tool_output: Option<Value>,
     #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
     pub(crate) additional_context: Option<String>,
+    /// A permission request's answer (`PermissionRequest`).
+    #[serde(default, skip_serializing_if = "absent")]
+    pub(crate) decision: Option<Shaped<PermissionDecision>>,
+}
+
+/// `hookSpecificOutput.decision` of a `PermissionRequest` hook: what Claude Code does with
+/// the permission dialog it was about to show.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PermissionDecision {
+    /// `allow` or `deny`.
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
+    pub(crate) behavior: Option<String>,
+    /// The tool input to run with (allow).
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
+    pub(crate) updated_input: Option<Value>,
+    /// Permission rules to add (allow), as Claude Code's settings write them.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "absent")]
+    pub(crate) updated_permissions: Option<Value>,
+    /// Why (deny), told to Claude.
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
+    pub(crate) message: Option<String>,
+    /// `true` stops Claude as well (deny).
+    #[serde(default, deserialize_with = "loose", skip_serializing_if = "absent")]
+    pub(crate) interrupt: Option<bool>,
 }
 
 #[cfg(test)]

@@ -64,6 +64,7 @@ fn record(name: &str, result: HookResult, reason: Option<&str>) -> HookRecord {
         stderr: None,
         truncated: false,
         is_async: false,
+        answer: None,
     }
 }
 

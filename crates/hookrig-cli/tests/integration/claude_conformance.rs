@@ -1,0 +1,428 @@
+//! Claude Code conformance: for each case, what Claude Code sends (`hookrig emit
+//! --dialect claude` reads it on stdin), what each of the project's Claude hooks replies
+//! (exit code, stdout, stderr: real scripts), and the exact answer Claude Code must
+//! receive. The rules and their sources are in docs/dialects/claude.md.
+
+use hookrig_test_support::TestEnv;
+use serde_json::{Value, json};
+use test_case::test_case;
+
+use crate::harness::{emit, quoted, test_env};
+
+/// One hook's reply: exit code, stdout, stderr.
+type HookReply = (i32, &'static str, &'static str);
+
+const PRE: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"tool_use_id":"toolu_1"}"#;
+const PERMISSION: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","permission_mode":"default","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"npm test"},"permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm test"}],"behavior":"allow","destination":"localSettings"}]}"#;
+const POST: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":"a"},"tool_use_id":"toolu_1"}"#;
+const POST_MCP: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"PostToolUse","tool_name":"mcp__fs__read","tool_input":{"path":"a"},"tool_response":{"text":"a"},"tool_use_id":"toolu_1"}"#;
+const POST_FAILURE: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"toolu_1","error":"exit 1","is_interrupt":false}"#;
+const PROMPT: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"deploy"}"#;
+const STOP: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"done"}"#;
+const SUBAGENT_STOP: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"SubagentStop","stop_hook_active":false,"agent_type":"reviewer","agent_transcript_path":"/a.jsonl"}"#;
+const SESSION_START: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"SessionStart","source":"startup"}"#;
+const SUBAGENT_START: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"SubagentStart","agent_id":"a1","agent_type":"reviewer"}"#;
+const NOTIFICATION: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"Notification","message":"needs you","title":"Claude","notification_type":"permission_prompt"}"#;
+const PRE_COMPACT: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"PreCompact","trigger":"manual","custom_instructions":""}"#;
+const SESSION_END: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"SessionEnd","reason":"logout"}"#;
+const TASK_COMPLETED: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"TaskCompleted","task_id":"t1"}"#;
+
+/// Writes each reply as one project Claude hook of the input's event, asks hookrig as
+/// Claude Code would, and returns the answer.
+fn answer(input: &str, replies: &[HookReply]) -> Value {
+    let env = test_env();
+    let event = event_of(input);
+    let handlers: Vec<Value> = replies
+        .iter()
+        .enumerate()
+        .map(|(i, (code, stdout, stderr))| {
+            let out = env.write_file(format!("replies/{i}.out"), stdout);
+            let err = env.write_file(format!("replies/{i}.err"), stderr);
+            let script = env.write_script(
+                format!("bin/hook{i}.sh"),
+                &format!(
+                    "cat > /dev/null\ncat {}\ncat {} >&2\nexit {code}\n",
+                    quoted(&out),
+                    quoted(&err)
+                ),
+            );
+            json!({"type": "command", "command": quoted(&script)})
+        })
+        .collect();
+    settings(&env, &json!({"hooks": {event: [{"hooks": handlers}]}}));
+    ask(&env, input)
+}
+
+fn event_of(input: &str) -> String {
+    let input: Value = serde_json::from_str(input).expect("the case's input is JSON");
+    input["hook_event_name"]
+        .as_str()
+        .expect("a hook_event_name")
+        .to_owned()
+}
+
+fn settings(env: &TestEnv, value: &Value) {
+    let path = env.project().join(".claude/settings.json");
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(&path, serde_json::to_string_pretty(value).expect("json")).expect("write");
+}
+
+/// `hookrig emit --dialect claude` with `input` (its `CWD` the project), as Claude Code
+/// runs it: the answer is always exit 0 with one JSON object.
+fn ask(env: &TestEnv, input: &str) -> Value {
+    let input = input.replace("CWD", &env.project().display().to_string());
+    let out = emit(env, &["--dialect", "claude"], &input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.outcome
+}
+
+const ALLOW: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"safe"}}"#;
+const ASK: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?"}}"#;
+const DEFER: &str =
+    r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"defer"}}"#;
+const DENY: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"never"}}"#;
+
+// PreToolUse: permissionDecision kept as given, and folded deny > defer > ask > allow.
+// guards: an explicit allow dropped, so Claude Code asked the user anyway
+#[test_case(PRE, &[(0, ALLOW, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionDecisionReason": "safe"}}) ; "pre explicit allow")]
+#[test_case(PRE, &[(0, r#"{"decision":"approve","reason":"fine"}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}) ; "pre legacy approve is allow")]
+#[test_case(PRE, &[(0, r#"{"decision":"block","reason":"no"}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}) ; "pre legacy block is deny")]
+#[test_case(PRE, &[(0, DENY, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "never"}}) ; "pre deny")]
+#[test_case(PRE, &[(0, ASK, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "sure?"}}) ; "pre ask")]
+#[test_case(PRE, &[(0, DEFER, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "defer"}}) ; "pre defer")]
+#[test_case(PRE, &[(2, "ignored", "no rm -rf\n")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no rm -rf"}}) ; "pre exit 2 denies with stderr")]
+#[test_case(PRE, &[(0, ALLOW, ""), (0, ASK, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "sure?"}}) ; "pre ask over allow")]
+#[test_case(PRE, &[(0, ASK, ""), (0, DEFER, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "defer"}}) ; "pre defer over ask")]
+#[test_case(PRE, &[(0, DEFER, ""), (0, ALLOW, ""), (0, DENY, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "never"}}) ; "pre deny over all")]
+#[test_case(PRE, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"rm -ri /tmp/x"}}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "rm -ri /tmp/x"}}}) ; "pre updated input with allow")]
+#[test_case(PRE, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?","updatedInput":{"command":"rm -ri /tmp/x"}}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "sure?", "updatedInput": {"command": "rm -ri /tmp/x"}}}) ; "pre updated input with ask")]
+#[test_case(PRE, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"prefer trash"}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "prefer trash"}}) ; "pre additional context")]
+#[test_case(PRE, &[(0, "not json, debug output", "")], &json!({}) ; "pre plain text is nothing")]
+#[test_case(PRE, &[(0, "{not json", "")], &json!({}) ; "pre invalid json is plain text")]
+// `continue: false` + `stopReason` on every event, never a deny or a block.
+// guards: `continue: false` turned into a deny of the tool call
+#[test_case(PRE, &[(0, r#"{"continue":false,"stopReason":"budget spent"}"#, "")],
+    &json!({"continue": false, "stopReason": "budget spent"}) ; "pre continue false")]
+// guards: `continue: false` on Stop turned into a block, which keeps Claude working
+#[test_case(STOP, &[(0, r#"{"continue":false,"stopReason":"all done"}"#, "")],
+    &json!({"continue": false, "stopReason": "all done"}) ; "stop continue false")]
+#[test_case(PROMPT, &[(0, r#"{"continue":false,"stopReason":"paused"}"#, "")],
+    &json!({"continue": false, "stopReason": "paused"}) ; "prompt continue false")]
+#[test_case(POST, &[(0, r#"{"continue":false}"#, "")],
+    &json!({"continue": false}) ; "post continue false without reason")]
+#[test_case(PRE, &[(0, r#"{"systemMessage":"careful","suppressOutput":true}"#, "")],
+    &json!({"systemMessage": "careful", "suppressOutput": true}) ; "pre system message and suppress output")]
+// Exit codes other than 0 and 2 are non-blocking errors: the action goes on.
+#[test_case(PRE, &[(1, "", "oops")],
+    &json!({"systemMessage": "hook claude:project:PreToolUse:1 exited 1: oops"}) ; "pre exit 1 is non-blocking")]
+// PermissionRequest: the decision object, and exit 2.
+// guards: PermissionRequest decisions ignored
+#[test_case(PERMISSION, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"npm test -- --ci"},"updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm test"}],"behavior":"allow","destination":"session"}]}}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": "npm test -- --ci"}, "updatedPermissions": [{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test"}], "behavior": "allow", "destination": "session"}]}}}) ; "permission allow")]
+#[test_case(PERMISSION, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not on CI","interrupt":true}}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "not on CI", "interrupt": true}}}) ; "permission deny")]
+#[test_case(PERMISSION, &[(2, "", "denied by policy\n")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "denied by policy"}}}) ; "permission exit 2 denies")]
+#[test_case(PERMISSION, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#, ""), (2, "", "no")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}) ; "permission deny over allow")]
+#[test_case(PERMISSION, &[(0, "", "")], &json!({}) ; "permission no answer shows the dialog")]
+// PostToolUse: block + reason, context, replaced output; exit 2 is feedback to Claude.
+#[test_case(POST, &[(0, r#"{"decision":"block","reason":"lint failed"}"#, "")],
+    &json!({"decision": "block", "reason": "lint failed"}) ; "post block")]
+#[test_case(POST, &[(2, "", "lint failed\n")],
+    &json!({"decision": "block", "reason": "lint failed"}) ; "post exit 2 is feedback to claude")]
+#[test_case(POST, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"2 warnings"}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "2 warnings"}}) ; "post additional context")]
+#[test_case(POST, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":{"stdout":"[redacted]"}}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": {"stdout": "[redacted]"}}}) ; "post updated tool output")]
+#[test_case(POST_MCP, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":{"text":"[redacted]"}}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": {"text": "[redacted]"}}}) ; "post updated mcp tool output")]
+#[test_case(POST_FAILURE, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"run make clean first"}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": "run make clean first"}}) ; "post failure additional context")]
+#[test_case(POST_FAILURE, &[(2, "", "flaky test\n")],
+    &json!({"decision": "block", "reason": "flaky test"}) ; "post failure exit 2 is feedback to claude")]
+// UserPromptSubmit: plain stdout is context; exit 2 and block reject the prompt.
+#[test_case(PROMPT, &[(0, "branch: main\n", "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "branch: main"}}) ; "prompt plain text is context")]
+#[test_case(PROMPT, &[(2, "", "no deploys on friday\n")],
+    &json!({"decision": "block", "reason": "no deploys on friday"}) ; "prompt exit 2 blocks")]
+#[test_case(PROMPT, &[(0, r#"{"decision":"block","reason":"secret in prompt"}"#, "")],
+    &json!({"decision": "block", "reason": "secret in prompt"}) ; "prompt block")]
+#[test_case(PROMPT, &[(0, "a\n", ""), (0, r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"b"}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "a\n\nb"}}) ; "prompt context of every hook")]
+// Stop and SubagentStop: a block keeps Claude working, with no warning beside it.
+// guards: a misleading "deny ignored on notify event" systemMessage beside a Stop block
+#[test_case(STOP, &[(2, "", "tests still fail\n")],
+    &json!({"decision": "block", "reason": "tests still fail"}) ; "stop exit 2 blocks")]
+#[test_case(STOP, &[(0, r#"{"decision":"block","reason":"run the tests"}"#, "")],
+    &json!({"decision": "block", "reason": "run the tests"}) ; "stop block")]
+#[test_case(SUBAGENT_STOP, &[(0, r#"{"decision":"block","reason":"review incomplete"}"#, "")],
+    &json!({"decision": "block", "reason": "review incomplete"}) ; "subagent stop block")]
+#[test_case(PRE_COMPACT, &[(2, "", "not now\n")],
+    &json!({"decision": "block", "reason": "not now"}) ; "pre compact exit 2 blocks")]
+#[test_case(TASK_COMPLETED, &[(2, "", "tests missing\n")],
+    &json!({"decision": "block", "reason": "tests missing"}) ; "task completed exit 2 blocks")]
+// SessionStart, SubagentStart: context; exit 2 is shown to the user only.
+#[test_case(SESSION_START, &[(0, "on branch main\n", "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "on branch main"}}) ; "session start plain text is context")]
+#[test_case(SESSION_START, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"ctx"}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "ctx"}}) ; "session start additional context")]
+#[test_case(SESSION_START, &[(2, "", "could not fetch\n")],
+    &json!({"systemMessage": "hook claude:project:SessionStart:1: could not fetch"}) ; "session start exit 2 is for the user only")]
+#[test_case(SUBAGENT_START, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"be brief"}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "be brief"}}) ; "subagent start additional context")]
+#[test_case(NOTIFICATION, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"Notification","additionalContext":"user is away"}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "Notification", "additionalContext": "user is away"}}) ; "notification additional context")]
+#[test_case(SESSION_END, &[(2, "", "x")],
+    &json!({"systemMessage": "hook claude:project:SessionEnd:1: x"}) ; "session end cannot be blocked")]
+fn conformance(input: &str, replies: &[HookReply], expected: &Value) {
+    assert_eq!(&answer(input, replies), expected);
+}
+
+// guards: fields Claude Code did not send added to a hook's input (`permission_mode`
+// on SessionStart, an empty `tool_use_id` on PermissionRequest)
+#[test_case(PERMISSION ; "permission request")]
+#[test_case(SESSION_START ; "session start")]
+#[test_case(POST_FAILURE ; "post tool use failure")]
+#[test_case(PRE ; "pre tool use")]
+#[test_case(SUBAGENT_STOP ; "subagent stop")]
+fn hooks_receive_exactly_what_claude_sent(input: &str) {
+    let env = test_env();
+    let seen = env.project().join("seen.json");
+    let script = env.write_script("bin/dump.sh", &format!("cat > {}\n", quoted(&seen)));
+    settings(
+        &env,
+        &json!({"hooks": {event_of(input): [{"hooks": [{"type": "command", "command": quoted(&script)}]}]}}),
+    );
+    ask(&env, input);
+    let sent: Value =
+        serde_json::from_str(&input.replace("CWD", &env.project().display().to_string()))
+            .expect("json");
+    let seen: Value =
+        serde_json::from_str(&std::fs::read_to_string(&seen).expect("the hook ran")).expect("json");
+    assert_eq!(seen, sent);
+}
+
+// guards: a `[[ ... ]]` guard written for bash silently passing under dash
+#[test]
+fn command_hooks_run_with_bash() {
+    let env = test_env();
+    settings(
+        &env,
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+            "command": "input=$(cat); if [[ \"$input\" == *'rm -rf'* ]]; then echo 'no rm -rf' >&2; exit 2; fi"}]}]}}),
+    );
+    assert_eq!(
+        ask(&env, PRE),
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no rm -rf"}})
+    );
+}
+
+// guards: the per-hook `if` permission rule ignored, so the hook ran on every call
+#[test]
+fn the_if_rule_filters_tool_calls() {
+    let env = test_env();
+    let log = env.project().join("ran.log");
+    let script = env.write_script(
+        "bin/guard.sh",
+        &format!(
+            "echo ran >> {}\necho 'no force push' >&2\nexit 2\n",
+            quoted(&log)
+        ),
+    );
+    settings(
+        &env,
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": quoted(&script), "if": "Bash(git push *)"}]}]}}),
+    );
+    assert_eq!(ask(&env, PRE), json!({}));
+    assert!(
+        !log.exists(),
+        "the hook ran for a call its rule does not match"
+    );
+    let push = PRE.replace("rm -rf /", "git push --force origin main");
+    assert_eq!(
+        ask(&env, &push),
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no force push"}})
+    );
+}
+
+// guards: a matcher on an event that has none warned about on every Stop
+#[test]
+fn a_matcher_on_an_event_without_one_is_ignored_silently() {
+    let env = test_env();
+    let log = env.project().join("ran.log");
+    let script = env.write_script("bin/log.sh", &format!("echo ran >> {}\n", quoted(&log)));
+    settings(
+        &env,
+        &json!({"hooks": {"Stop": [{"matcher": "Bash", "hooks": [{"type": "command", "command": quoted(&script)}]}]}}),
+    );
+    assert_eq!(ask(&env, STOP), json!({}));
+    assert!(log.exists(), "the hook runs on every Stop");
+}
+
+/// Copies `from` into `to`, keeping executable bits.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("readable") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("a type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+// examples/claude-guard: Claude Code's settings with a guard that denies `rm -rf` and a
+// context hook, answered through `emit --dialect claude` as its README says.
+#[test]
+fn the_claude_guard_example() {
+    let env = test_env();
+    let example =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/claude-guard");
+    copy_tree(&example, &env.project());
+    let payload = |name: &str| {
+        std::fs::read_to_string(example.join("payloads").join(format!("{name}.json")))
+            .expect("the example's payload")
+    };
+    assert_eq!(
+        ask(&env, &payload("rm-rf")),
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+            "permissionDecisionReason": "rm -rf is not allowed here; remove the files one by one"}})
+    );
+    assert_eq!(ask(&env, &payload("rm-file")), json!({}));
+    assert_eq!(ask(&env, &payload("ls")), json!({}));
+    let rules = "Project rules: never delete files recursively; run the tests before you stop.";
+    assert_eq!(
+        ask(&env, &payload("session-start")),
+        json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": rules}})
+    );
+    assert_eq!(
+        ask(&env, &payload("prompt")),
+        json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": rules}})
+    );
+}
+
+// Settings: `allowManagedHooksOnly` of the managed file leaves the user's, the
+// project's and the local hooks out, and says so.
+#[test]
+fn allow_managed_hooks_only() {
+    let env = test_env();
+    let log = env.project().join("ran.log");
+    let script = env.write_script("bin/log.sh", &format!("echo \"$1\" >> {}\n", quoted(&log)));
+    let hook = |label: &str| json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": format!("{} {label}", quoted(&script))}]}]}});
+    let write = |path: std::path::PathBuf, value: &Value| {
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&path, value.to_string()).expect("write");
+    };
+    write(env.home().join(".claude/settings.json"), &hook("user"));
+    write(
+        env.project().join(".claude/settings.json"),
+        &hook("project"),
+    );
+    write(
+        env.project().join(".claude/settings.local.json"),
+        &hook("local"),
+    );
+    let mut managed = hook("managed");
+    managed["allowManagedHooksOnly"] = json!(true);
+    write(env.claude_managed_settings_path(), &managed);
+
+    let out = emit(
+        &env,
+        &["PreToolUse"],
+        r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&log).expect("ran"), "managed\n");
+    for file in ["settings.json", "settings.local.json"] {
+        assert!(
+            out.has_warning(&format!("{file}: the hooks of this file are not run")),
+            "{:?}",
+            out.warnings()
+        );
+    }
+}
+
+// guards: prompt, agent and mcp_tool handlers dropped without a word
+#[test]
+fn handlers_hookrig_cannot_run_are_reported_by_list_and_validate() {
+    let env = test_env();
+    settings(
+        &env,
+        &json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "prompt", "prompt": "is the work done?"},
+            {"type": "agent", "prompt": "check the tests"},
+            {"type": "mcp_tool", "server": "memory", "tool": "save"}
+        ]}]}}),
+    );
+    for command in ["list", "validate"] {
+        let output = crate::harness::hookrig(&env, &[command]);
+        let text = format!(
+            "{}{}",
+            crate::harness::text(&output.stdout),
+            crate::harness::text(&output.stderr)
+        );
+        for kind in ["prompt", "agent", "mcp_tool"] {
+            assert!(
+                text.contains(&format!(
+                    "`type: \"{kind}\"` hooks are not supported by hookrig: "
+                )),
+                "{command}: {text}"
+            );
+        }
+    }
+}
+
+// guards: an async Claude hook killed about 2 s after the emit answered, whatever its
+// own timeout: through the resident engine it runs to its own (docs/engine.md)
+#[test]
+fn an_async_hook_runs_past_the_answer_through_the_engine() {
+    let env = test_env();
+    let done = env.project().join("async-done");
+    let script = env.write_script(
+        "bin/slow.sh",
+        &format!("cat > /dev/null\nsleep 3\necho done > {}\n", quoted(&done)),
+    );
+    settings(
+        &env,
+        &json!({"hooks": {"PostToolUse": [{"hooks": [
+            {"type": "command", "command": quoted(&script), "async": true}]}]}}),
+    );
+    let serve = crate::serve::Serve::start(&env);
+    let mut command = env.command(["emit", "--dialect", "claude"]);
+    command.env("HOOKRIG_ENGINE", "on");
+    let input = POST.replace("CWD", &env.project().display().to_string());
+    let output = hookrig_test_support::run_with_input(
+        command,
+        input.as_bytes(),
+        hookrig_test_support::HANG_LIMIT,
+    );
+    assert_eq!(
+        crate::harness::code(&output),
+        0,
+        "{}",
+        crate::harness::text(&output.stderr)
+    );
+    assert_eq!(crate::harness::text(&output.stdout), "{}\n");
+    crate::serve::wait_for("the async hook to finish in the engine", || {
+        done.exists().then_some(())
+    });
+    let (status, log) = serve.stop();
+    assert!(status.success(), "{log}");
+}
