@@ -86,7 +86,7 @@ impl Project {
         self.walk
             .iter()
             .map(|dir| dir.join(relative))
-            .find(|candidate| candidate.is_file())
+            .find(|candidate| crate::consulted::is_file(candidate))
     }
 
     /// The nearest `dir/relative` along the walk that is a directory.
@@ -94,7 +94,7 @@ impl Project {
         self.walk
             .iter()
             .map(|dir| dir.join(relative))
-            .find(|candidate| candidate.is_dir())
+            .find(|candidate| crate::consulted::is_dir(candidate))
     }
 }
 
@@ -113,7 +113,7 @@ pub fn find_project(env: &Environment) -> Project {
             break;
         }
         project.walk.push(dir.to_owned());
-        if dir.join(".git").exists() {
+        if crate::consulted::exists(&dir.join(".git")) {
             project.root = Some(dir.to_owned());
             break;
         }

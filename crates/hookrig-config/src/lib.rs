@@ -17,6 +17,7 @@
 //! ```
 
 mod automation_settings;
+pub mod consulted;
 mod effective;
 mod environment;
 mod errors;

@@ -23,6 +23,7 @@ pub fn read_source(path: &Path) -> std::io::Result<String> {
 pub fn read_source_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read as _;
 
+    crate::consulted::note(path);
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
         return Err(std::io::Error::new(

@@ -64,6 +64,7 @@ pub enum Distrust {
 impl TrustStore {
     /// Reads the store; a missing file is an empty store.
     pub fn load(path: &Path) -> Result<TrustStore, TrustError> {
+        crate::consulted::note(path);
         match std::fs::read(path) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|reason| TrustError::Corrupt {
                 path: path.to_owned(),

@@ -45,7 +45,7 @@ pub use errors::{HostError, PackageError};
 pub use hence::{HenceHook, HenceProtocol};
 pub use host::{HOSTS, Host, HostAnswer, HostInput};
 pub use hygge::{HyggeProtocol, format_go_duration, parse_go_duration, parse_hygge};
-pub use loader::{LoadOptions, load};
+pub use loader::{LoadOptions, Sources, load, read_sources};
 pub use native::{NativeProtocol, native_schema, parse_native};
 pub use protocol::DialectProtocol;
 pub use trust::{HookTrust, definition_hash, hook_key};

@@ -164,6 +164,23 @@ fn nul_bytes(ctx: &mut LoadContext<'_>) -> Vec<usize> {
 /// hygge file is skipped, a bad x-code plugin is rejected alone, a bad Claude Code entry
 /// is skipped alone). The user's guards then still decide, whatever a repository ships.
 pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
+    Ok(read_sources(env, options).trusted(env, options.trust_only_for.as_ref()))
+}
+
+/// Every source of one working directory read and lowered, before the project hooks'
+/// trust is checked: what [`load`] reads from files, and what a resident engine keeps
+/// between emits while the files it came from stay as they were (see
+/// [`hookrig_config::consulted`]). Trust is checked on each use, against the trust store
+/// and the scripts as they are then.
+#[derive(Debug, Clone)]
+pub struct Sources {
+    config: LoadedConfig,
+    project: Project,
+}
+
+/// Reads every source for `env.cwd` as [`load`] does, leaving trust to
+/// [`Sources::trusted`]. `options.trust_only_for` is not used.
+pub fn read_sources(env: &Environment, options: &LoadOptions) -> Sources {
     let project = find_project(env);
     let mut ctx = LoadContext::new(env, &project, options);
 
@@ -181,14 +198,7 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
     // A tool that made hookrig its one hook has `hookrig emit` in its own config, which
     // hookrig reads as well: running that entry would call hookrig again without end.
     ctx.hooks.retain(|def| !def.command.calls_hookrig_emit());
-    // Last, so that trust sees each hook exactly as it will run.
-    ctx.diagnostics.extend(trust::apply(
-        &mut ctx.hooks,
-        env,
-        &project,
-        options.trust_only_for.as_ref(),
-    ));
-    Ok(LoadedConfig {
+    let config = LoadedConfig {
         hooks: ctx.hooks,
         settings: ctx.settings,
         native_settings: ctx.native_settings,
@@ -197,5 +207,150 @@ pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, Co
         project_root: project.root.clone(),
         shadowed: ctx.shadowed,
         packages: ctx.packages,
-    })
+    };
+    Sources { config, project }
+}
+
+impl Sources {
+    /// How many hooks were loaded.
+    pub fn hook_count(&self) -> usize {
+        self.config.hooks.len()
+    }
+
+    /// The loaded config with the project hooks the trust store does not trust as they
+    /// are now marked untrusted: every project hook, or only those that would run for
+    /// `only_for` (an emit runs nothing else, and hashing every project hook on each
+    /// emit is wasted work; the others are then left unmarked).
+    pub fn trusted(
+        &self,
+        env: &Environment,
+        only_for: Option<&(EventName, Payload)>,
+    ) -> LoadedConfig {
+        let mut config = self.config.clone();
+        // Last, so that trust sees each hook exactly as it will run.
+        config.warnings.extend(trust::apply(
+            &mut config.hooks,
+            env,
+            &self.project,
+            only_for,
+        ));
+        config
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    use hookrig_config::consulted;
+
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    /// A home and a project with a source of every dialect at each level.
+    fn every_dialect(root: &Path) -> (Environment, Vec<PathBuf>) {
+        let home = root.join("home");
+        let project = root.join("project");
+        std::fs::create_dir_all(project.join(".git")).expect("mkdir");
+        let native = "[[hooks]]\nname = \"n\"\nevents = [\"tool.before\"]\ncommand = \"true\"\n";
+        let hygge = "[hooks.h]\nevents = [\"pre_tool\"]\ncommand = \"true\"\n";
+        let claude =
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#;
+        let plugin = r#"{"name": "p", "hooks": {"PreToolUse": [{"command": "true"}]}}"#;
+        let plugin_g = r#"{"name": "g", "hooks": {"PreToolUse": [{"command": "true"}]}}"#;
+        let mut sources = Vec::new();
+        for (base, config) in [
+            (home.clone(), home.join(".config")),
+            (project.clone(), project.clone()),
+        ] {
+            let global = base == home;
+            let files = [
+                (
+                    if global {
+                        config.join("hookrig/hooks.toml")
+                    } else {
+                        base.join(".hookrig/hooks.toml")
+                    },
+                    native,
+                ),
+                (base.join(".agents/hooks.toml"), hygge),
+                (base.join(".claude/settings.json"), claude),
+                (
+                    if global {
+                        home.join(".local/share/hookrig/plugins/g/plugin.json")
+                    } else {
+                        base.join(".hookrig/plugins/p/plugin.json")
+                    },
+                    if global { plugin_g } else { plugin },
+                ),
+            ];
+            for (path, text) in files {
+                write(&path, text);
+                sources.push(path);
+            }
+            let hence = if global {
+                config.join("hence/hooks/post-claim")
+            } else {
+                base.join(".hence/hooks/post-claim")
+            };
+            write(&hence, "#!/bin/sh\n");
+            std::fs::set_permissions(&hence, std::fs::Permissions::from_mode(0o755))
+                .expect("chmod");
+            sources.push(hence);
+        }
+        let vars = |name: &str| (name == "HOME").then(|| home.clone().into_os_string());
+        let env = Environment::from_vars(project.join("sub"), vars).expect("env");
+        std::fs::create_dir_all(&env.cwd).expect("mkdir");
+        (env, sources)
+    }
+
+    #[test]
+    fn every_source_of_every_dialect_is_consulted() {
+        // guards: a resident engine keeps a load only as long as what it consulted is
+        // unchanged, so every file a dialect reads, and every place a source could
+        // appear, must be noted: removing any one source is a change, and so is adding
+        // one where a dialect looked and found none
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().canonicalize().expect("canonical");
+        let (env, sources) = every_dialect(&root);
+        let (loaded, consulted) = consulted::record(|| read_sources(&env, &LoadOptions::default()));
+        assert!(
+            loaded.config.warnings.is_empty(),
+            "{:#?}",
+            loaded.config.warnings
+        );
+        // One hook per source, but the project's Claude Code hook: the same handler as
+        // the user's, which Claude Code runs once.
+        assert_eq!(loaded.hook_count(), 9);
+        let noted: Vec<&Path> = consulted.paths().map(|(path, _)| path).collect();
+        for file in &loaded.config.files {
+            assert!(
+                noted.contains(&file.as_path()),
+                "read but not noted: {file:?}"
+            );
+        }
+        for source in &sources {
+            let text = std::fs::read(source).expect("read");
+            std::fs::remove_file(source).expect("rm");
+            assert!(!consulted.unchanged(), "removing {source:?} is not seen");
+            std::fs::write(source, text).expect("write back");
+        }
+        // Nearer than every source above: where each dialect would look first.
+        for nearer in [
+            ".hookrig/hooks.toml",
+            ".agents/hooks.toml",
+            ".hygge/hooks.toml",
+            ".claude/settings.local.json",
+        ] {
+            let (_, consulted) = consulted::record(|| read_sources(&env, &LoadOptions::default()));
+            let path = env.cwd.join(nearer);
+            write(&path, "");
+            assert!(!consulted.unchanged(), "a new {nearer} is not seen");
+            std::fs::remove_file(&path).expect("rm");
+        }
+    }
 }

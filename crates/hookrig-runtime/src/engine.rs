@@ -86,6 +86,9 @@ pub struct Engine {
     /// The process groups of the emits under way (their hooks, sync and async), killed
     /// when the engine stops.
     running: Mutex<Vec<ProcessGroups>>,
+    /// The engine settings of each user config directory clients came from, with the
+    /// paths read for them.
+    settings: Mutex<Vec<(PathBuf, hookrig_config::consulted::Consulted, UserSettings)>>,
 }
 
 /// What `hookrig engine status` shows.
@@ -105,11 +108,15 @@ pub struct Status {
     pub idle_s: f64,
     /// The persistent workers of worker hooks, by hook.
     pub workers: Vec<hookrig_exec::worker::PoolStatus>,
+    /// The loaded configs kept between emits, and the sources they watch.
+    #[serde(default)]
+    pub cache: crate::CacheStatus,
 }
 
 impl Engine {
     /// An engine of this build.
     pub fn new() -> Arc<Engine> {
+        crate::config_cache::keep_loads();
         Arc::new(Engine {
             build: build_id(),
             started: Instant::now(),
@@ -118,6 +125,7 @@ impl Engine {
             events: OnceLock::new(),
             last_active_ms: AtomicU64::new(0),
             running: Mutex::new(Vec::new()),
+            settings: Mutex::new(Vec::new()),
         })
     }
 
@@ -131,6 +139,7 @@ impl Engine {
             in_flight: self.in_flight.load(Ordering::Relaxed),
             idle_s: self.idle().as_secs_f64(),
             workers: hookrig_exec::worker::status(),
+            cache: crate::config_cache::status(),
         }
     }
 
@@ -179,6 +188,28 @@ impl Engine {
         }
     }
 
+    /// The engine settings of the user whose environment is `env`, read again only
+    /// when their file changed (or was changed just before it was last read).
+    fn user_settings(&self, env: &HostEnv) -> UserSettings {
+        let Some(config_home) = UserSettings::config_home(|name| env.get(name).map(Into::into))
+        else {
+            return UserSettings::default();
+        };
+        let mut kept = self.settings.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, consulted, settings)) = kept.iter().find(|(dir, ..)| *dir == config_home)
+            && consulted.unchanged()
+        {
+            return *settings;
+        }
+        let (settings, consulted) =
+            hookrig_config::consulted::record(|| UserSettings::read(&config_home));
+        kept.retain(|(dir, ..)| *dir != config_home);
+        if consulted.settled(std::time::SystemTime::now()) {
+            kept.push((config_home, consulted, settings));
+        }
+        settings
+    }
+
     fn track(&self, groups: &ProcessGroups) {
         self.running
             .lock()
@@ -212,6 +243,13 @@ impl Engine {
             ..
         } = request;
         let env = HostEnv::new(env.into_iter().map(|(k, v)| (k.into(), v.into())));
+        // A client whose environment chooses no mode does not read the user's settings
+        // (its fast path loads no config): the engine reads them, kept between emits.
+        if env.get("HOOKRIG_ENGINE").is_none() && self.user_settings(&env).mode == Some(Mode::Off) {
+            return EmitResponse::Refused {
+                refused: "the user's hooks.toml says [settings] engine = \"off\"".to_owned(),
+            };
+        }
         match self.answer(call, stdin.into_bytes(), dir, env).await {
             Some(answer) => EmitResponse::Reply(answer),
             None => EmitResponse::Refused {
@@ -649,14 +687,19 @@ impl UserSettings {
     /// The user's settings from the process environment's `XDG_CONFIG_HOME` (or
     /// `~/.config`).
     pub fn from_env() -> UserSettings {
-        let var = |name| {
-            std::env::var_os(name)
+        Self::config_home(|name| std::env::var_os(name))
+            .map_or_else(UserSettings::default, |dir| UserSettings::read(&dir))
+    }
+
+    /// The user's config directory in the environment `var` reads: `XDG_CONFIG_HOME`,
+    /// else `~/.config`; relative values do not count.
+    fn config_home(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+        let absolute = |name| {
+            var(name)
                 .map(std::path::PathBuf::from)
                 .filter(|p| p.is_absolute())
         };
-        var("XDG_CONFIG_HOME")
-            .or_else(|| var("HOME").map(|home| home.join(".config")))
-            .map_or_else(UserSettings::default, |dir| UserSettings::read(&dir))
+        absolute("XDG_CONFIG_HOME").or_else(|| absolute("HOME").map(|home| home.join(".config")))
     }
 }
 

@@ -28,6 +28,7 @@
 //! ```
 
 mod call;
+mod config_cache;
 mod emit;
 pub mod engine;
 mod errors;
@@ -50,6 +51,7 @@ mod validation;
 mod validators;
 
 pub use call::{CallSite, EmitCall, HostReply, answer, failure, host_mode};
+pub use config_cache::CacheStatus;
 pub use emit::{
     Decided, Emit, EmitRequest, Finished, Prepared, Recorded, Signals, Suppress, event_dir,
     payload_agent,

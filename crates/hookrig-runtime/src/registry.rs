@@ -15,9 +15,10 @@ use hookrig_exec::{
 use crate::errors::RuntimeError;
 use crate::scope::Scope;
 
-/// Loads every source for the scope's working directory.
+/// Loads every source for the scope's working directory (kept between emits by a
+/// resident engine: see the config cache).
 pub fn load(scope: &Scope, options: &LoadOptions) -> Result<LoadedConfig, RuntimeError> {
-    Ok(hookrig_dialects::load(&scope.env, options)?)
+    Ok(crate::config_cache::load(&scope.env, options))
 }
 
 /// Registers every configured hook with its handler: HTTP hooks with an HTTP handler,

@@ -92,21 +92,17 @@ enum Route {
 /// Hands the call to a running engine when there is one; else says that the emit runs
 /// in this process: the engine is switched off (`HOOKRIG_ENGINE=off`), none runs, it is
 /// another build, it failed, or the call cannot be sent.
+///
+/// With no `HOOKRIG_ENGINE`, a running engine is asked first and applies the user's
+/// `[settings] engine` itself: the way to an engine reads no config file. The file is
+/// read here only when no engine runs, to know whether to start one.
 fn through_engine(call: &EmitCall, stdin: &[u8]) -> Route {
-    // The environment first; the user's file is read only when it says nothing.
-    let settings = match Mode::from_env() {
-        Some(mode) => UserSettings {
-            mode: Some(mode),
-            idle: None,
-        },
-        None => UserSettings::from_env(),
-    };
-    let mode = settings.mode.unwrap_or_default();
+    let from_env = Mode::from_env();
     let here = |why: &str, start_engine: bool| {
         tracing::debug!("emit runs in-process: {why}");
         Route::InProcess { start_engine }
     };
-    if mode == Mode::Off {
+    if from_env == Some(Mode::Off) {
         return here("HOOKRIG_ENGINE=off", false);
     }
     let Some(socket) = ingress::socket_path_from_env() else {
@@ -120,7 +116,12 @@ fn through_engine(call: &EmitCall, stdin: &[u8]) -> Route {
             tracing::debug!("emit answered by the engine at {}", socket.display());
             Route::Engine(reply)
         }
-        Err(why @ Unavailable::NotRunning(_)) => here(&why.to_string(), mode == Mode::Auto),
+        Err(why @ Unavailable::NotRunning(_)) => {
+            let mode = from_env
+                .or_else(|| UserSettings::from_env().mode)
+                .unwrap_or_default();
+            here(&why.to_string(), mode == Mode::Auto)
+        }
         Err(why) => here(&why.to_string(), false),
     }
 }

@@ -10,7 +10,7 @@ use hookrig_runtime::ingress;
 
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::print;
+use crate::output::{print, print_json};
 
 /// `hookrig engine ...`.
 #[derive(Debug, Args)]
@@ -96,8 +96,7 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
         EngineCommand::Status { json } => match engine::status(&socket) {
             Ok(status) => {
                 if *json {
-                    let text = serde_json::to_string_pretty(&status).expect("status serializes");
-                    print(&format!("{text}\n"))?;
+                    print_json(&status)?;
                 } else {
                     let mut text = format!(
                         "pid        {}\nuptime     {:.0} s\nsocket     {}\nbuild      {}\nanswered   {}\nin flight  {}\nidle       {:.0} s\n",
@@ -108,6 +107,12 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
                         status.answered,
                         status.in_flight,
                         status.idle_s,
+                    );
+                    let cache = &status.cache;
+                    let _ = writeln!(
+                        text,
+                        "configs    {} kept, watching {} sources; {} emits from the cache, {} read the files",
+                        cache.configs, cache.sources, cache.hits, cache.loads,
                     );
                     for pool in &status.workers {
                         for worker in &pool.workers {

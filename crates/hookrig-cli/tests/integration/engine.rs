@@ -268,6 +268,38 @@ fn a_config_edited_between_two_emits_is_seen_by_the_engine() {
 }
 
 #[test]
+fn the_engine_keeps_a_config_until_one_of_its_sources_changes() {
+    // guards: unchanged sources are not read again (the cache is used), while a file
+    // that appears where the load found none, a removed one, and a same-size rewrite
+    // right after the previous write are each seen by the very next emit
+    let env = test_env();
+    let hook = |code: u8| {
+        format!("[[hooks]]\nname = \"g\"\nevents = [\"tool.before\"]\ncommand = \"exit {code}\"\n")
+    };
+    env.write_global_config(&hook(0));
+    // Old enough to be kept (a load of files written just now is read again next time).
+    std::thread::sleep(std::time::Duration::from_millis(2300));
+    let serve = Serve::start(&env);
+    let emit = || code(&emit_via(&env, true, &["tool.before"], "{}", &[]));
+    assert_eq!(emit(), 0);
+    assert_eq!(emit(), 0);
+    let cache = &engine_status(&env)["cache"];
+    assert_eq!(cache["hits"], 1, "{cache}");
+    assert!(cache["sources"].as_u64().unwrap_or(0) > 3, "{cache}");
+
+    env.write_project_config(&hook(2));
+    assert_eq!(emit(), 2, "a project file that was missing");
+    std::fs::remove_file(env.project_config_path()).expect("rm");
+    assert_eq!(emit(), 0, "a removed file");
+
+    env.write_global_config(&hook(2));
+    assert_eq!(emit(), 2);
+    env.write_global_config(&hook(0));
+    assert_eq!(emit(), 0, "a same-size rewrite within the same instant");
+    drop(serve);
+}
+
+#[test]
 fn a_project_hook_changed_after_trust_is_refused_by_the_engine_too() {
     let env = test_env();
     env.write_script(".hookrig/guard.sh", "exit 2");
@@ -732,6 +764,16 @@ fn the_users_settings_choose_the_engine_mode_and_the_environment_wins() {
     let engine = serve.pid().to_string();
     assert_ne!(lines[0], engine, "engine = \"off\" answers in-process");
     assert_eq!(lines[1], engine, "HOOKRIG_ENGINE=on wins over the file");
+    // The engine applies the file for a client that has no HOOKRIG_ENGINE (the client
+    // reads no config on its way to the engine), and sees it change.
+    env.write_global_config(&format!("[settings]\nengine = \"auto\"\n{CONFIG}"));
+    assert_eq!(code(&unset(&[])), 0);
+    let parents = std::fs::read_to_string(env.root().join("parents")).expect("ran");
+    assert_eq!(
+        parents.lines().nth(2),
+        Some(engine.as_str()),
+        "engine = \"auto\" lets the engine answer"
+    );
     drop(serve);
 
     env.write_global_config("[settings]\nengine = \"sometimes\"\n");

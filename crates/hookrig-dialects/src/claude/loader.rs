@@ -25,7 +25,7 @@ use super::events;
 use crate::claude::ClaudeProtocol;
 use crate::definition::{HookDef, Shadowed};
 use crate::loader::LoadContext;
-use hookrig_config::{Lowering, did_you_mean};
+use hookrig_config::{Lowering, consulted, did_you_mean};
 use hookrig_core::{Diagnostic, Severity};
 
 /// The dialect name of Claude Code settings files.
@@ -114,7 +114,8 @@ fn settings_dir(project: &hookrig_config::Project) -> Option<PathBuf> {
         .iter()
         .find(|dir| {
             let claude = dir.join(".claude");
-            claude.join("settings.json").is_file() || claude.join("settings.local.json").is_file()
+            consulted::is_file(&claude.join("settings.json"))
+                || consulted::is_file(&claude.join("settings.local.json"))
         })
         .cloned()
 }

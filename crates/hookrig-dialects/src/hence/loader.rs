@@ -24,7 +24,7 @@ use hookrig_exec::CommandDef;
 use crate::definition::HookDef;
 use crate::hence::HenceProtocol;
 use crate::loader::LoadContext;
-use hookrig_config::{HookPoint, HookSetting, Sourced, load_config_toml_by_level};
+use hookrig_config::{HookPoint, HookSetting, Sourced, consulted, load_config_toml_by_level};
 use hookrig_core::{Diagnostic, Severity};
 
 const DIALECT: Dialect = Dialect::Hence;
@@ -115,7 +115,7 @@ fn load_script(ctx: &mut LoadContext<'_>, path: &Path, hook: &Loaded<'_>) {
             format!("hook '{name}' is not executable, skipping"),
         )
     };
-    match std::fs::metadata(path) {
+    match consulted::metadata(path) {
         // Hence: "Hook file not found — silently skipped (not an error)". A dangling
         // symlink is a file that is not there either.
         Err(err) if err.kind() == ErrorKind::NotFound => return,

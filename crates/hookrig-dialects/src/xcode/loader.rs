@@ -25,7 +25,7 @@ use std::time::Duration;
 use hookrig_core::{Dialect, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde_json::Value;
 
-use hookrig_config::{JsonKey, Lowering, json_key_offset};
+use hookrig_config::{JsonKey, Lowering, consulted, json_key_offset};
 use hookrig_exec::CommandDef;
 
 use super::package::{self, PackageRef};
@@ -191,7 +191,7 @@ fn load_installed(ctx: &mut LoadContext<'_>, plugins: &Path, enabled: &Enabled) 
             .join(&record.marketplace)
             .join(&record.name)
             .join(&record.version);
-        if !dir.is_dir() {
+        if !consulted::is_dir(&dir) {
             ctx.diagnostics.push(Diagnostic::file(
                 &record_path,
                 Severity::Warning,
@@ -266,14 +266,14 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 /// The subdirectories of `dir`, sorted by name; hidden ones (`.DS_Store`, `.git`) are
 /// not plugins. A missing or unreadable directory has none.
 fn subdirs(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let Ok(entries) = consulted::read_dir(dir) else {
         return Vec::new();
     };
     let mut dirs: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
         .map(|e| e.path())
-        .filter(|p| p.is_dir())
+        .filter(|p| consulted::is_dir(p))
         .collect();
     dirs.sort();
     dirs
@@ -442,7 +442,11 @@ fn read_manifest(
     dir: &Path,
     named_by_user: bool,
 ) -> Option<(JsonFile, String)> {
-    let Some(manifest_path) = MANIFESTS.iter().map(|m| dir.join(m)).find(|p| p.is_file()) else {
+    let Some(manifest_path) = MANIFESTS
+        .iter()
+        .map(|m| dir.join(m))
+        .find(|p| consulted::is_file(p))
+    else {
         // A directory the user named on the command line must be a plugin; anything
         // else in a plugins directory without a manifest is someone else's business.
         let severity = if named_by_user {
@@ -450,7 +454,7 @@ fn read_manifest(
         } else {
             Severity::Warning
         };
-        let what = if dir.is_dir() {
+        let what = if consulted::is_dir(dir) {
             "no plugin manifest (.x-code-plugin/plugin.json, .claude-plugin/plugin.json or plugin.json)"
         } else {
             "no such plugin directory"
@@ -505,7 +509,7 @@ fn read_hooks_file(ctx: &mut LoadContext<'_>, dir: &Path, manifest: JsonFile) ->
     let hooks_file = match hooks_at {
         HooksAt::Inline => manifest,
         HooksAt::File(path) => {
-            if !path.is_file() {
+            if !consulted::is_file(&path) {
                 manifest.lowering(&mut ctx.diagnostics).report(
                     manifest.key_offset(&[JsonKey::Key("hooks")]),
                     Severity::Error,
@@ -531,7 +535,7 @@ fn read_hooks_file(ctx: &mut LoadContext<'_>, dir: &Path, manifest: JsonFile) ->
         }
         HooksAt::Default => {
             let path = dir.join("hooks").join("hooks.json");
-            if !path.is_file() {
+            if !consulted::is_file(&path) {
                 return None;
             }
             read_json(ctx, &path)?

@@ -1,0 +1,278 @@
+//! The files and directories a load consulted, each with the identity it had then, so
+//! that a resident engine can keep a loaded config until one of them changes.
+//!
+//! Loading notes every path it looks at through [`note`]: the files it reads, the
+//! directories it lists, and the paths it looks for and finds missing (a file that
+//! appears later must be seen as a change as much as one that is edited or removed).
+//! Noting costs nothing outside [`record`], so one-shot loads pay for none of it.
+//!
+//! A file's identity is its device, inode, size, modification and change times. The
+//! change time catches what the others miss (a `chmod +x` that makes a Hence hook
+//! runnable, a rename over a file with the same size and time). A file edited twice
+//! within the file system's timestamp granularity keeps its identity, so a load that
+//! consulted a file changed in the last [`SETTLE`] is not kept at all ([`Consulted::settled`]):
+//! the next load reads it again, until it has been left alone long enough to be
+//! told apart from its next edit.
+
+use std::cell::RefCell;
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How old every consulted path's last change must be for a load to be kept: longer
+/// than the coarsest timestamp granularity of the file systems configs live on (one or
+/// two seconds on some; a few milliseconds on most).
+pub const SETTLE: Duration = Duration::from_secs(2);
+
+/// What a path was when a load consulted it; `None` in [`Consulted`] when it did not
+/// exist (or could not be examined).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl Identity {
+    /// The identity of `path` now, following symbolic links (a repointed link is a
+    /// change: its target's inode differs); `None` when there is nothing there.
+    pub fn of(path: &Path) -> Option<Identity> {
+        let meta = std::fs::metadata(path).ok()?;
+        let ns = |secs: i64, nanos: i64| i128::from(secs) * 1_000_000_000 + i128::from(nanos);
+        Some(Identity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+
+    /// When it last changed: the later of its modification and change times.
+    fn changed_ns(self) -> i128 {
+        self.mtime_ns.max(self.ctime_ns)
+    }
+}
+
+/// Every path one load consulted, in the order first consulted, with its identity.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Consulted {
+    paths: Vec<(PathBuf, Option<Identity>)>,
+}
+
+impl Consulted {
+    /// The paths and their identities.
+    pub fn paths(&self) -> impl Iterator<Item = (&Path, Option<Identity>)> {
+        self.paths.iter().map(|(path, id)| (path.as_path(), *id))
+    }
+
+    /// How many paths were consulted.
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// Whether none was.
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// Whether every path is still what it was: same file, same size and times, or
+    /// still missing.
+    pub fn unchanged(&self) -> bool {
+        self.paths
+            .iter()
+            .all(|(path, identity)| Identity::of(path) == *identity)
+    }
+
+    /// Whether `now`, every consulted path that exists last changed more than
+    /// [`SETTLE`] ago, so that its next change will show in its identity.
+    pub fn settled(&self, now: SystemTime) -> bool {
+        let Ok(now) = now.duration_since(UNIX_EPOCH) else {
+            return false;
+        };
+        let limit = i128::try_from(now.saturating_sub(SETTLE).as_nanos()).unwrap_or(i128::MAX);
+        self.paths
+            .iter()
+            .filter_map(|(_, identity)| *identity)
+            .all(|identity| identity.changed_ns() < limit)
+    }
+
+    fn add(&mut self, path: &Path) {
+        if self.paths.iter().any(|(seen, _)| seen == path) {
+            return;
+        }
+        self.paths.push((path.to_owned(), Identity::of(path)));
+    }
+}
+
+thread_local! {
+    /// The record of the load running on this thread, if one is recorded.
+    static RECORDING: RefCell<Option<Consulted>> = const { RefCell::new(None) };
+}
+
+/// Notes that the load running on this thread consulted `path` (read it, listed it, or
+/// looked for it). Call it before looking: a change between the note and the read then
+/// shows as a changed identity at the next check, never as a missed one.
+pub fn note(path: &Path) {
+    RECORDING.with(|recording| {
+        if let Some(consulted) = recording.borrow_mut().as_mut() {
+            consulted.add(path);
+        }
+    });
+}
+
+/// Whether `path` is a file (following links), noted.
+pub fn is_file(path: &Path) -> bool {
+    note(path);
+    path.is_file()
+}
+
+/// Whether `path` is a directory (following links), noted.
+pub fn is_dir(path: &Path) -> bool {
+    note(path);
+    path.is_dir()
+}
+
+/// Whether anything is at `path`, noted.
+pub fn exists(path: &Path) -> bool {
+    note(path);
+    path.exists()
+}
+
+/// The metadata of `path` (following links), noted.
+pub fn metadata(path: &Path) -> std::io::Result<std::fs::Metadata> {
+    note(path);
+    std::fs::metadata(path)
+}
+
+/// The entries of the directory `path`, noted: an entry added, removed or renamed
+/// changes the directory's own times.
+pub fn read_dir(path: &Path) -> std::io::Result<std::fs::ReadDir> {
+    note(path);
+    std::fs::read_dir(path)
+}
+
+/// Runs `load`, noting every path it consults. Loads recorded on one thread do not
+/// nest: an inner record takes over the thread's notes until it returns, and the outer
+/// one then goes on with what it had.
+pub fn record<R>(load: impl FnOnce() -> R) -> (R, Consulted) {
+    let outer = RECORDING.with(|recording| recording.replace(Some(Consulted::default())));
+    let result = load();
+    let consulted = RECORDING
+        .with(|recording| recording.replace(outer))
+        .unwrap_or_default();
+    (result, consulted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::write(path, text).expect("write");
+    }
+
+    #[test]
+    fn notes_count_only_while_recording() {
+        // guards: a one-shot load pays for no identity, and a recorded one sees each
+        // path once, in the order first consulted
+        let dir = tempfile::tempdir().expect("tempdir");
+        let a = dir.path().join("a");
+        note(&a);
+        let ((), consulted) = record(|| {
+            note(&a);
+            note(&dir.path().join("b"));
+            note(&a);
+        });
+        let paths: Vec<_> = consulted.paths().map(|(p, _)| p.to_owned()).collect();
+        assert_eq!(paths, [a.clone(), dir.path().join("b")]);
+        let ((), empty) = record(|| ());
+        assert!(empty.is_empty());
+    }
+
+    #[test]
+    fn an_edit_a_new_file_and_a_removal_are_changes() {
+        // guards: each way a source can change shows, including a file that was
+        // missing when the load looked for it
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("hooks.toml");
+        let missing = dir.path().join("settings.json");
+        write(&file, "one");
+        let ((), consulted) = record(|| {
+            note(&file);
+            note(&missing);
+        });
+        assert!(consulted.unchanged());
+
+        write(&file, "two!");
+        assert!(!consulted.unchanged(), "an edit that changes the size");
+
+        let ((), consulted) = record(|| note(&missing));
+        write(&missing, "{}");
+        assert!(!consulted.unchanged(), "a file that appeared");
+
+        let ((), consulted) = record(|| note(&missing));
+        std::fs::remove_file(&missing).expect("rm");
+        assert!(!consulted.unchanged(), "a file that went away");
+    }
+
+    #[test]
+    fn a_same_size_rewrite_and_a_chmod_are_changes() {
+        // guards: the change time catches what size and modification time can miss
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("post-claim");
+        write(&file, "#!/bin/sh\n");
+        let ((), consulted) = record(|| note(&file));
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        // Some file systems keep whole-second times: wait until the change time can
+        // differ, rather than assert on timing.
+        if consulted.unchanged() {
+            std::thread::sleep(Duration::from_millis(1100));
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+        }
+        assert!(!consulted.unchanged(), "a chmod");
+
+        let ((), consulted) = record(|| note(&file));
+        let replacement = dir.path().join("new");
+        write(&replacement, "#!/bin/bash\n");
+        std::fs::rename(&replacement, &file).expect("rename");
+        assert!(!consulted.unchanged(), "a file renamed over it");
+    }
+
+    #[test]
+    fn a_load_of_files_changed_just_now_is_not_settled() {
+        // guards: an edit within the file system's timestamp granularity of the load
+        // could keep the file's identity, so such a load is not to be kept
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("hooks.toml");
+        write(&file, "x");
+        let ((), consulted) = record(|| note(&file));
+        assert!(!consulted.settled(SystemTime::now()));
+        assert!(consulted.settled(SystemTime::now() + SETTLE + Duration::from_secs(1)));
+        let ((), missing_only) = record(|| note(&dir.path().join("none")));
+        assert!(
+            missing_only.settled(SystemTime::now()),
+            "a missing path has no time"
+        );
+    }
+
+    #[test]
+    fn records_nest_without_losing_the_outer_notes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (inner, outer) = record(|| {
+            note(&dir.path().join("outer-1"));
+            let ((), inner) = record(|| note(&dir.path().join("inner")));
+            note(&dir.path().join("outer-2"));
+            inner
+        });
+        assert_eq!(inner.len(), 1);
+        let names: Vec<_> = outer
+            .paths()
+            .map(|(p, _)| p.file_name().expect("name").to_owned())
+            .collect();
+        assert_eq!(names, ["outer-1", "outer-2"]);
+    }
+}

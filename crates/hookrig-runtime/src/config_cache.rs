@@ -1,0 +1,300 @@
+//! Loaded config kept between emits by a resident engine.
+//!
+//! Reading and lowering every source is most of an emit's own cost once processes are
+//! warm. A resident engine keeps each load it made, keyed by where and how it loaded
+//! (the [`Environment`]: working directory, home and XDG directories, `trust_all`; and
+//! the [`LoadOptions`]: plugin directories and packages), together with the identity of
+//! every path the load consulted, the ones it found missing included
+//! ([`hookrig_config::consulted`]). The next emit with the same key checks those
+//! identities (one `stat` each) and reuses the load when none changed: an edited, new or
+//! removed file is read again on the very next emit. Trust is not kept: it is checked on
+//! every emit against the trust store and the scripts as they are then
+//! ([`Sources::trusted`]).
+//!
+//! A one-shot `hookrig emit` loads once and exits: it keeps nothing, and pays for none
+//! of this ([`keep_loads`] is only called by a resident engine).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::SystemTime;
+
+use hookrig_config::Environment;
+use hookrig_config::consulted::{self, Consulted};
+use hookrig_dialects::{LoadOptions, LoadedConfig, Sources, read_sources};
+use serde::{Deserialize, Serialize};
+
+/// How many loads are kept: one per working directory and set of options an agent
+/// emits from. The least recently used goes first.
+const KEPT: usize = 32;
+
+/// The cache of this process, once a resident engine asked for one.
+static CACHE: OnceLock<ConfigCache> = OnceLock::new();
+
+/// Makes this process keep its loads ([`load`] then uses the cache). Called by a
+/// resident engine as it starts.
+pub(crate) fn keep_loads() {
+    let _ = CACHE.get_or_init(ConfigCache::default);
+}
+
+/// Loads the config for `env` with `options`: from the cache when this process keeps
+/// its loads and nothing the kept load consulted changed, else from the files.
+pub(crate) fn load(env: &Environment, options: &LoadOptions) -> LoadedConfig {
+    match CACHE.get() {
+        Some(cache) => cache.load(env, options),
+        None => read_sources(env, options).trusted(env, options.trust_only_for.as_ref()),
+    }
+}
+
+/// What the cache holds, for `hookrig engine status`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheStatus {
+    /// Loads kept.
+    pub configs: usize,
+    /// Paths watched for changes over every kept load (files read, directories listed,
+    /// paths found missing).
+    pub sources: usize,
+    /// Emits whose config came from the cache.
+    pub hits: u64,
+    /// Emits whose config was read from the files (first use, or something changed).
+    pub loads: u64,
+}
+
+/// The status of this process's cache; all zero when it keeps no loads.
+pub(crate) fn status() -> CacheStatus {
+    CACHE.get().map(ConfigCache::status).unwrap_or_default()
+}
+
+/// Kept loads.
+#[derive(Debug, Default)]
+struct ConfigCache {
+    entries: Mutex<Vec<Entry>>,
+    hits: AtomicU64,
+    loads: AtomicU64,
+    /// Bumped on each use, to find the least recently used entry.
+    clock: AtomicU64,
+}
+
+/// One kept load.
+#[derive(Debug)]
+struct Entry {
+    env: Environment,
+    options: LoadOptions,
+    sources: Arc<Sources>,
+    consulted: Arc<Consulted>,
+    used: u64,
+}
+
+impl ConfigCache {
+    fn load(&self, env: &Environment, options: &LoadOptions) -> LoadedConfig {
+        let only_for = options.trust_only_for.as_ref();
+        // The key leaves out what trust is checked for: that differs on every emit.
+        let key = LoadOptions {
+            trust_only_for: None,
+            ..options.clone()
+        };
+        if let Some((sources, consulted)) = self.find(env, &key)
+            // Checked outside the lock: a stat per path, for every emit of every client.
+            && consulted.unchanged()
+        {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return sources.trusted(env, only_for);
+        }
+        let (sources, consulted) = consulted::record(|| read_sources(env, &key));
+        self.loads.fetch_add(1, Ordering::Relaxed);
+        let config = sources.trusted(env, only_for);
+        // A load of files changed just now is not kept: an edit within the file
+        // system's timestamp granularity might not change their identity.
+        if consulted.settled(SystemTime::now()) {
+            self.keep(env, key, sources, consulted);
+        } else {
+            self.forget(env, &key);
+        }
+        config
+    }
+
+    fn find(&self, env: &Environment, key: &LoadOptions) -> Option<(Arc<Sources>, Arc<Consulted>)> {
+        let now = self.clock.fetch_add(1, Ordering::Relaxed);
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let entry = entries
+            .iter_mut()
+            .find(|entry| entry.env == *env && entry.options == *key)?;
+        entry.used = now;
+        Some((Arc::clone(&entry.sources), Arc::clone(&entry.consulted)))
+    }
+
+    fn keep(&self, env: &Environment, key: LoadOptions, sources: Sources, consulted: Consulted) {
+        let now = self.clock.fetch_add(1, Ordering::Relaxed);
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        entries.retain(|entry| !(entry.env == *env && entry.options == key));
+        if entries.len() >= KEPT
+            && let Some(oldest) = entries
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, entry)| entry.used)
+                .map(|(at, _)| at)
+        {
+            entries.swap_remove(oldest);
+        }
+        entries.push(Entry {
+            env: env.clone(),
+            options: key,
+            sources: Arc::new(sources),
+            consulted: Arc::new(consulted),
+            used: now,
+        });
+    }
+
+    fn forget(&self, env: &Environment, key: &LoadOptions) {
+        self.entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|entry| !(entry.env == *env && entry.options == *key));
+    }
+
+    fn status(&self) -> CacheStatus {
+        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        CacheStatus {
+            configs: entries.len(),
+            sources: entries.iter().map(|entry| entry.consulted.len()).sum(),
+            hits: self.hits.load(Ordering::Relaxed),
+            loads: self.loads.load(Ordering::Relaxed),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// A home with a global hooks.toml and a project with its own, both old enough to
+    /// be kept.
+    struct World {
+        _dir: tempfile::TempDir,
+        env: Environment,
+        project: PathBuf,
+    }
+
+    fn hook(name: &str) -> String {
+        format!("[[hooks]]\nname = \"{name}\"\nevents = [\"tool.before\"]\ncommand = \"true\"\n")
+    }
+
+    /// Waits until every file written so far is old enough for a load of it to be
+    /// kept (see [`consulted::SETTLE`]).
+    fn settle() {
+        std::thread::sleep(consulted::SETTLE + Duration::from_millis(200));
+    }
+
+    fn world() -> World {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canonical");
+        let home = root.join("home");
+        let project = root.join("project");
+        std::fs::create_dir_all(home.join(".config/hookrig")).expect("mkdir");
+        std::fs::create_dir_all(project.join(".git")).expect("mkdir");
+        let global = home.join(".config/hookrig/hooks.toml");
+        std::fs::write(&global, hook("mine")).expect("write");
+        let vars = |name: &str| match name {
+            "HOME" => Some(home.clone().into_os_string()),
+            "HOOKRIG_TRUST_ALL" => Some("1".into()),
+            _ => None,
+        };
+        let env = Environment::from_vars(project.clone(), vars).expect("env");
+        World {
+            _dir: dir,
+            env,
+            project,
+        }
+    }
+
+    fn names(config: &LoadedConfig) -> Vec<String> {
+        config.hooks.iter().map(|h| h.spec.name.clone()).collect()
+    }
+
+    #[test]
+    fn an_unchanged_load_is_reused_and_a_new_project_file_is_seen() {
+        // guards: the second emit reads nothing but identities; a file that was missing
+        // and appears is read on the next emit, and so is a removal
+        let w = world();
+        let cache = ConfigCache::default();
+        let options = LoadOptions::default();
+        settle();
+        assert_eq!(names(&cache.load(&w.env, &options)), ["mine"]);
+        assert_eq!(names(&cache.load(&w.env, &options)), ["mine"]);
+        let status = cache.status();
+        assert_eq!((status.loads, status.hits, status.configs), (1, 1, 1));
+        assert!(
+            status.sources > 5,
+            "missing candidates are watched too: {status:?}"
+        );
+
+        let file = w.project.join(".hookrig/hooks.toml");
+        std::fs::create_dir_all(file.parent().expect("dir")).expect("mkdir");
+        std::fs::write(&file, hook("theirs")).expect("write");
+        assert_eq!(names(&cache.load(&w.env, &options)), ["mine", "theirs"]);
+        assert_eq!(cache.status().loads, 2);
+
+        std::fs::remove_file(&file).expect("rm");
+        assert_eq!(names(&cache.load(&w.env, &options)), ["mine"]);
+    }
+
+    #[test]
+    fn a_load_of_files_just_written_is_read_again_next_time() {
+        // guards: an edit within the timestamp granularity could keep a file's identity;
+        // such a load is not kept, so a same-size rewrite right after is still seen
+        let w = world();
+        let cache = ConfigCache::default();
+        let options = LoadOptions::default();
+        let global = w.env.config_home.join("hookrig/hooks.toml");
+        std::fs::write(&global, hook("aaaa")).expect("write");
+        assert_eq!(names(&cache.load(&w.env, &options)), ["aaaa"]);
+        assert_eq!(cache.status().configs, 0, "not kept");
+        std::fs::write(&global, hook("bbbb")).expect("write");
+        assert_eq!(names(&cache.load(&w.env, &options)), ["bbbb"]);
+    }
+
+    #[test]
+    fn trust_is_checked_on_every_use() {
+        // guards: a kept load never carries trust over: a project hook is refused until
+        // the trust store trusts it, and again once its script changes
+        let w = world();
+        let env = Environment {
+            trust_all: false,
+            ..w.env.clone()
+        };
+        let file = w.project.join(".hookrig/hooks.toml");
+        std::fs::create_dir_all(file.parent().expect("dir")).expect("mkdir");
+        std::fs::write(&file, hook("theirs")).expect("write");
+        settle();
+        let cache = ConfigCache::default();
+        let event = hookrig_dialects::events::parse("tool.before").expect("event");
+        let options = LoadOptions {
+            trust_only_for: Some((event, hookrig_core::Payload::new())),
+            ..LoadOptions::default()
+        };
+        let untrusted = |config: &LoadedConfig| {
+            config
+                .hooks
+                .iter()
+                .find(|h| h.spec.name == "theirs")
+                .expect("loaded")
+                .spec
+                .untrusted
+                .is_some()
+        };
+        assert!(untrusted(&cache.load(&env, &options)));
+        let scope = crate::Scope {
+            env: env.clone(),
+            agent: None,
+            plan: None,
+            store: env.state_home.join("ledger.db"),
+            record: false,
+            host_env: None,
+        };
+        crate::trust::trust(&scope, &|_, _, _| Vec::new()).expect("trust");
+        assert!(!untrusted(&cache.load(&env, &options)), "trusted now");
+        assert_eq!(cache.status().hits, 1, "the load itself was kept");
+    }
+}
