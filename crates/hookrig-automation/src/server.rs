@@ -383,6 +383,8 @@ impl Server {
         emits.kill_all();
         hookrig_exec::worker::stop_all();
         engine.shutdown().await;
+        // The emits' records still queued are committed before the server goes.
+        emits.close_ledger();
         // Dropping a run kills its CLI provider's group; this catches any group whose
         // supervisor had not noticed yet.
         groups.kill_all();

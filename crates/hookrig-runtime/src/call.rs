@@ -100,6 +100,8 @@ pub enum CallSite {
         /// Where the hooks' process groups go: the engine kills them when it stops
         /// (it handles signals itself).
         groups: ProcessGroups,
+        /// The engine's ledger writers, which record its emits in batches.
+        ledger: crate::ledger::Writers,
     },
 }
 
@@ -190,11 +192,18 @@ fn decide(
             Scope::resolve(args(event_dir(call.cwd.as_deref(), &payload)?))?,
             None,
         ),
-        CallSite::Host { dir, env, groups } => {
+        CallSite::Host {
+            dir,
+            env,
+            groups,
+            ledger,
+        } => {
             // A relative `--cwd` is relative to the host's directory, not the engine's.
             let flag = call.cwd.as_deref().map(|cwd| dir.join(cwd));
             let cwd = event_dir_from(flag.as_deref(), &payload, &dir)?;
-            (Scope::for_host(args(cwd), env)?, Some(groups))
+            let mut scope = Scope::for_host(args(cwd), env)?;
+            scope.ledger_writers = Some(ledger);
+            (scope, Some(groups))
         }
     };
     let session_id = call

@@ -292,6 +292,7 @@ mod tests {
             store: env.state_home.join("ledger.db"),
             record: false,
             host_env: None,
+            ledger_writers: None,
         };
         crate::trust::trust(&scope, &|_, _, _| Vec::new()).expect("trust");
         assert!(!untrusted(&cache.load(&env, &options)), "trusted now");

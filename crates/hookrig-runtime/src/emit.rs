@@ -18,7 +18,7 @@ use hookrig_dialects::{LoadOptions, LoadedConfig};
 use hookrig_exec::{AsyncPool, ProcessGroups};
 use hookrig_store::{EmitDecision, EmitRecord};
 
-use crate::pool::Connection;
+use crate::ledger::Sink;
 
 use crate::errors::RuntimeError;
 use crate::interrupt::{self, Interrupt, StopSignal};
@@ -213,7 +213,7 @@ impl Emit {
         let mut warnings = Vec::new();
         let mut ledger_path = scope.ledger().map(ToOwned::to_owned);
         // The plugin registry lives in the store file; `--no-ledger` only stops recording.
-        let (packages, mut store) = match ledger::enabled_packages(&scope.store, agent.as_deref()) {
+        let (packages, store) = match ledger::enabled_packages(&scope.store, agent.as_deref()) {
             Ok(found) => found,
             Err(err) => {
                 warnings.push(format!(
@@ -239,7 +239,7 @@ impl Emit {
                 entry.reason = Some(err.to_string());
                 entry.duration_ms = hookrig_core::duration_ms(started.elapsed());
                 if let Some(path) = &ledger_path {
-                    ledger::record_failed(store, path, &entry);
+                    ledger::record_failed(store, path, &entry, scope.ledger_writers.as_ref());
                 }
                 return Err(err);
             }
@@ -248,12 +248,18 @@ impl Emit {
         // other sources' hooks still decide, and the host's user is told.
         let mut config_warnings: Vec<String> =
             config.warnings.iter().map(ToString::to_string).collect();
-        if let Some(path) = &ledger_path {
-            store = ledger::begin(store, path, &entry, &mut warnings);
-            // Said once, in the Outcome: the end does not try the same file again.
-            if store.is_none() {
-                ledger_path = None;
-            }
+        let store = ledger_path.as_deref().and_then(|path| {
+            ledger::begin(
+                store,
+                path,
+                &entry,
+                scope.ledger_writers.as_ref(),
+                &mut warnings,
+            )
+        });
+        // Said once, in the Outcome: the end does not try the same file again.
+        if store.is_none() {
+            ledger_path = None;
         }
         config_warnings.append(&mut warnings);
         Ok(Prepared {
@@ -284,7 +290,8 @@ pub struct Prepared {
     started: Instant,
     entry: EmitRecord,
     ledger_path: Option<PathBuf>,
-    store: Option<Connection>,
+    /// Where the emit's rows go: its own connection, or the engine's writer.
+    store: Option<Sink>,
     config: LoadedConfig,
     warnings: Vec<String>,
     event: Event,
@@ -371,7 +378,7 @@ pub struct Decided {
     started: Instant,
     entry: EmitRecord,
     ledger_path: Option<PathBuf>,
-    store: Option<Connection>,
+    store: Option<Sink>,
     runtime: Rc<tokio::runtime::Runtime>,
     pool: AsyncPool,
     groups: ProcessGroups,
@@ -416,7 +423,9 @@ impl Decided {
     }
 
     /// [`Decided::record`], handing the event to automations through `deliver` (a
-    /// resident engine that is `hookrig serve` hands it over in-process).
+    /// resident engine that is `hookrig serve` hands it over in-process). When the
+    /// scope carried an engine's ledger writers, the row is queued with the other
+    /// emits' and this returns once its batch is committed.
     pub fn record_to(self, deliver: impl FnOnce(&tokio::runtime::Runtime, &str, &str)) -> Recorded {
         let Decided {
             dispatched,
@@ -459,7 +468,7 @@ impl Decided {
 #[derive(Debug)]
 pub struct Recorded {
     run_id: String,
-    ledger: Option<Connection>,
+    ledger: Option<Sink>,
     runtime: Rc<tokio::runtime::Runtime>,
     pool: AsyncPool,
     groups: ProcessGroups,

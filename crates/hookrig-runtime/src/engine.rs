@@ -5,8 +5,9 @@
 //! Each emit is answered by the same call an in-process emit makes
 //! ([`crate::answer`]), with the host's directory and environment (hooks run exactly as
 //! if the host's `hookrig emit` had started them), on a thread of its own. The answer
-//! goes back as soon as the synchronous hooks have decided; the ledger row is then
-//! completed, and async hooks run on in the engine to their own timeout.
+//! goes back as soon as the synchronous hooks have decided and the emit's ledger row is
+//! committed (the engine's ledger writers commit the rows of concurrent emits in
+//! batches); async hooks run on in the engine to their own timeout.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -89,6 +90,8 @@ pub struct Engine {
     /// The engine settings of each user config directory clients came from, with the
     /// paths read for them.
     settings: Mutex<Vec<(PathBuf, hookrig_config::consulted::Consulted, UserSettings)>>,
+    /// The ledger writers, one per store file: the engine's emits record through them.
+    ledger: crate::ledger::Writers,
 }
 
 /// What `hookrig engine status` shows.
@@ -111,6 +114,12 @@ pub struct Status {
     /// The loaded configs kept between emits, and the sources they watch.
     #[serde(default)]
     pub cache: crate::CacheStatus,
+    /// Ledger records queued and not yet committed.
+    #[serde(default)]
+    pub records_waiting: u64,
+    /// Ledger transactions committed, each holding the records waiting when it began.
+    #[serde(default)]
+    pub batches_committed: u64,
 }
 
 impl Engine {
@@ -126,6 +135,7 @@ impl Engine {
             last_active_ms: AtomicU64::new(0),
             running: Mutex::new(Vec::new()),
             settings: Mutex::new(Vec::new()),
+            ledger: crate::ledger::Writers::new(),
         })
     }
 
@@ -140,6 +150,8 @@ impl Engine {
             idle_s: self.idle().as_secs_f64(),
             workers: hookrig_exec::worker::status(),
             cache: crate::config_cache::status(),
+            records_waiting: self.ledger.waiting(),
+            batches_committed: self.ledger.batches(),
         }
     }
 
@@ -162,6 +174,13 @@ impl Engine {
         {
             groups.kill_all();
         }
+    }
+
+    /// Commits the ledger records still queued and stops the ledger writers; emits that
+    /// end later write their own records. Blocking: call it once the emits under way
+    /// have had their time to end.
+    pub fn close_ledger(&self) {
+        self.ledger.stop();
     }
 
     /// Sends the events this engine answers to `requests` (the server's queue).
@@ -278,6 +297,7 @@ impl Engine {
                 dir,
                 env,
                 groups: groups.clone(),
+                ledger: engine.ledger.clone(),
             };
             // The client's debug lines are collected as they come (this thread runs the
             // emit's hooks), in order with the notes, for the client to print.
@@ -389,6 +409,7 @@ pub async fn run_resident(
     while engine.in_flight.load(Ordering::Relaxed) > 0 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    engine.close_ledger();
     Ok(stopped)
 }
 

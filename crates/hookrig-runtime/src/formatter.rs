@@ -161,6 +161,7 @@ mod tests {
             store: dir.path().join("ledger.db"),
             record: false,
             host_env: None,
+            ledger_writers: None,
         };
         let started = Instant::now();
         let error = run(

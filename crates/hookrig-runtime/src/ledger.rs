@@ -2,16 +2,25 @@
 //! its answer, and the rows of async hooks filled in when they end. Nothing here may
 //! keep the hooks from deciding or the host from its answer: a ledger that cannot be
 //! opened or written is a warning.
+//!
+//! A one-shot `hookrig emit` writes its rows itself, on a connection of its own. A
+//! resident engine's emits go through its [`Writers`] instead (the scope carries them):
+//! one thread per store file writes the rows of every emit under way in batches, one
+//! transaction each, and an emit's finished row is committed before the emit goes on.
+
+mod writer;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hookrig_core::{AsyncCompletion, Dispatched, HookRecord, SkipReason, duration_ms};
 use hookrig_dialects::PackageRef;
-use hookrig_store::{EmitFilter, EmitRecord, EmitSummary, HookRun, Store, StoreError};
+use hookrig_store::{EmitFilter, EmitRecord, EmitSummary, EmitWrite, HookRun, Store, StoreError};
 
 use crate::pool;
 pub use crate::pool::Connection;
+pub use writer::Writers;
+use writer::{WriteError, Writer};
 
 /// The plugin packages enabled for `agent` (or for `*` only, with no agent) in the
 /// store at `path`, with the store opened to read them, for an emit to record into. No
@@ -97,6 +106,16 @@ pub(crate) fn warning(err: &StoreError) -> String {
 
 pub(crate) use hookrig_core::error_chain as chain;
 
+/// Where an emit writes its rows once its start is recorded.
+#[derive(Debug)]
+pub(crate) enum Sink {
+    /// A connection of its own (a one-shot emit): each write is its own transaction.
+    Direct(Connection),
+    /// The writer of the file in a resident engine: writes are queued, and batched with
+    /// those of the other emits under way.
+    Queued(Writer),
+}
+
 /// The ledger at `path`: `opened` when it is that file (one connection per emit
 /// instead of two), else opened now.
 fn ledger_at(opened: Option<Connection>, path: &Path) -> Result<Connection, StoreError> {
@@ -106,27 +125,67 @@ fn ledger_at(opened: Option<Connection>, path: &Path) -> Result<Connection, Stor
     }
 }
 
-/// Records an emit stopped before its hooks could run (its config could not load).
-pub(crate) fn record_failed(opened: Option<Connection>, path: &Path, entry: &EmitRecord) {
-    if let Err(err) = ledger_at(opened, path).and_then(|l| l.emits().record(entry)) {
+/// Records an emit stopped before its hooks could run (its config could not load):
+/// through the engine's `writers` when there are any, committed before this returns.
+pub(crate) fn record_failed(
+    opened: Option<Connection>,
+    path: &Path,
+    entry: &EmitRecord,
+    writers: Option<&Writers>,
+) {
+    let queued = writers.map(|writers| {
+        writers
+            .for_path(path)
+            .map_err(WriteError::from)
+            .and_then(|writer| writer.write(EmitWrite::Record(entry.clone())))
+    });
+    let written = match queued {
+        Some(Ok(())) => return,
+        Some(Err(WriteError::Failed(err))) => Err(err),
+        // No engine, or one that is stopping: written here.
+        None | Some(Err(WriteError::Stopped)) => ledger_at(opened, path)
+            .and_then(|l| l.emits().record(entry))
+            .map_err(std::sync::Arc::new),
+    };
+    if let Err(err) = written {
         tracing::debug!("{}", warning(&err));
     }
 }
 
 /// Records that the emit started, so that an emit killed before it ends leaves a row,
 /// marked `interrupted` later. Never waits for the ledger: when another process holds
-/// its write lock, the start is not recorded and the whole row is written at the end. A
-/// ledger that cannot be opened is a warning for the Outcome.
+/// its write lock, the start is not recorded and the whole row is written at the end;
+/// through the engine's `writers`, the start is queued and not waited for (the queue's
+/// order puts it before the end). A ledger that cannot be opened is a warning for the
+/// Outcome.
 pub(crate) fn begin(
     opened: Option<Connection>,
     path: &Path,
     entry: &EmitRecord,
+    writers: Option<&Writers>,
     warnings: &mut Vec<String>,
-) -> Option<Connection> {
+) -> Option<Sink> {
+    let not_recorded = |warnings: &mut Vec<String>, err: &StoreError| {
+        warnings.push(format!("{}; this emit is not recorded", warning(err)));
+    };
+    if let Some(writers) = writers {
+        match writers.for_path(path) {
+            Ok(writer) => {
+                if let Err(err) = writer.queue(EmitWrite::Begin(entry.clone())) {
+                    tracing::debug!("start of the emit not queued: {err:?}");
+                }
+                return Some(Sink::Queued(writer));
+            }
+            Err(err) => {
+                not_recorded(warnings, &err);
+                return None;
+            }
+        }
+    }
     let ledger = match ledger_at(opened, path) {
         Ok(ledger) => ledger,
         Err(err) => {
-            warnings.push(format!("{}; this emit is not recorded", warning(&err)));
+            not_recorded(warnings, &err);
             return None;
         }
     };
@@ -139,20 +198,22 @@ pub(crate) fn begin(
     if let Err(err) = ledger.set_busy_timeout(Store::BUSY_TIMEOUT) {
         tracing::debug!("{}", warning(&err));
     }
-    Some(ledger)
+    Some(Sink::Direct(ledger))
 }
 
-/// Completes the row [`begin`] wrote; called once the host has its answer, so a ledger
-/// that cannot be opened or written is a late warning (for stderr).
+/// Completes the row [`begin`] wrote. In a one-shot emit this is called once the host
+/// has its answer; in an engine, before (the engine answers once the row is
+/// committed). A ledger that cannot be opened or written is a late warning (for
+/// stderr).
 pub(crate) fn finish(
-    opened: Option<Connection>,
+    sink: Option<Sink>,
     path: &Path,
     entry: &mut EmitRecord,
     dispatched: &Dispatched,
     duration: Duration,
     warnings: &[String],
     late_warnings: &mut Vec<String>,
-) -> Option<Connection> {
+) -> Option<Sink> {
     entry.decision = dispatched.decision.into();
     entry.reason.clone_from(&dispatched.reason);
     entry.decided_by.clone_from(&dispatched.decided_by);
@@ -160,8 +221,21 @@ pub(crate) fn finish(
     entry.payload_out = json_text(&dispatched.payload);
     entry.warnings = warnings.to_vec();
     entry.hooks = dispatched.records.iter().map(hook_run).collect();
+    let opened = match sink {
+        Some(Sink::Queued(writer)) => match writer.write(EmitWrite::Finish(entry.clone())) {
+            Ok(()) => return Some(Sink::Queued(writer)),
+            Err(WriteError::Failed(err)) => {
+                late_warnings.push(warning(&err));
+                return None;
+            }
+            // The engine is stopping: the row is written here instead.
+            Err(WriteError::Stopped) => None,
+        },
+        Some(Sink::Direct(connection)) => Some(connection),
+        None => None,
+    };
     match ledger_at(opened, path).and_then(|l| l.emits().finish(entry).map(|()| l)) {
-        Ok(ledger) => Some(ledger),
+        Ok(ledger) => Some(Sink::Direct(ledger)),
         Err(err) => {
             late_warnings.push(warning(&err));
             None
@@ -170,7 +244,7 @@ pub(crate) fn finish(
 }
 
 /// Fills in the rows of the async hooks that ended.
-pub(crate) fn complete_async(ledger: &Store, run_id: &str, completions: Vec<AsyncCompletion>) {
+pub(crate) fn complete_async(sink: &Sink, run_id: &str, completions: Vec<AsyncCompletion>) {
     let runs: Vec<_> = completions
         .into_iter()
         .map(|completion| {
@@ -189,7 +263,25 @@ pub(crate) fn complete_async(ledger: &Store, run_id: &str, completions: Vec<Asyn
             run
         })
         .collect();
-    if let Err(err) = ledger.emits().complete_hook_runs(run_id, &runs) {
+    let written = match sink {
+        // Waited for, so that an engine stopping once its emits are done has these rows
+        // committed too.
+        Sink::Queued(writer) => match writer.write(EmitWrite::CompleteHookRuns {
+            run_id: run_id.to_owned(),
+            runs: runs.clone(),
+        }) {
+            Ok(()) => Ok(()),
+            Err(WriteError::Failed(err)) => {
+                tracing::debug!("{}", warning(&err));
+                Ok(())
+            }
+            // The engine is stopping: written here instead.
+            Err(WriteError::Stopped) => pool::open(writer.path())
+                .and_then(|ledger| ledger.emits().complete_hook_runs(run_id, &runs)),
+        },
+        Sink::Direct(ledger) => ledger.emits().complete_hook_runs(run_id, &runs),
+    };
+    if let Err(err) = written {
         tracing::debug!("{}", warning(&err));
     }
 }

@@ -73,6 +73,13 @@ pub struct Scope {
     /// instead of this process's, and the variables above were read from it. `None`
     /// when hookrig acts for itself.
     pub host_env: Option<HostEnv>,
+    /// The ledger writers of the resident engine acting, through which its emits record
+    /// in batches (the engine sets them). `None` when this process writes its own rows,
+    /// as a one-shot `hookrig emit` does: a writer thread would only cost it time. The
+    /// scope carries them, as it carries `host_env`, because an emit decides everything
+    /// about its ledger from its scope (the store file, `--no-ledger`): the emit API is
+    /// then the same for an engine and for a one-shot emit.
+    pub ledger_writers: Option<crate::ledger::Writers>,
 }
 
 impl Scope {
@@ -112,6 +119,7 @@ impl Scope {
             store,
             record: !args.no_ledger,
             host_env: None,
+            ledger_writers: None,
         })
     }
 

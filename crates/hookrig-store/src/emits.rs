@@ -363,76 +363,52 @@ impl<'s> Emits<'s> {
     /// this process dies first, [`interrupt_abandoned`](Self::interrupt_abandoned)
     /// marks it `interrupted`.
     pub fn begin(&self, emit: &EmitRecord) -> Result<(), StoreError> {
-        let fail = self.store.fail("record the start of an emit");
-        self.store
-            .conn()
-            .prepare_cached(BEGIN_EMIT)
-            .and_then(|mut insert| {
-                insert.execute(params![
-                    emit.run_id,
-                    emit.started_at_ms,
-                    emit.event,
-                    Text(emit.dialect),
-                    emit.cwd,
-                    emit.session_id,
-                    emit.payload_in,
-                    emit.agent,
-                    crate::owner::current_owner(),
-                    EmitDecision::Running,
-                    emit.by_engine,
-                ])
-            })
-            .map_err(|source| {
-                if is_primary_key_violation(&source) {
-                    StoreError::DuplicateRunId {
-                        run_id: emit.run_id.clone(),
-                    }
-                } else {
-                    fail(source)
-                }
-            })?;
-        Ok(())
+        // One statement: SQLite's own implicit transaction is enough.
+        begin_in(
+            self.store.conn(),
+            emit,
+            self.store.fail("record the start of an emit"),
+        )
     }
 
     /// Records `emit` and its hook rows, completing the row [`begin`](Self::begin)
     /// wrote, or writing it whole when there is none (the start could not be recorded).
     pub fn finish(&self, emit: &EmitRecord) -> Result<(), StoreError> {
         let fail = self.store.fail("record an emit");
-        let warnings = serde_json::Value::from(emit.warnings.as_slice()).to_string();
         let tx = immediate(self.store.conn()).map_err(fail)?;
-        let updated = tx
-            .prepare_cached(FINISH_EMIT)
-            .and_then(|mut update| {
-                update.execute(params![
-                    emit.run_id,
-                    emit.started_at_ms,
-                    emit.event,
-                    Text(emit.dialect),
-                    emit.cwd,
-                    emit.session_id,
-                    emit.decision,
-                    emit.reason,
-                    emit.decided_by,
-                    emit.duration_ms,
-                    emit.payload_in,
-                    emit.payload_out,
-                    warnings,
-                    emit.agent,
-                    EmitDecision::Running,
-                    EmitDecision::Interrupted,
-                    emit.by_engine,
-                ])
-            })
-            .map_err(fail)?;
-        if updated == 0 {
-            drop(tx);
-            return self.record(emit);
-        }
-        // Hook rows only ever come with the completed emit, so none exist yet.
-        insert_hook_runs(&tx, &emit.run_id, 0, &emit.hooks).map_err(fail)?;
+        finish_in(&tx, emit, fail)?;
         tx.commit().map_err(fail)?;
         self.store.fold_wal();
         Ok(())
+    }
+
+    /// Applies `writes` in order, in one transaction: a resident engine's ledger writer
+    /// takes every write waiting and pays for one commit (and one wait for SQLite's
+    /// write lock) instead of one per write.
+    ///
+    /// Each write runs in a savepoint of its own, so that one that fails (a run id
+    /// recorded twice, an unknown run id) is undone alone and reported in its place of
+    /// the returned list, while the others are committed. `Err` when the transaction
+    /// could not be started or committed: then nothing of the batch was written.
+    pub fn apply<'w>(
+        &self,
+        writes: impl IntoIterator<Item = &'w EmitWrite>,
+    ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+        let fail = self.store.fail("record a batch of ledger writes");
+        let mut tx = immediate(self.store.conn()).map_err(fail)?;
+        let mut results = Vec::new();
+        for write in writes {
+            let savepoint = tx.savepoint().map_err(fail)?;
+            let result = write.apply_in(&savepoint, self.store.path());
+            if result.is_ok() {
+                savepoint.commit().map_err(fail)?;
+            }
+            // A failed write's savepoint rolls back when dropped.
+            results.push(result);
+        }
+        tx.commit().map_err(fail)?;
+        self.store.fold_wal();
+        Ok(results)
     }
 
     /// Marks `interrupted` every emit left `running` by a process that no longer runs
@@ -473,40 +449,8 @@ impl<'s> Emits<'s> {
     /// A run id that is already recorded is [`StoreError::DuplicateRunId`].
     pub fn record(&self, emit: &EmitRecord) -> Result<(), StoreError> {
         let fail = self.store.fail("record an emit");
-        // Through a Value because its Display cannot fail, unlike to_string.
-        let warnings = serde_json::Value::from(emit.warnings.as_slice()).to_string();
         let tx = immediate(self.store.conn()).map_err(fail)?;
-        {
-            let mut insert = tx.prepare_cached(INSERT_EMIT).map_err(fail)?;
-            insert
-                .execute(params![
-                    emit.run_id,
-                    emit.started_at_ms,
-                    emit.event,
-                    Text(emit.dialect),
-                    emit.cwd,
-                    emit.session_id,
-                    emit.decision,
-                    emit.reason,
-                    emit.decided_by,
-                    emit.duration_ms,
-                    emit.payload_in,
-                    emit.payload_out,
-                    warnings,
-                    emit.agent,
-                    emit.by_engine,
-                ])
-                .map_err(|source| {
-                    if is_primary_key_violation(&source) {
-                        StoreError::DuplicateRunId {
-                            run_id: emit.run_id.clone(),
-                        }
-                    } else {
-                        fail(source)
-                    }
-                })?;
-        }
-        insert_hook_runs(&tx, &emit.run_id, 0, &emit.hooks).map_err(fail)?;
+        record_in(&tx, emit, fail)?;
         tx.commit().map_err(fail)?;
         self.store.fold_wal();
         Ok(())
@@ -530,27 +474,8 @@ impl<'s> Emits<'s> {
     /// is appended. Error if `run_id` is unknown.
     pub fn complete_hook_runs(&self, run_id: &str, runs: &[HookRun]) -> Result<(), StoreError> {
         let fail = self.store.fail("complete async hook runs");
-        let (tx, next_seq) = begin_appending(self.store.conn(), run_id, fail)?;
-        let mut unmatched = Vec::new();
-        {
-            let mut update = tx.prepare_cached(COMPLETE_HOOK_RUN).map_err(fail)?;
-            let dispatched = Text(HookResult::Dispatched);
-            for run in runs {
-                let typed = typed_fields(run);
-                let changed = update
-                    .execute(params_from_iter(
-                        [&run_id as &dyn ToSql]
-                            .into_iter()
-                            .chain(hook_run_fields(run, &typed))
-                            .chain([&dispatched as &dyn ToSql]),
-                    ))
-                    .map_err(fail)?;
-                if changed == 0 {
-                    unmatched.push(run.clone());
-                }
-            }
-        }
-        insert_hook_runs(&tx, run_id, next_seq, &unmatched).map_err(fail)?;
+        let tx = immediate(self.store.conn()).map_err(fail)?;
+        complete_in(&tx, run_id, runs, fail)?;
         tx.commit().map_err(fail)
     }
 
@@ -676,15 +601,221 @@ fn begin_appending<'c>(
     // the second one's upgrade to a write lock fails at once with
     // SQLITE_BUSY instead of waiting.
     let tx = immediate(conn).map_err(fail)?;
-    let next_seq: Option<i64> = tx
+    let next_seq = next_seq(&tx, run_id, fail)?;
+    Ok((tx, next_seq))
+}
+
+/// The `seq` the next hook row of the emit `run_id` gets, read inside the caller's write
+/// transaction. An unknown `run_id` is [`StoreError::UnknownRunId`].
+fn next_seq(
+    conn: &Connection,
+    run_id: &str,
+    fail: impl Fn(rusqlite::Error) -> StoreError + Copy,
+) -> Result<i64, StoreError> {
+    let next_seq: Option<i64> = conn
         .prepare_cached(NEXT_SEQ)
         .and_then(|mut stmt| stmt.query_row([run_id], |row| row.get(0)).optional())
         .map_err(fail)?;
-    match next_seq {
-        Some(next_seq) => Ok((tx, next_seq)),
-        None => Err(StoreError::UnknownRunId {
+    next_seq.ok_or_else(|| StoreError::UnknownRunId {
+        run_id: run_id.to_owned(),
+    })
+}
+
+/// One write to the ledger, for [`Emits::apply`]: what [`Emits::begin`],
+/// [`Emits::finish`], [`Emits::record`] and [`Emits::complete_hook_runs`] each do in a
+/// transaction of their own.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EmitWrite {
+    /// [`Emits::begin`].
+    Begin(EmitRecord),
+    /// [`Emits::finish`].
+    Finish(EmitRecord),
+    /// [`Emits::record`].
+    Record(EmitRecord),
+    /// [`Emits::complete_hook_runs`].
+    CompleteHookRuns {
+        /// The emit whose async hooks ended.
+        run_id: String,
+        /// What they did.
+        runs: Vec<HookRun>,
+    },
+}
+
+impl EmitWrite {
+    /// The run id of the emit this write is about.
+    pub fn run_id(&self) -> &str {
+        match self {
+            EmitWrite::Begin(emit) | EmitWrite::Finish(emit) | EmitWrite::Record(emit) => {
+                &emit.run_id
+            }
+            EmitWrite::CompleteHookRuns { run_id, .. } => run_id,
+        }
+    }
+
+    /// Does the write on `conn`, inside a transaction the caller commits.
+    fn apply_in(&self, conn: &Connection, path: &std::path::Path) -> Result<(), StoreError> {
+        match self {
+            EmitWrite::Begin(emit) => begin_in(
+                conn,
+                emit,
+                StoreError::sqlite(path, "record the start of an emit"),
+            ),
+            EmitWrite::Finish(emit) => {
+                finish_in(conn, emit, StoreError::sqlite(path, "record an emit"))
+            }
+            EmitWrite::Record(emit) => {
+                record_in(conn, emit, StoreError::sqlite(path, "record an emit"))
+            }
+            EmitWrite::CompleteHookRuns { run_id, runs } => complete_in(
+                conn,
+                run_id,
+                runs,
+                StoreError::sqlite(path, "complete async hook runs"),
+            ),
+        }
+    }
+}
+
+/// [`Emits::begin`] on `conn`.
+fn begin_in(
+    conn: &Connection,
+    emit: &EmitRecord,
+    fail: impl Fn(rusqlite::Error) -> StoreError + Copy,
+) -> Result<(), StoreError> {
+    conn.prepare_cached(BEGIN_EMIT)
+        .and_then(|mut insert| {
+            insert.execute(params![
+                emit.run_id,
+                emit.started_at_ms,
+                emit.event,
+                Text(emit.dialect),
+                emit.cwd,
+                emit.session_id,
+                emit.payload_in,
+                emit.agent,
+                crate::owner::current_owner(),
+                EmitDecision::Running,
+                emit.by_engine,
+            ])
+        })
+        .map_err(|source| duplicate_or(source, &emit.run_id, fail))?;
+    Ok(())
+}
+
+/// [`Emits::finish`] inside a write transaction on `conn`.
+fn finish_in(
+    conn: &Connection,
+    emit: &EmitRecord,
+    fail: impl Fn(rusqlite::Error) -> StoreError + Copy,
+) -> Result<(), StoreError> {
+    let warnings = serde_json::Value::from(emit.warnings.as_slice()).to_string();
+    let updated = conn
+        .prepare_cached(FINISH_EMIT)
+        .and_then(|mut update| {
+            update.execute(params![
+                emit.run_id,
+                emit.started_at_ms,
+                emit.event,
+                Text(emit.dialect),
+                emit.cwd,
+                emit.session_id,
+                emit.decision,
+                emit.reason,
+                emit.decided_by,
+                emit.duration_ms,
+                emit.payload_in,
+                emit.payload_out,
+                warnings,
+                emit.agent,
+                EmitDecision::Running,
+                EmitDecision::Interrupted,
+                emit.by_engine,
+            ])
+        })
+        .map_err(fail)?;
+    if updated == 0 {
+        // The start was not recorded: the whole row is written now.
+        return record_in(conn, emit, fail);
+    }
+    // Hook rows only ever come with the completed emit, so none exist yet.
+    insert_hook_runs(conn, &emit.run_id, 0, &emit.hooks).map_err(fail)
+}
+
+/// [`Emits::record`] inside a write transaction on `conn`.
+fn record_in(
+    conn: &Connection,
+    emit: &EmitRecord,
+    fail: impl Fn(rusqlite::Error) -> StoreError + Copy,
+) -> Result<(), StoreError> {
+    // Through a Value because its Display cannot fail, unlike to_string.
+    let warnings = serde_json::Value::from(emit.warnings.as_slice()).to_string();
+    conn.prepare_cached(INSERT_EMIT)
+        .and_then(|mut insert| {
+            insert.execute(params![
+                emit.run_id,
+                emit.started_at_ms,
+                emit.event,
+                Text(emit.dialect),
+                emit.cwd,
+                emit.session_id,
+                emit.decision,
+                emit.reason,
+                emit.decided_by,
+                emit.duration_ms,
+                emit.payload_in,
+                emit.payload_out,
+                warnings,
+                emit.agent,
+                emit.by_engine,
+            ])
+        })
+        .map_err(|source| duplicate_or(source, &emit.run_id, fail))?;
+    insert_hook_runs(conn, &emit.run_id, 0, &emit.hooks).map_err(fail)
+}
+
+/// [`Emits::complete_hook_runs`] inside a write transaction on `conn`.
+fn complete_in(
+    conn: &Connection,
+    run_id: &str,
+    runs: &[HookRun],
+    fail: impl Fn(rusqlite::Error) -> StoreError + Copy,
+) -> Result<(), StoreError> {
+    let next_seq = next_seq(conn, run_id, fail)?;
+    let mut unmatched = Vec::new();
+    {
+        let mut update = conn.prepare_cached(COMPLETE_HOOK_RUN).map_err(fail)?;
+        let dispatched = Text(HookResult::Dispatched);
+        for run in runs {
+            let typed = typed_fields(run);
+            let changed = update
+                .execute(params_from_iter(
+                    [&run_id as &dyn ToSql]
+                        .into_iter()
+                        .chain(hook_run_fields(run, &typed))
+                        .chain([&dispatched as &dyn ToSql]),
+                ))
+                .map_err(fail)?;
+            if changed == 0 {
+                unmatched.push(run.clone());
+            }
+        }
+    }
+    insert_hook_runs(conn, run_id, next_seq, &unmatched).map_err(fail)
+}
+
+/// A run id recorded twice is [`StoreError::DuplicateRunId`]; any other error is
+/// `fail`'s.
+fn duplicate_or(
+    source: rusqlite::Error,
+    run_id: &str,
+    fail: impl Fn(rusqlite::Error) -> StoreError,
+) -> StoreError {
+    if is_primary_key_violation(&source) {
+        StoreError::DuplicateRunId {
             run_id: run_id.to_owned(),
-        }),
+        }
+    } else {
+        fail(source)
     }
 }
 
@@ -988,6 +1119,89 @@ mod tests {
             .query_row("SELECT count(*) FROM hook_runs", [], |row| row.get(0))
             .expect("count");
         assert_eq!(left, 0);
+    }
+
+    // guards: a batch of writes commits together in order, and one write that fails
+    // is undone alone while the others are committed
+    #[test]
+    fn a_batch_applies_in_order_and_a_failing_write_is_undone_alone() {
+        let (dir, ledger) = open_temp();
+        ledger.emits().record(&emit("taken", 1)).expect("record");
+        let mut finished = emit("begun", 2);
+        finished.decision = EmitDecision::Deny;
+        finished.hooks = vec![async_run(HookResult::Dispatched)];
+        let writes = [
+            EmitWrite::Begin(emit("begun", 2)),
+            EmitWrite::Record(emit("taken", 3)),
+            EmitWrite::Finish(finished),
+            EmitWrite::CompleteHookRuns {
+                run_id: "begun".to_owned(),
+                runs: vec![async_run(HookResult::Allow)],
+            },
+            EmitWrite::CompleteHookRuns {
+                run_id: "nobody".to_owned(),
+                runs: Vec::new(),
+            },
+            EmitWrite::Finish(emit("unbegun", 4)),
+        ];
+        let results = ledger.emits().apply(&writes).expect("the batch commits");
+        let failed: Vec<bool> = results.iter().map(Result::is_err).collect();
+        assert_eq!(failed, [false, true, false, false, true, false]);
+        assert!(matches!(results[1], Err(StoreError::DuplicateRunId { .. })));
+        assert!(matches!(results[4], Err(StoreError::UnknownRunId { .. })));
+        // Read from another connection: what the batch wrote is committed.
+        let reader = Store::open(&dir.path().join("ledger.db")).expect("open");
+        let begun = reader
+            .emits()
+            .detail("begun")
+            .expect("read")
+            .expect("present")
+            .emit;
+        assert_eq!(begun.decision, EmitDecision::Deny);
+        assert_eq!(begun.hooks.len(), 1);
+        assert_eq!(begun.hooks[0].result, HookResult::Allow);
+        let taken = reader.emits().detail("taken").expect("read").expect("kept");
+        assert_eq!(taken.emit.started_at_ms, 1, "the first record is kept");
+        assert!(reader.emits().detail("unbegun").expect("read").is_some());
+    }
+
+    // guards: a batch that cannot take the write lock writes nothing and says so once
+    #[test]
+    fn a_batch_that_cannot_start_writes_nothing() {
+        let (dir, ledger) = open_temp();
+        let holder = Store::open(&dir.path().join("ledger.db")).expect("open");
+        holder
+            .conn()
+            .execute_batch("BEGIN IMMEDIATE")
+            .expect("hold the write lock");
+        ledger
+            .set_busy_timeout(std::time::Duration::ZERO)
+            .expect("no wait");
+        let writes = [
+            EmitWrite::Record(emit("first", 1)),
+            EmitWrite::Record(emit("second", 2)),
+        ];
+        assert!(ledger.emits().apply(&writes).is_err());
+        holder.conn().execute_batch("ROLLBACK").expect("release");
+        assert!(ledger.emits().detail("first").expect("read").is_none());
+    }
+
+    fn async_run(result: HookResult) -> HookRun {
+        HookRun {
+            name: "later".to_owned(),
+            source: "/h.toml".to_owned(),
+            dialect: Dialect::Native,
+            matched: true,
+            skip_reason: None,
+            result,
+            exit_code: None,
+            duration_ms: None,
+            reason: None,
+            stderr: None,
+            stdout: None,
+            truncated: false,
+            is_async: true,
+        }
     }
 
     // guards: an emit is recorded when it starts, so that one killed before it ends

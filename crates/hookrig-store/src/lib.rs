@@ -19,6 +19,8 @@
 //! - The rows are plain data that serialize with serde for `--json` output:
 //!   [`EmitRecord`] and [`HookRun`] are what an emit writes, [`EmitSummary`] and
 //!   [`EmitDetail`] what is read back, [`AutomationRun`] one run of an automation.
+//!   [`Emits::apply`] writes several [`EmitWrite`]s in one transaction (the resident
+//!   engine's ledger writer commits the records of concurrent emits that way).
 //! - Columns that hold one of a fixed set of names are enums: [`EmitDecision`],
 //!   [`RunStatus`], and hookrig-core's `HookResult` and `Dialect`. On disk they are the
 //!   same lowercase names as ever; a name this build does not know (a newer hookrig
@@ -102,7 +104,7 @@ pub use crate::automation_runs::{AutomationRun, AutomationRuns, RunStatus};
 pub use crate::automations::{AutomationRow, Automations};
 pub use crate::clock::{now_ms, utc_text};
 pub use crate::emits::{
-    EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, Emits, HookRun,
+    EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, EmitWrite, Emits, HookRun,
 };
 pub use crate::errors::StoreError;
 pub use crate::memory::{Memory, MemoryHit, Note, NoteSection};

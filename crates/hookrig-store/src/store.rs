@@ -292,6 +292,20 @@ mod tests {
         assert!(enabled);
     }
 
+    // guards: the ledger's durability promise (docs/engine.md) rests on the WAL with
+    // synchronous=NORMAL; the mode is kept in the file, so a later connection has it too
+    #[test]
+    fn the_journal_is_the_write_ahead_log() {
+        let (_dir, store) = open_temp();
+        let reader = Store::open_read_only(store.path()).expect("open read-only");
+        for conn in [&store.conn, &reader.conn] {
+            let mode: String = conn
+                .pragma_query_value(None, "journal_mode", |row| row.get(0))
+                .expect("pragma");
+            assert_eq!(mode, "wal");
+        }
+    }
+
     #[test]
     fn synchronous_is_normal() {
         let (_dir, store) = open_temp();

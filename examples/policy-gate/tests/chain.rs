@@ -67,6 +67,7 @@ fn scope(dir: &Path, marker: &Path) -> Scope {
         plan: None,
         record: true,
         host_env: None,
+        ledger_writers: None,
     }
 }
 

@@ -99,7 +99,7 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
                     print_json(&status)?;
                 } else {
                     let mut text = format!(
-                        "pid        {}\nuptime     {:.0} s\nsocket     {}\nbuild      {}\nanswered   {}\nin flight  {}\nidle       {:.0} s\n",
+                        "pid        {}\nuptime     {:.0} s\nsocket     {}\nbuild      {}\nanswered   {}\nin flight  {}\nidle       {:.0} s\nledger     {} records waiting, {} batches committed\n",
                         status.pid,
                         status.uptime_s,
                         socket.display(),
@@ -107,6 +107,8 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
                         status.answered,
                         status.in_flight,
                         status.idle_s,
+                        status.records_waiting,
+                        status.batches_committed,
                     );
                     let cache = &status.cache;
                     let _ = writeln!(

@@ -388,6 +388,10 @@ fn engine_start_status_and_stop() {
     assert_eq!(code(&status), 0);
     let status = text(&status.stdout);
     assert!(status.contains("answered   0"), "{status}");
+    assert!(
+        status.contains("ledger     0 records waiting, 0 batches committed"),
+        "{status}"
+    );
     assert!(status.contains(&env.serve_socket().display().to_string()));
     let stopped = engine_cmd(&env, &["stop"]);
     assert_eq!(code(&stopped), 0, "{}", text(&stopped.stderr));
@@ -895,4 +899,120 @@ fn an_engine_killed_during_a_thousand_emits_loses_no_answer_and_no_record() {
         "a new engine answers: {now:?}"
     );
     assert_eq!(code(&engine_cmd(&env, &["stop"])), 0);
+}
+
+#[test]
+fn sixteen_concurrent_clients_through_the_engine_have_every_record_committed() {
+    // guards: the engine's ledger writer batches the records of concurrent emits, and
+    // each emit is answered only once its record is committed: every one is counted
+    // afterwards, and none is left waiting
+    const CLIENTS: usize = 16;
+    const EACH: usize = 25;
+    let env = test_env();
+    env.write_global_config(
+        "[[hooks]]\nname = \"guard\"\nevents = [\"tool.before\"]\nmatcher = \"^rm$\"\ncommand = \"exit 2\"\n",
+    );
+    let serve = Serve::start(&env);
+    std::thread::scope(|scope| {
+        for client in 0..CLIENTS {
+            let env = &env;
+            scope.spawn(move || {
+                for n in 0..EACH {
+                    let tool = if (client + n) % 5 == 0 { "rm" } else { "ls" };
+                    let mut command = env.command(["emit", "tool.before", "--tool", tool]);
+                    command.env("HOOKRIG_ENGINE", "on");
+                    let output = hookrig_test_support::run_with_input(
+                        command,
+                        b"",
+                        hookrig_test_support::HANG_LIMIT,
+                    );
+                    let expected = if tool == "rm" { 2 } else { 0 };
+                    assert_eq!(code(&output), expected, "{}", text(&output.stderr));
+                }
+            });
+        }
+    });
+    let status = engine_status(&env);
+    assert_eq!(status["answered"], CLIENTS * EACH, "{status}");
+    assert_eq!(
+        status["records_waiting"], 0,
+        "an answered emit's records are committed: {status}"
+    );
+    let batches = status["batches_committed"].as_u64().expect("batches");
+    assert!(
+        (1..=2 * CLIENTS as u64 * EACH as u64).contains(&batches),
+        "{status}"
+    );
+    let runs = crate::harness::hookrig(&env, &["runs", "--json", "--limit", "5000"]);
+    let runs: serde_json::Value = serde_json::from_slice(&runs.stdout).expect("runs JSON");
+    let runs = runs.as_array().expect("runs");
+    assert_eq!(runs.len(), CLIENTS * EACH);
+    let denied = runs.iter().filter(|r| r["decision"] == "deny").count();
+    assert_eq!(denied, CLIENTS * EACH / 5);
+    assert!(
+        runs.iter()
+            .all(|r| r["decision"] == "allow" || r["decision"] == "deny"),
+        "every emit's row is finished"
+    );
+    let (stopped, log) = serve.stop();
+    assert!(stopped.success(), "{log}");
+}
+
+#[test]
+fn async_hooks_in_the_engine_fill_their_rows_through_the_ledger_writer() {
+    // guards: the rows of async hooks that end after the answer go through the engine's
+    // ledger writer too, and are committed before the engine exits
+    let env = test_env();
+    env.write_global_config(
+        "[[hooks]]\nname = \"observer\"\nevents = [\"message.after\"]\ncommand = \"echo seen\"\nmode = \"async\"\n",
+    );
+    let serve = Serve::start(&env);
+    let output = emit_via(&env, true, &["message.after"], "{}", &[]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let outcome: serde_json::Value = serde_json::from_slice(&output.stdout).expect("Outcome");
+    let run_id = outcome["run_id"].as_str().expect("a run id").to_owned();
+    let hook = wait_for("the async hook's row", || {
+        let why = crate::harness::why_json(&env, &run_id);
+        let hook = why["hooks"][0].clone();
+        (hook["result"] != "dispatched").then_some(hook)
+    });
+    assert_eq!(hook["exit_code"], 0, "{hook}");
+    assert_eq!(hook["is_async"], true, "{hook}");
+    assert_eq!(engine_status(&env)["answered"], 1, "the engine answered");
+    let (stopped, log) = serve.stop();
+    assert!(stopped.success(), "{log}");
+}
+
+#[test]
+fn a_ledger_that_cannot_be_opened_is_the_same_warning_through_the_engine() {
+    // guards: the engine's ledger writer opens the store before the answer, so that a
+    // store it cannot open is said in the Outcome exactly as an in-process emit says it
+    let env = test_env();
+    env.write_global_config(
+        "[[hooks]]\nname = \"ok\"\nevents = [\"tool.before\"]\nexec = [\"true\"]\n",
+    );
+    let file = env.write_file("plain-file", "not a directory");
+    let under_a_file = file.join("ledger.db");
+    let args = [
+        "tool.before",
+        "--ledger",
+        under_a_file.to_str().expect("UTF-8"),
+    ];
+    let serve = Serve::start(&env);
+    let warnings = |engine| {
+        let output = emit_via(&env, engine, &args, "{}", &[]);
+        assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+        let outcome: serde_json::Value = serde_json::from_slice(&output.stdout).expect("Outcome");
+        outcome["warnings"].clone()
+    };
+    let in_process = warnings(false);
+    assert!(
+        in_process[0]
+            .as_str()
+            .is_some_and(|w| w.starts_with("ledger: ") && w.ends_with("this emit is not recorded")),
+        "{in_process}"
+    );
+    assert_eq!(warnings(true), in_process);
+    assert_eq!(engine_status(&env)["answered"], 1);
+    drop(serve);
 }

@@ -437,9 +437,13 @@ async fn only_the_ending_hooks_escaped_processes_are_killed() {
          while [ ! -e go ]; do {sleep} 0.02; done"
     ));
     long.timeout = Some(PROMPTLY);
+    // The short hook ends only once its process has left the hook's group (setsid
+    // done): a process still in the group when the hook exits dies with the group, and
+    // is no escaped process.
     let short = sandbox.spec(&format!(
         "while [ ! -e started ]; do {sleep} 0.02; done; \
-         setsid {sleep} 1001 < /dev/null > /dev/null 2>&1 & exit 0"
+         setsid sh -c 'touch escaped; exec {sleep} 1001' < /dev/null > /dev/null 2>&1 & \
+         while [ ! -e escaped ]; do {sleep} 0.02; done; exit 0"
     ));
     let dir = sandbox.path().to_owned();
     let (long_output, ()) = tokio::join!(run_process(long, &groups), async {

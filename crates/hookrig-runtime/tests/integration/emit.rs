@@ -174,3 +174,61 @@ fn suppressed_hooks_are_loaded_and_not_run() {
     );
     decided.finish();
 }
+
+#[test]
+fn an_emit_whose_scope_carries_ledger_writers_records_through_them() {
+    // guards: the scope's ledger writers (an engine's) select the batched path, and each
+    // step returns only once its rows are committed: the finished row when the emit is
+    // recorded, the async hook's row when it is drained
+    let env = world();
+    env.write_project_config(
+        r#"
+        [[hooks]]
+        name = "guard"
+        events = ["tool.before"]
+        command = "exit 2"
+
+        [[hooks]]
+        name = "later"
+        events = ["message.after"]
+        mode = "async"
+        command = "true"
+        "#,
+    );
+    let writers = hookrig_runtime::ledger::Writers::new();
+    let mut scope = scope(&env);
+    scope.ledger_writers = Some(writers.clone());
+    let read = |run_id: &str| {
+        Store::open_read_only(&scope.store)
+            .expect("ledger")
+            .emits()
+            .detail(run_id)
+            .expect("reads")
+            .expect("recorded")
+            .emit
+    };
+
+    let decided = decide(&scope, tool_before("rm -rf /"));
+    let run_id = decided.run_id().to_owned();
+    let recorded = decided.record();
+    assert!(recorded.late_warnings().is_empty(), "{recorded:?}");
+    assert_eq!(read(&run_id).decision, hookrig_store::EmitDecision::Deny);
+    assert!(writers.batches() >= 1, "written by the writer");
+
+    let decided = decide(
+        &scope,
+        EmitRequest::new(EventName::resolve("message.after"), payload("{}")),
+    );
+    let run_id = decided.run_id().to_owned();
+    let recorded = decided.record();
+    assert_eq!(
+        read(&run_id).hooks[0].result,
+        hookrig_core::HookResult::Dispatched
+    );
+    recorded.drain_within(std::time::Duration::from_secs(30));
+    let later = &read(&run_id).hooks[0];
+    assert_eq!(later.result, hookrig_core::HookResult::Allow, "{later:?}");
+
+    writers.stop();
+    assert_eq!(writers.waiting(), 0);
+}

@@ -26,6 +26,7 @@ pub(crate) fn scope(env: &TestEnv) -> Scope {
         store: env.ledger_path(),
         record: true,
         host_env: None,
+        ledger_writers: None,
     }
 }
 
