@@ -99,6 +99,13 @@ impl Consulted {
             .all(|identity| identity.changed_ns() < limit)
     }
 
+    /// `path` alone, as it is now.
+    pub fn of(path: &Path) -> Consulted {
+        let mut consulted = Consulted::default();
+        consulted.add(path);
+        consulted
+    }
+
     fn add(&mut self, path: &Path) {
         if self.paths.iter().any(|(seen, _)| seen == path) {
             return;

@@ -396,7 +396,7 @@ fn load_layers(
     let mut merged = ConfigToml::default();
     let mut global = None;
     // Read once, and only when a project file sets something that needs trust.
-    let mut store: Option<crate::trust::TrustStore> = None;
+    let mut store: Option<std::sync::Arc<crate::trust::TrustStore>> = None;
     for (path, level, base) in config_toml_paths(env) {
         if level == Level::Project && global.is_none() {
             global = Some(merged.clone());

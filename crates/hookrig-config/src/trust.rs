@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -17,6 +18,7 @@ use sha2::{Digest, Sha256};
 use crate::environment::{Environment, Project};
 use hookrig_core::{Diagnostic, Severity};
 
+use crate::consulted::{Consulted, Identity};
 use crate::errors::TrustError;
 
 /// The trust store file under the user's state directory.
@@ -215,12 +217,38 @@ pub fn project_validators(project: &Project) -> Vec<(String, PathBuf)> {
 
 /// Reads the trust store for a check, never failing: a store that cannot be read
 /// trusts nothing, and the warning that says so is returned beside it.
-pub fn load_or_warn(env: &Environment, what: &str) -> (TrustStore, Option<Diagnostic>) {
+///
+/// The store read last is kept with its file's identity and handed out again while
+/// the file stays as it was: a resident engine checks trust on every emit, and parsing
+/// a store that has grown with every trusted project costs more than the rest of a
+/// short emit. `hookrig trust` replaces the file (a new inode), and a store written in
+/// the last two seconds is read again each time (see [`crate::consulted::SETTLE`]).
+pub fn load_or_warn(env: &Environment, what: &str) -> (Arc<TrustStore>, Option<Diagnostic>) {
+    static KEPT: Mutex<Option<(PathBuf, Identity, Arc<TrustStore>)>> = Mutex::new(None);
     let path = trust_store_path(env);
+    crate::consulted::note(&path);
+    let identity = Identity::of(&path);
+    if let Some(identity) = identity
+        && let Some((kept_path, kept_identity, store)) =
+            KEPT.lock().unwrap_or_else(PoisonError::into_inner).as_ref()
+        && *kept_path == path
+        && *kept_identity == identity
+    {
+        return (Arc::clone(store), None);
+    }
     match TrustStore::load(&path) {
-        Ok(store) => (store, None),
+        Ok(store) => {
+            let store = Arc::new(store);
+            let settled = Consulted::of(&path).settled(std::time::SystemTime::now());
+            let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+            *kept = match identity {
+                Some(identity) if settled => Some((path, identity, Arc::clone(&store))),
+                _ => None,
+            };
+            (store, None)
+        }
         Err(err) => (
-            TrustStore::default(),
+            Arc::new(TrustStore::default()),
             Some(Diagnostic::file(
                 &path,
                 Severity::Warning,
@@ -254,4 +282,53 @@ pub fn content_hash(bytes: &[u8]) -> String {
         hex.push(char::from(DIGITS[usize::from(byte & 0xf)]));
     }
     hex
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn env(root: &Path) -> Environment {
+        let vars = |name: &str| (name == "HOME").then(|| root.as_os_str().to_owned());
+        Environment::from_vars(root.to_owned(), vars).expect("env")
+    }
+
+    #[test]
+    fn the_store_is_kept_while_unchanged_and_read_again_once_replaced() {
+        // guards: a kept store never outlives a trust or a revoke: `hookrig trust`
+        // replaces the file, and the next check reads the new one; a store written just
+        // now is never kept (an edit in the same instant could keep its identity)
+        let dir = tempfile::tempdir().expect("tempdir");
+        let env = env(dir.path());
+        let path = trust_store_path(&env);
+        let bytes = b"[settings]\n";
+        let key = file_trust_key("config", Path::new("/p/config.toml"));
+        let trust = |trusted: bool| {
+            let mut store = TrustStore::default();
+            if trusted {
+                store.trust_file("config", Path::new("/p/config.toml"), bytes, 1);
+            }
+            store.save(&path).expect("save");
+        };
+        let trusted_now = || {
+            load_or_warn(&env, "test")
+                .0
+                .check_file(&key, bytes)
+                .is_none()
+        };
+
+        trust(true);
+        assert!(trusted_now(), "a store written just now is read");
+        trust(false);
+        assert!(!trusted_now(), "and read again at once");
+
+        std::thread::sleep(crate::consulted::SETTLE + Duration::from_millis(200));
+        let (first, _) = load_or_warn(&env, "test");
+        let (second, _) = load_or_warn(&env, "test");
+        assert!(Arc::ptr_eq(&first, &second), "a settled store is kept");
+        trust(true);
+        assert!(trusted_now(), "a replaced store is read again");
+    }
 }

@@ -170,7 +170,7 @@ fn nul_bytes(ctx: &mut LoadContext<'_>) -> Vec<usize> {
 /// hygge file is skipped, a bad x-code plugin is rejected alone, a bad Claude Code entry
 /// is skipped alone). The user's guards then still decide, whatever a repository ships.
 pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
-    Ok(read_sources(env, options).trusted(env, options.trust_only_for.as_ref()))
+    Ok(read_sources(env, options).into_trusted(env, options.trust_only_for.as_ref()))
 }
 
 /// Every source of one working directory read and lowered, before the project hooks'
@@ -232,14 +232,23 @@ impl Sources {
         env: &Environment,
         only_for: Option<&(EventName, Payload)>,
     ) -> LoadedConfig {
-        let mut config = self.config.clone();
+        self.clone().into_trusted(env, only_for)
+    }
+
+    /// [`Sources::trusted`] for sources used once: a one-shot emit copies nothing.
+    pub fn into_trusted(
+        self,
+        env: &Environment,
+        only_for: Option<&(EventName, Payload)>,
+    ) -> LoadedConfig {
+        let Sources {
+            mut config,
+            project,
+        } = self;
         // Last, so that trust sees each hook exactly as it will run.
-        config.warnings.extend(trust::apply(
-            &mut config.hooks,
-            env,
-            &self.project,
-            only_for,
-        ));
+        config
+            .warnings
+            .extend(trust::apply(&mut config.hooks, env, &project, only_for));
         config
     }
 }

@@ -41,7 +41,7 @@ pub(crate) fn keep_loads() {
 pub(crate) fn load(env: &Environment, options: &LoadOptions) -> LoadedConfig {
     match CACHE.get() {
         Some(cache) => cache.load(env, options),
-        None => read_sources(env, options).trusted(env, options.trust_only_for.as_ref()),
+        None => read_sources(env, options).into_trusted(env, options.trust_only_for.as_ref()),
     }
 }
 
