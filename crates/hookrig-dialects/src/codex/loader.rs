@@ -465,7 +465,7 @@ fn matcher(
     }
 }
 
-/// Codex's matcher rules (see [`matcher`]).
+/// Codex's matcher rules (see `matcher`).
 pub fn codex_matcher(pattern: &str) -> Result<Matcher, String> {
     if pattern.is_empty() || pattern == "*" {
         return Ok(Matcher::Any);
