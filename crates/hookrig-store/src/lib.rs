@@ -68,6 +68,7 @@
 //!         truncated: false,
 //!         is_async: false,
 //!     }],
+//!     by_engine: false,
 //! })?;
 //!
 //! for run in store.emits().recent(&EmitFilter::default())? {
