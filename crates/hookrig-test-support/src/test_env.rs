@@ -251,8 +251,10 @@ impl TestEnv {
             .env("XDG_DATA_HOME", self.data_home())
             // `hookrig serve`'s socket: a serve of the machine's user must not see tests.
             .env("XDG_RUNTIME_DIR", self.runtime_dir())
-            // x-code's own plugins default to `~/.x-code`, inside the test's HOME.
+            // x-code's own plugins default to `~/.x-code`, and Codex's home to `~/.codex`,
+            // inside the test's HOME.
             .env_remove("X_CODE_HOME")
+            .env_remove("CODEX_HOME")
             .env("PATH", path)
             .env(
                 "HOOKRIG_CLAUDE_MANAGED_SETTINGS",
