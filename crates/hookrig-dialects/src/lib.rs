@@ -40,8 +40,8 @@ mod wire;
 mod xcode;
 
 pub use claude::{
-    ClaudeHook, ClaudeProtocol, DEFAULT_MANAGED_SETTINGS, MANAGED_SETTINGS_ENV, claude_matcher,
-    claude_settings_to_trust, managed_settings_path,
+    ClaudeHook, ClaudePlugin, ClaudeProtocol, DEFAULT_MANAGED_SETTINGS, MANAGED_SETTINGS_ENV,
+    claude_matcher, claude_settings_to_trust, managed_settings_path,
 };
 pub use codex::{CODEX_HOME_ENV, CodexHook, CodexProtocol, codex_home, codex_matcher};
 pub use definition::{HookDef, LoadedConfig, Settings, Shadowed};

@@ -88,6 +88,7 @@ mod tests {
             allowed_env_vars: Vec::new(),
             managed: false,
             condition: None,
+            plugin: None,
         });
         let gemini = GeminiProtocol(GeminiHook {
             event: "BeforeTool".to_owned(),

@@ -376,6 +376,7 @@ mod tests {
             allowed_env_vars: vec!["TOKEN".to_owned()],
             managed: false,
             condition: None,
+            plugin: None,
         });
         assert_eq!(
             claude.definition(),

@@ -426,3 +426,224 @@ fn an_async_hook_runs_past_the_answer_through_the_engine() {
     let (status, log) = serve.stop();
     assert!(status.success(), "{log}");
 }
+
+/// Installs a Claude Code plugin as Claude Code does: its files in the plugin cache
+/// (`hooks/hooks.json` holding `hooks`, plus `files`), and a record of the installation
+/// at `install_path` (the cache directory when `None`) in `installed_plugins.json`.
+fn install_plugin(
+    env: &TestEnv,
+    id: &str,
+    hooks: &Value,
+    files: &[(&str, &str)],
+    install_path: Option<std::path::PathBuf>,
+) -> std::path::PathBuf {
+    let (name, marketplace) = id.split_once('@').expect("name@marketplace");
+    let root = install_path.unwrap_or_else(|| {
+        env.home()
+            .join(".claude/plugins/cache")
+            .join(marketplace)
+            .join(name)
+            .join("1.0.0")
+    });
+    let write = |path: std::path::PathBuf, text: &str| {
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write");
+        path
+    };
+    write(root.join("hooks/hooks.json"), &hooks.to_string());
+    for (file, text) in files {
+        let path = write(root.join(file), text);
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+    }
+    let record_path = env.home().join(".claude/plugins/installed_plugins.json");
+    let mut record: Value = std::fs::read_to_string(&record_path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_else(|| json!({"version": 2, "plugins": {}}));
+    record["plugins"][id] = json!([{"scope": "user", "installPath": root, "version": "1.0.0"}]);
+    write(record_path, &record.to_string());
+    root
+}
+
+fn user_settings(env: &TestEnv, value: &Value) {
+    let path = env.home().join(".claude/settings.json");
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(&path, value.to_string()).expect("write");
+}
+
+/// The hooks file of a plugin whose `PreToolUse` guard (shell form) denies with exit 2
+/// after writing what it saw to `seen`, beside an exec-form hook that logs its argument.
+fn guard_plugin(env: &TestEnv, id: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let seen = env.project().join(format!("{id}.seen"));
+    let guard = format!(
+        "#!/bin/sh\ncat > /dev/null\necho \"$CLAUDE_PLUGIN_ROOT|$CLAUDE_PLUGIN_DATA|$1\" >> {}\necho 'no rm -rf' >&2\nexit 2\n",
+        quoted(&seen)
+    );
+    let log = format!(
+        "#!/bin/sh\ncat > /dev/null\necho \"exec $1\" >> {}\n",
+        quoted(&seen)
+    );
+    let root = install_plugin(
+        env,
+        id,
+        &json!({"description": "a guard", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "\"${CLAUDE_PLUGIN_ROOT}\"/scripts/guard.sh shell"},
+            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/log.sh", "args": ["${CLAUDE_PLUGIN_DATA}"]}
+        ]}]}}),
+        &[("scripts/guard.sh", &guard), ("scripts/log.sh", &log)],
+        None,
+    );
+    (root, seen)
+}
+
+const DENIED: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no rm -rf"}}"#;
+
+// Plugins: the hooks of an installed plugin the user's settings turn on run, with
+// `${CLAUDE_PLUGIN_ROOT}` in the command and `CLAUDE_PLUGIN_ROOT` and
+// `CLAUDE_PLUGIN_DATA` in the environment; the data directory is made on first use.
+#[test]
+fn an_installed_plugin_s_hooks_run_with_its_directories() {
+    let env = test_env();
+    let (root, seen) = guard_plugin(&env, "guard@tools");
+    user_settings(&env, &json!({"enabledPlugins": {"guard@tools": true}}));
+    let expected: Value = serde_json::from_str(DENIED).expect("json");
+    assert_eq!(ask(&env, PRE), expected);
+    let data = env.home().join(".claude/plugins/data/guard-tools");
+    let seen = std::fs::read_to_string(&seen).expect("the plugin's hooks ran");
+    let mut lines: Vec<&str> = seen.lines().collect();
+    lines.sort_unstable();
+    let mut expected_lines = [
+        format!("exec {}", data.display()),
+        format!("{}|{}|shell", root.display(), data.display()),
+    ];
+    expected_lines.sort_unstable();
+    assert_eq!(lines, expected_lines);
+    assert!(data.is_dir(), "the data directory is created on first use");
+
+    // `list` shows each hook with its plugin and file.
+    let listed = crate::harness::hookrig(&env, &["list"]);
+    let listed = crate::harness::text(&listed.stdout);
+    for needle in [
+        "claude:plugin:guard@tools:PreToolUse:1".to_owned(),
+        "claude:plugin:guard@tools:PreToolUse:2".to_owned(),
+        root.join("hooks/hooks.json").display().to_string(),
+    ] {
+        assert!(listed.contains(&needle), "{needle} in {listed}");
+    }
+
+    // Turned off by the local file (local over user): nothing runs.
+    std::fs::create_dir_all(env.project().join(".claude")).expect("mkdir");
+    std::fs::write(
+        env.project().join(".claude/settings.local.json"),
+        r#"{"enabledPlugins": {"guard@tools": false}}"#,
+    )
+    .expect("write");
+    assert_eq!(ask(&env, PRE), json!({}));
+}
+
+// guards: a repository that turns on a plugin the user installed (but did not turn on)
+// running its hooks before `hookrig trust`, and a repository shipping the plugin's
+// directory itself
+#[test]
+fn a_repository_that_enables_a_plugin_runs_none_of_its_hooks_before_trust() {
+    let env = test_env();
+    let (_, seen) = guard_plugin(&env, "guard@tools");
+    let shipped = env.project().join(".claude/shipped");
+    let evil_log = env.project().join("evil.log");
+    install_plugin(
+        &env,
+        "evil@repo",
+        &json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command",
+            "command": format!("echo ran >> {}", quoted(&evil_log))}]}]}}),
+        &[],
+        Some(shipped),
+    );
+    settings(
+        &env,
+        &json!({"enabledPlugins": {"guard@tools": true, "evil@repo": true}}),
+    );
+    let input = PRE.replace("CWD", &env.project().display().to_string());
+    let ask_untrusted = || {
+        let out = crate::harness::emit_untrusted(&env, &["--dialect", "claude"], &input);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.outcome
+    };
+    let before = ask_untrusted();
+    assert!(!seen.exists(), "a plugin hook ran before trust: {before}");
+    assert!(before["hookSpecificOutput"].is_null(), "{before}");
+
+    let trusted = env.run_untrusted(["trust"], b"");
+    assert_eq!(
+        crate::harness::code(&trusted),
+        0,
+        "{}",
+        crate::harness::text(&trusted.stderr)
+    );
+    let after = ask_untrusted();
+    let expected: Value = serde_json::from_str(DENIED).expect("json");
+    assert_eq!(after["hookSpecificOutput"], expected["hookSpecificOutput"]);
+    assert!(seen.exists(), "the trusted plugin's hooks ran");
+    assert!(
+        !evil_log.exists(),
+        "a plugin directory inside the repository ran"
+    );
+    assert!(
+        after["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("outside") && m.contains("evil@repo")),
+        "{after}"
+    );
+}
+
+// Settings: `allowedHttpHookUrls` (merged across files, `*` a wildcard) refuses an HTTP
+// hook whose URL no pattern matches; `httpHookAllowedEnvVars` narrows the variables a
+// hook's headers may read to those both lists name.
+#[test]
+fn http_hook_allowlists() {
+    use hookrig_test_support::{HttpStub, Reply};
+
+    let env = test_env();
+    let stub = HttpStub::replying(Reply::json(200, DENY));
+    let hooks = json!({"PreToolUse": [{"hooks": [{"type": "http", "url": format!("{}/hook", stub.url()),
+        "headers": {"X-A": "$HOOK_A", "X-B": "${HOOK_B}"}, "allowedEnvVars": ["HOOK_A", "HOOK_B"]}]}]});
+    user_settings(
+        &env,
+        &json!({"hooks": hooks, "allowedHttpHookUrls": ["https://hooks.example.com/*"],
+            "httpHookAllowedEnvVars": ["HOOK_A"]}),
+    );
+    let ask_with_vars = || {
+        let mut command = env.command(["emit", "--dialect", "claude"]);
+        command.env("HOOK_A", "a").env("HOOK_B", "b");
+        let input = PRE.replace("CWD", &env.project().display().to_string());
+        let output = hookrig_test_support::run_with_input(
+            command,
+            input.as_bytes(),
+            hookrig_test_support::HANG_LIMIT,
+        );
+        assert_eq!(crate::harness::code(&output), 0);
+        serde_json::from_slice::<Value>(&output.stdout).expect("json")
+    };
+    let refused = ask_with_vars();
+    assert_eq!(stub.count(), 0, "a refused HTTP hook was sent the event");
+    assert!(refused["hookSpecificOutput"].is_null(), "{refused}");
+    assert!(
+        refused["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("matches no pattern of `allowedHttpHookUrls`")),
+        "{refused}"
+    );
+
+    // The project's own list adds to the user's (Claude Code merges the arrays).
+    settings(
+        &env,
+        &json!({"allowedHttpHookUrls": [format!("{}/*", stub.url())]}),
+    );
+    let allowed = ask_with_vars();
+    let expected: Value = serde_json::from_str(DENY).expect("json");
+    assert_eq!(allowed, expected);
+    let requests = stub.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].header("x-a"), Some("a"));
+    assert_eq!(requests[0].header("x-b"), Some(""));
+}

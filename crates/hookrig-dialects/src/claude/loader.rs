@@ -62,6 +62,22 @@ pub struct ClaudeHook {
     /// The hook's `if` permission rule (`Bash(git push *)`): on a tool event, the hook
     /// runs only for a call the rule matches.
     pub condition: Option<String>,
+    /// For a hook of an installed Claude Code plugin: the plugin.
+    pub plugin: Option<ClaudePlugin>,
+}
+
+/// The installed Claude Code plugin a hook comes from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClaudePlugin {
+    /// Its id as `enabledPlugins` names it (`formatter@my-marketplace`).
+    pub id: String,
+    /// `CLAUDE_PLUGIN_ROOT`: the directory Claude Code installed it in.
+    pub root: PathBuf,
+    /// `CLAUDE_PLUGIN_DATA`: its persistent data directory.
+    pub data: PathBuf,
+    /// Whether the hook's command names `CLAUDE_PLUGIN_DATA`: Claude Code creates the
+    /// directory on its first reference, so hookrig creates it before such a hook runs.
+    pub uses_data: bool,
 }
 
 /// What the Claude layers said so far in one load: `disableAllHooks` is settled only once
@@ -76,30 +92,36 @@ pub(crate) struct State {
     managed_only: bool,
     /// Every Claude hook loaded, by what makes two identical, with its name.
     loaded: std::collections::HashMap<HandlerKey, String>,
+    /// What the files said beyond their hooks: enabled plugins, HTTP allowlists.
+    pub(crate) layers: super::policy::Layers,
 }
 
-/// One Claude Code settings file.
+/// One Claude Code settings file, or the hooks file of an installed plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Layer {
+pub(crate) enum Layer {
     User,
     Managed,
     Project,
     Local,
+    /// A plugin's hooks file: its hooks take the level of the settings file that turns
+    /// the plugin on (see `plugins.rs`).
+    Plugin,
 }
 
 impl Layer {
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Layer::User => "user",
             Layer::Managed => "managed",
             Layer::Project => "project",
             Layer::Local => "local",
+            Layer::Plugin => "plugin",
         }
     }
 
-    fn level(self) -> Level {
+    pub(crate) fn level(self) -> Level {
         match self {
-            Layer::User | Layer::Managed => Level::Global,
+            Layer::User | Layer::Managed | Layer::Plugin => Level::Global,
             Layer::Project | Layer::Local => Level::Project,
         }
     }
@@ -114,7 +136,7 @@ pub fn managed_settings_path() -> PathBuf {
 
 /// The directory whose `.claude/` holds the project's settings: the nearest along the walk
 /// that has `settings.json` or `settings.local.json` there.
-fn settings_dir(project: &hookrig_config::Project) -> Option<PathBuf> {
+pub(crate) fn settings_dir(project: &hookrig_config::Project) -> Option<PathBuf> {
     project
         .walk
         .iter()
@@ -126,8 +148,9 @@ fn settings_dir(project: &hookrig_config::Project) -> Option<PathBuf> {
         .cloned()
 }
 
-/// Loads this dialect's sources of one level into `ctx`.
-pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
+/// Loads the hooks of this dialect's settings files of one level into `ctx` (the
+/// plugins' hooks and the allowlists follow, in `discovery.rs`).
+pub(crate) fn load_settings(ctx: &mut LoadContext<'_>, level: Level) {
     let dir = settings_dir(ctx.project);
     let project_dir = dir.clone().or_else(|| ctx.project.root.clone());
     match level {
@@ -186,9 +209,13 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
             // project over user); it cannot turn off managed hooks.
             let disable = project_disable.or(ctx.claude.user_disable) == Some(true);
             if ctx.claude.managed_disable {
+                ctx.claude.layers.off = super::policy::Off::All;
                 ctx.hooks
                     .retain(|def| def.protocol_as::<ClaudeProtocol>().is_none());
                 return;
+            }
+            if disable || ctx.claude.managed_only {
+                ctx.claude.layers.off = super::policy::Off::AllButManaged;
             }
             if disable {
                 ctx.hooks.retain(|def| {
@@ -231,7 +258,10 @@ fn read(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) -> Option<ParsedFi
     let text = ctx.read(path)?;
     match parse(path, &text, layer, &mut ctx.diagnostics) {
         Ok(mut file) => {
-            if layer.level() == Level::Project && file.disable_all.is_some() && !ctx.env.trust_all {
+            if layer.level() == Level::Project
+                && (file.disable_all.is_some() || file.settings.is_set())
+                && !ctx.env.trust_all
+            {
                 let (store, problem) =
                     hookrig_config::load_or_warn(ctx.env, "project Claude Code settings file");
                 ctx.diagnostics.extend(problem);
@@ -243,9 +273,9 @@ fn read(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) -> Option<ParsedFi
                         }
                         _ => "the file changed since it was trusted",
                     };
+                    let dir = hookrig_config::project_dir(path, ctx.project)
+                        .unwrap_or_else(|| ctx.env.cwd.clone());
                     if file.disable_all == Some(true) {
-                        let dir = hookrig_config::project_dir(path, ctx.project)
-                            .unwrap_or_else(|| ctx.env.cwd.clone());
                         ctx.diagnostics.push(Diagnostic::file(
                             path,
                             Severity::Warning,
@@ -256,8 +286,18 @@ fn read(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) -> Option<ParsedFi
                         ));
                     }
                     file.disable_all = None;
+                    let hint = format!(
+                        "{reason}; review it, then run `hookrig trust {}`",
+                        dir.display()
+                    );
+                    file.settings.distrust(path, hint, &mut ctx.diagnostics);
                 }
             }
+            ctx.claude.layers.files.push(super::policy::SettingsLayer {
+                layer,
+                path: path.to_owned(),
+                settings: std::mem::take(&mut file.settings),
+            });
             Some(file)
         }
         Err(diagnostic) => {
@@ -267,8 +307,10 @@ fn read(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) -> Option<ParsedFi
     }
 }
 
-/// The project's Claude Code settings files that set `disableAllHooks`, which
-/// `hookrig trust` records by content: until then their setting is ignored.
+/// The project's Claude Code settings files that set `disableAllHooks`,
+/// `enabledPlugins`, `allowedHttpHookUrls` or `httpHookAllowedEnvVars`, which `hookrig
+/// trust` records by content: until then these settings are ignored (and the plugins
+/// such a file turns on do not run).
 pub fn claude_settings_to_trust(env: &hookrig_config::Environment) -> Vec<PathBuf> {
     let Some(dir) = settings_dir(&hookrig_config::find_project(env)) else {
         return Vec::new();
@@ -278,8 +320,12 @@ pub fn claude_settings_to_trust(env: &hookrig_config::Environment) -> Vec<PathBu
         .map(|name| dir.join(".claude").join(name))
         .filter(|path| {
             hookrig_config::read_source(path).is_ok_and(|text| {
-                serde_json::from_str::<RawSettings<'_>>(&text)
-                    .is_ok_and(|raw| raw.disable_all_hooks.is_some())
+                serde_json::from_str::<RawSettings<'_>>(&text).is_ok_and(|raw| {
+                    raw.disable_all_hooks.is_some()
+                        || raw.enabled_plugins.is_some()
+                        || raw.allowed_http_hook_urls.is_some()
+                        || raw.http_hook_allowed_env_vars.is_some()
+                })
             })
         })
         .collect()
@@ -334,12 +380,14 @@ pub(crate) type HandlerKey = (String, char, String, String);
 
 /// A parsed settings file.
 #[derive(Debug)]
-struct ParsedFile {
+pub(crate) struct ParsedFile {
     path: PathBuf,
     disable_all: Option<bool>,
     /// `allowManagedHooksOnly`, read from the managed file only.
     managed_only: Option<bool>,
-    hooks: Vec<HookDef>,
+    pub(crate) hooks: Vec<HookDef>,
+    /// `enabledPlugins` and the HTTP hook allowlists.
+    settings: super::policy::FileSettings,
 }
 
 // Raw layer. Values are kept as borrowed `RawValue`s so that every error can name the
@@ -353,6 +401,12 @@ struct RawSettings<'a> {
     disable_all_hooks: Option<bool>,
     #[serde(rename = "allowManagedHooksOnly")]
     allow_managed_hooks_only: Option<bool>,
+    #[serde(borrow, rename = "enabledPlugins")]
+    enabled_plugins: Option<&'a RawValue>,
+    #[serde(borrow, rename = "allowedHttpHookUrls")]
+    allowed_http_hook_urls: Option<&'a RawValue>,
+    #[serde(borrow, rename = "httpHookAllowedEnvVars")]
+    http_hook_allowed_env_vars: Option<&'a RawValue>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -413,7 +467,7 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
 
 /// Parses one settings file. `Err` is the error that makes the whole file unusable;
 /// entries that are wrong alone are reported in `diagnostics` and left out.
-fn parse(
+pub(crate) fn parse(
     path: &Path,
     text: &str,
     layer: Layer,
@@ -430,6 +484,12 @@ fn parse(
             .allow_managed_hooks_only
             .filter(|_| layer == Layer::Managed),
         hooks: Vec::new(),
+        settings: super::policy::FileSettings::lower(
+            &mut file,
+            raw.enabled_plugins,
+            raw.allowed_http_hook_urls,
+            raw.http_hook_allowed_env_vars,
+        ),
     };
     let Some(hooks) = raw.hooks else {
         return Ok(parsed);
@@ -602,7 +662,7 @@ fn lower_handler(
     if raw.once == Some(true) {
         error(
             Severity::Warning,
-            "`once: true` is not honoured: hookrig keeps no state between the events of a session, so the hook runs every time".to_owned(),
+            "`once: true` is ignored in settings files, as Claude Code ignores it there (it honours `once` only in skill frontmatter); the hook runs on every matching event".to_owned(),
         );
     }
     if raw.async_rewake == Some(true) {
@@ -655,6 +715,7 @@ fn lower_handler(
             allowed_env_vars: raw.allowed_env_vars.unwrap_or_default(),
             managed: layer == Layer::Managed,
             condition,
+            plugin: None,
         })),
         // The handler's object in the `hooks` array of its matcher group.
         declared_at: Some(pos),
@@ -949,7 +1010,7 @@ mod tests {
             "`shell: \"powershell\"` cannot run here",
             "`if`: permission rule `Bash(ls` has no closing `)` at its end",
             "`if` is read on tool events only",
-            "`once: true` is not honoured",
+            "`once: true` is ignored in settings files, as Claude Code ignores it there",
         ] {
             assert!(diagnostics.contains(expected), "{expected}: {diagnostics}");
         }

@@ -70,6 +70,19 @@ impl Protocol for ClaudeProtocol {
         bash().map_or_else(|| OsString::from("/bin/sh"), OsString::from)
     }
 
+    /// Claude Code creates a plugin's data directory on its first reference.
+    fn prepare(&self, _command: &hookrig_exec::CommandDef) -> Result<(), String> {
+        let Some(plugin) = self.0.plugin.as_ref().filter(|p| p.uses_data) else {
+            return Ok(());
+        };
+        std::fs::create_dir_all(&plugin.data).map_err(|err| {
+            format!(
+                "cannot create the plugin data directory {}: {err}",
+                plugin.data.display()
+            )
+        })
+    }
+
     fn runs_for(&self, invocation: &Invocation) -> bool {
         let Some(text) = &self.0.condition else {
             return true;
@@ -127,12 +140,24 @@ impl DialectProtocol for ClaudeProtocol {
             allowed_env_vars,
             managed,
             condition,
+            plugin,
         } = &self.0;
         let mut text = format!(
             "Claude(ClaudeHook {{ event: {event:?}, project_dir: {project_dir:?}, allowed_env_vars: {allowed_env_vars:?}, managed: {managed:?} }})"
         );
         if let Some(rule) = condition {
             let _ = write!(text, " if {rule:?}");
+        }
+        // A plugin hook's definition names the plugin and the directory it runs from,
+        // so that an update of the plugin (a new directory) asks for trust again where
+        // trust is needed.
+        if let Some(plugin) = plugin {
+            let _ = write!(
+                text,
+                " plugin {:?} at {:?}",
+                plugin.id,
+                plugin.root.display().to_string()
+            );
         }
         text
     }
@@ -275,6 +300,16 @@ fn env(
         "CLAUDE_PROJECT_DIR".to_owned(),
         project.to_string_lossy().into_owned(),
     ));
+    if let Some(plugin) = &def.plugin {
+        set.push((
+            "CLAUDE_PLUGIN_ROOT".to_owned(),
+            plugin.root.to_string_lossy().into_owned(),
+        ));
+        set.push((
+            "CLAUDE_PLUGIN_DATA".to_owned(),
+            plugin.data.to_string_lossy().into_owned(),
+        ));
+    }
     EnvPolicy::Inherit { set }
 }
 
