@@ -111,7 +111,25 @@ const DENY: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permi
 #[test_case(PRE, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"prefer trash"}}"#, "")],
     &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "prefer trash"}}) ; "pre additional context")]
 #[test_case(PRE, &[(0, "not json, debug output", "")], &json!({}) ; "pre plain text is nothing")]
-#[test_case(PRE, &[(0, "{not json", "")], &json!({}) ; "pre invalid json is plain text")]
+#[test_case(PRE, &[(0, "{not json", "")], &json!({}) ; "pre text that does not end with a brace is plain text")]
+// JSON on every exit code: stdout that starts with `{` and ends with `}` is JSON; JSON
+// Claude Code cannot read is a non-blocking error, never plain text.
+#[test_case(PRE, &[(0, r#"{"decision": }"#, "")],
+    &json!({"systemMessage": "hook claude:project:PreToolUse:1: stdout is not valid JSON: expected value at line 1 column 14"}) ; "pre invalid json is a non-blocking error")]
+#[test_case(PROMPT, &[(0, r#"{"context": nope}"#, "")],
+    &json!({"systemMessage": "hook claude:project:UserPromptSubmit:1: stdout is not valid JSON: expected ident at line 1 column 14"}) ; "prompt invalid json is not context")]
+// guards: JSON of a hook that exits 2 dropped, or allowed to undo the block
+#[test_case(PRE, &[(2, ALLOW, "no rm -rf\n")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no rm -rf"}}) ; "pre exit 2 blocks whatever the json says")]
+#[test_case(PRE, &[(2, DENY, "stderr reason\n")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "never"}}) ; "pre exit 2 reason is the json's blocking reason")]
+#[test_case(PRE, &[(2, r#"{"systemMessage":"logged"}"#, "no\n")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}, "systemMessage": "logged"}) ; "pre exit 2 json is still read")]
+#[test_case(PRE, &[(1, DENY, "oops")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "never"}}) ; "pre exit 1 with json is decided by the json")]
+#[test_case(PRE, &[(1, r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"maybe"}}"#, "oops")],
+    &json!({"systemMessage": "hook claude:project:PreToolUse:1: unknown permissionDecision `maybe` (expected allow, deny, ask or defer)"}) ; "pre exit 1 with json of the wrong schema is a non-blocking error")]
+#[test_case(NOTIFICATION, &[(2, "", "ignored\n")], &json!({}) ; "notification exit 2 is ignored")]
 // `continue: false` + `stopReason` on every event, never a deny or a block.
 // guards: `continue: false` turned into a deny of the tool call
 #[test_case(PRE, &[(0, r#"{"continue":false,"stopReason":"budget spent"}"#, "")],
@@ -128,15 +146,15 @@ const DENY: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permi
 // Exit codes other than 0 and 2 are non-blocking errors: the action goes on.
 #[test_case(PRE, &[(1, "", "oops")],
     &json!({"systemMessage": "hook claude:project:PreToolUse:1 exited 1: oops"}) ; "pre exit 1 is non-blocking")]
-// PermissionRequest: the decision object, and exit 2.
+// PermissionRequest: the decision object; exit 2 is not honoured there (the permission
+// flow goes on unchanged, Claude Code shows its dialog).
 // guards: PermissionRequest decisions ignored
 #[test_case(PERMISSION, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"npm test -- --ci"},"updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm test"}],"behavior":"allow","destination":"session"}]}}}"#, "")],
     &json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": "npm test -- --ci"}, "updatedPermissions": [{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test"}], "behavior": "allow", "destination": "session"}]}}}) ; "permission allow")]
 #[test_case(PERMISSION, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not on CI","interrupt":true}}}"#, "")],
     &json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "not on CI", "interrupt": true}}}) ; "permission deny")]
-#[test_case(PERMISSION, &[(2, "", "denied by policy\n")],
-    &json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "denied by policy"}}}) ; "permission exit 2 denies")]
-#[test_case(PERMISSION, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#, ""), (2, "", "no")],
+#[test_case(PERMISSION, &[(2, "", "denied by policy\n")], &json!({}) ; "permission exit 2 is not honoured")]
+#[test_case(PERMISSION, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#, ""), (0, r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no"}}}"#, "")],
     &json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}) ; "permission deny over allow")]
 #[test_case(PERMISSION, &[(0, "", "")], &json!({}) ; "permission no answer shows the dialog")]
 // PostToolUse: block + reason, context, replaced output; exit 2 is feedback to Claude.

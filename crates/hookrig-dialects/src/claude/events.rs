@@ -16,6 +16,16 @@ pub(crate) enum Exit2 {
     ToClaude,
     /// Nothing is blocked; stderr is shown to the user only.
     ToUser,
+    /// The exit code and stderr are ignored: the hook's JSON, if any, is read as on exit 0.
+    Ignored,
+}
+
+impl Exit2 {
+    /// Whether a block (exit 2, `decision: "block"`) means anything on the event: it
+    /// blocks it, or is fed back to Claude.
+    pub(crate) fn answers_block(self) -> bool {
+        matches!(self, Exit2::Blocks | Exit2::ToClaude)
+    }
 }
 
 /// One Claude Code event.
@@ -88,7 +98,7 @@ const fn timeout(mut event: ClaudeEvent, millis: u64) -> ClaudeEvent {
     event
 }
 
-use Exit2::{Blocks, ToClaude};
+use Exit2::{Blocks, Ignored, ToClaude};
 
 /// Every Claude Code event (its hooks reference lists 31), in the reference's order.
 pub(crate) static EVENTS: &[ClaudeEvent] = &[
@@ -96,7 +106,7 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         matching(event("SessionStart", Some("session.start")), "source"),
         true,
     ),
-    with_context(event("Setup", None), false),
+    exit2(with_context(event("Setup", None), false), Ignored),
     timeout(
         exit2(
             with_context(event("UserPromptSubmit", Some("prompt.submit")), true),
@@ -112,8 +122,8 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         with_context(tool("PreToolUse", Some("tool.before")), false),
         Blocks,
     ),
-    exit2(tool("PermissionRequest", None), Blocks),
-    tool("PermissionDenied", None),
+    exit2(tool("PermissionRequest", None), Ignored),
+    exit2(tool("PermissionDenied", None), Ignored),
     exit2(
         with_context(tool("PostToolUse", Some("tool.after")), false),
         ToClaude,
@@ -123,11 +133,14 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         ToClaude,
     ),
     exit2(event("PostToolBatch", None), Blocks),
-    with_context(
-        matching(event("Notification", None), "notification_type"),
-        false,
+    exit2(
+        with_context(
+            matching(event("Notification", None), "notification_type"),
+            false,
+        ),
+        Ignored,
     ),
-    event("MessageDisplay", None),
+    exit2(event("MessageDisplay", None), Ignored),
     with_context(
         matching(event("SubagentStart", Some("subagent.start")), "agent_type"),
         false,
@@ -139,12 +152,12 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
     exit2(event("TaskCreated", None), Blocks),
     exit2(event("TaskCompleted", None), Blocks),
     exit2(event("Stop", Some("turn.complete")), Blocks),
-    event("StopFailure", None),
+    exit2(event("StopFailure", None), Ignored),
     exit2(event("TeammateIdle", None), Blocks),
-    event("InstructionsLoaded", None),
+    exit2(event("InstructionsLoaded", None), Ignored),
     exit2(event("ConfigChange", None), Blocks),
     event("CwdChanged", None),
-    event("DirectoryAdded", None),
+    exit2(event("DirectoryAdded", None), Ignored),
     event("FileChanged", None),
     exit2(event("WorktreeCreate", None), Blocks),
     event("WorktreeRemove", None),

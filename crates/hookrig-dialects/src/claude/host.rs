@@ -20,7 +20,7 @@ use hookrig_core::{
 };
 use serde_json::{Map, Value, json};
 
-use super::events::{self, Exit2};
+use super::events;
 use super::wire::{HookInput, HookOutput, HookSpecificOutput, PermissionDecision};
 use crate::errors::HostError;
 use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object};
@@ -173,7 +173,7 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         }
         // A block where Claude Code reads one: any hook's on its events that can be
         // blocked, and the dispatcher's deny of a canonical event it has no row for.
-        _ if (denied && row.is_some_and(|row| row.exit2 != Exit2::ToUser))
+        _ if (denied && row.is_some_and(|row| row.exit2.answers_block()))
             || (dispatched.decision == Decision::Deny && row.is_none()) =>
         {
             out.decision = Some("block".to_owned());
@@ -345,7 +345,9 @@ fn shown_warnings<'w>(
     parts: &'w [Part<'_>],
     row: Option<&events::ClaudeEvent>,
 ) -> Vec<&'w str> {
-    let blockable = row.is_some_and(|row| row.exit2 != Exit2::ToUser);
+    // A permission request is decided by the `decision` object, not by exit 2.
+    let blockable =
+        row.is_some_and(|row| row.exit2.answers_block() || row.name == "PermissionRequest");
     let ignored: Vec<String> = if blockable {
         parts
             .iter()

@@ -334,30 +334,146 @@ fn reply(
             }
             read_output(def, hook, &output.stdout)
         }
-        // A blocking error: stdout is ignored, stderr is the reason. Where the event
-        // cannot be blocked, Claude Code shows stderr to the user and goes on.
+        // A blocking error. Claude Code still reads valid JSON on stdout, but nothing in
+        // it undoes the block: the reason is the JSON's own blocking reason, else
+        // stderr. Where the event cannot be blocked, stderr goes to the user, or
+        // nowhere.
         Ok(2) => {
             let reason = if stderr.is_empty() {
                 format!("blocked by hook {hook}")
             } else {
                 stderr.to_owned()
             };
-            match event_of(def).exit2 {
-                Exit2::Blocks | Exit2::ToClaude => Reply::Verdict(Verdict::deny(reason)),
-                Exit2::ToUser => {
-                    let mut verdict = Verdict::allow();
-                    verdict.warnings.push(format!("hook {hook}: {reason}"));
-                    Reply::Verdict(verdict)
+            let event = event_of(def);
+            let json = if output.stdout_truncated {
+                None
+            } else {
+                valid_json(def, hook, &output.stdout)
+            };
+            let mut verdict = json.unwrap_or_else(Verdict::allow);
+            match event.exit2 {
+                Exit2::Blocks | Exit2::ToClaude => {
+                    if verdict.action != Action::Deny {
+                        verdict.action = Action::Deny;
+                        verdict.reason = Some(reason);
+                    }
+                    verdict.patch = None;
+                    verdict.context = None;
+                }
+                Exit2::ToUser => verdict.warnings.push(format!("hook {hook}: {reason}")),
+                Exit2::Ignored => {}
+            }
+            Reply::Verdict(verdict)
+        }
+        // Any other code: JSON that Claude Code reads decides alone, and the hook is not
+        // an error; JSON it cannot read is a non-blocking error, and so is plain text
+        // or nothing.
+        Ok(code) => {
+            if !output.stdout_truncated {
+                match classify(&output.stdout) {
+                    Stdout::Json(map) => {
+                        return match serde_json::from_value::<HookOutput>(Value::Object(map)) {
+                            Ok(json) => read_json(def, hook, json),
+                            Err(err) => failure(
+                                FailureKind::Malformed,
+                                format!(
+                                    "hook {hook} exited {code}: its JSON output is not Claude Code's: {err}"
+                                ),
+                            ),
+                        };
+                    }
+                    Stdout::Invalid(message) => {
+                        return failure(
+                            FailureKind::Malformed,
+                            format!("hook {hook} exited {code}: {message}"),
+                        );
+                    }
+                    Stdout::Empty | Stdout::Text(_) => {}
                 }
             }
+            if stderr.is_empty() {
+                failure(FailureKind::Exit, format!("hook {hook} exited {code}"))
+            } else {
+                failure(
+                    FailureKind::Exit,
+                    format!("hook {hook} exited {code}: {stderr}"),
+                )
+            }
         }
-        Ok(code) if stderr.is_empty() => {
-            failure(FailureKind::Exit, format!("hook {hook} exited {code}"))
-        }
-        Ok(code) => failure(
-            FailureKind::Exit,
-            format!("hook {hook} exited {code}: {stderr}"),
-        ),
+    }
+}
+
+/// What a hook printed on stdout, as Claude Code tells it apart (ignoring surrounding
+/// whitespace): text that starts with `{` and ends with `}` is JSON, or a parse failure;
+/// anything else (a JSON array or string included) is plain text.
+#[derive(Debug)]
+enum Stdout {
+    Empty,
+    Text(String),
+    Json(Map<String, Value>),
+    /// Text Claude Code parses as JSON and cannot read: why.
+    Invalid(String),
+}
+
+/// The fields of Claude Code's JSON output that a line can set.
+const OUTPUT_FIELDS: &[&str] = &[
+    "continue",
+    "stopReason",
+    "suppressOutput",
+    "systemMessage",
+    "terminalSequence",
+    "decision",
+    "reason",
+    "hookSpecificOutput",
+];
+
+fn classify(stdout: &[u8]) -> Stdout {
+    let text = String::from_utf8_lossy(stdout);
+    let text = text.trim();
+    if text.is_empty() {
+        return Stdout::Empty;
+    }
+    if !(text.starts_with('{') && text.ends_with('}')) {
+        return Stdout::Text(text.to_owned());
+    }
+    let err = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => return Stdout::Json(map),
+        Ok(_) => return Stdout::Text(text.to_owned()),
+        Err(err) => err,
+    };
+    // Two or more lines that each parse as JSON are plain text, unless one of them is
+    // an output object that sets a field: then the whole output is a parse failure.
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.len() >= 2
+        && let Some(values) = lines
+            .iter()
+            .map(|line| serde_json::from_str::<Value>(line).ok())
+            .collect::<Option<Vec<Value>>>()
+        && !values.iter().any(|value| {
+            value
+                .as_object()
+                .is_some_and(|map| OUTPUT_FIELDS.iter().any(|field| map.contains_key(*field)))
+        })
+    {
+        return Stdout::Text(text.to_owned());
+    }
+    Stdout::Invalid(format!("stdout is not valid JSON: {err}"))
+}
+
+/// The verdict of a hook's stdout when it is JSON Claude Code reads (valid, and of its
+/// output schema); `None` otherwise. On the elicitation events an exit-2 hook's
+/// `hookSpecificOutput` is not read.
+fn valid_json(def: &ClaudeHook, hook: &str, stdout: &[u8]) -> Option<Verdict> {
+    let Stdout::Json(mut map) = classify(stdout) else {
+        return None;
+    };
+    if matches!(def.event.as_str(), "Elicitation" | "ElicitationResult") {
+        map.remove("hookSpecificOutput");
+    }
+    let json = serde_json::from_value::<HookOutput>(Value::Object(map)).ok()?;
+    match read_json(def, hook, json) {
+        Reply::Verdict(verdict) => Some(verdict),
+        Reply::Failure(_) => None,
     }
 }
 
@@ -380,24 +496,33 @@ static CUSTOM: events::ClaudeEvent = events::ClaudeEvent {
 };
 
 /// Reads what a hook printed on success (a command's stdout, an HTTP hook's 2xx body).
+///
+/// Claude Code reads stdout that starts with `{` and ends with `}` as its JSON output;
+/// JSON it cannot parse, or that does not fit its output schema, is a non-blocking
+/// error (and never context). Other text is plain text: context on the events that take
+/// it.
 fn read_output(def: &ClaudeHook, hook: &str, stdout: &[u8]) -> Reply {
-    let text = String::from_utf8_lossy(stdout);
-    let text = text.trim();
-    if text.is_empty() {
-        return Reply::Verdict(Verdict::allow());
+    let malformed = |message: String| {
+        Reply::Failure(Failure {
+            kind: FailureKind::Malformed,
+            message: format!("hook {hook}: {message}"),
+        })
+    };
+    match classify(stdout) {
+        Stdout::Empty => Reply::Verdict(Verdict::allow()),
+        Stdout::Json(map) => match serde_json::from_value::<HookOutput>(Value::Object(map)) {
+            Ok(output) => read_json(def, hook, output),
+            Err(err) => malformed(format!("its JSON output is not Claude Code's: {err}")),
+        },
+        Stdout::Invalid(message) => malformed(message),
+        Stdout::Text(text) => {
+            let mut verdict = Verdict::allow();
+            if event_of(def).text_context {
+                verdict.context = Some(text);
+            }
+            Reply::Verdict(verdict)
+        }
     }
-    // Claude Code reads stdout as JSON when it is a JSON object, and as plain text
-    // otherwise (invalid JSON included).
-    if let Ok(value @ Value::Object(_)) = serde_json::from_str::<Value>(text)
-        && let Ok(output) = serde_json::from_value::<HookOutput>(value)
-    {
-        return read_json(def, hook, output);
-    }
-    let mut verdict = Verdict::allow();
-    if event_of(def).text_context {
-        verdict.context = Some(text.to_owned());
-    }
-    Reply::Verdict(verdict)
 }
 
 /// Claude Code's JSON output, read into a verdict.
@@ -424,7 +549,7 @@ fn read_json(def: &ClaudeHook, hook: &str, mut output: HookOutput) -> Reply {
         // from the answer), and means nothing on the other events; Claude Code reads
         // `block` only where the event can be blocked.
         None | Some("approve") => {}
-        Some("block") if event.exit2 == Exit2::ToUser => {}
+        Some("block") if !event.exit2.answers_block() => {}
         Some("block") => {
             verdict.action = Action::Deny;
             verdict.reason = Some(
@@ -690,6 +815,74 @@ mod tests {
             Reply::Failure(f) => assert_eq!(f.kind, FailureKind::Malformed),
             Reply::Verdict(v) => panic!("{v:?}"),
         }
+    }
+
+    fn failure(reply: Reply) -> Failure {
+        match reply {
+            Reply::Failure(f) => f,
+            Reply::Verdict(v) => panic!("expected a failure, got {v:?}"),
+        }
+    }
+
+    // Claude Code reads stdout as JSON on every exit code: exit 2 blocks whatever the
+    // JSON says (its blocking reason first, else stderr); any other code with valid JSON
+    // is decided by the JSON alone; JSON it cannot read is a non-blocking error.
+    #[test]
+    fn json_on_every_exit_code() {
+        const DENY: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"json says no"}}"#;
+        const ALLOW: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"},"systemMessage":"hi"}"#;
+        let v = verdict(read("PreToolUse", 2, DENY, "stderr says no"));
+        assert_eq!(
+            (v.action, v.reason.as_deref()),
+            (Action::Deny, Some("json says no"))
+        );
+        let v = verdict(read("PreToolUse", 2, ALLOW, "stderr says no"));
+        assert_eq!(
+            (v.action, v.reason.as_deref()),
+            (Action::Deny, Some("stderr says no"))
+        );
+        assert_eq!(v.warnings, ["hook h: hi"]);
+        let v = verdict(read("PreToolUse", 2, r#"{"hookSpecificOutput":5}"#, "no"));
+        assert_eq!((v.action, v.reason.as_deref()), (Action::Deny, Some("no")));
+        let v = verdict(read("PreToolUse", 1, DENY, "oops"));
+        assert_eq!(
+            (v.action, v.reason.as_deref()),
+            (Action::Deny, Some("json says no"))
+        );
+        let f = failure(read("PreToolUse", 1, r#"{"decision": }"#, "oops"));
+        assert_eq!(f.kind, FailureKind::Malformed);
+        assert!(
+            f.message
+                .starts_with("hook h exited 1: stdout is not valid JSON"),
+            "{f:?}"
+        );
+        let f = failure(read("PreToolUse", 3, "plain", "oops"));
+        assert_eq!(
+            (f.kind, f.message.as_str()),
+            (FailureKind::Exit, "hook h exited 3: oops")
+        );
+    }
+
+    #[test_case::test_case("{\"a\": }", false ; "braces but invalid")]
+    #[test_case::test_case("{\"a\": 1}\n{\"b\": 2}", true ; "lines of json setting nothing")]
+    #[test_case::test_case("{\"a\": 1}\n{\"systemMessage\": \"x\"}", false ; "lines one of which sets a field")]
+    fn text_that_claude_code_parses_as_json(stdout: &str, plain: bool) {
+        match read("UserPromptSubmit", 0, stdout, "") {
+            Reply::Verdict(v) if plain => assert_eq!(v.context.as_deref(), Some(stdout)),
+            Reply::Failure(f) if !plain => assert_eq!(f.kind, FailureKind::Malformed),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn exit_2_where_claude_code_ignores_it() {
+        // A permission request is not denied by exit 2: the permission flow goes on.
+        let v = verdict(read("PermissionRequest", 2, "", "no"));
+        assert_eq!((v.action, v.warnings.len()), (Action::Allow, 0));
+        let v = verdict(read("Notification", 2, "", "no"));
+        assert_eq!((v.action, v.warnings.len()), (Action::Allow, 0));
+        let v = verdict(read("SessionStart", 2, "", "no"));
+        assert_eq!(v.warnings, ["hook h: no"]);
     }
 
     #[test]
