@@ -539,15 +539,20 @@ fn an_installed_plugin_s_hooks_run_with_its_directories() {
     assert_eq!(lines, expected_lines);
     assert!(data.is_dir(), "the data directory is created on first use");
 
-    // `list` shows each hook with its plugin and file.
-    let listed = crate::harness::hookrig(&env, &["list"]);
-    let listed = crate::harness::text(&listed.stdout);
-    for needle in [
-        "claude:plugin:guard@tools:PreToolUse:1".to_owned(),
-        "claude:plugin:guard@tools:PreToolUse:2".to_owned(),
-        root.join("hooks/hooks.json").display().to_string(),
+    // `list` and `explain` show each hook with its plugin and file.
+    for args in [
+        &["list"][..],
+        &["explain", "PreToolUse", "--tool", "Bash"][..],
     ] {
-        assert!(listed.contains(&needle), "{needle} in {listed}");
+        let listed = crate::harness::hookrig(&env, args);
+        let listed = crate::harness::text(&listed.stdout);
+        for needle in [
+            "claude:plugin:guard@tools:PreToolUse:1".to_owned(),
+            "claude:plugin:guard@tools:PreToolUse:2".to_owned(),
+            root.join("hooks/hooks.json").display().to_string(),
+        ] {
+            assert!(listed.contains(&needle), "{args:?}: {needle} in {listed}");
+        }
     }
 
     // Turned off by the local file (local over user): nothing runs.
@@ -664,4 +669,114 @@ fn http_hook_allowlists() {
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].header("x-a"), Some("a"));
     assert_eq!(requests[0].header("x-b"), Some(""));
+}
+
+// `CLAUDE_ENV_FILE`: Claude Code gives it to its hook (hookrig) on `SessionStart`; what
+// the hooks hookrig runs append there reaches Claude Code as Claude Code reads it, in
+// the file it named, whether the emit answers itself or through the resident engine.
+#[test]
+fn what_session_start_hooks_write_to_claude_env_file_reaches_claude() {
+    let env = test_env();
+    let script = env.write_script(
+        "bin/env.sh",
+        "cat > /dev/null\necho \"export FROM_HOOK=$1\" >> \"$CLAUDE_ENV_FILE\"\n",
+    );
+    settings(
+        &env,
+        &json!({"hooks": {"SessionStart": [{"hooks": [
+            {"type": "command", "command": format!("{} one", quoted(&script))},
+            {"type": "command", "command": format!("{} two", quoted(&script))}]}]}}),
+    );
+    let input = SESSION_START.replace("CWD", &env.project().display().to_string());
+    let mut engine = None;
+    for through_engine in [false, true] {
+        let file = env.project().join(format!("env-{through_engine}.sh"));
+        let mut command = env.command(["emit", "--dialect", "claude"]);
+        command.env("CLAUDE_ENV_FILE", &file);
+        if through_engine {
+            engine = Some(crate::serve::Serve::start(&env));
+            command.env("HOOKRIG_ENGINE", "on");
+        }
+        let output = hookrig_test_support::run_with_input(
+            command,
+            input.as_bytes(),
+            hookrig_test_support::HANG_LIMIT,
+        );
+        assert_eq!(
+            crate::harness::code(&output),
+            0,
+            "{}",
+            crate::harness::text(&output.stderr)
+        );
+        let mut lines: Vec<String> = std::fs::read_to_string(&file)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        lines.sort_unstable();
+        assert_eq!(
+            lines,
+            ["export FROM_HOOK=one", "export FROM_HOOK=two"],
+            "through the engine: {through_engine}"
+        );
+    }
+    if let Some(serve) = engine {
+        let (status, log) = serve.stop();
+        assert!(status.success(), "{log}");
+    }
+}
+
+// Plugins: the manifest's `hooks` (paths inside the plugin, or an inline object) add to
+// `hooks/hooks.json`; a broken or missing file is reported and the rest still run.
+#[test]
+fn a_plugin_s_manifest_hooks_add_to_its_hooks_file() {
+    let env = test_env();
+    let log = env.project().join("ran.log");
+    let hook = |label: &str| {
+        json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command",
+            "command": format!("echo {label} >> {}", quoted(&log))}]}]}})
+    };
+    let listed = install_plugin(
+        &env,
+        "listed@tools",
+        &json!({}),
+        &[
+            ("hooks/hooks.json", r#"{"hooks": {"PreToolUse": [,]}}"#),
+            ("extra/hooks.json", &hook("extra").to_string()),
+            (
+                ".claude-plugin/plugin.json",
+                r#"{"name": "listed", "hooks": ["./extra/hooks.json", "./missing.json"]}"#,
+            ),
+        ],
+        None,
+    );
+    let mut inline = hook("inline");
+    inline["name"] = json!("inline");
+    install_plugin(
+        &env,
+        "inline@tools",
+        &json!({}),
+        &[(".claude-plugin/plugin.json", &inline.to_string())],
+        None,
+    );
+    user_settings(
+        &env,
+        &json!({"enabledPlugins": {"listed@tools": true, "inline@tools": true}}),
+    );
+    let out = emit(
+        &env,
+        &["PreToolUse"],
+        r#"{"tool":{"name":"Bash","input":{"command":"ls"}}}"#,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut ran: Vec<String> = std::fs::read_to_string(&log)
+        .expect("the plugins' hooks ran")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    ran.sort_unstable();
+    assert_eq!(ran, ["extra", "inline"]);
+    let broken = format!("{}:1:", listed.join("hooks/hooks.json").display());
+    assert!(out.has_warning(&broken), "{:?}", out.warnings());
+    assert!(out.has_warning("missing.json"), "{:?}", out.warnings());
 }

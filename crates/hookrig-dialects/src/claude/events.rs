@@ -140,7 +140,7 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         ),
         Ignored,
     ),
-    exit2(event("MessageDisplay", None), Ignored),
+    timeout(exit2(event("MessageDisplay", None), Ignored), 10_000),
     with_context(
         matching(event("SubagentStart", Some("subagent.start")), "agent_type"),
         false,

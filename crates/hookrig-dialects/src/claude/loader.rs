@@ -723,9 +723,9 @@ fn lower_handler(
     })
 }
 
-/// The `if` rule of a handler: `Ok(None)` when there is none (or it is ignored, off
-/// tool events), `Err` when the handler cannot run because the rule does not parse
-/// (reported through `error`).
+/// The `if` rule of a handler: `Ok(None)` when there is none, `Err` when the handler
+/// does not run: its rule does not parse, or it is on an event without a tool, where
+/// Claude Code never runs a hook with `if` (reported through `error`).
 fn lower_condition(
     raw: Option<String>,
     event: &str,
@@ -738,10 +738,10 @@ fn lower_condition(
         error(
             Severity::Warning,
             format!(
-                "`if` is read on tool events only, as Claude Code reads it; on {event} it is ignored and the hook runs on every {event}"
+                "`if` is read on tool events only, as Claude Code reads it; on {event} a hook with `if` never runs, so it is skipped"
             ),
         );
-        return Ok(None);
+        return Err(());
     }
     match Rule::parse(&text) {
         Ok(rule) => {
@@ -877,19 +877,21 @@ fn calls_hookrig_emit(line: &str) -> bool {
 }
 
 /// Claude Code's matcher rules: missing, `""` or `"*"` match everything; a pattern of only
-/// letters, digits, `_` and `|` is a list of exact names; anything else is an unanchored
-/// regex (so `Edit, Write` is a regex, and `mcp__.*` matches every MCP tool). Names are
-/// compared case-sensitively.
+/// letters, digits, `_`, `-`, spaces, `,` and `|` is a list of exact names separated by
+/// `|` or `,` (with optional whitespace around each), so `Edit, Write` matches either
+/// tool and `code-reviewer` that agent type only; anything else is an unanchored regex
+/// (`mcp__.*` matches every MCP tool). Names are compared case-sensitively.
 pub fn claude_matcher(pattern: &str) -> Result<Matcher, String> {
     if matches!(pattern, "" | "*") {
         return Ok(Matcher::Any);
     }
     let plain = pattern
         .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '|'));
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '|' | '-' | ' ' | ','));
     if plain {
         let names: Vec<String> = pattern
-            .split('|')
+            .split(['|', ','])
+            .map(str::trim)
             .filter(|n| !n.is_empty())
             .map(str::to_owned)
             .collect();
@@ -942,7 +944,8 @@ mod tests {
     #[test_case("", "" ; "empty")]
     #[test_case("*", "" ; "star")]
     #[test_case("Edit|Write", "Edit|Write" ; "bar list")]
-    #[test_case("Edit, Write", "Edit, Write" ; "comma and space make a regex")]
+    #[test_case("Edit, Write", "Edit|Write" ; "comma and space separate exact names")]
+    #[test_case("code-reviewer", "code-reviewer" ; "a hyphen is part of an exact name")]
     #[test_case("mcp__.*", "mcp__.*" ; "regex")]
     fn matchers(pattern: &str, shown: &str) {
         assert_eq!(claude_matcher(pattern).expect("valid").pattern(), shown);
@@ -969,7 +972,8 @@ mod tests {
                 {"type": "command", "command": "p.ps1", "shell": "powershell"},
                 {"type": "command", "command": "x.sh", "if": "Bash(ls"}
               ]}],
-              "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "u.sh", "if": "Bash", "once": true}]}],
+              "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "u.sh", "once": true},
+                {"type": "command", "command": "u2.sh", "if": "Bash"}]}],
               "SessionEnd": [{"hooks": [{"type": "command", "command": "e.sh"}]}],
               "Stop": [{"matcher": "anything", "hooks": [{"type": "command", "command": "s.sh"}]}]
             }}

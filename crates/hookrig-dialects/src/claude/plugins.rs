@@ -357,11 +357,26 @@ fn plugin_hooks(ctx: &mut LoadContext<'_>, plugin: &ClaudePlugin) -> Vec<HookDef
             ),
         }
     }
-    files.dedup();
+    // A file named twice (the manifest naming `./hooks/hooks.json` again) is read once.
+    let mut seen: Vec<PathBuf> = Vec::new();
+    files.retain(|file| {
+        let new = !seen.contains(file);
+        seen.push(file.clone());
+        new
+    });
     let mut from_files = Vec::new();
     for file in files {
-        if let Some(text) = ctx.read(&file) {
-            from_files.extend(parse_file(ctx, &file, &text));
+        match ctx.read(&file) {
+            Some(text) => from_files.extend(parse_file(ctx, &file, &text)),
+            None if file != default => warn(
+                ctx,
+                &manifest,
+                format!(
+                    "the hooks file {} that `hooks` names does not exist; it is ignored",
+                    file.display()
+                ),
+            ),
+            None => {}
         }
     }
     from_files.extend(hooks);
