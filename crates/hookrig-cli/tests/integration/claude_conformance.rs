@@ -249,6 +249,26 @@ fn command_hooks_run_with_bash() {
     );
 }
 
+// guards: the hooks reference's own example, an exec-form hook whose program is
+// `${CLAUDE_PROJECT_DIR}/...`, failing to start (no shell reads the placeholder)
+#[test]
+fn the_project_dir_placeholder_is_put_in_an_exec_form_command() {
+    let env = test_env();
+    env.write_script(
+        ".claude/hooks/block-rm.sh",
+        "grep -q 'rm -rf' && { echo 'Destructive command blocked by hook' >&2; exit 2; }\nexit 0\n",
+    );
+    settings(
+        &env,
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+            "if": "Bash(rm *)", "command": "${CLAUDE_PROJECT_DIR}/.claude/hooks/block-rm.sh", "args": []}]}]}}),
+    );
+    assert_eq!(
+        ask(&env, PRE),
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "Destructive command blocked by hook"}})
+    );
+}
+
 // guards: the per-hook `if` permission rule ignored, so the hook ran on every call
 #[test]
 fn the_if_rule_filters_tool_calls() {

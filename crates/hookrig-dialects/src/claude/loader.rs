@@ -338,11 +338,8 @@ pub fn claude_settings_to_trust(env: &hookrig_config::Environment) -> Vec<PathBu
 /// every hook before it.
 fn add(ctx: &mut LoadContext<'_>, file: ParsedFile, project_dir: Option<&PathBuf>) {
     for mut def in file.hooks {
-        let Some(key) = handler_key(&def) else {
-            ctx.hooks.push(def);
-            continue;
-        };
-        if let Some(by) = ctx.claude.loaded.get(&key) {
+        let key = handler_key(&def);
+        if let Some(by) = key.as_ref().and_then(|key| ctx.claude.loaded.get(key)) {
             let by = by.clone();
             ctx.shadowed.push(Shadowed { hook: def, by });
             continue;
@@ -352,7 +349,10 @@ fn add(ctx: &mut LoadContext<'_>, file: ParsedFile, project_dir: Option<&PathBuf
             hook.project_dir = project_dir.cloned();
             def.protocol = Arc::new(ClaudeProtocol(hook));
         }
-        ctx.claude.loaded.insert(key, def.spec.name.clone());
+        super::plugins::substitute_project_dir(&mut def, project_dir.unwrap_or(&ctx.env.cwd));
+        if let Some(key) = key {
+            ctx.claude.loaded.insert(key, def.spec.name.clone());
+        }
         ctx.hooks.push(def);
     }
 }

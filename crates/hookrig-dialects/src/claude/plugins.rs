@@ -248,6 +248,7 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>) {
         };
         for mut def in plugin_hooks(ctx, &info) {
             adopt(&mut def, &plugin, &info, project_dir.as_ref());
+            substitute_project_dir(&mut def, project_dir.as_ref().unwrap_or(&ctx.env.cwd));
             if plugin.users {
                 global.push(def);
             } else {
@@ -309,6 +310,21 @@ fn adopt(def: &mut HookDef, plugin: &Enabled, info: &ClaudePlugin, project_dir: 
             ..info.clone()
         });
         def.protocol = Arc::new(ClaudeProtocol(hook));
+    }
+}
+
+/// Puts the project directory in place of `${CLAUDE_PROJECT_DIR}` in an exec-form
+/// hook's program and arguments, as Claude Code does: with no shell, nothing else would
+/// read the placeholder (a shell line reads it from the hook's environment).
+pub(crate) fn substitute_project_dir(def: &mut HookDef, project_dir: &Path) {
+    if let CommandDef::Exec { argv } = &mut def.command {
+        let dir = project_dir.to_string_lossy();
+        for arg in argv
+            .iter_mut()
+            .filter(|a| a.contains("${CLAUDE_PROJECT_DIR}"))
+        {
+            *arg = arg.replace("${CLAUDE_PROJECT_DIR}", &dir);
+        }
     }
 }
 
