@@ -121,6 +121,11 @@ pub(crate) enum Command {
         #[arg(long)]
         revoke: bool,
     },
+    /// Make hookrig the one hook of an agent host; the host's own hooks then run
+    /// through hookrig.
+    Install(crate::commands::install::InstallArgs),
+    /// Take hookrig out of an agent host's settings and put the host's hooks back.
+    Uninstall(crate::commands::install::UninstallArgs),
     /// Register plugin packages and enable them per agent.
     Plugins(crate::commands::plugins::PluginsArgs),
     /// The automations of the automation engine (`hookrig serve`) and their runs.

@@ -3,12 +3,14 @@
 
 pub(crate) mod events;
 mod host;
+mod install;
 mod loader;
 mod protocol;
 mod rule;
 mod wire;
 
 pub(crate) use host::HOST;
+pub(crate) use install::INSTALL;
 pub use loader::{
     ClaudeHook, DEFAULT_MANAGED_SETTINGS, MANAGED_SETTINGS_ENV, claude_matcher,
     claude_settings_to_trust, managed_settings_path,
