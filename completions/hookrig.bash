@@ -28,6 +28,9 @@ _hookrig() {
             hookrig,config)
                 cmd="hookrig__subcmd__config"
                 ;;
+            hookrig,doctor)
+                cmd="hookrig__subcmd__doctor"
+                ;;
             hookrig,emit)
                 cmd="hookrig__subcmd__emit"
                 ;;
@@ -237,6 +240,9 @@ _hookrig() {
                 ;;
             hookrig__subcmd__help,config)
                 cmd="hookrig__subcmd__help__subcmd__config"
+                ;;
+            hookrig__subcmd__help,doctor)
+                cmd="hookrig__subcmd__help__subcmd__doctor"
                 ;;
             hookrig__subcmd__help,emit)
                 cmd="hookrig__subcmd__help__subcmd__emit"
@@ -521,7 +527,7 @@ _hookrig() {
 
     case "${cmd}" in
         hookrig)
-            opts="-h -V --debug --debug-hooks --ledger --no-ledger --agent --plan --help --version emit events runs list show explain validate schema completions trust install uninstall plugins auto serve engine fire why config providers agent plan task help"
+            opts="-h -V --debug --debug-hooks --ledger --no-ledger --agent --plan --help --version emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire why config providers agent plan task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1210,6 +1216,24 @@ _hookrig() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        hookrig__subcmd__doctor)
+            opts="-h --json --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         hookrig__subcmd__emit)
             opts="-h --dialect --plugin-dir --cwd --session --agent --tool --no-hooks --no-plugins --max-payload --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1513,7 +1537,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__help)
-            opts="emit events runs list show explain validate schema completions trust install uninstall plugins auto serve engine fire why config providers agent plan task help"
+            opts="emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire why config providers agent plan task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1781,6 +1805,20 @@ _hookrig() {
         hookrig__subcmd__help__subcmd__config__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -8,8 +8,10 @@
 //! of the user's hooks once. Everything else in the file stays as it was, byte for byte;
 //! the file is copied to `<file>.hookrig-backup` before its first change; a second
 //! install with nothing new changes nothing. Uninstall takes hookrig's entries out and
-//! puts the moved hooks back. docs/install.md describes the behaviour.
+//! puts the moved hooks back; `doctor` says where hookrig is installed and what it will
+//! run. docs/install.md describes the behaviour.
 
+mod doctor;
 mod hooks_json;
 
 use std::ffi::OsStr;
@@ -22,10 +24,12 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::claude;
+
 use crate::definition::HookDef;
 use crate::errors::InstallError;
 use crate::loader::LoadOptions;
 use crate::trust::HookTrust as _;
+pub use doctor::{Doctor, HookCheck, HostCheck, InstallState, Installed, doctor};
 
 /// Which of a host's settings files install edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -112,10 +116,6 @@ impl Target {
 
 /// What install knows of one host.
 #[derive(Debug)]
-#[expect(
-    dead_code,
-    reason = "`programs`, `config_dir` and `owns` are for `doctor`"
-)]
 pub(crate) struct HostInstall {
     /// The host's dialect.
     pub(crate) dialect: Dialect,

@@ -55,8 +55,9 @@ pub use hence::{HenceHook, HenceProtocol};
 pub use host::{HOSTS, Host, HostAnswer, HostInput};
 pub use hygge::{HyggeProtocol, format_go_duration, parse_go_duration, parse_hygge};
 pub use install::{
-    FileChange, InstallLevel, InstallReport, InstallRequest, SidecarTrust, UninstallReport,
-    hookrig_program, install, install_hosts, uninstall,
+    Doctor, FileChange, HookCheck, HostCheck, InstallLevel, InstallReport, InstallRequest,
+    InstallState, Installed, SidecarTrust, UninstallReport, doctor, hookrig_program, install,
+    install_hosts, uninstall,
 };
 pub use loader::{LoadOptions, Sources, load, read_sources};
 pub use native::{NativeProtocol, native_schema, parse_native};

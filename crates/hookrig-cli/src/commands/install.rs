@@ -1,4 +1,5 @@
-//! `hookrig install|uninstall HOST`: hookrig as an agent host's one hook.
+//! `hookrig install|uninstall HOST`: hookrig as an agent host's one hook; `hookrig
+//! doctor`: where it is installed and what it will run.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -6,7 +7,8 @@ use std::path::Path;
 use clap::{Args, ValueEnum};
 use hookrig_core::Dialect;
 use hookrig_dialects::{
-    FileChange, InstallLevel, InstallReport, InstallRequest, SidecarTrust, UninstallReport,
+    Doctor, FileChange, InstallLevel, InstallReport, InstallRequest, InstallState, SidecarTrust,
+    UninstallReport,
 };
 
 use crate::cli::JsonArg;
@@ -185,4 +187,72 @@ fn file_text(text: &mut String, file: &FileChange, moved: &str) {
         let _ = write!(text, "; the original is kept in {}", name(backup));
     }
     text.push('\n');
+}
+
+/// `hookrig doctor`: always exits 0, since it reports rather than decides.
+pub(crate) fn doctor(top: &Top, json: bool) -> Result<u8, ExpectedError> {
+    let scope = top.scope(Flags::default())?;
+    let path = std::env::var_os("PATH");
+    let report = hookrig_dialects::doctor(&scope.env, path.as_deref());
+    json_or_text(json, &report, doctor_text)?;
+    Ok(exit_codes::PROCEED)
+}
+
+fn doctor_text(report: &Doctor) -> String {
+    let mut text = String::new();
+    if report.hosts.is_empty() {
+        text.push_str("no agent host found (Claude Code, Codex CLI, Gemini CLI, Cursor)\n");
+    }
+    for host in &report.hosts {
+        let _ = writeln!(text, "{} (found: {})", host.title, host.found.join(", "));
+        for installed in &host.installed {
+            let state = match &installed.state {
+                InstallState::Missing => "no file".to_owned(),
+                InstallState::NotInstalled => format!(
+                    "not installed (`hookrig install {}{}`)",
+                    host.host,
+                    match installed.level {
+                        InstallLevel::User => "",
+                        InstallLevel::Project => " --project",
+                    }
+                ),
+                InstallState::Installed {
+                    entry,
+                    program_exists: true,
+                } => format!("installed: `{entry}`"),
+                InstallState::Installed {
+                    entry,
+                    program_exists: false,
+                } => format!(
+                    "installed, but its program is gone: `{entry}`; run `hookrig install {}` again",
+                    host.host
+                ),
+                InstallState::Unreadable { reason } => format!("cannot be read: {reason}"),
+            };
+            let _ = writeln!(
+                text,
+                "  {:8} {}: {state}",
+                format!("{}:", installed.level.as_str()),
+                installed.file.display()
+            );
+        }
+        if host.hooks.is_empty() {
+            text.push_str("  hooks: none\n");
+        } else {
+            text.push_str("  hooks hookrig runs:\n");
+        }
+        for hook in &host.hooks {
+            let _ = write!(text, "    {} ({})", hook.name, hook.source.display());
+            if let Some(why) = &hook.untrusted {
+                let _ = write!(text, ": untrusted, {why}");
+            } else if !hook.enabled {
+                text.push_str(": turned off");
+            }
+            text.push('\n');
+        }
+        for warning in &host.warnings {
+            let _ = writeln!(text, "  {warning}");
+        }
+    }
+    text
 }

@@ -322,3 +322,72 @@ fn the_entry_names_hookrig_by_path_when_path_does_not_find_it() {
         "{file}"
     );
 }
+
+/// `hookrig doctor` with `PATH` holding only the test's programs and the system's.
+fn doctor(env: &TestEnv, json: bool) -> String {
+    let mut command = env.untrusted_command(if json {
+        vec!["doctor", "--json"]
+    } else {
+        vec!["doctor"]
+    });
+    command.env("PATH", format!("{}:/usr/bin:/bin", env.bin().display()));
+    let output =
+        hookrig_test_support::run_with_input(command, b"", hookrig_test_support::HANG_LIMIT);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    env.redact(&text(&output.stdout))
+}
+
+#[test]
+fn doctor_shows_what_is_installed_what_runs_and_what_waits() {
+    let env = world();
+    let user = user_path(&env, &CLAUDE);
+    write(&user, &(CLAUDE.settings)(&counter_hook(&env, "guard")));
+    ok(&env, &["install", "claude"]);
+    // A feature hookrig cannot honour, in the user's file after install.
+    let installed = read(&user).expect("file");
+    write(
+        &user,
+        &installed.replacen(
+            "\"Stop\": [",
+            "\"Stop\": [{\"hooks\": [{\"type\": \"prompt\", \"prompt\": \"done?\"}]}, ",
+            1,
+        ),
+    );
+    // A project hook not trusted yet.
+    write(
+        &project_path(&env, &CLAUDE),
+        &(CLAUDE.settings)(&counter_hook(&env, "project")),
+    );
+    // A host found by its program alone.
+    env.write_bin("cursor-agent", "exit 0\n");
+    insta::assert_snapshot!("doctor_text", doctor(&env, false));
+    insta::assert_snapshot!("doctor_json", doctor(&env, true));
+}
+
+#[test]
+fn doctor_says_when_the_installed_program_is_gone() {
+    let env = test_env();
+    let copy = env.root().join("old/hookrig");
+    std::fs::create_dir_all(copy.parent().expect("parent")).expect("mkdir");
+    std::fs::copy(env!("CARGO_BIN_EXE_hookrig"), &copy).expect("copy");
+    let output = hookrig_test_support::run_with_input(
+        {
+            let mut command = std::process::Command::new(&copy);
+            command.args(["install", "claude"]);
+            for (name, value) in env.command(["x"]).get_envs() {
+                match value {
+                    Some(value) => command.env(name, value),
+                    None => command.env_remove(name),
+                };
+            }
+            command.current_dir(env.project());
+            command
+        },
+        b"",
+        hookrig_test_support::HANG_LIMIT,
+    );
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    std::fs::remove_file(&copy).expect("rm");
+    let said = doctor(&env, false);
+    assert!(said.contains("its program is gone"), "{said}");
+}

@@ -484,7 +484,6 @@ pub(crate) fn meaning(text: &str, hooks: &JsonHooks) -> Option<Value> {
 
 /// Whether the file holds hookrig's entry for any event, and the commands of those
 /// entries (for `doctor`); `None` when it does not parse.
-#[expect(dead_code, reason = "for `doctor`")]
 pub(crate) fn hookrig_handlers(text: &str, hooks: &JsonHooks) -> Option<Vec<Value>> {
     let root = CstRootNode::parse(text, &options(hooks)).ok()?;
     Some(
