@@ -52,6 +52,33 @@ const CLAUDE: Host = Host {
     },
 };
 
+const CURSOR: Host = Host {
+    name: "cursor",
+    user_file: ".cursor/hooks.json",
+    project_file: ".cursor/hooks.json",
+    sidecar: "hooks.hookrig.json",
+    settings: |hook| {
+        format!(
+            "{{\n  \"version\": 1,\n  \"hooks\": {{\n    \"beforeShellExecution\": [{{ \"command\": {}, \"timeout\": 10 }}]\n  }}\n}}\n",
+            json!(hook)
+        )
+    },
+    input: |cwd| {
+        json!({
+            "conversation_id": "c1",
+            "generation_id": "g1",
+            "model": "claude-sonnet-4",
+            "hook_event_name": "beforeShellExecution",
+            "cursor_version": "2.1.0",
+            "workspace_roots": [cwd],
+            "user_email": null,
+            "transcript_path": null,
+            "command": "ls",
+            "cwd": cwd
+        })
+    },
+};
+
 /// A test's world with `hookrig` on PATH as the binary under test, so that entries are
 /// written as `hookrig emit ...`.
 fn world() -> TestEnv {
@@ -390,4 +417,59 @@ fn doctor_says_when_the_installed_program_is_gone() {
     std::fs::remove_file(&copy).expect("rm");
     let said = doctor(&env, false);
     assert!(said.contains("its program is gone"), "{said}");
+}
+
+#[test]
+fn cursor_user_install_round_trip() {
+    user_install_round_trip(&CURSOR);
+}
+
+#[test]
+fn cursor_hooks_added_after_install() {
+    hooks_added_after_install(&CURSOR, |installed, hook| {
+        installed.replacen(
+            "\"beforeShellExecution\": [",
+            &format!(
+                "\"beforeShellExecution\": [{{\"command\": {}}}, ",
+                json!(hook)
+            ),
+            1,
+        )
+    });
+}
+
+#[test]
+fn cursor_unparsable_file_is_refused() {
+    unparsable_file_is_refused(&CURSOR);
+}
+
+#[test]
+fn cursor_project_install_is_untrusted_until_trust() {
+    project_install_is_untrusted_until_trust(&CURSOR);
+}
+
+#[test]
+fn cursor_trust_carries_over() {
+    trust_carries_over(&CURSOR);
+}
+
+#[test]
+fn cursor_shipped_sidecar_is_untrusted() {
+    a_shipped_sidecar_is_untrusted(&CURSOR);
+}
+
+#[test]
+fn http_is_refused_for_hosts_whose_hooks_are_commands() {
+    let env = world();
+    let hosts: &[&str] = &["cursor"];
+    for host in hosts {
+        let output = env.run(["install", host, "--http"], b"");
+        assert_eq!(code(&output), 1);
+        assert!(
+            text(&output.stderr).contains("--http is for Claude Code only"),
+            "{}",
+            text(&output.stderr)
+        );
+        assert!(!env.home().join(format!(".{host}")).exists());
+    }
 }
