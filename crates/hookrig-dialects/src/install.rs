@@ -23,7 +23,7 @@ use hookrig_core::{Dialect, Level};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{claude, cursor};
+use crate::{claude, cursor, gemini};
 
 use crate::definition::HookDef;
 use crate::errors::InstallError;
@@ -134,7 +134,7 @@ pub(crate) struct HostInstall {
 }
 
 /// The hosts install knows, in the order `doctor` shows them.
-pub(crate) const HOSTS: &[&HostInstall] = &[&claude::INSTALL, &cursor::INSTALL];
+pub(crate) const HOSTS: &[&HostInstall] = &[&claude::INSTALL, &gemini::INSTALL, &cursor::INSTALL];
 
 /// The hosts `hookrig install` accepts.
 pub fn install_hosts() -> impl Iterator<Item = Dialect> {

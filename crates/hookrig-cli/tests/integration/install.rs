@@ -79,6 +79,30 @@ const CURSOR: Host = Host {
     },
 };
 
+const GEMINI: Host = Host {
+    name: "gemini",
+    user_file: ".gemini/settings.json",
+    project_file: ".gemini/settings.json",
+    sidecar: "settings.hookrig.json",
+    settings: |hook| {
+        format!(
+            "// Gemini CLI settings, with comments.\n{{\n  \"theme\": \"GitHub\", /* the theme */\n  \"tools\": {{ \"enableHooks\": true }},\n  \"hooks\": {{\n    // the guard\n    \"BeforeTool\": [\n      {{\n        \"matcher\": \"run_shell_command\",\n        \"hooks\": [{{ \"name\": \"guard\", \"type\": \"command\", \"command\": {}, \"timeout\": 5000 }}]\n      }}\n    ]\n  }}\n}}\n",
+            json!(hook)
+        )
+    },
+    input: |cwd| {
+        json!({
+            "session_id": "s1",
+            "transcript_path": "",
+            "cwd": cwd,
+            "hook_event_name": "BeforeTool",
+            "timestamp": "2026-11-25T12:00:00.000Z",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "ls", "dir": "."}
+        })
+    },
+};
+
 /// A test's world with `hookrig` on PATH as the binary under test, so that entries are
 /// written as `hookrig emit ...`.
 fn world() -> TestEnv {
@@ -461,7 +485,7 @@ fn cursor_shipped_sidecar_is_untrusted() {
 #[test]
 fn http_is_refused_for_hosts_whose_hooks_are_commands() {
     let env = world();
-    let hosts: &[&str] = &["cursor"];
+    let hosts: &[&str] = &["cursor", "gemini"];
     for host in hosts {
         let output = env.run(["install", host, "--http"], b"");
         assert_eq!(code(&output), 1);
@@ -472,4 +496,43 @@ fn http_is_refused_for_hosts_whose_hooks_are_commands() {
         );
         assert!(!env.home().join(format!(".{host}")).exists());
     }
+}
+
+#[test]
+fn gemini_user_install_round_trip() {
+    user_install_round_trip(&GEMINI);
+}
+
+#[test]
+fn gemini_hooks_added_after_install() {
+    hooks_added_after_install(&GEMINI, |installed, hook| {
+        installed.replacen(
+            "\"BeforeTool\": [",
+            &format!(
+                "\"BeforeTool\": [{{\"matcher\": \"run_shell_command\", \"hooks\": [{{\"type\": \"command\", \"command\": {}}}]}}, ",
+                json!(hook)
+            ),
+            1,
+        )
+    });
+}
+
+#[test]
+fn gemini_unparsable_file_is_refused() {
+    unparsable_file_is_refused(&GEMINI);
+}
+
+#[test]
+fn gemini_project_install_is_untrusted_until_trust() {
+    project_install_is_untrusted_until_trust(&GEMINI);
+}
+
+#[test]
+fn gemini_trust_carries_over() {
+    trust_carries_over(&GEMINI);
+}
+
+#[test]
+fn gemini_shipped_sidecar_is_untrusted() {
+    a_shipped_sidecar_is_untrusted(&GEMINI);
 }
