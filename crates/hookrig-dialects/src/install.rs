@@ -11,6 +11,7 @@
 //! puts the moved hooks back; `doctor` says where hookrig is installed and what it will
 //! run. docs/install.md describes the behaviour.
 
+mod config_toml;
 mod doctor;
 mod hooks_json;
 
@@ -23,7 +24,7 @@ use hookrig_core::{Dialect, Level};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{claude, cursor, gemini};
+use crate::{claude, codex, cursor, gemini};
 
 use crate::definition::HookDef;
 use crate::errors::InstallError;
@@ -99,17 +100,86 @@ pub(crate) struct Target {
     pub(crate) path: PathBuf,
     /// Where its hooks move: `<stem>.hookrig.<ext>` beside it.
     pub(crate) sidecar: PathBuf,
-    /// Its shape.
-    pub(crate) hooks: &'static JsonHooks,
+    /// Its format.
+    pub(crate) kind: Kind,
+}
+
+/// The format of a target.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Kind {
+    /// A JSON hooks file of this shape, which gets hookrig's entries.
+    Json(&'static JsonHooks),
+    /// Codex's `config.toml`, whose `[hooks]` arrays of these events move out (hookrig's
+    /// entries go into the `hooks.json` beside it).
+    Toml(fn() -> Vec<&'static str>),
 }
 
 impl Target {
-    /// A target for `path`, with its sidecar beside it.
+    /// A JSON target for `path`, with its sidecar beside it.
     pub(crate) fn new(path: PathBuf, hooks: &'static JsonHooks) -> Self {
         Target {
             sidecar: sidecar_of(&path),
             path,
-            hooks,
+            kind: Kind::Json(hooks),
+        }
+    }
+
+    /// A `config.toml` target for `path`, with its sidecar beside it.
+    pub(crate) fn toml(path: PathBuf, events: fn() -> Vec<&'static str>) -> Self {
+        Target {
+            sidecar: sidecar_of(&path),
+            path,
+            kind: Kind::Toml(events),
+        }
+    }
+
+    /// Plans the install into this target.
+    fn install(
+        &self,
+        text: Option<&str>,
+        sidecar: Option<&str>,
+        entry: &Entry,
+    ) -> Result<hooks_json::Edited, InstallError> {
+        match self.kind {
+            Kind::Json(hooks) => {
+                hooks_json::install(&self.path, text, &self.sidecar, sidecar, hooks, &|event| {
+                    (hooks.entry)(entry, event)
+                })
+            }
+            Kind::Toml(events) => {
+                let edited =
+                    config_toml::install(&self.path, text, &self.sidecar, sidecar, &events())?;
+                Ok(hooks_json::Edited {
+                    file: edited.file,
+                    sidecar: edited.sidecar,
+                    moved: edited.moved,
+                })
+            }
+        }
+    }
+
+    /// Plans the uninstall from this target: the file's new text and how many handlers
+    /// came back.
+    fn uninstall(
+        &self,
+        text: Option<&str>,
+        sidecar: Option<&str>,
+    ) -> Result<(String, usize), InstallError> {
+        match self.kind {
+            Kind::Json(hooks) => {
+                hooks_json::uninstall(&self.path, text, &self.sidecar, sidecar, hooks)
+            }
+            Kind::Toml(events) => {
+                config_toml::uninstall(&self.path, text, &self.sidecar, sidecar, &events())
+            }
+        }
+    }
+
+    /// Whether two texts of this file mean the same.
+    fn same_meaning(&self, a: &str, b: &str) -> bool {
+        match self.kind {
+            Kind::Json(hooks) => hooks_json::meaning(a, hooks) == hooks_json::meaning(b, hooks),
+            Kind::Toml(_) => config_toml::meaning(a) == config_toml::meaning(b),
         }
     }
 }
@@ -134,7 +204,12 @@ pub(crate) struct HostInstall {
 }
 
 /// The hosts install knows, in the order `doctor` shows them.
-pub(crate) const HOSTS: &[&HostInstall] = &[&claude::INSTALL, &gemini::INSTALL, &cursor::INSTALL];
+pub(crate) const HOSTS: &[&HostInstall] = &[
+    &claude::INSTALL,
+    &codex::INSTALL,
+    &gemini::INSTALL,
+    &cursor::INSTALL,
+];
 
 /// The hosts `hookrig install` accepts.
 pub fn install_hosts() -> impl Iterator<Item = Dialect> {
@@ -285,14 +360,7 @@ pub fn install(env: &Environment, request: &InstallRequest) -> Result<InstallRep
     for target in &targets {
         let text = read(&target.path)?;
         let sidecar = read(&target.sidecar)?;
-        let edited = hooks_json::install(
-            &target.path,
-            text.as_deref(),
-            &target.sidecar,
-            sidecar.as_deref(),
-            target.hooks,
-            &|event| (target.hooks.entry)(&entry, event),
-        )?;
+        let edited = target.install(text.as_deref(), sidecar.as_deref(), &entry)?;
         plans.push((target, text, edited));
     }
     let was_trusted = match request.level {
@@ -305,7 +373,13 @@ pub fn install(env: &Environment, request: &InstallRequest) -> Result<InstallRep
     let mut files = Vec::new();
     let mut moved_total = 0;
     for (target, text, edited) in plans {
-        let changed = text.as_deref() != Some(edited.file.as_str()) || edited.sidecar.is_some();
+        // A file that does not exist and is to stay empty (a `config.toml` with nothing
+        // to move) is not written.
+        let file_changed = match &text {
+            Some(text) => *text != edited.file,
+            None => !edited.file.is_empty(),
+        };
+        let changed = file_changed || edited.sidecar.is_some();
         let mut backup = None;
         if changed {
             if let Some(original) = &text {
@@ -320,7 +394,7 @@ pub fn install(env: &Environment, request: &InstallRequest) -> Result<InstallRep
             if let Some(sidecar) = &edited.sidecar {
                 write_atomic(&target.sidecar, sidecar)?;
             }
-            if text.as_deref() != Some(edited.file.as_str()) {
+            if file_changed {
                 write_atomic(&target.path, &edited.file)?;
             }
         }
@@ -380,18 +454,12 @@ pub fn uninstall(
         if text.is_none() && sidecar.is_none() {
             continue;
         }
-        let (mut file, moved) = hooks_json::uninstall(
-            &target.path,
-            text.as_deref(),
-            &target.sidecar,
-            sidecar.as_deref(),
-            target.hooks,
-        )?;
+        let (mut file, moved) = target.uninstall(text.as_deref(), sidecar.as_deref())?;
         let backup_path = backup_of(&target.path);
         let backup = read(&backup_path)?;
         let mut restored_backup = false;
         if let Some(backup) = &backup
-            && hooks_json::meaning(backup, target.hooks) == hooks_json::meaning(&file, target.hooks)
+            && target.same_meaning(backup, &file)
         {
             file.clone_from(backup);
             restored_backup = true;
@@ -400,8 +468,12 @@ pub fn uninstall(
     }
     let mut files = Vec::new();
     for (target, text, sidecar, file, moved, restored_backup) in plans {
-        let changed = text.as_deref() != Some(file.as_str()) || sidecar.is_some();
-        if text.as_deref() != Some(file.as_str()) {
+        let file_changed = match &text {
+            Some(text) => *text != file,
+            None => !file.is_empty(),
+        };
+        let changed = file_changed || sidecar.is_some();
+        if file_changed {
             write_atomic(&target.path, &file)?;
         }
         if sidecar.is_some() {

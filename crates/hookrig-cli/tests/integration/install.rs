@@ -103,6 +103,33 @@ const GEMINI: Host = Host {
     },
 };
 
+const CODEX: Host = Host {
+    name: "codex",
+    user_file: ".codex/hooks.json",
+    project_file: ".codex/hooks.json",
+    sidecar: "hooks.hookrig.json",
+    settings: |hook| {
+        format!(
+            "{{\n  \"hooks\": {{\n    \"PreToolUse\": [\n      {{ \"matcher\": \"Bash\", \"hooks\": [{{ \"type\": \"command\", \"command\": {}, \"timeout\": 30 }}] }}\n    ]\n  }}\n}}\n",
+            json!(hook)
+        )
+    },
+    input: |cwd| {
+        json!({
+            "session_id": "s1",
+            "turn_id": "t1",
+            "transcript_path": null,
+            "cwd": cwd,
+            "hook_event_name": "PreToolUse",
+            "model": "gpt-5",
+            "permission_mode": "default",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+            "tool_use_id": "call_1"
+        })
+    },
+};
+
 /// A test's world with `hookrig` on PATH as the binary under test, so that entries are
 /// written as `hookrig emit ...`.
 fn world() -> TestEnv {
@@ -485,7 +512,7 @@ fn cursor_shipped_sidecar_is_untrusted() {
 #[test]
 fn http_is_refused_for_hosts_whose_hooks_are_commands() {
     let env = world();
-    let hosts: &[&str] = &["cursor", "gemini"];
+    let hosts: &[&str] = &["codex", "gemini", "cursor"];
     for host in hosts {
         let output = env.run(["install", host, "--http"], b"");
         assert_eq!(code(&output), 1);
@@ -535,4 +562,97 @@ fn gemini_trust_carries_over() {
 #[test]
 fn gemini_shipped_sidecar_is_untrusted() {
     a_shipped_sidecar_is_untrusted(&GEMINI);
+}
+
+#[test]
+fn codex_user_install_round_trip() {
+    user_install_round_trip(&CODEX);
+}
+
+#[test]
+fn codex_hooks_added_after_install() {
+    hooks_added_after_install(&CODEX, |installed, hook| {
+        installed.replacen(
+            "\"PreToolUse\": [",
+            &format!(
+                "\"PreToolUse\": [{{\"matcher\": \"Bash\", \"hooks\": [{{\"type\": \"command\", \"command\": {}}}]}}, ",
+                json!(hook)
+            ),
+            1,
+        )
+    });
+}
+
+#[test]
+fn codex_unparsable_file_is_refused() {
+    unparsable_file_is_refused(&CODEX);
+}
+
+#[test]
+fn codex_project_install_is_untrusted_until_trust() {
+    project_install_is_untrusted_until_trust(&CODEX);
+}
+
+#[test]
+fn codex_trust_carries_over() {
+    trust_carries_over(&CODEX);
+}
+
+#[test]
+fn codex_shipped_sidecar_is_untrusted() {
+    a_shipped_sidecar_is_untrusted(&CODEX);
+}
+
+#[test]
+fn codex_config_toml_hooks_move_and_the_rest_stays() {
+    let env = world();
+    let path = env.home().join(".codex/config.toml");
+    let original = format!(
+        "# Codex settings\nmodel = \"o3\" # the model\n\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\n\n[hooks.state.\"x:pre_tool_use:0:0\"]\nenabled = true\n\n[features]\nhooks = true\n",
+        json!(counter_hook(&env, "toml"))
+    );
+    write(&path, &original);
+
+    let said = ok(&env, &["install", "codex"]);
+    let file = read(&path).expect("config.toml");
+    let side = read(&path.with_file_name("config.hookrig.toml")).expect("sidecar");
+    let hooks = read(&env.home().join(".codex/hooks.json")).expect("hooks.json");
+    assert!(
+        hooks.contains("\"hookrig emit --dialect codex\""),
+        "{hooks}"
+    );
+    insta::assert_snapshot!(
+        "codex_config_toml",
+        format!(
+            "--- output\n{said}--- config.toml\n{file}--- config.hookrig.toml\n{}",
+            env.redact(&side)
+        )
+    );
+    fire(&env, &CODEX);
+    assert_eq!(runs(&env, "toml"), 1);
+
+    // Idempotent: nothing new, nothing written.
+    let again = ok(&env, &["install", "codex"]);
+    assert_eq!(read(&path).as_deref(), Some(file.as_str()), "{again}");
+
+    ok(&env, &["uninstall", "codex"]);
+    assert_eq!(read(&path).as_deref(), Some(original.as_str()));
+    assert!(!path.with_file_name("config.hookrig.toml").exists());
+    assert!(
+        !env.home().join(".codex/hooks.json").exists() || {
+            let left = read(&env.home().join(".codex/hooks.json")).expect("hooks.json");
+            !left.contains("emit --dialect")
+        }
+    );
+
+    // A config.toml that does not parse is refused with its place, and nothing changes.
+    write(&path, "model = \"o3\"\n[hooks\n");
+    let output = env.run(["install", "codex"], b"");
+    assert_eq!(code(&output), 1);
+    let stderr = env.redact(&text(&output.stderr));
+    assert!(
+        stderr.contains("[TMP]/home/.codex/config.toml:2:"),
+        "{stderr}"
+    );
+    assert!(!path.with_file_name("config.hookrig.toml").exists());
 }

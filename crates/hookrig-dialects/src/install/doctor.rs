@@ -12,7 +12,7 @@ use hookrig_exec::CommandDef;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{HOSTS, HostInstall, InstallLevel, hooks_json, project_dir};
+use super::{HOSTS, HostInstall, InstallLevel, Kind, hooks_json, project_dir};
 use crate::loader::LoadOptions;
 
 /// What `hookrig doctor` found.
@@ -179,13 +179,17 @@ fn installed(
 ) -> Vec<Installed> {
     (host.targets)(env, level, &project_dir(env))
         .into_iter()
-        .map(|target| {
-            let state = match std::fs::read_to_string(&target.path) {
+        .filter_map(|target| match target.kind {
+            Kind::Json(hooks) => Some((target.path, hooks)),
+            Kind::Toml(_) => None,
+        })
+        .map(|(path, hooks)| {
+            let state = match std::fs::read_to_string(&path) {
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => InstallState::Missing,
                 Err(err) => InstallState::Unreadable {
                     reason: err.to_string(),
                 },
-                Ok(text) => match hooks_json::hookrig_handlers(&text, target.hooks) {
+                Ok(text) => match hooks_json::hookrig_handlers(&text, hooks) {
                     None => InstallState::Unreadable {
                         reason: "the file does not parse".to_owned(),
                     },
@@ -197,7 +201,7 @@ fn installed(
             };
             Installed {
                 level,
-                file: target.path,
+                file: path,
                 state,
             }
         })

@@ -2,13 +2,17 @@ use std::path::Path;
 
 use indoc::indoc;
 
+use super::config_toml;
 use super::hooks_json::{install, is_hookrig_handler, uninstall};
 use super::*;
 
 fn claude_hooks() -> &'static JsonHooks {
     let env =
         Environment::from_vars("/".into(), |n| (n == "HOME").then(|| "/h".into())).expect("env");
-    (claude::INSTALL.targets)(&env, InstallLevel::User, Path::new("/p"))[0].hooks
+    match (claude::INSTALL.targets)(&env, InstallLevel::User, Path::new("/p"))[0].kind {
+        Kind::Json(hooks) => hooks,
+        Kind::Toml(_) => unreachable!("Claude Code's settings are JSON"),
+    }
 }
 
 fn entry() -> Entry {
@@ -242,5 +246,55 @@ fn sidecars_sit_beside_their_file() {
     assert_eq!(
         backup_of(Path::new("/h/.cursor/hooks.json")),
         Path::new("/h/.cursor/hooks.json.hookrig-backup")
+    );
+}
+
+#[test]
+fn config_toml_event_arrays_move_in_either_form_and_come_back() {
+    let events = ["PreToolUse", "Stop"];
+    let text = indoc! {r#"
+        model = "o3"
+        hooks.Stop = [{ hooks = [{ type = "command", command = "say done" }] }]
+
+        [[hooks.PreToolUse]]
+        matcher = "Bash"
+        [[hooks.PreToolUse.hooks]]
+        type = "command"
+        command = "guard.sh"
+
+        [hooks.state.k]
+        enabled = false
+    "#};
+    let path = Path::new("/h/.codex/config.toml");
+    let side = Path::new("/h/.codex/config.hookrig.toml");
+    let edited = config_toml::install(path, Some(text), side, None, &events).expect("installs");
+    assert_eq!(edited.moved, 2);
+    assert_eq!(
+        edited.file,
+        "model = \"o3\"\n\n[hooks.state.k]\nenabled = false\n"
+    );
+    let (back, restored) = config_toml::uninstall(
+        path,
+        Some(&edited.file),
+        side,
+        edited.sidecar.as_deref(),
+        &events,
+    )
+    .expect("uninstalls");
+    assert_eq!(restored, 2);
+    assert_eq!(
+        config_toml::meaning(&back).map(|t| t["hooks"]["PreToolUse"].clone()),
+        config_toml::meaning(text).map(|t| t["hooks"]["PreToolUse"].clone())
+    );
+    assert_eq!(
+        config_toml::meaning(&back).map(|t| t["hooks"]["Stop"].clone()),
+        config_toml::meaning(text).map(|t| t["hooks"]["Stop"].clone())
+    );
+    let refused = config_toml::install(path, Some("[hooks]\nStop = 1\n"), side, None, &events)
+        .expect_err("refused")
+        .to_string();
+    assert_eq!(
+        refused,
+        "/h/.codex/config.toml:2:8: `hooks.Stop` must be an array of tables; the file is left as it is"
     );
 }
