@@ -656,3 +656,35 @@ fn codex_config_toml_hooks_move_and_the_rest_stays() {
     );
     assert!(!path.with_file_name("config.hookrig.toml").exists());
 }
+
+#[test]
+fn http_entries_post_to_the_engine_with_the_token_from_the_environment() {
+    let env = world();
+    let path = user_path(&env, &CLAUDE);
+    write(&path, &(CLAUDE.settings)(&counter_hook(&env, "guard")));
+    let said = ok(&env, &["install", "claude", "--http"]);
+    assert!(said.contains("HOOKRIG_TOKEN"), "{said}");
+    let file: Value = serde_json::from_str(&read(&path).expect("file")).expect("json");
+    insta::assert_json_snapshot!("claude_http_entry", file["hooks"]["PreToolUse"]);
+    let text = read(&path).expect("file");
+    assert_eq!(text.matches("127.0.0.1:7700/emit/").count(), 31, "{text}");
+
+    // hookrig never posts to itself: the HTTP entry is not a hook it runs, and the
+    // moved hook runs once.
+    fire(&env, &CLAUDE);
+    assert_eq!(runs(&env, "guard"), 1);
+
+    // Another address, and back to a command: the entries are replaced, nothing moves.
+    let said = ok(&env, &["install", "claude", "--http", "127.0.0.1:9999"]);
+    assert!(!said.contains("moved"), "{said}");
+    assert!(
+        read(&path)
+            .expect("file")
+            .contains("127.0.0.1:9999/emit/PreToolUse?dialect=claude")
+    );
+    ok(&env, &["install", "claude"]);
+    let text = read(&path).expect("file");
+    assert!(!text.contains("http://"), "{text}");
+    assert!(text.contains("hookrig emit --dialect claude"), "{text}");
+    assert_eq!(runs(&env, "guard"), 1);
+}
