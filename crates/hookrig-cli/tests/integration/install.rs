@@ -436,6 +436,11 @@ fn doctor_shows_what_is_installed_what_runs_and_what_waits() {
         &project_path(&env, &CLAUDE),
         &(CLAUDE.settings)(&counter_hook(&env, "project")),
     );
+    // A file install does not edit, whose hooks Claude Code runs beside hookrig.
+    write(
+        &env.project().join(".claude/settings.local.json"),
+        &(CLAUDE.settings)(&counter_hook(&env, "local")),
+    );
     // A host found by its program alone.
     env.write_bin("cursor-agent", "exit 0\n");
     insta::assert_snapshot!("doctor_text", doctor(&env, false));

@@ -241,23 +241,47 @@ fn first_word(line: &str) -> String {
     }
 }
 
-/// When hookrig is the host's hook at the user's level only, the host still runs the
-/// project file's hooks itself, and hookrig (which reads that file too) runs them again:
-/// a warning names the file and the command that makes them run once.
-fn run_twice(host: &HostInstall, installed: &[Installed], hooks: &[HookCheck]) -> Option<String> {
-    let user = installed.iter().any(|i| {
-        i.level == InstallLevel::User && matches!(i.state, InstallState::Installed { .. })
-    });
-    let project = installed
+/// Once hookrig is the host's hook (at any level), the host still runs the hooks of
+/// every other file it reads itself (the other level's file, Claude Code's
+/// `settings.local.json` and managed settings...), and hookrig, which reads them too,
+/// runs them again: one warning per such file, with the command that moves them when
+/// install edits that file.
+fn run_twice(host: &HostInstall, installed: &[Installed], hooks: &[HookCheck]) -> Vec<String> {
+    if !installed
         .iter()
-        .find(|i| i.level == InstallLevel::Project && i.state == InstallState::NotInstalled)?;
-    let runs = hooks.iter().any(|h| h.source == project.file);
-    (user && runs).then(|| {
-        format!(
-            "{}: {} runs these hooks itself, and hookrig runs them too; `hookrig install {} --project` makes them run once, through hookrig",
-            project.file.display(),
-            host.title,
-            host.dialect
-        )
-    })
+        .any(|i| matches!(i.state, InstallState::Installed { .. }))
+    {
+        return Vec::new();
+    }
+    let mut files: Vec<&Path> = Vec::new();
+    for hook in hooks {
+        let sidecar = hook
+            .source
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().contains(".hookrig."));
+        if !sidecar && !files.contains(&hook.source.as_path()) {
+            files.push(&hook.source);
+        }
+    }
+    files
+        .into_iter()
+        .map(|file| {
+            let hint = match installed.iter().find(|i| i.file == file) {
+                Some(i) => format!(
+                    "`hookrig install {}{}` moves them, so that they run once, through hookrig",
+                    host.dialect,
+                    match i.level {
+                        InstallLevel::User => "",
+                        InstallLevel::Project => " --project",
+                    }
+                ),
+                None => "move them into a file only hookrig reads (such as hookrig's own hooks.toml), so that they run once".to_owned(),
+            };
+            format!(
+                "{}: {} runs these hooks itself, and hookrig runs them too; {hint}",
+                file.display(),
+                host.title
+            )
+        })
+        .collect()
 }
