@@ -28,6 +28,9 @@ _hookrig() {
             hookrig,config)
                 cmd="hookrig__subcmd__config"
                 ;;
+            hookrig,doctor)
+                cmd="hookrig__subcmd__doctor"
+                ;;
             hookrig,emit)
                 cmd="hookrig__subcmd__emit"
                 ;;
@@ -45,6 +48,9 @@ _hookrig() {
                 ;;
             hookrig,help)
                 cmd="hookrig__subcmd__help"
+                ;;
+            hookrig,install)
+                cmd="hookrig__subcmd__install"
                 ;;
             hookrig,list)
                 cmd="hookrig__subcmd__list"
@@ -75,6 +81,9 @@ _hookrig() {
                 ;;
             hookrig,trust)
                 cmd="hookrig__subcmd__trust"
+                ;;
+            hookrig,uninstall)
+                cmd="hookrig__subcmd__uninstall"
                 ;;
             hookrig,validate)
                 cmd="hookrig__subcmd__validate"
@@ -232,6 +241,9 @@ _hookrig() {
             hookrig__subcmd__help,config)
                 cmd="hookrig__subcmd__help__subcmd__config"
                 ;;
+            hookrig__subcmd__help,doctor)
+                cmd="hookrig__subcmd__help__subcmd__doctor"
+                ;;
             hookrig__subcmd__help,emit)
                 cmd="hookrig__subcmd__help__subcmd__emit"
                 ;;
@@ -249,6 +261,9 @@ _hookrig() {
                 ;;
             hookrig__subcmd__help,help)
                 cmd="hookrig__subcmd__help__subcmd__help"
+                ;;
+            hookrig__subcmd__help,install)
+                cmd="hookrig__subcmd__help__subcmd__install"
                 ;;
             hookrig__subcmd__help,list)
                 cmd="hookrig__subcmd__help__subcmd__list"
@@ -279,6 +294,9 @@ _hookrig() {
                 ;;
             hookrig__subcmd__help,trust)
                 cmd="hookrig__subcmd__help__subcmd__trust"
+                ;;
+            hookrig__subcmd__help,uninstall)
+                cmd="hookrig__subcmd__help__subcmd__uninstall"
                 ;;
             hookrig__subcmd__help,validate)
                 cmd="hookrig__subcmd__help__subcmd__validate"
@@ -509,7 +527,7 @@ _hookrig() {
 
     case "${cmd}" in
         hookrig)
-            opts="-h -V --debug --debug-hooks --ledger --no-ledger --agent --plan --help --version emit events runs list show explain validate schema completions trust plugins auto serve engine fire why config providers agent plan task help"
+            opts="-h -V --debug --debug-hooks --ledger --no-ledger --agent --plan --help --version emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire why config providers agent plan task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1198,6 +1216,24 @@ _hookrig() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        hookrig__subcmd__doctor)
+            opts="-h --json --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         hookrig__subcmd__emit)
             opts="-h --dialect --plugin-dir --cwd --session --agent --tool --no-hooks --no-plugins --max-payload --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1501,7 +1537,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__help)
-            opts="emit events runs list show explain validate schema completions trust plugins auto serve engine fire why config providers agent plan task help"
+            opts="emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire why config providers agent plan task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1780,6 +1816,20 @@ _hookrig() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        hookrig__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         hookrig__subcmd__help__subcmd__emit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1907,6 +1957,20 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__help__subcmd__install)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2270,6 +2334,20 @@ _hookrig() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        hookrig__subcmd__help__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         hookrig__subcmd__help__subcmd__validate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -2291,6 +2369,28 @@ _hookrig() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__install)
+            opts="-h --user --project --http --json --debug --debug-hooks --ledger --no-ledger --help claude codex gemini cursor"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --http)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3226,6 +3326,24 @@ _hookrig() {
             ;;
         hookrig__subcmd__trust)
             opts="-h --list --revoke --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__uninstall)
+            opts="-h --user --project --json --debug --debug-hooks --ledger --no-ledger --help claude codex gemini cursor"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -121,6 +121,17 @@ pub(crate) enum Command {
         #[arg(long)]
         revoke: bool,
     },
+    /// Make hookrig the one hook of an agent host; the host's own hooks then run
+    /// through hookrig.
+    Install(crate::commands::install::InstallArgs),
+    /// Take hookrig out of an agent host's settings and put the host's hooks back.
+    Uninstall(crate::commands::install::UninstallArgs),
+    /// For each agent host on this machine: is hookrig installed, which of its hooks
+    /// will run, which wait for `hookrig trust`, what hookrig cannot honour.
+    Doctor {
+        #[command(flatten)]
+        json: JsonArg,
+    },
     /// Register plugin packages and enable them per agent.
     Plugins(crate::commands::plugins::PluginsArgs),
     /// The automations of the automation engine (`hookrig serve`) and their runs.

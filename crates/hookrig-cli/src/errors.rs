@@ -140,6 +140,12 @@ pub(crate) enum ExpectedError {
     /// An `hookrig auto`, `hookrig fire` or `hookrig serve` command failed.
     #[error(transparent)]
     Automation(#[from] hookrig_automation::AutomationError),
+    /// The running executable's path is unknown (`hookrig install` writes it).
+    #[error("cannot find hookrig's own executable")]
+    CurrentExe(#[source] std::io::Error),
+    /// `hookrig install` or `uninstall` changed nothing.
+    #[error(transparent)]
+    Install(#[from] hookrig_dialects::InstallError),
 }
 
 impl From<hookrig_core::UnknownVersionError> for ExpectedError {
@@ -185,6 +191,8 @@ impl ExpectedError {
             | ExpectedError::Lifecycle(_)
             | ExpectedError::Agent(_)
             | ExpectedError::Automation(_)
+            | ExpectedError::Install(_)
+            | ExpectedError::CurrentExe(_)
             | ExpectedError::Engine(_)
             | ExpectedError::EngineStart(_)
             | ExpectedError::HttpBind { .. }

@@ -102,6 +102,9 @@ fn main() -> ExitCode {
         } => top
             .scope(Flags::default().cwd(cwd))
             .and_then(|scope| commands::providers::list(&scope, json.json)),
+        Command::Install(args) => commands::install::install(&top, args),
+        Command::Uninstall(args) => commands::install::uninstall(&top, args),
+        Command::Doctor { json } => commands::install::doctor(&top, json.json),
         Command::Plugins(args) => top
             .scope(Flags::default())
             .and_then(|scope| commands::plugins::run(&scope, args)),

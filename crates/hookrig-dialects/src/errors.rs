@@ -34,3 +34,51 @@ pub enum PackageError {
         problems: Vec<String>,
     },
 }
+
+/// Why `hookrig install` or `uninstall` changed nothing.
+#[derive(Debug, Error)]
+pub enum InstallError {
+    /// A file that does not parse as the host reads it, or whose hooks have a shape the
+    /// host would reject: it is left as it is.
+    #[error("{}:{line}:{col}: {message}; the file is left as it is", path.display())]
+    Refused {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line of the problem.
+        line: usize,
+        /// The 1-based column of the problem.
+        col: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file that is not UTF-8.
+    #[error("{}: the file is not UTF-8; it is left as it is", .0.display())]
+    NotUtf8(PathBuf),
+    /// A file that cannot be read.
+    #[error("cannot read {}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file that cannot be written.
+    #[error("cannot write {}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `--http` for a host whose hooks are commands only.
+    #[error("--http is for Claude Code only: {0} runs its hooks as commands")]
+    HttpNotSupported(&'static str),
+    /// A dialect that is not a host install knows.
+    #[error("hookrig cannot install into `{0}`: the hosts are claude, codex, gemini and cursor")]
+    UnknownHost(String),
+    /// The trust store could not be updated for the moved hooks.
+    #[error(transparent)]
+    Trust(#[from] hookrig_config::TrustError),
+}

@@ -31,6 +31,7 @@ mod hence;
 mod hermit;
 mod host;
 mod hygge;
+mod install;
 mod loader;
 mod native;
 mod orchestrator;
@@ -45,7 +46,7 @@ pub use claude::{
 };
 pub use codex::{CODEX_HOME_ENV, CodexHook, CodexProtocol, codex_home, codex_matcher};
 pub use definition::{HookDef, LoadedConfig, Settings, Shadowed};
-pub use errors::{HostError, PackageError};
+pub use errors::{HostError, InstallError, PackageError};
 pub use gemini::{
     DEFAULT_SYSTEM_SETTINGS as GEMINI_DEFAULT_SYSTEM_SETTINGS, GeminiHook, GeminiProtocol,
     SYSTEM_SETTINGS_ENV as GEMINI_SYSTEM_SETTINGS_ENV, gemini_system_settings_path,
@@ -53,6 +54,11 @@ pub use gemini::{
 pub use hence::{HenceHook, HenceProtocol};
 pub use host::{HOSTS, Host, HostAnswer, HostInput};
 pub use hygge::{HyggeProtocol, format_go_duration, parse_go_duration, parse_hygge};
+pub use install::{
+    Doctor, FileChange, HookCheck, HostCheck, InstallLevel, InstallReport, InstallRequest,
+    InstallState, Installed, SidecarTrust, UninstallReport, doctor, hookrig_program, install,
+    install_hosts, uninstall,
+};
 pub use loader::{LoadOptions, Sources, load, read_sources};
 pub use native::{NativeProtocol, native_schema, parse_native};
 pub use protocol::DialectProtocol;

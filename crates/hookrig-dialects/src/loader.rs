@@ -363,6 +363,12 @@ mod tests {
             ".hygge/hooks.toml",
             ".claude/settings.local.json",
             ".cursor/hooks.json",
+            // The sidecars `hookrig install` writes: a resident engine must see one
+            // appear, or the hooks moved into it would not run until it restarts.
+            ".claude/settings.hookrig.json",
+            ".gemini/settings.hookrig.json",
+            ".codex/hooks.hookrig.json",
+            ".codex/config.hookrig.toml",
         ] {
             let (_, consulted) = consulted::record(|| read_sources(&env, &LoadOptions::default()));
             let path = env.cwd.join(nearer);

@@ -46,7 +46,8 @@ pub enum CommandDef {
 
 impl CommandDef {
     /// Whether this command runs `hookrig emit` (any path to a program named `hookrig`,
-    /// after any `NAME=value` words). Such a hook is how a tool makes hookrig its one
+    /// quoted or not, after any `NAME=value` words), or posts to a resident engine's
+    /// `/emit/EVENT?dialect=D` ingress. Such a hook is how a tool makes hookrig its one
     /// hook; hookrig reads that tool's config too, and running it from hookrig would call
     /// hookrig again without end, so the loader leaves these hooks out.
     pub fn calls_hookrig_emit(&self) -> bool {
@@ -58,18 +59,71 @@ impl CommandDef {
         };
         match self {
             CommandDef::Shell { line, .. } => {
-                let mut words = line
-                    .split_whitespace()
+                let words = leading_words(line);
+                let mut words = words
+                    .iter()
                     .skip_while(|w| w.contains('=') && !w.starts_with(['=', '/', '.']));
-                let program = words.next().unwrap_or("");
-                is_hookrig_emit(program, words.next())
+                let program = words.next().map_or("", String::as_str);
+                is_hookrig_emit(program, words.next().map(String::as_str))
             }
             CommandDef::Exec { argv } => argv
                 .first()
                 .is_some_and(|program| is_hookrig_emit(program, argv.get(1).map(String::as_str))),
-            CommandDef::Http { .. } => false,
+            CommandDef::Http { url, .. } => url.strip_prefix("http://").is_some_and(|rest| {
+                let path = rest.find('/').map_or("", |i| &rest[i..]);
+                path.starts_with("/emit/") && path.contains("dialect=")
+            }),
         }
     }
+}
+
+/// The first eight words of a shell command line with their quotes taken off (`'a b'`
+/// and `"a b"` are one word, a backslash escapes the next character): enough to see
+/// which program a line runs, after any `NAME=value` words before it.
+fn leading_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                word.extend(chars.by_ref().take_while(|&c| c != '\''));
+            }
+            '"' => {
+                in_word = true;
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => word.extend(chars.next()),
+                        c => word.push(c),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                word.extend(chars.next());
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+                if words.len() >= 8 {
+                    return words;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
 }
 
 /// Limits that apply to every run of a command hook.
@@ -352,6 +406,25 @@ mod tests {
                     "--dialect".into(),
                     "hygge".into()
                 ]
+            }
+            .calls_hookrig_emit()
+        );
+        // guards: `hookrig install` writes hookrig's path quoted when it holds a space
+        assert!(shell("'/opt/my tools/hookrig' emit --dialect claude").calls_hookrig_emit());
+        assert!(shell("\"/opt/my tools/hookrig\" emit").calls_hookrig_emit());
+        assert!(
+            CommandDef::Http {
+                url: "http://127.0.0.1:7700/emit/Stop?dialect=claude".into(),
+                headers: Vec::new(),
+                secret_env: None,
+            }
+            .calls_hookrig_emit()
+        );
+        assert!(
+            !CommandDef::Http {
+                url: "http://127.0.0.1:7700/audit".into(),
+                headers: Vec::new(),
+                secret_env: None,
             }
             .calls_hookrig_emit()
         );

@@ -8,6 +8,7 @@ pub(crate) mod emit;
 pub(crate) mod engine;
 pub(crate) mod events;
 pub(crate) mod explain;
+pub(crate) mod install;
 pub(crate) mod list;
 pub(crate) mod plan;
 pub(crate) mod plan_validate;

@@ -23,6 +23,7 @@ mod hence;
 mod hygge;
 mod input;
 mod inspect;
+mod install;
 mod ledger;
 mod plan_validate;
 mod plans;

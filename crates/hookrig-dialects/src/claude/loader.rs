@@ -4,7 +4,9 @@
 //! `/etc/claude-code/managed-settings.json` (global; the managed path can be moved with
 //! `HOOKRIG_CLAUDE_MANAGED_SETTINGS`), project `.claude/settings.json` and
 //! `.claude/settings.local.json` (project level, both from the nearest directory along the
-//! project walk that holds either). Every layer's hooks run; an identical handler (same
+//! project walk that holds either); beside the user's and the project's `settings.json`,
+//! the `settings.hookrig.json` that `hookrig install` moved their hooks into, read as
+//! part of that file. Every layer's hooks run; an identical handler (same
 //! event, matcher and command or URL) runs once. A file that is not valid JSON, or whose
 //! hooks do not have Claude Code's shape, is skipped with an error naming its position;
 //! a bad entry in a good file is skipped alone.
@@ -144,6 +146,7 @@ pub(crate) fn settings_dir(project: &hookrig_config::Project) -> Option<PathBuf>
             let claude = dir.join(".claude");
             consulted::is_file(&claude.join("settings.json"))
                 || consulted::is_file(&claude.join("settings.local.json"))
+                || consulted::is_file(&claude.join("settings.hookrig.json"))
         })
         .cloned()
 }
@@ -158,6 +161,10 @@ pub(crate) fn load_settings(ctx: &mut LoadContext<'_>, level: Level) {
             let user = ctx.env.home.join(".claude").join("settings.json");
             if let Some(file) = read(ctx, &user, Layer::User) {
                 ctx.claude.user_disable = file.disable_all;
+                add(ctx, file, project_dir.as_ref());
+            }
+            // The hooks `hookrig install` moved out of the user's file: part of it.
+            if let Some(file) = read(ctx, &crate::install::sidecar_of(&user), Layer::User) {
                 add(ctx, file, project_dir.as_ref());
             }
             if let Some(file) = read(ctx, &managed_settings_path(), Layer::Managed) {
@@ -196,6 +203,8 @@ pub(crate) fn load_settings(ctx: &mut LoadContext<'_>, level: Level) {
             if let Some(dir) = &dir {
                 for (name, layer) in [
                     ("settings.json", Layer::Project),
+                    // The hooks `hookrig install --project` moved out of settings.json.
+                    ("settings.hookrig.json", Layer::Project),
                     ("settings.local.json", Layer::Local),
                 ] {
                     let path = dir.join(".claude").join(name);

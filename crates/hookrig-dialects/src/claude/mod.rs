@@ -4,6 +4,7 @@
 mod discovery;
 pub(crate) mod events;
 mod host;
+mod install;
 mod loader;
 mod plugins;
 mod policy;
@@ -13,6 +14,7 @@ mod wire;
 
 pub(crate) use discovery::load;
 pub(crate) use host::HOST;
+pub(crate) use install::INSTALL;
 pub(crate) use loader::State;
 pub use loader::{
     ClaudeHook, ClaudePlugin, DEFAULT_MANAGED_SETTINGS, MANAGED_SETTINGS_ENV, claude_matcher,

@@ -3,7 +3,9 @@
 //! Layers: the user's `$CODEX_HOME` (default `~/.codex`), then the project's `.codex/`
 //! folders from the project root down to the working directory (the working directory
 //! alone outside a repository). In each, `hooks.json` and the `[hooks]` tables of
-//! `config.toml` both load, in that order, with a warning when both hold hooks. A file
+//! `config.toml` both load, in that order, with a warning when both hold hooks; each is
+//! followed by its sidecar (`hooks.hookrig.json`, `config.hookrig.toml`), which holds the
+//! hooks `hookrig install` moved out of it. A file
 //! Codex cannot parse is skipped whole, with the error placed; a matcher that is not a
 //! valid regex skips its group; empty commands and `prompt` / `agent` handlers are
 //! skipped alone. `[features] hooks = false` (or the older `codex_hooks = false`) in the
@@ -144,7 +146,14 @@ fn disabled_hooks(home: &Path) -> HashSet<String> {
 /// Loads one config folder: `hooks.json`, then `config.toml`'s `[hooks]`.
 fn load_layer(ctx: &mut LoadContext<'_>, folder: &Path, level: Level, disabled: &HashSet<String>) {
     let mut loaded: Vec<(PathBuf, Vec<HookDef>)> = Vec::new();
-    for (name, format) in [("hooks.json", Format::Json), ("config.toml", Format::Toml)] {
+    // The sidecars hold the hooks `hookrig install` moved out of the file before them,
+    // read as part of that file.
+    for (name, format) in [
+        ("hooks.json", Format::Json),
+        ("hooks.hookrig.json", Format::Json),
+        ("config.toml", Format::Toml),
+        ("config.hookrig.toml", Format::Toml),
+    ] {
         let path = folder.join(name);
         let Some(text) = ctx.read(&path) else {
             continue;

@@ -4,11 +4,13 @@
 
 pub(crate) mod events;
 mod host;
+mod install;
 mod loader;
 mod protocol;
 mod wire;
 
 pub(crate) use host::HOST;
+pub(crate) use install::INSTALL;
 pub(crate) use loader::load;
 pub use loader::{CODEX_HOME_ENV, CodexHook, codex_home, codex_matcher};
 pub use protocol::CodexProtocol;

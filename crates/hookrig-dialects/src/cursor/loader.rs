@@ -3,7 +3,9 @@
 //! Sources: the enterprise file (`/etc/cursor/hooks.json` on Linux; the path can be
 //! moved with `HOOKRIG_CURSOR_ENTERPRISE_HOOKS`) and the user's `~/.cursor/hooks.json`
 //! (global), and the project's `.cursor/hooks.json`, from the nearest directory along the
-//! project walk that holds one (project level, untrusted until `hookrig trust`). Every
+//! project walk that holds one (project level, untrusted until `hookrig trust`); beside
+//! the user's and the project's file, the `hooks.hookrig.json` that `hookrig install`
+//! moved their hooks into, read as part of that file. Every
 //! source's hooks run, as in Cursor. A file that is not valid JSON, or whose `hooks` do
 //! not have Cursor's shape, is skipped with an error naming its position; a bad entry in
 //! a good file is skipped alone.
@@ -94,15 +96,26 @@ pub(crate) fn enterprise_hooks_path() -> PathBuf {
 /// Loads this dialect's sources of one level into `ctx`: enterprise before user (the
 /// order of Cursor's priorities), then the project's file.
 pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
+    let user = ctx.env.home.join(".cursor").join("hooks.json");
     let files = match level {
         Level::Global => vec![
             (enterprise_hooks_path(), Layer::Enterprise),
-            (ctx.env.home.join(".cursor").join("hooks.json"), Layer::User),
+            (user.clone(), Layer::User),
+            (crate::install::sidecar_of(&user), Layer::User),
         ],
+        // The hooks `hookrig install` moved out of a hooks.json sit beside it in
+        // hooks.hookrig.json, read as part of it.
         Level::Project => ctx
             .project
             .nearest_file(".cursor/hooks.json")
-            .map(|path| vec![(path, Layer::Project)])
+            .or_else(|| ctx.project.nearest_file(".cursor/hooks.hookrig.json"))
+            .map(|path| {
+                let hooks = path.with_file_name("hooks.json");
+                vec![
+                    (hooks.clone(), Layer::Project),
+                    (crate::install::sidecar_of(&hooks), Layer::Project),
+                ]
+            })
             .unwrap_or_default(),
     };
     for (path, layer) in files {

@@ -3,11 +3,13 @@
 
 pub(crate) mod events;
 mod host;
+mod install;
 mod loader;
 mod protocol;
 mod wire;
 
 pub(crate) use host::HOST;
+pub(crate) use install::INSTALL;
 pub(crate) use loader::load;
 #[cfg(test)]
 pub(crate) use protocol::{CursorHook, CursorProtocol};

@@ -4,7 +4,9 @@
 //! (`$GEMINI_CLI_SYSTEM_SETTINGS_PATH`, else `/etc/gemini-cli/settings.json`) at the
 //! global level, the working directory's `.gemini/settings.json` at the project level
 //! (Gemini CLI reads its workspace settings there, and not when that directory is the
-//! home directory). Comments are allowed, as Gemini CLI strips them. Every layer's hooks
+//! home directory); beside the user's and the project's file, the `settings.hookrig.json`
+//! that `hookrig install` moved their hooks into, read as part of that file. Comments
+//! are allowed, as Gemini CLI strips them. Every layer's hooks
 //! run; a hook with the same event, `name`, `command` and matcher as one loaded before
 //! runs once. A file that is not JSON is skipped with an error at its position; a bad
 //! definition or handler in a good file is skipped alone, with an error at its place.
@@ -118,12 +120,16 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
         Level::Global => {
             let user = ctx.env.home.join(".gemini").join("settings.json");
             load_file(ctx, &user, Layer::User);
+            // The hooks `hookrig install` moved out of a settings.json sit beside it in
+            // settings.hookrig.json, read as part of it.
+            load_file(ctx, &crate::install::sidecar_of(&user), Layer::User);
             load_file(ctx, &system_settings_path(), Layer::System);
         }
         Level::Project => {
             if ctx.env.cwd != ctx.env.home {
                 let project = ctx.env.cwd.join(".gemini").join("settings.json");
                 load_file(ctx, &project, Layer::Project);
+                load_file(ctx, &crate::install::sidecar_of(&project), Layer::Project);
             }
             settle(ctx);
         }
@@ -259,7 +265,7 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
 const INVALID: &str = "invalid Gemini CLI settings, file skipped: ";
 
 /// The keys of `hooks` that are settings, not events.
-const SETTING_KEYS: &[&str] = &["enabled", "disabled", "notifications"];
+pub(crate) const SETTING_KEYS: &[&str] = &["enabled", "disabled", "notifications"];
 
 /// The keys of a hook definition.
 const DEFINITION_KEYS: &[&str] = &["matcher", "sequential", "hooks"];

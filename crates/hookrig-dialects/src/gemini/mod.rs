@@ -4,11 +4,13 @@
 
 pub(crate) mod events;
 mod host;
+mod install;
 mod loader;
 mod protocol;
 mod wire;
 
 pub(crate) use host::HOST;
+pub(crate) use install::INSTALL;
 pub use loader::{
     DEFAULT_SYSTEM_SETTINGS, GeminiHook, SYSTEM_SETTINGS_ENV,
     system_settings_path as gemini_system_settings_path,

@@ -1,0 +1,70 @@
+//! What `hookrig install claude` edits: `~/.claude/settings.json` (`--user`) or the
+//! project's `.claude/settings.json` (`--project`), whose `hooks` get hookrig's one entry
+//! per Claude Code event; the hooks it had move to `settings.hookrig.json` beside it,
+//! which the loader reads with the file. docs/dialects/claude.md and docs/install.md give
+//! the rules and their sources.
+
+use std::path::Path;
+
+use hookrig_config::Environment;
+use hookrig_core::Dialect;
+use serde_json::{Value, json};
+
+use super::events;
+use crate::install::{Entry, HostInstall, InstallLevel, JsonHooks, Target};
+
+/// Claude Code's settings: matcher groups of handlers, strict JSON.
+static HOOKS: JsonHooks = JsonHooks {
+    grouped: true,
+    comments: false,
+    setting_keys: &[],
+    events: || events::EVENTS.iter().map(|e| e.name).collect(),
+    preamble: &[],
+    entry,
+};
+
+/// hookrig's handler of `event`: a command hook running `hookrig emit`, or with `--http`
+/// an HTTP hook posting to the resident engine, its token read from `HOOKRIG_TOKEN` in
+/// Claude Code's environment (never written into the file).
+fn entry(entry: &Entry, event: &str) -> Value {
+    match &entry.http {
+        Some(addr) => json!({
+            "type": "http",
+            "url": format!("http://{addr}/emit/{event}?dialect=claude"),
+            "headers": {"Authorization": "Bearer $HOOKRIG_TOKEN"},
+            "allowedEnvVars": ["HOOKRIG_TOKEN"],
+        }),
+        None => json!({
+            "type": "command",
+            "command": format!("{} emit --dialect claude", entry.program),
+        }),
+    }
+}
+
+/// The settings file of a level.
+fn targets(env: &Environment, level: InstallLevel, project: &Path) -> Vec<Target> {
+    let dir = match level {
+        InstallLevel::User => env.home.join(".claude"),
+        InstallLevel::Project => project.join(".claude"),
+    };
+    vec![Target::new(dir.join("settings.json"), &HOOKS)]
+}
+
+/// Files of Claude Code: in a `.claude` directory, or the managed settings.
+fn owns(_env: &Environment, path: &Path) -> bool {
+    path.parent()
+        .and_then(Path::file_name)
+        .is_some_and(|name| name == ".claude")
+        || path == super::managed_settings_path()
+}
+
+/// Claude Code for install and doctor.
+pub(crate) static INSTALL: HostInstall = HostInstall {
+    dialect: Dialect::Claude,
+    title: "Claude Code",
+    programs: &["claude"],
+    config_dir: |env| env.home.join(".claude"),
+    targets,
+    http: true,
+    owns,
+};

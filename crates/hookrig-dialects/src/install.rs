@@ -1,0 +1,600 @@
+//! `hookrig install|uninstall HOST`: making hookrig a host's one hook, and undoing it.
+//!
+//! For every event of the host, the host's settings file gets hookrig's one entry
+//! (`hookrig emit --dialect HOST`); every other hook of those events moves into a
+//! sidecar beside the file (`settings.hookrig.json`, `hooks.hookrig.json`), in the host's
+//! own format, which hookrig's loader of that host reads at the same level and with the
+//! same trust as the file itself. The host then runs only hookrig, and hookrig runs each
+//! of the user's hooks once. Everything else in the file stays as it was, byte for byte;
+//! the file is copied to `<file>.hookrig-backup` before its first change; a second
+//! install with nothing new changes nothing. Uninstall takes hookrig's entries out and
+//! puts the moved hooks back; `doctor` says where hookrig is installed and what it will
+//! run. docs/install.md describes the behaviour.
+
+mod config_toml;
+mod doctor;
+mod hooks_json;
+
+use std::ffi::OsStr;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use hookrig_config::{Environment, TrustStore, find_project, load_or_warn, trust_store_path};
+use hookrig_core::{Dialect, Level};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::{claude, codex, cursor, gemini};
+
+use crate::definition::HookDef;
+use crate::errors::InstallError;
+use crate::loader::LoadOptions;
+use crate::trust::HookTrust as _;
+pub use doctor::{Doctor, HookCheck, HostCheck, InstallState, Installed, doctor};
+
+/// Which of a host's settings files install edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InstallLevel {
+    /// The user's file (`~/.claude/settings.json`, ...).
+    User,
+    /// The project's file (`<repository>/.claude/settings.json`, ...).
+    Project,
+}
+
+impl InstallLevel {
+    /// The level's name: `user` or `project`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InstallLevel::User => "user",
+            InstallLevel::Project => "project",
+        }
+    }
+}
+
+/// What `hookrig install` is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallRequest {
+    /// The host: `claude`, `codex`, `gemini` or `cursor`.
+    pub host: Dialect,
+    /// Which of its files.
+    pub level: InstallLevel,
+    /// The program the host runs, as a shell word: see [`hookrig_program`].
+    pub program: String,
+    /// `--http`: the resident engine's address (`127.0.0.1:7700`) that the host's HTTP
+    /// hooks post to, instead of running a command (Claude Code only).
+    pub http: Option<String>,
+}
+
+/// What hookrig's entry of an event is made of.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    /// The program, as a shell word.
+    pub(crate) program: String,
+    /// The engine's address, for HTTP entries.
+    pub(crate) http: Option<String>,
+}
+
+/// How one host's JSON hooks file is shaped, and what hookrig writes into it.
+#[derive(Debug)]
+pub(crate) struct JsonHooks {
+    /// Events hold matcher groups whose `hooks` hold the handlers (Claude Code, Codex,
+    /// Gemini CLI); otherwise events hold the handlers themselves (Cursor).
+    pub(crate) grouped: bool,
+    /// The host strips `//` and `/* */` comments from the file (Gemini CLI).
+    pub(crate) comments: bool,
+    /// Keys of `hooks` that are settings, not events.
+    pub(crate) setting_keys: &'static [&'static str],
+    /// Every event of the host, from its events table.
+    pub(crate) events: fn() -> Vec<&'static str>,
+    /// Keys a new file starts with before `hooks` (Cursor's `version`).
+    pub(crate) preamble: &'static [(&'static str, i64)],
+    /// hookrig's handler for one event.
+    pub(crate) entry: fn(&Entry, &str) -> Value,
+}
+
+/// One file install edits, and its sidecar.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    /// The host's file.
+    pub(crate) path: PathBuf,
+    /// Where its hooks move: `<stem>.hookrig.<ext>` beside it.
+    pub(crate) sidecar: PathBuf,
+    /// Its format.
+    pub(crate) kind: Kind,
+}
+
+/// The format of a target.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Kind {
+    /// A JSON hooks file of this shape, which gets hookrig's entries.
+    Json(&'static JsonHooks),
+    /// Codex's `config.toml`, whose `[hooks]` arrays of these events move out (hookrig's
+    /// entries go into the `hooks.json` beside it).
+    Toml(fn() -> Vec<&'static str>),
+}
+
+impl Target {
+    /// A JSON target for `path`, with its sidecar beside it.
+    pub(crate) fn new(path: PathBuf, hooks: &'static JsonHooks) -> Self {
+        Target {
+            sidecar: sidecar_of(&path),
+            path,
+            kind: Kind::Json(hooks),
+        }
+    }
+
+    /// A `config.toml` target for `path`, with its sidecar beside it.
+    pub(crate) fn toml(path: PathBuf, events: fn() -> Vec<&'static str>) -> Self {
+        Target {
+            sidecar: sidecar_of(&path),
+            path,
+            kind: Kind::Toml(events),
+        }
+    }
+
+    /// Plans the install into this target.
+    fn install(
+        &self,
+        text: Option<&str>,
+        sidecar: Option<&str>,
+        entry: &Entry,
+    ) -> Result<hooks_json::Edited, InstallError> {
+        match self.kind {
+            Kind::Json(hooks) => {
+                hooks_json::install(&self.path, text, &self.sidecar, sidecar, hooks, &|event| {
+                    (hooks.entry)(entry, event)
+                })
+            }
+            Kind::Toml(events) => {
+                let edited =
+                    config_toml::install(&self.path, text, &self.sidecar, sidecar, &events())?;
+                Ok(hooks_json::Edited {
+                    file: edited.file,
+                    sidecar: edited.sidecar,
+                    moved: edited.moved,
+                })
+            }
+        }
+    }
+
+    /// Plans the uninstall from this target: the file's new text and how many handlers
+    /// came back.
+    fn uninstall(
+        &self,
+        text: Option<&str>,
+        sidecar: Option<&str>,
+    ) -> Result<(String, usize), InstallError> {
+        match self.kind {
+            Kind::Json(hooks) => {
+                hooks_json::uninstall(&self.path, text, &self.sidecar, sidecar, hooks)
+            }
+            Kind::Toml(events) => {
+                config_toml::uninstall(&self.path, text, &self.sidecar, sidecar, &events())
+            }
+        }
+    }
+
+    /// Whether two texts of this file mean the same.
+    fn same_meaning(&self, a: &str, b: &str) -> bool {
+        match self.kind {
+            Kind::Json(hooks) => hooks_json::meaning(a, hooks) == hooks_json::meaning(b, hooks),
+            Kind::Toml(_) => config_toml::meaning(a) == config_toml::meaning(b),
+        }
+    }
+}
+
+/// What install knows of one host.
+#[derive(Debug)]
+pub(crate) struct HostInstall {
+    /// The host's dialect.
+    pub(crate) dialect: Dialect,
+    /// The host's name for people.
+    pub(crate) title: &'static str,
+    /// Its programs: the host is on the machine when one of them is on `PATH`.
+    pub(crate) programs: &'static [&'static str],
+    /// Its user configuration directory: the host is on the machine when it exists.
+    pub(crate) config_dir: fn(&Environment) -> PathBuf,
+    /// The files install edits at a level (the project's directory given).
+    pub(crate) targets: fn(&Environment, InstallLevel, &Path) -> Vec<Target>,
+    /// Whether its hooks can be HTTP hooks (`--http`).
+    pub(crate) http: bool,
+    /// Whether a loaded hook's file or a diagnostic's path belongs to this host.
+    pub(crate) owns: fn(&Environment, &Path) -> bool,
+}
+
+/// The hosts install knows, in the order `doctor` shows them.
+pub(crate) const HOSTS: &[&HostInstall] = &[
+    &claude::INSTALL,
+    &codex::INSTALL,
+    &gemini::INSTALL,
+    &cursor::INSTALL,
+];
+
+/// The hosts `hookrig install` accepts.
+pub fn install_hosts() -> impl Iterator<Item = Dialect> {
+    HOSTS.iter().map(|h| h.dialect)
+}
+
+/// What install knows of `host`.
+pub(crate) fn host(host: Dialect) -> Result<&'static HostInstall, InstallError> {
+    HOSTS
+        .iter()
+        .copied()
+        .find(|h| h.dialect == host)
+        .ok_or_else(|| InstallError::UnknownHost(host.as_str().to_owned()))
+}
+
+/// `<stem>.hookrig.<ext>` beside `path`.
+pub(crate) fn sidecar_of(path: &Path) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}.hookrig.{}", ext.to_string_lossy()),
+        None => format!("{stem}.hookrig"),
+    };
+    path.with_file_name(name)
+}
+
+/// `<file>.hookrig-backup`.
+fn backup_of(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".hookrig-backup");
+    path.with_file_name(name)
+}
+
+/// The program a host's entry runs: `hookrig` when the `hookrig` found on `path_var`
+/// is `exe` (the running executable), so that the entry keeps working when hookrig is
+/// upgraded in place; else `exe`'s absolute path as one shell word.
+pub fn hookrig_program(exe: &Path, path_var: Option<&OsStr>) -> String {
+    let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+    let on_path = path_var
+        .into_iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join("hookrig"))
+        .find(|candidate| candidate.is_file());
+    if let Some(found) = on_path
+        && canonical(&found).is_some_and(|f| Some(f) == canonical(exe))
+    {
+        return "hookrig".to_owned();
+    }
+    shell_word(exe)
+}
+
+/// `path` as one shell word, quoted when a shell would split or expand it.
+fn shell_word(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:@%".contains(&b))
+    {
+        text.into_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// What install or uninstall did to one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileChange {
+    /// The host's file.
+    pub path: PathBuf,
+    /// Its sidecar.
+    pub sidecar: PathBuf,
+    /// Whether anything was written (false: it already was as asked).
+    pub changed: bool,
+    /// The copy of the original made by this run, if one was.
+    pub backup: Option<PathBuf>,
+    /// How many of the user's handlers moved into the sidecar (install) or back
+    /// (uninstall).
+    pub moved: usize,
+}
+
+/// Whether the hooks moved into a project sidecar will run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum SidecarTrust {
+    /// A user-level install: the user's own hooks need no trust.
+    User,
+    /// No hook moved into a project sidecar.
+    NothingMoved,
+    /// The project file was trusted as it was: its hooks, now in the sidecar, are
+    /// recorded as trusted there too.
+    Carried,
+    /// The project file was not trusted: the sidecar's hooks run once `command` is run.
+    Untrusted {
+        /// The command that trusts them.
+        command: String,
+    },
+}
+
+/// What `hookrig install HOST` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InstallReport {
+    /// The host.
+    pub host: Dialect,
+    /// The level installed.
+    pub level: InstallLevel,
+    /// The program the entries run (or the engine's URL for HTTP entries).
+    pub entry: String,
+    /// Each file edited.
+    pub files: Vec<FileChange>,
+    /// Whether the moved hooks of a project run.
+    pub trust: SidecarTrust,
+}
+
+/// What `hookrig uninstall HOST` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UninstallReport {
+    /// The host.
+    pub host: Dialect,
+    /// The level uninstalled.
+    pub level: InstallLevel,
+    /// Each file edited.
+    pub files: Vec<FileChange>,
+}
+
+/// The directory whose files a project install edits: the repository root of the
+/// working directory, else the working directory itself.
+pub(crate) fn project_dir(env: &Environment) -> PathBuf {
+    find_project(env).root.unwrap_or_else(|| env.cwd.clone())
+}
+
+/// Makes hookrig the one hook of `request.host` at `request.level`.
+pub fn install(env: &Environment, request: &InstallRequest) -> Result<InstallReport, InstallError> {
+    let host = host(request.host)?;
+    if request.http.is_some() && !host.http {
+        return Err(InstallError::HttpNotSupported(host.title));
+    }
+    let entry = Entry {
+        program: request.program.clone(),
+        http: request.http.clone(),
+    };
+    let dir = project_dir(env);
+    let targets = (host.targets)(env, request.level, &dir);
+    // Every file is read and planned before anything is written, so that a file that is
+    // refused leaves every file of the host as it was.
+    let mut plans = Vec::new();
+    for target in &targets {
+        let text = read(&target.path)?;
+        let sidecar = read(&target.sidecar)?;
+        let edited = target.install(text.as_deref(), sidecar.as_deref(), &entry)?;
+        plans.push((target, text, edited));
+    }
+    let was_trusted = match request.level {
+        InstallLevel::Project => targets
+            .iter()
+            .map(|t| project_file_trusted(env, &t.path))
+            .all(|trusted| trusted != Some(false)),
+        InstallLevel::User => true,
+    };
+    let mut files = Vec::new();
+    let mut moved_total = 0;
+    for (target, text, edited) in plans {
+        // A file that does not exist and is to stay empty (a `config.toml` with nothing
+        // to move) is not written.
+        let file_changed = match &text {
+            Some(text) => *text != edited.file,
+            None => !edited.file.is_empty(),
+        };
+        let changed = file_changed || edited.sidecar.is_some();
+        let mut backup = None;
+        if changed {
+            if let Some(original) = &text {
+                let path = backup_of(&target.path);
+                if !path.exists() {
+                    write_atomic(&path, original)?;
+                    backup = Some(path);
+                }
+            }
+            // The sidecar first: should the second write fail, the moved hooks are in
+            // both files (run twice) rather than in neither (lost).
+            if let Some(sidecar) = &edited.sidecar {
+                write_atomic(&target.sidecar, sidecar)?;
+            }
+            if file_changed {
+                write_atomic(&target.path, &edited.file)?;
+            }
+        }
+        moved_total += edited.moved;
+        files.push(FileChange {
+            path: target.path.clone(),
+            sidecar: target.sidecar.clone(),
+            changed,
+            backup,
+            moved: edited.moved,
+        });
+    }
+    let trust = match request.level {
+        InstallLevel::User => SidecarTrust::User,
+        InstallLevel::Project if moved_total == 0 => SidecarTrust::NothingMoved,
+        InstallLevel::Project if was_trusted => {
+            let sidecars: Vec<&Path> = files.iter().map(|f| f.sidecar.as_path()).collect();
+            trust_files(env, &sidecars)?;
+            SidecarTrust::Carried
+        }
+        InstallLevel::Project => SidecarTrust::Untrusted {
+            command: format!("hookrig trust {}", shell_word(&dir)),
+        },
+    };
+    Ok(InstallReport {
+        host: host.dialect,
+        level: request.level,
+        entry: match &request.http {
+            Some(addr) => format!("http://{addr}/emit/EVENT?dialect={}", host.dialect.as_str()),
+            None => format!(
+                "{} emit --dialect {}",
+                request.program,
+                host.dialect.as_str()
+            ),
+        },
+        files,
+        trust,
+    })
+}
+
+/// Takes hookrig out of `host` at `level`: its entries removed, the moved hooks put back
+/// (after any the user added to the file since), the sidecar deleted. When the result
+/// means what the backup holds, the backup's bytes are written back, so that a file
+/// nobody changed since install is exactly the original, comments and all.
+pub fn uninstall(
+    env: &Environment,
+    host: Dialect,
+    level: InstallLevel,
+) -> Result<UninstallReport, InstallError> {
+    let host = self::host(host)?;
+    let dir = project_dir(env);
+    let targets = (host.targets)(env, level, &dir);
+    let mut plans = Vec::new();
+    for target in &targets {
+        let text = read(&target.path)?;
+        let sidecar = read(&target.sidecar)?;
+        if text.is_none() && sidecar.is_none() {
+            continue;
+        }
+        let (mut file, moved) = target.uninstall(text.as_deref(), sidecar.as_deref())?;
+        let backup_path = backup_of(&target.path);
+        let backup = read(&backup_path)?;
+        let mut restored_backup = false;
+        if let Some(backup) = &backup
+            && target.same_meaning(backup, &file)
+        {
+            file.clone_from(backup);
+            restored_backup = true;
+        }
+        plans.push((target, text, sidecar, file, moved, restored_backup));
+    }
+    let mut files = Vec::new();
+    for (target, text, sidecar, file, moved, restored_backup) in plans {
+        let file_changed = match &text {
+            Some(text) => *text != file,
+            None => !file.is_empty(),
+        };
+        let changed = file_changed || sidecar.is_some();
+        if file_changed {
+            write_atomic(&target.path, &file)?;
+        }
+        if sidecar.is_some() {
+            remove(&target.sidecar)?;
+        }
+        if restored_backup {
+            // The file is the original again: the copy has nothing more to keep.
+            remove(&backup_of(&target.path))?;
+        }
+        files.push(FileChange {
+            path: target.path.clone(),
+            sidecar: target.sidecar.clone(),
+            changed,
+            backup: None,
+            moved,
+        });
+    }
+    Ok(UninstallReport {
+        host: host.dialect,
+        level,
+        files,
+    })
+}
+
+/// A file's text; `None` when it does not exist.
+fn read(path: &Path) -> Result<Option<String>, InstallError> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| InstallError::NotUtf8(path.to_owned())),
+        Err(err) if err.kind() == ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(InstallError::Read {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// Writes `text` to `path` through a temporary file in the same directory renamed over
+/// it, so that a host reading the file meanwhile sees the old file or the new one, never
+/// half of one. The directory is created when missing; an existing file's permissions
+/// are kept.
+fn write_atomic(path: &Path, text: &str) -> Result<(), InstallError> {
+    let failed = |source| InstallError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(failed)?;
+    }
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{}.tmp", std::process::id()));
+    let temporary = path.with_file_name(name);
+    std::fs::write(&temporary, text).map_err(failed)?;
+    if let Ok(metadata) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(&temporary, metadata.permissions());
+    }
+    std::fs::rename(&temporary, path).map_err(|err| {
+        let _ = std::fs::remove_file(&temporary);
+        failed(err)
+    })
+}
+
+/// Removes a file; one already gone is fine.
+fn remove(path: &Path) -> Result<(), InstallError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(InstallError::Write {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// The hooks loaded from `file` (trust not applied: every project hook as it is).
+fn hooks_of(env: &Environment, file: &Path) -> Vec<HookDef> {
+    let env = Environment {
+        trust_all: true,
+        ..env.clone()
+    };
+    crate::loader::load(&env, &LoadOptions::default())
+        .map(|config| {
+            config
+                .hooks
+                .into_iter()
+                .filter(|h| h.spec.source.level == Level::Project && h.spec.source.path == file)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether every hook of the project file `file` is trusted as it is now; `None` when
+/// it declares none.
+fn project_file_trusted(env: &Environment, file: &Path) -> Option<bool> {
+    let hooks = hooks_of(env, file);
+    if hooks.is_empty() {
+        return None;
+    }
+    let (store, _) = load_or_warn(env, "project hook");
+    let project = find_project(env);
+    Some(hooks.iter().all(|h| store.check(h, &project).is_none()))
+}
+
+/// Records the hooks of `files` as trusted as they are now.
+fn trust_files(env: &Environment, files: &[&Path]) -> Result<(), InstallError> {
+    let hooks: Vec<HookDef> = files.iter().flat_map(|f| hooks_of(env, f)).collect();
+    if hooks.is_empty() {
+        return Ok(());
+    }
+    let project = find_project(env);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    TrustStore::update(&trust_store_path(env), |store| {
+        for hook in &hooks {
+            store.trust(hook, &project, now);
+        }
+        Ok::<_, InstallError>(())
+    })
+}
+
+#[cfg(test)]
+mod tests;

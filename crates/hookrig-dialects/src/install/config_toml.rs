@@ -1,0 +1,240 @@
+//! The edit of Codex's `config.toml`: the arrays of its `[hooks]` tables that name an
+//! event move into `config.hookrig.toml` beside it (and back on uninstall). The file is
+//! edited in place: every other table and key (`[hooks.state]` among them), every
+//! comment and the formatting stay as they were. A file that does not parse, or whose
+//! `hooks` or events have another shape than Codex reads, is refused with the position.
+
+use std::path::Path;
+
+use toml_edit::{ArrayOfTables, DocumentMut, Item, Table};
+
+use super::InstallError;
+
+/// The result of an install into one `config.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Edited {
+    /// The file as it is to be written (`""` for a file that does not exist and stays so).
+    pub(crate) file: String,
+    /// The sidecar as it is to be written; `None` when nothing moved.
+    pub(crate) sidecar: Option<String>,
+    /// How many handlers moved.
+    pub(crate) moved: usize,
+}
+
+/// A refusal of `path` at byte `offset` of `text`.
+fn refused(path: &Path, text: &str, offset: usize, message: &str) -> InstallError {
+    let (line, col) = hookrig_core::line_col(text, offset);
+    InstallError::Refused {
+        path: path.to_owned(),
+        line,
+        col,
+        message: message.trim().to_owned(),
+    }
+}
+
+/// `text` parsed, with its `[hooks]` events checked against Codex's shape.
+fn parse(path: &Path, text: &str, events: &[&str]) -> Result<DocumentMut, InstallError> {
+    // Parsed as a document that keeps the spans, for the places of the problems, then
+    // made editable.
+    let doc = toml_edit::Document::parse(text)
+        .map_err(|err| refused(path, text, err.span().map_or(0, |s| s.start), err.message()))?;
+    if let Some(hooks) = doc.get("hooks") {
+        check_hooks(path, text, hooks, events)?;
+    }
+    Ok(doc.into_mut())
+}
+
+/// Checks that `hooks` is a table whose events are arrays of tables.
+fn check_hooks(path: &Path, text: &str, hooks: &Item, events: &[&str]) -> Result<(), InstallError> {
+    let at = |item: &Item| item.span().map_or(0, |s| s.start);
+    let Some(table) = hooks.as_table_like() else {
+        return Err(refused(path, text, at(hooks), "`hooks` must be a table"));
+    };
+    for (event, item) in table.iter() {
+        if !events.contains(&event) {
+            continue;
+        }
+        let groups_ok = match item {
+            Item::ArrayOfTables(_) => true,
+            Item::Value(toml_edit::Value::Array(array)) => {
+                array.iter().all(toml_edit::Value::is_inline_table)
+            }
+            _ => false,
+        };
+        if !groups_ok {
+            return Err(refused(
+                path,
+                text,
+                at(item),
+                &format!("`hooks.{event}` must be an array of tables"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The groups of one event's item, as tables with no place of their own in the
+/// document they came from (so that they print after the tables already there).
+fn groups(item: Item) -> Vec<Table> {
+    let Ok(array) = item.into_array_of_tables() else {
+        return Vec::new();
+    };
+    array
+        .into_iter()
+        .map(|mut table| {
+            forget_positions(&mut table);
+            table
+        })
+        .collect()
+}
+
+fn forget_positions(table: &mut Table) {
+    table.set_position(None);
+    for (_, item) in table.iter_mut() {
+        match item {
+            Item::Table(inner) => forget_positions(inner),
+            Item::ArrayOfTables(array) => {
+                for inner in array.iter_mut() {
+                    forget_positions(inner);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// How many handlers the groups hold.
+fn count(groups: &[Table]) -> usize {
+    groups
+        .iter()
+        .map(|g| match g.get("hooks") {
+            Some(Item::ArrayOfTables(a)) => a.len(),
+            Some(Item::Value(toml_edit::Value::Array(a))) => a.len(),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// Appends `groups` to `event` of the document's `[hooks]` (created when missing).
+fn append(doc: &mut DocumentMut, event: &str, groups: Vec<Table>) {
+    let hooks = doc.entry("hooks").or_insert_with(|| {
+        let mut table = Table::new();
+        table.set_implicit(true);
+        Item::Table(table)
+    });
+    let Some(hooks) = hooks.as_table_like_mut() else {
+        return;
+    };
+    let item = hooks
+        .entry(event)
+        .or_insert(Item::ArrayOfTables(ArrayOfTables::new()));
+    if !item.is_array_of_tables() {
+        let taken = std::mem::replace(item, Item::None);
+        *item = Item::ArrayOfTables(ArrayOfTables::from_iter(self::groups(taken)));
+    }
+    if let Item::ArrayOfTables(array) = item {
+        for group in groups {
+            array.push(group);
+        }
+    }
+}
+
+/// Takes every event array out of the document's `[hooks]`, in file order; a `[hooks]`
+/// left empty goes too.
+fn take_events(doc: &mut DocumentMut, events: &[&str]) -> Vec<(String, Vec<Table>)> {
+    let Some(hooks) = doc.get_mut("hooks").and_then(Item::as_table_like_mut) else {
+        return Vec::new();
+    };
+    let names: Vec<String> = hooks
+        .iter()
+        .map(|(k, _)| k.to_owned())
+        .filter(|k| events.contains(&k.as_str()))
+        .collect();
+    let mut taken = Vec::new();
+    for name in names {
+        if let Some(item) = hooks.remove(&name) {
+            taken.push((name, groups(item)));
+        }
+    }
+    if hooks.is_empty() {
+        doc.remove("hooks");
+    }
+    taken
+}
+
+/// Moves the event arrays of `[hooks]` in `text` into the sidecar.
+pub(crate) fn install(
+    path: &Path,
+    text: Option<&str>,
+    sidecar_path: &Path,
+    sidecar: Option<&str>,
+    events: &[&str],
+) -> Result<Edited, InstallError> {
+    let Some(text) = text else {
+        if let Some(sidecar) = sidecar {
+            parse(sidecar_path, sidecar, events)?;
+        }
+        return Ok(Edited {
+            file: String::new(),
+            sidecar: None,
+            moved: 0,
+        });
+    };
+    let mut doc = parse(path, text, events)?;
+    let mut side = parse(sidecar_path, sidecar.unwrap_or(""), events)?;
+    let taken = take_events(&mut doc, events);
+    if taken.is_empty() {
+        return Ok(Edited {
+            file: text.to_owned(),
+            sidecar: None,
+            moved: 0,
+        });
+    }
+    let mut moved = 0;
+    for (event, groups) in taken {
+        moved += count(&groups);
+        append(&mut side, &event, groups);
+    }
+    let mut side = side.to_string();
+    if sidecar.is_none() {
+        // A new sidecar starts with the moved tables, not with the blank line that stood
+        // before them in config.toml.
+        side = side.trim_start().to_owned();
+    }
+    Ok(Edited {
+        file: doc.to_string(),
+        sidecar: Some(side),
+        moved,
+    })
+}
+
+/// Puts the sidecar's event arrays back into `[hooks]` of `text`, after what each event
+/// holds there now; returns the new text and how many handlers came back.
+pub(crate) fn uninstall(
+    path: &Path,
+    text: Option<&str>,
+    sidecar_path: &Path,
+    sidecar: Option<&str>,
+    events: &[&str],
+) -> Result<(String, usize), InstallError> {
+    let Some(sidecar) = sidecar else {
+        if let Some(text) = text {
+            parse(path, text, events)?;
+        }
+        return Ok((text.unwrap_or("").to_owned(), 0));
+    };
+    let mut doc = parse(path, text.unwrap_or(""), events)?;
+    let mut side = parse(sidecar_path, sidecar, events)?;
+    let taken = take_events(&mut side, events);
+    let mut restored = 0;
+    for (event, groups) in taken {
+        restored += count(&groups);
+        append(&mut doc, &event, groups);
+    }
+    Ok((doc.to_string(), restored))
+}
+
+/// The file's content as a value, for comparing two texts by meaning.
+pub(crate) fn meaning(text: &str) -> Option<toml::Table> {
+    toml::from_str(text).ok()
+}

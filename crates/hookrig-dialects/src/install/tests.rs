@@ -1,0 +1,300 @@
+use std::path::Path;
+
+use indoc::indoc;
+
+use super::config_toml;
+use super::hooks_json::{install, is_hookrig_handler, uninstall};
+use super::*;
+
+fn claude_hooks() -> &'static JsonHooks {
+    let env =
+        Environment::from_vars("/".into(), |n| (n == "HOME").then(|| "/h".into())).expect("env");
+    match (claude::INSTALL.targets)(&env, InstallLevel::User, Path::new("/p"))[0].kind {
+        Kind::Json(hooks) => hooks,
+        Kind::Toml(_) => unreachable!("Claude Code's settings are JSON"),
+    }
+}
+
+fn entry() -> Entry {
+    Entry {
+        program: "hookrig".to_owned(),
+        http: None,
+    }
+}
+
+fn install_into(
+    text: Option<&str>,
+    sidecar: Option<&str>,
+    hooks: &JsonHooks,
+) -> hooks_json::Edited {
+    let entry = entry();
+    install(
+        Path::new("/h/.claude/settings.json"),
+        text,
+        Path::new("/h/.claude/settings.hookrig.json"),
+        sidecar,
+        hooks,
+        &|event| (hooks.entry)(&entry, event),
+    )
+    .expect("installs")
+}
+
+const SETTINGS: &str = indoc! {r#"
+    {
+      "model": "opus",
+      "hooks": {
+        "PreToolUse": [
+          {
+            "matcher": "Bash",
+            "hooks": [
+              { "type": "command", "command": "~/.claude/guard.sh", "timeout": 5 }
+            ]
+          }
+        ],
+        "Stop": [{ "hooks": [{ "type": "command", "command": "say done" }] }]
+      },
+      "permissions": { "allow": ["Bash(ls)"] }
+    }
+"#};
+
+#[test]
+fn install_moves_the_hooks_and_keeps_every_other_byte() {
+    let hooks = claude_hooks();
+    let edited = install_into(Some(SETTINGS), None, hooks);
+    assert_eq!(edited.moved, 2);
+    // Everything before `hooks` and after it is as it was.
+    assert!(
+        edited
+            .file
+            .starts_with("{\n  \"model\": \"opus\",\n  \"hooks\": {\n")
+    );
+    assert!(
+        edited
+            .file
+            .ends_with("  },\n  \"permissions\": { \"allow\": [\"Bash(ls)\"] }\n}\n"),
+        "{}",
+        edited.file
+    );
+    let file: Value = serde_json::from_str(&edited.file).expect("json");
+    assert_eq!(
+        file["hooks"]["PreToolUse"],
+        serde_json::json!([{"hooks": [{"type": "command", "command": "hookrig emit --dialect claude"}]}])
+    );
+    assert_eq!(
+        file["hooks"].as_object().expect("object").len(),
+        claude::events::EVENTS.len()
+    );
+    insta::assert_snapshot!("claude_sidecar", edited.sidecar.expect("a sidecar"));
+}
+
+#[test]
+fn a_second_install_changes_nothing() {
+    let hooks = claude_hooks();
+    let first = install_into(Some(SETTINGS), None, hooks);
+    let second = install_into(Some(&first.file), first.sidecar.as_deref(), hooks);
+    assert_eq!(second.file, first.file);
+    assert_eq!(second.sidecar, None);
+    assert_eq!(second.moved, 0);
+}
+
+#[test]
+fn hooks_added_after_install_are_appended_to_the_sidecar() {
+    let hooks = claude_hooks();
+    let first = install_into(Some(SETTINGS), None, hooks);
+    let added = first.file.replacen(
+        "\"Stop\": [",
+        "\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"later\"}]}, ",
+        1,
+    );
+    let second = install_into(Some(&added), first.sidecar.as_deref(), hooks);
+    assert_eq!(second.moved, 1);
+    assert_eq!(second.file, first.file);
+    let sidecar: Value = serde_json::from_str(&second.sidecar.expect("sidecar")).expect("json");
+    let stop: Vec<&str> = sidecar["hooks"]["Stop"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|g| g["hooks"][0]["command"].as_str().expect("command"))
+        .collect();
+    assert_eq!(stop, ["say done", "later"]);
+}
+
+#[test]
+fn uninstall_puts_the_hooks_back() {
+    let hooks = claude_hooks();
+    let first = install_into(Some(SETTINGS), None, hooks);
+    let (restored, moved) = uninstall(
+        Path::new("/h/.claude/settings.json"),
+        Some(&first.file),
+        Path::new("/h/.claude/settings.hookrig.json"),
+        first.sidecar.as_deref(),
+        hooks,
+    )
+    .expect("uninstalls");
+    assert_eq!(moved, 2);
+    assert_eq!(
+        hooks_json::meaning(&restored, hooks),
+        hooks_json::meaning(SETTINGS, hooks)
+    );
+}
+
+#[test]
+fn a_missing_file_is_created() {
+    let hooks = claude_hooks();
+    let edited = install_into(None, None, hooks);
+    assert_eq!(edited.moved, 0);
+    assert_eq!(edited.sidecar, None);
+    let file: Value = serde_json::from_str(&edited.file).expect("json");
+    assert!(file["hooks"]["SessionStart"].is_array());
+    assert!(edited.file.ends_with("}\n"));
+}
+
+#[test]
+fn files_that_do_not_parse_or_have_the_wrong_shape_are_refused_with_their_place() {
+    let hooks = claude_hooks();
+    let cases = [
+        "{\n  \"hooks\": {\n    \"Stop\": [,]\n  }\n}\n",
+        "{\"hooks\": []}",
+        "{\"hooks\": {\n  \"Stop\": {\"command\": \"x\"}\n}}",
+        "{\"hooks\": {\"Stop\": [1]}}",
+        "{\"hooks\": {\"Stop\": [{\"hooks\": {}}]}}",
+        "{\"hooks\": {\"Stop\": [{\"hooks\": [\"x\"]}]}}",
+        "[]",
+        "{\"a\": 1,}",
+        "// comment\n{}",
+    ];
+    let entry = entry();
+    let errors: Vec<String> = cases
+        .iter()
+        .map(|text| {
+            install(
+                Path::new("/h/.claude/settings.json"),
+                Some(text),
+                Path::new("/h/.claude/settings.hookrig.json"),
+                None,
+                hooks,
+                &|event| (hooks.entry)(&entry, event),
+            )
+            .expect_err("refused")
+            .to_string()
+        })
+        .collect();
+    insta::assert_snapshot!("refused", errors.join("\n"));
+}
+
+#[test]
+fn hookrig_entries_are_recognised() {
+    for (handler, ours) in [
+        (
+            serde_json::json!({"type": "command", "command": "hookrig emit --dialect claude"}),
+            true,
+        ),
+        (
+            serde_json::json!({"type": "command", "command": "'/opt/my tools/hookrig' emit --dialect claude"}),
+            true,
+        ),
+        (
+            serde_json::json!({"type": "http", "url": "http://127.0.0.1:7700/emit/Stop?dialect=claude"}),
+            true,
+        ),
+        (
+            serde_json::json!({"type": "http", "url": "http://127.0.0.1:7700/audit"}),
+            false,
+        ),
+        (
+            serde_json::json!({"type": "command", "command": "hookrig list"}),
+            false,
+        ),
+        (
+            serde_json::json!({"type": "command", "command": "guard.sh"}),
+            false,
+        ),
+    ] {
+        assert_eq!(is_hookrig_handler(&handler), ours, "{handler}");
+    }
+}
+
+#[test]
+fn the_program_is_hookrig_only_when_path_finds_this_executable() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    let exe = bin.join("hookrig");
+    std::fs::write(&exe, "").expect("write");
+    let other = dir.path().join("my tools");
+    std::fs::create_dir_all(&other).expect("mkdir");
+    let elsewhere = other.join("hookrig");
+    std::fs::write(&elsewhere, "").expect("write");
+    assert_eq!(hookrig_program(&exe, Some(bin.as_os_str())), "hookrig");
+    assert_eq!(
+        hookrig_program(&elsewhere, Some(bin.as_os_str())),
+        format!("'{}'", elsewhere.display())
+    );
+    assert_eq!(hookrig_program(&exe, None), exe.display().to_string());
+}
+
+#[test]
+fn sidecars_sit_beside_their_file() {
+    assert_eq!(
+        sidecar_of(Path::new("/h/.claude/settings.json")),
+        Path::new("/h/.claude/settings.hookrig.json")
+    );
+    assert_eq!(
+        sidecar_of(Path::new("/h/.codex/config.toml")),
+        Path::new("/h/.codex/config.hookrig.toml")
+    );
+    assert_eq!(
+        backup_of(Path::new("/h/.cursor/hooks.json")),
+        Path::new("/h/.cursor/hooks.json.hookrig-backup")
+    );
+}
+
+#[test]
+fn config_toml_event_arrays_move_in_either_form_and_come_back() {
+    let events = ["PreToolUse", "Stop"];
+    let text = indoc! {r#"
+        model = "o3"
+        hooks.Stop = [{ hooks = [{ type = "command", command = "say done" }] }]
+
+        [[hooks.PreToolUse]]
+        matcher = "Bash"
+        [[hooks.PreToolUse.hooks]]
+        type = "command"
+        command = "guard.sh"
+
+        [hooks.state.k]
+        enabled = false
+    "#};
+    let path = Path::new("/h/.codex/config.toml");
+    let side = Path::new("/h/.codex/config.hookrig.toml");
+    let edited = config_toml::install(path, Some(text), side, None, &events).expect("installs");
+    assert_eq!(edited.moved, 2);
+    assert_eq!(
+        edited.file,
+        "model = \"o3\"\n\n[hooks.state.k]\nenabled = false\n"
+    );
+    let (back, restored) = config_toml::uninstall(
+        path,
+        Some(&edited.file),
+        side,
+        edited.sidecar.as_deref(),
+        &events,
+    )
+    .expect("uninstalls");
+    assert_eq!(restored, 2);
+    assert_eq!(
+        config_toml::meaning(&back).map(|t| t["hooks"]["PreToolUse"].clone()),
+        config_toml::meaning(text).map(|t| t["hooks"]["PreToolUse"].clone())
+    );
+    assert_eq!(
+        config_toml::meaning(&back).map(|t| t["hooks"]["Stop"].clone()),
+        config_toml::meaning(text).map(|t| t["hooks"]["Stop"].clone())
+    );
+    let refused = config_toml::install(path, Some("[hooks]\nStop = 1\n"), side, None, &events)
+        .expect_err("refused")
+        .to_string();
+    assert_eq!(
+        refused,
+        "/h/.codex/config.toml:2:8: `hooks.Stop` must be an array of tables; the file is left as it is"
+    );
+}
