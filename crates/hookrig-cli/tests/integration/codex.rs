@@ -379,3 +379,52 @@ fn the_codex_example_denies_rm_rf_and_adds_context() {
         .collect();
     insta::assert_snapshot!(answers.join(""));
 }
+
+/// Codex's events, each with the answer it reads.
+const CODEX_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "SessionStart",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "PreCompact",
+    "PostCompact",
+];
+
+// guards: a hook of another dialect (here a native hook's `stop`) that stops the agent
+// reaches Codex as Codex's own stop (`continue: false` + `stopReason`) on every event
+// that reads it, as a deny where Codex refuses `continue` (`PreToolUse`,
+// `PermissionRequest`), and as a message where Codex ignores it (`SubagentStart`).
+#[test]
+fn a_stop_of_any_hook_reaches_codex_as_codex_reads_a_stop() {
+    let env = test_env();
+    env.write_bin(
+        "halt",
+        r#"printf '%s' '{"stop":{"reason":"budget spent"}}'"#,
+    );
+    let events: Vec<String> = CODEX_EVENTS.iter().map(|e| format!("{e:?}")).collect();
+    env.write_global_config(&format!(
+        "[[hooks]]\nname = \"halt\"\nevents = [{}]\ncommand = \"halt\"\n",
+        events.join(", ")
+    ));
+    let mut table = String::new();
+    for event in CODEX_EVENTS {
+        let input = codex_input(&env, event).to_string();
+        let output = emit_codex(&env, &input, true);
+        let _ = writeln!(
+            table,
+            "{event} => exit {} {}",
+            code(&output),
+            text(&output.stdout).trim_end()
+        );
+        assert!(
+            text(&output.stderr).is_empty(),
+            "{event}: {}",
+            text(&output.stderr)
+        );
+    }
+    insta::assert_snapshot!(table);
+}

@@ -2,6 +2,7 @@
 //! and `emit --dialect cursor` answers exactly what Cursor reads. The rules and their
 //! sources are in docs/dialects/cursor.md.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use hookrig_test_support::{HANG_LIMIT, TestEnv, run_with_input};
@@ -565,4 +566,56 @@ fn answers_of_several_hooks_merge_as_cursor_merges_them() {
         "{\"permission\":\"ask\",\"user_message\":\"sure?\",\"agent_message\":\"sure?\"}\n"
     );
     assert_eq!(event(&[&allow, &allow]), "{\"permission\":\"allow\"}\n");
+}
+
+// guards: a hook of another dialect (here a native hook's `stop`) that stops the agent
+// reaches Cursor, which has no stop of its own, as its closest answer: a deny of a
+// permission event, `continue: false` of a prompt, no follow-up of a `stop`; a warning
+// on stderr says so on every event
+#[test]
+fn a_stop_of_any_hook_reaches_cursor_as_its_closest_answer() {
+    let env = test_env();
+    env.write_bin(
+        "halt",
+        r#"printf '%s' '{"stop":{"reason":"budget spent"}}'"#,
+    );
+    let events = [
+        ("preToolUse", tool("Shell", &json!({"command": "ls"}))),
+        ("beforeShellExecution", shell("ls")),
+        (
+            "beforeReadFile",
+            json!({"file_path": "/repo/a", "content": ""}),
+        ),
+        (
+            "beforeSubmitPrompt",
+            json!({"prompt": "hi", "attachments": []}),
+        ),
+        ("stop", json!({"status": "completed", "loop_count": 0})),
+        (
+            "sessionStart",
+            json!({"session_id": "c1", "is_background_agent": false}),
+        ),
+        ("postToolUse", tool("Shell", &json!({"command": "ls"}))),
+        (
+            "afterShellExecution",
+            json!({"command": "ls", "output": "", "duration": 1}),
+        ),
+    ];
+    let names: Vec<String> = events.iter().map(|(e, _)| format!("{e:?}")).collect();
+    env.write_global_config(&format!(
+        "[[hooks]]\nname = \"halt\"\nevents = [{}]\ncommand = \"halt\"\n",
+        names.join(", ")
+    ));
+    let mut table = String::new();
+    for (event, fields) in &events {
+        let out = cursor(&env, &input(&env, event, fields));
+        assert_eq!(out.code, 0, "{event}: {}", out.stderr);
+        let _ = writeln!(
+            table,
+            "{event} => {}\n  stderr: {}",
+            out.stdout.trim_end(),
+            out.stderr.trim_end()
+        );
+    }
+    insta::assert_snapshot!(table);
 }

@@ -4,6 +4,7 @@
 //! answer field, Gemini CLI's input, a hook's reply (exit code, stdout, stderr) and the
 //! exact answer Gemini CLI receives.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use hookrig_test_support::TestEnv;
@@ -243,7 +244,14 @@ const CASES: &[Case] = &[
         "BeforeTool",
         SHELL_RM,
         (0, r#"{"continue":false,"stopReason":"halt"}"#, ""),
-        r#"{"decision":"deny","reason":"halt"}"#,
+        r#"{"continue":false,"stopReason":"halt"}"#,
+    ),
+    case(
+        "before tool, continue false without a reason wins over a deny",
+        "BeforeTool",
+        SHELL_RM,
+        (0, r#"{"continue":false,"decision":"deny"}"#, ""),
+        r#"{"continue":false,"stopReason":"stopped by hook h"}"#,
     ),
     case(
         "before tool, system message",
@@ -289,6 +297,13 @@ const CASES: &[Case] = &[
         r#"{"systemMessage":"hook h: `hookSpecificOutput` must be an object"}"#,
     ),
     // AfterTool.
+    case(
+        "after tool, continue false",
+        "AfterTool",
+        AFTER,
+        (0, r#"{"continue":false,"stopReason":"enough"}"#, ""),
+        r#"{"continue":false,"stopReason":"enough"}"#,
+    ),
     case(
         "after tool, exit 2",
         "AfterTool",
@@ -352,7 +367,7 @@ const CASES: &[Case] = &[
         "BeforeAgent",
         PROMPT,
         (0, r#"{"continue":false,"reason":"later"}"#, ""),
-        r#"{"decision":"deny","reason":"later"}"#,
+        r#"{"continue":false,"stopReason":"later"}"#,
     ),
     // AfterAgent.
     case(
@@ -376,7 +391,7 @@ const CASES: &[Case] = &[
         "AfterAgent",
         r#"{"prompt": "p", "prompt_response": "r", "stop_hook_active": false}"#,
         (0, r#"{"continue":false,"stopReason":"all done"}"#, ""),
-        r#"{"systemMessage":"hook h: `continue: false` ends the turn; hookrig does not pass on ending the session"}"#,
+        r#"{"continue":false,"stopReason":"all done"}"#,
     ),
     case(
         "after agent, clear context",
@@ -408,7 +423,21 @@ const CASES: &[Case] = &[
         ),
         r#"{"hookSpecificOutput":{"hookEventName":"BeforeModel","llm_request":{"model":"gemini-2.5-pro","messages":[],"config":{"temperature":0.7}},"llm_response":{"candidates":[{"content":{"role":"model","parts":["cached"]}}]}}}"#,
     ),
+    case(
+        "before model, continue false",
+        "BeforeModel",
+        MODEL,
+        (0, r#"{"continue":false,"stopReason":"quota"}"#, ""),
+        r#"{"continue":false,"stopReason":"quota"}"#,
+    ),
     // AfterModel.
+    case(
+        "after model, continue false",
+        "AfterModel",
+        MODEL_AFTER,
+        (0, r#"{"continue":false,"stopReason":"pii"}"#, ""),
+        r#"{"continue":false,"stopReason":"pii"}"#,
+    ),
     case(
         "after model, deny",
         "AfterModel",
@@ -706,4 +735,44 @@ fn the_gemini_example_denies_rm_rf_and_adds_context() {
     );
     let answer: Value = serde_json::from_str(&out.stdout).expect("json");
     assert_eq!(answer.get("decision"), None, "{answer}");
+}
+
+// guards: a hook of another dialect (here a native hook's `stop`) that stops the agent
+// reaches Gemini CLI as its own stop (`continue: false` + `stopReason`) on every event
+// that reads flow control, and as a message on the advisory events
+#[test]
+fn a_stop_of_any_hook_reaches_gemini_as_continue_false() {
+    let env = test_env();
+    env.write_bin(
+        "halt",
+        r#"printf '%s' '{"stop":{"reason":"budget spent"}}'"#,
+    );
+    let events = [
+        ("BeforeTool", SHELL_RM),
+        ("AfterTool", AFTER),
+        ("BeforeAgent", PROMPT),
+        ("AfterAgent", r#"{"prompt": "p", "prompt_response": "r"}"#),
+        ("BeforeModel", MODEL),
+        ("AfterModel", MODEL_AFTER),
+        ("SessionStart", r#"{"source": "startup"}"#),
+        ("SessionEnd", r#"{"reason": "exit"}"#),
+        ("PreCompress", r#"{"trigger": "auto"}"#),
+        (
+            "Notification",
+            r#"{"notification_type": "ToolPermission", "message": "m"}"#,
+        ),
+    ];
+    let names: Vec<String> = events.iter().map(|(e, _)| format!("{e:?}")).collect();
+    env.write_global_config(&format!(
+        "[[hooks]]\nname = \"halt\"\nevents = [{}]\ncommand = \"halt\"\n",
+        names.join(", ")
+    ));
+    let mut table = String::new();
+    for (event, fields) in events {
+        let fields: Value = serde_json::from_str(fields).expect("json");
+        let out = host(&env, event, &fields);
+        assert_eq!(out.code, 0, "{event}: {}", out.stderr);
+        let _ = writeln!(table, "{event} => {}", out.stdout.trim_end());
+    }
+    insta::assert_snapshot!(table);
 }

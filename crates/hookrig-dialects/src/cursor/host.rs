@@ -18,13 +18,13 @@
 //! `postToolUse` with `additional_context`; `preCompact` with `user_message`. The
 //! warnings go on stderr, which Cursor shows in its Hooks output channel.
 
-use hookrig_core::{Decision, Dialect, Dispatched, HookResult, Outcome, Payload};
+use hookrig_core::{Decision, Dialect, Dispatched, HookResult, Outcome, Payload, Stopped};
 use serde_json::{Map, Value};
 
 use super::events::{self, Answer, AskMode, CursorEvent};
 use super::wire::HookInput;
 use crate::errors::HostError;
-use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object};
+use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object, stop_reason};
 
 /// Cursor's host mode.
 pub(crate) const HOST: Host = Host::new(Dialect::Cursor, read, answer, no_failure_answer, false);
@@ -138,6 +138,9 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let answer = event.map_or(Answer::Nothing, |e| e.answer);
     let mut out = Map::new();
     let mut warnings_shown = false;
+    if let Some(stop) = &dispatched.stop {
+        return stopped(outcome, stop, event, answer);
+    }
     match answer {
         Answer::Permission(mode) => permission(dispatched, event, mode, &mut out),
         Answer::Continue => proceed(dispatched, &mut out),
@@ -190,6 +193,50 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         stderr: (!warnings_shown)
             .then(|| stderr_warnings(outcome.warnings))
             .flatten(),
+        exit_code: HostAnswer::PROCEED,
+    }
+}
+
+/// The answer when a hook stopped the agent. Cursor's hooks have no way to stop the
+/// agent; its closest answers are used: a permission event is denied, a prompt is not
+/// submitted (`continue: false`), a `stop` gets no follow-up (the agent stops as it
+/// meant to); elsewhere nothing can be said. A warning on stderr says which.
+fn stopped(
+    outcome: &Outcome<'_>,
+    stop: &Stopped,
+    event: Option<&CursorEvent>,
+    answer: Answer,
+) -> HostAnswer {
+    let reason = stop_reason(stop);
+    let mut out = Map::new();
+    let instead = match answer {
+        Answer::Permission(_) => {
+            text(&mut out, "permission", "deny".to_owned());
+            text(&mut out, "user_message", reason.clone());
+            text(&mut out, "agent_message", reason.clone());
+            "the action is denied instead"
+        }
+        Answer::Continue => {
+            out.insert("continue".to_owned(), Value::Bool(false));
+            text(&mut out, "user_message", reason.clone());
+            "the prompt is not submitted instead"
+        }
+        Answer::Followup => "no follow-up is sent, so the agent stops",
+        Answer::Session | Answer::PostTool | Answer::Compact | Answer::Nothing => {
+            "nothing can be said on this event"
+        }
+    };
+    let mut warnings = outcome.warnings.to_vec();
+    warnings.push(format!(
+        "a hook stopped the agent ({reason}), which Cursor cannot be told on {}: {instead}",
+        event.map_or("this event", |e| e.name)
+    ));
+    let mut stdout =
+        serde_json::to_string(&Value::Object(out)).expect("the hook output always serializes");
+    stdout.push('\n');
+    HostAnswer {
+        stdout,
+        stderr: stderr_warnings(&warnings),
         exit_code: HostAnswer::PROCEED,
     }
 }

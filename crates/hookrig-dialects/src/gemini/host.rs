@@ -22,7 +22,9 @@ use serde_json::{Map, Value};
 use super::events::{self, Flow};
 use super::wire::{HookInput, HookOutput, HookSpecificOutput};
 use crate::errors::HostError;
-use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object, refusal};
+use crate::host::{
+    Host, HostAnswer, HostInput, no_failure_answer, parse_object, refusal, stop_reason,
+};
 use crate::wire::Shaped;
 
 /// Gemini CLI's host mode. A failure of hookrig itself exits 1, which Gemini CLI reads
@@ -99,13 +101,25 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let mut out = HookOutput::default();
     let mut specific = HookSpecificOutput::default();
     let mut answered_deny = None;
+    let mut notes = Vec::new();
 
-    match refusal(dispatched, "Gemini CLI") {
-        Some(reason) if blocks => {
+    match (refusal(dispatched, "Gemini CLI"), &dispatched.stop) {
+        // A stop wins over every decision: `continue: false` stops Gemini CLI's agent
+        // loop on every event that reads flow control; an advisory event cannot carry
+        // it, and the user is told.
+        (_, Some(stop)) if blocks => {
+            out.proceed = Some(false);
+            out.stop_reason = Some(stop_reason(stop));
+        }
+        (_, Some(stop)) => notes.push(format!(
+            "a hook stopped the agent ({}), which Gemini CLI does not read on {event}",
+            stop_reason(stop)
+        )),
+        (Some(reason), None) if blocks => {
             out.decision = Some("deny".to_owned());
             out.reason = Some(reason);
         }
-        None if blocks => {
+        (None, None) if blocks => {
             // `AfterAgent` and `AfterModel` are notify events in hookrig (nothing waits
             // on them), but Gemini CLI lets a hook reject the response: a hook that
             // denied is answered as Gemini's deny.
@@ -125,14 +139,14 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
             }
         }
         // An advisory event: Gemini CLI ignores flow control there.
-        Some(_) | None => {}
+        (Some(_) | None, None) => {}
     }
 
     let modified = dispatched
         .records
         .iter()
         .any(|r| r.result == HookResult::Modify);
-    if modified && dispatched.decision != Decision::Deny {
+    if modified && dispatched.decision != Decision::Deny && out.proceed.is_none() {
         let payload = dispatched.payload.as_map();
         let tool = |field: &str| payload.get("tool").and_then(|t| t.get(field)).cloned();
         match event.as_str() {
@@ -172,6 +186,7 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         .iter()
         .filter(|w| answered_deny.as_deref() != Some(w.as_str()))
         .map(String::as_str)
+        .chain(notes.iter().map(String::as_str))
         .collect();
     if !warnings.is_empty() {
         out.system_message = Some(warnings.join("\n"));

@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use hookrig_core::{Action, Dialect, Failure, FailureKind, Invocation, Reply, Verdict};
+use hookrig_core::{Action, Dialect, Failure, FailureKind, Invocation, Reply, Stop, Verdict};
 use hookrig_exec::process::{EnvPolicy, ProcessOutput};
 use hookrig_exec::{Limits, Protocol};
 use serde_json::{Map, Value, json};
@@ -268,24 +268,13 @@ fn read_json(def: &GeminiHook, hook: &str, invocation: &Invocation, output: Hook
         verdict.warnings.push(format!("hook {hook}: {message}"));
     }
     if event.is_some_and(|e| e.flow == Flow::Blocks) {
-        if output.proceed == Some(false) && def.event == "AfterAgent" {
-            // `continue: false` on AfterAgent ends the session without a retry. A deny
-            // there would mean the opposite (retry the turn), so the turn simply ends:
-            // hookrig has no way to pass on the end of the session.
-            verdict.warnings.push(format!(
-                "hook {hook}: `continue: false` ends the turn; hookrig does not pass on ending the session"
-            ));
-            return Reply::Verdict(verdict);
-        }
         if output.proceed == Some(false) {
-            // `continue: false` stops the agent loop: nothing the event is about happens.
-            verdict.action = Action::Deny;
-            verdict.reason = Some(
-                output
-                    .stop_reason
-                    .or(output.reason)
-                    .unwrap_or_else(|| format!("stopped by hook {hook}")),
-            );
+            // `continue: false` stops the whole agent loop (on `AfterAgent`, the session
+            // without a retry), whatever the decision: a stop, never a deny, which on
+            // `AfterAgent` would mean the opposite (retry the turn).
+            verdict.stop = Some(Stop {
+                reason: output.stop_reason.or(output.reason),
+            });
             return Reply::Verdict(verdict);
         }
         if matches!(output.decision.as_deref(), Some("deny" | "block")) {
