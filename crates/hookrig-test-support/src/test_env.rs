@@ -157,6 +157,13 @@ impl TestEnv {
             .join("managed-settings.json")
     }
 
+    /// Where Cursor's enterprise hooks file is read from in tests
+    /// (`HOOKRIG_CURSOR_ENTERPRISE_HOOKS`): inside the test's directory, so that a
+    /// machine's own enterprise file never reaches a test.
+    pub fn cursor_enterprise_hooks_path(&self) -> PathBuf {
+        self.root.join("etc").join("cursor").join("hooks.json")
+    }
+
     /// Writes the global config and returns its path.
     pub fn write_global_config(&self, toml: &str) -> PathBuf {
         let path = self.global_config_path();
@@ -267,6 +274,11 @@ impl TestEnv {
                     .join("etc")
                     .join("gemini-cli")
                     .join("settings.json"),
+            )
+            // Cursor's enterprise file, inside the test's directory too.
+            .env(
+                "HOOKRIG_CURSOR_ENTERPRISE_HOOKS",
+                self.cursor_enterprise_hooks_path(),
             )
             .env("HOOKRIG_TRUST_ALL", "1")
             // No emit starts a resident engine that would outlive the test; the tests of

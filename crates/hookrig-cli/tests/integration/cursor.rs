@@ -29,16 +29,16 @@ fn project_hooks(env: &TestEnv, hooks: &Value) {
     );
 }
 
-/// Where the enterprise file of a test lives (`HOOKRIG_CURSOR_ENTERPRISE_HOOKS`).
+/// Where the enterprise file of a test lives (`HOOKRIG_CURSOR_ENTERPRISE_HOOKS`, which
+/// `TestEnv` sets for every command).
 fn enterprise_path(env: &TestEnv) -> PathBuf {
-    env.root().join("etc/cursor/hooks.json")
+    env.cursor_enterprise_hooks_path()
 }
 
 /// `hookrig emit --dialect cursor` with `input` on stdin, the enterprise file moved into
 /// the test's directory.
 fn cursor(env: &TestEnv, input: &Value) -> Emitted {
-    let mut command = env.command(["emit", "--dialect", "cursor"]);
-    command.env("HOOKRIG_CURSOR_ENTERPRISE_HOOKS", enterprise_path(env));
+    let command = env.command(["emit", "--dialect", "cursor"]);
     emitted(&run_with_input(
         command,
         input.to_string().as_bytes(),
