@@ -424,6 +424,20 @@ const CASES: &[Case] = &[
         r#"{"hookSpecificOutput":{"hookEventName":"BeforeModel","llm_request":{"model":"gemini-2.5-pro","messages":[],"config":{"temperature":0.7}},"llm_response":{"candidates":[{"content":{"role":"model","parts":["cached"]}}]}}}"#,
     ),
     case(
+        "before model, deny",
+        "BeforeModel",
+        MODEL,
+        (0, r#"{"decision":"deny","reason":"quota"}"#, ""),
+        r#"{"decision":"deny","reason":"quota"}"#,
+    ),
+    case(
+        "before model, exit 2",
+        "BeforeModel",
+        MODEL,
+        (2, "", "over budget"),
+        r#"{"decision":"deny","reason":"over budget"}"#,
+    ),
+    case(
         "before model, continue false",
         "BeforeModel",
         MODEL,
@@ -437,6 +451,28 @@ const CASES: &[Case] = &[
         MODEL_AFTER,
         (0, r#"{"continue":false,"stopReason":"pii"}"#, ""),
         r#"{"continue":false,"stopReason":"pii"}"#,
+    ),
+    case(
+        "after model, response replaced",
+        "AfterModel",
+        MODEL_AFTER,
+        (
+            0,
+            r#"{"hookSpecificOutput":{"llm_response":{"candidates":[{"content":{"role":"model","parts":["[redacted]"]}}]}}}"#,
+            "",
+        ),
+        r#"{"hookSpecificOutput":{"hookEventName":"AfterModel","llm_response":{"candidates":[{"content":{"role":"model","parts":["[redacted]"]}}]}}}"#,
+    ),
+    case(
+        "after model, response without parts is not a replacement",
+        "AfterModel",
+        MODEL_AFTER,
+        (
+            0,
+            r#"{"hookSpecificOutput":{"llm_response":{"candidates":[]}}}"#,
+            "",
+        ),
+        "{}",
     ),
     case(
         "after model, deny",
@@ -455,7 +491,18 @@ const CASES: &[Case] = &[
             r#"{"hookSpecificOutput":{"toolConfig":{"mode":"NONE"}}}"#,
             "",
         ),
-        r#"{"systemMessage":"hook h: `modify` ignored on notify event BeforeToolSelection: notify hooks cannot change the event"}"#,
+        r#"{"hookSpecificOutput":{"hookEventName":"BeforeToolSelection","toolConfig":{"mode":"NONE","allowedFunctionNames":[]}}}"#,
+    ),
+    case(
+        "tool selection, allowed names",
+        "BeforeToolSelection",
+        MODEL,
+        (
+            0,
+            r#"{"hookSpecificOutput":{"toolConfig":{"mode":"ANY","allowedFunctionNames":["read_file","glob"]}}}"#,
+            "",
+        ),
+        r#"{"hookSpecificOutput":{"hookEventName":"BeforeToolSelection","toolConfig":{"mode":"ANY","allowedFunctionNames":["glob","read_file"]}}}"#,
     ),
     case(
         "session start, context",
@@ -775,4 +822,60 @@ fn a_stop_of_any_hook_reaches_gemini_as_continue_false() {
         let _ = writeln!(table, "{event} => {}", out.stdout.trim_end());
     }
     insta::assert_snapshot!(table);
+}
+
+// guards: the tool configurations of several `BeforeToolSelection` hooks reach Gemini
+// CLI merged as its aggregator merges them (the union of the allowed tools; NONE wins,
+// then ANY), the response of the last `AfterModel` hook that replaced it is the one
+// answered, and a `BeforeModel` deny is answered although `model.before` is a transform
+// event; for a native host nothing of it changes the event (a warning says so)
+#[test]
+fn model_and_tool_selection_answers_of_several_hooks_are_merged_as_gemini_merges_them() {
+    let env = test_env();
+    let reply = |name: &str, text: &str| {
+        let file = env.write_file(format!("replies/{name}.json"), text);
+        command(&format!("cat > /dev/null; cat {}", quoted(&file)))
+    };
+    user_settings(
+        &env,
+        &json!({"hooks": {
+            "BeforeToolSelection": [{"hooks": [reply("sel-a", r#"{"hookSpecificOutput":{"toolConfig":{"mode":"AUTO","allowedFunctionNames":["read_file"]}}}"#)]}],
+            "AfterModel": [{"hooks": [reply("resp-a", r#"{"hookSpecificOutput":{"llm_response":{"candidates":[{"content":{"role":"model","parts":["a"]}}]}}}"#)]}],
+            "BeforeModel": [{"hooks": [reply("deny", r#"{"decision":"deny","reason":"quota"}"#)]}]
+        }}),
+    );
+    project_settings(
+        &env,
+        &json!({"hooks": {
+            "BeforeToolSelection": [{"hooks": [reply("sel-b", r#"{"hookSpecificOutput":{"toolConfig":{"mode":"ANY","allowedFunctionNames":["glob","read_file"]}}}"#)]}],
+            "AfterModel": [{"hooks": [reply("resp-b", r#"{"hookSpecificOutput":{"llm_response":{"candidates":[{"content":{"role":"model","parts":["b"]}}]}}}"#)]}]
+        }}),
+    );
+    let model: Value = serde_json::from_str(MODEL).expect("json");
+    let after: Value = serde_json::from_str(MODEL_AFTER).expect("json");
+    let out = host(&env, "BeforeToolSelection", &model);
+    assert_eq!(
+        out.stdout.trim_end(),
+        r#"{"hookSpecificOutput":{"hookEventName":"BeforeToolSelection","toolConfig":{"mode":"ANY","allowedFunctionNames":["glob","read_file"]}}}"#
+    );
+    let out = host(&env, "AfterModel", &after);
+    assert_eq!(
+        out.stdout.trim_end(),
+        r#"{"hookSpecificOutput":{"hookEventName":"AfterModel","llm_response":{"candidates":[{"content":{"role":"model","parts":["b"]}}]}}}"#
+    );
+    let out = host(&env, "BeforeModel", &model);
+    assert_eq!(
+        out.stdout.trim_end(),
+        r#"{"decision":"deny","reason":"quota"}"#
+    );
+
+    // The native host: `model.before` stays a transform event for every dialect.
+    let out = emit(&env, &["BeforeModel"], &input(&env, "BeforeModel", &model));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.outcome["decision"], "allow");
+    assert!(
+        out.has_warning("hook gemini:user:BeforeModel:1: `deny` ignored on transform event model.before: transform hooks only rewrite the payload"),
+        "{:#}",
+        out.outcome
+    );
 }

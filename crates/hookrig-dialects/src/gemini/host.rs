@@ -168,6 +168,11 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         }
     }
 
+    let mut carried = Vec::new();
+    if out.proceed.is_none() && out.decision.is_none() {
+        carried = answered_from_records(dispatched, &event, &mut out, &mut specific);
+    }
+
     let context: Vec<&str> = dispatched
         .context
         .iter()
@@ -185,6 +190,7 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         .warnings
         .iter()
         .filter(|w| answered_deny.as_deref() != Some(w.as_str()))
+        .filter(|w| !carried.contains(*w))
         .map(String::as_str)
         .chain(notes.iter().map(String::as_str))
         .collect();
@@ -198,6 +204,102 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         stderr: None,
         exit_code: HostAnswer::PROCEED,
     }
+}
+
+/// What Gemini hooks answered on the events hookrig cannot let them decide or change
+/// for every dialect (docs/dialects/gemini.md): a deny of `BeforeModel` (a transform
+/// event), a replaced response of `AfterModel` (a notify event), the tool configuration
+/// of `BeforeToolSelection` (a custom notify event). Each Gemini hook's answer is kept on
+/// its record; they are folded as Gemini CLI's aggregator folds them. Returns the
+/// dispatcher's warnings that those answers were ignored, which would mislead here.
+fn answered_from_records(
+    dispatched: &Dispatched,
+    event: &str,
+    out: &mut HookOutput,
+    specific: &mut HookSpecificOutput,
+) -> Vec<String> {
+    let answers = dispatched
+        .records
+        .iter()
+        .filter(|r| r.skip.is_none() && r.dialect == Dialect::Gemini)
+        .filter_map(|r| Some((r.name.as_str(), r.answer.as_ref()?)));
+    let specific_field = |answer: &Value, field: &str| {
+        answer
+            .get("hookSpecificOutput")
+            .and_then(|s| s.get(field))
+            .cloned()
+    };
+    let event_name = dispatched.event.as_str();
+    let mut honoured = Vec::new();
+    match event {
+        "BeforeModel" => {
+            if let Some((name, answer)) = answers
+                .into_iter()
+                .find(|(_, answer)| answer.get("decision").and_then(Value::as_str) == Some("deny"))
+            {
+                out.decision = Some("deny".to_owned());
+                out.reason = Some(
+                    answer
+                        .get("reason")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| format!("denied by hook {name}"), str::to_owned),
+                );
+                honoured.push(format!(
+                    "hook {name}: `deny` ignored on transform event {event_name}: transform hooks only rewrite the payload"
+                ));
+            }
+        }
+        "AfterModel" => {
+            // Later hooks' fields replace earlier ones' (`mergeWithFieldReplacement`).
+            for (name, answer) in answers {
+                if let Some(response) = specific_field(answer, "llm_response") {
+                    specific.llm_response = Some(response);
+                    honoured.push(ignored_change(name, event_name));
+                }
+            }
+        }
+        "BeforeToolSelection" => {
+            let mut names = std::collections::BTreeSet::new();
+            let (mut none, mut any, mut some) = (false, false, false);
+            for (name, answer) in answers {
+                let Some(config) = specific_field(answer, "toolConfig") else {
+                    continue;
+                };
+                some = true;
+                honoured.push(ignored_change(name, event_name));
+                match config.get("mode").and_then(Value::as_str) {
+                    Some("NONE") => none = true,
+                    Some("ANY") => any = true,
+                    _ => {}
+                }
+                if let Some(list) = config.get("allowedFunctionNames").and_then(Value::as_array) {
+                    names.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
+                }
+            }
+            // The union of the hooks' tools; NONE wins, then ANY, else AUTO
+            // (`mergeToolSelectionOutputs`).
+            if some {
+                let (mode, names): (&str, Vec<String>) = if none {
+                    ("NONE", Vec::new())
+                } else if any {
+                    ("ANY", names.into_iter().collect())
+                } else {
+                    ("AUTO", names.into_iter().collect())
+                };
+                specific.tool_config =
+                    Some(serde_json::json!({"mode": mode, "allowedFunctionNames": names}));
+            }
+        }
+        _ => {}
+    }
+    honoured
+}
+
+/// The dispatcher's warning that a hook's change of a notify event was ignored.
+fn ignored_change(name: &str, event: &str) -> String {
+    format!(
+        "hook {name}: `modify` ignored on notify event {event}: notify hooks cannot change the event"
+    )
 }
 
 #[cfg(test)]

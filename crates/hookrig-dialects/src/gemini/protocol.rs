@@ -198,6 +198,36 @@ fn reply(
     invocation: &Invocation,
     output: &ProcessOutput,
 ) -> Reply {
+    match read_reply(def, hook, limits, invocation, output) {
+        Reply::Verdict(mut verdict) => {
+            carry_model_deny(def, &mut verdict);
+            Reply::Verdict(verdict)
+        }
+        failure @ Reply::Failure(_) => failure,
+    }
+}
+
+/// A deny of `BeforeModel`, which hookrig dispatches as a transform event (its hooks
+/// only rewrite the request, for every dialect), is also kept as the hook's answer in
+/// Gemini CLI's terms, from which the gemini host mode answers Gemini CLI with the deny
+/// (docs/dialects/gemini.md). Other hosts see the dispatcher's warning that it was
+/// ignored.
+fn carry_model_deny(def: &GeminiHook, verdict: &mut Verdict) {
+    if def.event == "BeforeModel" && verdict.action == Action::Deny {
+        verdict.answer = Some(Box::new(json!({
+            "decision": "deny",
+            "reason": verdict.reason,
+        })));
+    }
+}
+
+fn read_reply(
+    def: &GeminiHook,
+    hook: &str,
+    limits: &Limits,
+    invocation: &Invocation,
+    output: &ProcessOutput,
+) -> Reply {
     let failure = |kind, message: String| Reply::Failure(Failure { kind, message });
     let stderr = String::from_utf8_lossy(&output.stderr);
     let stderr = cut(stderr.trim(), REASON_CAP);
@@ -364,11 +394,23 @@ fn read_specific(
                 .and_then(Value::as_array)
                 .is_some_and(|parts| !parts.is_empty());
             if has_parts && let Some(response) = specific.llm_response {
+                // `model.after` is a notify event for every dialect: the replaced
+                // response is kept as the hook's answer too, which the gemini host mode
+                // passes on to Gemini CLI.
+                verdict.answer = Some(Box::new(
+                    json!({"hookSpecificOutput": {"llm_response": response.clone()}}),
+                ));
                 patch.insert("llm_response".to_owned(), response);
             }
         }
         "BeforeToolSelection" => {
             if let Some(config) = specific.tool_config.filter(Value::is_object) {
+                // Accepted under its own name only, so a notify event: the answer
+                // carries the tool configuration to the gemini host mode, which merges
+                // every hook's as Gemini CLI does.
+                verdict.answer = Some(Box::new(
+                    json!({"hookSpecificOutput": {"toolConfig": config.clone()}}),
+                ));
                 patch.insert("tool_config".to_owned(), config);
             }
         }
