@@ -282,6 +282,14 @@ impl TestEnv {
                     .join("gemini-cli")
                     .join("settings.json"),
             )
+            // And its system defaults file.
+            .env(
+                "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+                self.root
+                    .join("etc")
+                    .join("gemini-cli")
+                    .join("system-defaults.json"),
+            )
             // Cursor's enterprise file, inside the test's directory too.
             .env(
                 "HOOKRIG_CURSOR_ENTERPRISE_HOOKS",

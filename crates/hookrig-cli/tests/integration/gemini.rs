@@ -879,3 +879,82 @@ fn model_and_tool_selection_answers_of_several_hooks_are_merged_as_gemini_merges
         out.outcome
     );
 }
+
+// guards: the hooks of an installed Gemini CLI extension run, with `${extensionPath}`
+// and `${/}` replaced by the extension's folder and `/`; an extension turned off for
+// the workspace by `extension-enablement.json`, or without a manifest, is not read
+#[test]
+fn hooks_of_installed_extensions_run_unless_the_extension_is_off_here() {
+    let env = test_env();
+    let extensions = env.home().join(".gemini/extensions");
+    let install = |dir: &str, name: &str, manifest: bool| {
+        let folder = extensions.join(dir);
+        if manifest {
+            write(
+                &folder.join("gemini-extension.json"),
+                &json!({"name": name, "version": "1.0.0"}),
+            );
+        }
+        hookrig_test_support::write_executable(
+            &folder.join("hooks/guard.sh"),
+            &format!("cat > /dev/null\necho 'blocked by {name}' >&2\nexit 2\n"),
+        );
+        write(
+            &folder.join("hooks/hooks.json"),
+            &json!({"hooks": {"BeforeTool": [{"hooks": [
+                command("${extensionPath}${/}hooks${/}guard.sh")
+            ]}]}}),
+        );
+    };
+    install("guard", "guard", true);
+    let fields: Value = serde_json::from_str(SHELL_RM).expect("json");
+    let out = host(&env, "BeforeTool", &fields);
+    assert_eq!(
+        out.stdout.trim_end(),
+        r#"{"decision":"deny","reason":"blocked by guard"}"#,
+        "{}",
+        out.stderr
+    );
+
+    // Turned off for this workspace (and its subdirectories).
+    write(
+        &extensions.join("extension-enablement.json"),
+        &json!({"guard": {"overrides": [format!("!{}/*", env.project().display())]}}),
+    );
+    let out = host(&env, "BeforeTool", &fields);
+    assert_eq!(out.stdout.trim_end(), "{}", "{}", out.stderr);
+
+    // No manifest: Gemini CLI skips the folder.
+    install("stray", "stray", false);
+    let out = host(&env, "BeforeTool", &fields);
+    assert_eq!(out.stdout.trim_end(), "{}", "{}", out.stderr);
+
+    // The hook's name says which extension it comes from.
+    std::fs::remove_file(extensions.join("extension-enablement.json")).expect("rm");
+    let out = emit(&env, &["BeforeTool"], &input(&env, "BeforeTool", &fields));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(
+        out.outcome["decided_by"],
+        "gemini:extension-guard:BeforeTool:1"
+    );
+}
+
+// guards: Gemini CLI's system defaults file (`system-defaults.json`, moved here by
+// `GEMINI_CLI_SYSTEM_DEFAULTS_PATH`), the lowest of its settings layers, adds its hooks
+// as every layer does; they are global hooks, named after their file
+#[test]
+fn the_system_defaults_file_adds_its_hooks() {
+    let env = test_env();
+    write(
+        &env.root().join("etc/gemini-cli/system-defaults.json"),
+        &json!({"hooks": {"BeforeTool": [{"hooks": [command("cat > /dev/null; echo 'not by default' >&2; exit 2")]}]}}),
+    );
+    let fields: Value = serde_json::from_str(SHELL_RM).expect("json");
+    let out = emit_untrusted(&env, &["BeforeTool"], &input(&env, "BeforeTool", &fields));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(
+        out.outcome["decided_by"],
+        "gemini:system-defaults:BeforeTool:1"
+    );
+    assert_eq!(out.outcome["reason"], "not by default");
+}
