@@ -278,6 +278,17 @@ fn every_event_and_answer_field_reaches_cursor_exactly() {
             ),
             r#"{"additional_context":"branch main is protected"}"#,
         ),
+        // `env` is answered to Cursor, which sets it for the session's later hooks.
+        case(
+            "sessionStart",
+            json!({"session_id": "c1", "is_background_agent": false, "composer_mode": "agent"}),
+            (
+                0,
+                r#"{"additional_context":"ctx","env":{"PROJECT_MODE":"strict"}}"#,
+                "",
+            ),
+            r#"{"env":{"PROJECT_MODE":"strict"},"additional_context":"ctx"}"#,
+        ),
         case(
             "postToolUse",
             json!({"tool_name": "MCP:db.query", "tool_input": {"sql": "select"}, "tool_use_id": "t1", "cwd": "/repo", "tool_output": "{\"rows\":1}", "duration": 5}),
@@ -618,4 +629,34 @@ fn a_stop_of_any_hook_reaches_cursor_as_its_closest_answer() {
         );
     }
     insta::assert_snapshot!(table);
+}
+
+// guards: the `env` of Cursor's `sessionStart` hooks reaches Cursor in hookrig's answer
+// (merged, a later hook's variable winning), with no warning that it was dropped; a
+// native host, which has no `env`, is told that it only reaches later hooks through
+// Cursor
+#[test]
+fn session_start_env_is_answered_to_cursor_and_a_warning_elsewhere() {
+    let env = test_env();
+    let first = replying(&env, "first", 0, r#"{"env":{"A":"1","B":"1"}}"#, "");
+    let second = replying(&env, "second", 0, r#"{"env":{"B":"2"}}"#, "");
+    write(
+        &env.home().join(".cursor/hooks.json"),
+        &json!({"version": 1, "hooks": {"sessionStart": [{"command": first}, {"command": second}]}}),
+    );
+    let fields = json!({"session_id": "c1", "is_background_agent": false});
+    let out = cursor(&env, &input(&env, "sessionStart", &fields));
+    assert_eq!(out.stdout.trim_end(), r#"{"env":{"A":"1","B":"2"}}"#);
+    assert_eq!(out.stderr, "", "no warning when Cursor is the host");
+
+    let native = emit(
+        &env,
+        &["sessionStart"],
+        &input(&env, "sessionStart", &fields).to_string(),
+    );
+    assert!(
+        native.has_warning("hook cursor:user:sessionStart:1: `env` reaches the session's later hooks only when Cursor is the host"),
+        "{:#}",
+        native.outcome
+    );
 }

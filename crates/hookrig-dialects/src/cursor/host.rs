@@ -157,6 +157,11 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
             }
         }
         Answer::Session | Answer::PostTool => {
+            if answer == Answer::Session
+                && let Some(env) = session_env(dispatched)
+            {
+                out.insert("env".to_owned(), Value::Object(env));
+            }
             let context: Vec<&str> = dispatched
                 .context
                 .iter()
@@ -188,10 +193,26 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let mut stdout =
         serde_json::to_string(&Value::Object(out)).expect("the hook output always serializes");
     stdout.push('\n');
+    // The `env` of the Cursor hooks was passed on above: the warning that only Cursor
+    // passes it on is true, but not news here.
+    let passed_on: Vec<String> = dispatched
+        .records
+        .iter()
+        .filter(|r| {
+            answer == Answer::Session && r.answer.as_ref().is_some_and(|a| a.get("env").is_some())
+        })
+        .map(|r| super::protocol::env_warning(&r.name))
+        .collect();
+    let warnings: Vec<String> = outcome
+        .warnings
+        .iter()
+        .filter(|w| !passed_on.contains(w))
+        .cloned()
+        .collect();
     HostAnswer {
         stdout,
         stderr: (!warnings_shown)
-            .then(|| stderr_warnings(outcome.warnings))
+            .then(|| stderr_warnings(&warnings))
             .flatten(),
         exit_code: HostAnswer::PROCEED,
     }
@@ -314,6 +335,18 @@ fn proceed(dispatched: &Dispatched, out: &mut Map<String, Value>) {
             text(out, "user_message", reason);
         }
     }
+}
+
+/// The `env` of every Cursor `sessionStart` hook that gave one, merged in run order (a
+/// later hook's variable replaces an earlier one's); `None` when none gave one.
+fn session_env(dispatched: &Dispatched) -> Option<Map<String, Value>> {
+    let mut env = Map::new();
+    for record in dispatched.records.iter().filter(|r| r.skip.is_none()) {
+        if let Some(Value::Object(vars)) = record.answer.as_ref().and_then(|a| a.get("env")) {
+            env.extend(vars.clone());
+        }
+    }
+    (!env.is_empty()).then_some(env)
 }
 
 /// Sets a text field of the answer.
