@@ -7,7 +7,7 @@ use crate::hook::{BoxFuture, EventContext, Hook, Invocation, Mode, Report};
 use crate::payload::Payload;
 use crate::record::{HookRecord, HookResult, SkipReason};
 use crate::registry::Registry;
-use crate::verdict::{Action, Failure, FailureKind, OnError, Reply};
+use crate::verdict::{Action, Failure, FailureKind, OnError, Reply, Stop};
 use futures_util::future::join_all;
 
 /// The combined decision of an event.
@@ -80,6 +80,18 @@ pub struct Dispatched {
     pub records: Vec<HookRecord>,
     /// Warnings for the host.
     pub warnings: Vec<String>,
+    /// Whether a hook stopped the agent: the first hook that did, with its reason. A stop
+    /// wins over the decision, which is kept for the record.
+    pub stop: Option<Stopped>,
+}
+
+/// The agent was stopped by a hook ([`crate::Verdict::stop`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stopped {
+    /// The first hook that stopped it.
+    pub by: String,
+    /// Its reason, when it gave one.
+    pub reason: Option<String>,
 }
 
 /// Dispatches `event` to the hooks of `registry`, and to the subscriptions of the bus
@@ -87,7 +99,8 @@ pub struct Dispatched {
 ///
 /// Decision and transform events run their sync hooks one after another by priority,
 /// then registration order; the first deny stops the chain and names the denier;
-/// modifies accumulate. Notify events run their sync hooks concurrently and nothing
+/// modifies accumulate. A hook that stops the agent (of any kind of event) stops the
+/// chain as a deny does, and wins over every decision: the first stop is kept. Notify events run their sync hooks concurrently and nothing
 /// they answer changes the event. Async hooks are handed to `sink` after the sync hooks,
 /// with the payload as modified by them.
 pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -> Dispatched {
@@ -105,6 +118,7 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
         context: Vec::new(),
         system_prompt_append: Vec::new(),
         warnings: Vec::new(),
+        stop: None,
     };
     let hooks = registry.chain_for(&context.name);
     let Sorted {
@@ -128,7 +142,7 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
             for batch in sync_hooks
                 .chunk_by(|(_, a), (_, b)| a.spec.group.is_some() && a.spec.group == b.spec.group)
             {
-                if let Some(by) = state.denied_by() {
+                if let Some(by) = state.chain_stopped_by() {
                     let by = by.to_owned();
                     for (index, hook) in batch {
                         let reason = SkipReason::ChainStopped { by: by.clone() };
@@ -181,6 +195,7 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
         system_prompt_append: state.system_prompt_append,
         records: records.into_iter().map(|(_, record)| record).collect(),
         warnings: state.warnings,
+        stop: state.stop,
     }
 }
 
@@ -307,13 +322,38 @@ struct State {
     context: Vec<String>,
     system_prompt_append: Vec<String>,
     warnings: Vec<String>,
+    stop: Option<Stopped>,
 }
 
 impl State {
-    fn denied_by(&self) -> Option<&str> {
+    /// The hook after whose answer no further hook of a chain runs: the first that
+    /// stopped the agent, else the one that denied.
+    fn chain_stopped_by(&self) -> Option<&str> {
+        if let Some(stop) = &self.stop {
+            return Some(&stop.by);
+        }
         match self.decision {
             Decision::Deny => self.decided_by.as_deref(),
             _ => None,
+        }
+    }
+
+    /// Keeps the first stop, with the first reason any stopping hook gave (hooks of one
+    /// parallel group stop together); the hook's record says `stop`, with its reason.
+    fn stopped(&mut self, hook: &str, stop: Stop, record: &mut HookRecord) {
+        record.result = HookResult::Stop;
+        if stop.reason.is_some() {
+            record.reason.clone_from(&stop.reason);
+        }
+        match &mut self.stop {
+            None => {
+                self.stop = Some(Stopped {
+                    by: hook.to_owned(),
+                    reason: stop.reason,
+                });
+            }
+            Some(first) if first.reason.is_none() => first.reason = stop.reason,
+            Some(_) => {}
         }
     }
 
@@ -390,6 +430,9 @@ impl State {
                 if self.decision != Decision::Deny {
                     self.collect(verdict.context, verdict.system_prompt_append);
                 }
+                if let Some(stop) = verdict.stop {
+                    self.stopped(name, stop, &mut record);
+                }
             }
         }
         record
@@ -416,6 +459,9 @@ impl State {
                     ));
                 }
                 self.collect(verdict.context, verdict.system_prompt_append);
+                if let Some(stop) = verdict.stop {
+                    self.stopped(name, stop, &mut record);
+                }
             }
         }
         record
@@ -481,6 +527,13 @@ fn finish_async(mut record: HookRecord, report: Report) -> AsyncCompletion {
                     "async hook {}: `{}` ignored: async hooks cannot change the event",
                     record.name,
                     verdict.action.as_str()
+                ));
+            }
+            if verdict.stop.is_some() {
+                // The host had its answer before the hook ended: nobody can be told.
+                warnings.push(format!(
+                    "async hook {}: `stop` ignored: the host had its answer before the hook ended",
+                    record.name
                 ));
             }
         }
@@ -704,6 +757,108 @@ mod tests {
             kind,
             message: "hook broken exited 3".into(),
         })
+    }
+
+    fn stop(reason: Option<&str>, action: Action) -> Reply {
+        Reply::Verdict(Verdict {
+            stop: Some(Stop {
+                reason: reason.map(str::to_owned),
+            }),
+            ..Verdict::with_action(action)
+        })
+    }
+
+    // guards: a hook's stop wins over every decision, ends the chain, and keeps the
+    // decision the other hooks made
+    #[test]
+    fn a_stop_ends_the_chain_and_wins_over_the_decision() {
+        let mut f = Fixture::new();
+        f.hook("a", "tool.before", allow());
+        f.hook(
+            "halt",
+            "tool.before",
+            stop(Some("budget spent"), Action::Allow),
+        );
+        f.hook("c", "tool.before", deny("no"));
+        let d = f.emit("PreToolUse", json!({}));
+        assert_eq!(
+            d.stop,
+            Some(Stopped {
+                by: "halt".into(),
+                reason: Some("budget spent".into())
+            })
+        );
+        assert_eq!(d.decision, Decision::Allow);
+        assert_eq!(f.order(), ["a", "halt"]);
+        assert_eq!(d.records[1].result, HookResult::Stop);
+        assert_eq!(d.records[1].reason.as_deref(), Some("budget spent"));
+        assert_eq!(
+            d.records[2].skip,
+            Some(SkipReason::ChainStopped { by: "halt".into() })
+        );
+    }
+
+    #[test]
+    fn a_deny_and_a_stop_of_one_hook_are_both_kept() {
+        let mut f = Fixture::new();
+        f.hook("guard", "tool.before", stop(None, Action::Deny));
+        let d = f.emit("PreToolUse", json!({}));
+        assert_eq!(d.decision, Decision::Deny);
+        assert_eq!(
+            d.stop,
+            Some(Stopped {
+                by: "guard".into(),
+                reason: None
+            })
+        );
+        assert_eq!(d.records[0].result, HookResult::Stop);
+    }
+
+    // guards: on notify and transform events a stop is kept (the agent stops whatever
+    // the kind of event); on notify events every hook still runs, and the first
+    // stopping hook keeps the first reason any of them gave
+    #[test]
+    fn notify_and_transform_events_carry_a_stop() {
+        let mut f = Fixture::new();
+        f.hook("quiet", "SessionStart", stop(None, Action::Allow));
+        f.hook("loud", "SessionStart", stop(Some("done"), Action::Allow));
+        f.hook("after", "SessionStart", allow());
+        let d = f.emit("SessionStart", json!({}));
+        assert_eq!(
+            d.stop,
+            Some(Stopped {
+                by: "quiet".into(),
+                reason: Some("done".into())
+            })
+        );
+        assert_eq!(f.order(), ["quiet", "loud", "after"]);
+
+        let mut f = Fixture::new();
+        f.hook("halt", "model.before", stop(Some("quota"), Action::Deny));
+        let d = f.emit("model.before", json!({}));
+        assert_eq!(d.decision, Decision::Allow, "a transform hook cannot deny");
+        assert_eq!(d.stop.map(|s| s.reason), Some(Some("quota".into())));
+    }
+
+    #[test]
+    fn an_async_hooks_stop_is_ignored_with_a_warning() {
+        let mut f = Fixture::new();
+        f.hook("bg", "SessionStart", stop(Some("late"), Action::Allow))
+            .mode = Mode::Async;
+        let sink = Collect::default();
+        let d = f.emit_with("SessionStart", json!({}), &sink);
+        assert_eq!(d.stop, None);
+        let jobs = std::mem::take(&mut *sink.0.lock().expect("not poisoned"));
+        let done = jobs
+            .into_iter()
+            .next()
+            .expect("one job")
+            .now_or_never()
+            .expect("ready");
+        assert_eq!(
+            done.warnings,
+            ["async hook bg: `stop` ignored: the host had its answer before the hook ended"]
+        );
     }
 
     #[test]

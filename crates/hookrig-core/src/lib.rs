@@ -54,7 +54,7 @@ pub use bus::{
 pub use diagnostic::{Diagnostic, LineIndex, Severity, error_chain, json_offset, line_col};
 pub use dialect::Dialect;
 pub use dispatcher::{
-    AsyncCompletion, AsyncSink, Decision, Dispatched, Event, Planned, dispatch, plan,
+    AsyncCompletion, AsyncSink, Decision, Dispatched, Event, Planned, Stopped, dispatch, plan,
 };
 pub use duration::display_duration;
 pub use errors::{
@@ -66,7 +66,7 @@ pub use hook::{
     Source,
 };
 pub use matcher::Matcher;
-pub use outcome::{Outcome, OutcomeHook, duration_ms};
+pub use outcome::{Outcome, OutcomeHook, OutcomeStop, duration_ms};
 pub use payload::Payload;
 pub use plugin::{
     BusEmitter, LogLevel, LogSink, Logger, MemoryView, Plugin, PluginBus, PluginContext,
@@ -74,4 +74,4 @@ pub use plugin::{
 };
 pub use record::{HookRecord, HookResult, SkipReason};
 pub use registry::Registry;
-pub use verdict::{Action, Failure, FailureKind, OnError, Reply, Verdict};
+pub use verdict::{Action, Failure, FailureKind, OnError, Reply, Stop, Verdict};

@@ -17,6 +17,9 @@ pub struct Outcome<'a> {
     pub reason: Option<&'a str>,
     /// The hook that denied or asked.
     pub decided_by: Option<&'a str>,
+    /// Whether a hook stopped the agent (`null` when none did): a stop wins over the
+    /// decision, which is kept for the record.
+    pub stop: Option<OutcomeStop<'a>>,
     /// The final payload.
     pub payload: &'a Map<String, Value>,
     /// Collected context.
@@ -29,6 +32,15 @@ pub struct Outcome<'a> {
     pub warnings: &'a [String],
     /// The ledger id of this emit.
     pub run_id: &'a str,
+}
+
+/// A stop in the Outcome: `{"reason": "...", "by": "hook"}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutcomeStop<'a> {
+    /// The stopping hook's reason, `null` when it gave none.
+    pub reason: Option<&'a str>,
+    /// The first hook that stopped the agent.
+    pub by: &'a str,
 }
 
 /// One hook in the Outcome.
@@ -57,6 +69,10 @@ impl<'a> Outcome<'a> {
             decision: dispatched.decision.as_str(),
             reason: dispatched.reason.as_deref(),
             decided_by: dispatched.decided_by.as_deref(),
+            stop: dispatched.stop.as_ref().map(|stop| OutcomeStop {
+                reason: stop.reason.as_deref(),
+                by: &stop.by,
+            }),
             payload: dispatched.payload.as_map(),
             context: &dispatched.context,
             system_prompt_append: &dispatched.system_prompt_append,

@@ -18,6 +18,8 @@ pub enum HookResult {
     Ask,
     /// It changed the payload.
     Modify,
+    /// It stopped the agent (whatever else it answered): see [`crate::Stop`].
+    Stop,
     /// It failed (exit code, crash, malformed reply, could not start).
     Error,
     /// It ran past its timeout.
@@ -32,11 +34,12 @@ pub enum HookResult {
 
 impl HookResult {
     /// Every result, so that a name read back (from the ledger) finds its result.
-    pub const ALL: [HookResult; 9] = [
+    pub const ALL: [HookResult; 10] = [
         HookResult::Allow,
         HookResult::Deny,
         HookResult::Ask,
         HookResult::Modify,
+        HookResult::Stop,
         HookResult::Error,
         HookResult::Timeout,
         HookResult::Skipped,
@@ -51,6 +54,7 @@ impl HookResult {
             HookResult::Deny => "deny",
             HookResult::Ask => "ask",
             HookResult::Modify => "modify",
+            HookResult::Stop => "stop",
             HookResult::Error => "error",
             HookResult::Timeout => "timeout",
             HookResult::Skipped => "skipped",
@@ -76,9 +80,9 @@ pub enum SkipReason {
     },
     /// `enabled = false`.
     Disabled,
-    /// An earlier hook denied the event.
+    /// An earlier hook denied the event or stopped the agent.
     ChainStopped {
-        /// The hook that denied.
+        /// The hook that denied or stopped.
         by: String,
     },
     /// Too many async hooks were already running.

@@ -57,6 +57,18 @@ pub struct Verdict {
     /// record for the host mode of the same dialect, which answers its host with it.
     /// Boxed: most replies have none.
     pub answer: Option<Box<Value>>,
+    /// "Stop the agent now": neither an allow nor a deny of the event, but the end of
+    /// the agent's work (Claude Code's, Codex's and Gemini CLI's `continue: false`, a
+    /// native hook's `stop`). It wins over every decision of every hook; each host mode
+    /// answers it as its host's own stop.
+    pub stop: Option<Stop>,
+}
+
+/// A hook's request to stop the agent, with the reason shown to the user.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Stop {
+    /// Why, when the hook said (Claude Code's `stopReason`).
+    pub reason: Option<String>,
 }
 
 impl Verdict {
@@ -84,6 +96,7 @@ impl Verdict {
             system_prompt_append: None,
             warnings: Vec::new(),
             answer: None,
+            stop: None,
         }
     }
 }

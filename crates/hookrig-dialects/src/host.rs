@@ -5,7 +5,7 @@
 //! Each dialect that can be a host declares one [`Host`] in its folder; [`HOSTS`] lists
 //! them.
 
-use hookrig_core::{Decision, Dialect, Dispatched, Outcome, Payload};
+use hookrig_core::{Decision, Dialect, Dispatched, Outcome, Payload, Stopped};
 use serde_json::Value;
 
 use crate::errors::HostError;
@@ -161,10 +161,24 @@ pub(crate) fn parse_object(stdin: &[u8]) -> Result<Payload, HostError> {
     }
 }
 
+/// The reason of a stop: the hook's, else one naming the hook.
+pub(crate) fn stop_reason(stop: &Stopped) -> String {
+    stop.reason
+        .clone()
+        .unwrap_or_else(|| format!("stopped by hook {}", stop.by))
+}
+
 /// Why a host without an "ask" of its own (hygge, x-code) must be told no: the deny's
 /// reason, or for an ask a reason saying that a hook wanted a confirmation nobody is
-/// there to give; `None` when the event goes on.
+/// there to give; `None` when the event goes on. A hook that stopped the agent, which
+/// such a host has no word for, is answered as a deny whose reason says so.
 pub(crate) fn refusal(dispatched: &Dispatched, host: &str) -> Option<String> {
+    if let Some(stop) = &dispatched.stop {
+        return Some(format!(
+            "{} (a hook stopped the agent, which {host} cannot be told: the event is denied instead)",
+            stop_reason(stop)
+        ));
+    }
     match dispatched.decision {
         Decision::Deny => Some(
             dispatched

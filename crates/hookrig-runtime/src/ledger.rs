@@ -15,7 +15,9 @@ use std::time::Duration;
 
 use hookrig_core::{AsyncCompletion, Dispatched, HookRecord, SkipReason, duration_ms};
 use hookrig_dialects::PackageRef;
-use hookrig_store::{EmitFilter, EmitRecord, EmitSummary, EmitWrite, HookRun, Store, StoreError};
+use hookrig_store::{
+    EmitDecision, EmitFilter, EmitRecord, EmitSummary, EmitWrite, HookRun, Store, StoreError,
+};
 
 use crate::pool;
 pub use crate::pool::Connection;
@@ -214,9 +216,16 @@ pub(crate) fn finish(
     warnings: &[String],
     late_warnings: &mut Vec<String>,
 ) -> Option<Sink> {
-    entry.decision = dispatched.decision.into();
-    entry.reason.clone_from(&dispatched.reason);
-    entry.decided_by.clone_from(&dispatched.decided_by);
+    // A stop wins over the decision: the row says what the host was told.
+    if let Some(stop) = &dispatched.stop {
+        entry.decision = EmitDecision::Stop;
+        entry.reason.clone_from(&stop.reason);
+        entry.decided_by = Some(stop.by.clone());
+    } else {
+        entry.decision = dispatched.decision.into();
+        entry.reason.clone_from(&dispatched.reason);
+        entry.decided_by.clone_from(&dispatched.decided_by);
+    }
     entry.duration_ms = duration_ms(duration);
     entry.payload_out = json_text(&dispatched.payload);
     entry.warnings = warnings.to_vec();

@@ -30,6 +30,9 @@ pub enum EmitDecision {
     Deny,
     /// A hook asked for the user's confirmation.
     Ask,
+    /// A hook stopped the agent (`reason` and `decided_by` are the stop's); a stop wins
+    /// over every decision.
+    Stop,
     /// The event was not dispatched: its configuration could not be loaded.
     Error,
     /// The emit started and has not finished (or its process died, which a reader
@@ -41,10 +44,11 @@ pub enum EmitDecision {
 
 impl EmitDecision {
     /// Every decision an emit's row can hold.
-    pub const ALL: [EmitDecision; 6] = [
+    pub const ALL: [EmitDecision; 7] = [
         EmitDecision::Allow,
         EmitDecision::Deny,
         EmitDecision::Ask,
+        EmitDecision::Stop,
         EmitDecision::Error,
         EmitDecision::Running,
         EmitDecision::Interrupted,
@@ -56,6 +60,7 @@ impl EmitDecision {
             EmitDecision::Allow => "allow",
             EmitDecision::Deny => "deny",
             EmitDecision::Ask => "ask",
+            EmitDecision::Stop => "stop",
             EmitDecision::Error => "error",
             EmitDecision::Running => "running",
             EmitDecision::Interrupted => "interrupted",

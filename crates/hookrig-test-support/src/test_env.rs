@@ -157,6 +157,20 @@ impl TestEnv {
             .join("managed-settings.json")
     }
 
+    /// Where Cursor's enterprise hooks file is read from in tests
+    /// (`HOOKRIG_CURSOR_ENTERPRISE_HOOKS`): inside the test's directory, so that a
+    /// machine's own enterprise file never reaches a test.
+    pub fn cursor_enterprise_hooks_path(&self) -> PathBuf {
+        self.root.join("etc").join("cursor").join("hooks.json")
+    }
+
+    /// Where Codex's system layer (`/etc/codex`: its `config.toml` and `hooks.json`) is
+    /// read from in tests (`HOOKRIG_CODEX_SYSTEM_DIR`): inside the test's directory, so
+    /// that a machine's own never reaches a test.
+    pub fn codex_system_dir(&self) -> PathBuf {
+        self.root.join("etc").join("codex")
+    }
+
     /// Writes the global config and returns its path.
     pub fn write_global_config(&self, toml: &str) -> PathBuf {
         let path = self.global_config_path();
@@ -268,6 +282,21 @@ impl TestEnv {
                     .join("gemini-cli")
                     .join("settings.json"),
             )
+            // And its system defaults file.
+            .env(
+                "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+                self.root
+                    .join("etc")
+                    .join("gemini-cli")
+                    .join("system-defaults.json"),
+            )
+            // Cursor's enterprise file, inside the test's directory too.
+            .env(
+                "HOOKRIG_CURSOR_ENTERPRISE_HOOKS",
+                self.cursor_enterprise_hooks_path(),
+            )
+            // Codex's system layer (`/etc/codex`), inside the test's directory too.
+            .env("HOOKRIG_CODEX_SYSTEM_DIR", self.codex_system_dir())
             .env("HOOKRIG_TRUST_ALL", "1")
             // No emit starts a resident engine that would outlive the test; the tests of
             // the engine switch it on themselves, and stop what they start.

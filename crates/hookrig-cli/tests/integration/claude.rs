@@ -312,9 +312,15 @@ fn json_output_fields() {
         BASH,
     );
     // `continue: false` stops Claude Code itself; it is not a deny of the tool call
-    // (the claude host answers it as such: claude_conformance.rs).
-    assert_eq!(out.code, 0);
+    // (the claude host answers it as such: claude_conformance.rs). The Outcome carries
+    // it as a stop, and the native host exits 2: the event must not go on.
+    assert_eq!(out.code, 2);
     assert_eq!(out.outcome["decision"], "allow");
+    assert_eq!(
+        out.outcome["stop"],
+        json!({"reason": "build is broken", "by": "claude:project:PreToolUse:1"})
+    );
+    assert_eq!(out.result("claude:project:PreToolUse:1"), "stop");
     assert!(out.has_warning("hook claude:project:PreToolUse:1: stopping"));
 
     let out = json_reply(
@@ -718,4 +724,38 @@ fn matchers_on_events_without_a_tool_test_their_field() {
     emit(&env, &["PreCompact"], r#"{"trigger":"auto"}"#);
     emit(&env, &["PreCompact"], r#"{"trigger":"manual"}"#);
     assert_eq!(ran(&env), ["on-manual", "on-resume"]);
+}
+
+// guards: a hook of another dialect (here a native hook's `stop`) that stops the agent
+// reaches Claude Code as `continue: false` with its `stopReason`, on events Claude Code
+// lets hooks block and on those it does not
+#[test]
+fn a_stop_of_any_hook_reaches_claude_as_continue_false() {
+    let env = test_env();
+    env.write_bin(
+        "halt",
+        r#"printf '%s' '{"stop":{"reason":"budget spent"}}'"#,
+    );
+    env.write_global_config(
+        "[[hooks]]\nname = \"halt\"\nevents = [\"PreToolUse\", \"Stop\", \"SessionStart\"]\ncommand = \"halt\"\n",
+    );
+    for (event, payload) in [
+        ("PreToolUse", BASH),
+        (
+            "Stop",
+            r#"{"hook_event_name":"Stop","stop_hook_active":false}"#,
+        ),
+        (
+            "SessionStart",
+            r#"{"hook_event_name":"SessionStart","source":"startup"}"#,
+        ),
+    ] {
+        let out = emit(&env, &[event, "--dialect", "claude"], payload);
+        assert_eq!(out.code, 0, "{event}: {}", out.stderr);
+        assert_eq!(
+            out.stdout.trim_end(),
+            r#"{"continue":false,"stopReason":"budget spent"}"#,
+            "{event}"
+        );
+    }
 }

@@ -379,3 +379,96 @@ fn the_codex_example_denies_rm_rf_and_adds_context() {
         .collect();
     insta::assert_snapshot!(answers.join(""));
 }
+
+/// Codex's events, each with the answer it reads.
+const CODEX_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "SessionStart",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "PreCompact",
+    "PostCompact",
+];
+
+// guards: a hook of another dialect (here a native hook's `stop`) that stops the agent
+// reaches Codex as Codex's own stop (`continue: false` + `stopReason`) on every event
+// that reads it, as a deny where Codex refuses `continue` (`PreToolUse`,
+// `PermissionRequest`), and as a message where Codex ignores it (`SubagentStart`).
+#[test]
+fn a_stop_of_any_hook_reaches_codex_as_codex_reads_a_stop() {
+    let env = test_env();
+    env.write_bin(
+        "halt",
+        r#"printf '%s' '{"stop":{"reason":"budget spent"}}'"#,
+    );
+    let events: Vec<String> = CODEX_EVENTS.iter().map(|e| format!("{e:?}")).collect();
+    env.write_global_config(&format!(
+        "[[hooks]]\nname = \"halt\"\nevents = [{}]\ncommand = \"halt\"\n",
+        events.join(", ")
+    ));
+    let mut table = String::new();
+    for event in CODEX_EVENTS {
+        let input = codex_input(&env, event).to_string();
+        let output = emit_codex(&env, &input, true);
+        let _ = writeln!(
+            table,
+            "{event} => exit {} {}",
+            code(&output),
+            text(&output.stdout).trim_end()
+        );
+        assert!(
+            text(&output.stderr).is_empty(),
+            "{event}: {}",
+            text(&output.stderr)
+        );
+    }
+    insta::assert_snapshot!(table);
+}
+
+// guards: the hooks of Codex's system layer (`/etc/codex`, here moved into the test's
+// directory by `HOOKRIG_CODEX_SYSTEM_DIR`) run with the user's, as global hooks that
+// need no trust (the emit is untrusted); both of its files load
+#[test]
+fn the_system_layer_runs_with_the_user_layer() {
+    let env = test_env();
+    let log = env.root().join("order.log");
+    let line = |name: &str| format!("echo {name} >> {}", quoted(&log));
+    write(
+        &env.codex_system_dir().join("hooks.json"),
+        &hooks_json("PreToolUse", &line("system-json")),
+    );
+    write(
+        &env.codex_system_dir().join("config.toml"),
+        &format!(
+            "[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {:?}\n",
+            line("system-toml")
+        ),
+    );
+    write(
+        &codex_home(&env).join("hooks.json"),
+        &hooks_json("PreToolUse", &line("user")),
+    );
+    let output = emit_codex(&env, &codex_input(&env, "PreToolUse").to_string(), false);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let ran = std::fs::read_to_string(&log).expect("the hooks ran");
+    let mut ran: Vec<&str> = ran.lines().collect();
+    // The hooks of one event start at once (Codex's parallel group): compare as a set,
+    // and the names in the Outcome say which layer each came from.
+    ran.sort_unstable();
+    assert_eq!(ran, ["system-json", "system-toml", "user"]);
+    let mut list = env.command(["list", "--event", "PreToolUse"]);
+    list.env("CODEX_HOME", codex_home(&env));
+    let list = run_with_input(list, b"", HANG_LIMIT);
+    let list = text(&list.stdout);
+    for name in [
+        "codex:system:PreToolUse:1",
+        "codex:system-toml:PreToolUse:1",
+        "codex:user:PreToolUse:1",
+    ] {
+        assert!(list.contains(name), "{list}");
+    }
+}

@@ -2,6 +2,7 @@
 //! and `emit --dialect cursor` answers exactly what Cursor reads. The rules and their
 //! sources are in docs/dialects/cursor.md.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use hookrig_test_support::{HANG_LIMIT, TestEnv, run_with_input};
@@ -28,16 +29,16 @@ fn project_hooks(env: &TestEnv, hooks: &Value) {
     );
 }
 
-/// Where the enterprise file of a test lives (`HOOKRIG_CURSOR_ENTERPRISE_HOOKS`).
+/// Where the enterprise file of a test lives (`HOOKRIG_CURSOR_ENTERPRISE_HOOKS`, which
+/// `TestEnv` sets for every command).
 fn enterprise_path(env: &TestEnv) -> PathBuf {
-    env.root().join("etc/cursor/hooks.json")
+    env.cursor_enterprise_hooks_path()
 }
 
 /// `hookrig emit --dialect cursor` with `input` on stdin, the enterprise file moved into
 /// the test's directory.
 fn cursor(env: &TestEnv, input: &Value) -> Emitted {
-    let mut command = env.command(["emit", "--dialect", "cursor"]);
-    command.env("HOOKRIG_CURSOR_ENTERPRISE_HOOKS", enterprise_path(env));
+    let command = env.command(["emit", "--dialect", "cursor"]);
     emitted(&run_with_input(
         command,
         input.to_string().as_bytes(),
@@ -276,6 +277,17 @@ fn every_event_and_answer_field_reaches_cursor_exactly() {
                 "",
             ),
             r#"{"additional_context":"branch main is protected"}"#,
+        ),
+        // `env` is answered to Cursor, which sets it for the session's later hooks.
+        case(
+            "sessionStart",
+            json!({"session_id": "c1", "is_background_agent": false, "composer_mode": "agent"}),
+            (
+                0,
+                r#"{"additional_context":"ctx","env":{"PROJECT_MODE":"strict"}}"#,
+                "",
+            ),
+            r#"{"env":{"PROJECT_MODE":"strict"},"additional_context":"ctx"}"#,
         ),
         case(
             "postToolUse",
@@ -565,4 +577,86 @@ fn answers_of_several_hooks_merge_as_cursor_merges_them() {
         "{\"permission\":\"ask\",\"user_message\":\"sure?\",\"agent_message\":\"sure?\"}\n"
     );
     assert_eq!(event(&[&allow, &allow]), "{\"permission\":\"allow\"}\n");
+}
+
+// guards: a hook of another dialect (here a native hook's `stop`) that stops the agent
+// reaches Cursor, which has no stop of its own, as its closest answer: a deny of a
+// permission event, `continue: false` of a prompt, no follow-up of a `stop`; a warning
+// on stderr says so on every event
+#[test]
+fn a_stop_of_any_hook_reaches_cursor_as_its_closest_answer() {
+    let env = test_env();
+    env.write_bin(
+        "halt",
+        r#"printf '%s' '{"stop":{"reason":"budget spent"}}'"#,
+    );
+    let events = [
+        ("preToolUse", tool("Shell", &json!({"command": "ls"}))),
+        ("beforeShellExecution", shell("ls")),
+        (
+            "beforeReadFile",
+            json!({"file_path": "/repo/a", "content": ""}),
+        ),
+        (
+            "beforeSubmitPrompt",
+            json!({"prompt": "hi", "attachments": []}),
+        ),
+        ("stop", json!({"status": "completed", "loop_count": 0})),
+        (
+            "sessionStart",
+            json!({"session_id": "c1", "is_background_agent": false}),
+        ),
+        ("postToolUse", tool("Shell", &json!({"command": "ls"}))),
+        (
+            "afterShellExecution",
+            json!({"command": "ls", "output": "", "duration": 1}),
+        ),
+    ];
+    let names: Vec<String> = events.iter().map(|(e, _)| format!("{e:?}")).collect();
+    env.write_global_config(&format!(
+        "[[hooks]]\nname = \"halt\"\nevents = [{}]\ncommand = \"halt\"\n",
+        names.join(", ")
+    ));
+    let mut table = String::new();
+    for (event, fields) in &events {
+        let out = cursor(&env, &input(&env, event, fields));
+        assert_eq!(out.code, 0, "{event}: {}", out.stderr);
+        let _ = writeln!(
+            table,
+            "{event} => {}\n  stderr: {}",
+            out.stdout.trim_end(),
+            out.stderr.trim_end()
+        );
+    }
+    insta::assert_snapshot!(table);
+}
+
+// guards: the `env` of Cursor's `sessionStart` hooks reaches Cursor in hookrig's answer
+// (merged, a later hook's variable winning), with no warning that it was dropped; a
+// native host, which has no `env`, is told that it only reaches later hooks through
+// Cursor
+#[test]
+fn session_start_env_is_answered_to_cursor_and_a_warning_elsewhere() {
+    let env = test_env();
+    let first = replying(&env, "first", 0, r#"{"env":{"A":"1","B":"1"}}"#, "");
+    let second = replying(&env, "second", 0, r#"{"env":{"B":"2"}}"#, "");
+    write(
+        &env.home().join(".cursor/hooks.json"),
+        &json!({"version": 1, "hooks": {"sessionStart": [{"command": first}, {"command": second}]}}),
+    );
+    let fields = json!({"session_id": "c1", "is_background_agent": false});
+    let out = cursor(&env, &input(&env, "sessionStart", &fields));
+    assert_eq!(out.stdout.trim_end(), r#"{"env":{"A":"1","B":"2"}}"#);
+    assert_eq!(out.stderr, "", "no warning when Cursor is the host");
+
+    let native = emit(
+        &env,
+        &["sessionStart"],
+        &input(&env, "sessionStart", &fields).to_string(),
+    );
+    assert!(
+        native.has_warning("hook cursor:user:sessionStart:1: `env` reaches the session's later hooks only when Cursor is the host"),
+        "{:#}",
+        native.outcome
+    );
 }

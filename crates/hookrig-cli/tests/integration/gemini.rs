@@ -4,6 +4,7 @@
 //! answer field, Gemini CLI's input, a hook's reply (exit code, stdout, stderr) and the
 //! exact answer Gemini CLI receives.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use hookrig_test_support::TestEnv;
@@ -243,7 +244,14 @@ const CASES: &[Case] = &[
         "BeforeTool",
         SHELL_RM,
         (0, r#"{"continue":false,"stopReason":"halt"}"#, ""),
-        r#"{"decision":"deny","reason":"halt"}"#,
+        r#"{"continue":false,"stopReason":"halt"}"#,
+    ),
+    case(
+        "before tool, continue false without a reason wins over a deny",
+        "BeforeTool",
+        SHELL_RM,
+        (0, r#"{"continue":false,"decision":"deny"}"#, ""),
+        r#"{"continue":false,"stopReason":"stopped by hook h"}"#,
     ),
     case(
         "before tool, system message",
@@ -289,6 +297,13 @@ const CASES: &[Case] = &[
         r#"{"systemMessage":"hook h: `hookSpecificOutput` must be an object"}"#,
     ),
     // AfterTool.
+    case(
+        "after tool, continue false",
+        "AfterTool",
+        AFTER,
+        (0, r#"{"continue":false,"stopReason":"enough"}"#, ""),
+        r#"{"continue":false,"stopReason":"enough"}"#,
+    ),
     case(
         "after tool, exit 2",
         "AfterTool",
@@ -352,7 +367,7 @@ const CASES: &[Case] = &[
         "BeforeAgent",
         PROMPT,
         (0, r#"{"continue":false,"reason":"later"}"#, ""),
-        r#"{"decision":"deny","reason":"later"}"#,
+        r#"{"continue":false,"stopReason":"later"}"#,
     ),
     // AfterAgent.
     case(
@@ -376,7 +391,7 @@ const CASES: &[Case] = &[
         "AfterAgent",
         r#"{"prompt": "p", "prompt_response": "r", "stop_hook_active": false}"#,
         (0, r#"{"continue":false,"stopReason":"all done"}"#, ""),
-        r#"{"systemMessage":"hook h: `continue: false` ends the turn; hookrig does not pass on ending the session"}"#,
+        r#"{"continue":false,"stopReason":"all done"}"#,
     ),
     case(
         "after agent, clear context",
@@ -408,7 +423,57 @@ const CASES: &[Case] = &[
         ),
         r#"{"hookSpecificOutput":{"hookEventName":"BeforeModel","llm_request":{"model":"gemini-2.5-pro","messages":[],"config":{"temperature":0.7}},"llm_response":{"candidates":[{"content":{"role":"model","parts":["cached"]}}]}}}"#,
     ),
+    case(
+        "before model, deny",
+        "BeforeModel",
+        MODEL,
+        (0, r#"{"decision":"deny","reason":"quota"}"#, ""),
+        r#"{"decision":"deny","reason":"quota"}"#,
+    ),
+    case(
+        "before model, exit 2",
+        "BeforeModel",
+        MODEL,
+        (2, "", "over budget"),
+        r#"{"decision":"deny","reason":"over budget"}"#,
+    ),
+    case(
+        "before model, continue false",
+        "BeforeModel",
+        MODEL,
+        (0, r#"{"continue":false,"stopReason":"quota"}"#, ""),
+        r#"{"continue":false,"stopReason":"quota"}"#,
+    ),
     // AfterModel.
+    case(
+        "after model, continue false",
+        "AfterModel",
+        MODEL_AFTER,
+        (0, r#"{"continue":false,"stopReason":"pii"}"#, ""),
+        r#"{"continue":false,"stopReason":"pii"}"#,
+    ),
+    case(
+        "after model, response replaced",
+        "AfterModel",
+        MODEL_AFTER,
+        (
+            0,
+            r#"{"hookSpecificOutput":{"llm_response":{"candidates":[{"content":{"role":"model","parts":["[redacted]"]}}]}}}"#,
+            "",
+        ),
+        r#"{"hookSpecificOutput":{"hookEventName":"AfterModel","llm_response":{"candidates":[{"content":{"role":"model","parts":["[redacted]"]}}]}}}"#,
+    ),
+    case(
+        "after model, response without parts is not a replacement",
+        "AfterModel",
+        MODEL_AFTER,
+        (
+            0,
+            r#"{"hookSpecificOutput":{"llm_response":{"candidates":[]}}}"#,
+            "",
+        ),
+        "{}",
+    ),
     case(
         "after model, deny",
         "AfterModel",
@@ -426,7 +491,18 @@ const CASES: &[Case] = &[
             r#"{"hookSpecificOutput":{"toolConfig":{"mode":"NONE"}}}"#,
             "",
         ),
-        r#"{"systemMessage":"hook h: `modify` ignored on notify event BeforeToolSelection: notify hooks cannot change the event"}"#,
+        r#"{"hookSpecificOutput":{"hookEventName":"BeforeToolSelection","toolConfig":{"mode":"NONE","allowedFunctionNames":[]}}}"#,
+    ),
+    case(
+        "tool selection, allowed names",
+        "BeforeToolSelection",
+        MODEL,
+        (
+            0,
+            r#"{"hookSpecificOutput":{"toolConfig":{"mode":"ANY","allowedFunctionNames":["read_file","glob"]}}}"#,
+            "",
+        ),
+        r#"{"hookSpecificOutput":{"hookEventName":"BeforeToolSelection","toolConfig":{"mode":"ANY","allowedFunctionNames":["glob","read_file"]}}}"#,
     ),
     case(
         "session start, context",
@@ -706,4 +782,179 @@ fn the_gemini_example_denies_rm_rf_and_adds_context() {
     );
     let answer: Value = serde_json::from_str(&out.stdout).expect("json");
     assert_eq!(answer.get("decision"), None, "{answer}");
+}
+
+// guards: a hook of another dialect (here a native hook's `stop`) that stops the agent
+// reaches Gemini CLI as its own stop (`continue: false` + `stopReason`) on every event
+// that reads flow control, and as a message on the advisory events
+#[test]
+fn a_stop_of_any_hook_reaches_gemini_as_continue_false() {
+    let env = test_env();
+    env.write_bin(
+        "halt",
+        r#"printf '%s' '{"stop":{"reason":"budget spent"}}'"#,
+    );
+    let events = [
+        ("BeforeTool", SHELL_RM),
+        ("AfterTool", AFTER),
+        ("BeforeAgent", PROMPT),
+        ("AfterAgent", r#"{"prompt": "p", "prompt_response": "r"}"#),
+        ("BeforeModel", MODEL),
+        ("AfterModel", MODEL_AFTER),
+        ("SessionStart", r#"{"source": "startup"}"#),
+        ("SessionEnd", r#"{"reason": "exit"}"#),
+        ("PreCompress", r#"{"trigger": "auto"}"#),
+        (
+            "Notification",
+            r#"{"notification_type": "ToolPermission", "message": "m"}"#,
+        ),
+    ];
+    let names: Vec<String> = events.iter().map(|(e, _)| format!("{e:?}")).collect();
+    env.write_global_config(&format!(
+        "[[hooks]]\nname = \"halt\"\nevents = [{}]\ncommand = \"halt\"\n",
+        names.join(", ")
+    ));
+    let mut table = String::new();
+    for (event, fields) in events {
+        let fields: Value = serde_json::from_str(fields).expect("json");
+        let out = host(&env, event, &fields);
+        assert_eq!(out.code, 0, "{event}: {}", out.stderr);
+        let _ = writeln!(table, "{event} => {}", out.stdout.trim_end());
+    }
+    insta::assert_snapshot!(table);
+}
+
+// guards: the tool configurations of several `BeforeToolSelection` hooks reach Gemini
+// CLI merged as its aggregator merges them (the union of the allowed tools; NONE wins,
+// then ANY), the response of the last `AfterModel` hook that replaced it is the one
+// answered, and a `BeforeModel` deny is answered although `model.before` is a transform
+// event; for a native host nothing of it changes the event (a warning says so)
+#[test]
+fn model_and_tool_selection_answers_of_several_hooks_are_merged_as_gemini_merges_them() {
+    let env = test_env();
+    let reply = |name: &str, text: &str| {
+        let file = env.write_file(format!("replies/{name}.json"), text);
+        command(&format!("cat > /dev/null; cat {}", quoted(&file)))
+    };
+    user_settings(
+        &env,
+        &json!({"hooks": {
+            "BeforeToolSelection": [{"hooks": [reply("sel-a", r#"{"hookSpecificOutput":{"toolConfig":{"mode":"AUTO","allowedFunctionNames":["read_file"]}}}"#)]}],
+            "AfterModel": [{"hooks": [reply("resp-a", r#"{"hookSpecificOutput":{"llm_response":{"candidates":[{"content":{"role":"model","parts":["a"]}}]}}}"#)]}],
+            "BeforeModel": [{"hooks": [reply("deny", r#"{"decision":"deny","reason":"quota"}"#)]}]
+        }}),
+    );
+    project_settings(
+        &env,
+        &json!({"hooks": {
+            "BeforeToolSelection": [{"hooks": [reply("sel-b", r#"{"hookSpecificOutput":{"toolConfig":{"mode":"ANY","allowedFunctionNames":["glob","read_file"]}}}"#)]}],
+            "AfterModel": [{"hooks": [reply("resp-b", r#"{"hookSpecificOutput":{"llm_response":{"candidates":[{"content":{"role":"model","parts":["b"]}}]}}}"#)]}]
+        }}),
+    );
+    let model: Value = serde_json::from_str(MODEL).expect("json");
+    let after: Value = serde_json::from_str(MODEL_AFTER).expect("json");
+    let out = host(&env, "BeforeToolSelection", &model);
+    assert_eq!(
+        out.stdout.trim_end(),
+        r#"{"hookSpecificOutput":{"hookEventName":"BeforeToolSelection","toolConfig":{"mode":"ANY","allowedFunctionNames":["glob","read_file"]}}}"#
+    );
+    let out = host(&env, "AfterModel", &after);
+    assert_eq!(
+        out.stdout.trim_end(),
+        r#"{"hookSpecificOutput":{"hookEventName":"AfterModel","llm_response":{"candidates":[{"content":{"role":"model","parts":["b"]}}]}}}"#
+    );
+    let out = host(&env, "BeforeModel", &model);
+    assert_eq!(
+        out.stdout.trim_end(),
+        r#"{"decision":"deny","reason":"quota"}"#
+    );
+
+    // The native host: `model.before` stays a transform event for every dialect.
+    let out = emit(&env, &["BeforeModel"], &input(&env, "BeforeModel", &model));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.outcome["decision"], "allow");
+    assert!(
+        out.has_warning("hook gemini:user:BeforeModel:1: `deny` ignored on transform event model.before: transform hooks only rewrite the payload"),
+        "{:#}",
+        out.outcome
+    );
+}
+
+// guards: the hooks of an installed Gemini CLI extension run, with `${extensionPath}`
+// and `${/}` replaced by the extension's folder and `/`; an extension turned off for
+// the workspace by `extension-enablement.json`, or without a manifest, is not read
+#[test]
+fn hooks_of_installed_extensions_run_unless_the_extension_is_off_here() {
+    let env = test_env();
+    let extensions = env.home().join(".gemini/extensions");
+    let install = |dir: &str, name: &str, manifest: bool| {
+        let folder = extensions.join(dir);
+        if manifest {
+            write(
+                &folder.join("gemini-extension.json"),
+                &json!({"name": name, "version": "1.0.0"}),
+            );
+        }
+        hookrig_test_support::write_executable(
+            &folder.join("hooks/guard.sh"),
+            &format!("cat > /dev/null\necho 'blocked by {name}' >&2\nexit 2\n"),
+        );
+        write(
+            &folder.join("hooks/hooks.json"),
+            &json!({"hooks": {"BeforeTool": [{"hooks": [
+                command("${extensionPath}${/}hooks${/}guard.sh")
+            ]}]}}),
+        );
+    };
+    install("guard", "guard", true);
+    let fields: Value = serde_json::from_str(SHELL_RM).expect("json");
+    let out = host(&env, "BeforeTool", &fields);
+    assert_eq!(
+        out.stdout.trim_end(),
+        r#"{"decision":"deny","reason":"blocked by guard"}"#,
+        "{}",
+        out.stderr
+    );
+
+    // Turned off for this workspace (and its subdirectories).
+    write(
+        &extensions.join("extension-enablement.json"),
+        &json!({"guard": {"overrides": [format!("!{}/*", env.project().display())]}}),
+    );
+    let out = host(&env, "BeforeTool", &fields);
+    assert_eq!(out.stdout.trim_end(), "{}", "{}", out.stderr);
+
+    // No manifest: Gemini CLI skips the folder.
+    install("stray", "stray", false);
+    let out = host(&env, "BeforeTool", &fields);
+    assert_eq!(out.stdout.trim_end(), "{}", "{}", out.stderr);
+
+    // The hook's name says which extension it comes from.
+    std::fs::remove_file(extensions.join("extension-enablement.json")).expect("rm");
+    let out = emit(&env, &["BeforeTool"], &input(&env, "BeforeTool", &fields));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(
+        out.outcome["decided_by"],
+        "gemini:extension-guard:BeforeTool:1"
+    );
+}
+
+// guards: Gemini CLI's system defaults file (`system-defaults.json`, moved here by
+// `GEMINI_CLI_SYSTEM_DEFAULTS_PATH`), the lowest of its settings layers, adds its hooks
+// as every layer does; they are global hooks, named after their file
+#[test]
+fn the_system_defaults_file_adds_its_hooks() {
+    let env = test_env();
+    write(
+        &env.root().join("etc/gemini-cli/system-defaults.json"),
+        &json!({"hooks": {"BeforeTool": [{"hooks": [command("cat > /dev/null; echo 'not by default' >&2; exit 2")]}]}}),
+    );
+    let fields: Value = serde_json::from_str(SHELL_RM).expect("json");
+    let out = emit_untrusted(&env, &["BeforeTool"], &input(&env, "BeforeTool", &fields));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(
+        out.outcome["decided_by"],
+        "gemini:system-defaults:BeforeTool:1"
+    );
+    assert_eq!(out.outcome["reason"], "not by default");
 }

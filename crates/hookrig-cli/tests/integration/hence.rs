@@ -282,6 +282,8 @@ fn arguments_and_environment_of_a_hook() {
     HENCE_PLAN=[TMP]/project/plans/q3.spl
     HENCE_TASK=auth
     HOOKRIG_AGENT=coder
+    HOOKRIG_CODEX_SYSTEM_DIR=[TMP]/etc/codex
+    HOOKRIG_CURSOR_ENTERPRISE_HOOKS=[TMP]/etc/cursor/hooks.json
     HOOKRIG_EVENT=task.completed
     HOOKRIG_HOOK=post-complete
     HOOKRIG_PLAN=[TMP]/project/plans/q3.spl
@@ -317,6 +319,8 @@ fn post_assert_passes_the_expression_and_an_empty_task() {
     HENCE_PLAN=[TMP]/project/plan.spl
     HENCE_TASK=
     HOOKRIG_AGENT=reviewer
+    HOOKRIG_CODEX_SYSTEM_DIR=[TMP]/etc/codex
+    HOOKRIG_CURSOR_ENTERPRISE_HOOKS=[TMP]/etc/cursor/hooks.json
     HOOKRIG_EVENT=plan.asserted
     HOOKRIG_HOOK=post-assert
     HOOKRIG_PLAN=[TMP]/project/plan.spl

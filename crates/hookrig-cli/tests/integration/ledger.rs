@@ -536,3 +536,46 @@ fn emits_record_their_agent_from_flag_environment_or_payload() {
         redact_why(&env, crate::harness::why_json(&env, &by_flag))
     );
 }
+
+// guards: a hook that stops the agent is recorded as such: the emit's decision is
+// `stop`, with the stopping hook and its reason, and that hook's result is `stop`
+#[test]
+fn why_shows_a_stop_with_its_hook_and_reason() {
+    let env = test_env();
+    env.write_script(
+        ".hookrig/halt.sh",
+        r#"printf '%s' '{"stop":{"reason":"budget spent"}}'"#,
+    );
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "halt"
+        events = ["tool.before"]
+        command = "./halt.sh"
+
+        [[hooks]]
+        name = "later"
+        events = ["tool.before"]
+        command = "true"
+    "#});
+    let out = emit(&env, &["tool.before"], "{}");
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(
+        out.outcome["stop"],
+        json!({"reason": "budget spent", "by": "halt"})
+    );
+    assert_eq!(out.outcome["decision"], "allow");
+    let run_id = out.run_id();
+
+    let why = crate::harness::why_text(&env, &run_id);
+    assert!(
+        why.contains("decision  stop by halt: budget spent"),
+        "{why}"
+    );
+    assert!(why.contains("  ran       stop, exit 0"), "{why}");
+    assert!(why.contains("chain stopped by halt"), "{why}");
+    let why = crate::harness::why_json(&env, &run_id);
+    assert_eq!(why["decision"], "stop");
+    assert_eq!(why["decided_by"], "halt");
+    assert_eq!(why["reason"], "budget spent");
+    assert_eq!(why["hooks"][0]["result"], "stop");
+}

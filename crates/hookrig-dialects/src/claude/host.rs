@@ -195,16 +195,12 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         specific.additional_context = Some(context.join("\n\n"));
     }
 
-    // `continue: false` stops Claude whatever else was answered: it is kept as such,
+    // A stop (a Claude hook's `continue: false`, or a hook of another dialect that
+    // stopped the agent) stops Claude whatever else was answered: it is kept as such,
     // never turned into a deny or a block.
-    let stops: Vec<&HookOutput> = parts
-        .iter()
-        .filter_map(|p| p.output.as_ref())
-        .filter(|o| o.proceed == Some(false))
-        .collect();
-    if !stops.is_empty() {
+    if let Some(stop) = &dispatched.stop {
         out.proceed = Some(false);
-        out.stop_reason = stops.iter().find_map(|o| o.stop_reason.clone());
+        out.stop_reason.clone_from(&stop.reason);
     }
     if parts
         .iter()

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use hookrig_core::{
-    Action, Dialect, EventContext, Failure, FailureKind, Invocation, Reply, Verdict,
+    Action, Dialect, EventContext, Failure, FailureKind, Invocation, Reply, Stop, Verdict,
 };
 use hookrig_exec::process::{EnvPolicy, ProcessOutput};
 use hookrig_exec::{Limits, Protocol};
@@ -576,6 +576,12 @@ fn read_json(def: &ClaudeHook, hook: &str, mut output: HookOutput) -> Reply {
 
     if verdict.action == Action::Deny {
         verdict.context = None;
+    }
+    // `continue: false` stops Claude on every event, whatever else the hook answered.
+    if output.proceed == Some(false) {
+        verdict.stop = Some(Stop {
+            reason: output.stop_reason.clone(),
+        });
     }
     verdict.answer = serde_json::to_value(&output).ok().map(Box::new);
     Reply::Verdict(verdict)

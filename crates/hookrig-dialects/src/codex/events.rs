@@ -56,6 +56,16 @@ impl Answer {
         )
     }
 
+    /// Whether `continue: false` stops Codex: on every event but `PreToolUse` and
+    /// `PermissionRequest` (which refuse it) and `SubagentStart` (which ignores it).
+    pub(crate) fn stops(self) -> bool {
+        match self {
+            Answer::PreTool | Answer::Permission => false,
+            Answer::Start { stops } => stops,
+            Answer::PostTool | Answer::Prompt | Answer::Stop | Answer::Compact => true,
+        }
+    }
+
     /// Whether plain (non-JSON) stdout on exit 0 is model context.
     pub(crate) fn text_is_context(self) -> bool {
         matches!(self, Answer::Prompt | Answer::Start { .. })

@@ -16,7 +16,9 @@ use serde_json::{Map, Value, json};
 use super::events::{self, Answer};
 use super::wire::{HookInput, HookOutput, HookSpecificOutput, PermissionDecision};
 use crate::errors::HostError;
-use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object, refusal};
+use crate::host::{
+    Host, HostAnswer, HostInput, no_failure_answer, parse_object, refusal, stop_reason,
+};
 
 /// Codex's host mode.
 pub(crate) const HOST: Host = Host::new(Dialect::Codex, read, answer, no_failure_answer, false);
@@ -165,7 +167,34 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         .records
         .iter()
         .find(|record| record.result == HookResult::Deny);
+    let answer_kind = event.map(|e| e.answer);
+    // A stop wins over every decision. Codex reads `continue: false` on most events; on
+    // `PreToolUse` and `PermissionRequest`, which refuse it, the closest answer is a
+    // deny of the call; on `SubagentStart`, which ignores it, nothing can be said.
+    let stop = dispatched.stop.as_ref();
+    let stops_here = answer_kind.is_some_and(Answer::stops);
+    let mut notes = Vec::new();
+    if let Some(stop) = stop
+        && !stops_here
+    {
+        notes.push(format!(
+            "a hook stopped the agent ({}), which Codex cannot be told on {}{}",
+            stop_reason(stop),
+            event.map_or(dispatched.event.as_str(), |e| e.name),
+            if matches!(answer_kind, Some(Answer::PreTool | Answer::Permission)) {
+                ": the call is denied instead"
+            } else {
+                ""
+            }
+        ));
+    }
     let blocked = match dispatched.decision {
+        _ if stop.is_some() && stops_here => None,
+        _ if stop.is_some()
+            && matches!(answer_kind, Some(Answer::PreTool | Answer::Permission)) =>
+        {
+            stop.map(|stop| non_empty(Some(&stop_reason(stop)), || "stopped by a hook".to_owned()))
+        }
         Decision::Deny | Decision::Ask => refusal(dispatched, "Codex").map(|reason| {
             non_empty(Some(&reason), || {
                 format!(
@@ -187,7 +216,12 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         .map(String::as_str)
         .collect();
     let context = (!context.is_empty()).then(|| context.join("\n\n"));
-    let answer_kind = event.map(|e| e.answer);
+    if let Some(stop) = stop
+        && stops_here
+    {
+        out.proceed = Some(false);
+        out.stop_reason = Some(non_empty(stop.reason.as_deref(), || stop_reason(stop)));
+    }
     decide(
         answer_kind,
         blocked.as_deref(),
@@ -195,7 +229,7 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         &mut out,
         &mut specific,
     );
-    if blocked.is_none() && answer_kind.is_some_and(Answer::reads_context) {
+    if blocked.is_none() && stop.is_none() && answer_kind.is_some_and(Answer::reads_context) {
         specific.additional_context = context;
     }
     if let Some(event) = event
@@ -217,6 +251,7 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         .iter()
         .filter(honoured)
         .map(String::as_str)
+        .chain(notes.iter().map(String::as_str))
         .collect();
     if !warnings.is_empty() {
         out.system_message = Some(warnings.join("\n"));

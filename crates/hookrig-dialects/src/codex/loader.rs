@@ -1,6 +1,7 @@
 //! Loader for Codex CLI's hooks. The source of each rule is in docs/dialects/codex.md.
 //!
-//! Layers: the user's `$CODEX_HOME` (default `~/.codex`), then the project's `.codex/`
+//! Layers: the system's `/etc/codex` (moved by `HOOKRIG_CODEX_SYSTEM_DIR`), the user's
+//! `$CODEX_HOME` (default `~/.codex`), then the project's `.codex/`
 //! folders from the project root down to the working directory (the working directory
 //! alone outside a repository). In each, `hooks.json` and the `[hooks]` tables of
 //! `config.toml` both load, in that order, with a warning when both hold hooks; each is
@@ -37,6 +38,13 @@ pub(crate) const DIALECT: Dialect = Dialect::Codex;
 /// The variable that moves Codex's home directory.
 pub const CODEX_HOME_ENV: &str = "CODEX_HOME";
 
+/// The variable that moves Codex's system layer, `/etc/codex` (tests, systems that keep
+/// it elsewhere).
+pub(crate) const SYSTEM_DIR_ENV: &str = "HOOKRIG_CODEX_SYSTEM_DIR";
+
+/// Codex's system layer on Unix: its `config.toml` and `hooks.json`.
+const DEFAULT_SYSTEM_DIR: &str = "/etc/codex";
+
 /// Codex's default timeout of a hook, in seconds.
 pub(crate) const DEFAULT_TIMEOUT_SECS: u64 = 600;
 
@@ -59,6 +67,40 @@ pub fn codex_home(home: &Path) -> PathBuf {
         .map_or_else(|| home.join(".codex"), PathBuf::from)
 }
 
+/// Codex's system layer: `$HOOKRIG_CODEX_SYSTEM_DIR`, else `/etc/codex`.
+pub(crate) fn system_dir() -> PathBuf {
+    std::env::var_os(SYSTEM_DIR_ENV)
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(|| PathBuf::from(DEFAULT_SYSTEM_DIR), PathBuf::from)
+}
+
+/// One config layer of Codex: its level in hookrig and the labels of its two files in
+/// hook names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Layer {
+    level: Level,
+    json: &'static str,
+    toml: &'static str,
+}
+
+impl Layer {
+    const SYSTEM: Layer = Layer {
+        level: Level::Global,
+        json: "system",
+        toml: "system-toml",
+    };
+    const USER: Layer = Layer {
+        level: Level::Global,
+        json: "user",
+        toml: "user-toml",
+    };
+    const PROJECT: Layer = Layer {
+        level: Level::Project,
+        json: "project",
+        toml: "project-toml",
+    };
+}
+
 /// One file of hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
@@ -79,7 +121,8 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
                 return;
             }
             let disabled = disabled_hooks(&home);
-            load_layer(ctx, &home, Level::Global, &disabled);
+            load_system_layer(ctx, &disabled);
+            load_layer(ctx, &home, Layer::USER, &disabled);
         }
         Level::Project => {
             if hooks_disabled(&home) {
@@ -91,7 +134,7 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
                 if folder == home || !consulted::is_dir(&folder) {
                     continue;
                 }
-                load_layer(ctx, &folder, Level::Project, &disabled);
+                load_layer(ctx, &folder, Layer::PROJECT, &disabled);
             }
         }
     }
@@ -144,7 +187,18 @@ fn disabled_hooks(home: &Path) -> HashSet<String> {
 }
 
 /// Loads one config folder: `hooks.json`, then `config.toml`'s `[hooks]`.
-fn load_layer(ctx: &mut LoadContext<'_>, folder: &Path, level: Level, disabled: &HashSet<String>) {
+/// The system layer (`/etc/codex`), the lowest precedence of Codex's config layers, so
+/// loaded before the user's: its `hooks.json` and `config.toml` as in any layer. It is
+/// the machine administrator's, a global source; a folder that is not there adds
+/// nothing.
+fn load_system_layer(ctx: &mut LoadContext<'_>, disabled: &HashSet<String>) {
+    let folder = system_dir();
+    if consulted::is_dir(&folder) {
+        load_layer(ctx, &folder, Layer::SYSTEM, disabled);
+    }
+}
+
+fn load_layer(ctx: &mut LoadContext<'_>, folder: &Path, layer: Layer, disabled: &HashSet<String>) {
     let mut loaded: Vec<(PathBuf, Vec<HookDef>)> = Vec::new();
     // The sidecars hold the hooks `hookrig install` moved out of the file before them,
     // read as part of that file.
@@ -158,7 +212,7 @@ fn load_layer(ctx: &mut LoadContext<'_>, folder: &Path, level: Level, disabled: 
         let Some(text) = ctx.read(&path) else {
             continue;
         };
-        match parse(&path, &text, format, level, disabled, &mut ctx.diagnostics) {
+        match parse(&path, &text, format, layer, disabled, &mut ctx.diagnostics) {
             Ok(hooks) if !hooks.is_empty() => loaded.push((path, hooks)),
             Ok(_) => {}
             Err(diagnostic) => ctx.diagnostics.push(diagnostic),
@@ -316,16 +370,14 @@ fn parse(
     path: &Path,
     text: &str,
     format: Format,
-    level: Level,
+    layer: Layer,
     disabled: &HashSet<String>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<Vec<HookDef>, Diagnostic> {
     let mut file = Lowering::new(path, text, diagnostics);
-    let layer = match (level, format) {
-        (Level::Global, Format::Json) => "user",
-        (Level::Global, Format::Toml) => "user-toml",
-        (Level::Project, Format::Json) => "project",
-        (Level::Project, Format::Toml) => "project-toml",
+    let (level, layer) = match format {
+        Format::Json => (layer.level, layer.json),
+        Format::Toml => (layer.level, layer.toml),
     };
     let mut groups: Vec<(&'static CodexEvent, Vec<PlacedGroup>)> = Vec::new();
     match format {
@@ -615,7 +667,7 @@ mod tests {
             Path::new(name),
             text,
             format,
-            Level::Project,
+            Layer::PROJECT,
             &HashSet::new(),
             &mut diagnostics,
         )
@@ -913,7 +965,7 @@ mod tests {
             &hooks_json,
             text,
             Format::Json,
-            Level::Global,
+            Layer::USER,
             &disabled,
             &mut Vec::new(),
         )

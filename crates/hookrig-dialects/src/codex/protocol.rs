@@ -18,7 +18,7 @@
 
 use std::borrow::Cow;
 
-use hookrig_core::{Action, Dialect, Failure, FailureKind, Invocation, Reply, Verdict};
+use hookrig_core::{Action, Dialect, Failure, FailureKind, Invocation, Reply, Stop, Verdict};
 use hookrig_exec::process::{EnvPolicy, ProcessOutput};
 use hookrig_exec::{Limits, Protocol};
 use serde_json::{Map, Value, json};
@@ -391,16 +391,18 @@ fn read_json(
     if answer.reads_context() {
         verdict.context.clone_from(&specific.additional_context);
     }
+    // `continue: false` stops Codex on every event that reads it (`SubagentStart` does
+    // not), whatever the decision; the reason is the `stopReason`, else Codex's words.
+    if stopped && answer.stops() {
+        verdict.stop = Some(Stop {
+            reason: Some(stop_reason(format!("{event} hook stopped execution"))),
+        });
+    }
     match answer {
         Answer::PreTool => read_pre_tool(output, specific, &mut verdict)?,
         Answer::Permission => read_permission(hook, specific, &mut verdict)?,
         Answer::PostTool => {
-            if stopped {
-                verdict.action = Action::Deny;
-                verdict.reason = Some(block_reason.unwrap_or_else(|| {
-                    stop_reason("PostToolUse hook stopped execution".to_owned())
-                }));
-            } else if block {
+            if block {
                 let reason =
                     block_reason.ok_or("decision:block without a non-empty reason".to_owned())?;
                 verdict.action = Action::Deny;
@@ -414,42 +416,13 @@ fn read_json(
                 ));
             }
         }
-        Answer::Prompt => {
-            if stopped {
-                verdict.action = Action::Deny;
-                verdict.reason = Some(stop_reason(format!("stopped by hook {hook}")));
-            } else if block {
+        Answer::Start { .. } | Answer::Compact => {}
+        Answer::Prompt | Answer::Stop => {
+            if block {
                 let reason =
                     block_reason.ok_or("decision:block without a non-empty reason".to_owned())?;
                 verdict.action = Action::Deny;
                 verdict.reason = Some(reason);
-            }
-        }
-        Answer::Start { stops } => {
-            if stopped && stops {
-                verdict.action = Action::Deny;
-                verdict.reason = Some(stop_reason(format!("{event} hook stopped execution")));
-            }
-        }
-        Answer::Stop => {
-            if stopped {
-                // Codex stops the agent here, whatever other hooks said; hookrig has no
-                // such answer and lets the turn end, saying why (docs/dialects/codex.md).
-                verdict.warnings.push(format!(
-                    "hook {hook} stopped Codex: {}",
-                    stop_reason(format!("{event} hook stopped execution"))
-                ));
-            } else if block {
-                let reason =
-                    block_reason.ok_or("decision:block without a non-empty reason".to_owned())?;
-                verdict.action = Action::Deny;
-                verdict.reason = Some(reason);
-            }
-        }
-        Answer::Compact => {
-            if stopped {
-                verdict.action = Action::Deny;
-                verdict.reason = Some(stop_reason(format!("{event} hook stopped execution")));
             }
         }
     }
@@ -608,6 +581,9 @@ mod tests {
                 if !v.warnings.is_empty() {
                     let _ = write!(text, " warnings={:?}", v.warnings);
                 }
+                if let Some(stop) = v.stop {
+                    let _ = write!(text, " stop={}", stop.reason.unwrap_or_default());
+                }
                 text
             }
         }
@@ -652,18 +628,18 @@ mod tests {
     #[test_case("PostToolUse", 0, r#"{"decision":"block","reason":"looks wrong"}"#, "", "deny reason=looks wrong" ; "post block")]
     #[test_case("PostToolUse", 0, r#"{"decision":"block","reason":""}"#, "", "failure(Malformed): hook h: PostToolUse hook returned decision:block without a non-empty reason" ; "post block without reason")]
     #[test_case("PostToolUse", 0, r#"{"reason":"x"}"#, "", "failure(Malformed): hook h: PostToolUse hook returned reason without decision" ; "post reason alone")]
-    #[test_case("PostToolUse", 0, r#"{"continue":false,"stopReason":"enough"}"#, "", "deny reason=enough" ; "post continue false")]
+    #[test_case("PostToolUse", 0, r#"{"continue":false,"stopReason":"enough"}"#, "", "allow stop=enough" ; "post continue false")]
     #[test_case("PostToolUse", 0, r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"ran ls"}}"#, "", "allow context=ran ls" ; "post context")]
     #[test_case("PostToolUse", 0, r#"{"suppressOutput":true}"#, "", "failure(Malformed): hook h: PostToolUse hook returned unsupported suppressOutput" ; "post suppress output")]
     #[test_case("PostToolUse", 2, "", "check the output", "deny reason=check the output" ; "post exit 2 feedback")]
     #[test_case("UserPromptSubmit", 0, "today is monday\n", "", "allow context=today is monday" ; "prompt plain text context")]
     #[test_case("UserPromptSubmit", 0, r#"{"decision":"block","reason":"secret"}"#, "", "deny reason=secret" ; "prompt block")]
-    #[test_case("UserPromptSubmit", 0, r#"{"continue":false,"stopReason":"pause"}"#, "", "deny reason=pause" ; "prompt continue false")]
+    #[test_case("UserPromptSubmit", 0, r#"{"continue":false,"stopReason":"pause"}"#, "", "allow stop=pause" ; "prompt continue false")]
     #[test_case("UserPromptSubmit", 0, r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"ctx"}}"#, "", "allow context=ctx" ; "prompt context")]
     #[test_case("UserPromptSubmit", 0, "[1, 2]", "", "failure(Malformed): hook h returned invalid UserPromptSubmit JSON output" ; "prompt array")]
     #[test_case("UserPromptSubmit", 2, "", "blocked by policy\n", "deny reason=blocked by policy" ; "prompt exit 2")]
     #[test_case("SessionStart", 0, "hello from hook\n", "", "allow context=hello from hook" ; "session plain text context")]
-    #[test_case("SessionStart", 0, r#"{"continue":false,"stopReason":"no session"}"#, "", "deny reason=no session" ; "session continue false")]
+    #[test_case("SessionStart", 0, r#"{"continue":false,"stopReason":"no session"}"#, "", "allow stop=no session" ; "session continue false")]
     #[test_case("SessionStart", 0, r#"{"decision":"block","reason":"x"}"#, "", "failure(Malformed): hook h returned invalid SessionStart JSON output: unknown field `decision`" ; "session decision refused")]
     #[test_case("SessionStart", 2, "", "no", "failure(Exit): hook h exited with code 2: no" ; "session exit 2 is a failure")]
     #[test_case("SubagentStart", 0, r#"{"continue":false}"#, "", "allow" ; "subagent start continue false ignored")]
@@ -671,14 +647,17 @@ mod tests {
     #[test_case("Stop", 0, r#"{"decision":"block","reason":"run the tests"}"#, "", "deny reason=run the tests" ; "stop block")]
     #[test_case("Stop", 0, r#"{"decision":"block"}"#, "", "failure(Malformed): hook h: Stop hook returned decision:block without a non-empty reason" ; "stop block without reason")]
     #[test_case("Stop", 0, "done", "", "failure(Malformed): hook h returned invalid Stop JSON output" ; "stop plain text")]
-    #[test_case("Stop", 0, r#"{"continue":false,"stopReason":"enough"}"#, "", r#"allow warnings=["hook h stopped Codex: enough"]"# ; "stop continue false")]
+    #[test_case("Stop", 0, r#"{"continue":false,"stopReason":"enough"}"#, "", "allow stop=enough" ; "stop continue false")]
+    #[test_case("Stop", 0, r#"{"continue":false,"decision":"block","reason":"more"}"#, "", "deny reason=more stop=Stop hook stopped execution" ; "stop continue false wins over block")]
+    #[test_case("SubagentStop", 0, r#"{"continue":false,"stopReason":"done"}"#, "", "allow stop=done" ; "subagent stop continue false")]
+    #[test_case("PostToolUse", 0, r#"{"continue":false,"decision":"block","reason":"bad"}"#, "", "deny reason=bad stop=PostToolUse hook stopped execution" ; "post continue false with block")]
     #[test_case("Stop", 0, r#"{"hookSpecificOutput":{"hookEventName":"Stop"}}"#, "", "failure(Malformed): hook h returned invalid Stop JSON output: unknown field `hookSpecificOutput`" ; "stop specific refused")]
     #[test_case("Stop", 2, "", "keep going", "deny reason=keep going" ; "stop exit 2")]
     #[test_case("SubagentStop", 0, r#"{"decision":"block","reason":"more"}"#, "", "deny reason=more" ; "subagent stop block")]
-    #[test_case("PreCompact", 0, r#"{"continue":false}"#, "", "deny reason=PreCompact hook stopped execution" ; "pre compact continue false")]
+    #[test_case("PreCompact", 0, r#"{"continue":false}"#, "", "allow stop=PreCompact hook stopped execution" ; "pre compact continue false")]
     #[test_case("PreCompact", 2, "", "nope", "failure(Exit): hook h exited with code 2: nope" ; "pre compact exit 2")]
     #[test_case("PreCompact", 0, r#"{"hookSpecificOutput":{"hookEventName":"PreCompact","additionalContext":"x"}}"#, "", "failure(Malformed): hook h returned invalid PreCompact JSON output: unknown field `hookSpecificOutput`" ; "pre compact specific refused")]
-    #[test_case("PostCompact", 0, r#"{"continue":false,"stopReason":"stop"}"#, "", "deny reason=stop" ; "post compact continue false")]
+    #[test_case("PostCompact", 0, r#"{"continue":false,"stopReason":"stop"}"#, "", "allow stop=stop" ; "post compact continue false")]
     fn reply_rules(event: &str, code: i32, stdout: &str, stderr: &str, expected: &str) {
         let reply = reply(
             &def(event),

@@ -18,13 +18,13 @@
 //! `postToolUse` with `additional_context`; `preCompact` with `user_message`. The
 //! warnings go on stderr, which Cursor shows in its Hooks output channel.
 
-use hookrig_core::{Decision, Dialect, Dispatched, HookResult, Outcome, Payload};
+use hookrig_core::{Decision, Dialect, Dispatched, HookResult, Outcome, Payload, Stopped};
 use serde_json::{Map, Value};
 
 use super::events::{self, Answer, AskMode, CursorEvent};
 use super::wire::HookInput;
 use crate::errors::HostError;
-use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object};
+use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object, stop_reason};
 
 /// Cursor's host mode.
 pub(crate) const HOST: Host = Host::new(Dialect::Cursor, read, answer, no_failure_answer, false);
@@ -138,6 +138,9 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let answer = event.map_or(Answer::Nothing, |e| e.answer);
     let mut out = Map::new();
     let mut warnings_shown = false;
+    if let Some(stop) = &dispatched.stop {
+        return stopped(outcome, stop, event, answer);
+    }
     match answer {
         Answer::Permission(mode) => permission(dispatched, event, mode, &mut out),
         Answer::Continue => proceed(dispatched, &mut out),
@@ -154,6 +157,11 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
             }
         }
         Answer::Session | Answer::PostTool => {
+            if answer == Answer::Session
+                && let Some(env) = session_env(dispatched)
+            {
+                out.insert("env".to_owned(), Value::Object(env));
+            }
             let context: Vec<&str> = dispatched
                 .context
                 .iter()
@@ -185,11 +193,71 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let mut stdout =
         serde_json::to_string(&Value::Object(out)).expect("the hook output always serializes");
     stdout.push('\n');
+    // The `env` of the Cursor hooks was passed on above: the warning that only Cursor
+    // passes it on is true, but not news here.
+    let passed_on: Vec<String> = dispatched
+        .records
+        .iter()
+        .filter(|r| {
+            answer == Answer::Session && r.answer.as_ref().is_some_and(|a| a.get("env").is_some())
+        })
+        .map(|r| super::protocol::env_warning(&r.name))
+        .collect();
+    let warnings: Vec<String> = outcome
+        .warnings
+        .iter()
+        .filter(|w| !passed_on.contains(w))
+        .cloned()
+        .collect();
     HostAnswer {
         stdout,
         stderr: (!warnings_shown)
-            .then(|| stderr_warnings(outcome.warnings))
+            .then(|| stderr_warnings(&warnings))
             .flatten(),
+        exit_code: HostAnswer::PROCEED,
+    }
+}
+
+/// The answer when a hook stopped the agent. Cursor's hooks have no way to stop the
+/// agent; its closest answers are used: a permission event is denied, a prompt is not
+/// submitted (`continue: false`), a `stop` gets no follow-up (the agent stops as it
+/// meant to); elsewhere nothing can be said. A warning on stderr says which.
+fn stopped(
+    outcome: &Outcome<'_>,
+    stop: &Stopped,
+    event: Option<&CursorEvent>,
+    answer: Answer,
+) -> HostAnswer {
+    let reason = stop_reason(stop);
+    let mut out = Map::new();
+    let instead = match answer {
+        Answer::Permission(_) => {
+            text(&mut out, "permission", "deny".to_owned());
+            text(&mut out, "user_message", reason.clone());
+            text(&mut out, "agent_message", reason.clone());
+            "the action is denied instead"
+        }
+        Answer::Continue => {
+            out.insert("continue".to_owned(), Value::Bool(false));
+            text(&mut out, "user_message", reason.clone());
+            "the prompt is not submitted instead"
+        }
+        Answer::Followup => "no follow-up is sent, so the agent stops",
+        Answer::Session | Answer::PostTool | Answer::Compact | Answer::Nothing => {
+            "nothing can be said on this event"
+        }
+    };
+    let mut warnings = outcome.warnings.to_vec();
+    warnings.push(format!(
+        "a hook stopped the agent ({reason}), which Cursor cannot be told on {}: {instead}",
+        event.map_or("this event", |e| e.name)
+    ));
+    let mut stdout =
+        serde_json::to_string(&Value::Object(out)).expect("the hook output always serializes");
+    stdout.push('\n');
+    HostAnswer {
+        stdout,
+        stderr: stderr_warnings(&warnings),
         exit_code: HostAnswer::PROCEED,
     }
 }
@@ -267,6 +335,18 @@ fn proceed(dispatched: &Dispatched, out: &mut Map<String, Value>) {
             text(out, "user_message", reason);
         }
     }
+}
+
+/// The `env` of every Cursor `sessionStart` hook that gave one, merged in run order (a
+/// later hook's variable replaces an earlier one's); `None` when none gave one.
+fn session_env(dispatched: &Dispatched) -> Option<Map<String, Value>> {
+    let mut env = Map::new();
+    for record in dispatched.records.iter().filter(|r| r.skip.is_none()) {
+        if let Some(Value::Object(vars)) = record.answer.as_ref().and_then(|a| a.get("env")) {
+            env.extend(vars.clone());
+        }
+    }
+    (!env.is_empty()).then_some(env)
 }
 
 /// Sets a text field of the answer.

@@ -370,10 +370,18 @@ fn read_output(
         Answer::Session => {
             let mut verdict = Verdict::allow();
             verdict.context = output.additional_context.filter(|c| !c.is_empty());
-            if output.env.is_some() {
-                verdict.warnings.push(format!(
-                    "hook {hook}: `env` is not passed on to later hooks by hookrig"
-                ));
+            match output.env {
+                None | Some(Value::Null) => {}
+                // Kept as the hook's answer: the cursor host mode answers it to Cursor as
+                // its own `env`, which Cursor sets for the session's later hooks, hookrig
+                // and the hooks it runs among them. Any other host has no such thing.
+                Some(env @ Value::Object(_)) => {
+                    verdict.warnings.push(env_warning(hook));
+                    verdict.answer = Some(Box::new(json!({ "env": env })));
+                }
+                Some(_) => verdict.warnings.push(format!(
+                    "hook {hook}: `env` must be an object of variables; it is ignored"
+                )),
             }
             Reply::Verdict(verdict)
         }
@@ -516,6 +524,12 @@ fn followup(def: &CursorHook, hook: &str, invocation: &Invocation, output: HookO
     Reply::Verdict(Verdict::deny(message))
 }
 
+/// The warning that a `sessionStart` hook's `env` reaches later hooks only when Cursor is
+/// the host; the cursor host mode leaves it out, since it passes the `env` on.
+pub(crate) fn env_warning(hook: &str) -> String {
+    format!("hook {hook}: `env` reaches the session's later hooks only when Cursor is the host")
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -634,7 +648,8 @@ mod tests {
     #[test_case("stop", 0, r#"{"followup_message":""}"#, "", "allow" ; "stop empty follow up")]
     #[test_case("stop", 2, "", "x", "allow warning=hook h exited 2, which blocks nothing on stop: x" ; "stop exit 2 blocks nothing")]
     #[test_case("subagentStop", 0, r#"{"followup_message":"again"}"#, "", "deny (again)" ; "subagent stop follow up")]
-    #[test_case("sessionStart", 0, r#"{"additional_context":"branch main","env":{"A":"1"}}"#, "", "allow context=branch main warning=hook h: `env` is not passed on to later hooks by hookrig" ; "session start context")]
+    #[test_case("sessionStart", 0, r#"{"additional_context":"branch main","env":{"A":"1"}}"#, "", "allow context=branch main warning=hook h: `env` reaches the session's later hooks only when Cursor is the host" ; "session start context")]
+    #[test_case("sessionStart", 0, r#"{"env":"A=1"}"#, "", "allow warning=hook h: `env` must be an object of variables; it is ignored" ; "session start env of another type")]
     #[test_case("postToolUse", 0, r#"{"additional_context":"c","updated_mcp_tool_output":{"x":1}}"#, "", r#"modify context=c patch={"tool":{"output":{"x":1}}}"# ; "post tool")]
     #[test_case("preCompact", 0, r#"{"user_message":"compacting"}"#, "", "allow warning=compacting" ; "pre compact message")]
     #[test_case("afterFileEdit", 0, "formatted 3 files", "", "allow" ; "observational output is not read")]

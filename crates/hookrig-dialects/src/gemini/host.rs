@@ -22,7 +22,9 @@ use serde_json::{Map, Value};
 use super::events::{self, Flow};
 use super::wire::{HookInput, HookOutput, HookSpecificOutput};
 use crate::errors::HostError;
-use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object, refusal};
+use crate::host::{
+    Host, HostAnswer, HostInput, no_failure_answer, parse_object, refusal, stop_reason,
+};
 use crate::wire::Shaped;
 
 /// Gemini CLI's host mode. A failure of hookrig itself exits 1, which Gemini CLI reads
@@ -99,13 +101,25 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let mut out = HookOutput::default();
     let mut specific = HookSpecificOutput::default();
     let mut answered_deny = None;
+    let mut notes = Vec::new();
 
-    match refusal(dispatched, "Gemini CLI") {
-        Some(reason) if blocks => {
+    match (refusal(dispatched, "Gemini CLI"), &dispatched.stop) {
+        // A stop wins over every decision: `continue: false` stops Gemini CLI's agent
+        // loop on every event that reads flow control; an advisory event cannot carry
+        // it, and the user is told.
+        (_, Some(stop)) if blocks => {
+            out.proceed = Some(false);
+            out.stop_reason = Some(stop_reason(stop));
+        }
+        (_, Some(stop)) => notes.push(format!(
+            "a hook stopped the agent ({}), which Gemini CLI does not read on {event}",
+            stop_reason(stop)
+        )),
+        (Some(reason), None) if blocks => {
             out.decision = Some("deny".to_owned());
             out.reason = Some(reason);
         }
-        None if blocks => {
+        (None, None) if blocks => {
             // `AfterAgent` and `AfterModel` are notify events in hookrig (nothing waits
             // on them), but Gemini CLI lets a hook reject the response: a hook that
             // denied is answered as Gemini's deny.
@@ -125,14 +139,14 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
             }
         }
         // An advisory event: Gemini CLI ignores flow control there.
-        Some(_) | None => {}
+        (Some(_) | None, None) => {}
     }
 
     let modified = dispatched
         .records
         .iter()
         .any(|r| r.result == HookResult::Modify);
-    if modified && dispatched.decision != Decision::Deny {
+    if modified && dispatched.decision != Decision::Deny && out.proceed.is_none() {
         let payload = dispatched.payload.as_map();
         let tool = |field: &str| payload.get("tool").and_then(|t| t.get(field)).cloned();
         match event.as_str() {
@@ -154,6 +168,11 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         }
     }
 
+    let mut carried = Vec::new();
+    if out.proceed.is_none() && out.decision.is_none() {
+        carried = answered_from_records(dispatched, &event, &mut out, &mut specific);
+    }
+
     let context: Vec<&str> = dispatched
         .context
         .iter()
@@ -171,7 +190,9 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         .warnings
         .iter()
         .filter(|w| answered_deny.as_deref() != Some(w.as_str()))
+        .filter(|w| !carried.contains(*w))
         .map(String::as_str)
+        .chain(notes.iter().map(String::as_str))
         .collect();
     if !warnings.is_empty() {
         out.system_message = Some(warnings.join("\n"));
@@ -183,6 +204,102 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         stderr: None,
         exit_code: HostAnswer::PROCEED,
     }
+}
+
+/// What Gemini hooks answered on the events hookrig cannot let them decide or change
+/// for every dialect (docs/dialects/gemini.md): a deny of `BeforeModel` (a transform
+/// event), a replaced response of `AfterModel` (a notify event), the tool configuration
+/// of `BeforeToolSelection` (a custom notify event). Each Gemini hook's answer is kept on
+/// its record; they are folded as Gemini CLI's aggregator folds them. Returns the
+/// dispatcher's warnings that those answers were ignored, which would mislead here.
+fn answered_from_records(
+    dispatched: &Dispatched,
+    event: &str,
+    out: &mut HookOutput,
+    specific: &mut HookSpecificOutput,
+) -> Vec<String> {
+    let answers = dispatched
+        .records
+        .iter()
+        .filter(|r| r.skip.is_none() && r.dialect == Dialect::Gemini)
+        .filter_map(|r| Some((r.name.as_str(), r.answer.as_ref()?)));
+    let specific_field = |answer: &Value, field: &str| {
+        answer
+            .get("hookSpecificOutput")
+            .and_then(|s| s.get(field))
+            .cloned()
+    };
+    let event_name = dispatched.event.as_str();
+    let mut honoured = Vec::new();
+    match event {
+        "BeforeModel" => {
+            if let Some((name, answer)) = answers
+                .into_iter()
+                .find(|(_, answer)| answer.get("decision").and_then(Value::as_str) == Some("deny"))
+            {
+                out.decision = Some("deny".to_owned());
+                out.reason = Some(
+                    answer
+                        .get("reason")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| format!("denied by hook {name}"), str::to_owned),
+                );
+                honoured.push(format!(
+                    "hook {name}: `deny` ignored on transform event {event_name}: transform hooks only rewrite the payload"
+                ));
+            }
+        }
+        "AfterModel" => {
+            // Later hooks' fields replace earlier ones' (`mergeWithFieldReplacement`).
+            for (name, answer) in answers {
+                if let Some(response) = specific_field(answer, "llm_response") {
+                    specific.llm_response = Some(response);
+                    honoured.push(ignored_change(name, event_name));
+                }
+            }
+        }
+        "BeforeToolSelection" => {
+            let mut names = std::collections::BTreeSet::new();
+            let (mut none, mut any, mut some) = (false, false, false);
+            for (name, answer) in answers {
+                let Some(config) = specific_field(answer, "toolConfig") else {
+                    continue;
+                };
+                some = true;
+                honoured.push(ignored_change(name, event_name));
+                match config.get("mode").and_then(Value::as_str) {
+                    Some("NONE") => none = true,
+                    Some("ANY") => any = true,
+                    _ => {}
+                }
+                if let Some(list) = config.get("allowedFunctionNames").and_then(Value::as_array) {
+                    names.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
+                }
+            }
+            // The union of the hooks' tools; NONE wins, then ANY, else AUTO
+            // (`mergeToolSelectionOutputs`).
+            if some {
+                let (mode, names): (&str, Vec<String>) = if none {
+                    ("NONE", Vec::new())
+                } else if any {
+                    ("ANY", names.into_iter().collect())
+                } else {
+                    ("AUTO", names.into_iter().collect())
+                };
+                specific.tool_config =
+                    Some(serde_json::json!({"mode": mode, "allowedFunctionNames": names}));
+            }
+        }
+        _ => {}
+    }
+    honoured
+}
+
+/// The dispatcher's warning that a hook's change of a notify event was ignored.
+fn ignored_change(name: &str, event: &str) -> String {
+    format!(
+        "hook {name}: `modify` ignored on notify event {event}: notify hooks cannot change the event"
+    )
 }
 
 #[cfg(test)]

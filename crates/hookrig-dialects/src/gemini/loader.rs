@@ -1,8 +1,9 @@
 //! Loader for the `hooks` of Gemini CLI's `settings.json` files.
 //!
-//! Layers: the user's `~/.gemini/settings.json` and the system file
-//! (`$GEMINI_CLI_SYSTEM_SETTINGS_PATH`, else `/etc/gemini-cli/settings.json`) at the
-//! global level, the working directory's `.gemini/settings.json` at the project level
+//! Layers: the system defaults (`$GEMINI_CLI_SYSTEM_DEFAULTS_PATH`, else
+//! `/etc/gemini-cli/system-defaults.json`), the user's `~/.gemini/settings.json`, the
+//! system file (`$GEMINI_CLI_SYSTEM_SETTINGS_PATH`, else `/etc/gemini-cli/settings.json`)
+//! and the installed extensions' hooks (`extensions.rs`) at the global level, the working directory's `.gemini/settings.json` at the project level
 //! (Gemini CLI reads its workspace settings there, and not when that directory is the
 //! home directory); beside the user's and the project's file, the `settings.hookrig.json`
 //! that `hookrig install` moved their hooks into, read as part of that file. Comments
@@ -48,6 +49,13 @@ pub const SYSTEM_SETTINGS_ENV: &str = "GEMINI_CLI_SYSTEM_SETTINGS_PATH";
 /// Where Gemini CLI keeps its system settings on Linux.
 pub const DEFAULT_SYSTEM_SETTINGS: &str = "/etc/gemini-cli/settings.json";
 
+/// Gemini CLI's variable that moves its system defaults file.
+pub(crate) const SYSTEM_DEFAULTS_ENV: &str = "GEMINI_CLI_SYSTEM_DEFAULTS_PATH";
+
+/// Where Gemini CLI keeps its system defaults on Linux: the lowest of its settings
+/// layers.
+pub(crate) const DEFAULT_SYSTEM_DEFAULTS: &str = "/etc/gemini-cli/system-defaults.json";
+
 /// Gemini CLI's default timeout of a hook (60000 ms).
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_mins(1);
 
@@ -72,6 +80,13 @@ pub fn system_settings_path() -> PathBuf {
         .map_or_else(|| PathBuf::from(DEFAULT_SYSTEM_SETTINGS), PathBuf::from)
 }
 
+/// The system defaults file: `$GEMINI_CLI_SYSTEM_DEFAULTS_PATH`, else Gemini CLI's path.
+pub(crate) fn system_defaults_path() -> PathBuf {
+    std::env::var_os(SYSTEM_DEFAULTS_ENV)
+        .filter(|p| !p.is_empty())
+        .map_or_else(|| PathBuf::from(DEFAULT_SYSTEM_DEFAULTS), PathBuf::from)
+}
+
 /// What the Gemini layers said so far in one load: the switches and lists that apply to
 /// every layer are settled once every layer was read.
 #[derive(Debug, Default)]
@@ -91,25 +106,56 @@ pub(crate) struct State {
 
 /// One Gemini CLI settings file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Layer {
+pub(crate) enum Layer {
+    /// `system-defaults.json`, the lowest of Gemini CLI's settings layers.
+    SystemDefaults,
     User,
     System,
     Project,
+    /// The `hooks/hooks.json` of an installed extension (`extensions.rs`).
+    Extension,
 }
 
 impl Layer {
     fn as_str(self) -> &'static str {
         match self {
+            Layer::SystemDefaults => "system-defaults",
             Layer::User => "user",
             Layer::System => "system",
             Layer::Project => "project",
+            Layer::Extension => "extension",
+        }
+    }
+
+    /// The start of the names of this layer's hooks.
+    pub(crate) fn prefix(self) -> &'static str {
+        match self {
+            Layer::SystemDefaults => "gemini:system-defaults:",
+            Layer::User => "gemini:user:",
+            Layer::System => "gemini:system:",
+            Layer::Project => "gemini:project:",
+            Layer::Extension => "gemini:extension:",
         }
     }
 
     fn level(self) -> Level {
         match self {
-            Layer::User | Layer::System => Level::Global,
+            Layer::SystemDefaults | Layer::User | Layer::System | Layer::Extension => Level::Global,
             Layer::Project => Level::Project,
+        }
+    }
+}
+
+impl State {
+    /// Follows a hook renamed after it was loaded (an extension's, named after it).
+    pub(crate) fn rename(&mut self, from: &str, to: &str) {
+        if let Some(entry) = self.names.remove(from) {
+            self.names.insert(to.to_owned(), entry);
+        }
+        for name in self.loaded.values_mut() {
+            if name == from {
+                to.clone_into(name);
+            }
         }
     }
 }
@@ -119,11 +165,13 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
     match level {
         Level::Global => {
             let user = ctx.env.home.join(".gemini").join("settings.json");
+            load_file(ctx, &system_defaults_path(), Layer::SystemDefaults);
             load_file(ctx, &user, Layer::User);
             // The hooks `hookrig install` moved out of a settings.json sit beside it in
             // settings.hookrig.json, read as part of it.
             load_file(ctx, &crate::install::sidecar_of(&user), Layer::User);
             load_file(ctx, &system_settings_path(), Layer::System);
+            super::extensions::load_extensions(ctx);
         }
         Level::Project => {
             if ctx.env.cwd != ctx.env.home {
@@ -137,7 +185,7 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
 }
 
 /// Reads one settings file and adds its hooks.
-fn load_file(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) {
+pub(crate) fn load_file(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) {
     let Some(text) = ctx.read(path) else {
         return;
     };
@@ -150,7 +198,10 @@ fn load_file(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) {
     };
     match layer {
         Layer::Project => ctx.gemini.project_disabled.extend(parsed.disabled),
-        Layer::User | Layer::System => {
+        // An extension's hooks file holds hooks only: it neither lists hooks to turn off
+        // nor switches the hook system off.
+        Layer::Extension => {}
+        Layer::SystemDefaults | Layer::User | Layer::System => {
             ctx.gemini.disabled.extend(parsed.disabled);
             if parsed.turned_off {
                 ctx.gemini.turned_off = Some(path.to_owned());

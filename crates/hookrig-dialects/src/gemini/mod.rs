@@ -3,6 +3,7 @@
 //! gives the source of each rule.
 
 pub(crate) mod events;
+mod extensions;
 mod host;
 mod install;
 mod loader;

@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use hookrig_core::{Action, Dialect, Failure, FailureKind, Invocation, Reply, Verdict};
+use hookrig_core::{Action, Dialect, Failure, FailureKind, Invocation, Reply, Stop, Verdict};
 use hookrig_exec::process::{EnvPolicy, ProcessOutput};
 use hookrig_exec::{Limits, Protocol};
 use serde_json::{Map, Value, json};
@@ -198,6 +198,36 @@ fn reply(
     invocation: &Invocation,
     output: &ProcessOutput,
 ) -> Reply {
+    match read_reply(def, hook, limits, invocation, output) {
+        Reply::Verdict(mut verdict) => {
+            carry_model_deny(def, &mut verdict);
+            Reply::Verdict(verdict)
+        }
+        failure @ Reply::Failure(_) => failure,
+    }
+}
+
+/// A deny of `BeforeModel`, which hookrig dispatches as a transform event (its hooks
+/// only rewrite the request, for every dialect), is also kept as the hook's answer in
+/// Gemini CLI's terms, from which the gemini host mode answers Gemini CLI with the deny
+/// (docs/dialects/gemini.md). Other hosts see the dispatcher's warning that it was
+/// ignored.
+fn carry_model_deny(def: &GeminiHook, verdict: &mut Verdict) {
+    if def.event == "BeforeModel" && verdict.action == Action::Deny {
+        verdict.answer = Some(Box::new(json!({
+            "decision": "deny",
+            "reason": verdict.reason,
+        })));
+    }
+}
+
+fn read_reply(
+    def: &GeminiHook,
+    hook: &str,
+    limits: &Limits,
+    invocation: &Invocation,
+    output: &ProcessOutput,
+) -> Reply {
     let failure = |kind, message: String| Reply::Failure(Failure { kind, message });
     let stderr = String::from_utf8_lossy(&output.stderr);
     let stderr = cut(stderr.trim(), REASON_CAP);
@@ -268,24 +298,13 @@ fn read_json(def: &GeminiHook, hook: &str, invocation: &Invocation, output: Hook
         verdict.warnings.push(format!("hook {hook}: {message}"));
     }
     if event.is_some_and(|e| e.flow == Flow::Blocks) {
-        if output.proceed == Some(false) && def.event == "AfterAgent" {
-            // `continue: false` on AfterAgent ends the session without a retry. A deny
-            // there would mean the opposite (retry the turn), so the turn simply ends:
-            // hookrig has no way to pass on the end of the session.
-            verdict.warnings.push(format!(
-                "hook {hook}: `continue: false` ends the turn; hookrig does not pass on ending the session"
-            ));
-            return Reply::Verdict(verdict);
-        }
         if output.proceed == Some(false) {
-            // `continue: false` stops the agent loop: nothing the event is about happens.
-            verdict.action = Action::Deny;
-            verdict.reason = Some(
-                output
-                    .stop_reason
-                    .or(output.reason)
-                    .unwrap_or_else(|| format!("stopped by hook {hook}")),
-            );
+            // `continue: false` stops the whole agent loop (on `AfterAgent`, the session
+            // without a retry), whatever the decision: a stop, never a deny, which on
+            // `AfterAgent` would mean the opposite (retry the turn).
+            verdict.stop = Some(Stop {
+                reason: output.stop_reason.or(output.reason),
+            });
             return Reply::Verdict(verdict);
         }
         if matches!(output.decision.as_deref(), Some("deny" | "block")) {
@@ -375,11 +394,23 @@ fn read_specific(
                 .and_then(Value::as_array)
                 .is_some_and(|parts| !parts.is_empty());
             if has_parts && let Some(response) = specific.llm_response {
+                // `model.after` is a notify event for every dialect: the replaced
+                // response is kept as the hook's answer too, which the gemini host mode
+                // passes on to Gemini CLI.
+                verdict.answer = Some(Box::new(
+                    json!({"hookSpecificOutput": {"llm_response": response.clone()}}),
+                ));
                 patch.insert("llm_response".to_owned(), response);
             }
         }
         "BeforeToolSelection" => {
             if let Some(config) = specific.tool_config.filter(Value::is_object) {
+                // Accepted under its own name only, so a notify event: the answer
+                // carries the tool configuration to the gemini host mode, which merges
+                // every hook's as Gemini CLI does.
+                verdict.answer = Some(Box::new(
+                    json!({"hookSpecificOutput": {"toolConfig": config.clone()}}),
+                ));
                 patch.insert("tool_config".to_owned(), config);
             }
         }

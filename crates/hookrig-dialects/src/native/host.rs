@@ -22,7 +22,10 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     HostAnswer {
         stdout,
         stderr: None,
+        // A stop is not a way to proceed: a host that reads only the exit code must not
+        // go on with the event.
         exit_code: match dispatched.decision {
+            _ if dispatched.stop.is_some() => HostAnswer::DENIED,
             Decision::Deny => HostAnswer::DENIED,
             Decision::Allow | Decision::Ask => HostAnswer::PROCEED,
         },

@@ -2,11 +2,11 @@
 //!
 //! Stdin: the payload with `event` (canonical name) first and `session.id` /
 //! `session.cwd` filled in, compact JSON, no trailing newline. Reply: exit 0 with empty
-//! stdout = allow; exit 0 with one JSON object = a verdict; exit 2 = deny with stderr as
-//! the reason; anything else is a failure, turned into allow or deny by `on_error`.
+//! stdout = allow; exit 0 with one JSON object = a verdict (its `stop` stops the agent);
+//! exit 2 = deny with stderr as the reason; anything else is a failure, turned into allow or deny by `on_error`.
 
 use hookrig_core::{
-    Action, Dialect, EventContext, Failure, FailureKind, Invocation, Reply, Verdict,
+    Action, Dialect, EventContext, Failure, FailureKind, Invocation, Reply, Stop, Verdict,
     display_duration,
 };
 use serde_json::Value;
@@ -178,6 +178,18 @@ fn parse_stdout(hook: &str, output: &ProcessOutput) -> Reply {
         }
     };
     let mut verdict = Verdict::with_action(action);
+    verdict.stop = match wire.stop {
+        None | Some(Value::Null | Value::Bool(false)) => None,
+        Some(Value::Bool(true)) => Some(Stop::default()),
+        Some(Value::Object(stop)) => match stop.get("reason") {
+            None | Some(Value::Null) => Some(Stop::default()),
+            Some(Value::String(reason)) => Some(Stop {
+                reason: Some(reason.clone()),
+            }),
+            Some(_) => return malformed("`stop.reason` must be a string".to_owned()),
+        },
+        Some(_) => return malformed("`stop` must be an object or a boolean".to_owned()),
+    };
     verdict.reason = wire.reason;
     verdict.context = wire.context;
     verdict.system_prompt_append = wire.system_prompt_append;
@@ -258,6 +270,34 @@ mod tests {
             json!({"tool": {"input": {}}})
         );
         assert_eq!(v.context.as_deref(), Some("c"));
+    }
+
+    #[test]
+    fn stop_in_a_reply_stops_the_agent_whatever_the_decision() {
+        let stop = |stdout: &str| verdict(read(Termination::Exited(0), stdout, "")).stop;
+        assert_eq!(
+            stop(r#"{"stop":{"reason":"budget spent"}}"#),
+            Some(Stop {
+                reason: Some("budget spent".to_owned())
+            })
+        );
+        assert_eq!(stop(r#"{"stop":true}"#), Some(Stop::default()));
+        assert_eq!(stop(r#"{"stop":{}}"#), Some(Stop::default()));
+        assert_eq!(stop(r#"{"stop":false}"#), None);
+        assert_eq!(stop(r#"{"stop":null}"#), None);
+        let v = verdict(read(
+            Termination::Exited(0),
+            r#"{"decision":"deny","reason":"no","stop":{"reason":"halt"}}"#,
+            "",
+        ));
+        assert_eq!((v.action, v.stop.is_some()), (Action::Deny, true));
+        let f = failure(read(Termination::Exited(0), r#"{"stop":"now"}"#, ""));
+        assert_eq!(
+            f.message,
+            "hook guard: `stop` must be an object or a boolean"
+        );
+        let f = failure(read(Termination::Exited(0), r#"{"stop":{"reason":5}}"#, ""));
+        assert_eq!(f.message, "hook guard: `stop.reason` must be a string");
     }
 
     #[test]

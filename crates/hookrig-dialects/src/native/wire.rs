@@ -36,6 +36,9 @@ pub(crate) struct HookReply {
     pub(crate) context: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) system_prompt_append: Option<String>,
+    /// `{"reason": "..."}` (or `true`): stop the agent, whatever the decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) stop: Option<Value>,
 }
 
 #[cfg(test)]
@@ -53,7 +56,7 @@ mod tests {
 
     #[test]
     fn hook_reply_round_trips() {
-        let text = r#"{"decision":"modify","reason":"r","payload":{"tool":{"input":{}}},"context":"c","system_prompt_append":"s","future_field":1}"#;
+        let text = r#"{"decision":"modify","reason":"r","payload":{"tool":{"input":{}}},"context":"c","system_prompt_append":"s","stop":{"reason":"halt"},"future_field":1}"#;
         let written = round_trip::<HookReply>(text);
         insta::assert_snapshot!(written);
     }

@@ -8,10 +8,19 @@ use hookrig_store::{EmitDecision, EmitFilter, RunStatus, Store, StoreError};
 use crate::fixtures::TempStore;
 
 /// Every decision, hook result, dialect and run status earlier versions wrote, as they
-/// wrote them: rows inserted with plain SQL through a second connection.
+/// wrote them, and `stop` (a decision and a hook result this version adds, stored as the
+/// same kind of plain name): rows inserted with plain SQL through a second connection.
 fn write_old_rows(path: &std::path::Path) {
     let conn = rusqlite::Connection::open(path).expect("second connection");
-    let decisions = ["allow", "deny", "ask", "error", "running", "interrupted"];
+    let decisions = [
+        "allow",
+        "deny",
+        "ask",
+        "stop",
+        "error",
+        "running",
+        "interrupted",
+    ];
     for (n, decision) in (0_i64..).zip(decisions) {
         conn.execute(
             "INSERT INTO emits (run_id, started_at_ms, event, dialect, cwd, session_id,
@@ -26,6 +35,7 @@ fn write_old_rows(path: &std::path::Path) {
         "deny",
         "ask",
         "modify",
+        "stop",
         "error",
         "timeout",
         "skipped",

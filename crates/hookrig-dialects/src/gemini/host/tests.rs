@@ -90,6 +90,7 @@ fn dispatched(
         system_prompt_append: Vec::new(),
         records: vec![record("g", result, reason)],
         warnings: Vec::new(),
+        stop: None,
     }
 }
 

@@ -59,7 +59,7 @@ fn payload() -> Value {
 }
 
 /// The verdict a reply is read as, written compactly: `action`, then `reason=`,
-/// `context=`, `patch=` and `warnings=` when there are any; or `failure(kind): message`.
+/// `context=`, `patch=`, `warnings=` and `stop=` when there are any; or `failure(kind): message`.
 fn read(event: &str, sequential: bool, code: i32, stdout: &str, stderr: &str) -> String {
     let reply = reply(
         &def(event, sequential),
@@ -84,6 +84,9 @@ fn read(event: &str, sequential: bool, code: i32, stdout: &str, stderr: &str) ->
             if !v.warnings.is_empty() {
                 let _ = write!(text, " warnings={:?}", v.warnings);
             }
+            if let Some(stop) = v.stop {
+                let _ = write!(text, " stop={:?}", stop.reason);
+            }
             text
         }
     }
@@ -106,8 +109,14 @@ fn read(event: &str, sequential: bool, code: i32, stdout: &str, stderr: &str) ->
 #[test_case("BeforeTool", 0, r#"{"decision":"allow","reason":"fine"}"#, "", "allow"; "allow")]
 #[test_case("BeforeTool", 0, r#"{"decision":"ask","reason":"sure?"}"#, "", "allow"; "ask does not block")]
 #[test_case("BeforeTool", 0, r#"{"decision":"approve"}"#, "", "allow"; "approve does not block")]
-#[test_case("BeforeTool", 0, r#"{"continue":false,"stopReason":"halt","decision":"allow"}"#, "", r#"deny reason="halt""#; "continue false stops")]
-#[test_case("BeforeTool", 0, r#"{"continue":false,"reason":"r"}"#, "", r#"deny reason="r""#; "continue false takes reason")]
+#[test_case("BeforeTool", 0, r#"{"continue":false,"stopReason":"halt","decision":"allow"}"#, "", r#"allow stop=Some("halt")"#; "continue false stops")]
+#[test_case("BeforeTool", 0, r#"{"continue":false,"reason":"r"}"#, "", r#"allow stop=Some("r")"#; "continue false takes reason")]
+#[test_case("BeforeTool", 0, r#"{"continue":false}"#, "", "allow stop=None"; "continue false without a reason")]
+#[test_case("AfterTool", 0, r#"{"continue":false,"stopReason":"enough"}"#, "", r#"allow stop=Some("enough")"#; "after tool continue false stops")]
+#[test_case("BeforeAgent", 0, r#"{"continue":false,"reason":"saved"}"#, "", r#"allow stop=Some("saved")"#; "before agent continue false stops")]
+#[test_case("BeforeModel", 0, r#"{"continue":false,"stopReason":"budget"}"#, "", r#"allow stop=Some("budget")"#; "before model continue false stops")]
+#[test_case("AfterModel", 0, r#"{"continue":false,"stopReason":"pii"}"#, "", r#"allow stop=Some("pii")"#; "after model continue false stops")]
+#[test_case("BeforeToolSelection", 0, r#"{"continue":false}"#, "", "allow"; "tool selection ignores continue")]
 #[test_case("BeforeTool", 0, r#"{"continue":"no"}"#, "", "allow"; "continue of another type is absent")]
 #[test_case("SessionStart", 0, r#"{"decision":"deny","continue":false}"#, "", "allow"; "advisory events ignore flow control")]
 #[test_case("BeforeTool", 0, r#"{"systemMessage":"checked"}"#, "", r#"allow warnings=["hook h: checked"]"#; "system message")]
@@ -127,7 +136,7 @@ fn read(event: &str, sequential: bool, code: i32, stdout: &str, stderr: &str) ->
 #[test_case("BeforeAgent", 0, r#"{"hookSpecificOutput":{"additionalContext":"branch main"}}"#, "", r#"allow context="branch main""#; "before agent context")]
 #[test_case("BeforeAgent", 0, r#"{"decision":"deny","reason":"secret"}"#, "", r#"deny reason="secret""#; "before agent deny")]
 #[test_case("AfterAgent", 0, r#"{"decision":"deny","reason":"add tests"}"#, "", r#"deny reason="add tests""#; "after agent retry")]
-#[test_case("AfterAgent", 0, r#"{"continue":false,"decision":"deny","stopReason":"done"}"#, "", r#"allow warnings=["hook h: `continue: false` ends the turn; hookrig does not pass on ending the session"]"#; "after agent continue false is no retry")]
+#[test_case("AfterAgent", 0, r#"{"continue":false,"decision":"deny","stopReason":"done"}"#, "", r#"allow stop=Some("done")"#; "after agent continue false is no retry")]
 #[test_case("AfterAgent", 0, r#"{"hookSpecificOutput":{"clearContext":true}}"#, "", r#"allow warnings=["hook h: `clearContext` is not passed on to Gemini CLI by hookrig"]"#; "clear context")]
 #[test_case("BeforeModel", 0, r#"{"hookSpecificOutput":{"llm_request":{"model":"gemini-2.5-flash"}}}"#, "", r#"modify patch={"llm_request":{"model":"gemini-2.5-flash"}}"#; "model request override")]
 #[test_case("BeforeModel", 0, r#"{"hookSpecificOutput":{"llm_response":{"candidates":[]}}}"#, "", r#"modify patch={"llm_response":{"candidates":[]}}"#; "synthetic response")]
