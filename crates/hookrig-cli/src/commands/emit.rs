@@ -46,25 +46,9 @@ pub(crate) fn run(top: &Top, args: &EmitArgs) -> Result<u8, ExpectedError> {
         Route::Engine(reply) => return write(&reply),
         Route::InProcess { start_engine } => start_engine,
     };
-    // Still one thread here (the engine client spawns none): the guardian can fork.
-    let guardian = hookrig_exec::Guardian::start();
-    if guardian.is_some() {
-        // The guardian kills every process tagged by this emit, the hooks' own included,
-        // should this process be SIGKILLed: the hooks need no parent-death signal too.
-        // Setting that signal takes a step in the child between fork and exec, which
-        // makes every hook a full fork of hookrig (its page tables copied, then a
-        // copy-on-write fault for each page hookrig writes until the hook execs: about
-        // 90 page faults per hook, measured in docs/PERFORMANCE.md); without it the hook
-        // is spawned the cheap way, as `serve` and the engine spawn theirs.
-        hookrig_exec::hooks_rely_on_the_guardian();
-    }
     let (reply, decided) =
         hookrig_runtime::answer(&call, &stdin, CallSite::Here, &mut |line| eprint!("{line}"));
-    let result = finish(&reply, decided, start_engine);
-    if let Some(guardian) = guardian {
-        guardian.dismiss();
-    }
-    result
+    finish(&reply, decided, start_engine)
 }
 
 /// Writes the answer, then records the emit and waits for its async hooks.

@@ -63,17 +63,7 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
                 hookrig_config::Environment::from_process(std::path::PathBuf::from("/"))?
                     .state_home;
             let http = crate::commands::serve::http_front(*http, &state_home)?;
-            // Should the engine be killed with SIGKILL, the guardian kills what its hooks
-            // left running. Forked while this process still has a single thread.
-            let guardian = hookrig_exec::Guardian::start();
-            if guardian.is_some() {
-                hookrig_exec::hooks_rely_on_the_guardian();
-            }
-            let stopped = engine::run_resident_blocking(&socket, *idle, http);
-            if let Some(guardian) = guardian {
-                guardian.dismiss();
-            }
-            let stopped = stopped?;
+            let stopped = engine::run_resident_blocking(&socket, *idle, http)?;
             let why = match stopped {
                 Stopped::Asked => "asked to stop",
                 Stopped::Signal => "signalled",
