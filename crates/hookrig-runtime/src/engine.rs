@@ -89,7 +89,7 @@ pub struct Engine {
     running: Mutex<Vec<ProcessGroups>>,
     /// The engine settings of each user config directory clients came from, with the
     /// paths read for them.
-    settings: Mutex<Vec<(PathBuf, hookrig_config::consulted::Consulted, UserSettings)>>,
+    settings: hookrig_config::consulted::Kept<PathBuf, UserSettings>,
     /// The ledger writers, one per store file: the engine's emits record through them.
     ledger: crate::ledger::Writers,
 }
@@ -134,7 +134,7 @@ impl Engine {
             events: OnceLock::new(),
             last_active_ms: AtomicU64::new(0),
             running: Mutex::new(Vec::new()),
-            settings: Mutex::new(Vec::new()),
+            settings: hookrig_config::consulted::Kept::new(SETTINGS_KEPT),
             ledger: crate::ledger::Writers::new(),
         })
     }
@@ -214,19 +214,9 @@ impl Engine {
         else {
             return UserSettings::default();
         };
-        let mut kept = self.settings.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, consulted, settings)) = kept.iter().find(|(dir, ..)| *dir == config_home)
-            && consulted.unchanged()
-        {
-            return *settings;
-        }
-        let (settings, consulted) =
-            hookrig_config::consulted::record(|| UserSettings::read(&config_home));
-        kept.retain(|(dir, ..)| *dir != config_home);
-        if consulted.settled(std::time::SystemTime::now()) {
-            kept.push((config_home, consulted, settings));
-        }
-        settings
+        self.settings
+            .get_or_load(&config_home, || UserSettings::read(&config_home))
+            .0
     }
 
     fn track(&self, groups: &ProcessGroups) {
@@ -723,6 +713,10 @@ impl UserSettings {
         absolute("XDG_CONFIG_HOME").or_else(|| absolute("HOME").map(|home| home.join(".config")))
     }
 }
+
+/// How many users' engine settings an engine keeps (one per config directory its
+/// clients come from).
+const SETTINGS_KEPT: usize = 32;
 
 /// How long a resident engine started by `auto` waits for an emit before it exits.
 pub const DEFAULT_IDLE: Duration = Duration::from_mins(10);
