@@ -9,15 +9,13 @@
 //!
 //! A process that may run hooks [`arm`]s the guardian at start-up; nothing starts then.
 //! The guardian is started when the first hook is about to be spawned, so that an emit
-//! where no hook matches starts no process at all. It is the program given to [`arm`]
-//! (hookrig itself) run with [`GUARDIAN_ARG`], whose `main` hands over to
-//! [`run_if_asked`] before anything else: started that way (no step between fork and
-//! exec, so the system spawns it without copying hookrig's memory) it can be started
-//! from any thread at any time, where a fork of hookrig could only be made while hookrig
-//! had a single thread, and made the parent pay a copy-on-write fault for each page it
-//! wrote afterwards. hookrig's death is told to the guardian by the end of a pipe: its
-//! stdin is the read end, and hookrig holds the only write end (closed on exec, so no
-//! hook inherits it), which the kernel closes when hookrig dies, however it dies, and
+//! where no hook matches starts no process at all. While hookrig has a single thread
+//! (an in-process emit) it is a fork of hookrig; a process with more threads (the
+//! engine, `serve`) cannot fork safely, and runs the program given to [`arm`] (hookrig
+//! itself) with [`GUARDIAN_ARG`] instead, whose `main` hands over to [`run_if_asked`]
+//! before anything else. hookrig's death is told to the guardian by the end of a pipe:
+//! its stdin is the read end, and hookrig holds the only write end (closed on exec, so
+//! no hook inherits it), which the kernel closes when hookrig dies, however it dies, and
 //! whichever of its threads started the guardian.
 
 use std::ffi::OsStr;
@@ -108,13 +106,24 @@ pub fn dismiss() {
     }
 }
 
-/// Spawns the guardian: `program GUARDIAN_ARG PID`, in a process group of its own (a
-/// Ctrl-C or hang-up sent to hookrig's group must not stop it), its stdin the read end
-/// of a pipe whose write end only this process holds.
+/// Starts the guardian, in a process group of its own (a Ctrl-C or hang-up sent to
+/// hookrig's group must not stop it), its stdin the read end of a pipe whose write end
+/// only this process holds.
+///
+/// While this process has a single thread (an in-process emit about to run its first
+/// hook) the guardian is a fork of it, which costs the parent a copy of its page tables
+/// and the copy-on-write faults after it; a new hookrig started for the purpose costs a
+/// whole start of the binary (about twice as many page faults, and the CPU of its
+/// loading, on a machine that may have two). A process with more threads cannot be
+/// forked safely (another thread may hold a lock the child would need), so it spawns
+/// `program GUARDIAN_ARG PID` instead.
 fn start(program: &PathBuf) -> std::io::Result<(Pid, OwnedFd)> {
     use std::os::unix::process::CommandExt as _;
 
     let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+    if single_threaded() {
+        return fork(read, write);
+    }
     let child = std::process::Command::new(program)
         .arg(GUARDIAN_ARG)
         .arg(std::process::id().to_string())
@@ -128,6 +137,59 @@ fn start(program: &PathBuf) -> std::io::Result<(Pid, OwnedFd)> {
     drop(child);
     tracing::debug!(pid, "started the guardian of hook processes");
     Ok((Pid::from_raw(pid), write))
+}
+
+/// Whether this process has one thread: field 20 of `/proc/self/stat`, counted from
+/// the end of the command name; `false` when it cannot be read.
+fn single_threaded() -> bool {
+    let Ok(stat) = fs::read("/proc/self/stat") else {
+        return false;
+    };
+    let Some(close) = stat.iter().rposition(|&b| b == b')') else {
+        return false;
+    };
+    std::str::from_utf8(&stat[close + 1..])
+        .ok()
+        .and_then(|rest| rest.split_ascii_whitespace().nth(17))
+        == Some("1")
+}
+
+/// Forks the guardian; the child never returns into the caller's code.
+fn fork(read: OwnedFd, write: OwnedFd) -> std::io::Result<(Pid, OwnedFd)> {
+    let hookrig = i32::try_from(std::process::id()).map_err(std::io::Error::other)?;
+    // SAFETY: the process has a single thread (checked just before, and only this
+    // thread could start another), so the child may run any code; it ends in `guard`,
+    // which never returns.
+    #[expect(
+        unsafe_code,
+        reason = "a fork is the cheapest guardian while hookrig has a single thread"
+    )]
+    match unsafe { nix::unistd::fork() }? {
+        nix::unistd::ForkResult::Parent { child } => {
+            drop(read);
+            tracing::debug!(
+                pid = child.as_raw(),
+                "started the guardian of hook processes"
+            );
+            Ok((child, write))
+        }
+        nix::unistd::ForkResult::Child => {
+            let _ = nix::unistd::dup2_stdin(&read);
+            if let Ok(null) = fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open("/dev/null")
+            {
+                let _ = nix::unistd::dup2_stdout(&null);
+                let _ = nix::unistd::dup2_stderr(&null);
+            }
+            let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
+            // The write end, the read end's first copy and everything else hookrig had
+            // open are closed by `guard`.
+            drop(write);
+            guard(hookrig)
+        }
+    }
 }
 
 /// Runs as the guardian and never returns when this process was started as one (its
