@@ -54,6 +54,11 @@
 #   BENCH_HTTP_SAMPLES=N     round trips per HTTP latency row (default 5000)
 #   BENCH_SECONDS=S          seconds per throughput row (default 5)
 #   BENCH_IDLE_SECONDS=S     idle window of (l) (default 30)
+#   BENCH_BASE=PATH     another build of hookrig (an older commit's target/release/hookrig):
+#                       rows (a)-(d) and (m) are then run again with both builds in one
+#                       hyperfine run each, beside `sh -c true`, each build with its own
+#                       ledger file, and the summary gives this build's mean over the
+#                       other's (the "no scenario slower than before" check)
 #   BENCH_PYTHON=PATH   the Python of (f), (i), (j), (k) (default: the python3 on PATH,
 #                       resolved to its real executable, so that no wrapper script such as
 #                       a version manager's shim is timed)
@@ -445,6 +450,49 @@ if wants inprocess; then
     loads="$loads→$(load)"
 fi
 
+# --- build against build: (a)-(d) and (m) with BENCH_BASE -------------------------------
+
+# The emit of `pair`'s commands, by the build BIN with the ledger file LEDGER.
+# build_cmd BIN PROJECT DIR LEDGER
+build_cmd() {
+    local cmd
+    cmd="$(printf '%q ' "$1" --ledger "$4" emit tool.before --cwd "$2")"
+    case "$payload_mode" in
+        input) printf '%s' "$cmd" ;;
+        flags) printf '%s' "$cmd--tool bash" ;;
+        redirect) printf '%s' "$cmd< $(printf '%q' "$3/payload.json")" ;;
+    esac
+}
+
+# One hyperfine run of `sh -c true`, the other build and this one, exported as
+# builds-NAME.{json,csv}. builds NAME DIR CMD_BASE CMD_THIS
+builds() {
+    local name="$1" dir="$2"
+    local args=(--warmup "$warmup" --runs "$runs" --style basic
+        --export-json "$results/builds-$name.json" --export-csv "$results/builds-$name.csv")
+    case "$payload_mode" in
+        input) args+=(-N --input "$dir/payload.json") ;;
+        flags) args+=(-N) ;;
+        redirect) ;;
+    esac
+    args+=(-n "sh -c true" "sh -c true" -n "other build" "$3" -n "this build" "$4")
+    echo "bench-emit: builds-$name" >&2
+    in_env "$dir" hyperfine "${args[@]}" </dev/null >&2
+}
+
+if [[ -n "${BENCH_BASE:-}" ]] && wants inprocess; then
+    base="$work/hookrig-base"
+    cp "$BENCH_BASE" "$base"
+    loads="$loads; builds $(load)"
+    for row in "a-one-hook $a" "b-ten-hooks $b" "c-200-none-matching $c" "d-50-all-dialects $d"; do
+        set -- $row
+        builds "$1" "$2" "$(build_cmd "$base" "$2/project" "$2" "$2/base-ledger.db")" \
+            "$(build_cmd "$hookrig" "$2/project" "$2" "$2/this-ledger.db")"
+    done
+    builds m-version "$a" "$(printf '%q' "$base") --version" "$(printf '%q' "$hookrig") --version"
+    loads="$loads→$(load)"
+fi
+
 # --- through the engine: (e)-(l) ---------------------------------------------------------
 
 engine_dir=""
@@ -726,6 +774,18 @@ throughput_row() {
     row g-200-none-matching "(g) engine: 200 none matching" 1.3
     row h-ten-exec-true "(h) engine: 10 exec hooks" 1.1
     row_faster i-python-spawned-vs-worker "(i) engine: Python worker" 20
+    for name in a-one-hook b-ten-hooks c-200-none-matching d-50-all-dialects m-version; do
+        [[ -f "$results/builds-$name.csv" ]] || continue
+        awk -F, -v label="$name" '
+            NR == 2 { sm = $2 }
+            NR == 3 { om = $2; omed = $4 }
+            NR == 4 { tm = $2; tmed = $4 }
+            END {
+                printf "%-30s sh %7.3f  other %7.3f  this %7.3f ms  this/other %5.2fx (median %5.2fx)  %s\n",
+                    "builds: " label, sm * 1000, om * 1000, tm * 1000, tm / om, tmed / omed,
+                    (tm <= om) ? "not slower" : "SLOWER"
+            }' "$results/builds-$name.csv"
+    done
     echo
     latency_row j-no-hooks "(j) POST /emit, no hooks"
     latency_row j-worker "(j) POST /emit, 1 worker hook"

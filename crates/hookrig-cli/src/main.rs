@@ -25,6 +25,8 @@ use crate::cli::{Cli, Command, ConfigCommand, ProvidersCommand};
 use crate::scope::{Flags, Top};
 
 fn main() -> ExitCode {
+    // Started as the guardian of another hookrig's hooks, this process is nothing else.
+    hookrig_exec::guardian::run_if_asked();
     let Cli {
         global,
         agent,
@@ -38,19 +40,17 @@ fn main() -> ExitCode {
         plan,
     };
     // The commands that run hooks: should hookrig be killed with SIGKILL, the guardian
-    // kills what they left running. Forked now, while hookrig has a single thread. An
-    // emit forks it only when it answers in-process: handed to an engine, it runs no
-    // hook itself.
-    let guardian = matches!(
+    // kills what they left running. It is started with the first hook (an emit handed
+    // to an engine, or where no hook matches, starts none), as this same binary.
+    if matches!(
         command,
-        Command::Task(_) | Command::Fire { .. } | Command::Serve(_)
-    )
-    .then(hookrig_exec::Guardian::start)
-    .flatten();
-    if guardian.is_some() && matches!(command, Command::Serve(_)) {
-        // serve's hooks (the emits it answers) are covered by the guardian: they may be
-        // spawned the cheap way.
-        hookrig_exec::hooks_rely_on_the_guardian();
+        Command::Emit(_)
+            | Command::Task(_)
+            | Command::Fire { .. }
+            | Command::Serve(_)
+            | Command::Engine(_)
+    ) {
+        hookrig_exec::guardian::arm(std::path::PathBuf::from("/proc/self/exe"));
     }
     let result = match &command {
         Command::Emit(args) => commands::emit::run(&top, args),
@@ -120,9 +120,7 @@ fn main() -> ExitCode {
             .and_then(|scope| commands::serve::run(&scope, args)),
         Command::Engine(args) => commands::engine::run(args),
     };
-    if let Some(guardian) = guardian {
-        guardian.dismiss();
-    }
+    hookrig_exec::guardian::dismiss();
     match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {

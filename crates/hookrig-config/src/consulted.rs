@@ -173,6 +173,128 @@ pub fn record<R>(load: impl FnOnce() -> R) -> (R, Consulted) {
     (result, consulted)
 }
 
+/// Values kept while the identities of the paths each consulted are unchanged: a
+/// resident engine's loaded configs, the trust store read last, each user's engine
+/// settings. At most `capacity` keys are kept; the least recently used goes first.
+///
+/// A value is loaded through [`record`], so that every path its load consults is noted,
+/// and is kept only when that load is [`Consulted::settled`]; it is handed out again
+/// while [`Consulted::unchanged`] holds, checked outside the lock.
+#[derive(Debug)]
+pub struct Kept<K, T> {
+    entries: std::sync::Mutex<Vec<KeptEntry<K, T>>>,
+    capacity: usize,
+    /// Bumped on each use, to find the least recently used entry.
+    clock: std::sync::atomic::AtomicU64,
+}
+
+/// One kept value.
+#[derive(Debug)]
+struct KeptEntry<K, T> {
+    key: K,
+    value: T,
+    consulted: std::sync::Arc<Consulted>,
+    used: u64,
+}
+
+impl<K: PartialEq + Clone, T: Clone> Kept<K, T> {
+    /// Keeps nothing yet, and at most `capacity` values.
+    pub const fn new(capacity: usize) -> Self {
+        Self {
+            entries: std::sync::Mutex::new(Vec::new()),
+            capacity,
+            clock: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// The value kept for `key` if none of the paths its load consulted changed, else
+    /// the value `load` gives (kept when settled, and whatever was kept for `key`
+    /// forgotten otherwise); with whether it was the kept one. An `Err` of `load` is
+    /// handed back and keeps nothing.
+    pub fn get_or_try_load<E>(
+        &self,
+        key: &K,
+        load: impl FnOnce() -> Result<T, E>,
+    ) -> (Result<T, E>, bool) {
+        if let Some((value, consulted)) = self.find(key)
+            // A stat per path, outside the lock.
+            && consulted.unchanged()
+        {
+            return (Ok(value), true);
+        }
+        let (loaded, consulted) = record(load);
+        match &loaded {
+            Ok(value) if consulted.settled(SystemTime::now()) => {
+                self.keep(key.clone(), value.clone(), consulted);
+            }
+            _ => self.forget(key),
+        }
+        (loaded, false)
+    }
+
+    /// [`Kept::get_or_try_load`] for a load that cannot fail.
+    pub fn get_or_load(&self, key: &K, load: impl FnOnce() -> T) -> (T, bool) {
+        let (value, hit) = self.get_or_try_load(key, || Ok::<T, std::convert::Infallible>(load()));
+        match value {
+            Ok(value) => (value, hit),
+            Err(never) => match never {},
+        }
+    }
+
+    /// How many values are kept, and how many paths they consulted in all.
+    pub fn sizes(&self) -> (usize, usize) {
+        let entries = self.lock();
+        let paths = entries.iter().map(|entry| entry.consulted.len()).sum();
+        (entries.len(), paths)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<KeptEntry<K, T>>> {
+        self.entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn tick(&self) -> u64 {
+        self.clock
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn find(&self, key: &K) -> Option<(T, std::sync::Arc<Consulted>)> {
+        let now = self.tick();
+        let mut entries = self.lock();
+        let entry = entries.iter_mut().find(|entry| entry.key == *key)?;
+        entry.used = now;
+        Some((entry.value.clone(), std::sync::Arc::clone(&entry.consulted)))
+    }
+
+    fn keep(&self, key: K, value: T, consulted: Consulted) {
+        let now = self.tick();
+        let mut entries = self.lock();
+        entries.retain(|entry| entry.key != key);
+        if entries.len() >= self.capacity
+            && let Some(oldest) = entries
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, entry)| entry.used)
+                .map(|(at, _)| at)
+        {
+            entries.swap_remove(oldest);
+        }
+        if self.capacity > 0 {
+            entries.push(KeptEntry {
+                key,
+                value,
+                consulted: std::sync::Arc::new(consulted),
+                used: now,
+            });
+        }
+    }
+
+    fn forget(&self, key: &K) {
+        self.lock().retain(|entry| entry.key != *key);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,5 +403,37 @@ mod tests {
             .map(|(p, _)| p.file_name().expect("name").to_owned())
             .collect();
         assert_eq!(names, ["outer-1", "outer-2"]);
+    }
+
+    #[test]
+    fn kept_values_are_handed_out_until_a_consulted_path_changes() {
+        // guards: the one cache behind the engine's configs, the trust store and the
+        // user's engine settings keeps a value exactly while its files are unchanged
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("hooks.toml");
+        let kept: Kept<u8, String> = Kept::new(1);
+        let read = || {
+            note(&file);
+            std::fs::read_to_string(&file).unwrap_or_default()
+        };
+        // A missing file has no time to settle: its load is kept at once.
+        assert_eq!(kept.get_or_load(&1, read), (String::new(), false));
+        assert_eq!(kept.sizes(), (1, 1));
+        assert_eq!(
+            kept.get_or_load(&1, || unreachable!()),
+            (String::new(), true)
+        );
+        write(&file, "one");
+        // Written just now: read again, and not kept until it has settled.
+        assert_eq!(kept.get_or_load(&1, read), ("one".to_owned(), false));
+        assert_eq!(kept.sizes(), (0, 0));
+        assert_eq!(kept.get_or_load(&1, read), ("one".to_owned(), false));
+        let failed: (Result<String, ()>, bool) = kept.get_or_try_load(&2, || Err(()));
+        assert_eq!(failed, (Err(()), false));
+        assert_eq!(
+            kept.sizes(),
+            (0, 0),
+            "a fresh write is not kept, an error never"
+        );
     }
 }

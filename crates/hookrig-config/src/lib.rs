@@ -16,6 +16,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod annotated;
 mod automation_settings;
 pub mod consulted;
 mod effective;

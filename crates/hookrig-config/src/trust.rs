@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use crate::environment::{Environment, Project};
 use hookrig_core::{Diagnostic, Severity};
 
-use crate::consulted::{Consulted, Identity};
+use crate::consulted::Kept;
 use crate::errors::TrustError;
 
 /// The trust store file under the user's state directory.
@@ -224,29 +224,17 @@ pub fn project_validators(project: &Project) -> Vec<(String, PathBuf)> {
 /// short emit. `hookrig trust` replaces the file (a new inode), and a store written in
 /// the last two seconds is read again each time (see [`crate::consulted::SETTLE`]).
 pub fn load_or_warn(env: &Environment, what: &str) -> (Arc<TrustStore>, Option<Diagnostic>) {
-    static KEPT: Mutex<Option<(PathBuf, Identity, Arc<TrustStore>)>> = Mutex::new(None);
+    static KEPT: Kept<PathBuf, Arc<TrustStore>> = Kept::new(1);
     let path = trust_store_path(env);
+    // Noted for the load this check is part of, if it is recorded: the kept store's own
+    // record below does not reach it.
     crate::consulted::note(&path);
-    let identity = Identity::of(&path);
-    if let Some(identity) = identity
-        && let Some((kept_path, kept_identity, store)) =
-            KEPT.lock().unwrap_or_else(PoisonError::into_inner).as_ref()
-        && *kept_path == path
-        && *kept_identity == identity
-    {
-        return (Arc::clone(store), None);
-    }
-    match TrustStore::load(&path) {
-        Ok(store) => {
-            let store = Arc::new(store);
-            let settled = Consulted::of(&path).settled(std::time::SystemTime::now());
-            let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
-            *kept = match identity {
-                Some(identity) if settled => Some((path, identity, Arc::clone(&store))),
-                _ => None,
-            };
-            (store, None)
-        }
+    let (loaded, _) = KEPT.get_or_try_load(&path, || {
+        crate::consulted::note(&path);
+        TrustStore::load(&path).map(Arc::new)
+    });
+    match loaded {
+        Ok(store) => (store, None),
         Err(err) => (
             Arc::new(TrustStore::default()),
             Some(Diagnostic::file(

@@ -40,6 +40,7 @@ mod command;
 mod detached;
 mod foreground;
 pub mod groups;
+pub mod guardian;
 mod http;
 mod job;
 mod pool;
@@ -65,7 +66,6 @@ pub use process::{
 pub use protocol::{Protocol, read_reply};
 #[cfg(feature = "pty")]
 pub use pty::{PtyChild, PtyWriter, TerminalSize};
-pub use reaper::{Guardian, Leftovers};
+pub use reaper::Leftovers;
 pub use script::{Probe, executable_problem as script_problem, probe};
-pub use unix::hooks_rely_on_the_guardian;
 pub use worker::{WorkerHandler, WorkerKey, WorkerSpec};

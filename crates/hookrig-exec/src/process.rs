@@ -415,7 +415,11 @@ pub(crate) async fn capture(
 
     let (stdout, stderr, leaked) = supervision.collect().await;
     // Whatever the hook started is killed with it, in its group or escaped from it.
-    let leftovers = reaper::sweep(&supervision.tag, group.map(ProcessGroup::id)).await;
+    let leftovers = if reaper::may_have_left(group.map(ProcessGroup::id)) {
+        reaper::sweep(&supervision.tag, group.map(ProcessGroup::id)).await
+    } else {
+        Leftovers::default()
+    };
     // Where the sweep cannot work (not Linux), the group is what is left to kill. Not
     // otherwise: once the group is empty its id may be reused by an unrelated process.
     if !reaper::adopt_orphans()

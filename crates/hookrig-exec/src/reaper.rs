@@ -32,10 +32,10 @@ pub(crate) const TAG_VARIABLE: &str = "HOOKRIG_PROCESS_TAG";
 
 /// How many scan-and-kill rounds a sweep makes at most: a process that forks as fast as
 /// it is killed is outrun after a few.
-const ROUNDS: usize = 50;
+pub(crate) const ROUNDS: usize = 50;
 
 /// Pause between rounds, for SIGKILL to take effect.
-const ROUND_PAUSE: Duration = Duration::from_millis(10);
+pub(crate) const ROUND_PAUSE: Duration = Duration::from_millis(10);
 
 /// What became of the processes a hook left behind when it ended.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -79,14 +79,14 @@ pub(crate) fn new_tag() -> String {
 }
 
 /// One process as `/proc/PID/stat` describes it.
-struct Proc {
+pub(crate) struct Proc {
     ppid: i32,
     pgrp: i32,
-    zombie: bool,
+    pub(crate) zombie: bool,
 }
 
 /// Every process of the machine, by pid; empty without `/proc`.
-fn scan() -> HashMap<i32, Proc> {
+pub(crate) fn scan() -> HashMap<i32, Proc> {
     scan_from(None)
 }
 
@@ -243,6 +243,46 @@ fn needle(tag: &str) -> Vec<u8> {
     format!("{TAG_VARIABLE}={tag}\0").into_bytes()
 }
 
+/// Whether a hook that has ended and been reaped may have left a process behind, in its
+/// group `pgid` or escaped from it: when not, its [`sweep`] can be skipped, which spares
+/// a read of `/proc` after every hook that started nothing that outlived it.
+///
+/// Every live descendant of the hook is then either in its group (`killpg` with no
+/// signal finds it, a zombie too) or in the subtree of a process the kernel handed to
+/// this process, the subreaper, when its parent died: a child of this process that is
+/// neither the guardian nor another child it started itself. Any child but the guardian
+/// counts, so with hooks running side by side the sweep is made as before; and whatever
+/// cannot be read answers "maybe".
+pub(crate) fn may_have_left(pgid: Option<i32>) -> bool {
+    let Some(pgid) = pgid else {
+        return true;
+    };
+    if !adopt_orphans() {
+        return true;
+    }
+    if !matches!(
+        nix::sys::signal::killpg(Pid::from_raw(pgid), None),
+        Err(Errno::ESRCH)
+    ) {
+        return true;
+    }
+    let guardian = crate::guardian::pid();
+    children().is_none_or(|children| children.into_iter().any(|pid| Some(pid) != guardian))
+}
+
+/// The children of this process, from each of its threads' `children` file; `None` when
+/// one cannot be read (a kernel without them).
+fn children() -> Option<Vec<i32>> {
+    let mut children = Vec::new();
+    for task in fs::read_dir("/proc/self/task").ok()? {
+        let list = fs::read_to_string(task.ok()?.path().join("children")).ok()?;
+        for pid in list.split_ascii_whitespace() {
+            children.push(pid.parse().ok()?);
+        }
+    }
+    Some(children)
+}
+
 /// Kills every descendant of this process that carries `tag`, the hook's group `pgid`
 /// reaped of its zombies, until none is left or [`ROUNDS`] have passed.
 pub(crate) async fn sweep(tag: &str, pgid: Option<i32>) -> Leftovers {
@@ -306,145 +346,6 @@ fn reap_killed(killed: &HashSet<i32>, pgid: Option<i32>, procs: &HashMap<i32, Pr
     }
 }
 
-/// A process that outlives a hookrig killed with SIGKILL only to kill what its hooks
-/// left running.
-///
-/// `PR_SET_PDEATHSIG` reaches a hook's own process, not what it forked (`sh -c
-/// ./script.sh` runs the script in a child of `sh`), and a hookrig killed with SIGKILL cannot
-/// sweep. The guardian, forked at start-up, sleeps until the kernel tells it that hookrig
-/// died, then kills every process tagged by that hookrig (`HOOKRIG_PROCESS_TAG` starts with
-/// its pid). A hookrig that ends normally has swept already and dismisses it.
-#[derive(Debug)]
-pub struct Guardian {
-    pid: Pid,
-}
-
-impl Guardian {
-    /// Forks the guardian; `None` where it cannot work (no `/proc`, not Linux) or the
-    /// fork failed. Must be called while the process has a single thread: before any
-    /// runtime is built.
-    pub fn start() -> Option<Guardian> {
-        if !cfg!(target_os = "linux") || !std::path::Path::new("/proc/self/environ").exists() {
-            return None;
-        }
-        let hookrig = nix::unistd::getpid();
-        // SAFETY: the process has one thread (the caller's promise), so the child may run
-        // any code; it never returns into the caller's code.
-        #[expect(
-            unsafe_code,
-            reason = "forking is the only way to get a watcher that outlives a SIGKILLed hookrig without shipping a second binary"
-        )]
-        match unsafe { nix::unistd::fork() } {
-            Ok(nix::unistd::ForkResult::Parent { child }) => Some(Guardian { pid: child }),
-            Ok(nix::unistd::ForkResult::Child) => guard(hookrig),
-            Err(error) => {
-                tracing::debug!(%error, "cannot fork the guardian of hook processes");
-                None
-            }
-        }
-    }
-
-    /// hookrig is ending normally, its hooks swept: the guardian is not needed.
-    pub fn dismiss(self) {
-        let _ = kill(self.pid, Signal::SIGKILL);
-        let _ = waitpid(self.pid, None);
-    }
-}
-
-/// The guardian's life: let go of every file hookrig had open (a host reading
-/// hookrig's stdout to its end must not wait for the guardian), wait for hookrig's
-/// death, sweep, exit.
-fn guard(hookrig: Pid) -> ! {
-    use nix::sys::signal::{SigSet, SigmaskHow, sigprocmask};
-
-    if let Ok(null) = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/null")
-    {
-        let _ = nix::unistd::dup2_stdin(&null);
-        let _ = nix::unistd::dup2_stdout(&null);
-        let _ = nix::unistd::dup2_stderr(&null);
-    }
-    close_other_files();
-    // Ctrl-C and a hang-up reach the whole foreground group, the guardian too: it must
-    // outlive them to do its job, so they stay pending, unhandled.
-    let mut mask = SigSet::empty();
-    for signal in [
-        Signal::SIGINT,
-        Signal::SIGTERM,
-        Signal::SIGHUP,
-        Signal::SIGQUIT,
-        Signal::SIGUSR1,
-    ] {
-        mask.add(signal);
-    }
-    let _ = sigprocmask(SigmaskHow::SIG_BLOCK, Some(&mask), None);
-    #[cfg(target_os = "linux")]
-    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGUSR1);
-    // hookrig may have died before the prctl: then no signal comes.
-    if nix::unistd::getppid() == hookrig {
-        let mut death = SigSet::empty();
-        death.add(Signal::SIGUSR1);
-        let _ = death.wait();
-    }
-    let needle = format!("{TAG_VARIABLE}={hookrig}.").into_bytes();
-    for _ in 0..ROUNDS {
-        let live: Vec<i32> = scan()
-            .into_iter()
-            .filter(|(pid, proc)| !proc.zombie && carries_prefix(*pid, &needle))
-            .map(|(pid, _)| pid)
-            .collect();
-        if live.is_empty() {
-            break;
-        }
-        for pid in live {
-            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-        }
-        std::thread::sleep(ROUND_PAUSE);
-    }
-    std::process::exit(0)
-}
-
-/// Closes every file descriptor above stderr.
-fn close_other_files() {
-    use std::os::fd::{FromRawFd as _, OwnedFd};
-
-    let open: Vec<i32> = fs::read_dir("/proc/self/fd")
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
-                .filter(|&fd| fd > 2)
-                .collect()
-        })
-        .unwrap_or_default();
-    // The descriptor `read_dir` used is in the list and closed already: closing it
-    // again through an `OwnedFd` would be an I/O safety violation.
-    for fd in open
-        .into_iter()
-        .filter(|fd| fs::symlink_metadata(format!("/proc/self/fd/{fd}")).is_ok())
-    {
-        // SAFETY: the guardian owns its copies of the descriptors it inherited, and no
-        // other code of this process runs that could use them.
-        #[expect(
-            unsafe_code,
-            reason = "descriptors inherited by the fork have no owner to close them"
-        )]
-        drop(unsafe { OwnedFd::from_raw_fd(fd) });
-    }
-}
-
-/// Whether the environment `pid` started with holds a variable starting with `needle`.
-fn carries_prefix(pid: i32, needle: &[u8]) -> bool {
-    let Ok(environ) = fs::read(format!("/proc/{pid}/environ")) else {
-        return false;
-    };
-    environ
-        .split(|&b| b == 0)
-        .any(|variable| variable.starts_with(needle))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,5 +362,44 @@ mod tests {
     #[test]
     fn tags_are_unique() {
         assert_ne!(new_tag(), new_tag());
+    }
+
+    #[test]
+    fn only_a_hook_that_may_have_left_something_is_swept() {
+        // guards: the sweep of /proc after a hook is skipped only when neither its group
+        // nor an orphan handed to this process (the subreaper) can hold what it left
+        use std::os::unix::process::CommandExt as _;
+        assert!(adopt_orphans());
+        let run = |line: &str| {
+            let mut child = std::process::Command::new("sh")
+                .args(["-c", line])
+                .process_group(0)
+                .spawn()
+                .expect("spawn sh");
+            let pid = i32::try_from(child.id()).expect("pid");
+            child.wait().expect("wait");
+            pid
+        };
+        // Each nextest test is a process of its own: no other child of it is running.
+        let quiet = run("true");
+        assert!(!may_have_left(Some(quiet)), "a hook that started nothing");
+        assert!(may_have_left(None), "no group known");
+
+        let escaped = run("setsid sleep 30 </dev/null >/dev/null 2>&1 &");
+        let orphans = || children().expect("children files").len();
+        for _ in 0..200 {
+            if orphans() > 0 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(
+            may_have_left(Some(escaped)),
+            "an escaped process was handed over"
+        );
+        for pid in children().expect("children files") {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            let _ = waitpid(Pid::from_raw(pid), None);
+        }
     }
 }

@@ -10,7 +10,6 @@ use std::fs::Metadata;
 use std::os::unix::fs::PermissionsExt as _;
 use std::os::unix::process::ExitStatusExt as _;
 use std::process::ExitStatus;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use nix::errno::Errno;
 use nix::sys::signal::{Signal, killpg};
@@ -87,25 +86,20 @@ impl fmt::Debug for ProcessGroup {
     }
 }
 
-/// Whether hooks are started with `PR_SET_PDEATHSIG` (see [`configure_command`]).
-static DIE_WITH_PARENT: AtomicBool = AtomicBool::new(true);
-
-/// Starts hooks without `PR_SET_PDEATHSIG`, for a long-running process whose
-/// [`Guardian`](crate::Guardian) kills its hooks' processes should it be killed: setting
-/// it takes a step in the child between fork and exec, which forces a full `fork` of
-/// the process, and for a large, many-threaded engine copying its page tables costs
-/// more than the hook. Without that step the system spawns the child without copying.
-pub fn hooks_rely_on_the_guardian() {
-    DIE_WITH_PARENT.store(false, Ordering::Relaxed);
-}
-
 /// Makes the child lead a new process group, so that it and everything it starts can be
 /// signalled at once, gives it `arg0` as `argv[0]` (the name the user wrote, not the
-/// path we resolved it to), and has the kernel kill it if hookrig dies first (unless
-/// [`hooks_rely_on_the_guardian`]).
+/// path we resolved it to), and has the kernel kill it if hookrig dies first.
+///
+/// Where a [guardian](crate::guardian) is armed it is started now, if it is not running
+/// yet, and the hook relies on it: it kills every process a hook was started with the
+/// tag of, the hook's own included, should hookrig be killed. The parent-death signal
+/// then is not set, because setting it takes a step in the child between fork and exec,
+/// which makes every hook a full fork of hookrig (its page tables copied, then a
+/// copy-on-write fault for each page hookrig writes until the hook execs); without it
+/// the system spawns the hook without copying.
 pub(crate) fn configure_command(command: &mut tokio::process::Command, arg0: &OsStr) {
     command.process_group(0).arg0(arg0);
-    if !DIE_WITH_PARENT.load(Ordering::Relaxed) {
+    if crate::guardian::ensure_running() {
         return;
     }
     let parent = nix::unistd::getpid();

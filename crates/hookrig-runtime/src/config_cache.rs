@@ -15,11 +15,10 @@
 //! of this ([`keep_loads`] is only called by a resident engine).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::time::SystemTime;
+use std::sync::{Arc, OnceLock};
 
 use hookrig_config::Environment;
-use hookrig_config::consulted::{self, Consulted};
+use hookrig_config::consulted::Kept;
 use hookrig_dialects::{LoadOptions, LoadedConfig, Sources, read_sources};
 use serde::{Deserialize, Serialize};
 
@@ -64,98 +63,48 @@ pub(crate) fn status() -> CacheStatus {
     CACHE.get().map(ConfigCache::status).unwrap_or_default()
 }
 
-/// Kept loads.
-#[derive(Debug, Default)]
+/// Kept loads, keyed by where and how each was made.
+#[derive(Debug)]
 struct ConfigCache {
-    entries: Mutex<Vec<Entry>>,
+    kept: Kept<(Environment, LoadOptions), Arc<Sources>>,
     hits: AtomicU64,
     loads: AtomicU64,
-    /// Bumped on each use, to find the least recently used entry.
-    clock: AtomicU64,
 }
 
-/// One kept load.
-#[derive(Debug)]
-struct Entry {
-    env: Environment,
-    options: LoadOptions,
-    sources: Arc<Sources>,
-    consulted: Arc<Consulted>,
-    used: u64,
+impl Default for ConfigCache {
+    fn default() -> Self {
+        Self {
+            kept: Kept::new(KEPT),
+            hits: AtomicU64::new(0),
+            loads: AtomicU64::new(0),
+        }
+    }
 }
 
 impl ConfigCache {
     fn load(&self, env: &Environment, options: &LoadOptions) -> LoadedConfig {
         let only_for = options.trust_only_for.as_ref();
         // The key leaves out what trust is checked for: that differs on every emit.
-        let key = LoadOptions {
-            trust_only_for: None,
-            ..options.clone()
-        };
-        if let Some((sources, consulted)) = self.find(env, &key)
-            // Checked outside the lock: a stat per path, for every emit of every client.
-            && consulted.unchanged()
-        {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return sources.trusted(env, only_for);
-        }
-        let (sources, consulted) = consulted::record(|| read_sources(env, &key));
-        self.loads.fetch_add(1, Ordering::Relaxed);
-        let config = sources.trusted(env, only_for);
-        // A load of files changed just now is not kept: an edit within the file
-        // system's timestamp granularity might not change their identity.
-        if consulted.settled(SystemTime::now()) {
-            self.keep(env, key, sources, consulted);
-        } else {
-            self.forget(env, &key);
-        }
-        config
-    }
-
-    fn find(&self, env: &Environment, key: &LoadOptions) -> Option<(Arc<Sources>, Arc<Consulted>)> {
-        let now = self.clock.fetch_add(1, Ordering::Relaxed);
-        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        let entry = entries
-            .iter_mut()
-            .find(|entry| entry.env == *env && entry.options == *key)?;
-        entry.used = now;
-        Some((Arc::clone(&entry.sources), Arc::clone(&entry.consulted)))
-    }
-
-    fn keep(&self, env: &Environment, key: LoadOptions, sources: Sources, consulted: Consulted) {
-        let now = self.clock.fetch_add(1, Ordering::Relaxed);
-        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        entries.retain(|entry| !(entry.env == *env && entry.options == key));
-        if entries.len() >= KEPT
-            && let Some(oldest) = entries
-                .iter()
-                .enumerate()
-                .min_by_key(|(_, entry)| entry.used)
-                .map(|(at, _)| at)
-        {
-            entries.swap_remove(oldest);
-        }
-        entries.push(Entry {
-            env: env.clone(),
-            options: key,
-            sources: Arc::new(sources),
-            consulted: Arc::new(consulted),
-            used: now,
-        });
-    }
-
-    fn forget(&self, env: &Environment, key: &LoadOptions) {
-        self.entries
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|entry| !(entry.env == *env && entry.options == *key));
+        let key = (
+            env.clone(),
+            LoadOptions {
+                trust_only_for: None,
+                ..options.clone()
+            },
+        );
+        let (sources, hit) = self
+            .kept
+            .get_or_load(&key, || Arc::new(read_sources(env, &key.1)));
+        let counter = if hit { &self.hits } else { &self.loads };
+        counter.fetch_add(1, Ordering::Relaxed);
+        sources.trusted(env, only_for)
     }
 
     fn status(&self) -> CacheStatus {
-        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let (configs, sources) = self.kept.sizes();
         CacheStatus {
-            configs: entries.len(),
-            sources: entries.iter().map(|entry| entry.consulted.len()).sum(),
+            configs,
+            sources,
             hits: self.hits.load(Ordering::Relaxed),
             loads: self.loads.load(Ordering::Relaxed),
         }
@@ -168,6 +117,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use hookrig_config::consulted;
 
     /// A home with a global hooks.toml and a project with its own, both old enough to
     /// be kept.

@@ -89,7 +89,7 @@ pub struct Engine {
     running: Mutex<Vec<ProcessGroups>>,
     /// The engine settings of each user config directory clients came from, with the
     /// paths read for them.
-    settings: Mutex<Vec<(PathBuf, hookrig_config::consulted::Consulted, UserSettings)>>,
+    settings: hookrig_config::consulted::Kept<PathBuf, UserSettings>,
     /// The ledger writers, one per store file: the engine's emits record through them.
     ledger: crate::ledger::Writers,
 }
@@ -134,7 +134,7 @@ impl Engine {
             events: OnceLock::new(),
             last_active_ms: AtomicU64::new(0),
             running: Mutex::new(Vec::new()),
-            settings: Mutex::new(Vec::new()),
+            settings: hookrig_config::consulted::Kept::new(SETTINGS_KEPT),
             ledger: crate::ledger::Writers::new(),
         })
     }
@@ -214,19 +214,9 @@ impl Engine {
         else {
             return UserSettings::default();
         };
-        let mut kept = self.settings.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, consulted, settings)) = kept.iter().find(|(dir, ..)| *dir == config_home)
-            && consulted.unchanged()
-        {
-            return *settings;
-        }
-        let (settings, consulted) =
-            hookrig_config::consulted::record(|| UserSettings::read(&config_home));
-        kept.retain(|(dir, ..)| *dir != config_home);
-        if consulted.settled(std::time::SystemTime::now()) {
-            kept.push((config_home, consulted, settings));
-        }
-        settings
+        self.settings
+            .get_or_load(&config_home, || UserSettings::read(&config_home))
+            .0
     }
 
     fn track(&self, groups: &ProcessGroups) {
@@ -724,5 +714,115 @@ impl UserSettings {
     }
 }
 
+/// How many users' engine settings an engine keeps (one per config directory its
+/// clients come from).
+const SETTINGS_KEPT: usize = 32;
+
 /// How long a resident engine started by `auto` waits for an emit before it exits.
 pub const DEFAULT_IDLE: Duration = Duration::from_mins(10);
+
+/// Who answers an emit ([`route`]).
+#[derive(Debug)]
+pub enum Route {
+    /// A running engine did: its answer.
+    Engine(HostReply),
+    /// The caller answers it in-process; with `start_engine`, it then starts an engine
+    /// in the background for the next emits ([`start_for_next_emits`]).
+    InProcess {
+        /// Whether to start an engine once the emit is answered.
+        start_engine: bool,
+    },
+}
+
+/// Hands the call to a running engine when there is one; else says that the emit runs
+/// in the calling process: the engine is switched off (`HOOKRIG_ENGINE=off`), none
+/// runs, it is another build, it failed, or the call cannot be sent.
+///
+/// With no `HOOKRIG_ENGINE`, a running engine is asked first and applies the user's
+/// `[settings] engine` itself: the way to an engine reads no config file. The file is
+/// read here only when no engine runs, to know whether to start one.
+pub fn route(call: &EmitCall, stdin: &[u8]) -> Route {
+    let from_env = Mode::from_env();
+    let here = |why: &str, start_engine: bool| {
+        tracing::debug!("emit runs in-process: {why}");
+        Route::InProcess { start_engine }
+    };
+    if from_env == Some(Mode::Off) {
+        return here("HOOKRIG_ENGINE=off", false);
+    }
+    let Some(socket) = crate::ingress::socket_path_from_env() else {
+        return here("no directory for the engine's socket", false);
+    };
+    let Some(request) = EmitRequest::here(call, stdin) else {
+        return here("its stdin or environment is not UTF-8", false);
+    };
+    match self::call(&socket, &request) {
+        Ok(reply) => {
+            tracing::debug!("emit answered by the engine at {}", socket.display());
+            Route::Engine(reply)
+        }
+        Err(why @ Unavailable::NotRunning(_)) => {
+            let mode = from_env
+                .or_else(|| UserSettings::from_env().mode)
+                .unwrap_or_default();
+            here(&why.to_string(), mode == Mode::Auto)
+        }
+        Err(why) => here(&why.to_string(), false),
+    }
+}
+
+/// Starts an engine in the background for the next emits (`HOOKRIG_ENGINE=auto`, the
+/// default), with the idle time of `HOOKRIG_ENGINE_IDLE`, else the user's `[settings]
+/// engine_idle`, else [`DEFAULT_IDLE`]; a failure to start is a debug line, never an
+/// error of the emit that asked.
+pub fn start_for_next_emits() {
+    let Some(socket) = crate::ingress::socket_path_from_env() else {
+        return;
+    };
+    let idle = std::env::var("HOOKRIG_ENGINE_IDLE")
+        .ok()
+        .and_then(|text| humantime::parse_duration(&text).ok())
+        .or_else(|| UserSettings::from_env().idle)
+        .unwrap_or(DEFAULT_IDLE);
+    match start_in_background(&socket, idle) {
+        Ok(()) => tracing::debug!("started an engine for the next emits"),
+        Err(err) => tracing::debug!("cannot start an engine: {err}"),
+    }
+}
+
+/// Starts `hookrig engine run` (this process's own program) in a session of its own,
+/// its output appended to [`log_path`], and returns at once; `idle` of
+/// [`Duration::MAX`] is never.
+pub fn start_in_background(socket: &std::path::Path, idle: Duration) -> Result<(), String> {
+    let program = std::env::current_exe().map_err(|err| format!("cannot find hookrig: {err}"))?;
+    let log = log_path(socket);
+    if let Some(dir) = log.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let stream = || {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .map_or(hookrig_exec::Stream::Null, hookrig_exec::Stream::File)
+    };
+    let idle = if idle == Duration::MAX {
+        "0s".to_owned()
+    } else {
+        format!("{}s", idle.as_secs())
+    };
+    let cwd = std::env::temp_dir();
+    hookrig_exec::Command::exec(program, ["engine", "run", "--idle", &idle], cwd)
+        .spawn_detached(hookrig_exec::Detached {
+            stdout: stream(),
+            stderr: stream(),
+            grouping: hookrig_exec::Grouping::Session,
+        })
+        .map(drop)
+        .map_err(|err| err.to_string())
+}
+
+/// Where a background engine whose socket is `socket` writes what it says.
+pub fn log_path(socket: &std::path::Path) -> PathBuf {
+    socket.with_file_name("engine.log")
+}

@@ -3,8 +3,8 @@
 
 use std::io::{IsTerminal, Read};
 
-use hookrig_runtime::engine::{self, EmitRequest, Mode, Unavailable, UserSettings};
-use hookrig_runtime::{CallSite, EmitCall, HostReply, Suppress, ingress};
+use hookrig_runtime::engine::{self, Route};
+use hookrig_runtime::{CallSite, EmitCall, HostReply, Suppress};
 
 use crate::cli::EmitArgs;
 use crate::errors::ExpectedError;
@@ -42,29 +42,13 @@ pub(crate) fn run(top: &Top, args: &EmitArgs) -> Result<u8, ExpectedError> {
             return write(&hookrig_runtime::failure(host, &output::chain(&err)));
         }
     };
-    let start_engine = match through_engine(&call, &stdin) {
+    let start_engine = match engine::route(&call, &stdin) {
         Route::Engine(reply) => return write(&reply),
         Route::InProcess { start_engine } => start_engine,
     };
-    // Still one thread here (the engine client spawns none): the guardian can fork.
-    let guardian = hookrig_exec::Guardian::start();
-    if guardian.is_some() {
-        // The guardian kills every process tagged by this emit, the hooks' own included,
-        // should this process be SIGKILLed: the hooks need no parent-death signal too.
-        // Setting that signal takes a step in the child between fork and exec, which
-        // makes every hook a full fork of hookrig (its page tables copied, then a
-        // copy-on-write fault for each page hookrig writes until the hook execs: about
-        // 90 page faults per hook, measured in docs/PERFORMANCE.md); without it the hook
-        // is spawned the cheap way, as `serve` and the engine spawn theirs.
-        hookrig_exec::hooks_rely_on_the_guardian();
-    }
     let (reply, decided) =
         hookrig_runtime::answer(&call, &stdin, CallSite::Here, &mut |line| eprint!("{line}"));
-    let result = finish(&reply, decided, start_engine);
-    if let Some(guardian) = guardian {
-        guardian.dismiss();
-    }
-    result
+    finish(&reply, decided, start_engine)
 }
 
 /// Writes the answer, then records the emit and waits for its async hooks.
@@ -75,7 +59,7 @@ fn finish(
 ) -> Result<u8, ExpectedError> {
     let code = write(reply)?;
     if start_engine {
-        start_engine_for_next_emits();
+        engine::start_for_next_emits();
     }
     let Some(decided) = decided else {
         return Ok(code);
@@ -88,70 +72,6 @@ fn finish(
         eprintln!("hookrig: warning: {warning}");
     }
     Ok(finished.interrupted.map_or(code, exit_codes::stopped_by))
-}
-
-/// Who answers an emit.
-enum Route {
-    /// A running engine did.
-    Engine(HostReply),
-    /// This process does; with `start_engine`, it then starts an engine in the
-    /// background for the next emits.
-    InProcess { start_engine: bool },
-}
-
-/// Hands the call to a running engine when there is one; else says that the emit runs
-/// in this process: the engine is switched off (`HOOKRIG_ENGINE=off`), none runs, it is
-/// another build, it failed, or the call cannot be sent.
-///
-/// With no `HOOKRIG_ENGINE`, a running engine is asked first and applies the user's
-/// `[settings] engine` itself: the way to an engine reads no config file. The file is
-/// read here only when no engine runs, to know whether to start one.
-fn through_engine(call: &EmitCall, stdin: &[u8]) -> Route {
-    let from_env = Mode::from_env();
-    let here = |why: &str, start_engine: bool| {
-        tracing::debug!("emit runs in-process: {why}");
-        Route::InProcess { start_engine }
-    };
-    if from_env == Some(Mode::Off) {
-        return here("HOOKRIG_ENGINE=off", false);
-    }
-    let Some(socket) = ingress::socket_path_from_env() else {
-        return here("no directory for the engine's socket", false);
-    };
-    let Some(request) = EmitRequest::here(call, stdin) else {
-        return here("its stdin or environment is not UTF-8", false);
-    };
-    match engine::call(&socket, &request) {
-        Ok(reply) => {
-            tracing::debug!("emit answered by the engine at {}", socket.display());
-            Route::Engine(reply)
-        }
-        Err(why @ Unavailable::NotRunning(_)) => {
-            let mode = from_env
-                .or_else(|| UserSettings::from_env().mode)
-                .unwrap_or_default();
-            here(&why.to_string(), mode == Mode::Auto)
-        }
-        Err(why) => here(&why.to_string(), false),
-    }
-}
-
-/// Starts an engine in the background for the next emits (`HOOKRIG_ENGINE=auto`, the
-/// default), with the idle time of `HOOKRIG_ENGINE_IDLE`; a failure to start is a debug
-/// line, never an error of this emit.
-fn start_engine_for_next_emits() {
-    let Some(socket) = ingress::socket_path_from_env() else {
-        return;
-    };
-    let idle = std::env::var("HOOKRIG_ENGINE_IDLE")
-        .ok()
-        .and_then(|text| humantime::parse_duration(&text).ok())
-        .or_else(|| UserSettings::from_env().idle)
-        .unwrap_or(engine::DEFAULT_IDLE);
-    match crate::commands::engine::start_in_background(&socket, idle) {
-        Ok(()) => tracing::debug!("started an engine for the next emits"),
-        Err(err) => tracing::debug!("cannot start an engine: {err}"),
-    }
 }
 
 /// Writes `reply` for the host: stderr first, then stdout; returns its exit code.

@@ -1,7 +1,6 @@
 //! `hookrig engine run|start|status|stop`: the resident engine that answers emits.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
@@ -63,17 +62,7 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
                 hookrig_config::Environment::from_process(std::path::PathBuf::from("/"))?
                     .state_home;
             let http = crate::commands::serve::http_front(*http, &state_home)?;
-            // Should the engine be killed with SIGKILL, the guardian kills what its hooks
-            // left running. Forked while this process still has a single thread.
-            let guardian = hookrig_exec::Guardian::start();
-            if guardian.is_some() {
-                hookrig_exec::hooks_rely_on_the_guardian();
-            }
-            let stopped = engine::run_resident_blocking(&socket, *idle, http);
-            if let Some(guardian) = guardian {
-                guardian.dismiss();
-            }
-            let stopped = stopped?;
+            let stopped = engine::run_resident_blocking(&socket, *idle, http)?;
             let why = match stopped {
                 Stopped::Asked => "asked to stop",
                 Stopped::Signal => "signalled",
@@ -87,7 +76,7 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
                 print(&format!("an engine already runs (pid {})\n", status.pid))?;
                 return Ok(exit_codes::PROCEED);
             }
-            start_in_background(&socket, *idle).map_err(ExpectedError::EngineStart)?;
+            engine::start_in_background(&socket, *idle).map_err(ExpectedError::EngineStart)?;
             let status = engine::wait_until_ready(&socket, START_LIMIT)
                 .map_err(|err| ExpectedError::EngineStart(err.to_string()))?;
             print(&format!("engine started (pid {})\n", status.pid))?;
@@ -163,39 +152,3 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
 const START_LIMIT: Duration = Duration::from_secs(5);
 /// How long `engine stop` waits for the engine to be gone.
 const STOP_LIMIT: Duration = Duration::from_secs(10);
-
-/// Starts `hookrig engine run` in a session of its own, its output appended to
-/// `engine.log` beside the socket, and returns at once.
-pub(crate) fn start_in_background(socket: &std::path::Path, idle: Duration) -> Result<(), String> {
-    let program = std::env::current_exe().map_err(|err| format!("cannot find hookrig: {err}"))?;
-    let log = log_path(socket);
-    if let Some(dir) = log.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let stream = || {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&log)
-            .map_or(hookrig_exec::Stream::Null, hookrig_exec::Stream::File)
-    };
-    let idle = if idle == Duration::MAX {
-        "0s".to_owned()
-    } else {
-        format!("{}s", idle.as_secs())
-    };
-    let cwd = std::env::temp_dir();
-    hookrig_exec::Command::exec(program, ["engine", "run", "--idle", &idle], cwd)
-        .spawn_detached(hookrig_exec::Detached {
-            stdout: stream(),
-            stderr: stream(),
-            grouping: hookrig_exec::Grouping::Session,
-        })
-        .map(drop)
-        .map_err(|err| err.to_string())
-}
-
-/// Where a background engine writes what it says.
-fn log_path(socket: &std::path::Path) -> PathBuf {
-    socket.with_file_name("engine.log")
-}

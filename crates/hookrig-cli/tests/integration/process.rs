@@ -50,6 +50,29 @@ fn timeout_kills_the_hook_and_its_background_grandchild() {
     assert!(left.is_empty(), "processes of the hook survived: {left:?}");
 }
 
+// guards: an emit where no hook runs starts no process at all (the guardian comes with
+// the first hook), and one that runs a hook starts its guardian and stops it
+#[test]
+fn the_guardian_starts_with_the_first_hook_only() {
+    let env = test_env();
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "quiet"
+        events = ["tool.before"]
+        command = "true"
+    "#});
+    let started = "started the guardian of hook processes";
+
+    let none = emit(&env, &["--debug", "session.start"], "{}");
+    assert_eq!(none.code, 0, "{}", none.stderr);
+    assert!(!none.stderr.contains(started), "{}", none.stderr);
+
+    let one = emit(&env, &["--debug", "tool.before"], "{}");
+    assert_eq!(one.result("quiet"), "allow", "{}", one.stderr);
+    assert_eq!(one.stderr.matches(started).count(), 1, "{}", one.stderr);
+    assert!(env.leftovers().is_empty());
+}
+
 /// A config with one hook `stubborn` (`hook_line` says how it runs) whose script ignores
 /// SIGTERM, a 300 ms timeout and a 300 ms kill grace.
 fn stubborn_hook(env: &TestEnv, hook_line: &str) {
