@@ -91,6 +91,12 @@ pub(crate) struct JsonHooks {
     pub(crate) preamble: &'static [(&'static str, i64)],
     /// hookrig's handler for one event.
     pub(crate) entry: fn(&Entry, &str) -> Value,
+    /// The host's timeout of a hook of an event that sets none, in the unit of its
+    /// `timeout` field (seconds; milliseconds for Gemini CLI).
+    pub(crate) default_timeout: fn(&str) -> f64,
+    /// What hookrig's entry is given beyond its hooks' timeouts, in the same unit: its
+    /// own start and answer, and the grace between stopping a hook and killing it.
+    pub(crate) timeout_margin: f64,
 }
 
 /// One file install edits, and its sidecar.
@@ -139,13 +145,18 @@ impl Target {
         text: Option<&str>,
         sidecar: Option<&str>,
         entry: &Entry,
+        extra: &[(String, Value)],
     ) -> Result<hooks_json::Edited, InstallError> {
         match self.kind {
-            Kind::Json(hooks) => {
-                hooks_json::install(&self.path, text, &self.sidecar, sidecar, hooks, &|event| {
-                    (hooks.entry)(entry, event)
-                })
-            }
+            Kind::Json(hooks) => hooks_json::install(
+                &self.path,
+                text,
+                &self.sidecar,
+                sidecar,
+                hooks,
+                &|event| (hooks.entry)(entry, event),
+                extra,
+            ),
             Kind::Toml(events) => {
                 let edited =
                     config_toml::install(&self.path, text, &self.sidecar, sidecar, &events())?;
@@ -357,10 +368,22 @@ pub fn install(env: &Environment, request: &InstallRequest) -> Result<InstallRep
     // Every file is read and planned before anything is written, so that a file that is
     // refused leaves every file of the host as it was.
     let mut plans = Vec::new();
+    // The hooks of Codex's `config.toml` (and of its sidecar) also run through the entry
+    // in `hooks.json`: they count toward its timeout.
+    let mut extra = Vec::new();
+    for target in &targets {
+        if let Kind::Toml(events) = target.kind {
+            for path in [&target.path, &target.sidecar] {
+                if let Some(text) = read(path)? {
+                    extra.extend(config_toml::handlers(&text, &events()));
+                }
+            }
+        }
+    }
     for target in &targets {
         let text = read(&target.path)?;
         let sidecar = read(&target.sidecar)?;
-        let edited = target.install(text.as_deref(), sidecar.as_deref(), &entry)?;
+        let edited = target.install(text.as_deref(), sidecar.as_deref(), &entry, &extra)?;
         plans.push((target, text, edited));
     }
     let was_trusted = match request.level {

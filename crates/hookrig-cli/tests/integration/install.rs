@@ -259,7 +259,10 @@ fn hooks_added_after_install(host: &Host, add: fn(&str, &str) -> String) {
 
     let said = ok(&env, &["install", host.name]);
     assert!(said.contains("1 hook moved"), "{said}");
-    assert_eq!(read(&path).as_deref(), Some(installed.as_str()));
+    // The file is as it was, but for the timeout of the entry that now runs one hook more.
+    let now = read(&path).expect("file");
+    assert_eq!(without_timeouts(&now), without_timeouts(&installed));
+    assert_ne!(now, installed);
     fire(&env, host);
     assert_eq!((runs(&env, "guard"), runs(&env, "later")), (1, 1));
 
@@ -692,4 +695,98 @@ fn http_entries_post_to_the_engine_with_the_token_from_the_environment() {
     assert!(!text.contains("http://"), "{text}");
     assert!(text.contains("hookrig emit --dialect claude"), "{text}");
     assert_eq!(runs(&env, "guard"), 1);
+}
+
+/// A hooks file as JSON, its comments (Gemini CLI's: whole lines, and `/* */` blocks
+/// that hold no quote) left out.
+fn parsed(text: &str) -> Value {
+    let mut text = text.to_owned();
+    while let Some(start) = text.find("/*") {
+        let Some(end) = text[start..].find("*/") else {
+            break;
+        };
+        text.replace_range(start..start + end + 2, "");
+    }
+    let json: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    serde_json::from_str(&json).expect("json")
+}
+
+/// A hooks file as JSON with every `timeout` taken out.
+fn without_timeouts(text: &str) -> Value {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                map.remove("timeout");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut value = parsed(text);
+    strip(&mut value);
+    value
+}
+
+/// The `timeout` of hookrig's entry of `event` in a grouped hooks file.
+fn installed_timeout(path: &Path, event: &str) -> Option<Value> {
+    let value = parsed(&read(path).expect("the file"));
+    let handler = &value["hooks"][event][0]["hooks"][0];
+    assert!(
+        handler["command"]
+            .as_str()
+            .is_some_and(|c| c.contains("emit")),
+        "{handler}"
+    );
+    handler.get("timeout").cloned()
+}
+
+#[test]
+fn gemini_entry_outlasts_a_moved_hook_with_a_long_timeout() {
+    let env = world();
+    let path = user_path(&env, &GEMINI);
+    let original = (GEMINI.settings)(&counter_hook(&env, "guard")).replace("5000", "120000");
+    write(&path, &original);
+
+    ok(&env, &["install", "gemini"]);
+    // Gemini CLI would stop hookrig at its 60000 ms default, before the hook's 120000 ms.
+    assert_eq!(installed_timeout(&path, "BeforeTool"), Some(json!(125_000)));
+    // Events with no hook of their own keep Gemini CLI's default.
+    assert_eq!(installed_timeout(&path, "AfterTool"), None);
+    fire(&env, &GEMINI);
+    assert_eq!(runs(&env, "guard"), 1);
+
+    let installed = read(&path).expect("file");
+    let said = ok(&env, &["install", "gemini"]);
+    assert!(said.contains("unchanged"), "{said}");
+    assert_eq!(read(&path).as_deref(), Some(installed.as_str()));
+
+    ok(&env, &["uninstall", "gemini"]);
+    assert_eq!(read(&path).as_deref(), Some(original.as_str()));
+}
+
+#[test]
+fn codex_entry_counts_the_hooks_of_config_toml() {
+    let env = world();
+    let dir = env.home().join(".codex");
+    let config = dir.join("config.toml");
+    let original = "model = \"gpt-5\"\n\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"true\"\ntimeout = 900\n";
+    write(&config, original);
+
+    ok(&env, &["install", "codex"]);
+    let hooks = dir.join("hooks.json");
+    // The entry in hooks.json runs config.toml's hook too: 900 s and a 5 s margin.
+    assert_eq!(installed_timeout(&hooks, "Stop"), Some(json!(905)));
+    assert_eq!(installed_timeout(&hooks, "PreToolUse"), None);
+    let installed = read(&hooks).expect("file");
+    let said = ok(&env, &["install", "codex"]);
+    assert!(said.contains("unchanged"), "{said}");
+    assert_eq!(read(&hooks).as_deref(), Some(installed.as_str()));
+
+    ok(&env, &["uninstall", "codex"]);
+    assert_eq!(read(&config).as_deref(), Some(original));
 }

@@ -21,7 +21,20 @@ static HOOKS: JsonHooks = JsonHooks {
     events: || events::EVENTS.iter().map(|e| e.name).collect(),
     preamble: &[],
     entry,
+    default_timeout,
+    timeout_margin: 5.0,
 };
+
+/// Claude Code's timeout of a hook of `event` that sets none, in seconds: the event's
+/// own (30 s on `UserPromptSubmit`, ...) or the general 600 s.
+fn default_timeout(event: &str) -> f64 {
+    events::EVENTS
+        .iter()
+        .find(|e| e.name == event)
+        .and_then(|e| e.timeout)
+        .unwrap_or(super::loader::DEFAULT_TIMEOUT)
+        .as_secs_f64()
+}
 
 /// hookrig's handler of `event`: a command hook running `hookrig emit`, or with `--http`
 /// an HTTP hook posting to the resident engine, its token read from `HOOKRIG_TOKEN` in

@@ -28,6 +28,10 @@ static HOOKS: JsonHooks = JsonHooks {
     events: event_names,
     preamble: &[],
     entry,
+    default_timeout: |_| {
+        std::time::Duration::from_secs(super::loader::DEFAULT_TIMEOUT_SECS).as_secs_f64()
+    },
+    timeout_margin: 5.0,
 };
 
 /// hookrig's handler of every event: a command hook running `hookrig emit`.

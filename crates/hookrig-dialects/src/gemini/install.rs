@@ -22,6 +22,8 @@ static HOOKS: JsonHooks = JsonHooks {
     events: || events::EVENTS.iter().map(|e| e.name).collect(),
     preamble: &[],
     entry,
+    default_timeout: |_| super::loader::DEFAULT_TIMEOUT.as_secs_f64() * 1000.0,
+    timeout_margin: 5000.0,
 };
 
 /// hookrig's handler of every event: a command running `hookrig emit`, named so that

@@ -234,6 +234,38 @@ pub(crate) fn uninstall(
     Ok((doc.to_string(), restored))
 }
 
+/// The handlers of the `[hooks]` event arrays of `text`, event by event, as JSON values
+/// (for the timeout of hookrig's entry); nothing when it does not parse, since install
+/// then refuses the file anyway.
+pub(crate) fn handlers(text: &str, events: &[&str]) -> Vec<(String, serde_json::Value)> {
+    let Ok(table) = toml::from_str::<toml::Table>(text) else {
+        return Vec::new();
+    };
+    let Some(hooks) = table.get("hooks").and_then(toml::Value::as_table) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (event, groups) in hooks {
+        if !events.contains(&event.as_str()) {
+            continue;
+        }
+        let groups = groups.as_array().map(Vec::as_slice).unwrap_or_default();
+        for group in groups {
+            let handlers = group
+                .get("hooks")
+                .and_then(toml::Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            for handler in handlers {
+                if let Ok(value) = serde_json::to_value(handler) {
+                    found.push((event.clone(), value));
+                }
+            }
+        }
+    }
+    found
+}
+
 /// The file's content as a value, for comparing two texts by meaning.
 pub(crate) fn meaning(text: &str) -> Option<toml::Table> {
     toml::from_str(text).ok()

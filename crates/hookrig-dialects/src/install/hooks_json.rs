@@ -267,10 +267,45 @@ fn our_entry(hooks: &JsonHooks, handler: Value) -> Value {
     }
 }
 
+/// The `timeout` hookrig's entry of `event` needs, in the host's unit, when the host's
+/// default is not enough: `handlers` (every hook hookrig will run for the event from
+/// this level's files) run one after another, each to its own timeout or the host's
+/// default, and hookrig needs a moment more to start and answer. `None` when no hook is
+/// moved or the host's default already covers them, so that the entry stays as short
+/// as it was.
+fn entry_timeout(hooks: &JsonHooks, event: &str, handlers: &[&Value]) -> Option<u64> {
+    if handlers.is_empty() {
+        return None;
+    }
+    let default = (hooks.default_timeout)(event);
+    let total: f64 = handlers
+        .iter()
+        .map(|h| {
+            h.get("timeout")
+                .and_then(Value::as_f64)
+                .filter(|t| t.is_finite() && *t > 0.0)
+                .unwrap_or(default)
+        })
+        .sum::<f64>()
+        + hooks.timeout_margin;
+    if total <= default {
+        return None;
+    }
+    // Rounded up to a whole number of the host's unit (Codex reads only integers); a
+    // sum too large for a duration is written as the largest integer.
+    Some(
+        std::time::Duration::try_from_secs_f64(total).map_or(u64::MAX, |d| {
+            d.as_secs().saturating_add(u64::from(d.subsec_nanos() > 0))
+        }),
+    )
+}
+
 /// Installs hookrig into the file `text` (`None`: it does not exist): every event of the
 /// host gets hookrig's one entry (`entry(event)` is its handler), and every other
 /// handler of those events moves into the sidecar (`sidecar`, `None` when it does not
-/// exist), appended after what it already holds.
+/// exist), appended after what it already holds. `extra` holds, event by event, the
+/// handlers of the host's other files at this level that hookrig's entry also runs
+/// (Codex's `config.toml`), for the entry's timeout.
 ///
 /// Events the host does not have are left alone: hookrig is not called for them, so their
 /// hooks stay where the host runs them.
@@ -281,20 +316,45 @@ pub(crate) fn install(
     sidecar: Option<&str>,
     hooks: &JsonHooks,
     entry: &dyn Fn(&str) -> Value,
+    extra: &[(String, Value)],
 ) -> Result<Edited, InstallError> {
     let root = tree(path, text.unwrap_or(""), hooks)?;
     let side_root = sidecar.map(|s| tree(sidecar_path, s, hooks)).transpose()?;
+    let side_events = side_root.as_ref().map(events_of).unwrap_or_default();
     let present = events_of(&root);
     let mut changes: Vec<(String, Option<Value>)> = Vec::new();
     let mut moved: Vec<(String, Vec<Value>)> = Vec::new();
     let mut moved_count = 0;
     for event in (hooks.events)() {
-        let desired = Value::Array(vec![our_entry(hooks, entry(event))]);
-        match present.iter().find(|(name, _)| name == event) {
+        let current = present.iter().find(|(name, _)| name == event);
+        let entries = current
+            .and_then(|(_, value)| value.as_array().cloned())
+            .unwrap_or_default();
+        let (_, theirs) = split(&entries, hooks);
+        let already = side_events
+            .iter()
+            .find(|(name, _)| name == event)
+            .and_then(|(_, value)| value.as_array().cloned())
+            .unwrap_or_default();
+        // The entry's timeout is worked out from every hook it will run, those moved
+        // before and those moving now, so that it is the same on every install while
+        // nothing changes.
+        let run: Vec<&Value> = already
+            .iter()
+            .chain(&theirs)
+            .flat_map(|e| handlers_of(e, hooks))
+            .chain(extra.iter().filter(|(e, _)| e == event).map(|(_, h)| h))
+            .collect();
+        let mut handler = entry(event);
+        if let Some(timeout) = entry_timeout(hooks, event, &run)
+            && let Some(object) = handler.as_object_mut()
+        {
+            object.insert("timeout".to_owned(), Value::from(timeout));
+        }
+        let desired = Value::Array(vec![our_entry(hooks, handler)]);
+        match current {
             Some((_, value)) if *value == desired => {}
-            Some((_, value)) => {
-                let entries = value.as_array().cloned().unwrap_or_default();
-                let (_, theirs) = split(&entries, hooks);
+            Some(_) => {
                 if !theirs.is_empty() {
                     moved_count += count(&theirs, hooks);
                     moved.push((event.to_owned(), theirs));
