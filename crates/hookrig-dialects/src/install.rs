@@ -97,6 +97,10 @@ pub(crate) struct JsonHooks {
     /// What hookrig's entry is given beyond its hooks' timeouts, in the same unit: its
     /// own start and answer, and the grace between stopping a hook and killing it.
     pub(crate) timeout_margin: f64,
+    /// The host keeps whether a hook is turned off by the hook's place (Codex's
+    /// `[hooks.state]`): install marks the hooks it moves with `"enabled": false` when
+    /// the user turned them off, and uninstall takes the mark away again.
+    pub(crate) carries_state: bool,
 }
 
 /// One file install edits, and its sidecar.
@@ -146,6 +150,7 @@ impl Target {
         sidecar: Option<&str>,
         entry: &Entry,
         extra: &[(String, Value)],
+        off: &TurnedOff,
     ) -> Result<hooks_json::Edited, InstallError> {
         match self.kind {
             Kind::Json(hooks) => hooks_json::install(
@@ -154,12 +159,21 @@ impl Target {
                 &self.sidecar,
                 sidecar,
                 hooks,
-                &|event| (hooks.entry)(entry, event),
-                extra,
+                &hooks_json::Writing {
+                    entry: &|event| (hooks.entry)(entry, event),
+                    extra,
+                    off: &|event, g, h| off(&self.path, event, g, h),
+                },
             ),
             Kind::Toml(events) => {
-                let edited =
-                    config_toml::install(&self.path, text, &self.sidecar, sidecar, &events())?;
+                let edited = config_toml::install(
+                    &self.path,
+                    text,
+                    &self.sidecar,
+                    sidecar,
+                    &events(),
+                    &|event, g, h| off(&self.path, event, g, h),
+                )?;
                 Ok(hooks_json::Edited {
                     file: edited.file,
                     sidecar: edited.sidecar,
@@ -195,6 +209,10 @@ impl Target {
     }
 }
 
+/// Whether the user turned off, in the host itself, the hook of a file at a place: the
+/// file, the event, the 0-based indexes of its group and of the handler in it.
+pub(crate) type TurnedOff = dyn Fn(&Path, &str, usize, usize) -> bool;
+
 /// What install knows of one host.
 #[derive(Debug)]
 pub(crate) struct HostInstall {
@@ -212,6 +230,13 @@ pub(crate) struct HostInstall {
     pub(crate) http: bool,
     /// Whether a loaded hook's file or a diagnostic's path belongs to this host.
     pub(crate) owns: fn(&Environment, &Path) -> bool,
+    /// The hooks the user turned off in the host, by place (Codex's `[hooks.state]`).
+    pub(crate) turned_off: fn(&Environment) -> Box<TurnedOff>,
+}
+
+/// For the hosts that keep no state of a hook by its place: none is turned off.
+pub(crate) fn none_turned_off(_env: &Environment) -> Box<TurnedOff> {
+    Box::new(|_, _, _, _| false)
 }
 
 /// The hosts install knows, in the order `doctor` shows them.
@@ -380,10 +405,11 @@ pub fn install(env: &Environment, request: &InstallRequest) -> Result<InstallRep
             }
         }
     }
+    let off = (host.turned_off)(env);
     for target in &targets {
         let text = read(&target.path)?;
         let sidecar = read(&target.sidecar)?;
-        let edited = target.install(text.as_deref(), sidecar.as_deref(), &entry, &extra)?;
+        let edited = target.install(text.as_deref(), sidecar.as_deref(), &entry, &extra, &*off)?;
         plans.push((target, text, edited));
     }
     let was_trusted = match request.level {

@@ -790,3 +790,45 @@ fn codex_entry_counts_the_hooks_of_config_toml() {
     ok(&env, &["uninstall", "codex"]);
     assert_eq!(read(&config).as_deref(), Some(original));
 }
+
+#[test]
+fn a_hook_turned_off_in_codex_stays_off_once_moved() {
+    let env = world();
+    let path = user_path(&env, &CODEX);
+    let dir = path.parent().expect("a parent").to_owned();
+    let original = (CODEX.settings)(&counter_hook(&env, "guard"));
+    write(&path, &original);
+    // The guard turned off in Codex (`/hooks`), by its place in hooks.json, and a hook of
+    // config.toml turned off the same way.
+    let config = dir.join("config.toml");
+    let config_text = format!(
+        "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\n\n[hooks.state.\"{}:pre_tool_use:0:0\"]\nenabled = false\n\n[hooks.state.\"{}:pre_tool_use:0:0\"]\nenabled = false\n",
+        json!(counter_hook(&env, "other")),
+        path.display(),
+        config.display()
+    );
+    write(&config, &config_text);
+    fire(&env, &CODEX);
+    assert_eq!((runs(&env, "guard"), runs(&env, "other")), (0, 0));
+
+    ok(&env, &["install", "codex"]);
+    let side: Value =
+        serde_json::from_str(&read(&sidecar(&path, &CODEX)).expect("sidecar")).expect("json");
+    assert_eq!(
+        side["hooks"]["PreToolUse"][0]["hooks"][0]["enabled"],
+        json!(false)
+    );
+    let side_toml = read(&dir.join("config.hookrig.toml")).expect("toml sidecar");
+    assert!(side_toml.contains("enabled = false"), "{side_toml}");
+    // Still off: hookrig lists them and runs neither.
+    fire(&env, &CODEX);
+    assert_eq!((runs(&env, "guard"), runs(&env, "other")), (0, 0));
+    // Installing again changes nothing.
+    let said = ok(&env, &["install", "codex"]);
+    assert!(said.contains("unchanged"), "{said}");
+
+    // Uninstall: both files as they were, the state in Codex's keys again.
+    ok(&env, &["uninstall", "codex"]);
+    assert_eq!(read(&path).as_deref(), Some(original.as_str()));
+    assert_eq!(read(&config).as_deref(), Some(config_text.as_str()));
+}

@@ -23,6 +23,7 @@ static HOOKS: JsonHooks = JsonHooks {
     entry,
     default_timeout,
     timeout_margin: 5.0,
+    carries_state: false,
 };
 
 /// Claude Code's timeout of a hook of `event` that sets none, in seconds: the event's
@@ -80,4 +81,5 @@ pub(crate) static INSTALL: HostInstall = HostInstall {
     targets,
     http: true,
     owns,
+    turned_off: crate::install::none_turned_off,
 };

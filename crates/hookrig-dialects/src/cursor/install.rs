@@ -23,6 +23,7 @@ static HOOKS: JsonHooks = JsonHooks {
     entry,
     default_timeout: |_| DEFAULT_TIMEOUT_SECS,
     timeout_margin: 5.0,
+    carries_state: false,
 };
 
 /// The timeout hookrig gives a Cursor hook that sets none, in seconds: Cursor's own
@@ -68,4 +69,5 @@ pub(crate) static INSTALL: HostInstall = HostInstall {
     targets,
     http: false,
     owns,
+    turned_off: crate::install::none_turned_off,
 };

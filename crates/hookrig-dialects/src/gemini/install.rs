@@ -24,6 +24,7 @@ static HOOKS: JsonHooks = JsonHooks {
     entry,
     default_timeout: |_| super::loader::DEFAULT_TIMEOUT.as_secs_f64() * 1000.0,
     timeout_margin: 5000.0,
+    carries_state: false,
 };
 
 /// hookrig's handler of every event: a command running `hookrig emit`, named so that
@@ -62,4 +63,5 @@ pub(crate) static INSTALL: HostInstall = HostInstall {
     targets,
     http: false,
     owns,
+    turned_off: crate::install::none_turned_off,
 };

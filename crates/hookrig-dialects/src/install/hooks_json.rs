@@ -220,17 +220,31 @@ fn handlers_of<'v>(entry: &'v Value, hooks: &JsonHooks) -> Vec<&'v Value> {
 
 /// An event's entries split into hookrig's handlers and the user's entries (for a
 /// grouped format, each group with only its non-hookrig handlers; a group left with none
-/// is dropped).
-fn split(entries: &[Value], hooks: &JsonHooks) -> (usize, Vec<Value>) {
+/// is dropped). A handler for which `off(group, handler)` holds (its 0-based place in
+/// `entries`) is one the user turned off in the host, and gets `"enabled": false`.
+fn split(
+    entries: &[Value],
+    hooks: &JsonHooks,
+    off: &dyn Fn(usize, usize) -> bool,
+) -> (usize, Vec<Value>) {
     let mut ours = 0;
     let mut theirs = Vec::new();
-    for entry in entries {
+    for (g, entry) in entries.iter().enumerate() {
         if hooks.grouped {
             let handlers = handlers_of(entry, hooks);
             let kept: Vec<Value> = handlers
                 .iter()
-                .filter(|h| !is_hookrig_handler(h))
-                .map(|h| (*h).clone())
+                .enumerate()
+                .filter(|(_, h)| !is_hookrig_handler(h))
+                .map(|(h, handler)| {
+                    let mut handler = (*handler).clone();
+                    if off(g, h)
+                        && let Some(object) = handler.as_object_mut()
+                    {
+                        object.insert("enabled".to_owned(), Value::Bool(false));
+                    }
+                    handler
+                })
                 .collect();
             ours += handlers.len() - kept.len();
             if kept.is_empty() && !handlers.is_empty() {
@@ -300,12 +314,22 @@ fn entry_timeout(hooks: &JsonHooks, event: &str, handlers: &[&Value]) -> Option<
     )
 }
 
+/// What hookrig writes into a file, and what it knows of the hooks it moves.
+pub(crate) struct Writing<'a> {
+    /// hookrig's handler of an event.
+    pub(crate) entry: &'a dyn Fn(&str) -> Value,
+    /// The handlers of the host's other files at this level that hookrig's entry also
+    /// runs (Codex's `config.toml`), event by event, for the entry's timeout.
+    pub(crate) extra: &'a [(String, Value)],
+    /// Whether the user turned off, in the host, the handler of an event at a place
+    /// (its group's and its own 0-based index in the file).
+    pub(crate) off: &'a dyn Fn(&str, usize, usize) -> bool,
+}
+
 /// Installs hookrig into the file `text` (`None`: it does not exist): every event of the
-/// host gets hookrig's one entry (`entry(event)` is its handler), and every other
-/// handler of those events moves into the sidecar (`sidecar`, `None` when it does not
-/// exist), appended after what it already holds. `extra` holds, event by event, the
-/// handlers of the host's other files at this level that hookrig's entry also runs
-/// (Codex's `config.toml`), for the entry's timeout.
+/// host gets hookrig's one entry (`writing.entry(event)` is its handler), and every
+/// other handler of those events moves into the sidecar (`sidecar`, `None` when it does
+/// not exist), appended after what it already holds.
 ///
 /// Events the host does not have are left alone: hookrig is not called for them, so their
 /// hooks stay where the host runs them.
@@ -315,9 +339,9 @@ pub(crate) fn install(
     sidecar_path: &Path,
     sidecar: Option<&str>,
     hooks: &JsonHooks,
-    entry: &dyn Fn(&str) -> Value,
-    extra: &[(String, Value)],
+    writing: &Writing<'_>,
 ) -> Result<Edited, InstallError> {
+    let Writing { entry, extra, off } = *writing;
     let root = tree(path, text.unwrap_or(""), hooks)?;
     let side_root = sidecar.map(|s| tree(sidecar_path, s, hooks)).transpose()?;
     let side_events = side_root.as_ref().map(events_of).unwrap_or_default();
@@ -330,7 +354,7 @@ pub(crate) fn install(
         let entries = current
             .and_then(|(_, value)| value.as_array().cloned())
             .unwrap_or_default();
-        let (_, theirs) = split(&entries, hooks);
+        let (_, theirs) = split(&entries, hooks, &|g, h| off(event, g, h));
         let already = side_events
             .iter()
             .find(|(name, _)| name == event)
@@ -405,11 +429,12 @@ pub(crate) fn uninstall(
             continue;
         }
         let entries = value.as_array().cloned().unwrap_or_default();
-        let (ours, mut theirs) = split(&entries, hooks);
+        let (ours, mut theirs) = split(&entries, hooks, &|_, _| false);
         let back = side
             .iter()
             .find(|(name, _)| name == event)
             .and_then(|(_, v)| v.as_array().cloned())
+            .map(|back| restore_state(back, hooks))
             .unwrap_or_default();
         if ours == 0 && back.is_empty() {
             continue;
@@ -427,7 +452,7 @@ pub(crate) fn uninstall(
         {
             continue;
         }
-        let back = value.as_array().cloned().unwrap_or_default();
+        let back = restore_state(value.as_array().cloned().unwrap_or_default(), hooks);
         if back.is_empty() {
             continue;
         }
@@ -438,6 +463,30 @@ pub(crate) fn uninstall(
         return Ok((text.unwrap_or("").to_owned(), 0));
     }
     Ok((apply(&root, text.is_none(), hooks, &changes), restored))
+}
+
+/// The entries of a sidecar going back into the host's file, without the
+/// `"enabled": false` install carried into them (for a host that keeps that state itself,
+/// by the hook's place, which is the hook's again once it is back).
+fn restore_state(mut entries: Vec<Value>, hooks: &JsonHooks) -> Vec<Value> {
+    if !hooks.carries_state {
+        return entries;
+    }
+    for entry in &mut entries {
+        let handlers = if hooks.grouped {
+            entry.get_mut("hooks").and_then(Value::as_array_mut)
+        } else {
+            None
+        };
+        for handler in handlers.into_iter().flatten() {
+            if let Some(object) = handler.as_object_mut()
+                && object.get("enabled") == Some(&Value::Bool(false))
+            {
+                object.remove("enabled");
+            }
+        }
+    }
+    entries
 }
 
 /// The sidecar with `moved` appended, event by event: a new sidecar is written in full

@@ -34,8 +34,11 @@ fn install_into(
         Path::new("/h/.claude/settings.hookrig.json"),
         sidecar,
         hooks,
-        &|event| (hooks.entry)(&entry, event),
-        &[],
+        &hooks_json::Writing {
+            entry: &|event| (hooks.entry)(&entry, event),
+            extra: &[],
+            off: &|_, _, _| false,
+        },
     )
     .expect("installs")
 }
@@ -178,8 +181,11 @@ fn files_that_do_not_parse_or_have_the_wrong_shape_are_refused_with_their_place(
                 Path::new("/h/.claude/settings.hookrig.json"),
                 None,
                 hooks,
-                &|event| (hooks.entry)(&entry, event),
-                &[],
+                &hooks_json::Writing {
+                    entry: &|event| (hooks.entry)(&entry, event),
+                    extra: &[],
+                    off: &|_, _, _| false,
+                },
             )
             .expect_err("refused")
             .to_string()
@@ -273,7 +279,8 @@ fn config_toml_event_arrays_move_in_either_form_and_come_back() {
     "#};
     let path = Path::new("/h/.codex/config.toml");
     let side = Path::new("/h/.codex/config.hookrig.toml");
-    let edited = config_toml::install(path, Some(text), side, None, &events).expect("installs");
+    let edited = config_toml::install(path, Some(text), side, None, &events, &|_, _, _| false)
+        .expect("installs");
     assert_eq!(edited.moved, 2);
     assert_eq!(
         edited.file,
@@ -296,9 +303,16 @@ fn config_toml_event_arrays_move_in_either_form_and_come_back() {
         config_toml::meaning(&back).map(|t| t["hooks"]["Stop"].clone()),
         config_toml::meaning(text).map(|t| t["hooks"]["Stop"].clone())
     );
-    let refused = config_toml::install(path, Some("[hooks]\nStop = 1\n"), side, None, &events)
-        .expect_err("refused")
-        .to_string();
+    let refused = config_toml::install(
+        path,
+        Some("[hooks]\nStop = 1\n"),
+        side,
+        None,
+        &events,
+        &|_, _, _| false,
+    )
+    .expect_err("refused")
+    .to_string();
     assert_eq!(
         refused,
         "/h/.codex/config.toml:2:8: `hooks.Stop` must be an array of tables; the file is left as it is"
@@ -448,8 +462,11 @@ fn hookrigs_entry_outlasts_the_hooks_it_runs_one_after_another() {
                 Path::new("/h/f.hookrig.json"),
                 sidecar,
                 hooks,
-                &|event| (hooks.entry)(&entry, event),
-                &extra,
+                &hooks_json::Writing {
+                    entry: &|event| (hooks.entry)(&entry, event),
+                    extra: &extra,
+                    off: &|_, _, _| false,
+                },
             )
             .expect("installs")
         };
@@ -486,4 +503,67 @@ fn config_toml_handlers_are_read_for_the_entry_timeout() {
     assert_eq!(handlers[0].0, "Stop");
     assert_eq!(handlers[0].1["timeout"], 700);
     assert!(config_toml::handlers("[hooks", &["Stop"]).is_empty());
+}
+
+#[test]
+fn hooks_turned_off_in_codex_are_marked_in_the_sidecar_and_unmarked_on_uninstall() {
+    let hooks = json_hooks(&codex::INSTALL);
+    assert!(hooks.carries_state);
+    let text = r#"{"hooks": {"Stop": [
+        {"hooks": [{"type": "command", "command": "a"}, {"type": "command", "command": "b"}]},
+        {"hooks": [{"type": "command", "command": "c"}]}
+    ]}}"#;
+    let entry = entry();
+    let off = |event: &str, g: usize, h: usize| event == "Stop" && (g, h) == (0, 1);
+    let edited = install(
+        Path::new("/h/.codex/hooks.json"),
+        Some(text),
+        Path::new("/h/.codex/hooks.hookrig.json"),
+        None,
+        hooks,
+        &hooks_json::Writing {
+            entry: &|event| (hooks.entry)(&entry, event),
+            extra: &[],
+            off: &off,
+        },
+    )
+    .expect("installs");
+    let side: Value =
+        serde_json::from_str(edited.sidecar.as_deref().expect("sidecar")).expect("json");
+    let enabled: Vec<&Value> = side["hooks"]["Stop"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .flat_map(|g| g["hooks"].as_array().expect("hooks"))
+        .map(|h| &h["enabled"])
+        .collect();
+    assert_eq!(enabled, [&Value::Null, &Value::Bool(false), &Value::Null]);
+    let (back, restored) = uninstall(
+        Path::new("/h/.codex/hooks.json"),
+        Some(&edited.file),
+        Path::new("/h/.codex/hooks.hookrig.json"),
+        edited.sidecar.as_deref(),
+        hooks,
+    )
+    .expect("uninstalls");
+    assert_eq!(restored, 3);
+    assert_eq!(
+        hooks_json::meaning(&back, hooks),
+        hooks_json::meaning(text, hooks)
+    );
+
+    // config.toml's hooks: the same, in TOML.
+    let toml = "[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"a\"\n";
+    let path = Path::new("/h/.codex/config.toml");
+    let side_path = Path::new("/h/.codex/config.hookrig.toml");
+    let edited = config_toml::install(path, Some(toml), side_path, None, &["Stop"], &|e, g, h| {
+        e == "Stop" && (g, h) == (0, 0)
+    })
+    .expect("installs");
+    let side = edited.sidecar.expect("sidecar");
+    assert!(side.contains("enabled = false"), "{side}");
+    let (back, _) =
+        config_toml::uninstall(path, Some(&edited.file), side_path, Some(&side), &["Stop"])
+            .expect("uninstalls");
+    assert_eq!(config_toml::meaning(&back), config_toml::meaning(toml));
 }
