@@ -101,6 +101,19 @@ pub(crate) struct JsonHooks {
     /// `[hooks.state]`): install marks the hooks it moves with `"enabled": false` when
     /// the user turned them off, and uninstall takes the mark away again.
     pub(crate) carries_state: bool,
+    /// Whether the file gets hookrig's entries or only loses its hooks.
+    pub(crate) role: Role,
+}
+
+/// What install does to a JSON hooks file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// It gets hookrig's entries, and its hooks move out.
+    Entries,
+    /// Its hooks only move out, because the host reads it beside the file that has
+    /// hookrig's entries, and would run hookrig twice (Claude Code's
+    /// `settings.local.json`).
+    MovesOnly,
 }
 
 /// One file install edits, and its sidecar.

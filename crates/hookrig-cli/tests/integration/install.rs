@@ -832,3 +832,67 @@ fn a_hook_turned_off_in_codex_stays_off_once_moved() {
     assert_eq!(read(&path).as_deref(), Some(original.as_str()));
     assert_eq!(read(&config).as_deref(), Some(config_text.as_str()));
 }
+
+#[test]
+fn claude_project_install_moves_the_hooks_of_settings_local_json() {
+    let env = world();
+    let settings = project_path(&env, &CLAUDE);
+    let local = settings.with_file_name("settings.local.json");
+    let local_sidecar = settings.with_file_name("settings.local.hookrig.json");
+    let shared = (CLAUDE.settings)(&counter_hook(&env, "guard"));
+    let mine = (CLAUDE.settings)(&counter_hook(&env, "mine"));
+    write(&settings, &shared);
+    write(&local, &mine);
+    // Both files trusted as they are: their moved hooks stay trusted.
+    assert_eq!(code(&env.run_untrusted(["trust"], b"")), 0);
+
+    let output = env.run_untrusted(["install", "claude", "--project"], b"");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let said = text(&output.stdout);
+    assert!(said.contains("stay trusted"), "{said}");
+    // The local file's hooks moved out; it gets no entry of hookrig (settings.json has
+    // them), and its other settings stay.
+    let local_now = read(&local).expect("local file");
+    assert!(!local_now.contains("emit --dialect"), "{local_now}");
+    assert!(!local_now.contains("mine.sh"), "{local_now}");
+    assert!(local_now.contains("\"model\": \"opus\""), "{local_now}");
+    assert!(
+        read(&local_sidecar).is_some_and(|s| s.contains("mine.sh")),
+        "the sidecar"
+    );
+    // hookrig runs each once, the local one at the local layer.
+    let input = (CLAUDE.input)(&env.project()).to_string();
+    emit_untrusted(&env, &["--dialect", "claude"], &input);
+    assert_eq!((runs(&env, "guard"), runs(&env, "mine")), (1, 1));
+    let list = text(&env.run_untrusted(["list"], b"").stdout);
+    assert!(list.contains("claude:local:PreToolUse:1"), "{list}");
+    // Installing again changes nothing.
+    let output = env.run_untrusted(["install", "claude", "--project"], b"");
+    assert!(
+        text(&output.stdout).contains("unchanged"),
+        "{}",
+        text(&output.stdout)
+    );
+
+    let output = env.run_untrusted(["uninstall", "claude", "--project"], b"");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(read(&settings).as_deref(), Some(shared.as_str()));
+    assert_eq!(read(&local).as_deref(), Some(mine.as_str()));
+    assert!(!local_sidecar.exists());
+}
+
+#[test]
+fn a_shipped_settings_local_sidecar_is_untrusted() {
+    let env = world();
+    let settings = project_path(&env, &CLAUDE);
+    write(
+        &settings.with_file_name("settings.local.hookrig.json"),
+        &(CLAUDE.settings)(&counter_hook(&env, "shipped")),
+    );
+    let input = (CLAUDE.input)(&env.project()).to_string();
+    emit_untrusted(&env, &["--dialect", "claude"], &input);
+    assert_eq!(runs(&env, "shipped"), 0);
+    assert_eq!(code(&env.run_untrusted(["trust"], b"")), 0);
+    emit_untrusted(&env, &["--dialect", "claude"], &input);
+    assert_eq!(runs(&env, "shipped"), 1);
+}

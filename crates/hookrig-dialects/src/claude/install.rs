@@ -24,6 +24,16 @@ static HOOKS: JsonHooks = JsonHooks {
     default_timeout,
     timeout_margin: 5.0,
     carries_state: false,
+    role: crate::install::Role::Entries,
+};
+
+/// The project's `settings.local.json`: Claude Code runs its hooks beside those of
+/// `settings.json`, so install moves them out (into `settings.local.hookrig.json`, which
+/// the loader reads at the local layer) and writes no entry of hookrig there, which
+/// would run hookrig twice.
+static LOCAL_HOOKS: JsonHooks = JsonHooks {
+    role: crate::install::Role::MovesOnly,
+    ..HOOKS
 };
 
 /// Claude Code's timeout of a hook of `event` that sets none, in seconds: the event's
@@ -61,7 +71,11 @@ fn targets(env: &Environment, level: InstallLevel, project: &Path) -> Vec<Target
         InstallLevel::User => env.home.join(".claude"),
         InstallLevel::Project => project.join(".claude"),
     };
-    vec![Target::new(dir.join("settings.json"), &HOOKS)]
+    let mut targets = vec![Target::new(dir.join("settings.json"), &HOOKS)];
+    if level == InstallLevel::Project {
+        targets.push(Target::new(dir.join("settings.local.json"), &LOCAL_HOOKS));
+    }
+    targets
 }
 
 /// Files of Claude Code: in a `.claude` directory, or the managed settings.

@@ -24,6 +24,7 @@ static HOOKS: JsonHooks = JsonHooks {
     default_timeout: |_| DEFAULT_TIMEOUT_SECS,
     timeout_margin: 5.0,
     carries_state: false,
+    role: crate::install::Role::Entries,
 };
 
 /// The timeout hookrig gives a Cursor hook that sets none, in seconds: Cursor's own

@@ -25,6 +25,7 @@ static HOOKS: JsonHooks = JsonHooks {
     default_timeout: |_| super::loader::DEFAULT_TIMEOUT.as_secs_f64() * 1000.0,
     timeout_margin: 5000.0,
     carries_state: false,
+    role: crate::install::Role::Entries,
 };
 
 /// hookrig's handler of every event: a command running `hookrig emit`, named so that

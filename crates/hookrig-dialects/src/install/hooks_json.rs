@@ -266,6 +266,31 @@ fn split(
     (ours, theirs)
 }
 
+/// An event's entries with only hookrig's handlers (a group left with none dropped).
+fn only_hookrig(entries: &[Value], hooks: &JsonHooks) -> Vec<Value> {
+    entries
+        .iter()
+        .filter_map(|entry| {
+            if !hooks.grouped {
+                return is_hookrig_handler(entry).then(|| entry.clone());
+            }
+            let ours: Vec<Value> = handlers_of(entry, hooks)
+                .into_iter()
+                .filter(|h| is_hookrig_handler(h))
+                .cloned()
+                .collect();
+            if ours.is_empty() {
+                return None;
+            }
+            let mut group = entry.clone();
+            if let Some(object) = group.as_object_mut() {
+                object.insert("hooks".to_owned(), Value::Array(ours));
+            }
+            Some(group)
+        })
+        .collect()
+}
+
 /// How many handlers the entries hold.
 fn count(entries: &[Value], hooks: &JsonHooks) -> usize {
     entries.iter().map(|e| handlers_of(e, hooks).len()).sum()
@@ -369,6 +394,20 @@ pub(crate) fn install(
             .flat_map(|e| handlers_of(e, hooks))
             .chain(extra.iter().filter(|(e, _)| e == event).map(|(_, h)| h))
             .collect();
+        if hooks.role == super::Role::MovesOnly {
+            // The file's hooks move out, hookrig's own handlers (if someone put them
+            // there) stay, and an event left with none loses its key.
+            if !theirs.is_empty() {
+                moved_count += count(&theirs, hooks);
+                moved.push((event.to_owned(), theirs));
+                let ours = only_hookrig(&entries, hooks);
+                changes.push((
+                    event.to_owned(),
+                    (!ours.is_empty()).then_some(Value::Array(ours)),
+                ));
+            }
+            continue;
+        }
         let mut handler = entry(event);
         if let Some(timeout) = entry_timeout(hooks, event, &run)
             && let Some(object) = handler.as_object_mut()

@@ -567,3 +567,48 @@ fn hooks_turned_off_in_codex_are_marked_in_the_sidecar_and_unmarked_on_uninstall
             .expect("uninstalls");
     assert_eq!(config_toml::meaning(&back), config_toml::meaning(toml));
 }
+
+#[test]
+fn claudes_settings_local_json_only_loses_its_hooks() {
+    let env =
+        Environment::from_vars("/".into(), |n| (n == "HOME").then(|| "/h".into())).expect("env");
+    let targets = (claude::INSTALL.targets)(&env, InstallLevel::Project, Path::new("/p"));
+    let paths: Vec<&Path> = targets.iter().map(|t| t.path.as_path()).collect();
+    assert_eq!(
+        paths,
+        [
+            Path::new("/p/.claude/settings.json"),
+            Path::new("/p/.claude/settings.local.json")
+        ]
+    );
+    assert_eq!(
+        targets[1].sidecar,
+        Path::new("/p/.claude/settings.local.hookrig.json")
+    );
+    let Kind::Json(local) = targets[1].kind else {
+        unreachable!("Claude Code's settings are JSON")
+    };
+    assert_eq!(local.role, Role::MovesOnly);
+    let edited = install_into(Some(SETTINGS), None, local);
+    let file: Value = serde_json::from_str(&edited.file).expect("json");
+    assert_eq!(file["hooks"], serde_json::json!({}));
+    assert_eq!(file["model"], "opus");
+    assert_eq!(edited.moved, 2);
+    // Nothing new: nothing written.
+    let again = install_into(Some(&edited.file), edited.sidecar.as_deref(), local);
+    assert_eq!(again.file, edited.file);
+    assert_eq!(again.sidecar, None);
+    let (back, restored) = uninstall(
+        Path::new("/h/.claude/settings.json"),
+        Some(&edited.file),
+        Path::new("/h/.claude/settings.hookrig.json"),
+        edited.sidecar.as_deref(),
+        local,
+    )
+    .expect("uninstalls");
+    assert_eq!(restored, 2);
+    assert_eq!(
+        hooks_json::meaning(&back, local),
+        hooks_json::meaning(SETTINGS, local)
+    );
+}
