@@ -91,6 +91,29 @@ pub(crate) struct JsonHooks {
     pub(crate) preamble: &'static [(&'static str, i64)],
     /// hookrig's handler for one event.
     pub(crate) entry: fn(&Entry, &str) -> Value,
+    /// The host's timeout of a hook of an event that sets none, in the unit of its
+    /// `timeout` field (seconds; milliseconds for Gemini CLI).
+    pub(crate) default_timeout: fn(&str) -> f64,
+    /// What hookrig's entry is given beyond its hooks' timeouts, in the same unit: its
+    /// own start and answer, and the grace between stopping a hook and killing it.
+    pub(crate) timeout_margin: f64,
+    /// The host keeps whether a hook is turned off by the hook's place (Codex's
+    /// `[hooks.state]`): install marks the hooks it moves with `"enabled": false` when
+    /// the user turned them off, and uninstall takes the mark away again.
+    pub(crate) carries_state: bool,
+    /// Whether the file gets hookrig's entries or only loses its hooks.
+    pub(crate) role: Role,
+}
+
+/// What install does to a JSON hooks file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// It gets hookrig's entries, and its hooks move out.
+    Entries,
+    /// Its hooks only move out, because the host reads it beside the file that has
+    /// hookrig's entries, and would run hookrig twice (Claude Code's
+    /// `settings.local.json`).
+    MovesOnly,
 }
 
 /// One file install edits, and its sidecar.
@@ -139,16 +162,31 @@ impl Target {
         text: Option<&str>,
         sidecar: Option<&str>,
         entry: &Entry,
+        extra: &[(String, Value)],
+        off: &TurnedOff,
     ) -> Result<hooks_json::Edited, InstallError> {
         match self.kind {
-            Kind::Json(hooks) => {
-                hooks_json::install(&self.path, text, &self.sidecar, sidecar, hooks, &|event| {
-                    (hooks.entry)(entry, event)
-                })
-            }
+            Kind::Json(hooks) => hooks_json::install(
+                &self.path,
+                text,
+                &self.sidecar,
+                sidecar,
+                hooks,
+                &hooks_json::Writing {
+                    entry: &|event| (hooks.entry)(entry, event),
+                    extra,
+                    off: &|event, g, h| off(&self.path, event, g, h),
+                },
+            ),
             Kind::Toml(events) => {
-                let edited =
-                    config_toml::install(&self.path, text, &self.sidecar, sidecar, &events())?;
+                let edited = config_toml::install(
+                    &self.path,
+                    text,
+                    &self.sidecar,
+                    sidecar,
+                    &events(),
+                    &|event, g, h| off(&self.path, event, g, h),
+                )?;
                 Ok(hooks_json::Edited {
                     file: edited.file,
                     sidecar: edited.sidecar,
@@ -184,6 +222,10 @@ impl Target {
     }
 }
 
+/// Whether the user turned off, in the host itself, the hook of a file at a place: the
+/// file, the event, the 0-based indexes of its group and of the handler in it.
+pub(crate) type TurnedOff = dyn Fn(&Path, &str, usize, usize) -> bool;
+
 /// What install knows of one host.
 #[derive(Debug)]
 pub(crate) struct HostInstall {
@@ -201,6 +243,13 @@ pub(crate) struct HostInstall {
     pub(crate) http: bool,
     /// Whether a loaded hook's file or a diagnostic's path belongs to this host.
     pub(crate) owns: fn(&Environment, &Path) -> bool,
+    /// The hooks the user turned off in the host, by place (Codex's `[hooks.state]`).
+    pub(crate) turned_off: fn(&Environment) -> Box<TurnedOff>,
+}
+
+/// For the hosts that keep no state of a hook by its place: none is turned off.
+pub(crate) fn none_turned_off(_env: &Environment) -> Box<TurnedOff> {
+    Box::new(|_, _, _, _| false)
 }
 
 /// The hosts install knows, in the order `doctor` shows them.
@@ -357,10 +406,23 @@ pub fn install(env: &Environment, request: &InstallRequest) -> Result<InstallRep
     // Every file is read and planned before anything is written, so that a file that is
     // refused leaves every file of the host as it was.
     let mut plans = Vec::new();
+    // The hooks of Codex's `config.toml` (and of its sidecar) also run through the entry
+    // in `hooks.json`: they count toward its timeout.
+    let mut extra = Vec::new();
+    for target in &targets {
+        if let Kind::Toml(events) = target.kind {
+            for path in [&target.path, &target.sidecar] {
+                if let Some(text) = read(path)? {
+                    extra.extend(config_toml::handlers(&text, &events()));
+                }
+            }
+        }
+    }
+    let off = (host.turned_off)(env);
     for target in &targets {
         let text = read(&target.path)?;
         let sidecar = read(&target.sidecar)?;
-        let edited = target.install(text.as_deref(), sidecar.as_deref(), &entry)?;
+        let edited = target.install(text.as_deref(), sidecar.as_deref(), &entry, &extra, &*off)?;
         plans.push((target, text, edited));
     }
     let was_trusted = match request.level {

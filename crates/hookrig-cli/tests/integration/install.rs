@@ -259,7 +259,10 @@ fn hooks_added_after_install(host: &Host, add: fn(&str, &str) -> String) {
 
     let said = ok(&env, &["install", host.name]);
     assert!(said.contains("1 hook moved"), "{said}");
-    assert_eq!(read(&path).as_deref(), Some(installed.as_str()));
+    // The file is as it was, but for the timeout of the entry that now runs one hook more.
+    let now = read(&path).expect("file");
+    assert_eq!(without_timeouts(&now), without_timeouts(&installed));
+    assert_ne!(now, installed);
     fire(&env, host);
     assert_eq!((runs(&env, "guard"), runs(&env, "later")), (1, 1));
 
@@ -692,4 +695,204 @@ fn http_entries_post_to_the_engine_with_the_token_from_the_environment() {
     assert!(!text.contains("http://"), "{text}");
     assert!(text.contains("hookrig emit --dialect claude"), "{text}");
     assert_eq!(runs(&env, "guard"), 1);
+}
+
+/// A hooks file as JSON, its comments (Gemini CLI's: whole lines, and `/* */` blocks
+/// that hold no quote) left out.
+fn parsed(text: &str) -> Value {
+    let mut text = text.to_owned();
+    while let Some(start) = text.find("/*") {
+        let Some(end) = text[start..].find("*/") else {
+            break;
+        };
+        text.replace_range(start..start + end + 2, "");
+    }
+    let json: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    serde_json::from_str(&json).expect("json")
+}
+
+/// A hooks file as JSON with every `timeout` taken out.
+fn without_timeouts(text: &str) -> Value {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                map.remove("timeout");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut value = parsed(text);
+    strip(&mut value);
+    value
+}
+
+/// The `timeout` of hookrig's entry of `event` in a grouped hooks file.
+fn installed_timeout(path: &Path, event: &str) -> Option<Value> {
+    let value = parsed(&read(path).expect("the file"));
+    let handler = &value["hooks"][event][0]["hooks"][0];
+    assert!(
+        handler["command"]
+            .as_str()
+            .is_some_and(|c| c.contains("emit")),
+        "{handler}"
+    );
+    handler.get("timeout").cloned()
+}
+
+#[test]
+fn gemini_entry_outlasts_a_moved_hook_with_a_long_timeout() {
+    let env = world();
+    let path = user_path(&env, &GEMINI);
+    let original = (GEMINI.settings)(&counter_hook(&env, "guard")).replace("5000", "120000");
+    write(&path, &original);
+
+    ok(&env, &["install", "gemini"]);
+    // Gemini CLI would stop hookrig at its 60000 ms default, before the hook's 120000 ms.
+    assert_eq!(installed_timeout(&path, "BeforeTool"), Some(json!(125_000)));
+    // Events with no hook of their own keep Gemini CLI's default.
+    assert_eq!(installed_timeout(&path, "AfterTool"), None);
+    fire(&env, &GEMINI);
+    assert_eq!(runs(&env, "guard"), 1);
+
+    let installed = read(&path).expect("file");
+    let said = ok(&env, &["install", "gemini"]);
+    assert!(said.contains("unchanged"), "{said}");
+    assert_eq!(read(&path).as_deref(), Some(installed.as_str()));
+
+    ok(&env, &["uninstall", "gemini"]);
+    assert_eq!(read(&path).as_deref(), Some(original.as_str()));
+}
+
+#[test]
+fn codex_entry_counts_the_hooks_of_config_toml() {
+    let env = world();
+    let dir = env.home().join(".codex");
+    let config = dir.join("config.toml");
+    let original = "model = \"gpt-5\"\n\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"true\"\ntimeout = 900\n";
+    write(&config, original);
+
+    ok(&env, &["install", "codex"]);
+    let hooks = dir.join("hooks.json");
+    // The entry in hooks.json runs config.toml's hook too: 900 s and a 5 s margin.
+    assert_eq!(installed_timeout(&hooks, "Stop"), Some(json!(905)));
+    assert_eq!(installed_timeout(&hooks, "PreToolUse"), None);
+    let installed = read(&hooks).expect("file");
+    let said = ok(&env, &["install", "codex"]);
+    assert!(said.contains("unchanged"), "{said}");
+    assert_eq!(read(&hooks).as_deref(), Some(installed.as_str()));
+
+    ok(&env, &["uninstall", "codex"]);
+    assert_eq!(read(&config).as_deref(), Some(original));
+}
+
+#[test]
+fn a_hook_turned_off_in_codex_stays_off_once_moved() {
+    let env = world();
+    let path = user_path(&env, &CODEX);
+    let dir = path.parent().expect("a parent").to_owned();
+    let original = (CODEX.settings)(&counter_hook(&env, "guard"));
+    write(&path, &original);
+    // The guard turned off in Codex (`/hooks`), by its place in hooks.json, and a hook of
+    // config.toml turned off the same way.
+    let config = dir.join("config.toml");
+    let config_text = format!(
+        "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\n\n[hooks.state.\"{}:pre_tool_use:0:0\"]\nenabled = false\n\n[hooks.state.\"{}:pre_tool_use:0:0\"]\nenabled = false\n",
+        json!(counter_hook(&env, "other")),
+        path.display(),
+        config.display()
+    );
+    write(&config, &config_text);
+    fire(&env, &CODEX);
+    assert_eq!((runs(&env, "guard"), runs(&env, "other")), (0, 0));
+
+    ok(&env, &["install", "codex"]);
+    let side: Value =
+        serde_json::from_str(&read(&sidecar(&path, &CODEX)).expect("sidecar")).expect("json");
+    assert_eq!(
+        side["hooks"]["PreToolUse"][0]["hooks"][0]["enabled"],
+        json!(false)
+    );
+    let side_toml = read(&dir.join("config.hookrig.toml")).expect("toml sidecar");
+    assert!(side_toml.contains("enabled = false"), "{side_toml}");
+    // Still off: hookrig lists them and runs neither.
+    fire(&env, &CODEX);
+    assert_eq!((runs(&env, "guard"), runs(&env, "other")), (0, 0));
+    // Installing again changes nothing.
+    let said = ok(&env, &["install", "codex"]);
+    assert!(said.contains("unchanged"), "{said}");
+
+    // Uninstall: both files as they were, the state in Codex's keys again.
+    ok(&env, &["uninstall", "codex"]);
+    assert_eq!(read(&path).as_deref(), Some(original.as_str()));
+    assert_eq!(read(&config).as_deref(), Some(config_text.as_str()));
+}
+
+#[test]
+fn claude_project_install_moves_the_hooks_of_settings_local_json() {
+    let env = world();
+    let settings = project_path(&env, &CLAUDE);
+    let local = settings.with_file_name("settings.local.json");
+    let local_sidecar = settings.with_file_name("settings.local.hookrig.json");
+    let shared = (CLAUDE.settings)(&counter_hook(&env, "guard"));
+    let mine = (CLAUDE.settings)(&counter_hook(&env, "mine"));
+    write(&settings, &shared);
+    write(&local, &mine);
+    // Both files trusted as they are: their moved hooks stay trusted.
+    assert_eq!(code(&env.run_untrusted(["trust"], b"")), 0);
+
+    let output = env.run_untrusted(["install", "claude", "--project"], b"");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let said = text(&output.stdout);
+    assert!(said.contains("stay trusted"), "{said}");
+    // The local file's hooks moved out; it gets no entry of hookrig (settings.json has
+    // them), and its other settings stay.
+    let local_now = read(&local).expect("local file");
+    assert!(!local_now.contains("emit --dialect"), "{local_now}");
+    assert!(!local_now.contains("mine.sh"), "{local_now}");
+    assert!(local_now.contains("\"model\": \"opus\""), "{local_now}");
+    assert!(
+        read(&local_sidecar).is_some_and(|s| s.contains("mine.sh")),
+        "the sidecar"
+    );
+    // hookrig runs each once, the local one at the local layer.
+    let input = (CLAUDE.input)(&env.project()).to_string();
+    emit_untrusted(&env, &["--dialect", "claude"], &input);
+    assert_eq!((runs(&env, "guard"), runs(&env, "mine")), (1, 1));
+    let list = text(&env.run_untrusted(["list"], b"").stdout);
+    assert!(list.contains("claude:local:PreToolUse:1"), "{list}");
+    // Installing again changes nothing.
+    let output = env.run_untrusted(["install", "claude", "--project"], b"");
+    assert!(
+        text(&output.stdout).contains("unchanged"),
+        "{}",
+        text(&output.stdout)
+    );
+
+    let output = env.run_untrusted(["uninstall", "claude", "--project"], b"");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(read(&settings).as_deref(), Some(shared.as_str()));
+    assert_eq!(read(&local).as_deref(), Some(mine.as_str()));
+    assert!(!local_sidecar.exists());
+}
+
+#[test]
+fn a_shipped_settings_local_sidecar_is_untrusted() {
+    let env = world();
+    let settings = project_path(&env, &CLAUDE);
+    write(
+        &settings.with_file_name("settings.local.hookrig.json"),
+        &(CLAUDE.settings)(&counter_hook(&env, "shipped")),
+    );
+    let input = (CLAUDE.input)(&env.project()).to_string();
+    emit_untrusted(&env, &["--dialect", "claude"], &input);
+    assert_eq!(runs(&env, "shipped"), 0);
+    assert_eq!(code(&env.run_untrusted(["trust"], b"")), 0);
+    emit_untrusted(&env, &["--dialect", "claude"], &input);
+    assert_eq!(runs(&env, "shipped"), 1);
 }

@@ -21,7 +21,31 @@ static HOOKS: JsonHooks = JsonHooks {
     events: || events::EVENTS.iter().map(|e| e.name).collect(),
     preamble: &[],
     entry,
+    default_timeout,
+    timeout_margin: 5.0,
+    carries_state: false,
+    role: crate::install::Role::Entries,
 };
+
+/// The project's `settings.local.json`: Claude Code runs its hooks beside those of
+/// `settings.json`, so install moves them out (into `settings.local.hookrig.json`, which
+/// the loader reads at the local layer) and writes no entry of hookrig there, which
+/// would run hookrig twice.
+static LOCAL_HOOKS: JsonHooks = JsonHooks {
+    role: crate::install::Role::MovesOnly,
+    ..HOOKS
+};
+
+/// Claude Code's timeout of a hook of `event` that sets none, in seconds: the event's
+/// own (30 s on `UserPromptSubmit`, ...) or the general 600 s.
+fn default_timeout(event: &str) -> f64 {
+    events::EVENTS
+        .iter()
+        .find(|e| e.name == event)
+        .and_then(|e| e.timeout)
+        .unwrap_or(super::loader::DEFAULT_TIMEOUT)
+        .as_secs_f64()
+}
 
 /// hookrig's handler of `event`: a command hook running `hookrig emit`, or with `--http`
 /// an HTTP hook posting to the resident engine, its token read from `HOOKRIG_TOKEN` in
@@ -47,7 +71,11 @@ fn targets(env: &Environment, level: InstallLevel, project: &Path) -> Vec<Target
         InstallLevel::User => env.home.join(".claude"),
         InstallLevel::Project => project.join(".claude"),
     };
-    vec![Target::new(dir.join("settings.json"), &HOOKS)]
+    let mut targets = vec![Target::new(dir.join("settings.json"), &HOOKS)];
+    if level == InstallLevel::Project {
+        targets.push(Target::new(dir.join("settings.local.json"), &LOCAL_HOOKS));
+    }
+    targets
 }
 
 /// Files of Claude Code: in a `.claude` directory, or the managed settings.
@@ -67,4 +95,5 @@ pub(crate) static INSTALL: HostInstall = HostInstall {
     targets,
     http: true,
     owns,
+    turned_off: crate::install::none_turned_off,
 };

@@ -147,6 +147,7 @@ pub(crate) fn settings_dir(project: &hookrig_config::Project) -> Option<PathBuf>
             consulted::is_file(&claude.join("settings.json"))
                 || consulted::is_file(&claude.join("settings.local.json"))
                 || consulted::is_file(&claude.join("settings.hookrig.json"))
+                || consulted::is_file(&claude.join("settings.local.hookrig.json"))
         })
         .cloned()
 }
@@ -206,6 +207,8 @@ pub(crate) fn load_settings(ctx: &mut LoadContext<'_>, level: Level) {
                     // The hooks `hookrig install --project` moved out of settings.json.
                     ("settings.hookrig.json", Layer::Project),
                     ("settings.local.json", Layer::Local),
+                    // And those it moved out of settings.local.json.
+                    ("settings.local.hookrig.json", Layer::Local),
                 ] {
                     let path = dir.join(".claude").join(name);
                     if let Some(file) = read(ctx, &path, layer) {

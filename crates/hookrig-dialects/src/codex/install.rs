@@ -13,7 +13,7 @@ use hookrig_core::Dialect;
 use serde_json::{Value, json};
 
 use super::events;
-use crate::install::{Entry, HostInstall, InstallLevel, JsonHooks, Target};
+use crate::install::{Entry, HostInstall, InstallLevel, JsonHooks, Target, TurnedOff};
 
 /// Every Codex event, from its events table.
 fn event_names() -> Vec<&'static str> {
@@ -28,6 +28,12 @@ static HOOKS: JsonHooks = JsonHooks {
     events: event_names,
     preamble: &[],
     entry,
+    default_timeout: |_| {
+        std::time::Duration::from_secs(super::loader::DEFAULT_TIMEOUT_SECS).as_secs_f64()
+    },
+    timeout_margin: 5.0,
+    carries_state: true,
+    role: crate::install::Role::Entries,
 };
 
 /// hookrig's handler of every event: a command hook running `hookrig emit`.
@@ -66,4 +72,17 @@ pub(crate) static INSTALL: HostInstall = HostInstall {
     targets,
     http: false,
     owns,
+    turned_off,
 };
+
+/// The hooks the user turned off in Codex: the keys `PATH:EVENT:GROUP:HANDLER` of
+/// `[hooks.state]` in the user's `config.toml` whose `enabled` is `false`, as the loader
+/// reads them (docs/dialects/codex.md).
+fn turned_off(env: &Environment) -> Box<TurnedOff> {
+    let keys = super::loader::disabled_hooks(&super::codex_home(&env.home));
+    Box::new(move |path, event, group, handler| {
+        events::by_name(event).is_some_and(|e| {
+            keys.contains(&format!("{}:{}:{group}:{handler}", path.display(), e.key))
+        })
+    })
+}

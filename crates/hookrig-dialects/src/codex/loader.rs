@@ -168,7 +168,7 @@ fn hooks_disabled(home: &Path) -> bool {
 /// (the file, the event's `snake_case` name, and the 0-based indexes of the group and of
 /// the handler in it). Only the user's file counts, as in Codex: a project cannot turn
 /// the user's hooks on or off. Entries Codex cannot read are skipped, as Codex skips them.
-fn disabled_hooks(home: &Path) -> HashSet<String> {
+pub(crate) fn disabled_hooks(home: &Path) -> HashSet<String> {
     let Ok(text) = hookrig_config::read_source(&home.join("config.toml")) else {
         return HashSet::new();
     };
@@ -351,6 +351,11 @@ enum RawHandler {
         is_async: bool,
         #[serde(default, rename = "statusMessage")]
         status_message: Option<String>,
+        /// `false` on a hook `hookrig install` moved into a sidecar after the user had
+        /// turned it off in Codex: Codex's `[hooks.state]` names it by its old place,
+        /// so the sidecar carries the state itself. Read in sidecars only.
+        #[serde(default)]
+        enabled: Option<bool>,
     },
     #[serde(rename = "prompt")]
     Prompt {},
@@ -559,14 +564,15 @@ fn lower(
     matcher: &Matcher,
     pos: Option<usize>,
 ) -> Option<HookDef> {
-    let (command, timeout, is_async, status_message) = match raw {
+    let (command, timeout, is_async, status_message, enabled) = match raw {
         RawHandler::Command {
             command,
             timeout,
             is_async,
             status_message,
+            enabled,
             ..
-        } => (command, timeout, is_async, status_message),
+        } => (command, timeout, is_async, status_message, enabled),
         RawHandler::Prompt {} | RawHandler::Agent {} => {
             let kind = if matches!(raw, RawHandler::Prompt {}) {
                 "prompt"
@@ -617,6 +623,13 @@ fn lower(
         Mode::Sync
     };
     let secs = timeout.unwrap_or(DEFAULT_TIMEOUT_SECS).max(1);
+    // Codex's own files have no such field: only the state install carried into a
+    // sidecar counts.
+    let is_sidecar = file
+        .path()
+        .file_name()
+        .is_some_and(|n| n == "hooks.hookrig.json" || n == "config.hookrig.toml");
+    let enabled = !(is_sidecar && enabled == Some(false));
     Some(HookDef {
         spec: HookSpec {
             name: name.to_owned(),
@@ -624,7 +637,7 @@ fn lower(
             matcher: matcher.clone(),
             priority: HookSpec::DEFAULT_PRIORITY,
             mode,
-            enabled: true,
+            enabled,
             // Codex: a failed hook never blocks.
             on_error: OnError::Allow,
             source: Source {
@@ -972,5 +985,40 @@ mod tests {
         .expect("valid");
         let enabled: Vec<bool> = hooks.iter().map(|h| h.spec.enabled).collect();
         assert_eq!(enabled, [true, false]);
+    }
+
+    #[test]
+    fn a_sidecar_carries_the_state_install_moved_with_a_hook() {
+        let text = r#"{"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "a.sh", "enabled": false},
+            {"type": "command", "command": "b.sh", "enabled": true},
+            {"type": "command", "command": "c.sh"}]}]}}"#;
+        let toml = "[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"a.sh\"\nenabled = false\n";
+        let cases = [
+            (
+                "hooks.hookrig.json",
+                Format::Json,
+                text,
+                vec![false, true, true],
+            ),
+            // Codex's own files have no such field: hookrig reads it in sidecars only.
+            ("hooks.json", Format::Json, text, vec![true, true, true]),
+            ("config.hookrig.toml", Format::Toml, toml, vec![false]),
+            ("config.toml", Format::Toml, toml, vec![true]),
+        ];
+        for (name, format, text, expected) in cases {
+            let path = Path::new("/h/.codex").join(name);
+            let hooks = parse(
+                &path,
+                text,
+                format,
+                Layer::USER,
+                &HashSet::new(),
+                &mut Vec::new(),
+            )
+            .expect("valid");
+            let enabled: Vec<bool> = hooks.iter().map(|h| h.spec.enabled).collect();
+            assert_eq!(enabled, expected, "{name}");
+        }
     }
 }

@@ -21,7 +21,16 @@ static HOOKS: JsonHooks = JsonHooks {
     events: || events::EVENTS.iter().map(|e| e.name).collect(),
     preamble: &[("version", 1)],
     entry,
+    default_timeout: |_| DEFAULT_TIMEOUT_SECS,
+    timeout_margin: 5.0,
+    carries_state: false,
+    role: crate::install::Role::Entries,
 };
+
+/// The timeout hookrig gives a Cursor hook that sets none, in seconds: Cursor's own
+/// documentation names no number (docs/dialects/cursor.md), so hookrig's entry is
+/// measured against hookrig's default.
+const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
 
 /// hookrig's handler of every event: a command running `hookrig emit`. On `stop` and
 /// `subagentStop` it sets `loop_limit: null`: the hooks hookrig runs keep their own
@@ -61,4 +70,5 @@ pub(crate) static INSTALL: HostInstall = HostInstall {
     targets,
     http: false,
     owns,
+    turned_off: crate::install::none_turned_off,
 };

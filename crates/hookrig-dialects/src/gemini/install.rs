@@ -22,6 +22,10 @@ static HOOKS: JsonHooks = JsonHooks {
     events: || events::EVENTS.iter().map(|e| e.name).collect(),
     preamble: &[],
     entry,
+    default_timeout: |_| super::loader::DEFAULT_TIMEOUT.as_secs_f64() * 1000.0,
+    timeout_margin: 5000.0,
+    carries_state: false,
+    role: crate::install::Role::Entries,
 };
 
 /// hookrig's handler of every event: a command running `hookrig emit`, named so that
@@ -60,4 +64,5 @@ pub(crate) static INSTALL: HostInstall = HostInstall {
     targets,
     http: false,
     owns,
+    turned_off: crate::install::none_turned_off,
 };

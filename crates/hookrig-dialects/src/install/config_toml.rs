@@ -139,6 +139,36 @@ fn append(doc: &mut DocumentMut, event: &str, groups: Vec<Table>) {
     }
 }
 
+/// Sets `enabled = false` on the handlers of `groups` the user turned off in Codex
+/// (`off(group, handler)`, their places in the file they come from), whose state Codex
+/// keeps by that place.
+fn mark_turned_off(groups: &mut [Table], off: &dyn Fn(usize, usize) -> bool) {
+    for (g, group) in groups.iter_mut().enumerate() {
+        let Some(Item::ArrayOfTables(handlers)) = group.get_mut("hooks") else {
+            continue;
+        };
+        for (h, handler) in handlers.iter_mut().enumerate() {
+            if off(g, h) {
+                handler.insert("enabled", toml_edit::value(false));
+            }
+        }
+    }
+}
+
+/// Takes the `enabled = false` install set away from the handlers of `groups`.
+fn unmark(groups: &mut [Table]) {
+    for group in groups {
+        let Some(Item::ArrayOfTables(handlers)) = group.get_mut("hooks") else {
+            continue;
+        };
+        for handler in handlers.iter_mut() {
+            if handler.get("enabled").and_then(Item::as_bool) == Some(false) {
+                handler.remove("enabled");
+            }
+        }
+    }
+}
+
 /// Takes every event array out of the document's `[hooks]`, in file order; a `[hooks]`
 /// left empty goes too.
 fn take_events(doc: &mut DocumentMut, events: &[&str]) -> Vec<(String, Vec<Table>)> {
@@ -169,6 +199,7 @@ pub(crate) fn install(
     sidecar_path: &Path,
     sidecar: Option<&str>,
     events: &[&str],
+    off: &dyn Fn(&str, usize, usize) -> bool,
 ) -> Result<Edited, InstallError> {
     let Some(text) = text else {
         if let Some(sidecar) = sidecar {
@@ -191,8 +222,9 @@ pub(crate) fn install(
         });
     }
     let mut moved = 0;
-    for (event, groups) in taken {
+    for (event, mut groups) in taken {
         moved += count(&groups);
+        mark_turned_off(&mut groups, &|g, h| off(&event, g, h));
         append(&mut side, &event, groups);
     }
     let mut side = side.to_string();
@@ -227,11 +259,44 @@ pub(crate) fn uninstall(
     let mut side = parse(sidecar_path, sidecar, events)?;
     let taken = take_events(&mut side, events);
     let mut restored = 0;
-    for (event, groups) in taken {
+    for (event, mut groups) in taken {
         restored += count(&groups);
+        unmark(&mut groups);
         append(&mut doc, &event, groups);
     }
     Ok((doc.to_string(), restored))
+}
+
+/// The handlers of the `[hooks]` event arrays of `text`, event by event, as JSON values
+/// (for the timeout of hookrig's entry); nothing when it does not parse, since install
+/// then refuses the file anyway.
+pub(crate) fn handlers(text: &str, events: &[&str]) -> Vec<(String, serde_json::Value)> {
+    let Ok(table) = toml::from_str::<toml::Table>(text) else {
+        return Vec::new();
+    };
+    let Some(hooks) = table.get("hooks").and_then(toml::Value::as_table) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (event, groups) in hooks {
+        if !events.contains(&event.as_str()) {
+            continue;
+        }
+        let groups = groups.as_array().map(Vec::as_slice).unwrap_or_default();
+        for group in groups {
+            let handlers = group
+                .get("hooks")
+                .and_then(toml::Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            for handler in handlers {
+                if let Ok(value) = serde_json::to_value(handler) {
+                    found.push((event.clone(), value));
+                }
+            }
+        }
+    }
+    found
 }
 
 /// The file's content as a value, for comparing two texts by meaning.

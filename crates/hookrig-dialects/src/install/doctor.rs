@@ -154,7 +154,17 @@ pub fn doctor(env: &Environment, path_var: Option<&OsStr>) -> Doctor {
             None => (Vec::new(), Vec::new()),
         };
         let mut warnings = warnings;
-        warnings.extend(run_twice(host, &installed, &hooks));
+        // The files whose hooks a project install moves without writing entries there
+        // (Claude Code's settings.local.json).
+        let moved_only: Vec<PathBuf> =
+            (host.targets)(env, InstallLevel::Project, &project_dir(env))
+                .into_iter()
+                .filter(
+                    |t| matches!(t.kind, Kind::Json(hooks) if hooks.role == super::Role::MovesOnly),
+                )
+                .map(|t| t.path)
+                .collect();
+        warnings.extend(run_twice(host, &installed, &moved_only, &hooks));
         hosts.push(HostCheck {
             host: host.dialect,
             title: host.title.to_owned(),
@@ -180,8 +190,8 @@ fn installed(
     (host.targets)(env, level, &project_dir(env))
         .into_iter()
         .filter_map(|target| match target.kind {
-            Kind::Json(hooks) => Some((target.path, hooks)),
-            Kind::Toml(_) => None,
+            Kind::Json(hooks) if hooks.role == super::Role::Entries => Some((target.path, hooks)),
+            Kind::Json(_) | Kind::Toml(_) => None,
         })
         .map(|(path, hooks)| {
             let state = match std::fs::read_to_string(&path) {
@@ -246,7 +256,12 @@ fn first_word(line: &str) -> String {
 /// `settings.local.json` and managed settings...), and hookrig, which reads them too,
 /// runs them again: one warning per such file, with the command that moves them when
 /// install edits that file.
-fn run_twice(host: &HostInstall, installed: &[Installed], hooks: &[HookCheck]) -> Vec<String> {
+fn run_twice(
+    host: &HostInstall,
+    installed: &[Installed],
+    moved_only: &[PathBuf],
+    hooks: &[HookCheck],
+) -> Vec<String> {
     if !installed
         .iter()
         .any(|i| matches!(i.state, InstallState::Installed { .. }))
@@ -266,11 +281,16 @@ fn run_twice(host: &HostInstall, installed: &[Installed], hooks: &[HookCheck]) -
     files
         .into_iter()
         .map(|file| {
-            let hint = match installed.iter().find(|i| i.file == file) {
-                Some(i) => format!(
+            let level = installed
+                .iter()
+                .find(|i| i.file == file)
+                .map(|i| i.level)
+                .or_else(|| moved_only.iter().any(|m| m == file).then_some(InstallLevel::Project));
+            let hint = match level {
+                Some(level) => format!(
                     "`hookrig install {}{}` moves them, so that they run once, through hookrig",
                     host.dialect,
-                    match i.level {
+                    match level {
                         InstallLevel::User => "",
                         InstallLevel::Project => " --project",
                     }

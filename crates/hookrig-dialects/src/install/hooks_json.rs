@@ -220,17 +220,31 @@ fn handlers_of<'v>(entry: &'v Value, hooks: &JsonHooks) -> Vec<&'v Value> {
 
 /// An event's entries split into hookrig's handlers and the user's entries (for a
 /// grouped format, each group with only its non-hookrig handlers; a group left with none
-/// is dropped).
-fn split(entries: &[Value], hooks: &JsonHooks) -> (usize, Vec<Value>) {
+/// is dropped). A handler for which `off(group, handler)` holds (its 0-based place in
+/// `entries`) is one the user turned off in the host, and gets `"enabled": false`.
+fn split(
+    entries: &[Value],
+    hooks: &JsonHooks,
+    off: &dyn Fn(usize, usize) -> bool,
+) -> (usize, Vec<Value>) {
     let mut ours = 0;
     let mut theirs = Vec::new();
-    for entry in entries {
+    for (g, entry) in entries.iter().enumerate() {
         if hooks.grouped {
             let handlers = handlers_of(entry, hooks);
             let kept: Vec<Value> = handlers
                 .iter()
-                .filter(|h| !is_hookrig_handler(h))
-                .map(|h| (*h).clone())
+                .enumerate()
+                .filter(|(_, h)| !is_hookrig_handler(h))
+                .map(|(h, handler)| {
+                    let mut handler = (*handler).clone();
+                    if off(g, h)
+                        && let Some(object) = handler.as_object_mut()
+                    {
+                        object.insert("enabled".to_owned(), Value::Bool(false));
+                    }
+                    handler
+                })
                 .collect();
             ours += handlers.len() - kept.len();
             if kept.is_empty() && !handlers.is_empty() {
@@ -252,6 +266,31 @@ fn split(entries: &[Value], hooks: &JsonHooks) -> (usize, Vec<Value>) {
     (ours, theirs)
 }
 
+/// An event's entries with only hookrig's handlers (a group left with none dropped).
+fn only_hookrig(entries: &[Value], hooks: &JsonHooks) -> Vec<Value> {
+    entries
+        .iter()
+        .filter_map(|entry| {
+            if !hooks.grouped {
+                return is_hookrig_handler(entry).then(|| entry.clone());
+            }
+            let ours: Vec<Value> = handlers_of(entry, hooks)
+                .into_iter()
+                .filter(|h| is_hookrig_handler(h))
+                .cloned()
+                .collect();
+            if ours.is_empty() {
+                return None;
+            }
+            let mut group = entry.clone();
+            if let Some(object) = group.as_object_mut() {
+                object.insert("hooks".to_owned(), Value::Array(ours));
+            }
+            Some(group)
+        })
+        .collect()
+}
+
 /// How many handlers the entries hold.
 fn count(entries: &[Value], hooks: &JsonHooks) -> usize {
     entries.iter().map(|e| handlers_of(e, hooks).len()).sum()
@@ -267,10 +306,55 @@ fn our_entry(hooks: &JsonHooks, handler: Value) -> Value {
     }
 }
 
+/// The `timeout` hookrig's entry of `event` needs, in the host's unit, when the host's
+/// default is not enough: `handlers` (every hook hookrig will run for the event from
+/// this level's files) run one after another, each to its own timeout or the host's
+/// default, and hookrig needs a moment more to start and answer. `None` when no hook is
+/// moved or the host's default already covers them, so that the entry stays as short
+/// as it was.
+fn entry_timeout(hooks: &JsonHooks, event: &str, handlers: &[&Value]) -> Option<u64> {
+    if handlers.is_empty() {
+        return None;
+    }
+    let default = (hooks.default_timeout)(event);
+    let total: f64 = handlers
+        .iter()
+        .map(|h| {
+            h.get("timeout")
+                .and_then(Value::as_f64)
+                .filter(|t| t.is_finite() && *t > 0.0)
+                .unwrap_or(default)
+        })
+        .sum::<f64>()
+        + hooks.timeout_margin;
+    if total <= default {
+        return None;
+    }
+    // Rounded up to a whole number of the host's unit (Codex reads only integers); a
+    // sum too large for a duration is written as the largest integer.
+    Some(
+        std::time::Duration::try_from_secs_f64(total).map_or(u64::MAX, |d| {
+            d.as_secs().saturating_add(u64::from(d.subsec_nanos() > 0))
+        }),
+    )
+}
+
+/// What hookrig writes into a file, and what it knows of the hooks it moves.
+pub(crate) struct Writing<'a> {
+    /// hookrig's handler of an event.
+    pub(crate) entry: &'a dyn Fn(&str) -> Value,
+    /// The handlers of the host's other files at this level that hookrig's entry also
+    /// runs (Codex's `config.toml`), event by event, for the entry's timeout.
+    pub(crate) extra: &'a [(String, Value)],
+    /// Whether the user turned off, in the host, the handler of an event at a place
+    /// (its group's and its own 0-based index in the file).
+    pub(crate) off: &'a dyn Fn(&str, usize, usize) -> bool,
+}
+
 /// Installs hookrig into the file `text` (`None`: it does not exist): every event of the
-/// host gets hookrig's one entry (`entry(event)` is its handler), and every other
-/// handler of those events moves into the sidecar (`sidecar`, `None` when it does not
-/// exist), appended after what it already holds.
+/// host gets hookrig's one entry (`writing.entry(event)` is its handler), and every
+/// other handler of those events moves into the sidecar (`sidecar`, `None` when it does
+/// not exist), appended after what it already holds.
 ///
 /// Events the host does not have are left alone: hookrig is not called for them, so their
 /// hooks stay where the host runs them.
@@ -280,21 +364,60 @@ pub(crate) fn install(
     sidecar_path: &Path,
     sidecar: Option<&str>,
     hooks: &JsonHooks,
-    entry: &dyn Fn(&str) -> Value,
+    writing: &Writing<'_>,
 ) -> Result<Edited, InstallError> {
+    let Writing { entry, extra, off } = *writing;
     let root = tree(path, text.unwrap_or(""), hooks)?;
     let side_root = sidecar.map(|s| tree(sidecar_path, s, hooks)).transpose()?;
+    let side_events = side_root.as_ref().map(events_of).unwrap_or_default();
     let present = events_of(&root);
     let mut changes: Vec<(String, Option<Value>)> = Vec::new();
     let mut moved: Vec<(String, Vec<Value>)> = Vec::new();
     let mut moved_count = 0;
     for event in (hooks.events)() {
-        let desired = Value::Array(vec![our_entry(hooks, entry(event))]);
-        match present.iter().find(|(name, _)| name == event) {
+        let current = present.iter().find(|(name, _)| name == event);
+        let entries = current
+            .and_then(|(_, value)| value.as_array().cloned())
+            .unwrap_or_default();
+        let (_, theirs) = split(&entries, hooks, &|g, h| off(event, g, h));
+        let already = side_events
+            .iter()
+            .find(|(name, _)| name == event)
+            .and_then(|(_, value)| value.as_array().cloned())
+            .unwrap_or_default();
+        // The entry's timeout is worked out from every hook it will run, those moved
+        // before and those moving now, so that it is the same on every install while
+        // nothing changes.
+        let run: Vec<&Value> = already
+            .iter()
+            .chain(&theirs)
+            .flat_map(|e| handlers_of(e, hooks))
+            .chain(extra.iter().filter(|(e, _)| e == event).map(|(_, h)| h))
+            .collect();
+        if hooks.role == super::Role::MovesOnly {
+            // The file's hooks move out, hookrig's own handlers (if someone put them
+            // there) stay, and an event left with none loses its key.
+            if !theirs.is_empty() {
+                moved_count += count(&theirs, hooks);
+                moved.push((event.to_owned(), theirs));
+                let ours = only_hookrig(&entries, hooks);
+                changes.push((
+                    event.to_owned(),
+                    (!ours.is_empty()).then_some(Value::Array(ours)),
+                ));
+            }
+            continue;
+        }
+        let mut handler = entry(event);
+        if let Some(timeout) = entry_timeout(hooks, event, &run)
+            && let Some(object) = handler.as_object_mut()
+        {
+            object.insert("timeout".to_owned(), Value::from(timeout));
+        }
+        let desired = Value::Array(vec![our_entry(hooks, handler)]);
+        match current {
             Some((_, value)) if *value == desired => {}
-            Some((_, value)) => {
-                let entries = value.as_array().cloned().unwrap_or_default();
-                let (_, theirs) = split(&entries, hooks);
+            Some(_) => {
                 if !theirs.is_empty() {
                     moved_count += count(&theirs, hooks);
                     moved.push((event.to_owned(), theirs));
@@ -345,11 +468,12 @@ pub(crate) fn uninstall(
             continue;
         }
         let entries = value.as_array().cloned().unwrap_or_default();
-        let (ours, mut theirs) = split(&entries, hooks);
+        let (ours, mut theirs) = split(&entries, hooks, &|_, _| false);
         let back = side
             .iter()
             .find(|(name, _)| name == event)
             .and_then(|(_, v)| v.as_array().cloned())
+            .map(|back| restore_state(back, hooks))
             .unwrap_or_default();
         if ours == 0 && back.is_empty() {
             continue;
@@ -367,7 +491,7 @@ pub(crate) fn uninstall(
         {
             continue;
         }
-        let back = value.as_array().cloned().unwrap_or_default();
+        let back = restore_state(value.as_array().cloned().unwrap_or_default(), hooks);
         if back.is_empty() {
             continue;
         }
@@ -378,6 +502,30 @@ pub(crate) fn uninstall(
         return Ok((text.unwrap_or("").to_owned(), 0));
     }
     Ok((apply(&root, text.is_none(), hooks, &changes), restored))
+}
+
+/// The entries of a sidecar going back into the host's file, without the
+/// `"enabled": false` install carried into them (for a host that keeps that state itself,
+/// by the hook's place, which is the hook's again once it is back).
+fn restore_state(mut entries: Vec<Value>, hooks: &JsonHooks) -> Vec<Value> {
+    if !hooks.carries_state {
+        return entries;
+    }
+    for entry in &mut entries {
+        let handlers = if hooks.grouped {
+            entry.get_mut("hooks").and_then(Value::as_array_mut)
+        } else {
+            None
+        };
+        for handler in handlers.into_iter().flatten() {
+            if let Some(object) = handler.as_object_mut()
+                && object.get("enabled") == Some(&Value::Bool(false))
+            {
+                object.remove("enabled");
+            }
+        }
+    }
+    entries
 }
 
 /// The sidecar with `moved` appended, event by event: a new sidecar is written in full

@@ -34,7 +34,11 @@ fn install_into(
         Path::new("/h/.claude/settings.hookrig.json"),
         sidecar,
         hooks,
-        &|event| (hooks.entry)(&entry, event),
+        &hooks_json::Writing {
+            entry: &|event| (hooks.entry)(&entry, event),
+            extra: &[],
+            off: &|_, _, _| false,
+        },
     )
     .expect("installs")
 }
@@ -108,7 +112,11 @@ fn hooks_added_after_install_are_appended_to_the_sidecar() {
     );
     let second = install_into(Some(&added), first.sidecar.as_deref(), hooks);
     assert_eq!(second.moved, 1);
-    assert_eq!(second.file, first.file);
+    // Stop's entry now runs two hooks of Claude Code's 600 s default one after another.
+    assert_eq!(
+        second.file,
+        first.file.replace("\"timeout\": 605", "\"timeout\": 1205")
+    );
     let sidecar: Value = serde_json::from_str(&second.sidecar.expect("sidecar")).expect("json");
     let stop: Vec<&str> = sidecar["hooks"]["Stop"]
         .as_array()
@@ -173,7 +181,11 @@ fn files_that_do_not_parse_or_have_the_wrong_shape_are_refused_with_their_place(
                 Path::new("/h/.claude/settings.hookrig.json"),
                 None,
                 hooks,
-                &|event| (hooks.entry)(&entry, event),
+                &hooks_json::Writing {
+                    entry: &|event| (hooks.entry)(&entry, event),
+                    extra: &[],
+                    off: &|_, _, _| false,
+                },
             )
             .expect_err("refused")
             .to_string()
@@ -267,7 +279,8 @@ fn config_toml_event_arrays_move_in_either_form_and_come_back() {
     "#};
     let path = Path::new("/h/.codex/config.toml");
     let side = Path::new("/h/.codex/config.hookrig.toml");
-    let edited = config_toml::install(path, Some(text), side, None, &events).expect("installs");
+    let edited = config_toml::install(path, Some(text), side, None, &events, &|_, _, _| false)
+        .expect("installs");
     assert_eq!(edited.moved, 2);
     assert_eq!(
         edited.file,
@@ -290,11 +303,312 @@ fn config_toml_event_arrays_move_in_either_form_and_come_back() {
         config_toml::meaning(&back).map(|t| t["hooks"]["Stop"].clone()),
         config_toml::meaning(text).map(|t| t["hooks"]["Stop"].clone())
     );
-    let refused = config_toml::install(path, Some("[hooks]\nStop = 1\n"), side, None, &events)
-        .expect_err("refused")
-        .to_string();
+    let refused = config_toml::install(
+        path,
+        Some("[hooks]\nStop = 1\n"),
+        side,
+        None,
+        &events,
+        &|_, _, _| false,
+    )
+    .expect_err("refused")
+    .to_string();
     assert_eq!(
         refused,
         "/h/.codex/config.toml:2:8: `hooks.Stop` must be an array of tables; the file is left as it is"
+    );
+}
+
+/// The JSON hooks of `host`'s first file.
+fn json_hooks(host: &HostInstall) -> &'static JsonHooks {
+    let env =
+        Environment::from_vars("/".into(), |n| (n == "HOME").then(|| "/h".into())).expect("env");
+    match (host.targets)(&env, InstallLevel::User, Path::new("/p"))[0].kind {
+        Kind::Json(hooks) => hooks,
+        Kind::Toml(_) => unreachable!("the first file of every host is JSON"),
+    }
+}
+
+/// The `timeout` of hookrig's entry of `event` in an installed file.
+fn entry_timeout_of(file: &str, hooks: &JsonHooks, event: &str) -> Option<u64> {
+    let value: Value = serde_json::from_str(file).expect("json");
+    let entry = &value["hooks"][event][0];
+    let handler = if hooks.grouped {
+        &entry["hooks"][0]
+    } else {
+        entry
+    };
+    assert!(is_hookrig_handler(handler), "{event}: {handler}");
+    handler
+        .get("timeout")
+        .map(|t| t.as_u64().expect("an integer"))
+}
+
+/// A case of the entry's timeout: the host, the event, the file's hooks, the handlers of
+/// the host's other files, and the entry's timeout in the host's unit.
+type TimeoutCase = (
+    &'static HostInstall,
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    Option<u64>,
+);
+
+const TIMEOUT_CASES: &[TimeoutCase] = &[
+    // Claude Code, seconds, default 600 (30 on UserPromptSubmit).
+    (
+        &claude::INSTALL,
+        "PreToolUse",
+        r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "a", "timeout": 5}]}]}"#,
+        &[],
+        None,
+    ),
+    (
+        &claude::INSTALL,
+        "PreToolUse",
+        r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "a", "timeout": 900}]}]}"#,
+        &[],
+        Some(905),
+    ),
+    (
+        &claude::INSTALL,
+        "UserPromptSubmit",
+        r#"{"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "a", "timeout": 20}, {"type": "command", "command": "b", "timeout": 20}]}]}"#,
+        &[],
+        Some(45),
+    ),
+    (
+        &claude::INSTALL,
+        "PostToolUse",
+        r#"{"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "a", "timeout": 1.5}]}, {"hooks": [{"type": "command", "command": "b", "timeout": 599}]}]}"#,
+        &[],
+        Some(606),
+    ),
+    // Gemini CLI, milliseconds, default 60000.
+    (
+        &gemini::INSTALL,
+        "BeforeTool",
+        r#"{"BeforeTool": [{"hooks": [{"type": "command", "command": "a", "timeout": 5000}]}]}"#,
+        &[],
+        None,
+    ),
+    (
+        &gemini::INSTALL,
+        "BeforeTool",
+        r#"{"BeforeTool": [{"hooks": [{"type": "command", "command": "a", "timeout": 120000}]}]}"#,
+        &[],
+        Some(125_000),
+    ),
+    (
+        &gemini::INSTALL,
+        "AfterAgent",
+        r#"{"AfterAgent": [{"hooks": [{"type": "command", "command": "a"}, {"type": "command", "command": "b"}]}]}"#,
+        &[],
+        Some(125_000),
+    ),
+    // Codex CLI, whole seconds, default 600; config.toml's hooks count too.
+    (
+        &codex::INSTALL,
+        "Stop",
+        r#"{"Stop": [{"hooks": [{"type": "command", "command": "a", "timeout": 10}]}]}"#,
+        &[],
+        None,
+    ),
+    (
+        &codex::INSTALL,
+        "Stop",
+        r#"{"Stop": [{"hooks": [{"type": "command", "command": "a", "timeout": 10}]}]}"#,
+        &[r#"{"type": "command", "command": "b", "timeout": 700}"#],
+        Some(715),
+    ),
+    (
+        &codex::INSTALL,
+        "PreToolUse",
+        "{}",
+        &[r#"{"type": "command", "command": "b"}"#],
+        Some(605),
+    ),
+    // Cursor, seconds, hookrig's default of 30 (Cursor names none).
+    (
+        &cursor::INSTALL,
+        "beforeShellExecution",
+        r#"{"beforeShellExecution": [{"command": "a", "timeout": 10}]}"#,
+        &[],
+        None,
+    ),
+    (
+        &cursor::INSTALL,
+        "beforeShellExecution",
+        r#"{"beforeShellExecution": [{"command": "a", "timeout": 40}]}"#,
+        &[],
+        Some(45),
+    ),
+];
+
+#[test]
+fn hookrigs_entry_outlasts_the_hooks_it_runs_one_after_another() {
+    for (host, event, events, extra, expected) in TIMEOUT_CASES {
+        let hooks = json_hooks(host);
+        let text = format!("{{\"hooks\": {events}}}");
+        let extra: Vec<(String, Value)> = extra
+            .iter()
+            .map(|h| ((*event).to_owned(), serde_json::from_str(h).expect("json")))
+            .collect();
+        let entry = entry();
+        let run = |text: &str, sidecar: Option<&str>| {
+            install(
+                Path::new("/h/f.json"),
+                Some(text),
+                Path::new("/h/f.hookrig.json"),
+                sidecar,
+                hooks,
+                &hooks_json::Writing {
+                    entry: &|event| (hooks.entry)(&entry, event),
+                    extra: &extra,
+                    off: &|_, _, _| false,
+                },
+            )
+            .expect("installs")
+        };
+        let first = run(&text, None);
+        assert_eq!(
+            entry_timeout_of(&first.file, hooks, event),
+            *expected,
+            "{}: {events}",
+            host.title
+        );
+        // Recomputed from the sidecar on the next install, the entry stays as it is.
+        let second = run(&first.file, first.sidecar.as_deref());
+        assert_eq!(second.file, first.file, "{}: {events}", host.title);
+        assert_eq!(second.sidecar, None);
+    }
+}
+
+#[test]
+fn config_toml_handlers_are_read_for_the_entry_timeout() {
+    let text = indoc! {r#"
+        model = "o3"
+
+        [[hooks.Stop]]
+        [[hooks.Stop.hooks]]
+        type = "command"
+        command = "a"
+        timeout = 700
+
+        [hooks.state]
+        "x" = { enabled = false }
+    "#};
+    let handlers = config_toml::handlers(text, &["Stop", "PreToolUse"]);
+    assert_eq!(handlers.len(), 1);
+    assert_eq!(handlers[0].0, "Stop");
+    assert_eq!(handlers[0].1["timeout"], 700);
+    assert!(config_toml::handlers("[hooks", &["Stop"]).is_empty());
+}
+
+#[test]
+fn hooks_turned_off_in_codex_are_marked_in_the_sidecar_and_unmarked_on_uninstall() {
+    let hooks = json_hooks(&codex::INSTALL);
+    assert!(hooks.carries_state);
+    let text = r#"{"hooks": {"Stop": [
+        {"hooks": [{"type": "command", "command": "a"}, {"type": "command", "command": "b"}]},
+        {"hooks": [{"type": "command", "command": "c"}]}
+    ]}}"#;
+    let entry = entry();
+    let off = |event: &str, g: usize, h: usize| event == "Stop" && (g, h) == (0, 1);
+    let edited = install(
+        Path::new("/h/.codex/hooks.json"),
+        Some(text),
+        Path::new("/h/.codex/hooks.hookrig.json"),
+        None,
+        hooks,
+        &hooks_json::Writing {
+            entry: &|event| (hooks.entry)(&entry, event),
+            extra: &[],
+            off: &off,
+        },
+    )
+    .expect("installs");
+    let side: Value =
+        serde_json::from_str(edited.sidecar.as_deref().expect("sidecar")).expect("json");
+    let enabled: Vec<&Value> = side["hooks"]["Stop"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .flat_map(|g| g["hooks"].as_array().expect("hooks"))
+        .map(|h| &h["enabled"])
+        .collect();
+    assert_eq!(enabled, [&Value::Null, &Value::Bool(false), &Value::Null]);
+    let (back, restored) = uninstall(
+        Path::new("/h/.codex/hooks.json"),
+        Some(&edited.file),
+        Path::new("/h/.codex/hooks.hookrig.json"),
+        edited.sidecar.as_deref(),
+        hooks,
+    )
+    .expect("uninstalls");
+    assert_eq!(restored, 3);
+    assert_eq!(
+        hooks_json::meaning(&back, hooks),
+        hooks_json::meaning(text, hooks)
+    );
+
+    // config.toml's hooks: the same, in TOML.
+    let toml = "[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"a\"\n";
+    let path = Path::new("/h/.codex/config.toml");
+    let side_path = Path::new("/h/.codex/config.hookrig.toml");
+    let edited = config_toml::install(path, Some(toml), side_path, None, &["Stop"], &|e, g, h| {
+        e == "Stop" && (g, h) == (0, 0)
+    })
+    .expect("installs");
+    let side = edited.sidecar.expect("sidecar");
+    assert!(side.contains("enabled = false"), "{side}");
+    let (back, _) =
+        config_toml::uninstall(path, Some(&edited.file), side_path, Some(&side), &["Stop"])
+            .expect("uninstalls");
+    assert_eq!(config_toml::meaning(&back), config_toml::meaning(toml));
+}
+
+#[test]
+fn claudes_settings_local_json_only_loses_its_hooks() {
+    let env =
+        Environment::from_vars("/".into(), |n| (n == "HOME").then(|| "/h".into())).expect("env");
+    let targets = (claude::INSTALL.targets)(&env, InstallLevel::Project, Path::new("/p"));
+    let paths: Vec<&Path> = targets.iter().map(|t| t.path.as_path()).collect();
+    assert_eq!(
+        paths,
+        [
+            Path::new("/p/.claude/settings.json"),
+            Path::new("/p/.claude/settings.local.json")
+        ]
+    );
+    assert_eq!(
+        targets[1].sidecar,
+        Path::new("/p/.claude/settings.local.hookrig.json")
+    );
+    let Kind::Json(local) = targets[1].kind else {
+        unreachable!("Claude Code's settings are JSON")
+    };
+    assert_eq!(local.role, Role::MovesOnly);
+    let edited = install_into(Some(SETTINGS), None, local);
+    let file: Value = serde_json::from_str(&edited.file).expect("json");
+    assert_eq!(file["hooks"], serde_json::json!({}));
+    assert_eq!(file["model"], "opus");
+    assert_eq!(edited.moved, 2);
+    // Nothing new: nothing written.
+    let again = install_into(Some(&edited.file), edited.sidecar.as_deref(), local);
+    assert_eq!(again.file, edited.file);
+    assert_eq!(again.sidecar, None);
+    let (back, restored) = uninstall(
+        Path::new("/h/.claude/settings.json"),
+        Some(&edited.file),
+        Path::new("/h/.claude/settings.hookrig.json"),
+        edited.sidecar.as_deref(),
+        local,
+    )
+    .expect("uninstalls");
+    assert_eq!(restored, 2);
+    assert_eq!(
+        hooks_json::meaning(&back, local),
+        hooks_json::meaning(SETTINGS, local)
     );
 }
