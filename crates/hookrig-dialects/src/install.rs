@@ -425,10 +425,14 @@ pub fn install(env: &Environment, request: &InstallRequest) -> Result<InstallRep
         let edited = target.install(text.as_deref(), sidecar.as_deref(), &entry, &extra, &*off)?;
         plans.push((target, text, edited));
     }
+    // A sidecar already there may have come with the repository rather than from an
+    // earlier install: its hooks count too, or trusting the sidecar would trust hooks
+    // the user never saw.
     let was_trusted = match request.level {
         InstallLevel::Project => targets
             .iter()
-            .map(|t| project_file_trusted(env, &t.path))
+            .flat_map(|t| [&t.path, &t.sidecar])
+            .map(|file| project_file_trusted(env, file))
             .all(|trusted| trusted != Some(false)),
         InstallLevel::User => true,
     };

@@ -353,6 +353,31 @@ fn a_shipped_sidecar_is_untrusted(host: &Host) {
     assert_eq!(runs(&env, "shipped"), 1);
 }
 
+/// A sidecar that arrives with the repository after the user trusted the project file
+/// is not trusted by install's carry-over: its hooks still wait for `hookrig trust`.
+fn a_shipped_sidecar_is_not_carried_over(host: &Host) {
+    let env = world();
+    let path = project_path(&env, host);
+    write(&path, &(host.settings)(&counter_hook(&env, "guard")));
+    assert_eq!(code(&env.run_untrusted(["trust"], b"")), 0);
+    write(
+        &sidecar(&path, host),
+        &(host.settings)(&counter_hook(&env, "shipped")),
+    );
+    let said = ok(&env, &["install", host.name, "--project"]);
+    assert!(said.contains("hookrig trust"), "{said}");
+    let input = (host.input)(&env.project()).to_string();
+    emit_untrusted(&env, &["--dialect", host.name], &input);
+    assert_eq!(runs(&env, "shipped"), 0);
+}
+
+#[test]
+fn shipped_sidecars_are_not_carried_over() {
+    for host in [&CLAUDE, &CURSOR, &GEMINI, &CODEX] {
+        a_shipped_sidecar_is_not_carried_over(host);
+    }
+}
+
 #[test]
 fn claude_user_install_round_trip() {
     user_install_round_trip(&CLAUDE);
