@@ -39,19 +39,7 @@ fn main() -> ExitCode {
         agent,
         plan,
     };
-    // The commands that run hooks: should hookrig be killed with SIGKILL, the guardian
-    // kills what they left running. It is started with the first hook (an emit handed
-    // to an engine, or where no hook matches, starts none), as this same binary.
-    if matches!(
-        command,
-        Command::Emit(_)
-            | Command::Task(_)
-            | Command::Fire { .. }
-            | Command::Serve(_)
-            | Command::Engine(_)
-    ) {
-        hookrig_exec::guardian::arm(std::path::PathBuf::from("/proc/self/exe"));
-    }
+    arm_guardian(&command);
     let result = match &command {
         Command::Emit(args) => commands::emit::run(&top, args),
         Command::Events { json } => commands::events::run(json.json),
@@ -128,4 +116,19 @@ fn main() -> ExitCode {
             ExitCode::from(err.exit_code())
         }
     }
+}
+
+/// The commands that run hooks: should hookrig be killed with SIGKILL, the guardian kills
+/// what they left running. It is this same binary, started only when a child is (an
+/// emit handed to an engine, or where no hook matches, starts none): by a resident
+/// process with its first child, by a one-shot command once a child has outlived the
+/// guardian's grace (most hooks end sooner).
+fn arm_guardian(command: &Command) {
+    use hookrig_exec::guardian::{Start, arm};
+    let start = match command {
+        Command::Serve(_) | Command::Engine(_) => Start::WithFirstChild,
+        Command::Emit(_) | Command::Task(_) | Command::Fire { .. } => Start::Lazily,
+        _ => return,
+    };
+    arm(std::path::PathBuf::from("/proc/self/exe"), start);
 }

@@ -8,15 +8,19 @@
 //! normally has swept already and dismisses it.
 //!
 //! A process that may run hooks [`arm`]s the guardian at start-up; nothing starts then.
-//! The guardian is started when the first hook is about to be spawned, so that an emit
-//! where no hook matches starts no process at all. While hookrig has a single thread
-//! (an in-process emit) it is a fork of hookrig; a process with more threads (the
-//! engine, `serve`) cannot fork safely, and runs the program given to [`arm`] (hookrig
-//! itself) with [`GUARDIAN_ARG`] instead, whose `main` hands over to [`run_if_asked`]
-//! before anything else. hookrig's death is told to the guardian by the end of a pipe:
-//! its stdin is the read end, and hookrig holds the only write end (closed on exec, so
-//! no hook inherits it), which the kernel closes when hookrig dies, however it dies, and
-//! whichever of its threads started the guardian.
+//! It is started as hookrig itself with [`GUARDIAN_ARG`] (`posix_spawn`, so the parent
+//! copies nothing), whose `main` hands over to [`run_if_asked`] before anything else.
+//! hookrig's death is told to the guardian by the end of a pipe: its stdin is the read
+//! end, and hookrig holds the only write end (closed on exec, so no hook inherits it),
+//! which the kernel closes when hookrig dies, however it dies, and whichever of its
+//! threads started the guardian.
+//!
+//! When it starts is the [`Start`] given to [`arm`]. A resident process (the engine,
+//! `serve`) starts it with its first child. A one-shot `hookrig emit` starts it only once
+//! a child has lived [`GRACE`]: most hooks have exited by then, and an emit whose hooks
+//! all did starts no process besides them (the guardian's start was the largest cost of
+//! an emit with one quick hook, docs/PERFORMANCE.md). The price is a window: a hookrig
+//! killed with SIGKILL within [`GRACE`] of a hook's start leaves what that hook started.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -24,7 +28,8 @@ use std::io::Read as _;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
 
 use nix::sys::signal::{Signal, kill};
 use nix::sys::wait::waitpid;
@@ -35,12 +40,31 @@ use crate::reaper::{ROUND_PAUSE, ROUNDS, TAG_VARIABLE, scan};
 /// The first argument that runs the program given to [`arm`] as a guardian.
 pub const GUARDIAN_ARG: &str = "--hookrig-guardian";
 
+/// How long a child of a [`Start::Lazily`] process runs before the guardian is started.
+pub const GRACE: Duration = Duration::from_millis(20);
+
+/// When an armed guardian is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// Right before the first child is spawned: for processes that run many hooks for a
+    /// long time, where one start is nothing and no window is wanted.
+    WithFirstChild,
+    /// Once a child has run for [`GRACE`] (a one-shot emit, whose hooks mostly end
+    /// sooner).
+    Lazily,
+}
+
 /// Where the guardian of this process stands.
 enum State {
     /// No guardian was asked for: hooks get the parent-death signal only.
     Unarmed,
-    /// One is to be started with the first hook, by running `program`.
-    Armed { program: PathBuf },
+    /// One is to be started (see [`Start`]) by running `program`; `watching` once the
+    /// thread that starts a lazy one runs.
+    Armed {
+        program: PathBuf,
+        start: Start,
+        watching: bool,
+    },
     /// It runs; `pipe` is the write end of its stdin, held until hookrig ends.
     Running { pid: Pid, pipe: OwnedFd },
     /// It could not be started, or was dismissed: hooks get the parent-death signal.
@@ -49,28 +73,80 @@ enum State {
 
 static STATE: Mutex<State> = Mutex::new(State::Unarmed);
 
-/// Asks for a guardian, started with the first hook, by running `program` (hookrig
-/// itself, whose `main` calls [`run_if_asked`] first) with [`GUARDIAN_ARG`]. Where it
-/// cannot work (not Linux, no `/proc`) nothing is armed.
-pub fn arm(program: PathBuf) {
+/// Children spawned so far, counted for the watcher of a lazy guardian, which waits on
+/// [`SPAWNED_CHANGED`] for the next one when none was running at its last look.
+static SPAWNED: Mutex<u64> = Mutex::new(0);
+static SPAWNED_CHANGED: Condvar = Condvar::new();
+
+fn lock() -> std::sync::MutexGuard<'static, State> {
+    STATE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Asks for a guardian, started as `start` says, by running `program` (hookrig itself,
+/// whose `main` calls [`run_if_asked`] first) with [`GUARDIAN_ARG`]. Where it cannot
+/// work (not Linux, no `/proc`) nothing is armed.
+pub fn arm(program: PathBuf, start: Start) {
     if !cfg!(target_os = "linux") || !std::path::Path::new("/proc/self/environ").exists() {
         return;
     }
-    let mut state = STATE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut state = lock();
     if matches!(*state, State::Unarmed) {
-        *state = State::Armed { program };
+        *state = State::Armed {
+            program,
+            start,
+            watching: false,
+        };
     }
 }
 
-/// Starts the guardian if it is armed and not started yet; whether one runs, so that a
-/// hook about to be spawned may rely on it instead of the parent-death signal.
-pub(crate) fn ensure_running() -> bool {
-    let mut state = STATE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let State::Armed { program } = &*state {
+/// Called right before a child is spawned; whether the child may rely on the guardian
+/// instead of the parent-death signal: it runs, or it is armed and will be started
+/// (lazily, by a watcher thread started here with the first child).
+pub(crate) fn covers_next_child() -> bool {
+    let mut state = lock();
+    match &mut *state {
+        State::Armed {
+            start: Start::WithFirstChild,
+            ..
+        } => {
+            start_now(&mut state);
+            matches!(*state, State::Running { .. })
+        }
+        State::Armed {
+            start: Start::Lazily,
+            watching,
+            ..
+        } => {
+            if !*watching {
+                let spawned = std::thread::Builder::new()
+                    .name("hookrig-guardian-watch".to_owned())
+                    .spawn(watch);
+                if let Err(error) = spawned {
+                    // No watcher: start the guardian now rather than leave hooks bare.
+                    tracing::debug!(%error, "cannot start the guardian's watcher");
+                    start_now(&mut state);
+                    return matches!(*state, State::Running { .. });
+                }
+                *watching = true;
+            }
+            drop(state);
+            let mut spawned = SPAWNED
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            *spawned += 1;
+            SPAWNED_CHANGED.notify_all();
+            true
+        }
+        State::Running { .. } => true,
+        State::Unarmed | State::Off => false,
+    }
+}
+
+/// Starts an armed guardian now; the state says whether it runs.
+fn start_now(state: &mut State) {
+    if let State::Armed { program, .. } = &*state {
         *state = match start(program) {
             Ok((pid, pipe)) => State::Running { pid, pipe },
             Err(error) => {
@@ -79,26 +155,52 @@ pub(crate) fn ensure_running() -> bool {
             }
         };
     }
-    matches!(*state, State::Running { .. })
+}
+
+/// The watcher of a lazy guardian: [`GRACE`] after a child was spawned, starts the
+/// guardian if this process has any child (a hook still running, or what one left and
+/// this subreaper adopted); else waits for the next spawn. Ends once the guardian runs
+/// or was dismissed.
+fn watch() {
+    let mut seen = 0;
+    loop {
+        std::thread::sleep(GRACE);
+        // Asked before taking the lock, which `has_children` takes itself.
+        let running = crate::reaper::has_children();
+        let mut state = lock();
+        if !matches!(*state, State::Armed { .. }) {
+            return;
+        }
+        if running {
+            start_now(&mut state);
+            return;
+        }
+        drop(state);
+        // Nothing runs: wait for a spawn after the ones already seen.
+        let mut spawned = SPAWNED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if *spawned == seen {
+            spawned = SPAWNED_CHANGED
+                .wait_while(spawned, |count| *count == seen)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        seen = *spawned;
+    }
 }
 
 /// The guardian's pid, if it runs.
 pub(crate) fn pid() -> Option<i32> {
-    match &*STATE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-    {
+    match &*lock() {
         State::Running { pid, .. } => Some(pid.as_raw()),
         _ => None,
     }
 }
 
 /// hookrig is ending normally, its hooks swept: the guardian, if one was started, is not
-/// needed.
+/// needed, and none is started any more.
 pub fn dismiss() {
-    let mut state = STATE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut state = lock();
     if let State::Running { pid, pipe } = std::mem::replace(&mut *state, State::Off) {
         let _ = kill(pid, Signal::SIGKILL);
         let _ = waitpid(pid, None);
@@ -108,22 +210,15 @@ pub fn dismiss() {
 
 /// Starts the guardian, in a process group of its own (a Ctrl-C or hang-up sent to
 /// hookrig's group must not stop it), its stdin the read end of a pipe whose write end
-/// only this process holds.
+/// only this process holds, as `program GUARDIAN_ARG PID`.
 ///
-/// While this process has a single thread (an in-process emit about to run its first
-/// hook) the guardian is a fork of it, which costs the parent a copy of its page tables
-/// and the copy-on-write faults after it; a new hookrig started for the purpose costs a
-/// whole start of the binary (about twice as many page faults, and the CPU of its
-/// loading, on a machine that may have two). A process with more threads cannot be
-/// forked safely (another thread may hold a lock the child would need), so it spawns
-/// `program GUARDIAN_ARG PID` instead.
+/// It is spawned, never forked: `posix_spawn` copies none of hookrig's page tables, and
+/// a lazy guardian is started from a thread of its own, which rules a fork out anyway
+/// (another thread may hold a lock the child would need).
 fn start(program: &PathBuf) -> std::io::Result<(Pid, OwnedFd)> {
     use std::os::unix::process::CommandExt as _;
 
     let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
-    if single_threaded() {
-        return fork(read, write);
-    }
     let child = std::process::Command::new(program)
         .arg(GUARDIAN_ARG)
         .arg(std::process::id().to_string())
@@ -137,59 +232,6 @@ fn start(program: &PathBuf) -> std::io::Result<(Pid, OwnedFd)> {
     drop(child);
     tracing::debug!(pid, "started the guardian of hook processes");
     Ok((Pid::from_raw(pid), write))
-}
-
-/// Whether this process has one thread: field 20 of `/proc/self/stat`, counted from
-/// the end of the command name; `false` when it cannot be read.
-fn single_threaded() -> bool {
-    let Ok(stat) = fs::read("/proc/self/stat") else {
-        return false;
-    };
-    let Some(close) = stat.iter().rposition(|&b| b == b')') else {
-        return false;
-    };
-    std::str::from_utf8(&stat[close + 1..])
-        .ok()
-        .and_then(|rest| rest.split_ascii_whitespace().nth(17))
-        == Some("1")
-}
-
-/// Forks the guardian; the child never returns into the caller's code.
-fn fork(read: OwnedFd, write: OwnedFd) -> std::io::Result<(Pid, OwnedFd)> {
-    let hookrig = i32::try_from(std::process::id()).map_err(std::io::Error::other)?;
-    // SAFETY: the process has a single thread (checked just before, and only this
-    // thread could start another), so the child may run any code; it ends in `guard`,
-    // which never returns.
-    #[expect(
-        unsafe_code,
-        reason = "a fork is the cheapest guardian while hookrig has a single thread"
-    )]
-    match unsafe { nix::unistd::fork() }? {
-        nix::unistd::ForkResult::Parent { child } => {
-            drop(read);
-            tracing::debug!(
-                pid = child.as_raw(),
-                "started the guardian of hook processes"
-            );
-            Ok((child, write))
-        }
-        nix::unistd::ForkResult::Child => {
-            let _ = nix::unistd::dup2_stdin(&read);
-            if let Ok(null) = fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open("/dev/null")
-            {
-                let _ = nix::unistd::dup2_stdout(&null);
-                let _ = nix::unistd::dup2_stderr(&null);
-            }
-            let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
-            // The write end, the read end's first copy and everything else hookrig had
-            // open are closed by `guard`.
-            drop(write);
-            guard(hookrig)
-        }
-    }
 }
 
 /// Runs as the guardian and never returns when this process was started as one (its
@@ -259,34 +301,18 @@ fn guard(hookrig: i32) -> ! {
     std::process::exit(0)
 }
 
-/// Closes every file descriptor above stderr.
+/// Closes every file descriptor above stderr. Whatever hookrig opens is closed on exec,
+/// so these are descriptors its own parent let it inherit (a host's extra pipe, say),
+/// which the guardian must not keep open for as long as it waits.
 fn close_other_files() {
-    use std::os::fd::{FromRawFd as _, OwnedFd};
-
-    let open: Vec<i32> = fs::read_dir("/proc/self/fd")
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
-                .filter(|&fd| fd > 2)
-                .collect()
-        })
-        .unwrap_or_default();
-    // The descriptor `read_dir` used is in the list and closed already: closing it
-    // again through an `OwnedFd` would be an I/O safety violation.
-    for fd in open
-        .into_iter()
-        .filter(|fd| fs::symlink_metadata(format!("/proc/self/fd/{fd}")).is_ok())
-    {
-        // SAFETY: these descriptors were inherited across exec (the guardian's own
-        // code opened none of them but the one filtered out above), so nothing else in
-        // this process owns them.
-        #[expect(
-            unsafe_code,
-            reason = "descriptors inherited across exec have no owner to close them"
-        )]
-        drop(unsafe { OwnedFd::from_raw_fd(fd) });
-    }
+    // SAFETY: `close_range` only closes descriptors; the guardian has opened none of its
+    // own above stderr yet, so nothing in this process owns the ones it closes. Where the
+    // kernel lacks it (before 5.9) they stay open, as harmless as before exec.
+    #[expect(
+        unsafe_code,
+        reason = "descriptors inherited across exec have no owner to close them"
+    )]
+    let _ = unsafe { libc::syscall(libc::SYS_close_range, 3_u32, u32::MAX, 0_u32) };
 }
 
 /// Whether the environment `pid` started with holds a variable starting with `needle`.

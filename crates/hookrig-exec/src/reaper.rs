@@ -266,6 +266,12 @@ pub(crate) fn may_have_left(pgid: Option<i32>) -> bool {
     ) {
         return true;
     }
+    has_children()
+}
+
+/// Whether this process has a child other than its guardian (a zombie counts: it may be a
+/// hook's, not reaped yet); `true` when that cannot be told.
+pub(crate) fn has_children() -> bool {
     let guardian = crate::guardian::pid();
     children().is_none_or(|children| children.into_iter().any(|pid| Some(pid) != guardian))
 }

@@ -90,8 +90,8 @@ impl fmt::Debug for ProcessGroup {
 /// signalled at once, gives it `arg0` as `argv[0]` (the name the user wrote, not the
 /// path we resolved it to), and has the kernel kill it if hookrig dies first.
 ///
-/// Where a [guardian](crate::guardian) is armed it is started now, if it is not running
-/// yet, and the hook relies on it: it kills every process a hook was started with the
+/// Where a [guardian](crate::guardian) is armed (it runs, or will be started as armed)
+/// the hook relies on it: it kills every process a hook was started with the
 /// tag of, the hook's own included, should hookrig be killed. The parent-death signal
 /// then is not set, because setting it takes a step in the child between fork and exec,
 /// which makes every hook a full fork of hookrig (its page tables copied, then a
@@ -99,7 +99,7 @@ impl fmt::Debug for ProcessGroup {
 /// the system spawns the hook without copying.
 pub(crate) fn configure_command(command: &mut tokio::process::Command, arg0: &OsStr) {
     command.process_group(0).arg0(arg0);
-    if crate::guardian::ensure_running() {
+    if crate::guardian::covers_next_child() {
         return;
     }
     let parent = nix::unistd::getpid();

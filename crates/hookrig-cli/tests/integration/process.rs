@@ -51,15 +51,17 @@ fn timeout_kills_the_hook_and_its_background_grandchild() {
 }
 
 // guards: an emit where no hook runs starts no process at all (the guardian comes with
-// the first hook), and one that runs a hook starts its guardian and stops it
+// a hook that outlives its grace), and one that runs a slow hook starts its guardian
+// once and stops it
 #[test]
-fn the_guardian_starts_with_the_first_hook_only() {
+fn the_guardian_starts_with_a_hook_that_outlives_its_grace_only() {
     let env = test_env();
-    env.write_project_config(indoc! {r#"
+    let sleep = quoted(&env.marked_sleep());
+    env.write_project_config(&formatdoc! {r#"
         [[hooks]]
-        name = "quiet"
+        name = "slow"
         events = ["tool.before"]
-        command = "true"
+        command = "{sleep} 1; {sleep} 1"
     "#});
     let started = "started the guardian of hook processes";
 
@@ -68,7 +70,7 @@ fn the_guardian_starts_with_the_first_hook_only() {
     assert!(!none.stderr.contains(started), "{}", none.stderr);
 
     let one = emit(&env, &["--debug", "tool.before"], "{}");
-    assert_eq!(one.result("quiet"), "allow", "{}", one.stderr);
+    assert_eq!(one.result("slow"), "allow", "{}", one.stderr);
     assert_eq!(one.stderr.matches(started).count(), 1, "{}", one.stderr);
     assert!(env.leftovers().is_empty());
 }
@@ -475,7 +477,7 @@ fn sighup_to_hookrig_records_the_emit_and_its_hook_in_the_ledger() {
 }
 
 // guards: a SIGKILLed emit (which cannot clean up) leaves a row that reads
-// `interrupted`, and its hook does not outlive it (PR_SET_PDEATHSIG)
+// `interrupted`, and its hook does not outlive it (the guardian)
 #[test]
 fn sigkill_to_hookrig_leaves_an_interrupted_row_and_no_hook() {
     let env = test_env();
@@ -501,7 +503,7 @@ fn sigkill_to_hookrig_leaves_an_interrupted_row_and_no_hook() {
     "#});
 
     let mut child = env
-        .command(["emit", "tool.before"])
+        .command(["--debug", "emit", "tool.before"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -513,10 +515,33 @@ fn sigkill_to_hookrig_leaves_an_interrupted_row_and_no_hook() {
         .expect("piped stdin")
         .write_all(b"{}")
         .expect("write the payload");
+    // A one-shot emit starts its guardian once a hook has outlived the guardian's
+    // grace: hookrig is killed after that, as a host's timeout would.
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (guardian, started_guardian) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stderr));
+        if lines
+            .by_ref()
+            .map_while(Result::ok)
+            .any(|line| line.contains("started the guardian of hook processes"))
+        {
+            let _ = guardian.send(());
+        }
+        // Read on, so that hookrig's debug lines never fill the pipe.
+        lines.for_each(drop);
+    });
     let started = env.project().join("started");
     if !wait_for_file(&started, Duration::from_secs(20)) {
         let _ = child.kill();
         panic!("the hook never started");
+    }
+    if started_guardian
+        .recv_timeout(Duration::from_secs(20))
+        .is_err()
+    {
+        let _ = child.kill();
+        panic!("the guardian never started");
     }
     child.kill().expect("SIGKILL hookrig");
     child.wait().expect("reap hookrig");
