@@ -6,7 +6,8 @@
 //! them.
 
 use hookrig_core::{Decision, Dialect, Dispatched, Outcome, Payload, Stopped};
-use serde_json::Value;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 
 use crate::errors::HostError;
 use crate::{claude, codex, cursor, gemini, hygge, native, xcode};
@@ -159,6 +160,63 @@ pub(crate) fn parse_object(stdin: &[u8]) -> Result<Payload, HostError> {
         Value::Bool(_) => Err(HostError::PayloadNotObject("a boolean")),
         Value::Null => Err(HostError::PayloadNotObject("null")),
     }
+}
+
+/// The hook input of a host that names its event in the input (`hook_event_name`), as
+/// its wire module reads it.
+pub(crate) trait WireInput: DeserializeOwned {
+    /// The event the input names, when it names one as a string.
+    fn event_name(&self) -> Option<&str>;
+    /// The input in canonical shape (see [`canonical_payload`]).
+    fn canonical(self) -> Payload;
+}
+
+/// Reads a host's stdin as its wire input `T`: the event is `event` when hookrig was told
+/// one (`hookrig emit EVENT`), else the one the input names.
+pub(crate) fn read_wire<T: WireInput>(
+    event: Option<&str>,
+    stdin: &[u8],
+) -> Result<HostInput, HostError> {
+    let input = parse_object(stdin)?.into_map();
+    let input: T =
+        serde_json::from_value(Value::Object(input)).map_err(HostError::PayloadNotJson)?;
+    let event = match (event, input.event_name()) {
+        (Some(event), _) | (None, Some(event)) => event.to_owned(),
+        (None, None) => return Err(HostError::NoEvent),
+    };
+    Ok(HostInput {
+        event,
+        payload: input.canonical(),
+    })
+}
+
+/// A host's input in canonical shape: the `session` and `tool` sections first (each left
+/// out when none of its fields is there), then the `fields` that are there, then every
+/// other field of the input under its own name, in the order written.
+pub(crate) fn canonical_payload<const S: usize, const T: usize, const F: usize>(
+    session: [(&str, Option<Value>); S],
+    tool: [(&str, Option<Value>); T],
+    fields: [(&str, Option<Value>); F],
+    rest: Map<String, Value>,
+) -> Payload {
+    let mut map = Map::new();
+    let sections = [("session", section(session)), ("tool", section(tool))];
+    for (key, value) in sections.into_iter().chain(fields) {
+        if let Some(value) = value {
+            map.insert(key.to_owned(), value);
+        }
+    }
+    map.extend(rest);
+    Payload::from_map(map)
+}
+
+/// An object of the fields that are there, `None` when none is.
+fn section<const N: usize>(fields: [(&str, Option<Value>); N]) -> Option<Value> {
+    let section: Map<String, Value> = fields
+        .into_iter()
+        .filter_map(|(key, value)| Some((key.to_owned(), value?)))
+        .collect();
+    (!section.is_empty()).then_some(Value::Object(section))
 }
 
 /// The reason of a stop: the hook's, else one naming the hook.

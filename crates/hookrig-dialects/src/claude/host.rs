@@ -18,66 +18,51 @@
 use hookrig_core::{
     Decision, Dialect, Dispatched, EventName, HookRecord, HookResult, Outcome, Payload,
 };
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use super::events;
 use super::wire::{HookInput, HookOutput, HookSpecificOutput, PermissionDecision};
-use crate::errors::HostError;
-use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object};
+use crate::host::{Host, HostAnswer, WireInput, canonical_payload, no_failure_answer, read_wire};
 use crate::wire::Shaped;
 
 /// Claude Code's host mode (also Codex, Cursor, Gemini and other agents that read that
 /// format).
-pub(crate) const HOST: Host = Host::new(Dialect::Claude, read, answer, no_failure_answer, false);
+pub(crate) const HOST: Host = Host::new(
+    Dialect::Claude,
+    read_wire::<HookInput>,
+    answer,
+    no_failure_answer,
+    false,
+);
 
-fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
-    let input = parse_object(stdin)?.into_map();
-    let input: HookInput =
-        serde_json::from_value(Value::Object(input)).map_err(HostError::PayloadNotJson)?;
-    let event = match (event, input.hook_event_name.as_deref()) {
-        (Some(event), _) | (None, Some(event)) => event.to_owned(),
-        (None, None) => return Err(HostError::NoEvent),
-    };
-    Ok(HostInput {
-        event,
-        payload: canonical(input),
-    })
+impl WireInput for HookInput {
+    fn event_name(&self) -> Option<&str> {
+        self.hook_event_name.as_deref()
+    }
+
+    fn canonical(self) -> Payload {
+        canonical(self)
+    }
 }
 
 /// Claude Code's hook input in canonical shape: `session` and `tool` sections first, then
 /// every other field under its own name.
 fn canonical(input: HookInput) -> Payload {
-    let session = section([("id", input.session_id), ("cwd", input.cwd)]);
-    let tool = section([
-        ("name", input.tool_name),
-        ("input", input.tool_input),
-        ("call_id", input.tool_use_id),
-        ("output", input.tool_response),
-    ]);
-    let mut map = Map::new();
-    let fields = [
-        ("session", session),
-        ("tool", tool),
-        ("transcript_path", input.transcript_path),
-        ("permission_mode", input.permission_mode),
-        ("prompt", input.prompt),
-    ];
-    for (key, value) in fields {
-        if let Some(value) = value {
-            map.insert(key.to_owned(), value);
-        }
-    }
-    map.extend(input.rest);
-    Payload::from_map(map)
-}
-
-/// An object of the fields that are there, `None` when none is.
-fn section<const N: usize>(fields: [(&str, Option<Value>); N]) -> Option<Value> {
-    let section: Map<String, Value> = fields
-        .into_iter()
-        .filter_map(|(key, value)| Some((key.to_owned(), value?)))
-        .collect();
-    (!section.is_empty()).then_some(Value::Object(section))
+    canonical_payload(
+        [("id", input.session_id), ("cwd", input.cwd)],
+        [
+            ("name", input.tool_name),
+            ("input", input.tool_input),
+            ("call_id", input.tool_use_id),
+            ("output", input.tool_response),
+        ],
+        [
+            ("transcript_path", input.transcript_path),
+            ("permission_mode", input.permission_mode),
+            ("prompt", input.prompt),
+        ],
+        input.rest,
+    )
 }
 
 /// The Claude Code name of an event.

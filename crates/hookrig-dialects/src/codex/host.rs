@@ -11,75 +11,61 @@
 //! never an `ask` (which Codex refuses; hookrig denies instead, saying why).
 
 use hookrig_core::{Decision, Dialect, Dispatched, HookResult, Outcome, Payload};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use super::events::{self, Answer};
 use super::wire::{HookInput, HookOutput, HookSpecificOutput, PermissionDecision};
-use crate::errors::HostError;
 use crate::host::{
-    Host, HostAnswer, HostInput, no_failure_answer, parse_object, refusal, stop_reason,
+    Host, HostAnswer, WireInput, canonical_payload, no_failure_answer, read_wire, refusal,
+    stop_reason,
 };
 
 /// Codex's host mode.
-pub(crate) const HOST: Host = Host::new(Dialect::Codex, read, answer, no_failure_answer, false);
+pub(crate) const HOST: Host = Host::new(
+    Dialect::Codex,
+    read_wire::<HookInput>,
+    answer,
+    no_failure_answer,
+    false,
+);
 
-fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
-    let input = parse_object(stdin)?.into_map();
-    let input: HookInput =
-        serde_json::from_value(Value::Object(input)).map_err(HostError::PayloadNotJson)?;
-    let event = match (event, input.hook_event_name.as_deref()) {
-        (Some(event), _) | (None, Some(event)) => event.to_owned(),
-        (None, None) => return Err(HostError::NoEvent),
-    };
-    Ok(HostInput {
-        event,
-        payload: canonical(input),
-    })
+impl WireInput for HookInput {
+    fn event_name(&self) -> Option<&str> {
+        self.hook_event_name.as_deref()
+    }
+
+    fn canonical(self) -> Payload {
+        canonical(self)
+    }
 }
 
 /// Codex's hook input in canonical shape: `session` and `tool` sections first, then
 /// every other field under its own name.
 pub(crate) fn canonical(input: HookInput) -> Payload {
-    let session = section([("id", input.session_id), ("cwd", input.cwd)]);
-    let tool = section([
-        ("name", input.tool_name),
-        ("input", input.tool_input),
-        ("call_id", input.tool_use_id),
-        ("output", input.tool_response),
-    ]);
-    let mut map = Map::new();
-    let fields = [
-        ("session", session),
-        ("tool", tool),
-        ("turn_id", input.turn_id),
-        ("agent_id", input.agent_id),
-        ("agent_type", input.agent_type),
-        ("transcript_path", input.transcript_path),
-        ("agent_transcript_path", input.agent_transcript_path),
-        ("model", input.model),
-        ("permission_mode", input.permission_mode),
-        ("prompt", input.prompt),
-        ("source", input.source),
-        ("trigger", input.trigger),
-        ("stop_hook_active", input.stop_hook_active),
-        ("last_assistant_message", input.last_assistant_message),
-    ];
-    for (key, value) in fields {
-        if let Some(value) = value {
-            map.insert(key.to_owned(), value);
-        }
-    }
-    map.extend(input.rest);
-    Payload::from_map(map)
-}
-
-/// An object of the fields that are there, `None` when none is.
-fn section<const N: usize>(fields: [(&str, Option<Value>); N]) -> Option<Value> {
-    let section: Map<String, Value> = fields
-        .into_iter()
-        .filter_map(|(key, value)| Some((key.to_owned(), value?)))
-        .collect();
-    (!section.is_empty()).then_some(Value::Object(section))
+    canonical_payload(
+        [("id", input.session_id), ("cwd", input.cwd)],
+        [
+            ("name", input.tool_name),
+            ("input", input.tool_input),
+            ("call_id", input.tool_use_id),
+            ("output", input.tool_response),
+        ],
+        [
+            ("turn_id", input.turn_id),
+            ("agent_id", input.agent_id),
+            ("agent_type", input.agent_type),
+            ("transcript_path", input.transcript_path),
+            ("agent_transcript_path", input.agent_transcript_path),
+            ("model", input.model),
+            ("permission_mode", input.permission_mode),
+            ("prompt", input.prompt),
+            ("source", input.source),
+            ("trigger", input.trigger),
+            ("stop_hook_active", input.stop_hook_active),
+            ("last_assistant_message", input.last_assistant_message),
+        ],
+        input.rest,
+    )
 }
 
 /// A reason Codex accepts: not empty once trimmed.
@@ -276,6 +262,15 @@ mod tests {
     use super::*;
     use crate::codex::CodexHook;
     use crate::codex::protocol::input;
+    use serde_json::Value;
+
+    use crate::errors::HostError;
+    use crate::host::HostInput;
+
+    /// The host's reading of its stdin, as `hookrig emit --dialect` does it.
+    fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
+        HOST.read(event, stdin)
+    }
 
     fn read_json(event: Option<&str>, input: &Value) -> (String, Value) {
         let read = read(event, input.to_string().as_bytes()).expect("valid input");

@@ -23,24 +23,27 @@ use serde_json::{Map, Value};
 
 use super::events::{self, Answer, AskMode, CursorEvent};
 use super::wire::HookInput;
-use crate::errors::HostError;
-use crate::host::{Host, HostAnswer, HostInput, no_failure_answer, parse_object, stop_reason};
+use crate::host::{
+    Host, HostAnswer, WireInput, canonical_payload, no_failure_answer, read_wire, stop_reason,
+};
 
 /// Cursor's host mode.
-pub(crate) const HOST: Host = Host::new(Dialect::Cursor, read, answer, no_failure_answer, false);
+pub(crate) const HOST: Host = Host::new(
+    Dialect::Cursor,
+    read_wire::<HookInput>,
+    answer,
+    no_failure_answer,
+    false,
+);
 
-fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
-    let input = parse_object(stdin)?.into_map();
-    let input: HookInput =
-        serde_json::from_value(Value::Object(input)).map_err(HostError::PayloadNotJson)?;
-    let event = match (event, input.hook_event_name.as_deref()) {
-        (Some(event), _) | (None, Some(event)) => event.to_owned(),
-        (None, None) => return Err(HostError::NoEvent),
-    };
-    Ok(HostInput {
-        event,
-        payload: canonical(input),
-    })
+impl WireInput for HookInput {
+    fn event_name(&self) -> Option<&str> {
+        self.hook_event_name.as_deref()
+    }
+
+    fn canonical(self) -> Payload {
+        canonical(self)
+    }
 }
 
 /// Cursor's hook input in canonical shape: the `session` and `tool` sections first, then
@@ -53,43 +56,27 @@ fn canonical(input: HookInput) -> Payload {
             .and_then(|roots| roots.get(0))
             .cloned()
     });
-    let session = section([("id", input.conversation_id.clone()), ("cwd", cwd)]);
-    let tool = section([
-        ("name", input.tool_name),
-        ("input", input.tool_input),
-        ("call_id", input.tool_use_id),
-        ("output", input.tool_output),
-    ]);
-    let mut map = Map::new();
-    let fields = [
-        ("session", session),
-        ("tool", tool),
-        ("conversation_id", input.conversation_id),
-        ("generation_id", input.generation_id),
-        ("model", input.model),
-        ("model_id", input.model_id),
-        ("model_params", input.model_params),
-        ("cursor_version", input.cursor_version),
-        ("workspace_roots", input.workspace_roots),
-        ("user_email", input.user_email),
-        ("transcript_path", input.transcript_path),
-    ];
-    for (key, value) in fields {
-        if let Some(value) = value {
-            map.insert(key.to_owned(), value);
-        }
-    }
-    map.extend(input.rest);
-    Payload::from_map(map)
-}
-
-/// An object of the fields that are there, `None` when none is.
-fn section<const N: usize>(fields: [(&str, Option<Value>); N]) -> Option<Value> {
-    let section: Map<String, Value> = fields
-        .into_iter()
-        .filter_map(|(key, value)| Some((key.to_owned(), value?)))
-        .collect();
-    (!section.is_empty()).then_some(Value::Object(section))
+    canonical_payload(
+        [("id", input.conversation_id.clone()), ("cwd", cwd)],
+        [
+            ("name", input.tool_name),
+            ("input", input.tool_input),
+            ("call_id", input.tool_use_id),
+            ("output", input.tool_output),
+        ],
+        [
+            ("conversation_id", input.conversation_id),
+            ("generation_id", input.generation_id),
+            ("model", input.model),
+            ("model_id", input.model_id),
+            ("model_params", input.model_params),
+            ("cursor_version", input.cursor_version),
+            ("workspace_roots", input.workspace_roots),
+            ("user_email", input.user_email),
+            ("transcript_path", input.transcript_path),
+        ],
+        input.rest,
+    )
 }
 
 /// The merged decision of the hooks, as Cursor merges answers: a deny wins over an ask,
@@ -385,6 +372,13 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::errors::HostError;
+    use crate::host::HostInput;
+
+    /// The host's reading of its stdin, as `hookrig emit --dialect` does it.
+    fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
+        HOST.read(event, stdin)
+    }
 
     fn read_json(event: Option<&str>, input: &Value) -> (String, Value) {
         let read = read(event, input.to_string().as_bytes()).expect("valid input");

@@ -17,66 +17,52 @@
 //! it; warnings are the `systemMessage`.
 
 use hookrig_core::{Decision, Dialect, Dispatched, EventName, HookResult, Outcome, Payload};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::events::{self, Flow};
 use super::wire::{HookInput, HookOutput, HookSpecificOutput};
-use crate::errors::HostError;
 use crate::host::{
-    Host, HostAnswer, HostInput, no_failure_answer, parse_object, refusal, stop_reason,
+    Host, HostAnswer, WireInput, canonical_payload, no_failure_answer, read_wire, refusal,
+    stop_reason,
 };
 use crate::wire::Shaped;
 
 /// Gemini CLI's host mode. A failure of hookrig itself exits 1, which Gemini CLI reads
 /// as a failed hook: a warning, and the action proceeds.
-pub(crate) const HOST: Host = Host::new(Dialect::Gemini, read, answer, no_failure_answer, false);
+pub(crate) const HOST: Host = Host::new(
+    Dialect::Gemini,
+    read_wire::<HookInput>,
+    answer,
+    no_failure_answer,
+    false,
+);
 
-fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
-    let input = parse_object(stdin)?.into_map();
-    let input: HookInput =
-        serde_json::from_value(Value::Object(input)).map_err(HostError::PayloadNotJson)?;
-    let event = match (event, input.hook_event_name.as_deref()) {
-        (Some(event), _) | (None, Some(event)) => event.to_owned(),
-        (None, None) => return Err(HostError::NoEvent),
-    };
-    Ok(HostInput {
-        event,
-        payload: canonical(input),
-    })
+impl WireInput for HookInput {
+    fn event_name(&self) -> Option<&str> {
+        self.hook_event_name.as_deref()
+    }
+
+    fn canonical(self) -> Payload {
+        canonical(self)
+    }
 }
 
 /// Gemini CLI's hook input in canonical shape: `session` and `tool` sections first, then
 /// every other field under its own name.
 fn canonical(input: HookInput) -> Payload {
-    let session = section([("id", input.session_id), ("cwd", input.cwd)]);
-    let tool = section([
-        ("name", input.tool_name),
-        ("input", input.tool_input),
-        ("output", input.tool_response),
-    ]);
-    let mut map = Map::new();
-    let fields = [
-        ("session", session),
-        ("tool", tool),
-        ("transcript_path", input.transcript_path),
-        ("timestamp", input.timestamp),
-    ];
-    for (key, value) in fields {
-        if let Some(value) = value {
-            map.insert(key.to_owned(), value);
-        }
-    }
-    map.extend(input.rest);
-    Payload::from_map(map)
-}
-
-/// An object of the fields that are there, `None` when none is.
-fn section<const N: usize>(fields: [(&str, Option<Value>); N]) -> Option<Value> {
-    let section: Map<String, Value> = fields
-        .into_iter()
-        .filter_map(|(key, value)| Some((key.to_owned(), value?)))
-        .collect();
-    (!section.is_empty()).then_some(Value::Object(section))
+    canonical_payload(
+        [("id", input.session_id), ("cwd", input.cwd)],
+        [
+            ("name", input.tool_name),
+            ("input", input.tool_input),
+            ("output", input.tool_response),
+        ],
+        [
+            ("transcript_path", input.transcript_path),
+            ("timestamp", input.timestamp),
+        ],
+        input.rest,
+    )
 }
 
 /// The Gemini CLI name of an event.

@@ -8,6 +8,13 @@ use serde_json::json;
 use test_case::test_case;
 
 use super::*;
+use crate::errors::HostError;
+use crate::host::HostInput;
+
+/// The host's reading of its stdin, as `hookrig emit --dialect` does it.
+fn read(event: Option<&str>, stdin: &[u8]) -> Result<HostInput, HostError> {
+    HOST.read(event, stdin)
+}
 
 fn read_json(event: Option<&str>, input: &Value) -> (String, Value) {
     let read = read(event, input.to_string().as_bytes()).expect("valid input");
