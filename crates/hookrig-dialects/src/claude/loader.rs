@@ -11,14 +11,12 @@
 //! hooks do not have Claude Code's shape, is skipped with an error naming its position;
 //! a bad entry in a good file is skipped alone.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use hookrig_core::{Dialect, HookSpec, Level, Matcher, Mode, OnError, Source};
 use serde::Deserialize;
-use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use hookrig_exec::CommandDef;
@@ -28,6 +26,7 @@ use super::rule::Rule;
 use crate::claude::ClaudeProtocol;
 use crate::definition::{HookDef, Shadowed};
 use crate::loader::LoadContext;
+use crate::wire::Ordered;
 use hookrig_config::{Lowering, consulted, did_you_mean};
 use hookrig_core::{Diagnostic, Severity};
 
@@ -451,30 +450,6 @@ struct RawHandler {
     condition: Option<String>,
     /// Run once per session.
     once: Option<bool>,
-}
-
-/// A JSON object in file order (event order and header order are the file's).
-#[derive(Debug)]
-struct Ordered<V>(Vec<(String, V)>);
-
-impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct OrderedVisitor<V>(std::marker::PhantomData<V>);
-        impl<'de, V: Deserialize<'de>> Visitor<'de> for OrderedVisitor<V> {
-            type Value = Ordered<V>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry()? {
-                    entries.push(entry);
-                }
-                Ok(Ordered(entries))
-            }
-        }
-        deserializer.deserialize_map(OrderedVisitor(std::marker::PhantomData))
-    }
 }
 
 /// Parses one settings file. `Err` is the error that makes the whole file unusable;

@@ -20,7 +20,6 @@ use hookrig_core::{
 };
 use hookrig_exec::CommandDef;
 use serde::Deserialize;
-use serde::de::{MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -28,6 +27,7 @@ use super::events::{self, Subject};
 use super::protocol::{CursorHook, CursorProtocol};
 use crate::definition::HookDef;
 use crate::loader::LoadContext;
+use crate::wire::Ordered;
 
 /// The environment variable that moves the enterprise file (tests, and systems that keep
 /// it elsewhere).
@@ -147,30 +147,6 @@ struct RawFile<'a> {
     version: Option<&'a RawValue>,
     #[serde(borrow)]
     hooks: Option<&'a RawValue>,
-}
-
-/// A JSON object in file order (event order is the file's).
-#[derive(Debug)]
-struct Ordered<V>(Vec<(String, V)>);
-
-impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct OrderedVisitor<V>(std::marker::PhantomData<V>);
-        impl<'de, V: Deserialize<'de>> Visitor<'de> for OrderedVisitor<V> {
-            type Value = Ordered<V>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry()? {
-                    entries.push(entry);
-                }
-                Ok(Ordered(entries))
-            }
-        }
-        deserializer.deserialize_map(OrderedVisitor(std::marker::PhantomData))
-    }
 }
 
 /// Parses one hooks file. `Err` is the error that makes the whole file unusable; entries

@@ -21,7 +21,7 @@
 //! of the user's or the system's file turns every Gemini hook off.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,13 +32,13 @@ use hookrig_core::{
 };
 use hookrig_exec::CommandDef;
 use serde::Deserialize;
-use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::events;
 use super::protocol::GeminiProtocol;
 use crate::definition::{HookDef, Shadowed};
 use crate::loader::LoadContext;
+use crate::wire::Ordered;
 
 /// The dialect name of Gemini CLI settings files.
 pub(crate) const DIALECT: Dialect = Dialect::Gemini;
@@ -286,30 +286,6 @@ struct ParsedFile {
     /// `hooks.disabled` and `hooksConfig.disabled`.
     disabled: Vec<String>,
     hooks: Vec<(HookDef, GeminiName)>,
-}
-
-/// A JSON object in file order (event order is the file's).
-#[derive(Debug)]
-struct Ordered<V>(Vec<(String, V)>);
-
-impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct OrderedVisitor<V>(std::marker::PhantomData<V>);
-        impl<'de, V: Deserialize<'de>> Visitor<'de> for OrderedVisitor<V> {
-            type Value = Ordered<V>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry()? {
-                    entries.push(entry);
-                }
-                Ok(Ordered(entries))
-            }
-        }
-        deserializer.deserialize_map(OrderedVisitor(std::marker::PhantomData))
-    }
 }
 
 /// What a settings file that cannot be read as one is reported with.
