@@ -29,6 +29,34 @@ const LOADERS: &[Loader] = &[
     cursor::load,
 ];
 
+/// The most diagnostics one settings or hooks file of a host reports; the rest are
+/// counted in one more. Finding a diagnostic's line costs a pass over the text before
+/// it, so a file of thousands of bad entries would otherwise cost time quadratic in its
+/// size.
+pub(crate) const MAX_DIAGNOSTICS: usize = 50;
+
+/// Keeps the first [`MAX_DIAGNOSTICS`] of the diagnostics from `first` on, and says how
+/// many more there were (as an error when one of them was).
+pub(crate) fn limit_diagnostics(path: &Path, diagnostics: &mut Vec<Diagnostic>, first: usize) {
+    if diagnostics.len() - first <= MAX_DIAGNOSTICS {
+        return;
+    }
+    let dropped = diagnostics.split_off(first + MAX_DIAGNOSTICS);
+    let severity = dropped
+        .iter()
+        .map(|d| d.severity)
+        .max()
+        .unwrap_or(Severity::Warning);
+    diagnostics.push(Diagnostic::file(
+        path,
+        severity,
+        format!(
+            "{} more problems in this file are not shown; fix the ones above first",
+            dropped.len()
+        ),
+    ));
+}
+
 /// What the caller adds to discovery.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LoadOptions {

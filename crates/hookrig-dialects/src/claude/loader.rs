@@ -25,7 +25,7 @@ use super::events;
 use super::rule::Rule;
 use crate::claude::ClaudeProtocol;
 use crate::definition::{HookDef, Shadowed};
-use crate::loader::LoadContext;
+use crate::loader::{LoadContext, MAX_DIAGNOSTICS, limit_diagnostics};
 use crate::wire::Ordered;
 use hookrig_config::{Lowering, consulted, did_you_mean};
 use hookrig_core::{Diagnostic, Severity};
@@ -519,33 +519,6 @@ pub(crate) fn parse(
 
 /// What a settings file that cannot be read as one is reported with.
 const INVALID: &str = "invalid Claude Code settings, file skipped: ";
-
-/// The most diagnostics one settings file reports; the rest are counted in one more.
-/// Finding a diagnostic's line costs a pass over the text before it, so a file of
-/// thousands of bad entries would otherwise cost time quadratic in its size.
-const MAX_DIAGNOSTICS: usize = 50;
-
-/// Keeps the first [`MAX_DIAGNOSTICS`] of the diagnostics from `first` on, and says how
-/// many more there were (as an error when one of them was).
-fn limit_diagnostics(path: &Path, diagnostics: &mut Vec<Diagnostic>, first: usize) {
-    if diagnostics.len() - first <= MAX_DIAGNOSTICS {
-        return;
-    }
-    let dropped = diagnostics.split_off(first + MAX_DIAGNOSTICS);
-    let severity = dropped
-        .iter()
-        .map(|d| d.severity)
-        .max()
-        .unwrap_or(Severity::Warning);
-    diagnostics.push(Diagnostic::file(
-        path,
-        severity,
-        format!(
-            "{} more problems in this file are not shown; fix the ones above first",
-            dropped.len()
-        ),
-    ));
-}
 
 /// The offset of the key `"event"` whose value starts at `value_pos`: it is the last
 /// string before the value, so only a short stretch before it is searched (a search

@@ -26,7 +26,7 @@ use serde_json::value::RawValue;
 use super::events::{self, Subject};
 use super::protocol::{CursorHook, CursorProtocol};
 use crate::definition::HookDef;
-use crate::loader::LoadContext;
+use crate::loader::{LoadContext, MAX_DIAGNOSTICS, limit_diagnostics};
 use crate::wire::Ordered;
 
 /// The environment variable that moves the enterprise file (tests, and systems that keep
@@ -54,9 +54,6 @@ const KEYS: &[&str] = &[
     "prompt",
     "model",
 ];
-
-/// The most diagnostics one file reports; the rest are counted in one more.
-const MAX_DIAGNOSTICS: usize = 50;
 
 /// What a file that cannot be read as Cursor's hooks is reported with.
 const INVALID: &str = "invalid Cursor hooks file, file skipped: ";
@@ -199,28 +196,6 @@ pub(crate) fn parse(
         }
     }
     Ok(hooks)
-}
-
-/// Keeps the first [`MAX_DIAGNOSTICS`] of the diagnostics from `first` on, and says how
-/// many more there were.
-fn limit_diagnostics(path: &Path, diagnostics: &mut Vec<Diagnostic>, first: usize) {
-    if diagnostics.len() - first <= MAX_DIAGNOSTICS {
-        return;
-    }
-    let dropped = diagnostics.split_off(first + MAX_DIAGNOSTICS);
-    let severity = dropped
-        .iter()
-        .map(|d| d.severity)
-        .max()
-        .unwrap_or(Severity::Warning);
-    diagnostics.push(Diagnostic::file(
-        path,
-        severity,
-        format!(
-            "{} more problems in this file are not shown; fix the ones above first",
-            dropped.len()
-        ),
-    ));
 }
 
 fn warn_unknown_event(file: &mut Lowering<'_>, event: &str, pos: usize) {
