@@ -1007,3 +1007,81 @@ fn a_codex_config_toml_that_does_not_parse_is_refused_with_its_place() {
     assert_eq!(read(&path).as_deref(), Some(original.as_str()));
     assert!(!project_path(&env, &CODEX).exists(), "nothing written");
 }
+
+/// Runs hookrig with `args` and `stdin` in `dir`, project hooks trusted.
+fn run_in(env: &TestEnv, dir: &Path, args: &[&str], stdin: &[u8]) -> std::process::Output {
+    let mut command = env.command(args);
+    command.current_dir(dir);
+    hookrig_test_support::run_with_input(command, stdin, hookrig_test_support::HANG_LIMIT)
+}
+
+/// A project install run from `sub/` edits the project file `at/HOST_FILE` (the one the
+/// host reads, and hookrig's loader with it), and an emit from `sub/` runs the moved hook
+/// once; uninstall from there puts it back.
+fn project_install_from_a_subdirectory(host: &Host, at: &str) {
+    let env = world();
+    let sub = env.project().join("sub");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let path = env.project().join(at).join(host.project_file);
+    let original = (host.settings)(&counter_hook(&env, "guard"));
+    write(&path, &original);
+
+    let output = run_in(&env, &sub, &["install", host.name, "--project"], b"");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let file = read(&path).expect("the file");
+    assert!(file.contains("emit --dialect"), "{file}");
+    assert!(sidecar(&path, host).exists());
+    for other in [env.project(), sub.clone()] {
+        let elsewhere = other.join(host.project_file);
+        assert!(
+            elsewhere == path || !elsewhere.exists(),
+            "{} written",
+            elsewhere.display()
+        );
+    }
+
+    let input = (host.input)(&sub).to_string();
+    let output = run_in(
+        &env,
+        &sub,
+        &["emit", "--dialect", host.name],
+        input.as_bytes(),
+    );
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(runs(&env, "guard"), 1, "{}", text(&output.stderr));
+
+    let output = run_in(&env, &sub, &["uninstall", host.name, "--project"], b"");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(read(&path).as_deref(), Some(original.as_str()));
+}
+
+#[test]
+fn claude_project_install_from_a_subdirectory_edits_the_settings_the_loader_reads() {
+    // guards: the nearest `.claude/` with settings, as the loader finds it
+    project_install_from_a_subdirectory(&CLAUDE, "sub");
+}
+
+#[test]
+fn claude_project_install_from_a_subdirectory_finds_the_roots_settings() {
+    project_install_from_a_subdirectory(&CLAUDE, "");
+}
+
+#[test]
+fn cursor_project_install_from_a_subdirectory_edits_the_hooks_the_loader_reads() {
+    project_install_from_a_subdirectory(&CURSOR, "sub");
+    project_install_from_a_subdirectory(&CURSOR, "");
+}
+
+#[test]
+fn gemini_project_install_edits_the_working_directorys_settings() {
+    // guards: Gemini CLI reads `.gemini/settings.json` of the directory it runs in, not
+    // of the repository root
+    project_install_from_a_subdirectory(&GEMINI, "sub");
+}
+
+#[test]
+fn codex_project_install_from_a_subdirectory_edits_the_repository_roots_files() {
+    // guards: Codex reads the `.codex/` of every directory from the repository root
+    // down; install writes the root's, which an emit from a subdirectory reads
+    project_install_from_a_subdirectory(&CODEX, "");
+}
