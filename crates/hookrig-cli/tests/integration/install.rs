@@ -295,7 +295,7 @@ fn unparsable_file_is_refused(host: &Host) {
 }
 
 /// A project install moves the project's hooks into a project sidecar, which runs only
-/// once trusted; it never touches the user's files.
+/// once trusted; it never touches the user's hooks files.
 fn project_install_is_untrusted_until_trust(host: &Host) {
     let env = world();
     let path = project_path(&env, host);

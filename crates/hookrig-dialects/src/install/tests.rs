@@ -806,3 +806,43 @@ fn a_codex_project_install_refuses_a_users_config_toml_that_does_not_parse() {
         "nothing written"
     );
 }
+
+#[test]
+fn codex_state_keys_come_back_when_the_user_changed_config_toml_meanwhile() {
+    // guards: without the backup to restore, the kept keys are put back by meaning,
+    // beside what the user changed
+    let w = codex_world();
+    let hooks_json = w.home.join("hooks.json");
+    std::fs::write(
+        &hooks_json,
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say"}]}]}}"#,
+    )
+    .expect("write");
+    let key = format!("{}:stop:0:0", hooks_json.display());
+    let config_path = w.home.join("config.toml");
+    std::fs::write(
+        &config_path,
+        format!("model = \"o3\"\n\n[hooks.state.\"{key}\"]\nenabled = false\n\n[features]\nhooks = true\n"),
+    )
+    .expect("write");
+    super::install(&w.env, &codex_request(InstallLevel::User)).expect("installs");
+    let installed = read_text(&config_path);
+    assert!(state_keys(&installed).is_empty(), "{installed}");
+    std::fs::write(&config_path, installed.replace("\"o3\"", "\"gpt-5\"")).expect("write");
+
+    super::uninstall(&w.env, Dialect::Codex, InstallLevel::User).expect("uninstalls");
+    let back = read_text(&config_path);
+    assert_eq!(state_keys(&back), [key.as_str()], "{back}");
+    let meaning = config_toml::meaning(&back).expect("parses");
+    assert_eq!(meaning["model"].as_str(), Some("gpt-5"));
+    assert_eq!(meaning["features"]["hooks"].as_bool(), Some(true));
+    assert_eq!(
+        meaning["hooks"]["state"][key.as_str()]["enabled"].as_bool(),
+        Some(false)
+    );
+    assert!(!w.home.join("config.hookrig.toml").exists());
+    assert!(
+        w.home.join("config.toml.hookrig-backup").exists(),
+        "the backup stays while the file differs from it"
+    );
+}
