@@ -125,6 +125,59 @@ pub(crate) struct Target {
     pub(crate) sidecar: PathBuf,
     /// Its format.
     pub(crate) kind: Kind,
+    /// The hooks file whose per-hook state this file keeps by place (Codex's
+    /// `[hooks.state]` in the user's `config.toml`), when install writes hookrig's
+    /// entries there.
+    pub(crate) state_of: Option<StateOf>,
+}
+
+/// A hooks file whose hooks' state the host keeps in another file, keyed by the file
+/// and the place of each hook (Codex's `[hooks.state."PATH:EVENT:GROUP:HANDLER"]`).
+/// Install takes out of the state file the keys naming the places hookrig's entries
+/// take over, so that the state of the hooks that were there does not apply to
+/// hookrig, and keeps them in the state file's sidecar; uninstall gives them back.
+#[derive(Debug, Clone)]
+pub(crate) struct StateOf {
+    /// The hooks file that gets hookrig's entries.
+    pub(crate) entries: PathBuf,
+    /// Its shape.
+    pub(crate) hooks: &'static JsonHooks,
+    /// The state key of the hook of `entries` at a place (event, group, handler);
+    /// `None` for an event the host keys no state for.
+    pub(crate) key: fn(&Path, &str, usize, usize) -> Option<String>,
+    /// Whether a state key names a place of `entries`.
+    pub(crate) names: fn(&Path, &str) -> bool,
+}
+
+impl StateOf {
+    /// The keys install takes: those of the places hookrig's entries will hold (the
+    /// first handler of every event's first group), except where hookrig's entry already
+    /// is, since a key there is the host's state of hookrig's entry itself.
+    fn to_take(&self, text: Option<&str>) -> Vec<String> {
+        let ours = text
+            .map(|t| hooks_json::hookrig_places(t, self.hooks))
+            .unwrap_or_default();
+        (self.hooks.events)()
+            .into_iter()
+            .filter(|event| {
+                !ours
+                    .iter()
+                    .any(|(e, g, h)| e == event && *g == 0 && *h == 0)
+            })
+            .filter_map(|event| (self.key)(&self.entries, event, 0, 0))
+            .collect()
+    }
+
+    /// The keys uninstall drops: those of the places hookrig's entries hold now, which
+    /// the host wrote for hookrig's entries and which would otherwise apply to the hooks
+    /// that come back there.
+    fn to_drop(&self, text: Option<&str>) -> Vec<String> {
+        text.map(|t| hooks_json::hookrig_places(t, self.hooks))
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(event, g, h)| (self.key)(&self.entries, &event, g, h))
+            .collect()
+    }
 }
 
 /// The format of a target.
@@ -144,6 +197,7 @@ impl Target {
             sidecar: sidecar_of(&path),
             path,
             kind: Kind::Json(hooks),
+            state_of: None,
         }
     }
 
@@ -153,7 +207,29 @@ impl Target {
             sidecar: sidecar_of(&path),
             path,
             kind: Kind::Toml(events),
+            state_of: None,
         }
+    }
+
+    /// This target, keeping the state of `state_of`'s hooks.
+    pub(crate) fn keeping_state_of(mut self, state_of: StateOf) -> Self {
+        self.state_of = Some(state_of);
+        self
+    }
+
+    /// Whether install edits only the state this file keeps (the user's `config.toml`
+    /// at a project install): it is named in a report only when it changed.
+    fn state_only(&self) -> bool {
+        self.state_of.is_some() && matches!(self.kind, Kind::Toml(events) if events().is_empty())
+    }
+
+    /// The keys of the state file to take at install, `entries` being the text of the
+    /// file that gets hookrig's entries.
+    fn state_to_take(&self, entries: Option<&str>) -> Vec<String> {
+        self.state_of
+            .as_ref()
+            .map(|s| s.to_take(entries))
+            .unwrap_or_default()
     }
 
     /// Plans the install into this target.
@@ -164,6 +240,7 @@ impl Target {
         entry: &Entry,
         extra: &[(String, Value)],
         off: &TurnedOff,
+        state: &[String],
     ) -> Result<hooks_json::Edited, InstallError> {
         match self.kind {
             Kind::Json(hooks) => hooks_json::install(
@@ -186,6 +263,7 @@ impl Target {
                     sidecar,
                     &events(),
                     &|event, g, h| off(&self.path, event, g, h),
+                    state,
                 )?;
                 Ok(hooks_json::Edited {
                     file: edited.file,
@@ -196,19 +274,38 @@ impl Target {
         }
     }
 
-    /// Plans the uninstall from this target: the file's new text and how many handlers
-    /// came back.
+    /// Plans the uninstall from this target: the file's new text, how many handlers
+    /// came back, and what stays in the sidecar (`None`: it is removed). `entries` is
+    /// the text of the file with hookrig's entries, for the state this file keeps.
     fn uninstall(
         &self,
         text: Option<&str>,
         sidecar: Option<&str>,
-    ) -> Result<(String, usize), InstallError> {
+        entries: Option<&str>,
+    ) -> Result<(String, usize, Option<String>), InstallError> {
         match self.kind {
             Kind::Json(hooks) => {
                 hooks_json::uninstall(&self.path, text, &self.sidecar, sidecar, hooks)
+                    .map(|(file, moved)| (file, moved, None))
             }
             Kind::Toml(events) => {
-                config_toml::uninstall(&self.path, text, &self.sidecar, sidecar, &events())
+                let names = |key: &str| {
+                    self.state_of
+                        .as_ref()
+                        .is_some_and(|s| (s.names)(&s.entries, key))
+                };
+                let state = self.state_of.as_ref().map(|s| config_toml::GiveBack {
+                    drop: s.to_drop(entries),
+                    names: &names,
+                });
+                config_toml::uninstall(
+                    &self.path,
+                    text,
+                    &self.sidecar,
+                    sidecar,
+                    &events(),
+                    state.as_ref(),
+                )
             }
         }
     }
@@ -391,6 +488,52 @@ pub(crate) fn project_dir(env: &Environment) -> PathBuf {
     find_project(env).root.unwrap_or_else(|| env.cwd.clone())
 }
 
+/// One target of an install, its text now, and what it is to become.
+type Plan<'t> = (&'t Target, Option<String>, hooks_json::Edited);
+
+/// Reads and plans the install into every target before anything is written, so that a
+/// file that is refused leaves every file of the host as it was: each target, its text
+/// now, and what it is to become.
+fn plan_install<'t>(
+    env: &Environment,
+    host: &HostInstall,
+    targets: &'t [Target],
+    entry: &Entry,
+) -> Result<Vec<Plan<'t>>, InstallError> {
+    // The hooks of Codex's `config.toml` (and of its sidecar) also run through the entry
+    // in `hooks.json`: they count toward its timeout.
+    let mut extra = Vec::new();
+    for target in targets {
+        if let Kind::Toml(events) = target.kind {
+            for path in [&target.path, &target.sidecar] {
+                if let Some(text) = read(path)? {
+                    extra.extend(config_toml::handlers(&text, &events()));
+                }
+            }
+        }
+    }
+    let off = (host.turned_off)(env);
+    let mut plans = Vec::new();
+    for target in targets {
+        let text = read(&target.path)?;
+        let sidecar = read(&target.sidecar)?;
+        let state = match &target.state_of {
+            Some(state_of) => target.state_to_take(read(&state_of.entries)?.as_deref()),
+            None => Vec::new(),
+        };
+        let edited = target.install(
+            text.as_deref(),
+            sidecar.as_deref(),
+            entry,
+            &extra,
+            &*off,
+            &state,
+        )?;
+        plans.push((target, text, edited));
+    }
+    Ok(plans)
+}
+
 /// Makes hookrig the one hook of `request.host` at `request.level`.
 pub fn install(env: &Environment, request: &InstallRequest) -> Result<InstallReport, InstallError> {
     let host = host(request.host)?;
@@ -403,28 +546,7 @@ pub fn install(env: &Environment, request: &InstallRequest) -> Result<InstallRep
     };
     let dir = project_dir(env);
     let targets = (host.targets)(env, request.level, &dir);
-    // Every file is read and planned before anything is written, so that a file that is
-    // refused leaves every file of the host as it was.
-    let mut plans = Vec::new();
-    // The hooks of Codex's `config.toml` (and of its sidecar) also run through the entry
-    // in `hooks.json`: they count toward its timeout.
-    let mut extra = Vec::new();
-    for target in &targets {
-        if let Kind::Toml(events) = target.kind {
-            for path in [&target.path, &target.sidecar] {
-                if let Some(text) = read(path)? {
-                    extra.extend(config_toml::handlers(&text, &events()));
-                }
-            }
-        }
-    }
-    let off = (host.turned_off)(env);
-    for target in &targets {
-        let text = read(&target.path)?;
-        let sidecar = read(&target.sidecar)?;
-        let edited = target.install(text.as_deref(), sidecar.as_deref(), &entry, &extra, &*off)?;
-        plans.push((target, text, edited));
-    }
+    let plans = plan_install(env, host, &targets, &entry)?;
     // A sidecar already there may have come with the repository rather than from an
     // earlier install: its hooks count too, or trusting the sidecar would trust hooks
     // the user never saw.
@@ -465,6 +587,9 @@ pub fn install(env: &Environment, request: &InstallRequest) -> Result<InstallRep
             }
         }
         moved_total += edited.moved;
+        if !changed && target.state_only() {
+            continue;
+        }
         files.push(FileChange {
             path: target.path.clone(),
             sidecar: target.sidecar.clone(),
@@ -520,7 +645,12 @@ pub fn uninstall(
         if text.is_none() && sidecar.is_none() {
             continue;
         }
-        let (mut file, moved) = target.uninstall(text.as_deref(), sidecar.as_deref())?;
+        let entries = match &target.state_of {
+            Some(state_of) => read(&state_of.entries)?,
+            None => None,
+        };
+        let (mut file, moved, remaining) =
+            target.uninstall(text.as_deref(), sidecar.as_deref(), entries.as_deref())?;
         let backup_path = backup_of(&target.path);
         let backup = read(&backup_path)?;
         let mut restored_backup = false;
@@ -530,24 +660,41 @@ pub fn uninstall(
             file.clone_from(backup);
             restored_backup = true;
         }
-        plans.push((target, text, sidecar, file, moved, restored_backup));
+        plans.push((
+            target,
+            text,
+            sidecar,
+            file,
+            moved,
+            remaining,
+            restored_backup,
+        ));
     }
     let mut files = Vec::new();
-    for (target, text, sidecar, file, moved, restored_backup) in plans {
+    for (target, text, sidecar, file, moved, remaining, restored_backup) in plans {
         let file_changed = match &text {
             Some(text) => *text != file,
             None => !file.is_empty(),
         };
-        let changed = file_changed || sidecar.is_some();
+        let sidecar_changed = sidecar != remaining;
+        let changed = file_changed || sidecar_changed;
         if file_changed {
             write_atomic(&target.path, &file)?;
         }
-        if sidecar.is_some() {
-            remove(&target.sidecar)?;
+        // A sidecar that still keeps what install took for another level (the state of
+        // another project's entries) stays, with that only.
+        if sidecar_changed {
+            match &remaining {
+                Some(rest) => write_atomic(&target.sidecar, rest)?,
+                None => remove(&target.sidecar)?,
+            }
         }
         if restored_backup {
             // The file is the original again: the copy has nothing more to keep.
             remove(&backup_of(&target.path))?;
+        }
+        if !changed && target.state_only() {
+            continue;
         }
         files.push(FileChange {
             path: target.path.clone(),

@@ -191,6 +191,44 @@ mod tests {
     }
 
     #[test]
+    fn a_gemini_extension_installed_after_a_load_is_seen_by_the_next() {
+        // guards: the Gemini CLI loader lists the extensions folder and tests its entries
+        // through `consulted`, so a kept load is not used once an extension appears, and
+        // one turned off for the directory is dropped by the next load
+        let w = world();
+        let extensions = w.env.home.join(".gemini/extensions");
+        std::fs::create_dir_all(&extensions).expect("mkdir");
+        settle();
+        let cache = ConfigCache::default();
+        let options = LoadOptions::default();
+        assert_eq!(names(&cache.load(&w.env, &options)), ["mine"]);
+        assert_eq!(names(&cache.load(&w.env, &options)), ["mine"]);
+        assert_eq!(cache.status().hits, 1, "kept while nothing changed");
+
+        let folder = extensions.join("guard");
+        std::fs::create_dir_all(folder.join("hooks")).expect("mkdir");
+        std::fs::write(
+            folder.join("gemini-extension.json"),
+            r#"{"name": "guard", "version": "1.0.0"}"#,
+        )
+        .expect("write");
+        std::fs::write(
+            folder.join("hooks/hooks.json"),
+            r#"{"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#,
+        )
+        .expect("write");
+        let extension = "gemini:extension-guard:BeforeTool:1";
+        assert_eq!(names(&cache.load(&w.env, &options)), ["mine", extension]);
+
+        let off = format!(
+            r#"{{"guard": {{"overrides": ["!{}/*"]}}}}"#,
+            w.project.display()
+        );
+        std::fs::write(extensions.join("extension-enablement.json"), off).expect("write");
+        assert_eq!(names(&cache.load(&w.env, &options)), ["mine"]);
+    }
+
+    #[test]
     fn a_load_of_files_just_written_is_read_again_next_time() {
         // guards: an edit within the timestamp granularity could keep a file's identity;
         // such a load is not kept, so a same-size rewrite right after is still seen

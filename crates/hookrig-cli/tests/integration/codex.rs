@@ -472,3 +472,103 @@ fn the_system_layer_runs_with_the_user_layer() {
         assert!(list.contains(name), "{list}");
     }
 }
+
+/// The `PreToolUse` hooks that ran, as a sorted list of the names they echoed.
+fn ran(log: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let mut ran: Vec<String> = text.lines().map(str::to_owned).collect();
+    ran.sort_unstable();
+    ran
+}
+
+#[test]
+fn managed_hooks_of_requirements_toml_run_and_the_user_cannot_turn_them_off() {
+    // guards: `[hooks]` of the administrator's requirements.toml are hooks (beside their
+    // `managed_dir`, read without a warning); managed hooks, the system layer's among
+    // them, ignore the user's `[hooks.state]`
+    let env = test_env();
+    let log = env.root().join("order.log");
+    let line = |name: &str| format!("echo {name} >> {}", quoted(&log));
+    let system = env.codex_system_dir();
+    write(
+        &system.join("requirements.toml"),
+        &format!(
+            "allowed_sandbox_modes = [\"read-only\"]\n\n[hooks]\nmanaged_dir = \"/opt/hooks\"\n\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {:?}\n",
+            line("managed")
+        ),
+    );
+    write(
+        &system.join("hooks.json"),
+        &hooks_json("PreToolUse", &line("system")),
+    );
+    write(
+        &codex_home(&env).join("hooks.json"),
+        &hooks_json("PreToolUse", &line("user")),
+    );
+    write(
+        &codex_home(&env).join("config.toml"),
+        &format!(
+            "[hooks.state.\"{}:pre_tool_use:0:0\"]\nenabled = false\n[hooks.state.\"{}:pre_tool_use:0:0\"]\nenabled = false\n",
+            system.join("hooks.json").display(),
+            system.join("requirements.toml").display(),
+        ),
+    );
+    let output = emit_codex(&env, &codex_input(&env, "PreToolUse").to_string(), false);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(ran(&log), ["managed", "system", "user"]);
+
+    let mut validate = env.command(["validate"]);
+    validate.env("CODEX_HOME", codex_home(&env));
+    let validate = run_with_input(validate, b"", HANG_LIMIT);
+    let said = env.redact(&format!(
+        "{}{}",
+        text(&validate.stdout),
+        text(&validate.stderr)
+    ));
+    assert!(!said.contains("managed_dir"), "{said}");
+    let mut list = env.command(["list", "--event", "PreToolUse"]);
+    list.env("CODEX_HOME", codex_home(&env));
+    let list = text(&run_with_input(list, b"", HANG_LIMIT).stdout);
+    assert!(list.contains("codex:managed:PreToolUse:1"), "{list}");
+}
+
+#[test]
+fn allow_managed_hooks_only_leaves_the_users_and_the_projects_hooks_out() {
+    let env = test_env();
+    let log = env.root().join("order.log");
+    let line = |name: &str| format!("echo {name} >> {}", quoted(&log));
+    let system = env.codex_system_dir();
+    let requirements = |only: bool| {
+        format!(
+            "allow_managed_hooks_only = {only}\n\n[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {:?}\n",
+            line("managed")
+        )
+    };
+    write(
+        &system.join("config.toml"),
+        &format!(
+            "[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {:?}\n",
+            line("system")
+        ),
+    );
+    write(
+        &codex_home(&env).join("hooks.json"),
+        &hooks_json("PreToolUse", &line("user")),
+    );
+    write(
+        &env.project().join(".codex/hooks.json"),
+        &hooks_json("PreToolUse", &line("project")),
+    );
+    let input = codex_input(&env, "PreToolUse").to_string();
+
+    write(&system.join("requirements.toml"), &requirements(true));
+    let output = emit_codex(&env, &input, true);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(ran(&log), ["managed", "system"]);
+
+    std::fs::remove_file(&log).expect("rm");
+    write(&system.join("requirements.toml"), &requirements(false));
+    let output = emit_codex(&env, &input, true);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(ran(&log), ["managed", "project", "system", "user"]);
+}

@@ -295,7 +295,7 @@ fn unparsable_file_is_refused(host: &Host) {
 }
 
 /// A project install moves the project's hooks into a project sidecar, which runs only
-/// once trusted; it never touches the user's files.
+/// once trusted; it never touches the user's hooks files.
 fn project_install_is_untrusted_until_trust(host: &Host) {
     let env = world();
     let path = project_path(&env, host);
@@ -920,4 +920,168 @@ fn a_shipped_settings_local_sidecar_is_untrusted() {
     assert_eq!(code(&env.run_untrusted(["trust"], b"")), 0);
     emit_untrusted(&env, &["--dialect", "claude"], &input);
     assert_eq!(runs(&env, "shipped"), 1);
+}
+
+#[test]
+fn hookrigs_codex_entry_is_under_no_state_key_of_the_hook_that_was_there() {
+    // guards: Codex keys `[hooks.state]` by file and place; the first hook of
+    // PreToolUse, turned off in Codex, must not turn off hookrig's entry that takes its
+    // place, and uninstall gives Codex's keys back byte for byte
+    let env = world();
+    let path = user_path(&env, &CODEX);
+    let dir = path.parent().expect("a parent").to_owned();
+    let original = format!(
+        "{{\"hooks\": {{\"PreToolUse\": [\n  {{\"matcher\": \"Bash\", \"hooks\": [{{\"type\": \"command\", \"command\": {}}}]}},\n  {{\"hooks\": [{{\"type\": \"command\", \"command\": {}}}]}}\n]}}}}\n",
+        json!(counter_hook(&env, "guard")),
+        json!(counter_hook(&env, "other")),
+    );
+    write(&path, &original);
+    let config = dir.join("config.toml");
+    let config_text = format!(
+        "# my Codex settings\nmodel = \"gpt-5\"\n\n[features]\nhooks = true\n\n[hooks.state.\"{}:pre_tool_use:0:0\"]\nenabled = false\ntrusted_hash = \"sha256:guard\"\n\n[hooks.state.\"{}:pre_tool_use:1:0\"]\ntrusted_hash = \"sha256:other\"\n",
+        path.display(),
+        path.display(),
+    );
+    write(&config, &config_text);
+    fire(&env, &CODEX);
+    assert_eq!((runs(&env, "guard"), runs(&env, "other")), (0, 1));
+
+    let said = ok(&env, &["install", "codex"]);
+    assert!(said.contains("config.toml: updated"), "{said}");
+    let now = read(&config).expect("config.toml");
+    let places: Vec<String> = [
+        "pre_tool_use",
+        "permission_request",
+        "post_tool_use",
+        "stop",
+    ]
+    .iter()
+    .map(|event| format!("{}:{event}:0:0", path.display()))
+    .collect();
+    for place in &places {
+        assert!(!now.contains(place.as_str()), "{place} in {now}");
+    }
+    assert!(now.contains(":pre_tool_use:1:0"), "{now}");
+    assert!(now.starts_with("# my Codex settings\n"), "{now}");
+    let kept = read(&dir.join("config.hookrig.toml")).expect("kept in the sidecar");
+    assert!(kept.contains(&places[0]), "{kept}");
+    // The turned-off guard stays off through hookrig; the other hook runs.
+    fire(&env, &CODEX);
+    assert_eq!((runs(&env, "guard"), runs(&env, "other")), (0, 2));
+
+    let said = ok(&env, &["install", "codex"]);
+    assert!(!said.contains("updated"), "{said}");
+    assert_eq!(read(&config).as_deref(), Some(now.as_str()));
+
+    ok(&env, &["uninstall", "codex"]);
+    assert_eq!(read(&config).as_deref(), Some(config_text.as_str()));
+    assert_eq!(read(&path).as_deref(), Some(original.as_str()));
+    assert!(!dir.join("config.hookrig.toml").exists());
+    assert!(!backup(&config).exists());
+    fire(&env, &CODEX);
+    assert_eq!((runs(&env, "guard"), runs(&env, "other")), (0, 3));
+}
+
+#[test]
+fn a_codex_config_toml_that_does_not_parse_is_refused_with_its_place() {
+    let env = world();
+    let path = user_path(&env, &CODEX);
+    let original = (CODEX.settings)(&counter_hook(&env, "guard"));
+    write(&path, &original);
+    let config = path.with_file_name("config.toml");
+    let broken = "model = \"gpt-5\"\n[hooks.state.\"x\"\nenabled = false\n";
+    write(&config, broken);
+    for args in [
+        ["install", "codex", "--user"],
+        ["install", "codex", "--project"],
+    ] {
+        let output = env.run(args, b"");
+        assert_eq!(code(&output), 1, "{args:?}");
+        let stderr = env.redact(&text(&output.stderr));
+        assert!(
+            stderr.contains("[TMP]/home/.codex/config.toml:2:"),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert_eq!(read(&config).as_deref(), Some(broken));
+    assert_eq!(read(&path).as_deref(), Some(original.as_str()));
+    assert!(!project_path(&env, &CODEX).exists(), "nothing written");
+}
+
+/// Runs hookrig with `args` and `stdin` in `dir`, project hooks trusted.
+fn run_in(env: &TestEnv, dir: &Path, args: &[&str], stdin: &[u8]) -> std::process::Output {
+    let mut command = env.command(args);
+    command.current_dir(dir);
+    hookrig_test_support::run_with_input(command, stdin, hookrig_test_support::HANG_LIMIT)
+}
+
+/// A project install run from `sub/` edits the project file `at/HOST_FILE` (the one the
+/// host reads, and hookrig's loader with it), and an emit from `sub/` runs the moved hook
+/// once; uninstall from there puts it back.
+fn project_install_from_a_subdirectory(host: &Host, at: &str) {
+    let env = world();
+    let sub = env.project().join("sub");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let path = env.project().join(at).join(host.project_file);
+    let original = (host.settings)(&counter_hook(&env, "guard"));
+    write(&path, &original);
+
+    let output = run_in(&env, &sub, &["install", host.name, "--project"], b"");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let file = read(&path).expect("the file");
+    assert!(file.contains("emit --dialect"), "{file}");
+    assert!(sidecar(&path, host).exists());
+    for other in [env.project(), sub.clone()] {
+        let elsewhere = other.join(host.project_file);
+        assert!(
+            elsewhere == path || !elsewhere.exists(),
+            "{} written",
+            elsewhere.display()
+        );
+    }
+
+    let input = (host.input)(&sub).to_string();
+    let output = run_in(
+        &env,
+        &sub,
+        &["emit", "--dialect", host.name],
+        input.as_bytes(),
+    );
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(runs(&env, "guard"), 1, "{}", text(&output.stderr));
+
+    let output = run_in(&env, &sub, &["uninstall", host.name, "--project"], b"");
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(read(&path).as_deref(), Some(original.as_str()));
+}
+
+#[test]
+fn claude_project_install_from_a_subdirectory_edits_the_settings_the_loader_reads() {
+    // guards: the nearest `.claude/` with settings, as the loader finds it
+    project_install_from_a_subdirectory(&CLAUDE, "sub");
+}
+
+#[test]
+fn claude_project_install_from_a_subdirectory_finds_the_roots_settings() {
+    project_install_from_a_subdirectory(&CLAUDE, "");
+}
+
+#[test]
+fn cursor_project_install_from_a_subdirectory_edits_the_hooks_the_loader_reads() {
+    project_install_from_a_subdirectory(&CURSOR, "sub");
+    project_install_from_a_subdirectory(&CURSOR, "");
+}
+
+#[test]
+fn gemini_project_install_edits_the_working_directorys_settings() {
+    // guards: Gemini CLI reads `.gemini/settings.json` of the directory it runs in, not
+    // of the repository root
+    project_install_from_a_subdirectory(&GEMINI, "sub");
+}
+
+#[test]
+fn codex_project_install_from_a_subdirectory_edits_the_repository_roots_files() {
+    // guards: Codex reads the `.codex/` of every directory from the repository root
+    // down; install writes the root's, which an emit from a subdirectory reads
+    project_install_from_a_subdirectory(&CODEX, "");
 }

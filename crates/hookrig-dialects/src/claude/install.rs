@@ -69,7 +69,12 @@ fn entry(entry: &Entry, event: &str) -> Value {
 fn targets(env: &Environment, level: InstallLevel, project: &Path) -> Vec<Target> {
     let dir = match level {
         InstallLevel::User => env.home.join(".claude"),
-        InstallLevel::Project => project.join(".claude"),
+        // The directory whose `.claude/` the loader reads (the nearest along the project
+        // walk with settings there), so that hookrig's entries land in the file whose
+        // hooks hookrig runs; the repository root when there is none yet.
+        InstallLevel::Project => super::loader::settings_dir(&hookrig_config::find_project(env))
+            .unwrap_or_else(|| project.to_owned())
+            .join(".claude"),
     };
     let mut targets = vec![Target::new(dir.join("settings.json"), &HOOKS)];
     if level == InstallLevel::Project {

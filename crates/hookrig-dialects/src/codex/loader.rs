@@ -11,6 +11,11 @@
 //! valid regex skips its group; empty commands and `prompt` / `agent` handlers are
 //! skipped alone. `[features] hooks = false` (or the older `codex_hooks = false`) in the
 //! user's `config.toml` turns every Codex hook off.
+//!
+//! The administrator's `requirements.toml` in the system folder adds managed hooks (its
+//! `[hooks]` tables), loaded first; with `allow_managed_hooks_only = true` there, only
+//! managed hooks load: those and the system layer's, never the user's or a project's.
+//! Managed hooks ignore `[hooks.state]`: the user cannot turn them off.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -44,6 +49,10 @@ pub(crate) const SYSTEM_DIR_ENV: &str = "HOOKRIG_CODEX_SYSTEM_DIR";
 
 /// Codex's system layer on Unix: its `config.toml` and `hooks.json`.
 const DEFAULT_SYSTEM_DIR: &str = "/etc/codex";
+
+/// The administrator's requirements in the system folder: managed hooks and
+/// `allow_managed_hooks_only`.
+const REQUIREMENTS: &str = "requirements.toml";
 
 /// Codex's default timeout of a hook, in seconds.
 pub(crate) const DEFAULT_TIMEOUT_SECS: u64 = 600;
@@ -89,6 +98,12 @@ impl Layer {
         json: "system",
         toml: "system-toml",
     };
+    /// The managed hooks of `requirements.toml`.
+    const MANAGED: Layer = Layer {
+        level: Level::Global,
+        json: "managed",
+        toml: "managed",
+    };
     const USER: Layer = Layer {
         level: Level::Global,
         json: "user",
@@ -108,6 +123,8 @@ enum Format {
     Json,
     /// The `[hooks]` tables of `config.toml`.
     Toml,
+    /// The `[hooks]` tables of `requirements.toml`, beside its `managed_dir`.
+    Requirements,
 }
 
 /// Loads this dialect's sources of one level into `ctx`.
@@ -121,11 +138,14 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
                 return;
             }
             let disabled = disabled_hooks(&home);
-            load_system_layer(ctx, &disabled);
-            load_layer(ctx, &home, Layer::USER, &disabled);
+            load_managed(ctx);
+            load_system_layer(ctx);
+            if !managed_hooks_only() {
+                load_layer(ctx, &home, Layer::USER, &disabled);
+            }
         }
         Level::Project => {
-            if hooks_disabled(&home) {
+            if hooks_disabled(&home) || managed_hooks_only() {
                 return;
             }
             let disabled = disabled_hooks(&home);
@@ -186,15 +206,48 @@ pub(crate) fn disabled_hooks(home: &Path) -> HashSet<String> {
         .collect()
 }
 
+/// Whether the administrator's `requirements.toml` sets `allow_managed_hooks_only`. A
+/// file that cannot be read or parsed sets nothing; its error is reported where its
+/// hooks are read.
+fn managed_hooks_only() -> bool {
+    let Ok(text) = hookrig_config::read_source(&system_dir().join(REQUIREMENTS)) else {
+        return false;
+    };
+    toml::from_str::<RawRequirementsOnly>(&text)
+        .is_ok_and(|raw| raw.allow_managed_hooks_only == Some(true))
+}
+
+/// The managed hooks of the administrator's `requirements.toml`, before every layer's
+/// (Codex adds them first). They are the administrator's: global, and never turned off
+/// by the user's `[hooks.state]`.
+fn load_managed(ctx: &mut LoadContext<'_>) {
+    let path = system_dir().join(REQUIREMENTS);
+    let Some(text) = ctx.read(&path) else {
+        return;
+    };
+    let none = HashSet::new();
+    match parse(
+        &path,
+        &text,
+        Format::Requirements,
+        Layer::MANAGED,
+        &none,
+        &mut ctx.diagnostics,
+    ) {
+        Ok(hooks) => ctx.hooks.extend(hooks),
+        Err(diagnostic) => ctx.diagnostics.push(diagnostic),
+    }
+}
+
 /// Loads one config folder: `hooks.json`, then `config.toml`'s `[hooks]`.
 /// The system layer (`/etc/codex`), the lowest precedence of Codex's config layers, so
 /// loaded before the user's: its `hooks.json` and `config.toml` as in any layer. It is
-/// the machine administrator's, a global source; a folder that is not there adds
-/// nothing.
-fn load_system_layer(ctx: &mut LoadContext<'_>, disabled: &HashSet<String>) {
+/// the machine administrator's, a global source, and managed: the user's `[hooks.state]`
+/// does not turn its hooks off. A folder that is not there adds nothing.
+fn load_system_layer(ctx: &mut LoadContext<'_>) {
     let folder = system_dir();
     if consulted::is_dir(&folder) {
-        load_layer(ctx, &folder, Layer::SYSTEM, disabled);
+        load_layer(ctx, &folder, Layer::SYSTEM, &HashSet::new());
     }
 }
 
@@ -318,6 +371,12 @@ struct RawStateHooks {
 }
 
 #[derive(Debug, Deserialize)]
+struct RawRequirementsOnly {
+    #[serde(default)]
+    allow_managed_hooks_only: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
 struct RawFeaturesOnly {
     #[serde(default)]
     features: Option<RawFeatures>,
@@ -382,7 +441,12 @@ fn parse(
     let mut file = Lowering::new(path, text, diagnostics);
     let (level, layer) = match format {
         Format::Json => (layer.level, layer.json),
-        Format::Toml => (layer.level, layer.toml),
+        Format::Toml | Format::Requirements => (layer.level, layer.toml),
+    };
+    // The keys of `[hooks]` that are not events and that Codex reads without a warning.
+    let settings: &[&str] = match format {
+        Format::Requirements => &["managed_dir", "windows_managed_dir"],
+        Format::Json | Format::Toml => &["state"],
     };
     let mut groups: Vec<(&'static CodexEvent, Vec<PlacedGroup>)> = Vec::new();
     match format {
@@ -424,7 +488,7 @@ fn parse(
                 groups.push((event, placed));
             }
         }
-        Format::Toml => {
+        Format::Toml | Format::Requirements => {
             let raw: RawConfigToml = toml::from_str(text)
                 .map_err(|err| file.toml_error(&err, Severity::Error, INVALID))?;
             let Some(hooks) = raw.hooks else {
@@ -432,8 +496,8 @@ fn parse(
             };
             if let Ok(RawHookNames { hooks: Some(names) }) = toml::from_str(text) {
                 for name in names.keys() {
-                    let known =
-                        events::by_name(name.get_ref()).is_some() || name.get_ref() == "state";
+                    let known = events::by_name(name.get_ref()).is_some()
+                        || settings.contains(&name.get_ref().as_str());
                     if !known {
                         unknown_event(&mut file, name.get_ref(), Some(name.span().start));
                     }

@@ -48,7 +48,17 @@ fn entry(entry: &Entry, event: &str) -> Value {
 fn targets(env: &Environment, level: InstallLevel, project: &Path) -> Vec<Target> {
     let dir = match level {
         InstallLevel::User => env.home.join(".cursor"),
-        InstallLevel::Project => project.join(".cursor"),
+        // The `.cursor/` the loader reads (the nearest along the project walk holding
+        // `hooks.json` or its sidecar), so that hookrig's entries land in the file whose
+        // hooks hookrig runs; the repository root's when there is none yet.
+        InstallLevel::Project => {
+            let found = hookrig_config::find_project(env);
+            found
+                .nearest_file(".cursor/hooks.json")
+                .or_else(|| found.nearest_file(".cursor/hooks.hookrig.json"))
+                .and_then(|file| file.parent().map(Path::to_owned))
+                .unwrap_or_else(|| project.join(".cursor"))
+        }
     };
     vec![Target::new(dir.join("hooks.json"), &HOOKS)]
 }

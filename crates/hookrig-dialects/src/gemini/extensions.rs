@@ -14,6 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
+use hookrig_config::consulted;
 use hookrig_exec::CommandDef;
 use serde::Deserialize;
 use serde_json::Value;
@@ -57,13 +58,16 @@ pub(crate) fn load_extensions(ctx: &mut LoadContext<'_>) {
     let dir = EXTENSIONS_DIR
         .iter()
         .fold(ctx.env.home.clone(), |dir, part| dir.join(part));
-    let Ok(entries) = std::fs::read_dir(&dir) else {
+    // Listed and tested through `consulted`, as every loader reads its sources, so that
+    // the resident engine's kept load is read again once an extension is installed,
+    // removed or linked (the folder's times change).
+    let Ok(entries) = consulted::read_dir(&dir) else {
         return;
     };
     let mut folders: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|entry| entry.path())
-        .filter(|path| path.is_dir())
+        .filter(|path| consulted::is_dir(path))
         .collect();
     folders.sort();
     let enablement: serde_json::Map<String, Value> = ctx

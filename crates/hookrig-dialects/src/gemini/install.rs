@@ -38,11 +38,14 @@ fn entry(entry: &Entry, _event: &str) -> Value {
     })
 }
 
-/// The settings file of a level.
-fn targets(env: &Environment, level: InstallLevel, project: &Path) -> Vec<Target> {
+/// The settings file of a level. Gemini CLI reads the project's file in the directory it
+/// was started in, not in the repository root (docs/dialects/gemini.md), so a project
+/// install writes the working directory's; in the home directory that is the user's
+/// file, which is what Gemini CLI reads there.
+fn targets(env: &Environment, level: InstallLevel, _project: &Path) -> Vec<Target> {
     let dir = match level {
         InstallLevel::User => env.home.join(".gemini"),
-        InstallLevel::Project => project.join(".gemini"),
+        InstallLevel::Project => env.cwd.join(".gemini"),
     };
     vec![Target::new(dir.join("settings.json"), &HOOKS)]
 }

@@ -3,10 +3,15 @@
 //! edited in place: every other table and key (`[hooks.state]` among them), every
 //! comment and the formatting stay as they were. A file that does not parse, or whose
 //! `hooks` or events have another shape than Codex reads, is refused with the position.
+//!
+//! The user's `config.toml` also keeps Codex's state of each hook by its place
+//! (`[hooks.state."PATH:EVENT:GROUP:HANDLER"]`): the keys naming the places hookrig's
+//! entries take over move into the sidecar's `[hooks.state]` too, and come back on
+//! uninstall (docs/dialects/codex.md).
 
 use std::path::Path;
 
-use toml_edit::{ArrayOfTables, DocumentMut, Item, Table};
+use toml_edit::{ArrayOfTables, DocumentMut, Item, Key, Table};
 
 use super::InstallError;
 
@@ -192,7 +197,92 @@ fn take_events(doc: &mut DocumentMut, events: &[&str]) -> Vec<(String, Vec<Table
     taken
 }
 
-/// Moves the event arrays of `[hooks]` in `text` into the sidecar.
+/// The `[hooks.state]` table of a document, for editing.
+fn state_table(doc: &mut DocumentMut) -> Option<&mut dyn toml_edit::TableLike> {
+    doc.get_mut("hooks")?
+        .as_table_like_mut()?
+        .get_mut("state")?
+        .as_table_like_mut()
+}
+
+/// Removes `[hooks.state]` when it is left empty, then `[hooks]` when it is.
+fn drop_empty_state(doc: &mut DocumentMut) {
+    let Some(hooks) = doc.get_mut("hooks").and_then(Item::as_table_like_mut) else {
+        return;
+    };
+    if hooks
+        .get("state")
+        .and_then(Item::as_table_like)
+        .is_some_and(toml_edit::TableLike::is_empty)
+    {
+        hooks.remove("state");
+    }
+    if hooks.is_empty() {
+        doc.remove("hooks");
+    }
+}
+
+/// Takes out of `[hooks.state]` the keys for which `which` holds (compared as Codex
+/// compares them, trimmed), with their tables as written.
+fn take_state(doc: &mut DocumentMut, which: &dyn Fn(&str) -> bool) -> Vec<(Key, Item)> {
+    let Some(state) = state_table(doc) else {
+        return Vec::new();
+    };
+    let keys: Vec<String> = state
+        .iter()
+        .map(|(k, _)| k.to_owned())
+        .filter(|k| which(k.trim()))
+        .collect();
+    let taken = keys
+        .iter()
+        .filter_map(|k| {
+            let key = state.get_key_value(k)?.0.clone();
+            Some((key, state.remove(k)?))
+        })
+        .collect();
+    drop_empty_state(doc);
+    taken
+}
+
+/// Puts state keys into the document's `[hooks.state]` (created when missing), each
+/// replacing a key of the same name.
+fn put_state(doc: &mut DocumentMut, keys: Vec<(Key, Item)>) {
+    if keys.is_empty() {
+        return;
+    }
+    let implicit = || {
+        let mut table = Table::new();
+        table.set_implicit(true);
+        Item::Table(table)
+    };
+    let Some(hooks) = doc
+        .entry("hooks")
+        .or_insert_with(implicit)
+        .as_table_like_mut()
+    else {
+        return;
+    };
+    let Some(state) = hooks
+        .entry("state")
+        .or_insert(implicit())
+        .as_table_like_mut()
+    else {
+        return;
+    };
+    for (key, mut item) in keys {
+        // Printed after the tables already there, not at the place they had in the
+        // file they come from.
+        if let Item::Table(table) = &mut item {
+            forget_positions(table);
+        }
+        state.remove(key.get());
+        state.entry_format(&key).or_insert(item);
+    }
+}
+
+/// Moves the event arrays of `[hooks]` in `text` into the sidecar, and the keys of
+/// `[hooks.state]` named in `state` (the state of the hooks whose places hookrig's
+/// entries take over, in the user's `config.toml`).
 pub(crate) fn install(
     path: &Path,
     text: Option<&str>,
@@ -200,6 +290,7 @@ pub(crate) fn install(
     sidecar: Option<&str>,
     events: &[&str],
     off: &dyn Fn(&str, usize, usize) -> bool,
+    state: &[String],
 ) -> Result<Edited, InstallError> {
     let Some(text) = text else {
         if let Some(sidecar) = sidecar {
@@ -214,7 +305,8 @@ pub(crate) fn install(
     let mut doc = parse(path, text, events)?;
     let mut side = parse(sidecar_path, sidecar.unwrap_or(""), events)?;
     let taken = take_events(&mut doc, events);
-    if taken.is_empty() {
+    let states = take_state(&mut doc, &|key| state.iter().any(|s| s == key));
+    if taken.is_empty() && states.is_empty() {
         return Ok(Edited {
             file: text.to_owned(),
             sidecar: None,
@@ -227,6 +319,7 @@ pub(crate) fn install(
         mark_turned_off(&mut groups, &|g, h| off(&event, g, h));
         append(&mut side, &event, groups);
     }
+    put_state(&mut side, states);
     let mut side = side.to_string();
     if sidecar.is_none() {
         // A new sidecar starts with the moved tables, not with the blank line that stood
@@ -240,22 +333,40 @@ pub(crate) fn install(
     })
 }
 
+/// What uninstall does to the `[hooks.state]` of the user's `config.toml`.
+pub(crate) struct GiveBack<'a> {
+    /// The keys of the places hookrig's entries hold now: Codex's state of hookrig's
+    /// entries, which go.
+    pub(crate) drop: Vec<String>,
+    /// Whether a key kept in the sidecar is given back at this level (it names a place
+    /// of this level's hooks file).
+    pub(crate) names: &'a dyn Fn(&str) -> bool,
+}
+
 /// Puts the sidecar's event arrays back into `[hooks]` of `text`, after what each event
-/// holds there now; returns the new text and how many handlers came back.
+/// holds there now, and with `state` the `[hooks.state]` keys install kept; returns the
+/// new text, how many handlers came back, and what stays in the sidecar (`None`: it
+/// goes): only keys install kept for another level.
 pub(crate) fn uninstall(
     path: &Path,
     text: Option<&str>,
     sidecar_path: &Path,
     sidecar: Option<&str>,
     events: &[&str],
-) -> Result<(String, usize), InstallError> {
-    let Some(sidecar) = sidecar else {
-        if let Some(text) = text {
-            parse(path, text, events)?;
-        }
-        return Ok((text.unwrap_or("").to_owned(), 0));
-    };
+    state: Option<&GiveBack<'_>>,
+) -> Result<(String, usize, Option<String>), InstallError> {
     let mut doc = parse(path, text.unwrap_or(""), events)?;
+    if let Some(state) = state {
+        take_state(&mut doc, &|key| state.drop.iter().any(|d| d == key));
+    }
+    let Some(sidecar) = sidecar else {
+        let file = if text.is_some() {
+            doc.to_string()
+        } else {
+            String::new()
+        };
+        return Ok((file, 0, None));
+    };
     let mut side = parse(sidecar_path, sidecar, events)?;
     let taken = take_events(&mut side, events);
     let mut restored = 0;
@@ -264,7 +375,15 @@ pub(crate) fn uninstall(
         unmark(&mut groups);
         append(&mut doc, &event, groups);
     }
-    Ok((doc.to_string(), restored))
+    let mut rest = None;
+    if let Some(state) = state {
+        let given = take_state(&mut side, state.names);
+        put_state(&mut doc, given);
+        if state_table(&mut side).is_some_and(|t| !t.is_empty()) {
+            rest = Some(side.to_string());
+        }
+    }
+    Ok((doc.to_string(), restored, rest))
 }
 
 /// The handlers of the `[hooks]` event arrays of `text`, event by event, as JSON values

@@ -630,6 +630,36 @@ pub(crate) fn meaning(text: &str, hooks: &JsonHooks) -> Option<Value> {
     }
 }
 
+/// The places of hookrig's handlers in the file: the event, the 0-based index of the
+/// group and of the handler in it (a flat format's handlers are their own group, at
+/// index 0). Nothing when the file does not parse: install then refuses it anyway.
+pub(crate) fn hookrig_places(text: &str, hooks: &JsonHooks) -> Vec<(String, usize, usize)> {
+    let Ok(root) = CstRootNode::parse(text, &options(hooks)) else {
+        return Vec::new();
+    };
+    let mut places = Vec::new();
+    for (event, value) in events_of(&root) {
+        if hooks.setting_keys.contains(&event.as_str()) {
+            continue;
+        }
+        let entries = value.as_array().map(Vec::as_slice).unwrap_or_default();
+        for (g, entry) in entries.iter().enumerate() {
+            if !hooks.grouped {
+                if is_hookrig_handler(entry) {
+                    places.push((event.clone(), g, 0));
+                }
+                continue;
+            }
+            for (h, handler) in handlers_of(entry, hooks).into_iter().enumerate() {
+                if is_hookrig_handler(handler) {
+                    places.push((event.clone(), g, h));
+                }
+            }
+        }
+    }
+    places
+}
+
 /// Whether the file holds hookrig's entry for any event, and the commands of those
 /// entries (for `doctor`); `None` when it does not parse.
 pub(crate) fn hookrig_handlers(text: &str, hooks: &JsonHooks) -> Option<Vec<Value>> {

@@ -279,21 +279,23 @@ fn config_toml_event_arrays_move_in_either_form_and_come_back() {
     "#};
     let path = Path::new("/h/.codex/config.toml");
     let side = Path::new("/h/.codex/config.hookrig.toml");
-    let edited = config_toml::install(path, Some(text), side, None, &events, &|_, _, _| false)
+    let edited = config_toml::install(path, Some(text), side, None, &events, &|_, _, _| false, &[])
         .expect("installs");
     assert_eq!(edited.moved, 2);
     assert_eq!(
         edited.file,
         "model = \"o3\"\n\n[hooks.state.k]\nenabled = false\n"
     );
-    let (back, restored) = config_toml::uninstall(
+    let (back, restored, rest) = config_toml::uninstall(
         path,
         Some(&edited.file),
         side,
         edited.sidecar.as_deref(),
         &events,
+        None,
     )
     .expect("uninstalls");
+    assert_eq!(rest, None);
     assert_eq!(restored, 2);
     assert_eq!(
         config_toml::meaning(&back).map(|t| t["hooks"]["PreToolUse"].clone()),
@@ -310,6 +312,7 @@ fn config_toml_event_arrays_move_in_either_form_and_come_back() {
         None,
         &events,
         &|_, _, _| false,
+        &[],
     )
     .expect_err("refused")
     .to_string();
@@ -556,15 +559,27 @@ fn hooks_turned_off_in_codex_are_marked_in_the_sidecar_and_unmarked_on_uninstall
     let toml = "[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"a\"\n";
     let path = Path::new("/h/.codex/config.toml");
     let side_path = Path::new("/h/.codex/config.hookrig.toml");
-    let edited = config_toml::install(path, Some(toml), side_path, None, &["Stop"], &|e, g, h| {
-        e == "Stop" && (g, h) == (0, 0)
-    })
+    let edited = config_toml::install(
+        path,
+        Some(toml),
+        side_path,
+        None,
+        &["Stop"],
+        &|e, g, h| e == "Stop" && (g, h) == (0, 0),
+        &[],
+    )
     .expect("installs");
     let side = edited.sidecar.expect("sidecar");
     assert!(side.contains("enabled = false"), "{side}");
-    let (back, _) =
-        config_toml::uninstall(path, Some(&edited.file), side_path, Some(&side), &["Stop"])
-            .expect("uninstalls");
+    let (back, _, _) = config_toml::uninstall(
+        path,
+        Some(&edited.file),
+        side_path,
+        Some(&side),
+        &["Stop"],
+        None,
+    )
+    .expect("uninstalls");
     assert_eq!(config_toml::meaning(&back), config_toml::meaning(toml));
 }
 
@@ -610,5 +625,224 @@ fn claudes_settings_local_json_only_loses_its_hooks() {
     assert_eq!(
         hooks_json::meaning(&back, local),
         hooks_json::meaning(SETTINGS, local)
+    );
+}
+
+/// A home with `~/.codex` and a repository `repo/` (the working directory), for
+/// installs into Codex through the real files.
+struct CodexWorld {
+    _dir: tempfile::TempDir,
+    env: Environment,
+    home: PathBuf,
+    repo: PathBuf,
+}
+
+fn codex_world() -> CodexWorld {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    let home = root.join("home");
+    let repo = root.join("repo");
+    std::fs::create_dir_all(home.join(".codex")).expect("mkdir");
+    std::fs::create_dir_all(repo.join(".git")).expect("mkdir");
+    let vars = |name: &str| (name == "HOME").then(|| home.clone().into_os_string());
+    let env = Environment::from_vars(repo.clone(), vars).expect("env");
+    CodexWorld {
+        _dir: dir,
+        env,
+        home: home.join(".codex"),
+        repo,
+    }
+}
+
+fn codex_request(level: InstallLevel) -> InstallRequest {
+    InstallRequest {
+        host: Dialect::Codex,
+        level,
+        program: "hookrig".to_owned(),
+        http: None,
+    }
+}
+
+fn read_text(path: &Path) -> String {
+    std::fs::read_to_string(path).expect("read")
+}
+
+/// The keys of `[hooks.state]` in a `config.toml` text.
+fn state_keys(text: &str) -> Vec<String> {
+    config_toml::meaning(text)
+        .and_then(|t| t.get("hooks")?.get("state")?.as_table().cloned())
+        .map(|t| t.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn codex_state_keys_of_the_places_hookrig_takes_move_out_and_come_back() {
+    // guards: a hook the user turned off in Codex at the place hookrig's entry takes
+    // (the first handler of an event's first group) must not turn hookrig off
+    let w = codex_world();
+    let hooks_json = w.home.join("hooks.json");
+    let at = |place: &str| format!("{}:{place}", hooks_json.display());
+    std::fs::write(
+        &hooks_json,
+        r#"{"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]},
+            {"hooks": [{"type": "command", "command": "log.sh"}]}
+        ]}}"#,
+    )
+    .expect("write");
+    let config = format!(
+        "model = \"o3\" # mine\n\n[hooks.state.\"{}\"]\nenabled = false\n\n[hooks.state.\"{}\"]\nenabled = false\ntrusted_hash = \"sha256:1\"\n\n[features]\nhooks = true\n",
+        at("pre_tool_use:0:0"),
+        at("pre_tool_use:1:0"),
+    );
+    let config_path = w.home.join("config.toml");
+    std::fs::write(&config_path, &config).expect("write");
+
+    let report = super::install(&w.env, &codex_request(InstallLevel::User)).expect("installs");
+    let toml_change = &report.files[1];
+    assert!(toml_change.changed);
+    assert_eq!(toml_change.moved, 0, "no hook moved out of config.toml");
+    let after = read_text(&config_path);
+    assert_eq!(state_keys(&after), [at("pre_tool_use:1:0")]);
+    assert!(after.starts_with("model = \"o3\" # mine\n"), "{after}");
+    let kept = read_text(&w.home.join("config.hookrig.toml"));
+    assert_eq!(state_keys(&kept), [at("pre_tool_use:0:0")]);
+    // The turned-off hooks stay off through hookrig.
+    let side: Value =
+        serde_json::from_str(&read_text(&w.home.join("hooks.hookrig.json"))).expect("json");
+    assert_eq!(side["hooks"]["PreToolUse"][0]["hooks"][0]["enabled"], false);
+    assert_eq!(side["hooks"]["PreToolUse"][1]["hooks"][0]["enabled"], false);
+
+    let again = super::install(&w.env, &codex_request(InstallLevel::User)).expect("installs");
+    assert!(again.files.iter().all(|f| !f.changed), "{again:?}");
+
+    // Codex keeps its own state of hookrig's entry once the user reviewed it: that
+    // state goes with the entry.
+    let reviewed = format!(
+        "{after}\n[hooks.state.\"{}\"]\ntrusted_hash = \"sha256:hookrig\"\n",
+        at("stop:0:0")
+    );
+    std::fs::write(&config_path, reviewed).expect("write");
+    let again = super::install(&w.env, &codex_request(InstallLevel::User)).expect("installs");
+    assert!(
+        again.files.iter().all(|f| !f.changed),
+        "the state of hookrig's own entry is not taken"
+    );
+
+    super::uninstall(&w.env, Dialect::Codex, InstallLevel::User).expect("uninstalls");
+    assert_eq!(read_text(&config_path), config, "byte for byte");
+    assert!(!w.home.join("config.hookrig.toml").exists());
+    assert!(!w.home.join("config.toml.hookrig-backup").exists());
+}
+
+#[test]
+fn a_codex_project_install_takes_only_the_keys_of_the_projects_places() {
+    let w = codex_world();
+    let project_hooks = w.repo.join(".codex/hooks.json");
+    std::fs::create_dir_all(w.repo.join(".codex")).expect("mkdir");
+    std::fs::write(
+        &project_hooks,
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}"#,
+    )
+    .expect("write");
+    let user_hooks = w.home.join("hooks.json");
+    std::fs::write(
+        &user_hooks,
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mine"}]}]}}"#,
+    )
+    .expect("write");
+    let project_key = format!("{}:stop:0:0", project_hooks.display());
+    let user_key = format!("{}:stop:0:0", user_hooks.display());
+    let config = format!(
+        "# my settings\n[hooks.state]\n\"{project_key}\" = {{ enabled = false }}\n\"{user_key}\" = {{ enabled = false }}\n"
+    );
+    let config_path = w.home.join("config.toml");
+    std::fs::write(&config_path, &config).expect("write");
+
+    super::install(&w.env, &codex_request(InstallLevel::Project)).expect("installs");
+    assert_eq!(state_keys(&read_text(&config_path)), [user_key.as_str()]);
+    let kept_path = w.home.join("config.hookrig.toml");
+    assert_eq!(state_keys(&read_text(&kept_path)), [project_key.as_str()]);
+    assert!(
+        !w.repo.join(".codex/config.hookrig.toml").exists(),
+        "nothing of the user's goes into the project"
+    );
+
+    super::install(&w.env, &codex_request(InstallLevel::User)).expect("installs");
+    assert!(state_keys(&read_text(&config_path)).is_empty());
+    let mut kept = state_keys(&read_text(&kept_path));
+    kept.sort();
+    let mut both = vec![project_key.clone(), user_key.clone()];
+    both.sort();
+    assert_eq!(kept, both);
+
+    super::uninstall(&w.env, Dialect::Codex, InstallLevel::Project).expect("uninstalls");
+    assert_eq!(state_keys(&read_text(&config_path)), [project_key]);
+    assert_eq!(
+        state_keys(&read_text(&kept_path)),
+        [user_key],
+        "the user level's key stays kept"
+    );
+    super::uninstall(&w.env, Dialect::Codex, InstallLevel::User).expect("uninstalls");
+    assert_eq!(read_text(&config_path), config, "byte for byte");
+    assert!(!kept_path.exists());
+}
+
+#[test]
+fn a_codex_project_install_refuses_a_users_config_toml_that_does_not_parse() {
+    let w = codex_world();
+    std::fs::create_dir_all(w.repo.join(".codex")).expect("mkdir");
+    let config_path = w.home.join("config.toml");
+    std::fs::write(&config_path, "model = \"o3\"\n[hooks.state\n").expect("write");
+    let err = super::install(&w.env, &codex_request(InstallLevel::Project))
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        err.starts_with(&format!("{}:2:", config_path.display())),
+        "{err}"
+    );
+    assert!(
+        !w.repo.join(".codex/hooks.json").exists(),
+        "nothing written"
+    );
+}
+
+#[test]
+fn codex_state_keys_come_back_when_the_user_changed_config_toml_meanwhile() {
+    // guards: without the backup to restore, the kept keys are put back by meaning,
+    // beside what the user changed
+    let w = codex_world();
+    let hooks_json = w.home.join("hooks.json");
+    std::fs::write(
+        &hooks_json,
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say"}]}]}}"#,
+    )
+    .expect("write");
+    let key = format!("{}:stop:0:0", hooks_json.display());
+    let config_path = w.home.join("config.toml");
+    std::fs::write(
+        &config_path,
+        format!("model = \"o3\"\n\n[hooks.state.\"{key}\"]\nenabled = false\n\n[features]\nhooks = true\n"),
+    )
+    .expect("write");
+    super::install(&w.env, &codex_request(InstallLevel::User)).expect("installs");
+    let installed = read_text(&config_path);
+    assert!(state_keys(&installed).is_empty(), "{installed}");
+    std::fs::write(&config_path, installed.replace("\"o3\"", "\"gpt-5\"")).expect("write");
+
+    super::uninstall(&w.env, Dialect::Codex, InstallLevel::User).expect("uninstalls");
+    let back = read_text(&config_path);
+    assert_eq!(state_keys(&back), [key.as_str()], "{back}");
+    let meaning = config_toml::meaning(&back).expect("parses");
+    assert_eq!(meaning["model"].as_str(), Some("gpt-5"));
+    assert_eq!(meaning["features"]["hooks"].as_bool(), Some(true));
+    assert_eq!(
+        meaning["hooks"]["state"][key.as_str()]["enabled"].as_bool(),
+        Some(false)
+    );
+    assert!(!w.home.join("config.hookrig.toml").exists());
+    assert!(
+        w.home.join("config.toml.hookrig-backup").exists(),
+        "the backup stays while the file differs from it"
     );
 }
