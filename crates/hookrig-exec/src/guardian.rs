@@ -260,7 +260,7 @@ fn guard(hookrig: i32) -> ! {
 }
 
 /// Closes every file descriptor above stderr.
-fn close_other_files() {
+pub(crate) fn close_other_files() {
     use std::os::fd::{FromRawFd as _, OwnedFd};
 
     let open: Vec<i32> = fs::read_dir("/proc/self/fd")
