@@ -97,3 +97,16 @@ pub fn run_if_asked(keep: impl FnOnce(Vec<u8>) -> i32) {
     }
     std::process::exit(keep(job))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_keeper_starts_unless_armed() {
+        // Each test runs in a process of its own under nextest: nothing armed one here.
+        assert!(!armed());
+        let error = start(b"{}").expect_err("nothing is armed");
+        assert_eq!(error.to_string(), "no async keeper is armed");
+    }
+}

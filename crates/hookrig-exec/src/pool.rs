@@ -223,3 +223,135 @@ impl AsyncSink for AsyncPool {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::atomic::AtomicBool;
+
+    use hookrig_core::{Dialect, HookRecord, HookResult};
+
+    use super::*;
+
+    fn record(name: &str) -> HookRecord {
+        HookRecord {
+            name: name.to_owned(),
+            source: PathBuf::from("hooks.toml"),
+            dialect: Dialect::Native,
+            result: HookResult::Allow,
+            skip: None,
+            exit_code: Some(0),
+            duration: None,
+            reason: None,
+            stdout: None,
+            stderr: None,
+            truncated: false,
+            is_async: true,
+            answer: None,
+        }
+    }
+
+    /// A job that says it ran through `ran`, then completes as `name`.
+    fn job(name: &'static str, ran: &Arc<AtomicBool>) -> Job {
+        let ran = Arc::clone(ran);
+        Box::pin(async move {
+            ran.store(true, Ordering::Release);
+            AsyncCompletion {
+                record: record(name),
+                warnings: Vec::new(),
+            }
+        })
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime")
+    }
+
+    #[test]
+    fn a_holding_pool_starts_nothing_until_released() {
+        let runtime = runtime();
+        let pool = AsyncPool::holding(2);
+        let ran = Arc::new(AtomicBool::new(false));
+        assert!(pool.submit(job("a", &ran)));
+        assert!(pool.submit(job("b", &ran)));
+        // The cap counts held jobs: a third is refused, as it would be if they ran.
+        assert!(!pool.submit(job("c", &ran)));
+        assert_eq!((pool.held(), pool.in_flight()), (2, 2));
+
+        runtime.block_on(tokio::task::yield_now());
+        assert!(!ran.load(Ordering::Acquire), "a held job ran");
+
+        let drained = runtime.block_on(async {
+            pool.release();
+            pool.drain(Duration::from_mins(1)).await
+        });
+        assert!(ran.load(Ordering::Acquire));
+        let mut names: Vec<String> = drained
+            .completions
+            .into_iter()
+            .map(|c| c.record.name)
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!((pool.held(), pool.in_flight()), (0, 0));
+    }
+
+    #[test]
+    fn discarded_jobs_never_run_and_free_their_places() {
+        let runtime = runtime();
+        let pool = AsyncPool::holding(1);
+        let ran = Arc::new(AtomicBool::new(false));
+        assert!(pool.submit(job("a", &ran)));
+
+        assert_eq!(pool.discard(), 1);
+
+        assert_eq!((pool.held(), pool.in_flight()), (0, 0));
+        let drained = runtime.block_on(pool.drain(Duration::from_mins(1)));
+        assert!(drained.completions.is_empty());
+        assert!(!ran.load(Ordering::Acquire), "a discarded job ran");
+        // Its place is free again, and the pool still holds what it accepts.
+        assert!(pool.submit(job("b", &ran)));
+        assert_eq!(pool.held(), 1);
+    }
+
+    #[test]
+    fn next_done_returns_each_job_as_it_ends() {
+        let runtime = runtime();
+        let pool = AsyncPool::default();
+        let (release, released) = tokio::sync::oneshot::channel::<()>();
+        let (fast, slow) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        runtime.block_on(async {
+            assert!(pool.submit(job("fast", &fast)));
+            let slow_job = job("slow", &slow);
+            assert!(pool.submit(Box::pin(async move {
+                let _ = released.await;
+                slow_job.await
+            })));
+
+            let first = pool.next_done(Duration::from_mins(1)).await;
+            let names: Vec<&str> = first
+                .completions
+                .iter()
+                .map(|c| c.record.name.as_str())
+                .collect();
+            assert_eq!(names, ["fast"]);
+            assert_eq!(first.still_running, 1);
+
+            let _ = release.send(());
+            let second = pool.next_done(Duration::from_mins(1)).await;
+            let names: Vec<&str> = second
+                .completions
+                .iter()
+                .map(|c| c.record.name.as_str())
+                .collect();
+            assert_eq!(names, ["slow"]);
+            assert_eq!(second.still_running, 0);
+        });
+    }
+}
