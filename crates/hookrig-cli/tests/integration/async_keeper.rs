@@ -47,7 +47,8 @@ fn an_async_hook_runs_to_its_end_after_the_emit_exited() {
         "30s",
     );
 
-    // `emit` reads the emit's stdout and stderr to their end and waits for it to exit.
+    // `emit` runs with `HOOKRIG_ENGINE=off` (the test environment's), reads the emit's
+    // stdout and stderr to their end and waits for it to exit.
     let out = emit(&env, &["message.after"], "{}");
 
     assert!(
