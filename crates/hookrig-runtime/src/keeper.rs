@@ -297,3 +297,71 @@ fn changed(kept: &KeptHook) -> AsyncCompletion {
         warnings: Vec::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use hookrig_test_support::TestEnv;
+
+    use super::*;
+
+    fn environment(env: &TestEnv) -> Environment {
+        Environment {
+            home: env.home(),
+            config_home: env.config_home(),
+            state_home: env.state_home(),
+            data_home: env.data_home(),
+            xcode_home: env.home().join(".x-code"),
+            cwd: env.project(),
+            trust_all: true,
+        }
+    }
+
+    fn load(env: &TestEnv) -> hookrig_dialects::LoadedConfig {
+        crate::config_cache::load(
+            &environment(env),
+            &LoadOptions {
+                plugin_dirs: Vec::new(),
+                trust_only_for: None,
+                packages: Vec::new(),
+                no_plugins: false,
+            },
+        )
+    }
+
+    #[test]
+    fn the_keeper_runs_a_hook_only_as_the_emit_loaded_it() {
+        let env = TestEnv::new("hookrig");
+        env.write_project_config(
+            "[[hooks]]\nname = \"a\"\nevents = [\"session.start\"]\nmatcher = \"nothing-matches\"\nmode = \"async\"\ncommand = \"true\"\n",
+        );
+        let emitted = KeptHook::of(&load(&env).hooks[0]);
+        let groups = ProcessGroups::new();
+
+        let (chosen, missing) = choose(std::slice::from_ref(&emitted), &load(&env), &groups);
+        assert!(missing.is_empty());
+        assert_eq!(chosen.hooks().len(), 1);
+        // The emit matched it already: the keeper's copy matches every payload.
+        assert!(matches!(chosen.hooks()[0].spec.matcher, Matcher::Any));
+
+        // An edit between the emit and the keeper: the hook is not run, and says why.
+        env.write_project_config(
+            "[[hooks]]\nname = \"a\"\nevents = [\"session.start\"]\nmode = \"async\"\ncommand = \"rm -rf x\"\n",
+        );
+        let (chosen, missing) = choose(std::slice::from_ref(&emitted), &load(&env), &groups);
+        assert!(chosen.hooks().is_empty());
+        assert_eq!(missing, [&emitted]);
+        let record = changed(missing[0]).record;
+        assert_eq!(record.result, HookResult::Error);
+        assert_eq!(
+            record.reason.as_deref(),
+            Some(
+                "not run: its definition changed between the emit and the start of the async keeper"
+            )
+        );
+    }
+
+    #[test]
+    fn a_job_that_cannot_be_read_runs_nothing() {
+        assert_eq!(keep(b"not json"), 2);
+    }
+}
