@@ -272,3 +272,32 @@ fn a_bash_async_claude_hook_goes_to_the_keeper_too() {
         marker.exists().then_some(())
     });
 }
+
+#[test]
+fn an_async_http_hook_goes_to_the_keeper_and_gets_its_slow_answer() {
+    // An HTTP hook is one request with its timeout: the keeper makes it as an emit would,
+    // and waits for an answer that comes after the 2 s an emit used to wait.
+    let env = test_env();
+    let stub = hookrig_test_support::HttpStub::replying(
+        hookrig_test_support::Reply::new(200, "").after(std::time::Duration::from_secs(3)),
+    );
+    env.write_project_config(&formatdoc! {r#"
+        [[hooks]]
+        name = "audit"
+        events = ["message.after"]
+        url = "{url}/audit"
+        mode = "async"
+        timeout = "30s"
+    "#, url = stub.url()});
+
+    let out = emit(&env, &["message.after"], r#"{"message":"hi"}"#);
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.result("audit"), "dispatched");
+    let why = why_when_async_done(&env, &out.run_id());
+    let audit = row(&why, "audit");
+    assert_eq!(audit["result"], "allow", "{audit}");
+    let requests = stub.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].json()["message"], "hi");
+}
