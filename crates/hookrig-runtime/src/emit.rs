@@ -389,7 +389,7 @@ impl Prepared {
                 .filter(|def| {
                     def.spec.mode == Mode::Async && def.spec.listens_to(&event.context.name)
                 })
-                .map(KeptHook::of)
+                .cloned()
                 .collect(),
         });
         if let Some(bus) = &bus {
@@ -428,14 +428,14 @@ impl Prepared {
 }
 
 /// What an emit whose async hooks are held keeps for a keeper: where its config was
-/// loaded, and each async hook of that config on the event, with the digest of its
-/// definition.
+/// loaded, and each async hook of that config on the event (their digests are taken
+/// once the host has its answer).
 #[derive(Debug)]
 struct Handover {
     seed: KeeperSeed,
     session_id: String,
     payload_in: String,
-    hooks: Vec<KeptHook>,
+    hooks: Vec<hookrig_dialects::HookDef>,
 }
 
 impl Handover {
@@ -458,10 +458,10 @@ impl Handover {
             if record.result != HookResult::Dispatched {
                 continue;
             }
-            let at = defined
-                .iter()
-                .position(|hook| hook.name == record.name && hook.source == record.source)?;
-            hooks.push(defined.remove(at));
+            let at = defined.iter().position(|def| {
+                def.spec.name == record.name && def.spec.source.path == record.source
+            })?;
+            hooks.push(KeptHook::of(&defined.remove(at)));
         }
         Some(KeeperJob {
             dirs: Dirs::of(&seed.env),
