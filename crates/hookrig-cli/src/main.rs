@@ -27,6 +27,7 @@ use crate::scope::{Flags, Top};
 fn main() -> ExitCode {
     // Started as the guardian of another hookrig's hooks, this process is nothing else.
     hookrig_exec::guardian::run_if_asked();
+    keep_if_asked();
     let Cli {
         global,
         agent,
@@ -131,4 +132,16 @@ fn arm_guardian(command: &Command) {
         _ => return,
     };
     arm(std::path::PathBuf::from("/proc/self/exe"), start);
+}
+
+/// Started as the async keeper of a one-shot emit, this process runs that emit's async
+/// hooks to their end (with a guardian of its own for them), and is nothing else.
+fn keep_if_asked() {
+    hookrig_exec::keeper::run_if_asked(|job| {
+        hookrig_exec::guardian::arm(
+            std::path::PathBuf::from("/proc/self/exe"),
+            hookrig_exec::guardian::Start::WithFirstChild,
+        );
+        hookrig_runtime::keeper::keep(&job)
+    });
 }

@@ -303,9 +303,10 @@ fn guard(hookrig: i32) -> ! {
 
 /// Closes every file descriptor above stderr. Whatever hookrig opens is closed on exec,
 /// so these are descriptors its own parent let it inherit (a host's extra pipe, say),
-/// which the guardian must not keep open for as long as it waits.
-fn close_other_files() {
-    // SAFETY: `close_range` only closes descriptors; the guardian has opened none of its
+/// which a guardian or an async keeper must not keep open for as long as it lives.
+/// Called first thing, before the process has opened anything of its own.
+pub(crate) fn close_other_files() {
+    // SAFETY: `close_range` only closes descriptors; the caller has opened none of its
     // own above stderr yet, so nothing in this process owns the ones it closes. Where the
     // kernel lacks it (before 5.9) they stay open, as harmless as before exec.
     #[expect(

@@ -10,7 +10,9 @@
 //! commands), started detached ([`Command::spawn_detached`]: agents) or on a
 //! pseudo-terminal (`Command::spawn_in_pty`, feature `pty`). Every process group is
 //! stopped the same way, SIGTERM, a grace period, SIGKILL; a [`Job`] is the handle to a
-//! group hookrig does not wait for itself, re-created from its recorded id.
+//! group hookrig does not wait for itself, re-created from its recorded id. The
+//! [`keeper`] is the detached hookrig to which a one-shot emit hands its async hooks, so
+//! that it can exit once its host has the answer.
 //!
 //! A hook's dialect is a [`Protocol`]: how an event is presented to the hook and how
 //! its reply is read. This crate owns what a hook runs ([`CommandDef`]) and that trait,
@@ -43,6 +45,7 @@ pub mod groups;
 pub mod guardian;
 mod http;
 mod job;
+pub mod keeper;
 mod pool;
 pub mod process;
 mod protocol;

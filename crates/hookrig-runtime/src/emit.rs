@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use hookrig_core::{
-    Bus, Dialect, Dispatched, Event, EventContext, EventName, Outcome, Payload, Registry,
-    SkipReason, dispatch,
+    Bus, Dialect, Dispatched, Event, EventContext, EventName, HookResult, Mode, Outcome, Payload,
+    Registry, SkipReason, dispatch,
 };
 use hookrig_dialects::{LoadOptions, LoadedConfig};
 use hookrig_exec::{AsyncPool, ProcessGroups};
@@ -22,6 +22,7 @@ use crate::ledger::Sink;
 
 use crate::errors::RuntimeError;
 use crate::interrupt::{self, Interrupt, StopSignal};
+use crate::keeper::{Dirs, KeeperJob, KeptHook};
 use crate::scope::{Scope, working_dir};
 use crate::{ingress, ledger, registry};
 
@@ -224,6 +225,7 @@ impl Emit {
                 (Vec::new(), None)
             }
         };
+        let keeper = KeeperSeed::for_emit(scope, bus.as_ref(), &plugin_dirs, &packages, suppress);
         let options = LoadOptions {
             plugin_dirs,
             trust_only_for: Some((name.clone(), payload.clone())),
@@ -280,6 +282,41 @@ impl Emit {
             },
             suppress,
             bus,
+            keeper,
+        })
+    }
+}
+
+/// What a keeper needs to load the configuration an emit loaded.
+#[derive(Debug, Clone)]
+struct KeeperSeed {
+    env: hookrig_config::Environment,
+    plugin_dirs: Vec<PathBuf>,
+    packages: Vec<(String, PathBuf)>,
+    no_plugins: bool,
+}
+
+impl KeeperSeed {
+    /// A one-shot emit of this process's own (no engine acting for a host, no
+    /// embedder's in-process subscribers) can hand its async hooks to a keeper, which
+    /// loads the same configuration: what it needs for that is kept.
+    fn for_emit(
+        scope: &Scope,
+        bus: Option<&Bus>,
+        plugin_dirs: &[PathBuf],
+        packages: &[hookrig_dialects::PackageRef],
+        suppress: Suppress,
+    ) -> Option<KeeperSeed> {
+        (hookrig_exec::keeper::armed() && scope.host_env.is_none() && bus.is_none()).then(|| {
+            KeeperSeed {
+                env: scope.env.clone(),
+                plugin_dirs: plugin_dirs.to_vec(),
+                packages: packages
+                    .iter()
+                    .map(|package| (package.id.clone(), package.path.clone()))
+                    .collect(),
+                no_plugins: suppress.plugins,
+            }
         })
     }
 }
@@ -297,6 +334,8 @@ pub struct Prepared {
     event: Event,
     suppress: Suppress,
     bus: Option<Bus>,
+    /// Set when the async hooks may go to a keeper.
+    keeper: Option<KeeperSeed>,
 }
 
 impl Prepared {
@@ -335,14 +374,34 @@ impl Prepared {
             event,
             suppress,
             bus,
+            keeper,
         } = self;
         let mut registry = registry::registry(&config, &groups);
+        // Held, not started, when a keeper may run them: where they run is decided once
+        // the host has its answer.
+        let keeper = keeper.map(|seed| Handover {
+            seed,
+            session_id: event.context.session_id.clone(),
+            payload_in: entry.payload_in.clone(),
+            hooks: config
+                .hooks
+                .iter()
+                .filter(|def| {
+                    def.spec.mode == Mode::Async && def.spec.listens_to(&event.context.name)
+                })
+                .cloned()
+                .collect(),
+        });
         if let Some(bus) = &bus {
             registry.attach_bus(bus);
         }
         suppress.apply(&mut registry, &mut warnings);
         let runtime = thread_runtime()?;
-        let pool = AsyncPool::default();
+        let pool = if keeper.is_some() {
+            AsyncPool::holding(AsyncPool::DEFAULT_CAP)
+        } else {
+            AsyncPool::default()
+        };
         let (dispatched, interrupt) = runtime.block_on(async {
             let interrupt = match signals {
                 Signals::Watch => interrupt::watch(groups.clone()),
@@ -363,6 +422,59 @@ impl Prepared {
             pool,
             groups,
             interrupt,
+            keeper,
+        })
+    }
+}
+
+/// What an emit whose async hooks are held keeps for a keeper: where its config was
+/// loaded, and each async hook of that config on the event (their digests are taken
+/// once the host has its answer).
+#[derive(Debug)]
+struct Handover {
+    seed: KeeperSeed,
+    session_id: String,
+    payload_in: String,
+    hooks: Vec<hookrig_dialects::HookDef>,
+}
+
+impl Handover {
+    /// The keeper's job for the async hooks of `dispatched`, recorded in `ledger`;
+    /// `None` when one of them is not a hook of the config (the keeper could not run it).
+    fn job(
+        self,
+        entry: &EmitRecord,
+        dispatched: &Dispatched,
+        ledger: Option<PathBuf>,
+    ) -> Option<KeeperJob> {
+        let Handover {
+            seed,
+            session_id,
+            payload_in,
+            hooks: mut defined,
+        } = self;
+        let mut hooks = Vec::new();
+        for record in &dispatched.records {
+            if record.result != HookResult::Dispatched {
+                continue;
+            }
+            let at = defined.iter().position(|def| {
+                def.spec.name == record.name && def.spec.source.path == record.source
+            })?;
+            hooks.push(KeptHook::of(&defined.remove(at)));
+        }
+        Some(KeeperJob {
+            dirs: Dirs::of(&seed.env),
+            ledger,
+            plugin_dirs: seed.plugin_dirs,
+            packages: seed.packages,
+            no_plugins: seed.no_plugins,
+            event: entry.event.clone(),
+            session_id,
+            payload_in,
+            payload: dispatched.payload.as_map().clone(),
+            run_id: entry.run_id.clone(),
+            hooks,
         })
     }
 }
@@ -383,6 +495,7 @@ pub struct Decided {
     pool: AsyncPool,
     groups: ProcessGroups,
     interrupt: Interrupt,
+    keeper: Option<Handover>,
 }
 
 /// What happened after the answer.
@@ -410,8 +523,14 @@ impl Decided {
     /// (boundedly) for async hooks and records them. Call it once the host has its
     /// answer: the host must never wait on the ledger (another process may hold its
     /// write lock for seconds), so a failure to record is only a late warning.
+    ///
+    /// When the async hooks were held for a keeper (a one-shot `hookrig emit`, see
+    /// `hookrig_exec::keeper`), they are handed to one instead and this returns at once;
+    /// a keeper that cannot be started leaves them to the bounded wait, with a warning.
     pub fn finish(self) -> Finished {
-        self.record().drain_within(AsyncPool::DRAIN_TIMEOUT)
+        self.record()
+            .hand_over()
+            .drain_within(AsyncPool::DRAIN_TIMEOUT)
     }
 
     /// Completes the emit's ledger row and hands the event to a running `hookrig serve`;
@@ -438,8 +557,10 @@ impl Decided {
             pool,
             groups,
             interrupt,
+            keeper,
         } = self;
         let mut late_warnings = Vec::new();
+        let recorded_in = ledger_path.clone();
         let ledger = ledger_path.and_then(|path| {
             ledger::finish(
                 store,
@@ -452,6 +573,14 @@ impl Decided {
             )
         });
         deliver(&runtime, &entry.event, &entry.payload_in);
+        // The keeper completes the rows of the file the emit's row was written to.
+        let keeper = keeper.and_then(|handover| {
+            handover.job(
+                &entry,
+                &dispatched,
+                recorded_in.filter(|_| ledger.is_some()),
+            )
+        });
         Recorded {
             run_id: entry.run_id,
             ledger,
@@ -460,6 +589,7 @@ impl Decided {
             groups,
             interrupt,
             late_warnings,
+            keeper,
         }
     }
 }
@@ -474,12 +604,42 @@ pub struct Recorded {
     groups: ProcessGroups,
     interrupt: Interrupt,
     late_warnings: Vec<String>,
+    /// The keeper's job, when the async hooks are held for one.
+    keeper: Option<KeeperJob>,
 }
 
 impl Recorded {
     /// Problems recording the emit (for stderr).
     pub fn late_warnings(&self) -> &[String] {
         &self.late_warnings
+    }
+
+    /// Hands the held async hooks to a keeper, which runs them to their own timeout and
+    /// records them: nothing is left for [`Recorded::drain_within`] to wait for. When no
+    /// keeper can be started, they are left to it, and a late warning says so.
+    #[must_use]
+    pub fn hand_over(mut self) -> Recorded {
+        let Some(job) = self.keeper.take() else {
+            return self;
+        };
+        // An emit interrupted by a signal starts no more hooks: those held are refused
+        // by the drain, as their groups were killed.
+        if self.pool.held() == 0 || self.interrupt.signal().is_some() {
+            return self;
+        }
+        let started = serde_json::to_vec(&job)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| hookrig_exec::keeper::start(&bytes));
+        match started {
+            Ok(_) => {
+                self.pool.discard();
+            }
+            Err(error) => self.late_warnings.push(format!(
+                "cannot start the async keeper ({error}); async hooks get {} after the answer, as without one",
+                hookrig_core::display_duration(AsyncPool::DRAIN_TIMEOUT)
+            )),
+        }
+        self
     }
 
     /// Waits up to `limit` for async hooks, kills those still running, and records
@@ -494,7 +654,13 @@ impl Recorded {
             groups,
             interrupt,
             late_warnings,
+            keeper: _,
         } = self;
+        // Hooks still held (nobody handed them over) run now, within the limit.
+        if pool.held() > 0 {
+            let _context = runtime.enter();
+            pool.release();
+        }
         if pool.in_flight() > 0 {
             runtime.block_on(async {
                 let mut drained = pool.drain(limit).await;

@@ -11,7 +11,8 @@
 //! plugin package registration ([`register_package`]),
 //! the search for the programs hookrig runs by name ([`programs`]), and the local socket
 //! of `hookrig serve` ([`ingress`]). It does not parse argv, print, or choose exit codes:
-//! that is the binary's job, and an embedder's.
+//! that is the binary's job, and an embedder's. The async hooks of a one-shot emit are
+//! run to their end by a detached [`keeper`], so that the emit can exit.
 //!
 //! ```no_run
 //! use hookrig_core::Payload;
@@ -37,6 +38,7 @@ mod formatter;
 pub mod http;
 pub mod ingress;
 mod interrupt;
+pub mod keeper;
 pub mod ledger;
 pub mod lifecycle;
 mod listing;

@@ -46,6 +46,9 @@ pub(crate) fn run(top: &Top, args: &EmitArgs) -> Result<u8, ExpectedError> {
         Route::Engine(reply) => return write(&reply),
         Route::InProcess { start_engine } => start_engine,
     };
+    // Answered here, the emit hands its async hooks to a keeper, this same binary, so
+    // that it can exit once the host has its answer (docs/engine.md, "Async hooks").
+    hookrig_exec::keeper::arm(std::path::PathBuf::from("/proc/self/exe"));
     let (reply, decided) =
         hookrig_runtime::answer(&call, &stdin, CallSite::Here, &mut |line| eprint!("{line}"));
     finish(&reply, decided, start_engine)

@@ -167,6 +167,21 @@ pub(crate) fn why_json(env: &TestEnv, run_id: &str) -> Value {
     serde_json::from_slice(&output.stdout).expect("why --json prints JSON")
 }
 
+/// `hookrig why RUN --json` once no hook row of the run is `dispatched` any more: a
+/// one-shot emit hands its async hooks to a keeper that completes their rows after the
+/// emit exited. The deadline only turns a hang into a failure.
+pub(crate) fn why_when_async_done(env: &TestEnv, run_id: &str) -> Value {
+    crate::serve::wait_for("the async hooks' ledger rows", || {
+        let why = why_json(env, run_id);
+        let pending = why["hooks"]
+            .as_array()
+            .expect("`hooks` is an array")
+            .iter()
+            .any(|row| row["result"] == "dispatched");
+        (!pending).then_some(why)
+    })
+}
+
 /// `hookrig why RUN` as text.
 pub(crate) fn why_text(env: &TestEnv, run_id: &str) -> String {
     let output = hookrig(env, &["why", run_id]);

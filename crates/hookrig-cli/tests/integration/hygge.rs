@@ -249,7 +249,8 @@ fn async_post_message_hook_runs() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.result("log"), "dispatched");
     assert!(out.warnings().is_empty(), "{:?}", out.warnings());
-    // hookrig drains async hooks before it exits.
+    // The async keeper runs it once the emit has answered.
+    crate::harness::why_when_async_done(&env, &out.run_id());
     assert_eq!(order(&env), ["logged"]);
 }
 
@@ -297,6 +298,8 @@ fn exact_stdin_of_each_event() {
     {
         let out = emit(&env, &[event, "--session", "s-7"], payload);
         assert_eq!(out.code, 0, "{}", out.stderr);
+        // post_message's hook is async: the keeper runs it once the emit has answered.
+        crate::harness::why_when_async_done(&env, &out.run_id());
         let stdin = env
             .read_file(format!("stdin-{hygge}.json"))
             .unwrap_or_else(|| panic!("the {hygge} hook ran"));

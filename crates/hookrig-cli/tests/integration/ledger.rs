@@ -165,6 +165,7 @@ fn runs_counts_an_async_hook_once() {
     "#});
     let out = emit(&env, &["message.after"], "{}");
     assert_eq!(out.result("observer"), "dispatched");
+    crate::harness::why_when_async_done(&env, &out.run_id());
 
     let runs = runs_json(&env, &[]);
 

@@ -6,6 +6,7 @@
 //! that turn a hang into a failure.
 
 mod agents;
+mod async_keeper;
 mod auto;
 mod broken_sources;
 mod catalog;

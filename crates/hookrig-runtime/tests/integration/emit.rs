@@ -1,7 +1,7 @@
 //! One emit end to end: config, hooks, decision, ledger rows, async hooks.
 
 use hookrig_core::{Decision, EventName};
-use hookrig_runtime::{EmitRequest, Suppress};
+use hookrig_runtime::{EmitRequest, Scope, Suppress};
 use hookrig_store::Store;
 
 use crate::support::{decide, payload, scope, world};
@@ -144,6 +144,82 @@ fn async_hooks_are_recorded_once_they_end() {
         "{:?}",
         emit.hooks
     );
+}
+
+/// An async hook on session.start that runs `command`, and the emit that dispatched it.
+fn async_emit(
+    env: &hookrig_test_support::TestEnv,
+    command: &str,
+) -> (Scope, hookrig_runtime::Decided) {
+    env.write_project_config(&format!(
+        "[[hooks]]\nname = \"later\"\nevents = [\"session.start\"]\nmode = \"async\"\ncommand = '''{command}'''\n"
+    ));
+    let scope = scope(env);
+    let decided = decide(
+        &scope,
+        EmitRequest::new(
+            hookrig_dialects::events::resolve("SessionStart"),
+            payload("{}"),
+        ),
+    );
+    assert_eq!(decided.outcome().hooks[0].result, "dispatched");
+    (scope, decided)
+}
+
+fn async_row(scope: &Scope, run_id: &str) -> hookrig_store::HookRun {
+    Store::open(&scope.store)
+        .expect("ledger")
+        .emits()
+        .detail(run_id)
+        .expect("reads")
+        .expect("recorded")
+        .emit
+        .hooks
+        .remove(0)
+}
+
+#[test]
+fn async_hooks_still_running_after_the_drain_are_killed() {
+    // Without a keeper (an embedder, or a keeper that cannot start) the emit waits up to
+    // its drain time for its async hooks, then kills them with their children.
+    let env = world();
+    let sleep = env.marked_sleep();
+    let (scope, decided) = async_emit(
+        &env,
+        &format!("'{0}' 30 & touch started; '{0}' 30", sleep.display()),
+    );
+    let run_id = decided.run_id().to_owned();
+
+    // A hang here is caught by the test runner's own limits.
+    decided.finish();
+
+    assert!(env.project().join("started").exists(), "the hook did start");
+    let left = env.leftovers();
+    assert!(left.is_empty(), "the async hook's group survived: {left:?}");
+    let row = async_row(&scope, &run_id);
+    assert_eq!(row.result, hookrig_core::HookResult::Error, "{row:?}");
+}
+
+#[test]
+fn a_keeper_that_cannot_start_leaves_async_hooks_to_the_drain_with_a_warning() {
+    // Armed for this test's process only (nextest runs each test in a process of its
+    // own): the keeper's program does not exist.
+    hookrig_exec::keeper::arm(std::path::PathBuf::from("/nonexistent/hookrig"));
+    let env = world();
+    let marker = env.root().join("async-ran");
+    let (scope, decided) = async_emit(&env, &format!("sleep 0.2; touch '{}'", marker.display()));
+    let run_id = decided.run_id().to_owned();
+
+    let finished = decided.finish();
+
+    assert_eq!(finished.late_warnings.len(), 1, "{finished:?}");
+    assert!(
+        finished.late_warnings[0].starts_with("cannot start the async keeper ("),
+        "{finished:?}"
+    );
+    assert!(marker.exists(), "the async hook ran in the emit's process");
+    let row = async_row(&scope, &run_id);
+    assert_eq!(row.result, hookrig_core::HookResult::Allow, "{row:?}");
 }
 
 #[test]
