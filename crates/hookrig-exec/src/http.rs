@@ -128,13 +128,19 @@ impl Inner {
                     leftovers: crate::Leftovers::default(),
                     duration,
                 };
-                let reply = match read_reply(
-                    self.protocol.as_ref(),
-                    &self.name,
-                    &self.limits,
-                    &invocation,
-                    &output,
-                ) {
+                let read = self
+                    .protocol
+                    .http_reply(&self.name, &self.limits, &invocation, &output)
+                    .unwrap_or_else(|| {
+                        read_reply(
+                            self.protocol.as_ref(),
+                            &self.name,
+                            &self.limits,
+                            &invocation,
+                            &output,
+                        )
+                    });
+                let reply = match read {
                     // The reply rules name the hook; a webhook's failure also names the URL.
                     Reply::Failure(Failure { kind, message }) => {
                         let prefix = format!("hook {}: ", self.name);

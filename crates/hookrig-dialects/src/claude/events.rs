@@ -100,7 +100,7 @@ const fn timeout(mut event: ClaudeEvent, millis: u64) -> ClaudeEvent {
 
 use Exit2::{Blocks, Ignored, ToClaude};
 
-/// Every Claude Code event (its hooks reference lists 31), in the reference's order.
+/// Every Claude Code event (its hooks reference lists 33), in the reference's order.
 pub(crate) static EVENTS: &[ClaudeEvent] = &[
     with_context(
         matching(event("SessionStart", Some("session.start")), "source"),
@@ -166,6 +166,14 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         Blocks,
     ),
     matching(event("PostCompact", Some("compact.after")), "trigger"),
+    timeout(
+        exit2(matching(event("PreModelSwitch", None), "to_model"), Blocks),
+        30_000,
+    ),
+    timeout(
+        with_context(matching(event("PostModelSwitch", None), "to_model"), true),
+        30_000,
+    ),
     exit2(event("Elicitation", None), Blocks),
     exit2(event("ElicitationResult", None), Blocks),
     timeout(
@@ -211,11 +219,11 @@ mod tests {
     }
 
     #[test]
-    fn the_table_has_claude_codes_31_events_once_each() {
+    fn the_table_has_claude_codes_33_events_once_each() {
         let mut names: Vec<&str> = EVENTS.iter().map(|e| e.name).collect();
-        assert_eq!(names.len(), 31);
+        assert_eq!(names.len(), 33);
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), 31);
+        assert_eq!(names.len(), 33);
     }
 }

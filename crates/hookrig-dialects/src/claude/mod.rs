@@ -3,6 +3,7 @@
 
 mod discovery;
 pub(crate) mod events;
+mod fields;
 mod host;
 mod install;
 mod loader;
