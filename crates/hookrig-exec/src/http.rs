@@ -105,7 +105,11 @@ impl Inner {
         let failure =
             |kind, message| Report::from_reply(Reply::Failure(Failure { kind, message }), duration);
         let report = match exchange {
-            Exchange::Failed(kind, message) => failure(kind, message),
+            Exchange::Failed(kind, message) => Report::from_reply(
+                self.protocol
+                    .http_failure(&invocation, Failure { kind, message }),
+                duration,
+            ),
             Exchange::Answered { status, body, .. } if !status.is_success() => {
                 let mut report = failure(
                     FailureKind::Exit,

@@ -875,6 +875,24 @@ fn a_model_switch_hook_that_times_out_blocks_the_switch() {
     assert_eq!(ask(&env, &other), json!({}));
 }
 
+// guards: a `PreModelSwitch` HTTP hook that timed out let the switch through
+#[test]
+fn a_model_switch_http_hook_that_times_out_blocks_the_switch() {
+    let env = test_env();
+    let stub = hookrig_test_support::HttpStub::replying(
+        hookrig_test_support::Reply::new(200, "").after(std::time::Duration::from_secs(3)),
+    );
+    let url = format!("{}/switch", stub.url());
+    settings(
+        &env,
+        &json!({"hooks": {"PreModelSwitch": [{"hooks": [{"type": "http", "url": url, "timeout": 0.3}]}]}}),
+    );
+    assert_eq!(
+        ask(&env, PRE_MODEL),
+        json!({"decision": "block", "reason": format!("hook claude:project:PreModelSwitch:1: POST {url}: timed out after 300ms")})
+    );
+}
+
 /// How Claude Code reads an HTTP hook's answer, and what it must receive: a 2xx with JSON
 /// is read as a command's JSON output, an empty 2xx is success, and a 2xx with plain
 /// text, another status, a refused connection and a timeout are non-blocking errors.

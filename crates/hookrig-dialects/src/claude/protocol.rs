@@ -85,6 +85,12 @@ impl Protocol for ClaudeProtocol {
         }
     }
 
+    /// Claude Code blocks a model switch whose hook it cancelled at its timeout, HTTP
+    /// hooks included.
+    fn http_failure(&self, _invocation: &Invocation, failure: Failure) -> Reply {
+        timed_out_switch(&self.0, failure)
+    }
+
     fn header_value(&self, value: &str, context: &EventContext) -> String {
         interpolate(value, &self.0.allowed_env_vars, |name| context.var(name))
     }
@@ -349,15 +355,7 @@ fn reply(
     let stderr = String::from_utf8_lossy(&output.stderr);
     let stderr = cut(stderr.trim(), REASON_CAP);
     match crate::native::exit_code(hook, limits, &output.termination) {
-        // Claude Code blocks a model switch whose hook it cancelled at its timeout; on
-        // every other event a timed-out hook decides nothing.
-        Err(failure) if failure.kind == FailureKind::Timeout && def.event == "PreModelSwitch" => {
-            let mut verdict = Verdict::allow();
-            verdict.action = Action::Deny;
-            verdict.reason = Some(failure.message);
-            Reply::Verdict(verdict)
-        }
-        Err(failure) => Reply::Failure(failure),
+        Err(failure) => timed_out_switch(def, failure),
         Ok(0) => {
             if output.stdout_truncated {
                 return failure(
@@ -451,6 +449,19 @@ fn reply(
             }
         }
     }
+}
+
+/// A hook's failure: Claude Code blocks a model switch whose hook it cancelled at its
+/// timeout; on every other event, and for every other failure, a failed hook decides
+/// nothing (a non-blocking error).
+fn timed_out_switch(def: &ClaudeHook, failure: Failure) -> Reply {
+    if failure.kind == FailureKind::Timeout && def.event == "PreModelSwitch" {
+        let mut verdict = Verdict::allow();
+        verdict.action = Action::Deny;
+        verdict.reason = Some(failure.message);
+        return Reply::Verdict(verdict);
+    }
+    Reply::Failure(failure)
 }
 
 /// A `WorktreeCreate` command hook that exited 0 with plain text: the worktree it created
