@@ -991,3 +991,58 @@ fn worktree_events(input: &str, replies: &[HookReply], expected: (i32, &str, &st
     let (code, stdout, stderr) = ask_worktree(input, replies);
     assert_eq!((code, stdout.as_str(), stderr.as_str()), expected);
 }
+
+// A plugin's `userConfig`: the values the user gave (`pluginConfigs` of the user's
+// settings) or the defaults reach its hooks as `CLAUDE_PLUGIN_OPTION_<KEY>` and, in exec
+// form, in place of `${user_config.KEY}`; a sensitive option, kept by Claude Code in the
+// keychain, is reported; a project file's `pluginConfigs` is not read.
+// guards: a plugin's hooks run without the options the user configured
+#[test]
+fn a_plugin_s_options_reach_its_hooks() {
+    let env = test_env();
+    let seen = env.project().join("options.seen");
+    let show = format!(
+        "#!/bin/sh\ncat > /dev/null\necho \"$1|$CLAUDE_PLUGIN_OPTION_STYLE|$CLAUDE_PLUGIN_OPTION_MAX_WORDS|${{CLAUDE_PLUGIN_OPTION_TOKEN-unset}}\" >> {}\n",
+        quoted(&seen)
+    );
+    let root = install_plugin(
+        &env,
+        "docs@tools",
+        &json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/show.sh", "args": ["${user_config.style}"]}
+        ]}]}}),
+        &[("show.sh", &show)],
+        None,
+    );
+    std::fs::create_dir_all(root.join(".claude-plugin")).expect("mkdir");
+    let manifest = json!({"name": "docs", "userConfig": {
+        "style": {"type": "string", "title": "Style", "default": "plain"},
+        "max_words": {"type": "number", "title": "Max words", "default": 25},
+        "token": {"type": "string", "title": "Token", "sensitive": true}
+    }});
+    std::fs::write(
+        root.join(".claude-plugin/plugin.json"),
+        manifest.to_string(),
+    )
+    .expect("write");
+    user_settings(
+        &env,
+        &json!({"enabledPlugins": {"docs@tools": true},
+            "pluginConfigs": {"docs@tools": {"options": {"max_words": 40}}}}),
+    );
+    // The project's file cannot set a plugin's options.
+    settings(
+        &env,
+        &json!({"pluginConfigs": {"docs@tools": {"options": {"style": "from the repository"}}}}),
+    );
+    let answer = ask(&env, PRE);
+    assert_eq!(
+        std::fs::read_to_string(&seen).expect("the hook ran"),
+        "plain|plain|40|unset\n"
+    );
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("option `token` of plugin `docs@tools` is sensitive"),
+        "{answer}"
+    );
+}

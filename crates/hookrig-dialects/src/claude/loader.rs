@@ -80,6 +80,9 @@ pub struct ClaudePlugin {
     /// Whether the hook's command names `CLAUDE_PLUGIN_DATA`: Claude Code creates the
     /// directory on its first reference, so hookrig creates it before such a hook runs.
     pub uses_data: bool,
+    /// The plugin's `userConfig` values hookrig can read, as the hook's environment
+    /// gets them: `CLAUDE_PLUGIN_OPTION_<KEY>` and the value.
+    pub options: Vec<(String, String)>,
 }
 
 /// What the Claude layers said so far in one load: `disableAllHooks` is settled only once

@@ -7,6 +7,7 @@ mod fields;
 mod host;
 mod install;
 mod loader;
+mod options;
 mod plugins;
 mod policy;
 mod protocol;

@@ -240,14 +240,18 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>) {
             ));
             continue;
         }
-        let info = ClaudePlugin {
+        let mut info = ClaudePlugin {
             id: plugin.id.clone(),
             root: found.install_path.clone(),
             data: data_dir(&plugins_dir, &plugin.id),
             uses_data: false,
+            options: Vec::new(),
         };
+        let values = super::options::values(ctx, &info);
+        info.options = super::options::environment(&values);
         for mut def in plugin_hooks(ctx, &info) {
             adopt(&mut def, &plugin, &info, project_dir.as_ref());
+            super::options::substitute(ctx, &mut def, &info, &values);
             substitute_project_dir(&mut def, project_dir.as_ref().unwrap_or(&ctx.env.cwd));
             if plugin.users {
                 global.push(def);

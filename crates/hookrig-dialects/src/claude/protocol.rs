@@ -340,6 +340,7 @@ fn env(
             "CLAUDE_PLUGIN_DATA".to_owned(),
             plugin.data.to_string_lossy().into_owned(),
         ));
+        set.extend(plugin.options.iter().cloned());
     }
     EnvPolicy::Inherit { set }
 }
