@@ -1046,3 +1046,82 @@ fn a_plugin_s_options_reach_its_hooks() {
         "{answer}"
     );
 }
+
+/// Writes a skills-directory plugin `name` in `skills` whose `PreToolUse` hook logs
+/// `label` to `log` and denies with exit 2.
+fn skills_dir_plugin(skills: &std::path::Path, name: &str, label: &str, log: &std::path::Path) {
+    let root = skills.join(name);
+    std::fs::create_dir_all(root.join(".claude-plugin")).expect("mkdir");
+    std::fs::create_dir_all(root.join("hooks")).expect("mkdir");
+    std::fs::write(
+        root.join(".claude-plugin/plugin.json"),
+        json!({"name": name}).to_string(),
+    )
+    .expect("write");
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command",
+        "command": format!("echo {label} \"$CLAUDE_PLUGIN_ROOT\" >> {}; echo 'no rm -rf' >&2; exit 2", quoted(log))}]}]}});
+    std::fs::write(root.join("hooks/hooks.json"), hooks.to_string()).expect("write");
+}
+
+// Skills-directory plugins: loaded with no install record, the user's as the user's own
+// hooks, the project's once trusted; `enabledPlugins` can turn one off.
+// guards: a `<name>@skills-dir` plugin's hooks never run through hookrig
+#[test]
+fn skills_directory_plugins_run_without_an_install_record() {
+    let env = test_env();
+    let log = env.project().join("skills.log");
+    let user_skills = env.home().join(".claude/skills");
+    skills_dir_plugin(&user_skills, "mine", "user", &log);
+    skills_dir_plugin(
+        &env.project().join(".claude/skills"),
+        "theirs",
+        "project",
+        &log,
+    );
+    // A plain skill (no manifest) is not a plugin.
+    std::fs::create_dir_all(user_skills.join("plain")).expect("mkdir");
+    std::fs::write(user_skills.join("plain/SKILL.md"), "# plain\n").expect("write");
+    settings(&env, &json!({}));
+    let input = PRE.replace("CWD", &env.project().display().to_string());
+    let ask_untrusted = || {
+        let out = crate::harness::emit_untrusted(&env, &["--dialect", "claude"], &input);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.outcome
+    };
+    let expected: Value = serde_json::from_str(DENIED).expect("json");
+    let before = ask_untrusted();
+    assert_eq!(before["hookSpecificOutput"], expected["hookSpecificOutput"]);
+    let ran = std::fs::read_to_string(&log).expect("the user's plugin ran");
+    assert_eq!(
+        ran,
+        format!("user {}\n", user_skills.join("mine").display()),
+        "the project's plugin ran before trust"
+    );
+
+    let trusted = env.run_untrusted(["trust"], b"");
+    assert_eq!(crate::harness::code(&trusted), 0);
+    std::fs::remove_file(&log).expect("rm");
+    ask_untrusted();
+    let mut ran: Vec<String> = std::fs::read_to_string(&log)
+        .expect("ran")
+        .lines()
+        .map(|l| l.split(' ').next().unwrap_or_default().to_owned())
+        .collect();
+    ran.sort();
+    assert_eq!(ran, ["project", "user"]);
+
+    // The user's settings turn the user's plugin off.
+    user_settings(&env, &json!({"enabledPlugins": {"mine@skills-dir": false}}));
+    std::fs::remove_file(&log).expect("rm");
+    ask_untrusted();
+    assert_eq!(
+        std::fs::read_to_string(&log)
+            .expect("ran")
+            .lines()
+            .collect::<Vec<_>>(),
+        [format!(
+            "project {}",
+            env.project().join(".claude/skills/theirs").display()
+        )]
+    );
+}

@@ -12,6 +12,7 @@ mod plugins;
 mod policy;
 mod protocol;
 mod rule;
+mod skills_dir;
 mod wire;
 
 pub(crate) use discovery::load;
