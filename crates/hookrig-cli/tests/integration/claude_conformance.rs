@@ -268,6 +268,7 @@ fn conformance(input: &str, replies: &[HookReply], expected: &Value) {
 #[test_case(POST_FAILURE ; "post tool use failure")]
 #[test_case(PRE ; "pre tool use")]
 #[test_case(SUBAGENT_STOP ; "subagent stop")]
+#[test_case(PRE_MODEL ; "pre model switch")]
 fn hooks_receive_exactly_what_claude_sent(input: &str) {
     let env = test_env();
     let seen = env.project().join("seen.json");

@@ -12,6 +12,7 @@ mod plugins;
 mod policy;
 mod protocol;
 mod rule;
+mod session_end;
 mod skills_dir;
 mod wire;
 
