@@ -1126,3 +1126,36 @@ fn skills_directory_plugins_run_without_an_install_record() {
         )]
     );
 }
+
+// The matcher of the events the reference gives one beyond the tool events: the field
+// it tests, as Claude Code sends it.
+// guards: a matcher on ConfigChange or StopFailure ignored, so the hook ran on every one
+#[test_case("ConfigChange", "project_settings", "source", "user_settings" ; "config change source")]
+#[test_case("StopFailure", "rate_limit", "error", "overloaded" ; "stop failure error type")]
+#[test_case("Setup", "init", "trigger", "maintenance" ; "setup trigger")]
+#[test_case("InstructionsLoaded", "session_start", "load_reason", "compact" ; "instructions loaded load reason")]
+#[test_case("DirectoryAdded", "slash_command", "source", "register_repo_root" ; "directory added source")]
+#[test_case("UserPromptExpansion", "deploy", "command_name", "review" ; "prompt expansion command name")]
+#[test_case("Elicitation", "github", "mcp_server_name", "jira" ; "elicitation server")]
+#[test_case("PostModelSwitch", "claude-opus-4-5", "to_model", "claude-haiku-4-5" ; "post model switch model")]
+fn matchers_test_the_event_s_field(event: &str, matcher: &str, field: &str, other: &str) {
+    let env = test_env();
+    let log = env.project().join("ran.log");
+    let script = env.write_script(
+        "bin/log.sh",
+        &format!("cat > /dev/null\necho ran >> {}\n", quoted(&log)),
+    );
+    settings(
+        &env,
+        &json!({"hooks": {event: [{"matcher": matcher, "hooks": [{"type": "command", "command": quoted(&script)}]}]}}),
+    );
+    let input = |value: &str| {
+        json!({"session_id": "s1", "transcript_path": "/t.jsonl", "cwd": "CWD",
+            "hook_event_name": event, field: value})
+        .to_string()
+    };
+    ask(&env, &input(other));
+    assert!(!log.exists(), "the hook ran for {field} {other}");
+    ask(&env, &input(matcher));
+    assert!(log.exists(), "the hook did not run for {field} {matcher}");
+}

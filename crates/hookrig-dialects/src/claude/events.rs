@@ -106,7 +106,10 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         matching(event("SessionStart", Some("session.start")), "source"),
         true,
     ),
-    exit2(with_context(event("Setup", None), false), Ignored),
+    exit2(
+        with_context(matching(event("Setup", None), "trigger"), false),
+        Ignored,
+    ),
     timeout(
         exit2(
             with_context(event("UserPromptSubmit", Some("prompt.submit")), true),
@@ -115,7 +118,10 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         30_000,
     ),
     exit2(
-        with_context(event("UserPromptExpansion", None), true),
+        with_context(
+            matching(event("UserPromptExpansion", None), "command_name"),
+            true,
+        ),
         Blocks,
     ),
     exit2(
@@ -152,12 +158,15 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
     exit2(event("TaskCreated", None), Blocks),
     exit2(event("TaskCompleted", None), Blocks),
     exit2(event("Stop", Some("turn.complete")), Blocks),
-    exit2(event("StopFailure", None), Ignored),
+    exit2(matching(event("StopFailure", None), "error"), Ignored),
     exit2(event("TeammateIdle", None), Blocks),
-    exit2(event("InstructionsLoaded", None), Ignored),
-    exit2(event("ConfigChange", None), Blocks),
+    exit2(
+        matching(event("InstructionsLoaded", None), "load_reason"),
+        Ignored,
+    ),
+    exit2(matching(event("ConfigChange", None), "source"), Blocks),
     event("CwdChanged", None),
-    exit2(event("DirectoryAdded", None), Ignored),
+    exit2(matching(event("DirectoryAdded", None), "source"), Ignored),
     event("FileChanged", None),
     exit2(event("WorktreeCreate", None), Blocks),
     event("WorktreeRemove", None),
@@ -174,8 +183,14 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         with_context(matching(event("PostModelSwitch", None), "to_model"), true),
         30_000,
     ),
-    exit2(event("Elicitation", None), Blocks),
-    exit2(event("ElicitationResult", None), Blocks),
+    exit2(
+        matching(event("Elicitation", None), "mcp_server_name"),
+        Blocks,
+    ),
+    exit2(
+        matching(event("ElicitationResult", None), "mcp_server_name"),
+        Blocks,
+    ),
     timeout(
         matching(event("SessionEnd", Some("session.end")), "reason"),
         1_500,
