@@ -194,6 +194,9 @@ const DENY: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permi
     &json!({"decision": "block", "reason": "tests still fail"}) ; "stop exit 2 blocks")]
 #[test_case(STOP, &[(0, r#"{"decision":"block","reason":"run the tests"}"#, "")],
     &json!({"decision": "block", "reason": "run the tests"}) ; "stop block")]
+// guards: a Stop hook's additionalContext (Claude Code's "Stop hook feedback") dropped
+#[test_case(STOP, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"also update the changelog"}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "also update the changelog"}}) ; "stop additional context")]
 #[test_case(SUBAGENT_STOP, &[(0, r#"{"decision":"block","reason":"review incomplete"}"#, "")],
     &json!({"decision": "block", "reason": "review incomplete"}) ; "subagent stop block")]
 #[test_case(PRE_COMPACT, &[(2, "", "not now\n")],

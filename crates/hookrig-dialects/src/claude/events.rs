@@ -138,7 +138,7 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         with_context(tool("PostToolUseFailure", None), false),
         ToClaude,
     ),
-    exit2(event("PostToolBatch", None), Blocks),
+    exit2(with_context(event("PostToolBatch", None), false), Blocks),
     exit2(
         with_context(
             matching(event("Notification", None), "notification_type"),
@@ -152,12 +152,18 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         false,
     ),
     exit2(
-        matching(event("SubagentStop", Some("subagent.stop")), "agent_type"),
+        with_context(
+            matching(event("SubagentStop", Some("subagent.stop")), "agent_type"),
+            false,
+        ),
         Blocks,
     ),
     exit2(event("TaskCreated", None), Blocks),
     exit2(event("TaskCompleted", None), Blocks),
-    exit2(event("Stop", Some("turn.complete")), Blocks),
+    exit2(
+        with_context(event("Stop", Some("turn.complete")), false),
+        Blocks,
+    ),
     exit2(matching(event("StopFailure", None), "error"), Ignored),
     exit2(event("TeammateIdle", None), Blocks),
     exit2(

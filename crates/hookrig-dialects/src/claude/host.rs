@@ -198,12 +198,27 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         out.terminal_sequence = Some(sequences);
     }
 
-    let context: Vec<&str> = dispatched
-        .context
-        .iter()
-        .chain(&dispatched.system_prompt_append)
-        .map(String::as_str)
-        .collect();
+    // On the events where Claude Code reads context as feedback that keeps Claude going
+    // (`Stop`, `SubagentStop`, `PostToolBatch`), only Claude hooks' own
+    // `additionalContext` counts: context of another dialect's hook there never kept
+    // Claude working, and still does not.
+    let context: Vec<String> =
+        if matches!(event.as_str(), "Stop" | "SubagentStop" | "PostToolBatch") {
+            parts
+                .iter()
+                .filter(|p| p.record.result != HookResult::Deny)
+                .filter_map(|p| p.specific()?.additional_context.clone())
+                .filter(|c| !c.is_empty())
+                .map(fields::capped)
+                .collect()
+        } else {
+            dispatched
+                .context
+                .iter()
+                .chain(&dispatched.system_prompt_append)
+                .cloned()
+                .collect()
+        };
     if !context.is_empty() && row.is_some_and(|e| e.reads_context) {
         specific.additional_context = Some(context.join("\n\n"));
     }
