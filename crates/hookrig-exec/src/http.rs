@@ -105,7 +105,11 @@ impl Inner {
         let failure =
             |kind, message| Report::from_reply(Reply::Failure(Failure { kind, message }), duration);
         let report = match exchange {
-            Exchange::Failed(kind, message) => failure(kind, message),
+            Exchange::Failed(kind, message) => Report::from_reply(
+                self.protocol
+                    .http_failure(&invocation, Failure { kind, message }),
+                duration,
+            ),
             Exchange::Answered { status, body, .. } if !status.is_success() => {
                 let mut report = failure(
                     FailureKind::Exit,
@@ -128,13 +132,19 @@ impl Inner {
                     leftovers: crate::Leftovers::default(),
                     duration,
                 };
-                let reply = match read_reply(
-                    self.protocol.as_ref(),
-                    &self.name,
-                    &self.limits,
-                    &invocation,
-                    &output,
-                ) {
+                let read = self
+                    .protocol
+                    .http_reply(&self.name, &self.limits, &invocation, &output)
+                    .unwrap_or_else(|| {
+                        read_reply(
+                            self.protocol.as_ref(),
+                            &self.name,
+                            &self.limits,
+                            &invocation,
+                            &output,
+                        )
+                    });
+                let reply = match read {
                     // The reply rules name the hook; a webhook's failure also names the URL.
                     Reply::Failure(Failure { kind, message }) => {
                         let prefix = format!("hook {}: ", self.name);

@@ -84,6 +84,27 @@ pub trait Protocol: fmt::Debug + Send + Sync {
         output: &ProcessOutput,
     ) -> Reply;
 
+    /// A 2xx HTTP response read as a reply, when the dialect's host reads an HTTP body
+    /// by rules of its own (`output` holds the body as the stdout of a command that
+    /// exited 0); `None`, the default, reads it exactly as that command's stdout.
+    fn http_reply(
+        &self,
+        _hook: &str,
+        _limits: &Limits,
+        _invocation: &Invocation,
+        _output: &ProcessOutput,
+    ) -> Option<Reply> {
+        None
+    }
+
+    /// An HTTP hook that got no answer (a connection error, a timeout) as a reply: by
+    /// default the failure itself, which the hook's failure policy turns into allow or
+    /// deny; a dialect whose host decides such a hook otherwise on some events says so
+    /// here.
+    fn http_failure(&self, _invocation: &Invocation, failure: Failure) -> Reply {
+        Reply::Failure(failure)
+    }
+
     /// The value sent for an HTTP hook's header as configured (a dialect may expand
     /// variables in it, read from the environment hooks of `context` start from).
     fn header_value(&self, value: &str, _context: &EventContext) -> String {

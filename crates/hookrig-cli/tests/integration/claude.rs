@@ -759,3 +759,21 @@ fn a_stop_of_any_hook_reaches_claude_as_continue_false() {
         );
     }
 }
+
+// guards: a native hook's context on turn.complete turned into Claude Code's Stop
+// feedback, which would keep Claude working
+#[test]
+fn a_native_hook_s_context_on_stop_does_not_keep_claude_working() {
+    let env = test_env();
+    native_hook(&env, "turn.complete", &json!({"context": "noted"}));
+    let out = host(
+        &env,
+        r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"Stop","stop_hook_active":false}"#,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.outcome["hookSpecificOutput"].is_null(),
+        "{}",
+        out.outcome
+    );
+}

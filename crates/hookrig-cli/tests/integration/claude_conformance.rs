@@ -25,6 +25,13 @@ const SUBAGENT_START: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl",
 const NOTIFICATION: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"Notification","message":"needs you","title":"Claude","notification_type":"permission_prompt"}"#;
 const PRE_COMPACT: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"PreCompact","trigger":"manual","custom_instructions":""}"#;
 const SESSION_END: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"SessionEnd","reason":"logout"}"#;
+const PRE_MODEL: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"PreModelSwitch","from_model":"claude-sonnet-4-5","to_model":"claude-opus-4-5","requested_model":"opus","source":"command","context_tokens":120000,"prompt_cache_warm":true}"#;
+const POST_MODEL: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"PostModelSwitch","from_model":"claude-sonnet-4-5","to_model":"claude-opus-4-5","source":"auto"}"#;
+const CONFIG_CHANGE: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"ConfigChange","source":"user_settings","file_path":"/h/.claude/settings.json"}"#;
+const CWD_CHANGED: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"CwdChanged","old_cwd":"/a","new_cwd":"/b"}"#;
+const FILE_CHANGED: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"FileChanged","file_path":"/b/.envrc","event":"change"}"#;
+const STOP_FAILURE: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"StopFailure","error":"rate_limit"}"#;
+const PERMISSION_DENIED: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"PermissionDenied","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"toolu_1","reason":"auto mode"}"#;
 const TASK_COMPLETED: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"TaskCompleted","task_id":"t1"}"#;
 
 /// Writes each reply as one project Claude hook of the input's event, asks hookrig as
@@ -187,6 +194,9 @@ const DENY: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permi
     &json!({"decision": "block", "reason": "tests still fail"}) ; "stop exit 2 blocks")]
 #[test_case(STOP, &[(0, r#"{"decision":"block","reason":"run the tests"}"#, "")],
     &json!({"decision": "block", "reason": "run the tests"}) ; "stop block")]
+// guards: a Stop hook's additionalContext (Claude Code's "Stop hook feedback") dropped
+#[test_case(STOP, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"also update the changelog"}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "also update the changelog"}}) ; "stop additional context")]
 #[test_case(SUBAGENT_STOP, &[(0, r#"{"decision":"block","reason":"review incomplete"}"#, "")],
     &json!({"decision": "block", "reason": "review incomplete"}) ; "subagent stop block")]
 #[test_case(PRE_COMPACT, &[(2, "", "not now\n")],
@@ -206,6 +216,50 @@ const DENY: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permi
     &json!({"hookSpecificOutput": {"hookEventName": "Notification", "additionalContext": "user is away"}}) ; "notification additional context")]
 #[test_case(SESSION_END, &[(2, "", "x")],
     &json!({"systemMessage": "hook claude:project:SessionEnd:1: x"}) ; "session end cannot be blocked")]
+// PreModelSwitch: exit 2, `decision: "block"` and a deny block the switch; ask and an
+// explicit allow reach Claude Code as `permissionDecision`; there is no defer.
+#[test_case(PRE_MODEL, &[(2, "", "cache is warm\n")],
+    &json!({"decision": "block", "reason": "cache is warm"}) ; "model switch exit 2 blocks")]
+#[test_case(PRE_MODEL, &[(0, r#"{"decision":"block","reason":"not now"}"#, "")],
+    &json!({"decision": "block", "reason": "not now"}) ; "model switch block")]
+#[test_case(PRE_MODEL, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PreModelSwitch","permissionDecision":"deny","permissionDecisionReason":"too expensive"}}"#, "")],
+    &json!({"decision": "block", "reason": "too expensive"}) ; "model switch deny")]
+#[test_case(PRE_MODEL, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PreModelSwitch","permissionDecision":"ask","permissionDecisionReason":"rebuild the cache?"}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreModelSwitch", "permissionDecision": "ask", "permissionDecisionReason": "rebuild the cache?"}}) ; "model switch ask")]
+#[test_case(PRE_MODEL, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PreModelSwitch","permissionDecision":"allow"}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PreModelSwitch", "permissionDecision": "allow"}}) ; "model switch explicit allow")]
+#[test_case(PRE_MODEL, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PreModelSwitch","permissionDecision":"defer"}}"#, "")],
+    &json!({"systemMessage": "hook claude:project:PreModelSwitch:1: unknown permissionDecision `defer` (expected allow, deny or ask)"}) ; "model switch has no defer")]
+#[test_case(PRE_MODEL, &[(1, "", "oops")],
+    &json!({"systemMessage": "hook claude:project:PreModelSwitch:1 exited 1: oops"}) ; "model switch exit 1 is non-blocking")]
+// PostModelSwitch: plain stdout and additionalContext are context; it cannot be blocked.
+#[test_case(POST_MODEL, &[(0, "now on opus\n", "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PostModelSwitch", "additionalContext": "now on opus"}}) ; "post model switch plain text is context")]
+#[test_case(POST_MODEL, &[(2, "", "noted\n")],
+    &json!({"systemMessage": "hook claude:project:PostModelSwitch:1: noted"}) ; "post model switch cannot be blocked")]
+// What an event does not take is dropped, as Claude Code drops it.
+// guards: a `systemMessage` or `continue: false` passed on where Claude Code discards it
+#[test_case(CONFIG_CHANGE, &[(0, r#"{"continue":false,"systemMessage":"m","decision":"block","reason":"r"}"#, "")],
+    &json!({"decision": "block", "reason": "r"}) ; "config change discards message and continue")]
+#[test_case(CWD_CHANGED, &[(0, r#"{"continue":false,"stopReason":"x","systemMessage":"moved"}"#, "")],
+    &json!({"systemMessage": "moved"}) ; "cwd changed discards continue")]
+#[test_case(SESSION_END, &[(0, r#"{"systemMessage":"bye","continue":false}"#, "")],
+    &json!({}) ; "session end discards its json")]
+#[test_case(STOP_FAILURE, &[(0, r#"{"systemMessage":"m","continue":false,"terminalSequence":"\u0007"}"#, "")],
+    &json!({"terminalSequence": "\u{7}"}) ; "stop failure keeps only the terminal sequence")]
+#[test_case(NOTIFICATION, &[(0, r#"{"systemMessage":"x","continue":false,"terminalSequence":"\u001b]9;done\u0007"}"#, "")],
+    &json!({"terminalSequence": "\u{1b}]9;done\u{7}"}) ; "notification discards message and continue but not the terminal sequence")]
+#[test_case(STOP, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"Stop","permissionDecision":"deny","permissionDecisionReason":"no"}}"#, "")],
+    &json!({}) ; "stop takes no permission decision")]
+#[test_case(PRE, &[(0, r#"{"terminalSequence":"\u001b]0;a\u0007"}"#, ""), (0, r#"{"terminalSequence":"\u0007"}"#, "")],
+    &json!({"terminalSequence": "\u{1b}]0;a\u{7}\u{7}"}) ; "terminal sequences of every hook")]
+// Fields Claude Code reads itself are passed on where the event takes them.
+#[test_case(PERMISSION_DENIED, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"PermissionDenied","retry":true}}"#, ""), (0, "", "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "PermissionDenied", "retry": true}}) ; "permission denied retry")]
+#[test_case(SESSION_START, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","watchPaths":["/p/.envrc"],"sessionTitle":"fix login"}}"#, ""), (0, r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","watchPaths":["/p/.env","/p/.envrc"],"sessionTitle":"other"}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "watchPaths": ["/p/.envrc", "/p/.env"], "sessionTitle": "fix login"}}) ; "session start watch paths of every hook and the first title")]
+#[test_case(FILE_CHANGED, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"FileChanged","watchPaths":["/b/.env"],"sessionTitle":"x"}}"#, "")],
+    &json!({"hookSpecificOutput": {"hookEventName": "FileChanged", "watchPaths": ["/b/.env"]}}) ; "file changed watch paths")]
 fn conformance(input: &str, replies: &[HookReply], expected: &Value) {
     assert_eq!(&answer(input, replies), expected);
 }
@@ -217,6 +271,7 @@ fn conformance(input: &str, replies: &[HookReply], expected: &Value) {
 #[test_case(POST_FAILURE ; "post tool use failure")]
 #[test_case(PRE ; "pre tool use")]
 #[test_case(SUBAGENT_STOP ; "subagent stop")]
+#[test_case(PRE_MODEL ; "pre model switch")]
 fn hooks_receive_exactly_what_claude_sent(input: &str) {
     let env = test_env();
     let seen = env.project().join("seen.json");
@@ -799,4 +854,311 @@ fn a_plugin_s_manifest_hooks_add_to_its_hooks_file() {
     let broken = format!("{}:1:", listed.join("hooks/hooks.json").display());
     assert!(out.has_warning(&broken), "{:?}", out.warnings());
     assert!(out.has_warning("missing.json"), "{:?}", out.warnings());
+}
+
+// A `PreModelSwitch` hook that Claude Code cancels at its timeout blocks the switch; on
+// the other events a timed-out hook decides nothing.
+#[test]
+fn a_model_switch_hook_that_times_out_blocks_the_switch() {
+    let env = test_env();
+    let script = env.write_script("bin/slow.sh", "cat > /dev/null\nsleep 5\n");
+    settings(
+        &env,
+        &json!({"hooks": {"PreModelSwitch": [{"matcher": "claude-opus-4-5", "hooks": [
+            {"type": "command", "command": quoted(&script), "timeout": 0.3}]}]}}),
+    );
+    assert_eq!(
+        ask(&env, PRE_MODEL),
+        json!({"decision": "block", "reason": "hook claude:project:PreModelSwitch:1 timed out after 300ms"})
+    );
+    // The matcher tests the model switched to.
+    let other = PRE_MODEL.replace(
+        "\"to_model\":\"claude-opus-4-5\"",
+        "\"to_model\":\"claude-haiku-4-5\"",
+    );
+    assert_eq!(ask(&env, &other), json!({}));
+}
+
+// guards: a `PreModelSwitch` HTTP hook that timed out let the switch through
+#[test]
+fn a_model_switch_http_hook_that_times_out_blocks_the_switch() {
+    let env = test_env();
+    let stub = hookrig_test_support::HttpStub::replying(
+        hookrig_test_support::Reply::new(200, "").after(std::time::Duration::from_secs(3)),
+    );
+    let url = format!("{}/switch", stub.url());
+    settings(
+        &env,
+        &json!({"hooks": {"PreModelSwitch": [{"hooks": [{"type": "http", "url": url, "timeout": 0.3}]}]}}),
+    );
+    assert_eq!(
+        ask(&env, PRE_MODEL),
+        json!({"decision": "block", "reason": format!("hook claude:project:PreModelSwitch:1: POST {url}: timed out after 300ms")})
+    );
+}
+
+/// How Claude Code reads an HTTP hook's answer, and what it must receive: a 2xx with JSON
+/// is read as a command's JSON output, an empty 2xx is success, and a 2xx with plain
+/// text, another status, a refused connection and a timeout are non-blocking errors.
+#[test_case(Some(hookrig_test_support::Reply::json(200, DENY)),
+    &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "never"}}) ; "json body")]
+#[test_case(Some(hookrig_test_support::Reply::new(200, "")), &json!({}) ; "empty body")]
+#[test_case(Some(hookrig_test_support::Reply::new(200, "all good")),
+    &json!({"systemMessage": "hook claude:project:PreToolUse:1: POST URL: the response body is plain text, not JSON output (a non-blocking error, as in Claude Code)"}) ; "plain text body")]
+#[test_case(Some(hookrig_test_support::Reply::new(500, DENY)),
+    &json!({"systemMessage": "hook claude:project:PreToolUse:1: POST URL: HTTP 500"}) ; "server error")]
+#[test_case(Some(hookrig_test_support::Reply::new(200, DENY).after(std::time::Duration::from_secs(3))),
+    &json!({"systemMessage": "hook claude:project:PreToolUse:1: POST URL: timed out after 500ms"}) ; "timeout")]
+#[test_case(None, &json!({"systemMessage": "REFUSED"}) ; "connection refused")]
+fn http_hook_answers(reply: Option<hookrig_test_support::Reply>, expected: &Value) {
+    let env = test_env();
+    let stub = reply.map(hookrig_test_support::HttpStub::replying);
+    let url = stub
+        .as_ref()
+        .map_or_else(hookrig_test_support::refused_url, |stub| {
+            format!("{}/hook", stub.url())
+        });
+    settings(
+        &env,
+        &json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": url, "timeout": 0.5}]}]}}),
+    );
+    let answer = ask(&env, PRE);
+    if expected["systemMessage"] == "REFUSED" {
+        let message = answer["systemMessage"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with(&format!("hook claude:project:PreToolUse:1: POST {url}: ")),
+            "{answer}"
+        );
+        assert_eq!(
+            answer.as_object().map(serde_json::Map::len),
+            Some(1),
+            "{answer}"
+        );
+        return;
+    }
+    let expected = serde_json::to_string(expected)
+        .expect("json")
+        .replace("URL", &url);
+    assert_eq!(
+        answer,
+        serde_json::from_str::<Value>(&expected).expect("json")
+    );
+}
+
+const WORKTREE_CREATE: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"WorktreeCreate","name":"feature-x"}"#;
+const WORKTREE_REMOVE: &str = r#"{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"CWD","hook_event_name":"WorktreeRemove","worktree_path":"/w/feature-x"}"#;
+
+/// `hookrig emit --dialect claude` for a worktree event, answered as Claude Code reads a
+/// command hook there: exit code, stdout, stderr.
+fn ask_worktree(input: &str, replies: &[HookReply]) -> (i32, String, String) {
+    let env = test_env();
+    let event = event_of(input);
+    let handlers: Vec<Value> = replies
+        .iter()
+        .enumerate()
+        .map(|(i, (code, stdout, stderr))| {
+            let out = env.write_file(format!("replies/{i}.out"), stdout);
+            let err = env.write_file(format!("replies/{i}.err"), stderr);
+            let script = env.write_script(
+                format!("bin/hook{i}.sh"),
+                &format!(
+                    "cat > /dev/null\ncat {}\ncat {} >&2\nexit {code}\n",
+                    quoted(&out),
+                    quoted(&err)
+                ),
+            );
+            json!({"type": "command", "command": quoted(&script)})
+        })
+        .collect();
+    settings(&env, &json!({"hooks": {event: [{"hooks": handlers}]}}));
+    let input = input.replace("CWD", &env.project().display().to_string());
+    let output = env.run(["emit", "--dialect", "claude"], input.as_bytes());
+    (
+        crate::harness::code(&output),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+// WorktreeCreate: the hook creates the worktree and prints its path (the last non-empty
+// line of stdout); any non-zero exit fails the creation. WorktreeRemove: a non-zero exit
+// fails the removal; its JSON is discarded.
+// guards: the worktree path a WorktreeCreate hook printed not passed on
+#[test_case(WORKTREE_CREATE, &[(0, "creating\n/w/feature-x\n\n", "")], (0, "/w/feature-x\n", "") ; "create prints the path")]
+#[test_case(WORKTREE_CREATE, &[(0, "", ""), (0, "/w/b\n", "")], (0, "/w/b\n", "") ; "create the path of the hook that printed one")]
+#[test_case(WORKTREE_CREATE, &[(1, "/w/feature-x\n", "disk full\n")], (2, "", "disk full\n") ; "create exit 1 fails")]
+#[test_case(WORKTREE_CREATE, &[(0, "", "")], (2, "", "no WorktreeCreate hook printed the path of a worktree\n") ; "create without a path fails")]
+#[test_case(WORKTREE_CREATE, &[(0, r#"{"hookSpecificOutput":{"hookEventName":"WorktreeCreate","worktreePath":"/w/json"},"systemMessage":"dropped"}"#, "")], (0, "/w/json\n", "") ; "create json worktree path")]
+#[test_case(WORKTREE_REMOVE, &[(0, r#"{"systemMessage":"dropped"}"#, "")], (0, "", "") ; "remove succeeds")]
+#[test_case(WORKTREE_REMOVE, &[(1, "", "busy\n")], (2, "", "busy\n") ; "remove exit 1 fails")]
+fn worktree_events(input: &str, replies: &[HookReply], expected: (i32, &str, &str)) {
+    let (code, stdout, stderr) = ask_worktree(input, replies);
+    assert_eq!((code, stdout.as_str(), stderr.as_str()), expected);
+}
+
+// A plugin's `userConfig`: the values the user gave (`pluginConfigs` of the user's
+// settings) or the defaults reach its hooks as `CLAUDE_PLUGIN_OPTION_<KEY>` and, in exec
+// form, in place of `${user_config.KEY}`; a sensitive option, kept by Claude Code in the
+// keychain, is reported; a project file's `pluginConfigs` is not read.
+// guards: a plugin's hooks run without the options the user configured
+#[test]
+fn a_plugin_s_options_reach_its_hooks() {
+    let env = test_env();
+    let seen = env.project().join("options.seen");
+    let show = format!(
+        "#!/bin/sh\ncat > /dev/null\necho \"$1|$CLAUDE_PLUGIN_OPTION_STYLE|$CLAUDE_PLUGIN_OPTION_MAX_WORDS|${{CLAUDE_PLUGIN_OPTION_TOKEN-unset}}\" >> {}\n",
+        quoted(&seen)
+    );
+    let root = install_plugin(
+        &env,
+        "docs@tools",
+        &json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/show.sh", "args": ["${user_config.style}"]}
+        ]}]}}),
+        &[("show.sh", &show)],
+        None,
+    );
+    std::fs::create_dir_all(root.join(".claude-plugin")).expect("mkdir");
+    let manifest = json!({"name": "docs", "userConfig": {
+        "style": {"type": "string", "title": "Style", "default": "plain"},
+        "max_words": {"type": "number", "title": "Max words", "default": 25},
+        "token": {"type": "string", "title": "Token", "sensitive": true}
+    }});
+    std::fs::write(
+        root.join(".claude-plugin/plugin.json"),
+        manifest.to_string(),
+    )
+    .expect("write");
+    user_settings(
+        &env,
+        &json!({"enabledPlugins": {"docs@tools": true},
+            "pluginConfigs": {"docs@tools": {"options": {"max_words": 40}}}}),
+    );
+    // The project's file cannot set a plugin's options.
+    settings(
+        &env,
+        &json!({"pluginConfigs": {"docs@tools": {"options": {"style": "from the repository"}}}}),
+    );
+    let answer = ask(&env, PRE);
+    assert_eq!(
+        std::fs::read_to_string(&seen).expect("the hook ran"),
+        "plain|plain|40|unset\n"
+    );
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("option `token` of plugin `docs@tools` is sensitive"),
+        "{answer}"
+    );
+}
+
+/// Writes a skills-directory plugin `name` in `skills` whose `PreToolUse` hook logs
+/// `label` to `log` and denies with exit 2.
+fn skills_dir_plugin(skills: &std::path::Path, name: &str, label: &str, log: &std::path::Path) {
+    let root = skills.join(name);
+    std::fs::create_dir_all(root.join(".claude-plugin")).expect("mkdir");
+    std::fs::create_dir_all(root.join("hooks")).expect("mkdir");
+    std::fs::write(
+        root.join(".claude-plugin/plugin.json"),
+        json!({"name": name}).to_string(),
+    )
+    .expect("write");
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command",
+        "command": format!("echo {label} \"$CLAUDE_PLUGIN_ROOT\" >> {}; echo 'no rm -rf' >&2; exit 2", quoted(log))}]}]}});
+    std::fs::write(root.join("hooks/hooks.json"), hooks.to_string()).expect("write");
+}
+
+// Skills-directory plugins: loaded with no install record, the user's as the user's own
+// hooks, the project's once trusted; `enabledPlugins` can turn one off.
+// guards: a `<name>@skills-dir` plugin's hooks never run through hookrig
+#[test]
+fn skills_directory_plugins_run_without_an_install_record() {
+    let env = test_env();
+    let log = env.project().join("skills.log");
+    let user_skills = env.home().join(".claude/skills");
+    skills_dir_plugin(&user_skills, "mine", "user", &log);
+    skills_dir_plugin(
+        &env.project().join(".claude/skills"),
+        "theirs",
+        "project",
+        &log,
+    );
+    // A plain skill (no manifest) is not a plugin.
+    std::fs::create_dir_all(user_skills.join("plain")).expect("mkdir");
+    std::fs::write(user_skills.join("plain/SKILL.md"), "# plain\n").expect("write");
+    settings(&env, &json!({}));
+    let input = PRE.replace("CWD", &env.project().display().to_string());
+    let ask_untrusted = || {
+        let out = crate::harness::emit_untrusted(&env, &["--dialect", "claude"], &input);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.outcome
+    };
+    let expected: Value = serde_json::from_str(DENIED).expect("json");
+    let before = ask_untrusted();
+    assert_eq!(before["hookSpecificOutput"], expected["hookSpecificOutput"]);
+    let ran = std::fs::read_to_string(&log).expect("the user's plugin ran");
+    assert_eq!(
+        ran,
+        format!("user {}\n", user_skills.join("mine").display()),
+        "the project's plugin ran before trust"
+    );
+
+    let trusted = env.run_untrusted(["trust"], b"");
+    assert_eq!(crate::harness::code(&trusted), 0);
+    std::fs::remove_file(&log).expect("rm");
+    ask_untrusted();
+    let mut ran: Vec<String> = std::fs::read_to_string(&log)
+        .expect("ran")
+        .lines()
+        .map(|l| l.split(' ').next().unwrap_or_default().to_owned())
+        .collect();
+    ran.sort();
+    assert_eq!(ran, ["project", "user"]);
+
+    // The user's settings turn the user's plugin off.
+    user_settings(&env, &json!({"enabledPlugins": {"mine@skills-dir": false}}));
+    std::fs::remove_file(&log).expect("rm");
+    ask_untrusted();
+    assert_eq!(
+        std::fs::read_to_string(&log)
+            .expect("ran")
+            .lines()
+            .collect::<Vec<_>>(),
+        [format!(
+            "project {}",
+            env.project().join(".claude/skills/theirs").display()
+        )]
+    );
+}
+
+// The matcher of the events the reference gives one beyond the tool events: the field
+// it tests, as Claude Code sends it.
+// guards: a matcher on ConfigChange or StopFailure ignored, so the hook ran on every one
+#[test_case("ConfigChange", "project_settings", "source", "user_settings" ; "config change source")]
+#[test_case("StopFailure", "rate_limit", "error", "overloaded" ; "stop failure error type")]
+#[test_case("Setup", "init", "trigger", "maintenance" ; "setup trigger")]
+#[test_case("InstructionsLoaded", "session_start", "load_reason", "compact" ; "instructions loaded load reason")]
+#[test_case("DirectoryAdded", "slash_command", "source", "register_repo_root" ; "directory added source")]
+#[test_case("UserPromptExpansion", "deploy", "command_name", "review" ; "prompt expansion command name")]
+#[test_case("Elicitation", "github", "mcp_server_name", "jira" ; "elicitation server")]
+#[test_case("PostModelSwitch", "claude-opus-4-5", "to_model", "claude-haiku-4-5" ; "post model switch model")]
+fn matchers_test_the_event_s_field(event: &str, matcher: &str, field: &str, other: &str) {
+    let env = test_env();
+    let log = env.project().join("ran.log");
+    let script = env.write_script(
+        "bin/log.sh",
+        &format!("cat > /dev/null\necho ran >> {}\n", quoted(&log)),
+    );
+    settings(
+        &env,
+        &json!({"hooks": {event: [{"matcher": matcher, "hooks": [{"type": "command", "command": quoted(&script)}]}]}}),
+    );
+    let input = |value: &str| {
+        json!({"session_id": "s1", "transcript_path": "/t.jsonl", "cwd": "CWD",
+            "hook_event_name": event, field: value})
+        .to_string()
+    };
+    ask(&env, &input(other));
+    assert!(!log.exists(), "the hook ran for {field} {other}");
+    ask(&env, &input(matcher));
+    assert!(log.exists(), "the hook did not run for {field} {matcher}");
 }

@@ -12,6 +12,7 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
     // Which plugins run, and the allowlists, are settled by every file together.
     if level == Level::Project {
         super::plugins::load(ctx);
+        super::session_end::share_budget(&mut ctx.hooks);
         super::policy::apply(ctx);
     }
 }

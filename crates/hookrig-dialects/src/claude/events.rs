@@ -100,13 +100,16 @@ const fn timeout(mut event: ClaudeEvent, millis: u64) -> ClaudeEvent {
 
 use Exit2::{Blocks, Ignored, ToClaude};
 
-/// Every Claude Code event (its hooks reference lists 31), in the reference's order.
+/// Every Claude Code event (its hooks reference lists 33), in the reference's order.
 pub(crate) static EVENTS: &[ClaudeEvent] = &[
     with_context(
         matching(event("SessionStart", Some("session.start")), "source"),
         true,
     ),
-    exit2(with_context(event("Setup", None), false), Ignored),
+    exit2(
+        with_context(matching(event("Setup", None), "trigger"), false),
+        Ignored,
+    ),
     timeout(
         exit2(
             with_context(event("UserPromptSubmit", Some("prompt.submit")), true),
@@ -115,7 +118,10 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         30_000,
     ),
     exit2(
-        with_context(event("UserPromptExpansion", None), true),
+        with_context(
+            matching(event("UserPromptExpansion", None), "command_name"),
+            true,
+        ),
         Blocks,
     ),
     exit2(
@@ -132,7 +138,7 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         with_context(tool("PostToolUseFailure", None), false),
         ToClaude,
     ),
-    exit2(event("PostToolBatch", None), Blocks),
+    exit2(with_context(event("PostToolBatch", None), false), Blocks),
     exit2(
         with_context(
             matching(event("Notification", None), "notification_type"),
@@ -146,18 +152,27 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         false,
     ),
     exit2(
-        matching(event("SubagentStop", Some("subagent.stop")), "agent_type"),
+        with_context(
+            matching(event("SubagentStop", Some("subagent.stop")), "agent_type"),
+            false,
+        ),
         Blocks,
     ),
     exit2(event("TaskCreated", None), Blocks),
     exit2(event("TaskCompleted", None), Blocks),
-    exit2(event("Stop", Some("turn.complete")), Blocks),
-    exit2(event("StopFailure", None), Ignored),
+    exit2(
+        with_context(event("Stop", Some("turn.complete")), false),
+        Blocks,
+    ),
+    exit2(matching(event("StopFailure", None), "error"), Ignored),
     exit2(event("TeammateIdle", None), Blocks),
-    exit2(event("InstructionsLoaded", None), Ignored),
-    exit2(event("ConfigChange", None), Blocks),
+    exit2(
+        matching(event("InstructionsLoaded", None), "load_reason"),
+        Ignored,
+    ),
+    exit2(matching(event("ConfigChange", None), "source"), Blocks),
     event("CwdChanged", None),
-    exit2(event("DirectoryAdded", None), Ignored),
+    exit2(matching(event("DirectoryAdded", None), "source"), Ignored),
     event("FileChanged", None),
     exit2(event("WorktreeCreate", None), Blocks),
     event("WorktreeRemove", None),
@@ -166,8 +181,22 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
         Blocks,
     ),
     matching(event("PostCompact", Some("compact.after")), "trigger"),
-    exit2(event("Elicitation", None), Blocks),
-    exit2(event("ElicitationResult", None), Blocks),
+    timeout(
+        exit2(matching(event("PreModelSwitch", None), "to_model"), Blocks),
+        30_000,
+    ),
+    timeout(
+        with_context(matching(event("PostModelSwitch", None), "to_model"), true),
+        30_000,
+    ),
+    exit2(
+        matching(event("Elicitation", None), "mcp_server_name"),
+        Blocks,
+    ),
+    exit2(
+        matching(event("ElicitationResult", None), "mcp_server_name"),
+        Blocks,
+    ),
     timeout(
         matching(event("SessionEnd", Some("session.end")), "reason"),
         1_500,
@@ -211,11 +240,11 @@ mod tests {
     }
 
     #[test]
-    fn the_table_has_claude_codes_31_events_once_each() {
+    fn the_table_has_claude_codes_33_events_once_each() {
         let mut names: Vec<&str> = EVENTS.iter().map(|e| e.name).collect();
-        assert_eq!(names.len(), 31);
+        assert_eq!(names.len(), 33);
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), 31);
+        assert_eq!(names.len(), 33);
     }
 }

@@ -18,9 +18,10 @@
 use hookrig_core::{
     Decision, Dialect, Dispatched, EventName, HookRecord, HookResult, Outcome, Payload,
 };
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::events;
+use super::fields;
 use super::wire::{HookInput, HookOutput, HookSpecificOutput, PermissionDecision};
 use crate::host::{Host, HostAnswer, WireInput, canonical_payload, no_failure_answer, read_wire};
 use crate::wire::Shaped;
@@ -151,11 +152,15 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         .map(|p| p.record);
     let denied = dispatched.decision == Decision::Deny || blocker.is_some();
 
+    if matches!(event.as_str(), "WorktreeCreate" | "WorktreeRemove") {
+        return worktree(&event, &parts, denied.then(|| denied_reason(blocker)));
+    }
     match event.as_str() {
         "PreToolUse" => pre_tool_use(dispatched, &parts, &mut specific, denied_reason),
         "PermissionRequest" => {
             specific.decision = permission_request(&parts, denied.then(|| denied_reason(blocker)));
         }
+        "PreModelSwitch" if !denied => model_switch(&parts, &mut specific),
         // A block where Claude Code reads one: any hook's on its events that can be
         // blocked, and the dispatcher's deny of a canonical event it has no row for.
         _ if (denied && row.is_some_and(|row| row.exit2.answers_block()))
@@ -169,13 +174,36 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     if event == "PostToolUse" && !denied {
         updated_tool_output(&parts, &mut specific);
     }
-
-    let context: Vec<&str> = dispatched
-        .context
+    passed_on(&event, &parts, &mut specific);
+    let sequences: String = parts
         .iter()
-        .chain(&dispatched.system_prompt_append)
-        .map(String::as_str)
+        .filter_map(|p| p.output.as_ref()?.terminal_sequence.as_deref())
         .collect();
+    if !sequences.is_empty() {
+        out.terminal_sequence = Some(sequences);
+    }
+
+    // On the events where Claude Code reads context as feedback that keeps Claude going
+    // (`Stop`, `SubagentStop`, `PostToolBatch`), only Claude hooks' own
+    // `additionalContext` counts: context of another dialect's hook there never kept
+    // Claude working, and still does not.
+    let context: Vec<String> =
+        if matches!(event.as_str(), "Stop" | "SubagentStop" | "PostToolBatch") {
+            parts
+                .iter()
+                .filter(|p| p.record.result != HookResult::Deny)
+                .filter_map(|p| p.specific()?.additional_context.clone())
+                .filter(|c| !c.is_empty())
+                .map(fields::capped)
+                .collect()
+        } else {
+            dispatched
+                .context
+                .iter()
+                .chain(&dispatched.system_prompt_append)
+                .cloned()
+                .collect()
+        };
     if !context.is_empty() && row.is_some_and(|e| e.reads_context) {
         specific.additional_context = Some(context.join("\n\n"));
     }
@@ -209,6 +237,94 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         stdout,
         stderr: None,
         exit_code: HostAnswer::PROCEED,
+    }
+}
+
+/// `WorktreeCreate` and `WorktreeRemove`, answered as Claude Code reads a command hook
+/// there: the created worktree's path on stdout (the first hook's that gave one), and
+/// any failure as a non-zero exit with the reason on stderr, which makes Claude Code
+/// give up the creation or the removal. A creation no hook gave a path for fails too:
+/// with a `WorktreeCreate` hook Claude Code does not create the worktree itself.
+fn worktree(event: &str, parts: &[Part<'_>], failure: Option<String>) -> HostAnswer {
+    let failed = |reason: String| HostAnswer {
+        stdout: String::new(),
+        stderr: Some(format!("{reason}\n")),
+        exit_code: HostAnswer::DENIED,
+    };
+    if let Some(reason) = failure {
+        return failed(reason);
+    }
+    if event == "WorktreeRemove" {
+        return HostAnswer {
+            stdout: String::new(),
+            stderr: None,
+            exit_code: HostAnswer::PROCEED,
+        };
+    }
+    let path = parts.iter().find_map(|p| {
+        p.specific()?
+            .rest
+            .get("worktreePath")?
+            .as_str()
+            .filter(|path| !path.is_empty())
+    });
+    match path {
+        Some(path) => HostAnswer {
+            stdout: format!("{path}\n"),
+            stderr: None,
+            exit_code: HostAnswer::PROCEED,
+        },
+        None => failed("no WorktreeCreate hook printed the path of a worktree".to_owned()),
+    }
+}
+
+/// `PreModelSwitch` not blocked: the first hook's ask (which Claude Code honours in an
+/// interactive `/model` only), else the first explicit allow, in
+/// `permissionDecision` as the hook gave it.
+fn model_switch(parts: &[Part<'_>], specific: &mut HookSpecificOutput) {
+    let decided = parts
+        .iter()
+        .find(|p| p.record.result == HookResult::Ask)
+        .or_else(|| {
+            parts
+                .iter()
+                .find(|p| p.permission_decision() == Some("allow"))
+        });
+    if let Some(part) = decided {
+        let s = part.specific();
+        specific.permission_decision = s
+            .and_then(|s| s.permission_decision.clone())
+            .or_else(|| Some("allow".to_owned()));
+        specific.permission_decision_reason = s.and_then(|s| s.permission_decision_reason.clone());
+    }
+}
+
+/// The `hookSpecificOutput` fields hookrig does not read but Claude Code does, for the
+/// events that take them (the hooks' outputs hold no others: `fields` dropped them):
+/// `watchPaths` of every hook together, `retry` when any hook asks for it, any other
+/// field as the first hook that set it wrote it.
+fn passed_on(event: &str, parts: &[Part<'_>], specific: &mut HookSpecificOutput) {
+    for field in fields::passed_on(event) {
+        let values = parts.iter().filter_map(|p| p.specific()?.rest.get(*field));
+        let value = match *field {
+            "watchPaths" => {
+                let mut paths: Vec<Value> = Vec::new();
+                for path in values.filter_map(Value::as_array).flatten() {
+                    if !paths.contains(path) {
+                        paths.push(path.clone());
+                    }
+                }
+                (!paths.is_empty()).then_some(Value::Array(paths))
+            }
+            "retry" => values
+                .into_iter()
+                .any(|v| v == &Value::Bool(true))
+                .then_some(Value::Bool(true)),
+            _ => values.into_iter().next().cloned(),
+        };
+        if let Some(value) = value {
+            specific.rest.insert((*field).to_owned(), value);
+        }
     }
 }
 
@@ -329,11 +445,16 @@ fn shown_warnings<'w>(
     // A permission request is decided by the `decision` object, not by exit 2.
     let blockable =
         row.is_some_and(|row| row.exit2.answers_block() || row.name == "PermissionRequest");
+    // A model switch's ask is its answer too.
+    let asks = row.is_some_and(|row| row.name == "PreModelSwitch");
     let ignored: Vec<String> = if blockable {
         parts
             .iter()
-            .filter(|p| p.record.result == HookResult::Deny)
-            .map(|p| format!("hook {}: `deny` ignored on notify event", p.record.name))
+            .filter_map(|p| match p.record.result {
+                HookResult::Deny => Some(format!("hook {}: `deny` ignored", p.record.name)),
+                HookResult::Ask if asks => Some(format!("hook {}: `ask` ignored", p.record.name)),
+                _ => None,
+            })
             .collect()
     } else {
         Vec::new()

@@ -79,6 +79,9 @@ pub struct ClaudePlugin {
     /// Whether the hook's command names `CLAUDE_PLUGIN_DATA`: Claude Code creates the
     /// directory on its first reference, so hookrig creates it before such a hook runs.
     pub uses_data: bool,
+    /// The plugin's `userConfig` values hookrig can read, as the hook's environment
+    /// gets them: `CLAUDE_PLUGIN_OPTION_<KEY>` and the value.
+    pub options: Vec<(String, String)>,
 }
 
 /// What the Claude layers said so far in one load: `disableAllHooks` is settled only once
@@ -570,6 +573,10 @@ fn matcher(file: &mut Lowering<'_>, event: &str, raw: Option<&str>, pos: usize) 
 }
 
 /// Lowers one handler; `None` when it cannot run (reported).
+#[expect(
+    clippy::too_many_lines,
+    reason = "one check per documented handler field, in the order Claude Code's reference lists them"
+)]
 fn lower_handler(
     file: &mut Lowering<'_>,
     raw: RawHandler,
@@ -599,7 +606,8 @@ fn lower_handler(
         raw.url,
         raw.headers,
         &mut error,
-    )?;
+    )
+    .filter(|command| runs_on_event(command, event, &mut error))?;
     let condition = lower_condition(raw.condition, event, &mut error).ok()?;
     let timeout = match raw.timeout {
         None => claude_event
@@ -681,6 +689,27 @@ fn lower_handler(
         declared_at: Some(pos),
         workers: None,
     })
+}
+
+/// Whether Claude Code runs a handler of this type on `event`: it runs only command
+/// (and `mcp_tool`) hooks on `SessionStart`, and only command hooks on `Setup`, so an
+/// HTTP hook there never runs (reported through `error`, as the handlers hookrig cannot
+/// run are).
+fn runs_on_event(
+    command: &CommandDef,
+    event: &str,
+    error: &mut impl FnMut(Severity, String),
+) -> bool {
+    if matches!(command, CommandDef::Http { .. }) && matches!(event, "SessionStart" | "Setup") {
+        error(
+            Severity::Error,
+            format!(
+                "`type: \"http\"` hooks do not run on {event}: Claude Code runs only command hooks there; the handler is skipped"
+            ),
+        );
+        return false;
+    }
+    true
 }
 
 /// The `if` rule of a handler: `Ok(None)` when there is none, `Err` when the handler
@@ -979,6 +1008,34 @@ mod tests {
             assert!(diagnostics.contains(expected), "{expected}: {diagnostics}");
         }
         assert!(!diagnostics.contains("Stop"), "{diagnostics}");
+    }
+
+    // guards: an HTTP hook on SessionStart run, where Claude Code runs command hooks only
+    #[test]
+    fn http_hooks_do_not_run_where_claude_code_runs_command_hooks_only() {
+        let (file, diagnostics) = parse_ok(indoc! {r#"
+            {"hooks": {
+              "SessionStart": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:1/h"},
+                {"type": "command", "command": "s.sh"}]}],
+              "Setup": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:1/h"}]}],
+              "SessionEnd": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:1/h"}]}]
+            }}
+        "#});
+        let names: Vec<_> = file.hooks.iter().map(|h| h.spec.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "claude:project:SessionStart:2",
+                "claude:project:SessionEnd:1"
+            ]
+        );
+        assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
+        assert!(
+            diagnostics[0].ends_with(
+                "`type: \"http\"` hooks do not run on SessionStart: Claude Code runs only command hooks there; the handler is skipped"
+            ),
+            "{diagnostics:?}"
+        );
     }
 
     #[test]

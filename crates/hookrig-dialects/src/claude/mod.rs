@@ -3,13 +3,17 @@
 
 mod discovery;
 pub(crate) mod events;
+mod fields;
 mod host;
 mod install;
 mod loader;
+mod options;
 mod plugins;
 mod policy;
 mod protocol;
 mod rule;
+mod session_end;
+mod skills_dir;
 mod wire;
 
 pub(crate) use discovery::load;

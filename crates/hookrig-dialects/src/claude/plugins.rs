@@ -31,20 +31,21 @@ use crate::loader::LoadContext;
 
 /// A plugin turned on, and by whom.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Enabled {
+pub(super) struct Enabled {
     /// `name@marketplace`.
-    id: String,
+    pub(super) id: String,
     /// Whether the user's own settings or the managed file turn it on (its hooks are
     /// then the user's), rather than only a project file.
-    users: bool,
+    pub(super) users: bool,
     /// Whether the managed file turns it on (its hooks then run under
     /// `allowManagedHooksOnly`).
-    managed: bool,
+    pub(super) managed: bool,
     /// For a plugin only a project file turns on, when that file is not trusted as it
     /// is now: why, and what to run.
-    untrusted: Option<String>,
-    /// The settings file whose entry decided.
-    by: PathBuf,
+    pub(super) untrusted: Option<String>,
+    /// The settings file whose entry decided (for a plugin no settings file names, its
+    /// manifest).
+    pub(super) by: PathBuf,
 }
 
 /// The plugins the settings files turn on, by id.
@@ -91,6 +92,27 @@ fn enabled(layers: &Layers) -> Vec<Enabled> {
             }
         })
         .collect()
+}
+
+/// Whether the settings turn plugin `id` off: the last file (in Claude Code's
+/// precedence) that names it says `false`; a project file that is not trusted cannot.
+pub(super) fn turned_off(layers: &Layers, id: &str) -> bool {
+    let rank = |layer: Layer| match layer {
+        Layer::User | Layer::Plugin => 0,
+        Layer::Project => 1,
+        Layer::Local => 2,
+        Layer::Managed => 3,
+    };
+    let mut files: Vec<_> = layers.files.iter().collect();
+    files.sort_by_key(|file| rank(file.layer));
+    files
+        .iter()
+        .filter_map(|file| {
+            let on = *file.settings.enabled_plugins.get(id)?;
+            (on || file.settings.untrusted.is_none()).then_some(on)
+        })
+        .next_back()
+        == Some(false)
 }
 
 /// One record of Claude Code's install record: where one installation of a plugin is.
@@ -194,60 +216,42 @@ fn data_dir(plugins: &Path, id: &str) -> PathBuf {
 /// project's after everything.
 pub(crate) fn load(ctx: &mut LoadContext<'_>) {
     let off = ctx.claude.layers.off;
+    // Skills-directory plugins have no install record: `skills_dir` finds them.
     let wanted: Vec<Enabled> = enabled(&ctx.claude.layers)
         .into_iter()
+        .filter(|plugin| !plugin.id.ends_with(super::skills_dir::SUFFIX))
         .filter(|plugin| match off {
             Off::None => true,
             Off::AllButManaged => plugin.managed,
             Off::All => false,
         })
         .collect();
-    if wanted.is_empty() {
+    let plugins_dir = ctx.env.home.join(".claude").join("plugins");
+    let mut found = if wanted.is_empty() {
+        Vec::new()
+    } else {
+        installations(ctx, wanted, &plugins_dir)
+    };
+    found.extend(super::skills_dir::plugins(ctx));
+    if found.is_empty() {
         return;
     }
-    let plugins_dir = ctx.env.home.join(".claude").join("plugins");
-    let record = plugins_dir.join("installed_plugins.json");
-    let records = installed(ctx, &record).unwrap_or_default();
     let project_dir = super::loader::settings_dir(ctx.project).or_else(|| ctx.project.root.clone());
     let mut global = Vec::new();
     let mut project = Vec::new();
-    for plugin in wanted {
-        let Some(found) = records
-            .get(&plugin.id)
-            .and_then(|r| installation(r, &ctx.project.walk))
-        else {
-            ctx.diagnostics.push(Diagnostic::file(
-                &plugin.by,
-                Severity::Warning,
-                format!(
-                    "plugin `{}` is enabled here, but Claude Code's install record ({}) has no installation of it for this directory; its hooks are not loaded",
-                    plugin.id,
-                    record.display()
-                ),
-            ));
-            continue;
-        };
-        if !inside(&found.install_path, &plugins_dir) {
-            ctx.diagnostics.push(Diagnostic::file(
-                &record,
-                Severity::Warning,
-                format!(
-                    "plugin `{}` is installed at {}, outside {}, where Claude Code keeps the plugins it installs; its hooks are not loaded",
-                    plugin.id,
-                    found.install_path.display(),
-                    plugins_dir.display()
-                ),
-            ));
-            continue;
-        }
-        let info = ClaudePlugin {
+    for (plugin, root) in found {
+        let mut info = ClaudePlugin {
             id: plugin.id.clone(),
-            root: found.install_path.clone(),
+            root,
             data: data_dir(&plugins_dir, &plugin.id),
             uses_data: false,
+            options: Vec::new(),
         };
+        let values = super::options::values(ctx, &info);
+        info.options = super::options::environment(&values);
         for mut def in plugin_hooks(ctx, &info) {
             adopt(&mut def, &plugin, &info, project_dir.as_ref());
+            super::options::substitute(ctx, &mut def, &info, &values);
             substitute_project_dir(&mut def, project_dir.as_ref().unwrap_or(&ctx.env.cwd));
             if plugin.users {
                 global.push(def);
@@ -263,6 +267,52 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>) {
         .map_or(0, |i| i + 1);
     ctx.hooks.splice(after_global..after_global, global);
     ctx.hooks.extend(project);
+}
+
+/// Where Claude Code's install record puts each wanted plugin: the installation for
+/// this project, else the user's, else the managed one, inside Claude Code's plugin
+/// directory. A plugin without one, or with one elsewhere, is reported and left out.
+fn installations(
+    ctx: &mut LoadContext<'_>,
+    wanted: Vec<Enabled>,
+    plugins_dir: &Path,
+) -> Vec<(Enabled, PathBuf)> {
+    let record = plugins_dir.join("installed_plugins.json");
+    let records = installed(ctx, &record).unwrap_or_default();
+    let mut found = Vec::new();
+    for plugin in wanted {
+        let Some(installation) = records
+            .get(&plugin.id)
+            .and_then(|r| installation(r, &ctx.project.walk))
+        else {
+            ctx.diagnostics.push(Diagnostic::file(
+                &plugin.by,
+                Severity::Warning,
+                format!(
+                    "plugin `{}` is enabled here, but Claude Code's install record ({}) has no installation of it for this directory; its hooks are not loaded",
+                    plugin.id,
+                    record.display()
+                ),
+            ));
+            continue;
+        };
+        if !inside(&installation.install_path, plugins_dir) {
+            ctx.diagnostics.push(Diagnostic::file(
+                &record,
+                Severity::Warning,
+                format!(
+                    "plugin `{}` is installed at {}, outside {}, where Claude Code keeps the plugins it installs; its hooks are not loaded",
+                    plugin.id,
+                    installation.install_path.display(),
+                    plugins_dir.display()
+                ),
+            ));
+            continue;
+        }
+        let root = installation.install_path.clone();
+        found.push((plugin, root));
+    }
+    found
 }
 
 /// Makes a hook parsed from a plugin's file the plugin's: its name, level and trust,

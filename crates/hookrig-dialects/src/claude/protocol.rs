@@ -25,6 +25,7 @@ use hookrig_exec::{Limits, Protocol};
 use serde_json::{Map, Value, json};
 
 use super::events::{self, Exit2};
+use super::fields;
 use super::loader::ClaudeHook;
 use super::rule::{Call, Rule};
 use super::wire::{HookInput, HookOutput, HookSpecificOutput};
@@ -58,6 +59,36 @@ impl Protocol for ClaudeProtocol {
         output: &ProcessOutput,
     ) -> Reply {
         reply(&self.0, hook, limits, invocation, output)
+    }
+
+    /// Claude Code reads an HTTP hook's 2xx body as JSON output when it is JSON, and as
+    /// success when it is empty; a plain-text body is a non-blocking error (never
+    /// context, as a command's plain stdout can be).
+    fn http_reply(
+        &self,
+        hook: &str,
+        _limits: &Limits,
+        _invocation: &Invocation,
+        output: &ProcessOutput,
+    ) -> Option<Reply> {
+        if output.stdout_truncated {
+            return None;
+        }
+        match classify(&output.stdout) {
+            Stdout::Text(_) => Some(Reply::Failure(Failure {
+                kind: FailureKind::Malformed,
+                message: format!(
+                    "hook {hook}: the response body is plain text, not JSON output (a non-blocking error, as in Claude Code)"
+                ),
+            })),
+            Stdout::Empty | Stdout::Json(_) | Stdout::Invalid(_) => None,
+        }
+    }
+
+    /// Claude Code blocks a model switch whose hook it cancelled at its timeout, HTTP
+    /// hooks included.
+    fn http_failure(&self, _invocation: &Invocation, failure: Failure) -> Reply {
+        timed_out_switch(&self.0, failure)
     }
 
     fn header_value(&self, value: &str, context: &EventContext) -> String {
@@ -309,6 +340,7 @@ fn env(
             "CLAUDE_PLUGIN_DATA".to_owned(),
             plugin.data.to_string_lossy().into_owned(),
         ));
+        set.extend(plugin.options.iter().cloned());
     }
     EnvPolicy::Inherit { set }
 }
@@ -324,7 +356,7 @@ fn reply(
     let stderr = String::from_utf8_lossy(&output.stderr);
     let stderr = cut(stderr.trim(), REASON_CAP);
     match crate::native::exit_code(hook, limits, &output.termination) {
-        Err(failure) => Reply::Failure(failure),
+        Err(failure) => timed_out_switch(def, failure),
         Ok(0) => {
             if output.stdout_truncated {
                 return failure(
@@ -332,7 +364,24 @@ fn reply(
                     format!("hook {hook}: output is larger than the 1 MiB stdout cap"),
                 );
             }
+            if def.event == "WorktreeCreate"
+                && let Stdout::Text(text) = classify(&output.stdout)
+            {
+                return Reply::Verdict(worktree_created(&text));
+            }
             read_output(def, hook, &output.stdout)
+        }
+        // On the worktree events any other exit code is a failure of the creation or
+        // the removal, which Claude Code then does not go on with.
+        Ok(code) if matches!(def.event.as_str(), "WorktreeCreate" | "WorktreeRemove") => {
+            let mut verdict = Verdict::allow();
+            verdict.action = Action::Deny;
+            verdict.reason = Some(if stderr.is_empty() {
+                format!("hook {hook} exited {code}")
+            } else {
+                stderr.to_owned()
+            });
+            Reply::Verdict(verdict)
         }
         // A blocking error. Claude Code still reads valid JSON on stdout, but nothing in
         // it undoes the block: the reason is the JSON's own blocking reason, else
@@ -401,6 +450,32 @@ fn reply(
             }
         }
     }
+}
+
+/// A hook's failure: Claude Code blocks a model switch whose hook it cancelled at its
+/// timeout; on every other event, and for every other failure, a failed hook decides
+/// nothing (a non-blocking error).
+fn timed_out_switch(def: &ClaudeHook, failure: Failure) -> Reply {
+    if failure.kind == FailureKind::Timeout && def.event == "PreModelSwitch" {
+        let mut verdict = Verdict::allow();
+        verdict.action = Action::Deny;
+        verdict.reason = Some(failure.message);
+        return Reply::Verdict(verdict);
+    }
+    Reply::Failure(failure)
+}
+
+/// A `WorktreeCreate` command hook that exited 0 with plain text: the worktree it created
+/// is the last non-empty line, answered as an HTTP hook answers it
+/// (`hookSpecificOutput.worktreePath`), from which the host mode prints it.
+fn worktree_created(text: &str) -> Verdict {
+    let mut verdict = Verdict::allow();
+    if let Some(path) = text.lines().map(str::trim).rfind(|line| !line.is_empty()) {
+        verdict.answer = Some(Box::new(json!({
+            "hookSpecificOutput": {"hookEventName": "WorktreeCreate", "worktreePath": path}
+        })));
+    }
+    verdict
 }
 
 /// What a hook printed on stdout, as Claude Code tells it apart (ignoring surrounding
@@ -518,7 +593,7 @@ fn read_output(def: &ClaudeHook, hook: &str, stdout: &[u8]) -> Reply {
         Stdout::Text(text) => {
             let mut verdict = Verdict::allow();
             if event_of(def).text_context {
-                verdict.context = Some(text);
+                verdict.context = Some(fields::capped(text));
             }
             Reply::Verdict(verdict)
         }
@@ -540,6 +615,12 @@ fn read_json(def: &ClaudeHook, hook: &str, mut output: HookOutput) -> Reply {
         })
     };
     let event = event_of(def);
+    // What the event does not take is dropped here, as Claude Code drops it; a custom
+    // event (one Claude Code does not have) keeps every field.
+    if events::by_name(&def.event).is_some() {
+        fields::drop_unread(&def.event, &mut output);
+    }
+    output.system_message = output.system_message.take().map(fields::capped);
     let mut verdict = Verdict::allow();
     if let Some(message) = output.system_message.as_ref().filter(|m| !m.is_empty()) {
         verdict.warnings.push(format!("hook {hook}: {message}"));
@@ -610,8 +691,9 @@ fn read_specific(
     if verdict.action != Action::Deny {
         match specific.permission_decision.as_deref() {
             // An explicit allow and a defer let the chain go on; the host mode reads
-            // them from the answer.
-            None | Some("allow" | "defer") => {}
+            // them from the answer. A model switch cannot be deferred.
+            None | Some("allow") => {}
+            Some("defer") if def.event != "PreModelSwitch" => {}
             Some("deny") => {
                 verdict.action = Action::Deny;
                 verdict.reason = Some(reason.unwrap_or_else(|| format!("denied by hook {hook}")));
@@ -619,6 +701,11 @@ fn read_specific(
             Some("ask") => {
                 verdict.action = Action::Ask;
                 verdict.reason = reason;
+            }
+            Some(other) if def.event == "PreModelSwitch" => {
+                return Err(format!(
+                    "unknown permissionDecision `{other}` (expected allow, deny or ask)"
+                ));
             }
             Some(other) => {
                 return Err(format!(
@@ -647,7 +734,7 @@ fn read_specific(
         }
     }
     if let Some(context) = &specific.additional_context {
-        verdict.context = Some(context.clone());
+        verdict.context = Some(fields::capped(context.clone()));
     }
     let mut patch = Map::new();
     match &specific.updated_input {
@@ -889,6 +976,77 @@ mod tests {
         assert_eq!((v.action, v.warnings.len()), (Action::Allow, 0));
         let v = verdict(read("SessionStart", 2, "", "no"));
         assert_eq!(v.warnings, ["hook h: no"]);
+    }
+
+    // An HTTP hook's 2xx body: JSON and an empty body are read as a command's stdout
+    // (`None`), plain text is a non-blocking error even where a command's plain stdout
+    // is context.
+    #[test]
+    fn http_bodies_of_plain_text_are_non_blocking_errors() {
+        let protocol = ClaudeProtocol(def("UserPromptSubmit"));
+        let http = |body: &str| {
+            protocol.http_reply(
+                "h",
+                &Limits::default(),
+                &invocation("UserPromptSubmit", json!({})),
+                &out(0, body, ""),
+            )
+        };
+        assert!(http("").is_none());
+        assert!(http(r#"{"decision":"block","reason":"no"}"#).is_none());
+        let f = failure(http("branch: main").expect("a failure"));
+        assert_eq!(f.kind, FailureKind::Malformed);
+    }
+
+    #[test]
+    fn a_model_switch_hook_that_times_out_blocks() {
+        let timed_out = ProcessOutput {
+            termination: hookrig_exec::Termination::TimedOut {
+                after: Duration::from_secs(30),
+                killed: true,
+            },
+            ..out(0, "", "")
+        };
+        let limits = Limits {
+            timeout: Some(Duration::from_secs(30)),
+            ..Limits::default()
+        };
+        let reply_on = |event: &str| {
+            reply(
+                &def(event),
+                "h",
+                &limits,
+                &invocation(event, json!({})),
+                &timed_out,
+            )
+        };
+        let v = verdict(reply_on("PreModelSwitch"));
+        assert_eq!(
+            (v.action, v.reason.as_deref()),
+            (Action::Deny, Some("hook h timed out after 30s"))
+        );
+        assert_eq!(failure(reply_on("PreToolUse")).kind, FailureKind::Timeout);
+    }
+
+    #[test]
+    fn worktree_hooks() {
+        let v = verdict(read("WorktreeCreate", 0, "made it\n/w/x\n\n", ""));
+        assert_eq!(
+            v.answer.as_deref(),
+            Some(
+                &json!({"hookSpecificOutput": {"hookEventName": "WorktreeCreate", "worktreePath": "/w/x"}})
+            )
+        );
+        let v = verdict(read("WorktreeCreate", 1, "/w/x", "no space\n"));
+        assert_eq!(
+            (v.action, v.reason.as_deref()),
+            (Action::Deny, Some("no space"))
+        );
+        let v = verdict(read("WorktreeRemove", 3, "", ""));
+        assert_eq!(
+            (v.action, v.reason.as_deref()),
+            (Action::Deny, Some("hook h exited 3"))
+        );
     }
 
     #[test]

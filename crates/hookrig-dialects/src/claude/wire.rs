@@ -87,6 +87,15 @@ pub(crate) struct HookOutput {
         skip_serializing_if = "absent"
     )]
     pub(crate) suppress_output: Option<bool>,
+    /// An escape sequence (OSC or BEL) Claude Code writes to the terminal itself, after
+    /// checking it against its allow-list.
+    #[serde(
+        rename = "terminalSequence",
+        default,
+        deserialize_with = "loose",
+        skip_serializing_if = "absent"
+    )]
+    pub(crate) terminal_sequence: Option<String>,
 }
 
 /// `hookSpecificOutput` of Claude Code's hook output.
@@ -120,6 +129,11 @@ pub(crate) struct HookSpecificOutput {
     /// A permission request's answer (`PermissionRequest`).
     #[serde(default, skip_serializing_if = "absent")]
     pub(crate) decision: Option<Shaped<PermissionDecision>>,
+    /// The event's other fields (`watchPaths`, `retry`, `sessionTitle`, ...), which
+    /// Claude Code reads itself: `claude::fields` says which event takes which, and the
+    /// host mode passes those on as they are.
+    #[serde(flatten)]
+    pub(crate) rest: Map<String, Value>,
 }
 
 /// `hookSpecificOutput.decision` of a `PermissionRequest` hook: what Claude Code does with
