@@ -103,6 +103,11 @@ pub(crate) struct JsonHooks {
     pub(crate) carries_state: bool,
     /// Whether the file gets hookrig's entries or only loses its hooks.
     pub(crate) role: Role,
+    /// Events whose hook changes what the host does when there is none (Claude Code's
+    /// `WorktreeCreate`: a hook there replaces the host's own `git worktree`, and must
+    /// print the path it made). hookrig's entry goes there only while there are hooks
+    /// for it to run, so that installing changes nothing for a user who has none.
+    pub(crate) only_with_hooks: &'static [&'static str],
 }
 
 /// What install does to a JSON hooks file.

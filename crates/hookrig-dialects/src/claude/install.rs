@@ -25,6 +25,8 @@ static HOOKS: JsonHooks = JsonHooks {
     timeout_margin: 5.0,
     carries_state: false,
     role: crate::install::Role::Entries,
+    // docs/dialects/claude.md, "WorktreeCreate and WorktreeRemove".
+    only_with_hooks: &["WorktreeCreate", "WorktreeRemove"],
 };
 
 /// The project's `settings.local.json`: Claude Code runs its hooks beside those of

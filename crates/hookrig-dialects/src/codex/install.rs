@@ -36,6 +36,7 @@ static HOOKS: JsonHooks = JsonHooks {
     timeout_margin: 5.0,
     carries_state: true,
     role: crate::install::Role::Entries,
+    only_with_hooks: &[],
 };
 
 /// hookrig's handler of every event: a command hook running `hookrig emit`.

@@ -25,6 +25,7 @@ static HOOKS: JsonHooks = JsonHooks {
     timeout_margin: 5.0,
     carries_state: false,
     role: crate::install::Role::Entries,
+    only_with_hooks: &[],
 };
 
 /// The timeout hookrig gives a Cursor hook that sets none, in seconds: Cursor's own

@@ -26,6 +26,7 @@ static HOOKS: JsonHooks = JsonHooks {
     timeout_margin: 5000.0,
     carries_state: false,
     role: crate::install::Role::Entries,
+    only_with_hooks: &[],
 };
 
 /// hookrig's handler of every event: a command running `hookrig emit`, named so that

@@ -408,6 +408,14 @@ pub(crate) fn install(
             }
             continue;
         }
+        if run.is_empty() && hooks.only_with_hooks.contains(&event) {
+            // No hook to run: the host keeps doing it itself, and an entry of hookrig's
+            // left from an install when there were hooks goes.
+            if current.is_some() {
+                changes.push((event.to_owned(), None));
+            }
+            continue;
+        }
         let mut handler = entry(event);
         if let Some(timeout) = entry_timeout(hooks, event, &run)
             && let Some(object) = handler.as_object_mut()

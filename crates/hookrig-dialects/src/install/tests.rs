@@ -61,6 +61,38 @@ const SETTINGS: &str = indoc! {r#"
     }
 "#};
 
+// guards: Claude Code creates worktrees itself unless a `WorktreeCreate` hook does it, so
+// hookrig's entry goes there only while there are hooks to run, and goes away with them
+#[test]
+fn worktree_events_get_hookrigs_entry_only_while_they_have_hooks() {
+    let hooks = claude_hooks();
+    let without = install_into(Some(SETTINGS), None, hooks);
+    assert!(without.file.contains("\"PreToolUse\""), "{}", without.file);
+    assert!(!without.file.contains("Worktree"), "{}", without.file);
+
+    let with = indoc! {r#"
+        {
+          "hooks": {
+            "WorktreeCreate": [
+              { "hooks": [{ "type": "command", "command": "./make-worktree.sh" }] }
+            ]
+          }
+        }
+    "#};
+    let first = install_into(Some(with), None, hooks);
+    assert_eq!(first.moved, 1);
+    assert!(first.file.contains("\"WorktreeCreate\""), "{}", first.file);
+    assert!(!first.file.contains("WorktreeRemove"), "{}", first.file);
+    assert!(!first.file.contains("make-worktree"), "{}", first.file);
+    // Installed again with the hook in the sidecar: the entry stays, nothing changes.
+    let sidecar = first.sidecar.as_deref().expect("the hook moved");
+    let again = install_into(Some(&first.file), Some(sidecar), hooks);
+    assert_eq!(again.file, first.file);
+    // The sidecar emptied by hand: the next install takes hookrig's entry away.
+    let emptied = install_into(Some(&first.file), Some("{}"), hooks);
+    assert!(!emptied.file.contains("Worktree"), "{}", emptied.file);
+}
+
 #[test]
 fn install_moves_the_hooks_and_keeps_every_other_byte() {
     let hooks = claude_hooks();
@@ -84,9 +116,10 @@ fn install_moves_the_hooks_and_keeps_every_other_byte() {
         file["hooks"]["PreToolUse"],
         serde_json::json!([{"hooks": [{"type": "command", "command": "hookrig emit --dialect claude"}]}])
     );
+    // Every event but the two worktree events, which have no hook here.
     assert_eq!(
         file["hooks"].as_object().expect("object").len(),
-        claude::events::EVENTS.len()
+        claude::events::EVENTS.len() - 2
     );
     insta::assert_snapshot!("claude_sidecar", edited.sidecar.expect("a sidecar"));
 }
