@@ -88,12 +88,19 @@ pub struct HookSpec {
     /// wins over an ask, and an ask over an allow.
     pub group: Option<String>,
     /// The payload field the matcher tests instead of the tool name (Claude Code matches
-    /// `SessionStart` hooks against `source`, `PreCompact` hooks against `trigger`).
+    /// `SessionStart` hooks against `source`, `PreCompact` hooks against `trigger`). A
+    /// field named with [`FILE_NAME_OF`] after it (`file_path#name`) tests the last
+    /// component of that path field (Claude Code matches `FileChanged` hooks against the
+    /// changed file's name).
     pub matcher_field: Option<&'static str>,
     /// Why the hook may not run (its project is not trusted), with what to do about it.
     /// An untrusted hook is reported with result `untrusted`, never run.
     pub untrusted: Option<String>,
 }
+
+/// The suffix of a [`HookSpec::matcher_field`] that tests the file name of a path field
+/// rather than the whole field.
+pub const FILE_NAME_OF: &str = "#name";
 
 impl HookSpec {
     /// The default priority.
@@ -106,16 +113,23 @@ impl HookSpec {
 
     /// What the matcher tests in `payload`: its name (`tool` or the field) and value.
     pub fn matcher_subject<'p>(&self, payload: &'p Payload) -> (&'static str, Option<&'p str>) {
-        match self.matcher_field {
-            Some(field) => (
-                field,
-                payload
-                    .as_map()
-                    .get(field)
-                    .and_then(serde_json::Value::as_str),
-            ),
-            None => ("tool", payload.tool_name()),
-        }
+        let Some(field) = self.matcher_field else {
+            return ("tool", payload.tool_name());
+        };
+        let (path_field, file_name) = match field.strip_suffix(FILE_NAME_OF) {
+            Some(path_field) => (path_field, true),
+            None => (field, false),
+        };
+        let value = payload
+            .as_map()
+            .get(path_field)
+            .and_then(serde_json::Value::as_str);
+        let value = if file_name {
+            value.map(|path| path.rsplit('/').next().unwrap_or(path))
+        } else {
+            value
+        };
+        (field, value)
     }
 
     /// Whether the hook would be run for `event` with `payload`, trust aside: it listens,

@@ -62,8 +62,8 @@ pub use errors::{
 };
 pub use event::{BusShape, CATALOG, CatalogEntry, EventKind, EventName, EventNames};
 pub use hook::{
-    BoxFuture, EventContext, Handler, Hook, HookSpec, HostEnv, Invocation, Level, Mode, Report,
-    Source,
+    BoxFuture, EventContext, FILE_NAME_OF, Handler, Hook, HookSpec, HostEnv, Invocation, Level,
+    Mode, Report, Source,
 };
 pub use matcher::Matcher;
 pub use outcome::{Outcome, OutcomeHook, OutcomeStop, duration_ms};

@@ -1141,6 +1141,7 @@ fn skills_directory_plugins_run_without_an_install_record() {
 #[test_case("UserPromptExpansion", "deploy", "command_name", "review" ; "prompt expansion command name")]
 #[test_case("Elicitation", "github", "mcp_server_name", "jira" ; "elicitation server")]
 #[test_case("PostModelSwitch", "claude-opus-4-5", "to_model", "claude-haiku-4-5" ; "post model switch model")]
+#[test_case("FileChanged", ".env", "file_path", "/b/.env.local" ; "file changed name, exact")]
 fn matchers_test_the_event_s_field(event: &str, matcher: &str, field: &str, other: &str) {
     let env = test_env();
     let log = env.project().join("ran.log");
@@ -1161,4 +1162,41 @@ fn matchers_test_the_event_s_field(event: &str, matcher: &str, field: &str, othe
     assert!(!log.exists(), "the hook ran for {field} {other}");
     ask(&env, &input(matcher));
     assert!(log.exists(), "the hook did not run for {field} {matcher}");
+}
+
+// guards: a FileChanged matcher is a list of file names compared with the changed file's
+// name (not a regex over its path), and a StopFailure matcher a list of exact values
+#[test_case("FileChanged", ".envrc|.env", "file_path", &["/b/.envrc", "/b/c/.env"], &["/b/.envrc.bak", "/b/x.env", "/b/.env/y"] ; "file changed names")]
+#[test_case("StopFailure", "rate_limit|overloaded", "error", &["rate_limit", "overloaded"], &["rate_limit_exceeded", "rate"] ; "stop failure values")]
+fn literal_list_matchers_compare_whole_values(
+    event: &str,
+    matcher: &str,
+    field: &str,
+    matching: &[&str],
+    other: &[&str],
+) {
+    let env = test_env();
+    let log = env.project().join("ran.log");
+    let script = env.write_script(
+        "bin/log.sh",
+        &format!("cat > /dev/null\necho ran >> {}\n", quoted(&log)),
+    );
+    settings(
+        &env,
+        &json!({"hooks": {event: [{"matcher": matcher, "hooks": [{"type": "command", "command": quoted(&script)}]}]}}),
+    );
+    let input = |value: &str| {
+        json!({"session_id": "s1", "transcript_path": "/t.jsonl", "cwd": "CWD",
+            "hook_event_name": event, field: value})
+        .to_string()
+    };
+    for value in other {
+        ask(&env, &input(value));
+    }
+    assert!(!log.exists(), "the hook ran for a {field} not in {matcher}");
+    for value in matching {
+        ask(&env, &input(value));
+    }
+    let runs = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(runs.lines().count(), matching.len(), "{field}: {runs}");
 }

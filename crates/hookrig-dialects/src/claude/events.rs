@@ -173,7 +173,8 @@ pub(crate) static EVENTS: &[ClaudeEvent] = &[
     exit2(matching(event("ConfigChange", None), "source"), Blocks),
     event("CwdChanged", None),
     exit2(matching(event("DirectoryAdded", None), "source"), Ignored),
-    event("FileChanged", None),
+    // The changed file's name: `hookrig_core::FILE_NAME_OF`.
+    matching(event("FileChanged", None), "file_path#name"),
     exit2(event("WorktreeCreate", None), Blocks),
     event("WorktreeRemove", None),
     exit2(

@@ -563,6 +563,18 @@ fn matcher(file: &mut Lowering<'_>, event: &str, raw: Option<&str>, pos: usize) 
     if events::by_name(event).is_none_or(|e| !e.has_matcher()) {
         return Some(Matcher::Any);
     }
+    // On these two the matcher is a list of exact values split on `|`, never a regex
+    // (`.envrc|.env` names two files): docs/dialects/claude.md, "Matchers".
+    if matches!(event, "FileChanged" | "StopFailure") && !matches!(pattern, "" | "*") {
+        return Some(Matcher::Exact(
+            pattern
+                .split('|')
+                .map(str::trim)
+                .filter(|name| !name.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        ));
+    }
     match claude_matcher(pattern) {
         Ok(matcher) => Some(matcher),
         Err(message) => {
