@@ -503,6 +503,46 @@ fn doctor_says_when_the_installed_program_is_gone() {
     assert!(said.contains("its program is gone"), "{said}");
 }
 
+// guards: a user who installed hookrig in both Claude Code and Cursor is told that
+// Cursor's third-party hooks would call both of hookrig's entries
+#[test]
+fn cursor_doctor_names_the_claude_files_cursor_can_run_beside_hookrig() {
+    let env = world();
+    // Before hookrig is Cursor's hook, Claude Code's files are none of Cursor's business.
+    write(
+        &project_path(&env, &CLAUDE),
+        &(CLAUDE.settings)(&counter_hook(&env, "project")),
+    );
+    ok(&env, &["install", "claude"]);
+    let said = doctor(&env, false);
+    assert!(!said.contains("third-party"), "{said}");
+
+    ok(&env, &["install", "cursor"]);
+    let said = doctor(&env, false);
+    let cursor = said.split("Cursor (found").nth(1).expect("Cursor's part");
+    // hookrig's own Claude Code entry, which Cursor would call beside hookrig's Cursor
+    // entry.
+    assert!(
+        cursor.contains(
+            "[TMP]/home/.claude/settings.json: hookrig is Claude Code's hook here too, and with \
+             Cursor's third-party hooks turned on (Cursor Settings → Rules, Skills, Subagents → \
+             Include third-party Plugins, Skills, and other configs) Cursor calls this entry \
+             beside hookrig's Cursor entry, so that every hook would run twice; turn that \
+             setting off, or run `hookrig uninstall claude` if you do not use Claude Code"
+        ),
+        "{cursor}"
+    );
+    // A Claude Code file Cursor would run itself, whose hooks hookrig runs too.
+    assert!(
+        cursor.contains(
+            "[TMP]/project/.claude/settings.json: with Cursor's third-party hooks turned on"
+        ),
+        "{cursor}"
+    );
+    // The sidecar install moved the user's hooks into is read by hookrig alone.
+    assert!(!cursor.contains("settings.hookrig.json"), "{cursor}");
+}
+
 #[test]
 fn cursor_user_install_round_trip() {
     user_install_round_trip(&CURSOR);

@@ -9,7 +9,7 @@ mod protocol;
 mod wire;
 
 pub(crate) use host::HOST;
-pub(crate) use install::INSTALL;
+pub(crate) use install::{INSTALL, third_party_twice};
 pub(crate) use loader::load;
 #[cfg(test)]
 pub(crate) use protocol::{CursorHook, CursorProtocol};

@@ -165,6 +165,25 @@ pub fn doctor(env: &Environment, path_var: Option<&OsStr>) -> Doctor {
                 .map(|t| t.path)
                 .collect();
         warnings.extend(run_twice(host, &installed, &moved_only, &hooks));
+        if host.dialect == Dialect::Cursor {
+            // Cursor can also run Claude Code's settings hooks itself (its third-party
+            // hooks), so hookrig's entries and hooks there are named too.
+            let claude: Vec<Installed> = [InstallLevel::User, InstallLevel::Project]
+                .into_iter()
+                .flat_map(|level| self::installed(env, &crate::claude::INSTALL, level, &on_path))
+                .collect();
+            let claude_sources: Vec<PathBuf> = loaded
+                .iter()
+                .flat_map(|config| &config.hooks)
+                .filter(|h| h.dialect() == Dialect::Claude)
+                .map(|h| h.spec.source.path.clone())
+                .collect();
+            warnings.extend(crate::cursor::third_party_twice(
+                &installed,
+                &claude,
+                &claude_sources,
+            ));
+        }
         hosts.push(HostCheck {
             host: host.dialect,
             title: host.title.to_owned(),
