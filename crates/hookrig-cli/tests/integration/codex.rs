@@ -691,3 +691,43 @@ fn a_plugin_hook_the_user_turned_off_in_codex_does_not_run() {
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));
     assert!(!log.exists(), "a hook turned off in Codex ran");
 }
+
+#[test]
+fn hooks_written_inline_in_a_plugins_manifest_run_and_a_broken_one_falls_back_to_the_default_file()
+{
+    // guards: the manifest's `hooks` may hold hooks objects; Codex reads them only when
+    // each is a hooks file, else it reads hooks/hooks.json instead
+    let env = test_env();
+    let log = env.root().join("plugin.log");
+    let root = install_plugin(
+        &env,
+        "guard",
+        "local",
+        &format!("echo default >> {}", quoted(&log)),
+    );
+    let inline = json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command",
+        "command": format!("echo inline >> {}", quoted(&log))}]}]}});
+    write(
+        &root.join(".codex-plugin/plugin.json"),
+        &json!({"name": "guard", "hooks": [inline]}).to_string(),
+    );
+    write(
+        &codex_home(&env).join("config.toml"),
+        "[plugins.\"guard@market\"]\nenabled = true\n",
+    );
+    let input = codex_input(&env, "PreToolUse").to_string();
+    let output = emit_codex(&env, &input, false);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(std::fs::read_to_string(&log).expect("ran"), "inline\n");
+
+    std::fs::remove_file(&log).expect("rm");
+    write(
+        &root.join(".codex-plugin/plugin.json"),
+        &json!({"name": "guard", "hooks": [inline, {"hooks": {}, "extra": 1}]}).to_string(),
+    );
+    let output = emit_codex(&env, &input, false);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(std::fs::read_to_string(&log).expect("ran"), "default\n");
+    let outcome = text(&output.stdout);
+    assert!(outcome.contains("reads hooks/hooks.json"), "{outcome}");
+}

@@ -20,6 +20,7 @@ use hookrig_config::consulted;
 use hookrig_core::{Diagnostic, Level, Severity};
 use hookrig_exec::CommandDef;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use super::loader::{Format, Layer, parse_keyed, system_dir};
 use crate::definition::HookDef;
@@ -55,10 +56,36 @@ struct RawPluginsOnly {
     plugins: BTreeMap<String, toml::Value>,
 }
 
+/// The part of a plugin's manifest hookrig reads: its `hooks`, kept as written so that
+/// hooks written inline are placed in the manifest.
 #[derive(Debug, Deserialize)]
-struct RawManifest {
-    #[serde(default)]
-    hooks: Option<serde_json::Value>,
+struct RawManifest<'a> {
+    #[serde(borrow, default)]
+    hooks: Option<&'a RawValue>,
+}
+
+/// One source of a plugin's hooks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum HookSource {
+    /// A hooks file, relative to the plugin's root.
+    File(String),
+    /// The `index`th hooks object written in the manifest, at `start..end` of its text.
+    Inline {
+        index: usize,
+        start: usize,
+        end: usize,
+    },
+}
+
+impl HookSource {
+    /// What names the source after the plugin's id in `[hooks.state]` keys, as Codex
+    /// names it: the file's relative path, or `plugin.json#hooks[INDEX]`.
+    fn relative(&self) -> String {
+        match self {
+            HookSource::File(path) => path.clone(),
+            HookSource::Inline { index, .. } => format!("plugin.json#hooks[{index}]"),
+        }
+    }
 }
 
 /// Loads the hooks of every enabled, installed plugin into `ctx`, after every other
@@ -205,20 +232,31 @@ fn load_plugin(
         return;
     };
     let root = base.join(version);
-    let Some(files) = hook_files_of(ctx, plugin, &root) else {
+    let Some((manifest_path, manifest_text, sources)) = hook_sources_of(ctx, plugin, &root) else {
         return;
     };
     let data = home
         .join("plugins")
         .join("data")
         .join(format!("{}-{}", plugin.name, plugin.marketplace));
-    for relative in files {
-        let path = root.join(&relative);
-        let Some(text) = ctx.read(&path) else {
-            continue;
+    let mut parsed = Vec::new();
+    for source in sources {
+        let (path, text) = match &source {
+            HookSource::File(relative) => {
+                let path = root.join(relative);
+                let Some(text) = ctx.read(&path) else {
+                    continue;
+                };
+                (path, text)
+            }
+            // Parsed in place: the manifest with everything but the hooks object blanked
+            // out, so that each problem is placed in the manifest.
+            HookSource::Inline { start, end, .. } => {
+                (manifest_path.clone(), blanked(&manifest_text, *start, *end))
+            }
         };
-        let key_source = format!("{}:{relative}", plugin.id);
-        match parse_keyed(
+        let key_source = format!("{}:{}", plugin.id, source.relative());
+        let result = parse_keyed(
             &path,
             Some(&key_source),
             &text,
@@ -226,14 +264,49 @@ fn load_plugin(
             Layer::PLUGIN,
             disabled,
             &mut ctx.diagnostics,
-        ) {
+        );
+        parsed.push((source, result));
+    }
+    // Codex reads inline hooks only when every object of them is a hooks file; else it
+    // ignores the manifest's `hooks` and reads `hooks/hooks.json`.
+    let inline_failed = parsed
+        .iter()
+        .any(|(source, result)| matches!(source, HookSource::Inline { .. }) && result.is_err());
+    if inline_failed {
+        for (_, result) in parsed {
+            if let Err(mut diagnostic) = result {
+                diagnostic.severity = Severity::Warning;
+                diagnostic.message = format!(
+                    "{}; Codex ignores the manifest's `hooks` and reads {DEFAULT_HOOKS}",
+                    diagnostic.message
+                );
+                ctx.diagnostics.push(diagnostic);
+            }
+        }
+        parsed = Vec::new();
+        let default = root.join(DEFAULT_HOOKS);
+        if let Some(text) = ctx.read(&default) {
+            let key_source = format!("{}:{DEFAULT_HOOKS}", plugin.id);
+            let result = parse_keyed(
+                &default,
+                Some(&key_source),
+                &text,
+                Format::Json,
+                Layer::PLUGIN,
+                disabled,
+                &mut ctx.diagnostics,
+            );
+            parsed.push((HookSource::File(DEFAULT_HOOKS.to_owned()), result));
+        }
+    }
+    for (source, result) in parsed {
+        match result {
             Ok(hooks) => {
-                // A plugin may have several hooks files: the name says which, but for
-                // the default one.
-                let label = if relative == DEFAULT_HOOKS {
-                    plugin.id.clone()
-                } else {
-                    format!("{}:{relative}", plugin.id)
+                // A plugin may have several sources of hooks: the name says which, but
+                // for the default file.
+                let label = match &source {
+                    HookSource::File(relative) if relative == DEFAULT_HOOKS => plugin.id.clone(),
+                    other => format!("{}:{}", plugin.id, other.relative()),
                 };
                 for mut def in hooks {
                     adopt(&mut def, &label, plugin.level, &root, &data);
@@ -245,9 +318,28 @@ fn load_plugin(
     }
 }
 
-/// The hooks files of the plugin installed in `root`, relative to it, from its manifest;
-/// `None` (reported) when it has no manifest Codex reads, or one hookrig cannot follow.
-fn hook_files_of(ctx: &mut LoadContext<'_>, plugin: &Enabled, root: &Path) -> Option<Vec<String>> {
+/// `text` with every character outside the bytes `start..end` but line breaks made one
+/// space: the JSON value there, at the line and column (in characters) it has in
+/// `text`.
+fn blanked(text: &str, start: usize, end: usize) -> String {
+    text.char_indices()
+        .map(|(at, c)| {
+            if (start..end).contains(&at) || c == '\n' {
+                c.to_string()
+            } else {
+                " ".to_owned()
+            }
+        })
+        .collect()
+}
+
+/// The manifest of the plugin installed in `root` (its path and text) and the sources of
+/// its hooks; `None` when it has no manifest Codex reads (reported).
+fn hook_sources_of(
+    ctx: &mut LoadContext<'_>,
+    plugin: &Enabled,
+    root: &Path,
+) -> Option<(PathBuf, String, Vec<HookSource>)> {
     let Some(manifest_path) = MANIFESTS
         .iter()
         .map(|relative| root.join(relative))
@@ -266,74 +358,79 @@ fn hook_files_of(ctx: &mut LoadContext<'_>, plugin: &Enabled, root: &Path) -> Op
     };
     // A manifest that cannot be read is reported by `read`.
     let text = ctx.read(&manifest_path)?;
-    let manifest: RawManifest = match serde_json::from_str(&text) {
-        Ok(manifest) => manifest,
-        Err(err) => {
-            ctx.diagnostics.push(Diagnostic::file(
-                &manifest_path,
-                Severity::Error,
-                format!("invalid plugin manifest, its hooks are not loaded: {err}"),
-            ));
-            return None;
-        }
-    };
-    let files = match hook_files(&manifest, root) {
-        Ok((files, warnings)) => {
+    match hook_sources(&text, root) {
+        Ok((sources, warnings)) => {
             for message in warnings {
                 ctx.diagnostics
                     .push(Diagnostic::file(&manifest_path, Severity::Warning, message));
             }
-            files
+            Some((manifest_path, text, sources))
         }
         Err(message) => {
             ctx.diagnostics
-                .push(Diagnostic::file(&manifest_path, Severity::Warning, message));
-            return None;
+                .push(Diagnostic::file(&manifest_path, Severity::Error, message));
+            None
         }
-    };
-    Some(files)
+    }
 }
 
-/// The hooks files of a plugin, relative to its root, and warnings about the paths left
-/// out. The manifest's `hooks` names a file (`"./hooks/one.json"`) or a list of them;
-/// each must start with `./` and stay inside the plugin, else it is left out with a
-/// warning. When it names no usable file, or is not a path, a list of paths or inline
-/// hooks, the plugin's `hooks/hooks.json` is read when there is one. Hooks written inline
-/// in the manifest are not read yet: `Err` says so, and none of the plugin's hooks load.
-fn hook_files(manifest: &RawManifest, root: &Path) -> Result<(Vec<String>, Vec<String>), String> {
+/// The sources of a plugin's hooks, and warnings about what is left out, from its
+/// manifest's text. Its `hooks` names a file (`"./hooks/one.json"`) or a list of them,
+/// each starting with `./` and staying inside the plugin (else left out with a warning),
+/// or holds hooks written inline: one hooks object (`{"hooks": {...}}`) or a list of
+/// them. When it names no usable file, or is none of those, the plugin's
+/// `hooks/hooks.json` is read when there is one. `Err` is a manifest that is not JSON.
+fn hook_sources(text: &str, root: &Path) -> Result<(Vec<HookSource>, Vec<String>), String> {
+    let manifest: RawManifest<'_> = serde_json::from_str(text)
+        .map_err(|err| format!("invalid plugin manifest, its hooks are not loaded: {err}"))?;
     let mut warnings = Vec::new();
-    let named: Vec<&str> = match &manifest.hooks {
-        None | Some(serde_json::Value::Null) => Vec::new(),
-        Some(serde_json::Value::String(path)) => vec![path.as_str()],
-        Some(serde_json::Value::Array(items)) if items.iter().all(serde_json::Value::is_string) => {
-            items.iter().filter_map(serde_json::Value::as_str).collect()
-        }
-        Some(serde_json::Value::Object(_) | serde_json::Value::Array(_)) => {
-            return Err(
-                "hooks written inline in a plugin manifest are not read by hookrig yet; the plugin's hooks are not loaded"
-                    .to_owned(),
-            );
-        }
-        Some(other) => {
-            warnings.push(format!(
-                "`hooks` is ignored, as Codex ignores it: expected a path, a list of paths or hooks, found {other}"
-            ));
-            Vec::new()
-        }
+    let mut sources = Vec::new();
+    let raw = manifest.hooks.filter(|raw| raw.get() != "null");
+    let value: Option<serde_json::Value> = raw.and_then(|raw| serde_json::from_str(raw.get()).ok());
+    let place = |raw: &RawValue| {
+        let start = raw
+            .get()
+            .as_ptr()
+            .addr()
+            .checked_sub(text.as_ptr().addr())?;
+        Some((start, start + raw.get().len()))
     };
-    let mut files = Vec::new();
+    let mut named: Vec<&str> = Vec::new();
+    match (&value, raw) {
+        (None, _) => {}
+        (Some(serde_json::Value::String(path)), _) => named.push(path),
+        (Some(serde_json::Value::Array(items)), _) if items.iter().all(serde_json::Value::is_string) => {
+            named.extend(items.iter().filter_map(serde_json::Value::as_str));
+        }
+        (Some(serde_json::Value::Object(_)), Some(raw)) => {
+            if let Some((start, end)) = place(raw) {
+                sources.push(HookSource::Inline { index: 0, start, end });
+            }
+        }
+        (Some(serde_json::Value::Array(items)), Some(raw)) if items.iter().all(serde_json::Value::is_object) => {
+            let objects: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
+            for (index, object) in objects.into_iter().enumerate() {
+                if let Some((start, end)) = place(object) {
+                    sources.push(HookSource::Inline { index, start, end });
+                }
+            }
+        }
+        (Some(other), _) => warnings.push(format!(
+            "`hooks` is ignored, as Codex ignores it: expected a path, a list of paths, hooks or a list of hooks, found {other}"
+        )),
+    }
     for path in named {
         match manifest_path(path) {
-            Ok(relative) => files.push(relative),
+            Ok(relative) => sources.push(HookSource::File(relative)),
             Err(message) => warnings.push(format!(
                 "hooks file `{path}` is ignored, as Codex ignores it: {message}"
             )),
         }
     }
-    if files.is_empty() && consulted::is_file(&root.join(DEFAULT_HOOKS)) {
-        files.push(DEFAULT_HOOKS.to_owned());
+    if sources.is_empty() && consulted::is_file(&root.join(DEFAULT_HOOKS)) {
+        sources.push(HookSource::File(DEFAULT_HOOKS.to_owned()));
     }
-    Ok((files, warnings))
+    Ok((sources, warnings))
 }
 
 /// A manifest path as Codex reads it: `./` and then a path inside the plugin.
@@ -438,30 +535,55 @@ mod tests {
         assert_eq!(active_version(dir.path()).as_deref(), expected);
     }
 
-    #[test_case(r#"{"name": "p"}"#, true, Ok((vec!["hooks/hooks.json"], 0)) ; "the default file")]
-    #[test_case(r#"{"name": "p"}"#, false, Ok((vec![], 0)) ; "no default file")]
-    #[test_case(r#"{"hooks": "./hooks/one.json"}"#, true, Ok((vec!["hooks/one.json"], 0)) ; "one path replaces the default")]
-    #[test_case(r#"{"hooks": ["./a.json", "./b/c.json"]}"#, true, Ok((vec!["a.json", "b/c.json"], 0)) ; "a list of paths")]
-    #[test_case(r#"{"hooks": ["./a.json", "b.json"]}"#, true, Ok((vec!["a.json"], 1)) ; "a path without its dot slash is left out")]
-    #[test_case(r#"{"hooks": "./../outside.json"}"#, true, Ok((vec!["hooks/hooks.json"], 1)) ; "a path outside the plugin falls back to the default")]
-    #[test_case(r#"{"hooks": "./"}"#, false, Ok((vec![], 1)) ; "the root alone")]
-    #[test_case(r#"{"hooks": 7}"#, true, Ok((vec!["hooks/hooks.json"], 1)) ; "a number is ignored")]
-    #[test_case(r#"{"hooks": {"hooks": {}}}"#, true, Err("inline") ; "inline hooks")]
-    #[test_case(r#"{"hooks": [{"hooks": {}}]}"#, true, Err("inline") ; "a list of inline hooks")]
-    fn manifest_hooks(manifest: &str, default: bool, expected: Result<(Vec<&str>, usize), &str>) {
+    #[test_case(r#"{"name": "p"}"#, true, &["hooks/hooks.json"], 0 ; "the default file")]
+    #[test_case(r#"{"name": "p"}"#, false, &[], 0 ; "no default file")]
+    #[test_case(r#"{"hooks": null}"#, true, &["hooks/hooks.json"], 0 ; "null is no hooks")]
+    #[test_case(r#"{"hooks": "./hooks/one.json"}"#, true, &["hooks/one.json"], 0 ; "one path replaces the default")]
+    #[test_case(r#"{"hooks": ["./a.json", "./b/c.json"]}"#, true, &["a.json", "b/c.json"], 0 ; "a list of paths")]
+    #[test_case(r#"{"hooks": []}"#, true, &["hooks/hooks.json"], 0 ; "an empty list")]
+    #[test_case(r#"{"hooks": ["./a.json", "b.json"]}"#, true, &["a.json"], 1 ; "a path without its dot slash is left out")]
+    #[test_case(r#"{"hooks": "./../outside.json"}"#, true, &["hooks/hooks.json"], 1 ; "a path outside the plugin falls back to the default")]
+    #[test_case(r#"{"hooks": "./"}"#, false, &[], 1 ; "the root alone")]
+    #[test_case(r#"{"hooks": 7}"#, true, &["hooks/hooks.json"], 1 ; "a number is ignored")]
+    #[test_case(r#"{"hooks": ["./a.json", {"hooks": {}}]}"#, true, &["hooks/hooks.json"], 1 ; "a mixed list is ignored")]
+    #[test_case(r#"{"hooks": {"hooks": {}}}"#, true, &["plugin.json#hooks[0] {\"hooks\": {}}"], 0 ; "inline hooks")]
+    #[test_case(r#"{"hooks": [{"hooks": {}}, {"hooks": {"Stop": []}}]}"#, true, &["plugin.json#hooks[0] {\"hooks\": {}}", "plugin.json#hooks[1] {\"hooks\": {\"Stop\": []}}"], 0 ; "a list of inline hooks")]
+    fn manifest_hooks(manifest: &str, default: bool, expected: &[&str], warnings: usize) {
         let dir = tempfile::tempdir().expect("tempdir");
         if default {
             write(&dir.path().join(DEFAULT_HOOKS), "{}");
         }
-        let manifest: RawManifest = serde_json::from_str(manifest).expect("manifest");
-        match (hook_files(&manifest, dir.path()), expected) {
-            (Ok((got, warnings)), Ok((expected, count))) => {
-                assert_eq!(got, expected);
-                assert_eq!(warnings.len(), count, "{warnings:?}");
-            }
-            (Err(got), Err(expected)) => assert!(got.contains(expected), "{got}"),
-            (got, expected) => panic!("got {got:?}, expected {expected:?}"),
-        }
+        let (sources, got_warnings) = hook_sources(manifest, dir.path()).expect("a manifest");
+        let got: Vec<String> = sources
+            .iter()
+            .map(|source| match source {
+                HookSource::File(path) => path.clone(),
+                HookSource::Inline { start, end, .. } => {
+                    format!("{} {}", source.relative(), &manifest[*start..*end])
+                }
+            })
+            .collect();
+        assert_eq!(got, expected);
+        assert_eq!(got_warnings.len(), warnings, "{got_warnings:?}");
+    }
+
+    #[test]
+    fn a_manifest_that_is_not_json_is_an_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let err = hook_sources("{nope", dir.path()).expect_err("not JSON");
+        assert!(err.contains("invalid plugin manifest"), "{err}");
+    }
+
+    #[test]
+    fn blanking_keeps_every_place() {
+        let text = "{\n  \"hooks\": {\"a\": 1},\n  \"é\": 2\n}";
+        let start = text.find("{\"a\"").expect("start");
+        let end = start + "{\"a\": 1}".len();
+        let blanked = blanked(text, start, end);
+        assert_eq!(blanked.chars().count(), text.chars().count());
+        assert_eq!(&blanked[start..end], "{\"a\": 1}");
+        assert_eq!(blanked.lines().count(), text.lines().count());
+        assert!(serde_json::from_str::<serde_json::Value>(&blanked).is_ok());
     }
 
     #[test_case("p@m", Some(("p", "m")) ; "an id")]
