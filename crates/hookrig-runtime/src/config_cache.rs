@@ -229,6 +229,43 @@ mod tests {
     }
 
     #[test]
+    fn a_codex_plugin_installed_after_a_load_is_seen_by_the_next() {
+        // guards: the Codex loader lists a plugin's version folders and reads its files
+        // through `consulted`, so a kept load is not used once an enabled plugin is
+        // installed, and one turned off in config.toml is dropped by the next load
+        let w = world();
+        let codex = w.env.home.join(".codex");
+        std::fs::create_dir_all(&codex).expect("mkdir");
+        let config = codex.join("config.toml");
+        std::fs::write(&config, "[plugins.\"guard@market\"]\nenabled = true\n").expect("write");
+        settle();
+        let cache = ConfigCache::default();
+        let options = LoadOptions::default();
+        assert_eq!(names(&cache.load(&w.env, &options)), ["mine"]);
+        assert_eq!(names(&cache.load(&w.env, &options)), ["mine"]);
+        assert_eq!(cache.status().hits, 1, "kept while nothing changed");
+
+        let root = codex.join("plugins/cache/market/guard/local");
+        std::fs::create_dir_all(root.join(".codex-plugin")).expect("mkdir");
+        std::fs::create_dir_all(root.join("hooks")).expect("mkdir");
+        std::fs::write(
+            root.join(".codex-plugin/plugin.json"),
+            r#"{"name": "guard"}"#,
+        )
+        .expect("write");
+        std::fs::write(
+            root.join("hooks/hooks.json"),
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#,
+        )
+        .expect("write");
+        let plugin = "codex:plugin:guard@market:PreToolUse:1";
+        assert_eq!(names(&cache.load(&w.env, &options)), ["mine", plugin]);
+
+        std::fs::write(&config, "[plugins.\"guard@market\"]\nenabled = false\n").expect("write");
+        assert_eq!(names(&cache.load(&w.env, &options)), ["mine"]);
+    }
+
+    #[test]
     fn a_load_of_files_just_written_is_read_again_next_time() {
         // guards: an edit within the timestamp granularity could keep a file's identity;
         // such a load is not kept, so a same-size rewrite right after is still seen

@@ -572,3 +572,162 @@ fn allow_managed_hooks_only_leaves_the_users_and_the_projects_hooks_out() {
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));
     assert_eq!(ran(&log), ["managed", "project", "system", "user"]);
 }
+
+/// Installs the plugin `NAME@market` in Codex's plugin cache of the test, at `version`,
+/// with one `PreToolUse` hook running `line`.
+fn install_plugin(env: &TestEnv, name: &str, version: &str, line: &str) -> PathBuf {
+    let root = codex_home(env)
+        .join("plugins/cache/market")
+        .join(name)
+        .join(version);
+    write(
+        &root.join(".codex-plugin/plugin.json"),
+        &json!({"name": name}).to_string(),
+    );
+    write(
+        &root.join("hooks/hooks.json"),
+        &hooks_json("PreToolUse", line),
+    );
+    root
+}
+
+#[test]
+fn an_enabled_plugins_hook_runs_with_its_variables_and_a_disabled_one_does_not() {
+    // guards: Codex plugins' hooks load from the active version of the plugin cache,
+    // with PLUGIN_ROOT, PLUGIN_DATA and their CLAUDE_ names in the environment and in
+    // place of ${NAME} in the command; a plugin turned off in config.toml runs nothing
+    let env = test_env();
+    let log = env.root().join("plugin.log");
+    let line = format!(
+        "echo \"${{PLUGIN_ROOT}} $PLUGIN_DATA $CLAUDE_PLUGIN_ROOT $CLAUDE_PLUGIN_DATA $(pwd -P)\" >> {}",
+        quoted(&log)
+    );
+    let old = install_plugin(&env, "guard", "1.0.0", "echo old >> /dev/null");
+    let root = install_plugin(&env, "guard", "1.2.0", &line);
+    install_plugin(
+        &env,
+        "other",
+        "local",
+        &format!("echo other >> {}", quoted(&log)),
+    );
+    write(
+        &codex_home(&env).join("config.toml"),
+        "[plugins.\"guard@market\"]\nenabled = true\n\n[plugins.\"other@market\"]\nenabled = false\n",
+    );
+    let input = codex_input(&env, "PreToolUse").to_string();
+    let output = emit_codex(&env, &input, false);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let data = codex_home(&env).join("plugins/data/guard-market");
+    let ran = std::fs::read_to_string(&log).expect("the plugin's hook ran");
+    let root = root.to_string_lossy();
+    let data = data.to_string_lossy();
+    let cwd = env.project().canonicalize().expect("the project");
+    let cwd = cwd.to_string_lossy();
+    assert_eq!(ran, format!("{root} {data} {root} {data} {cwd}\n"));
+    assert_ne!(old, PathBuf::from(root.as_ref()));
+    let outcome = text(&output.stdout);
+    assert!(!outcome.contains("untrusted"), "{outcome}");
+}
+
+#[test]
+fn a_plugin_only_a_project_enables_runs_nothing_before_trust() {
+    // guards: a repository's .codex/config.toml can turn on a plugin of the user's
+    // cache, but its hooks are project hooks: untrusted until `hookrig trust`
+    let env = test_env();
+    let log = env.root().join("plugin.log");
+    install_plugin(
+        &env,
+        "guard",
+        "local",
+        &format!("echo ran >> {}", quoted(&log)),
+    );
+    write(
+        &env.project().join(".codex/config.toml"),
+        "[plugins.\"guard@market\"]\nenabled = true\n",
+    );
+    let input = codex_input(&env, "PreToolUse").to_string();
+    let output = emit_codex(&env, &input, false);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(!log.exists(), "an untrusted plugin hook ran");
+    let message = text(&output.stdout);
+    assert!(message.contains("hookrig trust"), "{message}");
+
+    let project = env.project().to_string_lossy().into_owned();
+    let mut trust = env.untrusted_command(["trust", project.as_str()]);
+    trust.env("CODEX_HOME", codex_home(&env));
+    let trusted = run_with_input(trust, b"", HANG_LIMIT);
+    assert_eq!(code(&trusted), 0, "{}", text(&trusted.stderr));
+    let output = emit_codex(&env, &input, false);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(std::fs::read_to_string(&log).expect("ran"), "ran\n");
+}
+
+#[test]
+fn a_plugin_hook_the_user_turned_off_in_codex_does_not_run() {
+    // guards: [hooks.state] keys of plugin hooks are ID:RELATIVE_PATH:EVENT:GROUP:HANDLER
+    let env = test_env();
+    let log = env.root().join("plugin.log");
+    install_plugin(
+        &env,
+        "guard",
+        "local",
+        &format!("echo ran >> {}", quoted(&log)),
+    );
+    let config = "[plugins.\"guard@market\"]\nenabled = true\n";
+    write(&codex_home(&env).join("config.toml"), config);
+    let input = codex_input(&env, "PreToolUse").to_string();
+    let output = emit_codex(&env, &input, false);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(std::fs::read_to_string(&log).expect("ran"), "ran\n");
+
+    std::fs::remove_file(&log).expect("rm");
+    write(
+        &codex_home(&env).join("config.toml"),
+        &format!(
+            "{config}\n[hooks.state.\"guard@market:hooks/hooks.json:pre_tool_use:0:0\"]\nenabled = false\n"
+        ),
+    );
+    let output = emit_codex(&env, &input, false);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(!log.exists(), "a hook turned off in Codex ran");
+}
+
+#[test]
+fn hooks_written_inline_in_a_plugins_manifest_run_and_a_broken_one_falls_back_to_the_default_file()
+{
+    // guards: the manifest's `hooks` may hold hooks objects; Codex reads them only when
+    // each is a hooks file, else it reads hooks/hooks.json instead
+    let env = test_env();
+    let log = env.root().join("plugin.log");
+    let root = install_plugin(
+        &env,
+        "guard",
+        "local",
+        &format!("echo default >> {}", quoted(&log)),
+    );
+    let inline = json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command",
+        "command": format!("echo inline >> {}", quoted(&log))}]}]}});
+    write(
+        &root.join(".codex-plugin/plugin.json"),
+        &json!({"name": "guard", "hooks": [inline]}).to_string(),
+    );
+    write(
+        &codex_home(&env).join("config.toml"),
+        "[plugins.\"guard@market\"]\nenabled = true\n",
+    );
+    let input = codex_input(&env, "PreToolUse").to_string();
+    let output = emit_codex(&env, &input, false);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(std::fs::read_to_string(&log).expect("ran"), "inline\n");
+
+    std::fs::remove_file(&log).expect("rm");
+    write(
+        &root.join(".codex-plugin/plugin.json"),
+        &json!({"name": "guard", "hooks": [inline, {"hooks": {}, "extra": 1}]}).to_string(),
+    );
+    let output = emit_codex(&env, &input, false);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert_eq!(std::fs::read_to_string(&log).expect("ran"), "default\n");
+    let outcome = text(&output.stdout);
+    assert!(outcome.contains("reads hooks/hooks.json"), "{outcome}");
+}

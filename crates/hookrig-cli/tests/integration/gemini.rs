@@ -958,3 +958,159 @@ fn the_system_defaults_file_adds_its_hooks() {
     );
     assert_eq!(out.outcome["reason"], "not by default");
 }
+
+/// Installs the extension `name` in `~/.gemini/extensions/<name>/` with one `BeforeTool`
+/// hook running `line`, the install record `metadata` (`type`, `source`) when given, and
+/// `manifest` fields beyond `name` and `version`.
+fn install_extension(
+    env: &TestEnv,
+    name: &str,
+    line: &str,
+    metadata: Option<(&str, &str)>,
+    manifest: &Value,
+) -> PathBuf {
+    let folder = env.home().join(".gemini/extensions").join(name);
+    let mut fields = json!({"name": name, "version": "1.0.0"});
+    if let (Value::Object(fields), Value::Object(more)) = (&mut fields, manifest) {
+        fields.extend(more.clone());
+    }
+    write(&folder.join("gemini-extension.json"), &fields);
+    if let Some((kind, source)) = metadata {
+        write(
+            &folder.join(".gemini-extension-install.json"),
+            &json!({"type": kind, "source": source}),
+        );
+    }
+    write(
+        &folder.join("hooks/hooks.json"),
+        &json!({"hooks": {"BeforeTool": [{"hooks": [command(line)]}]}}),
+    );
+    folder
+}
+
+// guards: `admin.extensions.enabled`, `security.allowedExtensions` and
+// `security.blockGitExtensions` of the user's and the system's settings decide which
+// extensions load, as in Gemini CLI's extension manager; a project's file cannot
+// turn the user's extensions off
+#[test]
+fn extensions_the_settings_do_not_allow_run_nothing() {
+    let env = test_env();
+    let log = env.root().join("ran.log");
+    let line = |name: &str| format!("cat > /dev/null; echo {name} >> {}", quoted(&log));
+    install_extension(
+        &env,
+        "remote",
+        &line("remote"),
+        Some(("git", "https://github.com/acme/remote")),
+        &json!({}),
+    );
+    install_extension(
+        &env,
+        "local",
+        &line("local"),
+        Some(("local", "/src/local")),
+        &json!({}),
+    );
+    let fields: Value = serde_json::from_str(SHELL_RM).expect("json");
+    let ran = |env: &TestEnv| {
+        let _ = std::fs::remove_file(&log);
+        let out = host(env, "BeforeTool", &fields);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let mut ran: Vec<String> = text.lines().map(str::to_owned).collect();
+        ran.sort_unstable();
+        ran
+    };
+    assert_eq!(ran(&env), ["local", "remote"]);
+
+    user_settings(&env, &json!({"security": {"blockGitExtensions": true}}));
+    assert_eq!(ran(&env), ["local"]);
+
+    user_settings(
+        &env,
+        &json!({"security": {"blockGitExtensions": true, "allowedExtensions": ["github\\.com/acme/"]}}),
+    );
+    assert_eq!(ran(&env), ["remote"]);
+
+    user_settings(&env, &json!({}));
+    system_settings(&env, &json!({"admin": {"extensions": {"enabled": false}}}));
+    assert_eq!(ran(&env), Vec::<String>::new());
+
+    std::fs::remove_file(env.root().join("etc/gemini-cli/settings.json")).expect("rm");
+    project_settings(&env, &json!({"admin": {"extensions": {"enabled": false}}}));
+    assert_eq!(ran(&env), ["local", "remote"]);
+}
+
+// guards: an extension's settings in its `.env` replace `${VAR}` in its hooks and reach
+// their environment, over the hook's own `env`; `experimental.extensionConfig: false`
+// turns that off
+#[test]
+fn an_extensions_settings_reach_its_hooks() {
+    let env = test_env();
+    let log = env.root().join("ran.log");
+    let folder = install_extension(
+        &env,
+        "conf",
+        &format!(
+            "cat > /dev/null; echo \"${{API_URL}} $API_URL $OTHER\" >> {}",
+            quoted(&log)
+        ),
+        None,
+        &json!({"settings": [{"name": "API", "description": "the API", "envVar": "API_URL"}]}),
+    );
+    std::fs::write(
+        folder.join(".env"),
+        "API_URL=https://api.example\nOTHER=1\n",
+    )
+    .expect("write");
+    let fields: Value = serde_json::from_str(SHELL_RM).expect("json");
+    let out = host(&env, "BeforeTool", &fields);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // OTHER is replaced where written but, not being a declared setting, not exported.
+    assert_eq!(
+        std::fs::read_to_string(&log).expect("ran"),
+        "https://api.example https://api.example \n"
+    );
+
+    std::fs::remove_file(&log).expect("rm");
+    user_settings(&env, &json!({"experimental": {"extensionConfig": false}}));
+    let out = host(&env, "BeforeTool", &fields);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&log).expect("ran"), "  \n");
+}
+
+// guards: hooks are compared after an extension's variables are replaced, as Gemini
+// CLI replaces them when it loads the extension: two extensions with the same
+// `${extensionPath}` command both run, and a user hook with the same command as an
+// extension's after the replacement runs once
+#[test]
+fn identical_extension_hooks_are_compared_after_their_variables() {
+    let env = test_env();
+    let log = env.root().join("ran.log");
+    for name in ["one", "two"] {
+        let folder = env.home().join(".gemini/extensions").join(name);
+        hookrig_test_support::write_executable(
+            &folder.join("hooks/note.sh"),
+            &format!("cat > /dev/null\necho {name} >> {}\n", quoted(&log)),
+        );
+        install_extension(
+            &env,
+            name,
+            "${extensionPath}/hooks/note.sh",
+            None,
+            &json!({}),
+        );
+    }
+    let one = env.home().join(".gemini/extensions/one/hooks/note.sh");
+    user_settings(
+        &env,
+        &json!({"hooks": {"BeforeTool": [{"hooks": [command(&one.display().to_string())]}]}}),
+    );
+    let fields: Value = serde_json::from_str(SHELL_RM).expect("json");
+    let out = host(&env, "BeforeTool", &fields);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = std::fs::read_to_string(&log).expect("ran");
+    let mut ran: Vec<&str> = text.lines().collect();
+    ran.sort_unstable();
+    assert_eq!(ran, ["one", "two"]);
+}

@@ -86,7 +86,7 @@ pub(crate) fn system_dir() -> PathBuf {
 /// One config layer of Codex: its level in hookrig and the labels of its two files in
 /// hook names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Layer {
+pub(super) struct Layer {
     level: Level,
     json: &'static str,
     toml: &'static str,
@@ -114,11 +114,18 @@ impl Layer {
         json: "project",
         toml: "project-toml",
     };
+    /// The hooks file of an installed plugin; its hooks are renamed and their level
+    /// set by the plugin loader.
+    pub(super) const PLUGIN: Layer = Layer {
+        level: Level::Global,
+        json: "plugin",
+        toml: "plugin",
+    };
 }
 
 /// One file of hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
+pub(super) enum Format {
     /// `hooks.json`.
     Json,
     /// The `[hooks]` tables of `config.toml`.
@@ -156,8 +163,26 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
                 }
                 load_layer(ctx, &folder, Layer::PROJECT, &disabled);
             }
+            // Codex adds plugins' hooks after every config layer's.
+            if !plugins_disabled(&home) {
+                let folders: Vec<PathBuf> = project_layers(ctx.project, &ctx.env.cwd)
+                    .into_iter()
+                    .map(|dir| dir.join(".codex"))
+                    .filter(|folder| *folder != home)
+                    .collect();
+                super::plugins::load(ctx, &home, &folders, &disabled);
+            }
         }
     }
+}
+
+/// Whether the user's `config.toml` turns plugins off (`[features] plugins = false`).
+fn plugins_disabled(home: &Path) -> bool {
+    let Ok(text) = hookrig_config::read_source(&home.join("config.toml")) else {
+        return false;
+    };
+    toml::from_str::<RawFeaturesOnly>(&text)
+        .is_ok_and(|raw| raw.features.is_some_and(|f| f.plugins == Some(false)))
 }
 
 /// The directories whose `.codex/` is a project layer, the lowest precedence first: from
@@ -386,6 +411,7 @@ struct RawFeaturesOnly {
 struct RawFeatures {
     hooks: Option<bool>,
     codex_hooks: Option<bool>,
+    plugins: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -430,8 +456,22 @@ const INVALID: &str = "invalid Codex hooks, file skipped: ";
 
 /// Parses one file's hooks. `Err` is the error that leaves the whole file out, as Codex
 /// leaves it out; problems of one group or handler are reported in `diagnostics`.
-fn parse(
+pub(super) fn parse(
     path: &Path,
+    text: &str,
+    format: Format,
+    layer: Layer,
+    disabled: &HashSet<String>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Vec<HookDef>, Diagnostic> {
+    parse_keyed(path, None, text, format, layer, disabled, diagnostics)
+}
+
+/// [`parse`], with the first part of each hook's `[hooks.state]` key: the file's path
+/// when `None`, a plugin's `ID:RELATIVE_PATH` otherwise.
+pub(super) fn parse_keyed(
+    path: &Path,
+    key_source: Option<&str>,
     text: &str,
     format: Format,
     layer: Layer,
@@ -522,7 +562,7 @@ fn parse(
             }
         }
     }
-    let mut hooks = lower_groups(&mut file, groups, layer, level);
+    let mut hooks = lower_groups(&mut file, groups, layer, level, key_source);
     for (def, key) in &mut hooks {
         if disabled.contains(key.as_str()) {
             def.spec.enabled = false;
@@ -542,8 +582,9 @@ fn lower_groups(
     groups: Vec<(&'static CodexEvent, Vec<PlacedGroup>)>,
     layer: &str,
     level: Level,
+    key_source: Option<&str>,
 ) -> Vec<(HookDef, String)> {
-    let source = file.path().display().to_string();
+    let source = key_source.map_or_else(|| file.path().display().to_string(), str::to_owned);
     let mut hooks = Vec::new();
     for (event, event_groups) in groups {
         let mut counter = 0;

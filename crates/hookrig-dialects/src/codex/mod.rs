@@ -6,6 +6,7 @@ pub(crate) mod events;
 mod host;
 mod install;
 mod loader;
+mod plugins;
 mod protocol;
 mod wire;
 

@@ -80,6 +80,32 @@ fn ignored_deny(name: &str, event: &EventName) -> String {
     )
 }
 
+/// The reasons of every hook that denied, one per line in the order the hooks are
+/// listed, on the events whose answers Gemini CLI joins (its aggregator's OR of blocking
+/// decisions: `BeforeTool`, `AfterTool`, `BeforeAgent`, `AfterAgent`, `SessionStart`);
+/// `None` elsewhere (`AfterModel` keeps one answer's fields) and when no hook that
+/// denied gave a reason.
+fn joined_reasons(dispatched: &Dispatched, event: &str) -> Option<String> {
+    const JOINED: [&str; 5] = [
+        "BeforeTool",
+        "AfterTool",
+        "BeforeAgent",
+        "AfterAgent",
+        "SessionStart",
+    ];
+    if dispatched.decision == Decision::Ask || !JOINED.contains(&event) {
+        return None;
+    }
+    let reasons: Vec<&str> = dispatched
+        .records
+        .iter()
+        .filter(|r| r.result == HookResult::Deny)
+        .filter_map(|r| r.reason.as_deref())
+        .filter(|reason| !reason.is_empty())
+        .collect();
+    (!reasons.is_empty()).then(|| reasons.join("\n"))
+}
+
 fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
     let event = gemini_name(&dispatched.event);
     let known = events::by_name(&event);
@@ -103,7 +129,7 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
         )),
         (Some(reason), None) if blocks => {
             out.decision = Some("deny".to_owned());
-            out.reason = Some(reason);
+            out.reason = Some(joined_reasons(dispatched, &event).unwrap_or(reason));
         }
         (None, None) if blocks => {
             // `AfterAgent` and `AfterModel` are notify events in hookrig (nothing waits
@@ -115,12 +141,12 @@ fn answer(outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
                 .find(|r| r.result == HookResult::Deny)
             {
                 out.decision = Some("deny".to_owned());
-                out.reason = Some(
+                out.reason = Some(joined_reasons(dispatched, &event).unwrap_or_else(|| {
                     denier
                         .reason
                         .clone()
-                        .unwrap_or_else(|| format!("denied by hook {}", denier.name)),
-                );
+                        .unwrap_or_else(|| format!("denied by hook {}", denier.name))
+                }));
                 answered_deny = Some(ignored_deny(&denier.name, &dispatched.event));
             }
         }

@@ -186,6 +186,19 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
 
 /// Reads one settings file and adds its hooks.
 pub(crate) fn load_file(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) {
+    load_file_with(ctx, path, layer, &|text: &str| text.to_owned());
+}
+
+/// [`load_file`], with every string of each hook (its `name`, `command`, `description`
+/// and `env` values) passed through `hydrate` before hooks are compared: Gemini CLI
+/// replaces an extension's variables when it loads the extension, so two hooks are the
+/// same when they are the same after the replacement.
+pub(crate) fn load_file_with(
+    ctx: &mut LoadContext<'_>,
+    path: &Path,
+    layer: Layer,
+    hydrate: &dyn Fn(&str) -> String,
+) {
     let Some(text) = ctx.read(path) else {
         return;
     };
@@ -208,7 +221,18 @@ pub(crate) fn load_file(ctx: &mut LoadContext<'_>, path: &Path, layer: Layer) {
             }
         }
     }
-    for (def, gemini_name) in parsed.hooks {
+    for (mut def, mut gemini_name) in parsed.hooks {
+        if let CommandDef::Shell { line, .. } = &mut def.command {
+            *line = hydrate(line);
+        }
+        for (_, value) in &mut def.env {
+            *value = hydrate(value);
+        }
+        if let Some(description) = &mut def.spec.description {
+            *description = hydrate(description);
+        }
+        gemini_name.name = hydrate(&gemini_name.name);
+        gemini_name.key = hydrate(&gemini_name.key);
         let Some(GeminiProtocol(hook)) = def.protocol_as::<GeminiProtocol>() else {
             continue;
         };

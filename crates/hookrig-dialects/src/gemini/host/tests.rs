@@ -169,3 +169,32 @@ fn warnings_are_the_system_message_without_the_notice_of_a_deny_that_was_answere
 fn hookrigs_own_failure_is_left_to_gemini_clis_reading_of_exit_1() {
     assert_eq!(HOST.failure("bad payload"), None);
 }
+
+/// Each hook's answer, as (result, reason), of one event that came to `decision`.
+type Answers<'a> = &'a [(HookResult, Option<&'a str>)];
+
+#[test_case("BeforeTool", Decision::Deny, &[(HookResult::Deny, Some("no rm")), (HookResult::Deny, Some("no sudo"))], r#"{"decision":"deny","reason":"no rm\nno sudo"}"#; "two denies join their reasons")]
+#[test_case("BeforeTool", Decision::Deny, &[(HookResult::Allow, None), (HookResult::Deny, Some("no rm")), (HookResult::Deny, None)], r#"{"decision":"deny","reason":"no rm"}"#; "hooks without a reason add nothing")]
+#[test_case("AfterTool", Decision::Deny, &[(HookResult::Deny, Some("a")), (HookResult::Deny, Some("b"))], r#"{"decision":"deny","reason":"a\nb"}"#; "after tool joins")]
+#[test_case("BeforeAgent", Decision::Deny, &[(HookResult::Deny, Some("a")), (HookResult::Deny, Some("b"))], r#"{"decision":"deny","reason":"a\nb"}"#; "before agent joins")]
+#[test_case("AfterAgent", Decision::Allow, &[(HookResult::Deny, Some("add tests")), (HookResult::Deny, Some("fix lint"))], r#"{"decision":"deny","reason":"add tests\nfix lint"}"#; "after agent joins")]
+#[test_case("AfterModel", Decision::Allow, &[(HookResult::Deny, Some("a")), (HookResult::Deny, Some("b"))], r#"{"decision":"deny","reason":"a"}"#; "after model keeps one answer")]
+#[test_case("BeforeTool", Decision::Ask, &[(HookResult::Ask, Some("sure?")), (HookResult::Deny, Some("x"))], r#"{"decision":"deny","reason":"sure? (a hook asked for confirmation, which Gemini CLI cannot ask for)"}"#; "an ask keeps its own reason")]
+fn reasons_of_several_hooks(event: &str, decision: Decision, answers: Answers<'_>, expected: &str) {
+    // guards: Gemini CLI's aggregator joins the reasons of every hook with a newline
+    let first = answers
+        .iter()
+        .find(|(result, _)| matches!(result, HookResult::Deny | HookResult::Ask))
+        .and_then(|(_, reason)| *reason);
+    let mut dispatched = dispatched(event, decision, HookResult::Allow, first, json!({}), &[]);
+    dispatched.records = answers
+        .iter()
+        .enumerate()
+        .map(|(i, (result, reason))| record(&format!("g{i}"), *result, *reason))
+        .collect();
+    let answer = answer_of(&dispatched, &[]);
+    let answer: Value = serde_json::from_str(&answer).expect("json");
+    let expected: Value = serde_json::from_str(expected).expect("json");
+    assert_eq!(answer.get("decision"), expected.get("decision"), "{answer}");
+    assert_eq!(answer.get("reason"), expected.get("reason"), "{answer}");
+}
