@@ -72,6 +72,19 @@ pub struct LoadOptions {
     /// Load nothing from plugins (x-code's `--no-plugins`): no x-code plugin directory,
     /// no `plugin_dirs`, no package.
     pub no_plugins: bool,
+    /// The agent host hookrig answers as that host's own hook (`emit --dialect HOST`).
+    /// That host runs the hooks of its own plugins and extensions itself, beside hookrig's
+    /// entry, so they are not loaded: each runs once. Claude Code's installed plugins,
+    /// Codex's plugins and Gemini CLI's extensions; `None` (a native emit, `list`)
+    /// loads them all.
+    pub host: Option<hookrig_core::Dialect>,
+}
+
+impl LoadOptions {
+    /// Whether `host` is the host being answered, whose add-ons run without hookrig.
+    pub(crate) fn answering(&self, host: hookrig_core::Dialect) -> bool {
+        self.host == Some(host)
+    }
 }
 
 /// What dialect loaders write into while one load runs.

@@ -225,12 +225,14 @@ impl Emit {
                 (Vec::new(), None)
             }
         };
-        let keeper = KeeperSeed::for_emit(scope, bus.as_ref(), &plugin_dirs, &packages, suppress);
+        let keeper =
+            KeeperSeed::for_emit(scope, bus.as_ref(), &plugin_dirs, &packages, suppress, host);
         let options = LoadOptions {
             plugin_dirs,
             trust_only_for: Some((name.clone(), payload.clone())),
             packages,
             no_plugins: suppress.plugins,
+            host: Some(host),
         };
         let config = match registry::load(scope, &options) {
             Ok(config) => config,
@@ -294,6 +296,7 @@ struct KeeperSeed {
     plugin_dirs: Vec<PathBuf>,
     packages: Vec<(String, PathBuf)>,
     no_plugins: bool,
+    host: Dialect,
 }
 
 impl KeeperSeed {
@@ -306,6 +309,7 @@ impl KeeperSeed {
         plugin_dirs: &[PathBuf],
         packages: &[hookrig_dialects::PackageRef],
         suppress: Suppress,
+        host: Dialect,
     ) -> Option<KeeperSeed> {
         (hookrig_exec::keeper::armed() && scope.host_env.is_none() && bus.is_none()).then(|| {
             KeeperSeed {
@@ -316,6 +320,7 @@ impl KeeperSeed {
                     .map(|package| (package.id.clone(), package.path.clone()))
                     .collect(),
                 no_plugins: suppress.plugins,
+                host,
             }
         })
     }
@@ -469,6 +474,7 @@ impl Handover {
             plugin_dirs: seed.plugin_dirs,
             packages: seed.packages,
             no_plugins: seed.no_plugins,
+            host: seed.host,
             event: entry.event.clone(),
             session_id,
             payload_in,

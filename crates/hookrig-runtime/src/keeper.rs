@@ -44,6 +44,8 @@ pub(crate) struct KeeperJob {
     pub(crate) packages: Vec<(String, PathBuf)>,
     /// `--no-plugins`.
     pub(crate) no_plugins: bool,
+    /// The host the emit answered (its add-ons' hooks were not loaded).
+    pub(crate) host: hookrig_core::Dialect,
     /// The event's canonical name.
     pub(crate) event: String,
     /// The session id (may be empty).
@@ -168,6 +170,7 @@ fn run(job: &KeeperJob) -> Result<(), crate::RuntimeError> {
             })
             .collect(),
         no_plugins: job.no_plugins,
+        host: Some(job.host),
     };
     let config = crate::config_cache::load(&env, &options);
     let groups = ProcessGroups::new();
@@ -324,6 +327,7 @@ mod tests {
                 trust_only_for: None,
                 packages: Vec::new(),
                 no_plugins: false,
+                host: None,
             },
         )
     }

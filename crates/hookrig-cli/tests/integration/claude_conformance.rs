@@ -83,6 +83,20 @@ fn ask(env: &TestEnv, input: &str) -> Value {
     out.outcome
 }
 
+/// The arguments of an emit answering another host whose one hook is hookrig (Codex,
+/// whose input and answers match Claude Code's on these events). Claude Code runs its
+/// plugins' hooks itself beside hookrig's entry, so an emit answering Claude Code leaves
+/// them out; one answering another host runs them.
+const OTHER_HOST: &[&str] = &["--dialect", "codex"];
+
+/// [`ask`], answering [`OTHER_HOST`].
+fn ask_other(env: &TestEnv, input: &str) -> Value {
+    let input = input.replace("CWD", &env.project().display().to_string());
+    let out = emit(env, OTHER_HOST, &input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.outcome
+}
+
 const ALLOW: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"safe"}}"#;
 const ASK: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?"}}"#;
 const DEFER: &str =
@@ -601,7 +615,7 @@ fn an_installed_plugin_s_hooks_run_with_its_directories() {
     let (root, seen) = guard_plugin(&env, "guard@tools");
     user_settings(&env, &json!({"enabledPlugins": {"guard@tools": true}}));
     let expected: Value = serde_json::from_str(DENIED).expect("json");
-    assert_eq!(ask(&env, PRE), expected);
+    assert_eq!(ask_other(&env, PRE), expected);
     let data = env.home().join(".claude/plugins/data/guard-tools");
     let seen = std::fs::read_to_string(&seen).expect("the plugin's hooks ran");
     let mut lines: Vec<&str> = seen.lines().collect();
@@ -637,7 +651,30 @@ fn an_installed_plugin_s_hooks_run_with_its_directories() {
         r#"{"enabledPlugins": {"guard@tools": false}}"#,
     )
     .expect("write");
+    assert_eq!(ask_other(&env, PRE), json!({}));
+}
+
+// guards: a plugin's hook run twice once hookrig is Claude Code's one hook (Claude Code
+// runs its plugins' hooks itself, beside hookrig's entry)
+#[test]
+fn an_emit_answering_claude_code_leaves_its_plugins_hooks_to_it() {
+    let env = test_env();
+    let (_, seen) = guard_plugin(&env, "guard@tools");
+    user_settings(&env, &json!({"enabledPlugins": {"guard@tools": true}}));
     assert_eq!(ask(&env, PRE), json!({}));
+    assert!(
+        !seen.exists(),
+        "hookrig ran a plugin hook Claude Code runs itself"
+    );
+    let expected: Value = serde_json::from_str(DENIED).expect("json");
+    assert_eq!(
+        ask_other(&env, PRE)["hookSpecificOutput"],
+        expected["hookSpecificOutput"]
+    );
+    assert!(
+        seen.exists(),
+        "another host's emit runs Claude Code's plugins' hooks"
+    );
 }
 
 // guards: a repository that turns on a plugin the user installed (but did not turn on)
@@ -663,7 +700,7 @@ fn a_repository_that_enables_a_plugin_runs_none_of_its_hooks_before_trust() {
     );
     let input = PRE.replace("CWD", &env.project().display().to_string());
     let ask_untrusted = || {
-        let out = crate::harness::emit_untrusted(&env, &["--dialect", "claude"], &input);
+        let out = crate::harness::emit_untrusted(&env, OTHER_HOST, &input);
         assert_eq!(out.code, 0, "{}", out.stderr);
         out.outcome
     };
@@ -1039,7 +1076,7 @@ fn a_plugin_s_options_reach_its_hooks() {
         &env,
         &json!({"pluginConfigs": {"docs@tools": {"options": {"style": "from the repository"}}}}),
     );
-    let answer = ask(&env, PRE);
+    let answer = ask_other(&env, PRE);
     assert_eq!(
         std::fs::read_to_string(&seen).expect("the hook ran"),
         "plain|plain|40|unset\n"
@@ -1088,7 +1125,7 @@ fn skills_directory_plugins_run_without_an_install_record() {
     settings(&env, &json!({}));
     let input = PRE.replace("CWD", &env.project().display().to_string());
     let ask_untrusted = || {
-        let out = crate::harness::emit_untrusted(&env, &["--dialect", "claude"], &input);
+        let out = crate::harness::emit_untrusted(&env, OTHER_HOST, &input);
         assert_eq!(out.code, 0, "{}", out.stderr);
         out.outcome
     };

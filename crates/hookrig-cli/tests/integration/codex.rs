@@ -23,7 +23,14 @@ fn codex_home(env: &TestEnv) -> PathBuf {
 
 /// `hookrig emit --dialect codex` with `input` on stdin, trusted or not.
 fn emit_codex(env: &TestEnv, input: &str, trusted: bool) -> Output {
-    let args = ["emit", "--dialect", "codex"];
+    emit_as(env, "codex", input, trusted)
+}
+
+/// `hookrig emit --dialect HOST` with Codex's `input` on stdin. Codex runs its plugins'
+/// hooks itself beside hookrig's entry, so an emit answering Codex leaves them out; an
+/// emit answering another host (Claude Code, whose input Codex's matches) runs them.
+fn emit_as(env: &TestEnv, host: &str, input: &str, trusted: bool) -> Output {
+    let args = ["emit", "--dialect", host];
     let mut command = if trusted {
         env.command(args)
     } else {
@@ -615,7 +622,7 @@ fn an_enabled_plugins_hook_runs_with_its_variables_and_a_disabled_one_does_not()
         "[plugins.\"guard@market\"]\nenabled = true\n\n[plugins.\"other@market\"]\nenabled = false\n",
     );
     let input = codex_input(&env, "PreToolUse").to_string();
-    let output = emit_codex(&env, &input, false);
+    let output = emit_as(&env, "claude", &input, false);
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));
     let data = codex_home(&env).join("plugins/data/guard-market");
     let ran = std::fs::read_to_string(&log).expect("the plugin's hook ran");
@@ -646,7 +653,7 @@ fn a_plugin_only_a_project_enables_runs_nothing_before_trust() {
         "[plugins.\"guard@market\"]\nenabled = true\n",
     );
     let input = codex_input(&env, "PreToolUse").to_string();
-    let output = emit_codex(&env, &input, false);
+    let output = emit_as(&env, "claude", &input, false);
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));
     assert!(!log.exists(), "an untrusted plugin hook ran");
     let message = text(&output.stdout);
@@ -657,7 +664,7 @@ fn a_plugin_only_a_project_enables_runs_nothing_before_trust() {
     trust.env("CODEX_HOME", codex_home(&env));
     let trusted = run_with_input(trust, b"", HANG_LIMIT);
     assert_eq!(code(&trusted), 0, "{}", text(&trusted.stderr));
-    let output = emit_codex(&env, &input, false);
+    let output = emit_as(&env, "claude", &input, false);
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));
     assert_eq!(std::fs::read_to_string(&log).expect("ran"), "ran\n");
 }
@@ -676,7 +683,7 @@ fn a_plugin_hook_the_user_turned_off_in_codex_does_not_run() {
     let config = "[plugins.\"guard@market\"]\nenabled = true\n";
     write(&codex_home(&env).join("config.toml"), config);
     let input = codex_input(&env, "PreToolUse").to_string();
-    let output = emit_codex(&env, &input, false);
+    let output = emit_as(&env, "claude", &input, false);
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));
     assert_eq!(std::fs::read_to_string(&log).expect("ran"), "ran\n");
 
@@ -687,7 +694,7 @@ fn a_plugin_hook_the_user_turned_off_in_codex_does_not_run() {
             "{config}\n[hooks.state.\"guard@market:hooks/hooks.json:pre_tool_use:0:0\"]\nenabled = false\n"
         ),
     );
-    let output = emit_codex(&env, &input, false);
+    let output = emit_as(&env, "claude", &input, false);
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));
     assert!(!log.exists(), "a hook turned off in Codex ran");
 }
@@ -716,7 +723,7 @@ fn hooks_written_inline_in_a_plugins_manifest_run_and_a_broken_one_falls_back_to
         "[plugins.\"guard@market\"]\nenabled = true\n",
     );
     let input = codex_input(&env, "PreToolUse").to_string();
-    let output = emit_codex(&env, &input, false);
+    let output = emit_as(&env, "claude", &input, false);
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));
     assert_eq!(std::fs::read_to_string(&log).expect("ran"), "inline\n");
 
@@ -725,9 +732,64 @@ fn hooks_written_inline_in_a_plugins_manifest_run_and_a_broken_one_falls_back_to
         &root.join(".codex-plugin/plugin.json"),
         &json!({"name": "guard", "hooks": [inline, {"hooks": {}, "extra": 1}]}).to_string(),
     );
-    let output = emit_codex(&env, &input, false);
+    let output = emit_as(&env, "claude", &input, false);
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));
     assert_eq!(std::fs::read_to_string(&log).expect("ran"), "default\n");
     let outcome = text(&output.stdout);
     assert!(outcome.contains("reads hooks/hooks.json"), "{outcome}");
+}
+
+// guards: a Codex plugin's hook run twice once hookrig is Codex's one hook (Codex runs its
+// plugins' hooks itself, beside hookrig's entry)
+#[test]
+fn an_emit_answering_codex_leaves_codex_plugins_hooks_to_codex() {
+    let env = test_env();
+    let log = env.root().join("plugin.log");
+    install_plugin(
+        &env,
+        "guard",
+        "1.0.0",
+        &format!("echo ran >> {}", quoted(&log)),
+    );
+    write(
+        &codex_home(&env).join("config.toml"),
+        "[plugins.\"guard@market\"]\nenabled = true\n",
+    );
+    let input = codex_input(&env, "PreToolUse").to_string();
+    let output = emit_codex(&env, &input, false);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(
+        !log.exists(),
+        "hookrig ran the plugin's hook that Codex runs itself"
+    );
+    let output = emit_as(&env, "claude", &input, false);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(
+        log.exists(),
+        "another host's emit runs Codex's plugins' hooks"
+    );
+}
+
+// guards: doctor calling a Codex plugin's hooks "run twice" once hookrig is installed,
+// though an emit answering Codex leaves them to Codex
+#[test]
+fn doctor_does_not_count_codex_plugins_hooks_as_run_twice() {
+    let env = test_env();
+    let root = install_plugin(&env, "guard", "1.0.0", "true");
+    write(
+        &codex_home(&env).join("config.toml"),
+        "[plugins.\"guard@market\"]\nenabled = true\n",
+    );
+    let run = |args: &[&str]| {
+        let mut command = env.command(args);
+        command.env("CODEX_HOME", codex_home(&env));
+        let output = run_with_input(command, b"", HANG_LIMIT);
+        assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+        text(&output.stdout)
+    };
+    run(&["install", "codex"]);
+    let said = run(&["doctor"]);
+    assert!(said.contains("installed"), "{said}");
+    let plugin_file = root.join("hooks/hooks.json").display().to_string();
+    assert!(!said.contains(&plugin_file), "{said}");
 }

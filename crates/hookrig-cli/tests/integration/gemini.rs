@@ -48,6 +48,13 @@ fn host(env: &TestEnv, event: &str, fields: &Value) -> Emitted {
     emit(env, &["--dialect", "gemini"], &input(env, event, fields))
 }
 
+/// A native `hookrig emit EVENT` of Gemini CLI's input: another host whose one hook is
+/// hookrig. Gemini CLI runs its extensions' hooks itself beside hookrig's entry, so an
+/// emit answering Gemini CLI leaves them out; this one runs them.
+fn another_host(env: &TestEnv, event: &str, fields: &Value) -> Emitted {
+    emit(env, &[event], &input(env, event, fields))
+}
+
 fn redact(env: &TestEnv, text: &str) -> String {
     text.replace(env.root().to_str().expect("utf-8"), "[ROOT]")
 }
@@ -908,26 +915,25 @@ fn hooks_of_installed_extensions_run_unless_the_extension_is_off_here() {
     };
     install("guard", "guard", true);
     let fields: Value = serde_json::from_str(SHELL_RM).expect("json");
+    let out = another_host(&env, "BeforeTool", &fields);
+    assert_eq!(out.outcome["decision"], "deny", "{}", out.stderr);
+    assert_eq!(out.outcome["reason"], "blocked by guard", "{}", out.stderr);
+    // Answering Gemini CLI, which runs the extension's hook itself: left out.
     let out = host(&env, "BeforeTool", &fields);
-    assert_eq!(
-        out.stdout.trim_end(),
-        r#"{"decision":"deny","reason":"blocked by guard"}"#,
-        "{}",
-        out.stderr
-    );
+    assert_eq!(out.stdout.trim_end(), "{}", "{}", out.stderr);
 
     // Turned off for this workspace (and its subdirectories).
     write(
         &extensions.join("extension-enablement.json"),
         &json!({"guard": {"overrides": [format!("!{}/*", env.project().display())]}}),
     );
-    let out = host(&env, "BeforeTool", &fields);
-    assert_eq!(out.stdout.trim_end(), "{}", "{}", out.stderr);
+    let out = another_host(&env, "BeforeTool", &fields);
+    assert_eq!(out.outcome["decision"], "allow", "{}", out.stderr);
 
     // No manifest: Gemini CLI skips the folder.
     install("stray", "stray", false);
-    let out = host(&env, "BeforeTool", &fields);
-    assert_eq!(out.stdout.trim_end(), "{}", "{}", out.stderr);
+    let out = another_host(&env, "BeforeTool", &fields);
+    assert_eq!(out.outcome["decision"], "allow", "{}", out.stderr);
 
     // The hook's name says which extension it comes from.
     std::fs::remove_file(extensions.join("extension-enablement.json")).expect("rm");
@@ -1001,7 +1007,7 @@ fn extensions_the_settings_do_not_allow_run_nothing() {
         &env,
         "remote",
         &line("remote"),
-        Some(("git", "https://github.com/acme/remote")),
+        Some(("git", "https://git.example.com/acme/remote")),
         &json!({}),
     );
     install_extension(
@@ -1014,7 +1020,7 @@ fn extensions_the_settings_do_not_allow_run_nothing() {
     let fields: Value = serde_json::from_str(SHELL_RM).expect("json");
     let ran = |env: &TestEnv| {
         let _ = std::fs::remove_file(&log);
-        let out = host(env, "BeforeTool", &fields);
+        let out = another_host(env, "BeforeTool", &fields);
         assert_eq!(out.code, 0, "{}", out.stderr);
         let text = std::fs::read_to_string(&log).unwrap_or_default();
         let mut ran: Vec<String> = text.lines().map(str::to_owned).collect();
@@ -1028,7 +1034,7 @@ fn extensions_the_settings_do_not_allow_run_nothing() {
 
     user_settings(
         &env,
-        &json!({"security": {"blockGitExtensions": true, "allowedExtensions": ["github\\.com/acme/"]}}),
+        &json!({"security": {"blockGitExtensions": true, "allowedExtensions": ["git\\.example\\.com/acme/"]}}),
     );
     assert_eq!(ran(&env), ["remote"]);
 
@@ -1064,7 +1070,7 @@ fn an_extensions_settings_reach_its_hooks() {
     )
     .expect("write");
     let fields: Value = serde_json::from_str(SHELL_RM).expect("json");
-    let out = host(&env, "BeforeTool", &fields);
+    let out = another_host(&env, "BeforeTool", &fields);
     assert_eq!(out.code, 0, "{}", out.stderr);
     // OTHER is replaced where written but, not being a declared setting, not exported.
     assert_eq!(
@@ -1074,7 +1080,7 @@ fn an_extensions_settings_reach_its_hooks() {
 
     std::fs::remove_file(&log).expect("rm");
     user_settings(&env, &json!({"experimental": {"extensionConfig": false}}));
-    let out = host(&env, "BeforeTool", &fields);
+    let out = another_host(&env, "BeforeTool", &fields);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(std::fs::read_to_string(&log).expect("ran"), "  \n");
 }
@@ -1107,7 +1113,7 @@ fn identical_extension_hooks_are_compared_after_their_variables() {
         &json!({"hooks": {"BeforeTool": [{"hooks": [command(&one.display().to_string())]}]}}),
     );
     let fields: Value = serde_json::from_str(SHELL_RM).expect("json");
-    let out = host(&env, "BeforeTool", &fields);
+    let out = another_host(&env, "BeforeTool", &fields);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let text = std::fs::read_to_string(&log).expect("ran");
     let mut ran: Vec<&str> = text.lines().collect();

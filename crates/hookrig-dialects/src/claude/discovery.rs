@@ -11,7 +11,9 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
     super::loader::load_settings(ctx, level);
     // Which plugins run, and the allowlists, are settled by every file together.
     if level == Level::Project {
-        super::plugins::load(ctx);
+        if !ctx.options.answering(hookrig_core::Dialect::Claude) {
+            super::plugins::load(ctx);
+        }
         super::session_end::share_budget(&mut ctx.hooks);
         super::policy::apply(ctx);
     }

@@ -164,7 +164,7 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
                 load_layer(ctx, &folder, Layer::PROJECT, &disabled);
             }
             // Codex adds plugins' hooks after every config layer's.
-            if !plugins_disabled(&home) {
+            if !plugins_disabled(&home) && !ctx.options.answering(hookrig_core::Dialect::Codex) {
                 let folders: Vec<PathBuf> = project_layers(ctx.project, &ctx.env.cwd)
                     .into_iter()
                     .map(|dir| dir.join(".codex"))

@@ -498,12 +498,12 @@ mod tests {
         }
     }
 
-    #[test_case(&[], false, Some(("git", "https://github.com/a/b")), None ; "no policy loads everything")]
-    #[test_case(&[], true, Some(("git", "https://github.com/a/b")), Some("blockGitExtensions") ; "git blocked")]
-    #[test_case(&[], true, Some(("github-release", "https://github.com/a/b")), Some("blockGitExtensions") ; "release blocked")]
+    #[test_case(&[], false, Some(("git", "https://git.example.com/a/b")), None ; "no policy loads everything")]
+    #[test_case(&[], true, Some(("git", "https://git.example.com/a/b")), Some("blockGitExtensions") ; "git blocked")]
+    #[test_case(&[], true, Some(("github-release", "https://git.example.com/a/b")), Some("blockGitExtensions") ; "release blocked")]
     #[test_case(&[], true, Some(("local", "/src/ext")), None ; "a local one is not remote")]
     #[test_case(&[], true, None, None ; "no metadata is not remote")]
-    #[test_case(&["github\\.com/a/"], false, Some(("git", "https://github.com/a/b")), None ; "allowed by an unanchored regex")]
+    #[test_case(&["git\\.example\\.com/a/"], false, Some(("git", "https://git.example.com/a/b")), None ; "allowed by an unanchored regex")]
     #[test_case(&["^/src/"], true, Some(("git", "/src/ext")), None ; "allowed wins over the git block")]
     #[test_case(&["^/src/"], false, Some(("local", "/other/ext")), Some("not allowed") ; "not allowed")]
     #[test_case(&["^/src/"], false, None, Some("missing") ; "allowed needs the metadata")]

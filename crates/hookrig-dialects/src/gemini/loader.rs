@@ -171,7 +171,10 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
             // settings.hookrig.json, read as part of it.
             load_file(ctx, &crate::install::sidecar_of(&user), Layer::User);
             load_file(ctx, &system_settings_path(), Layer::System);
-            super::extensions::load_extensions(ctx);
+            // Gemini CLI runs its extensions' hooks itself beside hookrig's entry.
+            if !ctx.options.answering(hookrig_core::Dialect::Gemini) {
+                super::extensions::load_extensions(ctx);
+            }
         }
         Level::Project => {
             if ctx.env.cwd != ctx.env.home {

@@ -100,7 +100,6 @@ pub fn doctor(env: &Environment, path_var: Option<&OsStr>) -> Doctor {
         .flat_map(std::env::split_paths)
         .collect();
     let on_path = |name: &str| dirs.iter().map(|d| d.join(name)).find(|p| p.is_file());
-    let loaded = crate::loader::load(env, &LoadOptions::default()).ok();
     let mut hosts = Vec::new();
     for host in HOSTS {
         let mut found = Vec::new();
@@ -117,40 +116,22 @@ pub fn doctor(env: &Environment, path_var: Option<&OsStr>) -> Doctor {
         if found.is_empty() {
             continue;
         }
+        // What an emit answering this host loads: not the hooks of the host's own plugins
+        // or extensions, which the host runs itself.
+        let loaded = crate::loader::load(
+            env,
+            &LoadOptions {
+                host: Some(host.dialect),
+                ..LoadOptions::default()
+            },
+        )
+        .ok();
         let installed: Vec<Installed> = [InstallLevel::User, InstallLevel::Project]
             .into_iter()
             .flat_map(|level| installed(env, host, level, &on_path))
             .collect();
         let (hooks, warnings) = match &loaded {
-            Some(config) => (
-                config
-                    .hooks
-                    .iter()
-                    .filter(|h| h.dialect() == host.dialect)
-                    .map(|h| HookCheck {
-                        name: h.spec.name.clone(),
-                        source: h.spec.source.path.clone(),
-                        level: match h.spec.source.level {
-                            Level::Global => "global",
-                            Level::Project => "project",
-                        }
-                        .to_owned(),
-                        command: match &h.command {
-                            CommandDef::Shell { line, .. } => line.clone(),
-                            CommandDef::Exec { argv } => argv.join(" "),
-                            CommandDef::Http { url, .. } => url.clone(),
-                        },
-                        untrusted: h.spec.untrusted.clone(),
-                        enabled: h.spec.enabled,
-                    })
-                    .collect(),
-                config
-                    .warnings
-                    .iter()
-                    .filter(|d| (host.owns)(env, &d.path))
-                    .map(hookrig_core::Diagnostic::render_with_severity)
-                    .collect(),
-            ),
+            Some(config) => checks(env, host, config),
             None => (Vec::new(), Vec::new()),
         };
         let mut warnings = warnings;
@@ -268,6 +249,43 @@ fn first_word(line: &str) -> String {
         Some(quote @ ('\'' | '"')) => line[1..].split(quote).next().unwrap_or("").to_owned(),
         _ => line.split_whitespace().next().unwrap_or("").to_owned(),
     }
+}
+
+/// The hooks of `host`'s dialect in `config`, and the warnings of `host`'s files.
+fn checks(
+    env: &Environment,
+    host: &HostInstall,
+    config: &crate::LoadedConfig,
+) -> (Vec<HookCheck>, Vec<String>) {
+    (
+        config
+            .hooks
+            .iter()
+            .filter(|h| h.dialect() == host.dialect)
+            .map(|h| HookCheck {
+                name: h.spec.name.clone(),
+                source: h.spec.source.path.clone(),
+                level: match h.spec.source.level {
+                    Level::Global => "global",
+                    Level::Project => "project",
+                }
+                .to_owned(),
+                command: match &h.command {
+                    CommandDef::Shell { line, .. } => line.clone(),
+                    CommandDef::Exec { argv } => argv.join(" "),
+                    CommandDef::Http { url, .. } => url.clone(),
+                },
+                untrusted: h.spec.untrusted.clone(),
+                enabled: h.spec.enabled,
+            })
+            .collect(),
+        config
+            .warnings
+            .iter()
+            .filter(|d| (host.owns)(env, &d.path))
+            .map(hookrig_core::Diagnostic::render_with_severity)
+            .collect(),
+    )
 }
 
 /// Once hookrig is the host's hook (at any level), the host still runs the hooks of
