@@ -51,9 +51,16 @@ fn default_timeout(event: &str) -> f64 {
 
 /// hookrig's handler of `event`: a command hook running `hookrig emit`, or with `--http`
 /// an HTTP hook posting to the resident engine, its token read from `HOOKRIG_TOKEN` in
-/// Claude Code's environment (never written into the file).
+/// Claude Code's environment (never written into the file). The worktree events keep the
+/// command even with `--http`: Claude Code reads the created worktree's path from a
+/// command's stdout, and a failed creation or removal from its exit code, neither of
+/// which an HTTP hook can give (docs/dialects/claude.md).
 fn entry(entry: &Entry, event: &str) -> Value {
-    match &entry.http {
+    let http = entry
+        .http
+        .as_ref()
+        .filter(|_| !matches!(event, "WorktreeCreate" | "WorktreeRemove"));
+    match http {
         Some(addr) => json!({
             "type": "http",
             "url": format!("http://{addr}/emit/{event}?dialect=claude"),

@@ -88,6 +88,18 @@ fn worktree_events_get_hookrigs_entry_only_while_they_have_hooks() {
     let sidecar = first.sidecar.as_deref().expect("the hook moved");
     let again = install_into(Some(&first.file), Some(sidecar), hooks);
     assert_eq!(again.file, first.file);
+    // With `--http` the worktree entry stays a command: Claude Code reads the path from
+    // a command's stdout only.
+    let http = Entry {
+        program: "hookrig".to_owned(),
+        http: Some("127.0.0.1:7700".to_owned()),
+    };
+    assert_eq!(
+        (hooks.entry)(&http, "WorktreeCreate")["type"],
+        "command",
+        "worktree entry"
+    );
+    assert_eq!((hooks.entry)(&http, "PreToolUse")["type"], "http");
     // The sidecar emptied by hand: the next install takes hookrig's entry away.
     let emptied = install_into(Some(&first.file), Some("{}"), hooks);
     assert!(!emptied.file.contains("Worktree"), "{}", emptied.file);
