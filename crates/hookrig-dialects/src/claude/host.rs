@@ -41,29 +41,25 @@ impl WireInput for HookInput {
         self.hook_event_name.as_deref()
     }
 
+    /// Claude Code's hook input in canonical shape: the `session` and `tool` sections
+    /// first, then every other field under its own name.
     fn canonical(self) -> Payload {
-        canonical(self)
+        canonical_payload(
+            [("id", self.session_id), ("cwd", self.cwd)],
+            [
+                ("name", self.tool_name),
+                ("input", self.tool_input),
+                ("call_id", self.tool_use_id),
+                ("output", self.tool_response),
+            ],
+            [
+                ("transcript_path", self.transcript_path),
+                ("permission_mode", self.permission_mode),
+                ("prompt", self.prompt),
+            ],
+            self.rest,
+        )
     }
-}
-
-/// Claude Code's hook input in canonical shape: `session` and `tool` sections first, then
-/// every other field under its own name.
-fn canonical(input: HookInput) -> Payload {
-    canonical_payload(
-        [("id", input.session_id), ("cwd", input.cwd)],
-        [
-            ("name", input.tool_name),
-            ("input", input.tool_input),
-            ("call_id", input.tool_use_id),
-            ("output", input.tool_response),
-        ],
-        [
-            ("transcript_path", input.transcript_path),
-            ("permission_mode", input.permission_mode),
-            ("prompt", input.prompt),
-        ],
-        input.rest,
-    )
 }
 
 /// The Claude Code name of an event.

@@ -48,8 +48,9 @@ pub(super) struct Enabled {
     pub(super) by: PathBuf,
 }
 
-/// The plugins the settings files turn on, by id.
-fn enabled(layers: &Layers) -> Vec<Enabled> {
+/// The settings files in Claude Code's precedence for `enabledPlugins`, lowest first:
+/// user, project, local, managed.
+fn by_precedence(layers: &Layers) -> Vec<&SettingsLayer> {
     let rank = |layer: Layer| match layer {
         Layer::User | Layer::Plugin => 0,
         Layer::Project => 1,
@@ -58,6 +59,12 @@ fn enabled(layers: &Layers) -> Vec<Enabled> {
     };
     let mut files: Vec<_> = layers.files.iter().collect();
     files.sort_by_key(|file| rank(file.layer));
+    files
+}
+
+/// The plugins the settings files turn on, by id.
+fn enabled(layers: &Layers) -> Vec<Enabled> {
+    let files = by_precedence(layers);
     // The last file (in precedence order) that names a plugin decides; a project file
     // that is not trusted cannot turn off what the user's own settings turn on.
     let mut decided: BTreeMap<&str, (bool, &SettingsLayer)> = BTreeMap::new();
@@ -97,14 +104,7 @@ fn enabled(layers: &Layers) -> Vec<Enabled> {
 /// Whether the settings turn plugin `id` off: the last file (in Claude Code's
 /// precedence) that names it says `false`; a project file that is not trusted cannot.
 pub(super) fn turned_off(layers: &Layers, id: &str) -> bool {
-    let rank = |layer: Layer| match layer {
-        Layer::User | Layer::Plugin => 0,
-        Layer::Project => 1,
-        Layer::Local => 2,
-        Layer::Managed => 3,
-    };
-    let mut files: Vec<_> = layers.files.iter().collect();
-    files.sort_by_key(|file| rank(file.layer));
+    let files = by_precedence(layers);
     files
         .iter()
         .filter_map(|file| {

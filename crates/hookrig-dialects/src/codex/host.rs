@@ -34,38 +34,34 @@ impl WireInput for HookInput {
         self.hook_event_name.as_deref()
     }
 
+    /// Codex's hook input in canonical shape: the `session` and `tool` sections
+    /// first, then every other field under its own name.
     fn canonical(self) -> Payload {
-        canonical(self)
+        canonical_payload(
+            [("id", self.session_id), ("cwd", self.cwd)],
+            [
+                ("name", self.tool_name),
+                ("input", self.tool_input),
+                ("call_id", self.tool_use_id),
+                ("output", self.tool_response),
+            ],
+            [
+                ("turn_id", self.turn_id),
+                ("agent_id", self.agent_id),
+                ("agent_type", self.agent_type),
+                ("transcript_path", self.transcript_path),
+                ("agent_transcript_path", self.agent_transcript_path),
+                ("model", self.model),
+                ("permission_mode", self.permission_mode),
+                ("prompt", self.prompt),
+                ("source", self.source),
+                ("trigger", self.trigger),
+                ("stop_hook_active", self.stop_hook_active),
+                ("last_assistant_message", self.last_assistant_message),
+            ],
+            self.rest,
+        )
     }
-}
-
-/// Codex's hook input in canonical shape: `session` and `tool` sections first, then
-/// every other field under its own name.
-pub(crate) fn canonical(input: HookInput) -> Payload {
-    canonical_payload(
-        [("id", input.session_id), ("cwd", input.cwd)],
-        [
-            ("name", input.tool_name),
-            ("input", input.tool_input),
-            ("call_id", input.tool_use_id),
-            ("output", input.tool_response),
-        ],
-        [
-            ("turn_id", input.turn_id),
-            ("agent_id", input.agent_id),
-            ("agent_type", input.agent_type),
-            ("transcript_path", input.transcript_path),
-            ("agent_transcript_path", input.agent_transcript_path),
-            ("model", input.model),
-            ("permission_mode", input.permission_mode),
-            ("prompt", input.prompt),
-            ("source", input.source),
-            ("trigger", input.trigger),
-            ("stop_hook_active", input.stop_hook_active),
-            ("last_assistant_message", input.last_assistant_message),
-        ],
-        input.rest,
-    )
 }
 
 /// A reason Codex accepts: not empty once trimmed.

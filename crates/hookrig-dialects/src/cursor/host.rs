@@ -41,42 +41,37 @@ impl WireInput for HookInput {
         self.hook_event_name.as_deref()
     }
 
+    /// Cursor's hook input in canonical shape: the `session` and `tool` sections
+    /// first, then every other field under its own name.
     fn canonical(self) -> Payload {
-        canonical(self)
+        let cwd = self.rest.get("cwd").cloned().or_else(|| {
+            self.workspace_roots
+                .as_ref()
+                .and_then(|roots| roots.get(0))
+                .cloned()
+        });
+        canonical_payload(
+            [("id", self.conversation_id.clone()), ("cwd", cwd)],
+            [
+                ("name", self.tool_name),
+                ("input", self.tool_input),
+                ("call_id", self.tool_use_id),
+                ("output", self.tool_output),
+            ],
+            [
+                ("conversation_id", self.conversation_id),
+                ("generation_id", self.generation_id),
+                ("model", self.model),
+                ("model_id", self.model_id),
+                ("model_params", self.model_params),
+                ("cursor_version", self.cursor_version),
+                ("workspace_roots", self.workspace_roots),
+                ("user_email", self.user_email),
+                ("transcript_path", self.transcript_path),
+            ],
+            self.rest,
+        )
     }
-}
-
-/// Cursor's hook input in canonical shape: the `session` and `tool` sections first, then
-/// every other field under its own name.
-fn canonical(input: HookInput) -> Payload {
-    let cwd = input.rest.get("cwd").cloned().or_else(|| {
-        input
-            .workspace_roots
-            .as_ref()
-            .and_then(|roots| roots.get(0))
-            .cloned()
-    });
-    canonical_payload(
-        [("id", input.conversation_id.clone()), ("cwd", cwd)],
-        [
-            ("name", input.tool_name),
-            ("input", input.tool_input),
-            ("call_id", input.tool_use_id),
-            ("output", input.tool_output),
-        ],
-        [
-            ("conversation_id", input.conversation_id),
-            ("generation_id", input.generation_id),
-            ("model", input.model),
-            ("model_id", input.model_id),
-            ("model_params", input.model_params),
-            ("cursor_version", input.cursor_version),
-            ("workspace_roots", input.workspace_roots),
-            ("user_email", input.user_email),
-            ("transcript_path", input.transcript_path),
-        ],
-        input.rest,
-    )
 }
 
 /// The merged decision of the hooks, as Cursor merges answers: a deny wins over an ask,

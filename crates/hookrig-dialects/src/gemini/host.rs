@@ -42,27 +42,23 @@ impl WireInput for HookInput {
         self.hook_event_name.as_deref()
     }
 
+    /// Gemini CLI's hook input in canonical shape: the `session` and `tool` sections
+    /// first, then every other field under its own name.
     fn canonical(self) -> Payload {
-        canonical(self)
+        canonical_payload(
+            [("id", self.session_id), ("cwd", self.cwd)],
+            [
+                ("name", self.tool_name),
+                ("input", self.tool_input),
+                ("output", self.tool_response),
+            ],
+            [
+                ("transcript_path", self.transcript_path),
+                ("timestamp", self.timestamp),
+            ],
+            self.rest,
+        )
     }
-}
-
-/// Gemini CLI's hook input in canonical shape: `session` and `tool` sections first, then
-/// every other field under its own name.
-fn canonical(input: HookInput) -> Payload {
-    canonical_payload(
-        [("id", input.session_id), ("cwd", input.cwd)],
-        [
-            ("name", input.tool_name),
-            ("input", input.tool_input),
-            ("output", input.tool_response),
-        ],
-        [
-            ("transcript_path", input.transcript_path),
-            ("timestamp", input.timestamp),
-        ],
-        input.rest,
-    )
 }
 
 /// The Gemini CLI name of an event.
