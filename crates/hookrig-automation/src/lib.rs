@@ -10,6 +10,7 @@
 //! - [`skip`] decides whether the step results short-circuit the LLM call.
 //! - [`steps`] runs the context steps ([`steps::run_steps`]).
 //! - [`llm`] sends the rendered prompt to a CLI or HTTP provider.
+//! - [`tool_loop`] lets an HTTP provider's model call [`tools`] until it answers.
 //! - [`notifier`] tells the log, Discord and Slack how runs go.
 //! - [`schedule`] says when cron and periodic automations are due.
 //! - [`watch`] turns file-system changes into `file.changed` / `folder.changed` events.
@@ -33,6 +34,8 @@ pub mod server;
 pub mod skip;
 pub mod steps;
 pub mod template;
+pub mod tool_loop;
+pub mod tools;
 pub mod watch;
 pub mod wiring;
 

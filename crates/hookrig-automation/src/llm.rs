@@ -164,6 +164,26 @@ pub enum LlmError {
     /// The HTTP client could not be built.
     #[error("cannot set up an HTTP client: {0}")]
     Client(String),
+    /// The model still asked for tools after the run's last tool round.
+    #[error(
+        "the model still asked for tools after {rounds} tool rounds (max_tool_rounds); the run was stopped"
+    )]
+    RoundLimit {
+        /// The rounds answered.
+        rounds: u32,
+    },
+    /// The next request would take the run past `max_tokens_per_run`.
+    #[error(
+        "the run would use an estimated {estimate} tokens with its next request, more than max_tokens_per_run ({max}); stopped after {rounds} tool rounds"
+    )]
+    TokenLimit {
+        /// The estimate so far plus the next request's.
+        estimate: u64,
+        /// `max_tokens_per_run`.
+        max: u64,
+        /// The rounds answered.
+        rounds: u32,
+    },
 }
 
 fn known_ids(known: &[String]) -> String {
@@ -463,10 +483,24 @@ impl Llm {
         prompt: &str,
         config: &ResolvedLlm,
     ) -> Result<(String, Option<u64>), LlmError> {
+        let model = api.model(config)?;
+        let body = match api {
+            Api::OpenAi => openai_body(&model, prompt),
+            Api::Anthropic => anthropic_body(&model, prompt, config.max_tokens),
+        };
+        let reply = self.exchange(api, config, &body).await?;
+        api.read(&reply)
+            .map_err(|problem| api.reply_error(config, &problem))
+    }
+
+    /// POSTs `body` to the endpoint of `api` and returns the 2xx reply's JSON.
+    pub(crate) async fn exchange(
+        &self,
+        api: Api,
+        config: &ResolvedLlm,
+        body: &Value,
+    ) -> Result<Value, LlmError> {
         let provider = api.name().to_owned();
-        let model = config.model.clone().ok_or_else(|| LlmError::NoModel {
-            provider: provider.clone(),
-        })?;
         let var = config
             .api_key_env
             .clone()
@@ -483,16 +517,13 @@ impl Llm {
             .clone()
             .map_err(LlmError::Client)?;
         let request = match api {
-            Api::OpenAi => client
-                .post(&url)
-                .bearer_auth(&key)
-                .body(openai_body(&model, prompt).to_string()),
+            Api::OpenAi => client.post(&url).bearer_auth(&key),
             Api::Anthropic => client
                 .post(&url)
                 .header("x-api-key", &key)
-                .header("anthropic-version", ANTHROPIC_VERSION)
-                .body(anthropic_body(&model, prompt, config.max_tokens).to_string()),
+                .header("anthropic-version", ANTHROPIC_VERSION),
         }
+        .body(body.to_string())
         .header(reqwest::header::CONTENT_TYPE, "application/json");
         let exchange = async {
             let response = request.send().await.map_err(|err| LlmError::Connect {
@@ -537,25 +568,54 @@ impl Llm {
                 message: error_message(parsed.as_ref(), &body),
             });
         }
-        let reply_error = |problem: &str| LlmError::Reply {
-            provider: provider.clone(),
-            url: url.clone(),
-            problem: problem.to_owned(),
-        };
-        let parsed = parsed.ok_or_else(|| reply_error("the body is not JSON"))?;
-        api.read(&parsed).map_err(|problem| reply_error(&problem))
+        parsed.ok_or_else(|| LlmError::Reply {
+            provider,
+            url,
+            problem: "the body is not JSON".to_owned(),
+        })
+    }
+
+    /// The HTTP API of `config`'s provider; `None` for a CLI provider.
+    pub(crate) fn api(config: &ResolvedLlm) -> Option<Api> {
+        match config.provider.as_str() {
+            OPENAI => Some(Api::OpenAi),
+            ANTHROPIC => Some(Api::Anthropic),
+            _ => None,
+        }
     }
 }
 
 /// The two HTTP APIs.
-#[derive(Debug, Clone, Copy)]
-enum Api {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Api {
+    /// `POST /v1/chat/completions`.
     OpenAi,
+    /// `POST /v1/messages`.
     Anthropic,
 }
 
 impl Api {
-    fn name(self) -> &'static str {
+    /// The model of `config`, which an HTTP provider needs.
+    pub(crate) fn model(self, config: &ResolvedLlm) -> Result<String, LlmError> {
+        config.model.clone().ok_or_else(|| LlmError::NoModel {
+            provider: self.name().to_owned(),
+        })
+    }
+
+    /// A [`LlmError::Reply`] from the endpoint of `config`.
+    pub(crate) fn reply_error(self, config: &ResolvedLlm, problem: &str) -> LlmError {
+        let base = config
+            .base_url
+            .as_deref()
+            .unwrap_or(self.default_base_url());
+        LlmError::Reply {
+            provider: self.name().to_owned(),
+            url: endpoint(base, self.path()),
+            problem: problem.to_owned(),
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Api::OpenAi => OPENAI,
             Api::Anthropic => ANTHROPIC,

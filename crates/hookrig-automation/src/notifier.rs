@@ -1,6 +1,11 @@
-//! How runs are announced: four messages (started, completed, skipped,
-//! failed) go to the log always, and to each Discord or Slack webhook of
-//! `[[notifiers]]` in `config.toml`.
+//! How runs are announced: their messages (started, the tools called, completed,
+//! skipped, failed, and what the `notify` tool says) go to the log always, and to each
+//! Discord or Slack webhook of `[[notifiers]]` in `config.toml`.
+//!
+//! Tool calls are coalesced: the log gets one line per call, a webhook one message per
+//! [`TOOL_WINDOW`] with the chain of calls so far, so that a model calling twenty tools
+//! in a second posts once. The chain still waiting is posted before the run's next
+//! message (completed, failed), so a channel never shows them out of order.
 //!
 //! Sending never blocks a run: each message is posted from a task of its own, once (no
 //! retries, which could post the same message twice); a failed post is logged. Posts to
@@ -8,6 +13,7 @@
 //! shows "is running" before "completed" even when the run took a millisecond.
 //! [`Notifiers::drain`] waits a bounded time for the posts still under way at shutdown.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -21,6 +27,8 @@ pub const RESPONSE_SUMMARY_CHARS: usize = 4000;
 pub const DISCORD_CONTENT_CHARS: usize = 2000;
 /// How long one post may take.
 const POST_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a webhook's tool-call message waits for more calls to join its chain.
+pub const TOOL_WINDOW: Duration = Duration::from_secs(2);
 
 /// Where a run is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,16 +53,29 @@ pub enum Phase {
         /// Why.
         error: String,
     },
+    /// The model called tools: their names so far, in order.
+    Tools {
+        /// The chain of calls.
+        chain: Vec<String>,
+    },
+    /// The model sent a message with the `notify` tool.
+    Note {
+        /// The message.
+        message: String,
+    },
 }
 
 impl Phase {
-    /// `started`, `completed`, `skipped` or `failed`: the names `events` filters on.
+    /// `started`, `completed`, `skipped`, `failed`, `tools` or `note`: the names
+    /// `events` filters on.
     pub fn name(&self) -> &'static str {
         match self {
             Phase::Started { .. } => "started",
             Phase::Completed { .. } => "completed",
             Phase::Skipped { .. } => "skipped",
             Phase::Failed { .. } => "failed",
+            Phase::Tools { .. } => "tools",
+            Phase::Note { .. } => "note",
         }
     }
 }
@@ -76,7 +97,18 @@ pub fn message(name: &str, phase: &Phase) -> String {
         }
         Phase::Skipped { reason } => format!("🪝 Hook **{name}** skipped: {reason}"),
         Phase::Failed { error } => format!("🪝 Hook **{name}** failed: {error}"),
+        Phase::Tools { chain } => format!("🪝 Hook **{name}** 🔧 {}", tool_chain(chain)),
+        Phase::Note { message } => format!("🪝 Hook **{name}**: {message}"),
     }
+}
+
+/// `` `tool1` → `tool2` ``.
+pub fn tool_chain(chain: &[String]) -> String {
+    chain
+        .iter()
+        .map(|name| format!("`{name}`"))
+        .collect::<Vec<_>>()
+        .join(" → ")
 }
 
 /// At most `max` characters of `text`, the last of them `…` when it is cut.
@@ -111,6 +143,10 @@ struct Inner {
     client: Result<reqwest::Client, String>,
     /// The last post of each target (same index), which waits for the one before it.
     last: Mutex<Vec<Option<JoinHandle<()>>>>,
+    /// Automation name → the tool-call message waiting for its window to end.
+    pending: Mutex<HashMap<String, String>>,
+    /// See [`TOOL_WINDOW`].
+    tool_window: Duration,
 }
 
 impl Notifiers {
@@ -121,6 +157,12 @@ impl Notifiers {
 
     /// These webhooks (and the log).
     pub fn new(targets: Vec<NotifierConfig>) -> Self {
+        Self::coalescing(targets, TOOL_WINDOW)
+    }
+
+    /// These webhooks, tool calls coalesced over `tool_window` instead of
+    /// [`TOOL_WINDOW`].
+    pub fn coalescing(targets: Vec<NotifierConfig>, tool_window: Duration) -> Self {
         let client = if targets.is_empty() {
             Err("no webhooks".to_owned())
         } else {
@@ -137,6 +179,8 @@ impl Notifiers {
                 targets,
                 client,
                 last,
+                pending: Mutex::new(HashMap::new()),
+                tool_window,
             }),
         }
     }
@@ -155,6 +199,57 @@ impl Notifiers {
         } else {
             tracing::info!(automation = automation_name, phase = phase.name(), "{text}");
         }
+        if let Phase::Tools { .. } = &phase {
+            self.coalesce(automation_name, text);
+            return;
+        }
+        // What the model was doing comes before what came of it.
+        self.flush(automation_name);
+        self.post(phase.name(), &text);
+    }
+
+    /// Sends `message` of the automation `name` (the `notify` tool).
+    pub fn note(&self, automation_name: &str, message: &str) {
+        self.send(
+            automation_name,
+            Phase::Note {
+                message: message.to_owned(),
+            },
+        );
+    }
+
+    /// Keeps `text` as the tool-call message of `name`; the first of a window starts
+    /// the timer that posts the latest one when the window ends.
+    fn coalesce(&self, name: &str, text: String) {
+        if self.inner.client.is_err() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let first = lock(&self.inner.pending)
+            .insert(name.to_owned(), text)
+            .is_none();
+        if first {
+            let this = self.clone();
+            let name = name.to_owned();
+            runtime.spawn(async move {
+                tokio::time::sleep(this.inner.tool_window).await;
+                this.flush(&name);
+            });
+        }
+    }
+
+    /// Posts the tool-call message of `name` still waiting, if any.
+    fn flush(&self, name: &str) {
+        let waiting = lock(&self.inner.pending).remove(name);
+        if let Some(text) = waiting {
+            self.post("tools", &text);
+        }
+    }
+
+    /// Posts `text` to every webhook whose `events` let `event` through.
+    fn post(&self, event: &str, text: &str) {
         let Ok(client) = &self.inner.client else {
             return;
         };
@@ -169,11 +264,11 @@ impl Notifiers {
             .unwrap_or_else(PoisonError::into_inner);
         for (target, slot) in self.inner.targets.iter().zip(last.iter_mut()) {
             if let Some(events) = &target.events
-                && !events.iter().any(|e| e == phase.name())
+                && !events.iter().any(|e| e == event)
             {
                 continue;
             }
-            let body = webhook_body(target.kind, &text).to_string();
+            let body = webhook_body(target.kind, text).to_string();
             let request = client
                 .post(&target.url)
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -210,6 +305,10 @@ impl Notifiers {
     /// Waits up to `within` for the posts under way; those still running then are
     /// abandoned (and logged).
     pub async fn drain(&self, within: Duration) {
+        let waiting: Vec<String> = lock(&self.inner.pending).keys().cloned().collect();
+        for name in waiting {
+            self.flush(&name);
+        }
         let tasks: Vec<_> = self
             .inner
             .last
@@ -234,6 +333,10 @@ impl Notifiers {
             );
         }
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn build_client() -> Result<reqwest::Client, String> {

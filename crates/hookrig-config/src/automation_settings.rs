@@ -240,7 +240,8 @@ impl NotifierKind {
 }
 
 /// The phases a notifier can be limited to with `events`.
-pub const NOTIFIER_EVENTS: &[&str] = &["started", "completed", "skipped", "failed"];
+pub const NOTIFIER_EVENTS: &[&str] =
+    &["started", "completed", "skipped", "failed", "tools", "note"];
 
 /// One `[[notifiers]]` entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -262,19 +262,22 @@ pub(crate) fn confined_path(
     if written == rendered {
         return Ok(resolved);
     }
-    let workspace = lexical_path(&env.workspace);
-    // Lexically, and through the file system where the path exists, so that neither
-    // `..` nor a link inside the workspace pointing out of it passes.
-    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| lexical_path(path));
-    if lexical_path(&resolved).starts_with(&workspace)
-        && real(&resolved).starts_with(real(&workspace))
-    {
+    if within(&env.workspace, &resolved) {
         return Ok(resolved);
     }
     Err(format!(
         "`{field}` {rendered:?} comes from placeholders and leaves the workspace {}; only a path written literally in the automation may",
-        workspace.display()
+        lexical_path(&env.workspace).display()
     ))
+}
+
+/// Whether `path` (absolute) lies inside `workspace`: lexically, and through the file
+/// system where the path exists, so that neither `..` nor a link inside the workspace
+/// pointing out of it passes.
+pub(crate) fn within(workspace: &Path, path: &Path) -> bool {
+    let workspace = lexical_path(workspace);
+    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| lexical_path(path));
+    lexical_path(path).starts_with(&workspace) && real(path).starts_with(real(&workspace))
 }
 
 /// A timeout in seconds as the messages show it (`60s`, `0.5s`).

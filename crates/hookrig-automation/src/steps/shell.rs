@@ -36,7 +36,28 @@ pub(crate) async fn run_shell(
     timeout: std::time::Duration,
     caps: (usize, usize),
 ) -> Result<Map<String, Value>, String> {
-    let finished = process::run("sh", &["-c", command], cwd, timeout, caps)
+    run_argv("sh", &["-c", command], cwd, timeout, caps).await
+}
+
+/// `program args…` in `cwd`, without a shell, as a `shell` step's result: what the
+/// `shell` tool runs.
+pub(crate) async fn run_program(
+    program: &str,
+    args: &[&str],
+    cwd: &std::path::Path,
+    timeout: std::time::Duration,
+) -> Result<Map<String, Value>, String> {
+    run_argv(program, args, cwd, timeout, (STDOUT_CHARS, STDERR_CHARS)).await
+}
+
+async fn run_argv(
+    program: &str,
+    args: &[&str],
+    cwd: &std::path::Path,
+    timeout: std::time::Duration,
+    caps: (usize, usize),
+) -> Result<Map<String, Value>, String> {
+    let finished = process::run(program, args, cwd, timeout, caps)
         .await
         .map_err(|error| format!("could not run the command in {}: {error}", cwd.display()))?;
     let (stderr, exit_code) = if let Some(code) = finished.exit_code {

@@ -1,0 +1,339 @@
+//! hookrig's tools, as an automation's LLM sees them: each a name, a description, the
+//! JSON schema of its arguments, and a call.
+//!
+//! Most reuse a context step (`read_file`, `list_files`, `memory_search`,
+//! `create_task`, `http_get`), so a tool answers as the step of the same kind does
+//! (docs/context-steps.md), with two differences: what the model gives is never a
+//! template (placeholders are not filled), and every path it names must stay inside
+//! the automation's workspace, symbolic links resolved. `shell` runs one program of
+//! the automation's `shell_allow`, with arguments but without a shell, so that
+//! `cargo test; rm -rf ~` is one program named `cargo` given odd arguments.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::{ToolGrants, ToolSpec, Toolbox};
+use crate::engine::BoxFuture;
+use crate::notifier::Notifiers;
+use crate::steps::{self, StepEnv};
+
+/// Seconds a `shell` call may run when it does not say.
+pub const SHELL_TIMEOUT_SECS: u64 = 60;
+/// The longest a `shell` call may ask for.
+pub const SHELL_MAX_TIMEOUT_SECS: u64 = 600;
+
+/// What the tools of one run work on.
+#[derive(Debug, Clone)]
+pub struct ToolEnv {
+    /// The automation's workspace, store and memory (its `event` is not used: a
+    /// tool's arguments are not templates).
+    pub steps: StepEnv,
+    /// The automation's name, which `notify` messages carry.
+    pub automation_name: String,
+    /// Where `notify` posts; `None` when the run has no notifiers.
+    pub notifiers: Option<Notifiers>,
+}
+
+/// The built-in tools granted to one automation.
+#[derive(Debug, Clone)]
+pub struct BuiltinTools {
+    env: Arc<ToolEnv>,
+    grants: ToolGrants,
+}
+
+impl BuiltinTools {
+    /// The tools `grants` allows, working in `env`.
+    pub fn new(mut env: ToolEnv, grants: ToolGrants) -> Self {
+        env.steps.event = None;
+        BuiltinTools {
+            env: Arc::new(env),
+            grants,
+        }
+    }
+}
+
+impl Toolbox for BuiltinTools {
+    fn specs(&self) -> Vec<ToolSpec> {
+        self.grants.offered().into_iter().filter_map(spec).collect()
+    }
+
+    fn call<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: &'a Value,
+    ) -> BoxFuture<'a, Result<Value, String>> {
+        Box::pin(async move {
+            if !self.grants.offered().contains(&name) {
+                return Err(format!("tool `{name}` is not granted to this automation"));
+            }
+            let env = &self.env.steps;
+            let result = match name {
+                "read_file" => {
+                    let step = with_path(arguments, env, "path", None)?;
+                    steps::read_file::run(&step, env).await
+                }
+                "list_files" => {
+                    let step = with_path(arguments, env, "path", Some("."))?;
+                    steps::list_files::run(&step, &[], env).await
+                }
+                "memory_search" => steps::memory_search::run(arguments, &[], env).await,
+                "create_task" => steps::create_task::run(arguments, &[], env).await,
+                "http_get" => steps::http::run(arguments).await,
+                "notify" => self.notify(arguments),
+                "shell" => self.shell(arguments).await,
+                other => Err(format!("no tool `{other}`")),
+            }?;
+            // A step reports some failures inside its result (`http_get`'s 404): the
+            // model is told them as errors, as the run records them.
+            if let Some(error) = result.get("error").and_then(Value::as_str) {
+                return Err(error.to_owned());
+            }
+            Ok(Value::Object(result))
+        })
+    }
+}
+
+impl BuiltinTools {
+    fn notify(&self, arguments: &Value) -> Result<Map<String, Value>, String> {
+        let message = arguments
+            .get("message")
+            .and_then(Value::as_str)
+            .filter(|m| !m.trim().is_empty())
+            .ok_or("`message` must be a non-empty string")?;
+        let Some(notifiers) = &self.env.notifiers else {
+            return Err("no notifiers are configured ([[notifiers]] in config.toml)".to_owned());
+        };
+        notifiers.note(&self.env.automation_name, message);
+        Ok(steps::object(json!({"sent": true})))
+    }
+
+    async fn shell(&self, arguments: &Value) -> Result<Map<String, Value>, String> {
+        let program = arguments
+            .get("program")
+            .and_then(Value::as_str)
+            .ok_or("`program` must be a string")?;
+        if !self.grants.shell_allow.iter().any(|p| p == program) {
+            return Err(format!(
+                "program `{program}` is not in this automation's shell_allow ({})",
+                self.grants.shell_allow.join(", ")
+            ));
+        }
+        let args = match arguments.get("args") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|a| a.as_str().ok_or("`args` must be a list of strings"))
+                .collect::<Result<Vec<_>, _>>()?,
+            Some(_) => return Err("`args` must be a list of strings".to_owned()),
+        };
+        let timeout = match arguments.get("timeout") {
+            None | Some(Value::Null) => SHELL_TIMEOUT_SECS,
+            Some(value) => value
+                .as_u64()
+                .filter(|t| (1..=SHELL_MAX_TIMEOUT_SECS).contains(t))
+                .ok_or_else(|| {
+                    format!("`timeout` must be a whole number of seconds from 1 to {SHELL_MAX_TIMEOUT_SECS}")
+                })?,
+        };
+        steps::shell::run_program(
+            program,
+            &args,
+            &self.env.steps.workspace,
+            Duration::from_secs(timeout),
+        )
+        .await
+    }
+}
+
+/// `arguments` with the path field `key` (or `default` when absent) resolved against
+/// the workspace and refused when it leaves it.
+fn with_path(
+    arguments: &Value,
+    env: &StepEnv,
+    key: &str,
+    default: Option<&str>,
+) -> Result<Value, String> {
+    let written = match arguments.get(key) {
+        Some(Value::String(path)) => path.as_str(),
+        None | Some(Value::Null) => default.ok_or_else(|| format!("`{key}` is required"))?,
+        Some(_) => return Err(format!("`{key}` must be a string")),
+    };
+    let resolved: PathBuf = steps::resolve_path(&env.workspace, written);
+    if !steps::within(&env.workspace, &resolved) {
+        return Err(format!(
+            "`{key}` {written:?} is outside the workspace; tools may only read inside {}",
+            env.workspace.display()
+        ));
+    }
+    let mut step = arguments.clone();
+    step[key] = Value::String(path_text(&resolved));
+    Ok(step)
+}
+
+fn path_text(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// The spec of the tool `name`.
+fn spec(name: &'static str) -> Option<ToolSpec> {
+    let (description, schema) = match name {
+        "read_file" => (
+            "Read the first lines of a file of the workspace.",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string", "description": "relative to the workspace"},
+                "max_lines": {"type": "integer", "minimum": 1, "default": 500}
+            }, "required": ["path"]}),
+        ),
+        "list_files" => (
+            "List the files of a directory of the workspace (hidden ones skipped).",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string", "default": "."},
+                "recursive": {"type": "boolean", "default": false},
+                "extensions": {"type": "array", "items": {"type": "string"}},
+                "max_files": {"type": "integer", "minimum": 1, "default": 200}
+            }}),
+        ),
+        "memory_search" => (
+            "Search the project's memory (notes and stored entries).",
+            json!({"type": "object", "properties": {
+                "query": {"type": "string"},
+                "top_k": {"type": "integer", "minimum": 1, "default": 3}
+            }, "required": ["query"]}),
+        ),
+        "create_task" => (
+            "Create a task in hookrig's task store.",
+            json!({"type": "object", "properties": {
+                "title_template": {"type": "string", "description": "the title"},
+                "description_template": {"type": "string", "description": "the description"},
+                "project_id": {"type": "string"},
+                "parent_task_id": {"type": "string"},
+                "branch_name": {"type": "string"},
+                "priority": {"type": "integer", "default": 100}
+            }, "required": ["title_template"]}),
+        ),
+        "http_get" => (
+            "GET a URL; answers the status code and the body.",
+            json!({"type": "object", "properties": {
+                "url": {"type": "string"},
+                "timeout": {"type": "integer", "minimum": 1, "default": 30}
+            }, "required": ["url"]}),
+        ),
+        "notify" => (
+            "Post a message to the operator's channels.",
+            json!({"type": "object", "properties": {
+                "message": {"type": "string"}
+            }, "required": ["message"]}),
+        ),
+        "shell" => (
+            "Run one allowed program with arguments (no shell) in the workspace.",
+            json!({"type": "object", "properties": {
+                "program": {"type": "string"},
+                "args": {"type": "array", "items": {"type": "string"}},
+                "timeout": {"type": "integer", "minimum": 1, "maximum": SHELL_MAX_TIMEOUT_SECS, "default": SHELL_TIMEOUT_SECS}
+            }, "required": ["program"]}),
+        ),
+        _ => return None,
+    };
+    Some(ToolSpec {
+        name,
+        description,
+        schema,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::steps::MemoryOptions;
+
+    fn tools(ws: &Path, tools: &[&str], allow: &[&str]) -> BuiltinTools {
+        BuiltinTools::new(
+            ToolEnv {
+                steps: StepEnv {
+                    event: None,
+                    workspace: ws.to_owned(),
+                    project_id: "p".to_owned(),
+                    store_path: ws.join("store.db"),
+                    memory: MemoryOptions::default(),
+                },
+                automation_name: "a".to_owned(),
+                notifiers: None,
+            },
+            ToolGrants {
+                tools: tools.iter().map(|t| (*t).to_owned()).collect(),
+                shell_allow: allow.iter().map(|t| (*t).to_owned()).collect(),
+                ..ToolGrants::default()
+            },
+        )
+    }
+
+    #[tokio::test]
+    async fn a_symbolic_link_out_of_the_workspace_is_refused() {
+        // guards: a link inside the workspace pointing out of it.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ws = dir.path().join("ws");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(&ws).expect("mkdir");
+        std::fs::create_dir_all(&outside).expect("mkdir");
+        std::fs::write(outside.join("secret.txt"), "key").expect("write");
+        std::os::unix::fs::symlink(&outside, ws.join("link")).expect("symlink");
+        let tools = tools(&ws, &[], &[]);
+        for (tool, path) in [
+            ("read_file", "link/secret.txt"),
+            ("list_files", "link"),
+            ("read_file", "/etc/hostname"),
+        ] {
+            let err = tools
+                .call(tool, &json!({"path": path}))
+                .await
+                .expect_err("refused");
+            assert!(
+                err.contains("is outside the workspace"),
+                "{tool} {path}: {err}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn shell_runs_only_allowed_programs_and_never_a_shell() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let tools = tools(dir.path(), &["shell"], &["printf"]);
+        let ran = tools
+            .call(
+                "shell",
+                &json!({"program": "printf", "args": ["%s|", "a; rm -rf ~", "$HOME"]}),
+            )
+            .await
+            .expect("runs");
+        assert_eq!(ran["stdout"], "a; rm -rf ~|$HOME|");
+        assert_eq!(ran["exit_code"], 0);
+        for program in ["rm", "/usr/bin/printf", "sh"] {
+            let err = tools
+                .call(
+                    "shell",
+                    &json!({"program": program, "args": ["-c", "true"]}),
+                )
+                .await
+                .expect_err("refused");
+            assert_eq!(
+                err,
+                format!("program `{program}` is not in this automation's shell_allow (printf)")
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn an_ungranted_tool_is_refused_by_the_toolbox_too() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let err = tools(dir.path(), &[], &[])
+            .call("shell", &json!({"program": "printf"}))
+            .await
+            .expect_err("refused");
+        assert_eq!(err, "tool `shell` is not granted to this automation");
+    }
+}

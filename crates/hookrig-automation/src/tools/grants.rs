@@ -1,0 +1,146 @@
+//! Which tools an automation's LLM may call: the read-only ones always, the others
+//! only when its definition lists them in `tools = [...]`.
+//!
+//! The read-only tools ([`READ_ONLY`]) look at the automation's own workspace and
+//! memory and change nothing, so every automation has them. A tool that changes
+//! something or reaches out (`create_task`, `http_get`, `notify`, `shell`) must be
+//! named; `shell` also needs `shell_allow`, the programs it may run. A project
+//! automation runs only once its file is trusted as it is, so its grants are trusted
+//! with it: editing `tools` makes the file untrusted again.
+
+use serde::{Deserialize, Serialize};
+
+/// The tool rounds a run may take when its definition does not say.
+pub const DEFAULT_MAX_TOOL_ROUNDS: u32 = 10;
+
+/// The tools every automation has.
+pub const READ_ONLY: &[&str] = &["read_file", "list_files", "memory_search"];
+
+/// Every tool there is, the read-only ones first.
+pub const TOOL_NAMES: &[&str] = &[
+    "read_file",
+    "list_files",
+    "memory_search",
+    "create_task",
+    "http_get",
+    "notify",
+    "shell",
+];
+
+/// The tool access of one automation, as its definition gives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolGrants {
+    /// The tools granted beyond the read-only ones, as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+    /// The programs `shell` may run (a name looked up in `PATH`, or a path).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shell_allow: Vec<String>,
+    /// How many times the model may ask for tools before the run fails.
+    #[serde(default = "default_rounds")]
+    pub max_tool_rounds: u32,
+}
+
+fn default_rounds() -> u32 {
+    DEFAULT_MAX_TOOL_ROUNDS
+}
+
+impl Default for ToolGrants {
+    fn default() -> Self {
+        ToolGrants {
+            tools: Vec::new(),
+            shell_allow: Vec::new(),
+            max_tool_rounds: DEFAULT_MAX_TOOL_ROUNDS,
+        }
+    }
+}
+
+impl ToolGrants {
+    /// Checks the names and the shell allowlist: the message says what is wrong and
+    /// what may be written instead.
+    pub fn check(&self) -> Result<(), String> {
+        for name in &self.tools {
+            if !TOOL_NAMES.contains(&name.as_str()) {
+                return Err(format!(
+                    "unknown tool `{name}` in `tools`; the tools are {}",
+                    TOOL_NAMES.join(", ")
+                ));
+            }
+        }
+        let shell = self.tools.iter().any(|t| t == "shell");
+        if shell && self.shell_allow.is_empty() {
+            return Err(
+                "`tools` grants `shell` but `shell_allow` lists no program; list the programs it may run, e.g. shell_allow = [\"cargo\", \"git\"]"
+                    .to_owned(),
+            );
+        }
+        if !shell && !self.shell_allow.is_empty() {
+            return Err("`shell_allow` is set but `tools` does not grant `shell`".to_owned());
+        }
+        if let Some(blank) = self.shell_allow.iter().find(|p| p.trim().is_empty()) {
+            return Err(format!(
+                "`shell_allow` holds an empty program name ({blank:?})"
+            ));
+        }
+        if self.max_tool_rounds == 0 {
+            return Err("`max_tool_rounds` must be at least 1".to_owned());
+        }
+        Ok(())
+    }
+
+    /// The tools the model is offered: the read-only ones and the granted ones, in
+    /// [`TOOL_NAMES`] order.
+    pub fn offered(&self) -> Vec<&'static str> {
+        TOOL_NAMES
+            .iter()
+            .copied()
+            .filter(|name| READ_ONLY.contains(name) || self.tools.iter().any(|t| t == name))
+            .collect()
+    }
+
+    /// Whether the grants are the defaults (nothing to store).
+    pub fn is_default(&self) -> bool {
+        *self == ToolGrants::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use test_case::test_case;
+
+    use super::*;
+
+    fn grants(tools: &[&str], allow: &[&str]) -> ToolGrants {
+        ToolGrants {
+            tools: tools.iter().map(|t| (*t).to_owned()).collect(),
+            shell_allow: allow.iter().map(|t| (*t).to_owned()).collect(),
+            max_tool_rounds: DEFAULT_MAX_TOOL_ROUNDS,
+        }
+    }
+
+    #[test]
+    fn read_only_tools_are_offered_without_a_grant() {
+        assert_eq!(
+            ToolGrants::default().offered(),
+            ["read_file", "list_files", "memory_search"]
+        );
+        assert_eq!(
+            grants(&["shell", "create_task"], &["cargo"]).offered(),
+            [
+                "read_file",
+                "list_files",
+                "memory_search",
+                "create_task",
+                "shell"
+            ]
+        );
+    }
+
+    #[test_case(&["rm"], &[], "unknown tool `rm` in `tools`; the tools are read_file, list_files, memory_search, create_task, http_get, notify, shell"; "unknown")]
+    #[test_case(&["shell"], &[], "`tools` grants `shell` but `shell_allow` lists no program; list the programs it may run, e.g. shell_allow = [\"cargo\", \"git\"]"; "shell without allowlist")]
+    #[test_case(&[], &["git"], "`shell_allow` is set but `tools` does not grant `shell`"; "allowlist without shell")]
+    #[test_case(&["shell"], &[" "], "`shell_allow` holds an empty program name (\" \")"; "blank program")]
+    fn bad_grants_say_what_to_write(tools: &[&str], allow: &[&str], message: &str) {
+        assert_eq!(grants(tools, allow).check().expect_err("refused"), message);
+    }
+}
