@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::errors::AutomationError;
+use crate::tools::{DEFAULT_MAX_TOOL_ROUNDS, TOOL_NAMES, ToolGrants};
 
 /// The default `cooldown_seconds` and periodic `interval_seconds`: one hour.
 pub const DEFAULT_SECONDS: u64 = 3600;
@@ -57,6 +58,10 @@ pub struct Automation {
     /// is trusted as it is now. `None` for an automation that may run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub held: Option<String>,
+    /// The tools its LLM may call beyond the read-only ones (`tools`, `shell_allow`,
+    /// `max_tool_rounds`).
+    #[serde(flatten)]
+    pub tools: ToolGrants,
 }
 
 /// What starts an automation. Serialized as a JSON object with a `type` key.
@@ -382,6 +387,48 @@ struct RawAutomation {
     max_tokens_per_run: Option<u64>,
     created_at: Option<f64>,
     updated_at: Option<f64>,
+    #[serde(default)]
+    tools: Vec<ToolName>,
+    #[serde(default)]
+    shell_allow: Vec<Nonblank>,
+    max_tool_rounds: Option<Positive>,
+}
+
+/// A name of [`TOOL_NAMES`].
+#[derive(Deserialize)]
+#[serde(try_from = "String")]
+struct ToolName(String);
+
+impl TryFrom<String> for ToolName {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        if TOOL_NAMES.contains(&name.as_str()) {
+            Ok(ToolName(name))
+        } else {
+            Err(format!(
+                "unknown tool `{name}`; the tools are {}",
+                TOOL_NAMES.join(", ")
+            ))
+        }
+    }
+}
+
+/// A whole number from 1.
+#[derive(Deserialize)]
+#[serde(try_from = "u32")]
+struct Positive(u32);
+
+impl TryFrom<u32> for Positive {
+    type Error = &'static str;
+
+    fn try_from(n: u32) -> Result<Self, &'static str> {
+        if n == 0 {
+            Err("must be at least 1")
+        } else {
+            Ok(Positive(n))
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -476,6 +523,15 @@ pub fn parse_automation(
     };
     let name = raw.name.0;
     let id = raw.id.map_or_else(|| default_id(&name), |id| id.0);
+    let tools = ToolGrants {
+        tools: raw.tools.into_iter().map(|t| t.0).collect(),
+        shell_allow: raw.shell_allow.into_iter().map(|p| p.0).collect(),
+        max_tool_rounds: raw.max_tool_rounds.map_or(DEFAULT_MAX_TOOL_ROUNDS, |n| n.0),
+    };
+    // Each field was checked where it stands; what is left is how they fit together.
+    tools
+        .check()
+        .map_err(|message| Diagnostic::file(path, Severity::Error, message))?;
     Ok(Automation {
         id,
         project_id: raw
@@ -493,6 +549,7 @@ pub fn parse_automation(
         updated_at: raw.updated_at.unwrap_or(now),
         source: Some(path.display().to_string()),
         held: None,
+        tools,
     })
 }
 
@@ -739,6 +796,8 @@ impl Automation {
             created_at: self.created_at,
             updated_at: self.updated_at,
             held: self.held.clone(),
+            tools: (!self.tools.is_default())
+                .then(|| serde_json::to_string(&self.tools).expect("tool grants serialize")),
         }
     }
 
@@ -756,6 +815,13 @@ impl Automation {
         let trigger: Trigger = serde_json::from_str(&row.trigger).map_err(corrupt("trigger"))?;
         let context_steps: Vec<Value> =
             serde_json::from_str(&row.context_steps).map_err(corrupt("context_steps"))?;
+        let tools = row
+            .tools
+            .as_deref()
+            .map(serde_json::from_str)
+            .transpose()
+            .map_err(corrupt("tools"))?
+            .unwrap_or_default();
         let llm_config = row
             .llm_config
             .as_deref()
@@ -777,6 +843,7 @@ impl Automation {
             updated_at: row.updated_at,
             source: row.source,
             held: row.held,
+            tools,
         })
     }
 
@@ -889,7 +956,7 @@ mod tests {
 
     #[test_case(
         "name = \"a\"\nbogus = 1\n[trigger]\ntype = \"periodic\"\n",
-        "/p/a.toml:2:1: unknown field `bogus`, expected one of `id`, `project_id`, `name`, `enabled`, `trigger`, `context_steps`, `prompt_template`, `llm_config`, `cooldown_seconds`, `max_tokens_per_run`, `created_at`, `updated_at`";
+        "/p/a.toml:2:1: unknown field `bogus`, expected one of `id`, `project_id`, `name`, `enabled`, `trigger`, `context_steps`, `prompt_template`, `llm_config`, `cooldown_seconds`, `max_tokens_per_run`, `created_at`, `updated_at`, `tools`, `shell_allow`, `max_tool_rounds`";
         "unknown top-level key names it and lists the valid ones"
     )]
     #[test_case(
@@ -969,13 +1036,58 @@ mod tests {
         "/p/a.toml:2:20: invalid value: integer `-1`, expected u64";
         "negative cooldown"
     )]
+    #[test_case(
+        "name = \"a\"\ntools = [\"shell\", \"rm\"]\n[trigger]\ntype = \"periodic\"\n",
+        "/p/a.toml:2:9: unknown tool `rm`; the tools are read_file, list_files, memory_search, create_task, http_get, notify, shell";
+        "unknown tool"
+    )]
+    #[test_case(
+        "name = \"a\"\nmax_tool_rounds = 0\n[trigger]\ntype = \"periodic\"\n",
+        "/p/a.toml:2:19: must be at least 1";
+        "no tool rounds"
+    )]
+    #[test_case(
+        "name = \"a\"\ntools = [\"shell\"]\n[trigger]\ntype = \"periodic\"\n",
+        "/p/a.toml: `tools` grants `shell` but `shell_allow` lists no program; list the programs it may run, e.g. shell_allow = [\"cargo\", \"git\"]";
+        "shell without an allowlist"
+    )]
     fn toml_errors_are_placed(text: &str, expected: &str) {
         assert_eq!(toml(text).expect_err("invalid"), expected);
     }
 
+    #[test]
+    fn tool_grants_round_trip_through_the_store_row() {
+        let a = toml(
+            "name = \"a\"\ntools = [\"shell\", \"create_task\"]\nshell_allow = [\"cargo\"]\nmax_tool_rounds = 4\n[trigger]\ntype = \"periodic\"\n",
+        )
+        .expect("valid");
+        assert_eq!(
+            a.tools.offered(),
+            [
+                "read_file",
+                "list_files",
+                "memory_search",
+                "create_task",
+                "shell"
+            ]
+        );
+        assert_eq!(a.tools.max_tool_rounds, 4);
+        let row = a.to_row();
+        assert_eq!(
+            row.tools.as_deref(),
+            Some(
+                r#"{"tools":["shell","create_task"],"shell_allow":["cargo"],"max_tool_rounds":4}"#
+            )
+        );
+        assert_eq!(Automation::from_row(row).expect("reads back"), a);
+        // The defaults are not stored.
+        let plain = toml("name = \"b\"\n[trigger]\ntype = \"periodic\"\n").expect("valid");
+        assert_eq!(plain.to_row().tools, None);
+    }
+
     #[test_case(
         "{\"name\": \"a\",\n \"trigger\": {\"type\": \"periodic\"},\n \"extra\": 1}",
-        "/p/a.json:3:8: unknown field `extra`, expected one of `id`, `project_id`, `name`, `enabled`, `trigger`, `context_steps`, `prompt_template`, `llm_config`, `cooldown_seconds`, `max_tokens_per_run`, `created_at`, `updated_at`";
+        "/p/a.json:3:8: unknown field `extra`, expected one of `id`, `project_id`, `name`, `enabled`, `trigger`, `context_steps`, `prompt_template`, `llm_config`, `cooldown_seconds`, `max_tokens_per_run`, `created_at`, `updated_at`, `tools`, `shell_allow`, `max_tool_rounds`";
         "unknown key"
     )]
     #[test_case(

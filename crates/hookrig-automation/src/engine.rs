@@ -22,6 +22,7 @@ use tokio::task::JoinHandle;
 use crate::definition::{Automation, Trigger, parse_cron};
 use crate::errors::AutomationError;
 use crate::llm::estimate_tokens;
+use crate::tools::{Action, ActionLog};
 use crate::{skip, template};
 
 /// A boxed future, for the dyn-compatible traits the engine calls out through.
@@ -43,11 +44,23 @@ pub trait StepRunner: Send + Sync {
 /// Asks an LLM. Dropping the future must stop the request (or the CLI provider).
 pub trait LlmBackend: Send + Sync {
     /// The reply to `prompt` with `automation.llm_config` applied, or why there is none.
+    /// The tools the model calls on the way (those `automation.tools` grants) are
+    /// called through `actions`, which records them.
     fn complete<'a>(
         &'a self,
         automation: &'a Automation,
         prompt: &'a str,
-    ) -> BoxFuture<'a, Result<String, String>>;
+        actions: &'a ActionLog,
+    ) -> BoxFuture<'a, Result<Answered, String>>;
+}
+
+/// What the LLM answered at the end of a run's loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answered {
+    /// The final reply.
+    pub text: String,
+    /// The estimated tokens of the whole loop (what `tokens_used` records).
+    pub tokens: u64,
 }
 
 /// A phase of a run, as notifiers report it.
@@ -73,6 +86,11 @@ pub enum RunPhase<'a> {
     Failed {
         /// Why.
         error: &'a str,
+    },
+    /// The model called a tool: the tools called so far, in order.
+    Tools {
+        /// Their names.
+        chain: &'a [String],
     },
 }
 
@@ -710,9 +728,31 @@ enum Outcome {
     },
 }
 
+/// The log of the tool calls of the run `run_id`: each call, as it ends, is written
+/// into the run's row (so that `auto runs --follow` sees it) and told to the observer.
+fn action_log(inner: &Arc<Inner>, automation: &Automation, run_id: &str) -> ActionLog {
+    let inner = Arc::clone(inner);
+    let automation = automation.clone();
+    let run_id = run_id.to_owned();
+    ActionLog::watched(Arc::new(move |actions: &[Action]| {
+        let recorded = serde_json::to_value(actions).expect("actions serialize");
+        if let Err(err) = inner
+            .lock_store()
+            .automation_runs()
+            .set_actions(&run_id, &recorded)
+        {
+            tracing::error!(automation = %automation.id, error = %err, "cannot record a tool call");
+        }
+        if let Some(observer) = &inner.wiring.observer {
+            let chain: Vec<String> = actions.iter().map(|a| a.name.clone()).collect();
+            observer.phase(&automation, RunPhase::Tools { chain: &chain });
+        }
+    }))
+}
+
 /// One run, from the `running` row to its terminal status; returns the final record.
 async fn execute(
-    inner: &Inner,
+    inner: &Arc<Inner>,
     automation: &Automation,
     trigger_reason: String,
     event: Option<Value>,
@@ -747,9 +787,10 @@ async fn execute(
         trigger_reason: &row.trigger_reason,
     });
 
-    // The step results are kept outside the timed part, so that a run that times out
-    // while asking the LLM still records what it gathered.
+    // The step results and the tool calls are kept outside the timed part, so that a
+    // run that times out while asking the LLM still records what it gathered and did.
     let gathered: Mutex<Option<Vec<Value>>> = Mutex::new(None);
+    let actions = action_log(inner, automation, &row.id);
     let timeout = inner.settings.run_timeout;
     let outcome = match tokio::time::timeout(
         timeout,
@@ -759,6 +800,7 @@ async fn execute(
             &row.trigger_reason,
             row.event_data.as_ref(),
             &gathered,
+            &actions,
         ),
     )
     .await
@@ -774,6 +816,10 @@ async fn execute(
         .unwrap_or_else(PoisonError::into_inner)
         .unwrap_or_default();
     row.context_results = Some(Value::Array(results));
+    let actions = actions.actions();
+    if !actions.is_empty() {
+        row.actions_taken = Some(serde_json::to_value(actions).expect("actions serialize"));
+    }
     match outcome {
         Outcome::Skipped(reason) => {
             row.status = RunStatus::Skipped;
@@ -815,6 +861,7 @@ async fn pipeline(
     trigger_reason: &str,
     event: Option<&Value>,
     gathered: &Mutex<Option<Vec<Value>>>,
+    actions: &ActionLog,
 ) -> Outcome {
     let results = inner.wiring.steps.run_steps(automation, event).await;
     let reason = skip::skip_reason(&automation.context_steps, &results);
@@ -843,11 +890,16 @@ async fn pipeline(
             prompt: Some(prompt),
         };
     }
-    match inner.wiring.llm.complete(automation, &prompt).await {
-        Ok(response) => Outcome::Completed {
-            tokens: estimate_tokens(&prompt, &response),
+    match inner
+        .wiring
+        .llm
+        .complete(automation, &prompt, actions)
+        .await
+    {
+        Ok(answered) => Outcome::Completed {
+            tokens: answered.tokens,
             prompt: Some(prompt),
-            response: Some(response),
+            response: Some(answered.text),
         },
         Err(error) => Outcome::Failed {
             prompt: Some(prompt),

@@ -40,6 +40,31 @@ enum Reply {
     Answer,
     Fail,
     Hang,
+    /// Calls `echo` twice, then `nope` (not a tool), then answers.
+    UseTools,
+    /// Calls `echo` once, then hangs.
+    ToolThenHang,
+}
+
+/// One tool, `echo`, answering its arguments.
+struct Echo;
+
+impl crate::tools::Toolbox for Echo {
+    fn specs(&self) -> Vec<crate::tools::ToolSpec> {
+        vec![crate::tools::ToolSpec {
+            name: "echo",
+            description: "echoes",
+            schema: json!({"type": "object"}),
+        }]
+    }
+
+    fn call<'a>(
+        &'a self,
+        _: &'a str,
+        arguments: &'a Value,
+    ) -> BoxFuture<'a, Result<Value, String>> {
+        Box::pin(async move { Ok(arguments.clone()) })
+    }
 }
 
 struct ScriptedLlm {
@@ -52,17 +77,33 @@ impl LlmBackend for ScriptedLlm {
         &'a self,
         _automation: &'a Automation,
         prompt: &'a str,
-    ) -> BoxFuture<'a, Result<String, String>> {
+        actions: &'a ActionLog,
+    ) -> BoxFuture<'a, Result<Answered, String>> {
         self.prompts
             .lock()
             .expect("not poisoned")
             .push(prompt.to_owned());
         let reply = self.reply;
+        let answered = |text: &str| Answered {
+            text: text.to_owned(),
+            tokens: estimate_tokens(prompt, text),
+        };
         Box::pin(async move {
             match reply {
-                Reply::Answer => Ok("all good".to_owned()),
+                Reply::Answer => Ok(answered("all good")),
                 Reply::Fail => Err("provider said no".to_owned()),
                 Reply::Hang => std::future::pending().await,
+                Reply::UseTools => {
+                    for n in 1..=2 {
+                        let _ = actions.call(&Echo, "echo", Ok(json!({"n": n}))).await;
+                    }
+                    let _ = actions.call(&Echo, "nope", Ok(json!({}))).await;
+                    Ok(answered("used tools"))
+                }
+                Reply::ToolThenHang => {
+                    let _ = actions.call(&Echo, "echo", Ok(json!({"n": 1}))).await;
+                    std::future::pending().await
+                }
             }
         })
     }
@@ -962,4 +1003,70 @@ async fn a_second_engine_on_the_ledger_cannot_run_what_the_first_runs() {
     let _ = hanging.await;
     let record = other.fire("a").await.expect("free again");
     assert_eq!(record.status, RunStatus::Completed);
+}
+
+#[tokio::test]
+async fn tool_calls_are_recorded_in_the_run_and_told_as_they_happen() {
+    let world = World::new(Reply::UseTools, EngineSettings::default());
+    world.add(&event_automation("a", "e", ""));
+    let run = world.engine.fire("a").await.expect("fired");
+    assert_eq!(run.status, RunStatus::Completed);
+    let actions = run.actions_taken.clone().expect("recorded");
+    let calls: Vec<(String, Value, Value)> = actions
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|a| {
+            (
+                a["name"].as_str().expect("a name").to_owned(),
+                a["result"].clone(),
+                a["error"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("echo".to_owned(), json!({"n": 1}), Value::Null),
+            ("echo".to_owned(), json!({"n": 2}), Value::Null),
+            (
+                "nope".to_owned(),
+                Value::Null,
+                json!("tool `nope` is not granted to this automation; it may call echo")
+            ),
+        ]
+    );
+    // The stored row says the same.
+    let stored = world.runs(Some("a"))[0].actions_taken.clone().expect("stored");
+    assert_eq!(stored.pointer("/2/error"), actions.pointer("/2/error"));
+    assert_eq!(stored.as_array().map(Vec::len), Some(3));
+    let phases = world.phases.0.lock().expect("not poisoned").clone();
+    let tools: Vec<&String> = phases.iter().filter(|p| p.contains("Tools")).collect();
+    assert_eq!(tools.len(), 3, "{phases:?}");
+    assert!(
+        tools[2].contains(r#"chain: ["echo", "echo", "nope"]"#),
+        "{phases:?}"
+    );
+    assert!(
+        phases.last().is_some_and(|p| p.contains("Completed")),
+        "{phases:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_run_that_times_out_in_its_tool_loop_keeps_its_tool_calls() {
+    let settings = EngineSettings {
+        run_timeout: Duration::from_millis(300),
+        ..EngineSettings::default()
+    };
+    let world = World::new(Reply::ToolThenHang, settings);
+    world.add(&event_automation("a", "e", ""));
+    let run = world.engine.fire("a").await.expect("fired");
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(
+        run.actions_taken
+            .as_ref()
+            .and_then(|a| a.pointer("/0/name")),
+        Some(&json!("echo"))
+    );
 }

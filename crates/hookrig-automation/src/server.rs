@@ -160,6 +160,13 @@ pub enum Notice {
         /// Why.
         error: String,
     },
+    /// A run's LLM called a tool (one notice per call, as it ends).
+    RunTool {
+        /// The automation.
+        id: String,
+        /// The tools called so far, the last one just now.
+        chain: Vec<String>,
+    },
     /// A `memory.upsert` event without content.
     MemoryWithoutContent,
     /// Something went wrong; the server goes on.
@@ -207,6 +214,11 @@ impl fmt::Display for Notice {
             Notice::RunCompleted { id } => write!(f, "run of `{id}` completed"),
             Notice::RunSkipped { id, reason } => write!(f, "run of `{id}` skipped: {reason}"),
             Notice::RunFailed { id, error } => write!(f, "run of `{id}` failed: {error}"),
+            Notice::RunTool { id, chain } => write!(
+                f,
+                "run of `{id}` called {}",
+                crate::notifier::tool_chain(chain)
+            ),
             Notice::MemoryWithoutContent => {
                 f.write_str("memory.upsert without a `content` string: nothing stored")
             }
@@ -414,6 +426,10 @@ impl RunObserver for Progress {
             RunPhase::Failed { error } => Notice::RunFailed {
                 id,
                 error: error.to_string(),
+            },
+            RunPhase::Tools { chain } => Notice::RunTool {
+                id,
+                chain: chain.to_vec(),
             },
         });
     }

@@ -22,11 +22,14 @@ use serde_json::Value;
 
 use crate::definition::{Automation, Trigger};
 use crate::engine::{
-    BoxFuture, EngineSettings, LlmBackend, RunObserver, RunPhase, StepRunner, Wiring, system_clock,
+    Answered, BoxFuture, EngineSettings, LlmBackend, RunObserver, RunPhase, StepRunner, Wiring,
+    system_clock,
 };
 use crate::llm::Llm;
 use crate::notifier::{Notifiers, Phase};
 use crate::steps::{self, EmbeddingsEndpoint, MemoryOptions, StepEnv};
+use crate::tool_loop::Limits;
+use crate::tools::{ActionLog, BuiltinTools, ToolEnv};
 use crate::watch::{FILE_CHANGED, FOLDER_CHANGED, WatchKind, WatchRule};
 
 /// The engine's settings from `[automation]` of `config`.
@@ -117,17 +120,20 @@ pub fn wiring(
     notifiers: Notifiers,
     progress: Option<Arc<dyn RunObserver>>,
 ) -> Wiring {
+    let steps = Arc::new(Steps {
+        config: config.clone(),
+        default_root: default_root.to_owned(),
+        store_path: store_path.to_owned(),
+    });
     Wiring {
-        steps: Arc::new(Steps {
-            config: config.clone(),
-            default_root: default_root.to_owned(),
-            store_path: store_path.to_owned(),
-        }),
+        steps: Arc::clone(&steps) as Arc<dyn StepRunner>,
         llm: Arc::new(Providers {
             config: config.clone(),
             default_root: default_root.to_owned(),
             groups: groups.clone(),
             by_workspace: Mutex::new(HashMap::new()),
+            steps,
+            notifiers: notifiers.clone(),
         }),
         observer: Some(Arc::new(Notify {
             notifiers,
@@ -185,12 +191,15 @@ impl StepRunner for Steps {
     }
 }
 
-/// [`LlmBackend`] over [`Llm`]: one per workspace, since CLI providers run in it.
+/// [`LlmBackend`] over [`Llm`]: one per workspace, since CLI providers run in it; the
+/// model's tools are [`BuiltinTools`] in the automation's workspace.
 struct Providers {
     config: ConfigToml,
     default_root: PathBuf,
     groups: ProcessGroups,
     by_workspace: Mutex<HashMap<PathBuf, Arc<Llm>>>,
+    steps: Arc<Steps>,
+    notifiers: Notifiers,
 }
 
 impl Providers {
@@ -211,15 +220,31 @@ impl LlmBackend for Providers {
         &'a self,
         automation: &'a Automation,
         prompt: &'a str,
-    ) -> BoxFuture<'a, Result<String, String>> {
+        actions: &'a ActionLog,
+    ) -> BoxFuture<'a, Result<Answered, String>> {
         let llm = self.llm(automation);
+        let tools = BuiltinTools::new(
+            ToolEnv {
+                steps: self.steps.env(automation, None),
+                automation_name: automation.name.clone(),
+                notifiers: Some(self.notifiers.clone()),
+            },
+            automation.tools.clone(),
+        );
+        let limits = Limits {
+            max_rounds: automation.tools.max_tool_rounds,
+            max_tokens: automation.max_tokens_per_run,
+        };
         Box::pin(async move {
             let resolved = llm
                 .resolve(automation.llm_config.as_ref())
                 .map_err(|e| e.to_string())?;
-            llm.complete(prompt, &resolved)
+            llm.converse(prompt, &resolved, &tools, limits, actions)
                 .await
-                .map(|reply| reply.text)
+                .map(|reply| Answered {
+                    text: reply.text,
+                    tokens: reply.tokens_estimate,
+                })
                 .map_err(|e| e.to_string())
         })
     }
@@ -254,6 +279,9 @@ pub fn notifier_phase(phase: RunPhase<'_>) -> Phase {
         },
         RunPhase::Failed { error } => Phase::Failed {
             error: error.to_owned(),
+        },
+        RunPhase::Tools { chain } => Phase::Tools {
+            chain: chain.to_vec(),
         },
     }
 }

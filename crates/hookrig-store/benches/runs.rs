@@ -30,6 +30,7 @@ fn automation() -> AutomationRow {
         created_at: 0.0,
         updated_at: 0.0,
         held: None,
+        tools: None,
     }
 }
 

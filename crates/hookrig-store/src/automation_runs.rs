@@ -108,8 +108,9 @@ pub struct AutomationRun {
     pub prompt_sent: Option<String>,
     /// The LLM's reply, or the error of a failed run.
     pub llm_response: Option<String>,
-    /// Reserved for a record of what a run did; not written.
-    pub actions_taken: Option<String>,
+    /// The tool calls of the run's LLM, a JSON array of `{name, arguments, result or
+    /// error, duration_ms}`, oldest first; `None` when it called none.
+    pub actions_taken: Option<Value>,
     /// Why the LLM was skipped.
     pub skipped_reason: Option<String>,
     /// Estimated tokens.
@@ -160,6 +161,27 @@ impl<'s> AutomationRuns<'s> {
             })
             .map(drop)
             .map_err(self.store.fail("record an automation run"))
+    }
+
+    /// Writes the tool calls of the run `id` so far (a JSON array), while it runs, so
+    /// that `hookrig auto runs --follow` shows each call as it ends. An unknown id is
+    /// [`StoreError::UnknownRunId`].
+    pub fn set_actions(&self, id: &str, actions: &Value) -> Result<(), StoreError> {
+        let changed = self
+            .store
+            .conn()
+            .prepare_cached("UPDATE automation_runs SET actions_taken = ?2 WHERE id = ?1")
+            .and_then(|mut stmt| stmt.execute(params![id, actions.to_string()]))
+            .map_err(
+                self.store
+                    .fail("record the tool calls of an automation run"),
+            )?;
+        if changed == 0 {
+            return Err(StoreError::UnknownRunId {
+                run_id: id.to_owned(),
+            });
+        }
+        Ok(())
     }
 
     /// Rewrites the run `run.id` with every field of `run`. An unknown id is
@@ -287,18 +309,20 @@ impl<'s> AutomationRuns<'s> {
     }
 }
 
-/// `event_data` and `context_results` as the JSON text their columns hold.
-fn json_columns(run: &AutomationRun) -> [Option<String>; 2] {
+/// `event_data`, `context_results` and `actions_taken` as the JSON text their columns
+/// hold.
+fn json_columns(run: &AutomationRun) -> [Option<String>; 3] {
     [
         run.event_data.as_ref().map(Value::to_string),
         run.context_results.as_ref().map(Value::to_string),
+        run.actions_taken.as_ref().map(Value::to_string),
     ]
 }
 
 /// The columns of `run` in the order the statements number them, `json` being its
 /// [`json_columns`].
-fn run_params<'a>(run: &'a AutomationRun, json: &'a [Option<String>; 2]) -> [&'a dyn ToSql; 14] {
-    let [event_data, context_results] = json;
+fn run_params<'a>(run: &'a AutomationRun, json: &'a [Option<String>; 3]) -> [&'a dyn ToSql; 14] {
+    let [event_data, context_results, actions_taken] = json;
     [
         &run.id,
         &run.automation_id,
@@ -309,7 +333,7 @@ fn run_params<'a>(run: &'a AutomationRun, json: &'a [Option<String>; 2]) -> [&'a
         context_results,
         &run.prompt_sent,
         &run.llm_response,
-        &run.actions_taken,
+        actions_taken,
         &run.skipped_reason,
         &run.tokens_used,
         &run.started_at,
@@ -328,7 +352,7 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<AutomationRun> {
         context_results: json_value(row.get(6)?),
         prompt_sent: row.get(7)?,
         llm_response: row.get(8)?,
-        actions_taken: row.get(9)?,
+        actions_taken: json_value(row.get(9)?),
         skipped_reason: row.get(10)?,
         tokens_used: row.get(11)?,
         started_at: row.get(12)?,
@@ -586,6 +610,22 @@ mod tests {
             store.automation_runs().get("r1").expect("read"),
             Some(with_data)
         );
+
+        let calls = json!([{"name": "read_file", "arguments": {"path": "a"}, "error": "gone", "duration_ms": 1.5}]);
+        store
+            .automation_runs()
+            .set_actions("r1", &calls)
+            .expect("tool calls");
+        let stored = store
+            .automation_runs()
+            .get("r1")
+            .expect("read")
+            .expect("present");
+        assert_eq!(stored.actions_taken, Some(calls));
+        assert!(matches!(
+            store.automation_runs().set_actions("nope", &json!([])),
+            Err(StoreError::UnknownRunId { .. })
+        ));
 
         store
             .automation_runs()

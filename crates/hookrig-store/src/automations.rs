@@ -43,11 +43,14 @@ pub struct AutomationRow {
     /// Why the engine does not run it for now (its project file changed since it was
     /// trusted); `None` when it may run. Storing the automation again clears it.
     pub held: Option<String>,
+    /// The tools granted beyond the read-only ones, a JSON object; `None` for the
+    /// defaults.
+    pub tools: Option<String>,
 }
 
 const SELECT_AUTOMATION: &str = "
     SELECT id, project_id, name, enabled, trigger, context_steps, prompt_template, llm_config,
-           cooldown_seconds, max_tokens_per_run, source, created_at, updated_at, held
+           cooldown_seconds, max_tokens_per_run, source, created_at, updated_at, held, tools
     FROM automations";
 
 /// The `automations` table of a [`Store`].
@@ -69,8 +72,8 @@ impl<'s> Automations<'s> {
             .execute(
                 "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
                      prompt_template, llm_config, cooldown_seconds, max_tokens_per_run, source,
-                     created_at, updated_at, held)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                     created_at, updated_at, held, tools)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
                  ON CONFLICT (id) DO UPDATE SET
                      project_id = excluded.project_id, name = excluded.name,
                      enabled = excluded.enabled, trigger = excluded.trigger,
@@ -80,7 +83,7 @@ impl<'s> Automations<'s> {
                      cooldown_seconds = excluded.cooldown_seconds,
                      max_tokens_per_run = excluded.max_tokens_per_run,
                      source = excluded.source, updated_at = excluded.updated_at,
-                     held = excluded.held",
+                     held = excluded.held, tools = excluded.tools",
                 params![
                     row.id,
                     row.project_id,
@@ -95,7 +98,8 @@ impl<'s> Automations<'s> {
                     row.source,
                     row.created_at,
                     row.updated_at,
-                    row.held
+                    row.held,
+                    row.tools
                 ],
             )
             .map_err(self.store.fail("store an automation"))?;
@@ -197,6 +201,7 @@ fn automation_from_row(row: &Row<'_>) -> rusqlite::Result<AutomationRow> {
         created_at: row.get(11)?,
         updated_at: row.get(12)?,
         held: row.get(13)?,
+        tools: row.get(14)?,
     })
 }
 
@@ -230,6 +235,7 @@ pub(crate) mod tests {
             created_at: at,
             updated_at: at,
             held: None,
+            tools: None,
         }
     }
 

@@ -169,7 +169,7 @@ mod tests {
                     ('t6', 'p', 'Done two', 'd6', 100, 'completed', 'ok 2', NULL, 6.0, 30.0);
                  INSERT INTO automations VALUES
                     ('a1', 'p', 'Nightly docs', 1, '{}', '[]', '', NULL, 3600, NULL, NULL, 1.0, 1.0,
-                        NULL);
+                        NULL, NULL);
                  INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason,
                     status, skipped_reason, tokens_used, started_at, completed_at) VALUES
                     ('r1', 'a1', 'p', 'periodic', 'completed', NULL, 42, 100.0, 101.5),

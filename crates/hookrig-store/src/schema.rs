@@ -249,6 +249,14 @@ const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE emits ADD COLUMN by_engine INTEGER NOT NULL DEFAULT 0;
     ",
+    // Version 10: the tools an automation's LLM may call beyond the read-only ones
+    // (`tools`, `shell_allow`, `max_tool_rounds` of its definition, a JSON object); NULL
+    // for the defaults, and for every automation stored before this step.
+    // `automation_runs.actions_taken` (there since version 1, never written before)
+    // now holds the run's tool calls, a JSON array.
+    "
+    ALTER TABLE automations ADD COLUMN tools TEXT;
+    ",
 ];
 
 /// The schema version this build writes and reads.
@@ -439,7 +447,7 @@ mod tests {
         assert_eq!(plugins, 1);
         conn.execute_batch(
             "INSERT INTO automations VALUES ('a', 'p', 'A', 1, '{}', '[]', '', NULL, 3600, NULL,
-                NULL, 1.0, 1.0, NULL);
+                NULL, 1.0, 1.0, NULL, NULL);
              INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason, status,
                 started_at) VALUES ('r', 'a', 'p', 'manual', 'running', 1.0);
              INSERT INTO tasks (id, project_id, title, description, created_at, updated_at)
