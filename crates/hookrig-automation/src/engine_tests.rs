@@ -1037,7 +1037,10 @@ async fn tool_calls_are_recorded_in_the_run_and_told_as_they_happen() {
         ]
     );
     // The stored row says the same.
-    let stored = world.runs(Some("a"))[0].actions_taken.clone().expect("stored");
+    let stored = world.runs(Some("a"))[0]
+        .actions_taken
+        .clone()
+        .expect("stored");
     assert_eq!(stored.pointer("/2/error"), actions.pointer("/2/error"));
     assert_eq!(stored.as_array().map(Vec::len), Some(3));
     let phases = world.phases.0.lock().expect("not poisoned").clone();

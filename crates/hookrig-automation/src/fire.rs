@@ -116,13 +116,27 @@ async fn in_process(
     Ok(Some(fired?))
 }
 
-/// Hands `show` the runs of the store (of the automation `id`, or all) as they start and
-/// as their status changes, oldest first, until SIGINT or SIGTERM, or until `show`
-/// breaks. Runs that ended before it started are not shown.
+/// A run that started, changed status or made tool calls since the last look.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Followed {
+    /// The run as it is now.
+    pub run: AutomationRun,
+    /// Whether it is new or its status changed (else only tool calls were added).
+    pub status_changed: bool,
+    /// How many of its tool calls (`actions_taken`) were shown before: the ones after
+    /// are new.
+    pub calls_shown: usize,
+}
+
+/// Hands `show` the runs of the store (of the automation `id`, or all) as they start, as
+/// their status changes and as their LLM calls tools, oldest first, until SIGINT or
+/// SIGTERM, or until `show` breaks. Runs that ended before it started are not shown;
+/// every run that starts after is, even one that ended between two looks, and so is
+/// every tool call, however many came between two looks.
 pub fn follow_runs(
     store: &Store,
     id: Option<&str>,
-    show: &mut dyn FnMut(&[AutomationRun]) -> ControlFlow<()>,
+    show: &mut dyn FnMut(&[Followed]) -> ControlFlow<()>,
 ) -> Result<(), AutomationError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -151,28 +165,40 @@ pub fn follow_runs(
     })
 }
 
-/// The runs seen on the previous look, to tell which are new or changed.
+/// The runs seen on the previous look (status and tool calls), to tell which are new
+/// or changed.
 #[derive(Debug, Default)]
 struct Changes {
-    seen: HashMap<String, RunStatus>,
+    seen: HashMap<String, (RunStatus, usize)>,
     /// Whether a look happened: on the first, only running runs are news.
     looked: bool,
 }
 
 impl Changes {
-    /// The runs of `newest_first` that started or changed status since the last look,
-    /// oldest first.
-    fn of(&mut self, newest_first: Vec<AutomationRun>) -> Vec<AutomationRun> {
+    /// The runs of `newest_first` that started, changed status or called tools since the
+    /// last look, oldest first.
+    fn of(&mut self, newest_first: Vec<AutomationRun>) -> Vec<Followed> {
         let mut now_seen = HashMap::with_capacity(newest_first.len());
         let mut changed = Vec::new();
         for run in newest_first.into_iter().rev() {
-            let show = match self.seen.get(&run.id) {
-                Some(status) => *status != run.status,
-                None => self.looked || run.status == RunStatus::Running,
+            let calls = run
+                .actions_taken
+                .as_ref()
+                .and_then(serde_json::Value::as_array)
+                .map_or(0, Vec::len);
+            let before = self.seen.get(&run.id).copied();
+            let shown = match before {
+                Some((status, calls_before)) => (status != run.status || calls_before < calls)
+                    .then_some((status != run.status, calls_before)),
+                None => (self.looked || run.status == RunStatus::Running).then_some((true, 0)),
             };
-            now_seen.insert(run.id.clone(), run.status);
-            if show {
-                changed.push(run);
+            now_seen.insert(run.id.clone(), (run.status, calls));
+            if let Some((status_changed, calls_shown)) = shown {
+                changed.push(Followed {
+                    run,
+                    status_changed,
+                    calls_shown,
+                });
             }
         }
         self.seen = now_seen;
@@ -204,6 +230,10 @@ mod tests {
         }
     }
 
+    fn ids(followed: &[Followed]) -> Vec<&str> {
+        followed.iter().map(|f| f.run.id.as_str()).collect()
+    }
+
     #[test]
     fn follow_shows_running_runs_first_then_every_new_run_and_status_change() {
         let mut changes = Changes::default();
@@ -211,19 +241,33 @@ mod tests {
             run("b", RunStatus::Running),
             run("a", RunStatus::Completed),
         ]);
-        assert_eq!(
-            first.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
-            ["b"]
-        );
+        assert_eq!(ids(&first), ["b"]);
         let next = changes.of(vec![
             run("c", RunStatus::Completed),
             run("b", RunStatus::Completed),
             run("a", RunStatus::Completed),
         ]);
-        assert_eq!(
-            next.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
-            ["b", "c"]
-        );
+        // guards: a run that started and ended between two looks is still shown.
+        assert_eq!(ids(&next), ["b", "c"]);
         assert!(changes.of(vec![run("c", RunStatus::Completed)]).is_empty());
+    }
+
+    #[test]
+    fn follow_shows_every_tool_call_added_between_two_looks() {
+        let mut changes = Changes::default();
+        let calls = |n: usize| {
+            let mut r = run("r", RunStatus::Running);
+            r.actions_taken = Some(serde_json::Value::Array(
+                (0..n)
+                    .map(|i| serde_json::json!({"name": format!("t{i}")}))
+                    .collect(),
+            ));
+            r
+        };
+        let first = changes.of(vec![calls(1)]);
+        assert_eq!((first[0].status_changed, first[0].calls_shown), (true, 0));
+        let next = changes.of(vec![calls(3)]);
+        assert_eq!((next[0].status_changed, next[0].calls_shown), (false, 1));
+        assert!(changes.of(vec![calls(3)]).is_empty());
     }
 }

@@ -45,5 +45,5 @@ pub use crate::engine::{
     Engine, EngineSettings, FireError, LlmBackend, RunObserver, RunPhase, StepRunner, Wiring,
 };
 pub use crate::errors::AutomationError;
-pub use crate::fire::{fire, follow_runs};
+pub use crate::fire::{Followed, fire, follow_runs};
 pub use crate::server::{Notice, NoticeSink, Server, ServerOptions};

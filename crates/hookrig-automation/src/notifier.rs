@@ -354,6 +354,8 @@ fn build_client() -> Result<reqwest::Client, String> {
 mod tests {
     use test_case::test_case;
 
+    use serde_json::Value;
+
     use super::*;
     use hookrig_test_support::{HttpStub, Reply, Request};
 
@@ -517,6 +519,80 @@ mod tests {
             started.elapsed() < Duration::from_secs(5),
             "drain not bounded"
         );
+    }
+
+    #[tokio::test]
+    async fn tool_calls_are_coalesced_and_posted_before_the_end_of_the_run() {
+        let stub = HttpStub::replying(Reply::json(204, ""));
+        // A window longer than the test: the chain is posted only because the run ends.
+        let notifiers = Notifiers::coalescing(
+            vec![target(NotifierKind::Discord, stub.url(), None)],
+            Duration::from_secs(600),
+        );
+        notifiers.send(
+            "docs",
+            Phase::Started {
+                trigger_reason: "manual".into(),
+            },
+        );
+        let mut chain = Vec::new();
+        for tool in ["read_file", "list_files", "create_task"] {
+            chain.push(tool.to_owned());
+            notifiers.send(
+                "docs",
+                Phase::Tools {
+                    chain: chain.clone(),
+                },
+            );
+        }
+        notifiers.send(
+            "docs",
+            Phase::Completed {
+                response: "Filed a task.".into(),
+            },
+        );
+        notifiers.drain(Duration::from_secs(5)).await;
+        let contents: Vec<Value> = stub
+            .requests()
+            .iter()
+            .map(|r| r.json()["content"].clone())
+            .collect();
+        assert_eq!(
+            contents,
+            [
+                json!("🪝 Hook **docs** is running (trigger: `manual`)."),
+                json!("🪝 Hook **docs** 🔧 `read_file` → `list_files` → `create_task`"),
+                json!("🪝 Hook **docs** completed.\nFiled a task."),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_window_that_ends_posts_the_chain_so_far() {
+        let stub = HttpStub::replying(Reply::json(204, ""));
+        let notifiers = Notifiers::coalescing(
+            vec![target(NotifierKind::Slack, stub.url(), Some(&["tools"]))],
+            Duration::from_millis(10),
+        );
+        notifiers.send(
+            "a",
+            Phase::Tools {
+                chain: vec!["read_file".into()],
+            },
+        );
+        // The timer runs on this runtime: wait without blocking it.
+        for _ in 0..1000 {
+            if stub.count() > 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(
+            stub.requests()[0].json(),
+            json!({"text": "🪝 Hook **a** 🔧 `read_file`"})
+        );
+        notifiers.drain(Duration::from_secs(5)).await;
+        assert_eq!(stub.count(), 1, "posted once");
     }
 
     #[test]

@@ -162,15 +162,19 @@ pub(crate) fn fire(scope: &Scope, id: &str, json: bool) -> Result<u8, ExpectedEr
 /// until SIGINT or SIGTERM, or until the reader goes away.
 fn follow(store: &Store, id: Option<&str>, json: bool) -> Result<u8, ExpectedError> {
     let mut failed = None;
-    hookrig_automation::follow_runs(store, id, &mut |runs| {
+    hookrig_automation::follow_runs(store, id, &mut |changes| {
         let mut text = String::new();
-        for run in runs {
+        for change in changes {
+            let run = &change.run;
             if json {
                 text.push_str(&serde_json::to_string(run).expect("a run record serializes"));
                 text.push('\n');
-            } else {
+                continue;
+            }
+            if change.status_changed {
                 text.push_str(&runs_table(std::slice::from_ref(run)));
             }
+            text.push_str(&tool_calls(run, change.calls_shown));
         }
         match crate::output::write(text.as_bytes()) {
             Ok(true) => ControlFlow::Continue(()),
@@ -225,6 +229,15 @@ fn details(a: &Automation) -> String {
         let _ = writeln!(text, "max tokens per run: {max}");
     }
     let _ = writeln!(text, "context steps: {}", a.context_steps.len());
+    let _ = writeln!(
+        text,
+        "tools: {} (at most {} rounds)",
+        a.tools.offered().join(", "),
+        a.tools.max_tool_rounds
+    );
+    if !a.tools.shell_allow.is_empty() {
+        let _ = writeln!(text, "shell may run: {}", a.tools.shell_allow.join(", "));
+    }
     if let Some(source) = &a.source {
         let _ = writeln!(text, "source: {source}");
     }
@@ -243,6 +256,14 @@ fn runs_table(runs: &[AutomationRun]) -> String {
             "{}\t{}\t{}\t{}\t{} tokens",
             r.id, r.automation_id, r.status, r.trigger_reason, r.tokens_used
         );
+        let calls = calls_of(r).len();
+        if calls > 0 {
+            let _ = write!(
+                text,
+                "\t{calls} tool call{}",
+                if calls == 1 { "" } else { "s" }
+            );
+        }
         // Why a run (or an event not run) was skipped, on its line.
         match &r.skipped_reason {
             Some(reason) => {
@@ -262,8 +283,40 @@ fn run_details(r: &AutomationRun) -> String {
     if let Some(reason) = &r.skipped_reason {
         let _ = writeln!(text, "skipped: {reason}");
     }
+    text.push_str(&tool_calls(r, 0));
     if let Some(response) = &r.llm_response {
         let _ = writeln!(text, "{response}");
+    }
+    text
+}
+
+/// The tool calls of a run (`actions_taken`), empty when it made none.
+fn calls_of(r: &AutomationRun) -> &[serde_json::Value] {
+    r.actions_taken
+        .as_ref()
+        .and_then(serde_json::Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// One line per tool call of `r` from the `from`-th on: its number, the tool, its
+/// arguments, how it ended and how long it took.
+fn tool_calls(r: &AutomationRun, from: usize) -> String {
+    let mut text = String::new();
+    for (n, call) in calls_of(r).iter().enumerate().skip(from) {
+        let field = |key: &str| call.get(key).cloned().unwrap_or_default();
+        let ended = match call.get("error").and_then(serde_json::Value::as_str) {
+            Some(error) => format!("error: {error}"),
+            None => "ok".to_owned(),
+        };
+        let _ = writeln!(
+            text,
+            "  🔧 {} {}. {} {} → {ended} ({} ms)",
+            r.id,
+            n + 1,
+            field("name").as_str().unwrap_or("?"),
+            field("arguments"),
+            field("duration_ms"),
+        );
     }
     text
 }
