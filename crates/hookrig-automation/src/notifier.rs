@@ -527,7 +527,7 @@ mod tests {
         // A window longer than the test: the chain is posted only because the run ends.
         let notifiers = Notifiers::coalescing(
             vec![target(NotifierKind::Discord, stub.url(), None)],
-            Duration::from_secs(600),
+            Duration::from_mins(10),
         );
         notifiers.send(
             "docs",
