@@ -405,3 +405,168 @@ fn fire_without_serve_follows_the_project_file_and_its_trust() {
     trust(&["auto", "trust"]);
     assert_eq!(stdout_of(&fire_untrusted(&env)), "v2");
 }
+
+/// A stub that answers the n-th request with the n-th reply, and the last one after.
+fn scripted(replies: Vec<Value>) -> hookrig_test_support::HttpStub {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    hookrig_test_support::HttpStub::start(move |_| {
+        let n = next
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+            .min(replies.len() - 1);
+        hookrig_test_support::Reply::json(200, replies[n].to_string())
+    })
+}
+
+fn tool_calls(calls: &[(&str, Value)]) -> Value {
+    let calls: Vec<Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(n, (name, args))| {
+            serde_json::json!({"id": format!("c{n}"), "type": "function",
+                "function": {"name": name, "arguments": args.to_string()}})
+        })
+        .collect();
+    serde_json::json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": calls}}]})
+}
+
+const TOOLED: &str = r#"
+id = "tooled"
+name = "Tooled"
+prompt_template = "Look at the notes and file a task."
+tools = ["create_task"]
+max_tool_rounds = 3
+
+[trigger]
+type = "periodic"
+interval_seconds = 7200
+"#;
+
+#[test]
+fn fire_runs_the_tool_loop_records_each_call_and_posts_its_progress() {
+    let env = test_env();
+    env.write_file("notes.txt", "flaky: test_login\n");
+    let model = scripted(vec![
+        tool_calls(&[
+            ("read_file", serde_json::json!({"path": "notes.txt"})),
+            ("shell", serde_json::json!({"program": "rm"})),
+        ]),
+        tool_calls(&[(
+            "create_task",
+            serde_json::json!({"title_template": "Fix test_login", "priority": 5}),
+        )]),
+        serde_json::json!({"choices": [{"message": {"role": "assistant", "content": "Filed a task for test_login."}}]}),
+    ]);
+    let discord =
+        hookrig_test_support::HttpStub::replying(hookrig_test_support::Reply::json(204, ""));
+    let config = env.config_home().join("hookrig").join("config.toml");
+    std::fs::create_dir_all(config.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[automation.llm]
+provider = "openai"
+model = "test-model"
+base_url = "{}"
+api_key_env = "TOOLED_TEST_KEY"
+
+[[notifiers]]
+kind = "discord"
+url = "{}/api/webhooks/1/t"
+"#,
+            model.url(),
+            discord.url()
+        ),
+    )
+    .expect("write config.toml");
+    env.write_file("tooled.toml", TOOLED);
+    let project = env.project();
+    ok(
+        &env,
+        &[
+            "auto",
+            "add",
+            &project.join("tooled.toml").to_string_lossy(),
+        ],
+    );
+    let output = env
+        .command(["fire", "tooled", "--json"])
+        .env("TOOLED_TEST_KEY", "sk-test")
+        .output()
+        .expect("hookrig runs");
+    assert_eq!(
+        code(&output),
+        0,
+        "{}{}",
+        text(&output.stderr),
+        text(&output.stdout)
+    );
+    let run: Value = serde_json::from_slice(&output.stdout).expect("a run record");
+    assert_eq!(run["status"], "completed");
+    assert_eq!(run["llm_response"], "Filed a task for test_login.");
+    let calls = run["actions_taken"]
+        .as_array()
+        .expect("tool calls recorded");
+    let summary: Vec<(String, bool)> = calls
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap_or_default().to_owned(),
+                c.get("error").is_some(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("read_file".to_owned(), false),
+            ("shell".to_owned(), true),
+            ("create_task".to_owned(), false),
+        ]
+    );
+    assert_eq!(calls[0]["result"]["content"], "flaky: test_login");
+    assert_eq!(
+        calls[1]["error"],
+        "tool `shell` is not granted to this automation; it may call read_file, list_files, memory_search, create_task"
+    );
+    // The created task is in the store.
+    let task_id = calls[2]["result"]["task_id"].as_str().expect("a task id");
+    let store = hookrig_store::Store::open(&env.ledger_path()).expect("store");
+    let task = store.tasks().get(task_id).expect("read").expect("created");
+    assert_eq!((task.title.as_str(), task.priority), ("Fix test_login", 5));
+
+    // `auto runs` counts them; the text of a run lists them.
+    let runs = ok(&env, &["auto", "runs", "tooled"]);
+    assert!(runs.contains("\t3 tool calls"), "{runs}");
+
+    // The channel saw the start, the chain of calls, then the completion, in order.
+    let posted: Vec<String> = discord
+        .requests()
+        .iter()
+        .map(|r| r.json()["content"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert!(
+        posted
+            .first()
+            .is_some_and(|m| m.starts_with("🪝 Hook **Tooled** is running")),
+        "{posted:?}"
+    );
+    assert!(
+        posted
+            .last()
+            .is_some_and(|m| m.starts_with("🪝 Hook **Tooled** completed.")),
+        "{posted:?}"
+    );
+    let tools: Vec<&String> = posted[1..posted.len() - 1].iter().collect();
+    assert!(!tools.is_empty() && tools.len() <= 3, "{posted:?}");
+    assert!(
+        tools
+            .iter()
+            .all(|m| m.starts_with("🪝 Hook **Tooled** 🔧 `read_file`")),
+        "{posted:?}"
+    );
+    assert_eq!(
+        tools.last().map(|m| m.as_str()),
+        Some("🪝 Hook **Tooled** 🔧 `read_file` → `shell` → `create_task`")
+    );
+}
