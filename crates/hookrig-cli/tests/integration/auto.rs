@@ -441,6 +441,55 @@ type = "periodic"
 interval_seconds = 7200
 "#;
 
+/// `config.toml` with the OpenAI-compatible `model` and a Discord webhook at `discord`.
+fn write_llm_config(env: &TestEnv, model: &str, discord: &str) {
+    let config = env.config_home().join("hookrig").join("config.toml");
+    std::fs::create_dir_all(config.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[automation.llm]
+provider = "openai"
+model = "test-model"
+base_url = "{model}"
+api_key_env = "TOOLED_TEST_KEY"
+
+[[notifiers]]
+kind = "discord"
+url = "{discord}/api/webhooks/1/t"
+"#
+        ),
+    )
+    .expect("write config.toml");
+}
+
+/// The channel saw the start, the chain of calls (coalesced: never more messages than
+/// calls), then the completion, in order.
+fn assert_progress(posted: &[String], chain: &str) {
+    assert!(
+        posted
+            .first()
+            .is_some_and(|m| m.starts_with("🪝 Hook **Tooled** is running")),
+        "{posted:?}"
+    );
+    assert!(
+        posted
+            .last()
+            .is_some_and(|m| m.starts_with("🪝 Hook **Tooled** completed.")),
+        "{posted:?}"
+    );
+    let tools = &posted[1..posted.len() - 1];
+    assert!(!tools.is_empty() && tools.len() <= 3, "{posted:?}");
+    assert!(
+        tools
+            .iter()
+            .all(|m| m.starts_with("🪝 Hook **Tooled** 🔧 `read_file`")),
+        "{posted:?}"
+    );
+    assert_eq!(tools.last().map(String::as_str), Some(chain));
+}
+
 #[test]
 fn fire_runs_the_tool_loop_records_each_call_and_posts_its_progress() {
     let env = test_env();
@@ -458,27 +507,7 @@ fn fire_runs_the_tool_loop_records_each_call_and_posts_its_progress() {
     ]);
     let discord =
         hookrig_test_support::HttpStub::replying(hookrig_test_support::Reply::json(204, ""));
-    let config = env.config_home().join("hookrig").join("config.toml");
-    std::fs::create_dir_all(config.parent().expect("a parent")).expect("mkdir");
-    std::fs::write(
-        &config,
-        format!(
-            r#"
-[automation.llm]
-provider = "openai"
-model = "test-model"
-base_url = "{}"
-api_key_env = "TOOLED_TEST_KEY"
-
-[[notifiers]]
-kind = "discord"
-url = "{}/api/webhooks/1/t"
-"#,
-            model.url(),
-            discord.url()
-        ),
-    )
-    .expect("write config.toml");
+    write_llm_config(&env, model.url(), discord.url());
     env.write_file("tooled.toml", TOOLED);
     let project = env.project();
     ok(
@@ -539,34 +568,13 @@ url = "{}/api/webhooks/1/t"
     let runs = ok(&env, &["auto", "runs", "tooled"]);
     assert!(runs.contains("\t3 tool calls"), "{runs}");
 
-    // The channel saw the start, the chain of calls, then the completion, in order.
     let posted: Vec<String> = discord
         .requests()
         .iter()
         .map(|r| r.json()["content"].as_str().unwrap_or_default().to_owned())
         .collect();
-    assert!(
-        posted
-            .first()
-            .is_some_and(|m| m.starts_with("🪝 Hook **Tooled** is running")),
-        "{posted:?}"
-    );
-    assert!(
-        posted
-            .last()
-            .is_some_and(|m| m.starts_with("🪝 Hook **Tooled** completed.")),
-        "{posted:?}"
-    );
-    let tools: Vec<&String> = posted[1..posted.len() - 1].iter().collect();
-    assert!(!tools.is_empty() && tools.len() <= 3, "{posted:?}");
-    assert!(
-        tools
-            .iter()
-            .all(|m| m.starts_with("🪝 Hook **Tooled** 🔧 `read_file`")),
-        "{posted:?}"
-    );
-    assert_eq!(
-        tools.last().map(|m| m.as_str()),
-        Some("🪝 Hook **Tooled** 🔧 `read_file` → `shell` → `create_task`")
+    assert_progress(
+        &posted,
+        "🪝 Hook **Tooled** 🔧 `read_file` → `shell` → `create_task`",
     );
 }
