@@ -392,6 +392,7 @@ struct RawAutomation {
     #[serde(default)]
     shell_allow: Vec<Nonblank>,
     max_tool_rounds: Option<Positive>,
+    plan: Option<Nonblank>,
 }
 
 /// A name of [`TOOL_NAMES`].
@@ -527,6 +528,7 @@ pub fn parse_automation(
         tools: raw.tools.into_iter().map(|t| t.0).collect(),
         shell_allow: raw.shell_allow.into_iter().map(|p| p.0).collect(),
         max_tool_rounds: raw.max_tool_rounds.map_or(DEFAULT_MAX_TOOL_ROUNDS, |n| n.0),
+        plan: raw.plan.map(|p| p.0),
     };
     // Each field was checked where it stands; what is left is how they fit together.
     tools
@@ -956,7 +958,7 @@ mod tests {
 
     #[test_case(
         "name = \"a\"\nbogus = 1\n[trigger]\ntype = \"periodic\"\n",
-        "/p/a.toml:2:1: unknown field `bogus`, expected one of `id`, `project_id`, `name`, `enabled`, `trigger`, `context_steps`, `prompt_template`, `llm_config`, `cooldown_seconds`, `max_tokens_per_run`, `created_at`, `updated_at`, `tools`, `shell_allow`, `max_tool_rounds`";
+        "/p/a.toml:2:1: unknown field `bogus`, expected one of `id`, `project_id`, `name`, `enabled`, `trigger`, `context_steps`, `prompt_template`, `llm_config`, `cooldown_seconds`, `max_tokens_per_run`, `created_at`, `updated_at`, `tools`, `shell_allow`, `max_tool_rounds`, `plan`";
         "unknown top-level key names it and lists the valid ones"
     )]
     #[test_case(
@@ -1038,7 +1040,7 @@ mod tests {
     )]
     #[test_case(
         "name = \"a\"\ntools = [\"shell\", \"rm\"]\n[trigger]\ntype = \"periodic\"\n",
-        "/p/a.toml:2:9: unknown tool `rm`; the tools are read_file, list_files, memory_search, create_task, http_get, notify, shell";
+        "/p/a.toml:2:9: unknown tool `rm`; the tools are read_file, list_files, memory_search, plan_board, create_task, task_claim, task_complete, task_block, plan_assert, http_get, notify, shell";
         "unknown tool"
     )]
     #[test_case(
@@ -1087,7 +1089,7 @@ mod tests {
 
     #[test_case(
         "{\"name\": \"a\",\n \"trigger\": {\"type\": \"periodic\"},\n \"extra\": 1}",
-        "/p/a.json:3:8: unknown field `extra`, expected one of `id`, `project_id`, `name`, `enabled`, `trigger`, `context_steps`, `prompt_template`, `llm_config`, `cooldown_seconds`, `max_tokens_per_run`, `created_at`, `updated_at`, `tools`, `shell_allow`, `max_tool_rounds`";
+        "/p/a.json:3:8: unknown field `extra`, expected one of `id`, `project_id`, `name`, `enabled`, `trigger`, `context_steps`, `prompt_template`, `llm_config`, `cooldown_seconds`, `max_tokens_per_run`, `created_at`, `updated_at`, `tools`, `shell_allow`, `max_tool_rounds`, `plan`";
         "unknown key"
     )]
     #[test_case(

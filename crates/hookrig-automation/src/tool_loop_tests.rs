@@ -60,6 +60,7 @@ fn tools(ws: &Path, grants: ToolGrants) -> BuiltinTools {
                 memory: MemoryOptions::default(),
             },
             automation_name: "nightly".to_owned(),
+            agent: "nightly".to_owned(),
             notifiers: None,
         },
         grants,

@@ -227,6 +227,7 @@ impl LlmBackend for Providers {
             ToolEnv {
                 steps: self.steps.env(automation, None),
                 automation_name: automation.name.clone(),
+                agent: automation.id.clone(),
                 notifiers: Some(self.notifiers.clone()),
             },
             automation.tools.clone(),

@@ -33,6 +33,8 @@ pub struct ToolEnv {
     pub steps: StepEnv,
     /// The automation's name, which `notify` messages carry.
     pub automation_name: String,
+    /// The agent the plan tools act as: the automation's id.
+    pub agent: String,
     /// Where `notify` posts; `None` when the run has no notifiers.
     pub notifiers: Option<Notifiers>,
 }
@@ -83,6 +85,15 @@ impl Toolbox for BuiltinTools {
                 "create_task" => steps::create_task::run(arguments, &[], env).await,
                 "http_get" => steps::http::run(arguments).await,
                 "notify" => self.notify(arguments),
+                "plan_board" => {
+                    super::plan::board(super::plan::plan_path(env, self.grants.plan.as_deref())?)
+                        .await
+                }
+                "task_claim" | "task_complete" | "task_block" | "plan_assert" => {
+                    let plan = super::plan::plan_path(env, self.grants.plan.as_deref())?;
+                    let action = super::plan::action(name, arguments)?;
+                    super::plan::perform(env, plan, action, self.env.agent.clone()).await
+                }
                 "shell" => self.shell(arguments).await,
                 other => Err(format!("no tool `{other}`")),
             }?;
@@ -214,6 +225,29 @@ fn spec(name: &'static str) -> Option<ToolSpec> {
                 "priority": {"type": "integer", "default": 100}
             }, "required": ["title_template"]}),
         ),
+        "plan_board" => (
+            "The board of the automation's plan: each task, its state, who holds it.",
+            json!({"type": "object", "properties": {}}),
+        ),
+        "task_claim" => (
+            "Claim a ready task of the automation's plan.",
+            json!({"type": "object", "properties": {"task": {"type": "string"}}, "required": ["task"]}),
+        ),
+        "task_complete" => (
+            "Complete a task of the automation's plan.",
+            json!({"type": "object", "properties": {"task": {"type": "string"}}, "required": ["task"]}),
+        ),
+        "task_block" => (
+            "Block a task of the automation's plan, with a reason.",
+            json!({"type": "object", "properties": {
+                "task": {"type": "string"},
+                "reason": {"type": "string"}
+            }, "required": ["task"]}),
+        ),
+        "plan_assert" => (
+            "Append SPL statements to the automation's plan.",
+            json!({"type": "object", "properties": {"spl": {"type": "string"}}, "required": ["spl"]}),
+        ),
         "http_get" => (
             "GET a URL; answers the status code and the body.",
             json!({"type": "object", "properties": {
@@ -262,6 +296,7 @@ mod tests {
                     memory: MemoryOptions::default(),
                 },
                 automation_name: "a".to_owned(),
+                agent: "a".to_owned(),
                 notifiers: None,
             },
             ToolGrants {
@@ -325,6 +360,76 @@ mod tests {
                 format!("program `{program}` is not in this automation's shell_allow (printf)")
             );
         }
+    }
+
+    const PLAN: &str = "(given task-design)\n(given task-api)\n(normally r-ready-design task-design ready-design)\n(normally r-ready-api (and task-api completed-design) ready-api)\n";
+
+    #[tokio::test]
+    async fn plan_tools_act_on_the_named_plan_through_its_lifecycle() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("plan.spl"), PLAN).expect("write");
+        let mut tools = tools(
+            dir.path(),
+            &["task_claim", "task_complete", "plan_assert"],
+            &[],
+        );
+        tools.grants.plan = Some("plan.spl".to_owned());
+        let offered: Vec<&str> = tools.specs().iter().map(|s| s.name).collect();
+        assert_eq!(
+            offered,
+            [
+                "read_file",
+                "list_files",
+                "memory_search",
+                "plan_board",
+                "task_claim",
+                "task_complete",
+                "plan_assert"
+            ]
+        );
+        let claimed = tools
+            .call("task_claim", &json!({"task": "design"}))
+            .await
+            .expect("claimed");
+        assert_eq!(
+            (
+                &claimed["state_before"],
+                &claimed["state_after"],
+                &claimed["changed"]
+            ),
+            (&json!("ready"), &json!("in_progress"), &json!(true))
+        );
+        tools
+            .call("task_complete", &json!({"task": "design"}))
+            .await
+            .expect("completed");
+        let board = tools.call("plan_board", &json!({})).await.expect("a board");
+        let text = board.to_string();
+        assert!(text.contains("\"api\""), "{text}");
+        let spl = std::fs::read_to_string(dir.path().join("plan.spl")).expect("read");
+        assert!(spl.len() > PLAN.len(), "the actions were appended: {spl}");
+        let err = tools
+            .call("task_claim", &json!({"task": "nope"}))
+            .await
+            .expect_err("no such task");
+        assert!(!err.is_empty());
+        let err = tools
+            .call("plan_assert", &json!({"spl": "(given"}))
+            .await
+            .expect_err("not SPL");
+        assert!(!err.is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_automation_without_a_plan_has_no_plan_board() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let tools = tools(dir.path(), &[], &[]);
+        assert!(!tools.specs().iter().any(|s| s.name == "plan_board"));
+        let err = tools
+            .call("plan_board", &json!({}))
+            .await
+            .expect_err("refused");
+        assert_eq!(err, "tool `plan_board` is not granted to this automation");
     }
 
     #[tokio::test]

@@ -13,15 +13,23 @@ use serde::{Deserialize, Serialize};
 /// The tool rounds a run may take when its definition does not say.
 pub const DEFAULT_MAX_TOOL_ROUNDS: u32 = 10;
 
-/// The tools every automation has.
-pub const READ_ONLY: &[&str] = &["read_file", "list_files", "memory_search"];
+/// The tools every automation has (`plan_board` only when it names a plan).
+pub const READ_ONLY: &[&str] = &["read_file", "list_files", "memory_search", "plan_board"];
+
+/// The tools that act on the automation's plan, which it must name.
+pub const PLAN_TOOLS: &[&str] = &["task_claim", "task_complete", "task_block", "plan_assert"];
 
 /// Every tool there is, the read-only ones first.
 pub const TOOL_NAMES: &[&str] = &[
     "read_file",
     "list_files",
     "memory_search",
+    "plan_board",
     "create_task",
+    "task_claim",
+    "task_complete",
+    "task_block",
+    "plan_assert",
     "http_get",
     "notify",
     "shell",
@@ -39,6 +47,9 @@ pub struct ToolGrants {
     /// How many times the model may ask for tools before the run fails.
     #[serde(default = "default_rounds")]
     pub max_tool_rounds: u32,
+    /// The plan file the plan tools read and act on, relative to the workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
 }
 
 fn default_rounds() -> u32 {
@@ -51,6 +62,7 @@ impl Default for ToolGrants {
             tools: Vec::new(),
             shell_allow: Vec::new(),
             max_tool_rounds: DEFAULT_MAX_TOOL_ROUNDS,
+            plan: None,
         }
     }
 }
@@ -82,6 +94,13 @@ impl ToolGrants {
                 "`shell_allow` holds an empty program name ({blank:?})"
             ));
         }
+        if self.plan.is_none()
+            && let Some(tool) = self.tools.iter().find(|t| PLAN_TOOLS.contains(&t.as_str()))
+        {
+            return Err(format!(
+                "`tools` grants `{tool}` but the automation names no `plan`; set plan = \"PATH\" (a plan file of its workspace)"
+            ));
+        }
         if self.max_tool_rounds == 0 {
             return Err("`max_tool_rounds` must be at least 1".to_owned());
         }
@@ -95,6 +114,7 @@ impl ToolGrants {
             .iter()
             .copied()
             .filter(|name| READ_ONLY.contains(name) || self.tools.iter().any(|t| t == name))
+            .filter(|name| *name != "plan_board" || self.plan.is_some())
             .collect()
     }
 
@@ -115,6 +135,7 @@ mod tests {
             tools: tools.iter().map(|t| (*t).to_owned()).collect(),
             shell_allow: allow.iter().map(|t| (*t).to_owned()).collect(),
             max_tool_rounds: DEFAULT_MAX_TOOL_ROUNDS,
+            plan: None,
         }
     }
 
@@ -136,7 +157,8 @@ mod tests {
         );
     }
 
-    #[test_case(&["rm"], &[], "unknown tool `rm` in `tools`; the tools are read_file, list_files, memory_search, create_task, http_get, notify, shell"; "unknown")]
+    #[test_case(&["rm"], &[], "unknown tool `rm` in `tools`; the tools are read_file, list_files, memory_search, plan_board, create_task, task_claim, task_complete, task_block, plan_assert, http_get, notify, shell"; "unknown")]
+    #[test_case(&["task_claim"], &[], "`tools` grants `task_claim` but the automation names no `plan`; set plan = \"PATH\" (a plan file of its workspace)"; "plan tool without a plan")]
     #[test_case(&["shell"], &[], "`tools` grants `shell` but `shell_allow` lists no program; list the programs it may run, e.g. shell_allow = [\"cargo\", \"git\"]"; "shell without allowlist")]
     #[test_case(&[], &["git"], "`shell_allow` is set but `tools` does not grant `shell`"; "allowlist without shell")]
     #[test_case(&["shell"], &[" "], "`shell_allow` holds an empty program name (\" \")"; "blank program")]

@@ -19,9 +19,10 @@ use crate::engine::BoxFuture;
 
 pub mod builtin;
 pub mod grants;
+mod plan;
 
 pub use builtin::{BuiltinTools, ToolEnv};
-pub use grants::{DEFAULT_MAX_TOOL_ROUNDS, READ_ONLY, TOOL_NAMES, ToolGrants};
+pub use grants::{DEFAULT_MAX_TOOL_ROUNDS, PLAN_TOOLS, READ_ONLY, TOOL_NAMES, ToolGrants};
 
 /// How many characters of a tool's result are fed back to the model: a whole log or
 /// file would otherwise eat the run's token budget in one call.
