@@ -1040,7 +1040,7 @@ mod tests {
     )]
     #[test_case(
         "name = \"a\"\ntools = [\"shell\", \"rm\"]\n[trigger]\ntype = \"periodic\"\n",
-        "/p/a.toml:2:9: unknown tool `rm`; the tools are read_file, list_files, memory_search, plan_board, create_task, task_claim, task_complete, task_block, plan_assert, http_get, notify, shell";
+        "/p/a.toml:2:9: unknown tool `rm`; the tools are read_file, list_files, memory_search, plan_board, create_task, task_claim, task_complete, task_block, plan_assert, memory_upsert, http_get, emit, notify, shell";
         "unknown tool"
     )]
     #[test_case(

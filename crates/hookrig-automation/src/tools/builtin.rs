@@ -84,6 +84,8 @@ impl Toolbox for BuiltinTools {
                 "memory_search" => steps::memory_search::run(arguments, &[], env).await,
                 "create_task" => steps::create_task::run(arguments, &[], env).await,
                 "http_get" => steps::http::run(arguments).await,
+                "memory_upsert" => self.remember(arguments).await,
+                "emit" => super::emit::emit(env, arguments, self.env.agent.clone()).await,
                 "notify" => self.notify(arguments),
                 "plan_board" => {
                     super::plan::board(super::plan::plan_path(env, self.grants.plan.as_deref())?)
@@ -119,6 +121,32 @@ impl BuiltinTools {
         };
         notifiers.note(&self.env.automation_name, message);
         Ok(steps::object(json!({"sent": true})))
+    }
+
+    /// Stores a memory of the automation's project, as a `memory.upsert` event does.
+    async fn remember(&self, arguments: &Value) -> Result<Map<String, Value>, String> {
+        let text = |key: &str| {
+            arguments
+                .get(key)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let content = text("content")
+            .filter(|c| !c.trim().is_empty())
+            .ok_or("`content` must be a non-empty string")?;
+        let source = text("source").unwrap_or_else(|| format!("automation:{}", self.env.agent));
+        let heading = text("heading").unwrap_or_default();
+        let env = &self.env.steps;
+        let (store, project) = (env.store_path.clone(), env.project_id.clone());
+        super::off_the_runtime(move || {
+            hookrig_store::Store::open(&store)
+                .and_then(|store| store.memory().upsert(&project, &source, &heading, &content))
+                .map_err(|e| super::plan::error_chain(&e))?;
+            Ok(steps::object(
+                json!({"stored": true, "source": source, "heading": heading}),
+            ))
+        })
+        .await
     }
 
     async fn shell(&self, arguments: &Value) -> Result<Map<String, Value>, String> {
@@ -247,6 +275,21 @@ fn spec(name: &'static str) -> Option<ToolSpec> {
         "plan_assert" => (
             "Append SPL statements to the automation's plan.",
             json!({"type": "object", "properties": {"spl": {"type": "string"}}, "required": ["spl"]}),
+        ),
+        "memory_upsert" => (
+            "Store a memory of the project, found later by memory_search; replaces what the same source and heading held.",
+            json!({"type": "object", "properties": {
+                "content": {"type": "string"},
+                "heading": {"type": "string"},
+                "source": {"type": "string", "description": "default: automation:<id>"}
+            }, "required": ["content"]}),
+        ),
+        "emit" => (
+            "Emit an event into hookrig: hooks decide on it and automations may run on it.",
+            json!({"type": "object", "properties": {
+                "event": {"type": "string"},
+                "payload": {"type": "object"}
+            }, "required": ["event"]}),
         ),
         "http_get" => (
             "GET a URL; answers the status code and the body.",
@@ -418,6 +461,31 @@ mod tests {
             .await
             .expect_err("not SPL");
         assert!(!err.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_memory_stored_by_the_model_is_found_by_memory_search() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let tools = tools(dir.path(), &["memory_upsert"], &[]);
+        let stored = tools
+            .call(
+                "memory_upsert",
+                &json!({"heading": "flaky", "content": "test_login fails on Mondays"}),
+            )
+            .await
+            .expect("stored");
+        assert_eq!(stored["source"], "automation:a");
+        let found = tools
+            .call("memory_search", &json!({"query": "test_login Mondays"}))
+            .await
+            .expect("searched");
+        assert_eq!(found["count"], 1, "{found}");
+        assert!(
+            found["content"]
+                .as_str()
+                .is_some_and(|c| c.contains("fails on Mondays")),
+            "{found}"
+        );
     }
 
     #[tokio::test]

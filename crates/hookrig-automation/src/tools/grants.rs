@@ -30,7 +30,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "task_complete",
     "task_block",
     "plan_assert",
+    "memory_upsert",
     "http_get",
+    "emit",
     "notify",
     "shell",
 ];
@@ -157,7 +159,7 @@ mod tests {
         );
     }
 
-    #[test_case(&["rm"], &[], "unknown tool `rm` in `tools`; the tools are read_file, list_files, memory_search, plan_board, create_task, task_claim, task_complete, task_block, plan_assert, http_get, notify, shell"; "unknown")]
+    #[test_case(&["rm"], &[], "unknown tool `rm` in `tools`; the tools are read_file, list_files, memory_search, plan_board, create_task, task_claim, task_complete, task_block, plan_assert, memory_upsert, http_get, emit, notify, shell"; "unknown")]
     #[test_case(&["task_claim"], &[], "`tools` grants `task_claim` but the automation names no `plan`; set plan = \"PATH\" (a plan file of its workspace)"; "plan tool without a plan")]
     #[test_case(&["shell"], &[], "`tools` grants `shell` but `shell_allow` lists no program; list the programs it may run, e.g. shell_allow = [\"cargo\", \"git\"]"; "shell without allowlist")]
     #[test_case(&[], &["git"], "`shell_allow` is set but `tools` does not grant `shell`"; "allowlist without shell")]

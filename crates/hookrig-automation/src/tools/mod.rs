@@ -18,6 +18,7 @@ use serde_json::Value;
 use crate::engine::BoxFuture;
 
 pub mod builtin;
+mod emit;
 pub mod grants;
 mod plan;
 
@@ -175,6 +176,20 @@ impl ActionLog {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Action>> {
         self.actions.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// Runs `work` on a thread of its own: the plan lifecycle takes a file lock, and an
+/// emit runs hooks with a runtime of its own; neither may happen on the run's runtime.
+pub(crate) async fn off_the_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    let (send, receive) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(work());
+    });
+    receive
+        .await
+        .map_err(|_| "the tool stopped before it finished".to_owned())?
 }
 
 /// What the model is told of a call: the result as JSON text, or `error: ...`; cut to

@@ -11,6 +11,7 @@ use hookrig_plan::plan::{Action, TaskState};
 use hookrig_runtime::{Scope, ScopeArgs};
 use serde_json::{Map, Value, json};
 
+use super::off_the_runtime;
 use crate::steps::{self, StepEnv};
 
 /// The plan named by the automation, resolved against its workspace.
@@ -95,20 +96,6 @@ pub(crate) async fn perform(
     .await
 }
 
-/// Runs `work` on a thread of its own: the lifecycle takes a file lock and delivers its
-/// events with a runtime of its own, neither of which may happen on the run's runtime.
-async fn off_the_runtime<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, String> + Send + 'static,
-) -> Result<T, String> {
-    let (send, receive) = tokio::sync::oneshot::channel();
-    std::thread::spawn(move || {
-        let _ = send.send(work());
-    });
-    receive
-        .await
-        .map_err(|_| "the plan action stopped before it finished".to_owned())?
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     steps::db_query::error_chain(error)
 }

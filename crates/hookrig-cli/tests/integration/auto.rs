@@ -433,7 +433,7 @@ const TOOLED: &str = r#"
 id = "tooled"
 name = "Tooled"
 prompt_template = "Look at the notes and file a task."
-tools = ["create_task"]
+tools = ["create_task", "emit", "memory_upsert"]
 max_tool_rounds = 3
 
 [trigger]
@@ -480,7 +480,7 @@ fn assert_progress(posted: &[String], chain: &str) {
         "{posted:?}"
     );
     let tools = &posted[1..posted.len() - 1];
-    assert!(!tools.is_empty() && tools.len() <= 3, "{posted:?}");
+    assert!(!tools.is_empty() && tools.len() <= 5, "{posted:?}");
     assert!(
         tools
             .iter()
@@ -499,10 +499,20 @@ fn fire_runs_the_tool_loop_records_each_call_and_posts_its_progress() {
             ("read_file", serde_json::json!({"path": "notes.txt"})),
             ("shell", serde_json::json!({"program": "rm"})),
         ]),
-        tool_calls(&[(
-            "create_task",
-            serde_json::json!({"title_template": "Fix test_login", "priority": 5}),
-        )]),
+        tool_calls(&[
+            (
+                "create_task",
+                serde_json::json!({"title_template": "Fix test_login", "priority": 5}),
+            ),
+            (
+                "emit",
+                serde_json::json!({"event": "flaky.noted", "payload": {"test": "test_login"}}),
+            ),
+            (
+                "memory_upsert",
+                serde_json::json!({"heading": "flaky", "content": "test_login is flaky"}),
+            ),
+        ]),
         serde_json::json!({"choices": [{"message": {"role": "assistant", "content": "Filed a task for test_login."}}]}),
     ]);
     let discord =
@@ -551,12 +561,21 @@ fn fire_runs_the_tool_loop_records_each_call_and_posts_its_progress() {
             ("read_file".to_owned(), false),
             ("shell".to_owned(), true),
             ("create_task".to_owned(), false),
+            ("emit".to_owned(), false),
+            ("memory_upsert".to_owned(), false),
         ]
     );
+    // The emitted event went through hookrig: decided and recorded in the ledger.
+    assert_eq!(calls[3]["result"]["decision"], "allow");
+    assert_eq!(calls[3]["result"]["event"], "flaky.noted");
+    let emit_run = calls[3]["result"]["run_id"].as_str().expect("a run id");
+    let why = crate::harness::why_json(&env, emit_run);
+    assert_eq!(why["event"], "flaky.noted", "{why}");
+    assert_eq!(calls[4]["result"]["stored"], true);
     assert_eq!(calls[0]["result"]["content"], "flaky: test_login");
     assert_eq!(
         calls[1]["error"],
-        "tool `shell` is not granted to this automation; it may call read_file, list_files, memory_search, create_task"
+        "tool `shell` is not granted to this automation; it may call read_file, list_files, memory_search, create_task, memory_upsert, emit"
     );
     // The created task is in the store.
     let task_id = calls[2]["result"]["task_id"].as_str().expect("a task id");
@@ -566,7 +585,7 @@ fn fire_runs_the_tool_loop_records_each_call_and_posts_its_progress() {
 
     // `auto runs` counts them; the text of a run lists them.
     let runs = ok(&env, &["auto", "runs", "tooled"]);
-    assert!(runs.contains("\t3 tool calls"), "{runs}");
+    assert!(runs.contains("\t5 tool calls"), "{runs}");
 
     let posted: Vec<String> = discord
         .requests()
@@ -575,6 +594,6 @@ fn fire_runs_the_tool_loop_records_each_call_and_posts_its_progress() {
         .collect();
     assert_progress(
         &posted,
-        "🪝 Hook **Tooled** 🔧 `read_file` → `shell` → `create_task`",
+        "🪝 Hook **Tooled** 🔧 `read_file` → `shell` → `create_task` → `emit` → `memory_upsert`",
     );
 }
