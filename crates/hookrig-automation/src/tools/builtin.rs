@@ -218,6 +218,9 @@ fn path_text(path: &Path) -> String {
 
 /// The spec of the tool `name`.
 fn spec(name: &'static str) -> Option<ToolSpec> {
+    if let Some(spec) = super::plan::spec(name) {
+        return Some(spec);
+    }
     let (description, schema) = match name {
         "read_file" => (
             "Read the first lines of a file of the workspace.",
@@ -252,29 +255,6 @@ fn spec(name: &'static str) -> Option<ToolSpec> {
                 "branch_name": {"type": "string"},
                 "priority": {"type": "integer", "default": 100}
             }, "required": ["title_template"]}),
-        ),
-        "plan_board" => (
-            "The board of the automation's plan: each task, its state, who holds it.",
-            json!({"type": "object", "properties": {}}),
-        ),
-        "task_claim" => (
-            "Claim a ready task of the automation's plan.",
-            json!({"type": "object", "properties": {"task": {"type": "string"}}, "required": ["task"]}),
-        ),
-        "task_complete" => (
-            "Complete a task of the automation's plan.",
-            json!({"type": "object", "properties": {"task": {"type": "string"}}, "required": ["task"]}),
-        ),
-        "task_block" => (
-            "Block a task of the automation's plan, with a reason.",
-            json!({"type": "object", "properties": {
-                "task": {"type": "string"},
-                "reason": {"type": "string"}
-            }, "required": ["task"]}),
-        ),
-        "plan_assert" => (
-            "Append SPL statements to the automation's plan.",
-            json!({"type": "object", "properties": {"spl": {"type": "string"}}, "required": ["spl"]}),
         ),
         "memory_upsert" => (
             "Store a memory of the project, found later by memory_search; replaces what the same source and heading held.",

@@ -11,7 +11,7 @@ use hookrig_plan::plan::{Action, TaskState};
 use hookrig_runtime::{Scope, ScopeArgs};
 use serde_json::{Map, Value, json};
 
-use super::off_the_runtime;
+use super::{ToolSpec, off_the_runtime};
 use crate::steps::{self, StepEnv};
 
 /// The plan named by the automation, resolved against its workspace.
@@ -98,4 +98,39 @@ pub(crate) async fn perform(
 
 pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     steps::db_query::error_chain(error)
+}
+
+/// The spec of the plan tool `name`.
+pub(crate) fn spec(name: &'static str) -> Option<ToolSpec> {
+    let (description, schema) = match name {
+        "plan_board" => (
+            "The board of the automation's plan: each task, its state, who holds it.",
+            json!({"type": "object", "properties": {}}),
+        ),
+        "task_claim" => (
+            "Claim a ready task of the automation's plan.",
+            json!({"type": "object", "properties": {"task": {"type": "string"}}, "required": ["task"]}),
+        ),
+        "task_complete" => (
+            "Complete a task of the automation's plan.",
+            json!({"type": "object", "properties": {"task": {"type": "string"}}, "required": ["task"]}),
+        ),
+        "task_block" => (
+            "Block a task of the automation's plan, with a reason.",
+            json!({"type": "object", "properties": {
+                "task": {"type": "string"},
+                "reason": {"type": "string"}
+            }, "required": ["task"]}),
+        ),
+        "plan_assert" => (
+            "Append SPL statements to the automation's plan.",
+            json!({"type": "object", "properties": {"spl": {"type": "string"}}, "required": ["spl"]}),
+        ),
+        _ => return None,
+    };
+    Some(ToolSpec {
+        name,
+        description,
+        schema,
+    })
 }
