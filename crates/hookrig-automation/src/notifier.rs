@@ -145,6 +145,9 @@ struct Inner {
     last: Mutex<Vec<Option<JoinHandle<()>>>>,
     /// Automation name → the tool-call message waiting for its window to end.
     pending: Mutex<HashMap<String, String>>,
+    /// Automation name → the tools its run in flight called, which its completed
+    /// message lists.
+    chains: Mutex<HashMap<String, Vec<String>>>,
     /// See [`TOOL_WINDOW`].
     tool_window: Duration,
 }
@@ -180,6 +183,7 @@ impl Notifiers {
                 client,
                 last,
                 pending: Mutex::new(HashMap::new()),
+                chains: Mutex::new(HashMap::new()),
                 tool_window,
             }),
         }
@@ -193,7 +197,27 @@ impl Notifiers {
         reason = "the agreed interface: the engine hands the phase over"
     )]
     pub fn send(&self, automation_name: &str, phase: Phase) {
-        let text = message(automation_name, &phase);
+        let mut text = message(automation_name, &phase);
+        match &phase {
+            Phase::Tools { chain } => {
+                lock(&self.inner.chains).insert(automation_name.to_owned(), chain.clone());
+            }
+            Phase::Note { .. } => {}
+            Phase::Started { .. } | Phase::Skipped { .. } | Phase::Failed { .. } => {
+                lock(&self.inner.chains).remove(automation_name);
+            }
+            Phase::Completed { .. } => {
+                // The tools called, on the line after "completed.", before the response.
+                if let Some(chain) = lock(&self.inner.chains).remove(automation_name) {
+                    let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
+                    let mut with_chain = format!("{first}\n🔧 {}", tool_chain(&chain));
+                    if !rest.is_empty() {
+                        with_chain = format!("{with_chain}\n{rest}");
+                    }
+                    text = with_chain;
+                }
+            }
+        }
         if let Phase::Failed { .. } = &phase {
             tracing::warn!(automation = automation_name, phase = phase.name(), "{text}");
         } else {
@@ -562,7 +586,9 @@ mod tests {
             [
                 json!("🪝 Hook **docs** is running (trigger: `manual`)."),
                 json!("🪝 Hook **docs** 🔧 `read_file` → `list_files` → `create_task`"),
-                json!("🪝 Hook **docs** completed.\nFiled a task."),
+                json!(
+                    "🪝 Hook **docs** completed.\n🔧 `read_file` → `list_files` → `create_task`\nFiled a task."
+                ),
             ]
         );
     }
