@@ -343,3 +343,49 @@ async fn the_master_switch_fires_no_trigger_but_fire_still_runs() {
         .collect();
     assert_eq!(reasons, ["hourly manual"], "only the fire ran");
 }
+
+// guards: serve's log shows each tool call of a run as it happens, before the run ends
+#[tokio::test]
+async fn serve_reports_each_tool_call_of_a_run() {
+    let replies = [
+        json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "list_files", "arguments": "{}"}}]}}]}),
+        json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c2", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\":\"none.txt\"}"}}]}}]}),
+        json!({"choices": [{"message": {"role": "assistant", "content": "done"}}]}),
+    ];
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let model = hookrig_test_support::HttpStub::start(move |_| {
+        let n = next
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+            .min(2);
+        hookrig_test_support::Reply::json(200, replies[n].to_string())
+    });
+    // Any variable set in a test's environment serves as the key: the stub takes any.
+    let config = format!(
+        "[automation.llm]\nprovider = \"openai\"\nmodel = \"m\"\nbase_url = \"{}\"\napi_key_env = \"CARGO_MANIFEST_DIR\"\n",
+        model.url()
+    );
+    let tooled = "name = \"Tooled\"\nprompt_template = \"look\"\n[trigger]\ntype = \"event\"\nevent_type = \"custom.never\"\n";
+    let project = Project::with_config(&[("tooled.toml", tooled)], &config);
+    let running = project.start().await;
+    let record = ingress::fire(project.socket(), "tooled", LIMIT)
+        .await
+        .expect("fire runs it");
+    assert_eq!(record["status"], "completed", "{record}");
+    running.stop().await.expect("a clean stop");
+    let notices = project.notices();
+    let expected_in_order = [
+        "run of `tooled` started (manual)",
+        "run of `tooled` called `list_files`",
+        "run of `tooled` called `list_files` → `read_file`",
+        "run of `tooled` completed",
+    ];
+    let mut rest = notices.iter();
+    for expected in expected_in_order {
+        assert!(
+            rest.any(|notice| notice == expected),
+            "no `{expected}` in order in {notices:#?}"
+        );
+    }
+}
