@@ -597,3 +597,37 @@ fn fire_runs_the_tool_loop_records_each_call_and_posts_its_progress() {
         "🪝 Hook **Tooled** 🔧 `read_file` → `shell` → `create_task` → `emit` → `memory_upsert`",
     );
 }
+
+// guards: a model that never stops asking for tools ends the run `failed`, its calls kept
+#[test]
+fn a_runaway_tool_loop_fails_the_run_at_max_tool_rounds() {
+    let env = test_env();
+    let model = scripted(vec![tool_calls(&[("list_files", serde_json::json!({}))])]);
+    let discord =
+        hookrig_test_support::HttpStub::replying(hookrig_test_support::Reply::json(204, ""));
+    write_llm_config(&env, model.url(), discord.url());
+    env.write_file("tooled.toml", TOOLED);
+    let project = env.project();
+    ok(
+        &env,
+        &[
+            "auto",
+            "add",
+            &project.join("tooled.toml").to_string_lossy(),
+        ],
+    );
+    let output = env
+        .command(["fire", "tooled", "--json"])
+        .env("TOOLED_TEST_KEY", "sk-test")
+        .output()
+        .expect("hookrig runs");
+    assert_eq!(code(&output), 1, "{}", text(&output.stderr));
+    let run: Value = serde_json::from_slice(&output.stdout).expect("a run record");
+    assert_eq!(run["status"], "failed");
+    assert_eq!(
+        run["llm_response"],
+        "the model still asked for tools after 3 tool rounds (max_tool_rounds); the run was stopped"
+    );
+    assert_eq!(run["actions_taken"].as_array().map(Vec::len), Some(3));
+    assert_eq!(model.count(), 4);
+}
