@@ -1,4 +1,4 @@
-//! `hookrig agent spawn|list|watch|stop|clean` in real temporary git repositories, with
+//! `hookrig agent spawn|list|watch|log|stop|clean` in real temporary git repositories, with
 //! fake provider scripts that record the argv, environment and input they received.
 
 use std::path::PathBuf;
@@ -185,12 +185,13 @@ fn spawn_passes_the_prompt_by_flag_with_the_agent_environment() {
     assert_eq!(row["worktree"], worktree.display().to_string());
     assert_eq!(row["state"], "exited (0)");
 
-    // watch prints the whole log, then how the agent ended.
-    let watched = ok(&run(&env, &["agent", "watch", "api"]));
+    // log prints the whole log, then how the agent ended; `watch TASK` still does.
+    let logged = ok(&run(&env, &["agent", "log", "api"]));
     assert_eq!(
-        watched,
+        logged,
         "working on it\noops\nhookrig: the agent of task 'api' exited (0)\n"
     );
+    assert_eq!(ok(&run(&env, &["agent", "watch", "api"])), logged);
 }
 
 #[test]
@@ -1005,4 +1006,16 @@ fn watch_takes_only_assigned_tasks_without_agents_and_reports_a_failed_agent() {
     watch.signal(nix::sys::signal::Signal::SIGINT);
     let (code, _) = watch.wait();
     assert_eq!(code, Some(0));
+}
+
+#[test]
+fn watch_without_a_plan_says_how_to_give_one() {
+    let env = test_env();
+    repo(&env);
+    let out = run(&env, &["agent", "watch"]);
+    assert_eq!(code(&out), 1, "{}", text(&out.stdout));
+    assert_eq!(
+        text(&out.stderr),
+        "hookrig: error: no plan: give --plan FILE or set HOOKRIG_PLAN\n"
+    );
 }
