@@ -302,7 +302,11 @@ pub fn watch_plan<O: WatchObserver>(
                     });
                     observer.noticed(Noticed::Started(spawned));
                 }
-                Ok(Spawn::Stopped(stopped)) => return Ok(WatchEnd::Interrupted(stopped)),
+                Ok(Spawn::Stopped(stopped)) => {
+                    // A signal that reached a claim's hooks is a stop request too.
+                    finish(request, &store, &started, observer);
+                    return Ok(WatchEnd::Interrupted(stopped));
+                }
                 Err(error) => {
                     given_up.insert(task.name.clone());
                     observer.noticed(Noticed::NotStarted {
@@ -456,8 +460,9 @@ fn report_blocked<O: WatchObserver>(
     }
 }
 
-/// On a stop request: the agents this watch started that still run are stopped
-/// (`stop_on_exit`) or left running, and reported either way.
+/// On a stop request (or a signal that interrupted a claim's hooks): the agents this
+/// watch started that still run are stopped (`stop_on_exit`) or left running, and
+/// reported either way.
 fn finish<O: WatchObserver>(
     request: &PlanWatch,
     store: &Store,
