@@ -545,6 +545,52 @@ mod tests {
         );
     }
 
+    /// Records what the watch notices.
+    #[derive(Default)]
+    struct Seen(Vec<String>);
+
+    impl SpawnObserver for Seen {
+        type Stop = ();
+        fn warning(&mut self, warning: String) {
+            self.0.push(warning);
+        }
+        fn claimed(
+            &mut self,
+            _: &hookrig_plan::lifecycle::Outcome,
+            _: &std::path::Path,
+            _: &str,
+        ) -> std::ops::ControlFlow<()> {
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+
+    impl WatchObserver for Seen {
+        fn noticed(&mut self, noticed: Noticed) {
+            if let Noticed::Blocked { task, reason } = noticed {
+                self.0.push(format!("{task}: {reason:?}"));
+            }
+        }
+    }
+
+    fn plan(text: &str) -> Plan {
+        let statements =
+            hookrig_plan::spl::parse(std::path::Path::new("plan.spl"), text).expect("SPL");
+        Plan::new(&statements)
+    }
+
+    #[test]
+    fn a_task_is_reported_when_it_becomes_blocked_not_when_it_was_already() {
+        let before = "(given task-a)\n(given ready-a)\n(given task-b)\n(given blocked-b)\n";
+        let mut states = task_states(&plan(before));
+        let mut seen = Seen::default();
+        report_blocked(&plan(before), &mut states, &mut seen);
+        assert!(seen.0.is_empty(), "{:?}", seen.0);
+        let after = format!("{before}(given blocked-a)\n");
+        report_blocked(&plan(&after), &mut states, &mut seen);
+        report_blocked(&plan(&after), &mut states, &mut seen);
+        assert_eq!(seen.0, ["a: None"]);
+    }
+
     #[test]
     fn only_a_nonzero_exit_or_a_signal_fails_a_task() {
         let exited = |code, signal| State::Exited { code, signal };
