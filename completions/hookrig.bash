@@ -103,6 +103,9 @@ _hookrig() {
             hookrig__subcmd__agent,list)
                 cmd="hookrig__subcmd__agent__subcmd__list"
                 ;;
+            hookrig__subcmd__agent,log)
+                cmd="hookrig__subcmd__agent__subcmd__log"
+                ;;
             hookrig__subcmd__agent,spawn)
                 cmd="hookrig__subcmd__agent__subcmd__spawn"
                 ;;
@@ -123,6 +126,9 @@ _hookrig() {
                 ;;
             hookrig__subcmd__agent__subcmd__help,list)
                 cmd="hookrig__subcmd__agent__subcmd__help__subcmd__list"
+                ;;
+            hookrig__subcmd__agent__subcmd__help,log)
+                cmd="hookrig__subcmd__agent__subcmd__help__subcmd__log"
                 ;;
             hookrig__subcmd__agent__subcmd__help,spawn)
                 cmd="hookrig__subcmd__agent__subcmd__help__subcmd__spawn"
@@ -312,6 +318,9 @@ _hookrig() {
                 ;;
             hookrig__subcmd__help__subcmd__agent,list)
                 cmd="hookrig__subcmd__help__subcmd__agent__subcmd__list"
+                ;;
+            hookrig__subcmd__help__subcmd__agent,log)
+                cmd="hookrig__subcmd__help__subcmd__agent__subcmd__log"
                 ;;
             hookrig__subcmd__help__subcmd__agent,spawn)
                 cmd="hookrig__subcmd__help__subcmd__agent__subcmd__spawn"
@@ -553,7 +562,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__agent)
-            opts="-h --debug --debug-hooks --ledger --no-ledger --help spawn list watch stop clean __host help"
+            opts="-h --debug --debug-hooks --ledger --no-ledger --help spawn list watch log stop clean __host help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -607,7 +616,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__agent__subcmd__help)
-            opts="spawn list watch stop clean __host help"
+            opts="spawn list watch log stop clean __host help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -663,6 +672,20 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__agent__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__agent__subcmd__help__subcmd__log)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -736,6 +759,24 @@ _hookrig() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        hookrig__subcmd__agent__subcmd__log)
+            opts="-h --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         hookrig__subcmd__agent__subcmd__spawn)
             opts="-f -h --plan --agent --provider --resume --force --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -793,12 +834,36 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__agent__subcmd__watch)
-            opts="-h --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-f -h --plan --agents --max --provider --stop-on-exit --grace --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --plan)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agents)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --grace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1551,7 +1616,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__help__subcmd__agent)
-            opts="spawn list watch stop clean __host"
+            opts="spawn list watch log stop clean __host"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1593,6 +1658,20 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__help__subcmd__agent__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__help__subcmd__agent__subcmd__log)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

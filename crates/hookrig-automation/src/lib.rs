@@ -11,6 +11,7 @@
 //! - [`steps`] runs the context steps ([`steps::run_steps`]).
 //! - [`llm`] sends the rendered prompt to a CLI or HTTP provider.
 //! - [`notifier`] tells the log, Discord and Slack how runs go.
+//! - [`repository`] describes an automation's workspace (its git remote) for the preamble.
 //! - [`schedule`] says when cron and periodic automations are due.
 //! - [`watch`] turns file-system changes into `file.changed` / `folder.changed` events.
 //! - [`server`] is the [`Server`] of `hookrig serve`: the tick loop, the socket, the
@@ -28,6 +29,7 @@ mod errors;
 mod fire;
 pub mod llm;
 pub mod notifier;
+pub mod repository;
 pub mod schedule;
 pub mod server;
 pub mod skip;

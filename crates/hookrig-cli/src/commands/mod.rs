@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub(crate) mod agent;
+pub(crate) mod agent_watch;
 pub(crate) mod auto;
 pub(crate) mod completions;
 pub(crate) mod config;
