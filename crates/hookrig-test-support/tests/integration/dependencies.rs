@@ -54,6 +54,16 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "hookrig-runtime",
         ],
     ),
+    (
+        "hookrig-testing",
+        &[
+            "hookrig-core",
+            "hookrig-config",
+            "hookrig-exec",
+            "hookrig-dialects",
+            "hookrig-runtime",
+        ],
+    ),
     ("hookrig-test-support", &[]),
 ];
 
