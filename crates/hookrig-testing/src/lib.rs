@@ -4,7 +4,8 @@
 //! It owns the test file format ([`case`]: `.hookrig/tests/*.toml` and
 //! `$XDG_CONFIG_HOME/hookrig/tests/*.toml`, found by [`discover()`]), the [`Sandbox`]
 //! (a temporary ledger, the project's hooks trusted for the run only), the runner
-//! ([`run`]: a bounded pool of threads) and the [`Report`] with its renderings. Each
+//! ([`run`]: a bounded pool of threads), the [`Report`] with its renderings, and the
+//! writing of a case that pins what today's hooks answer ([`pin()`], `hookrig test --new`). Each
 //! case is emitted through hookrig-runtime exactly as `hookrig emit` emits for a host.
 //! It does not parse argv, print or choose exit codes. It is a crate of its own so that
 //! its dependencies (regex, similar) stay out of the runtime every emit loads.
@@ -25,6 +26,7 @@ mod discover;
 mod errors;
 mod expect;
 mod junit;
+mod pin;
 mod report;
 mod runner;
 mod sandbox;
@@ -34,6 +36,7 @@ pub use discover::{PROJECT_TESTS, Suite, discover, project_tests, read_file, use
 pub use errors::TestingError;
 pub use expect::{Mismatch, check};
 pub use junit::junit;
+pub use pin::{DEFAULT_FILE, NewCase, Pinned, pin};
 pub use report::{CaseReport, HookStderr, Report, Status};
 pub use runner::{RunOptions, run, run_case};
 pub use sandbox::{Actual, Sandbox};

@@ -61,6 +61,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "hookrig-config",
             "hookrig-exec",
             "hookrig-dialects",
+            "hookrig-store",
             "hookrig-runtime",
         ],
     ),

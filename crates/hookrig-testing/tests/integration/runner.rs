@@ -1,10 +1,10 @@
 //! `hookrig test`'s runner: cases emitted in the sandbox, checked, reported.
 
 use hookrig_test_support::TestEnv;
-use hookrig_testing::{RunOptions, Status};
+use hookrig_testing::{NewCase, RunOptions, Status, TestingError, pin};
 use indoc::indoc;
 
-use crate::support::{run_all, timeless, world, write_tests};
+use crate::support::{environment, run_all, timeless, vars, world, write_tests};
 
 /// A project whose guard denies `rm` (saying so on stderr), and a hook that adds context.
 fn guarded() -> TestEnv {
@@ -206,4 +206,30 @@ fn cases_that_cannot_run_are_errors_at_their_place() {
         report.invalid.join("\n"),
         report.warnings.join("\n")
     )));
+}
+
+#[test]
+fn a_pinned_case_expects_todays_answer_and_passes() {
+    let env = guarded();
+    let new = |name: Option<&str>| NewCase {
+        event: "PreToolUse".to_owned(),
+        dialect: hookrig_core::Dialect::Native,
+        payload: serde_json::json!({"tool": {"name": "Bash", "input": {"command": "rm -rf build"}}}),
+        agent: None,
+        name: name.map(str::to_owned),
+        file: None,
+    };
+    let first = pin(&environment(&env), vars(&env), &new(None)).expect("pinned");
+    assert_eq!(first.name, "PreToolUse-1");
+    insta::assert_snapshot!(first.text);
+    let second = pin(&environment(&env), vars(&env), &new(None)).expect("pinned");
+    assert_eq!(second.name, "PreToolUse-2", "a free name is found");
+    let taken = pin(&environment(&env), vars(&env), &new(Some("PreToolUse-1")));
+    assert!(
+        matches!(taken, Err(TestingError::CaseExists(..))),
+        "{taken:?}"
+    );
+    let report = run_all(&env, &RunOptions::default());
+    assert!(report.success(), "{}", report.text());
+    assert_eq!(report.passed, 2);
 }
