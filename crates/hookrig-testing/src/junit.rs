@@ -1,15 +1,21 @@
-//! The report as `JUnit` XML, the format CI systems read test results from: one
+//! The report as JUnit XML, the format CI systems read test results from: one
 //! `<testsuite>` per test file, one `<testcase>` per case, a `<failure>` holding the
 //! same text the report prints for it, an `<error>` for a case that could not run.
 //!
-//! Written by hand: the format needs a few elements and attribute escaping, and a `JUnit`
+//! Written by hand: the format needs a few elements and attribute escaping, and a JUnit
 //! crate would bring an XML writer and a date library into the build for that.
 
 use std::fmt::Write;
 
+use crate::errors::TestingError;
 use crate::report::{CaseReport, Report, Status};
 
-/// `report` as a `JUnit` XML document.
+/// Writes `report` as JUnit XML to the file at `path`.
+pub fn write_junit(report: &Report, path: &std::path::Path) -> Result<(), TestingError> {
+    std::fs::write(path, junit(report)).map_err(|err| TestingError::Write(path.to_owned(), err))
+}
+
+/// `report` as a JUnit XML document.
 pub fn junit(report: &Report) -> String {
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(

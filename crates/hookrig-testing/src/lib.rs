@@ -1,5 +1,5 @@
 //! hookrig's hook tests: test files of cases (an event, its payload, what must come of
-//! it), run in a sandbox in parallel, reported as text, JSON or `JUnit` XML.
+//! it), run in a sandbox in parallel, reported as text, JSON or JUnit XML.
 //!
 //! It owns the test file format ([`case`]: `.hookrig/tests/*.toml` and
 //! `$XDG_CONFIG_HOME/hookrig/tests/*.toml`, found by [`discover()`]), the [`Sandbox`]
@@ -35,7 +35,7 @@ pub use case::{Case, Expect, ReasonCheck};
 pub use discover::{PROJECT_TESTS, Suite, discover, project_tests, read_file, user_tests};
 pub use errors::TestingError;
 pub use expect::{Mismatch, check};
-pub use junit::junit;
+pub use junit::{junit, write_junit};
 pub use pin::{DEFAULT_FILE, NewCase, Pinned, pin};
 pub use report::{CaseReport, HookStderr, Report, Status};
 pub use runner::{RunOptions, run, run_case};

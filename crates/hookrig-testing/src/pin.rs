@@ -3,7 +3,7 @@
 //!
 //! The event is emitted in a [`Sandbox`] as `hookrig test` would emit the case, and the
 //! case is appended to a test file of the project's `.hookrig/tests/` (made when there is
-//! none). The payload is written as a string of JSON, which a case accepts as it accepts
+//! none, beside the nearest `.hookrig/`, else in the working directory). The payload is written as a string of JSON, which a case accepts as it accepts
 //! a table, so that any payload (`null`s, keys TOML would need to quote) reads back as
 //! it was.
 
@@ -80,9 +80,12 @@ pub fn pin(
     if !new.payload.is_object() {
         return Err(TestingError::Payload(format!("got {}", new.payload)));
     }
+    // Beside the project's nearest `.hookrig/` (its hooks.toml, say), else in the
+    // working directory: not at the repository's root, which may hold many projects.
     let (dir, base) = project_tests(env).unwrap_or_else(|| {
         let base = hookrig_config::find_project(env)
-            .root
+            .nearest_dir(".hookrig")
+            .and_then(|dir| dir.parent().map(Path::to_path_buf))
             .unwrap_or_else(|| env.cwd.clone());
         (base.join(PROJECT_TESTS), base)
     });

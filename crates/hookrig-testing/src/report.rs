@@ -3,7 +3,7 @@
 //! case, then each failure with its diff and the hooks' stderr, then a summary).
 //!
 //! Its JSON (`hookrig test --json`) is this type serialized; [`crate::junit`] writes it
-//! as `JUnit` XML.
+//! as JUnit XML.
 
 use std::fmt::Write;
 use std::path::Path;
