@@ -7,6 +7,7 @@
 //! (`sh -c 'cat >/dev/null'`). `cargo bench -p hookrig-testing --bench cases` runs it
 //! with 1,000 cases; a number as its argument sets another count.
 
+use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use hookrig_test_support::TestEnv;
@@ -23,9 +24,10 @@ fn main() {
     );
     let mut file = String::new();
     for n in 0..cases {
-        file.push_str(&format!(
+        let _ = write!(
+            file,
             "[[case]]\nname = \"case {n}\"\nevent = \"tool.before\"\npayload = {{ tool = {{ name = \"Bash\" }} }}\nexpect = {{ decision = \"allow\", ran = [\"drain\"] }}\n\n"
-        ));
+        );
     }
     env.write_file(".hookrig/tests/bench.toml", &file);
     let environment = hookrig_config::Environment {
@@ -46,12 +48,21 @@ fn main() {
     let timed = |jobs: usize| {
         let sandbox = Sandbox::new(vars.clone()).expect("a sandbox");
         let started = Instant::now();
-        let report = run(&suite, &RunOptions { filter: None, jobs }, &sandbox, &env.project());
+        let report = run(
+            &suite,
+            &RunOptions { filter: None, jobs },
+            &sandbox,
+            &env.project(),
+        );
         let elapsed = started.elapsed();
         assert!(report.success(), "{}", report.text());
         assert_eq!(report.passed, cases);
         elapsed
     };
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "a count of cases is far below 2^52"
+    )]
     let per_case = |elapsed: Duration| elapsed.as_secs_f64() * 1000.0 / cases as f64;
     let serial = timed(1);
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
