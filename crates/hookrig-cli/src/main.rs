@@ -50,6 +50,9 @@ fn main() -> ExitCode {
         Command::Test(args) => top
             .scope(Flags::default().cwd(&args.cwd))
             .and_then(|scope| commands::test::run(&scope, args)),
+        Command::Replay(args) => top
+            .scope(Flags::default())
+            .and_then(|scope| commands::test::replay(&scope, args)),
         Command::Why { run_id, json } => top
             .scope(Flags::default())
             .and_then(|scope| commands::runs::why(&scope, run_id, json.json)),

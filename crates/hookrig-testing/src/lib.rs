@@ -5,7 +5,8 @@
 //! `$XDG_CONFIG_HOME/hookrig/tests/*.toml`, found by [`discover()`]), the [`Sandbox`]
 //! (a temporary ledger, the project's hooks trusted for the run only), the runner
 //! ([`run`]: a bounded pool of threads), the [`Report`] with its renderings, and the
-//! writing of a case that pins what today's hooks answer ([`pin()`], `hookrig test --new`). Each
+//! writing of a case that pins what today's hooks answer ([`pin()`], `hookrig test --new`),
+//! and the replay of the ledger's emits against today's config ([`replay()`]). Each
 //! case is emitted through hookrig-runtime exactly as `hookrig emit` emits for a host.
 //! It does not parse argv, print or choose exit codes. It is a crate of its own so that
 //! its dependencies (regex, similar) stay out of the runtime every emit loads.
@@ -27,6 +28,7 @@ mod errors;
 mod expect;
 mod junit;
 mod pin;
+mod replay;
 mod report;
 mod runner;
 mod sandbox;
@@ -37,6 +39,7 @@ pub use errors::TestingError;
 pub use expect::{Mismatch, check};
 pub use junit::{junit, write_junit};
 pub use pin::{DEFAULT_FILE, NewCase, Pinned, pin};
+pub use replay::{Decision, Replay, ReplayOptions, Replayed, replay};
 pub use report::{CaseReport, HookStderr, Report, Status};
 pub use runner::{RunOptions, run, run_case};
 pub use sandbox::{Actual, Sandbox};

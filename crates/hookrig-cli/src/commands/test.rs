@@ -111,3 +111,44 @@ pub(crate) fn run(scope: &Scope, args: &TestArgs) -> Result<u8, ExpectedError> {
         exit_codes::FAILURE
     })
 }
+
+#[derive(Debug, Args)]
+pub(crate) struct ReplayArgs {
+    /// Only emits recorded within this long before now (`1d`, `2h`, `30m`).
+    #[arg(long, value_name = "DURATION", default_value = "1d", value_parser = humantime::parse_duration)]
+    since: std::time::Duration,
+    /// Only emits of this event (any accepted spelling).
+    #[arg(long)]
+    event: Option<String>,
+    /// Only emits this hook took part in, then or today.
+    #[arg(long, value_name = "NAME")]
+    hook: Option<String>,
+    /// At most this many emits, newest first.
+    #[arg(long, default_value_t = 1000)]
+    limit: usize,
+    /// Run every hook, whatever it does besides answering (required for now).
+    #[arg(long)]
+    allow_side_effects: bool,
+    #[command(flatten)]
+    json: JsonArg,
+}
+
+pub(crate) fn replay(scope: &Scope, args: &ReplayArgs) -> Result<u8, ExpectedError> {
+    let since = i64::try_from(args.since.as_millis()).unwrap_or(i64::MAX);
+    let options = hookrig_testing::ReplayOptions {
+        since_ms: hookrig_store::now_ms().saturating_sub(since),
+        event: args.event.clone(),
+        hook: args.hook.clone(),
+        limit: args.limit,
+        allow_side_effects: args.allow_side_effects,
+    };
+    let ledger = crate::commands::runs::ledger(scope)?;
+    let sandbox = Sandbox::new(std::env::vars_os().collect())?;
+    let replayed = hookrig_testing::replay(&ledger, &sandbox, &options)?;
+    if args.json.json {
+        print_json(&replayed)?;
+    } else {
+        print(&replayed.text())?;
+    }
+    Ok(exit_codes::PROCEED)
+}

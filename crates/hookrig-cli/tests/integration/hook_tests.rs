@@ -101,3 +101,89 @@ fn new_pins_a_payload_from_stdin_and_from_run_pins_a_ledger_run() {
         .collect();
     assert_eq!(ids, ["pinned::PreToolUse-1", "pinned::from the ledger"]);
 }
+
+#[test]
+fn replay_says_which_recorded_decisions_todays_config_changes_and_by_which_hook() {
+    let env = test_env();
+    guarded(&env);
+    let denied = emit(
+        &env,
+        &["tool.before"],
+        r#"{"tool": {"name": "Bash", "input": {"command": "rm -rf x"}}}"#,
+    )
+    .run_id();
+    emit(
+        &env,
+        &["tool.before"],
+        r#"{"tool": {"name": "Bash", "input": {"command": "ls"}}}"#,
+    );
+    emit(&env, &["session.start"], "{}");
+    // Today the guard lets everything through.
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "no-rm"
+        events = ["tool.before"]
+        exec = ["true"]
+    "#});
+
+    let refused = hookrig(&env, &["replay"]);
+    assert_eq!(code(&refused), 1);
+    assert!(
+        text(&refused.stderr).contains("--allow-side-effects"),
+        "{}",
+        text(&refused.stderr)
+    );
+
+    let output = hookrig(&env, &["replay", "--allow-side-effects", "--json"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let replay: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(replay["replayed"], 3, "{replay:#}");
+    assert_eq!(replay["changed"], 1, "{replay:#}");
+    let changed: Vec<&Value> = replay["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .filter(|run| run["changed"] == true)
+        .collect();
+    assert_eq!(changed[0]["run_id"], denied.as_str());
+    assert_eq!(changed[0]["recorded"]["decision"], "deny");
+    assert_eq!(changed[0]["today"]["decision"], "allow");
+    assert_eq!(changed[0]["changed_by"], "no-rm");
+
+    let text_out = text(&hookrig(&env, &["replay", "--allow-side-effects"]).stdout);
+    assert!(text_out.contains("deny -> allow  by no-rm"), "{text_out}");
+    assert!(
+        text_out.ends_with("3 emits replayed, 1 decision would change\n"),
+        "{text_out}"
+    );
+
+    let by_event = hookrig(
+        &env,
+        &[
+            "replay",
+            "--allow-side-effects",
+            "--json",
+            "--event",
+            "SessionStart",
+        ],
+    );
+    let by_event: Value = serde_json::from_slice(&by_event.stdout).expect("JSON");
+    assert_eq!(by_event["replayed"], 1, "{by_event:#}");
+    let by_hook = hookrig(
+        &env,
+        &[
+            "replay",
+            "--allow-side-effects",
+            "--json",
+            "--hook",
+            "other",
+        ],
+    );
+    let by_hook: Value = serde_json::from_slice(&by_hook.stdout).expect("JSON");
+    assert_eq!(by_hook["replayed"], 0, "{by_hook:#}");
+
+    // The replays were recorded in their sandboxes, not in the user's ledger.
+    let runs = hookrig(&env, &["runs", "--json"]);
+    let runs: Value = serde_json::from_slice(&runs.stdout).expect("JSON");
+    assert_eq!(runs.as_array().map(Vec::len), Some(3));
+}
