@@ -57,6 +57,14 @@ pub struct Actual {
     pub hook_stderr: Vec<(String, String)>,
 }
 
+impl Drop for Sandbox {
+    /// The writer thread commits what is queued and closes the ledger before its
+    /// directory is deleted.
+    fn drop(&mut self) {
+        self.writers.stop();
+    }
+}
+
 impl Sandbox {
     /// A sandbox in a new temporary directory, whose cases start from `base_env`.
     pub fn new(base_env: Vec<(OsString, OsString)>) -> Result<Sandbox, TestingError> {

@@ -233,3 +233,24 @@ fn a_pinned_case_expects_todays_answer_and_passes() {
     assert!(report.success(), "{}", report.text());
     assert_eq!(report.passed, 2);
 }
+
+#[test]
+fn the_sandbox_records_each_case_in_a_ledger_it_deletes() {
+    let env = guarded();
+    write_tests(
+        &env,
+        "one.toml",
+        "[[case]]\nevent = \"tool.before\"\npayload = { tool = { name = \"Bash\" } }\n",
+    );
+    let suite = hookrig_testing::discover(&environment(&env)).expect("listed");
+    let sandbox = hookrig_testing::Sandbox::new(vars(&env)).expect("a sandbox");
+    sandbox.emit(&suite.cases[0]).expect("the case runs");
+    let ledger = sandbox.ledger();
+    let store = hookrig_runtime::ledger::open_for_reading(&ledger).expect("a SQLite ledger");
+    let runs = hookrig_runtime::ledger::recent(&store, 10, None, None).expect("readable");
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].decided_by, None);
+    drop(store);
+    drop(sandbox);
+    assert!(!ledger.exists(), "the ledger goes with the sandbox");
+}
