@@ -116,6 +116,12 @@ impl Report {
         for invalid in &self.invalid {
             let _ = writeln!(text, "{:>12} {invalid}", "INVALID");
         }
+        if self.cases.is_empty() && self.invalid.is_empty() {
+            text.push_str(
+                "no case ran: none in .hookrig/tests/ or $XDG_CONFIG_HOME/hookrig/tests/ (or none \
+                 the filter matches); `hookrig test --new EVENT < payload.json` writes one\n",
+            );
+        }
         let failures: Vec<&CaseReport> = self
             .cases
             .iter()

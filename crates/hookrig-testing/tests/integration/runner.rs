@@ -254,3 +254,11 @@ fn the_sandbox_records_each_case_in_a_ledger_it_deletes() {
     drop(sandbox);
     assert!(!ledger.exists(), "the ledger goes with the sandbox");
 }
+
+#[test]
+fn a_run_without_cases_says_how_to_write_one() {
+    let env = guarded();
+    let report = run_all(&env, &RunOptions::default());
+    assert!(report.success());
+    insta::assert_snapshot!(report.text());
+}
