@@ -64,6 +64,9 @@ _hookrig() {
             hookrig,providers)
                 cmd="hookrig__subcmd__providers"
                 ;;
+            hookrig,replay)
+                cmd="hookrig__subcmd__replay"
+                ;;
             hookrig,runs)
                 cmd="hookrig__subcmd__runs"
                 ;;
@@ -78,6 +81,9 @@ _hookrig() {
                 ;;
             hookrig,task)
                 cmd="hookrig__subcmd__task"
+                ;;
+            hookrig,test)
+                cmd="hookrig__subcmd__test"
                 ;;
             hookrig,trust)
                 cmd="hookrig__subcmd__trust"
@@ -283,6 +289,9 @@ _hookrig() {
             hookrig__subcmd__help,providers)
                 cmd="hookrig__subcmd__help__subcmd__providers"
                 ;;
+            hookrig__subcmd__help,replay)
+                cmd="hookrig__subcmd__help__subcmd__replay"
+                ;;
             hookrig__subcmd__help,runs)
                 cmd="hookrig__subcmd__help__subcmd__runs"
                 ;;
@@ -297,6 +306,9 @@ _hookrig() {
                 ;;
             hookrig__subcmd__help,task)
                 cmd="hookrig__subcmd__help__subcmd__task"
+                ;;
+            hookrig__subcmd__help,test)
+                cmd="hookrig__subcmd__help__subcmd__test"
                 ;;
             hookrig__subcmd__help,trust)
                 cmd="hookrig__subcmd__help__subcmd__trust"
@@ -536,7 +548,7 @@ _hookrig() {
 
     case "${cmd}" in
         hookrig)
-            opts="-h -V --debug --debug-hooks --ledger --no-ledger --agent --plan --help --version emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire why config providers agent plan task help"
+            opts="-h -V --debug --debug-hooks --ledger --no-ledger --agent --plan --help --version emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire test replay why config providers agent plan task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1602,7 +1614,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__help)
-            opts="emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire why config providers agent plan task help"
+            opts="emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire test replay why config providers agent plan task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2245,6 +2257,20 @@ _hookrig() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        hookrig__subcmd__help__subcmd__replay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         hookrig__subcmd__help__subcmd__runs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -2388,6 +2414,20 @@ _hookrig() {
         hookrig__subcmd__help__subcmd__task__subcmd__unclaim)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__help__subcmd__test)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2993,6 +3033,40 @@ _hookrig() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        hookrig__subcmd__replay)
+            opts="-h --since --event --hook --limit --allow-side-effects --json --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --event)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hook)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         hookrig__subcmd__runs)
             opts="-h --limit --event --agent --json --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -3389,6 +3463,60 @@ _hookrig() {
                     return 0
                     ;;
                 --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__test)
+            opts="-j -h --junit --jobs --new --from-run --dialect --name --file --cwd --json --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --junit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --new)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dialect)
+                    COMPREPLY=($(compgen -W "native claude hygge xcode gemini codex cursor" -- "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -167,6 +167,12 @@ pub(crate) enum Command {
         #[command(flatten)]
         json: JsonArg,
     },
+    /// Run the hook tests of `.hookrig/tests/` and `$XDG_CONFIG_HOME/hookrig/tests/` in a
+    /// sandbox; exit 1 when one fails. `--new EVENT` writes a case instead.
+    Test(crate::commands::test::TestArgs),
+    /// Emit the ledger's recorded events again against today's config, in a sandbox, and
+    /// say which decisions would change and which hook changed them.
+    Replay(crate::commands::test::ReplayArgs),
     /// Show every hook considered for one emit, and why it did or did not run.
     Why {
         /// The run id (or a unique prefix of at least 4 characters).

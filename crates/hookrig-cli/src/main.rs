@@ -37,6 +37,12 @@ fn main() -> ExitCode {
         Command::Runs(args) => top
             .scope(Flags::default())
             .and_then(|scope| commands::runs::list(&scope, args)),
+        Command::Test(args) => top
+            .scope(Flags::default().cwd(&args.cwd))
+            .and_then(|scope| commands::test::run(&scope, args)),
+        Command::Replay(args) => top
+            .scope(Flags::default())
+            .and_then(|scope| commands::test::replay(&scope, args)),
         Command::Why { run_id, json } => top
             .scope(Flags::default())
             .and_then(|scope| commands::runs::why(&scope, run_id, json.json)),

@@ -19,5 +19,6 @@ pub(crate) mod runs;
 pub(crate) mod schema;
 pub(crate) mod serve;
 pub(crate) mod task;
+pub(crate) mod test;
 pub(crate) mod trust;
 pub(crate) mod validate;
