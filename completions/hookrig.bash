@@ -64,6 +64,9 @@ _hookrig() {
             hookrig,providers)
                 cmd="hookrig__subcmd__providers"
                 ;;
+            hookrig,replay)
+                cmd="hookrig__subcmd__replay"
+                ;;
             hookrig,runs)
                 cmd="hookrig__subcmd__runs"
                 ;;
@@ -78,6 +81,9 @@ _hookrig() {
                 ;;
             hookrig,task)
                 cmd="hookrig__subcmd__task"
+                ;;
+            hookrig,test)
+                cmd="hookrig__subcmd__test"
                 ;;
             hookrig,trust)
                 cmd="hookrig__subcmd__trust"
@@ -103,6 +109,9 @@ _hookrig() {
             hookrig__subcmd__agent,list)
                 cmd="hookrig__subcmd__agent__subcmd__list"
                 ;;
+            hookrig__subcmd__agent,log)
+                cmd="hookrig__subcmd__agent__subcmd__log"
+                ;;
             hookrig__subcmd__agent,spawn)
                 cmd="hookrig__subcmd__agent__subcmd__spawn"
                 ;;
@@ -123,6 +132,9 @@ _hookrig() {
                 ;;
             hookrig__subcmd__agent__subcmd__help,list)
                 cmd="hookrig__subcmd__agent__subcmd__help__subcmd__list"
+                ;;
+            hookrig__subcmd__agent__subcmd__help,log)
+                cmd="hookrig__subcmd__agent__subcmd__help__subcmd__log"
                 ;;
             hookrig__subcmd__agent__subcmd__help,spawn)
                 cmd="hookrig__subcmd__agent__subcmd__help__subcmd__spawn"
@@ -277,6 +289,9 @@ _hookrig() {
             hookrig__subcmd__help,providers)
                 cmd="hookrig__subcmd__help__subcmd__providers"
                 ;;
+            hookrig__subcmd__help,replay)
+                cmd="hookrig__subcmd__help__subcmd__replay"
+                ;;
             hookrig__subcmd__help,runs)
                 cmd="hookrig__subcmd__help__subcmd__runs"
                 ;;
@@ -291,6 +306,9 @@ _hookrig() {
                 ;;
             hookrig__subcmd__help,task)
                 cmd="hookrig__subcmd__help__subcmd__task"
+                ;;
+            hookrig__subcmd__help,test)
+                cmd="hookrig__subcmd__help__subcmd__test"
                 ;;
             hookrig__subcmd__help,trust)
                 cmd="hookrig__subcmd__help__subcmd__trust"
@@ -312,6 +330,9 @@ _hookrig() {
                 ;;
             hookrig__subcmd__help__subcmd__agent,list)
                 cmd="hookrig__subcmd__help__subcmd__agent__subcmd__list"
+                ;;
+            hookrig__subcmd__help__subcmd__agent,log)
+                cmd="hookrig__subcmd__help__subcmd__agent__subcmd__log"
                 ;;
             hookrig__subcmd__help__subcmd__agent,spawn)
                 cmd="hookrig__subcmd__help__subcmd__agent__subcmd__spawn"
@@ -527,7 +548,7 @@ _hookrig() {
 
     case "${cmd}" in
         hookrig)
-            opts="-h -V --debug --debug-hooks --ledger --no-ledger --agent --plan --help --version emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire why config providers agent plan task help"
+            opts="-h -V --debug --debug-hooks --ledger --no-ledger --agent --plan --help --version emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire test replay why config providers agent plan task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -553,7 +574,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__agent)
-            opts="-h --debug --debug-hooks --ledger --no-ledger --help spawn list watch stop clean __host help"
+            opts="-h --debug --debug-hooks --ledger --no-ledger --help spawn list watch log stop clean __host help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -607,7 +628,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__agent__subcmd__help)
-            opts="spawn list watch stop clean __host help"
+            opts="spawn list watch log stop clean __host help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -663,6 +684,20 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__agent__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__agent__subcmd__help__subcmd__log)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -736,6 +771,24 @@ _hookrig() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        hookrig__subcmd__agent__subcmd__log)
+            opts="-h --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         hookrig__subcmd__agent__subcmd__spawn)
             opts="-f -h --plan --agent --provider --resume --force --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -793,12 +846,36 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__agent__subcmd__watch)
-            opts="-h --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-f -h --plan --agents --max --provider --stop-on-exit --grace --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --plan)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agents)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --grace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1537,7 +1614,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__help)
-            opts="emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire why config providers agent plan task help"
+            opts="emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire test replay why config providers agent plan task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1551,7 +1628,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__help__subcmd__agent)
-            opts="spawn list watch stop clean __host"
+            opts="spawn list watch log stop clean __host"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1593,6 +1670,20 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__help__subcmd__agent__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__help__subcmd__agent__subcmd__log)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2166,6 +2257,20 @@ _hookrig() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        hookrig__subcmd__help__subcmd__replay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         hookrig__subcmd__help__subcmd__runs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -2309,6 +2414,20 @@ _hookrig() {
         hookrig__subcmd__help__subcmd__task__subcmd__unclaim)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__help__subcmd__test)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2914,6 +3033,40 @@ _hookrig() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        hookrig__subcmd__replay)
+            opts="-h --since --event --hook --limit --allow-side-effects --json --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --event)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hook)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         hookrig__subcmd__runs)
             opts="-h --limit --event --agent --json --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -3310,6 +3463,60 @@ _hookrig() {
                     return 0
                     ;;
                 --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__test)
+            opts="-j -h --junit --jobs --new --from-run --dialect --name --file --cwd --json --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --junit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --new)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dialect)
+                    COMPREPLY=($(compgen -W "native claude hygge xcode gemini codex cursor" -- "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

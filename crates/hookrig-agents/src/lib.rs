@@ -3,11 +3,12 @@
 //! claude, codex, gemini and aider, the `[[providers]]` and `[[agents]]` of
 //! config.toml, the selection order and the version probes), the task's worktree and
 //! the files provisioned into it, the prompt, the host process that holds a provider's
-//! pseudo-terminal and records its exit, and the control of recorded agents (list,
-//! watch, stop, clean). It claims tasks through hookrig-plan's lifecycle in-process and
-//! starts and stops every process through hookrig-exec. It must not parse command
-//! lines, print, or choose exit codes (that is the binary's), and must not deliver
-//! events to hooks itself: the caller does, from [`SpawnObserver::claimed`].
+//! pseudo-terminal and records its exit, the control of recorded agents (list, log,
+//! stop, clean), and [`watch_plan`], which keeps agents working on a plan. It claims
+//! tasks through hookrig-plan's lifecycle in-process and starts and stops every process
+//! through hookrig-exec. It must not parse command lines, print, or choose exit codes
+//! (that is the binary's), and must not deliver events to hooks itself: the caller
+//! does, from [`SpawnObserver::claimed`] and [`Noticed::Ended`].
 //!
 //! ```no_run
 //! use std::ops::ControlFlow;
@@ -52,6 +53,7 @@ mod prompt;
 mod provider;
 mod spawn;
 mod version;
+mod watch;
 mod worktree;
 
 pub use control::{AgentStatus, Cleaned, StopReport, Watch, Watched, clean, list, stop};
@@ -62,4 +64,5 @@ pub use process::State;
 pub use provider::{Found, Origin, Reason};
 pub use spawn::{HostProgram, Spawn, SpawnObserver, SpawnRequest, Spawned, spawn};
 pub use version::{ProviderStatus, Version, list_providers};
+pub use watch::{Noticed, PlanWatch, StopRequest, WatchEnd, WatchObserver, watch_plan};
 pub use worktree::Prepared;

@@ -192,6 +192,7 @@ pub fn spawn<O: SpawnObserver>(
         plan_in_events: &plan_path,
         action: &claim,
         agent,
+        project_id: &hookrig_config::project_id(&plan_dir),
     })?;
     if let ControlFlow::Break(stop) = observer.claimed(&claimed, &plan_path, agent) {
         return Ok(Spawn::Stopped(stop));

@@ -491,16 +491,10 @@ pub fn default_id(name: &str) -> String {
 }
 
 /// The project id of a file in `dir` that names none: the name of the repository root
-/// above it (the nearest directory holding `.git`), else of `dir` itself.
+/// above it (the nearest directory holding `.git`), else of `dir` itself
+/// ([`hookrig_config::project_id`], the rule plan events follow too).
 pub fn default_project_id(dir: &Path) -> String {
-    let root = dir
-        .ancestors()
-        .find(|d| d.join(".git").exists())
-        .unwrap_or(dir);
-    root.file_name().map_or_else(
-        || "default".to_owned(),
-        |n| n.to_string_lossy().into_owned(),
-    )
+    hookrig_config::project_id(dir)
 }
 
 /// Parses one automation file: JSON when `path` ends in `.json`, TOML otherwise.

@@ -22,6 +22,7 @@ use tokio::task::JoinHandle;
 use crate::definition::{Automation, Trigger, parse_cron};
 use crate::errors::AutomationError;
 use crate::llm::estimate_tokens;
+use crate::repository::Workspace;
 use crate::tools::{Action, ActionLog};
 use crate::{skip, template};
 
@@ -39,6 +40,13 @@ pub trait StepRunner: Send + Sync {
         automation: &'a Automation,
         event: Option<&'a Value>,
     ) -> BoxFuture<'a, Vec<Value>>;
+
+    /// Where `automation` works (the directory its steps run in), described for the
+    /// preamble; `None`, the default, leaves the workspace out of it.
+    fn workspace<'a>(&'a self, automation: &'a Automation) -> BoxFuture<'a, Option<Workspace>> {
+        let _ = automation;
+        Box::pin(std::future::ready(None))
+    }
 }
 
 /// Asks an LLM. Dropping the future must stop the request (or the CLI provider).
@@ -687,9 +695,15 @@ fn new_run_id() -> String {
 }
 
 /// The context preamble put before the rendered prompt: the automation, its project,
-/// why it runs, and for periodic and cron runs the timing (only the current time on
+/// its workspace, why it runs, the workspace's repository and default branch when it
+/// has a remote, and for periodic and cron runs the timing (only the current time on
 /// the first run).
-pub fn preamble(automation: &Automation, trigger_reason: &str, event: Option<&Value>) -> String {
+pub fn preamble(
+    automation: &Automation,
+    trigger_reason: &str,
+    event: Option<&Value>,
+    workspace: Option<&Workspace>,
+) -> String {
     let mut text = String::from("## Automation context\n\n");
     let _ = writeln!(
         text,
@@ -697,7 +711,16 @@ pub fn preamble(automation: &Automation, trigger_reason: &str, event: Option<&Va
         automation.name, automation.id
     );
     let _ = writeln!(text, "- Project: {}", automation.project_id);
+    if let Some(workspace) = workspace {
+        let _ = writeln!(text, "- Workspace: {}", workspace.path.display());
+    }
     let _ = writeln!(text, "- Trigger: {trigger_reason}");
+    if let Some(repository) = workspace.and_then(|w| w.repository.as_ref()) {
+        let _ = writeln!(text, "- Repository: {}", repository.url);
+        if let Some(branch) = &repository.default_branch {
+            let _ = writeln!(text, "- Default branch: {branch}");
+        }
+    }
     if matches!(trigger_reason, "periodic" | "cron")
         && let Some(event) = event
     {
@@ -878,7 +901,8 @@ async fn pipeline(
             tokens: 0,
         };
     };
-    let prompt = preamble(automation, trigger_reason, event) + &rendered;
+    let workspace = inner.wiring.steps.workspace(automation).await;
+    let prompt = preamble(automation, trigger_reason, event, workspace.as_ref()) + &rendered;
     let estimate = estimate_tokens(&prompt, "");
     if let Some(max) = automation.max_tokens_per_run
         && estimate > max

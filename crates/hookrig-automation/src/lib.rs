@@ -12,6 +12,7 @@
 //! - [`llm`] sends the rendered prompt to a CLI or HTTP provider.
 //! - [`tool_loop`] lets an HTTP provider's model call [`tools`] until it answers.
 //! - [`notifier`] tells the log, Discord and Slack how runs go.
+//! - [`repository`] describes an automation's workspace (its git remote) for the preamble.
 //! - [`schedule`] says when cron and periodic automations are due.
 //! - [`watch`] turns file-system changes into `file.changed` / `folder.changed` events.
 //! - [`server`] is the [`Server`] of `hookrig serve`: the tick loop, the socket, the
@@ -29,6 +30,7 @@ mod errors;
 mod fire;
 pub mod llm;
 pub mod notifier;
+pub mod repository;
 pub mod schedule;
 pub mod server;
 pub mod skip;

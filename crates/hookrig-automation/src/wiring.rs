@@ -27,6 +27,7 @@ use crate::engine::{
 };
 use crate::llm::Llm;
 use crate::notifier::{Notifiers, Phase};
+use crate::repository::{self, Workspace};
 use crate::steps::{self, EmbeddingsEndpoint, MemoryOptions, StepEnv};
 use crate::tool_loop::Limits;
 use crate::tools::{ActionLog, BuiltinTools, ToolEnv};
@@ -188,6 +189,11 @@ impl StepRunner for Steps {
     ) -> BoxFuture<'a, Vec<Value>> {
         let env = self.env(automation, event);
         Box::pin(async move { steps::run_steps(&automation.context_steps, &env).await })
+    }
+
+    fn workspace<'a>(&'a self, automation: &'a Automation) -> BoxFuture<'a, Option<Workspace>> {
+        let path = workspace(automation, &self.default_root);
+        Box::pin(async move { Some(repository::describe(&path).await) })
     }
 }
 

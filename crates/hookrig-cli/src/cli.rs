@@ -3,26 +3,43 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, FromArgMatches as _, Parser, Subcommand};
 
 use crate::host::HostDialect;
+use crate::scope::Top;
 
 /// One hook and plugin runtime for AI agents.
 #[derive(Debug, Parser)]
 #[command(name = "hookrig", version, about, long_about = None, allow_external_subcommands = true)]
 pub(crate) struct Cli {
     #[command(flatten)]
-    pub(crate) global: GlobalArgs,
-    /// The agent of every command that names none, and of external commands
-    /// (`HOOKRIG_AGENT`, `HENCE_AGENT`); default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`.
-    #[arg(long, value_name = "NAME")]
-    pub(crate) agent: Option<OsString>,
-    /// The plan file of every command that names none, and of external commands
-    /// (`HOOKRIG_PLAN`, `HENCE_PLAN`); default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`.
-    #[arg(long, value_name = "PATH")]
-    pub(crate) plan: Option<PathBuf>,
+    pub(crate) top: Top,
     #[command(subcommand)]
     pub(crate) command: Command,
+}
+
+impl Cli {
+    /// Parses `hookrig emit ...` with a parser that knows `emit` alone: building every
+    /// command's parser costs more than the rest of parsing, and hosts run `emit` on
+    /// every event. `None` for any other command line, and for one this parser refuses
+    /// or answers with help: the full parser then parses it, so that the errors and the
+    /// help are the full parser's. What it accepts it parses with the same argument
+    /// definitions as the full parser, into the same values (a test compares them).
+    pub(crate) fn parse_emit(args: &[OsString]) -> Option<Cli> {
+        if args.get(1).is_none_or(|word| word != "emit") {
+            return None;
+        }
+        let emit = EmitArgs::augment_args(clap::Command::new("emit"));
+        let parser = Top::augment_args(clap::Command::new("hookrig").subcommand(emit));
+        let mut matches = parser.try_get_matches_from(args).ok()?;
+        let top = Top::from_arg_matches_mut(&mut matches).ok()?;
+        let (_, mut emit) = matches.remove_subcommand()?;
+        let emit = EmitArgs::from_arg_matches_mut(&mut emit).ok()?;
+        Some(Cli {
+            top,
+            command: Command::Emit(emit),
+        })
+    }
 }
 
 /// Options every subcommand accepts.
@@ -150,6 +167,12 @@ pub(crate) enum Command {
         #[command(flatten)]
         json: JsonArg,
     },
+    /// Run the hook tests of `.hookrig/tests/` and `$XDG_CONFIG_HOME/hookrig/tests/` in a
+    /// sandbox; exit 1 when one fails. `--new EVENT` writes a case instead.
+    Test(crate::commands::test::TestArgs),
+    /// Emit the ledger's recorded events again against today's config, in a sandbox, and
+    /// say which decisions would change and which hook changed them.
+    Replay(crate::commands::test::ReplayArgs),
     /// Show every hook considered for one emit, and why it did or did not run.
     Why {
         /// The run id (or a unique prefix of at least 4 characters).
@@ -350,6 +373,44 @@ pub(crate) enum ProvidersCommand {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn words(line: &str) -> Vec<OsString> {
+        line.split(' ').map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_emit_parser_parses_what_the_full_parser_does_into_the_same_values() {
+        let lines = [
+            "hookrig emit tool.before",
+            "hookrig emit",
+            "hookrig emit PreToolUse --dialect claude --cwd /w --session s --agent a --tool bash",
+            "hookrig emit tool.after --no-plugins --plugin-dir /x --plugin-dir /y --no-hooks",
+            "hookrig emit --debug --ledger /l.db --max-payload 1KiB tool.before",
+            "hookrig emit --no-ledger --debug-hooks --agent=b session.start",
+        ];
+        for line in lines {
+            let fast = Cli::parse_emit(&words(line)).unwrap_or_else(|| panic!("{line}: refused"));
+            let full = Cli::try_parse_from(words(line)).expect("the full parser parses it");
+            assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_emit_parser_leaves_help_errors_and_other_commands_to_the_full_parser() {
+        for line in [
+            "hookrig emit --help",
+            "hookrig emit --version",
+            "hookrig emit --bogus",
+            "hookrig emit a b",
+            "hookrig emit --ledger /l.db --no-ledger",
+            "hookrig emit --max-payload lots",
+            "hookrig --debug emit tool.before",
+            "hookrig runs",
+            "hookrig",
+        ] {
+            assert!(Cli::parse_emit(&words(line)).is_none(), "{line}");
+        }
+    }
 
     #[test]
     fn sizes_read_bytes_and_binary_units() {

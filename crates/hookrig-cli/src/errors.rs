@@ -146,6 +146,9 @@ pub(crate) enum ExpectedError {
     /// `hookrig install` or `uninstall` changed nothing.
     #[error(transparent)]
     Install(#[from] hookrig_dialects::InstallError),
+    /// `hookrig test` could not run, or could not write a case.
+    #[error(transparent)]
+    Testing(#[from] hookrig_testing::TestingError),
 }
 
 impl From<hookrig_core::UnknownVersionError> for ExpectedError {
@@ -192,6 +195,7 @@ impl ExpectedError {
             | ExpectedError::Agent(_)
             | ExpectedError::Automation(_)
             | ExpectedError::Install(_)
+            | ExpectedError::Testing(_)
             | ExpectedError::CurrentExe(_)
             | ExpectedError::Engine(_)
             | ExpectedError::EngineStart(_)

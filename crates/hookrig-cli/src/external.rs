@@ -68,6 +68,9 @@ fn everything(scope: Result<&Scope, String>) -> Programs {
 /// `hookrig-NAME --help`.
 pub(crate) fn parse() -> Cli {
     let args: Vec<OsString> = std::env::args_os().collect();
+    if let Some(cli) = Cli::parse_emit(&args) {
+        return cli;
+    }
     let err = match Cli::try_parse_from(&args) {
         Ok(cli) => return cli,
         Err(err) => err,

@@ -22,24 +22,14 @@ mod scope;
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command, ConfigCommand, ProvidersCommand};
-use crate::scope::{Flags, Top};
+use crate::scope::Flags;
 
 fn main() -> ExitCode {
     // Started as the guardian of another hookrig's hooks, this process is nothing else.
     hookrig_exec::guardian::run_if_asked();
     keep_if_asked();
-    let Cli {
-        global,
-        agent,
-        plan,
-        command,
-    } = external::parse();
-    logging::init(global.debug, global.debug_hooks);
-    let top = Top {
-        global,
-        agent,
-        plan,
-    };
+    let Cli { top, command } = external::parse();
+    logging::init(top.global.debug, top.global.debug_hooks);
     arm_guardian(&command);
     let result = match &command {
         Command::Emit(args) => commands::emit::run(&top, args),
@@ -47,6 +37,12 @@ fn main() -> ExitCode {
         Command::Runs(args) => top
             .scope(Flags::default())
             .and_then(|scope| commands::runs::list(&scope, args)),
+        Command::Test(args) => top
+            .scope(Flags::default().cwd(&args.cwd))
+            .and_then(|scope| commands::test::run(&scope, args)),
+        Command::Replay(args) => top
+            .scope(Flags::default())
+            .and_then(|scope| commands::test::replay(&scope, args)),
         Command::Why { run_id, json } => top
             .scope(Flags::default())
             .and_then(|scope| commands::runs::why(&scope, run_id, json.json)),

@@ -12,13 +12,17 @@ use crate::cli::{AgentArg, CwdArg, GlobalArgs, PlanArg};
 use crate::errors::ExpectedError;
 
 /// The options given before the command: the ones every command's scope starts from.
-#[derive(Debug)]
+#[derive(Debug, clap::Args)]
 pub(crate) struct Top {
-    /// `--debug`, `--ledger`, `--no-ledger`...
+    #[command(flatten)]
     pub(crate) global: GlobalArgs,
-    /// `hookrig --agent`: the agent when the command names none.
+    /// The agent of every command that names none, and of external commands
+    /// (`HOOKRIG_AGENT`, `HENCE_AGENT`); default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`.
+    #[arg(long, value_name = "NAME")]
     pub(crate) agent: Option<OsString>,
-    /// `hookrig --plan`: the plan when the command names none.
+    /// The plan file of every command that names none, and of external commands
+    /// (`HOOKRIG_PLAN`, `HENCE_PLAN`); default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`.
+    #[arg(long, value_name = "PATH")]
     pub(crate) plan: Option<PathBuf>,
 }
 

@@ -121,6 +121,23 @@ pub fn find_project(env: &Environment) -> Project {
     project
 }
 
+/// The project id of `dir`: the name of the repository root above it (the nearest
+/// directory holding `.git`), else of `dir` itself, else `default` (for `/`).
+///
+/// One rule for every id of a project: an automation loaded from a project's files
+/// gets it, and so do the events of a plan in that project, so that the orchestrator's
+/// project scoping lets an automation see its own project's task events and no other's.
+pub fn project_id(dir: &Path) -> String {
+    let root = dir
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(dir);
+    root.file_name().map_or_else(
+        || "default".to_owned(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
 /// `path` made absolute without `.` or `..` components, the way the trust store keys and
 /// project walks need it: the same file always gets the same path.
 ///

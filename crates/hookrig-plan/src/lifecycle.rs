@@ -21,7 +21,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::errors::LifecycleError;
-use crate::plan::{Action, Plan, Prepared, TaskState};
+use crate::plan::{Action, Plan, Prepared, Task, TaskState};
 use crate::spl::{self, Statement};
 
 /// How long an action waits for another process's lock on the plan file. Actions hold
@@ -176,6 +176,9 @@ pub enum LifecycleEvent {
     TaskBlocked,
     /// `task.unblocked`, after [`Action::Unblock`].
     TaskUnblocked,
+    /// `task.failed`: never produced by an action (the plan has no failed state); a
+    /// caller that notices a failure delivers it with [`failed_payload`].
+    TaskFailed,
     /// `plan.asserted`, after [`Action::Assert`].
     PlanAsserted,
     /// `plan.completed`, after the action that made every task done.
@@ -184,11 +187,12 @@ pub enum LifecycleEvent {
 
 impl LifecycleEvent {
     /// Every lifecycle event.
-    pub const ALL: [LifecycleEvent; 6] = [
+    pub const ALL: [LifecycleEvent; 7] = [
         LifecycleEvent::TaskClaimed,
         LifecycleEvent::TaskCompleted,
         LifecycleEvent::TaskBlocked,
         LifecycleEvent::TaskUnblocked,
+        LifecycleEvent::TaskFailed,
         LifecycleEvent::PlanAsserted,
         LifecycleEvent::PlanCompleted,
     ];
@@ -200,6 +204,7 @@ impl LifecycleEvent {
             LifecycleEvent::TaskCompleted => "task.completed",
             LifecycleEvent::TaskBlocked => "task.blocked",
             LifecycleEvent::TaskUnblocked => "task.unblocked",
+            LifecycleEvent::TaskFailed => "task.failed",
             LifecycleEvent::PlanAsserted => "plan.asserted",
             LifecycleEvent::PlanCompleted => "plan.completed",
         }
@@ -219,7 +224,10 @@ impl LifecycleEvent {
     }
 }
 
-/// What a lifecycle event carries to hooks, in this order.
+/// What a lifecycle event carries to hooks, in this order: hookrig's own fields, then
+/// the orchestrator's (`task_id`, `project_id`, `title`, `status`, `error`), so that
+/// automations written for the orchestrator (`{{event.task_id}}`) read hookrig's task
+/// events unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EventPayload {
     /// The plan file, as the caller named it.
@@ -235,6 +243,20 @@ pub struct EventPayload {
     pub reason: Option<String>,
     /// The agent acting, as given.
     pub agent: String,
+    /// The orchestrator's name for the task: its declared name, as `task`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// The project the plan belongs to (see [`Request::project_id`]).
+    pub project_id: String,
+    /// The task's `title` meta, else its `description`, else its name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The task's state after the action (`done`, `in_progress`, `blocked`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// What went wrong, for `task.failed` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 impl EventPayload {
@@ -334,6 +356,10 @@ pub struct Request<'a> {
     pub action: &'a Action,
     /// The agent acting (`coder` or `agent:coder`).
     pub agent: &'a str,
+    /// The project the plan belongs to, as the events name it (`project_id`): callers
+    /// pass `hookrig_config::project_id` of the plan's directory, the id automations of
+    /// that project get, so that the orchestrator's project scoping matches them.
+    pub project_id: &'a str,
 }
 
 /// Performs `request`, stamped with the current time: under the plan file's lock,
@@ -360,6 +386,7 @@ pub(crate) fn apply_at(
         plan_in_events,
         action,
         agent,
+        project_id,
     } = request;
     let mut locked = PlanLock::open_waiting(plan, wait)?;
     let loaded = locked.read()?;
@@ -400,55 +427,99 @@ pub(crate) fn apply_at(
         .map(|t| t.state);
     outcome.events = events(
         action,
-        outcome.task.as_deref(),
-        plan_in_events,
-        agent,
+        outcome.task.as_deref().and_then(|t| after.task(t)),
+        &Origin {
+            plan: plan_in_events,
+            agent,
+            project_id,
+        },
         !was_complete && after.is_complete(),
     );
     Ok(outcome)
+}
+
+/// Where the events of an action come from: the plan as they name it, the agent, the
+/// project.
+struct Origin<'a> {
+    plan: &'a Path,
+    agent: &'a str,
+    project_id: &'a str,
+}
+
+impl Origin<'_> {
+    /// A payload of this origin about `task` (as it is after the action), fields of
+    /// one event kind left empty.
+    fn payload(&self, task: Option<&Task>) -> EventPayload {
+        EventPayload {
+            plan: self.plan.display().to_string(),
+            task: task.map(|t| t.name.clone()),
+            expression: None,
+            reason: None,
+            agent: self.agent.to_owned(),
+            task_id: task.map(|t| t.name.clone()),
+            project_id: self.project_id.to_owned(),
+            title: task.map(title),
+            status: task.map(|t| t.state.as_str().to_owned()),
+            error: None,
+        }
+    }
+}
+
+/// A task's title for the orchestrator's `title`: its `title` meta, else its
+/// `description`, else its name.
+fn title(task: &Task) -> String {
+    ["title", "description"]
+        .iter()
+        .find_map(|key| task.meta.get(*key).and_then(Value::as_str))
+        .map_or_else(|| task.name.clone(), str::to_owned)
 }
 
 /// The events an action that changed the plan produces: its own (`task.claimed`, …,
 /// `plan.asserted`), then `plan.completed` when it completed the plan's last task.
 fn events(
     action: &Action,
-    task: Option<&str>,
-    plan: &Path,
-    agent: &str,
+    task: Option<&Task>,
+    origin: &Origin<'_>,
     completed_now: bool,
 ) -> Vec<Event> {
-    let plan = plan.display().to_string();
     let mut events = Vec::new();
     if let Some(kind) = LifecycleEvent::of(action) {
-        let (expression, reason) = match action {
-            Action::Assert { spl } => (Some(spl.clone()), None),
-            Action::Block { reason, .. } => (None, reason.clone()),
-            _ => (None, None),
-        };
-        events.push(Event {
-            kind,
-            payload: EventPayload {
-                plan: plan.clone(),
-                task: task.map(str::to_owned),
-                expression,
-                reason,
-                agent: agent.to_owned(),
-            },
-        });
+        let mut payload = origin.payload(task);
+        match action {
+            Action::Assert { spl } => payload.expression = Some(spl.clone()),
+            Action::Block { reason, .. } => payload.reason.clone_from(reason),
+            _ => {}
+        }
+        events.push(Event { kind, payload });
     }
     if completed_now {
         events.push(Event {
             kind: LifecycleEvent::PlanCompleted,
-            payload: EventPayload {
-                plan,
-                task: task.map(str::to_owned),
-                expression: None,
-                reason: None,
-                agent: agent.to_owned(),
-            },
+            payload: origin.payload(task),
         });
     }
     events
+}
+
+/// The payload of `task.failed` for `task` of the plan at `plan` (named as events name
+/// it), which `agent` was working on when `error` happened: the orchestrator's fields
+/// with hookrig's. The lifecycle itself never fails a task: this is for the callers
+/// that notice a failure (an agent's provider that ended without completing its task).
+pub fn failed_payload(
+    task: &Task,
+    plan: &Path,
+    agent: &str,
+    project_id: &str,
+    error: &str,
+) -> EventPayload {
+    let mut payload = Origin {
+        plan,
+        agent,
+        project_id,
+    }
+    .payload(Some(task));
+    payload.error = Some(error.to_owned());
+    payload
 }
 
 #[cfg(test)]
@@ -488,6 +559,7 @@ mod tests {
                 plan_in_events: Path::new("/abs/plan.spl"),
                 action,
                 agent,
+                project_id: "shop",
             },
             AT,
             LOCK_WAIT,
@@ -532,7 +604,7 @@ mod tests {
         assert_eq!(kinds(&outcome), ["task.claimed"]);
         assert_eq!(
             serde_json::to_string(&outcome.events[0].payload.to_map()).expect("json"),
-            r#"{"plan":"/abs/plan.spl","task":"design","agent":"agent:coder"}"#
+            r#"{"plan":"/abs/plan.spl","task":"design","agent":"agent:coder","task_id":"design","project_id":"shop","title":"design","status":"in_progress"}"#
         );
     }
 
@@ -616,6 +688,49 @@ mod tests {
     }
 
     #[test]
+    fn task_events_carry_the_hook_engines_fields_beside_hookrigs() {
+        // guards: `{{event.task_id}}`, `{{event.title}}` of the orchestrator's automations
+        let (_dir, path) = plan_file(indoc! {r#"
+            (given task-api)
+            (meta task-api (title "Login endpoint") (description "Add it"))
+            (given task-docs)
+            (meta task-docs (description "Write the docs"))
+        "#});
+        let complete = Action::Complete {
+            task: "api".to_owned(),
+        };
+        let outcome = act(&path, &complete, "coder").expect("complete");
+        assert_eq!(kinds(&outcome), ["task.completed"]);
+        insta::assert_json_snapshot!(outcome.events[0].payload, @r#"
+        {
+          "plan": "/abs/plan.spl",
+          "task": "api",
+          "agent": "coder",
+          "task_id": "api",
+          "project_id": "shop",
+          "title": "Login endpoint",
+          "status": "done"
+        }
+        "#);
+        // Without a title, the description; the failure of a task carries its error.
+        let loaded = read(&path).expect("read");
+        let docs = loaded.plan.task("docs").expect("docs");
+        let failed = failed_payload(docs, Path::new("/abs/plan.spl"), "coder", "shop", "exit 2");
+        insta::assert_json_snapshot!(failed, @r#"
+        {
+          "plan": "/abs/plan.spl",
+          "task": "docs",
+          "agent": "coder",
+          "task_id": "docs",
+          "project_id": "shop",
+          "title": "Write the docs",
+          "status": "backlog",
+          "error": "exit 2"
+        }
+        "#);
+    }
+
+    #[test]
     fn block_carries_its_reason_and_assert_its_expression() {
         let (_dir, path) = plan_file(PLAN);
         let block = Action::Block {
@@ -626,7 +741,7 @@ mod tests {
         assert_eq!(outcome.state_after, Some(TaskState::Blocked));
         assert_eq!(
             serde_json::to_string(&outcome.events[0].payload.to_map()).expect("json"),
-            r#"{"plan":"/abs/plan.spl","task":"legal","reason":"waiting for counsel","agent":"coder"}"#
+            r#"{"plan":"/abs/plan.spl","task":"legal","reason":"waiting for counsel","agent":"coder","task_id":"legal","project_id":"shop","title":"legal","status":"blocked"}"#
         );
         let assert = Action::Assert {
             spl: "(given failed-api)".to_owned(),
@@ -640,7 +755,7 @@ mod tests {
         assert_eq!(kinds(&outcome), ["plan.asserted"]);
         assert_eq!(
             serde_json::to_string(&outcome.events[0].payload.to_map()).expect("json"),
-            r#"{"plan":"/abs/plan.spl","expression":"(given failed-api)","agent":"coder"}"#
+            r#"{"plan":"/abs/plan.spl","expression":"(given failed-api)","agent":"coder","project_id":"shop"}"#
         );
     }
 
@@ -682,6 +797,7 @@ mod tests {
             plan_in_events: &path,
             action: &claim("design"),
             agent: "coder",
+            project_id: "shop",
         };
         let err = apply_at(&request, AT, Duration::from_millis(200)).expect_err("locked");
         assert!(matches!(err, LifecycleError::Locked { .. }), "{err:?}");

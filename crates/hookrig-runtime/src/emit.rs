@@ -176,8 +176,8 @@ pub enum Signals {
 pub struct Emit;
 
 impl Emit {
-    /// Loads the config for the scope's working directory and records that the emit
-    /// started. A ledger that cannot be read or written never stops the hooks from
+    /// Loads the config for the scope's working directory and opens the ledger (the
+    /// emit's start is recorded once it has hooks to run). A ledger that cannot be read or written never stops the hooks from
     /// deciding: the emit then goes unrecorded, and the warnings say why. A config that
     /// cannot be loaded at all (no home directory) is recorded as an emit that failed.
     pub fn prepare(scope: &Scope, request: EmitRequest) -> Result<Prepared, RuntimeError> {
@@ -253,13 +253,7 @@ impl Emit {
         let mut config_warnings: Vec<String> =
             config.warnings.iter().map(ToString::to_string).collect();
         let store = ledger_path.as_deref().and_then(|path| {
-            ledger::begin(
-                store,
-                path,
-                &entry,
-                scope.ledger_writers.as_ref(),
-                &mut warnings,
-            )
+            ledger::sink(store, path, scope.ledger_writers.as_ref(), &mut warnings)
         });
         // Said once, in the Outcome: the end does not try the same file again.
         if store.is_none() {
@@ -399,6 +393,17 @@ impl Prepared {
         });
         if let Some(bus) = &bus {
             registry.attach_bus(bus);
+        }
+        // The `running` row is what an emit killed while its hooks run leaves behind.
+        // An emit with nothing to run is never in that state: it writes its one row at
+        // the end, a transaction less for every event nobody hooks.
+        let may_run = bus.is_some()
+            || config
+                .hooks
+                .iter()
+                .any(|def| def.spec.listens_to(&event.context.name));
+        if let Some(sink) = store.as_ref().filter(|_| may_run) {
+            sink.begin(&entry);
         }
         suppress.apply(&mut registry, &mut warnings);
         let runtime = thread_runtime()?;

@@ -154,56 +154,53 @@ pub(crate) fn record_failed(
     }
 }
 
-/// Records that the emit started, so that an emit killed before it ends leaves a row,
-/// marked `interrupted` later. Never waits for the ledger: when another process holds
-/// its write lock, the start is not recorded and the whole row is written at the end;
-/// through the engine's `writers`, the start is queued and not waited for (the queue's
-/// order puts it before the end). A ledger that cannot be opened is a warning for the
-/// Outcome.
-pub(crate) fn begin(
+/// Where an emit's rows go: the engine's writer for `path` when the scope carries
+/// `writers`, else a connection of its own (`opened` when it is that file). A ledger
+/// that cannot be opened is a warning for the Outcome, and the emit goes unrecorded.
+pub(crate) fn sink(
     opened: Option<Connection>,
     path: &Path,
-    entry: &EmitRecord,
     writers: Option<&Writers>,
     warnings: &mut Vec<String>,
 ) -> Option<Sink> {
-    let not_recorded = |warnings: &mut Vec<String>, err: &StoreError| {
-        warnings.push(format!("{}; this emit is not recorded", warning(err)));
+    let opened = match writers {
+        Some(writers) => writers.for_path(path).map(Sink::Queued),
+        None => ledger_at(opened, path).map(Sink::Direct),
     };
-    if let Some(writers) = writers {
-        match writers.for_path(path) {
-            Ok(writer) => {
+    opened
+        .inspect_err(|err| warnings.push(format!("{}; this emit is not recorded", warning(err))))
+        .ok()
+}
+
+impl Sink {
+    /// Records that the emit started, so that an emit killed before it ends leaves a
+    /// row, marked `interrupted` later. Never waits for the ledger: when another process
+    /// holds its write lock, the start is not recorded and the whole row is written at
+    /// the end; through the engine's writer, the start is queued and not waited for (the
+    /// queue's order puts it before the end).
+    pub(crate) fn begin(&self, entry: &EmitRecord) {
+        match self {
+            Sink::Queued(writer) => {
                 if let Err(err) = writer.queue(EmitWrite::Begin(entry.clone())) {
                     tracing::debug!("start of the emit not queued: {err:?}");
                 }
-                return Some(Sink::Queued(writer));
             }
-            Err(err) => {
-                not_recorded(warnings, &err);
-                return None;
+            Sink::Direct(ledger) => {
+                let started = ledger
+                    .set_busy_timeout(Duration::ZERO)
+                    .and_then(|()| ledger.emits().begin(entry));
+                if let Err(err) = started {
+                    tracing::debug!("start of the emit not recorded: {}", warning(&err));
+                }
+                if let Err(err) = ledger.set_busy_timeout(Store::BUSY_TIMEOUT) {
+                    tracing::debug!("{}", warning(&err));
+                }
             }
         }
     }
-    let ledger = match ledger_at(opened, path) {
-        Ok(ledger) => ledger,
-        Err(err) => {
-            not_recorded(warnings, &err);
-            return None;
-        }
-    };
-    let started = ledger
-        .set_busy_timeout(Duration::ZERO)
-        .and_then(|()| ledger.emits().begin(entry));
-    if let Err(err) = started {
-        tracing::debug!("start of the emit not recorded: {}", warning(&err));
-    }
-    if let Err(err) = ledger.set_busy_timeout(Store::BUSY_TIMEOUT) {
-        tracing::debug!("{}", warning(&err));
-    }
-    Some(Sink::Direct(ledger))
 }
 
-/// Completes the row [`begin`] wrote. In a one-shot emit this is called once the host
+/// Completes the row [`Sink::begin`] wrote, or writes the whole row when none was. In a one-shot emit this is called once the host
 /// has its answer; in an engine, before (the engine answers once the row is
 /// committed). A ledger that cannot be opened or written is a late warning (for
 /// stderr).

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use hookrig_core::Payload;
 use hookrig_plan::LifecycleError;
-use hookrig_plan::lifecycle::{self, Outcome, Request};
+use hookrig_plan::lifecycle::{self, Event, Outcome, Request};
 use hookrig_plan::plan::Action;
 
 use crate::emit::{Emit, EmitRequest};
@@ -45,27 +45,42 @@ pub fn perform(
     // Normalised, so that `-f ../plan.spl` finds the project (and its trust) that the
     // plan path without `..` finds, and hooks see that path in `HENCE_PLAN`.
     let absolute = hookrig_config::normal_path(plan);
+    let project_id = project_of(&absolute);
     let outcome = lifecycle::apply(&Request {
         plan,
         plan_in_events: &absolute,
         action,
         agent,
+        project_id: &project_id,
     })?;
     // The lock is released: hooks may read the plan, or even run `hookrig task`.
     let delivered = deliver(scope, &outcome, &absolute, agent);
     Ok(Performed { outcome, delivered })
 }
 
+/// The project id of the plan at `plan` (absolute): [`hookrig_config::project_id`] of
+/// its directory, the id the automations of that project get.
+pub fn project_of(plan: &Path) -> String {
+    hookrig_config::project_id(plan.parent().unwrap_or(Path::new("/")))
+}
+
 /// Emits the lifecycle events of `outcome` (an action of `agent` on the plan at
 /// `plan`, without `..`) in the plan's directory, so that Hence hook scripts, native
 /// hooks, plugins and automations react.
 pub fn deliver(scope: &Scope, outcome: &Outcome, plan: &Path, agent: &str) -> Delivered {
+    deliver_events(scope, &outcome.events, plan, agent)
+}
+
+/// Emits `events` of the plan at `plan` (without `..`), acted on by `agent`, in the
+/// plan's directory: [`deliver`] for the events of an action, and for those a caller
+/// noticed itself (`task.failed` when an agent's provider failed).
+pub fn deliver_events(scope: &Scope, events: &[Event], plan: &Path, agent: &str) -> Delivered {
     let cwd = plan
         .parent()
         .map_or_else(|| PathBuf::from("/"), Path::to_owned);
     let scope = scope.at(&cwd);
     let mut delivered = Delivered::default();
-    for event in &outcome.events {
+    for event in events {
         let name = event.kind.name();
         let mut request = EmitRequest::new(
             hookrig_dialects::events::resolve(name),

@@ -28,7 +28,7 @@ pub(crate) fn open(path: &Path) -> Result<Connection, StoreError> {
     };
     match kept {
         Some(store) => Ok(Connection(Some(store))),
-        None => Ok(Connection(Some(Store::open(path)?))),
+        None => Ok(Connection(Some(Store::open_ledger(path)?))),
     }
 }
 

@@ -652,7 +652,7 @@ mod tests {
         let sql: String = store
             .conn()
             .query_row(
-                "SELECT sql FROM sqlite_schema WHERE name = 'automation_runs'",
+                "SELECT sql FROM work.sqlite_schema WHERE name = 'automation_runs'",
                 [],
                 |row| row.get(0),
             )

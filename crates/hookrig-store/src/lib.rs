@@ -1,15 +1,19 @@
-//! The store of hookrig: one SQLite file holding the ledger of every `hookrig emit` and
+//! The store of hookrig, in two SQLite files. The ledger holds every `hookrig emit` and
 //! every hook considered for it (so that `hookrig runs` and `hookrig why RUN_ID` can
 //! answer what ran, from which file, for how long, what it said, and why it did or did
-//! not match), and every other table hookrig keeps: the plugin package registry, the
-//! automations and their runs, the tasks automations create, the memory index, and the
-//! agents `hookrig agent spawn` started. This crate owns the file: its schema and
-//! migrations, how it is opened (WAL, busy timeout, foreign keys), and one typed row
-//! per table. It must not decide what the rows mean: what an emit dispatches, when an
-//! automation runs, how a note is split into sections or what a task is for belong to
-//! the crates that write them. It reads no configuration and prints nothing.
+//! not match), and the plugin package registry an emit reads. Its work file beside it
+//! ([`work_path`]) holds every other table hookrig keeps: the automations and their
+//! runs, the tasks automations create, the memory index, and the agents `hookrig agent
+//! spawn` started. This crate owns the files: their schemas and migrations, how they
+//! are opened (WAL, busy timeout, foreign keys), and one typed row per table. It must
+//! not decide what the rows mean: what an emit dispatches, when an automation runs,
+//! how a note is split into sections or what a task is for belong to the crates that
+//! write them. It reads no configuration and prints nothing.
 //!
-//! - [`Store`] is a connection to the file; [`Store::open`] creates and migrates it.
+//! - [`Store`] is a connection to the files; [`Store::open`] creates and migrates
+//!   them, and [`Store::open_ledger`] the ledger alone, for what an emit does (SQLite
+//!   parses a file's whole schema on its first statement: the work tables are kept
+//!   out of every emit's way).
 //!   Each table is read and written through its handle: [`Store::emits`] ([`Emits`]),
 //!   [`Store::plugins`] ([`Plugins`]), [`Store::automations`] ([`Automations`]),
 //!   [`Store::automation_locks`] ([`AutomationLocks`]), [`Store::automation_runs`]
@@ -111,5 +115,5 @@ pub use crate::errors::StoreError;
 pub use crate::memory::{Memory, MemoryHit, Note, NoteSection};
 pub use crate::plugins::{ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow, Plugins};
 pub use crate::queries::Queries;
-pub use crate::store::{Store, default_ledger_path};
+pub use crate::store::{Store, default_ledger_path, work_path};
 pub use crate::tasks::{NewTask, TaskRow, Tasks};

@@ -13,14 +13,14 @@ use crate::errors::StoreError;
 /// Migration steps, oldest first: step `i` takes the schema from version `i`
 /// to version `i + 1`. A step that shipped is never edited, because ledgers in
 /// the field already ran it; change the schema by appending a step.
-const MIGRATIONS: &[&str] = &[
+const MIGRATIONS: &[&[&str]] = &[
     // Version 1: the first schema. One row per emit in `emits`, one row per
     // hook considered in `hook_runs`, numbered by `seq` within its emit.
     // Tables are STRICT so that a wrongly typed value is refused at insert
     // time instead of surfacing as a conversion error in `hookrig why`.
     // `warnings` is a JSON array of strings: it is only ever shown, never
     // queried, so a side table would cost a join for nothing.
-    "
+    &["
     CREATE TABLE emits (
         run_id        TEXT NOT NULL PRIMARY KEY,
         started_at_ms INTEGER NOT NULL,
@@ -59,14 +59,14 @@ const MIGRATIONS: &[&str] = &[
         is_async    INTEGER NOT NULL CHECK (is_async IN (0, 1)),
         PRIMARY KEY (run_id, seq)
     ) STRICT;
-    ",
+    "],
     // Version 2: the plugin package registry (`hookrig plugins`). `plugins` holds one
     // row per registered package; `agent_plugins` says for which agents it is enabled
     // or disabled, `*` standing for every agent (OpenHermit's agent_skills model).
     // A package without an `agent_plugins` row is enabled for nobody. Deleting a
     // package deletes its enablement rows. `registered_at` is in milliseconds since
     // the Unix epoch, like `emits.started_at_ms`.
-    "
+    &["
     CREATE TABLE plugins (
         id            TEXT NOT NULL PRIMARY KEY,
         name          TEXT NOT NULL,
@@ -82,16 +82,57 @@ const MIGRATIONS: &[&str] = &[
         enabled   INTEGER NOT NULL CHECK (enabled IN (0, 1)),
         PRIMARY KEY (plugin_id, agent)
     ) STRICT;
-    ",
-    // Version 3: the automation engine (`hookrig serve`, `hookrig auto`). `automations`
-    // holds the definitions with the field names of automation files; `trigger`,
-    // `context_steps` and `llm_config` are JSON text. One row per run
-    // in `automation_runs`, whose `status` moves from `running` to `completed`,
-    // `skipped`, `failed` or `interrupted`. Times are Unix seconds as REAL.
-    // Deleting an automation deletes its runs. `tasks` receives the
-    // `create_task` context step's tasks; `status`, `result`
-    // and `error` are what the `db_query` named queries over tasks read.
-    "
+    "],
+    // Version 3: see [`V3_AUTOMATIONS`].
+    &[V3_AUTOMATIONS],
+    // Version 4: see [`V4_MEMORY`].
+    &[V4_MEMORY],
+    // Version 5: see [`V5_AGENTS`].
+    &[V5_AGENTS],
+    // Version 6: the agent an emit came from (`hookrig emit --agent`, `HOOKRIG_AGENT`,
+    // the payload's `session.agent`, or the agent of a `hookrig task` lifecycle emit);
+    // NULL when none was named, and for every emit recorded before this step. The index
+    // serves `hookrig runs --agent`, newest first, as `emits_by_event_time` serves
+    // `--event`.
+    &["
+    ALTER TABLE emits ADD COLUMN agent TEXT;
+
+    CREATE INDEX emits_by_agent_time ON emits (agent, started_at_ms);
+    "],
+    // Version 7: see [`V7_AUTOMATION_LOCKS`].
+    &[V7_AUTOMATION_LOCKS],
+    // Version 8: the process that owns a row still being written (`PID:START`, see
+    // `owner.rs`): an emit is recorded `running` when it starts and completed when it
+    // ends, and an automation run is `running` until it ends. A row left `running` by
+    // a process that died is marked `interrupted` by the next reader; one whose owner
+    // still runs is left alone. NULL once the row is complete, and for older rows.
+    &[
+        "
+        ALTER TABLE emits ADD COLUMN owner TEXT;
+
+        CREATE INDEX emits_running ON emits (run_id) WHERE decision = 'running';
+        ",
+        V8_AUTOMATION_RUN_OWNER,
+    ],
+    // Version 9: whether a resident engine (`hookrig serve`) answered the emit for the
+    // `hookrig emit` a host started, or that process itself (0, and for older rows).
+    &["
+    ALTER TABLE emits ADD COLUMN by_engine INTEGER NOT NULL DEFAULT 0;
+    "],
+    // Version 10: the tables an emit never reads moved to the ledger's work file
+    // ([`WORK_TABLES`]). Not SQL on the ledger alone: [`migrate`] runs [`split`] here.
+    &[],
+];
+
+/// Version 3: the automation engine (`hookrig serve`, `hookrig auto`). `automations`
+/// holds the definitions with the field names of automation files; `trigger`,
+/// `context_steps` and `llm_config` are JSON text. One row per run
+/// in `automation_runs`, whose `status` moves from `running` to `completed`,
+/// `skipped`, `failed` or `interrupted`. Times are Unix seconds as REAL.
+/// Deleting an automation deletes its runs. `tasks` receives the
+/// `create_task` context step's tasks; `status`, `result`
+/// and `error` are what the `db_query` named queries over tasks read.
+const V3_AUTOMATIONS: &str = "
     CREATE TABLE automations (
         id                 TEXT NOT NULL PRIMARY KEY,
         project_id         TEXT NOT NULL,
@@ -152,15 +193,16 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT;
 
     CREATE INDEX tasks_by_project_status ON tasks (project_id, status, priority);
-    ",
-    // Version 4: the memory the `memory_search` context step searches. `memory` is an
-    // FTS5 index (bm25 ranking) of sections: `kind` is `note` for a section of a
-    // markdown note under a project's notes directory, split at its headings, and
-    // `upsert` for what a `memory.upsert` event stored; only `heading` and `content`
-    // are searched. `memory_notes` remembers the modification time each note file had
-    // when it was indexed, so notes are re-indexed only when they changed. The
-    // porter tokenizer lets `deploys` find `deploy`.
-    "
+";
+
+/// Version 4: the memory the `memory_search` context step searches. `memory` is an
+/// FTS5 index (bm25 ranking) of sections: `kind` is `note` for a section of a
+/// markdown note under a project's notes directory, split at its headings, and
+/// `upsert` for what a `memory.upsert` event stored; only `heading` and `content`
+/// are searched. `memory_notes` remembers the modification time each note file had
+/// when it was indexed, so notes are re-indexed only when they changed. The
+/// porter tokenizer lets `deploys` find `deploy`.
+const V4_MEMORY: &str = "
     CREATE VIRTUAL TABLE memory USING fts5 (
         project_id UNINDEXED,
         kind UNINDEXED,
@@ -176,15 +218,16 @@ const MIGRATIONS: &[&str] = &[
         mtime_ns   INTEGER NOT NULL,
         PRIMARY KEY (project_id, path)
     ) STRICT;
-    ",
-    // Version 5: agents started by `hookrig agent spawn`, one row per worktree (a
-    // worktree runs one agent at a time; spawning again replaces the row). `pid` is the
-    // provider's pid, which is also its process group; `proc_start` is the kernel's start
-    // time of that pid (Linux `/proc/PID/stat` field 22) so that a reused pid is not
-    // taken for the agent. `exit_code`/`exit_signal` are written by the process that
-    // waits for the provider; `stopped_at` by `hookrig agent stop`. Times in
-    // milliseconds since the Unix epoch.
-    "
+";
+
+/// Version 5: agents started by `hookrig agent spawn`, one row per worktree (a
+/// worktree runs one agent at a time; spawning again replaces the row). `pid` is the
+/// provider's pid, which is also its process group; `proc_start` is the kernel's start
+/// time of that pid (Linux `/proc/PID/stat` field 22) so that a reused pid is not
+/// taken for the agent. `exit_code`/`exit_signal` are written by the process that
+/// waits for the provider; `stopped_at` by `hookrig agent stop`. Times in
+/// milliseconds since the Unix epoch.
+const V5_AGENTS: &str = "
     CREATE TABLE agents (
         worktree    TEXT NOT NULL PRIMARY KEY,
         repo        TEXT NOT NULL,
@@ -204,25 +247,16 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT;
 
     CREATE INDEX agents_by_task ON agents (task);
-    ",
-    // Version 6: the agent an emit came from (`hookrig emit --agent`, `HOOKRIG_AGENT`,
-    // the payload's `session.agent`, or the agent of a `hookrig task` lifecycle emit);
-    // NULL when none was named, and for every emit recorded before this step. The index
-    // serves `hookrig runs --agent`, newest first, as `emits_by_event_time` serves
-    // `--event`.
-    "
-    ALTER TABLE emits ADD COLUMN agent TEXT;
+";
 
-    CREATE INDEX emits_by_agent_time ON emits (agent, started_at_ms);
-    ",
-    // Version 7: which process runs an automation now, so that two processes on one
-    // ledger (a `hookrig serve` and a `hookrig fire`, or two `fire`s) never run the same
-    // automation at once. One row per automation being run: the run, and its owner's
-    // pid with the kernel's start time of that pid (as in `agents`), so that a row left
-    // by a process that died is taken over instead of blocking the automation forever.
-    // `automations.held` says why an automation is not run for now (its project file
-    // changed since it was trusted, or no longer parses); NULL for one that may run.
-    "
+/// Version 7: which process runs an automation now, so that two processes on one
+/// ledger (a `hookrig serve` and a `hookrig fire`, or two `fire`s) never run the same
+/// automation at once. One row per automation being run: the run, and its owner's
+/// pid with the kernel's start time of that pid (as in `agents`), so that a row left
+/// by a process that died is taken over instead of blocking the automation forever.
+/// `automations.held` says why an automation is not run for now (its project file
+/// changed since it was trusted, or no longer parses); NULL for one that may run.
+const V7_AUTOMATION_LOCKS: &str = "
     ALTER TABLE automations ADD COLUMN held TEXT;
 
     CREATE TABLE automation_locks (
@@ -232,42 +266,71 @@ const MIGRATIONS: &[&str] = &[
         proc_start    INTEGER,
         acquired_at   REAL NOT NULL
     ) STRICT;
-    ",
-    // Version 8: the process that owns a row still being written (`PID:START`, see
-    // `owner.rs`): an emit is recorded `running` when it starts and completed when it
-    // ends, and an automation run is `running` until it ends. A row left `running` by
-    // a process that died is marked `interrupted` by the next reader; one whose owner
-    // still runs is left alone. NULL once the row is complete, and for older rows.
-    "
-    ALTER TABLE emits ADD COLUMN owner TEXT;
-    ALTER TABLE automation_runs ADD COLUMN owner TEXT;
+";
 
-    CREATE INDEX emits_running ON emits (run_id) WHERE decision = 'running';
-    ",
-    // Version 9: whether a resident engine (`hookrig serve`) answered the emit for the
-    // `hookrig emit` a host started, or that process itself (0, and for older rows).
-    "
-    ALTER TABLE emits ADD COLUMN by_engine INTEGER NOT NULL DEFAULT 0;
-    ",
-    // Version 10: the tools an automation's LLM may call beyond the read-only ones
-    // (`tools`, `shell_allow`, `max_tool_rounds` of its definition, a JSON object); NULL
-    // for the defaults, and for every automation stored before this step.
-    // `automation_runs.actions_taken` (there since version 1, never written before)
-    // now holds the run's tool calls, a JSON array.
-    "
-    ALTER TABLE automations ADD COLUMN tools TEXT;
-    ",
+/// Version 8, on `automation_runs`: see the comment of version 8 in [`MIGRATIONS`].
+const V8_AUTOMATION_RUN_OWNER: &str = "
+    ALTER TABLE automation_runs ADD COLUMN owner TEXT;
+";
+
+/// The work file's steps (see [`split`]), oldest first, as [`MIGRATIONS`] are the
+/// ledger's. Step 1 builds the tables the ledger held at [`SINGLE_FILE_VERSION`],
+/// from the same text; change them by appending a step here.
+const WORK_MIGRATIONS: &[&[&str]] = &[
+    &[
+        V3_AUTOMATIONS,
+        V4_MEMORY,
+        V5_AGENTS,
+        V7_AUTOMATION_LOCKS,
+        V8_AUTOMATION_RUN_OWNER,
+    ],
+    // Work version 2: the tools an automation's LLM may call beyond the read-only ones
+    // (`tools`, `shell_allow`, `max_tool_rounds`, `plan` of its definition, a JSON
+    // object); NULL for the defaults, and for every automation stored before this step.
+    // `automation_runs.actions_taken` (there since the first schema, never written
+    // before) now holds the run's tool calls, a JSON array.
+    &["ALTER TABLE automations ADD COLUMN tools TEXT;"],
 ];
 
-/// The schema version this build writes and reads.
+/// The version at which the ledger stopped holding every table: [`split`] takes it
+/// there.
+const SPLIT_VERSION: i64 = 10;
+
+/// The last version at which the ledger held every table.
+pub(crate) const SINGLE_FILE_VERSION: i64 = SPLIT_VERSION - 1;
+
+/// The ledger's version this build writes and reads.
 #[expect(
     clippy::cast_possible_wrap,
     reason = "there are a handful of migrations, far below i64::MAX"
 )]
 pub(crate) const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
 
-/// Brings the schema of `conn` to [`CURRENT_VERSION`]; a no-op costing one
-/// header read when it is already there.
+/// The work file's version this build writes and reads.
+#[expect(
+    clippy::cast_possible_wrap,
+    reason = "there are a handful of migrations, far below i64::MAX"
+)]
+pub(crate) const WORK_VERSION: i64 = WORK_MIGRATIONS.len() as i64;
+
+/// The tables that live in the work file, parents before the tables that refer to
+/// them. What an emit reads and writes (`emits`, `hook_runs`, `plugins`,
+/// `agent_plugins`) stays in the ledger: SQLite parses the whole schema of a file on
+/// its first statement, and every `hookrig emit` opens the ledger, so the tables it
+/// never reads are kept out of it.
+const WORK_TABLES: [&str; 7] = [
+    "automations",
+    "automation_runs",
+    "automation_locks",
+    "tasks",
+    "memory",
+    "memory_notes",
+    "agents",
+];
+
+/// Brings the ledger at `path`, open on `conn`, to [`CURRENT_VERSION`]: its steps up to
+/// [`SINGLE_FILE_VERSION`], then [`split`], then the steps after it. A no-op costing
+/// one header read when it is already there.
 pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
     let found = user_version(conn).map_err(|source| StoreError::Open {
         path: path.to_owned(),
@@ -276,54 +339,171 @@ pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
     if found == CURRENT_VERSION {
         return Ok(());
     }
-    check_supported(found, path)?;
+    check_supported(found, CURRENT_VERSION, path)?;
+    if found < SPLIT_VERSION {
+        migrate_to(conn, path, MIGRATIONS, SINGLE_FILE_VERSION, CURRENT_VERSION)?;
+        split(path)?;
+    }
+    migrate_to(conn, path, MIGRATIONS, CURRENT_VERSION, CURRENT_VERSION)
+}
 
+/// Brings the work file on `conn` (at `path`) to [`WORK_VERSION`].
+pub(crate) fn migrate_work(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    migrate_to(conn, path, WORK_MIGRATIONS, WORK_VERSION, WORK_VERSION)
+}
+
+/// Runs the `steps` that take `conn` from its version to `target`, in one transaction;
+/// nothing when it is there or past it. `current` is the last version this build knows.
+fn migrate_to(
+    conn: &mut Connection,
+    path: &Path,
+    steps: &[&[&str]],
+    target: i64,
+    current: i64,
+) -> Result<(), StoreError> {
+    let found = user_version(conn).map_err(|source| StoreError::Open {
+        path: path.to_owned(),
+        source,
+    })?;
+    check_supported(found, current, path)?;
+    if found >= target {
+        return Ok(());
+    }
     let migrate_error = |from: i64| {
         move |source| StoreError::Migrate {
             path: path.to_owned(),
             from,
-            to: CURRENT_VERSION,
+            to: current,
             source,
         }
     };
     // IMMEDIATE takes the write lock up front (waiting up to the busy timeout),
-    // so two processes opening a new ledger at once migrate one after the other.
+    // so two processes opening a new file at once migrate one after the other.
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(migrate_error(found))?;
     // Read again under the lock: the other process may have migrated meanwhile.
     let found = user_version(&tx).map_err(migrate_error(found))?;
-    check_supported(found, path)?;
+    check_supported(found, current, path)?;
+    if found >= target {
+        return Ok(());
+    }
     let start = usize::try_from(found).expect("check_supported refused negative versions");
-    for step in &MIGRATIONS[start..] {
-        tx.execute_batch(step).map_err(migrate_error(found))?;
+    let end = usize::try_from(target).expect("a handful of steps");
+    for part in steps[start..end].iter().copied().flatten() {
+        tx.execute_batch(part).map_err(migrate_error(found))?;
     }
     // user_version is part of the database header, so setting it inside the
     // transaction commits or rolls back together with the DDL.
-    tx.pragma_update(None, "user_version", CURRENT_VERSION)
+    tx.pragma_update(None, "user_version", target)
         .map_err(migrate_error(found))?;
     tx.commit().map_err(migrate_error(found))
+}
+
+/// Moves the work tables of a ledger at [`SINGLE_FILE_VERSION`] into its work file
+/// (creating it), and takes the ledger to [`SPLIT_VERSION`].
+///
+/// One transaction on a connection to the work file with the ledger attached, both
+/// write-locked: the work tables are emptied and filled from the ledger's, then dropped
+/// from the ledger. SQLite commits the connection's main file first, so a crash between
+/// the two commits leaves the ledger as it was, and the next open copies again; never a
+/// ledger without the rows it gave away. A ledger someone else split meanwhile is left
+/// alone.
+fn split(ledger: &Path) -> Result<(), StoreError> {
+    let work = crate::store::work_path(ledger);
+    let mut conn = crate::store::connect(&work)?;
+    migrate_work(&mut conn, &work)?;
+    let failed = |source| StoreError::Migrate {
+        path: ledger.to_owned(),
+        from: SINGLE_FILE_VERSION,
+        to: SPLIT_VERSION,
+        source,
+    };
+    // Foreign keys are checked table by table as the rows arrive in an order of their
+    // own (and the drops would cascade): the rows were consistent in the ledger.
+    conn.pragma_update(None, "foreign_keys", false)
+        .map_err(failed)?;
+    conn.execute("ATTACH DATABASE ?1 AS ledger", [ledger.to_string_lossy()])
+        .map_err(failed)?;
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(failed)?;
+    let found: i64 = tx
+        .pragma_query_value(Some("ledger"), "user_version", |row| row.get(0))
+        .map_err(failed)?;
+    if found != SINGLE_FILE_VERSION {
+        return Ok(());
+    }
+    for table in WORK_TABLES {
+        let columns = columns(&tx, table).map_err(failed)?;
+        tx.execute_batch(&format!(
+            "DELETE FROM main.{table};
+             INSERT INTO main.{table} ({columns}) SELECT {columns} FROM ledger.{table};"
+        ))
+        .map_err(failed)?;
+    }
+    for table in WORK_TABLES.iter().rev() {
+        tx.execute_batch(&format!("DROP TABLE ledger.{table};"))
+            .map_err(failed)?;
+    }
+    tx.pragma_update(Some("ledger"), "user_version", SPLIT_VERSION)
+        .map_err(failed)?;
+    tx.commit().map_err(failed)
+}
+
+/// The columns of the ledger's `table`, as a list for `INSERT` and `SELECT`; for the
+/// full-text index, with its `rowid`, which `*` leaves out.
+fn columns(conn: &Connection, table: &str) -> rusqlite::Result<String> {
+    let mut statement = conn.prepare(&format!("PRAGMA ledger.table_info({table})"))?;
+    let names = statement
+        .query_map([], |row| row.get::<_, String>(1))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let rowid = if table == "memory" { "rowid, " } else { "" };
+    Ok(format!("{rowid}{}", names.join(", ")))
 }
 
 fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.pragma_query_value(None, "user_version", |row| row.get(0))
 }
 
-fn check_supported(found: i64, path: &Path) -> Result<(), StoreError> {
-    if (0..=CURRENT_VERSION).contains(&found) {
+fn check_supported(found: i64, current: i64, path: &Path) -> Result<(), StoreError> {
+    if (0..=current).contains(&found) {
         Ok(())
     } else {
         Err(StoreError::UnsupportedSchema {
             path: path.to_owned(),
             found,
-            supported: CURRENT_VERSION,
+            supported: current,
         })
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
+
+    /// One row in every table of a ledger at [`SINGLE_FILE_VERSION`].
+    const SINGLE_FILE_ROWS: &str = "
+        INSERT INTO emits (run_id, started_at_ms, event, dialect, cwd, session_id, decision,
+            duration_ms, payload_in, payload_out) VALUES ('r1', 1, 'tool.before', 'native',
+            '/', 's', 'allow', 1.0, '{}', '{}');
+        INSERT INTO plugins VALUES ('p', 'P', '', '/p', NULL, 1);
+        INSERT INTO agent_plugins VALUES ('p', '*', 1);
+        INSERT INTO automations VALUES ('a', 'p', 'A', 1, '{}', '[]', '', NULL, 3600, NULL,
+            NULL, 1.0, 1.0, 'changed');
+        INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason, status,
+            started_at, owner) VALUES ('r', 'a', 'p', 'manual', 'running', 1.0, '1:2');
+        INSERT INTO automation_locks VALUES ('a', 'r', 1, 2, 1.0);
+        INSERT INTO tasks (id, project_id, title, description, created_at, updated_at)
+            VALUES ('t', 'p', 'T', '', 1.0, 1.0);
+        INSERT INTO memory (rowid, project_id, kind, source, heading, content)
+            VALUES (7, 'p', 'note', '/n.md', 'H', 'deploying things');
+        INSERT INTO memory_notes VALUES ('p', '/n.md', 1);
+        INSERT INTO agents (worktree, repo, task, plan, agent, provider, branch, log, started_at)
+            VALUES ('/w', '/r', 't', '/p.spl', 'a', 'fake', 'b', '/l', 1);
+    ";
 
     fn memory() -> Connection {
         Connection::open_in_memory().expect("sqlite can always open an in-memory database")
@@ -341,20 +521,107 @@ mod tests {
         rows.join(";\n")
     }
 
+    /// The ledger's own steps alone, as a build before the split ran them.
+    fn single_file(conn: &mut Connection) -> i64 {
+        migrate_to(
+            conn,
+            Path::new("mem"),
+            MIGRATIONS,
+            SINGLE_FILE_VERSION,
+            CURRENT_VERSION,
+        )
+        .expect("the single-file steps run");
+        user_version(conn).expect("readable")
+    }
+
+    /// A ledger file in a temporary directory, migrated, and its path.
+    fn ledger_file() -> (tempfile::TempDir, PathBuf, Connection) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("ledger.db");
+        let mut conn = crate::store::connect(&path).expect("opens");
+        migrate(&mut conn, &path).expect("fresh ledger migrates");
+        (dir, path, conn)
+    }
+
+    fn count(conn: &Connection, table: &str) -> i64 {
+        conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
+            row.get(0)
+        })
+        .expect("count")
+    }
+
     #[test]
-    fn migrates_a_fresh_database_to_the_current_version() {
-        let mut conn = memory();
-        migrate(&mut conn, Path::new("mem")).expect("fresh database migrates");
+    fn migrates_a_fresh_ledger_to_the_current_version_and_its_work_file() {
+        let (_dir, path, conn) = ledger_file();
         assert_eq!(user_version(&conn).expect("readable"), CURRENT_VERSION);
+        let work = Connection::open(crate::store::work_path(&path)).expect("work file");
+        assert_eq!(user_version(&work).expect("readable"), WORK_VERSION);
+        for table in WORK_TABLES {
+            assert!(
+                !schema_sql(&conn).contains(&format!("TABLE {table} ")),
+                "{table}"
+            );
+            assert_eq!(count(&work, table), 0);
+        }
     }
 
     #[test]
     fn migrating_twice_changes_nothing() {
-        let mut conn = memory();
-        migrate(&mut conn, Path::new("mem")).expect("fresh database migrates");
+        let (_dir, path, mut conn) = ledger_file();
         let before = schema_sql(&conn);
-        migrate(&mut conn, Path::new("mem")).expect("current database is left alone");
+        migrate(&mut conn, &path).expect("current database is left alone");
         assert_eq!(schema_sql(&conn), before);
+    }
+
+    // guards: a ledger written before the split keeps every row, in the file that now
+    // holds its table
+    #[test]
+    fn a_single_file_ledger_is_split_and_keeps_every_row() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("ledger.db");
+        let mut conn = crate::store::connect(&path).expect("opens");
+        assert_eq!(single_file(&mut conn), SINGLE_FILE_VERSION);
+        conn.execute_batch(SINGLE_FILE_ROWS)
+            .expect("rows of every table");
+        // A crash between the two commits of an earlier split left a copy behind.
+        let work_file = crate::store::work_path(&path);
+        let mut work = crate::store::connect(&work_file).expect("work file");
+        migrate_work(&mut work, &work_file).expect("work tables");
+        work.execute_batch("INSERT INTO tasks (id, project_id, title, description, created_at, updated_at) VALUES ('t', 'p', 'T', '', 1.0, 1.0)")
+            .expect("a stale copy");
+
+        migrate(&mut conn, &path).expect("splits");
+        assert_eq!(user_version(&conn).expect("readable"), CURRENT_VERSION);
+        assert_eq!(count(&conn, "emits"), 1);
+        assert_eq!(count(&conn, "agent_plugins"), 1);
+        for table in WORK_TABLES {
+            assert!(
+                conn.prepare(&format!("SELECT 1 FROM {table}")).is_err(),
+                "{table} left the ledger"
+            );
+            assert_eq!(count(&work, table), 1, "{table}");
+        }
+        let (held, owner): (String, String) = work
+            .query_row(
+                "SELECT held, owner FROM automations JOIN automation_runs ON automation_id = automations.id",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .expect("columns added by later steps came along");
+        assert_eq!((held.as_str(), owner.as_str()), ("changed", "1:2"));
+        let found: i64 = work
+            .query_row(
+                "SELECT rowid FROM memory WHERE memory MATCH 'deploy'",
+                [],
+                |row| row.get(0),
+            )
+            .expect("the full-text index came along, searchable");
+        assert_eq!(found, 7);
+        let orphan = work.execute(
+            "INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason, status, started_at) VALUES ('r2', 'nobody', 'p', 'manual', 'running', 1.0)",
+            [],
+        );
+        assert!(orphan.is_err(), "foreign keys hold in the work file");
     }
 
     #[test]
@@ -409,7 +676,7 @@ mod tests {
     #[test]
     fn version_1_ledger_gains_the_plugin_tables_and_keeps_its_rows() {
         let mut conn = memory();
-        conn.execute_batch(MIGRATIONS[0]).expect("step 1");
+        conn.execute_batch(MIGRATIONS[0][0]).expect("step 1");
         conn.pragma_update(None, "user_version", 1)
             .expect("user_version is writable");
         conn.execute_batch(
@@ -417,8 +684,8 @@ mod tests {
              NULL, NULL, 1.0, '{}', '{}', '[]')",
         )
         .expect("a v1 row");
-        migrate(&mut conn, Path::new("mem")).expect("v1 migrates");
-        assert_eq!(user_version(&conn).expect("readable"), CURRENT_VERSION);
+        single_file(&mut conn);
+        assert_eq!(user_version(&conn).expect("readable"), SINGLE_FILE_VERSION);
         let runs: i64 = conn
             .query_row("SELECT count(*) FROM emits", [], |row| row.get(0))
             .expect("count");
@@ -434,20 +701,20 @@ mod tests {
     #[test]
     fn version_2_ledger_gains_the_automation_tables() {
         let mut conn = memory();
-        conn.execute_batch(MIGRATIONS[0]).expect("step 1");
-        conn.execute_batch(MIGRATIONS[1]).expect("step 2");
+        conn.execute_batch(MIGRATIONS[0][0]).expect("step 1");
+        conn.execute_batch(MIGRATIONS[1][0]).expect("step 2");
         conn.pragma_update(None, "user_version", 2)
             .expect("user_version is writable");
         conn.execute_batch("INSERT INTO plugins VALUES ('p', 'P', '', '/p', NULL, 1)")
             .expect("a v2 row");
-        migrate(&mut conn, Path::new("mem")).expect("v2 migrates");
+        single_file(&mut conn);
         let plugins: i64 = conn
             .query_row("SELECT count(*) FROM plugins", [], |row| row.get(0))
             .expect("count");
         assert_eq!(plugins, 1);
         conn.execute_batch(
             "INSERT INTO automations VALUES ('a', 'p', 'A', 1, '{}', '[]', '', NULL, 3600, NULL,
-                NULL, 1.0, 1.0, NULL, NULL);
+                NULL, 1.0, 1.0, NULL);
              INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason, status,
                 started_at) VALUES ('r', 'a', 'p', 'manual', 'running', 1.0);
              INSERT INTO tasks (id, project_id, title, description, created_at, updated_at)
@@ -465,8 +732,8 @@ mod tests {
     #[test]
     fn version_3_ledger_gains_the_memory_index() {
         let mut conn = memory();
-        for step in &MIGRATIONS[..3] {
-            conn.execute_batch(step).expect("steps 1 to 3");
+        for part in MIGRATIONS[..3].iter().copied().flatten() {
+            conn.execute_batch(part).expect("steps 1 to 3");
         }
         conn.pragma_update(None, "user_version", 3)
             .expect("user_version is writable");
@@ -475,7 +742,7 @@ mod tests {
                 VALUES ('t', 'p', 'T', '', 1.0, 1.0)",
         )
         .expect("a v3 row");
-        migrate(&mut conn, Path::new("mem")).expect("v3 migrates");
+        single_file(&mut conn);
         let tasks: i64 = conn
             .query_row("SELECT count(*) FROM tasks", [], |row| row.get(0))
             .expect("count");
@@ -501,8 +768,8 @@ mod tests {
     #[test]
     fn version_5_ledger_gains_the_emit_agent_and_keeps_its_rows() {
         let mut conn = memory();
-        for step in &MIGRATIONS[..5] {
-            conn.execute_batch(step).expect("steps 1 to 5");
+        for part in MIGRATIONS[..5].iter().copied().flatten() {
+            conn.execute_batch(part).expect("steps 1 to 5");
         }
         conn.pragma_update(None, "user_version", 5)
             .expect("user_version is writable");
@@ -513,8 +780,8 @@ mod tests {
              0, 1.0, NULL, NULL, NULL, 0, 0);",
         )
         .expect("v5 rows");
-        migrate(&mut conn, Path::new("mem")).expect("v5 migrates");
-        assert_eq!(user_version(&conn).expect("readable"), CURRENT_VERSION);
+        single_file(&mut conn);
+        assert_eq!(user_version(&conn).expect("readable"), SINGLE_FILE_VERSION);
         let (event, agent): (String, Option<String>) = conn
             .query_row(
                 "SELECT event, agent FROM emits WHERE run_id = 'r1'",
@@ -539,8 +806,12 @@ mod tests {
     // guards: the on-disk schema, which ledgers written by released versions rely on
     #[test]
     fn schema_is_stable() {
-        let mut conn = memory();
-        migrate(&mut conn, Path::new("mem")).expect("fresh database migrates");
-        insta::assert_snapshot!(schema_sql(&conn));
+        let (_dir, path, conn) = ledger_file();
+        let work = Connection::open(crate::store::work_path(&path)).expect("work file");
+        insta::assert_snapshot!(format!(
+            "-- the ledger\n{};\n\n-- its work file\n{}",
+            schema_sql(&conn),
+            schema_sql(&work)
+        ));
     }
 }

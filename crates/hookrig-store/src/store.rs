@@ -2,6 +2,7 @@
 //! table is read and written.
 
 use std::collections::hash_map::RandomState;
+use std::ffi::OsStr;
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -30,6 +31,18 @@ pub fn default_ledger_path(state_home: &Path) -> PathBuf {
     state_home.join("hookrig").join("ledger.db")
 }
 
+/// The work file of the ledger at `ledger`: beside it, `.work` before its extension
+/// (`ledger.db` → `ledger.work.db`).
+pub fn work_path(ledger: &Path) -> PathBuf {
+    let mut name = ledger.file_stem().map(OsStr::to_owned).unwrap_or_default();
+    name.push(".work");
+    if let Some(extension) = ledger.extension() {
+        name.push(".");
+        name.push(extension);
+    }
+    ledger.with_file_name(name)
+}
+
 /// The store: a SQLite file holding the ledger of emits and every other table of
 /// hookrig, opened once and read or written through one handle per table
 /// ([`Store::emits`], [`Store::plugins`], ...).
@@ -54,52 +67,45 @@ impl Store {
     /// holds the file far longer than hookrig ever does.
     pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-    /// Opens (creating parent directories and the file if needed) the store
-    /// at `path`, and brings its schema up to date.
+    /// Opens (creating parent directories and the files if needed) the store at
+    /// `path`, the ledger, with its work file (see [`work_path`]), and brings both
+    /// schemas up to date.
     ///
     /// The connection uses the WAL journal, `synchronous=NORMAL` (no fsync per
     /// emit: speed matters, and a crash loses at most the last few records,
     /// never corrupts the file), a 5 s busy timeout and foreign keys. The
     /// schema version is read from `PRAGMA user_version` first, so DDL only
-    /// runs when the file is behind.
+    /// runs when the file is behind. The work file is attached as `work`: every
+    /// table is reached by its name alone.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
-                dir: dir.to_owned(),
-                path: path.to_owned(),
-                source,
-            })?;
-        }
-        let open_error = |source| StoreError::Open {
-            path: path.to_owned(),
+        let store = Store::open_ledger(path)?;
+        let work = work_path(path);
+        let mut conn = connect(&work)?;
+        schema::migrate_work(&mut conn, &work)?;
+        drop(conn);
+        let attach_error = |source| StoreError::Open {
+            path: work.clone(),
             source,
         };
-        // The default flags also set SQLITE_OPEN_URI, which would read a path
-        // starting with `file:` as a URI with options; a path is a path.
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let mut conn = Connection::open_with_flags(path, flags).map_err(open_error)?;
-        // First, so that every following statement waits for a concurrent
-        // writer (another emit, or another process migrating) instead of failing.
-        conn.busy_timeout(Self::BUSY_TIMEOUT).map_err(open_error)?;
-        let mode = enable_wal(&conn).map_err(open_error)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError::JournalMode {
-                path: path.to_owned(),
-                mode,
-            });
-        }
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(open_error)?;
-        conn.pragma_update(None, "foreign_keys", true)
-            .map_err(open_error)?;
-        // Every `hookrig emit` is a process of its own and so the last connection to
-        // close: by default SQLite would checkpoint the WAL into the database and delete
-        // it on each close, four fsyncs per emit. The WAL is kept instead and folded back
-        // in by the emit's write once it has grown (see WAL_CHECKPOINT_BYTES).
-        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
-            .map_err(open_error)?;
+        store
+            .conn
+            .execute("ATTACH DATABASE ?1 AS work", [work.to_string_lossy()])
+            .map_err(attach_error)?;
+        // Per file, unlike the connection's other settings.
+        store
+            .conn
+            .pragma_update(Some("work"), "synchronous", "NORMAL")
+            .map_err(attach_error)?;
+        Ok(store)
+    }
+
+    /// Opens the ledger at `path` without its work file: what an emit writes and reads
+    /// ([`Store::emits`], [`Store::plugins`]), for the processes that use nothing else.
+    /// SQLite parses a file's whole schema on its first statement, so leaving the work
+    /// tables out makes every `hookrig emit` cheaper. The other handles fail on such a
+    /// store (no such table).
+    pub fn open_ledger(path: &Path) -> Result<Store, StoreError> {
+        let mut conn = connect(path)?;
         schema::migrate(&mut conn, path)?;
         Ok(Store {
             conn,
@@ -107,10 +113,11 @@ impl Store {
         })
     }
 
-    /// Opens the store at `path` for reading only: nothing is created, migrated or
-    /// written, and a missing file is [`StoreError::Open`]. Every write through its
-    /// handles fails. The `db_query` context step reads through such a store, so that
-    /// even a query that tried to write could not.
+    /// Opens the store at `path` for reading only, with its work file when there is
+    /// one: nothing is created, migrated or written, and a missing ledger is
+    /// [`StoreError::Open`]. Every write through its handles fails. The `db_query`
+    /// context step reads through such a store, so that even a query that tried to
+    /// write could not.
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
         let open_error = |source| StoreError::Open {
             path: path.to_owned(),
@@ -123,6 +130,12 @@ impl Store {
         )
         .map_err(open_error)?;
         conn.busy_timeout(Self::BUSY_TIMEOUT).map_err(open_error)?;
+        // An attached file is opened with the connection's flags: read-only too.
+        let work = work_path(path);
+        if work.exists() {
+            conn.execute("ATTACH DATABASE ?1 AS work", [work.to_string_lossy()])
+                .map_err(open_error)?;
+        }
         Ok(Store {
             conn,
             path: path.to_owned(),
@@ -235,6 +248,49 @@ pub(crate) fn immediate(conn: &Connection) -> rusqlite::Result<Transaction<'_>> 
     Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
 }
 
+/// A read-write connection to the SQLite file at `path` (created, with its parent
+/// directories, when missing), set up as [`Store::open`] says.
+pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
+    if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+            dir: dir.to_owned(),
+            path: path.to_owned(),
+            source,
+        })?;
+    }
+    let open_error = |source| StoreError::Open {
+        path: path.to_owned(),
+        source,
+    };
+    // The default flags also set SQLITE_OPEN_URI, which would read a path
+    // starting with `file:` as a URI with options; a path is a path.
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(open_error)?;
+    // First, so that every following statement waits for a concurrent
+    // writer (another emit, or another process migrating) instead of failing.
+    conn.busy_timeout(Store::BUSY_TIMEOUT).map_err(open_error)?;
+    let mode = enable_wal(&conn).map_err(open_error)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError::JournalMode {
+            path: path.to_owned(),
+            mode,
+        });
+    }
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(open_error)?;
+    conn.pragma_update(None, "foreign_keys", true)
+        .map_err(open_error)?;
+    // Every `hookrig emit` is a process of its own and so the last connection to
+    // close: by default SQLite would checkpoint the WAL into the database and delete
+    // it on each close, four fsyncs per emit. The WAL is kept instead and folded back
+    // in by the emit's write once it has grown (see WAL_CHECKPOINT_BYTES).
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+        .map_err(open_error)?;
+    Ok(conn)
+}
+
 /// Switches the file to the write-ahead log and returns the journal mode
 /// SQLite reports afterwards (`wal` unless the file system cannot do it).
 ///
@@ -329,10 +385,58 @@ mod tests {
         ));
         assert!(!missing.exists(), "a read-only open creates nothing");
         let reader = Store::open_read_only(&path).expect("open read-only");
-        let write = reader
+        for table in ["emits", "tasks", "automation_runs"] {
+            let write = reader
+                .conn()
+                .execute(&format!("DELETE FROM {table}"), [])
+                .expect_err("read-only");
+            assert_eq!(
+                write.sqlite_error_code(),
+                Some(ErrorCode::ReadOnly),
+                "{table}"
+            );
+        }
+    }
+
+    // guards: what an emit opens holds only the ledger's tables, and the work file's
+    // tables stay reachable by name through a full open
+    #[test]
+    fn the_ledger_alone_leaves_the_work_tables_out() {
+        let (_dir, store) = open_temp();
+        let path = store.path().to_owned();
+        store
             .conn()
-            .execute("DELETE FROM emits", [])
-            .expect_err("read-only");
-        assert_eq!(write.sqlite_error_code(), Some(ErrorCode::ReadOnly));
+            .execute_batch("INSERT INTO memory_notes VALUES ('p', '/n.md', 1)")
+            .expect("a work row");
+        drop(store);
+        let ledger = Store::open_ledger(&path).expect("the ledger");
+        let tables: String = ledger
+            .conn()
+            .query_row(
+                "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name)",
+                [],
+                |row| row.get(0),
+            )
+            .expect("schema");
+        assert_eq!(tables, "agent_plugins emits hook_runs plugins");
+        assert!(ledger.conn().prepare("SELECT 1 FROM memory_notes").is_err());
+        let notes: i64 = Store::open(&path)
+            .expect("full")
+            .conn()
+            .query_row("SELECT count(*) FROM memory_notes", [], |row| row.get(0))
+            .expect("reachable by name");
+        assert_eq!(notes, 1);
+    }
+
+    #[test]
+    fn the_work_file_sits_beside_the_ledger() {
+        assert_eq!(
+            work_path(Path::new("/s/hookrig/ledger.db")),
+            PathBuf::from("/s/hookrig/ledger.work.db")
+        );
+        assert_eq!(
+            work_path(Path::new("/tmp/runs")),
+            PathBuf::from("/tmp/runs.work")
+        );
     }
 }

@@ -39,7 +39,7 @@ pub mod http;
 pub mod list_files;
 pub mod memory_search;
 mod notes;
-mod process;
+pub(crate) mod process;
 pub mod read_file;
 pub mod run_tests;
 pub mod shell;

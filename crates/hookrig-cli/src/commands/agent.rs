@@ -1,5 +1,6 @@
-//! `hookrig agent spawn|list|watch|stop|clean`: a provider CLI started on a task in its
-//! own git worktree, followed, stopped and cleaned up. docs/agents.md is the user's page.
+//! `hookrig agent spawn|list|watch|log|stop|clean`: a provider CLI started on a task in
+//! its own git worktree, kept working on a plan, followed, stopped and cleaned up.
+//! docs/agents.md is the user's page.
 
 use std::fmt::Write as _;
 use std::ops::ControlFlow;
@@ -15,6 +16,7 @@ use hookrig_plan::lifecycle::Outcome;
 use hookrig_runtime::Scope;
 
 use crate::cli::{AgentArg, JsonArg, PlanArg};
+use crate::commands::agent_watch;
 use crate::commands::task as task_command;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
@@ -37,9 +39,12 @@ enum AgentCommand {
         #[command(flatten)]
         json: JsonArg,
     },
+    /// Keep agents working on a plan: start an agent on each ready task (up to --max at
+    /// once) until the plan is complete or Ctrl-C.
+    Watch(WatchArgs),
     /// Follow an agent's log (every running agent of this repository without TASK) until
     /// it exits, then print how it exited.
-    Watch {
+    Log {
         /// The task whose agent to follow.
         task: Option<String>,
     },
@@ -87,6 +92,35 @@ struct SpawnArgs {
     force: bool,
 }
 
+#[derive(Debug, Args)]
+struct WatchArgs {
+    /// Follow the log of TASK's agent instead, as `hookrig agent log TASK` does (what
+    /// `agent watch TASK` always did).
+    #[arg(hide = true)]
+    task: Option<String>,
+    #[command(flatten)]
+    plan: PlanArg,
+    /// The agents to act for (comma-separated): tasks assigned to them, and unassigned
+    /// tasks for the least busy of them. Default: every assigned agent, and unassigned
+    /// tasks are left alone.
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    agents: Vec<String>,
+    /// At most this many agents of the plan at once.
+    #[arg(long, default_value_t = 2, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    max: u16,
+    /// The provider for every agent, over the task's meta, the agent's config and
+    /// auto-detection.
+    #[arg(long, value_name = "ID")]
+    provider: Option<String>,
+    /// On Ctrl-C (SIGINT, SIGTERM, SIGHUP), stop the agents this watch started instead
+    /// of leaving them running.
+    #[arg(long)]
+    stop_on_exit: bool,
+    /// Seconds between SIGTERM and SIGKILL when stopping an agent.
+    #[arg(long, default_value_t = 5, value_name = "SECS")]
+    grace: u64,
+}
+
 /// Runs `hookrig agent ...`.
 pub(crate) fn run(top: &Top, args: &AgentArgs) -> Result<u8, ExpectedError> {
     let scope = || top.scope(Flags::default());
@@ -98,7 +132,14 @@ pub(crate) fn run(top: &Top, args: &AgentArgs) -> Result<u8, ExpectedError> {
             spawn(&top.scope(flags)?, spawn_args)
         }
         AgentCommand::List { json } => list(&scope()?, json.json),
-        AgentCommand::Watch { task } => watch(&scope()?, task.as_deref()),
+        AgentCommand::Watch(watch_args) => match &watch_args.task {
+            Some(task) => log(&scope()?, Some(task)),
+            None => watch(
+                &top.scope(Flags::default().plan(None, &watch_args.plan))?,
+                watch_args,
+            ),
+        },
+        AgentCommand::Log { task } => log(&scope()?, task.as_deref()),
         AgentCommand::Stop { task, grace } => stop(&scope()?, task, Duration::from_secs(*grace)),
         AgentCommand::Clean { task, force } => clean(&scope()?, task, *force),
         // The host acts for the agent its spec names, and for nobody else.
@@ -133,10 +174,18 @@ impl SpawnObserver for Reporter<'_> {
     }
 }
 
+/// The program that runs an agent's host: this binary, as `agent __host SPEC`.
+fn host_program() -> Result<HostProgram, AgentError> {
+    let program = std::env::current_exe().map_err(|e| AgentError::Start(e.to_string()))?;
+    Ok(HostProgram {
+        program,
+        args: vec!["agent".into(), "__host".into()],
+    })
+}
+
 fn spawn(scope: &Scope, args: &SpawnArgs) -> Result<u8, ExpectedError> {
     let plan = scope.plan.as_ref().ok_or(AgentError::NoPlan)?.named.clone();
     let agent = scope.agent.clone().ok_or(AgentError::NoAgent)?;
-    let program = std::env::current_exe().map_err(|e| AgentError::Start(e.to_string()))?;
     let request = SpawnRequest {
         task: args.task.clone(),
         plan,
@@ -145,10 +194,7 @@ fn spawn(scope: &Scope, args: &SpawnArgs) -> Result<u8, ExpectedError> {
         resume: args.resume,
         force: args.force,
         store: scope.store.clone(),
-        host: HostProgram {
-            program,
-            args: vec!["agent".into(), "__host".into()],
-        },
+        host: host_program()?,
     };
     let spawned = match hookrig_agents::spawn(&request, &mut Reporter { scope })? {
         Spawn::Started(spawned) => spawned,
@@ -241,7 +287,18 @@ fn stop(scope: &Scope, task: &str, grace: Duration) -> Result<u8, ExpectedError>
     Ok(exit_codes::PROCEED)
 }
 
-fn watch(scope: &Scope, task: Option<&str>) -> Result<u8, ExpectedError> {
+fn watch(scope: &Scope, args: &WatchArgs) -> Result<u8, ExpectedError> {
+    let options = agent_watch::Options {
+        agents: args.agents.clone(),
+        max: usize::from(args.max),
+        provider: args.provider.clone(),
+        stop_on_exit: args.stop_on_exit,
+        grace: Duration::from_secs(args.grace),
+    };
+    agent_watch::run(scope, options, host_program()?)
+}
+
+fn log(scope: &Scope, task: Option<&str>) -> Result<u8, ExpectedError> {
     let mut watch = Watch::new(&scope.store, task, Some(scope.cwd()))?;
     if watch.is_empty() {
         print("no running agents to watch\n")?;

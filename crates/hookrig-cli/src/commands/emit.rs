@@ -87,7 +87,7 @@ fn write(reply: &HostReply) -> Result<u8, ExpectedError> {
 /// Everything on stdin, up to `limit` bytes (more is an error: it is read no further,
 /// so that a huge payload costs neither the memory nor the time to parse it); nothing
 /// when stdin is a terminal (no payload was piped in).
-fn read_stdin(limit: u64) -> Result<Vec<u8>, ExpectedError> {
+pub(crate) fn read_stdin(limit: u64) -> Result<Vec<u8>, ExpectedError> {
     let stdin = std::io::stdin().lock();
     let mut bytes = Vec::new();
     if !stdin.is_terminal() {

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub(crate) mod agent;
+pub(crate) mod agent_watch;
 pub(crate) mod auto;
 pub(crate) mod completions;
 pub(crate) mod config;
@@ -18,5 +19,6 @@ pub(crate) mod runs;
 pub(crate) mod schema;
 pub(crate) mod serve;
 pub(crate) mod task;
+pub(crate) mod test;
 pub(crate) mod trust;
 pub(crate) mod validate;

@@ -1,4 +1,4 @@
-//! `hookrig agent spawn|list|watch|stop|clean` in real temporary git repositories, with
+//! `hookrig agent spawn|list|watch|log|stop|clean` in real temporary git repositories, with
 //! fake provider scripts that record the argv, environment and input they received.
 
 use std::path::PathBuf;
@@ -185,12 +185,13 @@ fn spawn_passes_the_prompt_by_flag_with_the_agent_environment() {
     assert_eq!(row["worktree"], worktree.display().to_string());
     assert_eq!(row["state"], "exited (0)");
 
-    // watch prints the whole log, then how the agent ended.
-    let watched = ok(&run(&env, &["agent", "watch", "api"]));
+    // log prints the whole log, then how the agent ended; `watch TASK` still does.
+    let logged = ok(&run(&env, &["agent", "log", "api"]));
     assert_eq!(
-        watched,
+        logged,
         "working on it\noops\nhookrig: the agent of task 'api' exited (0)\n"
     );
+    assert_eq!(ok(&run(&env, &["agent", "watch", "api"])), logged);
 }
 
 #[test]
@@ -721,4 +722,300 @@ fn clean_refuses_uncommitted_changes_and_deletes_merged_branches() {
     assert!(git(&project, &["branch", "--list", "task/docs"]).contains("task/docs"));
     let listed = agents_json(&env);
     assert!(listed.is_empty(), "{listed:?}");
+}
+
+/// Three ready, unassigned tasks.
+const THREE_READY: &str = indoc! {"
+    (given task-api)
+    (given ready-api)
+    (given task-docs)
+    (given ready-docs)
+    (given task-ui)
+    (given ready-ui)
+"};
+
+/// A `claude` on PATH (auto-detected, as `agent spawn` does) that records its task in
+/// `record/TASK.started` and runs until `release/TASK` exists.
+fn waiting_provider(env: &TestEnv) {
+    let root = env.root().display().to_string();
+    env.write_bin(
+        "claude",
+        &formatdoc! {r#"
+            mkdir -p '{root}/record'
+            touch "{root}/record/$HOOKRIG_TASK.started"
+            while [ ! -e "{root}/release/$HOOKRIG_TASK" ]; do sleep 0.05; done
+        "#},
+    );
+    std::fs::create_dir_all(env.root().join("release")).expect("mkdir release");
+}
+
+fn started(env: &TestEnv, task: &str) -> bool {
+    env.root().join(format!("record/{task}.started")).exists()
+}
+
+fn release(env: &TestEnv, task: &str) {
+    std::fs::write(env.root().join("release").join(task), "").expect("release");
+}
+
+/// A running `hookrig agent watch`, its stdout and stderr in files.
+struct Watching {
+    child: std::process::Child,
+    out: PathBuf,
+    err: PathBuf,
+}
+
+impl Watching {
+    fn start(env: &TestEnv, extra: &[&str]) -> Watching {
+        let mut args = vec!["agent", "watch", "--plan", "plan.spl", "--max", "2"];
+        args.extend_from_slice(extra);
+        let mut command = env.command(&args);
+        let path = format!("{}:/usr/local/bin:/usr/bin:/bin", env.bin().display());
+        let out = env.root().join("watch.out");
+        let err = env.root().join("watch.err");
+        command
+            .env("PATH", path)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::fs::File::create(&out).expect("out"))
+            .stderr(std::fs::File::create(&err).expect("err"));
+        let child = command.spawn().expect("start agent watch");
+        Watching { child, out, err }
+    }
+
+    fn stdout(&self) -> String {
+        std::fs::read_to_string(&self.out).unwrap_or_default()
+    }
+
+    fn signal(&self, signal: nix::sys::signal::Signal) {
+        let pid = i32::try_from(self.child.id()).expect("pid");
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal).expect("kill");
+    }
+
+    /// Waits for the watch to end; its exit code and stdout.
+    fn wait(mut self) -> (Option<i32>, String) {
+        let status = crate::serve::wait_for("agent watch to end", || {
+            self.child.try_wait().expect("try_wait")
+        });
+        let stderr = std::fs::read_to_string(&self.err).unwrap_or_default();
+        assert!(
+            !stderr.contains("warning") && !stderr.contains("error"),
+            "{stderr}"
+        );
+        (status.code(), self.stdout())
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A repository whose plan has three ready tasks, with the waiting provider.
+fn three_ready_tasks(env: &TestEnv) -> PathBuf {
+    let project = repo(env);
+    env.write_file("plan.spl", THREE_READY);
+    git(&project, &["commit", "-q", "-am", "three tasks"]);
+    waiting_provider(env);
+    project
+}
+
+#[test]
+fn watch_keeps_at_most_max_agents_and_starts_the_next_when_one_ends() {
+    let env = test_env();
+    three_ready_tasks(&env);
+    let watch = Watching::start(&env, &["--agents", "coder"]);
+    crate::serve::wait_for("api and docs to start", || {
+        (started(&env, "api") && started(&env, "docs")).then_some(())
+    });
+    crate::serve::wait_for("the watch to report both", || {
+        watch.stdout().contains("on task 'docs'").then_some(())
+    });
+    // Two run: the third waits for a slot.
+    assert!(!started(&env, "ui"), "{}", watch.stdout());
+
+    ok(&run(
+        &env,
+        &[
+            "task", "complete", "api", "--plan", "plan.spl", "--agent", "coder",
+        ],
+    ));
+    release(&env, "api");
+    crate::serve::wait_for("ui to start", || started(&env, "ui").then_some(()));
+    for task in ["docs", "ui"] {
+        ok(&run(
+            &env,
+            &[
+                "task", "complete", task, "--plan", "plan.spl", "--agent", "coder",
+            ],
+        ));
+        release(&env, task);
+    }
+    let (code, out) = watch.wait();
+    assert_eq!(code, Some(0), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    let at = |needle: &str| {
+        lines
+            .iter()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle:?} in\n{out}"))
+    };
+    assert!(
+        lines[at("on task 'api'")].starts_with(
+            "started claude (auto-detected on PATH) for agent 'coder' on task 'api', pid "
+        ),
+        "{out}"
+    );
+    assert!(at("on task 'api'") < at("on task 'docs'"), "{out}");
+    // The third started only once the first agent had ended.
+    assert!(
+        at("the agent of task 'api' exited") < at("on task 'ui'"),
+        "{out}"
+    );
+    assert_eq!(lines.last(), Some(&"the plan is complete"), "{out}");
+    assert!(env.leftovers().is_empty());
+}
+
+#[test]
+fn ctrl_c_leaves_the_agents_running_and_blocked_tasks_are_noticed() {
+    let env = test_env();
+    three_ready_tasks(&env);
+    let watch = Watching::start(&env, &["--agents", "coder"]);
+    crate::serve::wait_for("two agents", || {
+        watch.stdout().contains("on task 'docs'").then_some(())
+    });
+    // A task blocked meanwhile is noticed.
+    ok(&run(
+        &env,
+        &[
+            "task",
+            "block",
+            "ui",
+            "--reason",
+            "waiting for review",
+            "--plan",
+            "plan.spl",
+            "--agent",
+            "coder",
+        ],
+    ));
+    crate::serve::wait_for("the block to be noticed", || {
+        watch
+            .stdout()
+            .contains("task 'ui' is blocked: waiting for review\n")
+            .then_some(())
+    });
+    watch.signal(nix::sys::signal::Signal::SIGINT);
+    let (code, out) = watch.wait();
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("left the agent of task 'api' running (process group "),
+        "{out}"
+    );
+    assert!(
+        out.contains("left the agent of task 'docs' running"),
+        "{out}"
+    );
+    assert!(out.ends_with("stopped watching\n"), "{out}");
+    let running: Vec<Value> = agents_json(&env)
+        .into_iter()
+        .filter(|r| r["running"] == true)
+        .collect();
+    assert_eq!(running.len(), 2, "{running:?}");
+    release(&env, "api");
+    release(&env, "docs");
+}
+
+#[test]
+fn stop_on_exit_stops_the_agents_it_started() {
+    let env = test_env();
+    three_ready_tasks(&env);
+    let watch = Watching::start(&env, &["--agents", "coder", "--stop-on-exit"]);
+    crate::serve::wait_for("two agents", || {
+        watch.stdout().contains("on task 'docs'").then_some(())
+    });
+    watch.signal(nix::sys::signal::Signal::SIGTERM);
+    let (code, out) = watch.wait();
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("stopped the agent of task 'api' (SIGTERM)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("stopped the agent of task 'docs' (SIGTERM)"),
+        "{out}"
+    );
+    assert!(env.leftovers().is_empty(), "an agent's process is left");
+    assert!(agents_json(&env).iter().all(|r| r["running"] == false));
+}
+
+#[test]
+fn watch_takes_only_assigned_tasks_without_agents_and_reports_a_failed_agent() {
+    let env = test_env();
+    let project = repo(&env);
+    // `ui` is assigned to coder; the others are not, and nobody takes them.
+    env.write_file(
+        "plan.spl",
+        indoc! {"
+            (given task-api)
+            (given ready-api)
+            (given task-ui)
+            (given ready-ui)
+            (given assign-ui-coder)
+        "},
+    );
+    git(&project, &["commit", "-q", "-am", "assigned"]);
+    // guards: a provider that fails its task delivers the orchestrator's `task.failed`
+    let failed = env.root().join("failed.json");
+    env.write_project_config(&formatdoc! {r#"
+        [[hooks]]
+        name = "on-failure"
+        events = ["task.failed"]
+        command = "cat > '{}'"
+    "#, failed.display()});
+    env.write_bin("claude", "exit 3");
+    let watch = Watching::start(&env, &[]);
+    crate::serve::wait_for("the agent's end", || {
+        watch
+            .stdout()
+            .contains("the agent of task 'ui' exited (3)")
+            .then_some(())
+    });
+    let out = watch.stdout();
+    assert!(
+        out.contains("the agent of task 'ui' exited (3); the task is in_progress\n"),
+        "{out}"
+    );
+    assert!(!out.contains("task 'api'"), "{out}");
+    assert!(wait_for_file(&failed, Duration::from_secs(30)));
+    let payload: Value = crate::serve::wait_for("the task.failed payload", || {
+        serde_json::from_str(&std::fs::read_to_string(&failed).ok()?).ok()
+    });
+    assert_eq!(payload["task_id"], "ui", "{payload}");
+    assert_eq!(payload["project_id"], "project", "{payload}");
+    assert_eq!(
+        payload["error"], "the agent's provider exited with code 3",
+        "{payload}"
+    );
+    // Ctrl-C only once the delivery has ended: one that comes during it stops the hooks.
+    crate::serve::wait_for("the task.failed emit to end", || {
+        let runs = ok(&run(&env, &["runs", "--json", "--event", "task.failed"]));
+        let runs: Value = serde_json::from_str(&runs).expect("JSON");
+        (runs[0]["decision"].as_str()? != "running").then_some(())
+    });
+    watch.signal(nix::sys::signal::Signal::SIGINT);
+    let (code, _) = watch.wait();
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn watch_without_a_plan_says_how_to_give_one() {
+    let env = test_env();
+    repo(&env);
+    let out = run(&env, &["agent", "watch"]);
+    assert_eq!(code(&out), 1, "{}", text(&out.stdout));
+    assert_eq!(
+        text(&out.stderr),
+        "hookrig: error: no plan: give --plan FILE or set HOOKRIG_PLAN\n"
+    );
 }

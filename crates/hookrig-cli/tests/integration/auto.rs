@@ -259,7 +259,10 @@ fn fire_of_a_run_that_fails_prints_the_record_and_exits_1() {
     add(&env);
     let output = hookrig(&env, &["fire", "nightly-review", "--json"]);
     assert_eq!(code(&output), 1);
-    let record: Value = serde_json::from_slice(&output.stdout).expect("JSON record");
+    let mut record: Value = serde_json::from_slice(&output.stdout).expect("JSON record");
+    // The preamble names the workspace, the temporary project.
+    let prompt = record["prompt_sent"].as_str().expect("a prompt");
+    record["prompt_sent"] = Value::from(env.redact(prompt));
     insta::assert_json_snapshot!("fire_failed", redact(record));
 }
 

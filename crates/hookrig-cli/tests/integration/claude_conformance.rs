@@ -381,20 +381,6 @@ fn a_matcher_on_an_event_without_one_is_ignored_silently() {
     assert!(log.exists(), "the hook runs on every Stop");
 }
 
-/// Copies `from` into `to`, keeping executable bits.
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("readable") {
-        let entry = entry.expect("an entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("a type").is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
 // examples/claude-guard: Claude Code's settings with a guard that denies `rm -rf` and a
 // context hook, answered through `emit --dialect claude` as its README says.
 #[test]
@@ -402,7 +388,7 @@ fn the_claude_guard_example() {
     let env = test_env();
     let example =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/claude-guard");
-    copy_tree(&example, &env.project());
+    crate::harness::copy_tree(&example, &env.project());
     let payload = |name: &str| {
         std::fs::read_to_string(example.join("payloads").join(format!("{name}.json")))
             .expect("the example's payload")

@@ -215,3 +215,17 @@ pub(crate) fn redact_process_tag(text: &str) -> String {
 pub(crate) fn quoted(path: &std::path::Path) -> String {
     format!("'{}'", path.display())
 }
+
+/// Copies `from` into `to`, keeping executable bits.
+pub(crate) fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("readable") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("a type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}

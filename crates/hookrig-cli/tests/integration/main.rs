@@ -21,6 +21,7 @@ mod external;
 mod gemini;
 mod harness;
 mod hence;
+mod hook_tests;
 mod hygge;
 mod input;
 mod inspect;

@@ -246,7 +246,11 @@ fn an_emitted_event_runs_the_project_automation_with_the_provider() {
         ["--quiet", "--yes", "-p", prompt],
         "argv of the provider"
     );
-    insta::assert_json_snapshot!("serve_completed_run", redact(run));
+    // The workspace line names the temporary project, and the token estimate counts it.
+    let mut shown = redact(run.clone());
+    shown["prompt_sent"] = Value::from(env.redact(prompt));
+    shown["tokens_used"] = Value::from("[tokens]");
+    insta::assert_json_snapshot!("serve_completed_run", shown);
 
     let (status, stderr) = serve.stop();
     assert!(status.success(), "{stderr}");
@@ -256,6 +260,42 @@ fn an_emitted_event_runs_the_project_automation_with_the_provider() {
         "{stderr}"
     );
     assert!(!env.serve_socket().exists(), "the socket is removed");
+}
+
+// guards: automations written for the orchestrator read hookrig's own task events
+// (`{{event.task_id}}`), and the plan's project id lets its project's automations run
+#[test]
+fn a_task_completed_by_hookrig_renders_the_hook_engines_fields() {
+    let env = test_env();
+    fake_provider(&env, "");
+    env.write_file(".hookrig/automations/review.toml", REVIEW);
+    env.write_file(".hookrig/automations/elsewhere.toml", OTHER_PROJECT);
+    env.write_file(
+        "plan.spl",
+        "(given task-api)\n(meta task-api (title \"Login endpoint\"))\n(given ready-api)\n(given task-docs)\n",
+    );
+    let serve = Serve::start(&env);
+    let out = hookrig(
+        &env,
+        &[
+            "task", "complete", "api", "-f", "plan.spl", "--agent", "coder",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    let run = finished_run(&env, "review");
+    assert_eq!(run["status"], "completed", "{run:#}");
+    let prompt = run["prompt_sent"].as_str().expect("a prompt");
+    assert!(
+        prompt.ends_with("## Task\n\nTask api done: gathered\n"),
+        "{prompt}"
+    );
+    let mut event = run["event_data"].clone();
+    event["plan"] = Value::from(env.redact(event["plan"].as_str().expect("plan")));
+    insta::assert_json_snapshot!("task_completed_event_data", event);
+    // The other project's automation is scoped out of this project's event.
+    assert!(runs_of(&env, "elsewhere").is_empty());
+    let (status, stderr) = serve.stop();
+    assert!(status.success(), "{stderr}");
 }
 
 const ON_POST_TOOL_USE: &str = r#"

@@ -76,7 +76,7 @@ impl Writers {
         if self.shared.stopped.load(Ordering::Acquire) {
             return Ok(Writer::stopped(path));
         }
-        let store = Store::open(path)?;
+        let store = Store::open_ledger(path)?;
         let writer = Writer::start(store, None);
         by_path.insert(path.to_owned(), writer.clone());
         Ok(writer)
@@ -381,7 +381,7 @@ impl Open {
         }
         let open = match open {
             Some(open) => open,
-            None => open.insert(Open::new(Store::open(path)?)),
+            None => open.insert(Open::new(Store::open_ledger(path)?)),
         };
         Ok(&open.store)
     }

@@ -62,6 +62,51 @@ fn a_deny_decides_and_the_emit_and_its_hooks_are_recorded() {
     assert_eq!(hooks, [("guard", "deny", true), ("later", "skipped", true)]);
 }
 
+/// The ledger's row of `run_id` as it is now: its decision, or `None` when there is none.
+fn decision_now(scope: &Scope, run_id: &str) -> Option<hookrig_store::EmitDecision> {
+    Store::open(&scope.store)
+        .expect("ledger")
+        .emits()
+        .detail(run_id)
+        .expect("reads")
+        .map(|detail| detail.emit.decision)
+}
+
+#[test]
+fn an_emit_is_recorded_running_only_when_something_listens_to_its_event() {
+    let env = world();
+    env.write_project_config(
+        "[[hooks]]\nname = \"ok\"\nevents = [\"tool.before\"]\ncommand = \"true\"\n",
+    );
+    let scope = scope(&env);
+
+    // Decided, not finished: what the ledger holds is what a SIGKILL here would leave.
+    let hooked = decide(&scope, tool_before("ls"));
+    let run_id = hooked.run_id().to_owned();
+    assert_eq!(
+        decision_now(&scope, &run_id),
+        Some(hookrig_store::EmitDecision::Running)
+    );
+    hooked.finish();
+    assert_eq!(
+        decision_now(&scope, &run_id),
+        Some(hookrig_store::EmitDecision::Allow)
+    );
+
+    // Nothing listens to session.start: its one row is written at the end.
+    let unhooked = decide(
+        &scope,
+        EmitRequest::new(EventName::resolve("session.start"), payload("{}")),
+    );
+    let run_id = unhooked.run_id().to_owned();
+    assert_eq!(decision_now(&scope, &run_id), None);
+    unhooked.finish();
+    assert_eq!(
+        decision_now(&scope, &run_id),
+        Some(hookrig_store::EmitDecision::Allow)
+    );
+}
+
 #[test]
 fn without_recording_nothing_is_written() {
     let env = world();

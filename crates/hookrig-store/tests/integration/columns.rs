@@ -12,6 +12,12 @@ use crate::fixtures::TempStore;
 /// same kind of plain name): rows inserted with plain SQL through a second connection.
 fn write_old_rows(path: &std::path::Path) {
     let conn = rusqlite::Connection::open(path).expect("second connection");
+    // The automation tables live in the ledger's work file.
+    conn.execute(
+        "ATTACH DATABASE ?1 AS work",
+        [hookrig_store::work_path(path).to_string_lossy()],
+    )
+    .expect("the work file attaches");
     let decisions = [
         "allow",
         "deny",

@@ -54,6 +54,17 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "hookrig-runtime",
         ],
     ),
+    (
+        "hookrig-testing",
+        &[
+            "hookrig-core",
+            "hookrig-config",
+            "hookrig-exec",
+            "hookrig-dialects",
+            "hookrig-store",
+            "hookrig-runtime",
+        ],
+    ),
     ("hookrig-test-support", &[]),
 ];
 
