@@ -342,7 +342,7 @@ pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
     check_supported(found, CURRENT_VERSION, path)?;
     if found < SPLIT_VERSION {
         migrate_to(conn, path, MIGRATIONS, SINGLE_FILE_VERSION, CURRENT_VERSION)?;
-        split(path)?;
+        split(conn, path)?;
     }
     migrate_to(conn, path, MIGRATIONS, CURRENT_VERSION, CURRENT_VERSION)
 }
@@ -400,66 +400,78 @@ fn migrate_to(
     tx.commit().map_err(migrate_error(found))
 }
 
-/// Moves the work tables of a ledger at [`SINGLE_FILE_VERSION`] into its work file
-/// (creating it), and takes the ledger to [`SPLIT_VERSION`].
+/// Moves the work tables of the ledger at `path`, open on `ledger` at
+/// [`SINGLE_FILE_VERSION`], into its work file (creating it), and takes the ledger to
+/// [`SPLIT_VERSION`].
 ///
-/// One transaction on a connection to the work file with the ledger attached, both
-/// write-locked: the work tables are emptied and filled from the ledger's, then dropped
-/// from the ledger. SQLite commits the connection's main file first, so a crash between
-/// the two commits leaves the ledger as it was, and the next open copies again; never a
-/// ledger without the rows it gave away. A ledger someone else split meanwhile is left
-/// alone.
-fn split(ledger: &Path) -> Result<(), StoreError> {
-    let work = crate::store::work_path(ledger);
-    let mut conn = crate::store::connect(&work)?;
-    migrate_work(&mut conn, &work)?;
+/// Under the ledger's write lock, then the work file's (the order in which a store with
+/// both files takes them, so that neither waits for the other): the work tables are
+/// emptied and filled from the ledger's, the work file commits, then the ledger drops
+/// them and commits. A crash between the two commits leaves the ledger as it was, and
+/// the next open copies again; never a ledger without the rows it gave away. A ledger
+/// someone else split meanwhile is left alone.
+fn split(ledger: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    let work_file = crate::store::work_path(path);
+    let mut work = crate::store::connect(&work_file)?;
+    migrate_work(&mut work, &work_file)?;
     let failed = |source| StoreError::Migrate {
-        path: ledger.to_owned(),
+        path: path.to_owned(),
         from: SINGLE_FILE_VERSION,
         to: SPLIT_VERSION,
         source,
     };
-    // Foreign keys are checked table by table as the rows arrive in an order of their
-    // own (and the drops would cascade): the rows were consistent in the ledger.
-    conn.pragma_update(None, "foreign_keys", false)
+    // The rows are copied as they were, in an order of their own: they were consistent
+    // in the ledger.
+    work.pragma_update(None, "foreign_keys", false)
         .map_err(failed)?;
-    conn.execute("ATTACH DATABASE ?1 AS ledger", [ledger.to_string_lossy()])
-        .map_err(failed)?;
-    let tx = conn
+    let ledger = ledger
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(failed)?;
-    let found: i64 = tx
-        .pragma_query_value(Some("ledger"), "user_version", |row| row.get(0))
-        .map_err(failed)?;
-    if found != SINGLE_FILE_VERSION {
+    if user_version(&ledger).map_err(failed)? != SINGLE_FILE_VERSION {
         return Ok(());
     }
-    for table in WORK_TABLES {
-        let columns = columns(&tx, table).map_err(failed)?;
-        tx.execute_batch(&format!(
-            "DELETE FROM main.{table};
-             INSERT INTO main.{table} ({columns}) SELECT {columns} FROM ledger.{table};"
-        ))
+    let work = work
+        .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(failed)?;
+    for table in WORK_TABLES {
+        copy(&ledger, &work, table).map_err(failed)?;
     }
+    work.commit().map_err(failed)?;
     for table in WORK_TABLES.iter().rev() {
-        tx.execute_batch(&format!("DROP TABLE ledger.{table};"))
+        ledger
+            .execute_batch(&format!("DROP TABLE {table};"))
             .map_err(failed)?;
     }
-    tx.pragma_update(Some("ledger"), "user_version", SPLIT_VERSION)
+    ledger
+        .pragma_update(None, "user_version", SPLIT_VERSION)
         .map_err(failed)?;
-    tx.commit().map_err(failed)
+    ledger.commit().map_err(failed)
 }
 
-/// The columns of the ledger's `table`, as a list for `INSERT` and `SELECT`; for the
-/// full-text index, with its `rowid`, which `*` leaves out.
-fn columns(conn: &Connection, table: &str) -> rusqlite::Result<String> {
-    let mut statement = conn.prepare(&format!("PRAGMA ledger.table_info({table})"))?;
-    let names = statement
+/// Replaces the rows of `table` in `to` with those of `from`, column by column as `from`
+/// has them (the work file may have more, which take their defaults); for the full-text
+/// index with its `rowid`, which `*` leaves out.
+fn copy(from: &Connection, to: &Connection, table: &str) -> rusqlite::Result<()> {
+    let mut names = from
+        .prepare(&format!("PRAGMA table_info({table})"))?
         .query_map([], |row| row.get::<_, String>(1))?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    let rowid = if table == "memory" { "rowid, " } else { "" };
-    Ok(format!("{rowid}{}", names.join(", ")))
+    if table == "memory" {
+        names.insert(0, "rowid".to_owned());
+    }
+    let columns = names.join(", ");
+    let slots = vec!["?"; names.len()].join(", ");
+    to.execute(&format!("DELETE FROM {table}"), [])?;
+    let mut insert = to.prepare(&format!("INSERT INTO {table} ({columns}) VALUES ({slots})"))?;
+    let mut select = from.prepare(&format!("SELECT {columns} FROM {table}"))?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        let values = (0..names.len())
+            .map(|at| row.get::<_, rusqlite::types::Value>(at))
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        insert.execute(rusqlite::params_from_iter(values))?;
+    }
+    Ok(())
 }
 
 fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
