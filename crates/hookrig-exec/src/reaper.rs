@@ -281,7 +281,13 @@ pub(crate) fn has_children() -> bool {
 fn children() -> Option<Vec<i32>> {
     let mut children = Vec::new();
     for task in fs::read_dir("/proc/self/task").ok()? {
-        let list = fs::read_to_string(task.ok()?.path().join("children")).ok()?;
+        let dir = task.ok()?.path();
+        let list = match fs::read_to_string(dir.join("children")) {
+            Ok(list) => list,
+            // A thread that ended after the listing has no children left to report.
+            Err(_) if !dir.exists() => continue,
+            Err(_) => return None,
+        };
         for pid in list.split_ascii_whitespace() {
             children.push(pid.parse().ok()?);
         }
