@@ -299,3 +299,61 @@ fn an_invalid_js_manifest_is_refused_at_its_field() {
         "{stderr}"
     );
 }
+
+/// A plugin that keeps state between events: a listener counting `tool.after` events
+/// (its return is ignored) and a veto denying the third `tool.before` with the counts.
+const COUNTER: &str = r#"
+let before = 0;
+let after = 0;
+export function register(ctx) {
+  ctx.bus.on("tool.after@v1", () => { after += 1; return "a listener's return is ignored"; });
+  ctx.bus.on("tool.before@v1", () => {
+    before += 1;
+    return before === 3 ? { allow: false, reason: `call ${before} after ${after} tool.after events` } : { allow: true };
+  });
+}
+"#;
+
+#[test]
+fn one_warm_worker_per_plugin_keeps_its_state_between_emits_through_the_engine() {
+    if !tool_available("node") {
+        return;
+    }
+    let env = test_env();
+    let dir = plugin(
+        &env,
+        "counter",
+        &[
+            ("manifest.json", r#"{"id": "counter"}"#),
+            ("index.mjs", COUNTER),
+        ],
+    );
+    register(&env, "counter", &dir);
+    let serve = crate::serve::Serve::start(&env);
+    let through_engine = |event: &str| {
+        let payload = json!({"tool": {"name": "bash", "input": {"command": "ls"}}});
+        let mut command = env.command(["emit", event]);
+        command.env("HOOKRIG_ENGINE", "on");
+        let output = hookrig_test_support::run_with_input(
+            command,
+            payload.to_string().as_bytes(),
+            hookrig_test_support::HANG_LIMIT,
+        );
+        crate::harness::emitted(&output)
+    };
+    for _ in 0..2 {
+        assert_eq!(through_engine("tool.before").code, 0);
+        assert_eq!(through_engine("tool.after").code, 0);
+    }
+    let third = through_engine("tool.before");
+    assert_eq!(third.code, 2, "{}", third.stderr);
+    assert_eq!(third.outcome["reason"], "call 3 after 2 tool.after events");
+
+    let status = hookrig(&env, &["engine", "status", "--json"]);
+    let status: Value = serde_json::from_slice(&status.stdout).expect("status JSON");
+    let worker = &status["workers"][0]["workers"][0];
+    assert_eq!(worker["starts"], 1, "one process for every event: {status}");
+    assert_eq!(worker["answered"], 5, "{status}");
+    let (stopped, log) = serve.stop();
+    assert!(stopped.success(), "{log}");
+}
