@@ -168,11 +168,13 @@ export function register(ctx) {
     const command = payload.tool.input.command.replace(" --force", "");
     return { allow: true, payload: { ...payload, tool: { ...payload.tool, input: { command } } } };
   }, { priority: 1 });
+  ctx.bus.on("channel.message.out@v1", (payload) => ({ ...payload, text: `${payload.text} (sent)` }), { priority: 2 });
+  ctx.bus.on("channel.message.out@v1", async (payload) => ({ ...payload, text: payload.text.toUpperCase() }), { priority: 1 });
 }
 "#;
 
 #[test]
-fn a_handler_rewrites_tool_args_for_the_handlers_after_it_and_the_answer() {
+fn handlers_rewrite_tool_args_and_transform_payloads_for_the_handlers_after_them() {
     if !tool_available("node") {
         return;
     }
@@ -200,6 +202,20 @@ fn a_handler_rewrites_tool_args_for_the_handlers_after_it_and_the_answer() {
         "{}",
         out.outcome
     );
+    // A transform's payload replaces the payload, in priority order.
+    let out = emit(
+        &env,
+        &["channel.message.out"],
+        r#"{"channel": "chat", "text": "done"}"#,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.outcome["payload"]["text"], "DONE (sent)",
+        "{}",
+        out.outcome
+    );
+
+    let out = bash(&env, "git push --force");
     let (run, _) = recorded(&env, &out, "rewrite");
     assert!(
         run["payload_out"]

@@ -360,3 +360,108 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use hookrig_config::Environment;
+    use test_case::test_case;
+
+    use super::*;
+    use crate::xcode::{PackageCheck, PackageRef, check_package};
+
+    fn check(manifest: &str) -> (tempfile::TempDir, PackageCheck) {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().canonicalize().expect("canonical");
+        let dir = root.join("gate");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join(MANIFEST), manifest).expect("write");
+        std::fs::write(dir.join("index.js"), "export function register() {}\n").expect("write");
+        let home = root.join("home");
+        let env = Environment {
+            config_home: home.join(".config"),
+            state_home: home.join(".local/state"),
+            data_home: home.join(".local/share"),
+            xcode_home: home.join(".x-code"),
+            home,
+            cwd: root.clone(),
+            trust_all: false,
+        };
+        let package = PackageRef {
+            id: "gate".to_owned(),
+            path: dir,
+        };
+        let check = check_package(&env, &package);
+        (tmp, check)
+    }
+
+    fn errors(check: &PackageCheck) -> Vec<String> {
+        check
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| {
+                let text = d.to_string();
+                text[text.find("manifest.json").unwrap_or(0)..].to_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_manifest_json_package_is_one_worker_hook_running_the_plugin_host() {
+        let (tmp, check) = check(r#"{"name": "policy", "version": "0.1.0", "timeout": 1500}"#);
+        assert_eq!(errors(&check), Vec::<String>::new());
+        let package = check.package.expect("a package");
+        assert_eq!(
+            (package.name.as_str(), package.version.as_deref()),
+            ("policy", Some("0.1.0"))
+        );
+        let [hook] = check.hooks.as_slice() else {
+            panic!("one hook: {:?}", check.hooks.len());
+        };
+        assert_eq!(hook.spec.name, "gate:plugin");
+        assert_eq!(hook.workers, Some(1));
+        assert_eq!(hook.spec.on_error, OnError::Allow);
+        assert_eq!(hook.spec.timeout, Some(Duration::from_millis(1500)));
+        assert!(hook.spec.events.iter().any(|e| e.as_str() == "tool.before"));
+        let CommandDef::Exec { argv } = &hook.command else {
+            panic!("an exec hook");
+        };
+        assert_eq!(argv[0], "node");
+        let host = std::fs::read_to_string(&argv[1]).expect("the host is written");
+        assert_eq!(host, HOST);
+        assert!(argv[1].starts_with(&tmp.path().canonicalize().expect("c").display().to_string()));
+        let events: Value = serde_json::from_str(
+            &hook
+                .env
+                .iter()
+                .find(|(k, _)| k == "HOOKRIG_PLUGIN_EVENTS")
+                .expect("the catalog")
+                .1,
+        )
+        .expect("JSON");
+        assert_eq!(
+            events["tool.before"],
+            json!({"name": "tool.before", "version": "v1", "shape": "veto"})
+        );
+        assert_eq!(events["prompt.submit"]["name"], "session.message.received");
+    }
+
+    #[test]
+    fn failure_mode_fail_makes_a_failing_plugin_deny() {
+        let (_tmp, check) = check(r#"{"failureMode": "fail"}"#);
+        assert_eq!(check.hooks[0].spec.on_error, OnError::Deny);
+    }
+
+    #[test_case(r#"{"id": "other"}"#, r#"manifest.json:1:8: id "other" differs from the id the package is registered under, "gate"; package gate is not loaded"#; "id")]
+    #[test_case(r#"{"kind": "wasm"}"#, r#"manifest.json:1:10: kind "wasm" is not a kind hookrig runs; a manifest.json plugin is "js"; package gate is not loaded"#; "kind")]
+    #[test_case(r#"{"entry": "../x.js"}"#, r#"manifest.json:1:11: entry "../x.js" must be a relative path inside the plugin; package gate is not loaded"#; "entry")]
+    #[test_case(r#"{"timeout": 0}"#, "manifest.json:1:13: timeout must be a positive number of milliseconds, not 0; package gate is not loaded"; "timeout")]
+    #[test_case(r#"{"priority": "high"}"#, r#"manifest.json:1:14: priority must be an integer, not "high"; package gate is not loaded"#; "priority")]
+    #[test_case("[1]", "manifest.json:1:1: the manifest must be a JSON object; package gate is not loaded"; "not an object")]
+    fn an_invalid_field_keeps_the_plugin_out_at_its_position(manifest: &str, error: &str) {
+        let (_tmp, check) = check(manifest);
+        assert_eq!(errors(&check), [error]);
+        assert!(check.hooks.is_empty());
+        assert!(check.package.is_none());
+    }
+}
