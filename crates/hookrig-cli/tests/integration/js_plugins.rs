@@ -373,3 +373,62 @@ fn one_warm_worker_per_plugin_keeps_its_state_between_emits_through_the_engine()
     let (stopped, log) = serve.stop();
     assert!(stopped.success(), "{log}");
 }
+
+#[test]
+fn a_plugin_that_cannot_register_or_hangs_never_blocks_the_emit() {
+    // guards: an unknown event version at register, and a handler that never settles
+    if !tool_available("node") {
+        return;
+    }
+    let env = test_env();
+    let dir = plugin(
+        &env,
+        "v2",
+        &[
+            ("manifest.json", "{}"),
+            (
+                "index.mjs",
+                "export function register(ctx) { ctx.bus.on('tool.before@v2', () => ({ allow: false })); }\n",
+            ),
+        ],
+    );
+    register(&env, "v2", &dir);
+    let out = bash(&env, "rm -rf /");
+    assert_eq!(out.code, 0, "skipped: {}", out.outcome);
+    assert_eq!(
+        out.outcome["hooks"][0]["result"], "error",
+        "{}",
+        out.outcome
+    );
+    let warnings = out.outcome["warnings"].to_string();
+    assert!(
+        warnings.contains("plugin v2 failed to load")
+            && warnings.contains("hookrig serves tool.before@v1, not @v2"),
+        "{warnings}"
+    );
+    let output = hookrig(&env, &["plugins", "delete", "v2"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+
+    let dir = plugin(
+        &env,
+        "hang",
+        &[
+            (
+                "manifest.json",
+                r#"{"timeout": 500, "failureMode": "fail"}"#,
+            ),
+            (
+                "index.mjs",
+                "export function register(ctx) { ctx.bus.on('tool.before@v1', () => new Promise(() => {})); }\n",
+            ),
+        ],
+    );
+    register(&env, "hang", &dir);
+    let out = bash(&env, "ls");
+    assert_eq!(out.code, 2, "failureMode fail denies: {}", out.outcome);
+    assert_eq!(
+        out.outcome["hooks"][0]["result"], "timeout",
+        "{}",
+        out.outcome
+    );
+}
