@@ -234,6 +234,7 @@ export function register(ctx) {
     return { allow: true };
   }, { priority: 1 });
   ctx.bus.on("tool.before@v1", () => ({ allow: false, reason: "the second handler ran" }), { priority: 2 });
+  ctx.bus.on("plugin.error@v1", (error) => ctx.logger.warn(`heard: ${error.subscription}: ${error.error}`));
 }
 "#;
 
@@ -260,6 +261,10 @@ fn a_throwing_handler_is_skipped_and_reported_or_aborts_with_failure_mode_fail()
     let stderr = hook["stderr"].as_str().unwrap_or_default();
     assert!(stderr.contains(r#""event":"plugin.error@v1""#), "{hook}");
     assert!(stderr.contains("ctx.session is read-only"), "{hook}");
+    assert!(
+        stderr.contains("warn: heard: tool.before@v1: TypeError: ctx.session is read-only"),
+        "{hook}"
+    );
 
     let output = hookrig(&env, &["plugins", "delete", "skip"]);
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));

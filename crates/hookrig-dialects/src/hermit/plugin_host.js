@@ -32,7 +32,9 @@ const catalog = parseCatalog(process.env.HOOKRIG_PLUGIN_EVENTS);
 // stdout carries the replies; whatever the plugin prints goes to stderr, which hookrig
 // records with the event's hook run.
 const out = process.stdout;
-for (const name of ["log", "info", "debug"]) console[name] = (...args) => console.error(...args);
+for (const name of ["log", "info", "debug", "warn", "error"]) {
+  console[name] = (...args) => write(`${args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" ")}\n`);
+}
 
 function parseCatalog(text) {
   try {
@@ -88,10 +90,19 @@ function resolveEvent(raw) {
 const subscriptions = [];
 let current = { session: {} };
 
+// What is logged while an event is in flight goes back in its reply's `log`, so that
+// hookrig records it with the event's hook run; anything else goes to stderr.
+let pending = null;
+
+function write(text) {
+  if (pending !== null) pending.push(text);
+  else process.stderr.write(text);
+}
+
 function log(level) {
   return (...args) => {
     const text = args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" ");
-    process.stderr.write(`[plugin ${pluginId}] ${level}: ${text}\n`);
+    write(`[plugin ${pluginId}] ${level}: ${text}\n`);
   };
 }
 
@@ -174,10 +185,19 @@ async function load() {
   subscriptions.sort((a, b) => a.priority - b.priority || a.order - b.order);
 }
 
-// A failing handler: reported as plugin.error@v1 on stderr (recorded with the hook run).
-function report(sub, err) {
+// A failing handler: reported as plugin.error@v1 on stderr (recorded with the hook run)
+// and to the plugin's own plugin.error@v1 listeners, whose failures are only written.
+async function report(sub, err) {
   const record = { event: "plugin.error@v1", plugin: pluginId, subscription: sub.name, error: describe(err) };
-  process.stderr.write(`${JSON.stringify(record)}\n${err && err.stack ? err.stack : describe(err)}\n`);
+  write(`${JSON.stringify(record)}\n${err && err.stack ? err.stack : describe(err)}\n`);
+  if (sub.canonical === "plugin.error") return;
+  for (const listener of subscriptions.filter((s) => s.canonical === "plugin.error")) {
+    try {
+      await listener.handler(readOnly(structuredClone(record), "the plugin.error payload"));
+    } catch (failure) {
+      write(`a plugin.error@v1 listener failed: ${describe(failure)}\n`);
+    }
+  }
 }
 
 function checked(sub, result) {
@@ -204,7 +224,7 @@ async function handle(request) {
     try {
       result = checked(sub, await sub.handler(payload));
     } catch (err) {
-      report(sub, err);
+      await report(sub, err);
       if (failureMode === "fail") {
         return { error: `plugin ${pluginId}: a ${sub.name} handler failed: ${describe(err)}` };
       }
@@ -219,7 +239,7 @@ async function handle(request) {
     const next = sub.shape === "transform" ? result : sub.shape === "veto" ? result.payload : undefined;
     if (next !== undefined) {
       if (!next || typeof next !== "object" || Array.isArray(next)) {
-        report(sub, new TypeError(`the payload a ${sub.name} handler returns must be an object`));
+        await report(sub, new TypeError(`the payload a ${sub.name} handler returns must be an object`));
         if (failureMode === "fail") return { error: `plugin ${pluginId}: a ${sub.name} handler returned a payload that is not an object` };
         continue;
       }
@@ -245,18 +265,22 @@ function serve(loaded) {
     }
     queue = queue.then(async () => {
       let reply;
+      pending = [];
       try {
         const failed = await loaded;
         if (failed) {
-          process.stderr.write(`${failed.stack}\n`);
+          write(`${failed.stack}\n`);
           reply = { error: failed.message };
         } else {
           reply = await handle(request);
         }
       } catch (err) {
-        process.stderr.write(`${err && err.stack ? err.stack : describe(err)}\n`);
+        write(`${err && err.stack ? err.stack : describe(err)}\n`);
         reply = { error: describe(err) };
       }
+      const log = pending.join("");
+      pending = null;
+      if (log) reply = { ...reply, log };
       out.write(`${JSON.stringify({ id: request.id, ...reply })}\n`);
     });
   });
