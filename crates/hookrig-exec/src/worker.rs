@@ -562,6 +562,10 @@ async fn exchange(
     }
     let mut bytes = line.to_string().into_bytes();
     bytes.push(b'\n');
+    // The reply's `log`: what the worker logged for this event, carried in the reply
+    // itself, so that it is recorded with the event however the stderr reader is
+    // scheduled.
+    let mut logged = String::new();
     let talk = async {
         if let Err(err) = worker.stdin.write_all(&bytes).await {
             return Outcome::Failed(
@@ -606,6 +610,9 @@ async fn exchange(
         match serde_json::from_slice::<serde_json::Value>(&reply) {
             Ok(serde_json::Value::Object(mut map)) if map.get("id") == Some(&id.into()) => {
                 map.remove("id");
+                if let Some(serde_json::Value::String(text)) = map.remove("log") {
+                    logged = text;
+                }
                 if let Some(error) = map.get("error") {
                     Outcome::Reported(
                         error
@@ -638,7 +645,11 @@ async fn exchange(
             ),
         },
     };
-    let stderr = std::mem::take(&mut *worker.stderr.lock().unwrap_or_else(PoisonError::into_inner));
+    let mut stderr =
+        std::mem::take(&mut *worker.stderr.lock().unwrap_or_else(PoisonError::into_inner));
+    if stderr.len() + logged.len() < limits.stderr_cap {
+        stderr.push_str(&logged);
+    }
     Answer { outcome, stderr }
 }
 

@@ -26,6 +26,7 @@ mod hygge;
 mod input;
 mod inspect;
 mod install;
+mod js_plugins;
 mod ledger;
 mod plan_validate;
 mod plans;

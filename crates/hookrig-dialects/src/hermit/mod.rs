@@ -1,6 +1,7 @@
 //! OpenHermit's dialect: its event names, the versioned names its plugins subscribe
 //! with (`session.opened@v1`), and the shape of each event's handlers on the
-//! in-process bus (listener, transform, veto). OpenHermit plugins load in a later step;
-//! today this folder gives the bus and the resolver OpenHermit's names and shapes.
+//! in-process bus (listener, transform, veto), and its JavaScript plugins (`plugin`): a
+//! registered directory with `manifest.json`, run by hookrig's plugin host under Node.js.
 
 pub(crate) mod events;
+pub(crate) mod plugin;

@@ -299,7 +299,7 @@ impl JsonFile {
 }
 
 /// Reads and parses a JSON file; a parse error is reported at its line and column.
-fn read_json(ctx: &mut LoadContext<'_>, path: &Path) -> Option<JsonFile> {
+pub(crate) fn read_json(ctx: &mut LoadContext<'_>, path: &Path) -> Option<JsonFile> {
     let text = ctx.read(path)?;
     match serde_json::from_str(&text) {
         Ok(value) => Some(JsonFile {
@@ -325,6 +325,14 @@ fn read_json(ctx: &mut LoadContext<'_>, path: &Path) -> Option<JsonFile> {
 /// an error: the user named it, as with `--plugin-dir`.
 pub(crate) fn load_package(ctx: &mut LoadContext<'_>, package: &PackageRef) {
     let dir = std::path::absolute(&package.path).unwrap_or_else(|_| package.path.clone());
+    // A directory with OpenHermit's `manifest.json` and no x-code manifest is a
+    // JavaScript plugin.
+    if !MANIFESTS.iter().any(|m| consulted::is_file(&dir.join(m)))
+        && consulted::is_file(&dir.join(crate::hermit::plugin::MANIFEST))
+    {
+        crate::hermit::plugin::load(ctx, &package.id, &dir);
+        return;
+    }
     load_plugin(ctx, &dir, Level::Global, Origin::Package(&package.id), true);
 }
 

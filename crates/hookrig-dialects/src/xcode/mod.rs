@@ -12,7 +12,8 @@ mod wire;
 
 pub(crate) use host::HOST;
 pub use loader::XcodeHook;
-pub(crate) use loader::load;
+pub(crate) use loader::{JsonFile, load, read_json};
+pub(crate) use package::push as push_package;
 pub use package::{
     Package, PackageCheck, PackageFile, PackageRef, PackageWebhook, Registrable, check_package,
     registrable, valid_package_id,

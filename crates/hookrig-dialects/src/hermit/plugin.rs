@@ -1,0 +1,467 @@
+//! OpenHermit's JavaScript plugins: a registered package directory with `manifest.json`
+//! (and no x-code `plugin.json`) whose entry exports `register(ctx)`.
+//!
+//! Such a package becomes one persistent worker hook, `<id>:plugin`, that runs hookrig's
+//! plugin host (`plugin_host.js`, embedded in the binary and written once to the user's
+//! data directory) under Node.js. The host loads the plugin, calls `register(ctx)` and
+//! answers every OpenHermit event over the worker protocol; an event the plugin does not
+//! subscribe to is allowed at once. The hook listens to every event of OpenHermit's
+//! catalog because the subscriptions are known only once the plugin's code has run.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hookrig_config::{JsonKey, consulted};
+use hookrig_core::{Diagnostic, HookSpec, Level, Matcher, Mode, OnError, Severity, Source};
+use hookrig_exec::CommandDef;
+use serde_json::{Map, Value, json};
+
+use super::events::EVENTS;
+use crate::definition::{HookDef, Settings};
+use crate::loader::LoadContext;
+use crate::native::NativeProtocol;
+use crate::xcode::{JsonFile, Package, push_package, read_json};
+
+/// The manifest of a JavaScript plugin.
+pub(crate) const MANIFEST: &str = "manifest.json";
+
+/// The plugin host's source, shipped inside the binary so that an installed hookrig
+/// needs no file beside it.
+const HOST: &str = include_str!("plugin_host.js");
+
+/// The manifest fields hookrig reads.
+const FIELDS: &[&str] = &[
+    "id",
+    "name",
+    "version",
+    "description",
+    "kind",
+    "entry",
+    "failureMode",
+    "priority",
+    "timeout",
+    "typescriptLoader",
+];
+
+/// The most files of a plugin directory the digest reads; a directory with more (a
+/// vendored dependency tree) is digested by its first ones in name order.
+const MAX_DIGESTED: usize = 512;
+
+/// What a valid manifest says.
+struct Manifest {
+    name: String,
+    version: Option<String>,
+    description: Option<String>,
+    entry: Option<String>,
+    fail: bool,
+    priority: i32,
+    timeout: Option<Duration>,
+    ts_loader: Option<String>,
+}
+
+/// Loads the JavaScript plugin registered as `id` in `dir`: one worker hook, and the
+/// package record. An invalid manifest keeps it out, reported at its field.
+pub(crate) fn load(ctx: &mut LoadContext<'_>, id: &str, dir: &Path) {
+    let Some(file) = read_json(ctx, &dir.join(MANIFEST)) else {
+        return;
+    };
+    let Some(manifest) = read_manifest(ctx, &file, id) else {
+        return;
+    };
+    let host = match host_file(&ctx.env.data_home) {
+        Ok(host) => host,
+        Err(err) => {
+            ctx.diagnostics.push(Diagnostic::file(
+                dir,
+                Severity::Error,
+                format!("cannot write the plugin host: {err}; package {id} is not loaded"),
+            ));
+            return;
+        }
+    };
+    let mut argv = vec!["node".to_owned()];
+    if let Some(loader) = &manifest.ts_loader {
+        argv.push("--import".to_owned());
+        argv.push(loader.clone());
+    }
+    argv.push(host.display().to_string());
+    argv.push(dir.display().to_string());
+    // The digest is part of the hook's definition, so that an edit to the plugin's
+    // files starts fresh workers for the next event.
+    argv.push(format!("--digest={}", digest(dir)));
+
+    let mut env = vec![
+        ("HOOKRIG_PLUGIN_ID".to_owned(), id.to_owned()),
+        ("HOOKRIG_PLUGIN_EVENTS".to_owned(), catalog()),
+        (
+            "HOOKRIG_PLUGIN_FAILURE_MODE".to_owned(),
+            if manifest.fail { "fail" } else { "skip" }.to_owned(),
+        ),
+    ];
+    if let Some(entry) = &manifest.entry {
+        env.push(("HOOKRIG_PLUGIN_ENTRY".to_owned(), entry.clone()));
+    }
+    if let Some(loader) = &manifest.ts_loader {
+        env.push(("HOOKRIG_PLUGIN_TS_LOADER".to_owned(), loader.clone()));
+    }
+    ctx.hooks.push(HookDef {
+        spec: HookSpec {
+            name: format!("{id}:plugin"),
+            events: EVENTS
+                .iter()
+                .map(|e| crate::events::resolve(e.canonical))
+                .collect(),
+            matcher: Matcher::Any,
+            priority: manifest.priority,
+            mode: Mode::Sync,
+            enabled: true,
+            // `failureMode: 'fail'` aborts: the failure the host answers denies.
+            on_error: if manifest.fail {
+                OnError::Deny
+            } else {
+                OnError::Allow
+            },
+            source: Source {
+                path: file.path.clone(),
+                dialect: hookrig_core::Dialect::Hermit,
+                level: Level::Global,
+            },
+            description: manifest.description.clone(),
+            timeout: manifest.timeout.or(Settings::default().timeout),
+            group: None,
+            matcher_field: None,
+            untrusted: None,
+        },
+        command: CommandDef::Exec { argv },
+        env,
+        protocol: Arc::new(NativeProtocol),
+        declared_at: None,
+        workers: Some(1),
+    });
+    push_package(
+        ctx,
+        Package {
+            id: id.to_owned(),
+            name: manifest.name,
+            version: manifest.version,
+            description: manifest.description,
+            dir: dir.to_owned(),
+            manifest: file.path.clone(),
+            commands: Vec::new(),
+            validators: Vec::new(),
+            formatters: Vec::new(),
+            webhooks: Vec::new(),
+        },
+    );
+}
+
+/// OpenHermit's catalog for the host: canonical name to its name, version and shape.
+fn catalog() -> String {
+    let events: Map<String, Value> = EVENTS
+        .iter()
+        .map(|e| {
+            (
+                e.canonical.to_owned(),
+                json!({"name": e.name, "version": e.version, "shape": e.bus.as_str()}),
+            )
+        })
+        .collect();
+    Value::Object(events).to_string()
+}
+
+/// Reads the manifest's fields; every problem is an error at its field (unknown fields
+/// are warnings), and any error keeps the plugin out.
+fn read_manifest(ctx: &mut LoadContext<'_>, file: &JsonFile, id: &str) -> Option<Manifest> {
+    let mut problems: Vec<(&str, String)> = Vec::new();
+    let Some(object) = file.value.as_object() else {
+        file.lowering(&mut ctx.diagnostics).report(
+            Some(0),
+            Severity::Error,
+            format!("the manifest must be a JSON object; package {id} is not loaded"),
+        );
+        return None;
+    };
+    let text = |key: &'static str, problems: &mut Vec<(&str, String)>| match object.get(key) {
+        None => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            problems.push((key, format!("{key} must be a string, not {other}")));
+            None
+        }
+    };
+    if let Some(own) = text("id", &mut problems)
+        && own != id
+    {
+        problems.push((
+            "id",
+            format!("id {own:?} differs from the id the package is registered under, {id:?}"),
+        ));
+    }
+    if let Some(kind) = text("kind", &mut problems)
+        && kind != "js"
+    {
+        problems.push((
+            "kind",
+            format!("kind {kind:?} is not a kind hookrig runs; a manifest.json plugin is \"js\""),
+        ));
+    }
+    let entry = text("entry", &mut problems);
+    if let Some(entry) = &entry
+        && !inside(entry)
+    {
+        problems.push((
+            "entry",
+            format!("entry {entry:?} must be a relative path inside the plugin"),
+        ));
+    }
+    let fail = match text("failureMode", &mut problems).as_deref() {
+        None | Some("skip") => false,
+        Some("fail") => true,
+        Some(other) => {
+            problems.push((
+                "failureMode",
+                format!("failureMode {other:?} is neither \"skip\" nor \"fail\""),
+            ));
+            false
+        }
+    };
+    let (priority, timeout) = order_and_timeout(object, &mut problems);
+    let manifest = Manifest {
+        name: text("name", &mut problems).unwrap_or_else(|| id.to_owned()),
+        version: text("version", &mut problems),
+        description: text("description", &mut problems),
+        entry,
+        fail,
+        priority,
+        timeout,
+        ts_loader: text("typescriptLoader", &mut problems),
+    };
+    for key in object.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
+        let at = file.key_offset(&[JsonKey::Key(key)]);
+        file.lowering(&mut ctx.diagnostics).report(
+            at,
+            Severity::Warning,
+            format!("unknown field `{key}` is ignored"),
+        );
+    }
+    if problems.is_empty() {
+        return Some(manifest);
+    }
+    for (key, message) in problems {
+        let at = file.key_offset(&[JsonKey::Key(key)]).or(Some(0));
+        file.lowering(&mut ctx.diagnostics).report(
+            at,
+            Severity::Error,
+            format!("{message}; package {id} is not loaded"),
+        );
+    }
+    None
+}
+
+/// The manifest's `priority` and `timeout` (milliseconds).
+fn order_and_timeout(
+    object: &Map<String, Value>,
+    problems: &mut Vec<(&str, String)>,
+) -> (i32, Option<Duration>) {
+    let priority = match object.get("priority") {
+        None => HookSpec::DEFAULT_PRIORITY,
+        Some(value) => value
+            .as_i64()
+            .and_then(|p| i32::try_from(p).ok())
+            .unwrap_or_else(|| {
+                problems.push((
+                    "priority",
+                    format!("priority must be an integer, not {value}"),
+                ));
+                HookSpec::DEFAULT_PRIORITY
+            }),
+    };
+    let timeout = object.get("timeout").and_then(|value| {
+        let ms = value.as_u64().filter(|ms| *ms > 0);
+        if ms.is_none() {
+            problems.push((
+                "timeout",
+                format!("timeout must be a positive number of milliseconds, not {value}"),
+            ));
+        }
+        ms.map(Duration::from_millis)
+    });
+    (priority, timeout)
+}
+
+/// Whether `path` is relative and stays inside the plugin.
+fn inside(path: &str) -> bool {
+    let path = Path::new(path);
+    !path.as_os_str().is_empty()
+        && path.components().all(|c| {
+            matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        })
+}
+
+/// The plugin host's file under `data_home`, written when it is not there yet. Its name
+/// carries a digest of its content, so that two hookrig versions never run each other's
+/// host, and a file is never rewritten while a worker may be reading it.
+fn host_file(data_home: &Path) -> std::io::Result<PathBuf> {
+    let hash = hookrig_config::content_hash(HOST.as_bytes());
+    let dir = data_home.join("hookrig").join("plugin-host");
+    let file = dir.join(format!("plugin-host-{}.js", &hash[..16]));
+    if std::fs::read(&file).is_ok_and(|bytes| bytes == HOST.as_bytes()) {
+        return Ok(file);
+    }
+    std::fs::create_dir_all(&dir)?;
+    // Written beside, then renamed: a worker starting at the same time reads the whole
+    // file or none.
+    let partial = dir.join(format!(
+        ".plugin-host-{}.{}",
+        &hash[..16],
+        std::process::id()
+    ));
+    std::fs::write(&partial, HOST)?;
+    std::fs::rename(&partial, &file)?;
+    Ok(file)
+}
+
+/// A digest of the plugin directory's files (names and contents, `node_modules` and
+/// hidden entries left out), each noted for the config cache.
+fn digest(dir: &Path) -> String {
+    let mut files = Vec::new();
+    collect(dir, &mut files);
+    files.sort();
+    let mut all = Vec::new();
+    for file in files.iter().take(MAX_DIGESTED) {
+        consulted::note(file);
+        all.extend_from_slice(file.to_string_lossy().as_bytes());
+        all.push(0);
+        all.extend_from_slice(&std::fs::read(file).unwrap_or_default());
+        all.push(0);
+    }
+    hookrig_config::content_hash(&all)[..16].to_owned()
+}
+
+fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = consulted::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') || name == "node_modules" || files.len() >= MAX_DIGESTED {
+            continue;
+        }
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => collect(&path, files),
+            Ok(kind) if kind.is_file() => files.push(path),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hookrig_config::Environment;
+    use test_case::test_case;
+
+    use super::*;
+    use crate::xcode::{PackageCheck, PackageRef, check_package};
+
+    fn check(manifest: &str) -> (tempfile::TempDir, PackageCheck) {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().canonicalize().expect("canonical");
+        let dir = root.join("gate");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join(MANIFEST), manifest).expect("write");
+        std::fs::write(dir.join("index.js"), "export function register() {}\n").expect("write");
+        let home = root.join("home");
+        let env = Environment {
+            config_home: home.join(".config"),
+            state_home: home.join(".local/state"),
+            data_home: home.join(".local/share"),
+            xcode_home: home.join(".x-code"),
+            home,
+            cwd: root.clone(),
+            trust_all: false,
+        };
+        let package = PackageRef {
+            id: "gate".to_owned(),
+            path: dir,
+        };
+        let check = check_package(&env, &package);
+        (tmp, check)
+    }
+
+    fn errors(check: &PackageCheck) -> Vec<String> {
+        check
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| {
+                let text = d.to_string();
+                text[text.find("manifest.json").unwrap_or(0)..].to_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_manifest_json_package_is_one_worker_hook_running_the_plugin_host() {
+        let (tmp, check) = check(r#"{"name": "policy", "version": "0.1.0", "timeout": 1500}"#);
+        assert_eq!(errors(&check), Vec::<String>::new());
+        let package = check.package.expect("a package");
+        assert_eq!(
+            (package.name.as_str(), package.version.as_deref()),
+            ("policy", Some("0.1.0"))
+        );
+        let [hook] = check.hooks.as_slice() else {
+            panic!("one hook: {:?}", check.hooks.len());
+        };
+        assert_eq!(hook.spec.name, "gate:plugin");
+        assert_eq!(hook.workers, Some(1));
+        assert_eq!(hook.spec.on_error, OnError::Allow);
+        assert_eq!(hook.spec.timeout, Some(Duration::from_millis(1500)));
+        assert!(hook.spec.events.iter().any(|e| e.as_str() == "tool.before"));
+        let CommandDef::Exec { argv } = &hook.command else {
+            panic!("an exec hook");
+        };
+        assert_eq!(argv[0], "node");
+        let host = std::fs::read_to_string(&argv[1]).expect("the host is written");
+        assert_eq!(host, HOST);
+        assert!(argv[1].starts_with(&tmp.path().canonicalize().expect("c").display().to_string()));
+        let events: Value = serde_json::from_str(
+            &hook
+                .env
+                .iter()
+                .find(|(k, _)| k == "HOOKRIG_PLUGIN_EVENTS")
+                .expect("the catalog")
+                .1,
+        )
+        .expect("JSON");
+        assert_eq!(
+            events["tool.before"],
+            json!({"name": "tool.before", "version": "v1", "shape": "veto"})
+        );
+        assert_eq!(events["prompt.submit"]["name"], "session.message.received");
+    }
+
+    #[test]
+    fn failure_mode_fail_makes_a_failing_plugin_deny() {
+        let (_tmp, check) = check(r#"{"failureMode": "fail"}"#);
+        assert_eq!(check.hooks[0].spec.on_error, OnError::Deny);
+    }
+
+    #[test_case(r#"{"id": "other"}"#, r#"manifest.json:1:8: id "other" differs from the id the package is registered under, "gate"; package gate is not loaded"#; "id")]
+    #[test_case(r#"{"kind": "wasm"}"#, r#"manifest.json:1:10: kind "wasm" is not a kind hookrig runs; a manifest.json plugin is "js"; package gate is not loaded"#; "kind")]
+    #[test_case(r#"{"entry": "../x.js"}"#, r#"manifest.json:1:11: entry "../x.js" must be a relative path inside the plugin; package gate is not loaded"#; "entry")]
+    #[test_case(r#"{"timeout": 0}"#, "manifest.json:1:13: timeout must be a positive number of milliseconds, not 0; package gate is not loaded"; "timeout")]
+    #[test_case(r#"{"priority": "high"}"#, r#"manifest.json:1:14: priority must be an integer, not "high"; package gate is not loaded"#; "priority")]
+    #[test_case("[1]", "manifest.json:1:1: the manifest must be a JSON object; package gate is not loaded"; "not an object")]
+    fn an_invalid_field_keeps_the_plugin_out_at_its_position(manifest: &str, error: &str) {
+        let (_tmp, check) = check(manifest);
+        assert_eq!(errors(&check), [error]);
+        assert!(check.hooks.is_empty());
+        assert!(check.package.is_none());
+    }
+}

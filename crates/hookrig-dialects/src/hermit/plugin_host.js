@@ -1,0 +1,299 @@
+// hookrig's plugin host: runs one OpenHermit-style JavaScript plugin as a persistent
+// worker of the hookrig engine. Dependency-free; Node.js 18 or newer.
+//
+//   node plugin-host.js PLUGIN_DIR
+//
+// It loads the plugin's entry (manifest.json's `entry`, else index.ts when this Node
+// strips types or a TypeScript loader was named, else index.js, else index.mjs), calls
+// its `register(ctx)` once, then answers the engine's worker protocol: one JSON request
+// per line on stdin, `{"id": N, "event": "tool.before", "payload": {...}}`, one native
+// reply per line on stdout with the same id.
+//
+// hookrig passes in the environment:
+//   HOOKRIG_PLUGIN_ID            the id the plugin is registered under
+//   HOOKRIG_PLUGIN_EVENTS        {canonical: {"name", "version", "shape"}} for every event
+//   HOOKRIG_PLUGIN_FAILURE_MODE  "skip" (default) or "fail"
+//   HOOKRIG_PLUGIN_ENTRY         the manifest's `entry`, when it names one
+//   HOOKRIG_PLUGIN_TS_LOADER     the manifest's `typescriptLoader`, when it names one
+
+"use strict";
+
+const fs = require("node:fs");
+const path = require("node:path");
+const readline = require("node:readline");
+const { pathToFileURL } = require("node:url");
+
+const dir = path.resolve(process.argv[2] || ".");
+const pluginId = process.env.HOOKRIG_PLUGIN_ID || path.basename(dir);
+const failureMode = process.env.HOOKRIG_PLUGIN_FAILURE_MODE === "fail" ? "fail" : "skip";
+const tsLoader = process.env.HOOKRIG_PLUGIN_TS_LOADER || "";
+const catalog = parseCatalog(process.env.HOOKRIG_PLUGIN_EVENTS);
+
+// stdout carries the replies; whatever the plugin prints goes to stderr, which hookrig
+// records with the event's hook run.
+const out = process.stdout;
+for (const name of ["log", "info", "debug", "warn", "error"]) {
+  console[name] = (...args) => write(`${args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" ")}\n`);
+}
+
+function parseCatalog(text) {
+  try {
+    const value = JSON.parse(text || "{}");
+    return value && typeof value === "object" ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+function describe(err) {
+  if (err && typeof err === "object" && "message" in err) {
+    return `${err.name || "Error"}: ${err.message}`;
+  }
+  return String(err);
+}
+
+// A read-only view: reading works at any depth, writing throws.
+function readOnly(value, what) {
+  if (value === null || typeof value !== "object") return value;
+  const refuse = () => {
+    throw new TypeError(`${what} is read-only`);
+  };
+  return new Proxy(value, {
+    get: (target, key, receiver) => readOnly(Reflect.get(target, key, receiver), what),
+    set: refuse,
+    defineProperty: refuse,
+    deleteProperty: refuse,
+    setPrototypeOf: refuse,
+  });
+}
+
+// The event a subscription names: `tool.before@v1`, `tool.before` (the catalog's
+// version) or the canonical name; anything else is an error at `register`.
+function resolveEvent(raw) {
+  if (typeof raw !== "string" || raw === "") {
+    throw new TypeError(`ctx.bus.on: the event must be a name such as "tool.before@v1", got ${JSON.stringify(raw)}`);
+  }
+  const at = raw.lastIndexOf("@");
+  const name = at < 0 ? raw : raw.slice(0, at);
+  const version = at < 0 ? null : raw.slice(at + 1);
+  for (const [canonical, info] of Object.entries(catalog)) {
+    if (info.name !== name && canonical !== name) continue;
+    if (version !== null && version !== info.version) {
+      throw new TypeError(`ctx.bus.on: ${raw}: hookrig serves ${info.name}@${info.version}, not @${version}`);
+    }
+    return { canonical, name: `${info.name}@${info.version}`, shape: info.shape };
+  }
+  const known = Object.values(catalog).map((i) => `${i.name}@${i.version}`).join(", ");
+  throw new TypeError(`ctx.bus.on: unknown event ${JSON.stringify(raw)}; known events: ${known}`);
+}
+
+const subscriptions = [];
+let current = { session: {} };
+
+// What is logged while an event is in flight goes back in its reply's `log`, so that
+// hookrig records it with the event's hook run; anything else goes to stderr.
+let pending = null;
+
+function write(text) {
+  if (pending !== null) pending.push(text);
+  else process.stderr.write(text);
+}
+
+function log(level) {
+  return (...args) => {
+    const text = args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" ");
+    write(`[plugin ${pluginId}] ${level}: ${text}\n`);
+  };
+}
+
+const ctx = Object.freeze({
+  id: pluginId,
+  dir,
+  bus: Object.freeze({
+    on(event, handler, options = {}) {
+      const resolved = resolveEvent(event);
+      if (typeof handler !== "function") {
+        throw new TypeError(`ctx.bus.on(${JSON.stringify(event)}): the handler must be a function`);
+      }
+      const priority = options && options.priority !== undefined ? options.priority : 0;
+      if (typeof priority !== "number" || !Number.isFinite(priority)) {
+        throw new TypeError(`ctx.bus.on(${JSON.stringify(event)}): priority must be a number`);
+      }
+      subscriptions.push({ ...resolved, handler, priority, order: subscriptions.length });
+    },
+  }),
+  logger: Object.freeze({
+    debug: log("debug"),
+    info: log("info"),
+    warn: log("warn"),
+    error: log("error"),
+  }),
+  get session() {
+    return current.session;
+  },
+});
+
+function strips() {
+  const features = process.features || {};
+  if (features.typescript) return true;
+  const options = `${process.env.NODE_OPTIONS || ""} ${process.execArgv.join(" ")}`;
+  return options.includes("--experimental-strip-types") || options.includes("--experimental-transform-types");
+}
+
+function noTypeScript(file) {
+  return new Error(
+    `cannot load ${file}: Node.js ${process.versions.node} does not strip TypeScript types; ` +
+      `run hookrig with a Node.js that does (23.6 or newer, or 22.6 or newer with ` +
+      `NODE_OPTIONS=--experimental-strip-types), or name a TypeScript loader you have ` +
+      `installed in manifest.json, for example "typescriptLoader": "tsx"`,
+  );
+}
+
+function entryFile() {
+  const named = process.env.HOOKRIG_PLUGIN_ENTRY;
+  if (named) return path.resolve(dir, named);
+  const exists = (name) => fs.existsSync(path.join(dir, name));
+  const ts = ["index.ts", "index.mts"].find(exists);
+  if (ts && (tsLoader || strips())) return path.join(dir, ts);
+  const js = ["index.js", "index.mjs", "index.cjs"].find(exists);
+  if (js) return path.join(dir, js);
+  if (ts) return path.join(dir, ts);
+  throw new Error(`${dir}: no entry point (index.ts, index.js or index.mjs, or manifest.json's "entry")`);
+}
+
+async function load() {
+  const file = entryFile();
+  const typescript = /\.[mc]?ts$/.test(file);
+  if (typescript && !tsLoader && !strips()) throw noTypeScript(file);
+  let mod;
+  try {
+    mod = await import(pathToFileURL(file).href);
+  } catch (err) {
+    if (typescript && err && err.code === "ERR_UNKNOWN_FILE_EXTENSION") throw noTypeScript(file);
+    throw err;
+  }
+  const register =
+    typeof mod.register === "function"
+      ? mod.register
+      : mod.default && typeof mod.default.register === "function"
+        ? mod.default.register
+        : typeof mod.default === "function"
+          ? mod.default
+          : null;
+  if (!register) throw new TypeError(`${file}: exports no register(ctx) function`);
+  await register(ctx);
+  subscriptions.sort((a, b) => a.priority - b.priority || a.order - b.order);
+}
+
+// A failing handler: reported as plugin.error@v1 on stderr (recorded with the hook run)
+// and to the plugin's own plugin.error@v1 listeners, whose failures are only written.
+async function report(sub, err) {
+  const record = { event: "plugin.error@v1", plugin: pluginId, subscription: sub.name, error: describe(err) };
+  write(`${JSON.stringify(record)}\n${err && err.stack ? err.stack : describe(err)}\n`);
+  if (sub.canonical === "plugin.error") return;
+  for (const listener of subscriptions.filter((s) => s.canonical === "plugin.error")) {
+    try {
+      await listener.handler(readOnly(structuredClone(record), "the plugin.error payload"));
+    } catch (failure) {
+      write(`a plugin.error@v1 listener failed: ${describe(failure)}\n`);
+    }
+  }
+}
+
+function checked(sub, result) {
+  if (sub.shape === "veto") {
+    if (!result || typeof result !== "object" || typeof result.allow !== "boolean") {
+      throw new TypeError(`a ${sub.name} handler must return { allow, reason? }, got ${JSON.stringify(result)}`);
+    }
+  } else if (sub.shape === "transform") {
+    if (!result || typeof result !== "object" || Array.isArray(result)) {
+      throw new TypeError(`a ${sub.name} handler must return the payload, got ${JSON.stringify(result)}`);
+    }
+  }
+  return result;
+}
+
+async function handle(request) {
+  const subs = subscriptions.filter((s) => s.canonical === request.event);
+  if (subs.length === 0) return {};
+  let payload = request.payload && typeof request.payload === "object" ? request.payload : {};
+  current = { session: readOnly(structuredClone(payload.session || {}), "ctx.session") };
+  let changed = false;
+  for (const sub of subs) {
+    let result;
+    try {
+      result = checked(sub, await sub.handler(payload));
+    } catch (err) {
+      await report(sub, err);
+      if (failureMode === "fail") {
+        return { error: `plugin ${pluginId}: a ${sub.name} handler failed: ${describe(err)}` };
+      }
+      continue;
+    }
+    if (sub.shape === "veto" && result.allow === false) {
+      const reason = typeof result.reason === "string" && result.reason ? result.reason : `denied by plugin ${pluginId}`;
+      return { decision: "deny", reason };
+    }
+    // A transform returns the payload; a veto that allows may hand on a new one, as
+    // `{ allow: true, payload }` (a rewrite of the tool's arguments).
+    const next = sub.shape === "transform" ? result : sub.shape === "veto" ? result.payload : undefined;
+    if (next !== undefined) {
+      if (!next || typeof next !== "object" || Array.isArray(next)) {
+        await report(sub, new TypeError(`the payload a ${sub.name} handler returns must be an object`));
+        if (failureMode === "fail") return { error: `plugin ${pluginId}: a ${sub.name} handler returned a payload that is not an object` };
+        continue;
+      }
+      payload = next;
+      changed = true;
+    }
+  }
+  return changed ? { decision: "modify", payload } : {};
+}
+
+function serve(loaded) {
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  let queue = Promise.resolve();
+  lines.on("line", (raw) => {
+    if (raw.trim() === "") return;
+    let request;
+    try {
+      request = JSON.parse(raw);
+      if (request === null || typeof request !== "object" || !("id" in request)) throw new Error("no id");
+    } catch (err) {
+      process.stderr.write(`hookrig plugin host: unreadable request: ${describe(err)}\n`);
+      return;
+    }
+    queue = queue.then(async () => {
+      let reply;
+      pending = [];
+      try {
+        const failed = await loaded;
+        if (failed) {
+          write(`${failed.stack}\n`);
+          reply = { error: failed.message };
+        } else {
+          reply = await handle(request);
+        }
+      } catch (err) {
+        write(`${err && err.stack ? err.stack : describe(err)}\n`);
+        reply = { error: describe(err) };
+      }
+      const log = pending.join("");
+      pending = null;
+      if (log) reply = { ...reply, log };
+      out.write(`${JSON.stringify({ id: request.id, ...reply })}\n`);
+    });
+  });
+}
+
+// A plugin that fails to load answers every event with the failure (and its stack on
+// stderr), so that each emit records why, instead of a worker that dies and restarts.
+serve(
+  load().then(
+    () => null,
+    (err) => ({
+      message: `plugin ${pluginId} failed to load: ${describe(err)}`,
+      stack: err && err.stack ? err.stack : describe(err),
+    }),
+  ),
+);
