@@ -89,6 +89,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l limit -d 'How m
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l event -d 'Only this event (any accepted spelling)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l agent -d 'Only the emits of this agent (the exact name recorded from `emit --agent`, `HOOKRIG_AGENT` or the payload\'s `session.agent`)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l shadow -d 'Only the emits where a shadow hook\'s answer disagreed with the decision'
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'

@@ -64,6 +64,7 @@ fn hook(name: String, event: &str, matcher: Matcher) -> Hook {
             group: None,
             matcher_field: None,
             untrusted: None,
+            shadow: false,
         },
         handler: Arc::new(AllowAtOnce),
     }

@@ -158,8 +158,9 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
                 });
                 let reports = join_all(runs).await;
                 for ((index, hook), report) in batch.iter().zip(reports) {
-                    let record =
-                        state.apply_chained(hook, report, context.name.kind(), &context.name);
+                    let record = state.apply_or_shadow(hook, |state| {
+                        state.apply_chained(hook, report, context.name.kind(), &context.name)
+                    });
                     records.push(((hook.spec.priority, *index), record));
                 }
             }
@@ -173,7 +174,9 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
             });
             let reports = join_all(runs).await;
             for ((index, hook), report) in sync_hooks.iter().zip(reports) {
-                let record = state.apply_notify(hook, report, &context.name);
+                let record = state.apply_or_shadow(hook, |state| {
+                    state.apply_notify(hook, report, &context.name)
+                });
                 records.push(((hook.spec.priority, *index), record));
             }
         }
@@ -368,6 +371,34 @@ impl State {
         self.decided_by = Some(hook.to_owned());
         self.context.clear();
         self.system_prompt_append.clear();
+    }
+
+    /// Applies a hook's answer with `apply`, or, for a shadow hook, applies it to a copy
+    /// of the event that is then thrown away: its record says what it would have done
+    /// (the result a deny, ask, modify or stop would give it), and the event, the chain
+    /// and the host's warnings are left as they were. Its answer in its dialect's terms
+    /// is dropped, so that no host mode can fold it into the host's answer.
+    fn apply_or_shadow(
+        &mut self,
+        hook: &Hook,
+        apply: impl FnOnce(&mut State) -> HookRecord,
+    ) -> HookRecord {
+        if !hook.spec.shadow {
+            return apply(self);
+        }
+        let mut scratch = State {
+            decision: self.decision,
+            reason: self.reason.clone(),
+            decided_by: self.decided_by.clone(),
+            payload: self.payload.clone(),
+            context: Vec::new(),
+            system_prompt_append: Vec::new(),
+            warnings: Vec::new(),
+            stop: self.stop.clone(),
+        };
+        let mut record = apply(&mut scratch);
+        record.answer = None;
+        record
     }
 
     /// Applies one answer of a decision or transform chain.
@@ -574,6 +605,7 @@ fn base_record(hook: &Hook) -> HookRecord {
         truncated: false,
         is_async: hook.spec.mode == Mode::Async,
         answer: None,
+        shadow: hook.spec.shadow,
     }
 }
 
@@ -677,6 +709,7 @@ mod tests {
                     group: None,
                     matcher_field: None,
                     untrusted: None,
+                    shadow: false,
                 },
                 handler: Arc::new(handler),
             });
@@ -916,6 +949,67 @@ mod tests {
             json!({"tool": {"name": "bash", "input": {"n": 1}}, "extra": true})
         );
         assert_eq!(d.decision, Decision::Allow);
+    }
+
+    // guards: a shadow hook decides nothing: its deny neither denies nor stops the
+    // chain, its context is not collected, and its record says what it would have done
+    #[test]
+    fn a_shadow_deny_is_recorded_and_the_chain_goes_on() {
+        let mut f = Fixture::new();
+        let denies = Reply::Verdict(Verdict {
+            context: Some("from the shadow".into()),
+            answer: Some(Box::new(json!({"decision": "block"}))),
+            ..Verdict::deny("would refuse")
+        });
+        f.hook("candidate", "tool.before", denies).shadow = true;
+        f.hook("after", "tool.before", allow());
+        let d = f.emit("tool.before", json!({"tool": {"name": "bash"}}));
+        assert_eq!(d.decision, Decision::Allow);
+        assert_eq!((d.reason, d.decided_by), (None, None));
+        assert!(d.context.is_empty(), "{:?}", d.context);
+        assert_eq!(f.order(), ["candidate", "after"]);
+        let shadow = &d.records[0];
+        assert!(shadow.shadow);
+        assert_eq!(shadow.result, HookResult::Deny);
+        assert_eq!(shadow.reason.as_deref(), Some("would refuse"));
+        assert_eq!(shadow.answer, None, "no host mode may fold it in");
+        assert!(!d.records[1].shadow);
+        assert_eq!(d.records[1].result, HookResult::Allow);
+    }
+
+    #[test]
+    fn a_shadow_modify_or_stop_changes_nothing() {
+        let mut f = Fixture::new();
+        f.hook(
+            "rewrites",
+            "tool.before",
+            modify(json!({"tool": {"input": {"n": 1}}})),
+        )
+        .shadow = true;
+        f.hook("stops", "tool.before", stop(Some("enough"), Action::Allow))
+            .shadow = true;
+        f.hook("after", "tool.before", allow());
+        let d = f.emit(
+            "tool.before",
+            json!({"tool": {"name": "bash", "input": {"n": 0}}}),
+        );
+        let seen = f.seen.lock().expect("not poisoned").clone();
+        assert_eq!(seen[2].1["tool"]["input"], json!({"n": 0}));
+        assert_eq!(
+            Value::Object(d.payload.into_map()),
+            json!({"tool": {"name": "bash", "input": {"n": 0}}})
+        );
+        assert_eq!(d.stop, None);
+        assert_eq!(d.decision, Decision::Allow);
+        let results: Vec<_> = d.records.iter().map(|r| (r.result, r.shadow)).collect();
+        assert_eq!(
+            results,
+            [
+                (HookResult::Modify, true),
+                (HookResult::Stop, true),
+                (HookResult::Allow, false)
+            ]
+        );
     }
 
     #[test]

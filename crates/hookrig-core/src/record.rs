@@ -159,6 +159,9 @@ pub struct HookRecord {
     /// Its answer in its dialect's own terms ([`crate::Verdict::answer`]), for the host
     /// mode of that dialect.
     pub answer: Option<serde_json::Value>,
+    /// It is a shadow hook ([`crate::HookSpec::shadow`]): `result` and `reason` are what
+    /// it would have decided, and nothing of it reached the event.
+    pub shadow: bool,
 }
 
 #[cfg(test)]

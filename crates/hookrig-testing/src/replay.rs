@@ -85,8 +85,13 @@ pub fn replay(
     if !options.allow_side_effects {
         return Err(TestingError::SideEffects);
     }
-    let summaries =
-        hookrig_runtime::ledger::recent(ledger, options.limit, options.event.as_deref(), None)?;
+    let summaries = hookrig_runtime::ledger::recent(
+        ledger,
+        options.limit,
+        options.event.as_deref(),
+        None,
+        false,
+    )?;
     let mut runs = Vec::new();
     for summary in summaries {
         if summary.started_at_ms < options.since_ms

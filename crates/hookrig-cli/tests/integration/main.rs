@@ -36,6 +36,7 @@ mod providers;
 mod serve;
 mod serve_ingress;
 mod settings_scope;
+mod shadow;
 mod snapshots;
 mod trust;
 mod webhooks;

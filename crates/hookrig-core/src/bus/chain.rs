@@ -73,6 +73,7 @@ fn spec(event: &EventName, sub: &Sub) -> HookSpec {
         group: None,
         matcher_field: None,
         untrusted: None,
+        shadow: false,
     }
 }
 

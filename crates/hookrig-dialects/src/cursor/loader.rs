@@ -323,6 +323,7 @@ fn lower_entry(
             group: Some(GROUP.to_owned()),
             matcher_field,
             untrusted: None,
+            shadow: false,
         },
         command,
         env: Vec::new(),

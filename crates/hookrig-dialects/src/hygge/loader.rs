@@ -237,6 +237,7 @@ impl Lower<'_> {
             group: None,
             matcher_field: None,
             untrusted: None,
+            shadow: false,
         };
         let def = HookDef {
             spec,

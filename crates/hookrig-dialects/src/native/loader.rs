@@ -52,6 +52,7 @@ struct RawHook {
     mode: Option<Spanned<String>>,
     priority: Option<Spanned<i64>>,
     enabled: Option<bool>,
+    shadow: Option<bool>,
     env: Option<Spanned<BTreeMap<String, String>>>,
     description: Option<String>,
     worker: Option<Spanned<bool>>,
@@ -212,6 +213,7 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
     "mode",
     "priority",
     "enabled",
+    "shadow",
     "env",
     "description",
     "worker",
@@ -349,6 +351,7 @@ impl Lower<'_> {
                     group: None,
                     matcher_field: None,
                     untrusted: None,
+                    shadow: raw.shadow.unwrap_or(false),
                 },
                 command,
                 env: raw

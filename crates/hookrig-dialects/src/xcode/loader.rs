@@ -808,6 +808,7 @@ impl Plugin<'_> {
                 group: None,
                 matcher_field: None,
                 untrusted: None,
+                shadow: false,
             },
             command: CommandDef::Shell { line, script: None },
             env: Vec::new(),

@@ -536,6 +536,7 @@ pub(crate) fn push(ctx: &mut LoadContext<'_>, package: Package) {
                 group: None,
                 matcher_field: None,
                 untrusted: None,
+                shadow: false,
             },
             command: CommandDef::Http {
                 url: hook.url.clone(),
