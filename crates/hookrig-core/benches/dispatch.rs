@@ -65,6 +65,7 @@ fn hook(name: String, event: &str, matcher: Matcher) -> Hook {
             matcher_field: None,
             untrusted: None,
             shadow: false,
+            side_effects: true,
         },
         handler: Arc::new(AllowAtOnce),
     }

@@ -129,7 +129,7 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
         &hooks,
         &context.name,
         &state.payload,
-        registry.hooks_suppressed(),
+        (registry.hooks_suppressed(), registry.side_effects_held()),
         &mut state.warnings,
     );
     sync_hooks.sort_by_key(|(index, hook)| (hook.spec.priority, *index));
@@ -214,11 +214,12 @@ struct Sorted<'r> {
 }
 
 /// Decides for every hook whether it runs for this event, and records why not.
+/// `held` is whether every hook is suppressed, and whether those with side effects are.
 fn sort_out<'r>(
     hooks: &'r [Arc<Hook>],
     event: &EventName,
     payload: &Payload,
-    suppressed: bool,
+    (suppressed, side_effects_held): (bool, bool),
     warnings: &mut Vec<String>,
 ) -> Sorted<'r> {
     let mut sorted = Sorted {
@@ -246,6 +247,8 @@ fn sort_out<'r>(
             Some(SkipReason::Untrusted)
         } else if suppressed {
             Some(SkipReason::Suppressed)
+        } else if side_effects_held && spec.side_effects {
+            Some(SkipReason::SideEffects)
         } else {
             None
         };
@@ -290,7 +293,7 @@ pub fn plan<'r>(registry: &'r Registry, event: &EventName, tool: Option<&str>) -
         registry.hooks(),
         event,
         &payload,
-        registry.hooks_suppressed(),
+        (registry.hooks_suppressed(), registry.side_effects_held()),
         &mut ignored,
     );
     let mut planned: Vec<(Position, Planned<'r>)> = Vec::new();
@@ -710,6 +713,7 @@ mod tests {
                     matcher_field: None,
                     untrusted: None,
                     shadow: false,
+                    side_effects: true,
                 },
                 handler: Arc::new(handler),
             });
@@ -1009,6 +1013,24 @@ mod tests {
                 (HookResult::Stop, true),
                 (HookResult::Allow, false)
             ]
+        );
+    }
+
+    // guards: a replay that runs a hook which did not declare it has no side effects
+    #[test]
+    fn held_side_effects_run_only_the_hooks_declared_without_them() {
+        let mut f = Fixture::new();
+        f.hook("pure", "tool.before", deny("no")).side_effects = false;
+        f.hook("writes", "tool.before", allow());
+        f.registry.hold_side_effects();
+        let d = f.emit("tool.before", json!({"tool": {"name": "bash"}}));
+        assert_eq!(f.order(), ["pure"]);
+        assert_eq!(d.decided_by.as_deref(), Some("pure"));
+        assert_eq!(d.records[1].name, "writes");
+        assert_eq!(d.records[1].skip, Some(SkipReason::SideEffects));
+        assert_eq!(
+            plan(&f.registry, &names().resolve("tool.before"), None)[1].skip,
+            Some(SkipReason::SideEffects)
         );
     }
 

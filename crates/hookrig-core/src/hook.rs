@@ -100,6 +100,10 @@ pub struct HookSpec {
     /// modify, context, stop) is recorded on its [`crate::HookRecord`] and changes
     /// neither the decision, the payload nor the chain. Promoting it is clearing this.
     pub shadow: bool,
+    /// Whether running it may do anything besides answering (write, call, notify): true
+    /// unless its config says `side_effects = false`, which makes it safe to run again
+    /// on a recorded event (`hookrig replay`).
+    pub side_effects: bool,
 }
 
 /// The suffix of a [`HookSpec::matcher_field`] that tests the file name of a path field

@@ -590,6 +590,7 @@ fn schema_describes_every_key_and_matches_the_committed_file() {
             "priority",
             "secret_env",
             "shadow",
+            "side_effects",
             "timeout",
             "url",
             "worker",

@@ -74,6 +74,7 @@ fn spec(event: &EventName, sub: &Sub) -> HookSpec {
         matcher_field: None,
         untrusted: None,
         shadow: false,
+        side_effects: true,
     }
 }
 

@@ -687,6 +687,7 @@ fn lower_handler(
             matcher_field: events::by_name(event).and_then(|e| e.matched_field),
             untrusted: None,
             shadow: false,
+            side_effects: true,
         },
         command,
         env: Vec::new(),

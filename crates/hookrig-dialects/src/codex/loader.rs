@@ -756,6 +756,7 @@ fn lower(
             matcher_field: event.matched_field.filter(|field| *field != "tool_name"),
             untrusted: None,
             shadow: false,
+            side_effects: true,
         },
         command,
         env: Vec::new(),

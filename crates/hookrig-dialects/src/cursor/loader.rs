@@ -324,6 +324,7 @@ fn lower_entry(
             matcher_field,
             untrusted: None,
             shadow: false,
+            side_effects: true,
         },
         command,
         env: Vec::new(),

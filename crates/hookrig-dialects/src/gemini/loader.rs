@@ -716,6 +716,7 @@ fn lower_handler(
             matcher_field: event.matched_field,
             untrusted: None,
             shadow: false,
+            side_effects: true,
         },
         command: CommandDef::Shell { line, script: None },
         env,

@@ -238,6 +238,7 @@ impl Lower<'_> {
             matcher_field: None,
             untrusted: None,
             shadow: false,
+            side_effects: true,
         };
         let def = HookDef {
             spec,

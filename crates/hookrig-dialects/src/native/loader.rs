@@ -53,6 +53,7 @@ struct RawHook {
     priority: Option<Spanned<i64>>,
     enabled: Option<bool>,
     shadow: Option<bool>,
+    side_effects: Option<bool>,
     env: Option<Spanned<BTreeMap<String, String>>>,
     description: Option<String>,
     worker: Option<Spanned<bool>>,
@@ -214,6 +215,7 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
     "priority",
     "enabled",
     "shadow",
+    "side_effects",
     "env",
     "description",
     "worker",
@@ -352,6 +354,7 @@ impl Lower<'_> {
                     matcher_field: None,
                     untrusted: None,
                     shadow: raw.shadow.unwrap_or(false),
+                    side_effects: raw.side_effects.unwrap_or(true),
                 },
                 command,
                 env: raw

@@ -809,6 +809,7 @@ impl Plugin<'_> {
                 matcher_field: None,
                 untrusted: None,
                 shadow: false,
+                side_effects: true,
             },
             command: CommandDef::Shell { line, script: None },
             env: Vec::new(),

@@ -537,6 +537,7 @@ pub(crate) fn push(ctx: &mut LoadContext<'_>, package: Package) {
                 matcher_field: None,
                 untrusted: None,
                 shadow: false,
+                side_effects: true,
             },
             command: CommandDef::Http {
                 url: hook.url.clone(),
