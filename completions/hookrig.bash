@@ -3068,7 +3068,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__runs)
-            opts="-h --limit --event --agent --json --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --limit --event --agent --shadow --json --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -89,6 +89,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l limit -d 'How m
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l event -d 'Only this event (any accepted spelling)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l agent -d 'Only the emits of this agent (the exact name recorded from `emit --agent`, `HOOKRIG_AGENT` or the payload\'s `session.agent`)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l shadow -d 'Only the emits where a shadow hook\'s answer disagreed with the decision'
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -362,7 +363,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l event -d 'Onl
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l hook -d 'Only emits this hook took part in, then or today' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l limit -d 'At most this many emits, newest first' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l allow-side-effects -d 'Run every hook, whatever it does besides answering (required for now)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l allow-side-effects -d 'Run every hook, whatever it does besides answering; by default only the hooks that declared `side_effects = false` run'
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'

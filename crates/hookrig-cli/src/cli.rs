@@ -342,6 +342,9 @@ pub(crate) struct RunsArgs {
     /// `HOOKRIG_AGENT` or the payload's `session.agent`).
     #[arg(long, value_name = "NAME")]
     pub(crate) agent: Option<String>,
+    /// Only the emits where a shadow hook's answer disagreed with the decision.
+    #[arg(long)]
+    pub(crate) shadow: bool,
     #[command(flatten)]
     pub(crate) json: JsonArg,
 }

@@ -64,6 +64,8 @@ fn hook(name: String, event: &str, matcher: Matcher) -> Hook {
             group: None,
             matcher_field: None,
             untrusted: None,
+            shadow: false,
+            side_effects: true,
         },
         handler: Arc::new(AllowAtOnce),
     }

@@ -129,7 +129,7 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
         &hooks,
         &context.name,
         &state.payload,
-        registry.hooks_suppressed(),
+        (registry.hooks_suppressed(), registry.side_effects_held()),
         &mut state.warnings,
     );
     sync_hooks.sort_by_key(|(index, hook)| (hook.spec.priority, *index));
@@ -158,8 +158,9 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
                 });
                 let reports = join_all(runs).await;
                 for ((index, hook), report) in batch.iter().zip(reports) {
-                    let record =
-                        state.apply_chained(hook, report, context.name.kind(), &context.name);
+                    let record = state.apply_or_shadow(hook, |state| {
+                        state.apply_chained(hook, report, context.name.kind(), &context.name)
+                    });
                     records.push(((hook.spec.priority, *index), record));
                 }
             }
@@ -173,7 +174,9 @@ pub async fn dispatch(registry: &Registry, event: Event, sink: &dyn AsyncSink) -
             });
             let reports = join_all(runs).await;
             for ((index, hook), report) in sync_hooks.iter().zip(reports) {
-                let record = state.apply_notify(hook, report, &context.name);
+                let record = state.apply_or_shadow(hook, |state| {
+                    state.apply_notify(hook, report, &context.name)
+                });
                 records.push(((hook.spec.priority, *index), record));
             }
         }
@@ -211,11 +214,12 @@ struct Sorted<'r> {
 }
 
 /// Decides for every hook whether it runs for this event, and records why not.
+/// `held` is whether every hook is suppressed, and whether those with side effects are.
 fn sort_out<'r>(
     hooks: &'r [Arc<Hook>],
     event: &EventName,
     payload: &Payload,
-    suppressed: bool,
+    (suppressed, side_effects_held): (bool, bool),
     warnings: &mut Vec<String>,
 ) -> Sorted<'r> {
     let mut sorted = Sorted {
@@ -243,6 +247,8 @@ fn sort_out<'r>(
             Some(SkipReason::Untrusted)
         } else if suppressed {
             Some(SkipReason::Suppressed)
+        } else if side_effects_held && spec.side_effects {
+            Some(SkipReason::SideEffects)
         } else {
             None
         };
@@ -287,7 +293,7 @@ pub fn plan<'r>(registry: &'r Registry, event: &EventName, tool: Option<&str>) -
         registry.hooks(),
         event,
         &payload,
-        registry.hooks_suppressed(),
+        (registry.hooks_suppressed(), registry.side_effects_held()),
         &mut ignored,
     );
     let mut planned: Vec<(Position, Planned<'r>)> = Vec::new();
@@ -368,6 +374,34 @@ impl State {
         self.decided_by = Some(hook.to_owned());
         self.context.clear();
         self.system_prompt_append.clear();
+    }
+
+    /// Applies a hook's answer with `apply`, or, for a shadow hook, applies it to a copy
+    /// of the event that is then thrown away: its record says what it would have done
+    /// (the result a deny, ask, modify or stop would give it), and the event, the chain
+    /// and the host's warnings are left as they were. Its answer in its dialect's terms
+    /// is dropped, so that no host mode can fold it into the host's answer.
+    fn apply_or_shadow(
+        &mut self,
+        hook: &Hook,
+        apply: impl FnOnce(&mut State) -> HookRecord,
+    ) -> HookRecord {
+        if !hook.spec.shadow {
+            return apply(self);
+        }
+        let mut scratch = State {
+            decision: self.decision,
+            reason: self.reason.clone(),
+            decided_by: self.decided_by.clone(),
+            payload: self.payload.clone(),
+            context: Vec::new(),
+            system_prompt_append: Vec::new(),
+            warnings: Vec::new(),
+            stop: self.stop.clone(),
+        };
+        let mut record = apply(&mut scratch);
+        record.answer = None;
+        record
     }
 
     /// Applies one answer of a decision or transform chain.
@@ -574,6 +608,7 @@ fn base_record(hook: &Hook) -> HookRecord {
         truncated: false,
         is_async: hook.spec.mode == Mode::Async,
         answer: None,
+        shadow: hook.spec.shadow,
     }
 }
 
@@ -677,6 +712,8 @@ mod tests {
                     group: None,
                     matcher_field: None,
                     untrusted: None,
+                    shadow: false,
+                    side_effects: true,
                 },
                 handler: Arc::new(handler),
             });
@@ -916,6 +953,85 @@ mod tests {
             json!({"tool": {"name": "bash", "input": {"n": 1}}, "extra": true})
         );
         assert_eq!(d.decision, Decision::Allow);
+    }
+
+    // guards: a shadow hook decides nothing: its deny neither denies nor stops the
+    // chain, its context is not collected, and its record says what it would have done
+    #[test]
+    fn a_shadow_deny_is_recorded_and_the_chain_goes_on() {
+        let mut f = Fixture::new();
+        let denies = Reply::Verdict(Verdict {
+            context: Some("from the shadow".into()),
+            answer: Some(Box::new(json!({"decision": "block"}))),
+            ..Verdict::deny("would refuse")
+        });
+        f.hook("candidate", "tool.before", denies).shadow = true;
+        f.hook("after", "tool.before", allow());
+        let d = f.emit("tool.before", json!({"tool": {"name": "bash"}}));
+        assert_eq!(d.decision, Decision::Allow);
+        assert_eq!((d.reason, d.decided_by), (None, None));
+        assert!(d.context.is_empty(), "{:?}", d.context);
+        assert_eq!(f.order(), ["candidate", "after"]);
+        let shadow = &d.records[0];
+        assert!(shadow.shadow);
+        assert_eq!(shadow.result, HookResult::Deny);
+        assert_eq!(shadow.reason.as_deref(), Some("would refuse"));
+        assert_eq!(shadow.answer, None, "no host mode may fold it in");
+        assert!(!d.records[1].shadow);
+        assert_eq!(d.records[1].result, HookResult::Allow);
+    }
+
+    #[test]
+    fn a_shadow_modify_or_stop_changes_nothing() {
+        let mut f = Fixture::new();
+        f.hook(
+            "rewrites",
+            "tool.before",
+            modify(json!({"tool": {"input": {"n": 1}}})),
+        )
+        .shadow = true;
+        f.hook("stops", "tool.before", stop(Some("enough"), Action::Allow))
+            .shadow = true;
+        f.hook("after", "tool.before", allow());
+        let d = f.emit(
+            "tool.before",
+            json!({"tool": {"name": "bash", "input": {"n": 0}}}),
+        );
+        let seen = f.seen.lock().expect("not poisoned").clone();
+        assert_eq!(seen[2].1["tool"]["input"], json!({"n": 0}));
+        assert_eq!(
+            Value::Object(d.payload.into_map()),
+            json!({"tool": {"name": "bash", "input": {"n": 0}}})
+        );
+        assert_eq!(d.stop, None);
+        assert_eq!(d.decision, Decision::Allow);
+        let results: Vec<_> = d.records.iter().map(|r| (r.result, r.shadow)).collect();
+        assert_eq!(
+            results,
+            [
+                (HookResult::Modify, true),
+                (HookResult::Stop, true),
+                (HookResult::Allow, false)
+            ]
+        );
+    }
+
+    // guards: a replay that runs a hook which did not declare it has no side effects
+    #[test]
+    fn held_side_effects_run_only_the_hooks_declared_without_them() {
+        let mut f = Fixture::new();
+        f.hook("pure", "tool.before", deny("no")).side_effects = false;
+        f.hook("writes", "tool.before", allow());
+        f.registry.hold_side_effects();
+        let d = f.emit("tool.before", json!({"tool": {"name": "bash"}}));
+        assert_eq!(f.order(), ["pure"]);
+        assert_eq!(d.decided_by.as_deref(), Some("pure"));
+        assert_eq!(d.records[1].name, "writes");
+        assert_eq!(d.records[1].skip, Some(SkipReason::SideEffects));
+        assert_eq!(
+            plan(&f.registry, &names().resolve("tool.before"), None)[1].skip,
+            Some(SkipReason::SideEffects)
+        );
     }
 
     #[test]

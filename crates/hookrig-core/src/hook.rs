@@ -96,6 +96,14 @@ pub struct HookSpec {
     /// Why the hook may not run (its project is not trusted), with what to do about it.
     /// An untrusted hook is reported with result `untrusted`, never run.
     pub untrusted: Option<String>,
+    /// A shadow hook runs on real events but never decides: its answer (deny, ask,
+    /// modify, context, stop) is recorded on its [`crate::HookRecord`] and changes
+    /// neither the decision, the payload nor the chain. Promoting it is clearing this.
+    pub shadow: bool,
+    /// Whether running it may do anything besides answering (write, call, notify): true
+    /// unless its config says `side_effects = false`, which makes it safe to run again
+    /// on a recorded event (`hookrig replay`).
+    pub side_effects: bool,
 }
 
 /// The suffix of a [`HookSpec::matcher_field`] that tests the file name of a path field

@@ -58,6 +58,10 @@ pub struct OutcomeHook<'a> {
     pub exit_code: Option<i32>,
     /// Duration in milliseconds, when it ran.
     pub duration_ms: Option<f64>,
+    /// A shadow hook: `result` is what it would have decided, and it decided nothing.
+    /// Left out for the other hooks.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub shadow: bool,
 }
 
 impl<'a> Outcome<'a> {
@@ -101,6 +105,7 @@ impl<'a> OutcomeHook<'a> {
             result: record.result.as_str(),
             exit_code: record.exit_code,
             duration_ms: record.duration.map(duration_ms),
+            shadow: record.shadow,
         }
     }
 }

@@ -91,6 +91,8 @@ pub enum SkipReason {
     Untrusted,
     /// Hooks were suppressed for this emit (`--no-hooks`): nothing ran.
     Suppressed,
+    /// Only hooks without side effects ran (a replay), and it did not declare it has none.
+    SideEffects,
 }
 
 impl SkipReason {
@@ -125,6 +127,7 @@ impl fmt::Display for SkipReason {
             SkipReason::AsyncCapReached => f.write_str("too many async hooks in flight"),
             SkipReason::Untrusted => f.write_str("not trusted"),
             SkipReason::Suppressed => f.write_str("hooks suppressed"),
+            SkipReason::SideEffects => f.write_str("may have side effects"),
         }
     }
 }
@@ -159,6 +162,9 @@ pub struct HookRecord {
     /// Its answer in its dialect's own terms ([`crate::Verdict::answer`]), for the host
     /// mode of that dialect.
     pub answer: Option<serde_json::Value>,
+    /// It is a shadow hook ([`crate::HookSpec::shadow`]): `result` and `reason` are what
+    /// it would have decided, and nothing of it reached the event.
+    pub shadow: bool,
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ pub struct Registry {
     pub(crate) hooks: Vec<Arc<Hook>>,
     bus: Option<Bus>,
     suppressed: bool,
+    side_effects_held: bool,
 }
 
 impl Registry {
@@ -33,6 +34,18 @@ impl Registry {
     /// to find out whether a hook is what makes an agent hang or slow).
     pub fn suppress_hooks(&mut self) {
         self.suppressed = true;
+    }
+
+    /// Keeps every hook registered but runs only those that declared they have no side
+    /// effects ([`crate::HookSpec::side_effects`] false): the others are recorded as
+    /// skipped because they may have side effects (`hookrig replay`).
+    pub fn hold_side_effects(&mut self) {
+        self.side_effects_held = true;
+    }
+
+    /// Whether [`Registry::hold_side_effects`] was called.
+    pub fn side_effects_held(&self) -> bool {
+        self.side_effects_held
     }
 
     /// Whether [`Registry::suppress_hooks`] was called.

@@ -119,7 +119,25 @@ impl Host {
     /// Claude Code's `systemMessage`. x-code's and hygge's replies have none, so there
     /// they are written on stderr, which those hosts log, unless stderr already carries
     /// the reason of a deny.
+    ///
+    /// Shadow hooks ([`hookrig_core::HookSpec::shadow`]) decided nothing, so a host mode
+    /// never sees their records: it folds the others' answers as if they had not run.
     pub fn answer(&self, outcome: &Outcome<'_>, dispatched: &Dispatched) -> HostAnswer {
+        let without_shadows;
+        let dispatched = if dispatched.records.iter().any(|r| r.shadow) {
+            without_shadows = Dispatched {
+                records: dispatched
+                    .records
+                    .iter()
+                    .filter(|r| !r.shadow)
+                    .cloned()
+                    .collect(),
+                ..dispatched.clone()
+            };
+            &without_shadows
+        } else {
+            dispatched
+        };
         let mut answer = (self.answer)(outcome, dispatched);
         if self.warnings_on_stderr && answer.stderr.is_none() && !outcome.warnings.is_empty() {
             let mut text = String::new();

@@ -248,6 +248,7 @@ mod tests {
             truncated: false,
             is_async: true,
             answer: None,
+            shadow: false,
         }
     }
 

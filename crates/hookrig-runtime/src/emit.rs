@@ -72,6 +72,9 @@ pub struct Suppress {
     pub hooks: bool,
     /// Load nothing from plugins.
     pub plugins: bool,
+    /// Run only the hooks that declared they have no side effects (`hookrig replay`).
+    #[serde(default)]
+    pub side_effects: bool,
 }
 
 impl Suppress {
@@ -83,6 +86,9 @@ impl Suppress {
         }
         if self.hooks {
             registry.suppress_hooks();
+        }
+        if self.side_effects {
+            registry.hold_side_effects();
         }
     }
 

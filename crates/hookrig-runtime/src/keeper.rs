@@ -296,6 +296,7 @@ fn changed(kept: &KeptHook) -> AsyncCompletion {
             truncated: false,
             is_async: true,
             answer: None,
+            shadow: false,
         },
         warnings: Vec::new(),
     }

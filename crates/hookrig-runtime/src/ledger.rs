@@ -49,17 +49,20 @@ pub fn enabled_packages(
 
 /// The emits `hookrig runs` lists, newest first: at most `limit`, and only those of
 /// `event` (any accepted spelling: the ledger records canonical names) and of `agent`
-/// when they are given.
+/// when they are given, and with `shadow` only those where a shadow hook's answer
+/// disagreed with the decision.
 pub fn recent(
     ledger: &Store,
     limit: usize,
     event: Option<&str>,
     agent: Option<&str>,
+    shadow: bool,
 ) -> Result<Vec<EmitSummary>, StoreError> {
     ledger.emits().recent(&EmitFilter {
         limit,
         event: event.map(|event| hookrig_dialects::events::resolve(event).as_str().to_owned()),
         agent: agent.map(str::to_owned),
+        shadow,
     })
 }
 
@@ -93,6 +96,7 @@ pub fn hook_run(record: &HookRecord) -> HookRun {
         stdout: record.stdout.clone(),
         truncated: record.truncated,
         is_async: record.is_async,
+        shadow: record.shadow,
     }
 }
 

@@ -51,6 +51,7 @@ fn emit(n: u64, decision: EmitDecision) -> EmitRecord {
                 stdout: None,
                 truncated: false,
                 is_async: false,
+                shadow: false,
             }]
         },
         by_engine: true,

@@ -10,7 +10,7 @@ use std::fmt;
 use std::fmt::Write as _;
 
 use hookrig_core::{Decision, Dialect, HookResult};
-use rusqlite::types::{FromSql, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+use rusqlite::types::{FromSql, FromSqlResult, ToSql, ToSqlOutput, Type, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
 use serde::{Deserialize, Serialize};
 
@@ -150,6 +150,10 @@ pub struct EmitRecord {
 
 /// One hook considered for an emit: run, skipped, or failed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is a 0/1 column of hook_runs, read and written as it is"
+)]
 pub struct HookRun {
     /// Name of the hook.
     pub name: String,
@@ -178,7 +182,48 @@ pub struct HookRun {
     pub truncated: bool,
     /// Whether the hook ran asynchronously (its row may be appended after the emit).
     pub is_async: bool,
+    /// Whether it was a shadow hook: `result` and `reason` are what it would have
+    /// decided, and nothing of it reached the event.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shadow: bool,
 }
+
+impl HookRun {
+    /// What this hook's answer, on its own, would have made of the emit: `deny`, `ask`,
+    /// `stop`, or `allow` for an allow or a modify; `None` when it gave no answer (it
+    /// failed, timed out, or did not run). `hookrig runs --shadow` asks the same in SQL.
+    pub fn would_decide(&self) -> Option<EmitDecision> {
+        match self.result {
+            HookResult::Allow | HookResult::Modify => Some(EmitDecision::Allow),
+            HookResult::Deny => Some(EmitDecision::Deny),
+            HookResult::Ask => Some(EmitDecision::Ask),
+            HookResult::Stop => Some(EmitDecision::Stop),
+            HookResult::Error
+            | HookResult::Timeout
+            | HookResult::Skipped
+            | HookResult::Untrusted
+            | HookResult::Dispatched => None,
+        }
+    }
+
+    /// Whether this is a shadow hook whose answer disagreed with `decision`, the emit's:
+    /// it answered, the emit was decided, and the two differ. A shadow allow of an emit
+    /// another hook denied disagrees as much as a shadow deny of an allowed one.
+    pub fn shadow_disagrees(&self, decision: EmitDecision) -> bool {
+        let decided = matches!(
+            decision,
+            EmitDecision::Allow | EmitDecision::Deny | EmitDecision::Ask | EmitDecision::Stop
+        );
+        self.shadow && decided && self.would_decide().is_some_and(|would| would != decision)
+    }
+}
+
+/// [`HookRun::shadow_disagrees`] in SQL, for the hook row `h` of the emit `e`.
+const SHADOW_DISAGREES: &str = "
+    h.shadow = 1
+    AND h.result IN ('allow', 'modify', 'deny', 'ask', 'stop')
+    AND e.decision IN ('allow', 'deny', 'ask', 'stop')
+    AND (CASE h.result WHEN 'modify' THEN 'allow' ELSE h.result END) <> e.decision";
 
 /// Which emits [`Emits::recent`] returns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -191,6 +236,10 @@ pub struct EmitFilter {
     /// Only emits of this agent (exact name), or those of any agent or none when `None`.
     #[serde(default)]
     pub agent: Option<String>,
+    /// Only emits where a shadow hook's answer disagreed with the emit's decision
+    /// ([`HookRun::shadow_disagrees`]).
+    #[serde(default)]
+    pub shadow: bool,
 }
 
 impl EmitFilter {
@@ -204,6 +253,7 @@ impl Default for EmitFilter {
             limit: Self::DEFAULT_LIMIT,
             event: None,
             agent: None,
+            shadow: false,
         }
     }
 }
@@ -233,6 +283,9 @@ pub struct EmitSummary {
     pub hooks_run: u32,
     /// Working directory of the emit.
     pub cwd: String,
+    /// The shadow hooks whose answer disagreed with the decision, in the order they ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shadow_disagreed: Vec<String>,
 }
 
 /// What `hookrig why RUN_ID` shows: a whole emit.
@@ -260,20 +313,20 @@ const INSERT_EMIT: &str = "
 const INSERT_HOOK_RUN: &str = "
     INSERT INTO hook_runs (
         run_id, seq, name, source, dialect, matched, skip_reason, result,
-        exit_code, duration_ms, reason, stderr, stdout, truncated, is_async
-    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+        exit_code, duration_ms, reason, stderr, stdout, truncated, is_async, shadow
+    ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
 
-/// Fills in the row of an async hook that was recorded as `dispatched` (`?15`) when its
+/// Fills in the row of an async hook that was recorded as `dispatched` (`?16`) when its
 /// emit was; the first such row of that hook, so two hooks of one name each get their
 /// own.
 const COMPLETE_HOOK_RUN: &str = "
     UPDATE hook_runs SET
         dialect = ?4, matched = ?5, skip_reason = ?6, result = ?7, exit_code = ?8,
         duration_ms = ?9, reason = ?10, stderr = ?11, stdout = ?12, truncated = ?13,
-        is_async = ?14
+        is_async = ?14, shadow = ?15
     WHERE run_id = ?1 AND seq = (
         SELECT min(seq) FROM hook_runs
-        WHERE run_id = ?1 AND name = ?2 AND source = ?3 AND result = ?15
+        WHERE run_id = ?1 AND name = ?2 AND source = ?3 AND result = ?16
     )";
 
 /// The row of an emit that started: `running` (`?10`), owned by this process, no result
@@ -315,13 +368,15 @@ const NEXT_SEQ: &str = "
 
 // The WHERE clause is built from the filters that are set rather than written once as
 // `(?2 IS NULL OR event = ?2)`: the OR keeps SQLite from using the (event,
-// started_at_ms) and (agent, started_at_ms) indexes for the filtered cases. Four texts
-// at most, each prepared once and cached by the connection.
+// started_at_ms) and (agent, started_at_ms) indexes for the filtered cases. Eight texts
+// at most (with and without `--shadow`), each prepared once and cached by the connection.
 const RECENT_EMITS_SELECT: &str = "
     SELECT e.run_id, e.started_at_ms, e.event, e.decision, e.decided_by, e.reason,
            e.duration_ms, e.cwd,
            (SELECT count(*) FROM hook_runs h WHERE h.run_id = e.run_id AND h.matched = 1),
-           e.agent
+           e.agent,
+           (SELECT json_group_array(h.name) FROM hook_runs h
+            WHERE h.run_id = e.run_id AND {SHADOW_DISAGREES})
     FROM emits e";
 
 const RECENT_EMITS_ORDER: &str = "
@@ -347,7 +402,7 @@ const SELECT_EMIT: &str = "
 
 const SELECT_HOOK_RUNS: &str = "
     SELECT name, source, dialect, matched, skip_reason, result, exit_code,
-           duration_ms, reason, stderr, stdout, truncated, is_async
+           duration_ms, reason, stderr, stdout, truncated, is_async, shadow
     FROM hook_runs
     WHERE run_id = ?1
     ORDER BY seq";
@@ -486,19 +541,27 @@ impl<'s> Emits<'s> {
 
     /// The most recent emits, newest first (by `started_at_ms`, then by
     /// insertion order), at most `filter.limit` of them, only of
-    /// `filter.event` when it is set.
+    /// `filter.event` and `filter.agent` when they are set, and only those where a
+    /// shadow hook disagreed with `filter.shadow`.
     pub fn recent(&self, filter: &EmitFilter) -> Result<Vec<EmitSummary>, StoreError> {
         let fail = self.store.fail("list recent emits");
         // SQLite takes a signed limit; anything beyond i64::MAX means "all" anyway.
         let limit = i64::try_from(filter.limit).unwrap_or(i64::MAX);
-        let mut sql = RECENT_EMITS_SELECT.to_owned();
+        let mut sql = RECENT_EMITS_SELECT.replace("{SHADOW_DISAGREES}", SHADOW_DISAGREES);
         let mut values: Vec<&dyn rusqlite::ToSql> = vec![&limit];
+        let mut keyword = "WHERE";
         for (column, value) in [("event", &filter.event), ("agent", &filter.agent)] {
             if let Some(value) = value {
                 values.push(value);
-                let keyword = if values.len() == 2 { "WHERE" } else { "AND" };
                 let _ = write!(sql, "\n    {keyword} e.{column} = ?{}", values.len());
+                keyword = "AND";
             }
+        }
+        if filter.shadow {
+            let _ = write!(
+                sql,
+                "\n    {keyword} EXISTS (SELECT 1 FROM hook_runs h WHERE h.run_id = e.run_id AND {SHADOW_DISAGREES})"
+            );
         }
         sql.push_str(RECENT_EMITS_ORDER);
         self.store
@@ -853,7 +916,7 @@ fn typed_fields(run: &HookRun) -> (Text<Dialect>, Text<HookResult>) {
 fn hook_run_fields<'a>(
     run: &'a HookRun,
     typed: &'a (Text<Dialect>, Text<HookResult>),
-) -> [&'a dyn ToSql; 13] {
+) -> [&'a dyn ToSql; 14] {
     let (dialect, result) = typed;
     [
         &run.name,
@@ -869,6 +932,7 @@ fn hook_run_fields<'a>(
         &run.stdout,
         &run.truncated,
         &run.is_async,
+        &run.shadow,
     ]
 }
 
@@ -884,6 +948,8 @@ fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<EmitSummary> {
         cwd: row.get(7)?,
         hooks_run: row.get(8)?,
         agent: row.get(9)?,
+        shadow_disagreed: serde_json::from_str(&row.get::<_, String>(10)?)
+            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(10, Type::Text, e.into()))?,
     })
 }
 
@@ -926,6 +992,7 @@ fn hook_run_from_row(row: &Row<'_>) -> rusqlite::Result<HookRun> {
         stdout: row.get(10)?,
         truncated: row.get(11)?,
         is_async: row.get(12)?,
+        shadow: row.get(13)?,
     })
 }
 
@@ -1064,12 +1131,14 @@ mod tests {
             limit: 0,
             event: None,
             agent: None,
+            shadow: false,
         };
         assert!(ledger.emits().recent(&none).expect("query").is_empty());
         let all = EmitFilter {
             limit: usize::MAX,
             event: None,
             agent: None,
+            shadow: false,
         };
         assert_eq!(ledger.emits().recent(&all).expect("query").len(), 3);
     }
@@ -1113,6 +1182,7 @@ mod tests {
             stdout: None,
             truncated: false,
             is_async: false,
+            shadow: false,
         });
         ledger.emits().record(&record).expect("insert");
         ledger
@@ -1206,7 +1276,77 @@ mod tests {
             stdout: None,
             truncated: false,
             is_async: true,
+            shadow: false,
         }
+    }
+
+    // guards: `hookrig runs --shadow` (SQL) and `hookrig why` (Rust) call the same shadow
+    // answers disagreements, for every result against every decision
+    #[test]
+    fn runs_shadow_lists_exactly_the_emits_whose_shadow_hook_disagreed() {
+        let (_dir, ledger) = open_temp();
+        let mut expected = Vec::new();
+        let mut at = 0;
+        for decision in EmitDecision::ALL {
+            for result in HookResult::ALL {
+                for shadow in [false, true] {
+                    at += 1;
+                    let mut record = emit(&format!("run-{at:03}"), at);
+                    record.decision = decision;
+                    let mut run = async_run(result);
+                    run.name = format!("h-{at:03}");
+                    run.is_async = false;
+                    run.shadow = shadow;
+                    if run.shadow_disagrees(decision) {
+                        expected.push((record.run_id.clone(), vec![run.name.clone()]));
+                    }
+                    record.hooks = vec![run];
+                    ledger.emits().record(&record).expect("recorded");
+                }
+            }
+        }
+        let listed: Vec<(String, Vec<String>)> = ledger
+            .emits()
+            .recent(&EmitFilter {
+                limit: usize::MAX,
+                shadow: true,
+                ..EmitFilter::default()
+            })
+            .expect("listed")
+            .into_iter()
+            .rev()
+            .map(|summary| (summary.run_id, summary.shadow_disagreed))
+            .collect();
+        assert_eq!(listed, expected);
+        // A shadow deny of an allowed emit is among them; a hook that is not a shadow,
+        // and a shadow that failed, are not.
+        let deny = HookRun {
+            shadow: true,
+            ..async_run(HookResult::Deny)
+        };
+        assert!(deny.shadow_disagrees(EmitDecision::Allow));
+        assert!(!deny.shadow_disagrees(EmitDecision::Deny));
+        assert!(!async_run(HookResult::Deny).shadow_disagrees(EmitDecision::Allow));
+        let failed = HookRun {
+            shadow: true,
+            ..async_run(HookResult::Error)
+        };
+        assert!(!failed.shadow_disagrees(EmitDecision::Allow));
+        // Without the filter, every emit is listed, the disagreeing ones with their names.
+        let all = ledger
+            .emits()
+            .recent(&EmitFilter {
+                limit: usize::MAX,
+                ..EmitFilter::default()
+            })
+            .expect("listed");
+        assert_eq!(all.len(), usize::try_from(at).expect("a few hundred"));
+        assert_eq!(
+            all.iter()
+                .filter(|s| !s.shadow_disagreed.is_empty())
+                .count(),
+            expected.len()
+        );
     }
 
     // guards: an emit is recorded when it starts, so that one killed before it ends
@@ -1239,6 +1379,7 @@ mod tests {
             stdout: None,
             truncated: false,
             is_async: false,
+            shadow: false,
         }];
         ledger.emits().finish(&done).expect("finish");
         let detail = ledger
@@ -1283,7 +1424,8 @@ mod tests {
             EmitFilter {
                 limit: 20,
                 event: None,
-                agent: None
+                agent: None,
+                shadow: false
             }
         );
     }
@@ -1304,6 +1446,7 @@ mod tests {
             stdout: None,
             truncated: false,
             is_async: false,
+            shadow: false,
         };
         let json = serde_json::to_string(&run).expect("a HookRun always serializes");
         let back: HookRun = serde_json::from_str(&json).expect("just serialized");

@@ -71,6 +71,7 @@
 //!         stdout: None,
 //!         truncated: false,
 //!         is_async: false,
+//!         shadow: false,
 //!     }],
 //!     by_engine: false,
 //! })?;

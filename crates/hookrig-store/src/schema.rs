@@ -122,6 +122,12 @@ const MIGRATIONS: &[&[&str]] = &[
     // Version 10: the tables an emit never reads moved to the ledger's work file
     // ([`WORK_TABLES`]). Not SQL on the ledger alone: [`migrate`] runs [`split`] here.
     &[],
+    // Version 11: whether the hook was a shadow hook (`shadow = true`): its `result` and
+    // `reason` are what it would have decided, and nothing of it reached the event. 0 for
+    // the others, and for every row recorded before this step.
+    &["
+    ALTER TABLE hook_runs ADD COLUMN shadow INTEGER NOT NULL DEFAULT 0 CHECK (shadow IN (0, 1));
+    "],
 ];
 
 /// Version 3: the automation engine (`hookrig serve`, `hookrig auto`). `automations`

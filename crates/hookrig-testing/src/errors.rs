@@ -21,11 +21,6 @@ pub enum TestingError {
     /// The payload of a new case is not a JSON object.
     #[error("the payload is not a JSON object: {0}")]
     Payload(String),
-    /// A replay that would run hooks without the caller allowing their side effects.
-    #[error(
-        "a replay runs every hook of today's config, and hooks cannot declare yet that they have no side effects; pass --allow-side-effects to replay with all of them"
-    )]
-    SideEffects,
     /// The ledger cannot be read.
     #[error(transparent)]
     Store(#[from] hookrig_store::StoreError),

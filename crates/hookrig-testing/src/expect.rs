@@ -203,6 +203,7 @@ mod tests {
             exit_code: 2,
             stdout: r#"{"decision": "block"}"#.to_owned(),
             hook_stderr: Vec::new(),
+            held: Vec::new(),
         }
     }
 

@@ -5,9 +5,9 @@
 //! An emit is replayed from what the ledger keeps of it: its event, the canonical
 //! payload it came with (so it is replayed as a `native` emit), its directory and its
 //! agent. Emits that did not end in a decision (an error, a stop, one still running)
-//! are left out. Hooks cannot yet declare that they have no side effects, and a replay
-//! runs every hook of today's config: it is refused unless the caller allows side
-//! effects.
+//! are left out. Only the hooks that declared they have no side effects
+//! (`side_effects = false`) run, unless the caller allows side effects: the others are
+//! reported as not replayed, and an emit that one of them decided cannot be compared.
 
 use std::path::PathBuf;
 
@@ -30,7 +30,8 @@ pub struct ReplayOptions {
     pub hook: Option<String>,
     /// At most this many emits, newest first.
     pub limit: usize,
-    /// Run every hook, whatever it does besides answering.
+    /// Run every hook, whatever it does besides answering; otherwise only those that
+    /// declared they have no side effects.
     pub allow_side_effects: bool,
 }
 
@@ -63,6 +64,9 @@ pub struct Replayed {
     pub changed_by: Option<String>,
     /// Why it could not be replayed.
     pub error: Option<String>,
+    /// The hooks of today's config not run because they may have side effects.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_replayed: Vec<String>,
 }
 
 /// What a replay found.
@@ -74,6 +78,8 @@ pub struct Replay {
     pub changed: usize,
     /// Each emit replayed, newest first.
     pub runs: Vec<Replayed>,
+    /// Every hook some emit did not run because it may have side effects, by name.
+    pub not_replayed: Vec<String>,
 }
 
 /// Replays the emits of `ledger` that `options` selects in `sandbox`.
@@ -82,11 +88,13 @@ pub fn replay(
     sandbox: &Sandbox,
     options: &ReplayOptions,
 ) -> Result<Replay, TestingError> {
-    if !options.allow_side_effects {
-        return Err(TestingError::SideEffects);
-    }
-    let summaries =
-        hookrig_runtime::ledger::recent(ledger, options.limit, options.event.as_deref(), None)?;
+    let summaries = hookrig_runtime::ledger::recent(
+        ledger,
+        options.limit,
+        options.event.as_deref(),
+        None,
+        false,
+    )?;
     let mut runs = Vec::new();
     for summary in summaries {
         if summary.started_at_ms < options.since_ms
@@ -100,7 +108,7 @@ pub fn replay(
         let Some(detail) = ledger.emits().detail(&summary.run_id)? else {
             continue;
         };
-        let replayed = replay_one(&detail.emit, sandbox);
+        let replayed = replay_one(&detail.emit, sandbox, options.allow_side_effects);
         let took_part = |hook: &str| {
             detail.emit.hooks.iter().any(|run| run.name == hook)
                 || replayed.changed_by.as_deref() == Some(hook)
@@ -109,14 +117,21 @@ pub fn replay(
             runs.push(replayed);
         }
     }
+    let mut not_replayed: Vec<String> = runs
+        .iter()
+        .flat_map(|run| run.not_replayed.iter().cloned())
+        .collect();
+    not_replayed.sort();
+    not_replayed.dedup();
     Ok(Replay {
         replayed: runs.len(),
         changed: runs.iter().filter(|run| run.changed).count(),
         runs,
+        not_replayed,
     })
 }
 
-fn replay_one(emit: &EmitRecord, sandbox: &Sandbox) -> Replayed {
+fn replay_one(emit: &EmitRecord, sandbox: &Sandbox, side_effects: bool) -> Replayed {
     let recorded = Decision {
         decision: emit.decision.as_str().to_owned(),
         decided_by: emit.decided_by.clone(),
@@ -130,6 +145,7 @@ fn replay_one(emit: &EmitRecord, sandbox: &Sandbox) -> Replayed {
         changed: false,
         changed_by: None,
         error: None,
+        not_replayed: Vec::new(),
     };
     let payload = match serde_json::from_str(&emit.payload_in) {
         Ok(payload) => payload,
@@ -156,8 +172,9 @@ fn replay_one(emit: &EmitRecord, sandbox: &Sandbox) -> Replayed {
         agent: emit.agent.clone(),
         expect: Expect::default(),
     };
-    match sandbox.emit(&case) {
+    match sandbox.replay(&case, side_effects) {
         Ok(actual) => {
+            replayed.not_replayed = actual.held;
             let today = Decision {
                 decision: actual.decision,
                 decided_by: actual.decided_by,
@@ -165,6 +182,19 @@ fn replay_one(emit: &EmitRecord, sandbox: &Sandbox) -> Replayed {
             };
             replayed.changed = today.decision != replayed.recorded.decision
                 || today.decided_by != replayed.recorded.decided_by;
+            // The hook that decided then was not run: whatever today says, it is not
+            // what that hook would say today.
+            if let Some(by) = replayed
+                .recorded
+                .decided_by
+                .as_ref()
+                .filter(|by| replayed.not_replayed.contains(by))
+            {
+                replayed.error = Some(format!(
+                    "it was decided by {by}, which may have side effects (--allow-side-effects runs it)"
+                ));
+                replayed.changed = false;
+            }
             if replayed.changed {
                 replayed.changed_by = today
                     .decided_by
@@ -212,6 +242,13 @@ impl Replay {
             self.changed,
             if self.changed == 1 { "" } else { "s" }
         );
+        if !self.not_replayed.is_empty() {
+            let _ = writeln!(
+                text,
+                "not replayed, as they may have side effects (declare `side_effects = false`, or pass --allow-side-effects): {}",
+                self.not_replayed.join(", ")
+            );
+        }
         text
     }
 }

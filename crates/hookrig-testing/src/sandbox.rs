@@ -55,6 +55,9 @@ pub struct Actual {
     pub stdout: String,
     /// What each hook that wrote on stderr wrote (name, text).
     pub hook_stderr: Vec<(String, String)>,
+    /// The hooks not run because they may have side effects ([`Sandbox::replay`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<String>,
 }
 
 impl Drop for Sandbox {
@@ -87,6 +90,23 @@ impl Sandbox {
     /// Emits `case` and returns what came of it; `Err` with hookrig's message when the
     /// emit failed before any hook decided.
     pub fn emit(&self, case: &Case) -> Result<Actual, String> {
+        self.emit_with(case, Suppress::default())
+    }
+
+    /// Emits `case` as [`Sandbox::emit`] does, running only the hooks that declared they
+    /// have no side effects unless `side_effects` allows every hook; the others are
+    /// listed in [`Actual::held`].
+    pub fn replay(&self, case: &Case, side_effects: bool) -> Result<Actual, String> {
+        self.emit_with(
+            case,
+            Suppress {
+                side_effects: !side_effects,
+                ..Suppress::default()
+            },
+        )
+    }
+
+    fn emit_with(&self, case: &Case, suppress: Suppress) -> Result<Actual, String> {
         let call = EmitCall {
             event: Some(case.event.clone()),
             host: case.dialect,
@@ -95,7 +115,7 @@ impl Sandbox {
             agent: case.agent.clone(),
             tool: None,
             plugin_dirs: Vec::new(),
-            suppress: Suppress::default(),
+            suppress,
             store: Some(self.ledger()),
             no_ledger: false,
             verbosity: hookrig_runtime::log::Verbosity::Quiet,
@@ -140,6 +160,8 @@ impl Sandbox {
                 && !matches!(record.result, HookResult::Skipped | HookResult::Untrusted);
             if ran {
                 actual.ran.push(record.name.clone());
+            } else if record.skip == Some(hookrig_core::SkipReason::SideEffects) {
+                actual.held.push(record.name.clone());
             } else {
                 actual.skipped.push(record.name.clone());
             }

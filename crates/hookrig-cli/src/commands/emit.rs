@@ -30,6 +30,7 @@ pub(crate) fn run(top: &Top, args: &EmitArgs) -> Result<u8, ExpectedError> {
         suppress: Suppress {
             hooks: args.no_hooks,
             plugins: args.no_plugins,
+            side_effects: false,
         },
         store: global.ledger.clone(),
         no_ledger: global.no_ledger,

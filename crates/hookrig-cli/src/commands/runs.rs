@@ -19,13 +19,18 @@ pub(crate) fn ledger(scope: &Scope) -> Result<Store, ExpectedError> {
 
 pub(crate) fn list(scope: &Scope, args: &RunsArgs) -> Result<u8, ExpectedError> {
     let (event, agent) = (args.event.as_deref(), args.agent.as_deref());
-    let emits = hookrig_runtime::ledger::recent(&ledger(scope)?, args.limit, event, agent)?;
+    let emits =
+        hookrig_runtime::ledger::recent(&ledger(scope)?, args.limit, event, agent, args.shadow)?;
     if args.json.json {
         print_json(&emits)?;
         return Ok(exit_codes::PROCEED);
     }
     if emits.is_empty() {
-        print("(no runs recorded)\n")?;
+        print(if args.shadow {
+            "(no run where a shadow hook disagreed)\n"
+        } else {
+            "(no runs recorded)\n"
+        })?;
         return Ok(exit_codes::PROCEED);
     }
     print(&render_runs(&emits))?;
@@ -34,8 +39,10 @@ pub(crate) fn list(scope: &Scope, args: &RunsArgs) -> Result<u8, ExpectedError> 
 
 /// The table of `hookrig runs`. The AGENT column appears only when a listed emit
 /// names an agent, as wide as the longest name: ledgers of hosts that never name one
-/// keep the table they always had.
+/// keep the table they always had. Likewise SHADOW, the shadow hooks that disagreed,
+/// appears only when one did.
 fn render_runs(emits: &[EmitSummary]) -> String {
+    let shadows = emits.iter().any(|emit| !emit.shadow_disagreed.is_empty());
     let agent_width = emits
         .iter()
         .filter_map(|emit| emit.agent.as_deref())
@@ -45,19 +52,31 @@ fn render_runs(emits: &[EmitSummary]) -> String {
         Some(width) => format!("{agent:width$}  "),
         None => String::new(),
     };
+    let decided_by_width = emits
+        .iter()
+        .filter_map(|emit| emit.decided_by.as_deref())
+        .map(|by| by.chars().count())
+        .fold("DECIDED BY".len(), usize::max);
+    let last = |decided_by: &str, shadow: &str| {
+        if shadows {
+            format!("{decided_by:decided_by_width$}  {shadow}")
+        } else {
+            decided_by.to_owned()
+        }
+    };
     let mut text = format!(
-        "{:36}  {:20}  {:18}  {}{:8}  {:>5}  {:>9}  DECIDED BY\n",
+        "{:36}  {:20}  {:18}  {}{:8}  {:>5}  {:>9}  {}\n",
         "RUN",
         "TIME (UTC)",
         "EVENT",
         agent_cell("AGENT"),
         "DECISION",
         "HOOKS",
-        "MS"
+        "MS",
+        last("DECIDED BY", "SHADOW DISAGREED"),
     );
     for emit in emits {
-        let _ = writeln!(
-            text,
+        let line = format!(
             "{:36}  {:20}  {:18}  {}{:8}  {:>5}  {:>9.1}  {}",
             emit.run_id,
             utc_text(emit.started_at_ms),
@@ -66,8 +85,12 @@ fn render_runs(emits: &[EmitSummary]) -> String {
             emit.decision,
             emit.hooks_run,
             emit.duration_ms,
-            emit.decided_by.as_deref().unwrap_or("-")
+            last(
+                emit.decided_by.as_deref().unwrap_or("-"),
+                &emit.shadow_disagreed.join(", ")
+            ),
         );
+        let _ = writeln!(text, "{}", line.trim_end());
     }
     text
 }
@@ -113,7 +136,8 @@ fn render_why(emit: &EmitRecord) -> String {
         text.push_str("\nno hooks are configured\n");
     }
     for hook in &emit.hooks {
-        let _ = writeln!(text, "\n{} ({}, {})", hook.name, hook.dialect, hook.source);
+        let _ = write!(text, "\n{} ({}, {})", hook.name, hook.dialect, hook.source);
+        text.push_str(if hook.shadow { " shadow\n" } else { "\n" });
         if let (true, Some(skip)) = (hook.matched, &hook.skip_reason) {
             let _ = writeln!(text, "  not run   {skip}");
         } else if hook.matched {
@@ -140,6 +164,18 @@ fn render_why(emit: &EmitRecord) -> String {
         }
         if let Some(reason) = &hook.reason {
             let _ = writeln!(text, "  reason    {reason}");
+        }
+        if let (true, Some(would)) = (hook.shadow, hook.would_decide()) {
+            let verdict = if hook.shadow_disagrees(emit.decision) {
+                "disagrees"
+            } else {
+                "agrees"
+            };
+            let _ = writeln!(
+                text,
+                "  shadow    would have decided {would}; the emit decided {}: {verdict}",
+                emit.decision
+            );
         }
         // What the hook printed: a Hence hook's only output is its lines, and a
         // failing hook's stderr says why.

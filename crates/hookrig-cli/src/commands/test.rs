@@ -126,7 +126,8 @@ pub(crate) struct ReplayArgs {
     /// At most this many emits, newest first.
     #[arg(long, default_value_t = 1000)]
     limit: usize,
-    /// Run every hook, whatever it does besides answering (required for now).
+    /// Run every hook, whatever it does besides answering; by default only the hooks
+    /// that declared `side_effects = false` run.
     #[arg(long)]
     allow_side_effects: bool,
     #[command(flatten)]

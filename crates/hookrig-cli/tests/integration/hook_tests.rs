@@ -2,7 +2,7 @@
 //! cases pinned from stdin and from the ledger.
 
 use indoc::indoc;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::harness::{code, copy_tree, emit, hookrig, test_env, text};
 
@@ -126,12 +126,24 @@ fn replay_says_which_recorded_decisions_todays_config_changes_and_by_which_hook(
         exec = ["true"]
     "#});
 
-    let refused = hookrig(&env, &["replay"]);
-    assert_eq!(code(&refused), 1);
+    // Without --allow-side-effects a hook that did not declare `side_effects = false` is
+    // not run, and the emit it decided then is not compared.
+    let held = hookrig(&env, &["replay", "--json"]);
+    assert_eq!(code(&held), 0, "{}", text(&held.stderr));
+    let held: Value = serde_json::from_slice(&held.stdout).expect("JSON");
+    assert_eq!(held["changed"], 0, "{held:#}");
+    assert_eq!(held["not_replayed"], json!(["no-rm"]), "{held:#}");
+    let uncompared = held["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .find(|run| run["run_id"] == denied.as_str())
+        .expect("listed");
     assert!(
-        text(&refused.stderr).contains("--allow-side-effects"),
-        "{}",
-        text(&refused.stderr)
+        uncompared["error"]
+            .as_str()
+            .is_some_and(|error| error.contains("decided by no-rm, which may have side effects")),
+        "{held:#}"
     );
 
     let output = hookrig(&env, &["replay", "--allow-side-effects", "--json"]);
@@ -186,4 +198,57 @@ fn replay_says_which_recorded_decisions_todays_config_changes_and_by_which_hook(
     let runs = hookrig(&env, &["runs", "--json"]);
     let runs: Value = serde_json::from_slice(&runs.stdout).expect("JSON");
     assert_eq!(runs.as_array().map(Vec::len), Some(3));
+}
+
+// guards: a replay that runs a hook which did not declare it has no side effects
+#[test]
+fn replay_runs_only_hooks_without_side_effects_unless_allowed() {
+    let env = test_env();
+    let config = |guard: &str| {
+        format!(
+            "[[hooks]]\nname = \"log\"\nevents = [\"tool.before\"]\ncommand = \"echo ran >> hook-log.txt\"\n\n\
+             [[hooks]]\nname = \"guard\"\nevents = [\"tool.before\"]\nside_effects = false\ncommand = {guard:?}\n"
+        )
+    };
+    env.write_project_config(&config("grep -q '\"rm ' && exit 2 || exit 0"));
+    let denied = emit(
+        &env,
+        &["tool.before"],
+        r#"{"tool": {"name": "Bash", "input": {"command": "rm -rf x"}}}"#,
+    );
+    assert_eq!(denied.code, 2, "{}", denied.stderr);
+    let log = || {
+        env.read_file("hook-log.txt")
+            .expect("the log hook ran")
+            .lines()
+            .count()
+    };
+    assert_eq!(log(), 1);
+    // Today the guard lets everything through.
+    env.write_project_config(&config("exit 0"));
+
+    let output = hookrig(&env, &["replay", "--json"]);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let replay: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(log(), 1, "the log hook was not run again: {replay:#}");
+    assert_eq!(replay["changed"], 1, "{replay:#}");
+    assert_eq!(replay["runs"][0]["changed_by"], "guard", "{replay:#}");
+    assert_eq!(replay["runs"][0]["not_replayed"], json!(["log"]));
+    assert_eq!(replay["not_replayed"], json!(["log"]));
+    let text_out = text(&hookrig(&env, &["replay"]).stdout);
+    assert!(
+        text_out.ends_with(
+            "1 emit replayed, 1 decision would change\n\
+             not replayed, as they may have side effects (declare `side_effects = false`, or pass --allow-side-effects): log\n"
+        ),
+        "{text_out}"
+    );
+    assert_eq!(log(), 1);
+
+    let all = hookrig(&env, &["replay", "--allow-side-effects", "--json"]);
+    assert_eq!(code(&all), 0, "{}", text(&all.stderr));
+    let all: Value = serde_json::from_slice(&all.stdout).expect("JSON");
+    assert_eq!(log(), 2, "--allow-side-effects runs it: {all:#}");
+    assert_eq!(all["not_replayed"], json!([]));
+    assert_eq!(all["changed"], 1, "{all:#}");
 }

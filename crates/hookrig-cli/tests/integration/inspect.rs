@@ -589,6 +589,8 @@ fn schema_describes_every_key_and_matches_the_committed_file() {
             "on_error",
             "priority",
             "secret_env",
+            "shadow",
+            "side_effects",
             "timeout",
             "url",
             "worker",

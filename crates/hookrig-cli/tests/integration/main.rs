@@ -37,6 +37,7 @@ mod providers;
 mod serve;
 mod serve_ingress;
 mod settings_scope;
+mod shadow;
 mod snapshots;
 mod trust;
 mod webhooks;

@@ -119,6 +119,38 @@ fn outcome_of_a_deny() {
     insta::assert_snapshot!(normalized_outcome(&env, &out));
 }
 
+// guards: a shadow hook's record in the Outcome says what it would have decided and
+// that it is a shadow; the decision and the others' records are as without it
+#[test]
+fn outcome_with_a_shadow_deny() {
+    let env = test_env();
+    env.write_script(
+        ".hookrig/guard.sh",
+        "echo 'writes to .env files are not allowed' >&2\nexit 2\n",
+    );
+    env.write_project_config(indoc! {r#"
+        [[hooks]]
+        name = "guard"
+        events = ["tool.before"]
+        command = "./guard.sh"
+        shadow = true
+
+        [[hooks]]
+        name = "after"
+        events = ["tool.before"]
+        exec = ["true"]
+    "#});
+
+    let out = emit(
+        &env,
+        &["tool.before"],
+        r#"{"tool":{"name":"write_file","input":{"path":".env"}}}"#,
+    );
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    insta::assert_snapshot!(normalized_outcome(&env, &out));
+}
+
 #[test]
 fn exact_stdin_of_a_native_hook() {
     let env = test_env();

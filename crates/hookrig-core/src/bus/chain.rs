@@ -73,6 +73,8 @@ fn spec(event: &EventName, sub: &Sub) -> HookSpec {
         group: None,
         matcher_field: None,
         untrusted: None,
+        shadow: false,
+        side_effects: true,
     }
 }
 

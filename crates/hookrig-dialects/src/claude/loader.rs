@@ -686,6 +686,8 @@ fn lower_handler(
             group: Some(GROUP.to_owned()),
             matcher_field: events::by_name(event).and_then(|e| e.matched_field),
             untrusted: None,
+            shadow: false,
+            side_effects: true,
         },
         command,
         env: Vec::new(),

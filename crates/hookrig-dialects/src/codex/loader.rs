@@ -755,6 +755,8 @@ fn lower(
             group: Some(GROUP.to_owned()),
             matcher_field: event.matched_field.filter(|field| *field != "tool_name"),
             untrusted: None,
+            shadow: false,
+            side_effects: true,
         },
         command,
         env: Vec::new(),

@@ -323,6 +323,8 @@ fn lower_entry(
             group: Some(GROUP.to_owned()),
             matcher_field,
             untrusted: None,
+            shadow: false,
+            side_effects: true,
         },
         command,
         env: Vec::new(),

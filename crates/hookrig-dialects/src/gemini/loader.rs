@@ -715,6 +715,8 @@ fn lower_handler(
             group: Some(GROUP.to_owned()),
             matcher_field: event.matched_field,
             untrusted: None,
+            shadow: false,
+            side_effects: true,
         },
         command: CommandDef::Shell { line, script: None },
         env,

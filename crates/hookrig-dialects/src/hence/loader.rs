@@ -176,6 +176,8 @@ fn load_script(ctx: &mut LoadContext<'_>, path: &Path, hook: &Loaded<'_>) {
             group: None,
             matcher_field: None,
             untrusted: None,
+            shadow: false,
+            side_effects: true,
         },
         command: CommandDef::Exec {
             argv: vec![program.to_owned()],

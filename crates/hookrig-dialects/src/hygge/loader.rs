@@ -237,6 +237,8 @@ impl Lower<'_> {
             group: None,
             matcher_field: None,
             untrusted: None,
+            shadow: false,
+            side_effects: true,
         };
         let def = HookDef {
             spec,

@@ -79,6 +79,8 @@ pub fn native_schema() -> Value {
                         "mode": {"enum": ["sync", "async"], "default": "sync", "description": "async: not awaited; only on notify events, tool.after and message.after."},
                         "priority": {"type": "integer", "default": 100, "description": "Lower runs first."},
                         "enabled": {"type": "boolean", "default": true},
+                        "shadow": {"type": "boolean", "default": false, "description": "Run on real events but never decide: the answer is recorded beside the real outcome (hookrig runs --shadow, hookrig why). Promote the hook by removing this."},
+                        "side_effects": {"type": "boolean", "default": true, "description": "false declares that the hook only answers (writes nothing, calls nothing), so that hookrig replay may run it again on recorded events."},
                         "env": {"type": "object", "additionalProperties": {"type": "string"}},
                         "description": {"type": "string"},
                         "worker": {"type": "boolean", "default": false, "description": "Keep the command running and send it one JSON line per event (see docs/engine.md); not with url."},

@@ -816,6 +816,8 @@ impl Plugin<'_> {
                 group: None,
                 matcher_field: None,
                 untrusted: None,
+                shadow: false,
+                side_effects: true,
             },
             command: CommandDef::Shell { line, script: None },
             env: Vec::new(),

@@ -536,6 +536,8 @@ pub(crate) fn push(ctx: &mut LoadContext<'_>, package: Package) {
                 group: None,
                 matcher_field: None,
                 untrusted: None,
+                shadow: false,
+                side_effects: true,
             },
             command: CommandDef::Http {
                 url: hook.url.clone(),

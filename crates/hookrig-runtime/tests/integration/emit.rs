@@ -280,6 +280,7 @@ fn suppressed_hooks_are_loaded_and_not_run() {
     request.suppress = Suppress {
         hooks: true,
         plugins: false,
+        side_effects: false,
     };
 
     let decided = decide(&scope, request);

@@ -56,6 +56,7 @@ fn two_handles_writing_from_two_threads_lose_nothing() {
             limit: usize::MAX,
             event: Some("Stop".to_owned()),
             agent: None,
+            shadow: false,
         })
         .expect("list");
     assert_eq!(all.len(), WRITERS * EMITS_PER_WRITER);

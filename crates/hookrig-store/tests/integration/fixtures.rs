@@ -66,6 +66,7 @@ pub(crate) fn hook(name: &str, matched: bool) -> HookRun {
         stdout: None,
         truncated: false,
         is_async: false,
+        shadow: false,
     }
 }
 
@@ -106,6 +107,7 @@ pub(crate) fn full_emit() -> EmitRecord {
                 stdout: Some("{\"decision\":\"block\"}\n".to_owned()),
                 truncated: true,
                 is_async: false,
+                shadow: false,
             },
             HookRun {
                 name: "lint".to_owned(),
@@ -121,6 +123,7 @@ pub(crate) fn full_emit() -> EmitRecord {
                 stdout: None,
                 truncated: false,
                 is_async: false,
+                shadow: false,
             },
             HookRun {
                 name: "slow".to_owned(),
@@ -136,6 +139,7 @@ pub(crate) fn full_emit() -> EmitRecord {
                 stdout: None,
                 truncated: false,
                 is_async: false,
+                shadow: false,
             },
             HookRun {
                 name: "notify".to_owned(),
@@ -151,6 +155,7 @@ pub(crate) fn full_emit() -> EmitRecord {
                 stdout: Some(String::new()),
                 truncated: false,
                 is_async: true,
+                shadow: false,
             },
         ],
         by_engine: true,

@@ -95,6 +95,7 @@ fn recent_emits_are_newest_first_limited_and_filtered() {
             limit: 2,
             event: None,
             agent: None,
+            shadow: false,
         })
         .expect("list");
     assert_eq!(run_ids(&two), ["run-d", "run-e"]);
@@ -106,6 +107,7 @@ fn recent_emits_are_newest_first_limited_and_filtered() {
             limit: 20,
             event: Some("PreToolUse".to_owned()),
             agent: None,
+            shadow: false,
         })
         .expect("list");
     assert_eq!(run_ids(&pre), ["run-e", "run-b", "run-a"]);
@@ -117,6 +119,7 @@ fn recent_emits_are_newest_first_limited_and_filtered() {
             limit: 1,
             event: Some("PreToolUse".to_owned()),
             agent: None,
+            shadow: false,
         })
         .expect("list");
     assert_eq!(run_ids(&pre_limited), ["run-e"]);
@@ -130,6 +133,7 @@ fn recent_emits_are_newest_first_limited_and_filtered() {
                 limit: 20,
                 event: Some(event.to_owned()),
                 agent: None,
+                shadow: false,
             })
             .expect("list");
         assert!(none.is_empty(), "{event:?} matched {none:?}");
@@ -157,6 +161,7 @@ fn recent_emits_filter_by_agent_alone_and_with_the_event() {
                 limit,
                 event: event.map(str::to_owned),
                 agent: agent.map(str::to_owned),
+                shadow: false,
             })
             .expect("list")
     };
@@ -514,6 +519,7 @@ fn the_wal_is_kept_between_emits_and_folded_back_once_it_grows() {
             limit: 1000,
             event: None,
             agent: None,
+            shadow: false,
         })
         .expect("list");
     assert_eq!(all.len(), 400, "no record lost across checkpoints");

@@ -247,7 +247,7 @@ fn the_sandbox_records_each_case_in_a_ledger_it_deletes() {
     sandbox.emit(&suite.cases[0]).expect("the case runs");
     let ledger = sandbox.ledger();
     let store = hookrig_runtime::ledger::open_for_reading(&ledger).expect("a SQLite ledger");
-    let runs = hookrig_runtime::ledger::recent(&store, 10, None, None).expect("readable");
+    let runs = hookrig_runtime::ledger::recent(&store, 10, None, None, false).expect("readable");
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].decided_by, None);
     drop(store);

@@ -72,6 +72,7 @@ fn record(name: &str, result: HookResult, reason: Option<&str>) -> HookRecord {
         truncated: false,
         is_async: false,
         answer: None,
+        shadow: false,
     }
 }
 
