@@ -132,6 +132,9 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, id: &str, dir: &Path) {
             group: None,
             matcher_field: None,
             untrusted: None,
+            shadow: false,
+            // What a plugin's handlers do besides answering is not declared.
+            side_effects: true,
         },
         command: CommandDef::Exec { argv },
         env,
