@@ -502,7 +502,7 @@ fn a_broken_project_file_is_placed_and_leaves_the_users_guard_deciding() {
 #[test]
 fn the_example_denies_rm_rf_and_adds_context() {
     let env = test_env();
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/cursor");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/cursor/.cursor");
     let cursor_dir = env.project().join(".cursor");
     std::fs::create_dir_all(cursor_dir.join("hooks")).expect("mkdir");
     std::fs::copy(example.join("hooks.json"), cursor_dir.join("hooks.json")).expect("copy");

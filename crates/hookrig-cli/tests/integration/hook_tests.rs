@@ -10,7 +10,14 @@ use crate::harness::{code, copy_tree, emit, hookrig, test_env, text};
 #[test]
 fn the_examples_pass_their_own_tests() {
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-    for example in ["claude-guard", "guard-env", "codex", "gemini"] {
+    for example in [
+        "claude-guard",
+        "guard-env",
+        "codex",
+        "gemini",
+        "cursor",
+        "workers",
+    ] {
         let env = test_env();
         copy_tree(&examples.join(example), &env.project());
         let output = hookrig(&env, &["test", "--json"]);
