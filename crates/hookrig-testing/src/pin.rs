@@ -185,5 +185,100 @@ fn case_text(name: &str, new: &NewCase, actual: &Actual) -> String {
     let _ = writeln!(text, "ran = {}", list(&actual.ran));
     let _ = writeln!(text, "skipped = {}", list(&actual.skipped));
     let _ = writeln!(text, "exit_code = {}", actual.exit_code);
+    // What a host reads besides the exit code: for a host that takes its answer from
+    // stdout (Cursor's `permission`, say), the decision lives there, not in the code.
+    if new.dialect != Dialect::Native
+        && let Ok(stdout) = serde_json::from_str::<Value>(&actual.stdout)
+    {
+        let mut leaves = Vec::new();
+        json_leaves(&stdout, &mut String::new(), &mut leaves);
+        if !leaves.is_empty() {
+            let fields: Vec<String> = leaves
+                .iter()
+                .map(|(pointer, value)| format!("{} = {value}", quoted(pointer)))
+                .collect();
+            let _ = writeln!(text, "stdout = {{ {} }}", fields.join(", "));
+        }
+    }
     text
+}
+
+/// The strings, numbers and booleans of `value`, each with its JSON pointer, in
+/// document order (TOML has no null, and a case checks containers through their
+/// leaves).
+fn json_leaves(value: &Value, at: &mut String, leaves: &mut Vec<(String, Value)>) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                let len = at.len();
+                at.push('/');
+                at.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                json_leaves(inner, at, leaves);
+                at.truncate(len);
+            }
+        }
+        Value::Array(items) => {
+            for (index, inner) in items.iter().enumerate() {
+                let len = at.len();
+                let _ = write!(at, "/{index}");
+                json_leaves(inner, at, leaves);
+                at.truncate(len);
+            }
+        }
+        Value::Null => {}
+        leaf => leaves.push((at.clone(), leaf.clone())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn actual(stdout: &str) -> Actual {
+        Actual {
+            decision: "allow".to_owned(),
+            decided_by: None,
+            reason: None,
+            payload: Value::Null,
+            context: Vec::new(),
+            ran: vec!["guard".to_owned()],
+            skipped: Vec::new(),
+            exit_code: 0,
+            stdout: stdout.to_owned(),
+            hook_stderr: Vec::new(),
+            held: Vec::new(),
+        }
+    }
+
+    fn new(dialect: Dialect) -> NewCase {
+        NewCase {
+            event: "beforeShellExecution".to_owned(),
+            dialect,
+            payload: serde_json::json!({"command": "rm -rf build"}),
+            agent: None,
+            name: None,
+            file: None,
+        }
+    }
+
+    // guards: a host that reads its decision from stdout (Cursor's `permission`) gets it
+    // pinned, so that a hook that stops denying fails the pinned case
+    #[test]
+    fn a_host_dialects_pin_expects_what_the_host_reads_on_stdout() {
+        let stdout = r#"{"permission":"deny","user_message":"no \"rm\"","n":2,"a/b":{"ok":true},"gone":null}"#;
+        let text = case_text("rm-rf", &new(Dialect::Cursor), &actual(stdout));
+        let line = text
+            .lines()
+            .find(|line| line.starts_with("stdout = "))
+            .expect("a stdout line");
+        assert_eq!(
+            line,
+            r#"stdout = { "/permission" = "deny", "/user_message" = "no \"rm\"", "/n" = 2, "/a~1b/ok" = true }"#
+        );
+        let parsed: toml::Table = toml::from_str(&text).expect("the case is TOML");
+        assert!(parsed.contains_key("case"), "{text}");
+        // The native Outcome is checked through decision, reason and the rest.
+        let native = case_text("rm-rf", &new(Dialect::Native), &actual(stdout));
+        assert!(!native.contains("stdout = "), "{native}");
+    }
 }
