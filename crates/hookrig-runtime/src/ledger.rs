@@ -66,10 +66,11 @@ pub fn recent(
     })
 }
 
-/// Opens the ledger for reading (`runs`, `why`). Emits left `running` by a process that
-/// died (SIGKILL) are marked `interrupted` first, so they read as what they are.
+/// Opens the ledger for reading (`runs`, `why`), without its work file: they read emits
+/// only. Emits left `running` by a process that died (SIGKILL) are marked `interrupted`
+/// first, so they read as what they are.
 pub fn open_for_reading(path: &Path) -> Result<Store, StoreError> {
-    let ledger = Store::open(path)?;
+    let ledger = Store::open_ledger(path)?;
     if let Err(err) = ledger.emits().interrupt_abandoned() {
         tracing::debug!("{}", warning(&err));
     }
