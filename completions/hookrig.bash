@@ -3532,7 +3532,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__trust)
-            opts="-h --list --revoke --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --list --revoke --any-project --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -24,7 +24,7 @@ function __fish_hookrig_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c hookrig -n "__fish_hookrig_needs_command" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_needs_command" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_needs_command" -l agent -d 'The agent of every command that names none, and of external commands (`HOOKRIG_AGENT`, `HENCE_AGENT`); default `$HOOKRIG_AGENT`, else `$HENCE_AGENT`' -r
 complete -c hookrig -n "__fish_hookrig_needs_command" -l plan -d 'The plan file of every command that names none, and of external commands (`HOOKRIG_PLAN`, `HENCE_PLAN`); default `$HOOKRIG_PLAN`, else `$HENCE_PLAN`' -r -F
 complete -c hookrig -n "__fish_hookrig_needs_command" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
@@ -72,14 +72,14 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l session -d 'The
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l agent -d 'The agent emitting: plugin packages run only when enabled for it (or for all agents). Default: `$HOOKRIG_AGENT`, else `$HENCE_AGENT`, else the payload\'s `session.agent`; without any, only packages enabled for all agents run' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l tool -d 'The tool name, when the payload does not name one' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l max-payload -d 'The largest payload read from stdin: bytes, or a number with `KiB`, `MiB` or `GiB`. A larger payload is an error' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l no-hooks -d 'Load every hook and plugin but run no hook: the event goes on as if every hook allowed, and the Outcome says hooks were suppressed. Also `HOOKRIG_NO_HOOKS=1`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l no-plugins -d 'Load nothing from plugins (x-code plugins, --plugin-dir, registered packages); the other hooks run'
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand emit" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c hookrig -n "__fish_hookrig_using_subcommand events" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand events" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand events" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand events" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand events" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -88,7 +88,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand events" -s h -l help -d 
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l limit -d 'How many emits to show' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l event -d 'Only this event (any accepted spelling)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l agent -d 'Only the emits of this agent (the exact name recorded from `emit --agent`, `HOOKRIG_AGENT` or the payload\'s `session.agent`)' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l shadow -d 'Only the emits where a shadow hook\'s answer disagreed with the decision'
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
@@ -98,7 +98,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand runs" -s h -l help -d 'P
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l event -d 'Only hooks that listen to this event (any accepted spelling)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l cwd -d 'The working directory whose project is used (default: the current one)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -106,7 +106,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand list" -l no-ledger -d 'D
 complete -c hookrig -n "__fish_hookrig_using_subcommand list" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l cwd -d 'The working directory whose project is used (default: the current one)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand show" -l no-ledger -d 'Do not record anything in the ledger'
@@ -115,38 +115,39 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l tool -d 'The
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l cwd -d 'The working directory whose project is used (default: the current one)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l plugin-dir -d 'An extra x-code plugin directory (repeatable)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand explain" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l cwd -d 'The working directory whose project is used (default: the current one)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l strict -d 'Fail on warnings too'
 complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand validate" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand schema" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand schema" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand schema" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand schema" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand schema" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand schema" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand completions" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand completions" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand completions" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand completions" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand completions" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l list -d 'List the trusted hooks instead'
-complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l revoke -d 'Forget the trust given to the hooks of DIR'
+complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l revoke -d 'Forget the trust given to the hooks of DIR (with --any-project: stop trusting every project)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l any-project -d 'Trust every project\'s hooks on this machine, as they are and whatever they become: for a container or CI machine whose checkouts are all the thing being tested, never where your credentials are'
 complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand trust" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand install" -l http -d 'Claude Code only: HTTP hooks posting to the resident engine at ADDR (default 127.0.0.1:7700) instead of a command; Claude Code must have `HOOKRIG_TOKEN` set' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand install" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand install" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand install" -l user -d 'The user\'s settings file (the default)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand install" -l project -d 'The settings file of the working directory\'s repository'
 complete -c hookrig -n "__fish_hookrig_using_subcommand install" -l json -d 'Print JSON'
@@ -154,7 +155,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand install" -l debug -d 'Wr
 complete -c hookrig -n "__fish_hookrig_using_subcommand install" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand install" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c hookrig -n "__fish_hookrig_using_subcommand uninstall" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand uninstall" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand uninstall" -l user -d 'The user\'s settings file (the default)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand uninstall" -l project -d 'The settings file of the working directory\'s repository'
 complete -c hookrig -n "__fish_hookrig_using_subcommand uninstall" -l json -d 'Print JSON'
@@ -162,13 +163,13 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand uninstall" -l debug -d '
 complete -c hookrig -n "__fish_hookrig_using_subcommand uninstall" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand uninstall" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c hookrig -n "__fish_hookrig_using_subcommand doctor" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand doctor" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand doctor" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand doctor" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand doctor" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand doctor" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand doctor" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -l no-ledger -d 'Do not record anything in the ledger'
@@ -179,7 +180,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -f -a "disable" -d 'Disable a package for one agent, or for every agent'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -f -a "delete" -d 'Forget a package (and for whom it was enabled). Its files are left alone'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -188,26 +189,26 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l name -d 'Display name (default: the manifest\'s `name`)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l description -d 'What it does (default: the manifest\'s `description`)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l path -d 'The package directory' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l agent -d 'The agent (`*` is the same as --all)' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l all -d 'Every agent; replaces any per-agent setting'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l agent -d 'The agent (`*` is the same as --all)' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l all -d 'Every agent; replaces any per-agent setting'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l no-ledger -d 'Do not record anything in the ledger'
@@ -218,7 +219,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from help" -f -a "disable" -d 'Disable a package for one agent, or for every agent'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Forget a package (and for whom it was enabled). Its files are left alone'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -l no-ledger -d 'Do not record anything in the ledger'
@@ -232,45 +233,45 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_see
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -f -a "trust" -d 'Trust the project\'s `.hookrig/automations/*.toml` files as they are now'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -f -a "runs" -d 'List runs, newest first'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and not __fish_seen_subcommand_from add list show enable disable rm trust runs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from add" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from add" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from add" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from add" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from add" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from list" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from list" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from list" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from list" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from show" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from show" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from show" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from show" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from show" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from show" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from enable" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from enable" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from enable" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from enable" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from enable" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from enable" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from disable" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from disable" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from disable" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from disable" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from disable" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from disable" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from rm" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from rm" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from rm" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from rm" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from rm" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from trust" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from trust" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from trust" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from trust" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from trust" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from trust" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l limit -d 'At most this many runs' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l follow -d 'Keep running, printing runs as they start and change status (with --json, one record per line), until interrupted'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from runs" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
@@ -287,13 +288,13 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_su
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "runs" -d 'List runs, newest first'
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l http -d 'Also answer emits over HTTP on this address (`POST /emit/EVENT?dialect=D` with `Authorization: Bearer TOKEN`; see --print-token). Off by default; an address beyond loopback is served with a warning' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l print-token -d 'Print the token HTTP requests need (created on first use) and exit'
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and not __fish_seen_subcommand_from run start status stop help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and not __fish_seen_subcommand_from run start status stop help" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and not __fish_seen_subcommand_from run start status stop help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and not __fish_seen_subcommand_from run start status stop help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and not __fish_seen_subcommand_from run start status stop help" -l no-ledger -d 'Do not record anything in the ledger'
@@ -305,24 +306,24 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and not __fish_s
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and not __fish_seen_subcommand_from run start status stop help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from run" -l idle -d 'How long without an emit before it exits (`10m`, `1h`, `0s` for never)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from run" -l http -d 'Also answer emits over HTTP on this address (see `hookrig serve --http`)' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from run" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from run" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from run" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from run" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from run" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from start" -l idle -d 'How long without an emit before it exits (`10m`, `1h`, `0s` for never)' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from start" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from start" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from start" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from start" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from start" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from status" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from status" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from status" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from status" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from status" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from status" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from stop" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from stop" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from stop" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from stop" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from stop" -l no-ledger -d 'Do not record anything in the ledger'
@@ -332,7 +333,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show the running engine: pid, uptime, build, emits answered and under way'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from help" -f -a "stop" -d 'Stop the running engine (emits under way get their answers first)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand engine; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand fire" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand fire" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand fire" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand fire" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand fire" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -352,7 +353,7 @@ cursor\t'Cursor\'s hook input in, Cursor\'s hook output out'"
 complete -c hookrig -n "__fish_hookrig_using_subcommand test" -l name -d 'The new case\'s name (default: EVENT-N)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand test" -l file -d 'The test file in `.hookrig/tests/` the new case goes to' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand test" -l cwd -d 'The working directory whose project is used (default: the current one)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand test" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand test" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand test" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand test" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand test" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -362,20 +363,20 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l since -d 'Onl
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l event -d 'Only emits of this event (any accepted spelling)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l hook -d 'Only emits this hook took part in, then or today' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l limit -d 'At most this many emits, newest first' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l allow-side-effects -d 'Run every hook, whatever it does besides answering; by default only the hooks that declared `side_effects = false` run'
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand replay" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand why" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand why" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand why" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand why" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand why" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand why" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand why" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -l no-ledger -d 'Do not record anything in the ledger'
@@ -383,7 +384,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_s
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -f -a "show" -d 'Print the merged config.toml, each value with the file and line it came from'
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and not __fish_seen_subcommand_from show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l cwd -d 'The working directory whose project is used (default: the current one)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -391,7 +392,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the merged config.toml, each value with the file and line it came from'
 complete -c hookrig -n "__fish_hookrig_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -l no-ledger -d 'Do not record anything in the ledger'
@@ -399,7 +400,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fis
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -f -a "list" -d 'List the providers (merged by id), whether each CLI is found, and its version'
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and not __fish_seen_subcommand_from list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l cwd -d 'The working directory whose project is used (default: the current one)' -r -F
-complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -407,7 +408,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_se
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the providers (merged by id), whether each CLI is found, and its version'
 complete -c hookrig -n "__fish_hookrig_using_subcommand providers; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch log stop clean __host help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch log stop clean __host help" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch log stop clean __host help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch log stop clean __host help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_seen_subcommand_from spawn list watch log stop clean __host help" -l no-ledger -d 'Do not record anything in the ledger'
@@ -423,14 +424,14 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and not __fish_se
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l provider -d 'The provider, over the task\'s meta, the agent\'s config and auto-detection' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l resume -d 'Continue an interrupted session: passes the provider\'s `resume_flag` and accepts a worktree with uncommitted changes'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l force -d 'Claim the task even when it is not ready (as `hookrig task claim --force`)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from spawn" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from list" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from list" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from list" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -441,30 +442,30 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_s
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -l max -d 'At most this many agents of the plan at once' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -l provider -d 'The provider for every agent, over the task\'s meta, the agent\'s config and auto-detection' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -l grace -d 'Seconds between SIGTERM and SIGKILL when stopping an agent' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -l stop-on-exit -d 'On Ctrl-C (SIGINT, SIGTERM, SIGHUP), stop the agents this watch started instead of leaving them running'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from watch" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from log" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from log" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from log" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from log" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from log" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from log" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from stop" -l grace -d 'Seconds between SIGTERM and SIGKILL' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from stop" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from stop" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from stop" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from stop" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from stop" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from clean" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from clean" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from clean" -l force -d 'Remove the worktree even with uncommitted changes (they are lost)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from clean" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from clean" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from clean" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from clean" -s h -l help -d 'Print help'
-complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from __host" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from __host" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from __host" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from __host" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from __host" -l no-ledger -d 'Do not record anything in the ledger'
@@ -477,7 +478,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_s
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "clean" -d 'Remove a task\'s worktree, and its branch when merged into the current branch'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "__host" -d 'Internal: the detached process that runs and waits for a provider'
 complete -c hookrig -n "__fish_hookrig_using_subcommand agent; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -l no-ledger -d 'Do not record anything in the ledger'
@@ -488,7 +489,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_see
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and not __fish_seen_subcommand_from board next validate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l format -d 'kanban (default), tree, dag, json, or NAME to run the formatter `hookrig-board-NAME` (or `hence-board-NAME`) with the board JSON on stdin' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l json -d 'Same as --format json'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l dot -d 'With the dag format: print Graphviz dot'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
@@ -497,7 +498,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_su
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from board" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -505,7 +506,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_su
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from next" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l strict -d 'Warnings (and validators that cannot run) fail too'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from validate" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
@@ -516,7 +517,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_su
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "next" -d 'List what an agent should take next: its assignments among ready tasks, or all its assignments when none is ready'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "validate" -d 'Check a plan: built-in rules, then every validator script; exit 1 on an error (and with --strict, on a warning)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plan; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -l no-ledger -d 'Do not record anything in the ledger'
@@ -530,7 +531,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_see
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and not __fish_seen_subcommand_from claim unclaim complete block unblock assert help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l force -d 'Claim a task that is not ready'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
@@ -539,7 +540,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_su
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from claim" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -547,7 +548,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_su
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unclaim" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from complete" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -556,7 +557,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_su
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l reason -d 'Why; kept in the plan as `(given (blocked-by TASK "REASON"))`' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -564,7 +565,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_su
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from block" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
@@ -572,7 +573,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_su
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from unblock" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -s f -l plan -d 'The plan file (default: `hookrig --plan`, else `$HOOKRIG_PLAN`, else `$HENCE_PLAN`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l agent -d 'The agent acting (default: `hookrig --agent`, else `$HOOKRIG_AGENT`, else `$HENCE_AGENT`); only the plugin packages enabled for it, or for every agent, are used' -r
-complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l ledger -d 'The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand task; and __fish_seen_subcommand_from assert" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'

@@ -24,7 +24,7 @@ cleanup() {
 trap cleanup EXIT
 
 export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/home/.local/state
-export XDG_RUNTIME_DIR=$tmp/run HOOKRIG_TRUST_ALL=1
+export XDG_RUNTIME_DIR=$tmp/run
 project=$tmp/project
 mkdir -p "$HOME" "$project/.git" "$project/docs/a/b" "$project/.hookrig/automations"
 cat > "$project/.hookrig/automations/on-task.toml" <<'TOML'
@@ -54,6 +54,8 @@ recursive = true
 TOML
 
 cd "$project"
+# The project's automation files run once trusted.
+"$hookrig" trust > /dev/null
 "$hookrig" serve 2> "$tmp/serve.log" &
 serve_pid=$!
 for _ in $(seq 1 200); do

@@ -52,8 +52,9 @@ pub(crate) struct GlobalArgs {
     /// stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`.
     #[arg(long, global = true)]
     pub(crate) debug_hooks: bool,
-    /// The ledger file (default `$XDG_STATE_HOME/hookrig/ledger.db`).
-    #[arg(long, global = true, env = "HOOKRIG_LEDGER", value_name = "PATH")]
+    /// The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else
+    /// `$XDG_STATE_HOME/hookrig/ledger.db`).
+    #[arg(long, global = true, value_name = "PATH")]
     pub(crate) ledger: Option<PathBuf>,
     /// Do not record anything in the ledger.
     #[arg(long, global = true, conflicts_with = "ledger")]
@@ -134,9 +135,15 @@ pub(crate) enum Command {
         /// List the trusted hooks instead.
         #[arg(long, conflicts_with = "revoke")]
         list: bool,
-        /// Forget the trust given to the hooks of DIR.
+        /// Forget the trust given to the hooks of DIR (with --any-project: stop trusting
+        /// every project).
         #[arg(long)]
         revoke: bool,
+        /// Trust every project's hooks on this machine, as they are and whatever they
+        /// become: for a container or CI machine whose checkouts are all the thing
+        /// being tested, never where your credentials are.
+        #[arg(long, conflicts_with_all = ["list", "dir"])]
+        any_project: bool,
     },
     /// Make hookrig the one hook of an agent host; the host's own hooks then run
     /// through hookrig.

@@ -190,8 +190,9 @@ fn help_top(args: &[OsString]) -> Top {
         }
     }
     let [agent, plan, ledger] = values;
+    // HOOKRIG_LEDGER is left to the scope, which reads it as it reads it for every
+    // command.
     let ledger = ledger
-        .or_else(|| std::env::var_os("HOOKRIG_LEDGER"))
         .filter(|ledger| !ledger.is_empty())
         .map(PathBuf::from);
     Top {

@@ -71,9 +71,22 @@ fn main() -> ExitCode {
             .and_then(|scope| commands::validate::run(&scope, *strict)),
         Command::Schema => commands::schema::run(),
         Command::Completions { shell } => commands::completions::run(*shell),
-        Command::Trust { dir, list, revoke } => top
+        Command::Trust {
+            dir,
+            list,
+            revoke,
+            any_project,
+        } => top
             .scope(Flags::default().dir(dir.as_deref()))
-            .and_then(|scope| commands::trust::run(&scope, *list, *revoke)),
+            .and_then(|scope| {
+                let what = match (*any_project, *list, *revoke) {
+                    (true, _, revoke) => commands::trust::What::AnyProject { on: !revoke },
+                    (false, true, _) => commands::trust::What::List,
+                    (false, false, true) => commands::trust::What::Revoke,
+                    (false, false, false) => commands::trust::What::Project,
+                };
+                commands::trust::run(&scope, what)
+            }),
         Command::External(args) => top
             .scope(Flags::default())
             .and_then(|scope| external::run(&scope, args)),

@@ -19,13 +19,19 @@ pub struct Environment {
     pub xcode_home: PathBuf,
     /// The directory the event happened in: where the project walk starts.
     pub cwd: PathBuf,
-    /// `HOOKRIG_TRUST_ALL=1`: run project hooks without asking (containers, CI).
+    /// Trust every project hook and file without the trust store: set in process only,
+    /// by `hookrig trust` (which must see every project hook) and by a `hookrig test`
+    /// sandbox. Never read from the environment: a repository can set variables for
+    /// the host's hooks (Claude Code's project `env`, Gemini CLI's project `.env`), so a
+    /// variable could switch trust off. A machine whose every checkout is trusted (a
+    /// container, CI) says so in the user's own trust store:
+    /// `hookrig trust --any-project`.
     pub trust_all: bool,
 }
 
 impl Environment {
     /// Reads `HOME` and the XDG variables. Relative XDG values are ignored, as the XDG
-    /// base directory spec requires.
+    /// base directory spec requires; a relative `HOME` is refused.
     pub fn from_process(cwd: PathBuf) -> Result<Self, crate::ConfigError> {
         Self::from_vars(cwd, |name| std::env::var_os(name))
     }
@@ -40,14 +46,12 @@ impl Environment {
         cwd: PathBuf,
         var: impl Fn(&str) -> Option<std::ffi::OsString>,
     ) -> Result<Self, crate::ConfigError> {
-        let home = var("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-            .ok_or(crate::ConfigError::NoHome)?;
+        // Every path below names the user's own files, which are trusted: a relative one
+        // would name a file of whatever directory the event happened in (a repository
+        // can set the host's variables), so it must be absolute.
+        let home = absolute_var(var("HOME")).ok_or(crate::ConfigError::NoHome)?;
         let xdg = |name: &str, default: &[&str]| {
-            var(name)
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
+            absolute_var(var(name))
                 .unwrap_or_else(|| default.iter().fold(home.clone(), |p, part| p.join(part)))
         };
         Ok(Self {
@@ -59,7 +63,7 @@ impl Environment {
             xcode_home: xdg("X_CODE_HOME", &[".x-code"]),
             home,
             cwd: normal_path(&cwd),
-            trust_all: var("HOOKRIG_TRUST_ALL").is_some_and(|v| v == "1"),
+            trust_all: false,
         })
     }
 
@@ -67,6 +71,17 @@ impl Environment {
     pub fn global_native(&self) -> PathBuf {
         self.config_home.join("hookrig").join("hooks.toml")
     }
+}
+
+/// The value of a variable that names a file or directory hookrig trusts as the user's
+/// own (a home, a system settings file, the ledger), when it is an absolute path.
+///
+/// Empty and relative values count as unset. A relative one would be resolved against
+/// the directory the event happened in, and a repository can set the host's variables
+/// (Claude Code's project `env`, Gemini CLI's project `.env`): with `.x/managed.json`
+/// it would have its own file read as the user's, trusted without `hookrig trust`.
+pub fn absolute_var(value: Option<std::ffi::OsString>) -> Option<PathBuf> {
+    value.map(PathBuf::from).filter(|path| path.is_absolute())
 }
 
 /// The project a working directory belongs to, as the walk up from it found it.
@@ -224,5 +239,57 @@ mod normal_path_tests {
             normal_path(&root.join("a/../link.spl")),
             root.join("link.spl")
         );
+    }
+}
+
+#[cfg(test)]
+mod from_vars_tests {
+    use super::*;
+
+    fn from(vars: &[(&str, &str)]) -> Result<Environment, crate::ConfigError> {
+        Environment::from_vars(PathBuf::from("/w"), |name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, value)| value.into())
+        })
+    }
+
+    #[test]
+    fn relative_user_directories_are_not_read_from_the_working_directory() {
+        // guards: a repository can set the host's variables; a relative home or XDG
+        // directory would make files of the project the user's own
+        assert!(matches!(
+            from(&[("HOME", ".")]),
+            Err(crate::ConfigError::NoHome)
+        ));
+        assert!(matches!(from(&[]), Err(crate::ConfigError::NoHome)));
+        let env = from(&[
+            ("HOME", "/h"),
+            ("XDG_CONFIG_HOME", "conf"),
+            ("XDG_STATE_HOME", "./state"),
+            ("X_CODE_HOME", ".x-code"),
+        ])
+        .expect("env");
+        assert_eq!(env.config_home, Path::new("/h/.config"));
+        assert_eq!(env.state_home, Path::new("/h/.local/state"));
+        assert_eq!(env.xcode_home, Path::new("/h/.x-code"));
+    }
+
+    #[test]
+    fn no_variable_trusts_every_project() {
+        // guards: HOOKRIG_TRUST_ALL, once read, could be set by a repository
+        let env = from(&[("HOME", "/h"), ("HOOKRIG_TRUST_ALL", "1")]).expect("env");
+        assert!(!env.trust_all);
+    }
+
+    #[test]
+    fn absolute_var_keeps_absolute_paths_only() {
+        assert_eq!(
+            absolute_var(Some("/a/b".into())),
+            Some(PathBuf::from("/a/b"))
+        );
+        assert_eq!(absolute_var(Some("a/b".into())), None);
+        assert_eq!(absolute_var(Some("".into())), None);
+        assert_eq!(absolute_var(None), None);
     }
 }

@@ -19,7 +19,7 @@ pub enum ConfigError {
         other: Vec<Diagnostic>,
     },
     /// The user's home directory is unknown, so the global config cannot be found.
-    #[error("cannot find the home directory: set HOME")]
+    #[error("cannot find the home directory: set HOME to an absolute path")]
     NoHome,
 }
 

@@ -38,7 +38,9 @@ pub use effective::{
     Effective, EffectiveAutomation, EffectiveLlm, EffectiveMemory, EffectiveProvision,
     EffectiveSettings, EffectiveWorktree, Seconds, Setting,
 };
-pub use environment::{Environment, Project, find_project, lexical_path, normal_path, project_id};
+pub use environment::{
+    Environment, Project, absolute_var, find_project, lexical_path, normal_path, project_id,
+};
 pub use errors::{ConfigError, TrustError};
 pub use hook_point::HookPoint;
 pub use lowering::{

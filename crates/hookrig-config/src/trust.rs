@@ -48,6 +48,12 @@ pub struct TrustedHook {
 pub struct TrustStore {
     /// Format version, for future migrations.
     pub version: u32,
+    /// Every project's hooks and files are trusted as they are, whatever they are
+    /// (`hookrig trust --any-project`): for a container or CI machine whose every
+    /// checkout is the thing being tested. Kept here, in the user's own state, because
+    /// nothing a repository brings can write it before something of it has run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub any_project: bool,
     /// Trusted hooks by their key (`hookrig_dialects::hook_key` for a hook).
     pub hooks: BTreeMap<String, TrustedHook>,
 }
@@ -74,7 +80,7 @@ impl TrustStore {
             }),
             Err(err) if err.kind() == ErrorKind::NotFound => Ok(TrustStore {
                 version: 1,
-                hooks: BTreeMap::new(),
+                ..TrustStore::default()
             }),
             Err(source) => Err(TrustError::Read {
                 path: path.to_owned(),
@@ -154,7 +160,18 @@ pub fn file_trust_key(kind: &str, path: &Path) -> String {
 
 impl TrustStore {
     /// Whether the file under `key` is trusted with exactly `bytes`; `None` when it is.
+    /// Every project is trusted when the machine-wide switch is on (`hookrig trust
+    /// --any-project`).
     pub fn check_file(&self, key: &str, bytes: &[u8]) -> Option<Distrust> {
+        if self.any_project {
+            return None;
+        }
+        self.check_file_recorded(key, bytes)
+    }
+
+    /// Whether the store records the file under `key` as trusted with exactly `bytes`,
+    /// whatever the machine-wide switch says.
+    pub fn check_file_recorded(&self, key: &str, bytes: &[u8]) -> Option<Distrust> {
         match self.hooks.get(key) {
             None => Some(Distrust::New),
             Some(trusted) if trusted.definition != content_hash(bytes) => {
@@ -169,7 +186,7 @@ impl TrustStore {
     /// store (false when it was already trusted as it is).
     pub fn trust_file(&mut self, kind: &str, path: &Path, bytes: &[u8], now_ms: i64) -> bool {
         let key = file_trust_key(kind, path);
-        let changed = self.check_file(&key, bytes).is_some();
+        let changed = self.check_file_recorded(&key, bytes).is_some();
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
@@ -281,6 +298,33 @@ mod tests {
     fn env(root: &Path) -> Environment {
         let vars = |name: &str| (name == "HOME").then(|| root.as_os_str().to_owned());
         Environment::from_vars(root.to_owned(), vars).expect("env")
+    }
+
+    #[test]
+    fn any_project_trusts_every_file_and_leaves_the_records_alone() {
+        // guards: the machine-wide switch trusts what no record covers, is read from a
+        // store written before it existed as off, and is only written when on
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("trust.json");
+        std::fs::write(&path, r#"{"version": 1, "hooks": {}}"#).expect("write");
+        let mut store = TrustStore::load(&path).expect("load");
+        assert!(!store.any_project);
+        let key = file_trust_key("config", Path::new("/p/config.toml"));
+        assert_eq!(store.check_file(&key, b"x"), Some(Distrust::New));
+        store.any_project = true;
+        assert_eq!(store.check_file(&key, b"x"), None);
+        assert_eq!(store.check_file_recorded(&key, b"x"), Some(Distrust::New));
+        assert!(
+            store.trust_file("config", Path::new("/p/config.toml"), b"x", 1),
+            "recording a file the switch covers still changes the store"
+        );
+        store.save(&path).expect("save");
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(text.contains(r#""any_project": true"#), "{text}");
+        store.any_project = false;
+        store.save(&path).expect("save");
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(!text.contains("any_project"), "{text}");
     }
 
     #[test]

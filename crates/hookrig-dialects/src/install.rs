@@ -793,7 +793,11 @@ fn project_file_trusted(env: &Environment, file: &Path) -> Option<bool> {
     }
     let (store, _) = load_or_warn(env, "project hook");
     let project = find_project(env);
-    Some(hooks.iter().all(|h| store.check(h, &project).is_none()))
+    Some(
+        hooks
+            .iter()
+            .all(|h| store.check_recorded(h, &project).is_none()),
+    )
 }
 
 /// Records the hooks of `files` as trusted as they are now.

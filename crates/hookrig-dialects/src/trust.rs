@@ -23,8 +23,13 @@ use crate::definition::HookDef;
 
 /// The trust of hooks: what [`TrustStore`] says of a loaded hook.
 pub trait HookTrust {
-    /// Whether `hook` is trusted as it is now; `None` when it is.
+    /// Whether `hook` is trusted as it is now; `None` when it is (also when every
+    /// project is trusted, `hookrig trust --any-project`).
     fn check(&self, hook: &HookDef, project: &Project) -> Option<Distrust>;
+
+    /// Whether the store records `hook` as trusted as it is now, whatever the
+    /// machine-wide switch says: what `hookrig trust` and an install carry over.
+    fn check_recorded(&self, hook: &HookDef, project: &Project) -> Option<Distrust>;
 
     /// Records `hook` as trusted as it is now.
     fn trust(&mut self, hook: &HookDef, project: &Project, now_ms: i64);
@@ -32,6 +37,13 @@ pub trait HookTrust {
 
 impl HookTrust for TrustStore {
     fn check(&self, hook: &HookDef, project: &Project) -> Option<Distrust> {
+        if self.any_project {
+            return None;
+        }
+        self.check_recorded(hook, project)
+    }
+
+    fn check_recorded(&self, hook: &HookDef, project: &Project) -> Option<Distrust> {
         let Some(trusted) = self.hooks.get(&hook_key(hook)) else {
             return Some(Distrust::New);
         };

@@ -39,7 +39,7 @@ pub struct EmitCall {
     pub plugin_dirs: Vec<PathBuf>,
     /// `--no-hooks` (or `HOOKRIG_NO_HOOKS`) and `--no-plugins`.
     pub suppress: Suppress,
-    /// `--ledger` (or `HOOKRIG_LEDGER`).
+    /// `--ledger` (without it, the scope reads `HOOKRIG_LEDGER`).
     pub store: Option<PathBuf>,
     /// `--no-ledger`.
     pub no_ledger: bool,
@@ -102,6 +102,10 @@ pub enum CallSite {
         groups: ProcessGroups,
         /// The engine's ledger writers, which record its emits in batches.
         ledger: crate::ledger::Writers,
+        /// Run the project's hooks without asking the trust store: a `hookrig test`
+        /// sandbox, where the user running the tests is the approval. An engine answering
+        /// a host passes `false`; no variable can set it.
+        trust_all: bool,
     },
 }
 
@@ -197,12 +201,14 @@ fn decide(
             env,
             groups,
             ledger,
+            trust_all,
         } => {
             // A relative `--cwd` is relative to the host's directory, not the engine's.
             let flag = call.cwd.as_deref().map(|cwd| dir.join(cwd));
             let cwd = event_dir_from(flag.as_deref(), &payload, &dir)?;
             let mut scope = Scope::for_host(args(cwd), env)?;
             scope.ledger_writers = Some(ledger);
+            scope.env.trust_all = trust_all;
             (scope, Some(groups))
         }
     };

@@ -148,10 +148,12 @@ mod tests {
         std::fs::write(&global, hook("mine")).expect("write");
         let vars = |name: &str| match name {
             "HOME" => Some(home.clone().into_os_string()),
-            "HOOKRIG_TRUST_ALL" => Some("1".into()),
             _ => None,
         };
-        let env = Environment::from_vars(project.clone(), vars).expect("env");
+        let env = Environment {
+            trust_all: true,
+            ..Environment::from_vars(project.clone(), vars).expect("env")
+        };
         World {
             _dir: dir,
             env,

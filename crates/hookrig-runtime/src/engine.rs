@@ -288,6 +288,7 @@ impl Engine {
                 env,
                 groups: groups.clone(),
                 ledger: engine.ledger.clone(),
+                trust_all: false,
             };
             // The client's debug lines are collected as they come (this thread runs the
             // emit's hooks), in order with the notes, for the client to print.

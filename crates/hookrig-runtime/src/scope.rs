@@ -30,7 +30,8 @@ pub struct ScopeArgs {
     pub agent: Option<String>,
     /// `--plan`.
     pub plan: Option<PathBuf>,
-    /// `--ledger` (or `HOOKRIG_LEDGER`): the store file.
+    /// `--ledger`: the store file. Without it, `HOOKRIG_LEDGER` when it is an absolute
+    /// path, else the default under the state directory.
     pub store: Option<PathBuf>,
     /// `--no-ledger`: record nothing (the store is still read for plugin packages).
     pub no_ledger: bool,
@@ -109,8 +110,12 @@ impl Scope {
             .filter(|plan| !plan.as_os_str().is_empty())
             .or_else(|| first(PLAN_VARS).map(PathBuf::from))
             .map(PlanFile::new);
+        // The ledger holds the plugin packages the user registered, which run as the
+        // user's own: a relative HOOKRIG_LEDGER (a repository can set the host's
+        // variables) would name a ledger of the project.
         let store = args
             .store
+            .or_else(|| hookrig_config::absolute_var(var("HOOKRIG_LEDGER")))
             .unwrap_or_else(|| hookrig_store::default_ledger_path(&env.state_home));
         Ok(Scope {
             env,

@@ -75,7 +75,8 @@ pub type TrustAutomations<'a> = &'a dyn Fn(&mut TrustStore, &Path, i64) -> Vec<S
 pub fn trust(scope: &Scope, automations: TrustAutomations<'_>) -> Result<Trusted, RuntimeError> {
     let path = trust_store_path(&scope.env);
     let project = find_project(&scope.env);
-    // Loaded without HOOKRIG_TRUST_ALL's shortcut so that every project hook is seen.
+    // Loaded as if everything were trusted, so that every project hook is seen (an
+    // untrusted project config.toml would otherwise hide some of them).
     let env = Environment {
         trust_all: true,
         ..scope.env.clone()
@@ -111,7 +112,7 @@ fn approve(
         .iter()
         .filter(|d| d.spec.source.level == Level::Project)
     {
-        let changed = store.check(def, project).is_some();
+        let changed = store.check_recorded(def, project).is_some();
         store.trust(def, project, now);
         approved.push(Approved::Hook {
             name: def.spec.name.clone(),
@@ -178,6 +179,19 @@ pub fn revoke(scope: &Scope) -> Result<Revoked, RuntimeError> {
         Ok::<_, RuntimeError>(store.revoke_under(&under))
     })?;
     Ok(Revoked { count, under })
+}
+
+/// Trusts every project on this machine (`on`), or stops doing so: `hookrig trust
+/// --any-project [--revoke]`. Returns whether that changed the store.
+///
+/// For a container or CI machine whose every checkout is the thing being tested; the
+/// switch lives in the user's trust store, which nothing a repository brings can write.
+pub fn trust_any_project(scope: &Scope, on: bool) -> Result<bool, RuntimeError> {
+    TrustStore::update(&trust_store_path(&scope.env), |store| {
+        let changed = store.any_project != on;
+        store.any_project = on;
+        Ok::<_, RuntimeError>(changed)
+    })
 }
 
 /// The trust store of the scope's user, as it is now.

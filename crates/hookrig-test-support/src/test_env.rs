@@ -234,15 +234,32 @@ impl TestEnv {
     /// the developer's shell do not leak in), `HOME` and the XDG directories pointing
     /// into the test's directory, and [`bin`](Self::bin) first in `PATH`.
     ///
-    /// Project hooks are trusted (`HOOKRIG_TRUST_ALL=1`) so that tests of other behaviour
-    /// need no `hookrig trust` step; [`untrusted_command`](Self::untrusted_command) is
-    /// the command without it.
+    /// Project hooks are trusted (the test's trust store says `any_project`, as `hookrig
+    /// trust --any-project` writes it) so that tests of other behaviour need no
+    /// `hookrig trust` step; [`untrusted_command`](Self::untrusted_command) is the
+    /// command with the switch off. The switch is set as the command is made: a test
+    /// that mixes both kinds runs each command before making the next.
+    ///
+    /// # Panics
+    ///
+    /// When the trust store cannot be written.
+    pub fn command<I, S>(&self, args: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.trust_any_project(true);
+        self.command_as_trusted_now(args)
+    }
+
+    /// [`command`](Self::command) without touching the trust store's switch: as `hookrig
+    /// trust` last left it.
     ///
     /// # Panics
     ///
     /// When an entry of the inherited `PATH` contains the path separator, which
     /// `split_paths` never yields.
-    pub fn command<I, S>(&self, args: I) -> Command
+    pub fn command_as_trusted_now<I, S>(&self, args: I) -> Command
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
@@ -297,7 +314,6 @@ impl TestEnv {
             )
             // Codex's system layer (`/etc/codex`), inside the test's directory too.
             .env("HOOKRIG_CODEX_SYSTEM_DIR", self.codex_system_dir())
-            .env("HOOKRIG_TRUST_ALL", "1")
             // No emit starts a resident engine that would outlive the test; the tests of
             // the engine switch it on themselves, and stop what they start.
             .env("HOOKRIG_ENGINE", "off");
@@ -310,9 +326,39 @@ impl TestEnv {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let mut command = self.command(args);
-        command.env_remove("HOOKRIG_TRUST_ALL");
-        command
+        self.trust_any_project(false);
+        self.command_as_trusted_now(args)
+    }
+
+    /// Turns the test's `hookrig trust --any-project` switch on or off, keeping what
+    /// else the trust store holds. A store that is not JSON (a test of a corrupt store)
+    /// is left as it is.
+    ///
+    /// # Panics
+    ///
+    /// When the trust store cannot be read or written.
+    pub fn trust_any_project(&self, on: bool) {
+        let path = self.state_home().join("hookrig").join("trust.json");
+        let mut store: serde_json::Value = match std::fs::read(&path) {
+            Ok(bytes) => match serde_json::from_slice(&bytes) {
+                Ok(store) => store,
+                Err(_) => return,
+            },
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                serde_json::json!({"version": 1, "hooks": {}})
+            }
+            Err(err) => panic!("cannot read {}: {err}", path.display()),
+        };
+        if store["any_project"].as_bool().unwrap_or(false) == on {
+            return;
+        }
+        store["any_project"] = serde_json::Value::Bool(on);
+        std::fs::create_dir_all(path.parent().expect("has a parent")).expect("mkdir");
+        std::fs::write(
+            &path,
+            serde_json::to_vec_pretty(&store).expect("serializes"),
+        )
+        .expect("write the trust store");
     }
 
     /// Runs [`untrusted_command`](Self::untrusted_command) with `args` and `stdin`.

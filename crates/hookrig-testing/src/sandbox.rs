@@ -6,8 +6,9 @@
 //! would: the host's input read in its dialect, the hooks run as real processes, the
 //! host's answer written in its format. Only where it happens differs: the ledger is
 //! the sandbox's (so plugin packages registered in the user's ledger are not loaded),
-//! nothing is handed to a running `hookrig serve`, and `HOOKRIG_TRUST_ALL=1` is in the
-//! emit's environment, which trusts project hooks without touching the trust store.
+//! nothing is handed to a running `hookrig serve`, and the project's hooks are trusted
+//! for the emit without the trust store being read or written (running the tests is
+//! the user's approval).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -126,12 +127,12 @@ impl Sandbox {
                 .iter()
                 .map(|(name, value)| (OsString::from(name), OsString::from(value))),
         );
-        env.push(("HOOKRIG_TRUST_ALL".into(), "1".into()));
         let site = CallSite::Host {
             dir: case.cwd.clone(),
             env: HostEnv::new(env),
             groups: ProcessGroups::new(),
             ledger: self.writers.clone(),
+            trust_all: true,
         };
         let stdin = serde_json::to_vec(&case.payload).unwrap_or_default();
         let (reply, decided) = hookrig_runtime::answer(&call, &stdin, site, &mut |_| {});

@@ -556,6 +556,7 @@ fn the_documented_forwarder_hands_hences_event_to_hookrig_once() {
         ("post-complete", "auth"),
         ("post-assert", "(given x \"y\")"),
     ] {
+        env.trust_any_project(true);
         let mut command = std::process::Command::new(hooks.join(point));
         command
             .args(["plan.spl", second, "coder"])
@@ -564,7 +565,6 @@ fn the_documented_forwarder_hands_hences_event_to_hookrig_once() {
             .env("XDG_CONFIG_HOME", env.config_home())
             .env("XDG_STATE_HOME", env.state_home())
             .env("PATH", &path)
-            .env("HOOKRIG_TRUST_ALL", "1")
             // the suite leaves no engine running: this emit runs in-process
             .env("HOOKRIG_ENGINE", "off")
             .env_remove("HOOKRIG_EVENT");

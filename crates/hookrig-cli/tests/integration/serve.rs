@@ -809,7 +809,11 @@ fn versioned(version: &str) -> String {
 
 /// `hookrig fire versioned --json` (which must succeed): the step's stdout.
 fn fired_version(env: &TestEnv) -> String {
-    let output = hookrig(env, &["fire", "versioned", "--json"]);
+    // Untrusted, like the serve of the tests that use it.
+    let output = env
+        .untrusted_command(["fire", "versioned", "--json"])
+        .output()
+        .expect("runs");
     assert_eq!(code(&output), 0, "{}", text(&output.stderr));
     let record: Value = serde_json::from_slice(&output.stdout).expect("a run record");
     record["context_results"][0]["stdout"]
@@ -848,7 +852,11 @@ fn an_edited_automation_file_stops_the_old_version_until_the_new_one_is_trusted(
         )),
         "{stderr}"
     );
-    let output = hookrig(&env, &["fire", "versioned"]);
+    // Untrusted like the serve: a command that trusted every project would trust v2.
+    let output = env
+        .untrusted_command(["fire", "versioned"])
+        .output()
+        .expect("runs");
     assert_eq!(code(&output), 1, "the old version must not run");
     assert!(
         text(&output.stderr).starts_with(&format!(
@@ -858,7 +866,12 @@ fn an_edited_automation_file_stops_the_old_version_until_the_new_one_is_trusted(
         "{}",
         text(&output.stderr)
     );
-    let listed = text(&hookrig(&env, &["auto", "list"]).stdout);
+    let listed = text(
+        &env.untrusted_command(["auto", "list"])
+            .output()
+            .expect("runs")
+            .stdout,
+    );
     assert!(listed.starts_with("versioned\theld\t"), "{listed}");
 
     let output = env

@@ -1,16 +1,17 @@
 //! Trust: project hooks run only once `hookrig trust` has approved them as they are,
 //! and stop running when their definition or script changes.
 //!
-//! These tests run hookrig without `HOOKRIG_TRUST_ALL` (the default of
-//! [`TestEnv::command`]) unless they test that variable.
+//! These tests run hookrig without `hookrig trust --any-project` (which
+//! [`TestEnv::command`] switches on) unless they test that switch.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use hookrig_test_support::{HANG_LIMIT, TestEnv, run_with_input};
 use indoc::indoc;
+use serde_json::json;
 
-use crate::harness::{Emitted, code, emit, emit_untrusted, test_env, text};
+use crate::harness::{Emitted, code, emit_untrusted, test_env, text};
 
 /// A project hook `mark` that runs `.hookrig/mark.sh`, which writes the file `marker`.
 fn project_with_marking_hook(env: &TestEnv) {
@@ -24,7 +25,7 @@ fn project_with_marking_hook(env: &TestEnv) {
     "#});
 }
 
-/// `hookrig ARGS...` run in the project without `HOOKRIG_TRUST_ALL`; fails the test
+/// `hookrig ARGS...` run in the project untrusted; fails the test
 /// unless it exits 0.
 fn untrusted_ok(env: &TestEnv, args: &[&str]) -> String {
     let output = env.run_untrusted(args, b"");
@@ -42,7 +43,7 @@ fn trust(env: &TestEnv) -> String {
     untrusted_ok(env, &["trust"])
 }
 
-/// Emits `tool.before` without `HOOKRIG_TRUST_ALL`, and whether the marker appeared
+/// Emits `tool.before` untrusted, and whether the marker appeared
 /// (removing it for the next emit).
 fn emit_and_mark(env: &TestEnv) -> (Emitted, bool) {
     let out = emit_untrusted(env, &["tool.before"], "{}");
@@ -249,21 +250,167 @@ fn revoke_outside_a_repository_keeps_other_projects_trusted() {
     assert_ran(&out, ran);
 }
 
+// guards: `hookrig trust --any-project` (a container's or CI's switch) runs every
+// project's hooks without a per-project trust, records no hook, shows in `--list`,
+// and `--any-project --revoke` brings back trust one project at a time
 #[test]
-fn trust_all_runs_project_hooks_without_trust() {
+fn trust_any_project_runs_every_project_hook_until_revoked() {
     let env = test_env();
     project_with_marking_hook(&env);
+    let (out, ran) = emit_and_mark(&env);
+    assert_untrusted(&env, &out, ran, "not trusted yet");
 
-    // `emit` runs with HOOKRIG_TRUST_ALL=1.
-    let out = emit(&env, &["tool.before"], "{}");
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.result("mark"), "allow");
-    assert!(env.read_file("marker").is_some());
-    assert!(out.warnings().is_empty(), "{:?}", out.warnings());
-    assert!(
-        !env.state_home().join("hookrig/trust.json").exists(),
-        "trusting all records nothing"
+    let said = text(
+        &env.command_as_trusted_now(["trust", "--any-project"])
+            .output()
+            .expect("runs")
+            .stdout,
     );
+    assert!(
+        said.contains("every project's hooks are now trusted"),
+        "{said}"
+    );
+    let run = |args: &[&str]| {
+        let output = run_with_input(env.command_as_trusted_now(args), b"{}", HANG_LIMIT);
+        assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+        text(&output.stdout)
+    };
+    let listed = run(&["trust", "--list"]);
+    assert!(
+        listed.contains("every project is trusted on this machine"),
+        "{listed}"
+    );
+    assert!(listed.contains("(no trusted project hooks)"), "{listed}");
+    run(&["emit", "tool.before"]);
+    assert!(
+        env.project().join("marker").exists(),
+        "the project hook ran"
+    );
+    std::fs::remove_file(env.project().join("marker")).expect("remove the marker");
+
+    run(&["trust", "--any-project", "--revoke"]);
+    run(&["emit", "tool.before"]);
+    assert!(!env.project().join("marker").exists(), "untrusted again");
+}
+
+// guards: a variable is no way to trust a project: a repository can set the host's
+// variables (Claude Code's project `env`, Gemini CLI's project `.env`), so
+// HOOKRIG_TRUST_ALL, which hookrig once read, must change nothing
+#[test]
+fn a_variable_cannot_trust_a_project() {
+    let env = test_env();
+    project_with_marking_hook(&env);
+    let mut command = env.untrusted_command(["emit", "tool.before"]);
+    command.env("HOOKRIG_TRUST_ALL", "1");
+    let out = crate::harness::emitted(&run_with_input(command, b"{}", HANG_LIMIT));
+    let ran = env.project().join("marker").exists();
+    assert_untrusted(&env, &out, ran, "not trusted yet");
+}
+
+// guards: the variables naming the user's own files (a host's managed, system or
+// enterprise settings, Codex's home, the ledger with its registered plugins) count only
+// as absolute paths: a relative one, which a repository can set, would name a file of
+// the project and have it trusted as the user's. Each file is first shown to run its
+// hook when named absolutely, so that the refusal is of the relative name alone.
+#[test]
+fn relative_paths_in_variables_cannot_make_project_files_the_users_own() {
+    let env = test_env();
+    let mark = |name: &str| env.project().join(name);
+    let hook = |name: &str| format!("touch '{}'", mark(name).display());
+    let claude = json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": hook("m-claude")}]}]}});
+    let codex = json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": hook("m-codex")}]}]}});
+    let gemini = json!({"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": hook("m-gemini")}]}]}});
+    let cursor = json!({"version": 1, "hooks": {"preToolUse": [{"command": hook("m-cursor")}]}});
+    let cases = [
+        (
+            "HOOKRIG_CLAUDE_MANAGED_SETTINGS",
+            ".x/managed.json",
+            "",
+            claude,
+            "m-claude",
+        ),
+        (
+            "CODEX_HOME",
+            ".x/codex-home",
+            "hooks.json",
+            codex.clone(),
+            "m-codex",
+        ),
+        (
+            "HOOKRIG_CODEX_SYSTEM_DIR",
+            ".x/codex-system",
+            "hooks.json",
+            codex,
+            "m-codex",
+        ),
+        (
+            "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+            ".x/gemini.json",
+            "",
+            gemini.clone(),
+            "m-gemini",
+        ),
+        (
+            "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+            ".x/gemini-defaults.json",
+            "",
+            gemini,
+            "m-gemini",
+        ),
+        (
+            "HOOKRIG_CURSOR_ENTERPRISE_HOOKS",
+            ".x/cursor.json",
+            "",
+            cursor,
+            "m-cursor",
+        ),
+    ];
+    let payload = json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}).to_string();
+    for (variable, named, file, content, marker) in cases {
+        let path = env.project().join(named);
+        let file_path = if file.is_empty() {
+            path.clone()
+        } else {
+            path.join(file)
+        };
+        std::fs::create_dir_all(file_path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&file_path, content.to_string()).expect("write");
+        let marker = mark(marker);
+        for (value, runs) in [(path.clone(), true), (PathBuf::from(named), false)] {
+            let mut command = env.untrusted_command(["emit", "tool.before"]);
+            command.env(variable, &value);
+            let output = run_with_input(command, payload.as_bytes(), HANG_LIMIT);
+            assert_eq!(code(&output), 0, "{variable}: {}", text(&output.stderr));
+            assert_eq!(
+                marker.exists(),
+                runs,
+                "{variable}={}: {}",
+                value.display(),
+                text(&output.stdout)
+            );
+            let _ = std::fs::remove_file(&marker);
+        }
+        std::fs::remove_dir_all(env.project().join(".x")).expect("clean up");
+    }
+
+    // A relative HOME is refused rather than read as the project's directory.
+    let mut command = env.untrusted_command(["emit", "tool.before"]);
+    command.env("HOME", ".");
+    let output = run_with_input(command, payload.as_bytes(), HANG_LIMIT);
+    assert_ne!(code(&output), 0);
+    assert!(
+        text(&output.stderr).contains("set HOME to an absolute path"),
+        "{}",
+        text(&output.stderr)
+    );
+
+    // A relative HOOKRIG_LEDGER leaves the ledger where it is by default.
+    let mut command = env.untrusted_command(["emit", "tool.before"]);
+    command.env("HOOKRIG_LEDGER", "project.db");
+    let output = run_with_input(command, payload.as_bytes(), HANG_LIMIT);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    assert!(!env.project().join("project.db").exists());
+    assert!(env.ledger_path().exists());
 }
 
 #[test]
@@ -352,7 +499,7 @@ fn a_changed_script_outside_the_project_is_untrusted_again() {
     assert_untrusted(&env, &out, ran, "its script changed since it was trusted");
 }
 
-/// Emits `tool.before` for the Bash tool without `HOOKRIG_TRUST_ALL`; which of the
+/// Emits `tool.before` for the Bash tool untrusted; which of the
 /// `markers` (files in the project) appeared, removing them.
 fn emit_and_marks(env: &TestEnv, markers: &[&str]) -> (Emitted, Vec<String>) {
     let out = emit_untrusted(env, &["tool.before"], r#"{"tool":{"name":"Bash"}}"#);
@@ -534,7 +681,7 @@ fn explain_says_an_untrusted_hook_does_not_run() {
 // Project config.toml and plan validators
 // ---------------------------------------------------------------------------------
 
-/// `hookrig ARGS...` without `HOOKRIG_TRUST_ALL`: stdout and stderr, failing the test
+/// `hookrig ARGS...` untrusted: stdout and stderr, failing the test
 /// unless it exits with `expected`.
 fn untrusted_run(env: &TestEnv, args: &[&str], expected: i32) -> (String, String) {
     let output = env.run_untrusted(args, b"");
@@ -547,7 +694,7 @@ fn untrusted_run(env: &TestEnv, args: &[&str], expected: i32) -> (String, String
     (stdout, stderr)
 }
 
-/// `config show --json` without `HOOKRIG_TRUST_ALL`, and its stderr.
+/// `config show --json` untrusted, and its stderr.
 fn config_json(env: &TestEnv) -> (serde_json::Value, String) {
     let (stdout, stderr) = untrusted_run(env, &["config", "show", "--json"], 0);
     (
@@ -811,7 +958,7 @@ fn a_project_config_toml_with_only_harmless_settings_needs_no_trust() {
 }
 
 #[test]
-fn trust_all_applies_an_untrusted_project_config_toml() {
+fn trust_any_project_applies_an_untrusted_project_config_toml() {
     let env = test_env();
     project_config_toml(&env);
     let output = env.run(["config", "show", "--json"], b"");
@@ -824,7 +971,7 @@ fn trust_all_applies_an_untrusted_project_config_toml() {
 /// A plan with no finding of any built-in rule.
 const PLAN: &str = "(meta plan (title \"Shop\"))\n(given task-api)\n(meta task-api (description \"Build the API\") (acceptance \"Tests pass\"))\n";
 
-/// `plan validate ARGS plan.spl` without `HOOKRIG_TRUST_ALL`: exit code, stdout,
+/// `plan validate ARGS plan.spl` untrusted: exit code, stdout,
 /// stderr.
 fn validate_untrusted(env: &TestEnv, extra: &[&str]) -> (i32, String, String) {
     let mut args = vec!["plan", "validate", "plan.spl"];

@@ -131,11 +131,11 @@ impl Layer {
     }
 }
 
-/// The managed settings file: `$HOOKRIG_CLAUDE_MANAGED_SETTINGS`, else Claude Code's path.
+/// The managed settings file: `$HOOKRIG_CLAUDE_MANAGED_SETTINGS` when it is an absolute
+/// path (a relative one could name a file of the project), else Claude Code's path.
 pub fn managed_settings_path() -> PathBuf {
-    std::env::var_os(MANAGED_SETTINGS_ENV)
-        .filter(|p| !p.is_empty())
-        .map_or_else(|| PathBuf::from(DEFAULT_MANAGED_SETTINGS), PathBuf::from)
+    hookrig_config::absolute_var(std::env::var_os(MANAGED_SETTINGS_ENV))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_MANAGED_SETTINGS))
 }
 
 /// The directory whose `.claude/` holds the project's settings: the nearest along the walk

@@ -69,18 +69,17 @@ pub struct CodexHook {
     pub event: String,
 }
 
-/// Codex's home: `$CODEX_HOME` when set and not empty, else `~/.codex`.
+/// Codex's home: `$CODEX_HOME` when it is an absolute path, else `~/.codex`
+/// ([`hookrig_config::absolute_var`] says why a relative one is not used).
 pub fn codex_home(home: &Path) -> PathBuf {
-    std::env::var_os(CODEX_HOME_ENV)
-        .filter(|dir| !dir.is_empty())
-        .map_or_else(|| home.join(".codex"), PathBuf::from)
+    hookrig_config::absolute_var(std::env::var_os(CODEX_HOME_ENV))
+        .unwrap_or_else(|| home.join(".codex"))
 }
 
 /// Codex's system layer: `$HOOKRIG_CODEX_SYSTEM_DIR`, else `/etc/codex`.
 pub(crate) fn system_dir() -> PathBuf {
-    std::env::var_os(SYSTEM_DIR_ENV)
-        .filter(|dir| !dir.is_empty())
-        .map_or_else(|| PathBuf::from(DEFAULT_SYSTEM_DIR), PathBuf::from)
+    hookrig_config::absolute_var(std::env::var_os(SYSTEM_DIR_ENV))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_SYSTEM_DIR))
 }
 
 /// One config layer of Codex: its level in hookrig and the labels of its two files in

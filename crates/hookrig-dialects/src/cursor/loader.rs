@@ -83,11 +83,11 @@ impl Layer {
     }
 }
 
-/// The enterprise file: `$HOOKRIG_CURSOR_ENTERPRISE_HOOKS`, else Cursor's Linux path.
+/// The enterprise file: `$HOOKRIG_CURSOR_ENTERPRISE_HOOKS` when it is an absolute path (a
+/// relative one could name a file of the project), else Cursor's Linux path.
 pub(crate) fn enterprise_hooks_path() -> PathBuf {
-    std::env::var_os(ENTERPRISE_HOOKS_ENV)
-        .filter(|p| !p.is_empty())
-        .map_or_else(|| PathBuf::from(DEFAULT_ENTERPRISE_HOOKS), PathBuf::from)
+    hookrig_config::absolute_var(std::env::var_os(ENTERPRISE_HOOKS_ENV))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_ENTERPRISE_HOOKS))
 }
 
 /// Loads this dialect's sources of one level into `ctx`: enterprise before user (the

@@ -73,18 +73,18 @@ pub struct GeminiHook {
     pub sequential: bool,
 }
 
-/// The system settings file: `$GEMINI_CLI_SYSTEM_SETTINGS_PATH`, else Gemini CLI's path.
+/// The system settings file: `$GEMINI_CLI_SYSTEM_SETTINGS_PATH` when it is an absolute path
+/// (a relative one could name a file of the project), else Gemini CLI's path.
 pub fn system_settings_path() -> PathBuf {
-    std::env::var_os(SYSTEM_SETTINGS_ENV)
-        .filter(|p| !p.is_empty())
-        .map_or_else(|| PathBuf::from(DEFAULT_SYSTEM_SETTINGS), PathBuf::from)
+    hookrig_config::absolute_var(std::env::var_os(SYSTEM_SETTINGS_ENV))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_SYSTEM_SETTINGS))
 }
 
-/// The system defaults file: `$GEMINI_CLI_SYSTEM_DEFAULTS_PATH`, else Gemini CLI's path.
+/// The system defaults file: `$GEMINI_CLI_SYSTEM_DEFAULTS_PATH` when it is an absolute path
+/// (a relative one could name a file of the project), else Gemini CLI's path.
 pub(crate) fn system_defaults_path() -> PathBuf {
-    std::env::var_os(SYSTEM_DEFAULTS_ENV)
-        .filter(|p| !p.is_empty())
-        .map_or_else(|| PathBuf::from(DEFAULT_SYSTEM_DEFAULTS), PathBuf::from)
+    hookrig_config::absolute_var(std::env::var_os(SYSTEM_DEFAULTS_ENV))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_SYSTEM_DEFAULTS))
 }
 
 /// What the Gemini layers said so far in one load: the switches and lists that apply to

@@ -70,14 +70,16 @@ fn passing_cases_pass_and_the_project_hooks_run_without_being_trusted() {
     let report = run_all(&env, &RunOptions::default());
     assert!(report.success(), "{}", report.text());
     assert_eq!(report.passed, 2);
-    // Trusted for the run only: the user's trust store was not written.
+    // Trusted for the run only: the user's trust store trusts nothing, before or after.
+    let store: serde_json::Value = std::fs::read(env.state_home().join("hookrig/trust.json"))
+        .map(|bytes| serde_json::from_slice(&bytes).expect("JSON"))
+        .unwrap_or_default();
+    assert_ne!(store["any_project"].as_bool(), Some(true), "{store}");
     assert!(
-        !env.config_home()
-            .join("hookrig")
-            .join("trust.json")
-            .exists()
-            && !env.state_home().join("hookrig").join("trust.json").exists(),
-        "the trust store is untouched"
+        store["hooks"]
+            .as_object()
+            .is_none_or(serde_json::Map::is_empty),
+        "the trust store is untouched: {store}"
     );
     // Recorded in the sandbox's ledger, not the user's.
     assert!(

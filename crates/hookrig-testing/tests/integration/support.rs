@@ -13,8 +13,9 @@ pub(crate) fn world() -> TestEnv {
 }
 
 /// The variables `hookrig` would run with in `env`: its home, XDG directories, PATH.
+/// The test's trust store trusts no project: the sandbox trusts the project itself.
 pub(crate) fn vars(env: &TestEnv) -> Vec<(OsString, OsString)> {
-    env.command(["test"])
+    env.untrusted_command(["test"])
         .get_envs()
         .filter_map(|(name, value)| Some((name.to_owned(), value?.to_owned())))
         .collect()
