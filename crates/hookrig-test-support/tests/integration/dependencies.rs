@@ -42,16 +42,16 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "hookrig-runtime",
         ],
     ),
+    // Agents start providers and claim tasks through the plan; they deliver no event
+    // to hooks themselves (their caller does), so no runtime and no dialects.
     (
         "hookrig-agents",
         &[
             "hookrig-core",
             "hookrig-config",
             "hookrig-exec",
-            "hookrig-dialects",
             "hookrig-store",
             "hookrig-plan",
-            "hookrig-runtime",
         ],
     ),
     (
