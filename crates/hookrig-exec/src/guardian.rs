@@ -77,6 +77,8 @@ static STATE: Mutex<State> = Mutex::new(State::Unarmed);
 /// [`SPAWNED_CHANGED`] for the next one when none was running at its last look.
 static SPAWNED: Mutex<u64> = Mutex::new(0);
 static SPAWNED_CHANGED: Condvar = Condvar::new();
+/// The same news for a watcher that is a task of the runtime spawning the hooks.
+static SPAWNED_ON_RUNTIME: tokio::sync::Notify = tokio::sync::Notify::const_new();
 
 fn lock() -> std::sync::MutexGuard<'static, State> {
     STATE
@@ -103,7 +105,8 @@ pub fn arm(program: PathBuf, start: Start) {
 
 /// Called right before a child is spawned; whether the child may rely on the guardian
 /// instead of the parent-death signal: it runs, or it is armed and will be started
-/// (lazily, by a watcher thread started here with the first child).
+/// (lazily, by a watcher started here with the first child: a timer on the runtime
+/// spawning it, else a thread).
 pub(crate) fn covers_next_child() -> bool {
     let mut state = lock();
     match &mut *state {
@@ -120,14 +123,22 @@ pub(crate) fn covers_next_child() -> bool {
             ..
         } => {
             if !*watching {
-                let spawned = std::thread::Builder::new()
-                    .name("hookrig-guardian-watch".to_owned())
-                    .spawn(watch);
-                if let Err(error) = spawned {
-                    // No watcher: start the guardian now rather than leave hooks bare.
-                    tracing::debug!(%error, "cannot start the guardian's watcher");
-                    start_now(&mut state);
-                    return matches!(*state, State::Running { .. });
+                // On the runtime spawning the hook, the watcher is a timer: no thread
+                // to create and tear down (most of an emit's kernel time besides its
+                // hook, docs/PERFORMANCE.md). A runtime dropped before the timer fires
+                // drops it with the emit, whose hooks have ended by then.
+                if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                    runtime.spawn(watch_on_runtime());
+                } else {
+                    let spawned = std::thread::Builder::new()
+                        .name("hookrig-guardian-watch".to_owned())
+                        .spawn(watch);
+                    if let Err(error) = spawned {
+                        // No watcher: start the guardian now rather than leave hooks bare.
+                        tracing::debug!(%error, "cannot start the guardian's watcher");
+                        start_now(&mut state);
+                        return matches!(*state, State::Running { .. });
+                    }
                 }
                 *watching = true;
             }
@@ -137,6 +148,8 @@ pub(crate) fn covers_next_child() -> bool {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             *spawned += 1;
             SPAWNED_CHANGED.notify_all();
+            // A permit is kept when the timer is not waiting yet, so no spawn is missed.
+            SPAWNED_ON_RUNTIME.notify_one();
             true
         }
         State::Running { .. } => true,
@@ -157,6 +170,43 @@ fn start_now(state: &mut State) {
     }
 }
 
+/// [`watch`] as a task of the runtime that spawns the hooks.
+async fn watch_on_runtime() {
+    let mut seen = 0;
+    loop {
+        tokio::time::sleep(GRACE).await;
+        if look() {
+            return;
+        }
+        let spawned = *SPAWNED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if spawned == seen {
+            SPAWNED_ON_RUNTIME.notified().await;
+        }
+        seen = *SPAWNED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+    }
+}
+
+/// One look of a watcher, [`GRACE`] after a spawn: starts the guardian if this process
+/// has a child. Whether the watcher is done (the guardian runs, or is not wanted any
+/// more).
+fn look() -> bool {
+    // Asked before taking the lock, which `has_children` takes itself.
+    let running = crate::reaper::has_children();
+    let mut state = lock();
+    if !matches!(*state, State::Armed { .. }) {
+        return true;
+    }
+    if running {
+        start_now(&mut state);
+        return true;
+    }
+    false
+}
+
 /// The watcher of a lazy guardian: [`GRACE`] after a child was spawned, starts the
 /// guardian if this process has any child (a hook still running, or what one left and
 /// this subreaper adopted); else waits for the next spawn. Ends once the guardian runs
@@ -165,17 +215,9 @@ fn watch() {
     let mut seen = 0;
     loop {
         std::thread::sleep(GRACE);
-        // Asked before taking the lock, which `has_children` takes itself.
-        let running = crate::reaper::has_children();
-        let mut state = lock();
-        if !matches!(*state, State::Armed { .. }) {
+        if look() {
             return;
         }
-        if running {
-            start_now(&mut state);
-            return;
-        }
-        drop(state);
         // Nothing runs: wait for a spawn after the ones already seen.
         let mut spawned = SPAWNED
             .lock()
@@ -213,8 +255,8 @@ pub fn dismiss() {
 /// only this process holds, as `program GUARDIAN_ARG PID`.
 ///
 /// It is spawned, never forked: `posix_spawn` copies none of hookrig's page tables, and
-/// a lazy guardian is started from a thread of its own, which rules a fork out anyway
-/// (another thread may hold a lock the child would need).
+/// a lazy guardian is started by a watcher while other threads run, which rules a fork
+/// out anyway (another thread may hold a lock the child would need).
 fn start(program: &PathBuf) -> std::io::Result<(Pid, OwnedFd)> {
     use std::os::unix::process::CommandExt as _;
 
