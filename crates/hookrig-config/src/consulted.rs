@@ -39,15 +39,18 @@ impl Identity {
     /// The identity of `path` now, following symbolic links (a repointed link is a
     /// change: its target's inode differs); `None` when there is nothing there.
     pub fn of(path: &Path) -> Option<Identity> {
-        let meta = std::fs::metadata(path).ok()?;
+        Some(Identity::from_metadata(&std::fs::metadata(path).ok()?))
+    }
+
+    fn from_metadata(meta: &std::fs::Metadata) -> Identity {
         let ns = |secs: i64, nanos: i64| i128::from(secs) * 1_000_000_000 + i128::from(nanos);
-        Some(Identity {
+        Identity {
             dev: meta.dev(),
             ino: meta.ino(),
             size: meta.size(),
             mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
             ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
-        })
+        }
     }
 
     /// When it last changed: the later of its modification and change times.
@@ -110,7 +113,9 @@ impl Consulted {
         if self.paths.iter().any(|(seen, _)| seen == path) {
             return;
         }
-        self.paths.push((path.to_owned(), Identity::of(path)));
+        // What the load sees, so that a noted path costs no second look.
+        let identity = look(path).as_ref().map(Identity::from_metadata);
+        self.paths.push((path.to_owned(), identity));
     }
 }
 
@@ -133,19 +138,88 @@ pub fn note(path: &Path) {
 /// Whether `path` is a file (following links), noted.
 pub fn is_file(path: &Path) -> bool {
     note(path);
-    path.is_file()
+    look(path).is_some_and(|meta| meta.is_file())
 }
 
 /// Whether `path` is a directory (following links), noted.
 pub fn is_dir(path: &Path) -> bool {
     note(path);
-    path.is_dir()
+    looks_like_dir(path)
 }
 
 /// Whether anything is at `path`, noted.
 pub fn exists(path: &Path) -> bool {
     note(path);
-    path.exists()
+    look(path).is_some()
+}
+
+/// Whether `path` is a directory (following links), not noted: for the walks that
+/// resolve paths rather than consult them.
+pub(crate) fn looks_like_dir(path: &Path) -> bool {
+    look(path).is_some_and(|meta| meta.is_dir())
+}
+
+/// What one load found at the paths it looked at, while [`looking`].
+#[derive(Default)]
+struct Looks {
+    /// Each path's metadata (links followed); `None` when nothing could be examined.
+    metadata: std::collections::HashMap<PathBuf, Option<std::fs::Metadata>>,
+    /// Each path's canonical form; `None` when it could not be resolved.
+    real: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
+
+thread_local! {
+    /// The looks of the load running on this thread, while [`looking`].
+    static LOOKS: RefCell<Option<Looks>> = const { RefCell::new(None) };
+}
+
+/// Runs `load` examining each path once: the hosts' loaders ask about the same files
+/// (Codex's `config.toml` by seven of them, the project's directories by every walk),
+/// and each look is a system call. What `load` sees is the file system as it first
+/// looked, which is what one load must see anyway to be consistent. Nested calls share
+/// the outer looks.
+///
+/// Only for loads that read: a caller that writes a file and then looks for it must do
+/// so outside.
+pub fn looking<R>(load: impl FnOnce() -> R) -> R {
+    let outer = LOOKS.with(|looks| {
+        let mut looks = looks.borrow_mut();
+        let outer = looks.is_some();
+        if !outer {
+            *looks = Some(Looks::default());
+        }
+        outer
+    });
+    let result = load();
+    if !outer {
+        LOOKS.with(|looks| looks.borrow_mut().take());
+    }
+    result
+}
+
+/// The metadata of `path` (links followed), once per [`looking`] load.
+fn look(path: &Path) -> Option<std::fs::Metadata> {
+    LOOKS.with(|looks| match looks.borrow_mut().as_mut() {
+        None => std::fs::metadata(path).ok(),
+        Some(looks) => looks
+            .metadata
+            .entry(path.to_owned())
+            .or_insert_with(|| std::fs::metadata(path).ok())
+            .clone(),
+    })
+}
+
+/// `path.canonicalize()`, once per [`looking`] load (each resolution reads every
+/// link on the way).
+pub(crate) fn canonical(path: &Path) -> Option<PathBuf> {
+    LOOKS.with(|looks| match looks.borrow_mut().as_mut() {
+        None => path.canonicalize().ok(),
+        Some(looks) => looks
+            .real
+            .entry(path.to_owned())
+            .or_insert_with(|| path.canonicalize().ok())
+            .clone(),
+    })
 }
 
 /// The metadata of `path` (following links), noted.

@@ -161,15 +161,15 @@ pub fn project_id(dir: &Path) -> String {
 /// where it was named. A path that does not exist is cleaned lexically.
 pub fn normal_path(path: &Path) -> PathBuf {
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    if absolute.is_dir()
-        && let Ok(real) = absolute.canonicalize()
+    if crate::consulted::looks_like_dir(&absolute)
+        && let Some(real) = crate::consulted::canonical(&absolute)
     {
         return real;
     }
     if let (Some(parent), Some(Component::Normal(name))) =
         (absolute.parent(), absolute.components().next_back())
-        && parent.is_dir()
-        && let Ok(real) = parent.canonicalize()
+        && crate::consulted::looks_like_dir(parent)
+        && let Some(real) = crate::consulted::canonical(parent)
     {
         return real.join(name);
     }

@@ -227,7 +227,14 @@ pub struct Sources {
 
 /// Reads every source for `env.cwd` as [`load`] does, leaving trust to
 /// [`Sources::trusted`]. `options.trust_only_for` is not used.
+///
+/// Each path is examined once ([`hookrig_config::consulted::looking`]): the dialects
+/// look for the same files and walk the same directories.
 pub fn read_sources(env: &Environment, options: &LoadOptions) -> Sources {
+    hookrig_config::consulted::looking(|| read_sources_once(env, options))
+}
+
+fn read_sources_once(env: &Environment, options: &LoadOptions) -> Sources {
     let project = find_project(env);
     let mut ctx = LoadContext::new(env, &project, options);
 
