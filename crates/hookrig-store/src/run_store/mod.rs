@@ -139,6 +139,19 @@ pub trait RunStore {
     /// lease. An unknown id is [`StoreError::UnknownRunId`].
     fn finish(&self, run: &AutomationRun) -> Result<(), StoreError>;
 
+    /// Records a run that passed no gate: an event that was not run (`skipped`, with
+    /// no context results), written for `hookrig auto runs` to show.
+    fn record(&self, run: &AutomationRun) -> Result<(), StoreError>;
+
+    /// Writes the tool calls of the run `id` so far (a JSON array), while it runs. An
+    /// unknown id is [`StoreError::UnknownRunId`].
+    fn set_actions(&self, id: &str, actions: &serde_json::Value) -> Result<(), StoreError>;
+
+    /// Marks the runs `ids` that are still `running` `interrupted` (completed at `now`)
+    /// and frees their leases; returns how many were marked. Shutdown calls it for the
+    /// runs it cancelled.
+    fn interrupt(&self, ids: &[String], now: f64) -> Result<usize, StoreError>;
+
     /// One run, or `None`.
     fn run(&self, id: &str) -> Result<Option<AutomationRun>, StoreError>;
 

@@ -23,6 +23,11 @@ use crate::run_store::{Engine, Gate, HeldLease, NodeInfo, RunStore, Start, refus
 /// The key of the advisory lock every start takes ("hookrig" and 2).
 const START_LOCK: i64 = 0x686f_6f6b_7269_6702;
 
+const INSERT_RUN: &str = "
+    INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason, status,
+        event_data, context_results, prompt_sent, llm_response, actions_taken, skipped_reason,
+        tokens_used, started_at, completed_at, owner)";
+
 const SELECT_RUN: &str = "
     SELECT id, automation_id, project_id, trigger_reason, status, event_data, context_results,
            prompt_sent, llm_response, actions_taken, skipped_reason, tokens_used, started_at,
@@ -89,27 +94,8 @@ impl RunStore for PgStore {
                 )?;
             }
             tx.execute(
-                "INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason,
-                     status, event_data, context_results, prompt_sent, llm_response,
-                     actions_taken, skipped_reason, tokens_used, started_at, completed_at, owner)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-                &[
-                    &run.id,
-                    &run.automation_id,
-                    &run.project_id,
-                    &run.trigger_reason,
-                    &run.status.as_str(),
-                    &columns.event_data,
-                    &columns.context_results,
-                    &run.prompt_sent,
-                    &run.llm_response,
-                    &columns.actions_taken,
-                    &run.skipped_reason,
-                    &run.tokens_used,
-                    &run.started_at,
-                    &run.completed_at,
-                    &owner,
-                ],
+                &format!("{INSERT_RUN} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"),
+                &columns.params(run, &owner),
             )?;
             tx.execute(
                 "INSERT INTO automation_leases (automation_id, run_id, node, acquired_at, expires_at)
@@ -153,7 +139,7 @@ impl RunStore for PgStore {
                     &run.automation_id,
                     &run.project_id,
                     &run.trigger_reason,
-                    &run.status.as_str(),
+                    status_param(run.status),
                     &columns.event_data,
                     &columns.context_results,
                     &run.prompt_sent,
@@ -178,6 +164,54 @@ impl RunStore for PgStore {
             });
         }
         Ok(())
+    }
+
+    fn record(&self, run: &AutomationRun) -> Result<(), StoreError> {
+        let owner = current_owner();
+        let columns = Columns::of(run);
+        self.client().with("record an automation run", |conn| {
+            conn.execute(
+                &format!("{INSERT_RUN} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"),
+                &columns.params(run, &owner),
+            )
+        })?;
+        Ok(())
+    }
+
+    fn set_actions(&self, id: &str, actions: &serde_json::Value) -> Result<(), StoreError> {
+        let actions = actions.to_string();
+        let changed = self
+            .client()
+            .with("record the tool calls of an automation run", |conn| {
+                conn.execute(
+                    "UPDATE automation_runs SET actions_taken = $2 WHERE id = $1",
+                    &[&id, &actions],
+                )
+            })?;
+        if changed == 0 {
+            return Err(StoreError::UnknownRunId {
+                run_id: id.to_owned(),
+            });
+        }
+        Ok(())
+    }
+
+    fn interrupt(&self, ids: &[String], now: f64) -> Result<usize, StoreError> {
+        let marked = self.client().with("mark interrupted runs", |conn| {
+            let mut tx = conn.transaction()?;
+            let marked = tx.execute(
+                "UPDATE automation_runs SET status = 'interrupted', completed_at = $2
+                 WHERE id = ANY($1) AND status = 'running'",
+                &[&ids, &now],
+            )?;
+            tx.execute(
+                "DELETE FROM automation_leases WHERE run_id = ANY($1)",
+                &[&ids],
+            )?;
+            tx.commit()?;
+            Ok(marked)
+        })?;
+        Ok(usize::try_from(marked).unwrap_or(usize::MAX))
     }
 
     fn run(&self, id: &str) -> Result<Option<AutomationRun>, StoreError> {
@@ -322,6 +356,25 @@ impl PgStore {
     }
 }
 
+/// The names of the statuses, where a query parameter can borrow them for as long as
+/// it needs.
+static STATUS_NAMES: [&str; 5] = [
+    RunStatus::ALL[0].as_str(),
+    RunStatus::ALL[1].as_str(),
+    RunStatus::ALL[2].as_str(),
+    RunStatus::ALL[3].as_str(),
+    RunStatus::ALL[4].as_str(),
+];
+
+/// `status` as a query parameter (the `status` column is text).
+fn status_param(status: RunStatus) -> &'static (dyn postgres::types::ToSql + Sync) {
+    let index = RunStatus::ALL
+        .iter()
+        .position(|s| *s == status)
+        .expect("RunStatus::ALL lists every status");
+    &STATUS_NAMES[index]
+}
+
 /// The JSON columns of a run as the text they hold.
 struct Columns {
     event_data: Option<String>,
@@ -330,6 +383,31 @@ struct Columns {
 }
 
 impl Columns {
+    /// The parameters of [`INSERT_RUN`], in its order.
+    fn params<'a>(
+        &'a self,
+        run: &'a AutomationRun,
+        owner: &'a String,
+    ) -> [&'a (dyn postgres::types::ToSql + Sync); 15] {
+        [
+            &run.id,
+            &run.automation_id,
+            &run.project_id,
+            &run.trigger_reason,
+            status_param(run.status),
+            &self.event_data,
+            &self.context_results,
+            &run.prompt_sent,
+            &run.llm_response,
+            &self.actions_taken,
+            &run.skipped_reason,
+            &run.tokens_used,
+            &run.started_at,
+            &run.completed_at,
+            owner,
+        ]
+    }
+
     fn of(run: &AutomationRun) -> Columns {
         let text = |value: &Option<serde_json::Value>| value.as_ref().map(ToString::to_string);
         Columns {

@@ -131,6 +131,26 @@ impl RunStore for Store {
         tx.commit().map_err(fail)
     }
 
+    fn record(&self, run: &AutomationRun) -> Result<(), StoreError> {
+        self.automation_runs().insert(run)
+    }
+
+    fn set_actions(&self, id: &str, actions: &serde_json::Value) -> Result<(), StoreError> {
+        self.automation_runs().set_actions(id, actions)
+    }
+
+    fn interrupt(&self, ids: &[String], now: f64) -> Result<usize, StoreError> {
+        let fail = self.fail("mark interrupted runs");
+        let tx = immediate(self.conn()).map_err(fail)?;
+        let marked = self.automation_runs().interrupt(ids, now)?;
+        for id in ids {
+            tx.execute("DELETE FROM automation_locks WHERE run_id = ?1", [id])
+                .map_err(fail)?;
+        }
+        tx.commit().map_err(fail)?;
+        Ok(marked)
+    }
+
     fn run(&self, id: &str) -> Result<Option<AutomationRun>, StoreError> {
         self.automation_runs().get(id)
     }

@@ -101,6 +101,7 @@ conformance!(
     the_end_of_an_unknown_run_is_an_error,
     nodes_are_listed_with_their_last_heartbeat,
     nodes_racing_for_one_period_start_one_run,
+    dropped_events_tool_calls_and_shutdown_are_recorded,
 );
 
 fn automation(id: &str) -> AutomationRow {
@@ -515,4 +516,51 @@ fn nodes_racing_for_one_period_start_one_run(subject: &Subject) {
     let started = starts.iter().filter(|s| **s == Start::Started).count();
     assert_eq!(started, 1, "{starts:?}");
     assert_eq!(subject.store.runs(Some("a"), 10).expect("list").len(), 1);
+}
+
+fn dropped_events_tool_calls_and_shutdown_are_recorded(subject: &Subject) {
+    let store = &subject.store;
+    let mut dropped = run("d1", "a", 1.0);
+    dropped.status = RunStatus::Skipped;
+    dropped.skipped_reason = Some("event not run: a run of it was in flight".to_owned());
+    dropped.completed_at = Some(1.0);
+    store.record(&dropped).expect("record");
+    assert_eq!(store.run("d1").expect("read").as_ref(), Some(&dropped));
+    // An event that was not run is no run: it sets no last start.
+    assert_eq!(store.last_starts().expect("read").get("a"), None);
+
+    let r1 = run("r1", "a", 2.0);
+    assert_eq!(
+        store.start(&r1, &gate("node-1", 2.0)).expect("start"),
+        Start::Started
+    );
+    let calls = json!([{"name": "echo", "arguments": {"x": 1}, "result": {"x": 1}}]);
+    store.set_actions("r1", &calls).expect("set");
+    assert_eq!(
+        store.run("r1").expect("read").expect("there").actions_taken,
+        Some(calls)
+    );
+    assert!(matches!(
+        store.set_actions("ghost", &json!([])),
+        Err(StoreError::UnknownRunId { .. })
+    ));
+
+    // Shutdown: the run is marked and its automation free at once.
+    let ids = ["r1".to_owned(), "d1".to_owned()];
+    assert_eq!(store.interrupt(&ids, 3.0).expect("interrupt"), 1);
+    let r1 = store.run("r1").expect("read").expect("there");
+    assert_eq!(
+        (r1.status, r1.completed_at),
+        (RunStatus::Interrupted, Some(3.0))
+    );
+    assert_eq!(
+        store.run("d1").expect("read").expect("there").status,
+        RunStatus::Skipped
+    );
+    assert_eq!(
+        store
+            .start(&run("r2", "a", 3.5), &gate("node-2", 3.5))
+            .expect("start"),
+        Start::Started
+    );
 }
