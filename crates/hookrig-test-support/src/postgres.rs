@@ -42,9 +42,9 @@ impl TestDatabase {
         };
         let name = unique_name(label);
         let mut admin = connect(&admin_url);
-        admin
-            .batch_execute(&format!("CREATE DATABASE \"{name}\""))
+        off_runtime(|| admin.batch_execute(&format!("CREATE DATABASE \"{name}\"")))
             .unwrap_or_else(|e| panic!("create the test database {name}: {e}"));
+        off_runtime(move || drop(admin));
         let url = with_database(&admin_url, &name);
         Some(TestDatabase {
             admin_url,
@@ -63,7 +63,8 @@ impl TestDatabase {
         &self.name
     }
 
-    /// A new connection to the test's database, for a test that looks at rows itself.
+    /// A new connection to the test's database, for a test that looks at rows itself
+    /// (outside a tokio runtime: the blocking client cannot be used inside one).
     ///
     /// # Panics
     ///
@@ -77,18 +78,29 @@ impl Drop for TestDatabase {
     fn drop(&mut self) {
         // FORCE ends the connections a test left open (a store it did not drop, a node
         // it killed whose backend has not noticed yet).
-        if let Ok(mut admin) = postgres::Client::connect(&self.admin_url, postgres::NoTls) {
-            let _ = admin.batch_execute(&format!(
-                "DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)",
-                self.name
-            ));
-        }
+        off_runtime(|| {
+            if let Ok(mut admin) = postgres::Client::connect(&self.admin_url, postgres::NoTls) {
+                let _ = admin.batch_execute(&format!(
+                    "DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)",
+                    self.name
+                ));
+            }
+        });
     }
 }
 
 fn connect(url: &str) -> postgres::Client {
-    postgres::Client::connect(url, postgres::NoTls)
+    off_runtime(|| postgres::Client::connect(url, postgres::NoTls))
         .unwrap_or_else(|e| panic!("connect to the test cluster at {url}: {e}"))
+}
+
+/// Runs `work` on a thread of its own: the blocking client drives a runtime of its own,
+/// which tokio refuses to start inside a `#[tokio::test]`.
+fn off_runtime<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| match scope.spawn(work).join() {
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic),
+    })
 }
 
 /// A database name no other test of any process uses: the label's letters and digits,

@@ -17,7 +17,20 @@ pub(crate) struct Client {
     url: String,
     /// The URL without its password, for messages.
     database: String,
-    connection: Mutex<postgres::Client>,
+    /// `None` only while the client is dropped.
+    connection: Mutex<Option<postgres::Client>>,
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        // Closing the connection blocks on the client's runtime too.
+        let connection = self
+            .connection
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        off_runtime(move || drop(connection));
+    }
 }
 
 impl std::fmt::Debug for Client {
@@ -44,7 +57,7 @@ impl Client {
         Ok(Client {
             url: url.to_owned(),
             database,
-            connection: Mutex::new(client),
+            connection: Mutex::new(Some(client)),
         })
     }
 
@@ -75,11 +88,12 @@ impl Client {
             .connection
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let client: &mut postgres::Client = &mut guard;
+        let slot: &mut Option<postgres::Client> = &mut guard;
         off_runtime(|| {
-            if client.is_closed() {
-                *client = postgres::Client::connect(&self.url, postgres::NoTls)?;
-            }
+            let client = match slot {
+                Some(client) if !client.is_closed() => client,
+                _ => slot.insert(postgres::Client::connect(&self.url, postgres::NoTls)?),
+            };
             call(client)
         })
         .map_err(self.fail(action))
