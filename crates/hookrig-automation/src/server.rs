@@ -81,7 +81,7 @@ impl ServerOptions {
             store_path: scope.store.clone(),
             socket,
             http: None,
-            shared_store: None,
+            shared_store: scope.store_url.clone(),
         }
     }
 }
