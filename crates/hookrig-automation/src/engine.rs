@@ -14,7 +14,9 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hookrig_store::{AutomationLock, AutomationRun, RunStatus, Store, StoreError};
+use hookrig_store::{
+    AutomationLock, AutomationRun, Gate, NodeInfo, RunStatus, RunStore, Start, Store, StoreError,
+};
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -155,6 +157,58 @@ pub struct Wiring {
     pub clock: Clock,
 }
 
+/// A store of runs shared with other nodes (docs/postgres.md): every start is decided
+/// there ([`RunStore::start`]), so that several `hookrig serve` nodes on one database
+/// fire each automation once. The automations' definitions stay in each node's own
+/// store, loaded from the same files.
+#[derive(Clone)]
+pub struct SharedRuns {
+    /// The shared store.
+    pub store: Arc<dyn RunStore + Send + Sync>,
+    /// This node, as it tells the store on every tick.
+    pub node: NodeInfo,
+    /// How long a run's lease lasts without a renewal: a node that died is taken for
+    /// dead, and its runs marked `interrupted`, this long after its last tick.
+    pub lease: Duration,
+}
+
+/// Why a run was not launched.
+enum Busy {
+    /// Another process on this machine holds the automation's lock.
+    Locked(AutomationLock),
+    /// The shared store refused the start.
+    Refused(Start),
+    /// The shared store could not be asked: not starting is the safe side, as another
+    /// node may have started the run.
+    Unasked,
+}
+
+impl Busy {
+    /// Why, for the row of an event that was not run.
+    fn why(&self) -> String {
+        match self {
+            Busy::Locked(held) => format!(
+                "a run of it ({}) was in flight in process {}",
+                held.run_id, held.pid
+            ),
+            Busy::Refused(Start::InFlight { run_id, node }) => {
+                format!("a run of it ({run_id}) was in flight on node {node}")
+            }
+            Busy::Refused(Start::Capped { in_flight }) => {
+                format!("{in_flight} runs were in flight on the nodes of the store")
+            }
+            Busy::Refused(Start::Cooldown { last_start }) => {
+                format!("the cooldown has not passed since its run at {last_start}")
+            }
+            Busy::Refused(Start::PeriodFired { run_id }) => {
+                format!("the period was fired by run {run_id}")
+            }
+            Busy::Refused(Start::Started) => "it was started".to_owned(),
+            Busy::Unasked => "the shared store could not be reached".to_owned(),
+        }
+    }
+}
+
 /// Why `fire` did not produce a record.
 #[derive(Debug, thiserror::Error)]
 pub enum FireError {
@@ -191,6 +245,9 @@ pub struct Engine {
 
 struct Inner {
     store: Mutex<Store>,
+    /// Where runs are recorded and started when several nodes share them; `None`: in
+    /// `store`.
+    shared: Option<SharedRuns>,
     wiring: Wiring,
     settings: EngineSettings,
     state: Mutex<State>,
@@ -224,11 +281,26 @@ impl Engine {
         wiring: Wiring,
         settings: EngineSettings,
     ) -> Result<Engine, StoreError> {
+        Engine::with_shared(store, None, wiring, settings)
+    }
+
+    /// An engine whose automations are read from `store` and whose runs are recorded and
+    /// started in `shared` (a store other nodes share), or in `store` when it is `None`.
+    pub fn with_shared(
+        store: Store,
+        shared: Option<SharedRuns>,
+        wiring: Wiring,
+        settings: EngineSettings,
+    ) -> Result<Engine, StoreError> {
         let now = (wiring.clock)();
-        let last_run = store.automation_runs().last_starts()?;
+        let last_run = match &shared {
+            Some(shared) => shared.store.last_starts()?,
+            None => store.automation_runs().last_starts()?,
+        };
         Ok(Engine {
             inner: Arc::new(Inner {
                 store: Mutex::new(store),
+                shared,
                 wiring,
                 settings,
                 state: Mutex::new(State {
@@ -324,18 +396,21 @@ impl Engine {
                 self.drop_event(&automation, &reason, &payload, &why);
                 continue;
             }
-            if let Err(held) = self.launch(
+            if let Err(busy) = self.launch(
                 &mut state,
                 automation.clone(),
                 reason.clone(),
                 Some(Value::Object(payload.clone())),
                 None,
+                None,
             ) {
-                let why = format!(
-                    "a run of it ({}) was in flight in process {}",
-                    held.run_id, held.pid
-                );
-                self.drop_event(&automation, &reason, &payload, &why);
+                // A cooldown another node's run started is the automation's own
+                // throttle, as above: only logged.
+                if matches!(busy, Busy::Refused(Start::Cooldown { .. })) {
+                    tracing::debug!(automation = %automation.id, event = %event_type, "event not run: {}", busy.why());
+                    continue;
+                }
+                self.drop_event(&automation, &reason, &payload, &busy.why());
             }
         }
     }
@@ -368,7 +443,7 @@ impl Engine {
             started_at: now,
             completed_at: Some(now),
         };
-        if let Err(err) = self.store().automation_runs().insert(&row) {
+        if let Err(err) = self.inner.record(&row) {
             tracing::error!(automation = %automation.id, error = %err, "cannot record a dropped event");
         }
     }
@@ -388,6 +463,9 @@ impl Engine {
             return;
         };
         let now = self.now();
+        if let Some(shared) = &self.inner.shared {
+            renew(shared, now);
+        }
         let mut state = self.state();
         let since = std::mem::replace(&mut state.last_check, now);
         for automation in automations {
@@ -398,7 +476,8 @@ impl Engine {
                 continue;
             }
             let last = state.last_run.get(&automation.id).copied();
-            let reason = match &automation.trigger {
+            // The period a run fires for: each fires once on all the nodes together.
+            let (reason, period) = match &automation.trigger {
                 Trigger::Periodic {
                     interval_seconds, ..
                 } => {
@@ -410,13 +489,13 @@ impl Engine {
                     if now - last.unwrap_or(0.0) < interval {
                         continue;
                     }
-                    "periodic"
+                    ("periodic", period_of(now, *interval_seconds))
                 }
                 Trigger::Cron { expression, .. } => {
-                    if !cron_due(expression, since, now) {
+                    let Some(occurrence) = cron_due(expression, since, now) else {
                         continue;
-                    }
-                    "cron"
+                    };
+                    ("cron", occurrence)
                 }
                 Trigger::Event { .. } => continue,
             };
@@ -432,6 +511,7 @@ impl Engine {
                 reason.to_owned(),
                 Some(timing),
                 None,
+                Some(period),
             );
         }
     }
@@ -466,6 +546,7 @@ impl Engine {
                 "manual".to_owned(),
                 None,
                 Some(done),
+                None,
             )
             .map_err(|_| FireError::AlreadyRunning(id.to_owned()))?
         };
@@ -483,8 +564,14 @@ impl Engine {
             ids.push((id, flight.run_id));
         }
         let now = self.now();
-        let store = self.store();
         let run_ids: Vec<String> = ids.iter().map(|(_, run)| run.clone()).collect();
+        if let Some(shared) = &self.inner.shared {
+            if let Err(err) = shared.store.interrupt(&run_ids, now) {
+                tracing::error!(error = %err, "cannot mark the cancelled runs interrupted");
+            }
+            return;
+        }
+        let store = self.store();
         if let Err(err) = store.automation_runs().interrupt(&run_ids, now) {
             tracing::error!(error = %err, "cannot mark the cancelled runs interrupted");
         }
@@ -505,11 +592,13 @@ impl Engine {
         self.state().last_run.get(id).copied()
     }
 
-    /// Launches a run of `automation`; returns its run id, or the lock's holder when
-    /// another process runs the automation now (nothing is launched then).
+    /// Launches a run of `automation` for `period` (periodic and cron runs); returns its
+    /// run id, or why it was not launched: another process runs the automation now, or
+    /// the shared store refused the start.
     ///
-    /// A failure to take the lock (the store is unwritable) does not stop the run: the
-    /// run cannot be recorded either, and refusing it would hide why.
+    /// A failure to take the local lock (the store is unwritable) does not stop the run:
+    /// the run cannot be recorded either, and refusing it would hide why. A shared store
+    /// that cannot be asked does: another node may be running it.
     fn launch(
         &self,
         state: &mut State,
@@ -517,17 +606,45 @@ impl Engine {
         trigger_reason: String,
         event: Option<Value>,
         done: Option<oneshot::Sender<AutomationRun>>,
-    ) -> Result<String, AutomationLock> {
+        period: Option<i64>,
+    ) -> Result<String, Busy> {
         let run_id = new_run_id();
-        match self
-            .store()
-            .automation_locks()
-            .acquire(&automation.id, &run_id, self.now())
-        {
-            Ok(None) => {}
-            Ok(Some(held)) => return Err(held),
-            Err(err) => {
-                tracing::error!(automation = %automation.id, error = %err, "cannot lock the automation");
+        let now = self.now();
+        let row = new_row(&automation, run_id.clone(), trigger_reason, event, now);
+        if let Some(shared) = &self.inner.shared {
+            #[expect(clippy::cast_precision_loss, reason = "cooldowns are far below 2^52 s")]
+            let cooldown_seconds = if row.trigger_reason == "manual" {
+                0.0
+            } else {
+                automation.cooldown_seconds as f64
+            };
+            let gate = Gate {
+                node: &shared.node.id,
+                cooldown_seconds,
+                max_concurrent: self.inner.settings.max_concurrent,
+                period,
+                lease_seconds: shared.lease.as_secs_f64(),
+                now,
+            };
+            match shared.store.start(&row, &gate) {
+                Ok(Start::Started) => {}
+                Ok(refused) => return Err(Busy::Refused(refused)),
+                Err(err) => {
+                    tracing::error!(automation = %automation.id, error = %err, "cannot start the run in the shared store");
+                    return Err(Busy::Unasked);
+                }
+            }
+        } else {
+            match self
+                .store()
+                .automation_locks()
+                .acquire(&automation.id, &run_id, now)
+            {
+                Ok(None) => {}
+                Ok(Some(held)) => return Err(Busy::Locked(held)),
+                Err(err) => {
+                    tracing::error!(automation = %automation.id, error = %err, "cannot lock the automation");
+                }
             }
         }
         // Set before the task starts, so that a rapid second trigger cannot race past
@@ -535,10 +652,11 @@ impl Engine {
         state.last_run.insert(automation.id.clone(), self.now());
         let id = automation.id.clone();
         let inner = Arc::clone(&self.inner);
-        let task_run_id = run_id.clone();
         let handle = tokio::spawn(async move {
-            let record = execute(&inner, &automation, trigger_reason, event, task_run_id).await;
-            unlock(&inner.lock_store(), &record.automation_id, &record.id);
+            let record = execute(&inner, &automation, row).await;
+            if inner.shared.is_none() {
+                unlock(&inner.lock_store(), &record.automation_id, &record.id);
+            }
             if let Some(done) = done {
                 let _ = done.send(record);
             }
@@ -569,17 +687,18 @@ impl Engine {
         for (id, flight) in finished {
             if let Err(err) = flight.handle.await {
                 // The task ended before it could release the lock.
-                unlock(&self.store(), &id, &flight.run_id);
+                if self.inner.shared.is_none() {
+                    unlock(&self.store(), &id, &flight.run_id);
+                }
                 tracing::error!(automation = %id, run = %flight.run_id, error = %err, "an automation run crashed");
                 let now = self.now();
-                let store = self.store();
-                if let Ok(Some(mut row)) = store.automation_runs().get(&flight.run_id)
+                if let Ok(Some(mut row)) = self.inner.run(&flight.run_id)
                     && row.status == RunStatus::Running
                 {
                     row.status = RunStatus::Failed;
                     row.llm_response = Some(format!("the run crashed: {err}"));
                     row.completed_at = Some(now);
-                    if let Err(err) = store.automation_runs().update(&row) {
+                    if let Err(err) = self.inner.record_end(&row) {
                         tracing::error!(error = %err, "cannot record the crashed run");
                     }
                 }
@@ -627,6 +746,89 @@ impl Inner {
     fn lock_store(&self) -> MutexGuard<'_, Store> {
         self.store.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// Records a run that passed no gate (an event not run), where runs are kept.
+    fn record(&self, row: &AutomationRun) -> Result<(), StoreError> {
+        match &self.shared {
+            Some(shared) => shared.store.record(row),
+            None => self.lock_store().automation_runs().insert(row),
+        }
+    }
+
+    /// Records the end of a run, where runs are kept (freeing its lease when shared).
+    fn record_end(&self, row: &AutomationRun) -> Result<(), StoreError> {
+        match &self.shared {
+            Some(shared) => shared.store.finish(row),
+            None => self.lock_store().automation_runs().update(row),
+        }
+    }
+
+    /// One run, where runs are kept.
+    fn run(&self, id: &str) -> Result<Option<AutomationRun>, StoreError> {
+        match &self.shared {
+            Some(shared) => shared.store.run(id),
+            None => self.lock_store().automation_runs().get(id),
+        }
+    }
+}
+
+/// Tells the shared store that this node lives (renewing the leases of its runs), and
+/// marks the runs of nodes whose leases expired `interrupted`. Failures are logged: the
+/// next tick tries again, and a lease outlives several ticks.
+fn renew(shared: &SharedRuns, now: f64) {
+    let node = NodeInfo {
+        heartbeat_at: now,
+        ..shared.node.clone()
+    };
+    if let Err(err) = shared.store.heartbeat(&node, shared.lease.as_secs_f64()) {
+        tracing::error!(error = %err, "cannot renew this node's leases in the shared store");
+    }
+    match shared.store.interrupt_expired(now) {
+        Ok(runs) => {
+            for run in runs {
+                tracing::warn!(run = %run, "run marked interrupted: its node stopped renewing its lease");
+            }
+        }
+        Err(err) => tracing::error!(error = %err, "cannot sweep the expired leases"),
+    }
+}
+
+/// The period of a periodic trigger every `interval` seconds that `now` falls in: the
+/// start of it, in Unix seconds. Every node computes the same one.
+fn period_of(now: f64, interval: u64) -> i64 {
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "Unix seconds of real clocks fit in i64"
+    )]
+    let now = now.floor() as i64;
+    let interval = i64::try_from(interval.max(1)).unwrap_or(i64::MAX);
+    now - now.rem_euclid(interval)
+}
+
+/// A new run of `automation`, `running` from `now`.
+fn new_row(
+    automation: &Automation,
+    id: String,
+    trigger_reason: String,
+    event: Option<Value>,
+    now: f64,
+) -> AutomationRun {
+    AutomationRun {
+        id,
+        automation_id: automation.id.clone(),
+        project_id: automation.project_id.clone(),
+        trigger_reason,
+        status: RunStatus::Running,
+        event_data: event,
+        context_results: None,
+        prompt_sent: None,
+        llm_response: None,
+        actions_taken: None,
+        skipped_reason: None,
+        tokens_used: 0,
+        started_at: now,
+        completed_at: None,
+    }
 }
 
 /// Releases the lock of `automation_id` held by `run_id`, logging a failure (a lock
@@ -644,16 +846,13 @@ fn cooldown_passed(state: &State, automation: &Automation, now: f64) -> bool {
     now - state.last_run.get(&automation.id).copied().unwrap_or(0.0) >= cooldown
 }
 
-/// Whether the cron `expression` has an occurrence in `(since, now]`.
-fn cron_due(expression: &str, since: f64, now: f64) -> bool {
-    let Ok(cron) = parse_cron(expression) else {
-        return false;
-    };
-    let Some(start) = datetime(since) else {
-        return false;
-    };
-    cron.find_next_occurrence(&start, false)
-        .is_ok_and(|next| datetime(now).is_some_and(|now| next <= now))
+/// The first occurrence of the cron `expression` in `(since, now]`, in Unix seconds, if
+/// it has one.
+fn cron_due(expression: &str, since: f64, now: f64) -> Option<i64> {
+    let cron = parse_cron(expression).ok()?;
+    let start = datetime(since)?;
+    let next = cron.find_next_occurrence(&start, false).ok()?;
+    (next <= datetime(now)?).then(|| next.timestamp())
 }
 
 fn datetime(seconds: f64) -> Option<chrono::DateTime<chrono::Utc>> {
@@ -759,11 +958,14 @@ fn action_log(inner: &Arc<Inner>, automation: &Automation, run_id: &str) -> Acti
     let run_id = run_id.to_owned();
     ActionLog::watched(Arc::new(move |actions: &[Action]| {
         let recorded = serde_json::to_value(actions).expect("actions serialize");
-        if let Err(err) = inner
-            .lock_store()
-            .automation_runs()
-            .set_actions(&run_id, &recorded)
-        {
+        let recorded_in = match &inner.shared {
+            Some(shared) => shared.store.set_actions(&run_id, &recorded),
+            None => inner
+                .lock_store()
+                .automation_runs()
+                .set_actions(&run_id, &recorded),
+        };
+        if let Err(err) = recorded_in {
             tracing::error!(automation = %automation.id, error = %err, "cannot record a tool call");
         }
         if let Some(observer) = &inner.wiring.observer {
@@ -777,28 +979,13 @@ fn action_log(inner: &Arc<Inner>, automation: &Automation, run_id: &str) -> Acti
 async fn execute(
     inner: &Arc<Inner>,
     automation: &Automation,
-    trigger_reason: String,
-    event: Option<Value>,
-    run_id: String,
+    mut row: AutomationRun,
 ) -> AutomationRun {
     let clock = &inner.wiring.clock;
-    let mut row = AutomationRun {
-        id: run_id,
-        automation_id: automation.id.clone(),
-        project_id: automation.project_id.clone(),
-        trigger_reason,
-        status: RunStatus::Running,
-        event_data: event,
-        context_results: None,
-        prompt_sent: None,
-        llm_response: None,
-        actions_taken: None,
-        skipped_reason: None,
-        tokens_used: 0,
-        started_at: clock(),
-        completed_at: None,
-    };
-    if let Err(err) = inner.lock_store().automation_runs().insert(&row) {
+    // A shared store recorded the run when it let it start.
+    if inner.shared.is_none()
+        && let Err(err) = inner.lock_store().automation_runs().insert(&row)
+    {
         tracing::error!(automation = %automation.id, error = %err, "cannot record the run");
     }
     let observe = |phase: RunPhase<'_>| {
@@ -872,7 +1059,7 @@ async fn execute(
         }
     }
     row.completed_at = Some(clock());
-    if let Err(err) = inner.lock_store().automation_runs().update(&row) {
+    if let Err(err) = inner.record_end(&row) {
         tracing::error!(automation = %automation.id, error = %err, "cannot record the end of the run");
     }
     row
@@ -935,3 +1122,7 @@ async fn pipeline(
 #[cfg(test)]
 #[path = "engine_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "engine_shared_tests.rs"]
+mod shared_tests;

@@ -62,6 +62,9 @@ pub struct ServerOptions {
     pub socket: PathBuf,
     /// An HTTP front for emits (`hookrig serve --http`), off when `None`.
     pub http: Option<Arc<hookrig_runtime::http::HttpFront>>,
+    /// The URL of a PostgreSQL database whose runs this server shares with the other
+    /// nodes serving on it (docs/postgres.md); `None` keeps the runs in `store_path`.
+    pub shared_store: Option<String>,
 }
 
 impl ServerOptions {
@@ -78,8 +81,45 @@ impl ServerOptions {
             store_path: scope.store.clone(),
             socket,
             http: None,
+            shared_store: scope.store_url.clone(),
         }
     }
+}
+
+/// The shortest lease of a run on a shared store: a node that misses a few ticks (a
+/// busy machine, a slow database) must not have its runs taken for a dead node's.
+const MIN_LEASE: Duration = Duration::from_secs(30);
+
+/// The runs shared with the other nodes on the PostgreSQL database at `url`: this node
+/// is named by its host, pid and start time, and the leases of its runs last three ticks
+/// (at least [`MIN_LEASE`]), as every tick renews them.
+/// `None` without a URL.
+fn shared_runs(
+    url: Option<&str>,
+    tick: Duration,
+    now: f64,
+) -> Result<Option<crate::engine::SharedRuns>, AutomationError> {
+    let Some(url) = url else {
+        return Ok(None);
+    };
+    let store = hookrig_store::PgStore::open(url)?;
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|name| name.trim().to_owned())
+        .ok()
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "localhost".to_owned());
+    let pid = i64::from(std::process::id());
+    Ok(Some(crate::engine::SharedRuns {
+        store: Arc::new(store),
+        node: hookrig_store::NodeInfo {
+            id: format!("{host}:{pid}:{now:.3}"),
+            host,
+            pid,
+            started_at: now,
+            heartbeat_at: now,
+        },
+        lease: (tick * 3).max(MIN_LEASE),
+    }))
 }
 
 /// What a running [`Server`] reports. Its `Display` is the line a user reads, without a
@@ -297,6 +337,7 @@ impl Server {
             store_path,
             socket,
             http,
+            shared_store,
         } = options;
         let say = |notice| notices(notice);
 
@@ -334,8 +375,9 @@ impl Server {
             notifiers.clone(),
             Some(Arc::new(Progress(Arc::clone(&notices)))),
         );
-        let engine = Engine::new(
+        let engine = Engine::with_shared(
             Store::open(&store_path)?,
+            shared_runs(shared_store.as_deref(), config.automation.tick(), now)?,
             wiring,
             wiring::engine_settings(&config),
         )?;

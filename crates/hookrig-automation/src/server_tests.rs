@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use hookrig_config::Environment;
-use hookrig_store::{AutomationRun, RunStatus, Store};
+use hookrig_store::{AutomationRun, RunStatus, RunStore, Store};
 use serde_json::json;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -71,6 +71,7 @@ impl Project {
             store_path: dir.path().join("hookrig.db"),
             socket: dir.path().join("run/serve.sock"),
             http: None,
+            shared_store: None,
         };
         Project {
             _dir: dir,
@@ -210,6 +211,66 @@ async fn an_event_through_the_socket_runs_its_trigger_under_any_name() {
             "no `{expected}` in order in {notices:#?}"
         );
     }
+}
+
+// guards: a server on a shared store records and starts its runs there, and says so
+// on every tick
+#[tokio::test]
+async fn a_server_on_a_shared_store_records_its_runs_there() {
+    let Some(db) = hookrig_test_support::TestDatabase::create("serve_shared") else {
+        return;
+    };
+    let mut project = Project::new(&[("after.toml", AFTER_TOOLS)]);
+    project.options.shared_store = Some(db.url().to_owned());
+    let running = project.start().await;
+    ingress::deliver_event(
+        project.socket(),
+        "tool.after",
+        &json!({"tool_name": "Bash"}),
+    )
+    .await
+    .expect("deliver");
+    let shared = open_shared(db.url()).await;
+    let run = wait_for("a finished run in the shared store", async || {
+        let store = Arc::clone(&shared);
+        tokio::task::spawn_blocking(move || store.runs(Some("after-tools"), 10))
+            .await
+            .expect("joined")
+            .expect("read runs")
+            .into_iter()
+            .find(|run| run.status != RunStatus::Running)
+    })
+    .await;
+    assert_eq!(run.status, RunStatus::Completed);
+    assert_eq!(run.trigger_reason, "event:tool.after");
+    let local = project
+        .store()
+        .automation_runs()
+        .list(Some("after-tools"), 10)
+        .expect("read local runs");
+    assert!(
+        local.is_empty(),
+        "the runs are not in the local store: {local:?}"
+    );
+    let nodes = {
+        let store = Arc::clone(&shared);
+        tokio::task::spawn_blocking(move || store.nodes())
+            .await
+            .expect("joined")
+            .expect("nodes")
+    };
+    assert_eq!(nodes.len(), 1);
+    assert_eq!(nodes[0].pid, i64::from(std::process::id()));
+    running.stop().await.expect("a clean stop");
+}
+
+async fn open_shared(url: &str) -> Arc<hookrig_store::PgStore> {
+    let url = url.to_owned();
+    tokio::task::spawn_blocking(move || hookrig_store::PgStore::open(&url))
+        .await
+        .expect("joined")
+        .map(Arc::new)
+        .expect("open the shared store")
 }
 
 // guards: a second server on the same socket is refused before it touches the store,

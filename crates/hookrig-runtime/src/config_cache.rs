@@ -317,6 +317,7 @@ mod tests {
             agent: None,
             plan: None,
             store: env.state_home.join("ledger.db"),
+            store_url: None,
             record: false,
             host_env: None,
             ledger_writers: None,

@@ -159,6 +159,7 @@ mod tests {
             agent: None,
             plan: Some(PlanFile::new(PathBuf::from("/p/plan.spl"))),
             store: dir.path().join("ledger.db"),
+            store_url: None,
             record: false,
             host_env: None,
             ledger_writers: None,

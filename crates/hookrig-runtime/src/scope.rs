@@ -17,6 +17,9 @@ use crate::errors::RuntimeError;
 
 /// The agent variables, hookrig's first: a child gets both.
 const AGENT_VARS: [&str; 2] = ["HOOKRIG_AGENT", "HENCE_AGENT"];
+/// The variable naming a PostgreSQL store shared by several nodes.
+const STORE_URL_VAR: &str = "HOOKRIG_STORE_URL";
+
 /// The plan variables, hookrig's first: a child gets both.
 const PLAN_VARS: [&str; 2] = ["HOOKRIG_PLAN", "HENCE_PLAN"];
 
@@ -68,6 +71,10 @@ pub struct Scope {
     pub plan: Option<PlanFile>,
     /// The store file: the ledger and the plugin package registry.
     pub store: PathBuf,
+    /// `HOOKRIG_STORE_URL`: a PostgreSQL database whose automation runs `hookrig serve`
+    /// shares with the other nodes on it (docs/postgres.md); `None` keeps them in
+    /// `store`.
+    pub store_url: Option<String>,
     /// Whether emits are recorded in the store.
     pub record: bool,
     /// The environment of the host a resident engine acts for: hooks start from it
@@ -117,11 +124,15 @@ impl Scope {
             .store
             .or_else(|| hookrig_config::absolute_var(var("HOOKRIG_LEDGER")))
             .unwrap_or_else(|| hookrig_store::default_ledger_path(&env.state_home));
+        let store_url = var(STORE_URL_VAR)
+            .filter(|url| !url.is_empty())
+            .map(|url| url.to_string_lossy().into_owned());
         Ok(Scope {
             env,
             agent,
             plan,
             store,
+            store_url,
             record: !args.no_ledger,
             host_env: None,
             ledger_writers: None,
@@ -295,6 +306,15 @@ mod tests {
                 ("HENCE_PLAN", OsString::from("/p/plan.spl")),
             ]
         );
+    }
+
+    #[test]
+    fn a_shared_store_is_named_by_its_variable_and_an_empty_one_is_none() {
+        let url = "postgres://app@db/hookrig";
+        let scope = resolve(ScopeArgs::default(), &[("HOOKRIG_STORE_URL", url)]);
+        assert_eq!(scope.store_url.as_deref(), Some(url));
+        let scope = resolve(ScopeArgs::default(), &[("HOOKRIG_STORE_URL", "")]);
+        assert_eq!(scope.store_url, None);
     }
 
     #[test]

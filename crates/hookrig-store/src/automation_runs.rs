@@ -362,7 +362,7 @@ fn run_from_row(row: &Row<'_>) -> rusqlite::Result<AutomationRun> {
 
 /// A JSON column read back; text that is not JSON (the file was edited by something
 /// else) is kept as a JSON string rather than lost.
-fn json_value(text: Option<String>) -> Option<Value> {
+pub(crate) fn json_value(text: Option<String>) -> Option<Value> {
     text.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text)))
 }
 

@@ -163,6 +163,32 @@ pub enum StoreError {
         name: String,
     },
 
+    /// PostgreSQL could not be reached, or refused a statement.
+    #[error("could not {action} in the PostgreSQL store {database}")]
+    Postgres {
+        /// The database, as its URL without the password.
+        database: String,
+        /// What was being done, as a verb phrase (`connect`, `record an automation run`, ...).
+        action: &'static str,
+        /// What PostgreSQL (or the connection) answered.
+        #[source]
+        source: postgres::Error,
+    },
+
+    /// The PostgreSQL store has a schema version this hookrig does not know: a newer
+    /// hookrig migrated it. Upgrade this node to the version the others run.
+    #[error(
+        "the PostgreSQL store {database} has schema version {found}, this hookrig knows versions 0 to {supported}: upgrade this node"
+    )]
+    PostgresSchema {
+        /// The database, as its URL without the password.
+        database: String,
+        /// The schema version found.
+        found: i64,
+        /// The newest schema version this build knows.
+        supported: i64,
+    },
+
     /// A statement failed while using an open ledger.
     #[error("could not {action} in the ledger {}", path.display())]
     Sqlite {

@@ -296,6 +296,32 @@ const WORK_MIGRATIONS: &[&[&str]] = &[
     // `automation_runs.actions_taken` (there since the first schema, never written
     // before) now holds the run's tool calls, a JSON array.
     &["ALTER TABLE automations ADD COLUMN tools TEXT;"],
+    // Work version 3: what `RunStore::start` decides with (docs/postgres.md), the same
+    // tables as the PostgreSQL store's. A lock now also names the node that holds it and
+    // when its lease expires (NULL for a lock taken the old way, held while its process
+    // lives); `automation_periods` holds each period a periodic or cron automation fired
+    // for, once; `nodes` the processes that run automations on the store and their last
+    // heartbeats.
+    &["
+    ALTER TABLE automation_locks ADD COLUMN node TEXT;
+    ALTER TABLE automation_locks ADD COLUMN expires_at REAL;
+    CREATE INDEX automation_locks_by_node ON automation_locks (node);
+
+    CREATE TABLE automation_periods (
+        automation_id TEXT NOT NULL REFERENCES automations (id) ON DELETE CASCADE,
+        period        INTEGER NOT NULL,
+        run_id        TEXT NOT NULL,
+        PRIMARY KEY (automation_id, period)
+    ) STRICT;
+
+    CREATE TABLE nodes (
+        id           TEXT NOT NULL PRIMARY KEY,
+        host         TEXT NOT NULL,
+        pid          INTEGER NOT NULL,
+        started_at   REAL NOT NULL,
+        heartbeat_at REAL NOT NULL
+    ) STRICT;
+    "],
 ];
 
 /// The version at which the ledger stopped holding every table: [`split`] takes it

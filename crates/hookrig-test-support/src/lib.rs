@@ -10,6 +10,8 @@
 //! - process scanning: [`processes_with`] a marker in their command line,
 //!   [`no_leftover`], [`kill_all_with`], [`is_alive`];
 //! - [`Recorder`], a list that handlers append to and the test reads back;
+//! - [`TestDatabase`], a PostgreSQL database of its own for a test, on the cluster
+//!   `HOOKRIG_TEST_POSTGRES` names (the test skips itself where it is unset);
 //! - [`git()`] with a fixed identity and no user configuration, and [`write_executable`]
 //!   for fixture scripts outside a [`TestEnv`].
 //!
@@ -37,6 +39,7 @@
 
 mod git;
 mod http;
+mod postgres;
 mod processes;
 mod recorder;
 mod runner;
@@ -44,6 +47,7 @@ mod test_env;
 
 pub use git::git;
 pub use http::{HttpStub, Reply, Request, refused_url};
+pub use postgres::{POSTGRES_VAR, TestDatabase};
 pub use processes::{is_alive, kill_all_with, no_leftover, processes_with};
 pub use recorder::Recorder;
 pub use runner::{HANG_LIMIT, run_with_input, wait_for_file};

@@ -36,6 +36,7 @@ mod protocol;
 mod providers;
 mod serve;
 mod serve_ingress;
+mod serve_nodes;
 mod settings_scope;
 mod shadow;
 mod snapshots;

@@ -131,7 +131,7 @@ fn redact(mut run: Value) -> Value {
 }
 
 /// Writes the global `config.toml`.
-fn write_config_toml(env: &TestEnv, toml: &str) {
+pub(crate) fn write_config_toml(env: &TestEnv, toml: &str) {
     let path = env.config_home().join("hookrig").join("config.toml");
     std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
     std::fs::write(&path, toml).expect("write config.toml");

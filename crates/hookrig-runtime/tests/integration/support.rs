@@ -24,6 +24,7 @@ pub(crate) fn scope(env: &TestEnv) -> Scope {
         agent: None,
         plan: None,
         store: env.ledger_path(),
+        store_url: None,
         record: true,
         host_env: None,
         ledger_writers: None,

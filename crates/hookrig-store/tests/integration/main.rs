@@ -4,6 +4,7 @@
 
 mod columns;
 mod concurrency;
+mod conformance;
 mod fixtures;
 mod ledger;
 mod open;

@@ -1,0 +1,143 @@
+//! Three `hookrig serve` processes on one PostgreSQL store (`HOOKRIG_STORE_URL`), an
+//! automation every 2 s: each period is fired by one node, and when the node running a
+//! run is killed (SIGKILL), the others mark its run `interrupted` once its lease has
+//! expired and go on firing. Skipped where `HOOKRIG_TEST_POSTGRES` is unset. The test
+//! lasts about a minute: the lease of a run is 30 s, the least a node may hold one.
+
+use hookrig_test_support::{TestDatabase, TestEnv};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+use crate::harness::test_env;
+use crate::serve::{Serve, wait_for, write_config_toml};
+
+const EVERY_TWO: &str = r#"
+name = "Every Two"
+cooldown_seconds = 0
+context_steps = [{ type = "shell", command = "sleep 1" }]
+[trigger]
+type = "periodic"
+interval_seconds = 2
+skip_llm = true
+"#;
+
+/// The lease of a run in flight: `MIN_LEASE` of the server, as three ticks are less.
+const LEASE_SECONDS: f64 = 30.0;
+
+fn node(env: &TestEnv, url: &str) -> Serve {
+    let mut command = env.command(["serve"]);
+    command.env("HOOKRIG_STORE_URL", url);
+    Serve::start_with(env, command)
+}
+
+// guards: serve nodes on one database fire each period once, and a killed node's run
+// is marked interrupted by the others, not left `running`
+#[test]
+fn three_serve_nodes_fire_each_period_once_and_take_over_a_killed_nodes_run() {
+    let Some(db) = TestDatabase::create("three_serve_nodes") else {
+        return;
+    };
+    let envs: Vec<TestEnv> = (0..3)
+        .map(|_| {
+            let env = test_env();
+            write_config_toml(&env, "[automation]\ntick = \"500ms\"\n");
+            env.write_file(".hookrig/automations/every.toml", EVERY_TWO);
+            env
+        })
+        .collect();
+    let mut nodes: Vec<Option<Serve>> = envs.iter().map(|env| Some(node(env, db.url()))).collect();
+    let mut client = db.connect();
+    let count = |client: &mut postgres::Client, sql: &str| -> i64 {
+        client.query_one(sql, &[]).expect("count").get(0)
+    };
+
+    // Let some periods go by, then kill the node that runs the automation now.
+    wait_for("ten runs", || {
+        (count(&mut client, "SELECT count(*) FROM automation_runs") >= 10).then_some(())
+    });
+    let (holder, victim_run): (String, String) = wait_for("a run in flight", || {
+        client
+            .query_opt("SELECT node, run_id FROM automation_leases", &[])
+            .expect("read the leases")
+            .map(|row| (row.get(0), row.get(1)))
+    });
+    let pid: i32 = holder
+        .split(':')
+        .nth(1)
+        .and_then(|pid| pid.parse().ok())
+        .expect("a node is named host:pid:start");
+    let victim = nodes
+        .iter()
+        .position(|node| node.as_ref().is_some_and(|n| n.pid() == Pid::from_raw(pid)))
+        .expect("the holder is one of the nodes");
+    kill(Pid::from_raw(pid), Signal::SIGKILL).expect("kill the node");
+    drop(nodes[victim].take());
+
+    // The others mark its run interrupted once its lease expired, then fire again.
+    let ended: f64 = wait_for("the killed node's run to be marked interrupted", || {
+        client
+            .query_opt(
+                "SELECT completed_at FROM automation_runs WHERE id = $1 AND status = 'interrupted'",
+                &[&victim_run],
+            )
+            .expect("read the run")
+            .map(|row| row.get(0))
+    });
+    wait_for("two runs after the takeover", || {
+        let after: i64 = client
+            .query_one(
+                "SELECT count(*) FROM automation_runs WHERE started_at > $1",
+                &[&ended],
+            )
+            .expect("count")
+            .get(0);
+        (after >= 2).then_some(())
+    });
+    for node in nodes.iter_mut().filter_map(Option::take) {
+        let (status, stderr) = node.stop();
+        assert!(status.success(), "{stderr}");
+    }
+
+    // Its lease was last renewed by its last heartbeat; it was not taken over before.
+    let last_beat: f64 = client
+        .query_one("SELECT heartbeat_at FROM nodes WHERE id = $1", &[&holder])
+        .expect("the killed node's heartbeat")
+        .get(0);
+    assert!(
+        ended >= last_beat + LEASE_SECONDS,
+        "ended {ended}, last beat {last_beat}"
+    );
+
+    // No period fired twice; every period from the first run to the kill was fired.
+    let runs = count(&mut client, "SELECT count(*) FROM automation_runs");
+    let periods = count(
+        &mut client,
+        "SELECT count(DISTINCT floor(started_at / 2)) FROM automation_runs",
+    );
+    assert_eq!(runs, periods, "a period fired twice");
+    assert_eq!(
+        count(&mut client, "SELECT count(*) FROM automation_periods"),
+        runs
+    );
+    let gaps: i64 = client
+        .query_one(
+            "SELECT count(*) FROM (
+                 SELECT floor(started_at / 2)
+                        - lag(floor(started_at / 2)) OVER (ORDER BY started_at) AS step
+                 FROM automation_runs
+                 WHERE started_at <= (SELECT started_at FROM automation_runs WHERE id = $1)
+             ) steps WHERE step > 1",
+            &[&victim_run],
+        )
+        .expect("count the gaps")
+        .get(0);
+    assert_eq!(gaps, 0, "a period before the kill was not fired");
+    assert_eq!(
+        count(
+            &mut client,
+            "SELECT count(*) FROM automation_runs WHERE status = 'running'"
+        ),
+        0,
+        "no run is left running"
+    );
+}

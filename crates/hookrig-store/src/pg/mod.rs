@@ -1,0 +1,47 @@
+//! The store on PostgreSQL, for several `hookrig serve` nodes sharing one database
+//! (docs/postgres.md): [`PgStore`], its connection (`client`) and its schema
+//! (`schema`). What it holds is reached through the same interface as the SQLite
+//! store's ([`RunStore`](crate::RunStore)).
+
+mod client;
+mod schema;
+
+pub(crate) use client::Client;
+
+use crate::errors::StoreError;
+
+/// A store in a PostgreSQL database: opened with [`PgStore::open`], which migrates the
+/// schema under an advisory lock. It can be shared between threads; calls are
+/// serialized on its one connection.
+#[derive(Debug)]
+pub struct PgStore {
+    client: Client,
+}
+
+impl PgStore {
+    /// Connects to the database at `url` and brings its schema up to date. Nodes that
+    /// open one database at once migrate it one after the other.
+    pub fn open(url: &str) -> Result<PgStore, StoreError> {
+        let client = Client::connect(url)?;
+        schema::migrate(&client)?;
+        Ok(PgStore { client })
+    }
+
+    /// The database, as its URL without the password.
+    pub fn database(&self) -> &str {
+        self.client.database()
+    }
+
+    /// The schema version of the database.
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        schema::version(&self.client)
+    }
+
+    /// The schema version this build writes and reads.
+    pub const SCHEMA_VERSION: i64 = schema::PG_VERSION;
+
+    /// The connection, for the tables' code.
+    pub(crate) fn client(&self) -> &Client {
+        &self.client
+    }
+}

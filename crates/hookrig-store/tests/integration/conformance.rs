@@ -1,0 +1,566 @@
+//! The conformance suite of the store interface: each test function below runs against
+//! the SQLite store (a temp dir) and against the PostgreSQL store (a fresh database on
+//! the cluster `HOOKRIG_TEST_POSTGRES` names; skipped with a message where it is unset,
+//! failed under `HOOKRIG_TEST_REQUIRE_TOOLS`). The two engines must give the same
+//! answers to the same calls.
+
+use std::sync::Barrier;
+
+use hookrig_store::{
+    AutomationRow, AutomationRun, Engine, Gate, NodeInfo, PgStore, RunStatus, RunStore, Start,
+    Store, StoreError,
+};
+use hookrig_test_support::TestDatabase;
+use serde_json::json;
+use tempfile::TempDir;
+
+/// A store under test, and what keeps its file or database alive.
+struct Subject {
+    store: Box<dyn RunStore + Send>,
+    place: Place,
+}
+
+enum Place {
+    Sqlite(TempDir),
+    Postgres(TestDatabase),
+}
+
+/// The automations the tests run. The SQLite work file's runs refer to their
+/// automation, so they are stored there first; the PostgreSQL store keeps no
+/// automations yet (docs/postgres.md, "What is shared").
+const AUTOMATIONS: [&str; 4] = ["a", "b", "c", "d"];
+
+impl Subject {
+    fn sqlite() -> Subject {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open(&dir.path().join("ledger.db")).expect("open");
+        for id in AUTOMATIONS {
+            store
+                .automations()
+                .upsert(&automation(id))
+                .expect("store an automation");
+        }
+        Subject {
+            store: Box::new(store),
+            place: Place::Sqlite(dir),
+        }
+    }
+
+    fn postgres(test: &str) -> Option<Subject> {
+        let db = TestDatabase::create(test)?;
+        let store = PgStore::open(db.url()).expect("open the PostgreSQL store");
+        Some(Subject {
+            store: Box::new(store),
+            place: Place::Postgres(db),
+        })
+    }
+
+    /// Another connection to the same store, as another node has.
+    fn another(&self) -> Box<dyn RunStore + Send> {
+        match &self.place {
+            Place::Sqlite(dir) => {
+                Box::new(Store::open(&dir.path().join("ledger.db")).expect("open"))
+            }
+            Place::Postgres(db) => Box::new(PgStore::open(db.url()).expect("open")),
+        }
+    }
+}
+
+/// Runs each test function against both engines.
+macro_rules! conformance {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[test]
+                fn $name() {
+                    super::$name(&super::Subject::sqlite());
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[test]
+                fn $name() {
+                    if let Some(subject) = super::Subject::postgres(stringify!($name)) {
+                        super::$name(&subject);
+                    }
+                }
+            )*
+        }
+    };
+}
+
+conformance!(
+    a_started_run_reads_back_and_holds_its_automation_until_it_ends,
+    a_period_fires_once_whichever_node_asks,
+    the_cooldown_counts_the_runs_of_every_node,
+    the_cap_counts_the_runs_in_flight_on_every_node,
+    an_expired_lease_interrupts_its_run_and_frees_the_automation,
+    a_start_takes_over_an_expired_lease,
+    runs_are_listed_newest_first_and_their_last_starts_read,
+    the_end_of_an_unknown_run_is_an_error,
+    nodes_are_listed_with_their_last_heartbeat,
+    nodes_racing_for_one_period_start_one_run,
+    dropped_events_tool_calls_and_shutdown_are_recorded,
+);
+
+fn automation(id: &str) -> AutomationRow {
+    AutomationRow {
+        id: id.to_owned(),
+        project_id: "p".to_owned(),
+        name: id.to_owned(),
+        enabled: true,
+        trigger: r#"{"type":"periodic","interval_seconds":2}"#.to_owned(),
+        context_steps: "[]".to_owned(),
+        prompt_template: String::new(),
+        llm_config: None,
+        cooldown_seconds: 0,
+        max_tokens_per_run: None,
+        source: None,
+        created_at: 0.0,
+        updated_at: 0.0,
+        held: None,
+        tools: None,
+    }
+}
+
+fn run(id: &str, automation_id: &str, started_at: f64) -> AutomationRun {
+    AutomationRun {
+        id: id.to_owned(),
+        automation_id: automation_id.to_owned(),
+        project_id: "p".to_owned(),
+        trigger_reason: "periodic".to_owned(),
+        status: RunStatus::Running,
+        event_data: Some(json!({"scheduled_at": started_at, "zeta": 1, "alpha": [1, 2]})),
+        context_results: None,
+        prompt_sent: None,
+        llm_response: None,
+        actions_taken: None,
+        skipped_reason: None,
+        tokens_used: 0,
+        started_at,
+        completed_at: None,
+    }
+}
+
+fn gate(node: &str, now: f64) -> Gate<'_> {
+    Gate {
+        node,
+        cooldown_seconds: 0.0,
+        max_concurrent: 0,
+        period: None,
+        lease_seconds: 30.0,
+        now,
+    }
+}
+
+fn completed(mut run: AutomationRun, at: f64) -> AutomationRun {
+    run.status = RunStatus::Completed;
+    run.completed_at = Some(at);
+    run.context_results = Some(json!([{"type": "shell", "result": {"stdout": "ok"}}]));
+    run.llm_response = Some("done".to_owned());
+    run.tokens_used = 12;
+    run
+}
+
+fn a_started_run_reads_back_and_holds_its_automation_until_it_ends(subject: &Subject) {
+    let store = &subject.store;
+    let r1 = run("r1", "a", 10.0);
+    assert_eq!(
+        store.start(&r1, &gate("node-1", 10.0)).expect("start"),
+        Start::Started
+    );
+    assert_eq!(store.run("r1").expect("read").as_ref(), Some(&r1));
+    assert_eq!(store.run("nope").expect("read"), None);
+
+    // Another node asks for the same automation while r1 runs.
+    assert_eq!(
+        store
+            .start(&run("r2", "a", 11.0), &gate("node-2", 11.0))
+            .expect("start"),
+        Start::InFlight {
+            run_id: "r1".to_owned(),
+            node: "node-1".to_owned()
+        }
+    );
+    assert_eq!(
+        store.run("r2").expect("read"),
+        None,
+        "a refused run is not recorded"
+    );
+
+    let done = completed(r1, 12.0);
+    store.finish(&done).expect("finish");
+    assert_eq!(store.run("r1").expect("read").as_ref(), Some(&done));
+    assert_eq!(
+        store
+            .start(&run("r2", "a", 13.0), &gate("node-2", 13.0))
+            .expect("start"),
+        Start::Started
+    );
+}
+
+fn a_period_fires_once_whichever_node_asks(subject: &Subject) {
+    let store = &subject.store;
+    let period = |node, now, period| Gate {
+        period: Some(period),
+        ..gate(node, now)
+    };
+    let r1 = run("r1", "a", 100.0);
+    assert_eq!(
+        store
+            .start(&r1, &period("node-1", 100.0, 100))
+            .expect("start"),
+        Start::Started
+    );
+    store.finish(&completed(r1, 100.5)).expect("finish");
+    // The same period, asked for by a later node, after the run ended.
+    assert_eq!(
+        store
+            .start(&run("r2", "a", 100.7), &period("node-2", 100.7, 100))
+            .expect("start"),
+        Start::PeriodFired {
+            run_id: "r1".to_owned()
+        }
+    );
+    // Periods are per automation.
+    assert_eq!(
+        store
+            .start(&run("r3", "b", 100.8), &period("node-2", 100.8, 100))
+            .expect("start"),
+        Start::Started
+    );
+    assert_eq!(
+        store
+            .start(&run("r4", "a", 102.0), &period("node-2", 102.0, 102))
+            .expect("start"),
+        Start::Started
+    );
+}
+
+fn the_cooldown_counts_the_runs_of_every_node(subject: &Subject) {
+    let store = &subject.store;
+    let cooled = |node, now| Gate {
+        cooldown_seconds: 10.0,
+        ..gate(node, now)
+    };
+    let r1 = run("r1", "a", 10.0);
+    assert_eq!(
+        store.start(&r1, &cooled("node-1", 10.0)).expect("start"),
+        Start::Started
+    );
+    store.finish(&completed(r1, 11.0)).expect("finish");
+    assert_eq!(
+        store
+            .start(&run("r2", "a", 15.0), &cooled("node-2", 15.0))
+            .expect("start"),
+        Start::Cooldown { last_start: 10.0 }
+    );
+    // A manual fire passes no cooldown.
+    let r3 = run("r3", "a", 16.0);
+    assert_eq!(
+        store.start(&r3, &gate("node-2", 16.0)).expect("start"),
+        Start::Started
+    );
+    store.finish(&completed(r3, 17.0)).expect("finish");
+    assert_eq!(
+        store
+            .start(&run("r4", "a", 20.0), &cooled("node-1", 20.0))
+            .expect("start"),
+        Start::Cooldown { last_start: 16.0 }
+    );
+    assert_eq!(
+        store
+            .start(&run("r4", "a", 26.0), &cooled("node-1", 26.0))
+            .expect("start"),
+        Start::Started
+    );
+}
+
+fn the_cap_counts_the_runs_in_flight_on_every_node(subject: &Subject) {
+    let store = &subject.store;
+    let capped = |node, now| Gate {
+        max_concurrent: 2,
+        ..gate(node, now)
+    };
+    let ra = run("ra", "a", 1.0);
+    assert_eq!(
+        store.start(&ra, &capped("node-1", 1.0)).expect("start"),
+        Start::Started
+    );
+    assert_eq!(
+        store
+            .start(&run("rb", "b", 1.0), &capped("node-2", 1.0))
+            .expect("start"),
+        Start::Started
+    );
+    assert_eq!(
+        store
+            .start(&run("rc", "c", 2.0), &capped("node-3", 2.0))
+            .expect("start"),
+        Start::Capped { in_flight: 2 }
+    );
+    store.finish(&completed(ra, 3.0)).expect("finish");
+    assert_eq!(
+        store
+            .start(&run("rc", "c", 4.0), &capped("node-3", 4.0))
+            .expect("start"),
+        Start::Started
+    );
+    // A lease that expired is no run in flight.
+    assert_eq!(
+        store
+            .start(&run("rd", "d", 40.0), &capped("node-3", 40.0))
+            .expect("start"),
+        Start::Started
+    );
+}
+
+fn an_expired_lease_interrupts_its_run_and_frees_the_automation(subject: &Subject) {
+    let store = &subject.store;
+    let short = |node, now| Gate {
+        lease_seconds: 5.0,
+        ..gate(node, now)
+    };
+    assert_eq!(
+        store
+            .start(&run("r1", "a", 0.0), &short("node-1", 0.0))
+            .expect("start"),
+        Start::Started
+    );
+    assert_eq!(
+        store
+            .start(&run("r2", "b", 0.0), &short("node-2", 0.0))
+            .expect("start"),
+        Start::Started
+    );
+    let node = |id: &str, at| NodeInfo {
+        id: id.to_owned(),
+        host: "h".to_owned(),
+        pid: 1,
+        started_at: 0.0,
+        heartbeat_at: at,
+    };
+    // node-1 renews its lease; node-2 has died and does not.
+    assert_eq!(
+        store
+            .heartbeat(&node("node-1", 4.0), 5.0)
+            .expect("heartbeat"),
+        1
+    );
+    assert_eq!(
+        store.interrupt_expired(4.5).expect("sweep"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        store.interrupt_expired(6.0).expect("sweep"),
+        vec!["r2".to_owned()]
+    );
+    let r2 = store.run("r2").expect("read").expect("recorded");
+    assert_eq!(
+        (r2.status, r2.completed_at),
+        (RunStatus::Interrupted, Some(6.0))
+    );
+    assert_eq!(
+        store.run("r1").expect("read").expect("recorded").status,
+        RunStatus::Running
+    );
+    // Swept once: a second sweep finds nothing.
+    assert_eq!(
+        store.interrupt_expired(7.0).expect("sweep"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        store
+            .start(&run("r3", "b", 7.0), &short("node-1", 7.0))
+            .expect("start"),
+        Start::Started
+    );
+    assert_eq!(
+        store
+            .start(&run("r4", "a", 8.0), &short("node-3", 8.0))
+            .expect("start"),
+        Start::InFlight {
+            run_id: "r1".to_owned(),
+            node: "node-1".to_owned()
+        }
+    );
+}
+
+fn a_start_takes_over_an_expired_lease(subject: &Subject) {
+    let store = &subject.store;
+    assert_eq!(
+        store
+            .start(&run("r1", "a", 0.0), &gate("node-1", 0.0))
+            .expect("start"),
+        Start::Started
+    );
+    // node-1 died; nobody swept; its lease ran out at 30.
+    assert_eq!(
+        store
+            .start(&run("r2", "a", 31.0), &gate("node-2", 31.0))
+            .expect("start"),
+        Start::Started
+    );
+    let r1 = store.run("r1").expect("read").expect("recorded");
+    assert_eq!(
+        (r1.status, r1.completed_at),
+        (RunStatus::Interrupted, Some(31.0))
+    );
+    assert_eq!(
+        store
+            .start(&run("r3", "a", 32.0), &gate("node-3", 32.0))
+            .expect("start"),
+        Start::InFlight {
+            run_id: "r2".to_owned(),
+            node: "node-2".to_owned()
+        }
+    );
+}
+
+fn runs_are_listed_newest_first_and_their_last_starts_read(subject: &Subject) {
+    let store = &subject.store;
+    for (id, automation_id, at) in [
+        ("r1", "a", 1.0),
+        ("r2", "b", 2.0),
+        ("r3", "a", 3.0),
+        ("r4", "a", 3.0),
+    ] {
+        let started = run(id, automation_id, at);
+        assert_eq!(
+            store.start(&started, &gate("node-1", at)).expect("start"),
+            Start::Started
+        );
+        store.finish(&completed(started, at)).expect("finish");
+    }
+    let ids = |runs: Vec<AutomationRun>| runs.into_iter().map(|r| r.id).collect::<Vec<_>>();
+    // Runs started in the same instant: the later recorded first.
+    assert_eq!(
+        ids(store.runs(None, 10).expect("list")),
+        ["r4", "r3", "r2", "r1"]
+    );
+    assert_eq!(ids(store.runs(Some("a"), 2).expect("list")), ["r4", "r3"]);
+    assert_eq!(
+        ids(store.runs(Some("c"), 2).expect("list")),
+        Vec::<String>::new()
+    );
+    let mut last: Vec<(String, f64)> = store.last_starts().expect("read").into_iter().collect();
+    last.sort_by(|x, y| x.0.cmp(&y.0));
+    assert_eq!(last, [("a".to_owned(), 3.0), ("b".to_owned(), 2.0)]);
+}
+
+fn the_end_of_an_unknown_run_is_an_error(subject: &Subject) {
+    let err = subject
+        .store
+        .finish(&completed(run("ghost", "a", 1.0), 2.0))
+        .expect_err("no such run");
+    assert!(
+        matches!(&err, StoreError::UnknownRunId { run_id } if run_id == "ghost"),
+        "{err:?}"
+    );
+}
+
+fn nodes_are_listed_with_their_last_heartbeat(subject: &Subject) {
+    let store = &subject.store;
+    let node = |id: &str, started_at, at| NodeInfo {
+        id: id.to_owned(),
+        host: format!("host-{id}"),
+        pid: 42,
+        started_at,
+        heartbeat_at: at,
+    };
+    assert_eq!(
+        store.heartbeat(&node("n1", 1.0, 1.0), 10.0).expect("beat"),
+        0
+    );
+    store.heartbeat(&node("n2", 2.0, 2.0), 10.0).expect("beat");
+    store.heartbeat(&node("n1", 99.0, 5.0), 10.0).expect("beat");
+    assert_eq!(
+        store.nodes().expect("list"),
+        [node("n1", 1.0, 5.0), node("n2", 2.0, 2.0)],
+        "the start time stays the first one said"
+    );
+    assert!(matches!(store.engine(), Engine::Sqlite | Engine::Postgres));
+}
+
+// guards: several nodes asking for one period at the same instant must fire it once
+fn nodes_racing_for_one_period_start_one_run(subject: &Subject) {
+    const NODES: usize = 6;
+    let stores: Vec<_> = (0..NODES).map(|_| subject.another()).collect();
+    let barrier = Barrier::new(NODES);
+    let starts: Vec<Start> = std::thread::scope(|scope| {
+        let handles: Vec<_> = stores
+            .into_iter()
+            .enumerate()
+            .map(|(i, store)| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    let node = format!("node-{i}");
+                    let gate = Gate {
+                        period: Some(50),
+                        max_concurrent: 2,
+                        ..gate(&node, 50.0)
+                    };
+                    barrier.wait();
+                    store
+                        .start(&run(&format!("r{i}"), "a", 50.0), &gate)
+                        .expect("start")
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("joined"))
+            .collect()
+    });
+    let started = starts.iter().filter(|s| **s == Start::Started).count();
+    assert_eq!(started, 1, "{starts:?}");
+    assert_eq!(subject.store.runs(Some("a"), 10).expect("list").len(), 1);
+}
+
+fn dropped_events_tool_calls_and_shutdown_are_recorded(subject: &Subject) {
+    let store = &subject.store;
+    let mut dropped = run("d1", "a", 1.0);
+    dropped.status = RunStatus::Skipped;
+    dropped.skipped_reason = Some("event not run: a run of it was in flight".to_owned());
+    dropped.completed_at = Some(1.0);
+    store.record(&dropped).expect("record");
+    assert_eq!(store.run("d1").expect("read").as_ref(), Some(&dropped));
+    // An event that was not run is no run: it sets no last start.
+    assert_eq!(store.last_starts().expect("read").get("a"), None);
+
+    let r1 = run("r1", "a", 2.0);
+    assert_eq!(
+        store.start(&r1, &gate("node-1", 2.0)).expect("start"),
+        Start::Started
+    );
+    let calls = json!([{"name": "echo", "arguments": {"x": 1}, "result": {"x": 1}}]);
+    store.set_actions("r1", &calls).expect("set");
+    assert_eq!(
+        store.run("r1").expect("read").expect("there").actions_taken,
+        Some(calls)
+    );
+    assert!(matches!(
+        store.set_actions("ghost", &json!([])),
+        Err(StoreError::UnknownRunId { .. })
+    ));
+
+    // Shutdown: the run is marked and its automation free at once.
+    let ids = ["r1".to_owned(), "d1".to_owned()];
+    assert_eq!(store.interrupt(&ids, 3.0).expect("interrupt"), 1);
+    let r1 = store.run("r1").expect("read").expect("there");
+    assert_eq!(
+        (r1.status, r1.completed_at),
+        (RunStatus::Interrupted, Some(3.0))
+    );
+    assert_eq!(
+        store.run("d1").expect("read").expect("there").status,
+        RunStatus::Skipped
+    );
+    assert_eq!(
+        store
+            .start(&run("r2", "a", 3.5), &gate("node-2", 3.5))
+            .expect("start"),
+        Start::Started
+    );
+}
