@@ -58,6 +58,10 @@ pub struct WorkerKey {
     pub name: String,
     /// A digest of everything that makes the hook what it is (its trust hash).
     pub definition: String,
+    /// The agent whose events the pool answers (`None`: emits that name no agent). A
+    /// warm worker keeps state between events, and one agent's state must never reach
+    /// another agent's events, so each agent gets workers of its own.
+    pub agent: Option<String>,
 }
 
 /// How a pool's workers are started.
@@ -248,6 +252,9 @@ pub struct PoolStatus {
     pub hook: String,
     /// The file that declares it.
     pub source: PathBuf,
+    /// The agent whose events it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     /// Its workers.
     pub workers: Vec<WorkerState>,
 }
@@ -319,6 +326,7 @@ pub fn status() -> Vec<PoolStatus> {
         .map(|pool| PoolStatus {
             hook: pool.key.name.clone(),
             source: pool.key.source.clone(),
+            agent: pool.key.agent.clone(),
             workers: pool
                 .workers
                 .iter()
@@ -326,7 +334,7 @@ pub fn status() -> Vec<PoolStatus> {
                 .collect(),
         })
         .collect();
-    status.sort_by(|a, b| (&a.source, &a.hook).cmp(&(&b.source, &b.hook)));
+    status.sort_by(|a, b| (&a.source, &a.hook, &a.agent).cmp(&(&b.source, &b.hook, &b.agent)));
     status
 }
 

@@ -381,7 +381,7 @@ impl Prepared {
             bus,
             keeper,
         } = self;
-        let mut registry = registry::registry(&config, &groups);
+        let mut registry = registry::registry(&config, &groups, entry.agent.as_deref());
         // Held, not started, when a keeper may run them: where they run is decided once
         // the host has its answer.
         let keeper = keeper.map(|seed| Handover {
