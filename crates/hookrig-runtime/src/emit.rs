@@ -381,7 +381,16 @@ impl Prepared {
             bus,
             keeper,
         } = self;
-        let mut registry = registry::registry(&config, &groups, entry.agent.as_deref());
+        // A worker's questions (a plugin's `ctx.memory`) are answered from this emit's
+        // store, for the project the event happened in.
+        let services = ledger_path.as_ref().map(|ledger| {
+            Arc::new(crate::services::EmitServices {
+                ledger: ledger.clone(),
+                project_id: hookrig_config::project_id(&event.context.cwd),
+            }) as Arc<dyn hookrig_exec::Services>
+        });
+        let mut registry =
+            registry::registry(&config, &groups, entry.agent.as_deref(), services.as_ref());
         // Held, not started, when a keeper may run them: where they run is decided once
         // the host has its answer.
         let keeper = keeper.map(|seed| Handover {

@@ -254,7 +254,7 @@ fn choose<'k>(
 ) -> (Registry, Vec<&'k KeptHook>) {
     // The keeper is a process of its own for one emit's async hooks: its workers, if
     // any, live and die with it, and serve no other agent.
-    let loaded = registry::registry(config, groups, None);
+    let loaded = registry::registry(config, groups, None, None);
     let mut taken = vec![false; config.hooks.len()];
     let mut chosen = Registry::new();
     let mut missing = Vec::new();

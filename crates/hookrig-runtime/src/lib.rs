@@ -49,6 +49,7 @@ mod pool;
 pub mod programs;
 mod registry;
 mod scope;
+mod services;
 pub mod trust;
 mod validation;
 mod validators;

@@ -8,8 +8,8 @@ use hookrig_core::{Handler, Hook, Registry};
 use hookrig_dialects::HookDef;
 use hookrig_dialects::{LoadOptions, LoadedConfig};
 use hookrig_exec::{
-    CommandDef, CommandHandler, HttpHandler, Limits, ProcessGroups, WorkerHandler, WorkerKey,
-    WorkerSpec,
+    CommandDef, CommandHandler, HttpHandler, Limits, ProcessGroups, Services, WorkerHandler,
+    WorkerKey, WorkerSpec,
 };
 
 use crate::errors::RuntimeError;
@@ -24,8 +24,14 @@ pub fn load(scope: &Scope, options: &LoadOptions) -> Result<LoadedConfig, Runtim
 /// Registers every configured hook with its handler: HTTP hooks with an HTTP handler,
 /// the rest with a command handler. `groups` is shared by every command handler, so
 /// that a signal can kill every running hook. Worker hooks answer `agent`'s events with
-/// workers of that agent's own (see [`WorkerKey::agent`]).
-pub fn registry(config: &LoadedConfig, groups: &ProcessGroups, agent: Option<&str>) -> Registry {
+/// workers of that agent's own (see [`WorkerKey::agent`]), and the questions those
+/// workers ask with `services`.
+pub fn registry(
+    config: &LoadedConfig,
+    groups: &ProcessGroups,
+    agent: Option<&str>,
+    services: Option<&Arc<dyn Services>>,
+) -> Registry {
     let mut registry = Registry::new();
     for def in &config.hooks {
         let limits = Limits {
@@ -37,12 +43,15 @@ pub fn registry(config: &LoadedConfig, groups: &ProcessGroups, agent: Option<&st
             command @ (CommandDef::Shell { .. } | CommandDef::Exec { .. })
                 if def.workers.is_some() =>
             {
-                Arc::new(WorkerHandler::new(
-                    def.spec.name.clone(),
-                    worker_key(def, agent),
-                    worker_spec(def, command, limits, agent),
-                    def.protocol.clone(),
-                ))
+                Arc::new(
+                    WorkerHandler::new(
+                        def.spec.name.clone(),
+                        worker_key(def, agent),
+                        worker_spec(def, command, limits, agent),
+                        def.protocol.clone(),
+                    )
+                    .with_services(services.cloned()),
+                )
             }
             CommandDef::Http {
                 url,

@@ -916,3 +916,84 @@ fn a_project_plugin_runs_only_trusted_and_any_changed_file_of_its_directory_untr
         assert_eq!(emit().code, 2, "trusted again after {file}");
     }
 }
+
+/// A plugin that consults hookrig's memory before a tool runs, and tries to write to it
+/// after.
+const REMEMBERING: &str = r#"
+export function register(ctx) {
+  ctx.bus.on("tool.before@v1", async (p) => {
+    const hits = await ctx.memory.search(String(p.tool.input.command), { limit: 2 });
+    return hits.length > 0
+      ? { allow: false, reason: `remembered ${hits.length}: ${hits[0].heading}: ${hits[0].content}` }
+      : { allow: true };
+  });
+  ctx.bus.on("tool.after@v1", () => {
+    ctx.memory.upsert("notes", "the tool ran");
+  });
+  ctx.bus.on("session.opened@v1", () => {
+    ctx.memory.recent = [];
+  });
+}
+"#;
+
+#[test]
+fn ctx_memory_searches_hookrigs_memory_through_the_worker_and_refuses_every_write() {
+    if !tool_available("node") {
+        return;
+    }
+    let env = test_env();
+    let store = hookrig_store::Store::open(&env.ledger_path()).expect("the ledger");
+    store
+        .memory()
+        .upsert(
+            "project",
+            "notes/ops.md",
+            "deploys",
+            "never deploy to production on a friday",
+        )
+        .expect("remember");
+    store
+        .memory()
+        .upsert(
+            "another-project",
+            "notes/x.md",
+            "deploys",
+            "deploy whenever",
+        )
+        .expect("remember");
+    drop(store);
+    let dir = plugin(
+        &env,
+        "remembering",
+        &[("manifest.json", "{}"), ("index.mjs", REMEMBERING)],
+    );
+    register(&env, "remembering", &dir);
+
+    let out = bash(&env, "deploy production");
+    assert_eq!(out.code, 2, "{}", out.outcome);
+    // Only the project's own memory: one hit, not the other project's.
+    assert_eq!(
+        out.outcome["reason"],
+        "remembered 1: deploys: never deploy to production on a friday"
+    );
+    assert_eq!(bash(&env, "ls").code, 0);
+
+    for (event, words) in [
+        (
+            "tool.after",
+            "ctx.memory is read-only: it has no upsert(); plugins read it with ctx.memory.search",
+        ),
+        (
+            "session.start",
+            "ctx.memory is read-only: cannot set recent",
+        ),
+    ] {
+        let out = emit(&env, &[event], r#"{"tool": {"name": "bash"}}"#);
+        assert_eq!(out.code, 0, "{}", out.outcome);
+        let (_, hook) = recorded(&env, &out, "remembering");
+        assert!(
+            hook["stderr"].as_str().is_some_and(|s| s.contains(words)),
+            "{event}: {hook}"
+        );
+    }
+}

@@ -23,6 +23,10 @@
 //   HOOKRIG_PLUGIN_ENTRY         the manifest's `entry`, when it names one
 //   HOOKRIG_PLUGIN_TS_LOADER     the manifest's `typescriptLoader`, when it names one
 //   HOOKRIG_AGENT                the agent whose events this worker answers, if any
+//
+// While an event is answered, ctx.memory.search asks hookrig with a line
+// {"id": N, "ask": K, "question": {"memory": "search", ...}} before the reply; hookrig
+// answers on stdin with {"id": N, "answer": K, "result": [...]} or "error".
 //   HOOKRIG_TS_LOADER            (the user's) a TypeScript loader module: a path, or a
 //                                package resolved from the plugin's directory
 
@@ -106,6 +110,65 @@ const subscriptions = [];
 const tools = new Map();
 let current = { session: {} };
 
+// Questions to hookrig while an event is answered (ctx.memory): a line
+// {"id": N, "ask": K, "question": {...}} on stdout, answered on stdin with
+// {"id": N, "answer": K, "result" | "error"}.
+let inFlight = null;
+let asked = 0;
+const waiting = new Map();
+
+function ask(question) {
+  if (inFlight === null) {
+    return Promise.reject(
+      new Error("ctx.memory can be read while the plugin answers an event (not in register, nor in `hookrig plugins call`)"),
+    );
+  }
+  const key = ++asked;
+  return new Promise((resolve, reject) => {
+    waiting.set(key, { resolve, reject });
+    out.write(`${JSON.stringify({ id: inFlight, ask: key, question })}\n`);
+  });
+}
+
+function answered(message) {
+  const entry = waiting.get(message.answer);
+  if (!entry) return;
+  waiting.delete(message.answer);
+  if (typeof message.error === "string") entry.reject(new Error(`ctx.memory: ${message.error}`));
+  else entry.resolve(message.result);
+}
+
+// Read-only: search(query, { limit }) asks hookrig; any other member, and any write,
+// throws, so that a plugin that tries to write learns it at once.
+const memory = new Proxy(
+  Object.freeze({
+    search(query, options = {}) {
+      if (typeof query !== "string") return Promise.reject(new TypeError("ctx.memory.search(query): the query must be a string"));
+      const limit = options && options.limit !== undefined ? options.limit : null;
+      return ask({ memory: "search", query, limit });
+    },
+  }),
+  {
+    get(target, key) {
+      if (key in target || typeof key === "symbol" || key === "then" || key === "toJSON") return target[key];
+      return () => {
+        throw new TypeError(
+          `ctx.memory is read-only: it has no ${String(key)}(); plugins read it with ctx.memory.search(query, { limit }), and memory is written by memory.upsert@v1 events`,
+        );
+      };
+    },
+    set(_, key) {
+      throw new TypeError(`ctx.memory is read-only: cannot set ${String(key)}`);
+    },
+    defineProperty(_, key) {
+      throw new TypeError(`ctx.memory is read-only: cannot define ${String(key)}`);
+    },
+    deleteProperty(_, key) {
+      throw new TypeError(`ctx.memory is read-only: cannot delete ${String(key)}`);
+    },
+  },
+);
+
 // What is logged while an event is in flight goes back in its reply's `log`, so that
 // hookrig records it with the event's hook run; anything else goes to stderr.
 let pending = null;
@@ -169,6 +232,7 @@ const ctx = Object.freeze({
   get session() {
     return current.session;
   },
+  memory,
   agent,
 });
 
@@ -323,6 +387,10 @@ function serve(loaded) {
     try {
       request = JSON.parse(raw);
       if (request === null || typeof request !== "object" || !("id" in request)) throw new Error("no id");
+      if ("answer" in request) {
+        answered(request);
+        return;
+      }
     } catch (err) {
       process.stderr.write(`hookrig plugin host: unreadable request: ${describe(err)}\n`);
       return;
@@ -330,6 +398,7 @@ function serve(loaded) {
     queue = queue.then(async () => {
       let reply;
       pending = [];
+      inFlight = request.id;
       try {
         const failed = await loaded;
         if (failed) {
@@ -344,6 +413,7 @@ function serve(loaded) {
       }
       const log = pending.join("");
       pending = null;
+      inFlight = null;
       if (log) reply = { ...reply, log };
       out.write(`${JSON.stringify({ id: request.id, ...reply })}\n`);
     });
