@@ -234,7 +234,7 @@ export function register(ctx) {
     return { allow: true };
   }, { priority: 1 });
   ctx.bus.on("tool.before@v1", () => ({ allow: false, reason: "the second handler ran" }), { priority: 2 });
-  ctx.bus.on("plugin.error@v1", (error) => ctx.logger.warn(`heard: ${error.subscription}: ${error.error}`));
+  ctx.bus.on("plugin.error@v1", (error) => ctx.logger.warn(`heard: ${error.plugin_id}: ${error.subscription}: ${error.message}`));
 }
 "#;
 
@@ -257,13 +257,20 @@ fn a_throwing_handler_is_skipped_and_reported_or_aborts_with_failure_mode_fail()
     let out = bash(&env, "ls");
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert_eq!(out.outcome["reason"], "the second handler ran");
-    let (_, hook) = recorded(&env, &out, "skip");
+    let (run, hook) = recorded(&env, &out, "skip");
     let stderr = hook["stderr"].as_str().unwrap_or_default();
-    assert!(stderr.contains(r#""event":"plugin.error@v1""#), "{hook}");
-    assert!(stderr.contains("ctx.session is read-only"), "{hook}");
     assert!(
-        stderr.contains("warn: heard: tool.before@v1: TypeError: ctx.session is read-only"),
+        stderr.contains(r#"plugin.error@v1 {"plugin_id":"skip""#),
         "{hook}"
+    );
+    assert!(stderr.contains("ctx.session is read-only"), "{hook}");
+    // The plugin's own plugin.error@v1 listener hears it as the event delivered after
+    // the chain: a second run of the plugin's hook.
+    assert!(
+        run["hooks"]
+            .to_string()
+            .contains("warn: heard: skip: tool.before@v1: TypeError: ctx.session is read-only"),
+        "{run}"
     );
 
     let output = hookrig(&env, &["plugins", "delete", "skip"]);
@@ -996,4 +1003,69 @@ fn ctx_memory_searches_hookrigs_memory_through_the_worker_and_refuses_every_writ
             "{event}: {hook}"
         );
     }
+}
+
+/// A plugin whose veto throws, and whose own plugin.error@v1 listener throws too.
+const FAILING: &str = r#"
+export function register(ctx) {
+  ctx.bus.on("tool.before@v1", () => { throw new Error("the gate broke"); });
+  ctx.bus.on("plugin.error@v1", () => { throw new Error("the error handler broke as well"); });
+}
+"#;
+
+/// A plugin that listens to other plugins' failures.
+const WATCHER: &str = r#"
+export function register(ctx) {
+  ctx.bus.on("plugin.error@v1", (e) => ctx.logger.info(`watcher heard ${e.plugin_id} fail in ${e.subscription}: ${e.message}`));
+}
+"#;
+
+#[test]
+fn a_throwing_handler_is_delivered_as_plugin_error_to_other_plugins_and_hooks_without_loops() {
+    if !tool_available("node") {
+        return;
+    }
+    let env = test_env();
+    for (id, code) in [("failing", FAILING), ("watcher", WATCHER)] {
+        let dir = plugin(&env, id, &[("manifest.json", "{}"), ("index.mjs", code)]);
+        register(&env, id, &dir);
+    }
+    env.write_project_config(
+        "[[hooks]]\nname = \"error-log\"\nevents = [\"plugin.error@v1\"]\ncommand = \"cat >> \\\"$HOME/plugin-errors.jsonl\\\"; echo >> \\\"$HOME/plugin-errors.jsonl\\\"\"\n",
+    );
+    let out = bash(&env, "ls");
+    assert_eq!(out.code, 0, "the failing veto is skipped: {}", out.outcome);
+    let hooks = out.outcome["hooks"].as_array().expect("hooks");
+    let names: Vec<&str> = hooks.iter().filter_map(|h| h["name"].as_str()).collect();
+    // The chain, then plugin.error@v1 once to each listener: the failing plugin's own
+    // listener throws, which is written and not delivered again.
+    assert_eq!(
+        names,
+        [
+            "failing:plugin",
+            "watcher:plugin",
+            "failing:plugin",
+            "watcher:plugin",
+            "error-log"
+        ],
+        "{}",
+        out.outcome
+    );
+    let run = why_json(&env, out.outcome["run_id"].as_str().expect("run id"));
+    let text = run["hooks"].to_string();
+    assert!(
+        text.contains("watcher heard failing fail in tool.before@v1: Error: the gate broke"),
+        "{run}"
+    );
+    assert!(text.contains("the error handler broke as well"), "{run}");
+    let logged = fs::read_to_string(env.home().join("plugin-errors.jsonl")).expect("the hook ran");
+    let lines: Vec<Value> = logged
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("the native hook's stdin"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{logged}");
+    assert_eq!(lines[0]["plugin_id"], "failing");
+    assert_eq!(lines[0]["subscription"], "tool.before@v1");
+    assert_eq!(lines[0]["message"], "Error: the gate broke");
 }

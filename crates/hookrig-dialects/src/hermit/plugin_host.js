@@ -313,15 +313,29 @@ async function load() {
   subscriptions.sort((a, b) => a.priority - b.priority || a.order - b.order);
 }
 
-// A failing handler: reported as plugin.error@v1 on stderr (recorded with the hook run)
-// and to the plugin's own plugin.error@v1 listeners, whose failures are only written.
+// A failing handler: written to stderr (recorded with the hook run) and reported as
+// plugin.error@v1 {plugin_id, event, subscription, message}. While an event is answered, hookrig is
+// asked to deliver it once the event's chain has run, to every plugin and hook that
+// listens (this plugin's own listeners included); without hookrig to ask, this plugin's
+// own listeners hear it at once. A failure of a plugin.error@v1 handler is only written,
+// so that errors never loop.
 async function report(sub, err) {
-  const record = { event: "plugin.error@v1", plugin: pluginId, subscription: sub.name, error: describe(err) };
-  write(`${JSON.stringify(record)}\n${err && err.stack ? err.stack : describe(err)}\n`);
+  // `event` is OpenHermit's field; hookrig's stdin to a hook names the event it carries
+  // in that same key, so `subscription` repeats it for every receiver.
+  const payload = { plugin_id: pluginId, event: sub.name, subscription: sub.name, message: describe(err) };
+  write(`plugin.error@v1 ${JSON.stringify(payload)}\n${err && err.stack ? err.stack : describe(err)}\n`);
   if (sub.canonical === "plugin.error") return;
+  if (inFlight !== null) {
+    try {
+      await ask({ plugin_error: payload });
+      return;
+    } catch {
+      // Not delivered by hookrig (an emit without a store, too many errors): below.
+    }
+  }
   for (const listener of subscriptions.filter((s) => s.canonical === "plugin.error")) {
     try {
-      await listener.handler(readOnly(structuredClone(record), "the plugin.error payload"));
+      await listener.handler(readOnly(structuredClone(payload), "the plugin.error payload"));
     } catch (failure) {
       write(`a plugin.error@v1 listener failed: ${describe(failure)}\n`);
     }
