@@ -18,6 +18,7 @@
 #   BENCH_RUNS=N        runs per command (default 200)
 #   BENCH_WARMUP=N      warm-up runs per command (default 20)
 #   BENCH_NO_BUILD=1    use the existing target/release/hookrig
+#   BENCH_HOOKRIG=PATH  use this hookrig binary (implies BENCH_NO_BUILD)
 #   BENCH_NO_RUST=1     leave out the in-process bus bench
 #   BENCH_KEEP=1        keep the temporary HOME (its path is printed)
 set -euo pipefail
@@ -29,10 +30,10 @@ target="${CARGO_TARGET_DIR:-target}"
 for tool in hyperfine node; do
     command -v "$tool" >/dev/null || { echo "bench-js-plugin: $tool is not installed" >&2; exit 1; }
 done
-if [[ -z "${BENCH_NO_BUILD:-}" ]]; then
+if [[ -z "${BENCH_NO_BUILD:-}${BENCH_HOOKRIG:-}" ]]; then
     cargo build --release --locked -p hookrig-cli
 fi
-hookrig="$(realpath "$target/release/hookrig")"
+hookrig="$(realpath "${BENCH_HOOKRIG:-$target/release/hookrig}")"
 gate="$(realpath examples/hermit-policy-gate)"
 
 work="$(mktemp -d)"
@@ -54,7 +55,10 @@ mkdir -p "$XDG_CONFIG_HOME" "$XDG_STATE_HOME" "$XDG_DATA_HOME" "$XDG_RUNTIME_DIR
 "$hookrig" plugins register hermit-policy-gate --path "$gate" >/dev/null
 "$hookrig" plugins enable hermit-policy-gate --agent bench-js >/dev/null
 
-# The policy as a command hook: reads the event, answers in the native protocol.
+# The policy as a command hook: reads the event, answers in the native protocol. Node.js
+# by its bare name: an absolute path would make trust hash the whole node executable on
+# every emit (the trust check reads each file a command names), which is not what is
+# compared here.
 cat >"$work/node/gate.js" <<'EOF'
 let input = "";
 process.stdin.on("data", (chunk) => (input += chunk));
@@ -70,7 +74,7 @@ cat >"$work/node/.hookrig/hooks.toml" <<EOF
 [[hooks]]
 name = "gate"
 events = ["tool.before"]
-exec = ["$(command -v node)", "$work/node/gate.js"]
+exec = ["node", "$work/node/gate.js"]
 EOF
 "$hookrig" trust "$work/node" >/dev/null
 deny='{"tool":{"name":"bash","input":{"command":"rm -rf /"}}}'
