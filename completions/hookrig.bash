@@ -391,6 +391,9 @@ _hookrig() {
             hookrig__subcmd__help__subcmd__plan,validate)
                 cmd="hookrig__subcmd__help__subcmd__plan__subcmd__validate"
                 ;;
+            hookrig__subcmd__help__subcmd__plugins,call)
+                cmd="hookrig__subcmd__help__subcmd__plugins__subcmd__call"
+                ;;
             hookrig__subcmd__help__subcmd__plugins,delete)
                 cmd="hookrig__subcmd__help__subcmd__plugins__subcmd__delete"
                 ;;
@@ -405,6 +408,9 @@ _hookrig() {
                 ;;
             hookrig__subcmd__help__subcmd__plugins,register)
                 cmd="hookrig__subcmd__help__subcmd__plugins__subcmd__register"
+                ;;
+            hookrig__subcmd__help__subcmd__plugins,show)
+                cmd="hookrig__subcmd__help__subcmd__plugins__subcmd__show"
                 ;;
             hookrig__subcmd__help__subcmd__providers,list)
                 cmd="hookrig__subcmd__help__subcmd__providers__subcmd__list"
@@ -451,6 +457,9 @@ _hookrig() {
             hookrig__subcmd__plan__subcmd__help,validate)
                 cmd="hookrig__subcmd__plan__subcmd__help__subcmd__validate"
                 ;;
+            hookrig__subcmd__plugins,call)
+                cmd="hookrig__subcmd__plugins__subcmd__call"
+                ;;
             hookrig__subcmd__plugins,delete)
                 cmd="hookrig__subcmd__plugins__subcmd__delete"
                 ;;
@@ -469,6 +478,12 @@ _hookrig() {
             hookrig__subcmd__plugins,register)
                 cmd="hookrig__subcmd__plugins__subcmd__register"
                 ;;
+            hookrig__subcmd__plugins,show)
+                cmd="hookrig__subcmd__plugins__subcmd__show"
+                ;;
+            hookrig__subcmd__plugins__subcmd__help,call)
+                cmd="hookrig__subcmd__plugins__subcmd__help__subcmd__call"
+                ;;
             hookrig__subcmd__plugins__subcmd__help,delete)
                 cmd="hookrig__subcmd__plugins__subcmd__help__subcmd__delete"
                 ;;
@@ -486,6 +501,9 @@ _hookrig() {
                 ;;
             hookrig__subcmd__plugins__subcmd__help,register)
                 cmd="hookrig__subcmd__plugins__subcmd__help__subcmd__register"
+                ;;
+            hookrig__subcmd__plugins__subcmd__help,show)
+                cmd="hookrig__subcmd__plugins__subcmd__help__subcmd__show"
                 ;;
             hookrig__subcmd__providers,help)
                 cmd="hookrig__subcmd__providers__subcmd__help"
@@ -2146,8 +2164,22 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__help__subcmd__plugins)
-            opts="list register enable disable delete"
+            opts="list register enable disable show call delete"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__help__subcmd__plugins__subcmd__call)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2216,6 +2248,20 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__help__subcmd__plugins__subcmd__register)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__help__subcmd__plugins__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2726,12 +2772,34 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__plugins)
-            opts="-h --debug --debug-hooks --ledger --no-ledger --help list register enable disable delete help"
+            opts="-h --debug --debug-hooks --ledger --no-ledger --help list register enable disable show call delete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__plugins__subcmd__call)
+            opts="-h --args --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --args)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2806,8 +2874,22 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__plugins__subcmd__help)
-            opts="list register enable disable delete help"
+            opts="list register enable disable show call delete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__plugins__subcmd__help__subcmd__call)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2903,6 +2985,20 @@ _hookrig() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        hookrig__subcmd__plugins__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         hookrig__subcmd__plugins__subcmd__list)
             opts="-h --json --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -2940,6 +3036,24 @@ _hookrig() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__plugins__subcmd__show)
+            opts="-h --json --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

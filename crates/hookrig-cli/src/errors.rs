@@ -55,6 +55,22 @@ pub(crate) enum ExpectedError {
     /// `plugins enable|disable|delete` with an id nobody registered.
     #[error("no plugin `{0}` is registered; `hookrig plugins list` shows the registered plugins")]
     UnknownPlugin(String),
+    /// `plugins call --args` that is not JSON.
+    #[error(
+        "--args {args:?} is not JSON; give the tool's arguments as a JSON object, such as --args '{{\"path\": \"README.md\"}}'"
+    )]
+    ToolArgs {
+        /// What was given.
+        args: String,
+        /// Where the JSON breaks.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// `plugins call --args` that is JSON but not an object.
+    #[error(
+        "--args {0} is not a JSON object; a tool's arguments are an object, such as --args '{{}}'"
+    )]
+    ToolArgsNotObject(String),
     /// `plugins enable|disable --agent ""`.
     #[error("--agent needs a name (or use --all)")]
     EmptyAgent,
@@ -180,6 +196,8 @@ impl ExpectedError {
             | ExpectedError::UnknownRun(_)
             | ExpectedError::NoSuchHook { .. }
             | ExpectedError::UnknownPlugin(_)
+            | ExpectedError::ToolArgs { .. }
+            | ExpectedError::ToolArgsNotObject(_)
             | ExpectedError::EmptyAgent
             | ExpectedError::UnknownCommand { .. }
             | ExpectedError::HenceCommand { .. }

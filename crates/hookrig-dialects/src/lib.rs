@@ -52,6 +52,7 @@ pub use gemini::{
     SYSTEM_SETTINGS_ENV as GEMINI_SYSTEM_SETTINGS_ENV, gemini_system_settings_path,
 };
 pub use hence::{HenceHook, HenceProtocol};
+pub use hermit::PluginHost;
 pub use host::{HOSTS, Host, HostAnswer, HostInput};
 pub use hygge::{HyggeProtocol, format_go_duration, parse_go_duration, parse_hygge};
 pub use install::{

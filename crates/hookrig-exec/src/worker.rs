@@ -6,6 +6,11 @@
 //! stdout, `{"id": N, ...the native reply...}` (`{"id": N, "error": "..."}` for a
 //! failure it reports itself). One event is in flight per worker at a time.
 //!
+//! While it answers, a worker may ask hookrig questions (a JavaScript plugin reading
+//! `ctx.memory`): a line `{"id": N, "ask": K, "question": {...}}` before its reply is
+//! answered on its stdin with `{"id": N, "answer": K, "result": ...}` (or `"error"`) by
+//! the event's [`Services`]; a hook without services gets an error for each question.
+//!
 //! A worker that does not answer within the hook's timeout is killed (its whole process
 //! group) and the event gets the hook's failure policy; one that exits, answers with
 //! something else than its reply line, or floods its stdout is killed too. A killed or
@@ -58,6 +63,10 @@ pub struct WorkerKey {
     pub name: String,
     /// A digest of everything that makes the hook what it is (its trust hash).
     pub definition: String,
+    /// The agent whose events the pool answers (`None`: emits that name no agent). A
+    /// warm worker keeps state between events, and one agent's state must never reach
+    /// another agent's events, so each agent gets workers of its own.
+    pub agent: Option<String>,
 }
 
 /// How a pool's workers are started.
@@ -75,6 +84,18 @@ pub struct WorkerSpec {
     pub limits: Limits,
 }
 
+/// What hookrig answers a worker that asks while it answers an event: read-only views
+/// of hookrig's state (its memory), so that a worker's code never opens hookrig's store
+/// itself. Called on a blocking thread.
+pub trait Services: Send + Sync + std::fmt::Debug {
+    /// The answer to `question`, or why there is none (given to the worker).
+    fn answer(&self, question: &serde_json::Value) -> Result<serde_json::Value, String>;
+}
+
+/// The most questions a worker may ask while it answers one event: a loop of questions
+/// is a runaway worker, not a reason to hold the event until its timeout.
+const MAX_QUESTIONS: usize = 1000;
+
 /// A hook answered by a pool of persistent workers.
 #[derive(Debug, Clone)]
 pub struct WorkerHandler {
@@ -82,6 +103,7 @@ pub struct WorkerHandler {
     key: WorkerKey,
     spec: Arc<WorkerSpec>,
     protocol: Arc<dyn Protocol>,
+    services: Option<Arc<dyn Services>>,
 }
 
 impl WorkerHandler {
@@ -98,7 +120,16 @@ impl WorkerHandler {
             key,
             spec: Arc::new(spec),
             protocol,
+            services: None,
         }
+    }
+
+    /// Answers the questions its workers ask while they answer an event with
+    /// `services` (the emit's own: its store, its project).
+    #[must_use]
+    pub fn with_services(mut self, services: Option<Arc<dyn Services>>) -> Self {
+        self.services = services;
+        self
     }
 }
 
@@ -123,6 +154,7 @@ impl WorkerHandler {
         let job = Job {
             event: line,
             reply: reply_to,
+            services: self.services.clone(),
         };
         let answer = if pool.jobs.send(job).await.is_ok() {
             reply
@@ -187,6 +219,8 @@ impl WorkerHandler {
 struct Job {
     event: serde_json::Value,
     reply: oneshot::Sender<Answer>,
+    /// Who answers the worker's questions for this event.
+    services: Option<Arc<dyn Services>>,
 }
 
 /// What became of a job.
@@ -248,6 +282,9 @@ pub struct PoolStatus {
     pub hook: String,
     /// The file that declares it.
     pub source: PathBuf,
+    /// The agent whose events it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     /// Its workers.
     pub workers: Vec<WorkerState>,
 }
@@ -319,6 +356,7 @@ pub fn status() -> Vec<PoolStatus> {
         .map(|pool| PoolStatus {
             hook: pool.key.name.clone(),
             source: pool.key.source.clone(),
+            agent: pool.key.agent.clone(),
             workers: pool
                 .workers
                 .iter()
@@ -326,7 +364,7 @@ pub fn status() -> Vec<PoolStatus> {
                 .collect(),
         })
         .collect();
-    status.sort_by(|a, b| (&a.source, &a.hook).cmp(&(&b.source, &b.hook)));
+    status.sort_by(|a, b| (&a.source, &a.hook, &a.agent).cmp(&(&b.source, &b.hook, &b.agent)));
     status
 }
 
@@ -462,7 +500,7 @@ async fn work(
         }
         let worker = running.as_mut().expect("started above");
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        let answer = exchange(worker, id, &job.event, deadline, &start.spec.limits).await;
+        let answer = exchange(worker, id, &job, deadline, &start.spec.limits).await;
         match &answer.outcome {
             Outcome::Line(_) | Outcome::Reported(_) => {
                 failures_in_a_row = 0;
@@ -547,10 +585,11 @@ fn spawn(start: &Start) -> Result<Running, String> {
 async fn exchange(
     worker: &mut Running,
     id: u64,
-    event: &serde_json::Value,
+    job: &Job,
     deadline: Option<Instant>,
     limits: &Limits,
 ) -> Answer {
+    let (event, services) = (&job.event, job.services.as_ref());
     worker
         .stderr
         .lock()
@@ -560,51 +599,33 @@ async fn exchange(
     if let (Some(line), Some(event)) = (line.as_object_mut(), event.as_object()) {
         line.extend(event.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
-    let mut bytes = line.to_string().into_bytes();
-    bytes.push(b'\n');
     // The reply's `log`: what the worker logged for this event, carried in the reply
     // itself, so that it is recorded with the event however the stderr reader is
     // scheduled.
     let mut logged = String::new();
     let talk = async {
-        if let Err(err) = worker.stdin.write_all(&bytes).await {
-            return Outcome::Failed(
-                FailureKind::Crash,
-                format!("its worker does not read its stdin ({err})"),
-            );
+        if let Err(failed) = write_line(worker, &line).await {
+            return failed;
         }
-        let _ = worker.stdin.flush().await;
+        let mut asked = 0;
         let mut reply = Vec::new();
-        let read = (&mut worker.stdout)
-            .take(limits.stdout_cap as u64 + 1)
-            .read_until(b'\n', &mut reply)
-            .await;
-        match read {
-            Ok(0) => {
-                let status = worker.child.try_wait().ok().flatten();
-                return Outcome::Failed(
-                    FailureKind::Crash,
-                    match status {
-                        Some(status) => format!("its worker exited ({status}) while answering"),
-                        None => "its worker closed its stdout while answering".to_owned(),
-                    },
-                );
+        loop {
+            reply.clear();
+            if let Err(failed) = read_line(worker, limits, &mut reply).await {
+                return failed;
             }
-            Ok(_) if reply.len() > limits.stdout_cap => {
-                return Outcome::Failed(
-                    FailureKind::Malformed,
-                    format!(
-                        "its worker's reply is larger than the {} byte stdout cap",
-                        limits.stdout_cap
-                    ),
-                );
+            let Some((ask, question)) = question_of(&reply, id) else {
+                break;
+            };
+            asked += 1;
+            let answer = ask_services(services, question, asked).await;
+            let mut line = serde_json::json!({"id": id, "answer": ask});
+            match answer {
+                Ok(result) => line["result"] = result,
+                Err(error) => line["error"] = error.into(),
             }
-            Ok(_) => {}
-            Err(err) => {
-                return Outcome::Failed(
-                    FailureKind::Crash,
-                    format!("cannot read its worker's stdout ({err})"),
-                );
+            if let Err(failed) = write_line(worker, &line).await {
+                return failed;
             }
         }
         match serde_json::from_slice::<serde_json::Value>(&reply) {
@@ -651,6 +672,95 @@ async fn exchange(
         stderr.push_str(&logged);
     }
     Answer { outcome, stderr }
+}
+
+/// Writes `line` and a newline to the worker's stdin.
+async fn write_line(worker: &mut Running, line: &serde_json::Value) -> Result<(), Outcome> {
+    let mut bytes = line.to_string().into_bytes();
+    bytes.push(b'\n');
+    if let Err(err) = worker.stdin.write_all(&bytes).await {
+        return Err(Outcome::Failed(
+            FailureKind::Crash,
+            format!("its worker does not read its stdin ({err})"),
+        ));
+    }
+    let _ = worker.stdin.flush().await;
+    Ok(())
+}
+
+/// Reads one line of the worker's stdout into `line`, up to the stdout cap.
+async fn read_line(
+    worker: &mut Running,
+    limits: &Limits,
+    line: &mut Vec<u8>,
+) -> Result<(), Outcome> {
+    let read = (&mut worker.stdout)
+        .take(limits.stdout_cap as u64 + 1)
+        .read_until(b'\n', line)
+        .await;
+    match read {
+        Ok(0) => {
+            let status = worker.child.try_wait().ok().flatten();
+            return Err(Outcome::Failed(
+                FailureKind::Crash,
+                match status {
+                    Some(status) => format!("its worker exited ({status}) while answering"),
+                    None => "its worker closed its stdout while answering".to_owned(),
+                },
+            ));
+        }
+        Ok(_) if line.len() > limits.stdout_cap => {
+            return Err(Outcome::Failed(
+                FailureKind::Malformed,
+                format!(
+                    "its worker's reply is larger than the {} byte stdout cap",
+                    limits.stdout_cap
+                ),
+            ));
+        }
+        Ok(_) => {}
+        Err(err) => {
+            return Err(Outcome::Failed(
+                FailureKind::Crash,
+                format!("cannot read its worker's stdout ({err})"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The `ask` key and the question of a line that asks rather than replies:
+/// `{"id": N, "ask": K, "question": {...}}` of the event in flight.
+fn question_of(line: &[u8], id: u64) -> Option<(serde_json::Value, serde_json::Value)> {
+    let serde_json::Value::Object(mut map) = serde_json::from_slice(line).ok()? else {
+        return None;
+    };
+    if map.get("id") != Some(&id.into()) {
+        return None;
+    }
+    let ask = map.remove("ask")?;
+    Some((ask, map.remove("question").unwrap_or_default()))
+}
+
+/// The answer of `services` to the `asked`-th question of an event, on a blocking
+/// thread (services read hookrig's store).
+async fn ask_services(
+    services: Option<&Arc<dyn Services>>,
+    question: serde_json::Value,
+    asked: usize,
+) -> Result<serde_json::Value, String> {
+    let Some(services) = services else {
+        return Err("hookrig answers no questions of this worker".to_owned());
+    };
+    if asked > MAX_QUESTIONS {
+        return Err(format!(
+            "more than {MAX_QUESTIONS} questions while answering one event"
+        ));
+    }
+    let services = Arc::clone(services);
+    tokio::task::spawn_blocking(move || services.answer(&question))
+        .await
+        .unwrap_or_else(|_| Err("hookrig failed while answering".to_owned()))
 }
 
 /// Closes the worker's stdin (a worker reading to end of input then exits by itself),

@@ -19,6 +19,7 @@ use hookrig_exec::{AsyncPool, ProcessGroups};
 use hookrig_store::{EmitDecision, EmitRecord};
 
 use crate::ledger::Sink;
+use crate::services::EmitServices;
 
 use crate::errors::RuntimeError;
 use crate::interrupt::{self, Interrupt, StopSignal};
@@ -381,7 +382,15 @@ impl Prepared {
             bus,
             keeper,
         } = self;
-        let mut registry = registry::registry(&config, &groups);
+        // A worker's questions (a plugin's `ctx.memory`) are answered from this emit's
+        // store, for the project the event happened in.
+        let services = Arc::new(EmitServices::new(
+            ledger_path.clone(),
+            hookrig_config::project_id(&event.context.cwd),
+        ));
+        let asked: Arc<dyn hookrig_exec::Services> = services.clone();
+        let mut registry =
+            registry::registry(&config, &groups, entry.agent.as_deref(), Some(&asked));
         // Held, not started, when a keeper may run them: where they run is decided once
         // the host has its answer.
         let keeper = keeper.map(|seed| Handover {
@@ -423,7 +432,10 @@ impl Prepared {
                 Signals::Watch => interrupt::watch(groups.clone()),
                 Signals::Ignore => Interrupt::default(),
             };
-            (dispatch(&registry, event, &pool).await, interrupt)
+            let context = Arc::clone(&event.context);
+            let mut dispatched = dispatch(&registry, event, &pool).await;
+            deliver_plugin_errors(&registry, &services, &context, &pool, &mut dispatched).await;
+            (dispatched, interrupt)
         });
         warnings.extend(dispatched.warnings.iter().cloned());
         suppress.report(&dispatched, &mut warnings);
@@ -440,6 +452,39 @@ impl Prepared {
             interrupt,
             keeper,
         })
+    }
+}
+
+/// Delivers the failures plugins reported while the event's chain ran as
+/// `plugin.error@v1` events, one after another, to every hook and bus subscriber that
+/// listens (other plugins, native hooks, Rust plugins). They run after the chain, so a
+/// failure never reorders it, and the records of the hooks they ran join the emit's. A
+/// failure while they are delivered is not delivered again.
+async fn deliver_plugin_errors(
+    registry: &Registry,
+    services: &EmitServices,
+    context: &Arc<EventContext>,
+    pool: &AsyncPool,
+    dispatched: &mut Dispatched,
+) {
+    let errors = services.take_errors();
+    if errors.is_empty() {
+        return;
+    }
+    let name = hookrig_dialects::events::resolve("plugin.error");
+    for error in errors {
+        let event = Event {
+            context: Arc::new(EventContext {
+                name: name.clone(),
+                ..(**context).clone()
+            }),
+            payload: Payload::from_map(error.as_object().cloned().unwrap_or_default()),
+        };
+        let delivered = dispatch(registry, event, pool).await;
+        dispatched
+            .records
+            .extend(delivered.records.into_iter().filter(|r| r.skip.is_none()));
+        dispatched.warnings.extend(delivered.warnings);
     }
 }
 

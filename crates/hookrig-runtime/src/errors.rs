@@ -45,6 +45,29 @@ pub enum RuntimeError {
         /// Where the registered one is.
         path: String,
     },
+    /// No plugin package is registered under this id.
+    #[error("no plugin `{0}` is registered; `hookrig plugins list` lists them")]
+    UnknownPlugin(String),
+    /// A JavaScript plugin's host could not answer `plugins show` or `plugins call`.
+    #[error("plugin `{id}`: {message}")]
+    PluginHost {
+        /// The plugin.
+        id: String,
+        /// What went wrong, and what to do about it.
+        message: String,
+    },
+    /// A plugin's tool failed (it threw, or its arguments did not fit its schema).
+    #[error("plugin `{id}`, tool `{tool}`: {error}{}", if stack.is_empty() { String::new() } else { format!("\n{stack}") })]
+    PluginTool {
+        /// The plugin.
+        id: String,
+        /// The tool.
+        tool: String,
+        /// What it threw.
+        error: String,
+        /// Where, as Node.js printed the stack (empty for a call the host refused).
+        stack: String,
+    },
     /// The plan file cannot be read.
     #[error("cannot read the plan {}", path.display())]
     ReadPlan {

@@ -58,7 +58,7 @@ pub fn explain(
     options: &LoadOptions,
 ) -> Result<Explanation, RuntimeError> {
     let config = registry::load(scope, options)?;
-    let registry = registry::registry(&config, &ProcessGroups::new());
+    let registry = registry::registry(&config, &ProcessGroups::new(), None, None);
     let event = hookrig_dialects::events::parse(event)?;
     let hooks = plan(&registry, &event, tool)
         .into_iter()

@@ -252,7 +252,9 @@ fn choose<'k>(
     config: &hookrig_dialects::LoadedConfig,
     groups: &ProcessGroups,
 ) -> (Registry, Vec<&'k KeptHook>) {
-    let loaded = registry::registry(config, groups);
+    // The keeper is a process of its own for one emit's async hooks: its workers, if
+    // any, live and die with it, and serve no other agent.
+    let loaded = registry::registry(config, groups, None, None);
     let mut taken = vec![false; config.hooks.len()];
     let mut chosen = Registry::new();
     let mut missing = Vec::new();

@@ -44,10 +44,12 @@ pub mod lifecycle;
 mod listing;
 pub mod log;
 mod packages;
+mod plugin_host;
 mod pool;
 pub mod programs;
 mod registry;
 mod scope;
+mod services;
 pub mod trust;
 mod validation;
 mod validators;
@@ -64,6 +66,9 @@ pub use formatter::{FORMATTER_TIMEOUT, format_board};
 pub use interrupt::StopSignal;
 pub use listing::{ListedHook, Listing, Select, Trust, list};
 pub use packages::{Registration, register_package};
+pub use plugin_host::{
+    Described, PluginDetail, PluginHook, PluginTool, Subscription, call_plugin_tool, show_plugin,
+};
 pub use registry::{load, registry};
 pub use scope::{PlanFile, Scope, ScopeArgs, working_dir};
 pub use validation::{Validation, validate};

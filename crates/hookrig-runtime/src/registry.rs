@@ -8,8 +8,8 @@ use hookrig_core::{Handler, Hook, Registry};
 use hookrig_dialects::HookDef;
 use hookrig_dialects::{LoadOptions, LoadedConfig};
 use hookrig_exec::{
-    CommandDef, CommandHandler, HttpHandler, Limits, ProcessGroups, WorkerHandler, WorkerKey,
-    WorkerSpec,
+    CommandDef, CommandHandler, HttpHandler, Limits, ProcessGroups, Services, WorkerHandler,
+    WorkerKey, WorkerSpec,
 };
 
 use crate::errors::RuntimeError;
@@ -23,8 +23,15 @@ pub fn load(scope: &Scope, options: &LoadOptions) -> Result<LoadedConfig, Runtim
 
 /// Registers every configured hook with its handler: HTTP hooks with an HTTP handler,
 /// the rest with a command handler. `groups` is shared by every command handler, so
-/// that a signal can kill every running hook.
-pub fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registry {
+/// that a signal can kill every running hook. Worker hooks answer `agent`'s events with
+/// workers of that agent's own (see [`WorkerKey::agent`]), and the questions those
+/// workers ask with `services`.
+pub fn registry(
+    config: &LoadedConfig,
+    groups: &ProcessGroups,
+    agent: Option<&str>,
+    services: Option<&Arc<dyn Services>>,
+) -> Registry {
     let mut registry = Registry::new();
     for def in &config.hooks {
         let limits = Limits {
@@ -36,12 +43,15 @@ pub fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registry {
             command @ (CommandDef::Shell { .. } | CommandDef::Exec { .. })
                 if def.workers.is_some() =>
             {
-                Arc::new(WorkerHandler::new(
-                    def.spec.name.clone(),
-                    worker_key(def),
-                    worker_spec(def, command, limits),
-                    def.protocol.clone(),
-                ))
+                Arc::new(
+                    WorkerHandler::new(
+                        def.spec.name.clone(),
+                        worker_key(def, agent),
+                        worker_spec(def, command, limits, agent),
+                        def.protocol.clone(),
+                    )
+                    .with_services(services.cloned()),
+                )
             }
             CommandDef::Http {
                 url,
@@ -74,8 +84,8 @@ pub fn registry(config: &LoadedConfig, groups: &ProcessGroups) -> Registry {
 
 /// What tells a worker hook's pool from another: its file, its name, and a digest of
 /// its definition and of the files its command names, so that an edit to either
-/// starts fresh workers.
-fn worker_key(def: &HookDef) -> WorkerKey {
+/// starts fresh workers; and the agent, so that no worker's state crosses agents.
+fn worker_key(def: &HookDef, agent: Option<&str>) -> WorkerKey {
     let mut digest = hookrig_dialects::definition_hash(def);
     let dir = def
         .spec
@@ -106,12 +116,19 @@ fn worker_key(def: &HookDef) -> WorkerKey {
         source: def.spec.source.path.clone(),
         name: def.spec.name.clone(),
         definition: digest,
+        agent: agent.map(str::to_owned),
     }
 }
 
 /// How a worker hook's processes are started: its command as a program and arguments,
-/// its configured environment and `HOOKRIG_HOOK`, its limits.
-fn worker_spec(def: &HookDef, command: &CommandDef, limits: Limits) -> WorkerSpec {
+/// its configured environment, `HOOKRIG_HOOK` and the agent it serves as
+/// `HOOKRIG_AGENT`, its limits.
+fn worker_spec(
+    def: &HookDef,
+    command: &CommandDef,
+    limits: Limits,
+    agent: Option<&str>,
+) -> WorkerSpec {
     let (program, args): (OsString, Vec<OsString>) = match command {
         CommandDef::Exec { argv } => {
             let mut argv = argv.iter().map(OsString::from);
@@ -125,6 +142,11 @@ fn worker_spec(def: &HookDef, command: &CommandDef, limits: Limits) -> WorkerSpe
     };
     let mut env = def.env.clone();
     env.push(("HOOKRIG_HOOK".to_owned(), def.spec.name.clone()));
+    // The pool is the agent's own; its environment says whose, even when the agent came
+    // from a flag or the payload rather than from the host's environment.
+    if let Some(agent) = agent {
+        env.push(("HOOKRIG_AGENT".to_owned(), agent.to_owned()));
+    }
     WorkerSpec {
         program,
         args,

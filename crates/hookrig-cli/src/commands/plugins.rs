@@ -45,6 +45,25 @@ pub(crate) enum PluginsCommand {
     Enable(Target),
     /// Disable a package for one agent, or for every agent.
     Disable(Target),
+    /// Show a package: its hooks, for whom it is enabled, the problems of its manifest;
+    /// for a JavaScript plugin its subscriptions and tools, or why it fails to load.
+    Show {
+        /// The plugin id.
+        id: String,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// Call a tool a JavaScript plugin added with `ctx.tools.add`; prints its result as
+    /// JSON.
+    Call {
+        /// The plugin id.
+        id: String,
+        /// The tool's name (`hookrig plugins show ID` lists them).
+        tool: String,
+        /// The tool's arguments, a JSON object.
+        #[arg(long, value_name = "JSON", default_value = "{}")]
+        args: String,
+    },
     /// Forget a package (and for whom it was enabled). Its files are left alone.
     Delete {
         /// The plugin id.
@@ -117,6 +136,26 @@ pub(crate) fn run(scope: &Scope, args: &PluginsArgs) -> Result<u8, ExpectedError
                 }
             ))?;
         }
+        PluginsCommand::Show { id, json } => {
+            let detail = hookrig_runtime::show_plugin(scope, &store, id).map_err(unknown)?;
+            output::json_or_text(json.json, &detail, detail_text)?;
+        }
+        PluginsCommand::Call { id, tool, args } => {
+            let args: serde_json::Value =
+                serde_json::from_str(args).map_err(|err| ExpectedError::ToolArgs {
+                    args: args.clone(),
+                    source: err,
+                })?;
+            if !args.is_object() {
+                return Err(ExpectedError::ToolArgsNotObject(args.to_string()));
+            }
+            let result = hookrig_runtime::call_plugin_tool(scope, &store, id, tool, &args)
+                .map_err(unknown)?;
+            print(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&result).unwrap_or_else(|_| result.to_string())
+            ))?;
+        }
         PluginsCommand::Delete { id } => {
             store.plugins().delete(id).map_err(unknown_plugin)?;
             print(&format!("deleted plugin `{id}`\n"))?;
@@ -130,6 +169,87 @@ fn unknown_plugin(err: StoreError) -> ExpectedError {
         StoreError::UnknownPlugin { id } => ExpectedError::UnknownPlugin(id),
         other => other.into(),
     }
+}
+
+fn unknown(err: hookrig_runtime::RuntimeError) -> ExpectedError {
+    match err {
+        hookrig_runtime::RuntimeError::UnknownPlugin(id) => ExpectedError::UnknownPlugin(id),
+        other => other.into(),
+    }
+}
+
+/// `hookrig plugins show ID` as text.
+fn detail_text(detail: &hookrig_runtime::PluginDetail) -> String {
+    use std::fmt::Write as _;
+    let plugin = &detail.entry.plugin;
+    let mut text = format!(
+        "{} ({}, {})\n  path: {}\n  enabled for: {}\n",
+        plugin.id,
+        plugin.name,
+        if detail.kind == "js" {
+            "JavaScript plugin"
+        } else {
+            "package of hooks"
+        },
+        plugin.path,
+        enabled_for(&detail.entry)
+    );
+    if let Some(version) = &plugin.version {
+        let _ = writeln!(text, "  version: {version}");
+    }
+    if !plugin.description.is_empty() {
+        let _ = writeln!(text, "  description: {}", plugin.description);
+    }
+    for problem in &detail.problems {
+        let _ = writeln!(text, "  problem: {problem}");
+    }
+    if detail.js.is_none() {
+        text.push_str("hooks:\n");
+        if detail.hooks.is_empty() {
+            text.push_str("  none\n");
+        }
+        for hook in &detail.hooks {
+            let _ = writeln!(text, "  {}  {}", hook.name, hook.events.join(", "));
+        }
+    }
+    if let Some(js) = &detail.js {
+        if !js.loaded {
+            let _ = writeln!(
+                text,
+                "load failure: {}\n{}",
+                js.error.as_deref().unwrap_or("unknown"),
+                indented(js.stack.as_deref().unwrap_or_default())
+            );
+            return text;
+        }
+        text.push_str("subscriptions:\n");
+        if js.subscriptions.is_empty() {
+            text.push_str("  none\n");
+        }
+        for sub in &js.subscriptions {
+            let _ = writeln!(
+                text,
+                "  {}  {}  priority {}",
+                sub.event, sub.shape, sub.priority
+            );
+        }
+        text.push_str("tools:\n");
+        if js.tools.is_empty() {
+            text.push_str("  none\n");
+        }
+        for tool in &js.tools {
+            let _ = writeln!(text, "  {}  {}", tool.name, tool.description);
+            let _ = writeln!(text, "    schema: {}", tool.schema);
+        }
+    }
+    text
+}
+
+fn indented(text: &str) -> String {
+    text.lines()
+        .map(|line| format!("  {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `ID  VERSION  ENABLED FOR  PATH`, one package a line, in registration order.

@@ -123,7 +123,7 @@ pub(crate) fn emit(env: &TestEnv, args: &[&str], payload: &str) -> Emitted {
     emitted(&output)
 }
 
-/// Like [`emit`], but project hooks run only when trusted (no `HOOKRIG_TRUST_ALL`).
+/// Like [`emit`], but project hooks run only when trusted (the trust store's `any_project` switch off).
 pub(crate) fn emit_untrusted(env: &TestEnv, args: &[&str], payload: &str) -> Emitted {
     let output = env.run_untrusted(
         std::iter::once("emit").chain(args.iter().copied()),

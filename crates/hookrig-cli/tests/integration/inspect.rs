@@ -103,7 +103,7 @@ fn list_prints_a_table_of_every_hook() {
     let env = test_env();
     fixture(&env);
 
-    // Without HOOKRIG_TRUST_ALL: the global hook is the user's, the project's untrusted.
+    // Untrusted: the global hook is the user's, the project's untrusted.
     let stdout = stdout_ok(&env.run_untrusted(["list"], b""));
 
     let header: Vec<&str> = stdout

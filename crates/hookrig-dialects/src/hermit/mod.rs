@@ -5,3 +5,5 @@
 
 pub(crate) mod events;
 pub(crate) mod plugin;
+
+pub use plugin::PluginHost;

@@ -44,9 +44,28 @@ const FIELDS: &[&str] = &[
     "typescriptLoader",
 ];
 
-/// The most files of a plugin directory the digest reads; a directory with more (a
-/// vendored dependency tree) is digested by its first ones in name order.
+/// The most files of a registered plugin's directory the digest reads; a directory with
+/// more (a vendored dependency tree) is digested by its first ones in name order. The
+/// digest of a registered plugin only decides when a fresh worker starts.
 const MAX_DIGESTED: usize = 512;
+
+/// The most files of a project plugin's directory the digest reads. Its digest is what
+/// the user trusts, so it covers every file, `node_modules` and hidden ones included (a
+/// changed dependency runs as surely as a changed entry); a directory with more is not
+/// loaded rather than trusted in part.
+const MAX_TRUSTED: usize = 20_000;
+
+/// How to run a JavaScript plugin's host outside the engine, for the one-shot questions
+/// of `hookrig plugins show` (`--describe`) and `hookrig plugins call` (`--call=TOOL`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginHost {
+    /// `node`, its options, the host file, the plugin directory and its digest.
+    pub argv: Vec<String>,
+    /// What the host reads from its environment (`HOOKRIG_PLUGIN_*`).
+    pub env: Vec<(String, String)>,
+    /// The manifest's `timeout` for one answer.
+    pub timeout: Duration,
+}
 
 /// What a valid manifest says.
 struct Manifest {
@@ -63,48 +82,32 @@ struct Manifest {
 /// Loads the JavaScript plugin registered as `id` in `dir`: one worker hook, and the
 /// package record. An invalid manifest keeps it out, reported at its field.
 pub(crate) fn load(ctx: &mut LoadContext<'_>, id: &str, dir: &Path) {
+    load_at(ctx, id, dir, Level::Global);
+}
+
+/// Loads the JavaScript plugin of a project, `.hookrig/plugins/ID/manifest.json`: one
+/// worker hook of the project level, which runs only once `hookrig trust` has approved
+/// it; its definition carries a digest of every file of the directory, so that any
+/// change asks for trust again.
+pub(crate) fn load_project(ctx: &mut LoadContext<'_>, dir: &Path) {
+    let id = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    load_at(ctx, &id, dir, Level::Project);
+}
+
+fn load_at(ctx: &mut LoadContext<'_>, id: &str, dir: &Path, level: Level) {
     let Some(file) = read_json(ctx, &dir.join(MANIFEST)) else {
         return;
     };
     let Some(manifest) = read_manifest(ctx, &file, id) else {
         return;
     };
-    let host = match host_file(&ctx.env.data_home) {
-        Ok(host) => host,
-        Err(err) => {
-            ctx.diagnostics.push(Diagnostic::file(
-                dir,
-                Severity::Error,
-                format!("cannot write the plugin host: {err}; package {id} is not loaded"),
-            ));
-            return;
-        }
+    let Some(one_shot) = host_command(ctx, id, dir, level, &manifest) else {
+        return;
     };
-    let mut argv = vec!["node".to_owned()];
-    if let Some(loader) = &manifest.ts_loader {
-        argv.push("--import".to_owned());
-        argv.push(loader.clone());
-    }
-    argv.push(host.display().to_string());
-    argv.push(dir.display().to_string());
-    // The digest is part of the hook's definition, so that an edit to the plugin's
-    // files starts fresh workers for the next event.
-    argv.push(format!("--digest={}", digest(dir)));
-
-    let mut env = vec![
-        ("HOOKRIG_PLUGIN_ID".to_owned(), id.to_owned()),
-        ("HOOKRIG_PLUGIN_EVENTS".to_owned(), catalog()),
-        (
-            "HOOKRIG_PLUGIN_FAILURE_MODE".to_owned(),
-            if manifest.fail { "fail" } else { "skip" }.to_owned(),
-        ),
-    ];
-    if let Some(entry) = &manifest.entry {
-        env.push(("HOOKRIG_PLUGIN_ENTRY".to_owned(), entry.clone()));
-    }
-    if let Some(loader) = &manifest.ts_loader {
-        env.push(("HOOKRIG_PLUGIN_TS_LOADER".to_owned(), loader.clone()));
-    }
+    let (argv, env) = (one_shot.argv.clone(), one_shot.env.clone());
     ctx.hooks.push(HookDef {
         spec: HookSpec {
             name: format!("{id}:plugin"),
@@ -125,7 +128,7 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, id: &str, dir: &Path) {
             source: Source {
                 path: file.path.clone(),
                 dialect: hookrig_core::Dialect::Hermit,
-                level: Level::Global,
+                level,
             },
             description: manifest.description.clone(),
             timeout: manifest.timeout.or(Settings::default().timeout),
@@ -142,6 +145,11 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, id: &str, dir: &Path) {
         declared_at: None,
         workers: Some(1),
     });
+    // A project plugin is not a registered package: it has no id of the registry's,
+    // no enablement, and nothing `plugins show` would find.
+    if level == Level::Project {
+        return;
+    }
     push_package(
         ctx,
         Package {
@@ -155,8 +163,77 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, id: &str, dir: &Path) {
             validators: Vec::new(),
             formatters: Vec::new(),
             webhooks: Vec::new(),
+            host: Some(one_shot),
         },
     );
+}
+
+/// The plugin host's command for the plugin `id` in `dir`: `node`, the host file
+/// (written when missing), the directory and its digest, and what the host reads from
+/// its environment. `None`, reported, when the host cannot be written or a project
+/// plugin's directory is too large to hash.
+fn host_command(
+    ctx: &mut LoadContext<'_>,
+    id: &str,
+    dir: &Path,
+    level: Level,
+    manifest: &Manifest,
+) -> Option<PluginHost> {
+    let host = match host_file(&ctx.env.data_home) {
+        Ok(host) => host,
+        Err(err) => {
+            ctx.diagnostics.push(Diagnostic::file(
+                dir,
+                Severity::Error,
+                format!("cannot write the plugin host: {err}; package {id} is not loaded"),
+            ));
+            return None;
+        }
+    };
+    let mut argv = vec!["node".to_owned()];
+    if let Some(loader) = &manifest.ts_loader {
+        argv.push("--import".to_owned());
+        argv.push(loader.clone());
+    }
+    argv.push(host.display().to_string());
+    argv.push(dir.display().to_string());
+    // The digest is part of the hook's definition, so that an edit to the plugin's
+    // files starts fresh workers for the next event.
+    let digest = match level {
+        Level::Global => digest(dir, MAX_DIGESTED, false),
+        Level::Project => digest(dir, MAX_TRUSTED, true),
+    };
+    let Some(digest) = digest else {
+        ctx.diagnostics.push(Diagnostic::file(
+            dir,
+            Severity::Error,
+            format!(
+                "more than {MAX_TRUSTED} files: too many to hash for trust; project plugin {id} is not loaded (register it with `hookrig plugins register` to run it as your own)"
+            ),
+        ));
+        return None;
+    };
+    argv.push(format!("--digest={digest}"));
+
+    let mut env = vec![
+        ("HOOKRIG_PLUGIN_ID".to_owned(), id.to_owned()),
+        ("HOOKRIG_PLUGIN_EVENTS".to_owned(), catalog()),
+        (
+            "HOOKRIG_PLUGIN_FAILURE_MODE".to_owned(),
+            if manifest.fail { "fail" } else { "skip" }.to_owned(),
+        ),
+    ];
+    if let Some(entry) = &manifest.entry {
+        env.push(("HOOKRIG_PLUGIN_ENTRY".to_owned(), entry.clone()));
+    }
+    if let Some(loader) = &manifest.ts_loader {
+        env.push(("HOOKRIG_PLUGIN_TS_LOADER".to_owned(), loader.clone()));
+    }
+    let timeout = manifest
+        .timeout
+        .or(Settings::default().timeout)
+        .unwrap_or(Duration::from_secs(30));
+    Some(PluginHost { argv, env, timeout })
 }
 
 /// OpenHermit's catalog for the host: canonical name to its name, version and shape.
@@ -328,36 +405,53 @@ fn host_file(data_home: &Path) -> std::io::Result<PathBuf> {
     Ok(file)
 }
 
-/// A digest of the plugin directory's files (names and contents, `node_modules` and
-/// hidden entries left out), each noted for the config cache.
-fn digest(dir: &Path) -> String {
+/// A digest of the plugin directory's files (names and contents), each noted for the
+/// config cache: at most `max` files, `node_modules` and hidden entries left out unless
+/// `whole`. `None` when `whole` and the directory has more than `max` files.
+fn digest(dir: &Path, max: usize, whole: bool) -> Option<String> {
     let mut files = Vec::new();
-    collect(dir, &mut files);
+    collect(dir, &mut files, max + 1, whole);
+    if whole && files.len() > max {
+        return None;
+    }
     files.sort();
     let mut all = Vec::new();
-    for file in files.iter().take(MAX_DIGESTED) {
+    for file in files.iter().take(max) {
         consulted::note(file);
         all.extend_from_slice(file.to_string_lossy().as_bytes());
         all.push(0);
+        if let Ok(target) = std::fs::read_link(file) {
+            all.extend_from_slice(target.to_string_lossy().as_bytes());
+            all.push(0);
+        }
         all.extend_from_slice(&std::fs::read(file).unwrap_or_default());
         all.push(0);
     }
-    hookrig_config::content_hash(&all)[..16].to_owned()
+    Some(hookrig_config::content_hash(&all)[..16].to_owned())
 }
 
-fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
+fn collect(dir: &Path, files: &mut Vec<PathBuf>, max: usize, whole: bool) {
     let Ok(entries) = consulted::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if name.starts_with('.') || name == "node_modules" || files.len() >= MAX_DIGESTED {
+        if files.len() >= max || (!whole && (name.starts_with('.') || name == "node_modules")) {
             continue;
         }
         let path = entry.path();
         match entry.file_type() {
-            Ok(kind) if kind.is_dir() => collect(&path, files),
+            Ok(kind) if kind.is_dir() => collect(&path, files, max, whole),
+            // What a link leads to runs as surely as a file: a trusted digest follows
+            // it (a cycle ends at `max`), and notes where it points.
+            Ok(kind) if kind.is_symlink() && whole => {
+                if consulted::is_dir(&path) {
+                    collect(&path, files, max, whole);
+                } else {
+                    files.push(path);
+                }
+            }
             Ok(kind) if kind.is_file() => files.push(path),
             _ => {}
         }

@@ -1,7 +1,7 @@
 // hookrig's plugin host: runs one OpenHermit-style JavaScript plugin as a persistent
 // worker of the hookrig engine. Dependency-free; Node.js 18 or newer.
 //
-//   node plugin-host.js PLUGIN_DIR
+//   node plugin-host.js PLUGIN_DIR [--describe | --call=TOOL]
 //
 // It loads the plugin's entry (manifest.json's `entry`, else index.ts when this Node
 // strips types or a TypeScript loader was named, else index.js, else index.mjs), calls
@@ -9,12 +9,26 @@
 // per line on stdin, `{"id": N, "event": "tool.before", "payload": {...}}`, one native
 // reply per line on stdout with the same id.
 //
+// Two one-shot modes serve `hookrig plugins show` and `hookrig plugins call`; each
+// prints one JSON object on stdout and exits:
+//   --describe    {"loaded": true, "subscriptions": [...], "tools": [...]}, or
+//                 {"loaded": false, "error": MESSAGE, "stack": STACK}
+//   --call=TOOL   reads the tool's arguments (a JSON object) on stdin; prints
+//                 {"result": VALUE}, or {"error": MESSAGE, "stack": STACK}
+//
 // hookrig passes in the environment:
 //   HOOKRIG_PLUGIN_ID            the id the plugin is registered under
 //   HOOKRIG_PLUGIN_EVENTS        {canonical: {"name", "version", "shape"}} for every event
 //   HOOKRIG_PLUGIN_FAILURE_MODE  "skip" (default) or "fail"
 //   HOOKRIG_PLUGIN_ENTRY         the manifest's `entry`, when it names one
 //   HOOKRIG_PLUGIN_TS_LOADER     the manifest's `typescriptLoader`, when it names one
+//   HOOKRIG_AGENT                the agent whose events this worker answers, if any
+//
+// While an event is answered, ctx.memory.search asks hookrig with a line
+// {"id": N, "ask": K, "question": {"memory": "search", ...}} before the reply; hookrig
+// answers on stdin with {"id": N, "answer": K, "result": [...]} or "error".
+//   HOOKRIG_TS_LOADER            (the user's) a TypeScript loader module: a path, or a
+//                                package resolved from the plugin's directory
 
 "use strict";
 
@@ -27,7 +41,12 @@ const dir = path.resolve(process.argv[2] || ".");
 const pluginId = process.env.HOOKRIG_PLUGIN_ID || path.basename(dir);
 const failureMode = process.env.HOOKRIG_PLUGIN_FAILURE_MODE === "fail" ? "fail" : "skip";
 const tsLoader = process.env.HOOKRIG_PLUGIN_TS_LOADER || "";
+// A TypeScript loader the user has installed, for every plugin: imported before a
+// TypeScript entry when this Node cannot strip types and the manifest names none.
+const userLoader = process.env.HOOKRIG_TS_LOADER || "";
 const catalog = parseCatalog(process.env.HOOKRIG_PLUGIN_EVENTS);
+const agent = process.env.HOOKRIG_AGENT || null;
+const mode = process.argv.slice(3).find((a) => a === "--describe" || a.startsWith("--call=")) || null;
 
 // stdout carries the replies; whatever the plugin prints goes to stderr, which hookrig
 // records with the event's hook run.
@@ -88,7 +107,67 @@ function resolveEvent(raw) {
 }
 
 const subscriptions = [];
+const tools = new Map();
 let current = { session: {} };
+
+// Questions to hookrig while an event is answered (ctx.memory): a line
+// {"id": N, "ask": K, "question": {...}} on stdout, answered on stdin with
+// {"id": N, "answer": K, "result" | "error"}.
+let inFlight = null;
+let asked = 0;
+const waiting = new Map();
+
+function ask(question) {
+  if (inFlight === null) {
+    return Promise.reject(
+      new Error("ctx.memory can be read while the plugin answers an event (not in register, nor in `hookrig plugins call`)"),
+    );
+  }
+  const key = ++asked;
+  return new Promise((resolve, reject) => {
+    waiting.set(key, { resolve, reject });
+    out.write(`${JSON.stringify({ id: inFlight, ask: key, question })}\n`);
+  });
+}
+
+function answered(message) {
+  const entry = waiting.get(message.answer);
+  if (!entry) return;
+  waiting.delete(message.answer);
+  if (typeof message.error === "string") entry.reject(new Error(`ctx.memory: ${message.error}`));
+  else entry.resolve(message.result);
+}
+
+// Read-only: search(query, { limit }) asks hookrig; any other member, and any write,
+// throws, so that a plugin that tries to write learns it at once.
+const memory = new Proxy(
+  Object.freeze({
+    search(query, options = {}) {
+      if (typeof query !== "string") return Promise.reject(new TypeError("ctx.memory.search(query): the query must be a string"));
+      const limit = options && options.limit !== undefined ? options.limit : null;
+      return ask({ memory: "search", query, limit });
+    },
+  }),
+  {
+    get(target, key) {
+      if (key in target || typeof key === "symbol" || key === "then" || key === "toJSON") return target[key];
+      return () => {
+        throw new TypeError(
+          `ctx.memory is read-only: it has no ${String(key)}(); plugins read it with ctx.memory.search(query, { limit }), and memory is written by memory.upsert@v1 events`,
+        );
+      };
+    },
+    set(_, key) {
+      throw new TypeError(`ctx.memory is read-only: cannot set ${String(key)}`);
+    },
+    defineProperty(_, key) {
+      throw new TypeError(`ctx.memory is read-only: cannot define ${String(key)}`);
+    },
+    deleteProperty(_, key) {
+      throw new TypeError(`ctx.memory is read-only: cannot delete ${String(key)}`);
+    },
+  },
+);
 
 // What is logged while an event is in flight goes back in its reply's `log`, so that
 // hookrig records it with the event's hook run; anything else goes to stderr.
@@ -122,6 +201,28 @@ const ctx = Object.freeze({
       subscriptions.push({ ...resolved, handler, priority, order: subscriptions.length });
     },
   }),
+  tools: Object.freeze({
+    add(tool) {
+      const { name, description, schema, handler } = tool || {};
+      if (typeof name !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
+        throw new TypeError(
+          `ctx.tools.add: the name must be 1 to 64 letters, digits, "_" or "-", got ${JSON.stringify(name)}`,
+        );
+      }
+      if (tools.has(name)) throw new TypeError(`ctx.tools.add: a tool named ${JSON.stringify(name)} is already added`);
+      if (!schema || typeof schema !== "object" || Array.isArray(schema)) {
+        throw new TypeError(`ctx.tools.add(${JSON.stringify(name)}): the schema must be a JSON schema object`);
+      }
+      if (typeof handler !== "function") {
+        throw new TypeError(`ctx.tools.add(${JSON.stringify(name)}): the handler must be a function`);
+      }
+      if (description !== undefined && typeof description !== "string") {
+        throw new TypeError(`ctx.tools.add(${JSON.stringify(name)}): the description must be a string`);
+      }
+      // Kept as JSON, so that a schema the plugin changes later is not what it declared.
+      tools.set(name, { name, description: description || "", schema: JSON.parse(JSON.stringify(schema)), handler });
+    },
+  }),
   logger: Object.freeze({
     debug: log("debug"),
     info: log("info"),
@@ -131,6 +232,8 @@ const ctx = Object.freeze({
   get session() {
     return current.session;
   },
+  memory,
+  agent,
 });
 
 function strips() {
@@ -145,8 +248,30 @@ function noTypeScript(file) {
     `cannot load ${file}: Node.js ${process.versions.node} does not strip TypeScript types; ` +
       `run hookrig with a Node.js that does (23.6 or newer, or 22.6 or newer with ` +
       `NODE_OPTIONS=--experimental-strip-types), or name a TypeScript loader you have ` +
-      `installed in manifest.json, for example "typescriptLoader": "tsx"`,
+      `installed: in manifest.json, for example "typescriptLoader": "tsx", or for every ` +
+      `plugin in hookrig's environment, for example HOOKRIG_TS_LOADER=tsx or the path of ` +
+      `tsx's dist/loader.mjs`,
   );
+}
+
+// Imports the user's TypeScript loader, which registers its module hooks for the
+// imports after it (as `node --import` would have).
+async function importUserLoader() {
+  let url;
+  if (path.isAbsolute(userLoader)) {
+    url = pathToFileURL(userLoader).href;
+  } else {
+    try {
+      url = pathToFileURL(require("node:module").createRequire(path.join(dir, "package.json")).resolve(userLoader)).href;
+    } catch {
+      url = userLoader;
+    }
+  }
+  try {
+    await import(url);
+  } catch (err) {
+    throw new Error(`HOOKRIG_TS_LOADER=${userLoader}: cannot import the TypeScript loader: ${describe(err)}`);
+  }
 }
 
 function entryFile() {
@@ -154,7 +279,7 @@ function entryFile() {
   if (named) return path.resolve(dir, named);
   const exists = (name) => fs.existsSync(path.join(dir, name));
   const ts = ["index.ts", "index.mts"].find(exists);
-  if (ts && (tsLoader || strips())) return path.join(dir, ts);
+  if (ts && (tsLoader || userLoader || strips())) return path.join(dir, ts);
   const js = ["index.js", "index.mjs", "index.cjs"].find(exists);
   if (js) return path.join(dir, js);
   if (ts) return path.join(dir, ts);
@@ -164,7 +289,10 @@ function entryFile() {
 async function load() {
   const file = entryFile();
   const typescript = /\.[mc]?ts$/.test(file);
-  if (typescript && !tsLoader && !strips()) throw noTypeScript(file);
+  if (typescript && !tsLoader && !strips()) {
+    if (!userLoader) throw noTypeScript(file);
+    await importUserLoader();
+  }
   let mod;
   try {
     mod = await import(pathToFileURL(file).href);
@@ -185,15 +313,29 @@ async function load() {
   subscriptions.sort((a, b) => a.priority - b.priority || a.order - b.order);
 }
 
-// A failing handler: reported as plugin.error@v1 on stderr (recorded with the hook run)
-// and to the plugin's own plugin.error@v1 listeners, whose failures are only written.
+// A failing handler: written to stderr (recorded with the hook run) and reported as
+// plugin.error@v1 {plugin_id, event, subscription, message}. While an event is answered, hookrig is
+// asked to deliver it once the event's chain has run, to every plugin and hook that
+// listens (this plugin's own listeners included); without hookrig to ask, this plugin's
+// own listeners hear it at once. A failure of a plugin.error@v1 handler is only written,
+// so that errors never loop.
 async function report(sub, err) {
-  const record = { event: "plugin.error@v1", plugin: pluginId, subscription: sub.name, error: describe(err) };
-  write(`${JSON.stringify(record)}\n${err && err.stack ? err.stack : describe(err)}\n`);
+  // `event` is OpenHermit's field; hookrig's stdin to a hook names the event it carries
+  // in that same key, so `subscription` repeats it for every receiver.
+  const payload = { plugin_id: pluginId, event: sub.name, subscription: sub.name, message: describe(err) };
+  write(`plugin.error@v1 ${JSON.stringify(payload)}\n${err && err.stack ? err.stack : describe(err)}\n`);
   if (sub.canonical === "plugin.error") return;
+  if (inFlight !== null) {
+    try {
+      await ask({ plugin_error: payload });
+      return;
+    } catch {
+      // Not delivered by hookrig (an emit without a store, too many errors): below.
+    }
+  }
   for (const listener of subscriptions.filter((s) => s.canonical === "plugin.error")) {
     try {
-      await listener.handler(readOnly(structuredClone(record), "the plugin.error payload"));
+      await listener.handler(readOnly(structuredClone(payload), "the plugin.error payload"));
     } catch (failure) {
       write(`a plugin.error@v1 listener failed: ${describe(failure)}\n`);
     }
@@ -259,6 +401,10 @@ function serve(loaded) {
     try {
       request = JSON.parse(raw);
       if (request === null || typeof request !== "object" || !("id" in request)) throw new Error("no id");
+      if ("answer" in request) {
+        answered(request);
+        return;
+      }
     } catch (err) {
       process.stderr.write(`hookrig plugin host: unreadable request: ${describe(err)}\n`);
       return;
@@ -266,6 +412,7 @@ function serve(loaded) {
     queue = queue.then(async () => {
       let reply;
       pending = [];
+      inFlight = request.id;
       try {
         const failed = await loaded;
         if (failed) {
@@ -280,20 +427,114 @@ function serve(loaded) {
       }
       const log = pending.join("");
       pending = null;
+      inFlight = null;
       if (log) reply = { ...reply, log };
       out.write(`${JSON.stringify({ id: request.id, ...reply })}\n`);
     });
   });
 }
 
-// A plugin that fails to load answers every event with the failure (and its stack on
-// stderr), so that each emit records why, instead of a worker that dies and restarts.
-serve(
-  load().then(
-    () => null,
-    (err) => ({
-      message: `plugin ${pluginId} failed to load: ${describe(err)}`,
-      stack: err && err.stack ? err.stack : describe(err),
-    }),
-  ),
-);
+// The types JSON schema names, as `typeof` and Array.isArray tell them apart.
+function typeOf(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+function hasType(value, type) {
+  const actual = typeOf(value);
+  return actual === type || (type === "number" && actual === "integer");
+}
+
+// The arguments checked against the top level of the tool's schema: an object, its
+// `required` properties present, each declared property of the declared `type`. A
+// tool that wants more checks its arguments itself.
+function checkArgs(tool, args) {
+  const schema = tool.schema;
+  const where = `tool ${tool.name}`;
+  if (typeOf(args) !== "object") throw new CallError(`${where}: the arguments must be a JSON object, got ${typeOf(args)}`);
+  for (const key of Array.isArray(schema.required) ? schema.required : []) {
+    if (!(key in args)) throw new CallError(`${where}: the argument ${JSON.stringify(key)} is required`);
+  }
+  const properties = schema.properties && typeof schema.properties === "object" ? schema.properties : {};
+  for (const [key, spec] of Object.entries(properties)) {
+    if (!(key in args) || !spec || typeof spec.type !== "string") continue;
+    if (!hasType(args[key], spec.type)) {
+      throw new CallError(`${where}: the argument ${JSON.stringify(key)} must be of type ${spec.type}, got ${typeOf(args[key])}`);
+    }
+  }
+}
+
+// A mistake in how the tool was called, found by the host: its stack would point
+// into the host, not into the plugin, so it has none.
+class CallError extends Error {}
+
+function failure(err) {
+  if (err instanceof CallError) return { error: err.message };
+  return { error: describe(err), stack: err && err.stack ? err.stack : describe(err) };
+}
+
+async function readStdin() {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+// `--describe` and `--call=TOOL`: one answer on stdout, then exit.
+async function once() {
+  let answer;
+  try {
+    await load();
+  } catch (err) {
+    const failed = failure(err);
+    answer = { loaded: false, error: `plugin ${pluginId} failed to load: ${failed.error}`, stack: failed.stack };
+    out.write(`${JSON.stringify(answer)}\n`, () => process.exit(0));
+    return;
+  }
+  try {
+    if (mode === "--describe") {
+      answer = {
+        loaded: true,
+        subscriptions: subscriptions.map((s) => ({ event: s.name, shape: s.shape, priority: s.priority })),
+        tools: [...tools.values()].map((t) => ({ name: t.name, description: t.description, schema: t.schema })),
+      };
+    } else {
+      const name = mode.slice("--call=".length);
+      const tool = tools.get(name);
+      if (!tool) {
+        const known = [...tools.keys()].join(", ") || "none";
+        throw new CallError(`plugin ${pluginId} has no tool ${JSON.stringify(name)} (its tools: ${known})`);
+      }
+      const text = await readStdin();
+      let args;
+      try {
+        args = text.trim() === "" ? {} : JSON.parse(text);
+      } catch (err) {
+        throw new CallError(`tool ${name}: the arguments are not JSON: ${err.message}`);
+      }
+      checkArgs(tool, args);
+      const result = await tool.handler(readOnly(args, "the tool's arguments"), ctx);
+      answer = { result: result === undefined ? null : JSON.parse(JSON.stringify(result)) };
+    }
+  } catch (err) {
+    answer = failure(err);
+  }
+  out.write(`${JSON.stringify(answer)}\n`, () => process.exit(0));
+}
+
+if (mode !== null) {
+  once();
+} else {
+  // A plugin that fails to load answers every event with the failure (and its stack on
+  // stderr), so that each emit records why, instead of a worker that dies and restarts.
+  serve(
+    load().then(
+      () => null,
+      (err) => ({
+        message: `plugin ${pluginId} failed to load: ${describe(err)}`,
+        stack: err && err.stack ? err.stack : describe(err),
+      }),
+    ),
+  );
+}

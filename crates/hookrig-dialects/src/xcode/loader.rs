@@ -132,6 +132,14 @@ pub(crate) fn load(ctx: &mut LoadContext<'_>, level: Level) {
         Level::Project => {
             if let Some(root) = ctx.project.nearest_dir(".hookrig/plugins") {
                 for dir in subdirs(&root) {
+                    // OpenHermit's `manifest.json` without an x-code manifest: a
+                    // JavaScript plugin, trusted by a digest of its whole directory.
+                    if !MANIFESTS.iter().any(|m| consulted::is_file(&dir.join(m)))
+                        && consulted::is_file(&dir.join(crate::hermit::plugin::MANIFEST))
+                    {
+                        crate::hermit::plugin::load_project(ctx, &dir);
+                        continue;
+                    }
                     load_plugin(ctx, &dir, level, Origin::Hookrig, false);
                 }
             }

@@ -105,6 +105,9 @@ pub struct Package {
     pub formatters: Vec<PackageFile>,
     /// Webhook subscriptions, in manifest order.
     pub webhooks: Vec<PackageWebhook>,
+    /// How to run its plugin host, when it is an OpenHermit JavaScript plugin
+    /// (`manifest.json`) rather than a package of hooks.
+    pub host: Option<crate::PluginHost>,
 }
 
 /// Whether `id` can name a package: x-code's plugin name rule, `^[a-z0-9][a-z0-9-]*$`,
@@ -265,6 +268,7 @@ pub(crate) fn read<'m>(
         validators,
         formatters,
         webhooks,
+        host: None,
     })
 }
 

@@ -1,0 +1,303 @@
+//! `hookrig plugins show` and `hookrig plugins call`: a registered package as it loads
+//! today, and for an OpenHermit JavaScript plugin what its `register(ctx)` subscribed
+//! and added, or why it failed, and a call of one of its tools.
+//!
+//! Both questions run the plugin host once, in a process of their own (`--describe`,
+//! `--call=TOOL`), not through the engine's warm worker: they are asked by a person at a
+//! terminal, and a worker answers events only. A tool therefore runs in a fresh load of
+//! the plugin, without the state its event handlers built up in a worker.
+
+use hookrig_dialects::{PackageCheck, PackageRef, PluginHost};
+use hookrig_exec::{Capture, Command, Stderr, Termination};
+use hookrig_store::{PluginEntry, Store};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::errors::RuntimeError;
+use crate::scope::Scope;
+
+/// How much of the host's stdout is read: a tool's result is fed to a person or a
+/// model, and more than this is a runaway tool.
+const STDOUT_CAP: usize = 4 * 1024 * 1024;
+/// How much of its stderr is kept for the error it explains.
+const STDERR_CAP: usize = 64 * 1024;
+
+/// A registered package as `hookrig plugins show` presents it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PluginDetail {
+    /// The registry's row and for whom it is enabled.
+    #[serde(flatten)]
+    pub entry: PluginEntry,
+    /// `js` (an OpenHermit JavaScript plugin) or `hooks` (an x-code manifest).
+    pub kind: &'static str,
+    /// Its hooks as an emit loads them, by name, with the events each listens to.
+    pub hooks: Vec<PluginHook>,
+    /// Every problem of its manifest, `path:line:col: message`; an error keeps the
+    /// package out of every emit.
+    pub problems: Vec<String>,
+    /// What the JavaScript plugin's `register(ctx)` did, when it is one and loads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub js: Option<Described>,
+}
+
+/// One hook of a package.
+#[derive(Debug, Clone, Serialize)]
+pub struct PluginHook {
+    /// Its name.
+    pub name: String,
+    /// The canonical events it listens to.
+    pub events: Vec<String>,
+}
+
+/// The host's answer to `--describe`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Described {
+    /// Whether the entry was imported and `register(ctx)` returned.
+    pub loaded: bool,
+    /// Its `ctx.bus.on` subscriptions, in the order they run.
+    #[serde(default)]
+    pub subscriptions: Vec<Subscription>,
+    /// Its `ctx.tools.add` tools, in the order they were added.
+    #[serde(default)]
+    pub tools: Vec<PluginTool>,
+    /// Why it did not load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The stack of that failure, as Node.js printed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<String>,
+}
+
+/// One `ctx.bus.on` subscription.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Subscription {
+    /// The versioned event, `tool.before@v1`.
+    pub event: String,
+    /// `listener`, `transform` or `veto`.
+    pub shape: String,
+    /// Its priority (lower runs first), as the plugin gave it.
+    pub priority: serde_json::Number,
+}
+
+/// One tool a plugin added with `ctx.tools.add`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PluginTool {
+    /// Its name, unique within the plugin.
+    pub name: String,
+    /// What it does, for a person or a model.
+    #[serde(default)]
+    pub description: String,
+    /// The JSON schema of its arguments.
+    pub schema: Value,
+}
+
+/// The host's answer to `--call=TOOL`.
+#[derive(Debug, Clone, Deserialize)]
+struct Called {
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    stack: Option<String>,
+}
+
+/// The registered package `id` in `store`, checked as an emit would load it, and for a
+/// JavaScript plugin what its host says it registered (a load failure is part of the
+/// answer, with its stack, not an error).
+pub fn show_plugin(scope: &Scope, store: &Store, id: &str) -> Result<PluginDetail, RuntimeError> {
+    let entry = store
+        .plugins()
+        .list()?
+        .into_iter()
+        .find(|e| e.plugin.id == id)
+        .ok_or_else(|| RuntimeError::UnknownPlugin(id.to_owned()))?;
+    let check = check(scope, &entry);
+    let host = check.package.as_ref().and_then(|p| p.host.clone());
+    let js = match &host {
+        Some(host) => Some(describe(scope, id, host)?),
+        None => None,
+    };
+    Ok(PluginDetail {
+        kind: if host.is_some() || is_js(&entry) {
+            "js"
+        } else {
+            "hooks"
+        },
+        hooks: check
+            .hooks
+            .iter()
+            .map(|def| PluginHook {
+                name: def.spec.name.clone(),
+                events: def
+                    .spec
+                    .events
+                    .iter()
+                    .map(|e| e.as_str().to_owned())
+                    .collect(),
+            })
+            .collect(),
+        problems: check.diagnostics.iter().map(ToString::to_string).collect(),
+        js,
+        entry,
+    })
+}
+
+/// Calls the tool `tool` of the JavaScript plugin registered as `id` with `args` (a
+/// JSON object): the tool's result, or an error saying what failed and where.
+pub fn call_plugin_tool(
+    scope: &Scope,
+    store: &Store,
+    id: &str,
+    tool: &str,
+    args: &Value,
+) -> Result<Value, RuntimeError> {
+    let row = store
+        .plugins()
+        .get(id)?
+        .ok_or_else(|| RuntimeError::UnknownPlugin(id.to_owned()))?;
+    let check = hookrig_dialects::check_package(
+        &scope.env,
+        &PackageRef {
+            id: id.to_owned(),
+            path: row.path.into(),
+        },
+    );
+    let host = loaded_host(id, &check)?;
+    let answer = run(
+        scope,
+        id,
+        &host,
+        &format!("--call={tool}"),
+        args.to_string(),
+    )?;
+    let called: Called =
+        serde_json::from_value(answer).map_err(|err| RuntimeError::PluginHost {
+            id: id.to_owned(),
+            message: format!("an answer to a tool call that cannot be read: {err}"),
+        })?;
+    match (called.result, called.error) {
+        (_, Some(error)) => Err(RuntimeError::PluginTool {
+            id: id.to_owned(),
+            tool: tool.to_owned(),
+            error,
+            stack: called.stack.unwrap_or_default(),
+        }),
+        (result, None) => Ok(result.unwrap_or(Value::Null)),
+    }
+}
+
+/// The package of `entry` as an emit would load it.
+fn check(scope: &Scope, entry: &PluginEntry) -> PackageCheck {
+    hookrig_dialects::check_package(
+        &scope.env,
+        &PackageRef {
+            id: entry.plugin.id.clone(),
+            path: entry.plugin.path.clone().into(),
+        },
+    )
+}
+
+/// Whether the package's directory holds an OpenHermit manifest (for a package whose
+/// manifest no longer loads, so that `show` still says what it is).
+fn is_js(entry: &PluginEntry) -> bool {
+    let dir = std::path::Path::new(&entry.plugin.path);
+    dir.join("manifest.json").is_file() && !dir.join("plugin.json").is_file()
+}
+
+/// The host of a package that loads and is a JavaScript plugin.
+fn loaded_host(id: &str, check: &PackageCheck) -> Result<PluginHost, RuntimeError> {
+    let errors: Vec<String> = check
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == hookrig_core::Severity::Error)
+        .map(ToString::to_string)
+        .collect();
+    if !errors.is_empty() {
+        return Err(RuntimeError::PluginHost {
+            id: id.to_owned(),
+            message: format!("its manifest does not load: {}", errors.join("; ")),
+        });
+    }
+    check
+        .package
+        .as_ref()
+        .and_then(|p| p.host.clone())
+        .ok_or_else(|| RuntimeError::PluginHost {
+            id: id.to_owned(),
+            message: "it is a package of hooks, not a JavaScript plugin with tools".to_owned(),
+        })
+}
+
+/// Asks the host what the plugin registered.
+fn describe(scope: &Scope, id: &str, host: &PluginHost) -> Result<Described, RuntimeError> {
+    let answer = run(scope, id, host, "--describe", String::new())?;
+    serde_json::from_value(answer).map_err(|err| RuntimeError::PluginHost {
+        id: id.to_owned(),
+        message: format!("a description that cannot be read: {err}"),
+    })
+}
+
+/// Runs the host once with `mode`, `stdin` on its stdin, to its timeout; its one JSON
+/// answer.
+fn run(
+    scope: &Scope,
+    id: &str,
+    host: &PluginHost,
+    mode: &str,
+    stdin: String,
+) -> Result<Value, RuntimeError> {
+    let fail = |message: String| RuntimeError::PluginHost {
+        id: id.to_owned(),
+        message,
+    };
+    let mut argv = host.argv.iter();
+    let program = argv.next().cloned().unwrap_or_default();
+    let mut command = Command::exec(
+        program,
+        argv.cloned().chain([mode.to_owned()]),
+        scope.cwd().to_owned(),
+    );
+    for (name, value) in &host.env {
+        command = command.env(name.clone(), value.clone());
+    }
+    if let Some(agent) = &scope.agent {
+        command = command.env("HOOKRIG_AGENT", agent.clone());
+    }
+    let output = command.capture_blocking(Capture {
+        stdin: stdin.into_bytes(),
+        stdout_cap: STDOUT_CAP,
+        stderr: Stderr::Capture(STDERR_CAP),
+        timeout: Some(host.timeout),
+        kill_grace: std::time::Duration::from_secs(1),
+    });
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    match &output.termination {
+        Termination::Exited(0) => {}
+        Termination::TimedOut { .. } => {
+            return Err(fail(format!(
+                "no answer within its timeout of {} (the manifest's `timeout`)",
+                hookrig_core::display_duration(host.timeout)
+            )));
+        }
+        Termination::SpawnFailed(err) => {
+            return Err(fail(format!(
+                "cannot start `{}`: {err}; install Node.js (18 or newer) to run JavaScript plugins",
+                host.argv.first().map_or("node", String::as_str)
+            )));
+        }
+        other => {
+            return Err(fail(format!(
+                "the plugin host ended without an answer ({other:?}): {}",
+                stderr.trim()
+            )));
+        }
+    }
+    let line = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(line.trim()).map_err(|err| {
+        fail(format!(
+            "the plugin host's answer is not JSON ({err}): {}",
+            stderr.trim()
+        ))
+    })
+}

@@ -1,0 +1,121 @@
+//! What hookrig answers a worker hook that asks while it answers an event: a
+//! JavaScript plugin's `ctx.memory.search(query, { limit })`, read from the project's
+//! memory in the emit's store (read-only by design: a plugin reaches hookrig's state
+//! through these questions and never opens the store itself); and the failures of a
+//! plugin's handlers, kept to be delivered as `plugin.error@v1` once the event's chain
+//! has run.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use hookrig_exec::Services;
+use hookrig_store::Store;
+use serde_json::{Value, json};
+
+/// The most hits one search returns, whatever the worker asks for.
+const MAX_HITS: usize = 50;
+/// The hits of a search that names no limit.
+const DEFAULT_HITS: usize = 5;
+
+/// The most `plugin.error@v1` events one emit delivers: a plugin failing in a loop must
+/// not turn one event into thousands.
+const MAX_ERRORS: usize = 16;
+
+/// The answers of one emit: its store file and the project the event happened in, and
+/// the plugin failures reported so far.
+#[derive(Debug)]
+pub(crate) struct EmitServices {
+    /// The ledger file; the memory is in its work file (`None`: `--no-ledger`).
+    pub(crate) ledger: Option<PathBuf>,
+    /// The project whose memory is searched.
+    pub(crate) project_id: String,
+    /// The payloads of the `plugin.error@v1` events to deliver after the chain.
+    errors: Mutex<Vec<Value>>,
+    /// Set while those are delivered: a failure then is not reported again, so that an
+    /// error in a `plugin.error@v1` handler never emits another.
+    delivering: AtomicBool,
+}
+
+impl EmitServices {
+    pub(crate) fn new(ledger: Option<PathBuf>, project_id: String) -> Self {
+        Self {
+            ledger,
+            project_id,
+            errors: Mutex::default(),
+            delivering: AtomicBool::new(false),
+        }
+    }
+
+    /// The `plugin.error@v1` payloads reported while the chain ran; from now on no more
+    /// are taken.
+    pub(crate) fn take_errors(&self) -> Vec<Value> {
+        self.delivering.store(true, Ordering::SeqCst);
+        std::mem::take(&mut *self.errors.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Keeps a failure for delivery; `false` when it will not be delivered (the worker
+    /// then tells the plugin's own listeners, as without an engine to ask).
+    fn report(&self, error: &Value) -> Result<Value, String> {
+        if self.delivering.load(Ordering::SeqCst) {
+            return Err(
+                "not delivered: it happened while plugin.error@v1 was delivered".to_owned(),
+            );
+        }
+        let mut errors = self.errors.lock().unwrap_or_else(PoisonError::into_inner);
+        if errors.len() >= MAX_ERRORS {
+            return Err(format!(
+                "not delivered: more than {MAX_ERRORS} plugin errors in one emit"
+            ));
+        }
+        errors.push(error.clone());
+        Ok(Value::Bool(true))
+    }
+}
+
+impl Services for EmitServices {
+    fn answer(&self, question: &Value) -> Result<Value, String> {
+        if let Some(error) = question.get("plugin_error") {
+            return self.report(error);
+        }
+        match question.get("memory").and_then(Value::as_str) {
+            Some("search") => self.search(question),
+            Some(other) => Err(format!(
+                "ctx.memory has no `{other}`: it is read-only and offers search(query, {{ limit }})"
+            )),
+            None => Err(format!("a question hookrig does not answer: {question}")),
+        }
+    }
+}
+
+impl EmitServices {
+    fn search(&self, question: &Value) -> Result<Value, String> {
+        let query = question
+            .get("query")
+            .and_then(Value::as_str)
+            .ok_or("ctx.memory.search(query): the query must be a string")?;
+        let limit = match question.get("limit") {
+            None | Some(Value::Null) => DEFAULT_HITS,
+            Some(limit) => limit
+                .as_u64()
+                .and_then(|l| usize::try_from(l).ok())
+                .filter(|l| *l > 0)
+                .ok_or("ctx.memory.search: limit must be a positive integer")?
+                .min(MAX_HITS),
+        };
+        let Some(ledger) = &self.ledger else {
+            return Err("hookrig's memory is not read by an emit with --no-ledger".to_owned());
+        };
+        // No store file yet means nothing remembered yet, not an error.
+        if !ledger.exists() {
+            return Ok(json!([]));
+        }
+        let store =
+            Store::open(ledger).map_err(|err| format!("hookrig's memory cannot be read: {err}"))?;
+        let hits = store
+            .memory()
+            .search(&self.project_id, query, limit)
+            .map_err(|err| format!("hookrig's memory cannot be searched: {err}"))?;
+        serde_json::to_value(hits).map_err(|err| err.to_string())
+    }
+}
