@@ -162,8 +162,8 @@ pub(crate) fn looks_like_dir(path: &Path) -> bool {
 /// What one load found at the paths it looked at, while [`looking`].
 #[derive(Default)]
 struct Looks {
-    /// Each path's metadata (links followed); `None` when nothing could be examined.
-    metadata: std::collections::HashMap<PathBuf, Option<std::fs::Metadata>>,
+    /// Each path's metadata (links followed), or why it could not be examined.
+    metadata: std::collections::HashMap<PathBuf, Result<std::fs::Metadata, std::io::ErrorKind>>,
     /// Each path's canonical form; `None` when it could not be resolved.
     real: std::collections::HashMap<PathBuf, Option<PathBuf>>,
 }
@@ -199,13 +199,20 @@ pub fn looking<R>(load: impl FnOnce() -> R) -> R {
 
 /// The metadata of `path` (links followed), once per [`looking`] load.
 fn look(path: &Path) -> Option<std::fs::Metadata> {
+    looked_metadata(path).ok()
+}
+
+/// The metadata of `path` (links followed), not noted, once per [`looking`] load; an
+/// error seen before comes back with its kind alone.
+pub(crate) fn looked_metadata(path: &Path) -> std::io::Result<std::fs::Metadata> {
     LOOKS.with(|looks| match looks.borrow_mut().as_mut() {
-        None => std::fs::metadata(path).ok(),
+        None => std::fs::metadata(path),
         Some(looks) => looks
             .metadata
             .entry(path.to_owned())
-            .or_insert_with(|| std::fs::metadata(path).ok())
-            .clone(),
+            .or_insert_with(|| std::fs::metadata(path).map_err(|err| err.kind()))
+            .clone()
+            .map_err(std::io::Error::from),
     })
 }
 

@@ -24,7 +24,9 @@ pub fn read_source_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read as _;
 
     crate::consulted::note(path);
-    let meta = std::fs::metadata(path)?;
+    // The dialects try the same files (Codex's config.toml by seven readers): a file
+    // missing once is missing for the whole load without asking again.
+    let meta = crate::consulted::looked_metadata(path)?;
     if !meta.is_file() {
         return Err(std::io::Error::new(
             ErrorKind::InvalidInput,

@@ -211,7 +211,10 @@ fn nul_bytes(ctx: &mut LoadContext<'_>) -> Vec<usize> {
 /// hygge file is skipped, a bad x-code plugin is rejected alone, a bad Claude Code entry
 /// is skipped alone). The user's guards then still decide, whatever a repository ships.
 pub fn load(env: &Environment, options: &LoadOptions) -> Result<LoadedConfig, ConfigError> {
-    Ok(read_sources(env, options).into_trusted(env, options.trust_only_for.as_ref()))
+    // One look at each path for the reading and the trust check together.
+    hookrig_config::consulted::looking(|| {
+        Ok(read_sources(env, options).into_trusted(env, options.trust_only_for.as_ref()))
+    })
 }
 
 /// Every source of one working directory read and lowered, before the project hooks'
