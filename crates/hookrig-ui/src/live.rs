@@ -1,0 +1,252 @@
+//! The Live page: new runs appear as they are recorded (server-sent events), with a
+//! per-minute chart of emits, denies, errors and the p50/p95 time of the hooks.
+//!
+//! One thread per dashboard (the [`Feed`]) reads the ledger's new rows four times a
+//! second, whichever process wrote them (a one-shot `hookrig emit` writes its own), and
+//! broadcasts them in one batch per read to every open page; a page that falls behind
+//! misses batches rather than slowing the others. Rows first seen `running` are read
+//! again until they end, so a page shows how each emit ended.
+//!
+//! [`changes`] is the same idea for the other live pages: it tells a page when what it
+//! shows changed, and the page fetches itself again.
+
+use std::collections::BTreeSet;
+use std::convert::Infallible;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use futures_util::stream::{self, Stream, StreamExt as _};
+use hookrig_store::{EmitDecision, EmitFilter, EmitRow};
+use maud::{Markup, html};
+use serde::Serialize;
+use tokio::sync::broadcast;
+use tokio_stream::wrappers::BroadcastStream;
+
+use crate::dashboard::{Dashboard, blocking};
+use crate::errors::UiError;
+use crate::{layout, runs};
+
+/// How often the feed reads the ledger.
+const POLL: Duration = Duration::from_millis(250);
+/// The most rows one read takes; the next read takes the rest.
+const BATCH: usize = 5_000;
+/// The most rows still `running` the feed keeps reading again.
+const PENDING: usize = 1_000;
+/// Rows the Live page starts with.
+const INITIAL: usize = 100;
+
+/// The ledger's new rows, read by one thread and broadcast to the open Live pages.
+#[derive(Debug)]
+pub(crate) struct Feed {
+    ledger: Option<PathBuf>,
+    sender: OnceLock<broadcast::Sender<Arc<str>>>,
+}
+
+/// One run as the Live page receives it.
+#[derive(Debug, Serialize)]
+struct LiveRun {
+    run_id: String,
+    started_at_ms: i64,
+    decision: EmitDecision,
+    duration_ms: f64,
+    /// The row of the runs table, rendered.
+    html: String,
+}
+
+impl Feed {
+    pub(crate) fn new(ledger: Option<PathBuf>) -> Feed {
+        Feed {
+            ledger,
+            sender: OnceLock::new(),
+        }
+    }
+
+    /// A receiver of the batches (JSON arrays of runs), starting the reading thread with
+    /// the first one; `None` without a ledger.
+    fn subscribe(&self) -> Option<broadcast::Receiver<Arc<str>>> {
+        let path = self.ledger.clone()?;
+        let sender = self.sender.get_or_init(|| {
+            let (sender, _) = broadcast::channel(64);
+            let feed = sender.clone();
+            let started = std::thread::Builder::new()
+                .name("hookrig-ui-feed".to_owned())
+                .spawn(move || read_forever(&path, &feed));
+            if let Err(err) = started {
+                tracing::warn!("dashboard: the live feed did not start: {err}");
+            }
+            sender
+        });
+        Some(sender.subscribe())
+    }
+}
+
+/// Reads the ledger's new rows and broadcasts them, for as long as the process runs.
+fn read_forever(path: &std::path::Path, sender: &broadcast::Sender<Arc<str>>) {
+    let mut ledger = None;
+    let mut last = None;
+    let mut pending = BTreeSet::new();
+    loop {
+        std::thread::sleep(POLL);
+        if ledger.is_none() {
+            // The ledger may not exist until the first emit.
+            ledger = hookrig_runtime::ledger::open_for_reading(path).ok();
+        }
+        let Some(store) = &ledger else { continue };
+        let after = match last {
+            Some(row) => row,
+            None => match store.emits().last_row() {
+                Ok(row) => *last.insert(row),
+                Err(err) => {
+                    tracing::debug!("dashboard: live feed: {err}");
+                    continue;
+                }
+            },
+        };
+        let rows: Vec<i64> = pending.iter().copied().collect();
+        let read = match store.emits().since(after, &rows, BATCH) {
+            Ok(read) => read,
+            Err(err) => {
+                tracing::debug!("dashboard: live feed: {err}");
+                continue;
+            }
+        };
+        if read.is_empty() {
+            continue;
+        }
+        let mut batch = Vec::with_capacity(read.len());
+        for EmitRow { row, summary } in read {
+            last = Some(last.map_or(row, |l: i64| l.max(row)));
+            let running = summary.decision == EmitDecision::Running;
+            if running && pending.len() < PENDING {
+                pending.insert(row);
+            } else if !running {
+                pending.remove(&row);
+            }
+            batch.push(LiveRun {
+                html: runs::row(&summary).into_string(),
+                run_id: summary.run_id,
+                started_at_ms: summary.started_at_ms,
+                decision: summary.decision,
+                duration_ms: summary.duration_ms,
+            });
+        }
+        if sender.receiver_count() > 0
+            && let Ok(json) = serde_json::to_string(&batch)
+        {
+            let _ = sender.send(json.into());
+        }
+    }
+}
+
+pub(crate) async fn page(State(dashboard): State<Dashboard>) -> Result<Markup, UiError> {
+    let recent = dashboard
+        .with_ledger(|ledger| {
+            Ok(ledger.emits().recent(&EmitFilter {
+                limit: INITIAL,
+                ..EmitFilter::default()
+            })?)
+        })
+        .await?;
+    let body = html! {
+        h1 { "Live" }
+        p #live-status { "Connecting…" }
+        figure {
+            svg #chart viewBox="0 0 720 200" role="img" aria-label="emits, denies and errors per minute, with p50 and p95 hook time" {}
+            figcaption {
+                span.key.emits { "emits" } span.key.denies { "denies" } span.key.errors { "errors" }
+                span.key.p50 { "p50 ms" } span.key.p95 { "p95 ms" }
+                " per minute, last 30 minutes seen"
+            }
+        }
+        div #live data-stream="/live/stream" {
+            table #runs {
+                thead { tr { th { "time (UTC)" } th { "run" } th { "event" } th { "agent" } th { "decision" } th.num { "hooks" } th.num { "ms" } th { "decided by" } } }
+                tbody {
+                    @for run in &recent {
+                        (runs::row(run))
+                    }
+                }
+            }
+        }
+        script type="application/json" #seed {
+            (maud::PreEscaped(seed(&recent)))
+        }
+    };
+    Ok(layout::page("Live", "/live", &body))
+}
+
+/// The chart's starting points: time, decision and duration of the runs shown.
+fn seed(recent: &[hookrig_store::EmitSummary]) -> String {
+    let points: Vec<(i64, &str, f64)> = recent
+        .iter()
+        .map(|r| (r.started_at_ms, r.decision.as_str(), r.duration_ms))
+        .collect();
+    // `</` cannot occur in numbers and fixed decision names, so the script element
+    // cannot be closed early.
+    serde_json::to_string(&points).unwrap_or_else(|_| "[]".to_owned())
+}
+
+pub(crate) async fn stream(
+    State(dashboard): State<Dashboard>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, UiError> {
+    let receiver = dashboard
+        .feed()
+        .subscribe()
+        .ok_or_else(|| UiError::NotFound("this serve records no ledger".to_owned()))?;
+    let events = BroadcastStream::new(receiver).filter_map(|batch| async move {
+        // A page that fell behind skips what it missed.
+        batch
+            .ok()
+            .map(|json| Ok(Event::default().event("runs").data(&*json)))
+    });
+    Ok(Sse::new(events).keep_alive(KeepAlive::default()))
+}
+
+/// An event stream that says `changed` once `fingerprint` (read on the blocking pool
+/// twice a second) differs from `since`, what the page was rendered from; the page then
+/// fetches itself again and follows a new stream.
+pub(crate) fn changes<F>(
+    since: u64,
+    fingerprint: F,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>>
+where
+    F: Fn() -> u64 + Send + Sync + 'static,
+{
+    let fingerprint = Arc::new(fingerprint);
+    let changed = stream::once(async move {
+        loop {
+            let read = Arc::clone(&fingerprint);
+            if let Ok(now) = blocking(move || Ok(read())).await
+                && now != since
+            {
+                return Ok(Event::default().event("changed").data(now.to_string()));
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    });
+    Sse::new(changed).keep_alive(KeepAlive::default())
+}
+
+/// A fingerprint of `value`: equal values, equal fingerprints.
+pub(crate) fn fingerprint(value: &impl std::hash::Hash) -> u64 {
+    use std::hash::{BuildHasher as _, BuildHasherDefault, DefaultHasher};
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(value)
+}
+
+/// The section of a page that follows `stream` (`/plans/stream` and the like): the
+/// script fetches the page again when it says `changed`, and swaps this section.
+pub(crate) fn section(stream: &str, since: u64, body: &Markup) -> Markup {
+    html! {
+        section #live data-watch={ (stream) "?since=" (since) } { (body) }
+    }
+}
+
+/// The `?since=` of a watch stream.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub(crate) struct Since {
+    pub(crate) since: u64,
+}
