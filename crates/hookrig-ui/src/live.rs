@@ -10,10 +10,10 @@
 //! [`changes`] is the same idea for the other live pages: it tells a page when what it
 //! shows changed, and the page fetches itself again.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::convert::Infallible;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use axum::extract::State;
@@ -42,8 +42,20 @@ const INITIAL: usize = 100;
 #[derive(Debug)]
 pub(crate) struct Feed {
     ledger: Option<PathBuf>,
-    sender: OnceLock<broadcast::Sender<Arc<str>>>,
+    channel: OnceLock<Channel>,
 }
+
+/// The feed's broadcast, and its last batches for pages that subscribe later.
+#[derive(Debug)]
+struct Channel {
+    sender: broadcast::Sender<Arc<str>>,
+    recent: Arc<Mutex<VecDeque<Arc<str>>>>,
+}
+
+/// How many of the last batches a new subscriber is sent first: a page rendered a moment
+/// ago must not miss the runs recorded before its stream opened (the page replaces a
+/// row it already shows).
+const REPLAY: usize = 16;
 
 /// One run as the Live page receives it.
 #[derive(Debug, Serialize)]
@@ -60,88 +72,127 @@ impl Feed {
     pub(crate) fn new(ledger: Option<PathBuf>) -> Feed {
         Feed {
             ledger,
-            sender: OnceLock::new(),
+            channel: OnceLock::new(),
         }
     }
 
-    /// A receiver of the batches (JSON arrays of runs), starting the reading thread with
-    /// the first one; `None` without a ledger.
-    fn subscribe(&self) -> Option<broadcast::Receiver<Arc<str>>> {
+    /// Starts the reading thread, once: from the rows written from now on.
+    fn start(&self) -> Option<&Channel> {
         let path = self.ledger.clone()?;
-        let sender = self.sender.get_or_init(|| {
+        Some(self.channel.get_or_init(|| {
             let (sender, _) = broadcast::channel(64);
-            let feed = sender.clone();
+            let recent = Arc::new(Mutex::new(VecDeque::new()));
+            let (feed, kept) = (sender.clone(), Arc::clone(&recent));
             let started = std::thread::Builder::new()
                 .name("hookrig-ui-feed".to_owned())
-                .spawn(move || read_forever(&path, &feed));
+                .spawn(move || read_forever(&path, &feed, &kept));
             if let Err(err) = started {
                 tracing::warn!("dashboard: the live feed did not start: {err}");
             }
-            sender
-        });
-        Some(sender.subscribe())
+            Channel { sender, recent }
+        }))
+    }
+
+    /// The last batches and a receiver of the next ones (JSON arrays of runs); `None`
+    /// without a ledger.
+    fn subscribe(&self) -> Option<Subscription> {
+        let channel = self.start()?;
+        // Subscribed before the replay is taken: a batch may come twice, never not at all.
+        let receiver = channel.sender.subscribe();
+        let replay = channel
+            .recent
+            .lock()
+            .map(|recent| recent.iter().cloned().collect())
+            .unwrap_or_default();
+        Some((replay, receiver))
     }
 }
 
+/// The last batches, then a receiver of the next ones.
+type Subscription = (Vec<Arc<str>>, broadcast::Receiver<Arc<str>>);
+
 /// Reads the ledger's new rows and broadcasts them, for as long as the process runs.
-fn read_forever(path: &std::path::Path, sender: &broadcast::Sender<Arc<str>>) {
+fn read_forever(
+    path: &std::path::Path,
+    sender: &broadcast::Sender<Arc<str>>,
+    recent: &Mutex<VecDeque<Arc<str>>>,
+) {
     let mut ledger = None;
     let mut last = None;
     let mut pending = BTreeSet::new();
     loop {
-        std::thread::sleep(POLL);
-        if ledger.is_none() {
-            // The ledger may not exist until the first emit.
-            ledger = hookrig_runtime::ledger::open_for_reading(path).ok();
-        }
-        let Some(store) = &ledger else { continue };
-        let after = match last {
-            Some(row) => row,
-            None => match store.emits().last_row() {
-                Ok(row) => *last.insert(row),
-                Err(err) => {
-                    tracing::debug!("dashboard: live feed: {err}");
-                    continue;
+        if let Some(batch) = read_once(path, &mut ledger, &mut last, &mut pending) {
+            let batch: Arc<str> = batch.into();
+            if let Ok(mut recent) = recent.lock() {
+                if recent.len() == REPLAY {
+                    recent.pop_front();
                 }
-            },
-        };
-        let rows: Vec<i64> = pending.iter().copied().collect();
-        let read = match store.emits().since(after, &rows, BATCH) {
-            Ok(read) => read,
-            Err(err) => {
-                tracing::debug!("dashboard: live feed: {err}");
-                continue;
+                recent.push_back(Arc::clone(&batch));
             }
-        };
-        if read.is_empty() {
-            continue;
+            let _ = sender.send(batch);
         }
-        let mut batch = Vec::with_capacity(read.len());
-        for EmitRow { row, summary } in read {
-            last = Some(last.map_or(row, |l: i64| l.max(row)));
-            let running = summary.decision == EmitDecision::Running;
-            if running && pending.len() < PENDING {
-                pending.insert(row);
-            } else if !running {
-                pending.remove(&row);
-            }
-            batch.push(LiveRun {
-                html: runs::row(&summary).into_string(),
-                run_id: summary.run_id,
-                started_at_ms: summary.started_at_ms,
-                decision: summary.decision,
-                duration_ms: summary.duration_ms,
-            });
-        }
-        if sender.receiver_count() > 0
-            && let Ok(json) = serde_json::to_string(&batch)
-        {
-            let _ = sender.send(json.into());
-        }
+        std::thread::sleep(POLL);
     }
 }
 
+/// One read: the batch of rows written since `last` and of the `pending` ones that
+/// were running, as JSON; `None` when there is nothing new.
+fn read_once(
+    path: &std::path::Path,
+    ledger: &mut Option<hookrig_store::Store>,
+    last: &mut Option<i64>,
+    pending: &mut BTreeSet<i64>,
+) -> Option<String> {
+    if ledger.is_none() {
+        // The ledger may not exist until the first emit.
+        *ledger = hookrig_runtime::ledger::open_for_reading(path).ok();
+    }
+    let store = ledger.as_ref()?;
+    let Some(after) = *last else {
+        *last = store
+            .emits()
+            .last_row()
+            .map_err(|err| tracing::debug!("dashboard: live feed: {err}"))
+            .ok();
+        return None;
+    };
+    let rows: Vec<i64> = pending.iter().copied().collect();
+    let read = store
+        .emits()
+        .since(after, &rows, BATCH)
+        .map_err(|err| tracing::debug!("dashboard: live feed: {err}"))
+        .ok()?;
+    if read.is_empty() {
+        return None;
+    }
+    let mut batch = Vec::with_capacity(read.len());
+    for EmitRow { row, summary } in read {
+        *last = Some(last.map_or(row, |l| l.max(row)));
+        let running = summary.decision == EmitDecision::Running;
+        if running && pending.len() < PENDING {
+            pending.insert(row);
+        } else if !running {
+            pending.remove(&row);
+        }
+        batch.push(LiveRun {
+            html: runs::row(&summary).into_string(),
+            run_id: summary.run_id,
+            started_at_ms: summary.started_at_ms,
+            decision: summary.decision,
+            duration_ms: summary.duration_ms,
+        });
+    }
+    serde_json::to_string(&batch).ok()
+}
+
 pub(crate) async fn page(State(dashboard): State<Dashboard>) -> Result<Markup, UiError> {
+    // Reading from before the page's rows were read, so that none falls in between.
+    let feed = dashboard.clone();
+    blocking(move || {
+        feed.feed().start();
+        Ok(())
+    })
+    .await?;
     let recent = dashboard
         .with_ledger(|ledger| {
             Ok(ledger.emits().recent(&EmitFilter {
@@ -192,15 +243,16 @@ fn seed(recent: &[hookrig_store::EmitSummary]) -> String {
 pub(crate) async fn stream(
     State(dashboard): State<Dashboard>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, UiError> {
-    let receiver = dashboard
+    let (replay, receiver) = dashboard
         .feed()
         .subscribe()
         .ok_or_else(|| UiError::NotFound("this serve records no ledger".to_owned()))?;
-    let events = BroadcastStream::new(receiver).filter_map(|batch| async move {
+    let batches = stream::iter(replay.into_iter().map(Ok)).chain(
         // A page that fell behind skips what it missed.
-        batch
-            .ok()
-            .map(|json| Ok(Event::default().event("runs").data(&*json)))
+        BroadcastStream::new(receiver).filter_map(|batch| async move { batch.ok().map(Ok) }),
+    );
+    let events = batches.map(|batch: Result<Arc<str>, Infallible>| {
+        batch.map(|json| Event::default().event("runs").data(&*json))
     });
     Ok(Sse::new(events).keep_alive(KeepAlive::default()))
 }
