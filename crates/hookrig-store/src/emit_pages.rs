@@ -15,6 +15,10 @@ use crate::emits::{
 };
 use crate::errors::StoreError;
 
+/// Below this many matches, [`Emits::page`] looks a hook's emits up in its index rather
+/// than scanning the ledger by time for them.
+const RARE_HOOK: usize = 5_000;
+
 /// Which emits [`Emits::page`] returns: those that pass every filter that is set.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EmitQuery {
@@ -121,11 +125,15 @@ impl Emits<'_> {
             bind("e.started_at_ms < ?", Value::Integer(until), &mut values);
         }
         if let Some(hook) = &query.hook {
-            bind(
-                "EXISTS (SELECT 1 FROM hook_runs h WHERE h.run_id = e.run_id AND h.name = ? AND h.matched = 1)",
-                text(hook),
-                &mut values,
-            );
+            // A hook that matched rarely is looked up in its index and its few emits
+            // sorted; a common one is met scanning the emits by time, where the lookup
+            // would sort most of the ledger.
+            let clause = if self.matched_rarely(hook)? {
+                "e.run_id IN (SELECT h.run_id FROM hook_runs h WHERE h.name = ? AND h.matched = 1)"
+            } else {
+                "EXISTS (SELECT 1 FROM hook_runs h WHERE h.run_id = e.run_id AND h.name = ? AND h.matched = 1)"
+            };
+            bind(clause, text(hook), &mut values);
         }
         if let Some(cursor) = query.before {
             values.push(Value::Integer(cursor.started_at_ms));
@@ -195,6 +203,21 @@ impl Emits<'_> {
                     .collect::<rusqlite::Result<Vec<_>>>()
             })
             .map_err(fail)
+    }
+
+    /// Whether the hook `name` matched in fewer than [`RARE_HOOK`] emits: counted in the
+    /// index `hook_runs_matched_by_name`, and no further than that.
+    fn matched_rarely(self, name: &str) -> Result<bool, StoreError> {
+        let limit = i64::try_from(RARE_HOOK).unwrap_or(i64::MAX);
+        let found: i64 = self
+            .store
+            .conn()
+            .prepare_cached(
+                "SELECT count(*) FROM (SELECT 1 FROM hook_runs WHERE name = ?1 AND matched = 1 LIMIT ?2)",
+            )
+            .and_then(|mut stmt| stmt.query_row(params![name, limit], |row| row.get(0)))
+            .map_err(self.store.fail("count the emits of a hook"))?;
+        Ok(found < limit)
     }
 
     /// The last row written, 0 in an empty ledger: where the live view starts.
