@@ -302,3 +302,42 @@ pub(crate) fn section(stream: &str, since: u64, body: &Markup) -> Markup {
 pub(crate) struct Since {
     pub(crate) since: u64,
 }
+
+#[cfg(test)]
+mod tests {
+    use hookrig_store::EmitSummary;
+
+    use super::*;
+
+    // The batch the Live page's script reads: its field names are the page's contract.
+    #[test]
+    fn a_live_batch_is_the_rows_and_what_the_chart_counts() {
+        let summary = EmitSummary {
+            run_id: "01a2235a-bcb5-72fc-beb5-b51fedac5b79".to_owned(),
+            started_at_ms: 1_764_000_000_000,
+            event: "tool.before".to_owned(),
+            agent: Some("carol".to_owned()),
+            decision: EmitDecision::Deny,
+            decided_by: Some("guard".to_owned()),
+            reason: Some("rm -rf <is> not allowed".to_owned()),
+            duration_ms: 7.25,
+            hooks_run: 1,
+            cwd: "/repo".to_owned(),
+            shadow_disagreed: Vec::new(),
+        };
+        let batch = vec![LiveRun {
+            html: runs::row(&summary).into_string(),
+            run_id: summary.run_id.clone(),
+            started_at_ms: summary.started_at_ms,
+            decision: summary.decision,
+            duration_ms: summary.duration_ms,
+        }];
+        insta::assert_snapshot!(serde_json::to_string_pretty(&batch).expect("serializes"));
+    }
+
+    #[test]
+    fn equal_values_have_equal_fingerprints() {
+        assert_eq!(fingerprint(&"plan"), fingerprint(&"plan"));
+        assert_ne!(fingerprint(&"plan"), fingerprint(&"plan "));
+    }
+}
