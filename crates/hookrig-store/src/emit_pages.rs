@@ -84,6 +84,22 @@ pub struct EmitPage {
     pub next: Option<EmitCursor>,
 }
 
+/// One lifecycle event of a plan's task, as [`Emits::task_history`] reads it from the
+/// emits that `hookrig task ...` recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskEvent {
+    /// When it happened (ms since the Unix epoch).
+    pub at_ms: i64,
+    /// `task.claimed`, `task.completed`, `task.blocked`...
+    pub event: String,
+    /// The task.
+    pub task: String,
+    /// The agent that acted, when one was named.
+    pub agent: Option<String>,
+    /// The emit that recorded it.
+    pub run_id: String,
+}
+
 /// An emit as the live view sees it: its row (the order rows were written in) and its
 /// summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -218,6 +234,45 @@ impl Emits<'_> {
             .and_then(|mut stmt| stmt.query_row(params![name, limit], |row| row.get(0)))
             .map_err(self.store.fail("count the emits of a hook"))?;
         Ok(found < limit)
+    }
+
+    /// The task events of the plan file `plan` (its absolute path, as the lifecycle
+    /// records it), of `task` only when given, newest first, at most `limit`: who
+    /// claimed, completed or blocked which task, and when.
+    ///
+    /// The event range `task.` to `task/` keeps the read on `emits_by_event_time`.
+    pub fn task_history(
+        self,
+        plan: &str,
+        task: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<TaskEvent>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.store
+            .conn()
+            .prepare_cached(
+                "SELECT started_at_ms, event, json_extract(payload_in, '$.task'), agent, run_id
+                 FROM emits
+                 WHERE event >= 'task.' AND event < 'task/'
+                   AND json_valid(payload_in)
+                   AND json_extract(payload_in, '$.plan') = ?1
+                   AND (?2 IS NULL OR json_extract(payload_in, '$.task') = ?2)
+                 ORDER BY started_at_ms DESC, rowid DESC
+                 LIMIT ?3",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map(params![plan, task, limit], |row| {
+                    Ok(TaskEvent {
+                        at_ms: row.get(0)?,
+                        event: row.get(1)?,
+                        task: row.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                        agent: row.get(3)?,
+                        run_id: row.get(4)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(self.store.fail("read a plan's task history"))
     }
 
     /// The last row written, 0 in an empty ledger: where the live view starts.
@@ -404,6 +459,85 @@ mod tests {
         assert_eq!(rows, [2, 5, 6]);
         assert_eq!(read[0].summary.run_id, "run-0001");
         assert!(store.emits().since(6, &[], 100).expect("since").is_empty());
+    }
+
+    #[test]
+    fn the_task_history_is_the_plans_task_events_newest_first() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open_ledger(&dir.path().join("ledger.db")).expect("open");
+        let events = [
+            (
+                "task.claimed",
+                r#"{"plan":"/p/plan.spl","task":"design"}"#,
+                "coder",
+            ),
+            (
+                "task.completed",
+                r#"{"plan":"/p/plan.spl","task":"design"}"#,
+                "coder",
+            ),
+            (
+                "task.claimed",
+                r#"{"plan":"/other.spl","task":"design"}"#,
+                "x",
+            ),
+            (
+                "tool.before",
+                r#"{"plan":"/p/plan.spl","task":"design"}"#,
+                "y",
+            ),
+            (
+                "task.blocked",
+                r#"{"plan":"/p/plan.spl","task":"api"}"#,
+                "reviewer",
+            ),
+            ("task.claimed", "not json", "z"),
+        ];
+        for (n, (event, payload, agent)) in events.into_iter().enumerate() {
+            let n = i64::try_from(n).expect("small");
+            store
+                .emits()
+                .record(&EmitRecord {
+                    run_id: format!("run-{n}"),
+                    started_at_ms: n,
+                    event: event.to_owned(),
+                    dialect: Dialect::Native,
+                    cwd: "/p".to_owned(),
+                    session_id: String::new(),
+                    agent: Some(agent.to_owned()),
+                    decision: EmitDecision::Allow,
+                    reason: None,
+                    decided_by: None,
+                    duration_ms: 1.0,
+                    payload_in: payload.to_owned(),
+                    payload_out: payload.to_owned(),
+                    warnings: Vec::new(),
+                    hooks: Vec::new(),
+                    by_engine: false,
+                })
+                .expect("record");
+        }
+        let said = |task: Option<&str>| -> Vec<String> {
+            store
+                .emits()
+                .task_history("/p/plan.spl", task, 10)
+                .expect("history")
+                .into_iter()
+                .map(|e| format!("{} {} {}", e.event, e.task, e.agent.unwrap_or_default()))
+                .collect()
+        };
+        assert_eq!(
+            said(None),
+            [
+                "task.blocked api reviewer",
+                "task.completed design coder",
+                "task.claimed design coder"
+            ]
+        );
+        assert_eq!(
+            said(Some("design")),
+            ["task.completed design coder", "task.claimed design coder"]
+        );
     }
 
     #[test]

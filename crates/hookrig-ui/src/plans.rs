@@ -26,12 +26,21 @@ const COLUMNS: [(TaskState, &str); 6] = [
     (TaskState::Done, "Done"),
 ];
 
-fn plan_path(dashboard: &Dashboard) -> Result<PathBuf, UiError> {
+/// How many task events the history shows.
+const HISTORY: usize = 200;
+
+/// The `?task=` of the page: one task's history.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub(crate) struct TaskFilter {
+    task: String,
+}
+
+fn plan_file(dashboard: &Dashboard) -> Result<hookrig_runtime::PlanFile, UiError> {
     dashboard
         .scope()
         .plan
-        .as_ref()
-        .map(|plan| plan.named.clone())
+        .clone()
         .ok_or_else(|| {
             UiError::NotFound(
                 "this serve has no plan: start it with `hookrig --plan FILE serve --ui ADDR` (or HOOKRIG_PLAN)"
@@ -41,6 +50,10 @@ fn plan_path(dashboard: &Dashboard) -> Result<PathBuf, UiError> {
 }
 
 /// The plan file's text and the plan read from it.
+fn plan_path(dashboard: &Dashboard) -> Result<PathBuf, UiError> {
+    Ok(plan_file(dashboard)?.named)
+}
+
 async fn read(dashboard: &Dashboard) -> Result<(PathBuf, String, Plan), UiError> {
     let path = plan_path(dashboard)?;
     blocking(move || {
@@ -51,9 +64,29 @@ async fn read(dashboard: &Dashboard) -> Result<(PathBuf, String, Plan), UiError>
     .await
 }
 
-pub(crate) async fn page(State(dashboard): State<Dashboard>) -> Result<Markup, UiError> {
+pub(crate) async fn page(
+    State(dashboard): State<Dashboard>,
+    Query(filter): Query<TaskFilter>,
+) -> Result<Markup, UiError> {
     let (path, text, plan) = read(&dashboard).await?;
-    let since = live::fingerprint(&text);
+    // The lifecycle records the plan by its absolute path.
+    let absolute = plan_file(&dashboard)?.path.display().to_string();
+    let ledger = dashboard.scope().ledger().map(PathBuf::from);
+    let latest = {
+        let absolute = absolute.clone();
+        blocking(move || Ok(latest_event(ledger.as_deref(), &absolute))).await?
+    };
+    let since = live::fingerprint(&(&text, latest));
+    let task = Some(filter.task.clone()).filter(|t| !t.is_empty());
+    let wanted = task.clone();
+    let history = dashboard
+        .with_ledger(move |ledger| {
+            Ok(ledger
+                .emits()
+                .task_history(&absolute, wanted.as_deref(), HISTORY)?)
+        })
+        .await
+        .unwrap_or_default();
     let body = html! {
         h1 { "Plan " span.mono { (path.display()) } }
         (live::section("/plans/stream", since, &html! {
@@ -63,7 +96,7 @@ pub(crate) async fn page(State(dashboard): State<Dashboard>) -> Result<Markup, U
                         h2 { (title) " " small { (plan.tasks.iter().filter(|t| t.state == state).count()) } }
                         @for task in plan.tasks.iter().filter(|t| t.state == state) {
                             div.card data-task=(task.name) {
-                                b { (task.name) }
+                                a href={ "/plans?task=" (crate::runs::encode(&task.name)) "#history" } { b { (task.name) } }
                                 @if let Some(description) = task.meta.get("description").and_then(|d| d.as_str()) {
                                     p { (description) }
                                 }
@@ -77,6 +110,28 @@ pub(crate) async fn page(State(dashboard): State<Dashboard>) -> Result<Markup, U
             }
             h2 { "Dependencies" }
             img.dag src={ "/plans/dag.svg?since=" (since) } alt="the tasks' dependencies";
+            h2 #history {
+                @if let Some(task) = &task { "History of " (task) " " small { a href="/plans#history" { "all tasks" } } }
+                @else { "History" }
+            }
+            @if history.is_empty() {
+                p.empty { "No task events recorded in the ledger yet." }
+            } @else {
+                table #task-history {
+                    thead { tr { th { "time (UTC)" } th { "task" } th { "event" } th { "agent" } th { "run" } } }
+                    tbody {
+                        @for event in &history {
+                            tr data-task=(event.task) {
+                                td { (layout::time(event.at_ms)) }
+                                td { (event.task) }
+                                td { (event.event) }
+                                td { (event.agent.as_deref().unwrap_or("-")) }
+                                td.mono { a href={ "/runs/" (event.run_id) } { (event.run_id.get(..13).unwrap_or(&event.run_id)) } }
+                            }
+                        }
+                    }
+                }
+            }
         }))
     };
     Ok(layout::page("Plans", "/plans", &body))
@@ -87,11 +142,21 @@ pub(crate) async fn stream(
     Query(since): Query<Since>,
 ) -> Result<impl IntoResponse, UiError> {
     let path = plan_path(&dashboard)?;
+    let absolute = plan_file(&dashboard)?.path.display().to_string();
+    let ledger = dashboard.scope().ledger().map(PathBuf::from);
+    // The file, and the newest task event: the ledger's row of a `hookrig task` may be
+    // written after the file, and the history must show it.
     Ok(live::changes(since.since, move || {
-        std::fs::read_to_string(&path)
-            .map(|text| live::fingerprint(&text))
-            .unwrap_or_default()
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        live::fingerprint(&(&text, latest_event(ledger.as_deref(), &absolute)))
     }))
+}
+
+/// The run id of the plan's newest task event in the ledger, if any.
+fn latest_event(ledger: Option<&std::path::Path>, plan: &str) -> Option<String> {
+    let store = hookrig_runtime::ledger::open_for_reading(ledger?).ok()?;
+    let latest = store.emits().task_history(plan, None, 1).ok()?;
+    latest.into_iter().next().map(|event| event.run_id)
 }
 
 pub(crate) async fn dag(State(dashboard): State<Dashboard>) -> Result<impl IntoResponse, UiError> {

@@ -422,6 +422,18 @@ fn a_task_completed_in_a_terminal_moves_column(browser: &Browser, env: &TestEnv)
         "build to become ready",
         ".column[data-state=ready] .card[data-task=build]",
     );
+    // The history says who did what (the ledger's rows may come after the file).
+    browser.wait_for(
+        "the completion in the history",
+        "#task-history tbody tr:nth-child(2)",
+    );
+    let history = browser.texts("#task-history tbody tr");
+    assert_eq!(history.len(), 2, "{history:?}");
+    assert!(
+        history[0].contains("task.completed") && history[0].contains("coder"),
+        "{history:?}"
+    );
+    assert!(history[1].contains("task.claimed"), "{history:?}");
     browser.screenshot("plans");
 }
 
