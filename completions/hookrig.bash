@@ -88,6 +88,9 @@ _hookrig() {
             hookrig,trust)
                 cmd="hookrig__subcmd__trust"
                 ;;
+            hookrig,ui)
+                cmd="hookrig__subcmd__ui"
+                ;;
             hookrig,uninstall)
                 cmd="hookrig__subcmd__uninstall"
                 ;;
@@ -312,6 +315,9 @@ _hookrig() {
                 ;;
             hookrig__subcmd__help,trust)
                 cmd="hookrig__subcmd__help__subcmd__trust"
+                ;;
+            hookrig__subcmd__help,ui)
+                cmd="hookrig__subcmd__help__subcmd__ui"
                 ;;
             hookrig__subcmd__help,uninstall)
                 cmd="hookrig__subcmd__help__subcmd__uninstall"
@@ -566,7 +572,7 @@ _hookrig() {
 
     case "${cmd}" in
         hookrig)
-            opts="-h -V --debug --debug-hooks --ledger --no-ledger --agent --plan --help --version emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire test replay why config providers agent plan task help"
+            opts="-h -V --debug --debug-hooks --ledger --no-ledger --agent --plan --help --version emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve ui engine fire test replay why config providers agent plan task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1632,7 +1638,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__help)
-            opts="emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve engine fire test replay why config providers agent plan task help"
+            opts="emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve ui engine fire test replay why config providers agent plan task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2499,6 +2505,20 @@ _hookrig() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        hookrig__subcmd__help__subcmd__ui)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         hookrig__subcmd__help__subcmd__uninstall)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -3230,13 +3250,17 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__serve)
-            opts="-h --http --print-token --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --http --ui --print-token --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --http)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ui)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3647,6 +3671,24 @@ _hookrig() {
             ;;
         hookrig__subcmd__trust)
             opts="-h --list --revoke --any-project --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__ui)
+            opts="-h --no-open --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -163,6 +163,9 @@ pub(crate) enum Command {
     /// Run the automation engine: triggers, the file watcher, and the socket through
     /// which `hookrig emit` and `hookrig fire` reach it. Stops on SIGINT or SIGTERM.
     Serve(crate::commands::serve::ServeArgs),
+    /// Open the web dashboard of `hookrig serve --ui` in a browser (starting a serve with
+    /// the dashboard on a free loopback port when none runs); prints the link.
+    Ui(crate::commands::ui::UiArgs),
     /// The resident engine that answers emits: run, start, status, stop.
     Engine(crate::commands::engine::EngineArgs),
     /// Run an automation now, wait for it and print the run record (exit 1 when it failed).

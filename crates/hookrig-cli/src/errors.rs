@@ -124,6 +124,9 @@ pub(crate) enum ExpectedError {
         #[source]
         source: std::io::Error,
     },
+    /// The dashboard could not start, or `hookrig ui` found none to open.
+    #[error("cannot start the dashboard: {0}")]
+    UiStart(String),
     /// The HTTP token cannot be read or created.
     #[error("cannot read or create the HTTP token")]
     Token(#[source] std::io::Error),
@@ -218,7 +221,8 @@ impl ExpectedError {
             | ExpectedError::Engine(_)
             | ExpectedError::EngineStart(_)
             | ExpectedError::HttpBind { .. }
-            | ExpectedError::Token(_) => exit_codes::FAILURE,
+            | ExpectedError::Token(_)
+            | ExpectedError::UiStart(_) => exit_codes::FAILURE,
         }
     }
 }

@@ -117,6 +117,9 @@ fn main() -> ExitCode {
             .scope(Flags::default())
             .and_then(|scope| commands::serve::run(&scope, args)),
         Command::Engine(args) => commands::engine::run(args),
+        Command::Ui(args) => top
+            .scope(Flags::default())
+            .and_then(|scope| commands::ui::run(&scope, args)),
     };
     hookrig_exec::guardian::dismiss();
     match result {

@@ -219,7 +219,7 @@ impl HookRun {
 }
 
 /// [`HookRun::shadow_disagrees`] in SQL, for the hook row `h` of the emit `e`.
-const SHADOW_DISAGREES: &str = "
+pub(crate) const SHADOW_DISAGREES: &str = "
     h.shadow = 1
     AND h.result IN ('allow', 'modify', 'deny', 'ask', 'stop')
     AND e.decision IN ('allow', 'deny', 'ask', 'stop')
@@ -370,7 +370,7 @@ const NEXT_SEQ: &str = "
 // `(?2 IS NULL OR event = ?2)`: the OR keeps SQLite from using the (event,
 // started_at_ms) and (agent, started_at_ms) indexes for the filtered cases. Eight texts
 // at most (with and without `--shadow`), each prepared once and cached by the connection.
-const RECENT_EMITS_SELECT: &str = "
+pub(crate) const RECENT_EMITS_SELECT: &str = "
     SELECT e.run_id, e.started_at_ms, e.event, e.decision, e.decided_by, e.reason,
            e.duration_ms, e.cwd,
            (SELECT count(*) FROM hook_runs h WHERE h.run_id = e.run_id AND h.matched = 1),
@@ -410,7 +410,7 @@ const SELECT_HOOK_RUNS: &str = "
 /// The `emits` and `hook_runs` tables of a [`Store`].
 #[derive(Debug, Clone, Copy)]
 pub struct Emits<'s> {
-    store: &'s Store,
+    pub(crate) store: &'s Store,
 }
 
 impl<'s> Emits<'s> {
@@ -937,19 +937,25 @@ fn hook_run_fields<'a>(
 }
 
 fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<EmitSummary> {
+    summary_from_row_at(row, 0)
+}
+
+/// The summary whose columns start at `at` (the dashboard's pages put the row first).
+pub(crate) fn summary_from_row_at(row: &Row<'_>, at: usize) -> rusqlite::Result<EmitSummary> {
     Ok(EmitSummary {
-        run_id: row.get(0)?,
-        started_at_ms: row.get(1)?,
-        event: row.get(2)?,
-        decision: column::get(row, 3)?,
-        decided_by: row.get(4)?,
-        reason: row.get(5)?,
-        duration_ms: row.get(6)?,
-        cwd: row.get(7)?,
-        hooks_run: row.get(8)?,
-        agent: row.get(9)?,
-        shadow_disagreed: serde_json::from_str(&row.get::<_, String>(10)?)
-            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(10, Type::Text, e.into()))?,
+        run_id: row.get(at)?,
+        started_at_ms: row.get(at + 1)?,
+        event: row.get(at + 2)?,
+        decision: column::get(row, at + 3)?,
+        decided_by: row.get(at + 4)?,
+        reason: row.get(at + 5)?,
+        duration_ms: row.get(at + 6)?,
+        cwd: row.get(at + 7)?,
+        hooks_run: row.get(at + 8)?,
+        agent: row.get(at + 9)?,
+        shadow_disagreed: serde_json::from_str(&row.get::<_, String>(at + 10)?).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(at + 10, Type::Text, e.into())
+        })?,
     })
 }
 

@@ -125,6 +125,13 @@ pub enum StoreError {
         min: usize,
     },
 
+    /// A page cursor of the ledger's emits is not `MS.ROW` (a link edited by hand).
+    #[error("page cursor {cursor:?} is not MS.ROW; start again from the first page")]
+    BadCursor {
+        /// The text given.
+        cursor: String,
+    },
+
     /// A column holding JSON could not be read back, which means the file was
     /// edited by something other than hookrig.
     #[error("the {column} of run {run_id} in the ledger is not valid json")]

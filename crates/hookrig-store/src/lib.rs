@@ -94,6 +94,7 @@ mod automation_runs;
 mod automations;
 mod clock;
 mod column;
+mod emit_pages;
 mod emits;
 mod errors;
 mod memory;
@@ -111,6 +112,7 @@ pub use crate::automation_locks::{AutomationLock, AutomationLocks};
 pub use crate::automation_runs::{AutomationRun, AutomationRuns, RunStatus};
 pub use crate::automations::{AutomationRow, Automations};
 pub use crate::clock::{now_ms, utc_text};
+pub use crate::emit_pages::{EmitCursor, EmitPage, EmitQuery, EmitRow, TaskEvent};
 pub use crate::emits::{
     EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, EmitWrite, Emits, HookRun,
 };

@@ -128,6 +128,16 @@ const MIGRATIONS: &[&[&str]] = &[
     &["
     ALTER TABLE hook_runs ADD COLUMN shadow INTEGER NOT NULL DEFAULT 0 CHECK (shadow IN (0, 1));
     "],
+    // Version 12: the dashboard's filters of the runs page (`Emits::page`), newest first,
+    // as `emits_by_event_time` and `emits_by_agent_time` serve `--event` and `--agent`: by
+    // decision (a rare one such as `error` would otherwise scan the whole ledger), by
+    // dialect, and the emits where a hook of a name matched (a rare hook is looked up
+    // here, a common one is met scanning by time).
+    &["
+    CREATE INDEX emits_by_decision_time ON emits (decision, started_at_ms);
+    CREATE INDEX emits_by_dialect_time ON emits (dialect, started_at_ms);
+    CREATE INDEX hook_runs_matched_by_name ON hook_runs (name, run_id) WHERE matched = 1;
+    "],
 ];
 
 /// Version 3: the automation engine (`hookrig serve`, `hookrig auto`). `automations`

@@ -68,6 +68,7 @@ fn scope(dir: &Path, marker: &Path) -> Scope {
         record: true,
         host_env: None,
         ledger_writers: None,
+        store_url: None,
     }
 }
 

@@ -21,4 +21,5 @@ pub(crate) mod serve;
 pub(crate) mod task;
 pub(crate) mod test;
 pub(crate) mod trust;
+pub(crate) mod ui;
 pub(crate) mod validate;

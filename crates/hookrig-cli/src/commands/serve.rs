@@ -24,6 +24,11 @@ pub(crate) struct ServeArgs {
     /// beyond loopback is served with a warning.
     #[arg(long, value_name = "ADDR:PORT")]
     pub(crate) http: Option<SocketAddr>,
+    /// Also serve the web dashboard on this address (`hookrig ui` opens it with the
+    /// token). Port 0 picks a free port. An address beyond loopback is served with a
+    /// warning.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub(crate) ui: Option<SocketAddr>,
     /// Print the token HTTP requests need (created on first use) and exit.
     #[arg(long)]
     pub(crate) print_token: bool,
@@ -39,12 +44,36 @@ pub(crate) fn run(scope: &Scope, args: &ServeArgs) -> Result<u8, ExpectedError> 
     let socket = ingress::socket_path_from_env().ok_or(ExpectedError::NoSocketPath)?;
     let mut options = ServerOptions::for_scope(scope, config, socket);
     options.http = http_front(args.http, &scope.env.state_home)?.map(Arc::new);
+    if let Some(address) = args.ui {
+        dashboard(scope, address, &options.socket)?;
+    }
     let server = Server::new(
         options,
         Arc::new(|notice| eprintln!("hookrig serve: {notice}")),
     );
     server.run_blocking()?;
     Ok(exit_codes::PROCEED)
+}
+
+/// Serves the dashboard on `address` from a thread of its own, and records where it
+/// listens for `hookrig ui`.
+fn dashboard(scope: &Scope, address: SocketAddr, socket: &Path) -> Result<(), ExpectedError> {
+    if http::beyond_loopback(&address) {
+        eprintln!(
+            "hookrig: warning: serving the dashboard on {address}, which other machines may reach; \
+             every request still needs the token"
+        );
+    }
+    let listener = std::net::TcpListener::bind(address)
+        .map_err(|source| ExpectedError::HttpBind { address, source })?;
+    let token = http::token(&scope.env.state_home).map_err(ExpectedError::Token)?;
+    let dashboard = hookrig_ui::Dashboard::new(scope.clone(), token, Some(socket.to_owned()));
+    let bound = hookrig_ui::spawn(listener, dashboard)
+        .map_err(|err| ExpectedError::UiStart(err.to_string()))?;
+    hookrig_ui::record_address(&scope.env.state_home, bound)
+        .map_err(|err| ExpectedError::UiStart(err.to_string()))?;
+    eprintln!("hookrig serve: dashboard on http://{bound}/ (`hookrig ui` opens it)");
+    Ok(())
 }
 
 /// The HTTP front on `address`, bound now (a port in use is an error before anything

@@ -15,6 +15,7 @@ mod claude_conformance;
 mod codex;
 mod config;
 mod cursor;
+mod dashboard;
 mod dispatch;
 mod engine;
 mod external;

@@ -65,6 +65,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "hookrig-runtime",
         ],
     ),
+    (
+        "hookrig-ui",
+        &[
+            "hookrig-core",
+            "hookrig-config",
+            "hookrig-dialects",
+            "hookrig-store",
+            "hookrig-plan",
+            "hookrig-runtime",
+            "hookrig-automation",
+            "hookrig-agents",
+        ],
+    ),
     ("hookrig-test-support", &[]),
 ];
 

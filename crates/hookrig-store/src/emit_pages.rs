@@ -1,0 +1,557 @@
+//! The ledger's emits a page at a time, for the dashboard: [`Emits::page`] filters by
+//! every column a reader narrows a ledger down with and pages by a cursor, so that the
+//! thousandth page costs what the first does; [`Emits::since`] is what the live view
+//! polls for.
+
+use std::fmt::Write as _;
+use std::str::FromStr;
+
+use rusqlite::types::Value;
+use rusqlite::{Row, params, params_from_iter};
+use serde::{Deserialize, Serialize};
+
+use crate::emits::{
+    EmitDecision, EmitSummary, Emits, RECENT_EMITS_SELECT, SHADOW_DISAGREES, summary_from_row_at,
+};
+use crate::errors::StoreError;
+
+/// Below this many matches, [`Emits::page`] looks a hook's emits up in its index rather
+/// than scanning the ledger by time for them. Tests take both ways on a small ledger.
+const RARE_HOOK: usize = if cfg!(test) { 5 } else { 5_000 };
+
+/// Which emits [`Emits::page`] returns: those that pass every filter that is set.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmitQuery {
+    /// Only emits of this event (exact canonical name).
+    pub event: Option<String>,
+    /// Only emits with this decision.
+    pub decision: Option<EmitDecision>,
+    /// Only emits of this agent (exact name).
+    pub agent: Option<String>,
+    /// Only emits read in this host dialect (`native`, `claude`, ...).
+    pub dialect: Option<String>,
+    /// Only emits where a hook of this name matched (ran, or would have but was skipped).
+    pub hook: Option<String>,
+    /// Only emits that started at or after this time (ms since the Unix epoch).
+    pub since_ms: Option<i64>,
+    /// Only emits that started before this time (ms since the Unix epoch).
+    pub until_ms: Option<i64>,
+    /// Only emits older than this cursor: the page after the one that ended there.
+    pub before: Option<EmitCursor>,
+    /// How many emits a page holds.
+    pub limit: usize,
+}
+
+/// A place in the ledger's order (newest first): an emit's start time and its row.
+/// Two emits of the same millisecond are told apart by the row, so that paging neither
+/// repeats nor skips one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmitCursor {
+    /// The emit's `started_at_ms`.
+    pub started_at_ms: i64,
+    /// The emit's row id.
+    pub row: i64,
+}
+
+impl std::fmt::Display for EmitCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.started_at_ms, self.row)
+    }
+}
+
+impl FromStr for EmitCursor {
+    type Err = StoreError;
+
+    /// Reads the text [`Display`](std::fmt::Display) writes: `MS.ROW`.
+    fn from_str(text: &str) -> Result<Self, StoreError> {
+        let bad = || StoreError::BadCursor {
+            cursor: text.to_owned(),
+        };
+        let (time, row) = text.split_once('.').ok_or_else(bad)?;
+        Ok(EmitCursor {
+            started_at_ms: time.parse().map_err(|_| bad())?,
+            row: row.parse().map_err(|_| bad())?,
+        })
+    }
+}
+
+/// One page of [`Emits::page`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmitPage {
+    /// The emits, newest first.
+    pub runs: Vec<EmitSummary>,
+    /// Where the next (older) page starts, when there is one.
+    pub next: Option<EmitCursor>,
+}
+
+/// One lifecycle event of a plan's task, as [`Emits::task_history`] reads it from the
+/// emits that `hookrig task ...` recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskEvent {
+    /// When it happened (ms since the Unix epoch).
+    pub at_ms: i64,
+    /// `task.claimed`, `task.completed`, `task.blocked`...
+    pub event: String,
+    /// The task.
+    pub task: String,
+    /// The agent that acted, when one was named.
+    pub agent: Option<String>,
+    /// The emit that recorded it.
+    pub run_id: String,
+}
+
+/// An emit as the live view sees it: its row (the order rows were written in) and its
+/// summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmitRow {
+    /// The emit's row id: rows written later have larger ones.
+    pub row: i64,
+    /// The emit.
+    pub summary: EmitSummary,
+}
+
+impl Emits<'_> {
+    /// The page of emits `query` selects, newest first (by start time, then by row).
+    ///
+    /// The WHERE clause holds only the filters that are set, so that SQLite can use the
+    /// index of a filtered column with its time (`emits_by_event_time` and the like); the
+    /// cursor is a range on that same index.
+    pub fn page(&self, query: &EmitQuery) -> Result<EmitPage, StoreError> {
+        let fail = self.store.fail("list a page of emits");
+        let mut values: Vec<Value> = Vec::new();
+        let mut clauses: Vec<String> = Vec::new();
+        let mut bind = |clause: &str, value: Value, values: &mut Vec<Value>| {
+            values.push(value);
+            clauses.push(clause.replace('?', &format!("?{}", values.len())));
+        };
+        for (column, value) in [
+            ("e.event", query.event.as_deref()),
+            ("e.decision", query.decision.map(EmitDecision::as_str)),
+            ("e.agent", query.agent.as_deref()),
+            ("e.dialect", query.dialect.as_deref()),
+        ] {
+            if let Some(value) = value {
+                bind(&format!("{column} = ?"), text(value), &mut values);
+            }
+        }
+        if let Some(since) = query.since_ms {
+            bind("e.started_at_ms >= ?", Value::Integer(since), &mut values);
+        }
+        if let Some(until) = query.until_ms {
+            bind("e.started_at_ms < ?", Value::Integer(until), &mut values);
+        }
+        if let Some(hook) = &query.hook {
+            // A hook that matched rarely is looked up in its index and its few emits
+            // sorted; a common one is met scanning the emits by time, where the lookup
+            // would sort most of the ledger.
+            let clause = if self.matched_rarely(hook)? {
+                "e.run_id IN (SELECT h.run_id FROM hook_runs h WHERE h.name = ? AND h.matched = 1)"
+            } else {
+                "EXISTS (SELECT 1 FROM hook_runs h WHERE h.run_id = e.run_id AND h.name = ? AND h.matched = 1)"
+            };
+            bind(clause, text(hook), &mut values);
+        }
+        if let Some(cursor) = query.before {
+            values.push(Value::Integer(cursor.started_at_ms));
+            values.push(Value::Integer(cursor.row));
+            let (time, row) = (values.len() - 1, values.len());
+            clauses.push(format!("(e.started_at_ms, e.rowid) < (?{time}, ?{row})"));
+        }
+        // One more than the page, to know whether another page follows.
+        let limit = i64::try_from(query.limit.saturating_add(1)).unwrap_or(i64::MAX);
+        values.push(Value::Integer(limit));
+        let mut sql = select();
+        for (i, clause) in clauses.iter().enumerate() {
+            let keyword = if i == 0 { "WHERE" } else { "AND" };
+            let _ = write!(sql, "\n    {keyword} {clause}");
+        }
+        let _ = write!(
+            sql,
+            "\n    ORDER BY e.started_at_ms DESC, e.rowid DESC\n    LIMIT ?{}",
+            values.len()
+        );
+        let mut rows = self
+            .store
+            .conn()
+            .prepare_cached(&sql)
+            .and_then(|mut stmt| {
+                stmt.query_map(params_from_iter(&values), row_from_row)?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(fail)?;
+        let next = if rows.len() > query.limit {
+            rows.truncate(query.limit);
+            rows.last().map(|last| EmitCursor {
+                started_at_ms: last.summary.started_at_ms,
+                row: last.row,
+            })
+        } else {
+            None
+        };
+        Ok(EmitPage {
+            runs: rows.into_iter().map(|row| row.summary).collect(),
+            next,
+        })
+    }
+
+    /// The emits written after row `after` (oldest first, at most `limit`), and those of
+    /// `rows` again: the live view's poll, which also re-reads the emits it saw
+    /// `running` to learn how they ended.
+    pub fn since(
+        &self,
+        after: i64,
+        rows: &[i64],
+        limit: usize,
+    ) -> Result<Vec<EmitRow>, StoreError> {
+        let fail = self.store.fail("read the emits written since");
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let list: Vec<String> = rows.iter().map(i64::to_string).collect();
+        let sql = format!(
+            "{}\n    WHERE e.rowid > ?1 OR e.rowid IN ({})\n    ORDER BY e.rowid LIMIT ?2",
+            select(),
+            list.join(",")
+        );
+        self.store
+            .conn()
+            .prepare(&sql)
+            .and_then(|mut stmt| {
+                stmt.query_map(params![after, limit], row_from_row)?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(fail)
+    }
+
+    /// Whether the hook `name` matched in fewer than [`RARE_HOOK`] emits: counted in the
+    /// index `hook_runs_matched_by_name`, and no further than that.
+    fn matched_rarely(self, name: &str) -> Result<bool, StoreError> {
+        let limit = i64::try_from(RARE_HOOK).unwrap_or(i64::MAX);
+        let found: i64 = self
+            .store
+            .conn()
+            .prepare_cached(
+                "SELECT count(*) FROM (SELECT 1 FROM hook_runs WHERE name = ?1 AND matched = 1 LIMIT ?2)",
+            )
+            .and_then(|mut stmt| stmt.query_row(params![name, limit], |row| row.get(0)))
+            .map_err(self.store.fail("count the emits of a hook"))?;
+        Ok(found < limit)
+    }
+
+    /// The task events of the plan file `plan` (its absolute path, as the lifecycle
+    /// records it), of `task` only when given, newest first, at most `limit`: who
+    /// claimed, completed or blocked which task, and when.
+    ///
+    /// The event range `task.` to `task/` keeps the read on `emits_by_event_time`.
+    pub fn task_history(
+        self,
+        plan: &str,
+        task: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<TaskEvent>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.store
+            .conn()
+            .prepare_cached(
+                "SELECT started_at_ms, event, json_extract(payload_in, '$.task'), agent, run_id
+                 FROM emits
+                 WHERE event >= 'task.' AND event < 'task/'
+                   AND json_valid(payload_in)
+                   AND json_extract(payload_in, '$.plan') = ?1
+                   AND (?2 IS NULL OR json_extract(payload_in, '$.task') = ?2)
+                 ORDER BY started_at_ms DESC, rowid DESC
+                 LIMIT ?3",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map(params![plan, task, limit], |row| {
+                    Ok(TaskEvent {
+                        at_ms: row.get(0)?,
+                        event: row.get(1)?,
+                        task: row.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                        agent: row.get(3)?,
+                        run_id: row.get(4)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(self.store.fail("read a plan's task history"))
+    }
+
+    /// The last row written, 0 in an empty ledger: where the live view starts.
+    pub fn last_row(&self) -> Result<i64, StoreError> {
+        self.store
+            .conn()
+            .query_row("SELECT coalesce(max(rowid), 0) FROM emits", [], |row| {
+                row.get(0)
+            })
+            .map_err(self.store.fail("read the last emit"))
+    }
+}
+
+/// The summary query of `hookrig runs` with each emit's row first.
+fn select() -> String {
+    RECENT_EMITS_SELECT
+        .replace("{SHADOW_DISAGREES}", SHADOW_DISAGREES)
+        .replacen("SELECT e.run_id", "SELECT e.rowid, e.run_id", 1)
+}
+
+fn text(value: &str) -> Value {
+    Value::Text(value.to_owned())
+}
+
+fn row_from_row(row: &Row<'_>) -> rusqlite::Result<EmitRow> {
+    Ok(EmitRow {
+        row: row.get(0)?,
+        summary: summary_from_row_at(row, 1)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use hookrig_core::{Dialect, HookResult};
+
+    use super::*;
+    use crate::{EmitRecord, HookRun, Store};
+
+    /// A ledger of `count` emits, one ms apart: every third denied, agents `a0`..`a3`,
+    /// dialects alternating, hook `guard` matched in every emit and `rare` in every
+    /// tenth, two emits in the same ms at the end.
+    fn ledger(count: i64) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open_ledger(&dir.path().join("ledger.db")).expect("open");
+        for n in 0..count {
+            let hook = |name: &str| HookRun {
+                name: name.to_owned(),
+                source: "/repo/.hookrig/hooks.toml".to_owned(),
+                dialect: Dialect::Native,
+                matched: true,
+                skip_reason: None,
+                result: HookResult::Allow,
+                exit_code: Some(0),
+                duration_ms: Some(1.0),
+                reason: None,
+                stderr: None,
+                stdout: None,
+                truncated: false,
+                is_async: false,
+                shadow: false,
+            };
+            let mut hooks = vec![hook("guard")];
+            if n % 10 == 0 {
+                hooks.push(hook("rare"));
+            }
+            store
+                .emits()
+                .record(&EmitRecord {
+                    run_id: format!("run-{n:04}"),
+                    started_at_ms: n.min(count - 2),
+                    event: if n % 2 == 0 {
+                        "tool.before"
+                    } else {
+                        "tool.after"
+                    }
+                    .to_owned(),
+                    dialect: if n % 2 == 0 {
+                        Dialect::Claude
+                    } else {
+                        Dialect::Native
+                    },
+                    cwd: "/repo".to_owned(),
+                    session_id: String::new(),
+                    agent: Some(format!("a{}", n % 4)),
+                    decision: if n % 3 == 0 {
+                        EmitDecision::Deny
+                    } else {
+                        EmitDecision::Allow
+                    },
+                    reason: None,
+                    decided_by: None,
+                    duration_ms: 1.0,
+                    payload_in: "{}".to_owned(),
+                    payload_out: "{}".to_owned(),
+                    warnings: Vec::new(),
+                    hooks,
+                    by_engine: false,
+                })
+                .expect("record");
+        }
+        (dir, store)
+    }
+
+    fn ids(page: &EmitPage) -> Vec<String> {
+        page.runs.iter().map(|run| run.run_id.clone()).collect()
+    }
+
+    /// Every page of `query`, followed by its cursor.
+    fn all_pages(store: &Store, mut query: EmitQuery) -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            let page = store.emits().page(&query).expect("page");
+            seen.extend(ids(&page));
+            match page.next {
+                Some(next) => query.before = Some(next),
+                None => return seen,
+            }
+        }
+    }
+
+    #[test]
+    fn paging_neither_repeats_nor_skips_even_within_one_millisecond() {
+        let (_dir, store) = ledger(23);
+        let seen = all_pages(
+            &store,
+            EmitQuery {
+                limit: 4,
+                ..EmitQuery::default()
+            },
+        );
+        // Newest first; the last two share a millisecond and come in reverse row order.
+        let expected: Vec<String> = (0..23).rev().map(|n| format!("run-{n:04}")).collect();
+        assert_eq!(seen, expected);
+    }
+
+    #[test]
+    fn every_filter_narrows_the_pages() {
+        let (_dir, store) = ledger(40);
+        let query = |f: fn(&mut EmitQuery)| {
+            let mut query = EmitQuery {
+                limit: 7,
+                ..EmitQuery::default()
+            };
+            f(&mut query);
+            query
+        };
+        let numbers = |seen: Vec<String>| -> Vec<i64> {
+            seen.iter()
+                .map(|id| id["run-".len()..].parse().expect("a number"))
+                .collect()
+        };
+        let check = |f: fn(&mut EmitQuery), keep: fn(i64) -> bool| {
+            let expected: Vec<i64> = (0..40).rev().filter(|n| keep(*n)).collect();
+            assert_eq!(numbers(all_pages(&store, query(f))), expected);
+        };
+        check(|q| q.event = Some("tool.after".to_owned()), |n| n % 2 == 1);
+        check(|q| q.decision = Some(EmitDecision::Deny), |n| n % 3 == 0);
+        check(|q| q.agent = Some("a2".to_owned()), |n| n % 4 == 2);
+        check(|q| q.dialect = Some("claude".to_owned()), |n| n % 2 == 0);
+        // Four emits: looked up in the hook's index.
+        check(|q| q.hook = Some("rare".to_owned()), |n| n % 10 == 0);
+        // Every emit: met scanning by time.
+        check(|q| q.hook = Some("guard".to_owned()), |_| true);
+        check(|q| q.hook = Some("nobody".to_owned()), |_| false);
+        check(|q| q.since_ms = Some(30), |n| n >= 30);
+        check(|q| q.until_ms = Some(5), |n| n < 5);
+        check(
+            |q| {
+                q.event = Some("tool.before".to_owned());
+                q.decision = Some(EmitDecision::Deny);
+                q.hook = Some("guard".to_owned());
+            },
+            |n| n % 6 == 0,
+        );
+    }
+
+    #[test]
+    fn since_reads_new_rows_and_the_pending_ones_again() {
+        let (_dir, store) = ledger(6);
+        let last = store.emits().last_row().expect("last row");
+        assert_eq!(last, 6);
+        let read = store.emits().since(4, &[2], 100).expect("since");
+        let rows: Vec<i64> = read.iter().map(|row| row.row).collect();
+        assert_eq!(rows, [2, 5, 6]);
+        assert_eq!(read[0].summary.run_id, "run-0001");
+        assert!(store.emits().since(6, &[], 100).expect("since").is_empty());
+    }
+
+    #[test]
+    fn the_task_history_is_the_plans_task_events_newest_first() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open_ledger(&dir.path().join("ledger.db")).expect("open");
+        let events = [
+            (
+                "task.claimed",
+                r#"{"plan":"/p/plan.spl","task":"design"}"#,
+                "coder",
+            ),
+            (
+                "task.completed",
+                r#"{"plan":"/p/plan.spl","task":"design"}"#,
+                "coder",
+            ),
+            (
+                "task.claimed",
+                r#"{"plan":"/other.spl","task":"design"}"#,
+                "x",
+            ),
+            (
+                "tool.before",
+                r#"{"plan":"/p/plan.spl","task":"design"}"#,
+                "y",
+            ),
+            (
+                "task.blocked",
+                r#"{"plan":"/p/plan.spl","task":"api"}"#,
+                "reviewer",
+            ),
+            ("task.claimed", "not json", "z"),
+        ];
+        for (n, (event, payload, agent)) in events.into_iter().enumerate() {
+            let n = i64::try_from(n).expect("small");
+            store
+                .emits()
+                .record(&EmitRecord {
+                    run_id: format!("run-{n}"),
+                    started_at_ms: n,
+                    event: event.to_owned(),
+                    dialect: Dialect::Native,
+                    cwd: "/p".to_owned(),
+                    session_id: String::new(),
+                    agent: Some(agent.to_owned()),
+                    decision: EmitDecision::Allow,
+                    reason: None,
+                    decided_by: None,
+                    duration_ms: 1.0,
+                    payload_in: payload.to_owned(),
+                    payload_out: payload.to_owned(),
+                    warnings: Vec::new(),
+                    hooks: Vec::new(),
+                    by_engine: false,
+                })
+                .expect("record");
+        }
+        let said = |task: Option<&str>| -> Vec<String> {
+            store
+                .emits()
+                .task_history("/p/plan.spl", task, 10)
+                .expect("history")
+                .into_iter()
+                .map(|e| format!("{} {} {}", e.event, e.task, e.agent.unwrap_or_default()))
+                .collect()
+        };
+        assert_eq!(
+            said(None),
+            [
+                "task.blocked api reviewer",
+                "task.completed design coder",
+                "task.claimed design coder"
+            ]
+        );
+        assert_eq!(
+            said(Some("design")),
+            ["task.completed design coder", "task.claimed design coder"]
+        );
+    }
+
+    #[test]
+    fn a_cursor_reads_back_what_it_writes_and_refuses_anything_else() {
+        let cursor = EmitCursor {
+            started_at_ms: 1_700_000_000_000,
+            row: 42,
+        };
+        assert_eq!(
+            cursor.to_string().parse::<EmitCursor>().expect("parses"),
+            cursor
+        );
+        for bad in ["", "12", "a.b", "1.2.3", "1."] {
+            assert!(bad.parse::<EmitCursor>().is_err(), "{bad:?}");
+        }
+    }
+}

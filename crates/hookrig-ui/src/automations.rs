@@ -1,0 +1,309 @@
+//! The Automations page: each automation's trigger, last and next run, enable and
+//! disable (`hookrig auto enable|disable`), fire now (`hookrig fire`, through the serve
+//! this dashboard runs in), and an automation's runs with their context steps, prompt,
+//! answer and token estimate. Every action is a POST with the CSRF token.
+
+use std::collections::HashMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::Form;
+use axum::extract::{Path, Query, State};
+use axum::response::Redirect;
+use hookrig_automation::{Automation, Trigger, schedule::CronSchedule};
+use hookrig_store::AutomationRun;
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use crate::auth::check_csrf;
+use crate::dashboard::Dashboard;
+use crate::errors::UiError;
+use crate::layout::{self, badge, csrf_field};
+use crate::live::{self, Since};
+
+/// Runs an automation's page lists.
+const RUNS: usize = 50;
+/// How long a fire through serve may take before the dashboard stops waiting for its
+/// answer (the run goes on, and its record appears as it ends).
+const FIRE_LIMIT: Duration = Duration::from_hours(1);
+
+/// Any action's form.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ActionForm {
+    csrf: String,
+}
+
+/// What the list shows of one automation.
+struct Listed {
+    automation: Automation,
+    last: Option<f64>,
+}
+
+pub(crate) async fn page(State(dashboard): State<Dashboard>) -> Result<Markup, UiError> {
+    let (listed, since) = dashboard
+        .with_store(|store| {
+            let last = store.automation_runs().last_starts()?;
+            let all = hookrig_automation::all(store)
+                .map_err(|err| UiError::Action(hookrig_core::error_chain(&err)))?;
+            let since = list_fingerprint(&all, &last);
+            let listed = all
+                .into_iter()
+                .map(|automation| Listed {
+                    last: last.get(&automation.id).copied(),
+                    automation,
+                })
+                .collect::<Vec<_>>();
+            Ok((listed, since))
+        })
+        .await?;
+    let csrf = dashboard.csrf().to_owned();
+    let body = html! {
+        h1 { "Automations" }
+        (live::section("/automations/stream", since, &html! {
+            @if listed.is_empty() {
+                p.empty { "No automations. Add one with " code { "hookrig auto add FILE" } " or a file in .hookrig/automations/." }
+            } @else {
+                table #automations {
+                    thead { tr { th { "automation" } th { "trigger" } th { "state" } th { "last run" } th { "next run" } th { "" } } }
+                    tbody { @for item in &listed { (row(item, &csrf)) } }
+                }
+            }
+        }))
+    };
+    Ok(layout::page("Automations", "/automations", &body))
+}
+
+fn row(item: &Listed, csrf: &str) -> Markup {
+    let automation = &item.automation;
+    let id = &automation.id;
+    let state = if automation.held.is_some() {
+        "held"
+    } else if automation.enabled {
+        "enabled"
+    } else {
+        "disabled"
+    };
+    html! {
+        tr data-automation=(id) {
+            td { a href={ "/automations/" (id) } { b { (automation.name) } } br; small.mono { (id) } }
+            td { (automation.trigger.summary()) }
+            td { (badge(state)) }
+            td { (item.last.map_or_else(|| "never".to_owned(), seconds_text)) }
+            td { (next_run(&automation.trigger, item.last, automation.enabled).unwrap_or_else(|| "-".to_owned())) }
+            td.actions {
+                form method="post" action={ "/automations/" (id) "/fire" } {
+                    (csrf_field(csrf)) button.fire type="submit" { "Fire now" }
+                }
+                @if automation.enabled {
+                    form method="post" action={ "/automations/" (id) "/disable" } {
+                        (csrf_field(csrf)) button type="submit" { "Disable" }
+                    }
+                } @else {
+                    form method="post" action={ "/automations/" (id) "/enable" } {
+                        (csrf_field(csrf)) button type="submit" { "Enable" }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// When a periodic or cron trigger is next due, as the engine's tick would find it.
+fn next_run(trigger: &Trigger, last: Option<f64>, enabled: bool) -> Option<String> {
+    if !enabled {
+        return None;
+    }
+    match trigger {
+        Trigger::Event { .. } => None,
+        Trigger::Periodic {
+            interval_seconds, ..
+        } => Some(match last {
+            #[expect(clippy::cast_precision_loss, reason = "intervals are far below 2^52 s")]
+            Some(last) => seconds_text(last + *interval_seconds as f64),
+            None => "on the next tick".to_owned(),
+        }),
+        Trigger::Cron { expression, .. } => {
+            let next = CronSchedule::parse(expression)
+                .ok()?
+                .next_after(SystemTime::now())?;
+            let ms = next.duration_since(UNIX_EPOCH).ok()?.as_millis();
+            Some(layout::time(i64::try_from(ms).ok()?))
+        }
+    }
+}
+
+/// Unix seconds (the automation tables' times) as the UTC text the ledger uses.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "milliseconds of a date fit in i64"
+)]
+fn seconds_text(seconds: f64) -> String {
+    layout::time((seconds * 1000.0) as i64)
+}
+
+fn list_fingerprint(all: &[Automation], last: &HashMap<String, f64>) -> u64 {
+    let mut key: Vec<(String, bool, bool, String)> = all
+        .iter()
+        .map(|a| {
+            (
+                a.id.clone(),
+                a.enabled,
+                a.held.is_some(),
+                last.get(&a.id).map(f64::to_string).unwrap_or_default(),
+            )
+        })
+        .collect();
+    key.sort();
+    live::fingerprint(&key)
+}
+
+fn runs_fingerprint(runs: &[AutomationRun]) -> u64 {
+    let key: Vec<(&str, &str)> = runs
+        .iter()
+        .map(|r| (r.id.as_str(), r.status.as_str()))
+        .collect();
+    live::fingerprint(&key)
+}
+
+pub(crate) async fn detail(
+    State(dashboard): State<Dashboard>,
+    Path(id): Path<String>,
+) -> Result<Markup, UiError> {
+    let wanted = id.clone();
+    let (automation, runs) = dashboard
+        .with_store(move |store| {
+            let automation = hookrig_automation::get(store, &wanted)
+                .map_err(|err| UiError::NotFound(hookrig_core::error_chain(&err)))?;
+            let runs = store.automation_runs().list(Some(&wanted), RUNS)?;
+            Ok((automation, runs))
+        })
+        .await?;
+    let since = runs_fingerprint(&runs);
+    let stream = format!("/automations/{}/stream", crate::runs::encode(&id));
+    let body = html! {
+        h1 { "Automation " (automation.name) }
+        dl.facts {
+            dt { "id" } dd.mono { (automation.id) }
+            dt { "trigger" } dd { (automation.trigger.summary()) }
+            @if let Some(source) = &automation.source { dt { "file" } dd.mono { (source) } }
+            @if let Some(held) = &automation.held { dt { "held" } dd.warning { (held) } }
+            dt { "prompt template" } dd { pre { (automation.prompt_template) } }
+        }
+        form method="post" action={ "/automations/" (automation.id) "/fire" } {
+            (csrf_field(dashboard.csrf())) button.fire #fire type="submit" { "Fire now" }
+        }
+        h2 { "Runs" }
+        (live::section(&stream, since, &html! {
+            @if runs.is_empty() {
+                p.empty { "No runs yet." }
+            } @else {
+                @for run in &runs { (run_view(run)) }
+            }
+        }))
+    };
+    Ok(layout::page("Automation", "/automations", &body))
+}
+
+fn run_view(run: &AutomationRun) -> Markup {
+    let json = |value: &serde_json::Value| serde_json::to_string_pretty(value).unwrap_or_default();
+    html! {
+        details.run data-run=(run.id) data-status=(run.status.as_str()) open[run.status.as_str() == "running"] {
+            summary {
+                (seconds_text(run.started_at)) " " (badge(run.status.as_str())) " " (run.trigger_reason)
+                " · ~" (run.tokens_used) " tokens"
+            }
+            @if let Some(reason) = &run.skipped_reason { p { "LLM skipped: " (reason) } }
+            @if let Some(steps) = &run.context_results { h3 { "Context steps" } pre.json { (json(steps)) } }
+            @if let Some(prompt) = &run.prompt_sent { h3 { "Prompt" } pre { (prompt) } }
+            @if let Some(answer) = &run.llm_response { h3 { "Answer" } pre { (answer) } }
+            @if let Some(actions) = &run.actions_taken { h3 { "Tool calls" } pre.json { (json(actions)) } }
+        }
+    }
+}
+
+pub(crate) async fn stream(
+    State(dashboard): State<Dashboard>,
+    Query(since): Query<Since>,
+) -> impl axum::response::IntoResponse {
+    let path = dashboard.scope().store.clone();
+    live::changes(since.since, move || {
+        let read = || -> Result<u64, UiError> {
+            let store = hookrig_store::Store::open(&path)?;
+            let last = store.automation_runs().last_starts()?;
+            let all =
+                hookrig_automation::all(&store).map_err(|err| UiError::Action(err.to_string()))?;
+            Ok(list_fingerprint(&all, &last))
+        };
+        read().unwrap_or_default()
+    })
+}
+
+pub(crate) async fn runs_stream(
+    State(dashboard): State<Dashboard>,
+    Path(id): Path<String>,
+    Query(since): Query<Since>,
+) -> impl axum::response::IntoResponse {
+    let path = dashboard.scope().store.clone();
+    live::changes(since.since, move || {
+        hookrig_store::Store::open(&path)
+            .and_then(|store| store.automation_runs().list(Some(&id), RUNS))
+            .map(|runs| runs_fingerprint(&runs))
+            .unwrap_or_default()
+    })
+}
+
+pub(crate) async fn fire(
+    State(dashboard): State<Dashboard>,
+    Path(id): Path<String>,
+    Form(form): Form<ActionForm>,
+) -> Result<Redirect, UiError> {
+    check_csrf(&dashboard, &form.csrf)?;
+    let socket = dashboard.socket().cloned().ok_or_else(|| {
+        UiError::Action(format!(
+            "this dashboard runs outside hookrig serve; fire it with `hookrig fire {id}`"
+        ))
+    })?;
+    // As `hookrig fire` does through serve; the run's record appears on the page as it
+    // starts and ends, so the page does not wait for it.
+    let fired = id.clone();
+    tokio::spawn(async move {
+        if let Err(err) = hookrig_runtime::ingress::fire(&socket, &fired, FIRE_LIMIT).await {
+            tracing::warn!("dashboard: fire {fired}: {err}");
+        }
+    });
+    Ok(Redirect::to(&format!(
+        "/automations/{}",
+        crate::runs::encode(&id)
+    )))
+}
+
+pub(crate) async fn enable(
+    state: State<Dashboard>,
+    id: Path<String>,
+    form: Form<ActionForm>,
+) -> Result<Redirect, UiError> {
+    set_enabled(state, id, form, true).await
+}
+
+pub(crate) async fn disable(
+    state: State<Dashboard>,
+    id: Path<String>,
+    form: Form<ActionForm>,
+) -> Result<Redirect, UiError> {
+    set_enabled(state, id, form, false).await
+}
+
+async fn set_enabled(
+    State(dashboard): State<Dashboard>,
+    Path(id): Path<String>,
+    Form(form): Form<ActionForm>,
+    enabled: bool,
+) -> Result<Redirect, UiError> {
+    check_csrf(&dashboard, &form.csrf)?;
+    dashboard
+        .with_store(move |store| {
+            hookrig_automation::set_enabled(store, &id, enabled)
+                .map_err(|err| UiError::Action(hookrig_core::error_chain(&err)))
+        })
+        .await?;
+    Ok(Redirect::to("/automations"))
+}

@@ -1,0 +1,170 @@
+//! The dashboard's state and its router: which page answers which path, and the one
+//! gate (the token) every request goes through.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::middleware;
+use axum::response::Redirect;
+use axum::routing::{get, post};
+use hookrig_runtime::Scope;
+use hookrig_store::Store;
+
+use crate::errors::UiError;
+use crate::{agents, assets, auth, automations, hooks, live, plans, run, runs};
+
+/// What the pages read: the scope `hookrig serve` runs in (its project, store and plan),
+/// the token, and the serve socket through which automations are fired.
+#[derive(Debug, Clone)]
+pub struct Dashboard {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    scope: Scope,
+    token: String,
+    csrf: String,
+    socket: Option<PathBuf>,
+    live: live::Feed,
+}
+
+impl Dashboard {
+    /// A dashboard of `scope`, opened with `token`, firing automations through the serve
+    /// listening on `socket` (in a process of their own when `None`).
+    pub fn new(scope: Scope, token: String, socket: Option<PathBuf>) -> Dashboard {
+        let csrf = auth::csrf_token(&token);
+        let live = live::Feed::new(scope.ledger().map(PathBuf::from));
+        Dashboard {
+            inner: Arc::new(Inner {
+                scope,
+                token,
+                csrf,
+                socket,
+                live,
+            }),
+        }
+    }
+
+    /// The router of every page, behind the token.
+    pub fn router(&self) -> Router {
+        let pages = Router::new()
+            .route("/", get(|| async { Redirect::to("/runs") }))
+            .route("/runs", get(runs::page))
+            .route("/runs/{id}", get(run::page))
+            .route("/hooks", get(hooks::page))
+            .route("/hooks/trust", post(hooks::trust))
+            .route("/live", get(live::page))
+            .route("/live/stream", get(live::stream))
+            .route("/automations", get(automations::page))
+            .route("/automations/stream", get(automations::stream))
+            .route("/automations/{id}", get(automations::detail))
+            .route("/automations/{id}/stream", get(automations::runs_stream))
+            .route("/automations/{id}/fire", post(automations::fire))
+            .route("/automations/{id}/enable", post(automations::enable))
+            .route("/automations/{id}/disable", post(automations::disable))
+            .route("/plans", get(plans::page))
+            .route("/plans/stream", get(plans::stream))
+            .route("/plans/dag.svg", get(plans::dag))
+            .route("/agents", get(agents::page))
+            .route("/agents/stream", get(agents::stream))
+            .route("/agents/{id}/log", get(agents::log))
+            .route("/agents/{id}/log/stream", get(agents::log_stream))
+            .route("/agents/{id}/stop", post(agents::stop))
+            .route_layer(middleware::from_fn_with_state(self.clone(), auth::gate));
+        Router::new()
+            .merge(pages)
+            .route("/assets/{file}", get(assets::file))
+            .with_state(self.clone())
+    }
+
+    pub(crate) fn scope(&self) -> &Scope {
+        &self.inner.scope
+    }
+
+    pub(crate) fn token(&self) -> &str {
+        &self.inner.token
+    }
+
+    /// The token each form carries back.
+    pub(crate) fn csrf(&self) -> &str {
+        &self.inner.csrf
+    }
+
+    pub(crate) fn socket(&self) -> Option<&PathBuf> {
+        self.inner.socket.as_ref()
+    }
+
+    pub(crate) fn feed(&self) -> &live::Feed {
+        &self.inner.live
+    }
+
+    /// Runs `read` on the ledger (opened for reading, as `hookrig runs` opens it) on a
+    /// thread of the blocking pool: SQLite must not hold up the pages being served.
+    pub(crate) async fn with_ledger<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Store) -> Result<T, UiError> + Send + 'static,
+    ) -> Result<T, UiError> {
+        let path = self
+            .scope()
+            .ledger()
+            .map(PathBuf::from)
+            .ok_or_else(|| UiError::NotFound("this serve records no ledger".to_owned()))?;
+        blocking(move || read(&hookrig_runtime::ledger::open_for_reading(&path)?)).await
+    }
+
+    /// Runs `work` on the whole store (the ledger and its work file: automations, tasks,
+    /// agents) on a thread of the blocking pool.
+    pub(crate) async fn with_store<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Store) -> Result<T, UiError> + Send + 'static,
+    ) -> Result<T, UiError> {
+        let path = self.scope().store.clone();
+        blocking(move || work(&Store::open(&path)?)).await
+    }
+}
+
+/// Runs `work` on the blocking pool.
+pub(crate) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, UiError> + Send + 'static,
+) -> Result<T, UiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|err| UiError::Internal(err.to_string()))?
+}
+
+/// Serves `dashboard` on `listener` until the task is dropped.
+pub async fn serve(listener: tokio::net::TcpListener, dashboard: Dashboard) -> std::io::Result<()> {
+    axum::serve(listener, dashboard.router()).await
+}
+
+/// Serves `dashboard` on `listener` from a thread of its own with its own runtime, so
+/// that a caller with a runtime of its own (the automation server) is not slowed by the
+/// pages; returns the address served. The thread ends with the process.
+pub fn spawn(listener: std::net::TcpListener, dashboard: Dashboard) -> std::io::Result<SocketAddr> {
+    let address = listener.local_addr()?;
+    listener.set_nonblocking(true)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(4)
+        .thread_name("hookrig-ui")
+        .enable_all()
+        .build()?;
+    std::thread::Builder::new()
+        .name("hookrig-ui".to_owned())
+        .spawn(move || {
+            runtime.block_on(async move {
+                match tokio::net::TcpListener::from_std(listener) {
+                    Ok(listener) => {
+                        if let Err(err) = serve(listener, dashboard).await {
+                            tracing::warn!("dashboard: {err}");
+                        }
+                    }
+                    Err(err) => tracing::warn!("dashboard: {err}"),
+                }
+            });
+        })?;
+    Ok(address)
+}
