@@ -79,12 +79,7 @@ fn main() -> ExitCode {
         } => top
             .scope(Flags::default().dir(dir.as_deref()))
             .and_then(|scope| {
-                let what = match (*any_project, *list, *revoke) {
-                    (true, _, revoke) => commands::trust::What::AnyProject { on: !revoke },
-                    (false, true, _) => commands::trust::What::List,
-                    (false, false, true) => commands::trust::What::Revoke,
-                    (false, false, false) => commands::trust::What::Project,
-                };
+                let what = commands::trust::What::of_flags(*any_project, *list, *revoke);
                 commands::trust::run(&scope, what)
             }),
         Command::External(args) => top

@@ -23,6 +23,18 @@ pub(crate) enum What {
     AnyProject { on: bool },
 }
 
+impl What {
+    /// What `--any-project`, `--list` and `--revoke` ask for.
+    pub(crate) fn of_flags(any_project: bool, list: bool, revoke: bool) -> What {
+        match (any_project, list, revoke) {
+            (true, _, revoke) => What::AnyProject { on: !revoke },
+            (false, true, _) => What::List,
+            (false, false, true) => What::Revoke,
+            (false, false, false) => What::Project,
+        }
+    }
+}
+
 pub(crate) fn run(scope: &Scope, what: What) -> Result<u8, ExpectedError> {
     let text = match what {
         What::List => list_text(&trust::trusted(scope)?),
