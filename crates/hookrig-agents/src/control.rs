@@ -4,6 +4,7 @@
 //! directory (from the main checkout or any of its worktrees); outside it, the only
 //! agent with that task name.
 
+use std::fmt::{self, Write as _};
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -65,6 +66,34 @@ impl Serialize for AgentStatus {
             stopped_at_ms: row.stopped_at_ms,
         }
         .serialize(serializer)
+    }
+}
+
+impl AgentStatus {
+    /// `agents` as the table `hookrig agent list` prints: one line per agent under a
+    /// header, the columns at fixed widths so that a line's fields stay aligned however
+    /// long the worktree's path is.
+    pub fn table(agents: &[AgentStatus]) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:<16} {:<12} {:<10} {:<8} {:<18} WORKTREE",
+            "TASK", "AGENT", "PROVIDER", "PID", "STATE"
+        );
+        for AgentStatus { row, state } in agents {
+            let pid = row.pid.map_or_else(|| "-".to_owned(), |p| p.to_string());
+            let _ = writeln!(
+                out,
+                "{:<16} {:<12} {:<10} {:<8} {:<18} {}",
+                row.task,
+                row.agent,
+                row.provider,
+                pid,
+                state.text(),
+                row.worktree
+            );
+        }
+        out
     }
 }
 
@@ -146,6 +175,31 @@ pub enum StopReport {
     },
 }
 
+impl StopReport {
+    /// The line `hookrig agent stop` prints, without its newline. `grace` is the one
+    /// the stop was given: the report of a kill says how long SIGTERM was given to work.
+    pub fn render_text(&self, grace: Duration) -> String {
+        match self {
+            StopReport::NotRunning { task, state } => {
+                format!(
+                    "the agent of task '{task}' is not running ({})",
+                    state.text()
+                )
+            }
+            StopReport::Signalled { task, pgid, how } => match how {
+                Stopped::NotRunning => format!("the agent of task '{task}' had exited"),
+                Stopped::Terminated => {
+                    format!("stopped the agent of task '{task}' (process group {pgid}, SIGTERM)")
+                }
+                Stopped::Killed => format!(
+                    "killed the agent of task '{task}' (process group {pgid}: SIGKILL after {}s)",
+                    grace.as_secs()
+                ),
+            },
+        }
+    }
+}
+
 /// Ends the agent of `task` (found from `here`): SIGTERM to its process group, SIGKILL
 /// after `grace`. A provider that exited may have left processes of its group behind:
 /// they are the agent's too.
@@ -188,6 +242,21 @@ pub struct Cleaned {
     pub branch_deleted: Result<(), String>,
     /// The log, when it was removed.
     pub log: Option<PathBuf>,
+}
+
+/// What `hookrig agent clean` prints: one line per thing removed or kept.
+impl fmt::Display for Cleaned {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "removed worktree {}", self.worktree.display())?;
+        match &self.branch_deleted {
+            Ok(()) => writeln!(f, "deleted branch {} (merged)", self.branch)?,
+            Err(why) => writeln!(f, "kept branch {}: {why}", self.branch)?,
+        }
+        if let Some(log) = &self.log {
+            writeln!(f, "removed log {}", log.display())?;
+        }
+        Ok(())
+    }
 }
 
 /// Removes the worktree of `task` (found from `here`; refusing uncommitted changes
@@ -398,4 +467,112 @@ fn read_from(path: &Path, offset: &mut u64) -> String {
         *offset += n as u64;
     }
     String::from_utf8_lossy(&bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(task: &str, pid: Option<i64>, state: State) -> AgentStatus {
+        AgentStatus {
+            row: AgentRow {
+                worktree: format!("/repo/.hookrig/worktrees/{task}"),
+                repo: "/repo".to_owned(),
+                task: task.to_owned(),
+                plan: "/repo/PLAN.spl".to_owned(),
+                agent: "alice".to_owned(),
+                provider: "claude".to_owned(),
+                branch: format!("task/{task}"),
+                log: format!("/repo/.hookrig/logs/{task}.log"),
+                pid,
+                proc_start: None,
+                started_at_ms: 0,
+                exit_code: None,
+                exit_signal: None,
+                ended_at_ms: None,
+                stopped_at_ms: None,
+            },
+            state,
+        }
+    }
+
+    #[test]
+    fn the_agent_table_aligns_its_columns_and_dashes_a_missing_pid() {
+        let agents = [
+            status("api", Some(4242), State::Running),
+            status(
+                "docs",
+                None,
+                State::Exited {
+                    code: Some(1),
+                    signal: None,
+                },
+            ),
+        ];
+        assert_eq!(
+            AgentStatus::table(&agents),
+            "TASK             AGENT        PROVIDER   PID      STATE              WORKTREE\n\
+             api              alice        claude     4242     running            /repo/.hookrig/worktrees/api\n\
+             docs             alice        claude     -        exited (1)         /repo/.hookrig/worktrees/docs\n"
+        );
+    }
+
+    #[test]
+    fn a_stop_report_says_what_ended_the_agent() {
+        let grace = Duration::from_secs(5);
+        let signalled = |how| StopReport::Signalled {
+            task: "api".to_owned(),
+            pgid: 42,
+            how,
+        };
+        assert_eq!(
+            signalled(Stopped::Terminated).render_text(grace),
+            "stopped the agent of task 'api' (process group 42, SIGTERM)"
+        );
+        assert_eq!(
+            signalled(Stopped::Killed).render_text(grace),
+            "killed the agent of task 'api' (process group 42: SIGKILL after 5s)"
+        );
+        assert_eq!(
+            signalled(Stopped::NotRunning).render_text(grace),
+            "the agent of task 'api' had exited"
+        );
+        let exited = StopReport::NotRunning {
+            task: "api".to_owned(),
+            state: State::Exited {
+                code: None,
+                signal: Some(9),
+            },
+        };
+        assert_eq!(
+            exited.render_text(grace),
+            "the agent of task 'api' is not running (killed (signal 9))"
+        );
+    }
+
+    #[test]
+    fn a_clean_report_lists_what_was_removed_and_why_a_branch_was_kept() {
+        let cleaned = Cleaned {
+            worktree: PathBuf::from("/repo/.hookrig/worktrees/api"),
+            branch: "task/api".to_owned(),
+            branch_deleted: Ok(()),
+            log: Some(PathBuf::from("/repo/.hookrig/logs/api.log")),
+        };
+        assert_eq!(
+            cleaned.to_string(),
+            "removed worktree /repo/.hookrig/worktrees/api\n\
+             deleted branch task/api (merged)\n\
+             removed log /repo/.hookrig/logs/api.log\n"
+        );
+        let kept = Cleaned {
+            branch_deleted: Err("not merged into main".to_owned()),
+            log: None,
+            ..cleaned
+        };
+        assert_eq!(
+            kept.to_string(),
+            "removed worktree /repo/.hookrig/worktrees/api\n\
+             kept branch task/api: not merged into main\n"
+        );
+    }
 }

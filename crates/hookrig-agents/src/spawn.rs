@@ -7,6 +7,7 @@
 //! provider started under the detached host ([`host`](crate::host)).
 
 use std::ffi::OsString;
+use std::fmt;
 use std::io::{BufRead as _, BufReader};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -107,6 +108,38 @@ pub struct Spawned {
     pub branch: String,
     /// The log of the provider's output.
     pub log: PathBuf,
+}
+
+/// What `hookrig agent spawn` prints once the provider runs: who runs on what, where,
+/// and where its output goes.
+impl fmt::Display for Spawned {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "spawned {} ({}) for agent '{}' on task '{}', pid {}",
+            self.provider,
+            self.reason.as_str(),
+            self.agent,
+            self.task,
+            self.pid
+        )?;
+        let what = match self.prepared {
+            Prepared::Created {
+                branch_created: true,
+            } => "created, new branch",
+            Prepared::Created {
+                branch_created: false,
+            } => "created",
+            Prepared::Reused => "reused",
+        };
+        writeln!(
+            f,
+            "  worktree: {} ({what} {})",
+            self.worktree.display(),
+            self.branch
+        )?;
+        writeln!(f, "  log: {}", self.log.display())
+    }
 }
 
 /// Spawns an agent: see the module documentation for the steps.
@@ -321,5 +354,33 @@ fn start_host(host: &HostProgram, spec: &Spec) -> Result<i64, AgentError> {
             "the host ended without starting it (see {})",
             spec.log.display()
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spawn_report_names_the_provider_the_worktree_and_the_log() {
+        let spawned = Spawned {
+            task: "api".to_owned(),
+            agent: "alice".to_owned(),
+            provider: "claude".to_owned(),
+            reason: Reason::TaskMeta,
+            pid: 4242,
+            worktree: PathBuf::from("/repo/.hookrig/worktrees/api"),
+            prepared: Prepared::Created {
+                branch_created: true,
+            },
+            branch: "task/api".to_owned(),
+            log: PathBuf::from("/repo/.hookrig/logs/api.log"),
+        };
+        assert_eq!(
+            spawned.to_string(),
+            "spawned claude (task meta) for agent 'alice' on task 'api', pid 4242\n  \
+             worktree: /repo/.hookrig/worktrees/api (created, new branch task/api)\n  \
+             log: /repo/.hookrig/logs/api.log\n"
+        );
     }
 }

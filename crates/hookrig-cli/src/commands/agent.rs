@@ -9,8 +9,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use hookrig_agents::{
-    AgentError, AgentStatus, HostProgram, Prepared, Spawn, SpawnObserver, SpawnRequest, StopReport,
-    Stopped, Watch, Watched,
+    AgentError, AgentStatus, HostProgram, Spawn, SpawnObserver, SpawnRequest, Watch, Watched,
 };
 use hookrig_plan::lifecycle::Outcome;
 use hookrig_runtime::Scope;
@@ -200,33 +199,7 @@ fn spawn(scope: &Scope, args: &SpawnArgs) -> Result<u8, ExpectedError> {
         Spawn::Started(spawned) => spawned,
         Spawn::Stopped(stopped) => return stopped,
     };
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "spawned {} ({}) for agent '{}' on task '{}', pid {}",
-        spawned.provider,
-        spawned.reason.as_str(),
-        spawned.agent,
-        spawned.task,
-        spawned.pid
-    );
-    let what = match spawned.prepared {
-        Prepared::Created {
-            branch_created: true,
-        } => "created, new branch",
-        Prepared::Created {
-            branch_created: false,
-        } => "created",
-        Prepared::Reused => "reused",
-    };
-    let _ = writeln!(
-        out,
-        "  worktree: {} ({what} {})",
-        spawned.worktree.display(),
-        spawned.branch
-    );
-    let _ = writeln!(out, "  log: {}", spawned.log.display());
-    print(&out)?;
+    print(&spawned.to_string())?;
     Ok(exit_codes::PROCEED)
 }
 
@@ -240,50 +213,13 @@ fn list(scope: &Scope, json: bool) -> Result<u8, ExpectedError> {
         print("no agents; `hookrig agent spawn TASK` starts one\n")?;
         return Ok(exit_codes::PROCEED);
     }
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<16} {:<12} {:<10} {:<8} {:<18} WORKTREE",
-        "TASK", "AGENT", "PROVIDER", "PID", "STATE"
-    );
-    for AgentStatus { row, state } in &agents {
-        let pid = row.pid.map_or_else(|| "-".to_owned(), |p| p.to_string());
-        let _ = writeln!(
-            out,
-            "{:<16} {:<12} {:<10} {:<8} {:<18} {}",
-            row.task,
-            row.agent,
-            row.provider,
-            pid,
-            state.text(),
-            row.worktree
-        );
-    }
-    print(&out)?;
+    print(&AgentStatus::table(&agents))?;
     Ok(exit_codes::PROCEED)
 }
 
 fn stop(scope: &Scope, task: &str, grace: Duration) -> Result<u8, ExpectedError> {
     let report = hookrig_agents::stop(&scope.store, task, grace, Some(scope.cwd()))?;
-    let text = match report {
-        StopReport::NotRunning { task, state } => {
-            format!(
-                "the agent of task '{task}' is not running ({})",
-                state.text()
-            )
-        }
-        StopReport::Signalled { task, pgid, how } => match how {
-            Stopped::NotRunning => format!("the agent of task '{task}' had exited"),
-            Stopped::Terminated => {
-                format!("stopped the agent of task '{task}' (process group {pgid}, SIGTERM)")
-            }
-            Stopped::Killed => format!(
-                "killed the agent of task '{task}' (process group {pgid}: SIGKILL after {}s)",
-                grace.as_secs()
-            ),
-        },
-    };
-    print(&format!("{text}\n"))?;
+    print(&format!("{}\n", report.render_text(grace)))?;
     Ok(exit_codes::PROCEED)
 }
 
@@ -334,19 +270,7 @@ fn prefixed(task: &str, text: &str) -> String {
 
 fn clean(scope: &Scope, task: &str, force: bool) -> Result<u8, ExpectedError> {
     let cleaned = hookrig_agents::clean(&scope.store, task, force, scope.cwd(), &mut warn)?;
-    let mut out = format!("removed worktree {}\n", cleaned.worktree.display());
-    match cleaned.branch_deleted {
-        Ok(()) => {
-            let _ = writeln!(out, "deleted branch {} (merged)", cleaned.branch);
-        }
-        Err(why) => {
-            let _ = writeln!(out, "kept branch {}: {why}", cleaned.branch);
-        }
-    }
-    if let Some(log) = &cleaned.log {
-        let _ = writeln!(out, "removed log {}", log.display());
-    }
-    print(&out)?;
+    print(&cleaned.to_string())?;
     Ok(exit_codes::PROCEED)
 }
 
