@@ -1,8 +1,9 @@
 //! Writing to stdout, the shapes text output shares (tables, counts), and rendering
 //! errors and warnings.
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
+
+pub(crate) use hookrig_core::text::{count, table};
 
 use crate::errors::ExpectedError;
 
@@ -67,36 +68,6 @@ pub(crate) fn warn_all(warnings: impl IntoIterator<Item = impl std::fmt::Display
 /// Prints a warning on stderr: the sink the libraries' warnings go to.
 pub(crate) fn warn(warning: impl std::fmt::Display) {
     eprintln!("hookrig: warning: {warning}");
-}
-
-/// Left-aligned columns two spaces apart, under a header; the last column is not
-/// padded, and no line ends in spaces.
-pub(crate) fn table<const N: usize>(header: &[&str; N], rows: &[[String; N]]) -> String {
-    let mut widths = header.map(str::len);
-    for row in rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut text = String::new();
-    let header = header.map(str::to_owned);
-    for row in std::iter::once(&header).chain(rows) {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            if i + 1 == N {
-                line.push_str(cell);
-            } else {
-                let _ = write!(line, "{cell:<width$}  ", width = widths[i]);
-            }
-        }
-        let _ = writeln!(text, "{}", line.trim_end());
-    }
-    text
-}
-
-/// `1 error`, `2 errors`.
-pub(crate) fn count(n: usize, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Points stdout at `/dev/null`, so that a host reading the Outcome sees end of file

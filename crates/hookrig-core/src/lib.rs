@@ -45,6 +45,7 @@ mod payload;
 mod plugin;
 mod record;
 mod registry;
+pub mod text;
 mod verdict;
 
 pub use bus::{

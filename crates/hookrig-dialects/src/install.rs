@@ -16,10 +16,12 @@ mod doctor;
 mod hooks_json;
 
 use std::ffi::OsStr;
+use std::fmt;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use hookrig_config::{Environment, TrustStore, find_project, load_or_warn, trust_store_path};
+use hookrig_core::text::count;
 use hookrig_core::{Dialect, Level};
 use serde::Serialize;
 use serde_json::Value;
@@ -485,6 +487,88 @@ pub struct UninstallReport {
     pub level: InstallLevel,
     /// Each file edited.
     pub files: Vec<FileChange>,
+}
+
+impl FileChange {
+    /// The file's line of a report; `moved` says where its hooks went (`moved to`,
+    /// `put back from`).
+    fn write_line(&self, f: &mut fmt::Formatter<'_>, moved: &str) -> fmt::Result {
+        if !self.changed {
+            return writeln!(f, "{}: unchanged", self.path.display());
+        }
+        write!(f, "{}: updated", self.path.display())?;
+        if self.moved > 0 {
+            write!(
+                f,
+                ", {} {moved} {}",
+                count(self.moved, "hook"),
+                file_name(&self.sidecar)
+            )?;
+        }
+        if let Some(backup) = &self.backup {
+            write!(f, "; the original is kept in {}", file_name(backup))?;
+        }
+        writeln!(f)
+    }
+}
+
+/// A sidecar or backup by its file name: it sits beside the file the line names.
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// What `hookrig install` prints: each file, what the host now runs, and what the
+/// user must still do for the moved hooks or the engine to work.
+impl fmt::Display for InstallReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for file in &self.files {
+            file.write_line(f, "moved to")?;
+        }
+        writeln!(
+            f,
+            "{} runs `{}` on every event ({} level)",
+            self.host,
+            self.entry,
+            self.level.as_str()
+        )?;
+        match &self.trust {
+            SidecarTrust::User | SidecarTrust::NothingMoved => {}
+            SidecarTrust::Carried => f.write_str(
+                "the moved hooks were trusted as they were; they stay trusted in their new file\n",
+            )?,
+            SidecarTrust::Untrusted { command } => writeln!(
+                f,
+                "the moved hooks come with the project and are not trusted yet: review them, then run `{command}`"
+            )?,
+        }
+        if self.entry.starts_with("http://") {
+            f.write_str(
+                "the engine must serve HTTP there (`hookrig serve --http ADDR`), and Claude Code must run with HOOKRIG_TOKEN set to its token (`hookrig serve --print-token`)\n",
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// What `hookrig uninstall` prints: each file, or that there was nothing to undo.
+impl fmt::Display for UninstallReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for file in &self.files {
+            file.write_line(f, "put back from")?;
+        }
+        if self.files.iter().all(|file| !file.changed) {
+            writeln!(
+                f,
+                "hookrig is not installed in {} ({} level); nothing changed",
+                self.host,
+                self.level.as_str()
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// The directory whose files a project install edits: the repository root of the

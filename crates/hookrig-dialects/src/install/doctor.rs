@@ -4,6 +4,7 @@
 //! that hookrig cannot honour.
 
 use std::ffi::OsStr;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use hookrig_config::Environment;
@@ -91,6 +92,74 @@ pub struct HookCheck {
     pub untrusted: Option<String>,
     /// False when the host's own settings turn it off.
     pub enabled: bool,
+}
+
+/// What `hookrig doctor` prints: for each host, its files, the hooks hookrig runs for
+/// it and what stands in their way.
+impl fmt::Display for Doctor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.hosts.is_empty() {
+            f.write_str("no agent host found (Claude Code, Codex CLI, Gemini CLI, Cursor)\n")?;
+        }
+        for host in &self.hosts {
+            writeln!(f, "{} (found: {})", host.title, host.found.join(", "))?;
+            for installed in &host.installed {
+                writeln!(
+                    f,
+                    "  {:8} {}: {}",
+                    format!("{}:", installed.level.as_str()),
+                    installed.file.display(),
+                    installed.state_text(host.host)
+                )?;
+            }
+            if host.hooks.is_empty() {
+                f.write_str("  hooks: none\n")?;
+            } else {
+                f.write_str("  hooks hookrig runs:\n")?;
+            }
+            for hook in &host.hooks {
+                write!(f, "    {} ({})", hook.name, hook.source.display())?;
+                if let Some(why) = &hook.untrusted {
+                    write!(f, ": untrusted, {why}")?;
+                } else if !hook.enabled {
+                    f.write_str(": turned off")?;
+                }
+                writeln!(f)?;
+            }
+            for warning in &host.warnings {
+                writeln!(f, "  {warning}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Installed {
+    /// What the file holds, as `hookrig doctor` says it: with the command that installs
+    /// or repairs hookrig in `host` when it is missing or broken.
+    fn state_text(&self, host: Dialect) -> String {
+        match &self.state {
+            InstallState::Missing => "no file".to_owned(),
+            InstallState::NotInstalled => format!(
+                "not installed (`hookrig install {host}{}`)",
+                match self.level {
+                    InstallLevel::User => "",
+                    InstallLevel::Project => " --project",
+                }
+            ),
+            InstallState::Installed {
+                entry,
+                program_exists: true,
+            } => format!("installed: `{entry}`"),
+            InstallState::Installed {
+                entry,
+                program_exists: false,
+            } => format!(
+                "installed, but its program is gone: `{entry}`; run `hookrig install {host}` again"
+            ),
+            InstallState::Unreadable { reason } => format!("cannot be read: {reason}"),
+        }
+    }
 }
 
 /// Checks every host install knows; `path_var` is the `PATH` programs are looked up on.

@@ -891,3 +891,48 @@ fn codex_state_keys_come_back_when_the_user_changed_config_toml_meanwhile() {
         "the backup stays while the file differs from it"
     );
 }
+
+#[test]
+fn an_install_report_names_moved_hooks_backups_and_what_is_left_to_do() {
+    let file = FileChange {
+        path: PathBuf::from("/p/.claude/settings.json"),
+        sidecar: PathBuf::from("/p/.claude/settings.hookrig.json"),
+        changed: true,
+        backup: Some(PathBuf::from("/p/.claude/settings.json.hookrig-backup")),
+        moved: 2,
+    };
+    let report = InstallReport {
+        host: Dialect::Claude,
+        level: InstallLevel::Project,
+        entry: "http://127.0.0.1:7700/emit".to_owned(),
+        files: vec![file.clone()],
+        trust: SidecarTrust::Untrusted {
+            command: "hookrig trust /p".to_owned(),
+        },
+    };
+    assert_eq!(
+        report.to_string(),
+        indoc! {"
+            /p/.claude/settings.json: updated, 2 hooks moved to settings.hookrig.json; the original is kept in settings.json.hookrig-backup
+            claude runs `http://127.0.0.1:7700/emit` on every event (project level)
+            the moved hooks come with the project and are not trusted yet: review them, then run `hookrig trust /p`
+            the engine must serve HTTP there (`hookrig serve --http ADDR`), and Claude Code must run with HOOKRIG_TOKEN set to its token (`hookrig serve --print-token`)
+        "}
+    );
+    let unchanged = FileChange {
+        changed: false,
+        ..file
+    };
+    let report = UninstallReport {
+        host: Dialect::Claude,
+        level: InstallLevel::User,
+        files: vec![unchanged],
+    };
+    assert_eq!(
+        report.to_string(),
+        indoc! {"
+            /p/.claude/settings.json: unchanged
+            hookrig is not installed in claude (user level); nothing changed
+        "}
+    );
+}
