@@ -8,6 +8,7 @@
 //! one thread per store file writes the rows of every emit under way in batches, one
 //! transaction each, and an emit's finished row is committed before the emit goes on.
 
+mod report;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use hookrig_store::{
 
 use crate::pool;
 pub use crate::pool::Connection;
+pub use report::{runs_table, why_text};
 pub use writer::Writers;
 use writer::{WriteError, Writer};
 
