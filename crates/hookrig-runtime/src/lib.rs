@@ -65,7 +65,7 @@ pub use explain::{Considered, Explanation, explain};
 pub use formatter::{FORMATTER_TIMEOUT, format_board};
 pub use interrupt::StopSignal;
 pub use listing::{ListedHook, Listing, Select, Trust, list};
-pub use packages::{Registration, register_package};
+pub use packages::{Registration, plugins_table, register_package};
 pub use plugin_host::{
     Described, PluginDetail, PluginHook, PluginTool, Subscription, call_plugin_tool, show_plugin,
 };

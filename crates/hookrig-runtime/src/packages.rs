@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use hookrig_core::Diagnostic;
-use hookrig_store::{PluginRow, Store, StoreError};
+use hookrig_store::{ALL_AGENTS, PluginEntry, PluginRow, Store, StoreError};
 
 use crate::errors::RuntimeError;
 use crate::scope::Scope;
@@ -64,4 +64,51 @@ pub fn register_package(
         other => other.into(),
     })?;
     Ok(row)
+}
+
+/// `ID  VERSION  ENABLED FOR  PATH`, one package a line, in registration order.
+pub fn plugins_table(plugins: &[PluginEntry]) -> String {
+    if plugins.is_empty() {
+        return "no plugins registered; `hookrig plugins register ID --path DIR` adds one\n"
+            .to_owned();
+    }
+    let rows: Vec<[String; 4]> = plugins
+        .iter()
+        .map(|entry| {
+            [
+                entry.plugin.id.clone(),
+                entry
+                    .plugin
+                    .version
+                    .clone()
+                    .unwrap_or_else(|| "-".to_owned()),
+                enabled_for(entry),
+                entry.plugin.path.clone(),
+            ]
+        })
+        .collect();
+    hookrig_core::text::table(&["ID", "VERSION", "ENABLED FOR", "PATH"], &rows)
+}
+
+/// In words: `every agent`, `every agent except a, b`, `a, b`, `nobody`.
+pub(crate) fn enabled_for(entry: &PluginEntry) -> String {
+    let all = entry
+        .agents
+        .iter()
+        .any(|a| a.agent == ALL_AGENTS && a.enabled);
+    let listed = |enabled: bool| {
+        entry
+            .agents
+            .iter()
+            .filter(|a| a.agent != ALL_AGENTS && a.enabled == enabled)
+            .map(|a| a.agent.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (all, listed(!all)) {
+        (true, except) if except.is_empty() => "every agent".to_owned(),
+        (true, except) => format!("every agent except {except}"),
+        (false, only) if only.is_empty() => "nobody".to_owned(),
+        (false, only) => only,
+    }
 }

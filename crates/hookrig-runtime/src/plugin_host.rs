@@ -7,6 +7,8 @@
 //! terminal, and a worker answers events only. A tool therefore runs in a fresh load of
 //! the plugin, without the state its event handlers built up in a worker.
 
+use std::fmt::{self, Write as _};
+
 use hookrig_dialects::{PackageCheck, PackageRef, PluginHost};
 use hookrig_exec::{Capture, Command, Stderr, Termination};
 use hookrig_store::{PluginEntry, Store};
@@ -14,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::errors::RuntimeError;
+use crate::packages::enabled_for;
 use crate::scope::Scope;
 
 /// How much of the host's stdout is read: a tool's result is fed to a person or a
@@ -38,6 +41,89 @@ pub struct PluginDetail {
     /// What the JavaScript plugin's `register(ctx)` did, when it is one and loads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub js: Option<Described>,
+}
+
+/// `hookrig plugins show ID` as text: the row, then the package's hooks, or what the
+/// JavaScript plugin registered (or why it failed to load).
+impl fmt::Display for PluginDetail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+impl PluginDetail {
+    fn text(&self) -> String {
+        let plugin = &self.entry.plugin;
+        let mut text = format!(
+            "{} ({}, {})\n  path: {}\n  enabled for: {}\n",
+            plugin.id,
+            plugin.name,
+            if self.kind == "js" {
+                "JavaScript plugin"
+            } else {
+                "package of hooks"
+            },
+            plugin.path,
+            enabled_for(&self.entry)
+        );
+        if let Some(version) = &plugin.version {
+            let _ = writeln!(text, "  version: {version}");
+        }
+        if !plugin.description.is_empty() {
+            let _ = writeln!(text, "  description: {}", plugin.description);
+        }
+        for problem in &self.problems {
+            let _ = writeln!(text, "  problem: {problem}");
+        }
+        if self.js.is_none() {
+            text.push_str("hooks:\n");
+            if self.hooks.is_empty() {
+                text.push_str("  none\n");
+            }
+            for hook in &self.hooks {
+                let _ = writeln!(text, "  {}  {}", hook.name, hook.events.join(", "));
+            }
+        }
+        if let Some(js) = &self.js {
+            if !js.loaded {
+                let _ = writeln!(
+                    text,
+                    "load failure: {}\n{}",
+                    js.error.as_deref().unwrap_or("unknown"),
+                    indented(js.stack.as_deref().unwrap_or_default())
+                );
+                return text;
+            }
+            text.push_str("subscriptions:\n");
+            if js.subscriptions.is_empty() {
+                text.push_str("  none\n");
+            }
+            for sub in &js.subscriptions {
+                let _ = writeln!(
+                    text,
+                    "  {}  {}  priority {}",
+                    sub.event, sub.shape, sub.priority
+                );
+            }
+            text.push_str("tools:\n");
+            if js.tools.is_empty() {
+                text.push_str("  none\n");
+            }
+            for tool in &js.tools {
+                let _ = writeln!(text, "  {}  {}", tool.name, tool.description);
+                let _ = writeln!(text, "    schema: {}", tool.schema);
+            }
+        }
+        text
+    }
+}
+
+/// Each line of `text` indented by two spaces (a load failure's stack).
+fn indented(text: &str) -> String {
+    text.lines()
+        .map(|line| format!("  {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// One hook of a package.

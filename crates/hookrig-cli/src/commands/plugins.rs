@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Subcommand};
-use hookrig_runtime::{Registration, Scope, register_package};
-use hookrig_store::{ALL_AGENTS, PluginEntry, StoreError};
+use hookrig_runtime::{Registration, Scope, plugins_table, register_package};
+use hookrig_store::{ALL_AGENTS, StoreError};
 
 use crate::cli::JsonArg;
 use crate::errors::ExpectedError;
@@ -90,7 +90,7 @@ pub(crate) fn run(scope: &Scope, args: &PluginsArgs) -> Result<u8, ExpectedError
     match &args.command {
         PluginsCommand::List { json } => {
             let plugins = store.plugins().list()?;
-            output::json_or_text(json.json, &plugins[..], table)?;
+            output::json_or_text(json.json, &plugins[..], plugins_table)?;
         }
         PluginsCommand::Register {
             id,
@@ -138,7 +138,7 @@ pub(crate) fn run(scope: &Scope, args: &PluginsArgs) -> Result<u8, ExpectedError
         }
         PluginsCommand::Show { id, json } => {
             let detail = hookrig_runtime::show_plugin(scope, &store, id).map_err(unknown)?;
-            output::json_or_text(json.json, &detail, detail_text)?;
+            output::json_or_text(json.json, &detail, ToString::to_string)?;
         }
         PluginsCommand::Call { id, tool, args } => {
             let args: serde_json::Value =
@@ -175,126 +175,5 @@ fn unknown(err: hookrig_runtime::RuntimeError) -> ExpectedError {
     match err {
         hookrig_runtime::RuntimeError::UnknownPlugin(id) => ExpectedError::UnknownPlugin(id),
         other => other.into(),
-    }
-}
-
-/// `hookrig plugins show ID` as text.
-fn detail_text(detail: &hookrig_runtime::PluginDetail) -> String {
-    use std::fmt::Write as _;
-    let plugin = &detail.entry.plugin;
-    let mut text = format!(
-        "{} ({}, {})\n  path: {}\n  enabled for: {}\n",
-        plugin.id,
-        plugin.name,
-        if detail.kind == "js" {
-            "JavaScript plugin"
-        } else {
-            "package of hooks"
-        },
-        plugin.path,
-        enabled_for(&detail.entry)
-    );
-    if let Some(version) = &plugin.version {
-        let _ = writeln!(text, "  version: {version}");
-    }
-    if !plugin.description.is_empty() {
-        let _ = writeln!(text, "  description: {}", plugin.description);
-    }
-    for problem in &detail.problems {
-        let _ = writeln!(text, "  problem: {problem}");
-    }
-    if detail.js.is_none() {
-        text.push_str("hooks:\n");
-        if detail.hooks.is_empty() {
-            text.push_str("  none\n");
-        }
-        for hook in &detail.hooks {
-            let _ = writeln!(text, "  {}  {}", hook.name, hook.events.join(", "));
-        }
-    }
-    if let Some(js) = &detail.js {
-        if !js.loaded {
-            let _ = writeln!(
-                text,
-                "load failure: {}\n{}",
-                js.error.as_deref().unwrap_or("unknown"),
-                indented(js.stack.as_deref().unwrap_or_default())
-            );
-            return text;
-        }
-        text.push_str("subscriptions:\n");
-        if js.subscriptions.is_empty() {
-            text.push_str("  none\n");
-        }
-        for sub in &js.subscriptions {
-            let _ = writeln!(
-                text,
-                "  {}  {}  priority {}",
-                sub.event, sub.shape, sub.priority
-            );
-        }
-        text.push_str("tools:\n");
-        if js.tools.is_empty() {
-            text.push_str("  none\n");
-        }
-        for tool in &js.tools {
-            let _ = writeln!(text, "  {}  {}", tool.name, tool.description);
-            let _ = writeln!(text, "    schema: {}", tool.schema);
-        }
-    }
-    text
-}
-
-fn indented(text: &str) -> String {
-    text.lines()
-        .map(|line| format!("  {line}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// `ID  VERSION  ENABLED FOR  PATH`, one package a line, in registration order.
-fn table(plugins: &[PluginEntry]) -> String {
-    if plugins.is_empty() {
-        return "no plugins registered; `hookrig plugins register ID --path DIR` adds one\n"
-            .to_owned();
-    }
-    let rows: Vec<[String; 4]> = plugins
-        .iter()
-        .map(|entry| {
-            [
-                entry.plugin.id.clone(),
-                entry
-                    .plugin
-                    .version
-                    .clone()
-                    .unwrap_or_else(|| "-".to_owned()),
-                enabled_for(entry),
-                entry.plugin.path.clone(),
-            ]
-        })
-        .collect();
-    output::table(&["ID", "VERSION", "ENABLED FOR", "PATH"], &rows)
-}
-
-/// In words: `every agent`, `every agent except a, b`, `a, b`, `nobody`.
-fn enabled_for(entry: &PluginEntry) -> String {
-    let all = entry
-        .agents
-        .iter()
-        .any(|a| a.agent == ALL_AGENTS && a.enabled);
-    let listed = |enabled: bool| {
-        entry
-            .agents
-            .iter()
-            .filter(|a| a.agent != ALL_AGENTS && a.enabled == enabled)
-            .map(|a| a.agent.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    match (all, listed(!all)) {
-        (true, except) if except.is_empty() => "every agent".to_owned(),
-        (true, except) => format!("every agent except {except}"),
-        (false, only) if only.is_empty() => "nobody".to_owned(),
-        (false, only) => only,
     }
 }
