@@ -30,6 +30,7 @@ mod errors;
 mod fire;
 pub mod llm;
 pub mod notifier;
+mod report;
 pub mod repository;
 pub mod schedule;
 pub mod server;
@@ -48,4 +49,7 @@ pub use crate::engine::{
 };
 pub use crate::errors::AutomationError;
 pub use crate::fire::{Followed, fire, follow_runs};
+pub use crate::report::{
+    automation_details, automations_table, run_details, runs_table, tool_calls,
+};
 pub use crate::server::{Notice, NoticeSink, Server, ServerOptions};

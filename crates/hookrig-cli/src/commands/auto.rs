@@ -1,14 +1,15 @@
 //! `hookrig auto add|list|show|enable|disable|rm|trust|runs` and `hookrig fire`: the
 //! automations of the store and their runs, through hookrig-automation.
 
-use std::fmt::Write as _;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use hookrig_automation::Automation;
+use hookrig_automation::{
+    automation_details, automations_table, run_details, runs_table, tool_calls,
+};
 use hookrig_runtime::Scope;
-use hookrig_store::{AutomationRun, RunStatus, Store};
+use hookrig_store::{RunStatus, Store};
 
 use crate::cli::JsonArg;
 use crate::errors::ExpectedError;
@@ -90,11 +91,11 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
         }
         AutoCommand::List { json } => {
             let automations = hookrig_automation::all(&store)?;
-            json_or_text(json.json, &automations[..], table)?;
+            json_or_text(json.json, &automations[..], automations_table)?;
         }
         AutoCommand::Show { id, json } => {
             let automation = hookrig_automation::get(&store, id)?;
-            json_or_text(json.json, &automation, details)?;
+            json_or_text(json.json, &automation, automation_details)?;
         }
         AutoCommand::Enable { id } | AutoCommand::Disable { id } => {
             let enable = matches!(args.command, AutoCommand::Enable { .. });
@@ -186,137 +187,4 @@ fn follow(store: &Store, id: Option<&str>, json: bool) -> Result<u8, ExpectedErr
         }
     })?;
     failed.map_or(Ok(exit_codes::PROCEED), Err)
-}
-
-fn table(automations: &[Automation]) -> String {
-    if automations.is_empty() {
-        return "no automations; add one with `hookrig auto add FILE`\n".to_owned();
-    }
-    let mut text = String::new();
-    for a in automations {
-        let _ = writeln!(
-            text,
-            "{}\t{}\t{}\t{}\t{}",
-            a.id,
-            match (&a.held, a.enabled) {
-                (Some(_), _) => "held",
-                (None, true) => "enabled",
-                (None, false) => "disabled",
-            },
-            a.project_id,
-            a.trigger.summary(),
-            a.name
-        );
-    }
-    text
-}
-
-fn details(a: &Automation) -> String {
-    let mut text = String::new();
-    let _ = writeln!(text, "id: {}", a.id);
-    let _ = writeln!(text, "name: {}", a.name);
-    let _ = writeln!(text, "project: {}", a.project_id);
-    let _ = writeln!(text, "enabled: {}", a.enabled);
-    if let Some(reason) = &a.held {
-        let _ = writeln!(text, "held: {reason}");
-    }
-    let _ = writeln!(text, "trigger: {}", a.trigger.summary());
-    if a.trigger.skip_llm() {
-        let _ = writeln!(text, "skip_llm: true");
-    }
-    let _ = writeln!(text, "cooldown: {}s", a.cooldown_seconds);
-    if let Some(max) = a.max_tokens_per_run {
-        let _ = writeln!(text, "max tokens per run: {max}");
-    }
-    let _ = writeln!(text, "context steps: {}", a.context_steps.len());
-    let _ = writeln!(
-        text,
-        "tools: {} (at most {} rounds)",
-        a.tools.offered().join(", "),
-        a.tools.max_tool_rounds
-    );
-    if !a.tools.shell_allow.is_empty() {
-        let _ = writeln!(text, "shell may run: {}", a.tools.shell_allow.join(", "));
-    }
-    if let Some(source) = &a.source {
-        let _ = writeln!(text, "source: {source}");
-    }
-    let _ = writeln!(text, "prompt template:\n{}", a.prompt_template);
-    text
-}
-
-fn runs_table(runs: &[AutomationRun]) -> String {
-    if runs.is_empty() {
-        return "no runs\n".to_owned();
-    }
-    let mut text = String::new();
-    for r in runs {
-        let _ = write!(
-            text,
-            "{}\t{}\t{}\t{}\t{} tokens",
-            r.id, r.automation_id, r.status, r.trigger_reason, r.tokens_used
-        );
-        let calls = calls_of(r).len();
-        if calls > 0 {
-            let _ = write!(
-                text,
-                "\t{calls} tool call{}",
-                if calls == 1 { "" } else { "s" }
-            );
-        }
-        // Why a run (or an event not run) was skipped, on its line.
-        match &r.skipped_reason {
-            Some(reason) => {
-                let _ = writeln!(text, "\t{reason}");
-            }
-            None => text.push('\n'),
-        }
-    }
-    text
-}
-
-fn run_details(r: &AutomationRun) -> String {
-    let mut text = format!(
-        "run {} of {}: {} ({})\n",
-        r.id, r.automation_id, r.status, r.trigger_reason
-    );
-    if let Some(reason) = &r.skipped_reason {
-        let _ = writeln!(text, "skipped: {reason}");
-    }
-    text.push_str(&tool_calls(r, 0));
-    if let Some(response) = &r.llm_response {
-        let _ = writeln!(text, "{response}");
-    }
-    text
-}
-
-/// The tool calls of a run (`actions_taken`), empty when it made none.
-fn calls_of(r: &AutomationRun) -> &[serde_json::Value] {
-    r.actions_taken
-        .as_ref()
-        .and_then(serde_json::Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
-/// One line per tool call of `r` from the `from`-th on: its number, the tool, its
-/// arguments, how it ended and how long it took.
-fn tool_calls(r: &AutomationRun, from: usize) -> String {
-    let mut text = String::new();
-    for (n, call) in calls_of(r).iter().enumerate().skip(from) {
-        let field = |key: &str| call.get(key).cloned().unwrap_or_default();
-        let ended = match call.get("error").and_then(serde_json::Value::as_str) {
-            Some(error) => format!("error: {error}"),
-            None => "ok".to_owned(),
-        };
-        let _ = writeln!(
-            text,
-            "  🔧 {} {}. {} {} → {ended} ({} ms)",
-            r.id,
-            n + 1,
-            field("name").as_str().unwrap_or("?"),
-            field("arguments"),
-            field("duration_ms"),
-        );
-    }
-    text
 }
