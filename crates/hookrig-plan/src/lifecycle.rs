@@ -10,6 +10,7 @@
 //! (this crate runs no hooks), and happens after the lock is released, so that hooks
 //! may read the plan or act on it themselves.
 
+use std::fmt;
 use std::fs::File;
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -304,6 +305,40 @@ impl Outcome {
     /// no events).
     pub fn is_noop(&self) -> bool {
         self.appended.is_none()
+    }
+}
+
+/// What `hookrig task ...` prints: one line saying what the action did (or that the
+/// task already was there), and a second when it completed the plan.
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = |s: Option<TaskState>| s.map_or("?", TaskState::as_str);
+        let action = &self.action;
+        match (&self.task, action) {
+            (Some(task), _) if self.is_noop() => writeln!(
+                f,
+                "{task} is already {}: nothing to {}",
+                state(self.state_before),
+                action.verb()
+            )?,
+            (Some(task), _) => writeln!(
+                f,
+                "{} {task}: {} → {}",
+                action.past(),
+                state(self.state_before),
+                state(self.state_after)
+            )?,
+            (None, Action::Assert { spl }) => writeln!(f, "asserted {}", spl.trim())?,
+            (None, _) => {}
+        }
+        if self
+            .events
+            .iter()
+            .any(|e| e.kind == LifecycleEvent::PlanCompleted)
+        {
+            f.write_str("every task of the plan is done\n")?;
+        }
+        Ok(())
     }
 }
 

@@ -161,7 +161,7 @@ impl SpawnObserver for Reporter<'_> {
 
     fn claimed(&mut self, outcome: &Outcome, plan: &Path, agent: &str) -> ControlFlow<Self::Stop> {
         // The claim's own report comes first, as `hookrig task claim` prints it.
-        if let Err(err) = print(&task_command::summary(outcome)) {
+        if let Err(err) = print(&outcome.to_string()) {
             return ControlFlow::Break(Err(err));
         }
         match task_command::deliver(self.scope, outcome, plan, agent) {

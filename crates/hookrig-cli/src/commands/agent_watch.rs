@@ -104,7 +104,7 @@ impl SpawnObserver for Reporter<'_> {
     }
 
     fn claimed(&mut self, outcome: &Outcome, plan: &Path, agent: &str) -> ControlFlow<Self::Stop> {
-        self.say(&task_command::summary(outcome));
+        self.say(&outcome.to_string());
         match task_command::deliver(self.scope, outcome, plan, agent) {
             Some(code) => ControlFlow::Break(Ok(code)),
             None => ControlFlow::Continue(()),

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use clap::{Args, Subcommand};
-use hookrig_plan::lifecycle::{LifecycleEvent, Outcome};
-use hookrig_plan::plan::{Action, TaskState};
+use hookrig_plan::lifecycle::Outcome;
+use hookrig_plan::plan::Action;
 use hookrig_runtime::{Scope, lifecycle};
 
 use crate::cli::PlanAgentArgs;
@@ -114,7 +114,7 @@ pub(crate) fn run(top: &Top, args: &TaskArgs) -> Result<u8, ExpectedError> {
     let agent = scope.agent.as_deref().ok_or(ExpectedError::NoAgent)?;
     let performed = lifecycle::perform(&scope, &plan.named, &action, agent)?;
     let interrupted = report(&performed.delivered);
-    output::json_or_text(common.json.json, &performed.outcome, summary)?;
+    output::json_or_text(common.json.json, &performed.outcome, Outcome::to_string)?;
     Ok(interrupted.unwrap_or(exit_codes::PROCEED))
 }
 
@@ -137,33 +137,4 @@ pub(crate) fn deliver(
 fn report(delivered: &lifecycle::Delivered) -> Option<u8> {
     output::warn_all(&delivered.warnings);
     delivered.interrupted.map(exit_codes::stopped_by)
-}
-
-/// One line saying what happened.
-pub(crate) fn summary(outcome: &Outcome) -> String {
-    let state = |s: Option<TaskState>| s.map_or("?", TaskState::as_str);
-    let action = &outcome.action;
-    let mut text = match (&outcome.task, action) {
-        (Some(task), _) if outcome.is_noop() => format!(
-            "{task} is already {}: nothing to {}\n",
-            state(outcome.state_before),
-            action.verb()
-        ),
-        (Some(task), _) => format!(
-            "{} {task}: {} → {}\n",
-            action.past(),
-            state(outcome.state_before),
-            state(outcome.state_after)
-        ),
-        (None, Action::Assert { spl }) => format!("asserted {}\n", spl.trim()),
-        (None, _) => String::new(),
-    };
-    if outcome
-        .events
-        .iter()
-        .any(|e| e.kind == LifecycleEvent::PlanCompleted)
-    {
-        text.push_str("every task of the plan is done\n");
-    }
-    text
 }
