@@ -2,6 +2,8 @@
 //! bucket keys `backlog ready in_progress decomposed blocked done` (task names), so
 //! that formatters written for either shape (`.tasks[]`, `.backlog[]`) work.
 
+use std::fmt;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -121,6 +123,45 @@ pub struct Next {
     pub tasks: Vec<BoardTask>,
 }
 
+/// What `hookrig plan next` prints: the agent's ready tasks (else all its assignments),
+/// one a line with its state and description.
+impl fmt::Display for Next {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let agent = &self.agent;
+        if self.tasks.is_empty() {
+            return writeln!(f, "no tasks are assigned to {agent}");
+        }
+        if self.ready {
+            writeln!(f, "ready for {agent}:")?;
+        } else {
+            writeln!(
+                f,
+                "nothing assigned to {agent} is ready; all its assignments:"
+            )?;
+        }
+        let width = self
+            .tasks
+            .iter()
+            .map(|t| t.name.chars().count())
+            .max()
+            .unwrap_or(0);
+        for task in &self.tasks {
+            let description = task
+                .meta
+                .get("description")
+                .and_then(|d| d.as_str())
+                .unwrap_or_default();
+            let line = format!(
+                "  {:<width$}  {:<11}  {description}",
+                task.name,
+                task.state.as_str()
+            );
+            writeln!(f, "{}", line.trim_end())?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -163,6 +204,28 @@ mod tests {
             ["c"]
         );
         assert!(board().next_for("nobody").tasks.is_empty());
+    }
+
+    #[test]
+    fn next_as_text_aligns_names_and_says_when_nothing_is_ready() {
+        let text = indoc! {r#"
+            (given task-api)
+            (given task-documentation)
+            (meta task-api (description "Build the API"))
+            (given (assign api coder))
+            (given (assign documentation coder))
+            (normally r-ready-api task-api ready-api)
+        "#};
+        let statements = spl::parse(Path::new("plan.spl"), text).expect("valid SPL");
+        let board = || Board::new("plan.spl", &Plan::new(&statements));
+        assert_eq!(
+            board().next_for("coder").to_string(),
+            "ready for coder:\n  api  ready        Build the API\n"
+        );
+        assert_eq!(
+            board().next_for("nobody").to_string(),
+            "no tasks are assigned to nobody\n"
+        );
     }
 
     #[test]

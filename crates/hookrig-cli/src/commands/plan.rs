@@ -132,38 +132,6 @@ fn next(scope: &Scope, json: bool) -> Result<u8, ExpectedError> {
     let agent = scope.agent.as_deref().ok_or(ExpectedError::NoAgent)?;
     let loaded = lifecycle::read(path)?;
     let next = Board::new(&path.display().to_string(), &loaded.plan).next_for(agent);
-    output::json_or_text(json, &next, next_text)?;
+    output::json_or_text(json, &next, Next::to_string)?;
     Ok(exit_codes::PROCEED)
-}
-
-fn next_text(next: &Next) -> String {
-    use std::fmt::Write as _;
-    let agent = &next.agent;
-    let mut text = if next.tasks.is_empty() {
-        return format!("no tasks are assigned to {agent}\n");
-    } else if next.ready {
-        format!("ready for {agent}:\n")
-    } else {
-        format!("nothing assigned to {agent} is ready; all its assignments:\n")
-    };
-    let width = next
-        .tasks
-        .iter()
-        .map(|t| t.name.chars().count())
-        .max()
-        .unwrap_or(0);
-    for task in &next.tasks {
-        let description = task
-            .meta
-            .get("description")
-            .and_then(|d| d.as_str())
-            .unwrap_or_default();
-        let line = format!(
-            "  {:<width$}  {:<11}  {description}",
-            task.name,
-            task.state.as_str()
-        );
-        let _ = writeln!(text, "{}", line.trim_end());
-    }
-    text
 }
