@@ -347,6 +347,21 @@ pub enum Watched {
     },
 }
 
+impl Watched {
+    /// How `agent log --follow` shows it: the output as it came, each line after
+    /// `[TASK] ` when `labelled` (several agents followed at once); an end as a line of
+    /// its own.
+    pub fn text(&self, labelled: bool) -> String {
+        match self {
+            Self::Output { task, text } if labelled => hookrig_core::text::labelled(task, text),
+            Self::Output { text, .. } => text.clone(),
+            Self::Ended { task, state } => {
+                format!("hookrig: the agent of task '{task}' {}\n", state.text())
+            }
+        }
+    }
+}
+
 impl Watch {
     /// How long to wait between two rounds of [`poll`](Self::poll).
     pub const INTERVAL: Duration = Duration::from_millis(100);
@@ -472,6 +487,27 @@ fn read_from(path: &Path, offset: &mut u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn followed_output_is_labelled_by_task_line_by_line() {
+        let output = Watched::Output {
+            task: "api".to_owned(),
+            text: "a\nb\npartial".to_owned(),
+        };
+        assert_eq!(output.text(true), "[api] a\n[api] b\n[api] partial");
+        assert_eq!(output.text(false), "a\nb\npartial");
+        let ended = Watched::Ended {
+            task: "api".to_owned(),
+            state: State::Exited {
+                code: Some(0),
+                signal: None,
+            },
+        };
+        assert_eq!(
+            ended.text(true),
+            "hookrig: the agent of task 'api' exited (0)\n"
+        );
+    }
 
     fn status(task: &str, pid: Option<i64>, state: State) -> AgentStatus {
         AgentStatus {

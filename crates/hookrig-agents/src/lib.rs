@@ -64,5 +64,5 @@ pub use process::State;
 pub use provider::{Found, Origin, Reason};
 pub use spawn::{HostProgram, Spawn, SpawnObserver, SpawnRequest, Spawned, spawn};
 pub use version::{ProviderStatus, Version, list_providers};
-pub use watch::{Noticed, PlanWatch, StopRequest, WatchEnd, WatchObserver, watch_plan};
+pub use watch::{Noticed, PlanWatch, Progress, StopRequest, WatchEnd, WatchObserver, watch_plan};
 pub use worktree::Prepared;

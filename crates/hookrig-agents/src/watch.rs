@@ -114,6 +114,85 @@ pub enum Noticed {
     },
 }
 
+/// How a caller shows one thing a watch noticed: a line of progress (stdout), or a
+/// warning (stderr).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Progress {
+    /// A line, its newline included.
+    Line(String),
+    /// A warning, without the `warning: ` its printer adds.
+    Warning(String),
+}
+
+impl Noticed {
+    /// How `agent watch` shows it; `grace` is the watch's, said when an agent needed
+    /// SIGKILL after it.
+    pub fn progress(&self, grace: Duration) -> Progress {
+        use hookrig_core::error_chain as chain;
+        match self {
+            Noticed::Started(spawned) => Progress::Line(format!(
+                "started {} ({}) for agent '{}' on task '{}', pid {}\n",
+                spawned.provider,
+                spawned.reason.as_str(),
+                spawned.agent,
+                spawned.task,
+                spawned.pid
+            )),
+            Noticed::NotStarted { task, agent, error } => Progress::Warning(format!(
+                "no agent started on task '{task}' for '{agent}' (not tried again): {}",
+                chain(error)
+            )),
+            Noticed::Ended {
+                task,
+                state,
+                task_state,
+                ..
+            } => {
+                let now = task_state.map_or("gone from the plan", TaskState::as_str);
+                Progress::Line(format!(
+                    "the agent of task '{task}' {}; the task is {now}\n",
+                    state.text()
+                ))
+            }
+            Noticed::Blocked { task, reason } => Progress::Line(match reason {
+                Some(reason) => format!("task '{task}' is blocked: {reason}\n"),
+                None => format!("task '{task}' is blocked\n"),
+            }),
+            Noticed::Unreadable(error) => Progress::Warning(format!(
+                "{} (watching on; read again every round)",
+                chain(error)
+            )),
+            Noticed::LeftRunning { task, pid } => Progress::Line(format!(
+                "left the agent of task '{task}' running (process group {pid})\n"
+            )),
+            Noticed::StoppedAgent { task, how } => {
+                let how = match how {
+                    Stopped::NotRunning => "it had exited".to_owned(),
+                    Stopped::Terminated => "SIGTERM".to_owned(),
+                    Stopped::Killed => format!("SIGKILL after {}s", grace.as_secs()),
+                };
+                Progress::Line(format!("stopped the agent of task '{task}' ({how})\n"))
+            }
+        }
+    }
+}
+
+impl PlanWatch {
+    /// The line a watch starts with: what it watches and what Ctrl-C does.
+    pub fn banner(&self) -> String {
+        format!(
+            "watching {}: up to {} agent(s) at once; Ctrl-C stops watching{}\n",
+            self.plan.display(),
+            self.max,
+            if self.stop_on_exit {
+                " and the agents it started"
+            } else {
+                " (the agents keep running)"
+            }
+        )
+    }
+}
+
 /// What a watch reports while it runs; the caller renders it.
 pub trait WatchObserver: SpawnObserver {
     /// Something happened.
@@ -129,6 +208,18 @@ pub enum WatchEnd<S> {
     Requested,
     /// [`SpawnObserver::claimed`] stopped a spawn (a signal interrupted a hook).
     Interrupted(S),
+}
+
+impl<S> WatchEnd<S> {
+    /// The last line of a watch that ended by itself or on request; `None` when a spawn
+    /// stopped it (the caller answers with what stopped it).
+    pub fn text(&self) -> Option<&'static str> {
+        match self {
+            WatchEnd::Completed => Some("the plan is complete\n"),
+            WatchEnd::Requested => Some("stopped watching\n"),
+            WatchEnd::Interrupted(_) => None,
+        }
+    }
 }
 
 /// A request to end a watch, shared with whoever sets it.

@@ -78,7 +78,7 @@ pub(crate) enum ExpectedError {
     #[error("unknown command: {name}. {}", if suggestions.is_empty() {
         "Run `hookrig help` for the list of commands".to_owned()
     } else {
-        format!("Did you mean {}?", crate::external::or_list(suggestions))
+        format!("Did you mean {}?", hookrig_core::text::or_list(suggestions))
     })]
     UnknownCommand {
         /// The name given.

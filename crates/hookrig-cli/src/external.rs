@@ -11,21 +11,18 @@
 //! `HENCE_AGENT`, `HENCE_PLAN` when known); its exit status becomes hookrig's (128 + N
 //! when it dies of signal N, as a shell reports it).
 
-use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
-use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory as _, FromArgMatches as _, Parser as _};
-use hookrig_exec::{Command, EnvPolicy, Exit, Program};
+use hookrig_exec::{Command, EnvPolicy, Program};
 use hookrig_runtime::Scope;
-use hookrig_runtime::programs::{self, Lookup, Origin, Programs};
+use hookrig_runtime::programs::{self, Lookup, Programs};
 
 use crate::cli::{Cli, GlobalArgs};
 use crate::errors::ExpectedError;
-use crate::exit_codes;
 use crate::output::{warn, warn_all};
 use crate::scope::{Flags, Top};
 
@@ -82,7 +79,8 @@ pub(crate) fn parse() -> Cli {
                 .map_err(|err| format!("plugin packages not read: {}", crate::output::chain(&err)));
             let search = everything(scope.as_ref().map_err(Clone::clone));
             warn_all(&search.warnings);
-            let command = Cli::command().after_help(help_section(&search.all()));
+            let section = programs::help_section(&search.all(), &builtin_names(), prefixes());
+            let command = Cli::command().after_help(section);
             match command.try_get_matches_from(&args) {
                 Ok(matches) => Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit()),
                 Err(err) => err.exit(),
@@ -126,34 +124,6 @@ fn help_target(args: &[OsString]) -> Option<OsString> {
         [help, name] if *help == "help" => Some((*name).clone()),
         _ => None,
     }
-}
-
-/// The "External commands" section of `hookrig --help`.
-fn help_section(found: &BTreeMap<String, (PathBuf, Origin)>) -> String {
-    let builtins = builtin_names();
-    let shown: Vec<_> = found
-        .iter()
-        .filter(|(name, _)| !builtins.contains(name))
-        .collect();
-    let mut text = String::from("External commands:\n");
-    if shown.is_empty() {
-        text.push_str(if invoked_as_hence() {
-            "  (none found: put an executable named hence-NAME or hookrig-NAME in PATH)\n"
-        } else {
-            "  (none found: put an executable named hookrig-NAME in PATH)\n"
-        });
-        return text;
-    }
-    let width = shown.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
-    for (name, (path, origin)) in shown {
-        let from = match origin {
-            Origin::Path => String::new(),
-            Origin::PluginPath => " (plugin_path)".to_owned(),
-            Origin::Package(id) => format!(" (plugin package {id})"),
-        };
-        let _ = writeln!(text, "  {name:<width$}  {}{from}", path.display());
-    }
-    text
 }
 
 /// The names of the built-in commands, `help` included.
@@ -229,7 +199,7 @@ pub(crate) fn run(scope: &Scope, args: &[OsString]) -> Result<u8, ExpectedError>
     };
     // On the terminal, in hookrig's process group: SIGINT and SIGQUIT are left to the
     // command, SIGTERM and SIGHUP passed on to it (hookrig_exec's foreground mode).
-    Ok(exit_code(command.run_inherited()?))
+    Ok(command.run_inherited()?.shell_code())
 }
 
 /// The path of the command `name`, or why there is none.
@@ -258,12 +228,7 @@ fn hence_command(scope: &Scope, name: &OsStr) -> Option<PathBuf> {
     if invoked_as_hence() {
         return None;
     }
-    let path = Programs::named(&[HENCE_PREFIX]).with_path();
-    let search = path.clone().with_plugin_path(scope).unwrap_or(path);
-    match search.find(name) {
-        Lookup::Found(path) | Lookup::NotExecutable(path) => Some(path),
-        Lookup::Missing => None,
-    }
+    programs::in_path(scope, &[HENCE_PREFIX], name)
 }
 
 /// The error for a command nobody has, with the names close to it.
@@ -272,69 +237,14 @@ fn unknown(scope: &Scope, name: &OsStr) -> ExpectedError {
     let mut candidates = builtin_names();
     candidates.extend(everything(Ok(scope)).all().into_keys());
     ExpectedError::UnknownCommand {
-        suggestions: suggest(&name, candidates),
+        suggestions: programs::closest(&name, candidates),
         name,
     }
-}
-
-/// The candidates close to `name` by edit distance (Damerau-Levenshtein, so a swapped
-/// pair of letters is one edit), closest first, at most three. Close means at most one
-/// edit per four characters of `name`, and at least one.
-fn suggest(name: &str, candidates: Vec<String>) -> Vec<String> {
-    let limit = name.chars().count().div_ceil(4).max(1);
-    let mut ranked: Vec<(usize, String)> = candidates
-        .into_iter()
-        .map(|candidate| (strsim::damerau_levenshtein(name, &candidate), candidate))
-        .filter(|(distance, _)| *distance <= limit)
-        .collect();
-    ranked.sort();
-    ranked.dedup();
-    ranked.into_iter().take(3).map(|(_, c)| c).collect()
-}
-
-/// `a`, `a or b`, `a, b or c`.
-pub(crate) fn or_list(words: &[String]) -> String {
-    match words {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} or {last}", init.join(", ")),
-    }
-}
-
-/// The command's exit code, or 128 + N when signal N ended it.
-fn exit_code(exit: Exit) -> u8 {
-    if let Some(code) = exit.code {
-        // Exit codes are 0..=255 on Unix; anything else cannot happen.
-        return u8::try_from(code & 0xff).unwrap_or(exit_codes::FAILURE);
-    }
-    exit.signal
-        .and_then(|signal| u8::try_from(128 + signal).ok())
-        .unwrap_or(exit_codes::FAILURE)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn names(words: &[&str]) -> Vec<String> {
-        words.iter().map(|w| (*w).to_owned()).collect()
-    }
-
-    #[test]
-    fn suggestions_rank_by_edit_distance() {
-        let all = names(&["emit", "events", "explain", "list", "show", "why", "lint"]);
-        assert_eq!(suggest("lsit", all.clone()), ["list"]);
-        assert_eq!(suggest("lint", all.clone()), ["lint", "list"]);
-        assert_eq!(suggest("expalin", all.clone()), ["explain"]);
-        assert!(suggest("frobnicate", all).is_empty());
-    }
-
-    #[test]
-    fn or_lists_read_as_english() {
-        assert_eq!(or_list(&names(&["a"])), "a");
-        assert_eq!(or_list(&names(&["a", "b"])), "a or b");
-        assert_eq!(or_list(&names(&["a", "b", "c"])), "a, b or c");
-    }
 
     #[test]
     fn help_reads_options_before_the_command() {
@@ -350,12 +260,5 @@ mod tests {
         assert_eq!(top.global.ledger.as_deref(), Some(Path::new("/tmp/l.db")));
         let top = help_top(&args(&["hookrig", "help", "--agent", "x"]));
         assert_ne!(top.agent.as_deref(), Some(OsStr::new("x")));
-    }
-
-    #[test]
-    fn signal_deaths_are_128_plus_the_signal() {
-        let exit = |code, signal| Exit { code, signal };
-        assert_eq!(exit_code(exit(Some(3), None)), 3);
-        assert_eq!(exit_code(exit(None, Some(9))), 137);
     }
 }

@@ -3,7 +3,8 @@
 
 use std::io::{self, Write};
 
-pub(crate) use hookrig_core::text::{count, table};
+pub(crate) use hookrig_core::error_chain as chain;
+pub(crate) use hookrig_core::text::count;
 
 use crate::errors::ExpectedError;
 
@@ -11,20 +12,6 @@ use crate::errors::ExpectedError;
 /// reader has what it wanted.
 pub(crate) fn print(text: &str) -> Result<(), ExpectedError> {
     write(text.as_bytes()).map(drop)
-}
-
-/// An error and its causes on one line: `a: b: c`. Each error says only what it adds
-/// (a message that holds its cause's text does not also chain it), so nothing is
-/// repeated.
-pub(crate) fn chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 /// Writes `bytes` to stdout as they are (a board formatter may print bytes that are not

@@ -35,6 +35,25 @@ pub fn count(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
+/// `a`, `a or b`, `a, b or c`.
+pub fn or_list(words: &[String]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// Each line of `text` after `[label] `; a last line without a newline stays without
+/// one, so text that arrives in pieces is labelled line by line.
+pub fn labelled(label: &str, text: &str) -> String {
+    text.split_inclusive('\n')
+        .fold(String::new(), |mut out, line| {
+            let _ = write!(out, "[{label}] {line}");
+            out
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,5 +81,23 @@ mod tests {
         assert_eq!(count(0, "hook"), "0 hooks");
         assert_eq!(count(1, "hook"), "1 hook");
         assert_eq!(count(2, "error"), "2 errors");
+    }
+
+    #[test]
+    fn or_lists_read_as_english() {
+        let words = |w: &[&str]| w.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
+        assert_eq!(or_list(&words(&[])), "");
+        assert_eq!(or_list(&words(&["a"])), "a");
+        assert_eq!(or_list(&words(&["a", "b"])), "a or b");
+        assert_eq!(or_list(&words(&["a", "b", "c"])), "a, b or c");
+    }
+
+    #[test]
+    fn labels_go_before_every_line() {
+        assert_eq!(
+            labelled("api", "a\nb\npartial"),
+            "[api] a\n[api] b\n[api] partial"
+        );
+        assert_eq!(labelled("api", ""), "");
     }
 }

@@ -162,11 +162,37 @@ pub struct Exit {
 }
 
 impl Exit {
+    /// The exit code a shell reports for it: the code itself (0..=255), or 128 + N when
+    /// signal N ended it; 1 when neither is known.
+    pub fn shell_code(self) -> u8 {
+        if let Some(code) = self.code {
+            // Exit codes are 0..=255 on Unix; the mask keeps the low byte of any other.
+            return u8::try_from(code & 0xff).unwrap_or(1);
+        }
+        self.signal
+            .and_then(|signal| u8::try_from(128 + signal).ok())
+            .unwrap_or(1)
+    }
+
     /// From the status `wait` collected.
     pub(crate) fn of(status: std::process::ExitStatus) -> Self {
         Self {
             code: status.code(),
             signal: crate::unix::terminating_signal(status),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shell_reports_signal_deaths_as_128_plus_the_signal() {
+        let exit = |code, signal| Exit { code, signal };
+        assert_eq!(exit(Some(3), None).shell_code(), 3);
+        assert_eq!(exit(Some(256 + 7), None).shell_code(), 7);
+        assert_eq!(exit(None, Some(9)).shell_code(), 137);
+        assert_eq!(exit(None, None).shell_code(), 1);
     }
 }

@@ -122,6 +122,51 @@ pub struct Status {
     pub batches_committed: u64,
 }
 
+impl Status {
+    /// `hookrig engine status` as text: one `name  value` line per figure, then a line
+    /// per persistent worker. `socket` is where the engine was reached.
+    pub fn text(&self, socket: &std::path::Path) -> String {
+        let mut text = format!(
+            "pid        {}\nuptime     {:.0} s\nsocket     {}\nbuild      {}\nanswered   {}\nin flight  {}\nidle       {:.0} s\nledger     {} records waiting, {} batches committed\n",
+            self.pid,
+            self.uptime_s,
+            socket.display(),
+            self.build,
+            self.answered,
+            self.in_flight,
+            self.idle_s,
+            self.records_waiting,
+            self.batches_committed,
+        );
+        let cache = &self.cache;
+        let _ = writeln!(
+            text,
+            "configs    {} kept, watching {} sources; {} emits from the cache, {} read the files",
+            cache.configs, cache.sources, cache.hits, cache.loads,
+        );
+        for pool in &self.workers {
+            for worker in &pool.workers {
+                let pid = worker.pid.map_or_else(|| "-".to_owned(), |p| p.to_string());
+                let last = worker
+                    .last_error
+                    .as_deref()
+                    .map(|e| format!("; last error: {e}"))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    text,
+                    "worker     {} ({}): pid {pid}, started {}, failed {}, answered {}{last}",
+                    pool.hook,
+                    pool.source.display(),
+                    worker.starts,
+                    worker.failures,
+                    worker.answered,
+                );
+            }
+        }
+        text
+    }
+}
+
 impl Engine {
     /// An engine of this build.
     pub fn new() -> Arc<Engine> {
@@ -335,6 +380,17 @@ pub enum Stopped {
     Signal,
     /// No emit for the idle time.
     Idle,
+}
+
+impl Stopped {
+    /// Why, as `hookrig engine run` says it stopped.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stopped::Asked => "asked to stop",
+            Stopped::Signal => "signalled",
+            Stopped::Idle => "idle",
+        }
+    }
 }
 
 /// Runs a resident engine on `socket` (answering emits only: no automation runs) until
@@ -826,4 +882,43 @@ pub fn start_in_background(socket: &std::path::Path, idle: Duration) -> Result<(
 /// Where a background engine whose socket is `socket` writes what it says.
 pub fn log_path(socket: &std::path::Path) -> PathBuf {
     socket.with_file_name("engine.log")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_text_has_a_line_per_figure_and_per_worker() {
+        let status = Status {
+            pid: 42,
+            uptime_s: 61.4,
+            build: "b1".to_owned(),
+            answered: 7,
+            in_flight: 1,
+            idle_s: 2.0,
+            workers: vec![hookrig_exec::worker::PoolStatus {
+                hook: "gate".to_owned(),
+                source: PathBuf::from("/p/hooks.toml"),
+                agent: None,
+                workers: vec![hookrig_exec::worker::WorkerState {
+                    pid: None,
+                    starts: 2,
+                    failures: 1,
+                    last_error: Some("timed out".to_owned()),
+                    answered: 5,
+                    busy: false,
+                }],
+            }],
+            cache: crate::CacheStatus::default(),
+            records_waiting: 0,
+            batches_committed: 3,
+        };
+        let text = status.text(std::path::Path::new("/run/e.sock"));
+        assert!(text.starts_with("pid        42\nuptime     61 s\nsocket     /run/e.sock\n"));
+        assert!(text.contains("ledger     0 records waiting, 3 batches committed\n"));
+        assert!(text.ends_with(
+            "worker     gate (/p/hooks.toml): pid -, started 2, failed 1, answered 5; last error: timed out\n"
+        ));
+    }
 }

@@ -1,6 +1,7 @@
 //! Which hooks an event would run, in order, and why the others would not: the answer
 //! to "my hook didn't fire" before anything runs.
 
+use std::fmt;
 use std::path::PathBuf;
 
 use hookrig_core::{Dialect, EventName, Mode, SkipReason, plan};
@@ -93,4 +94,68 @@ pub fn explain(
         warnings: config.warnings.iter().map(ToString::to_string).collect(),
         event,
     })
+}
+
+impl fmt::Display for Explanation {
+    /// `hookrig explain`: the event, then each hook in the order it would run with
+    /// whether it runs and why not, then the shadowed duplicates and the warnings.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let explanation = self;
+        let event = &explanation.event;
+        write!(f, "event {} ({})", event, event.kind())?;
+        if !event.is_known() {
+            f.write_str(", a custom event")?;
+        }
+        if let Some(tool) = &explanation.tool {
+            write!(f, ", tool {tool}")?;
+        }
+        writeln!(f, ", in {}", explanation.cwd.display())?;
+        if explanation.nothing_configured {
+            f.write_str("\n(no hooks configured)\n")?;
+        }
+        let mut step = 0;
+        for hook in &explanation.hooks {
+            let place = format!(
+                "{} ({}, {})",
+                hook.name,
+                hook.dialect,
+                hook.source.display()
+            );
+            match &hook.skip {
+                None => {
+                    step += 1;
+                    let how = match hook.mode {
+                        Mode::Async => ", async: started, not awaited",
+                        Mode::Sync => "",
+                    };
+                    writeln!(
+                        f,
+                        "\n{step:>3}. {place}\n     runs (priority {}{how})",
+                        hook.priority
+                    )?;
+                }
+                Some(skip) => {
+                    writeln!(f, "\n   - {place}\n     does not run: {skip}")?;
+                    if let (SkipReason::Untrusted, Some(why)) = (skip, &hook.untrusted_because) {
+                        writeln!(f, "     {why}")?;
+                    }
+                }
+            }
+        }
+        for shadowed in &explanation.shadowed {
+            let spec = &shadowed.hook.spec;
+            writeln!(
+                f,
+                "\n   - {} ({}, {})\n     does not run: shadowed duplicate of {} (an identical handler runs once)",
+                spec.name,
+                spec.source.dialect,
+                spec.source.path.display(),
+                shadowed.by
+            )?;
+        }
+        for warning in &explanation.warnings {
+            writeln!(f, "\nwarning: {warning}")?;
+        }
+        Ok(())
+    }
 }

@@ -1,5 +1,7 @@
 //! The configured hooks, for `hookrig list` and `hookrig show`.
 
+use std::fmt::Write as _;
+
 use hookrig_core::{Diagnostic, EventName, Level, OnError, Severity, display_duration};
 use hookrig_dialects::{HookDef, LoadOptions};
 use hookrig_exec::CommandDef;
@@ -118,6 +120,81 @@ impl<'a> ListedHook<'a> {
                 OnError::Deny => "deny",
             },
         }
+    }
+}
+
+impl Listing {
+    /// `hookrig list`: a row per hook, or a line saying there is none.
+    pub fn table(&self) -> String {
+        if self.hooks.is_empty() {
+            return "(no hooks configured)\n".to_owned();
+        }
+        let rows: Vec<[String; 8]> = self
+            .hooks
+            .iter()
+            .map(|def| {
+                let l = ListedHook::new(def);
+                [
+                    l.name.to_owned(),
+                    l.source,
+                    l.dialect.to_owned(),
+                    l.events.join(","),
+                    l.mode.to_owned(),
+                    l.timeout.unwrap_or_else(|| "none".to_owned()),
+                    l.trust.to_owned(),
+                    l.description.unwrap_or("").to_owned(),
+                ]
+            })
+            .collect();
+        let header = [
+            "NAME",
+            "SOURCE",
+            "DIALECT",
+            "EVENTS",
+            "MODE",
+            "TIMEOUT",
+            "TRUST",
+            "DESCRIPTION",
+        ];
+        hookrig_core::text::table(&header, &rows)
+    }
+
+    /// `hookrig show`: every field of each hook, one `name: value` line each, the hooks
+    /// a blank line apart.
+    pub fn details(&self) -> String {
+        let mut text = String::new();
+        for (i, def) in self.hooks.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            let l = ListedHook::new(def);
+            let _ = writeln!(text, "name:        {}", l.name);
+            // `path:line` of the declaration, so an editor can jump to it; the path alone
+            // for hooks that are files themselves.
+            let _ = match def.declared_line_col() {
+                Some((line, _)) => writeln!(text, "source:      {}:{line}", l.source),
+                None => writeln!(text, "source:      {}", l.source),
+            };
+            let _ = writeln!(text, "dialect:     {}", l.dialect);
+            let _ = writeln!(text, "events:      {}", l.events.join(", "));
+            if !l.matcher.is_empty() {
+                let _ = writeln!(text, "matcher:     {}", l.matcher);
+            }
+            let _ = writeln!(text, "command:     {}", l.command);
+            let _ = writeln!(text, "mode:        {}", l.mode);
+            let timeout = l.timeout.as_deref().unwrap_or("none");
+            let _ = writeln!(text, "timeout:     {timeout}");
+            let _ = writeln!(text, "priority:    {}", l.priority);
+            let _ = writeln!(text, "on_error:    {}", l.on_error);
+            let _ = writeln!(text, "enabled:     {}", l.enabled);
+            let _ = write!(text, "trust:       {}", l.trust);
+            if let Some(why) = l.untrusted_because {
+                let _ = write!(text, " ({why})");
+            }
+            let description = format!("description: {}", l.description.unwrap_or(""));
+            let _ = writeln!(text, "\n{}", description.trim_end());
+        }
+        text
     }
 }
 

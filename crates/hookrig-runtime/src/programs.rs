@@ -367,11 +367,116 @@ pub fn shell_word(path: &Path) -> String {
     }
 }
 
+/// A program PREFIX + `name` in `PATH` or the `plugin_path` directories, runnable or
+/// not: what says that a command exists under another prefix (`hence-NAME` for a
+/// `hookrig NAME` that has no `hookrig-NAME`). A `config.toml` that cannot be read
+/// leaves `PATH` alone searched.
+pub fn in_path(scope: &Scope, prefixes: &[&'static str], name: &OsStr) -> Option<PathBuf> {
+    let path = Programs::named(prefixes).with_path();
+    let search = path.clone().with_plugin_path(scope).unwrap_or(path);
+    match search.find(name) {
+        Lookup::Found(path) | Lookup::NotExecutable(path) => Some(path),
+        Lookup::Missing => None,
+    }
+}
+
+/// The candidates close to `name` by edit distance (Damerau-Levenshtein, so a swapped
+/// pair of letters is one edit), closest first, at most three: what "did you mean"
+/// offers for a command nobody has. Close means at most one edit per four characters of
+/// `name`, and at least one.
+pub fn closest(name: &str, candidates: Vec<String>) -> Vec<String> {
+    let limit = name.chars().count().div_ceil(4).max(1);
+    let mut ranked: Vec<(usize, String)> = candidates
+        .into_iter()
+        .map(|candidate| (strsim::damerau_levenshtein(name, &candidate), candidate))
+        .filter(|(distance, _)| *distance <= limit)
+        .collect();
+    ranked.sort();
+    ranked.dedup();
+    ranked.into_iter().take(3).map(|(_, c)| c).collect()
+}
+
+/// The "External commands" section of `hookrig --help`: each command `found` that is
+/// not one of the `builtins`, with its file and where it was found; when there is none,
+/// how to add one under the `prefixes` searched.
+pub fn help_section(
+    found: &BTreeMap<String, (PathBuf, Origin)>,
+    builtins: &[String],
+    prefixes: &[&str],
+) -> String {
+    use std::fmt::Write as _;
+    let shown: Vec<_> = found
+        .iter()
+        .filter(|(name, _)| !builtins.contains(name))
+        .collect();
+    let mut text = String::from("External commands:\n");
+    if shown.is_empty() {
+        let names: Vec<String> = prefixes.iter().map(|p| format!("{p}NAME")).collect();
+        let _ = writeln!(
+            text,
+            "  (none found: put an executable named {} in PATH)",
+            hookrig_core::text::or_list(&names)
+        );
+        return text;
+    }
+    let width = shown.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    for (name, (path, origin)) in shown {
+        let from = match origin {
+            Origin::Path => String::new(),
+            Origin::PluginPath => " (plugin_path)".to_owned(),
+            Origin::Package(id) => format!(" (plugin package {id})"),
+        };
+        let _ = writeln!(text, "  {name:<width$}  {}{from}", path.display());
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt as _;
 
     use super::*;
+
+    fn names(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_closest_names_rank_by_edit_distance() {
+        let all = names(&["emit", "events", "explain", "list", "show", "why", "lint"]);
+        assert_eq!(closest("lsit", all.clone()), ["list"]);
+        assert_eq!(closest("lint", all.clone()), ["lint", "list"]);
+        assert_eq!(closest("expalin", all.clone()), ["explain"]);
+        assert!(closest("frobnicate", all).is_empty());
+    }
+
+    #[test]
+    fn help_lists_external_commands_but_not_builtins() {
+        let mut found = BTreeMap::new();
+        found.insert(
+            "lint".to_owned(),
+            (PathBuf::from("/bin/hookrig-lint"), Origin::Path),
+        );
+        found.insert(
+            "emit".to_owned(),
+            (PathBuf::from("/bin/hookrig-emit"), Origin::Path),
+        );
+        found.insert(
+            "fmt".to_owned(),
+            (
+                PathBuf::from("/pkgs/fmt"),
+                Origin::Package("tools".to_owned()),
+            ),
+        );
+        assert_eq!(
+            help_section(&found, &names(&["emit"]), &["hookrig-"]),
+            "External commands:\n  fmt   /pkgs/fmt (plugin package tools)\n  lint  /bin/hookrig-lint\n"
+        );
+        assert_eq!(
+            help_section(&BTreeMap::new(), &[], &["hence-", "hookrig-"]),
+            "External commands:\n  (none found: put an executable named hence-NAME or hookrig-NAME in PATH)\n"
+        );
+    }
 
     #[test]
     fn package_programs_come_after_directories() {

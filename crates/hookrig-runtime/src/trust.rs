@@ -6,6 +6,7 @@
 //! its content; one `hookrig trust` approves all of them, so that nothing of the project
 //! is left waiting for a second command.
 
+use std::fmt::{self, Write as _};
 use std::path::{Path, PathBuf};
 
 use hookrig_config::{Environment, Project, TrustStore, find_project, trust_store_path};
@@ -197,4 +198,149 @@ pub fn trust_any_project(scope: &Scope, on: bool) -> Result<bool, RuntimeError> 
 /// The trust store of the scope's user, as it is now.
 pub fn trusted(scope: &Scope) -> Result<TrustStore, RuntimeError> {
     Ok(TrustStore::load(&trust_store_path(&scope.env))?)
+}
+
+// The text `hookrig trust` prints of each result, beside the results, so that every
+// caller says the same.
+
+impl fmt::Display for Approved {
+    /// `trusted NAME (DIALECT, FILE)`, or `already trusted ...` when nothing changed.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let changed = match self {
+            Approved::Automation(_) => true,
+            Approved::Hook { changed, .. }
+            | Approved::Config { changed, .. }
+            | Approved::ClaudeSettings { changed, .. }
+            | Approved::Validator { changed, .. } => *changed,
+        };
+        f.write_str(if changed {
+            "trusted "
+        } else {
+            "already trusted "
+        })?;
+        match self {
+            Approved::Hook {
+                name,
+                dialect,
+                source,
+                ..
+            } => write!(f, "{name} ({dialect}, {})", source.display()),
+            Approved::Automation(id) => write!(f, "automation {id}"),
+            Approved::Config { file, .. } => write!(f, "config {}", file.display()),
+            Approved::ClaudeSettings { file, .. } => {
+                write!(f, "Claude Code settings {}", file.display())
+            }
+            Approved::Validator { name, file, .. } => {
+                write!(f, "validator {name} ({})", file.display())
+            }
+        }
+    }
+}
+
+impl Trusted {
+    /// One line per item trusted; a line saying so when there was none.
+    pub fn text(&self) -> String {
+        if self.approved.is_empty() {
+            return "no project hooks to trust\n".to_owned();
+        }
+        self.approved.iter().fold(String::new(), |mut text, item| {
+            let _ = writeln!(text, "{item}");
+            text
+        })
+    }
+}
+
+impl fmt::Display for Revoked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "revoked trust in {} under {}",
+            hookrig_core::text::count(self.count, "hook"),
+            self.under.display()
+        )
+    }
+}
+
+/// What `hookrig trust --any-project [--revoke]` says: the switch asked for (`on`) and
+/// whether it `changed`.
+pub fn any_project_text(on: bool, changed: bool) -> &'static str {
+    match (on, changed) {
+        (true, true) => {
+            "every project's hooks are now trusted on this machine, whatever they are; `hookrig trust --any-project --revoke` undoes it\n"
+        }
+        (true, false) => "every project's hooks were already trusted on this machine\n",
+        (false, true) => {
+            "projects are trusted one by one again, as `hookrig trust DIR` recorded them\n"
+        }
+        (false, false) => "projects were already trusted one by one\n",
+    }
+}
+
+/// `hookrig trust --list`: the trusted hooks, and the machine-wide switch when it is on.
+pub fn list_text(store: &TrustStore) -> String {
+    let mut text = String::new();
+    if store.any_project {
+        text.push_str("every project is trusted on this machine (hookrig trust --any-project)\n");
+    }
+    if store.hooks.is_empty() {
+        text.push_str("(no trusted project hooks)\n");
+        return text;
+    }
+    let rows: Vec<[String; 3]> = store
+        .hooks
+        .values()
+        .map(|h| {
+            [
+                h.name.clone(),
+                h.dialect.clone(),
+                h.source.display().to_string(),
+            ]
+        })
+        .collect();
+    text.push_str(&hookrig_core::text::table(
+        &["NAME", "DIALECT", "SOURCE"],
+        &rows,
+    ));
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_approved_item_says_whether_it_changed() {
+        let trusted = Trusted {
+            approved: vec![
+                Approved::Hook {
+                    name: "fmt".to_owned(),
+                    dialect: Dialect::Claude,
+                    source: PathBuf::from("/p/.claude/settings.json"),
+                    changed: true,
+                },
+                Approved::Config {
+                    file: PathBuf::from("/p/.hookrig/config.toml"),
+                    changed: false,
+                },
+                Approved::Automation("nightly".to_owned()),
+            ],
+            skipped: Vec::new(),
+        };
+        assert_eq!(
+            trusted.text(),
+            "trusted fmt (claude, /p/.claude/settings.json)\n\
+             already trusted config /p/.hookrig/config.toml\n\
+             trusted automation nightly\n"
+        );
+        assert_eq!(Trusted::default().text(), "no project hooks to trust\n");
+    }
+
+    #[test]
+    fn a_revoke_counts_what_it_forgot() {
+        let revoked = Revoked {
+            count: 1,
+            under: PathBuf::from("/p"),
+        };
+        assert_eq!(revoked.to_string(), "revoked trust in 1 hook under /p\n");
+    }
 }

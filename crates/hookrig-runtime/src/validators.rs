@@ -93,6 +93,38 @@ impl PlanCheck {
         self.errors() == 0 && !(strict && (self.warnings() > 0 || !self.skipped.is_empty()))
     }
 
+    /// `hookrig plan validate` as text, for the plan shown as `shown`: a line per
+    /// entry (`[validator] plan:line:col: level[rule]: message`), then the counts.
+    pub fn text(&self, shown: &str, strict: bool) -> String {
+        let mut out = String::new();
+        for entry in &self.entries {
+            if let Some(name) = &entry.validator {
+                let _ = write!(out, "[{name}] ");
+            }
+            out.push_str(shown);
+            if let Some(line) = entry.line {
+                let _ = write!(out, ":{line}");
+                if let Some(column) = entry.column {
+                    let _ = write!(out, ":{column}");
+                }
+            }
+            let _ = write!(out, ": {}", entry.level);
+            if let Some(rule) = &entry.rule {
+                let _ = write!(out, "[{rule}]");
+            }
+            let _ = writeln!(out, ": {}", entry.message);
+        }
+        let count = hookrig_core::text::count;
+        let _ = writeln!(
+            out,
+            "{shown}: {}, {}{}",
+            count(self.errors(), "error"),
+            count(self.warnings(), "warning"),
+            if strict { " (strict)" } else { "" }
+        );
+        out
+    }
+
     /// The check of the plan shown as `plan`, judged with or without `strict`, as
     /// `hookrig plan validate --json` prints it.
     pub fn report<'a>(&'a self, plan: &'a str, strict: bool) -> PlanReport<'a> {
@@ -440,6 +472,37 @@ fn parse_output(stdout: &[u8]) -> Option<Vec<Entry>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_check_reads_one_line_per_entry_then_the_counts() {
+        let check = PlanCheck {
+            entries: vec![
+                Entry {
+                    validator: None,
+                    rule: Some("cycle".to_owned()),
+                    level: Severity::Error,
+                    message: "a depends on itself".to_owned(),
+                    line: Some(3),
+                    column: Some(5),
+                },
+                Entry {
+                    validator: Some("team".to_owned()),
+                    rule: None,
+                    level: Severity::Warning,
+                    message: "no owner".to_owned(),
+                    line: None,
+                    column: None,
+                },
+            ],
+            ..PlanCheck::default()
+        };
+        assert_eq!(
+            check.text("PLAN.spl", true),
+            "PLAN.spl:3:5: error[cycle]: a depends on itself\n\
+             [team] PLAN.spl: warning: no owner\n\
+             PLAN.spl: 1 error, 1 warning (strict)\n"
+        );
+    }
 
     #[test]
     fn output_shapes() {

@@ -2,14 +2,13 @@
 //! its own git worktree, kept working on a plan, followed, stopped and cleaned up.
 //! docs/agents.md is the user's page.
 
-use std::fmt::Write as _;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use hookrig_agents::{
-    AgentError, AgentStatus, HostProgram, Spawn, SpawnObserver, SpawnRequest, Watch, Watched,
+    AgentError, AgentStatus, HostProgram, Spawn, SpawnObserver, SpawnRequest, Watch,
 };
 use hookrig_plan::lifecycle::Outcome;
 use hookrig_runtime::Scope;
@@ -243,15 +242,7 @@ fn log(scope: &Scope, task: Option<&str>) -> Result<u8, ExpectedError> {
     let prefix = watch.len() > 1;
     loop {
         for seen in watch.poll()? {
-            match seen {
-                Watched::Output { task, text } => {
-                    print(&if prefix { prefixed(&task, &text) } else { text })?;
-                }
-                Watched::Ended { task, state } => print(&format!(
-                    "hookrig: the agent of task '{task}' {}\n",
-                    state.text()
-                ))?,
-            }
+            print(&seen.text(prefix))?;
         }
         if watch.finished() {
             return Ok(exit_codes::PROCEED);
@@ -260,30 +251,8 @@ fn log(scope: &Scope, task: Option<&str>) -> Result<u8, ExpectedError> {
     }
 }
 
-fn prefixed(task: &str, text: &str) -> String {
-    text.split_inclusive('\n')
-        .fold(String::new(), |mut out, line| {
-            let _ = write!(out, "[{task}] {line}");
-            out
-        })
-}
-
 fn clean(scope: &Scope, task: &str, force: bool) -> Result<u8, ExpectedError> {
     let cleaned = hookrig_agents::clean(&scope.store, task, force, scope.cwd(), &mut warn)?;
     print(&cleaned.to_string())?;
     Ok(exit_codes::PROCEED)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn followed_logs_are_prefixed_line_by_line() {
-        assert_eq!(
-            prefixed("api", "a\nb\npartial"),
-            "[api] a\n[api] b\n[api] partial"
-        );
-        assert_eq!(prefixed("api", ""), "");
-    }
 }

@@ -6,17 +6,16 @@ use std::path::Path;
 use std::time::Duration;
 
 use hookrig_agents::{
-    AgentError, Noticed, PlanWatch, SpawnObserver, StopRequest, Stopped, WatchEnd, WatchObserver,
+    AgentError, Noticed, PlanWatch, Progress, SpawnObserver, StopRequest, WatchEnd, WatchObserver,
 };
 use hookrig_plan::lifecycle::{Event, LifecycleEvent, Outcome};
-use hookrig_plan::plan::TaskState;
 use hookrig_runtime::Scope;
 use hookrig_runtime::lifecycle::deliver_events;
 
 use crate::commands::task as task_command;
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{chain, print, warn, warn_all};
+use crate::output::{print, warn, warn_all};
 
 /// What the watch is asked, from `agent watch`'s flags.
 pub(crate) struct Options {
@@ -45,16 +44,7 @@ pub(crate) fn run(
         host,
     };
     let stop = StopRequest::on_signals().map_err(|e| AgentError::Start(e.to_string()))?;
-    print(&format!(
-        "watching {}: up to {} agent(s) at once; Ctrl-C stops watching{}\n",
-        request.plan.display(),
-        request.max,
-        if request.stop_on_exit {
-            " and the agents it started"
-        } else {
-            " (the agents keep running)"
-        }
-    ))?;
+    print(&request.banner())?;
     let mut reporter = Reporter {
         scope,
         grace: request.grace,
@@ -64,16 +54,12 @@ pub(crate) fn run(
     if let Some(err) = reporter.failed {
         return Err(err);
     }
+    if let Some(text) = end.text() {
+        print(text)?;
+    }
     match end {
-        WatchEnd::Completed => {
-            print("the plan is complete\n")?;
-            Ok(exit_codes::PROCEED)
-        }
-        WatchEnd::Requested => {
-            print("stopped watching\n")?;
-            Ok(exit_codes::PROCEED)
-        }
         WatchEnd::Interrupted(stopped) => stopped,
+        WatchEnd::Completed | WatchEnd::Requested => Ok(exit_codes::PROCEED),
     }
 }
 
@@ -114,60 +100,23 @@ impl SpawnObserver for Reporter<'_> {
 
 impl WatchObserver for Reporter<'_> {
     fn noticed(&mut self, noticed: Noticed) {
-        match noticed {
-            Noticed::Started(spawned) => self.say(&format!(
-                "started {} ({}) for agent '{}' on task '{}', pid {}\n",
-                spawned.provider,
-                spawned.reason.as_str(),
-                spawned.agent,
-                spawned.task,
-                spawned.pid
-            )),
-            Noticed::NotStarted { task, agent, error } => warn(format!(
-                "no agent started on task '{task}' for '{agent}' (not tried again): {}",
-                chain(&error)
-            )),
-            Noticed::Ended {
-                task,
-                agent,
-                state,
-                task_state,
-                failed,
-            } => {
-                let now = task_state.map_or("gone from the plan", TaskState::as_str);
-                self.say(&format!(
-                    "the agent of task '{task}' {}; the task is {now}\n",
-                    state.text()
-                ));
-                if let Some(payload) = failed {
-                    let plan = Path::new(&payload.plan).to_owned();
-                    let event = Event {
-                        kind: LifecycleEvent::TaskFailed,
-                        payload,
-                    };
-                    let delivered = deliver_events(self.scope, &[event], &plan, &agent);
-                    warn_all(&delivered.warnings);
-                }
-            }
-            Noticed::Blocked { task, reason } => self.say(&match reason {
-                Some(reason) => format!("task '{task}' is blocked: {reason}\n"),
-                None => format!("task '{task}' is blocked\n"),
-            }),
-            Noticed::Unreadable(error) => warn(format!(
-                "{} (watching on; read again every round)",
-                chain(&error)
-            )),
-            Noticed::LeftRunning { task, pid } => self.say(&format!(
-                "left the agent of task '{task}' running (process group {pid})\n"
-            )),
-            Noticed::StoppedAgent { task, how } => {
-                let how = match how {
-                    Stopped::NotRunning => "it had exited".to_owned(),
-                    Stopped::Terminated => "SIGTERM".to_owned(),
-                    Stopped::Killed => format!("SIGKILL after {}s", self.grace.as_secs()),
-                };
-                self.say(&format!("stopped the agent of task '{task}' ({how})\n"));
-            }
+        match noticed.progress(self.grace) {
+            Progress::Line(line) => self.say(&line),
+            Progress::Warning(warning) => warn(warning),
+        }
+        if let Noticed::Ended {
+            agent,
+            failed: Some(payload),
+            ..
+        } = noticed
+        {
+            let plan = Path::new(&payload.plan).to_owned();
+            let event = Event {
+                kind: LifecycleEvent::TaskFailed,
+                payload,
+            };
+            let delivered = deliver_events(self.scope, &[event], &plan, &agent);
+            warn_all(&delivered.warnings);
         }
     }
 }

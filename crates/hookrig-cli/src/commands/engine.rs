@@ -1,10 +1,9 @@
 //! `hookrig engine run|start|status|stop`: the resident engine that answers emits.
 
-use std::fmt::Write as _;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use hookrig_runtime::engine::{self, Stopped, Unavailable};
+use hookrig_runtime::engine::{self, Unavailable};
 use hookrig_runtime::ingress;
 
 use crate::errors::ExpectedError;
@@ -63,12 +62,7 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
                     .state_home;
             let http = crate::commands::serve::http_front(*http, &state_home)?;
             let stopped = engine::run_resident_blocking(&socket, *idle, http)?;
-            let why = match stopped {
-                Stopped::Asked => "asked to stop",
-                Stopped::Signal => "signalled",
-                Stopped::Idle => "idle",
-            };
-            eprintln!("hookrig engine: stopped ({why})");
+            eprintln!("hookrig engine: stopped ({})", stopped.as_str());
             Ok(exit_codes::PROCEED)
         }
         EngineCommand::Start { idle } => {
@@ -87,44 +81,7 @@ pub(crate) fn run(args: &EngineArgs) -> Result<u8, ExpectedError> {
                 if *json {
                     print_json(&status)?;
                 } else {
-                    let mut text = format!(
-                        "pid        {}\nuptime     {:.0} s\nsocket     {}\nbuild      {}\nanswered   {}\nin flight  {}\nidle       {:.0} s\nledger     {} records waiting, {} batches committed\n",
-                        status.pid,
-                        status.uptime_s,
-                        socket.display(),
-                        status.build,
-                        status.answered,
-                        status.in_flight,
-                        status.idle_s,
-                        status.records_waiting,
-                        status.batches_committed,
-                    );
-                    let cache = &status.cache;
-                    let _ = writeln!(
-                        text,
-                        "configs    {} kept, watching {} sources; {} emits from the cache, {} read the files",
-                        cache.configs, cache.sources, cache.hits, cache.loads,
-                    );
-                    for pool in &status.workers {
-                        for worker in &pool.workers {
-                            let _ = writeln!(
-                                text,
-                                "worker     {} ({}): pid {}, started {}, failed {}, answered {}{}",
-                                pool.hook,
-                                pool.source.display(),
-                                worker.pid.map_or_else(|| "-".to_owned(), |p| p.to_string()),
-                                worker.starts,
-                                worker.failures,
-                                worker.answered,
-                                worker
-                                    .last_error
-                                    .as_deref()
-                                    .map(|e| format!("; last error: {e}"))
-                                    .unwrap_or_default(),
-                            );
-                        }
-                    }
-                    print(&text)?;
+                    print(&status.text(&socket))?;
                 }
                 Ok(exit_codes::PROCEED)
             }

@@ -1,16 +1,14 @@
 //! `hookrig plan validate`: the plan's built-in checks and its validators
 //! (`hookrig_runtime::check_plan`), rendered as text or JSON.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
-use hookrig_runtime::PlanCheck;
 
 use crate::cli::{AgentArg, JsonArg, PlanArg};
 use crate::errors::ExpectedError;
 use crate::exit_codes;
-use crate::output::{count, print, print_json, warn_all};
+use crate::output::{print, print_json, warn_all};
 use crate::scope::{Flags, Top};
 
 #[derive(Debug, Args)]
@@ -44,41 +42,11 @@ pub(crate) fn run(top: &Top, args: &ValidateArgs) -> Result<u8, ExpectedError> {
         print_json(&check.report(&shown, args.strict))?;
     } else {
         warn_all(&check.skipped);
-        print(&text(&shown, &check, args.strict))?;
+        print(&check.text(&shown, args.strict))?;
     }
     Ok(if check.passes(args.strict) {
         exit_codes::PROCEED
     } else {
         exit_codes::FAILURE
     })
-}
-
-/// `[validator] plan:line:col: level[rule]: message` per entry, then the counts.
-fn text(shown: &str, check: &PlanCheck, strict: bool) -> String {
-    let mut out = String::new();
-    for entry in &check.entries {
-        if let Some(name) = &entry.validator {
-            let _ = write!(out, "[{name}] ");
-        }
-        out.push_str(shown);
-        if let Some(line) = entry.line {
-            let _ = write!(out, ":{line}");
-            if let Some(column) = entry.column {
-                let _ = write!(out, ":{column}");
-            }
-        }
-        let _ = write!(out, ": {}", entry.level);
-        if let Some(rule) = &entry.rule {
-            let _ = write!(out, "[{rule}]");
-        }
-        let _ = writeln!(out, ": {}", entry.message);
-    }
-    let _ = writeln!(
-        out,
-        "{shown}: {}, {}{}",
-        count(check.errors(), "error"),
-        count(check.warnings(), "warning"),
-        if strict { " (strict)" } else { "" }
-    );
-    out
 }
