@@ -761,6 +761,7 @@ pub fn trust_project_automations(store: &mut TrustStore, root: &Path, now_ms: i6
                 definition: hookrig_config::content_hash(text.as_bytes()),
                 script: None,
                 trusted_at_ms: now_ms,
+                stamps: Vec::new(),
             },
         );
         trusted.push(automation.id);

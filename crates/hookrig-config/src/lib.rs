@@ -54,7 +54,7 @@ pub use settings_file::{
 };
 pub use source::{MAX_SOURCE_BYTES, read_source, read_source_bytes};
 pub use trust::{
-    Distrust, TrustStore, TrustedHook, content_hash, file_trust_key, load_or_warn, project_dir,
-    project_validators, trust_store_path,
+    Distrust, FileStamp, TrustStore, TrustedHook, content_hash, file_trust_key, load_or_warn,
+    project_dir, project_validators, trust_store_path,
 };
 pub use webhook::{check_env_name, check_header, check_url};

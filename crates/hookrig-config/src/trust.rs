@@ -41,6 +41,84 @@ pub struct TrustedHook {
     pub script: Option<(PathBuf, String)>,
     /// When it was trusted (unix milliseconds).
     pub trusted_at_ms: i64,
+    /// The files outside the project that the script hash covers, as they were when
+    /// hashed: a check takes the hash of a file that kept its stamp instead of reading
+    /// it again (a hook run by `node` would otherwise hash the whole interpreter on
+    /// every emit where the system's programs are not told apart by owner).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stamps: Vec<FileStamp>,
+}
+
+/// A file's hash with what identifies its content without reading it: device, inode,
+/// size, and modification and change times. Any write changes the change time (which
+/// no user can set back), a replacement changes the inode, so a file that keeps all of
+/// them keeps its content. A file changed less than [`FileStamp::SETTLED`] before it
+/// was read is not stamped: within the clock's coarse tick a later write could keep
+/// every time as it was (git's "racily clean" files).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
+    /// The file.
+    pub path: PathBuf,
+    /// Its SHA-256, as [`content_hash`] gives it.
+    pub hash: String,
+    /// Its device.
+    pub dev: u64,
+    /// Its inode.
+    pub ino: u64,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its modification time, in nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+    /// Its change time (of content or metadata), in nanoseconds since the Unix epoch.
+    pub ctime_ns: i64,
+}
+
+impl FileStamp {
+    /// How long before its reading a file must have last changed to be stamped.
+    pub const SETTLED: std::time::Duration = std::time::Duration::from_secs(2);
+
+    /// The stamp of `path`, whose metadata `meta` was taken before its content was read
+    /// and hashed into `hash` at `read_at`; `None` while the file is not settled.
+    pub fn of(
+        path: &Path,
+        meta: &std::fs::Metadata,
+        hash: String,
+        read_at: std::time::SystemTime,
+    ) -> Option<FileStamp> {
+        use std::os::unix::fs::MetadataExt as _;
+        let stamp = FileStamp {
+            path: path.to_owned(),
+            hash,
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime_ns: nanos(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: nanos(meta.ctime(), meta.ctime_nsec()),
+        };
+        let read_ns = read_at
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .and_then(|since| i64::try_from(since.as_nanos()).ok())?;
+        let settled = i64::try_from(Self::SETTLED.as_nanos()).unwrap_or(i64::MAX);
+        (stamp.ctime_ns.max(stamp.mtime_ns) <= read_ns.saturating_sub(settled)).then_some(stamp)
+    }
+
+    /// Whether the file whose metadata is `meta` is still the one stamped.
+    pub fn matches(&self, meta: &std::fs::Metadata) -> bool {
+        use std::os::unix::fs::MetadataExt as _;
+        self.dev == meta.dev()
+            && self.ino == meta.ino()
+            && self.size == meta.size()
+            && self.mtime_ns == nanos(meta.mtime(), meta.mtime_nsec())
+            && self.ctime_ns == nanos(meta.ctime(), meta.ctime_nsec())
+    }
+}
+
+/// Seconds and nanoseconds as one count of nanoseconds (good until 2262).
+fn nanos(seconds: i64, nanoseconds: i64) -> i64 {
+    seconds
+        .saturating_mul(1_000_000_000)
+        .saturating_add(nanoseconds)
 }
 
 /// The trust store: trusted project hooks by key.
@@ -200,6 +278,7 @@ impl TrustStore {
                 definition: content_hash(bytes),
                 script: None,
                 trusted_at_ms: now_ms,
+                stamps: Vec::new(),
             },
         );
         changed

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use hookrig_config::{
-    Distrust, Environment, Project, TrustStore, TrustedHook, content_hash, load_or_warn,
+    Distrust, Environment, FileStamp, Project, TrustStore, TrustedHook, content_hash, load_or_warn,
     project_dir,
 };
 
@@ -50,7 +50,7 @@ impl HookTrust for TrustStore {
         if trusted.definition != definition_hash(hook) {
             return Some(Distrust::DefinitionChanged);
         }
-        let script = script_hash(hook, project);
+        let script = script_hash(hook, project, &trusted.stamps).map(ScriptHash::named);
         if trusted.script != script {
             return Some(Distrust::ScriptChanged);
         }
@@ -58,6 +58,10 @@ impl HookTrust for TrustStore {
     }
 
     fn trust(&mut self, hook: &HookDef, project: &Project, now_ms: i64) {
+        let (script, stamps) = match script_hash(hook, project, &[]) {
+            Some(ScriptHash { file, hash, stamps }) => (Some((file, hash)), stamps),
+            None => (None, Vec::new()),
+        };
         self.hooks.insert(
             hook_key(hook),
             TrustedHook {
@@ -65,8 +69,9 @@ impl HookTrust for TrustStore {
                 name: hook.spec.name.clone(),
                 dialect: hook.protocol.dialect().as_str().to_owned(),
                 definition: definition_hash(hook),
-                script: script_hash(hook, project),
+                script,
                 trusted_at_ms: now_ms,
+                stamps,
             },
         );
     }
@@ -171,7 +176,10 @@ pub fn definition_hash(hook: &HookDef) -> String {
 /// the repository names it, so a change to it must be approved like one inside (except
 /// the system's own programs, see [`system_file`]). The
 /// first such file is named in the store; the hash covers all of them.
-fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
+///
+/// A file outside the project whose stamp is among `known` (and still matches) is not
+/// read again: its stamped hash stands for it. Those files get a stamp in the answer.
+fn script_hash(hook: &HookDef, project: &Project, known: &[FileStamp]) -> Option<ScriptHash> {
     let dir = project_dir(&hook.spec.source.path, project)?;
     let words: Vec<String> = match &hook.command {
         CommandDef::Shell { line, script } => script
@@ -211,13 +219,23 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
             CommandDef::Exec { argv } => PathBuf::from(argv.first()?),
             _ => return None,
         };
-        return program
-            .is_absolute()
-            .then(|| (program, "missing".to_owned()));
+        return program.is_absolute().then(|| ScriptHash {
+            file: program,
+            hash: "missing".to_owned(),
+            stamps: Vec::new(),
+        });
     }
+    let mut stamps = Vec::new();
     let hashes: Vec<String> = files
         .iter()
-        .map(|file| std::fs::read(file).map_or_else(|_| "missing".to_owned(), |b| content_hash(&b)))
+        .map(|file| {
+            if file.starts_with(&dir) {
+                return read_hash(file);
+            }
+            let (hash, stamp) = outside_hash(file, known);
+            stamps.extend(stamp);
+            hash
+        })
         .collect();
     // One file keeps its plain hash (so it can be checked by hand with sha256sum);
     // several are hashed together with their paths.
@@ -231,7 +249,50 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
             .collect();
         content_hash(combined.join("\0").as_bytes())
     };
-    Some((files.swap_remove(0), hash))
+    Some(ScriptHash {
+        file: files.swap_remove(0),
+        hash,
+        stamps,
+    })
+}
+
+/// What [`script_hash`] found: the first file named, the hash of them all, and the
+/// stamps of those outside the project.
+struct ScriptHash {
+    file: PathBuf,
+    hash: String,
+    stamps: Vec<FileStamp>,
+}
+
+impl ScriptHash {
+    /// The file and hash, as the store keeps them.
+    fn named(self) -> (PathBuf, String) {
+        (self.file, self.hash)
+    }
+}
+
+/// The SHA-256 of `file`'s content, or `missing`.
+fn read_hash(file: &Path) -> String {
+    std::fs::read(file).map_or_else(|_| "missing".to_owned(), |bytes| content_hash(&bytes))
+}
+
+/// The hash of `file`, outside the project: its stamp's among `known` while the file
+/// still matches it, else read (its metadata taken first, so that a write during the
+/// read leaves a stamp that no longer matches), with the stamp to keep.
+fn outside_hash(file: &Path, known: &[FileStamp]) -> (String, Option<FileStamp>) {
+    let Ok(meta) = std::fs::metadata(file) else {
+        return ("missing".to_owned(), None);
+    };
+    if let Some(stamp) = known
+        .iter()
+        .find(|stamp| stamp.path == file && stamp.matches(&meta))
+    {
+        return (stamp.hash.clone(), Some(stamp.clone()));
+    }
+    let read_at = std::time::SystemTime::now();
+    let hash = read_hash(file);
+    let stamp = FileStamp::of(file, &meta, hash.clone(), read_at);
+    (hash, stamp)
 }
 
 /// Whether `file`, outside the project, is the system's: owned by root while the
@@ -339,6 +400,54 @@ mod tests {
                 assert!(system_file(root_owned, &project));
             }
         }
+    }
+
+    // guards: a big program outside the project (`node hook.js` in a container where
+    // everything is root's) is hashed when trusted, not on every emit after; a changed
+    // one is read again.
+    #[test]
+    fn a_stamped_file_outside_the_project_is_not_read_again_until_it_changes() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let project_dir = dir.path().join("project");
+        std::fs::create_dir_all(project_dir.join(".hookrig")).expect("mkdir");
+        let tool = dir.path().join("tool.sh");
+        std::fs::write(&tool, "true\n").expect("write");
+        let source = project_dir.join(".hookrig/hooks.toml");
+        let text = format!(
+            "[[hooks]]\nname = \"w\"\nevents = [\"tool.after\"]\ncommand = \"sh {}\"\n",
+            tool.display()
+        );
+        let (hooks, _) =
+            crate::native::parse_native(&source, &text, Level::Project, &mut Vec::new())
+                .expect("valid");
+        let project = Project {
+            root: Some(project_dir.clone()),
+            walk: vec![project_dir],
+        };
+        let hash = |known: &[FileStamp]| {
+            script_hash(&hooks[0], &project, known)
+                .expect("a script")
+                .hash
+        };
+        let real = content_hash(b"true\n");
+        assert_eq!(hash(&[]), real);
+
+        // A file changed just now is not stamped: a write within the clock's tick could
+        // keep its times.
+        let (_, racy) = outside_hash(&tool, &[]);
+        assert_eq!(racy, None, "a file changed just now got a stamp");
+
+        // A stamp taken as if read later stands for the file, unread: its (made-up)
+        // hash is the answer.
+        let meta = std::fs::metadata(&tool).expect("meta");
+        let later = std::time::SystemTime::now() + FileStamp::SETTLED * 2;
+        let stamp = FileStamp::of(&tool, &meta, "stamped".to_owned(), later).expect("settled");
+        assert_eq!(hash(std::slice::from_ref(&stamp)), "stamped");
+
+        // A changed file no longer matches its stamp and is read again (its size
+        // changes too, so that this does not hang on the clock's tick).
+        std::fs::write(&tool, "false\n").expect("write");
+        assert_eq!(hash(&[stamp]), content_hash(b"false\n"));
     }
 
     #[test]
