@@ -380,6 +380,33 @@ impl<K: PartialEq + Clone, T: Clone> Kept<K, T> {
 mod tests {
     use super::*;
 
+    // guards: one load examines each path once (Codex's config.toml was looked for
+    // seven times per emit): within `looking`, a path answers as it first looked, and
+    // the memo ends with the load.
+    #[test]
+    fn a_load_looks_at_each_path_once() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("config.toml");
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).expect("mkdir");
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        looking(|| {
+            assert!(!is_file(&file));
+            write(&file, "x = 1\n");
+            assert!(!is_file(&file), "a second look examined the path again");
+            assert!(!exists(&file));
+            assert_eq!(canonical(&link), real.canonicalize().ok());
+            std::fs::remove_file(&link).expect("unlink");
+            assert_eq!(canonical(&link), real.canonicalize().ok());
+            // Nested loads share the outer looks.
+            looking(|| assert!(!is_file(&file)));
+            assert!(!is_file(&file), "the nested load ended the outer memo");
+        });
+        assert!(is_file(&file), "the memo outlived its load");
+        assert_eq!(canonical(&link), None);
+    }
+
     fn write(path: &Path, text: &str) {
         std::fs::write(path, text).expect("write");
     }
