@@ -3250,7 +3250,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__serve)
-            opts="-h --http --ui --print-token --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --http --ui --print-token --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3261,6 +3261,10 @@ _hookrig() {
                     return 0
                     ;;
                 --ui)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -306,6 +306,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_su
 complete -c hookrig -n "__fish_hookrig_using_subcommand auto; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l http -d 'Also answer emits over HTTP on this address (`POST /emit/EVENT?dialect=D` with `Authorization: Bearer TOKEN`; see --print-token). Off by default; an address beyond loopback is served with a warning' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l ui -d 'Also serve the web dashboard on this address (`hookrig ui` opens it with the token). Port 0 picks a free port. An address beyond loopback is served with a warning' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l store -d 'The PostgreSQL store several nodes share (`postgres://user@host/db`); default `$HOOKRIG_STORE_URL`, else `[store] url` of your own config.toml, else the SQLite files' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l print-token -d 'Print the token HTTP requests need (created on first use) and exit'
 complete -c hookrig -n "__fish_hookrig_using_subcommand serve" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'

@@ -219,6 +219,16 @@ pub(crate) struct CwdArg {
     pub(crate) cwd: Option<PathBuf>,
 }
 
+/// `--store URL`: the PostgreSQL store of an operator's own command (`serve`, `store`).
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct StoreArg {
+    /// The PostgreSQL store several nodes share (`postgres://user@host/db`); default
+    /// `$HOOKRIG_STORE_URL`, else `[store] url` of your own config.toml, else the SQLite
+    /// files.
+    #[arg(long, value_name = "URL")]
+    pub(crate) store: Option<String>,
+}
+
 /// `--agent NAME`: for whom a command acts.
 #[derive(Debug, Clone, Default, Args)]
 pub(crate) struct AgentArg {

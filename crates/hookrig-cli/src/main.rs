@@ -109,7 +109,7 @@ fn main() -> ExitCode {
         Command::Plan(args) => commands::plan::run(&top, args),
         Command::Task(args) => commands::task::run(&top, args),
         Command::Serve(args) => top
-            .scope(Flags::default())
+            .scope(Flags::default().operator(&args.store))
             .and_then(|scope| commands::serve::run(&scope, args)),
         Command::Engine(args) => commands::engine::run(args),
         Command::Ui(args) => top
