@@ -163,6 +163,9 @@ pub(crate) enum Command {
     /// Run the automation engine: triggers, the file watcher, and the socket through
     /// which `hookrig emit` and `hookrig fire` reach it. Stops on SIGINT or SIGTERM.
     Serve(crate::commands::serve::ServeArgs),
+    /// The store: its engine, schema and rows (`status`), and the copy of the SQLite
+    /// store into PostgreSQL (`migrate --to`).
+    Store(crate::commands::store::StoreArgs),
     /// Open the web dashboard of `hookrig serve --ui` in a browser (starting a serve with
     /// the dashboard on a free loopback port when none runs); prints the link.
     Ui(crate::commands::ui::UiArgs),

@@ -111,6 +111,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => top
             .scope(Flags::default().operator(&args.store))
             .and_then(|scope| commands::serve::run(&scope, args)),
+        Command::Store(args) => commands::store::run(&top, args),
         Command::Engine(args) => commands::engine::run(args),
         Command::Ui(args) => top
             .scope(Flags::default())
