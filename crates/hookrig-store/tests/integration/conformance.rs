@@ -7,10 +7,11 @@
 use std::sync::Barrier;
 
 use hookrig_store::{
-    AutomationRow, AutomationRun, Engine, Gate, NodeInfo, PgStore, RunStatus, RunStore, Start,
-    Store, StoreError,
+    AutomationRun, Engine, Gate, NodeInfo, PgStore, RunStatus, RunStore, Start, Store, StoreError,
 };
 use hookrig_test_support::TestDatabase;
+
+use crate::fixtures::{automation, gate, run};
 use serde_json::json;
 use tempfile::TempDir;
 
@@ -104,56 +105,6 @@ conformance!(
     dropped_events_tool_calls_and_shutdown_are_recorded,
     the_status_counts_the_rows_of_each_table_and_lists_the_nodes,
 );
-
-fn automation(id: &str) -> AutomationRow {
-    AutomationRow {
-        id: id.to_owned(),
-        project_id: "p".to_owned(),
-        name: id.to_owned(),
-        enabled: true,
-        trigger: r#"{"type":"periodic","interval_seconds":2}"#.to_owned(),
-        context_steps: "[]".to_owned(),
-        prompt_template: String::new(),
-        llm_config: None,
-        cooldown_seconds: 0,
-        max_tokens_per_run: None,
-        source: None,
-        created_at: 0.0,
-        updated_at: 0.0,
-        held: None,
-        tools: None,
-    }
-}
-
-fn run(id: &str, automation_id: &str, started_at: f64) -> AutomationRun {
-    AutomationRun {
-        id: id.to_owned(),
-        automation_id: automation_id.to_owned(),
-        project_id: "p".to_owned(),
-        trigger_reason: "periodic".to_owned(),
-        status: RunStatus::Running,
-        event_data: Some(json!({"scheduled_at": started_at, "zeta": 1, "alpha": [1, 2]})),
-        context_results: None,
-        prompt_sent: None,
-        llm_response: None,
-        actions_taken: None,
-        skipped_reason: None,
-        tokens_used: 0,
-        started_at,
-        completed_at: None,
-    }
-}
-
-fn gate(node: &str, now: f64) -> Gate<'_> {
-    Gate {
-        node,
-        cooldown_seconds: 0.0,
-        max_concurrent: 0,
-        period: None,
-        lease_seconds: 30.0,
-        now,
-    }
-}
 
 fn completed(mut run: AutomationRun, at: f64) -> AutomationRun {
     run.status = RunStatus::Completed;

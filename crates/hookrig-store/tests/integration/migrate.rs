@@ -2,59 +2,16 @@
 //! fresh PostgreSQL database of the test cluster (skipped where `HOOKRIG_TEST_POSTGRES`
 //! is unset), read back there through the same interface.
 
-use hookrig_store::{
-    AutomationRow, AutomationRun, Gate, NodeInfo, PgStore, RunStatus, RunStore, Store, StoreError,
-};
+use hookrig_store::{Gate, NodeInfo, PgStore, RunStatus, RunStore, Store, StoreError};
 use hookrig_test_support::TestDatabase;
-use serde_json::json;
 
-fn automation(id: &str) -> AutomationRow {
-    AutomationRow {
-        id: id.to_owned(),
-        project_id: "p".to_owned(),
-        name: id.to_owned(),
-        enabled: true,
-        trigger: r#"{"type":"periodic","interval_seconds":2}"#.to_owned(),
-        context_steps: "[]".to_owned(),
-        prompt_template: String::new(),
-        llm_config: None,
-        cooldown_seconds: 0,
-        max_tokens_per_run: None,
-        source: None,
-        created_at: 0.0,
-        updated_at: 0.0,
-        held: None,
-        tools: None,
-    }
-}
+use crate::fixtures::{self, automation, run};
 
-fn run(id: &str, automation_id: &str, at: f64) -> AutomationRun {
-    AutomationRun {
-        id: id.to_owned(),
-        automation_id: automation_id.to_owned(),
-        project_id: "p".to_owned(),
-        trigger_reason: "periodic".to_owned(),
-        status: RunStatus::Running,
-        event_data: Some(json!({"zeta": 1, "alpha": [1, 2]})),
-        context_results: None,
-        prompt_sent: None,
-        llm_response: None,
-        actions_taken: None,
-        skipped_reason: None,
-        tokens_used: 0,
-        started_at: at,
-        completed_at: None,
-    }
-}
-
+/// A gate of node `node` at `now`, for `period`.
 fn gate(node: &str, now: f64, period: Option<i64>) -> Gate<'_> {
     Gate {
-        node,
-        cooldown_seconds: 0.0,
-        max_concurrent: 0,
         period,
-        lease_seconds: 30.0,
-        now,
+        ..fixtures::gate(node, now)
     }
 }
 
