@@ -79,6 +79,9 @@ _hookrig() {
             hookrig,show)
                 cmd="hookrig__subcmd__show"
                 ;;
+            hookrig,store)
+                cmd="hookrig__subcmd__store"
+                ;;
             hookrig,task)
                 cmd="hookrig__subcmd__task"
                 ;;
@@ -307,6 +310,9 @@ _hookrig() {
             hookrig__subcmd__help,show)
                 cmd="hookrig__subcmd__help__subcmd__show"
                 ;;
+            hookrig__subcmd__help,store)
+                cmd="hookrig__subcmd__help__subcmd__store"
+                ;;
             hookrig__subcmd__help,task)
                 cmd="hookrig__subcmd__help__subcmd__task"
                 ;;
@@ -421,6 +427,12 @@ _hookrig() {
             hookrig__subcmd__help__subcmd__providers,list)
                 cmd="hookrig__subcmd__help__subcmd__providers__subcmd__list"
                 ;;
+            hookrig__subcmd__help__subcmd__store,migrate)
+                cmd="hookrig__subcmd__help__subcmd__store__subcmd__migrate"
+                ;;
+            hookrig__subcmd__help__subcmd__store,status)
+                cmd="hookrig__subcmd__help__subcmd__store__subcmd__status"
+                ;;
             hookrig__subcmd__help__subcmd__task,assert)
                 cmd="hookrig__subcmd__help__subcmd__task__subcmd__assert"
                 ;;
@@ -523,6 +535,24 @@ _hookrig() {
             hookrig__subcmd__providers__subcmd__help,list)
                 cmd="hookrig__subcmd__providers__subcmd__help__subcmd__list"
                 ;;
+            hookrig__subcmd__store,help)
+                cmd="hookrig__subcmd__store__subcmd__help"
+                ;;
+            hookrig__subcmd__store,migrate)
+                cmd="hookrig__subcmd__store__subcmd__migrate"
+                ;;
+            hookrig__subcmd__store,status)
+                cmd="hookrig__subcmd__store__subcmd__status"
+                ;;
+            hookrig__subcmd__store__subcmd__help,help)
+                cmd="hookrig__subcmd__store__subcmd__help__subcmd__help"
+                ;;
+            hookrig__subcmd__store__subcmd__help,migrate)
+                cmd="hookrig__subcmd__store__subcmd__help__subcmd__migrate"
+                ;;
+            hookrig__subcmd__store__subcmd__help,status)
+                cmd="hookrig__subcmd__store__subcmd__help__subcmd__status"
+                ;;
             hookrig__subcmd__task,assert)
                 cmd="hookrig__subcmd__task__subcmd__assert"
                 ;;
@@ -572,7 +602,7 @@ _hookrig() {
 
     case "${cmd}" in
         hookrig)
-            opts="-h -V --debug --debug-hooks --ledger --no-ledger --agent --plan --help --version emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve ui engine fire test replay why config providers agent plan task help"
+            opts="-h -V --debug --debug-hooks --ledger --no-ledger --agent --plan --help --version emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve store ui engine fire test replay why config providers agent plan task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1638,7 +1668,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__help)
-            opts="emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve ui engine fire test replay why config providers agent plan task help"
+            opts="emit events runs list show explain validate schema completions trust install uninstall doctor plugins auto serve store ui engine fire test replay why config providers agent plan task help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2368,6 +2398,48 @@ _hookrig() {
         hookrig__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__help__subcmd__store)
+            opts="status migrate"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__help__subcmd__store__subcmd__migrate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__help__subcmd__store__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3250,7 +3322,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__serve)
-            opts="-h --http --ui --print-token --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --http --ui --print-token --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3261,6 +3333,10 @@ _hookrig() {
                     return 0
                     ;;
                 --ui)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3287,6 +3363,124 @@ _hookrig() {
                     return 0
                     ;;
                 --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__store)
+            opts="-h --debug --debug-hooks --ledger --no-ledger --help status migrate help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__store__subcmd__help)
+            opts="status migrate help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__store__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__store__subcmd__help__subcmd__migrate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__store__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__store__subcmd__migrate)
+            opts="-h --to --json --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ledger)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        hookrig__subcmd__store__subcmd__status)
+            opts="-h --store --json --debug --debug-hooks --ledger --no-ledger --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -69,8 +69,11 @@ pub struct ServerOptions {
 
 impl ServerOptions {
     /// The options of a server for the project of the scope's working directory (the
-    /// directory itself outside a repository), its store, `config` and `socket`.
+    /// directory itself outside a repository), its store, `config` and `socket`. The runs
+    /// are shared on the PostgreSQL store the operator named (`--store`,
+    /// `HOOKRIG_STORE_URL`), else the one of the user's `[store] url`.
     pub fn for_scope(scope: &hookrig_runtime::Scope, config: ConfigToml, socket: PathBuf) -> Self {
+        let shared_store = scope.shared_store(&config);
         let root = hookrig_config::find_project(&scope.env)
             .root
             .unwrap_or_else(|| scope.env.cwd.clone());
@@ -81,7 +84,7 @@ impl ServerOptions {
             store_path: scope.store.clone(),
             socket,
             http: None,
-            shared_store: scope.store_url.clone(),
+            shared_store,
         }
     }
 }

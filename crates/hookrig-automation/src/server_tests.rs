@@ -450,3 +450,54 @@ async fn serve_reports_each_tool_call_of_a_run() {
         );
     }
 }
+
+// guards: a serve whose runs go to a store a repository or a host named
+#[test]
+fn a_servers_shared_store_is_the_operators_else_the_users_config() {
+    use hookrig_runtime::{Scope, ScopeArgs, SharedStore};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let users = hookrig_config::ConfigToml {
+        store_url: Some(hookrig_config::Sourced {
+            value: "postgres://me@db/hookrig".to_owned(),
+            source: dir.path().join("config.toml"),
+            line: 2,
+        }),
+        ..hookrig_config::ConfigToml::default()
+    };
+    let scope = |shared_store, var: &'static str| {
+        Scope::resolve_with(
+            ScopeArgs {
+                cwd: Some(dir.path().to_owned()),
+                shared_store,
+                ..ScopeArgs::default()
+            },
+            move |name| match name {
+                "HOME" => Some("/home/me".into()),
+                "HOOKRIG_STORE_URL" => Some(var.into()),
+                _ => None,
+            },
+        )
+        .expect("a scope")
+    };
+    let options = |scope: &Scope, config: &hookrig_config::ConfigToml| {
+        ServerOptions::for_scope(scope, config.clone(), dir.path().join("s.sock")).shared_store
+    };
+    let operator = scope(SharedStore::Operator(None), "postgres://ops@db/x");
+    assert_eq!(
+        options(&operator, &users).as_deref(),
+        Some("postgres://ops@db/x")
+    );
+    // What a host's environment says never reaches a scope that is not the operator's.
+    let hosted = scope(
+        SharedStore::UserConfig,
+        "postgres://evil@attacker.example/loot",
+    );
+    assert_eq!(
+        options(&hosted, &users).as_deref(),
+        Some("postgres://me@db/hookrig")
+    );
+    assert_eq!(
+        options(&hosted, &hookrig_config::ConfigToml::default()),
+        None
+    );
+}

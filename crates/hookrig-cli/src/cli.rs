@@ -163,6 +163,9 @@ pub(crate) enum Command {
     /// Run the automation engine: triggers, the file watcher, and the socket through
     /// which `hookrig emit` and `hookrig fire` reach it. Stops on SIGINT or SIGTERM.
     Serve(crate::commands::serve::ServeArgs),
+    /// The store: its engine, schema and rows (`status`), and the copy of the SQLite
+    /// store into PostgreSQL (`migrate --to`).
+    Store(crate::commands::store::StoreArgs),
     /// Open the web dashboard of `hookrig serve --ui` in a browser (starting a serve with
     /// the dashboard on a free loopback port when none runs); prints the link.
     Ui(crate::commands::ui::UiArgs),
@@ -217,6 +220,16 @@ pub(crate) struct CwdArg {
     /// The working directory whose project is used (default: the current one).
     #[arg(long, value_name = "DIR")]
     pub(crate) cwd: Option<PathBuf>,
+}
+
+/// `--store URL`: the PostgreSQL store of an operator's own command (`serve`, `store`).
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct StoreArg {
+    /// The PostgreSQL store several nodes share (`postgres://user@host/db`); default
+    /// `$HOOKRIG_STORE_URL`, else `[store] url` of your own config.toml, else the SQLite
+    /// files.
+    #[arg(long, value_name = "URL")]
+    pub(crate) store: Option<String>,
 }
 
 /// `--agent NAME`: for whom a command acts.

@@ -109,8 +109,9 @@ fn main() -> ExitCode {
         Command::Plan(args) => commands::plan::run(&top, args),
         Command::Task(args) => commands::task::run(&top, args),
         Command::Serve(args) => top
-            .scope(Flags::default())
+            .scope(Flags::default().operator(&args.store))
             .and_then(|scope| commands::serve::run(&scope, args)),
+        Command::Store(args) => commands::store::run(&top, args),
         Command::Engine(args) => commands::engine::run(args),
         Command::Ui(args) => top
             .scope(Flags::default())

@@ -6,9 +6,9 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use hookrig_runtime::{Scope, ScopeArgs};
+use hookrig_runtime::{Scope, ScopeArgs, SharedStore};
 
-use crate::cli::{AgentArg, CwdArg, GlobalArgs, PlanArg};
+use crate::cli::{AgentArg, CwdArg, GlobalArgs, PlanArg, StoreArg};
 use crate::errors::ExpectedError;
 
 /// The options given before the command: the ones every command's scope starts from.
@@ -32,6 +32,8 @@ pub(crate) struct Flags<'a> {
     cwd: Option<&'a Path>,
     agent: Option<&'a str>,
     plan: Option<&'a Path>,
+    /// `Some` for the operator's own commands, which may be pointed at a shared store.
+    operator: Option<&'a StoreArg>,
 }
 
 impl<'a> Flags<'a> {
@@ -63,6 +65,13 @@ impl<'a> Flags<'a> {
         self.plan = file.or(arg.plan.as_deref());
         self
     }
+
+    /// As an operator's own command (`serve`, `store`), with its `--store`: the store may
+    /// come from the flag or `HOOKRIG_STORE_URL` (`SharedStore::Operator`).
+    pub(crate) fn operator(mut self, arg: &'a StoreArg) -> Self {
+        self.operator = Some(arg);
+        self
+    }
 }
 
 impl Top {
@@ -89,6 +98,10 @@ impl Top {
             plan,
             store: self.global.ledger.clone(),
             no_ledger: self.global.no_ledger,
+            shared_store: match flags.operator {
+                Some(arg) => SharedStore::Operator(arg.store.clone()),
+                None => SharedStore::UserConfig,
+            },
         })?)
     }
 }

@@ -26,6 +26,7 @@ mod hook_point;
 mod lowering;
 mod settings_file;
 mod source;
+mod store_settings;
 mod trust;
 mod webhook;
 

@@ -25,6 +25,7 @@ use hookrig_core::{Diagnostic, Severity};
 use crate::errors::ConfigError;
 use crate::hook_point::HookPoint;
 use crate::lowering::Lowering;
+use crate::store_settings;
 
 // Raw layer: exactly what one file says, with positions.
 
@@ -38,6 +39,7 @@ struct RawFile {
     automation: Option<RawAutomation>,
     notifiers: Option<Vec<Spanned<RawNotifier>>>,
     memory: Option<RawMemory>,
+    store: Option<store_settings::RawStore>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -288,6 +290,10 @@ pub struct ConfigToml {
     pub notifiers: Vec<Sourced<NotifierConfig>>,
     /// `[memory]`, merged key by key (`[memory.embeddings]` as a whole).
     pub memory: MemorySettings,
+    /// `[store] url`: the PostgreSQL database `hookrig serve` shares with the other nodes
+    /// on it. Only the user's own files set it: a project file's is ignored with a
+    /// warning.
+    pub store_url: Option<Sourced<String>>,
     /// Project files not trusted as they are now, whose settings that name programs,
     /// URLs or places to send data were left out of the merge.
     pub untrusted: Vec<UntrustedConfig>,
@@ -420,7 +426,7 @@ fn load_layers(
             }
         };
         merged.files.push(path.clone());
-        match parse_layer(&path, &text, &base, &env.home, warnings) {
+        match parse_layer(&path, &text, level, &base, &env.home, warnings) {
             Ok(mut layer) => {
                 if level == Level::Project && !env.trust_all {
                     let ignored = layer.needing_trust();
@@ -475,6 +481,7 @@ struct Layer {
     hooks: Vec<(HookPoint, Sourced<HookSetting>)>,
     provision: Vec<Sourced<ProvisionFile>>,
     automation: automation_settings::AutomationLayer,
+    store_url: Option<Sourced<String>>,
 }
 
 impl Layer {
@@ -519,6 +526,9 @@ impl Layer {
         if self.plugin_path.is_some() {
             merged.plugin_path = self.plugin_path;
         }
+        if self.store_url.is_some() {
+            merged.store_url = self.store_url;
+        }
         merge_by(&mut merged.providers, self.providers, |p| p.id.clone());
         merge_by(&mut merged.agents, self.agents, |a| a.name.clone());
         merge_by(&mut merged.provision, self.provision, |f| f.to.clone());
@@ -557,10 +567,12 @@ fn merge_by<T>(into: &mut Vec<Sourced<T>>, from: Vec<Sourced<T>>, key: impl Fn(&
     }
 }
 
-/// Parses one `config.toml`; `base` resolves relative paths, `home` expands `~/`.
+/// Parses one `config.toml` of `level`; `base` resolves relative paths, `home` expands
+/// `~/`.
 fn parse_layer(
     path: &Path,
     text: &str,
+    level: Level,
     base: &Path,
     home: &Path,
     warnings: &mut Vec<Diagnostic>,
@@ -569,6 +581,7 @@ fn parse_layer(
     let known: Vec<&str> = KNOWN_KEYS
         .iter()
         .chain(automation_settings::KNOWN_KEYS)
+        .chain(store_settings::KNOWN_KEYS)
         .copied()
         .collect();
     let raw: RawFile = lower
@@ -652,6 +665,7 @@ fn parse_layer(
     }
     layer.automation =
         automation_settings::lower(&mut lower, raw.automation, raw.notifiers, raw.memory, home);
+    layer.store_url = store_settings::lower(&mut lower, raw.store, level);
     // Found section by section; `finish` puts them in file order.
     lower.finish().map(|()| layer)
 }
@@ -926,6 +940,57 @@ mod tests {
         assert_eq!(
             warnings[0].message,
             "unknown key `plugin_pth` is ignored; did you mean `plugin_path`?"
+        );
+    }
+
+    // guards: a cloned repository pointing the user's store at its own database
+    #[test]
+    fn only_the_users_own_file_names_the_store_even_a_trusted_project_file_is_ignored() {
+        let (dir, env) = world();
+        let root = dir.path();
+        let users = "postgres://hookrig@db.internal/hookrig";
+        write(
+            &root.join("home/.config/hookrig/config.toml"),
+            &format!("[store]\nurl = \"{users}\"\n"),
+        );
+        let project = root.join("project/.hookrig/config.toml");
+        write(
+            &project,
+            "[settings]\nhook_timeout = 4\n\n[store]\nurl = \"postgres://evil@attacker.example/loot\"\n",
+        );
+        // `world` trusts every project file: trust must not hand a project the store.
+        let mut warnings = Vec::new();
+        let merged = load_config_toml(&env, &mut warnings).expect("loads");
+        let url = merged.store_url.clone().expect("the user's URL stays");
+        assert_eq!(url.value, users);
+        assert_eq!(url.source, root.join("home/.config/hookrig/config.toml"));
+        // The rest of the project file still applies.
+        assert_eq!(merged.hook_timeout(), Duration::from_secs(4));
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!((&warnings[0].path, warnings[0].line), (&project, Some(5)));
+        assert!(
+            warnings[0]
+                .message
+                .starts_with("`[store] url` is ignored in a project's config.toml"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn a_store_url_that_is_not_postgres_is_an_error_at_its_place() {
+        let (dir, env) = world();
+        let path = dir.path().join("home/.config/hookrig/config.toml");
+        write(&path, "[store]\nurl = \"sqlite:///tmp/x.db\"\n");
+        let Err(ConfigError::Invalid { errors, .. }) = load_config_toml(&env, &mut Vec::new())
+        else {
+            panic!("a URL of another engine fails the load");
+        };
+        assert_eq!((errors[0].line, errors[0].col), (Some(2), Some(7)));
+        assert!(
+            errors[0]
+                .message
+                .starts_with("`[store] url` must be a PostgreSQL URL"),
+            "{errors:?}"
         );
     }
 

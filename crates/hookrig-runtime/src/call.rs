@@ -190,6 +190,7 @@ fn decide(
         plan: None,
         store: call.store.clone(),
         no_ledger: call.no_ledger,
+        ..ScopeArgs::default()
     };
     let (scope, groups) = match site {
         CallSite::Here => (

@@ -70,6 +70,6 @@ pub use plugin_host::{
     Described, PluginDetail, PluginHook, PluginTool, Subscription, call_plugin_tool, show_plugin,
 };
 pub use registry::{load, registry};
-pub use scope::{PlanFile, Scope, ScopeArgs, working_dir};
+pub use scope::{PlanFile, Scope, ScopeArgs, SharedStore, working_dir};
 pub use validation::{Validation, validate};
 pub use validators::{Entry, PlanCheck, PlanReport, check_plan};

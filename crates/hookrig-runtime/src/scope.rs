@@ -17,7 +17,8 @@ use crate::errors::RuntimeError;
 
 /// The agent variables, hookrig's first: a child gets both.
 const AGENT_VARS: [&str; 2] = ["HOOKRIG_AGENT", "HENCE_AGENT"];
-/// The variable naming a PostgreSQL store shared by several nodes.
+/// The variable naming a PostgreSQL store shared by several nodes, read only for the
+/// operator's own commands ([`SharedStore::Operator`]).
 const STORE_URL_VAR: &str = "HOOKRIG_STORE_URL";
 
 /// The plan variables, hookrig's first: a child gets both.
@@ -38,6 +39,28 @@ pub struct ScopeArgs {
     pub store: Option<PathBuf>,
     /// `--no-ledger`: record nothing (the store is still read for plugin packages).
     pub no_ledger: bool,
+    /// Whether the command may be pointed at a shared store by a flag or a variable.
+    pub shared_store: SharedStore,
+}
+
+/// Who may name the PostgreSQL store a command uses (docs/security.md, "Where the store
+/// is").
+///
+/// The store holds the ledger and the plugin registry, whose packages run as the user's
+/// own. A repository the user cloned can set the environment of the hooks a host runs
+/// (Claude Code applies a project's `.claude/settings.json` `env`, Gemini CLI loads the
+/// project's `.env`), and so of the `hookrig emit` a host starts: a variable must not
+/// choose the store of such a command. Only the operator's own commands, which no host
+/// starts, read `HOOKRIG_STORE_URL`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum SharedStore {
+    /// A command a host or its hooks may start (`emit`, `runs`, `task`...): only the
+    /// `[store] url` of the user's own `config.toml` names the store.
+    #[default]
+    UserConfig,
+    /// The operator's own commands (`hookrig serve`, `hookrig store ...`): this URL
+    /// (`--store`), else `HOOKRIG_STORE_URL`, else the user's `[store] url`.
+    Operator(Option<String>),
 }
 
 /// A plan file, as it was named and as hooks and trust lookups see it.
@@ -71,9 +94,10 @@ pub struct Scope {
     pub plan: Option<PlanFile>,
     /// The store file: the ledger and the plugin package registry.
     pub store: PathBuf,
-    /// `HOOKRIG_STORE_URL`: a PostgreSQL database whose automation runs `hookrig serve`
-    /// shares with the other nodes on it (docs/postgres.md); `None` keeps them in
-    /// `store`.
+    /// The PostgreSQL database the operator named for this command (`--store`, else
+    /// `HOOKRIG_STORE_URL`; only under [`SharedStore::Operator`]), whose automation runs
+    /// `hookrig serve` shares with the other nodes on it (docs/postgres.md). The user's
+    /// `[store] url` applies after it: [`Scope::shared_store`].
     pub store_url: Option<String>,
     /// Whether emits are recorded in the store.
     pub record: bool,
@@ -124,9 +148,14 @@ impl Scope {
             .store
             .or_else(|| hookrig_config::absolute_var(var("HOOKRIG_LEDGER")))
             .unwrap_or_else(|| hookrig_store::default_ledger_path(&env.state_home));
-        let store_url = var(STORE_URL_VAR)
-            .filter(|url| !url.is_empty())
-            .map(|url| url.to_string_lossy().into_owned());
+        let store_url = match args.shared_store {
+            SharedStore::UserConfig => None,
+            SharedStore::Operator(flag) => flag.filter(|url| !url.is_empty()).or_else(|| {
+                var(STORE_URL_VAR)
+                    .filter(|url| !url.is_empty())
+                    .map(|url| url.to_string_lossy().into_owned())
+            }),
+        };
         Ok(Scope {
             env,
             agent,
@@ -154,6 +183,15 @@ impl Scope {
         let mut scope = self.clone();
         scope.env.cwd = normal_path(cwd);
         scope
+    }
+
+    /// The PostgreSQL store of this command: the operator's ([`Scope::store_url`]), else
+    /// the `[store] url` of the user's own `config.toml` (`config`; a project's is never
+    /// there). `None` keeps the SQLite files.
+    pub fn shared_store(&self, config: &hookrig_config::ConfigToml) -> Option<String> {
+        self.store_url
+            .clone()
+            .or_else(|| config.store_url.as_ref().map(|url| url.value.clone()))
     }
 
     /// The working directory.
@@ -308,13 +346,64 @@ mod tests {
         );
     }
 
+    fn operator(flag: Option<&str>) -> ScopeArgs {
+        ScopeArgs {
+            shared_store: SharedStore::Operator(flag.map(str::to_owned)),
+            ..ScopeArgs::default()
+        }
+    }
+
     #[test]
-    fn a_shared_store_is_named_by_its_variable_and_an_empty_one_is_none() {
+    fn an_operators_command_takes_the_store_from_its_flag_then_its_variable() {
         let url = "postgres://app@db/hookrig";
-        let scope = resolve(ScopeArgs::default(), &[("HOOKRIG_STORE_URL", url)]);
+        let scope = resolve(operator(None), &[("HOOKRIG_STORE_URL", url)]);
         assert_eq!(scope.store_url.as_deref(), Some(url));
-        let scope = resolve(ScopeArgs::default(), &[("HOOKRIG_STORE_URL", "")]);
+        let scope = resolve(operator(None), &[("HOOKRIG_STORE_URL", "")]);
         assert_eq!(scope.store_url, None);
+        let flag = "postgres://ops@other/hookrig";
+        let scope = resolve(operator(Some(flag)), &[("HOOKRIG_STORE_URL", url)]);
+        assert_eq!(scope.store_url.as_deref(), Some(flag));
+    }
+
+    // guards: a repository's `.claude/settings.json` `env` pointing `hookrig emit` at
+    // its own database
+    #[test]
+    fn a_command_a_host_starts_never_takes_the_store_from_the_environment() {
+        let url = "postgres://evil@attacker.example/loot";
+        let scope = resolve(ScopeArgs::default(), &[("HOOKRIG_STORE_URL", url)]);
+        assert_eq!(scope.store_url, None);
+        let host = HostEnv::new(
+            [("HOME", "/home/u"), ("HOOKRIG_STORE_URL", url)]
+                .map(|(name, value)| (OsString::from(name), OsString::from(value))),
+        );
+        let scope = Scope::for_host(ScopeArgs::default(), host).expect("resolves");
+        assert_eq!(scope.store_url, None);
+        assert_eq!(
+            scope.shared_store(&hookrig_config::ConfigToml::default()),
+            None
+        );
+    }
+
+    #[test]
+    fn the_users_config_names_the_store_when_the_operator_did_not() {
+        let users = hookrig_config::ConfigToml {
+            store_url: Some(hookrig_config::Sourced {
+                value: "postgres://me@db/hookrig".to_owned(),
+                source: PathBuf::from("/home/me/.config/hookrig/config.toml"),
+                line: 2,
+            }),
+            ..hookrig_config::ConfigToml::default()
+        };
+        let scope = resolve(ScopeArgs::default(), &[]);
+        assert_eq!(
+            scope.shared_store(&users).as_deref(),
+            Some("postgres://me@db/hookrig")
+        );
+        let scope = resolve(operator(Some("postgres://ops@db/x")), &[]);
+        assert_eq!(
+            scope.shared_store(&users).as_deref(),
+            Some("postgres://ops@db/x")
+        );
     }
 
     #[test]

@@ -196,6 +196,44 @@ pub enum StoreError {
         supported: i64,
     },
 
+    /// `hookrig store status` or `migrate` found no SQLite store at its path.
+    #[error(
+        "no store at {} yet: hookrig creates it with the first emit or automation run it records",
+        .0.display()
+    )]
+    NoStore(std::path::PathBuf),
+
+    /// `hookrig store migrate` met runs still `running` in the SQLite store: copied,
+    /// they would look in flight to every node, with no lease that could expire.
+    #[error(
+        "{running} automation runs are still running in the store {}; stop `hookrig serve` \
+         (its runs end, or a crash's are marked interrupted at its next start), then migrate again",
+        path.display()
+    )]
+    RunsInFlight {
+        /// The SQLite ledger.
+        path: std::path::PathBuf,
+        /// How many runs are `running`.
+        running: i64,
+    },
+
+    /// After `hookrig store migrate` copied a table, the database did not hold every
+    /// row of it.
+    #[error(
+        "after the copy the PostgreSQL store {database} holds {found} of the {rows} rows of \
+         `{table}`; nothing was committed: run the migration again"
+    )]
+    MigrationCount {
+        /// The database, as its URL without the password.
+        database: String,
+        /// The table.
+        table: &'static str,
+        /// Its rows in the SQLite store.
+        rows: i64,
+        /// How many of them the database holds.
+        found: i64,
+    },
+
     /// A statement failed while using an open ledger.
     #[error("could not {action} in the ledger {}", path.display())]
     Sqlite {

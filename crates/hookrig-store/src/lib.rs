@@ -98,12 +98,14 @@ mod emit_pages;
 mod emits;
 mod errors;
 mod memory;
+mod migrate;
 mod owner;
 mod pg;
 mod plugins;
 mod queries;
 mod run_store;
 mod schema;
+mod status;
 mod store;
 mod tasks;
 
@@ -118,9 +120,11 @@ pub use crate::emits::{
 };
 pub use crate::errors::StoreError;
 pub use crate::memory::{Memory, MemoryHit, Note, NoteSection};
+pub use crate::migrate::{Migration, TableCopy, migrate};
 pub use crate::pg::PgStore;
 pub use crate::plugins::{ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow, Plugins};
 pub use crate::queries::Queries;
 pub use crate::run_store::{Engine, Gate, NodeInfo, RunStore, Start};
+pub use crate::status::{SchemaVersion, StoreStatus, TableRows, status};
 pub use crate::store::{Store, default_ledger_path, work_path};
 pub use crate::tasks::{NewTask, TaskRow, Tasks};

@@ -40,6 +40,7 @@ pub(crate) async fn emit(
             plan: None,
             store: Some(store),
             no_ledger: false,
+            ..ScopeArgs::default()
         })
         .map_err(|e| error_chain(&e))?;
         let name = hookrig_dialects::events::parse(&event).map_err(|e| e.to_string())?;

@@ -78,6 +78,7 @@ pub(crate) async fn perform(
             plan: Some(plan.clone()),
             store: Some(store),
             no_ledger: false,
+            ..ScopeArgs::default()
         })
         .map_err(|e| error_chain(&e))?;
         let performed = hookrig_runtime::lifecycle::perform(&scope, &plan, &action, &agent)

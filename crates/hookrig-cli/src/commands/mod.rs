@@ -18,6 +18,7 @@ pub(crate) mod providers;
 pub(crate) mod runs;
 pub(crate) mod schema;
 pub(crate) mod serve;
+pub(crate) mod store;
 pub(crate) mod task;
 pub(crate) mod test;
 pub(crate) mod trust;

@@ -32,6 +32,8 @@ pub(crate) struct ServeArgs {
     /// Print the token HTTP requests need (created on first use) and exit.
     #[arg(long)]
     pub(crate) print_token: bool,
+    #[command(flatten)]
+    pub(crate) store: crate::cli::StoreArg,
 }
 
 pub(crate) fn run(scope: &Scope, args: &ServeArgs) -> Result<u8, ExpectedError> {

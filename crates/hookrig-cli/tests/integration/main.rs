@@ -41,6 +41,7 @@ mod serve_nodes;
 mod settings_scope;
 mod shadow;
 mod snapshots;
+mod store;
 mod trust;
 mod webhooks;
 mod xcode;

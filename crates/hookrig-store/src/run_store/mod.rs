@@ -176,6 +176,10 @@ pub trait RunStore {
 
     /// The nodes that ever said they were alive, the last heard of first.
     fn nodes(&self) -> Result<Vec<NodeInfo>, StoreError>;
+
+    /// What `hookrig store status` shows: the engine, the schema version, the rows of
+    /// every table and the nodes.
+    fn status(&self) -> Result<crate::StoreStatus, StoreError>;
 }
 
 /// A run's lease as a store holds it, for the engines' common reading of it.

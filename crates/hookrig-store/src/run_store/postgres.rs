@@ -307,6 +307,10 @@ impl RunStore for PgStore {
             })
     }
 
+    fn status(&self) -> Result<crate::StoreStatus, StoreError> {
+        self.postgres_status()
+    }
+
     fn nodes(&self) -> Result<Vec<NodeInfo>, StoreError> {
         let rows = self.client().with("list the nodes", |conn| {
             conn.query(

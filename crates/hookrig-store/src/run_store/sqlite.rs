@@ -207,6 +207,10 @@ impl RunStore for Store {
         Ok(expired)
     }
 
+    fn status(&self) -> Result<crate::StoreStatus, StoreError> {
+        self.sqlite_status()
+    }
+
     fn nodes(&self) -> Result<Vec<NodeInfo>, StoreError> {
         self.conn()
             .prepare(

@@ -7,10 +7,11 @@
 use std::sync::Barrier;
 
 use hookrig_store::{
-    AutomationRow, AutomationRun, Engine, Gate, NodeInfo, PgStore, RunStatus, RunStore, Start,
-    Store, StoreError,
+    AutomationRun, Engine, Gate, NodeInfo, PgStore, RunStatus, RunStore, Start, Store, StoreError,
 };
 use hookrig_test_support::TestDatabase;
+
+use crate::fixtures::{automation, gate, run};
 use serde_json::json;
 use tempfile::TempDir;
 
@@ -102,57 +103,8 @@ conformance!(
     nodes_are_listed_with_their_last_heartbeat,
     nodes_racing_for_one_period_start_one_run,
     dropped_events_tool_calls_and_shutdown_are_recorded,
+    the_status_counts_the_rows_of_each_table_and_lists_the_nodes,
 );
-
-fn automation(id: &str) -> AutomationRow {
-    AutomationRow {
-        id: id.to_owned(),
-        project_id: "p".to_owned(),
-        name: id.to_owned(),
-        enabled: true,
-        trigger: r#"{"type":"periodic","interval_seconds":2}"#.to_owned(),
-        context_steps: "[]".to_owned(),
-        prompt_template: String::new(),
-        llm_config: None,
-        cooldown_seconds: 0,
-        max_tokens_per_run: None,
-        source: None,
-        created_at: 0.0,
-        updated_at: 0.0,
-        held: None,
-        tools: None,
-    }
-}
-
-fn run(id: &str, automation_id: &str, started_at: f64) -> AutomationRun {
-    AutomationRun {
-        id: id.to_owned(),
-        automation_id: automation_id.to_owned(),
-        project_id: "p".to_owned(),
-        trigger_reason: "periodic".to_owned(),
-        status: RunStatus::Running,
-        event_data: Some(json!({"scheduled_at": started_at, "zeta": 1, "alpha": [1, 2]})),
-        context_results: None,
-        prompt_sent: None,
-        llm_response: None,
-        actions_taken: None,
-        skipped_reason: None,
-        tokens_used: 0,
-        started_at,
-        completed_at: None,
-    }
-}
-
-fn gate(node: &str, now: f64) -> Gate<'_> {
-    Gate {
-        node,
-        cooldown_seconds: 0.0,
-        max_concurrent: 0,
-        period: None,
-        lease_seconds: 30.0,
-        now,
-    }
-}
 
 fn completed(mut run: AutomationRun, at: f64) -> AutomationRun {
     run.status = RunStatus::Completed;
@@ -563,4 +515,57 @@ fn dropped_events_tool_calls_and_shutdown_are_recorded(subject: &Subject) {
             .expect("start"),
         Start::Started
     );
+}
+
+fn the_status_counts_the_rows_of_each_table_and_lists_the_nodes(subject: &Subject) {
+    let store = &subject.store;
+    let periodic = Gate {
+        period: Some(10),
+        ..gate("n1", 10.0)
+    };
+    store
+        .start(&run("r1", "a", 10.0), &periodic)
+        .expect("start");
+    store
+        .finish(&completed(run("r1", "a", 10.0), 11.0))
+        .expect("finish");
+    store
+        .start(&run("r2", "b", 12.0), &gate("n1", 12.0))
+        .expect("start");
+    let node = NodeInfo {
+        id: "n1".to_owned(),
+        host: "host-1".to_owned(),
+        pid: 7,
+        started_at: 1.0,
+        heartbeat_at: 12.0,
+    };
+    store.heartbeat(&node, 30.0).expect("beat");
+
+    let status = store.status().expect("status");
+    assert_eq!(status.engine, store.engine());
+    assert!(
+        status
+            .schema
+            .iter()
+            .all(|part| part.version == part.supported),
+        "{:?}",
+        status.schema
+    );
+    let rows = |table: &str| {
+        status
+            .tables
+            .iter()
+            .find(|t| t.table == table)
+            .map(|t| t.rows)
+    };
+    assert_eq!(rows("automation_runs"), Some(2));
+    assert_eq!(rows("automation_periods"), Some(1));
+    assert_eq!(rows("nodes"), Some(1));
+    assert_eq!(status.nodes, [node]);
+    let text = status.to_string();
+    assert!(
+        text.contains("automation_runs     2\n"),
+        "the rows of each table are shown: {text}"
+    );
+    assert!(text.contains("1970-01-01 00:00:12"), "{text}");
 }

@@ -3,7 +3,10 @@
 use std::path::PathBuf;
 
 use hookrig_core::{Dialect, HookResult};
-use hookrig_store::{EmitDecision, EmitRecord, HookRun, Store};
+use hookrig_store::{
+    AutomationRow, AutomationRun, EmitDecision, EmitRecord, Gate, HookRun, RunStatus, Store,
+};
+use serde_json::json;
 use tempfile::TempDir;
 
 /// A store in its own temp dir; the dir lives as long as the value.
@@ -159,5 +162,60 @@ pub(crate) fn full_emit() -> EmitRecord {
             },
         ],
         by_engine: true,
+    }
+}
+
+/// An enabled periodic automation `id` (every 2 s) of project `p`, as the run tests store
+/// before their runs (the SQLite work file's runs refer to their automation).
+pub(crate) fn automation(id: &str) -> AutomationRow {
+    AutomationRow {
+        id: id.to_owned(),
+        project_id: "p".to_owned(),
+        name: id.to_owned(),
+        enabled: true,
+        trigger: r#"{"type":"periodic","interval_seconds":2}"#.to_owned(),
+        context_steps: "[]".to_owned(),
+        prompt_template: String::new(),
+        llm_config: None,
+        cooldown_seconds: 0,
+        max_tokens_per_run: None,
+        source: None,
+        created_at: 0.0,
+        updated_at: 0.0,
+        held: None,
+        tools: None,
+    }
+}
+
+/// A run of `automation_id` started at `started_at` (Unix seconds), still `running`.
+pub(crate) fn run(id: &str, automation_id: &str, started_at: f64) -> AutomationRun {
+    AutomationRun {
+        id: id.to_owned(),
+        automation_id: automation_id.to_owned(),
+        project_id: "p".to_owned(),
+        trigger_reason: "periodic".to_owned(),
+        status: RunStatus::Running,
+        event_data: Some(json!({"scheduled_at": started_at, "zeta": 1, "alpha": [1, 2]})),
+        context_results: None,
+        prompt_sent: None,
+        llm_response: None,
+        actions_taken: None,
+        skipped_reason: None,
+        tokens_used: 0,
+        started_at,
+        completed_at: None,
+    }
+}
+
+/// A gate of node `node` at `now` that only a run in flight closes: no cooldown, no cap,
+/// no period, a lease of 30 s.
+pub(crate) fn gate(node: &str, now: f64) -> Gate<'_> {
+    Gate {
+        node,
+        cooldown_seconds: 0.0,
+        max_concurrent: 0,
+        period: None,
+        lease_seconds: 30.0,
+        now,
     }
 }

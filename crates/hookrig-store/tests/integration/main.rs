@@ -7,6 +7,7 @@ mod concurrency;
 mod conformance;
 mod fixtures;
 mod ledger;
+mod migrate;
 mod open;
 mod plugins;
 mod snapshot;

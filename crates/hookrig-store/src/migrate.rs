@@ -1,0 +1,328 @@
+//! `hookrig store migrate --to postgres://...`: the SQLite store's tables that the
+//! PostgreSQL store holds too (docs/postgres.md) copied into a database, and counted
+//! there afterwards.
+//!
+//! The copy is idempotent rather than refusing a database that holds rows already: a row
+//! whose key is there is left as it is, so that a migration cut short (the network, a
+//! signal) is finished by running it again, and a node that started on the database
+//! before the copy keeps its runs. Each table is copied by one statement (its columns
+//! sent as arrays), all in one transaction: the database sees the whole copy or nothing.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::errors::StoreError;
+use crate::pg::PgStore;
+use crate::store::Store;
+
+/// What a migration did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Migration {
+    /// The SQLite ledger the rows came from.
+    pub from: String,
+    /// The database, as its URL without the password.
+    pub to: String,
+    /// Each table copied, in the order it was.
+    pub tables: Vec<TableCopy>,
+}
+
+/// One table of a [`Migration`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TableCopy {
+    /// The table.
+    pub table: &'static str,
+    /// Its rows in the SQLite store.
+    pub rows: i64,
+    /// How many of them were new to the database and copied.
+    pub copied: u64,
+    /// How many the database held already (same key), left as they were.
+    pub already_there: u64,
+}
+
+/// The automation runs of the SQLite store, column by column, as the copy sends them.
+#[derive(Default)]
+struct RunColumns {
+    id: Vec<String>,
+    automation_id: Vec<String>,
+    project_id: Vec<String>,
+    trigger_reason: Vec<String>,
+    status: Vec<String>,
+    event_data: Vec<Option<String>>,
+    context_results: Vec<Option<String>>,
+    prompt_sent: Vec<Option<String>>,
+    llm_response: Vec<Option<String>>,
+    actions_taken: Vec<Option<String>>,
+    skipped_reason: Vec<Option<String>>,
+    tokens_used: Vec<i64>,
+    started_at: Vec<f64>,
+    completed_at: Vec<Option<f64>>,
+    owner: Vec<Option<String>>,
+}
+
+/// The fired periods of the SQLite store, column by column.
+#[derive(Default)]
+struct PeriodColumns {
+    automation_id: Vec<String>,
+    period: Vec<i64>,
+    run_id: Vec<String>,
+}
+
+/// The nodes of the SQLite store, column by column.
+#[derive(Default)]
+struct NodeColumns {
+    id: Vec<String>,
+    host: Vec<String>,
+    pid: Vec<i64>,
+    started_at: Vec<f64>,
+    heartbeat_at: Vec<f64>,
+}
+
+/// Every row a migration copies.
+#[derive(Default)]
+struct Source {
+    runs: RunColumns,
+    periods: PeriodColumns,
+    nodes: NodeColumns,
+}
+
+/// Copies the SQLite store at `ledger` (opened read-only) into the PostgreSQL store at
+/// `url` (migrated first): see [`Store::migrate_to`].
+pub fn migrate(ledger: &std::path::Path, url: &str) -> Result<Migration, StoreError> {
+    if !ledger.exists() {
+        return Err(StoreError::NoStore(ledger.to_owned()));
+    }
+    let source = Store::open_read_only(ledger)?;
+    let target = PgStore::open(url)?;
+    source.migrate_to(&target)
+}
+
+impl Store {
+    /// Copies this store's automation runs, fired periods and nodes into `target`, then
+    /// checks that every row is there. Refused while a run is `running` here: its node
+    /// holds no lease on `target`, so no node there could tell it from a run in flight.
+    pub fn migrate_to(&self, target: &PgStore) -> Result<Migration, StoreError> {
+        let running: i64 = self
+            .conn()
+            .query_row(
+                "SELECT count(*) FROM automation_runs WHERE status = 'running'",
+                [],
+                |row| row.get(0),
+            )
+            .map_err(self.fail("read the store to migrate"))?;
+        if running > 0 {
+            return Err(StoreError::RunsInFlight {
+                path: self.path().to_owned(),
+                running,
+            });
+        }
+        let source = self
+            .read_source()
+            .map_err(self.fail("read the store to migrate"))?;
+        let (copied, found) = target
+            .client()
+            .with("copy the SQLite store", |conn| copy(conn, &source))?;
+        let sources = [
+            ("automation_runs", source.runs.id.len()),
+            ("automation_periods", source.periods.run_id.len()),
+            ("nodes", source.nodes.id.len()),
+        ];
+        let mut tables = Vec::with_capacity(sources.len());
+        for (((table, rows), copied), found) in sources.into_iter().zip(copied).zip(found) {
+            let rows = i64::try_from(rows).unwrap_or(i64::MAX);
+            if found != rows {
+                return Err(StoreError::MigrationCount {
+                    database: target.database().to_owned(),
+                    table,
+                    rows,
+                    found,
+                });
+            }
+            tables.push(TableCopy {
+                table,
+                rows,
+                copied,
+                already_there: u64::try_from(rows).unwrap_or(0).saturating_sub(copied),
+            });
+        }
+        Ok(Migration {
+            from: self.path().display().to_string(),
+            to: target.database().to_owned(),
+            tables,
+        })
+    }
+
+    /// The rows to copy, column by column.
+    fn read_source(&self) -> rusqlite::Result<Source> {
+        let conn = self.conn();
+        let mut source = Source::default();
+        let runs = &mut source.runs;
+        let mut select = conn.prepare(
+            "SELECT id, automation_id, project_id, trigger_reason, status, event_data,
+                    context_results, prompt_sent, llm_response, actions_taken, skipped_reason,
+                    tokens_used, started_at, completed_at, owner
+             FROM automation_runs ORDER BY rowid",
+        )?;
+        let mut rows = select.query([])?;
+        while let Some(row) = rows.next()? {
+            runs.id.push(row.get(0)?);
+            runs.automation_id.push(row.get(1)?);
+            runs.project_id.push(row.get(2)?);
+            runs.trigger_reason.push(row.get(3)?);
+            runs.status.push(row.get(4)?);
+            runs.event_data.push(row.get(5)?);
+            runs.context_results.push(row.get(6)?);
+            runs.prompt_sent.push(row.get(7)?);
+            runs.llm_response.push(row.get(8)?);
+            runs.actions_taken.push(row.get(9)?);
+            runs.skipped_reason.push(row.get(10)?);
+            runs.tokens_used.push(row.get(11)?);
+            runs.started_at.push(row.get(12)?);
+            runs.completed_at.push(row.get(13)?);
+            runs.owner.push(row.get(14)?);
+        }
+        let periods = &mut source.periods;
+        let mut select =
+            conn.prepare("SELECT automation_id, period, run_id FROM automation_periods")?;
+        let mut rows = select.query([])?;
+        while let Some(row) = rows.next()? {
+            periods.automation_id.push(row.get(0)?);
+            periods.period.push(row.get(1)?);
+            periods.run_id.push(row.get(2)?);
+        }
+        let nodes = &mut source.nodes;
+        let mut select =
+            conn.prepare("SELECT id, host, pid, started_at, heartbeat_at FROM nodes")?;
+        let mut rows = select.query([])?;
+        while let Some(row) = rows.next()? {
+            nodes.id.push(row.get(0)?);
+            nodes.host.push(row.get(1)?);
+            nodes.pid.push(row.get(2)?);
+            nodes.started_at.push(row.get(3)?);
+            nodes.heartbeat_at.push(row.get(4)?);
+        }
+        Ok(source)
+    }
+}
+
+/// Writes `source` into the database in one transaction, then counts, by key, how many
+/// of its rows the database holds: the rows each table gained, and the rows found.
+fn copy(
+    conn: &mut postgres::Client,
+    source: &Source,
+) -> Result<([u64; 3], [i64; 3]), postgres::Error> {
+    let (runs, periods, nodes) = (&source.runs, &source.periods, &source.nodes);
+    let mut tx = conn.transaction()?;
+    let copied = [
+        tx.execute(
+            "INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason,
+                 status, event_data, context_results, prompt_sent, llm_response,
+                 actions_taken, skipped_reason, tokens_used, started_at, completed_at,
+                 owner)
+             SELECT id, automation_id, project_id, trigger_reason, status, event_data,
+                 context_results, prompt_sent, llm_response, actions_taken,
+                 skipped_reason, tokens_used, started_at, completed_at, owner
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
+                 $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+                 $11::text[], $12::bigint[], $13::float8[], $14::float8[], $15::text[])
+                 WITH ORDINALITY AS source (id, automation_id, project_id,
+                     trigger_reason, status, event_data, context_results, prompt_sent,
+                     llm_response, actions_taken, skipped_reason, tokens_used,
+                     started_at, completed_at, owner, position)
+             -- In the SQLite store's order, so that `seq` orders runs of one
+             -- instant as there.
+             ORDER BY position
+             ON CONFLICT (id) DO NOTHING",
+            &[
+                &runs.id,
+                &runs.automation_id,
+                &runs.project_id,
+                &runs.trigger_reason,
+                &runs.status,
+                &runs.event_data,
+                &runs.context_results,
+                &runs.prompt_sent,
+                &runs.llm_response,
+                &runs.actions_taken,
+                &runs.skipped_reason,
+                &runs.tokens_used,
+                &runs.started_at,
+                &runs.completed_at,
+                &runs.owner,
+            ],
+        )?,
+        tx.execute(
+            "INSERT INTO automation_periods (automation_id, period, run_id)
+             SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[])
+             ON CONFLICT DO NOTHING",
+            &[&periods.automation_id, &periods.period, &periods.run_id],
+        )?,
+        tx.execute(
+            "INSERT INTO nodes (id, host, pid, started_at, heartbeat_at)
+             SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[],
+                 $5::float8[])
+             ON CONFLICT (id) DO NOTHING",
+            &[
+                &nodes.id,
+                &nodes.host,
+                &nodes.pid,
+                &nodes.started_at,
+                &nodes.heartbeat_at,
+            ],
+        )?,
+    ];
+    // The check: every row of the SQLite store is in the database now, by key.
+    let count = |tx: &mut postgres::Transaction<'_>,
+                 sql: &str,
+                 params: &[&(dyn postgres::types::ToSql + Sync)]| {
+        tx.query_one(sql, params).map(|row| row.get::<_, i64>(0))
+    };
+    let found = [
+        count(
+            &mut tx,
+            "SELECT count(*) FROM automation_runs WHERE id = ANY($1)",
+            &[&runs.id],
+        )?,
+        count(
+            &mut tx,
+            "SELECT count(*) FROM automation_periods
+             WHERE (automation_id, period) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))",
+            &[&periods.automation_id, &periods.period],
+        )?,
+        count(
+            &mut tx,
+            "SELECT count(*) FROM nodes WHERE id = ANY($1)",
+            &[&nodes.id],
+        )?,
+    ];
+    tx.commit()?;
+    Ok((copied, found))
+}
+
+/// What `hookrig store migrate` prints.
+impl fmt::Display for Migration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "copied {} into {}", self.from, self.to)?;
+        let rows: Vec<[String; 4]> = self
+            .tables
+            .iter()
+            .map(|t| {
+                [
+                    t.table.to_owned(),
+                    t.rows.to_string(),
+                    t.copied.to_string(),
+                    t.already_there.to_string(),
+                ]
+            })
+            .collect();
+        f.write_str(&hookrig_core::text::table(
+            &["TABLE", "ROWS", "COPIED", "ALREADY THERE"],
+            &rows,
+        ))?;
+        writeln!(
+            f,
+            "every row is in the database; the ledger, plugins, tasks, agents and memory stay \
+             in the SQLite files (docs/postgres.md)"
+        )
+    }
+}

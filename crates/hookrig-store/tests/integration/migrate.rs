@@ -1,0 +1,124 @@
+//! `hookrig store migrate`: the SQLite store's runs, periods and nodes copied into a
+//! fresh PostgreSQL database of the test cluster (skipped where `HOOKRIG_TEST_POSTGRES`
+//! is unset), read back there through the same interface.
+
+use hookrig_store::{Gate, NodeInfo, PgStore, RunStatus, RunStore, Store, StoreError};
+use hookrig_test_support::TestDatabase;
+
+use crate::fixtures::{self, automation, run};
+
+/// A gate of node `node` at `now`, for `period`.
+fn gate(node: &str, now: f64, period: Option<i64>) -> Gate<'_> {
+    Gate {
+        period,
+        ..fixtures::gate(node, now)
+    }
+}
+
+#[test]
+fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
+    let Some(db) = TestDatabase::create("migrate_copies") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ledger = dir.path().join("ledger.db");
+    let source = Store::open(&ledger).expect("open");
+    source
+        .automations()
+        .upsert(&automation("a"))
+        .expect("store");
+    source
+        .automations()
+        .upsert(&automation("b"))
+        .expect("store");
+    for (i, at) in [10.0, 12.0, 12.0].into_iter().enumerate() {
+        let id = format!("r{i}");
+        let automation = if i == 1 { "b" } else { "a" };
+        let run = run(&id, automation, at);
+        source
+            .start(
+                &run,
+                &gate("n1", at, Some(i64::try_from(i).expect("small"))),
+            )
+            .expect("start");
+        let mut done = run;
+        done.status = RunStatus::Completed;
+        done.completed_at = Some(at + 1.0);
+        done.tokens_used = 5;
+        source.finish(&done).expect("finish");
+    }
+    let node = NodeInfo {
+        id: "n1".to_owned(),
+        host: "h".to_owned(),
+        pid: 3,
+        started_at: 1.0,
+        heartbeat_at: 13.0,
+    };
+    source.heartbeat(&node, 30.0).expect("beat");
+
+    let migration = hookrig_store::migrate(&ledger, db.url()).expect("migrate");
+    let copied: Vec<_> = migration
+        .tables
+        .iter()
+        .map(|t| (t.table, t.rows, t.copied, t.already_there))
+        .collect();
+    assert_eq!(
+        copied,
+        [
+            ("automation_runs", 3, 3, 0),
+            ("automation_periods", 3, 3, 0),
+            ("nodes", 1, 1, 0),
+        ]
+    );
+    let target = PgStore::open(db.url()).expect("open");
+    assert_eq!(
+        target.runs(None, 10).expect("runs"),
+        source.runs(None, 10).expect("runs"),
+        "every run reads back the same, in the same order"
+    );
+    assert_eq!(target.nodes().expect("nodes"), [node]);
+    // A period copied is a period fired: no node fires it again.
+    assert!(matches!(
+        target.start(&run("again", "a", 20.0), &gate("n2", 20.0, Some(0))),
+        Ok(hookrig_store::Start::PeriodFired { run_id }) if run_id == "r0"
+    ));
+
+    let again = hookrig_store::migrate(&ledger, db.url()).expect("migrate again");
+    assert!(
+        again
+            .tables
+            .iter()
+            .all(|t| t.copied == 0 && t.already_there == u64::try_from(t.rows).expect("rows")),
+        "{again:?}"
+    );
+    assert!(
+        again
+            .to_string()
+            .contains("automation_runs     3     0       3")
+    );
+}
+
+#[test]
+fn a_store_with_runs_in_flight_is_not_migrated() {
+    let Some(db) = TestDatabase::create("migrate_refuses_running") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ledger = dir.path().join("ledger.db");
+    let source = Store::open(&ledger).expect("open");
+    source
+        .automations()
+        .upsert(&automation("a"))
+        .expect("store");
+    source
+        .start(&run("r0", "a", 10.0), &gate("n1", 10.0, None))
+        .expect("start");
+    let err = hookrig_store::migrate(&ledger, db.url()).expect_err("refused");
+    assert!(
+        matches!(err, StoreError::RunsInFlight { running: 1, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("stop `hookrig serve`"), "{err}");
+    let target = PgStore::open(db.url()).expect("open");
+    assert!(target.runs(None, 10).expect("runs").is_empty());
+}
