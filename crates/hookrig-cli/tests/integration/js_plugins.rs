@@ -929,7 +929,12 @@ fn a_project_plugin_runs_only_trusted_and_any_changed_file_of_its_directory_untr
 const REMEMBERING: &str = r#"
 export function register(ctx) {
   ctx.bus.on("tool.before@v1", async (p) => {
-    const hits = await ctx.memory.search(String(p.tool.input.command), { limit: 2 });
+    const command = String(p.tool.input.command);
+    if (command.startsWith("recall ")) {
+      const [source, heading] = command.slice("recall ".length).split("|");
+      return { allow: false, reason: `got ${JSON.stringify(await ctx.memory.get(source, heading))}` };
+    }
+    const hits = await ctx.memory.search(command, { limit: 2 });
     return hits.length > 0
       ? { allow: false, reason: `remembered ${hits.length}: ${hits[0].heading}: ${hits[0].content}` }
       : { allow: true };
@@ -944,7 +949,7 @@ export function register(ctx) {
 "#;
 
 #[test]
-fn ctx_memory_searches_hookrigs_memory_through_the_worker_and_refuses_every_write() {
+fn ctx_memory_searches_and_gets_hookrigs_memory_through_the_worker_and_refuses_every_write() {
     if !tool_available("node") {
         return;
     }
@@ -984,6 +989,17 @@ fn ctx_memory_searches_hookrigs_memory_through_the_worker_and_refuses_every_writ
         "remembered 1: deploys: never deploy to production on a friday"
     );
     assert_eq!(bash(&env, "ls").code, 0);
+    // One entry by its source and heading, of the project's own memory only.
+    for (command, got) in [
+        (
+            "recall notes/ops.md|deploys",
+            r#"got {"source":"notes/ops.md","heading":"deploys","content":"never deploy to production on a friday"}"#,
+        ),
+        ("recall notes/ops.md|Deploys", "got null"),
+        ("recall notes/x.md|deploys", "got null"),
+    ] {
+        assert_eq!(bash(&env, command).outcome["reason"], got, "{command}");
+    }
 
     for (event, words) in [
         (

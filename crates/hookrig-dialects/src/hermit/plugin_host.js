@@ -27,7 +27,7 @@
 //   HOOKRIG_PLUGIN_TS_LOADER     the manifest's `typescriptLoader`, when it names one
 //   HOOKRIG_AGENT                the agent whose events this worker answers, if any
 //
-// While an event is answered, ctx.memory.search asks hookrig with a line
+// While an event is answered, ctx.memory.search and ctx.memory.get ask hookrig with a line
 // {"id": N, "ask": K, "question": {"memory": "search", ...}} before the reply; hookrig
 // answers on stdin with {"id": N, "answer": K, "result": [...]} or "error".
 //   HOOKRIG_TS_LOADER            (the user's) a TypeScript loader module: a path, or a
@@ -141,8 +141,8 @@ function answered(message) {
   else entry.resolve(message.result);
 }
 
-// Read-only: search(query, { limit }) asks hookrig; any other member, and any write,
-// throws, so that a plugin that tries to write learns it at once.
+// Read-only: search(query, { limit }) and get(source, heading) ask hookrig; any other
+// member, and any write, throws, so that a plugin that tries to write learns it at once.
 const memory = new Proxy(
   Object.freeze({
     search(query, options = {}) {
@@ -150,13 +150,18 @@ const memory = new Proxy(
       const limit = options && options.limit !== undefined ? options.limit : null;
       return ask({ memory: "search", query, limit });
     },
+    get(source, heading = "") {
+      if (typeof source !== "string") return Promise.reject(new TypeError("ctx.memory.get(source, heading): the source must be a string"));
+      if (typeof heading !== "string") return Promise.reject(new TypeError("ctx.memory.get(source, heading): the heading must be a string"));
+      return ask({ memory: "get", source, heading });
+    },
   }),
   {
     get(target, key) {
       if (key in target || typeof key === "symbol" || key === "then" || key === "toJSON") return target[key];
       return () => {
         throw new TypeError(
-          `ctx.memory is read-only: it has no ${String(key)}(); plugins read it with ctx.memory.search(query, { limit }), and memory is written by memory.upsert@v1 events`,
+          `ctx.memory is read-only: it has no ${String(key)}(); plugins read it with ctx.memory.search(query, { limit }) and ctx.memory.get(source, heading), and memory is written by memory.upsert@v1 events`,
         );
       };
     },
