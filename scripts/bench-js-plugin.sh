@@ -44,6 +44,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# cargo and rustup keep finding their toolchain under the real HOME for the Rust row.
+export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
 # One HOME for every row; the plugin is enabled for the agent `bench-js` only, so that
 # the other rows' emits do not run it.
 export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" \

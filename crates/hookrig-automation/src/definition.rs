@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::errors::AutomationError;
-use crate::tools::{DEFAULT_MAX_TOOL_ROUNDS, TOOL_NAMES, ToolGrants};
+use crate::tools::{DEFAULT_MAX_TOOL_ROUNDS, ToolGrants};
 
 /// The default `cooldown_seconds` and periodic `interval_seconds`: one hour.
 pub const DEFAULT_SECONDS: u64 = 3600;
@@ -395,7 +395,7 @@ struct RawAutomation {
     plan: Option<Nonblank>,
 }
 
-/// A name of [`TOOL_NAMES`].
+/// A name of [`TOOL_NAMES`](crate::tools::TOOL_NAMES), or a plugin's tool (`plugin:ID/TOOL`).
 #[derive(Deserialize)]
 #[serde(try_from = "String")]
 struct ToolName(String);
@@ -404,14 +404,7 @@ impl TryFrom<String> for ToolName {
     type Error = String;
 
     fn try_from(name: String) -> Result<Self, String> {
-        if TOOL_NAMES.contains(&name.as_str()) {
-            Ok(ToolName(name))
-        } else {
-            Err(format!(
-                "unknown tool `{name}`; the tools are {}",
-                TOOL_NAMES.join(", ")
-            ))
-        }
+        crate::tools::grants::check_tool(&name).map(|()| ToolName(name))
     }
 }
 
@@ -1035,7 +1028,7 @@ mod tests {
     )]
     #[test_case(
         "name = \"a\"\ntools = [\"shell\", \"rm\"]\n[trigger]\ntype = \"periodic\"\n",
-        "/p/a.toml:2:9: unknown tool `rm`; the tools are read_file, list_files, memory_search, plan_board, create_task, task_claim, task_complete, task_block, plan_assert, memory_upsert, http_get, emit, notify, shell";
+        "/p/a.toml:2:9: unknown tool `rm`; the tools are read_file, list_files, memory_search, plan_board, create_task, task_claim, task_complete, task_block, plan_assert, memory_upsert, http_get, emit, notify, shell, and a plugin's tool is `plugin:ID/TOOL`";
         "unknown tool"
     )]
     #[test_case(

@@ -52,8 +52,8 @@ struct Echo;
 impl crate::tools::Toolbox for Echo {
     fn specs(&self) -> Vec<crate::tools::ToolSpec> {
         vec![crate::tools::ToolSpec {
-            name: "echo",
-            description: "echoes",
+            name: "echo".into(),
+            description: "echoes".into(),
             schema: json!({"type": "object"}),
         }]
     }

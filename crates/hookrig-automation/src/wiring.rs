@@ -30,7 +30,7 @@ use crate::notifier::{Notifiers, Phase};
 use crate::repository::{self, Workspace};
 use crate::steps::{self, EmbeddingsEndpoint, MemoryOptions, StepEnv};
 use crate::tool_loop::Limits;
-use crate::tools::{ActionLog, BuiltinTools, ToolEnv};
+use crate::tools::{ActionLog, BuiltinTools, PluginToolbox, ToolEnv, Toolbox, Toolboxes};
 use crate::watch::{FILE_CHANGED, FOLDER_CHANGED, WatchKind, WatchRule};
 
 /// The engine's settings from `[automation]` of `config`.
@@ -198,7 +198,8 @@ impl StepRunner for Steps {
 }
 
 /// [`LlmBackend`] over [`Llm`]: one per workspace, since CLI providers run in it; the
-/// model's tools are [`BuiltinTools`] in the automation's workspace.
+/// model's tools are [`BuiltinTools`] in the automation's workspace, then the plugin
+/// tools it was granted ([`PluginToolbox`]).
 struct Providers {
     config: ConfigToml,
     default_root: PathBuf,
@@ -229,9 +230,11 @@ impl LlmBackend for Providers {
         actions: &'a ActionLog,
     ) -> BoxFuture<'a, Result<Answered, String>> {
         let llm = self.llm(automation);
-        let tools = BuiltinTools::new(
+        let steps = self.steps.env(automation, None);
+        let plugin_tools = automation.tools.plugin_tools();
+        let builtin = BuiltinTools::new(
             ToolEnv {
-                steps: self.steps.env(automation, None),
+                steps: steps.clone(),
                 automation_name: automation.name.clone(),
                 agent: automation.id.clone(),
                 notifiers: Some(self.notifiers.clone()),
@@ -246,7 +249,18 @@ impl LlmBackend for Providers {
             let resolved = llm
                 .resolve(automation.llm_config.as_ref())
                 .map_err(|e| e.to_string())?;
-            llm.converse(prompt, &resolved, &tools, limits, actions)
+            // A granted plugin tool that cannot be offered fails the run before the model
+            // is asked: its prompt counts on the tool, and an answer without it would
+            // look like a success.
+            let tools: Box<dyn Toolbox> = if plugin_tools.is_empty() {
+                Box::new(builtin)
+            } else {
+                let plugins = PluginToolbox::open(&steps, &automation.id, plugin_tools)
+                    .await
+                    .map_err(|e| format!("the granted plugin tools cannot be offered: {e}"))?;
+                Box::new(Toolboxes(vec![Box::new(builtin), Box::new(plugins)]))
+            };
+            llm.converse(prompt, &resolved, tools.as_ref(), limits, actions)
                 .await
                 .map(|reply| Answered {
                     text: reply.text,

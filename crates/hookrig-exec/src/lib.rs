@@ -71,4 +71,4 @@ pub use protocol::{Protocol, read_reply};
 pub use pty::{PtyChild, PtyWriter, TerminalSize};
 pub use reaper::Leftovers;
 pub use script::{Probe, executable_problem as script_problem, probe};
-pub use worker::{Services, WorkerHandler, WorkerKey, WorkerSpec};
+pub use worker::{Answered, Services, WorkerHandler, WorkerKey, WorkerSpec};

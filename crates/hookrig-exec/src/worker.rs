@@ -140,10 +140,64 @@ impl Handler for WorkerHandler {
     }
 }
 
+/// What a worker answered a [`WorkerHandler::request`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answered {
+    /// Its reply line without its `id` and `log`; `Err` when it reported a failure
+    /// (`{"error": "..."}`) or gave no reply (timed out, crashed, garbled: then it was
+    /// killed, and the next request starts a new one).
+    pub reply: Result<serde_json::Map<String, serde_json::Value>, String>,
+    /// What it logged while it answered: its stderr and its reply's `log`.
+    pub log: String,
+}
+
 impl WorkerHandler {
+    /// Sends `request` (a JSON object; the pool adds its `id`) to a worker of this
+    /// hook's pool, as an event is sent, and answers its reply line as it is. This is
+    /// how a question other than an event reaches the same warm worker: a JavaScript
+    /// plugin's tool, called by an automation. The pool is started in `cwd` with this
+    /// process's environment when it does not exist yet; the worker's questions go to
+    /// this handler's services; the hook's timeout applies.
+    pub async fn request(&self, request: serde_json::Value, cwd: &std::path::Path) -> Answered {
+        let pool = pool(&self.key, &self.spec, cwd, None);
+        let (reply_to, reply) = oneshot::channel();
+        let job = Job {
+            event: request,
+            reply: reply_to,
+            services: self.services.clone(),
+        };
+        let answer = if pool.jobs.send(job).await.is_ok() {
+            reply
+                .await
+                .unwrap_or_else(|_| Answer::failed(FailureKind::Crash, "the worker pool stopped"))
+        } else {
+            Answer::failed(FailureKind::Spawn, "the worker pool stopped")
+        };
+        let reply = match answer.outcome {
+            Outcome::Line(bytes) => match serde_json::from_slice(&bytes) {
+                Ok(serde_json::Value::Object(map)) => Ok(map),
+                _ => Err(format!(
+                    "hook {}: its reply is not a JSON object",
+                    self.name
+                )),
+            },
+            Outcome::Reported(why) => Err(why),
+            Outcome::Failed(_, why) => Err(format!("hook {}: {why}", self.name)),
+        };
+        Answered {
+            reply,
+            log: answer.stderr,
+        }
+    }
+
     async fn answer(&self, invocation: Invocation) -> Report {
         let started = Instant::now();
-        let pool = pool(&self.key, &self.spec, &invocation);
+        let pool = pool(
+            &self.key,
+            &self.spec,
+            &invocation.context.cwd,
+            invocation.context.env.as_ref(),
+        );
         let line = serde_json::json!({
             "event": invocation.context.name.as_str(),
             "payload": serde_json::from_slice::<serde_json::Value>(
@@ -308,9 +362,14 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     })
 }
 
-/// The pool of `key`, started with `spec` in the directory and environment of
-/// `invocation` when it does not exist yet.
-fn pool(key: &WorkerKey, spec: &Arc<WorkerSpec>, invocation: &Invocation) -> Arc<Pool> {
+/// The pool of `key`, started with `spec` in `cwd` and the environment `host` (this
+/// process's own when `None`) when it does not exist yet.
+fn pool(
+    key: &WorkerKey,
+    spec: &Arc<WorkerSpec>,
+    cwd: &std::path::Path,
+    host: Option<&hookrig_core::HostEnv>,
+) -> Arc<Pool> {
     let mut pools = pools().lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(pool) = pools.get(key) {
         return Arc::clone(pool);
@@ -321,12 +380,12 @@ fn pool(key: &WorkerKey, spec: &Arc<WorkerSpec>, invocation: &Invocation) -> Arc
     let mut env = EnvPolicy::Inherit {
         set: spec.env.clone(),
     };
-    if let Some(host) = &invocation.context.env {
+    if let Some(host) = host {
         env = env.for_host(host);
     }
     let start = Arc::new(Start {
         spec: Arc::clone(spec),
-        cwd: invocation.context.cwd.clone(),
+        cwd: cwd.to_owned(),
         env,
     });
     let workers: Vec<Arc<Mutex<WorkerState>>> = (0..count)

@@ -8,7 +8,8 @@
 //! async hooks), [`explain()`], [`list`] and [`validate`] as typed values, project
 //! [`trust`], plan actions with their lifecycle events ([`lifecycle::perform`]), plan
 //! checks with their validators ([`check_plan`]), board formatters ([`format_board`]),
-//! plugin package registration ([`register_package`]),
+//! plugin package registration ([`register_package`]), the tools of JavaScript plugins
+//! called through their warm workers ([`plugin_workers`]),
 //! the search for the programs hookrig runs by name ([`programs`]), and the local socket
 //! of `hookrig serve` ([`ingress`]). It does not parse argv, print, or choose exit codes:
 //! that is the binary's job, and an embedder's. The async hooks of a one-shot emit are
@@ -45,6 +46,7 @@ mod listing;
 pub mod log;
 mod packages;
 mod plugin_host;
+mod plugin_tools;
 mod pool;
 pub mod programs;
 mod registry;
@@ -69,6 +71,7 @@ pub use packages::{Registration, plugins_table, register_package};
 pub use plugin_host::{
     Described, PluginDetail, PluginHook, PluginTool, Subscription, call_plugin_tool, show_plugin,
 };
+pub use plugin_tools::{GrantedTool, PluginTools, PluginWorkers, ToolRef, plugin_workers};
 pub use registry::{load, registry};
 pub use scope::{PlanFile, Scope, ScopeArgs, SharedStore, working_dir};
 pub use validation::{Validation, validate};

@@ -292,7 +292,7 @@ fn is_js(entry: &PluginEntry) -> bool {
 }
 
 /// The host of a package that loads and is a JavaScript plugin.
-fn loaded_host(id: &str, check: &PackageCheck) -> Result<PluginHost, RuntimeError> {
+pub(crate) fn loaded_host(id: &str, check: &PackageCheck) -> Result<PluginHost, RuntimeError> {
     let errors: Vec<String> = check
         .diagnostics
         .iter()

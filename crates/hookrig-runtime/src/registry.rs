@@ -43,15 +43,7 @@ pub fn registry(
             command @ (CommandDef::Shell { .. } | CommandDef::Exec { .. })
                 if def.workers.is_some() =>
             {
-                Arc::new(
-                    WorkerHandler::new(
-                        def.spec.name.clone(),
-                        worker_key(def, agent),
-                        worker_spec(def, command, limits, agent),
-                        def.protocol.clone(),
-                    )
-                    .with_services(services.cloned()),
-                )
+                Arc::new(worker_handler(def, command, limits, agent, services))
             }
             CommandDef::Http {
                 url,
@@ -80,6 +72,25 @@ pub fn registry(
         });
     }
     registry
+}
+
+/// The handler of the worker hook `def` for `agent`: every caller that builds it for
+/// the same hook and agent reaches the same pool of warm workers (an emit's chain, an
+/// automation calling a plugin's tool).
+pub(crate) fn worker_handler(
+    def: &HookDef,
+    command: &CommandDef,
+    limits: Limits,
+    agent: Option<&str>,
+    services: Option<&Arc<dyn Services>>,
+) -> WorkerHandler {
+    WorkerHandler::new(
+        def.spec.name.clone(),
+        worker_key(def, agent),
+        worker_spec(def, command, limits, agent),
+        def.protocol.clone(),
+    )
+    .with_services(services.cloned())
 }
 
 /// What tells a worker hook's pool from another: its file, its name, and a digest of

@@ -1,6 +1,6 @@
 //! What hookrig answers a worker hook that asks while it answers an event: a
-//! JavaScript plugin's `ctx.memory.search(query, { limit })`, read from the project's
-//! memory in the emit's store (read-only by design: a plugin reaches hookrig's state
+//! JavaScript plugin's `ctx.memory.search(query, { limit })` and
+//! `ctx.memory.get(source, heading)`, read from the project's memory in the emit's store (read-only by design: a plugin reaches hookrig's state
 //! through these questions and never opens the store itself); and the failures of a
 //! plugin's handlers, kept to be delivered as `plugin.error@v1` once the event's chain
 //! has run.
@@ -80,8 +80,9 @@ impl Services for EmitServices {
         }
         match question.get("memory").and_then(Value::as_str) {
             Some("search") => self.search(question),
+            Some("get") => self.get(question),
             Some(other) => Err(format!(
-                "ctx.memory has no `{other}`: it is read-only and offers search(query, {{ limit }})"
+                "ctx.memory has no `{other}`: it is read-only and offers search(query, {{ limit }}) and get(source, heading)"
             )),
             None => Err(format!("a question hookrig does not answer: {question}")),
         }
@@ -103,19 +104,49 @@ impl EmitServices {
                 .ok_or("ctx.memory.search: limit must be a positive integer")?
                 .min(MAX_HITS),
         };
-        let Some(ledger) = &self.ledger else {
-            return Err("hookrig's memory is not read by an emit with --no-ledger".to_owned());
-        };
         // No store file yet means nothing remembered yet, not an error.
-        if !ledger.exists() {
+        let Some(store) = self.store()? else {
             return Ok(json!([]));
-        }
-        let store =
-            Store::open(ledger).map_err(|err| format!("hookrig's memory cannot be read: {err}"))?;
+        };
         let hits = store
             .memory()
             .search(&self.project_id, query, limit)
             .map_err(|err| format!("hookrig's memory cannot be searched: {err}"))?;
         serde_json::to_value(hits).map_err(|err| err.to_string())
+    }
+
+    /// The one entry stored under `source` and `heading` (default empty), or `null`.
+    fn get(&self, question: &Value) -> Result<Value, String> {
+        let text = |key: &str, default: Option<&'static str>| match question.get(key) {
+            Some(Value::String(text)) => Ok(text.clone()),
+            None | Some(Value::Null) => default.map(str::to_owned).ok_or_else(|| {
+                format!("ctx.memory.get(source, heading): the {key} must be a string")
+            }),
+            Some(_) => Err(format!(
+                "ctx.memory.get(source, heading): the {key} must be a string"
+            )),
+        };
+        let (source, heading) = (text("source", None)?, text("heading", Some(""))?);
+        let Some(store) = self.store()? else {
+            return Ok(Value::Null);
+        };
+        let entry = store
+            .memory()
+            .get(&self.project_id, &source, &heading)
+            .map_err(|err| format!("hookrig's memory cannot be read: {err}"))?;
+        serde_json::to_value(entry).map_err(|err| err.to_string())
+    }
+
+    /// The emit's store, opened for reading its memory; `None` while it has no file.
+    fn store(&self) -> Result<Option<Store>, String> {
+        let Some(ledger) = &self.ledger else {
+            return Err("hookrig's memory is not read by an emit with --no-ledger".to_owned());
+        };
+        if !ledger.exists() {
+            return Ok(None);
+        }
+        Store::open(ledger)
+            .map(Some)
+            .map_err(|err| format!("hookrig's memory cannot be read: {err}"))
     }
 }

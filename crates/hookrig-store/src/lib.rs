@@ -119,7 +119,7 @@ pub use crate::emits::{
     EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, EmitWrite, Emits, HookRun,
 };
 pub use crate::errors::StoreError;
-pub use crate::memory::{Memory, MemoryHit, Note, NoteSection};
+pub use crate::memory::{Memory, MemoryEntry, MemoryHit, Note, NoteSection};
 pub use crate::migrate::{Migration, TableCopy, migrate};
 pub use crate::pg::PgStore;
 pub use crate::plugins::{ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow, Plugins};

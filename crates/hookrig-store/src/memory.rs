@@ -27,6 +27,17 @@ pub struct MemoryHit {
     pub score: f64,
 }
 
+/// One entry of the memory, read by its place rather than found by a search.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryEntry {
+    /// The note file (absolute path) or the source a `memory.upsert` named.
+    pub source: String,
+    /// The heading of the section; empty for text before a note's first heading.
+    pub heading: String,
+    /// The section's text.
+    pub content: String,
+}
+
 /// One section of a note: what the index searches and a hit returns.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NoteSection {
@@ -159,6 +170,36 @@ impl<'s> Memory<'s> {
         tx.commit().map_err(fail)
     }
 
+    /// The entry of `project_id`'s memory stored under `source` and `heading`: what a
+    /// `memory.upsert` with them stored, or that section of the note file `source`.
+    /// When both hold one (or a note repeats a heading), the one written last.
+    pub fn get(
+        &self,
+        project_id: &str,
+        source: &str,
+        heading: &str,
+    ) -> Result<Option<MemoryEntry>, StoreError> {
+        use rusqlite::OptionalExtension as _;
+        self.store
+            .conn()
+            .prepare_cached(
+                "SELECT source, heading, content FROM memory
+                 WHERE project_id = ?1 AND source = ?2 AND heading = ?3
+                 ORDER BY rowid DESC LIMIT 1",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_row(params![project_id, source, heading], |row| {
+                    Ok(MemoryEntry {
+                        source: row.get(0)?,
+                        heading: row.get(1)?,
+                        content: row.get(2)?,
+                    })
+                })
+                .optional()
+            })
+            .map_err(self.store.fail("read a memory"))
+    }
+
     /// The `limit` sections of `project_id`'s memory that match `query` best, by
     /// bm25 (headings weigh twice as much as text). Any word of the query may match;
     /// a query without words finds nothing.
@@ -279,6 +320,50 @@ mod tests {
         let hits = ledger.memory().search("p", "words", 10).expect("search");
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].content, "new words");
+    }
+
+    #[test]
+    fn get_reads_one_entry_by_source_and_heading_in_its_project() {
+        let (_dir, store) = open();
+        let memory = store.memory();
+        memory
+            .upsert("p", "ops", "deploys", "never on a friday")
+            .expect("upsert");
+        memory
+            .upsert("p", "ops", "deploys", "never on a friday or a monday")
+            .expect("replace");
+        memory
+            .upsert("p", "ops", "", "the ops notes")
+            .expect("upsert");
+        memory
+            .upsert("q", "ops", "deploys", "any day")
+            .expect("upsert");
+        memory
+            .update_notes("p", &[note("/n/a.md", 1, &[("Alpha", "zebra")])], &[])
+            .expect("index");
+        let entry = |source: &str, heading: &str| {
+            memory
+                .get("p", source, heading)
+                .expect("read")
+                .map(|e| e.content)
+        };
+        assert_eq!(
+            entry("ops", "deploys").as_deref(),
+            Some("never on a friday or a monday")
+        );
+        assert_eq!(entry("ops", "").as_deref(), Some("the ops notes"));
+        assert_eq!(entry("/n/a.md", "Alpha").as_deref(), Some("zebra"));
+        assert_eq!(entry("ops", "Deploys"), None, "the heading is exact");
+        assert_eq!(entry("nothing", "deploys"), None);
+        assert_eq!(
+            memory.get("q", "ops", "deploys").expect("read"),
+            Some(MemoryEntry {
+                source: "ops".to_owned(),
+                heading: "deploys".to_owned(),
+                content: "any day".to_owned()
+            }),
+            "another project's entry is its own"
+        );
     }
 
     fn note(source: &str, mtime_ns: i64, sections: &[(&str, &str)]) -> Note {

@@ -295,8 +295,8 @@ fn spec(name: &'static str) -> Option<ToolSpec> {
         _ => return None,
     };
     Some(ToolSpec {
-        name,
-        description,
+        name: name.into(),
+        description: description.into(),
         schema,
     })
 }
@@ -397,7 +397,7 @@ mod tests {
             &[],
         );
         tools.grants.plan = Some("plan.spl".to_owned());
-        let offered: Vec<&str> = tools.specs().iter().map(|s| s.name).collect();
+        let offered: Vec<String> = tools.specs().iter().map(|s| s.name.to_string()).collect();
         assert_eq!(
             offered,
             [

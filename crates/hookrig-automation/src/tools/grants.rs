@@ -7,8 +7,22 @@
 //! named; `shell` also needs `shell_allow`, the programs it may run. A project
 //! automation runs only once its file is trusted as it is, so its grants are trusted
 //! with it: editing `tools` makes the file untrusted again.
+//!
+//! A tool a registered JavaScript plugin adds with `ctx.tools.add` is granted as
+//! `plugin:ID/TOOL` (the plugin's registered id, the tool's name), one grant per tool:
+//! a plugin's later tools are not granted by an older grant. The model calls it as
+//! `ID__TOOL`, since the APIs take only letters, digits, `_` and `-` in a tool's name,
+//! and the prefix keeps it apart from hookrig's tools and other plugins' (a plugin id
+//! has no `_`, so the first `__` ends it).
 
+use hookrig_runtime::ToolRef;
 use serde::{Deserialize, Serialize};
+
+/// How a grant of a plugin's tool starts: `plugin:ID/TOOL`.
+pub const PLUGIN_PREFIX: &str = "plugin:";
+
+/// The longest tool name the LLM APIs take.
+const MAX_MODEL_NAME: usize = 64;
 
 /// The tool rounds a run may take when its definition does not say.
 pub const DEFAULT_MAX_TOOL_ROUNDS: u32 = 10;
@@ -74,12 +88,7 @@ impl ToolGrants {
     /// what may be written instead.
     pub fn check(&self) -> Result<(), String> {
         for name in &self.tools {
-            if !TOOL_NAMES.contains(&name.as_str()) {
-                return Err(format!(
-                    "unknown tool `{name}` in `tools`; the tools are {}",
-                    TOOL_NAMES.join(", ")
-                ));
-            }
+            check_tool(name).map_err(|why| format!("`tools`: {why}"))?;
         }
         let shell = self.tools.iter().any(|t| t == "shell");
         if shell && self.shell_allow.is_empty() {
@@ -120,10 +129,73 @@ impl ToolGrants {
             .collect()
     }
 
+    /// The plugins' tools granted, `plugin:ID/TOOL` in `tools`, in the order written.
+    /// Grants that [`check`](Self::check) refuses are left out.
+    pub fn plugin_tools(&self) -> Vec<ToolRef> {
+        self.tools
+            .iter()
+            .filter_map(|name| plugin_tool(name).ok())
+            .collect()
+    }
+
     /// Whether the grants are the defaults (nothing to store).
     pub fn is_default(&self) -> bool {
         *self == ToolGrants::default()
     }
+}
+
+/// Whether `name` can be granted: one of [`TOOL_NAMES`], or `plugin:ID/TOOL`.
+pub fn check_tool(name: &str) -> Result<(), String> {
+    if name.starts_with(PLUGIN_PREFIX) {
+        plugin_tool(name).map(drop)
+    } else if TOOL_NAMES.contains(&name) {
+        Ok(())
+    } else {
+        Err(format!(
+            "unknown tool `{name}`; the tools are {}, and a plugin's tool is `plugin:ID/TOOL`",
+            TOOL_NAMES.join(", ")
+        ))
+    }
+}
+
+/// The plugin tool a `plugin:ID/TOOL` grant names, or what is wrong with it.
+fn plugin_tool(grant: &str) -> Result<ToolRef, String> {
+    let refused = |why: &str| {
+        format!(
+            "`{grant}`: {why}; a plugin's tool is granted as `plugin:ID/TOOL`, e.g. `plugin:hermit-tools/word_count`"
+        )
+    };
+    let rest = grant.strip_prefix(PLUGIN_PREFIX).unwrap_or(grant);
+    let (plugin, tool) = rest
+        .split_once('/')
+        .ok_or_else(|| refused("no `/` between the plugin's id and the tool's name"))?;
+    if !hookrig_dialects::valid_package_id(plugin) {
+        return Err(refused(&format!(
+            "`{plugin}` is not a plugin id (^[a-z0-9][a-z0-9-]*$)"
+        )));
+    }
+    let tool_name = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if tool.is_empty() || !tool.chars().all(tool_name) {
+        return Err(refused(&format!(
+            "`{tool}` is not a tool name (letters, digits, `_` and `-`)"
+        )));
+    }
+    let tool = ToolRef {
+        plugin: plugin.to_owned(),
+        tool: tool.to_owned(),
+    };
+    let called = model_name(&tool);
+    if called.len() > MAX_MODEL_NAME {
+        return Err(refused(&format!(
+            "the model would call it `{called}`, longer than the {MAX_MODEL_NAME} characters the LLM APIs take"
+        )));
+    }
+    Ok(tool)
+}
+
+/// The name the model calls the plugin tool `tool` by: `ID__TOOL`.
+pub fn model_name(tool: &ToolRef) -> String {
+    format!("{}__{}", tool.plugin, tool.tool)
 }
 
 #[cfg(test)]
@@ -159,12 +231,39 @@ mod tests {
         );
     }
 
-    #[test_case(&["rm"], &[], "unknown tool `rm` in `tools`; the tools are read_file, list_files, memory_search, plan_board, create_task, task_claim, task_complete, task_block, plan_assert, memory_upsert, http_get, emit, notify, shell"; "unknown")]
+    #[test_case(&["rm"], &[], "`tools`: unknown tool `rm`; the tools are read_file, list_files, memory_search, plan_board, create_task, task_claim, task_complete, task_block, plan_assert, memory_upsert, http_get, emit, notify, shell, and a plugin's tool is `plugin:ID/TOOL`"; "unknown")]
+    #[test_case(&["plugin:hermit-tools"], &[], "`tools`: `plugin:hermit-tools`: no `/` between the plugin's id and the tool's name; a plugin's tool is granted as `plugin:ID/TOOL`, e.g. `plugin:hermit-tools/word_count`"; "plugin grant without a tool")]
+    #[test_case(&["plugin:Tools/x"], &[], "`tools`: `plugin:Tools/x`: `Tools` is not a plugin id (^[a-z0-9][a-z0-9-]*$); a plugin's tool is granted as `plugin:ID/TOOL`, e.g. `plugin:hermit-tools/word_count`"; "plugin grant with a bad id")]
+    #[test_case(&["plugin:t/a b"], &[], "`tools`: `plugin:t/a b`: `a b` is not a tool name (letters, digits, `_` and `-`); a plugin's tool is granted as `plugin:ID/TOOL`, e.g. `plugin:hermit-tools/word_count`"; "plugin grant with a bad tool")]
     #[test_case(&["task_claim"], &[], "`tools` grants `task_claim` but the automation names no `plan`; set plan = \"PATH\" (a plan file of its workspace)"; "plan tool without a plan")]
     #[test_case(&["shell"], &[], "`tools` grants `shell` but `shell_allow` lists no program; list the programs it may run, e.g. shell_allow = [\"cargo\", \"git\"]"; "shell without allowlist")]
     #[test_case(&[], &["git"], "`shell_allow` is set but `tools` does not grant `shell`"; "allowlist without shell")]
     #[test_case(&["shell"], &[" "], "`shell_allow` holds an empty program name (\" \")"; "blank program")]
     fn bad_grants_say_what_to_write(tools: &[&str], allow: &[&str], message: &str) {
         assert_eq!(grants(tools, allow).check().expect_err("refused"), message);
+    }
+
+    #[test]
+    fn plugin_tools_are_granted_one_by_one_and_called_by_id_and_name() {
+        let granted = grants(
+            &["plugin:hermit-tools/word_count", "shell", "plugin:m-2/x_y"],
+            &["cargo"],
+        );
+        assert_eq!(granted.check(), Ok(()));
+        let tools = granted.plugin_tools();
+        let called: Vec<String> = tools.iter().map(model_name).collect();
+        assert_eq!(called, ["hermit-tools__word_count", "m-2__x_y"]);
+        assert_eq!(
+            granted.offered(),
+            ["read_file", "list_files", "memory_search", "shell"],
+            "a plugin's tool is not one of hookrig's"
+        );
+        let long = format!("plugin:{}/tool", "p".repeat(60));
+        assert!(
+            grants(&[&long], &[])
+                .check()
+                .expect_err("too long")
+                .contains("longer than the 64 characters the LLM APIs take")
+        );
     }
 }

@@ -7,8 +7,11 @@
 //! [`ActionLog`], which keeps one [`Action`] per call (what the run records as
 //! `actions_taken`) and tells whoever watches the run as each call ends.
 //!
-//! [`grants`] says which tools an automation may use; [`builtin`] implements them.
+//! [`grants`] says which tools an automation may use; [`builtin`] implements hookrig's
+//! own, [`PluginToolbox`] calls those of JavaScript plugins, and [`Toolboxes`] offers
+//! several toolboxes as one.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -21,21 +24,24 @@ pub mod builtin;
 mod emit;
 pub mod grants;
 mod plan;
+mod plugin;
 
 pub use builtin::{BuiltinTools, ToolEnv};
 pub use grants::{DEFAULT_MAX_TOOL_ROUNDS, PLAN_TOOLS, READ_ONLY, TOOL_NAMES, ToolGrants};
+pub use plugin::PluginToolbox;
 
 /// How many characters of a tool's result are fed back to the model: a whole log or
 /// file would otherwise eat the run's token budget in one call.
 pub const RESULT_CHARS: usize = 50_000;
 
-/// One tool as the model sees it.
+/// One tool as the model sees it. The names and descriptions of hookrig's own tools
+/// are fixed text; a plugin's tool brings its own, known once its plugin has loaded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToolSpec {
     /// The name the model calls it by.
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     /// What it does, for the model.
-    pub description: &'static str,
+    pub description: Cow<'static, str>,
     /// The JSON schema of its arguments (an object schema).
     pub schema: Value,
 }
@@ -66,6 +72,31 @@ impl Toolbox for NoTools {
 
     fn call<'a>(&'a self, name: &'a str, _: &'a Value) -> BoxFuture<'a, Result<Value, String>> {
         Box::pin(async move { Err(format!("no tool `{name}`: this run has no tools")) })
+    }
+}
+
+/// Several toolboxes offered as one: their tools in order, a call going to the first
+/// that offers the name.
+pub struct Toolboxes(pub Vec<Box<dyn Toolbox>>);
+
+impl Toolbox for Toolboxes {
+    fn specs(&self) -> Vec<ToolSpec> {
+        self.0.iter().flat_map(|tools| tools.specs()).collect()
+    }
+
+    fn call<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: &'a Value,
+    ) -> BoxFuture<'a, Result<Value, String>> {
+        let found = self
+            .0
+            .iter()
+            .find(|tools| tools.specs().iter().any(|spec| spec.name == name));
+        match found {
+            Some(tools) => tools.call(name, arguments),
+            None => Box::pin(async move { Err(format!("no tool `{name}`")) }),
+        }
     }
 }
 
@@ -128,7 +159,8 @@ impl ActionLog {
         arguments: Result<Value, String>,
     ) -> Result<Value, String> {
         let started = Instant::now();
-        let granted: Vec<&'static str> = tools.specs().iter().map(|s| s.name).collect();
+        let specs = tools.specs();
+        let granted: Vec<&str> = specs.iter().map(|s| &*s.name).collect();
         let (arguments, outcome) = match arguments {
             Err(text) => {
                 let error = "the arguments are not a JSON object".to_owned();

@@ -130,8 +130,8 @@ pub(crate) fn spec(name: &'static str) -> Option<ToolSpec> {
         _ => return None,
     };
     Some(ToolSpec {
-        name,
-        description,
+        name: name.into(),
+        description: description.into(),
         schema,
     })
 }

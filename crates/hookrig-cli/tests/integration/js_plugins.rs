@@ -929,7 +929,12 @@ fn a_project_plugin_runs_only_trusted_and_any_changed_file_of_its_directory_untr
 const REMEMBERING: &str = r#"
 export function register(ctx) {
   ctx.bus.on("tool.before@v1", async (p) => {
-    const hits = await ctx.memory.search(String(p.tool.input.command), { limit: 2 });
+    const command = String(p.tool.input.command);
+    if (command.startsWith("recall ")) {
+      const [source, heading] = command.slice("recall ".length).split("|");
+      return { allow: false, reason: `got ${JSON.stringify(await ctx.memory.get(source, heading))}` };
+    }
+    const hits = await ctx.memory.search(command, { limit: 2 });
     return hits.length > 0
       ? { allow: false, reason: `remembered ${hits.length}: ${hits[0].heading}: ${hits[0].content}` }
       : { allow: true };
@@ -944,7 +949,7 @@ export function register(ctx) {
 "#;
 
 #[test]
-fn ctx_memory_searches_hookrigs_memory_through_the_worker_and_refuses_every_write() {
+fn ctx_memory_searches_and_gets_hookrigs_memory_through_the_worker_and_refuses_every_write() {
     if !tool_available("node") {
         return;
     }
@@ -984,6 +989,17 @@ fn ctx_memory_searches_hookrigs_memory_through_the_worker_and_refuses_every_writ
         "remembered 1: deploys: never deploy to production on a friday"
     );
     assert_eq!(bash(&env, "ls").code, 0);
+    // One entry by its source and heading, of the project's own memory only.
+    for (command, got) in [
+        (
+            "recall notes/ops.md|deploys",
+            r#"got {"source":"notes/ops.md","heading":"deploys","content":"never deploy to production on a friday"}"#,
+        ),
+        ("recall notes/ops.md|Deploys", "got null"),
+        ("recall notes/x.md|deploys", "got null"),
+    ] {
+        assert_eq!(bash(&env, command).outcome["reason"], got, "{command}");
+    }
 
     for (event, words) in [
         (
@@ -1068,4 +1084,192 @@ fn a_throwing_handler_is_delivered_as_plugin_error_to_other_plugins_and_hooks_wi
     assert_eq!(lines[0]["plugin_id"], "failing");
     assert_eq!(lines[0]["subscription"], "tool.before@v1");
     assert_eq!(lines[0]["message"], "Error: the gate broke");
+}
+
+/// A plugin that counts the tool calls it hears of and offers the counts as a tool, and
+/// a tool that throws.
+const TOOL_COUNTER: &str = r#"
+const counts = {};
+export function register(ctx) {
+  ctx.bus.on("tool.after@v1", (payload) => {
+    const name = String(payload.tool?.name ?? "unknown");
+    counts[name] = (counts[name] ?? 0) + 1;
+  });
+  ctx.tools.add({
+    name: "counts",
+    description: "the tool calls counted by this worker",
+    schema: { type: "object", properties: { tool: { type: "string" } } },
+    handler: ({ tool }) => ({ agent: ctx.agent, counts: tool ? { [tool]: counts[tool] ?? 0 } : counts }),
+  });
+  ctx.tools.add({
+    name: "boom",
+    schema: { type: "object", properties: {} },
+    handler: () => { throw new Error("the counter broke"); },
+  });
+}
+"#;
+
+/// An automation whose model may call the counter's tools and `emit`.
+const COUNTING: &str = r#"
+id = "counting"
+name = "Counting"
+prompt_template = "Count the tool calls."
+tools = ["emit", "plugin:counter/counts", "plugin:counter/boom"]
+
+[trigger]
+type = "periodic"
+interval_seconds = 7200
+"#;
+
+/// A model (OpenAI-compatible) that answers the n-th request with the n-th reply.
+fn scripted_model(replies: Vec<Value>) -> hookrig_test_support::HttpStub {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    hookrig_test_support::HttpStub::start(move |_| {
+        let n = next
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+            .min(replies.len() - 1);
+        hookrig_test_support::Reply::json(200, replies[n].to_string())
+    })
+}
+
+/// A reply asking for one tool call.
+fn calls(name: &str, args: &Value) -> Value {
+    json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": name, "arguments": args.to_string()}}
+    ]}}]})
+}
+
+/// `config.toml` naming the model at `url`, and the automation `counting` added.
+fn add_counting(env: &TestEnv, url: &str) {
+    let config = env.config_home().join("hookrig").join("config.toml");
+    fs::create_dir_all(config.parent().expect("a parent")).expect("mkdir");
+    fs::write(
+        &config,
+        format!(
+            "[automation.llm]\nprovider = \"openai\"\nmodel = \"m\"\nbase_url = \"{url}\"\napi_key_env = \"COUNTING_KEY\"\n",
+        ),
+    )
+    .expect("write config.toml");
+    let automation = env.write_file("counting.toml", COUNTING);
+    let add = hookrig(env, &["auto", "add", automation.to_str().expect("utf-8")]);
+    assert_eq!(code(&add), 0, "{}", text(&add.stderr));
+}
+
+/// The model was offered the plugin's tools with their schemas, after hookrig's own.
+fn assert_offered_counter_tools(model: &hookrig_test_support::HttpStub) {
+    let offered: Vec<Value> = model.requests()[0].json()["tools"]
+        .as_array()
+        .expect("tools offered")
+        .iter()
+        .map(|t| t["function"].clone())
+        .collect();
+    let counts = offered
+        .iter()
+        .find(|f| f["name"] == "counter__counts")
+        .expect("the plugin's tool is offered");
+    assert_eq!(
+        counts["description"],
+        "the tool calls counted by this worker"
+    );
+    assert_eq!(
+        counts["parameters"],
+        json!({"type": "object", "properties": {"tool": {"type": "string"}}})
+    );
+    assert_eq!(
+        offered.last().map(|f| f["name"].clone()),
+        Some(json!("counter__boom"))
+    );
+}
+
+#[test]
+fn an_automations_model_calls_a_plugins_tool_in_the_warm_worker_that_answers_its_events() {
+    if !tool_available("node") {
+        return;
+    }
+    let env = test_env();
+    let dir = plugin(
+        &env,
+        "counter",
+        &[("manifest.json", "{}"), ("index.mjs", TOOL_COUNTER)],
+    );
+    let model = scripted_model(vec![
+        // The event reaches the plugin's worker of the automation's agent...
+        calls(
+            "emit",
+            &json!({"event": "tool.after", "payload": {"tool": {"name": "bash"}}}),
+        ),
+        // ...and the tool, called in that same worker, sees what it counted.
+        calls("counter__counts", &json!({"tool": "bash"})),
+        calls("counter__boom", &json!({})),
+        calls("counter__counts", &json!({"tool": 7})),
+        json!({"choices": [{"message": {"role": "assistant", "content": "bash ran once."}}]}),
+    ]);
+    add_counting(&env, model.url());
+    let fire = |env: &TestEnv| {
+        let mut command = env.command(["fire", "counting", "--json"]);
+        command.env("COUNTING_KEY", "sk-test");
+        hookrig_test_support::run_with_input(command, b"", hookrig_test_support::HANG_LIMIT)
+    };
+
+    // Not registered yet: the run fails before the model is asked, saying what to do.
+    let output = fire(&env);
+    let run: Value = serde_json::from_slice(&output.stdout).expect("a run record");
+    assert_eq!(run["status"], "failed", "{run} {}", text(&output.stderr));
+    assert_eq!(
+        run["llm_response"],
+        "the granted plugin tools cannot be offered: no plugin `counter` is registered; `hookrig plugins list` lists them"
+    );
+    let registered = hookrig(
+        &env,
+        &[
+            "plugins",
+            "register",
+            "counter",
+            "--path",
+            dir.to_str().expect("utf-8"),
+        ],
+    );
+    assert_eq!(code(&registered), 0, "{}", text(&registered.stderr));
+    let output = fire(&env);
+    let run: Value = serde_json::from_slice(&output.stdout).expect("a run record");
+    assert_eq!(
+        run["llm_response"],
+        "the granted plugin tools cannot be offered: plugin `counter`: it is not enabled for agent `counting`; `hookrig plugins enable counter --agent counting` (or `--all`) lets it call the plugin's tools"
+    );
+    assert!(model.requests().is_empty(), "the model was not asked");
+
+    let enabled = hookrig(
+        &env,
+        &["plugins", "enable", "counter", "--agent", "counting"],
+    );
+    assert_eq!(code(&enabled), 0, "{}", text(&enabled.stderr));
+    let output = fire(&env);
+    assert_eq!(code(&output), 0, "{}", text(&output.stderr));
+    let run: Value = serde_json::from_slice(&output.stdout).expect("a run record");
+    assert_eq!(run["status"], "completed", "{run}");
+    assert_eq!(run["llm_response"], "bash ran once.");
+    let actions = run["actions_taken"]
+        .as_array()
+        .expect("tool calls recorded");
+    let names: Vec<&str> = actions.iter().filter_map(|a| a["name"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "emit",
+            "counter__counts",
+            "counter__boom",
+            "counter__counts"
+        ]
+    );
+    assert_eq!(
+        actions[1]["result"],
+        json!({"agent": "counting", "counts": {"bash": 1}})
+    );
+    assert_eq!(actions[2]["error"], "Error: the counter broke", "{run}");
+    assert_eq!(
+        actions[3]["error"],
+        "tool counts: the argument \"tool\" must be of type string, got integer"
+    );
+
+    assert_offered_counter_tools(&model);
 }

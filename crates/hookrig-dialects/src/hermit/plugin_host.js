@@ -7,7 +7,10 @@
 // strips types or a TypeScript loader was named, else index.js, else index.mjs), calls
 // its `register(ctx)` once, then answers the engine's worker protocol: one JSON request
 // per line on stdin, `{"id": N, "event": "tool.before", "payload": {...}}`, one native
-// reply per line on stdout with the same id.
+// reply per line on stdout with the same id. Two other requests reach the warm
+// worker: `{"id": N, "describe": true}` is answered as `--describe` below, and
+// `{"id": N, "tool": NAME, "arguments": {...}}` (an automation calling a tool) with
+// `{"id": N, "result": VALUE}` or `{"id": N, "error": MESSAGE}`.
 //
 // Two one-shot modes serve `hookrig plugins show` and `hookrig plugins call`; each
 // prints one JSON object on stdout and exits:
@@ -24,7 +27,7 @@
 //   HOOKRIG_PLUGIN_TS_LOADER     the manifest's `typescriptLoader`, when it names one
 //   HOOKRIG_AGENT                the agent whose events this worker answers, if any
 //
-// While an event is answered, ctx.memory.search asks hookrig with a line
+// While an event is answered, ctx.memory.search and ctx.memory.get ask hookrig with a line
 // {"id": N, "ask": K, "question": {"memory": "search", ...}} before the reply; hookrig
 // answers on stdin with {"id": N, "answer": K, "result": [...]} or "error".
 //   HOOKRIG_TS_LOADER            (the user's) a TypeScript loader module: a path, or a
@@ -120,7 +123,7 @@ const waiting = new Map();
 function ask(question) {
   if (inFlight === null) {
     return Promise.reject(
-      new Error("ctx.memory can be read while the plugin answers an event (not in register, nor in `hookrig plugins call`)"),
+      new Error("ctx.memory can be read while the plugin answers an event or an automation's call of its tool (not in register, nor in `hookrig plugins call`)"),
     );
   }
   const key = ++asked;
@@ -138,8 +141,8 @@ function answered(message) {
   else entry.resolve(message.result);
 }
 
-// Read-only: search(query, { limit }) asks hookrig; any other member, and any write,
-// throws, so that a plugin that tries to write learns it at once.
+// Read-only: search(query, { limit }) and get(source, heading) ask hookrig; any other
+// member, and any write, throws, so that a plugin that tries to write learns it at once.
 const memory = new Proxy(
   Object.freeze({
     search(query, options = {}) {
@@ -147,13 +150,18 @@ const memory = new Proxy(
       const limit = options && options.limit !== undefined ? options.limit : null;
       return ask({ memory: "search", query, limit });
     },
+    get(source, heading = "") {
+      if (typeof source !== "string") return Promise.reject(new TypeError("ctx.memory.get(source, heading): the source must be a string"));
+      if (typeof heading !== "string") return Promise.reject(new TypeError("ctx.memory.get(source, heading): the heading must be a string"));
+      return ask({ memory: "get", source, heading });
+    },
   }),
   {
     get(target, key) {
       if (key in target || typeof key === "symbol" || key === "then" || key === "toJSON") return target[key];
       return () => {
         throw new TypeError(
-          `ctx.memory is read-only: it has no ${String(key)}(); plugins read it with ctx.memory.search(query, { limit }), and memory is written by memory.upsert@v1 events`,
+          `ctx.memory is read-only: it has no ${String(key)}(); plugins read it with ctx.memory.search(query, { limit }) and ctx.memory.get(source, heading), and memory is written by memory.upsert@v1 events`,
         );
       };
     },
@@ -418,6 +426,10 @@ function serve(loaded) {
         if (failed) {
           write(`${failed.stack}\n`);
           reply = { error: failed.message };
+        } else if (request.describe === true) {
+          reply = description();
+        } else if (typeof request.tool === "string") {
+          reply = await callTool(request.tool, request.arguments);
         } else {
           reply = await handle(request);
         }
@@ -481,6 +493,37 @@ async function readStdin() {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+// What register(ctx) subscribed and added: the answer to `--describe` and to a
+// worker's `{"describe": true}`.
+function description() {
+  return {
+    loaded: true,
+    subscriptions: subscriptions.map((s) => ({ event: s.name, shape: s.shape, priority: s.priority })),
+    tools: [...tools.values()].map((t) => ({ name: t.name, description: t.description, schema: t.schema })),
+  };
+}
+
+// A worker's `{"tool": NAME, "arguments": {...}}` (an automation's model calling the
+// tool in the warm host): `{"result": VALUE}`, or `{"error": MESSAGE}` with the stack
+// in the reply's log. ctx.memory can be read meanwhile.
+async function callTool(name, args) {
+  try {
+    const tool = tools.get(name);
+    if (!tool) {
+      const known = [...tools.keys()].join(", ") || "none";
+      throw new CallError(`plugin ${pluginId} has no tool ${JSON.stringify(name)} (its tools: ${known})`);
+    }
+    const given = args === undefined ? {} : args;
+    checkArgs(tool, given);
+    const result = await tool.handler(readOnly(given, "the tool's arguments"), ctx);
+    return { result: result === undefined ? null : JSON.parse(JSON.stringify(result)) };
+  } catch (err) {
+    const failed = failure(err);
+    if (failed.stack) write(`${failed.stack}\n`);
+    return { error: failed.error };
+  }
+}
+
 // `--describe` and `--call=TOOL`: one answer on stdout, then exit.
 async function once() {
   let answer;
@@ -494,11 +537,7 @@ async function once() {
   }
   try {
     if (mode === "--describe") {
-      answer = {
-        loaded: true,
-        subscriptions: subscriptions.map((s) => ({ event: s.name, shape: s.shape, priority: s.priority })),
-        tools: [...tools.values()].map((t) => ({ name: t.name, description: t.description, schema: t.schema })),
-      };
+      answer = description();
     } else {
       const name = mode.slice("--call=".length);
       const tool = tools.get(name);
