@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use hookrig_config::{
-    Distrust, Environment, Project, TrustStore, TrustedHook, content_hash, load_or_warn,
-    project_dir,
+    Distrust, Environment, Project, ScriptText, TrustStore, TrustedHook, TrustedText, content_hash,
+    load_or_warn, project_dir,
 };
 
 use hookrig_core::Diagnostic;
@@ -119,11 +119,17 @@ pub fn hook_key(hook: &HookDef) -> String {
     )
 }
 
-/// SHA-256 of everything that decides what a hook does.
+/// SHA-256 of everything that decides what a hook does: of its [`definition_document`].
+pub fn definition_hash(hook: &HookDef) -> String {
+    content_hash(definition_document(hook).as_bytes())
+}
+
+/// Everything that decides what a hook does, as the JSON text its trust hash is taken
+/// of (compact, keys sorted).
 ///
 /// Built from an explicit JSON document rather than `Debug` output, so that the hash
 /// only changes when the definition does, not when a type's formatting does.
-pub fn definition_hash(hook: &HookDef) -> String {
+pub fn definition_document(hook: &HookDef) -> String {
     let spec = &hook.spec;
     let command = match &hook.command {
         CommandDef::Shell { line, .. } => json!({"shell": line}),
@@ -156,7 +162,7 @@ pub fn definition_hash(hook: &HookDef) -> String {
         "priority": spec.priority,
         "timeout_ms": spec.timeout.map(|t| t.as_millis()),
     });
-    content_hash(document.to_string().as_bytes())
+    document.to_string()
 }
 
 /// The files a hook runs and their SHA-256.
@@ -172,6 +178,40 @@ pub fn definition_hash(hook: &HookDef) -> String {
 /// the system's own programs, see [`system_file`]). The
 /// first such file is named in the store; the hash covers all of them.
 fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
+    let mut files = match script_files(hook, project)? {
+        ScriptFiles::Found(files) => files,
+        ScriptFiles::Missing(program) => return Some((program, "missing".to_owned())),
+    };
+    let hashes: Vec<String> = files
+        .iter()
+        .map(|file| std::fs::read(file).map_or_else(|_| "missing".to_owned(), |b| content_hash(&b)))
+        .collect();
+    // One file keeps its plain hash (so it can be checked by hand with sha256sum);
+    // several are hashed together with their paths.
+    let hash = if let [single] = hashes.as_slice() {
+        single.clone()
+    } else {
+        let combined: Vec<String> = files
+            .iter()
+            .zip(&hashes)
+            .map(|(file, hash)| format!("{}\0{hash}", file.display()))
+            .collect();
+        content_hash(combined.join("\0").as_bytes())
+    };
+    Some((files.swap_remove(0), hash))
+}
+
+/// The files a hook's command names (see [`script_hash`]).
+enum ScriptFiles {
+    /// The files found, the first the one the store names; never empty.
+    Found(Vec<PathBuf>),
+    /// None was found, and the program is this absolute path that does not exist yet.
+    Missing(PathBuf),
+}
+
+/// The files a project hook's command names; `None` for a hook outside a project, an
+/// HTTP hook, or a command that names no file.
+fn script_files(hook: &HookDef, project: &Project) -> Option<ScriptFiles> {
     let dir = project_dir(&hook.spec.source.path, project)?;
     let words: Vec<String> = match &hook.command {
         CommandDef::Shell { line, script } => script
@@ -213,25 +253,26 @@ fn script_hash(hook: &HookDef, project: &Project) -> Option<(PathBuf, String)> {
         };
         return program
             .is_absolute()
-            .then(|| (program, "missing".to_owned()));
+            .then_some(ScriptFiles::Missing(program));
     }
-    let hashes: Vec<String> = files
-        .iter()
-        .map(|file| std::fs::read(file).map_or_else(|_| "missing".to_owned(), |b| content_hash(&b)))
-        .collect();
-    // One file keeps its plain hash (so it can be checked by hand with sha256sum);
-    // several are hashed together with their paths.
-    let hash = if let [single] = hashes.as_slice() {
-        single.clone()
-    } else {
-        let combined: Vec<String> = files
-            .iter()
-            .zip(&hashes)
-            .map(|(file, hash)| format!("{}\0{hash}", file.display()))
-            .collect();
-        content_hash(combined.join("\0").as_bytes())
-    };
-    Some((files.swap_remove(0), hash))
+    Some(ScriptFiles::Found(files))
+}
+
+/// The text of `hook` as it is now, as `hookrig trust` records it beside the store: its
+/// definition document and the script file its command names first (the one the store
+/// names), capped at [`hookrig_config::SCRIPT_TEXT_CAP`].
+///
+/// Read only to record a trust or to show what changed since one; the check of an emit
+/// reads the hashes alone.
+pub fn trusted_text(hook: &HookDef, project: &Project) -> TrustedText {
+    let script = script_files(hook, project).map(|files| match files {
+        ScriptFiles::Found(files) => ScriptText::read(&files[0]),
+        ScriptFiles::Missing(program) => ScriptText::read(&program),
+    });
+    TrustedText {
+        definition: definition_document(hook),
+        script,
+    }
 }
 
 /// Whether `file`, outside the project, is the system's: owned by root while the
@@ -311,6 +352,83 @@ mod tests {
         )
         .expect("valid");
         definition_hash(&hooks[0])
+    }
+
+    /// A project at `dir` with one native hook running `.hookrig/stamp.sh`.
+    fn stamped_project(dir: &Path) -> (HookDef, Project) {
+        let config = dir.join(".hookrig/hooks.toml");
+        std::fs::create_dir_all(dir.join(".hookrig")).expect("mkdir");
+        std::fs::write(dir.join(".hookrig/stamp.sh"), "#!/bin/sh\necho one\n").expect("write");
+        let text = "[[hooks]]\nname = \"stamp\"\nevents = [\"tool.after\"]\ncommand = \"sh .hookrig/stamp.sh\"\n";
+        let (mut hooks, _) =
+            crate::native::parse_native(&config, text, Level::Project, &mut Vec::new())
+                .expect("valid");
+        let project = Project {
+            root: Some(dir.to_owned()),
+            walk: vec![dir.to_owned()],
+        };
+        (hooks.swap_remove(0), project)
+    }
+
+    #[test]
+    fn the_text_recorded_is_the_hashed_definition_and_the_named_script() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (hook, project) = stamped_project(dir.path());
+        let text = trusted_text(&hook, &project);
+        assert_eq!(
+            content_hash(text.definition.as_bytes()),
+            definition_hash(&hook)
+        );
+        assert!(
+            text.definition.contains("sh .hookrig/stamp.sh"),
+            "{}",
+            text.definition
+        );
+        let script = text.script.expect("the script is named");
+        assert_eq!(script.path, dir.path().join(".hookrig/stamp.sh"));
+        assert_eq!(script.text.as_deref(), Some("#!/bin/sh\necho one\n"));
+    }
+
+    // guards: trust is decided by the store's hashes alone: a recorded text that was
+    // edited to match a changed script (or lost) neither trusts nor untrusts a hook
+    #[test]
+    fn the_recorded_text_never_decides_trust() {
+        use hookrig_config::TrustedTexts;
+
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (hook, project) = stamped_project(dir.path());
+        let store_path = dir.path().join("state/trust.json");
+        let texts = TrustedTexts::beside(&store_path);
+        let mut store = TrustStore::default();
+        store.trust(&hook, &project, 1);
+        texts
+            .record(&hook_key(&hook), &trusted_text(&hook, &project))
+            .expect("record");
+        assert_eq!(store.check(&hook, &project), None);
+
+        // The recorded text lost, then garbled: still trusted.
+        texts.forget(&hook_key(&hook)).expect("forget");
+        assert_eq!(store.check(&hook, &project), None);
+        std::fs::write(
+            store_path
+                .with_file_name("trusted-text")
+                .join(format!("{}.json", content_hash(hook_key(&hook).as_bytes()))),
+            "{garbage",
+        )
+        .expect("garble");
+        assert_eq!(store.check(&hook, &project), None);
+
+        // The script changes, and the recorded text is edited to say it was trusted so:
+        // the hook is untrusted all the same.
+        std::fs::write(
+            dir.path().join(".hookrig/stamp.sh"),
+            "#!/bin/sh\necho two\n",
+        )
+        .expect("change");
+        texts
+            .record(&hook_key(&hook), &trusted_text(&hook, &project))
+            .expect("record the changed text");
+        assert_eq!(store.check(&hook, &project), Some(Distrust::ScriptChanged));
     }
 
     // guards: the system's programs named by a project hook (`/bin/sh x.sh`) are not
