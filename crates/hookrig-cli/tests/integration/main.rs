@@ -42,5 +42,6 @@ mod settings_scope;
 mod shadow;
 mod snapshots;
 mod trust;
+mod ui;
 mod webhooks;
 mod xcode;
