@@ -28,6 +28,7 @@ mod settings_file;
 mod source;
 mod store_settings;
 mod trust;
+mod trust_text;
 mod webhook;
 
 pub use automation_settings::{
@@ -58,4 +59,5 @@ pub use trust::{
     Distrust, FileStamp, TrustStore, TrustedHook, content_hash, file_trust_key, load_or_warn,
     project_dir, project_validators, trust_store_path,
 };
+pub use trust_text::{SCRIPT_TEXT_CAP, ScriptText, TrustedText, TrustedTexts};
 pub use webhook::{check_env_name, check_header, check_url};

@@ -63,7 +63,7 @@ pub use install::{
 pub use loader::{LoadOptions, Sources, load, read_sources};
 pub use native::{NativeProtocol, native_schema, parse_native};
 pub use protocol::DialectProtocol;
-pub use trust::{HookTrust, definition_hash, hook_key};
+pub use trust::{HookTrust, definition_document, definition_hash, hook_key, trusted_text};
 pub use xcode::{
     Package, PackageCheck, PackageFile, PackageRef, PackageWebhook, Registrable, WEBHOOK_EVENTS,
     XcodeHook, XcodeProtocol, check_package, registrable, valid_package_id, webhook_event_allowed,

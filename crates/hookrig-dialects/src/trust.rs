@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use hookrig_config::{
-    Distrust, Environment, FileStamp, Project, TrustStore, TrustedHook, content_hash, load_or_warn,
-    project_dir,
+    Distrust, Environment, FileStamp, Project, ScriptText, TrustStore, TrustedHook, TrustedText,
+    content_hash, load_or_warn, project_dir,
 };
 
 use hookrig_core::Diagnostic;
@@ -124,11 +124,17 @@ pub fn hook_key(hook: &HookDef) -> String {
     )
 }
 
-/// SHA-256 of everything that decides what a hook does.
+/// SHA-256 of everything that decides what a hook does: of its [`definition_document`].
+pub fn definition_hash(hook: &HookDef) -> String {
+    content_hash(definition_document(hook).as_bytes())
+}
+
+/// Everything that decides what a hook does, as the JSON text its trust hash is taken
+/// of (compact, keys sorted).
 ///
 /// Built from an explicit JSON document rather than `Debug` output, so that the hash
 /// only changes when the definition does, not when a type's formatting does.
-pub fn definition_hash(hook: &HookDef) -> String {
+pub fn definition_document(hook: &HookDef) -> String {
     let spec = &hook.spec;
     let command = match &hook.command {
         CommandDef::Shell { line, .. } => json!({"shell": line}),
@@ -161,7 +167,7 @@ pub fn definition_hash(hook: &HookDef) -> String {
         "priority": spec.priority,
         "timeout_ms": spec.timeout.map(|t| t.as_millis()),
     });
-    content_hash(document.to_string().as_bytes())
+    document.to_string()
 }
 
 /// The files a hook runs and their SHA-256.
@@ -181,50 +187,16 @@ pub fn definition_hash(hook: &HookDef) -> String {
 /// read again: its stamped hash stands for it. Those files get a stamp in the answer.
 fn script_hash(hook: &HookDef, project: &Project, known: &[FileStamp]) -> Option<ScriptHash> {
     let dir = project_dir(&hook.spec.source.path, project)?;
-    let words: Vec<String> = match &hook.command {
-        CommandDef::Shell { line, script } => script
-            .iter()
-            .map(|s| s.to_string_lossy().into_owned())
-            .chain(shell_words(&expand_variables(line, hook, &dir)))
-            .collect(),
-        CommandDef::Exec { argv } => argv.clone(),
-        CommandDef::Http { .. } => return None,
-    };
-    let source_dir = hook.spec.source.path.parent().unwrap_or(&dir);
-    let mut files: Vec<PathBuf> = Vec::new();
-    for word in words.iter().filter(|w| !w.is_empty()) {
-        let word = Path::new(word);
-        let candidates = if word.is_absolute() {
-            vec![word.to_owned()]
-        } else {
-            vec![dir.join(word), source_dir.join(word)]
-        };
-        for candidate in candidates {
-            if candidate.is_file()
-                && !files.contains(&candidate)
-                && (candidate.starts_with(&dir) || !system_file(&candidate, &dir))
-            {
-                files.push(candidate);
-            }
+    let mut files = match script_files(hook, project)? {
+        ScriptFiles::Found(files) => files,
+        ScriptFiles::Missing(program) => {
+            return Some(ScriptHash {
+                file: program,
+                hash: "missing".to_owned(),
+                stamps: Vec::new(),
+            });
         }
-    }
-    // The program itself may not exist yet (a script added later): it is named, and
-    // hashes as missing, so that it changes when it appears.
-    if files.is_empty() {
-        let program = match &hook.command {
-            CommandDef::Shell {
-                script: Some(script),
-                ..
-            } => script.clone(),
-            CommandDef::Exec { argv } => PathBuf::from(argv.first()?),
-            _ => return None,
-        };
-        return program.is_absolute().then(|| ScriptHash {
-            file: program,
-            hash: "missing".to_owned(),
-            stamps: Vec::new(),
-        });
-    }
+    };
     let mut stamps = Vec::new();
     let hashes: Vec<String> = files
         .iter()
@@ -293,6 +265,80 @@ fn outside_hash(file: &Path, known: &[FileStamp]) -> (String, Option<FileStamp>)
     let hash = read_hash(file);
     let stamp = FileStamp::of(file, &meta, hash.clone(), read_at);
     (hash, stamp)
+}
+
+/// The files a hook's command names (see [`script_hash`]).
+enum ScriptFiles {
+    /// The files found, the first the one the store names; never empty.
+    Found(Vec<PathBuf>),
+    /// None was found, and the program is this absolute path that does not exist yet.
+    Missing(PathBuf),
+}
+
+/// The files a project hook's command names; `None` for a hook outside a project, an
+/// HTTP hook, or a command that names no file.
+fn script_files(hook: &HookDef, project: &Project) -> Option<ScriptFiles> {
+    let dir = project_dir(&hook.spec.source.path, project)?;
+    let words: Vec<String> = match &hook.command {
+        CommandDef::Shell { line, script } => script
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .chain(shell_words(&expand_variables(line, hook, &dir)))
+            .collect(),
+        CommandDef::Exec { argv } => argv.clone(),
+        CommandDef::Http { .. } => return None,
+    };
+    let source_dir = hook.spec.source.path.parent().unwrap_or(&dir);
+    let mut files: Vec<PathBuf> = Vec::new();
+    for word in words.iter().filter(|w| !w.is_empty()) {
+        let word = Path::new(word);
+        let candidates = if word.is_absolute() {
+            vec![word.to_owned()]
+        } else {
+            vec![dir.join(word), source_dir.join(word)]
+        };
+        for candidate in candidates {
+            if candidate.is_file()
+                && !files.contains(&candidate)
+                && (candidate.starts_with(&dir) || !system_file(&candidate, &dir))
+            {
+                files.push(candidate);
+            }
+        }
+    }
+    // The program itself may not exist yet (a script added later): it is named, and
+    // hashes as missing, so that it changes when it appears.
+    if files.is_empty() {
+        let program = match &hook.command {
+            CommandDef::Shell {
+                script: Some(script),
+                ..
+            } => script.clone(),
+            CommandDef::Exec { argv } => PathBuf::from(argv.first()?),
+            _ => return None,
+        };
+        return program
+            .is_absolute()
+            .then_some(ScriptFiles::Missing(program));
+    }
+    Some(ScriptFiles::Found(files))
+}
+
+/// The text of `hook` as it is now, as `hookrig trust` records it beside the store: its
+/// definition document and the script file its command names first (the one the store
+/// names), capped at [`hookrig_config::SCRIPT_TEXT_CAP`].
+///
+/// Read only to record a trust or to show what changed since one; the check of an emit
+/// reads the hashes alone.
+pub fn trusted_text(hook: &HookDef, project: &Project) -> TrustedText {
+    let script = script_files(hook, project).map(|files| match files {
+        ScriptFiles::Found(files) => ScriptText::read(&files[0]),
+        ScriptFiles::Missing(program) => ScriptText::read(&program),
+    });
+    TrustedText {
+        definition: definition_document(hook),
+        script,
+    }
 }
 
 /// Whether `file`, outside the project, is the system's: owned by root while the
@@ -372,6 +418,83 @@ mod tests {
         )
         .expect("valid");
         definition_hash(&hooks[0])
+    }
+
+    /// A project at `dir` with one native hook running `.hookrig/stamp.sh`.
+    fn stamped_project(dir: &Path) -> (HookDef, Project) {
+        let config = dir.join(".hookrig/hooks.toml");
+        std::fs::create_dir_all(dir.join(".hookrig")).expect("mkdir");
+        std::fs::write(dir.join(".hookrig/stamp.sh"), "#!/bin/sh\necho one\n").expect("write");
+        let text = "[[hooks]]\nname = \"stamp\"\nevents = [\"tool.after\"]\ncommand = \"sh .hookrig/stamp.sh\"\n";
+        let (mut hooks, _) =
+            crate::native::parse_native(&config, text, Level::Project, &mut Vec::new())
+                .expect("valid");
+        let project = Project {
+            root: Some(dir.to_owned()),
+            walk: vec![dir.to_owned()],
+        };
+        (hooks.swap_remove(0), project)
+    }
+
+    #[test]
+    fn the_text_recorded_is_the_hashed_definition_and_the_named_script() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (hook, project) = stamped_project(dir.path());
+        let text = trusted_text(&hook, &project);
+        assert_eq!(
+            content_hash(text.definition.as_bytes()),
+            definition_hash(&hook)
+        );
+        assert!(
+            text.definition.contains("sh .hookrig/stamp.sh"),
+            "{}",
+            text.definition
+        );
+        let script = text.script.expect("the script is named");
+        assert_eq!(script.path, dir.path().join(".hookrig/stamp.sh"));
+        assert_eq!(script.text.as_deref(), Some("#!/bin/sh\necho one\n"));
+    }
+
+    // guards: trust is decided by the store's hashes alone: a recorded text that was
+    // edited to match a changed script (or lost) neither trusts nor untrusts a hook
+    #[test]
+    fn the_recorded_text_never_decides_trust() {
+        use hookrig_config::TrustedTexts;
+
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (hook, project) = stamped_project(dir.path());
+        let store_path = dir.path().join("state/trust.json");
+        let texts = TrustedTexts::beside(&store_path);
+        let mut store = TrustStore::default();
+        store.trust(&hook, &project, 1);
+        texts
+            .record(&hook_key(&hook), &trusted_text(&hook, &project))
+            .expect("record");
+        assert_eq!(store.check(&hook, &project), None);
+
+        // The recorded text lost, then garbled: still trusted.
+        texts.forget(&hook_key(&hook)).expect("forget");
+        assert_eq!(store.check(&hook, &project), None);
+        std::fs::write(
+            store_path
+                .with_file_name("trusted-text")
+                .join(format!("{}.json", content_hash(hook_key(&hook).as_bytes()))),
+            "{garbage",
+        )
+        .expect("garble");
+        assert_eq!(store.check(&hook, &project), None);
+
+        // The script changes, and the recorded text is edited to say it was trusted so:
+        // the hook is untrusted all the same.
+        std::fs::write(
+            dir.path().join(".hookrig/stamp.sh"),
+            "#!/bin/sh\necho two\n",
+        )
+        .expect("change");
+        texts
+            .record(&hook_key(&hook), &trusted_text(&hook, &project))
+            .expect("record the changed text");
+        assert_eq!(store.check(&hook, &project), Some(Distrust::ScriptChanged));
     }
 
     // guards: the system's programs named by a project hook (`/bin/sh x.sh`) are not

@@ -9,9 +9,12 @@
 use std::fmt::{self, Write as _};
 use std::path::{Path, PathBuf};
 
-use hookrig_config::{Environment, Project, TrustStore, find_project, trust_store_path};
+use hookrig_config::{
+    Distrust, Environment, Project, TrustStore, TrustedText, TrustedTexts, find_project,
+    trust_store_path,
+};
 use hookrig_core::{Diagnostic, Dialect, Level, Severity};
-use hookrig_dialects::{HookTrust as _, LoadOptions, LoadedConfig};
+use hookrig_dialects::{HookDef, HookTrust as _, LoadOptions, LoadedConfig, hook_key};
 
 use crate::errors::RuntimeError;
 use crate::scope::Scope;
@@ -92,8 +95,11 @@ pub fn trust(scope: &Scope, automations: TrustAutomations<'_>) -> Result<Trusted
     let now = hookrig_store::now_ms();
     // The whole read-modify-write holds the store's lock, so that a concurrent trust or
     // revoke is neither lost nor undone.
+    let texts = TrustedTexts::beside(&path);
     let approved = TrustStore::update(&path, |store| {
-        Ok::<_, RuntimeError>(approve(store, &env, &project, &config, automations, now))
+        let approved = approve(store, &env, &project, &config, automations, now);
+        record_texts(&texts, &project, &config)?;
+        Ok::<_, RuntimeError>(approved)
     })?;
     Ok(Trusted { approved, skipped })
 }
@@ -108,11 +114,7 @@ fn approve(
     now: i64,
 ) -> Vec<Approved> {
     let mut approved = Vec::new();
-    for def in config
-        .hooks
-        .iter()
-        .filter(|d| d.spec.source.level == Level::Project)
-    {
+    for def in project_hooks(config) {
         let changed = store.check_recorded(def, project).is_some();
         store.trust(def, project, now);
         approved.push(Approved::Hook {
@@ -160,6 +162,83 @@ fn approve(
     approved
 }
 
+/// Records the text of each project hook as it is now beside the store, so that a later
+/// change can be shown as a diff before it is trusted again ([`review`]). Only here:
+/// the check of an emit reads the store's hashes and nothing of this.
+fn record_texts(
+    texts: &TrustedTexts,
+    project: &Project,
+    config: &LoadedConfig,
+) -> Result<(), RuntimeError> {
+    for def in project_hooks(config) {
+        texts.record(
+            &hook_key(def),
+            &hookrig_dialects::trusted_text(def, project),
+        )?;
+    }
+    Ok(())
+}
+
+fn project_hooks(config: &LoadedConfig) -> impl Iterator<Item = &HookDef> {
+    config
+        .hooks
+        .iter()
+        .filter(|d| d.spec.source.level == Level::Project)
+}
+
+/// A project hook that is not trusted as it is now, with what was trusted before: what
+/// a user reviews before trusting it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Review {
+    /// Its name.
+    pub name: String,
+    /// Its dialect.
+    pub dialect: Dialect,
+    /// The file that declares it.
+    pub source: PathBuf,
+    /// Why it is not trusted.
+    pub distrust: Distrust,
+    /// What `hookrig trust` recorded of it when it was last trusted; `None` when it never
+    /// was, or was trusted before the text was kept.
+    pub recorded: Option<TrustedText>,
+    /// What it is now.
+    pub current: TrustedText,
+}
+
+/// What changed in each of `hooks` that the trust store does not trust as it is now
+/// (the machine-wide switch aside: a review is of the records), in order.
+///
+/// The recorded texts are only shown: whether a hook is trusted is the store's hashes'
+/// answer alone.
+pub fn review<'h>(
+    scope: &Scope,
+    hooks: impl IntoIterator<Item = &'h HookDef>,
+) -> Result<Vec<Review>, RuntimeError> {
+    let path = trust_store_path(&scope.env);
+    let store = TrustStore::load(&path)?;
+    let texts = TrustedTexts::beside(&path);
+    let project = find_project(&scope.env);
+    let reviews = hooks
+        .into_iter()
+        .filter(|def| def.spec.source.level == Level::Project)
+        .filter_map(|def| {
+            let distrust = store.check_recorded(def, &project)?;
+            let recorded = (distrust != Distrust::New)
+                .then(|| texts.get(&hook_key(def)))
+                .flatten();
+            Some(Review {
+                name: def.spec.name.clone(),
+                dialect: def.dialect(),
+                source: def.spec.source.path.clone(),
+                distrust,
+                recorded,
+                current: hookrig_dialects::trusted_text(def, &project),
+            })
+        })
+        .collect();
+    Ok(reviews)
+}
+
 /// What `revoke` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Revoked {
@@ -176,7 +255,16 @@ pub struct Revoked {
 pub fn revoke(scope: &Scope) -> Result<Revoked, RuntimeError> {
     let project = find_project(&scope.env);
     let under = project.root.unwrap_or_else(|| scope.env.cwd.clone());
-    let count = TrustStore::update(&trust_store_path(&scope.env), |store| {
+    let path = trust_store_path(&scope.env);
+    let texts = TrustedTexts::beside(&path);
+    let count = TrustStore::update(&path, |store| {
+        for (key, _) in store
+            .hooks
+            .iter()
+            .filter(|(_, h)| h.source.starts_with(&under))
+        {
+            texts.forget(key)?;
+        }
         Ok::<_, RuntimeError>(store.revoke_under(&under))
     })?;
     Ok(Revoked { count, under })

@@ -205,6 +205,21 @@ fn cases(count: u64, middle: Option<EmitCursor>) -> Vec<(&'static str, EmitQuery
                 q.agent = Some("agent-3".to_owned());
             }),
         ),
+        (
+            "page, event + agent (one in 60)",
+            query(|q| {
+                q.event = Some("tool.before".to_owned());
+                q.agent = Some("agent-4".to_owned());
+            }),
+        ),
+        // A pair no index covers together: agent-3's emits are all `codex` ones.
+        (
+            "page, agent + dialect matching nothing",
+            query(|q| {
+                q.agent = Some("agent-3".to_owned());
+                q.dialect = Some("hygge".to_owned());
+            }),
+        ),
         ("page, within the last hour", {
             let mut q = query(|_| {});
             q.since_ms = Some(now - 3_600_000);

@@ -138,6 +138,13 @@ const MIGRATIONS: &[&[&str]] = &[
     CREATE INDEX emits_by_dialect_time ON emits (dialect, started_at_ms);
     CREATE INDEX hook_runs_matched_by_name ON hook_runs (name, run_id) WHERE matched = 1;
     "],
+    // Version 13: the runs page filtered by event and agent together (what an agent did
+    // on one event), newest first. With one index per column SQLite walks one of them
+    // and checks the other on each row, which reads a sixth of the ledger when the two
+    // are common alone but rare together (an agent that never sends `tool.before`).
+    &["
+    CREATE INDEX emits_by_event_agent_time ON emits (event, agent, started_at_ms);
+    "],
 ];
 
 /// Version 3: the automation engine (`hookrig serve`, `hookrig auto`). `automations`

@@ -1,10 +1,13 @@
-//! The Hooks page: every hook of every dialect and source (`hookrig list`), its trust,
-//! and `hookrig explain` for an event and tool typed into a form; and the trust action
-//! (`hookrig trust`), a POST.
+//! The Hooks page: every hook of every dialect and source (`hookrig list`), its trust
+//! (for a hook not trusted, what changed since it was: a diff of its definition and
+//! script as trusted and as they are now), and `hookrig explain` for an event and tool
+//! typed into a form; and the trust action (`hookrig trust`), a POST.
 
 use axum::Form;
 use axum::extract::{Query, State};
 use axum::response::Redirect;
+use hookrig_config::{Distrust, ScriptText};
+use hookrig_runtime::trust::Review;
 use hookrig_runtime::{Explanation, ListedHook, Select};
 use maud::{Markup, html};
 use serde::Deserialize;
@@ -12,6 +15,7 @@ use serde::Deserialize;
 use crate::auth::check_csrf;
 use crate::dashboard::{Dashboard, blocking};
 use crate::errors::UiError;
+use crate::json_diff;
 use crate::layout::{self, badge, csrf_field};
 
 /// The explain form.
@@ -70,9 +74,14 @@ pub(crate) async fn page(
     let scope = dashboard.scope().clone();
     let event = Some(form.event.trim().to_owned()).filter(|e| !e.is_empty());
     let tool = Some(form.tool.trim().to_owned()).filter(|t| !t.is_empty());
-    let (hooks, skipped, explanation) = blocking(move || {
+    let (hooks, reviews, skipped, explanation) = blocking(move || {
         let options = scope.load_options(&[])?;
         let listing = hookrig_runtime::list(&scope, Select::All, &options)?;
+        let untrusted = listing
+            .hooks
+            .iter()
+            .filter(|def| def.spec.untrusted.is_some());
+        let reviews = hookrig_runtime::trust::review(&scope, untrusted)?;
         let hooks: Vec<Shown> = listing
             .hooks
             .iter()
@@ -88,7 +97,7 @@ pub(crate) async fn page(
             )?),
             None => None,
         };
-        Ok((hooks, skipped, explanation))
+        Ok((hooks, reviews, skipped, explanation))
     })
     .await?;
     let untrusted = hooks.iter().filter(|h| h.trust == "untrusted").count();
@@ -98,12 +107,15 @@ pub(crate) async fn page(
         @if untrusted > 0 {
             section.trust #untrusted {
                 h2 { (untrusted) " project hook(s) not trusted" }
-                p { "They are listed and reported, never run. Below is what each would run now; trusting records the project as it is, as " code { "hookrig trust" } " does." }
+                p { "They are listed and reported, never run. Below is what changed in each since it was trusted (−: as trusted, +: now); trusting records the project as it is, as " code { "hookrig trust" } " does." }
                 @for hook in hooks.iter().filter(|h| h.trust == "untrusted") {
-                    div.untrusted {
+                    div.untrusted data-hook=(hook.name) {
                         b { (hook.name) } " " span.mono { (hook.source) }
                         @if let Some(why) = &hook.untrusted_because { p { (why) } }
                         pre.command { (hook.command) }
+                        @if let Some(review) = reviews.iter().find(|r| r.name == hook.name && r.source.display().to_string() == hook.source) {
+                            (reviewed(review))
+                        }
                     }
                 }
                 form method="post" action="/hooks/trust" {
@@ -143,6 +155,42 @@ pub(crate) async fn page(
         @if let Some(explanation) = &explanation { (explained(explanation)) }
     };
     Ok(layout::page("Hooks", "/hooks", &body))
+}
+
+/// What changed in a hook that is not trusted: its definition and its script as they
+/// were trusted (`-`) and as they are now (`+`). A new hook is all `+`.
+fn reviewed(review: &Review) -> Markup {
+    let recorded = review.recorded.as_ref();
+    let definition = json_diff::unified(
+        &recorded.map_or_else(String::new, |r| json_diff::pretty(&r.definition)),
+        &json_diff::pretty(&review.current.definition),
+    );
+    let before = recorded.and_then(|r| r.script.as_ref());
+    let after = review.current.script.as_ref();
+    let script_text =
+        |script: Option<&ScriptText>| script.and_then(|s| s.text.clone()).unwrap_or_default();
+    let script = json_diff::unified(&script_text(before), &script_text(after));
+    html! {
+        @if recorded.is_none() && review.distrust != Distrust::New {
+            p.note { "No earlier text recorded: it was trusted before hookrig kept what it trusted, so only its hashes say that it changed. Below is what it is now." }
+        }
+        @if !definition.is_empty() {
+            p { "Its definition:" }
+            pre.diff.definition { (json_diff::markup(&definition)) }
+        }
+        @if let Some(script_file) = after.or(before) {
+            p { "Its script " span.mono { (script_file.path.display()) } ":" }
+            @for note in [before.and_then(ScriptText::without_text).map(|n| format!("As trusted: {n}.")),
+                          after.and_then(ScriptText::without_text).map(|n| format!("Now: {n}."))].into_iter().flatten() {
+                p.note { (note) }
+            }
+            @if script.is_empty() {
+                p.note { "The text kept is unchanged." }
+            } @else {
+                pre.diff.script { (json_diff::markup(&script)) }
+            }
+        }
+    }
 }
 
 fn explained(explanation: &Explanation) -> Markup {

@@ -44,11 +44,7 @@ pub(crate) async fn page(
             }
             Some(lines) => {
                 p { "Before (−) and after (+) the hooks:" }
-                pre.json.diff #payload-diff {
-                    @for line in lines {
-                        span class=(match line.tag { '-' => "del", '+' => "ins", _ => "same" }) { (line.tag) " " (line.text) "\n" }
-                    }
-                }
+                pre.json.diff #payload-diff { (json_diff::markup(&lines)) }
             }
         }
     };

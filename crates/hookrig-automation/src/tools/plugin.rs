@@ -39,6 +39,7 @@ impl PluginToolbox {
                 plan: None,
                 store: Some(store),
                 no_ledger: false,
+                ..ScopeArgs::default()
             })
             .map_err(|e| error_chain(&e))?;
             plugin_workers(&scope, &project_id, &granted).map_err(|e| error_chain(&e))

@@ -29,7 +29,7 @@ const PLAN: &str = indoc! {r#"
 "#};
 
 /// The project as a real git repository on branch `main` with the plan committed.
-fn repo(env: &TestEnv) -> PathBuf {
+pub(crate) fn repo(env: &TestEnv) -> PathBuf {
     let project = env.project();
     std::fs::remove_dir_all(project.join(".git")).expect("remove the fake .git");
     git(&project, &["init", "-q", "-b", "main"]);
@@ -44,7 +44,7 @@ fn repo(env: &TestEnv) -> PathBuf {
 
 /// A fake provider that records its argv, working directory and agent variables to
 /// `record/NAME.txt`, then runs `then` (shell).
-fn fake_provider(env: &TestEnv, name: &str, then: &str) {
+pub(crate) fn fake_provider(env: &TestEnv, name: &str, then: &str) {
     let record = env.root().join("record");
     env.write_bin(
         name,
@@ -63,7 +63,7 @@ fn fake_provider(env: &TestEnv, name: &str, then: &str) {
     );
 }
 
-fn recorded(env: &TestEnv, name: &str) -> String {
+pub(crate) fn recorded(env: &TestEnv, name: &str) -> String {
     let path = env.root().join("record").join(format!("{name}.txt"));
     assert!(
         wait_for_file(&path, Duration::from_secs(10)),
@@ -74,14 +74,14 @@ fn recorded(env: &TestEnv, name: &str) -> String {
 
 /// `hookrig ARGS` with only the test's bin and the system directories in `PATH`, so
 /// that a real `claude` of the machine is never auto-detected.
-fn run(env: &TestEnv, args: &[&str]) -> Output {
+pub(crate) fn run(env: &TestEnv, args: &[&str]) -> Output {
     let mut command = env.command(args);
     let path = format!("{}:/usr/local/bin:/usr/bin:/bin", env.bin().display());
     command.env("PATH", path);
     hookrig_test_support::run_with_input(command, b"", hookrig_test_support::HANG_LIMIT)
 }
 
-fn spawn(env: &TestEnv, task: &str, extra: &[&str]) -> Output {
+pub(crate) fn spawn(env: &TestEnv, task: &str, extra: &[&str]) -> Output {
     let mut args = vec![
         "agent", "spawn", task, "--plan", "plan.spl", "--agent", "coder",
     ];
@@ -89,7 +89,7 @@ fn spawn(env: &TestEnv, task: &str, extra: &[&str]) -> Output {
     run(env, &args)
 }
 
-fn ok(output: &Output) -> String {
+pub(crate) fn ok(output: &Output) -> String {
     assert_eq!(
         code(output),
         0,
@@ -100,7 +100,7 @@ fn ok(output: &Output) -> String {
     text(&output.stdout)
 }
 
-const FAKE: &str = indoc! {r#"
+pub(crate) const FAKE: &str = indoc! {r#"
     [[providers]]
     id = "fake"
     name = "Fake"
@@ -111,7 +111,7 @@ const FAKE: &str = indoc! {r#"
     resume_flag = "--resume"
 "#};
 
-fn agents_json(env: &TestEnv) -> Vec<Value> {
+pub(crate) fn agents_json(env: &TestEnv) -> Vec<Value> {
     let out = ok(&run(env, &["agent", "list", "--json"]));
     match serde_json::from_str(&out).expect("JSON") {
         Value::Array(rows) => rows,

@@ -34,8 +34,11 @@ exec = ["sh", "-c", "if grep -q 'rm -rf'; then printf '{\"decision\":\"deny\",\"
 name = "tagger"
 events = ["tool.before"]
 matcher = "write_file"
-exec = ["sh", "-c", "cat >/dev/null; printf '{\"decision\":\"modify\",\"payload\":{\"checked\":true}}'"]
+command = "./tagger.sh"
 "#;
+
+/// The script of the hook `tagger`, next to the hooks file.
+const TAGGER: &str = "#!/bin/sh\n# Marks every write as checked.\ncat >/dev/null; printf '{\"decision\":\"modify\",\"payload\":{\"checked\":true}}'\n";
 
 const PLAN: &str = "
 (given task-design)
@@ -245,6 +248,7 @@ fn the_dashboard_in_a_real_browser() {
     }
     let env = test_env();
     env.write_project_config(HOOKS);
+    env.write_script(".hookrig/tagger.sh", TAGGER);
     std::fs::write(env.project().join("plan.spl"), PLAN).expect("write the plan");
     let automation = env.project().join("digest.toml");
     std::fs::write(&automation, AUTOMATION).expect("write the automation");
@@ -260,10 +264,15 @@ fn the_dashboard_in_a_real_browser() {
     }
     let modified = emit_tool(&env, "alice", "write_file", "");
 
-    // Trusted as they are now, then one hook changes: the dashboard must ask again.
+    // Trusted as they are now, then one hook's definition and the other's script
+    // change: the dashboard must show what changed and ask again.
     let trusted = env.run_untrusted(["trust"], b"");
     assert_eq!(code(&trusted), 0, "{}", text(&trusted.stderr));
-    env.write_project_config(&HOOKS.replace("cat >/dev/null; printf", "cat >/dev/null && printf"));
+    env.write_project_config(&HOOKS.replace("matcher = \"bash\"", "matcher = \"bash|sh\""));
+    env.write_script(
+        ".hookrig/tagger.sh",
+        &TAGGER.replace("cat >/dev/null; printf", "cat >/dev/null && printf"),
+    );
 
     let serve = Serve::start_with(
         &env,
@@ -340,10 +349,42 @@ fn a_run_shows_every_hook_and_the_payload_diff(browser: &Browser, run: &str) {
 fn a_changed_hook_is_trusted_after_its_change_is_shown(browser: &Browser) {
     browser.goto("/hooks");
     let untrusted = browser.texts("#untrusted .untrusted");
-    assert_eq!(untrusted.len(), 1, "{untrusted:?}");
-    assert!(untrusted[0].contains("tagger"), "{untrusted:?}");
+    assert_eq!(untrusted.len(), 2, "{untrusted:?}");
+    // The definition as trusted (-) and as it is now (+), only the changed line. Lines
+    // are compared with their blanks squeezed: indentation is not what is checked.
+    let changed = |hook: &str, part: &str, tag: &str| -> Vec<String> {
+        browser
+            .texts(&format!(
+                "#untrusted .untrusted[data-hook={hook}] pre.{part} .{tag}"
+            ))
+            .iter()
+            .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    assert_eq!(
+        changed("guard", "definition", "del"),
+        [r#"- "matcher": "bash","#]
+    );
+    assert_eq!(
+        changed("guard", "definition", "ins"),
+        [r#"+ "matcher": "bash|sh","#]
+    );
+    assert!(changed("guard", "script", "ins").is_empty(), "no script");
+    // The script's changed line, with the unchanged ones around it.
+    assert_eq!(
+        changed("tagger", "script", "del"),
+        [r#"- cat >/dev/null; printf '{"decision":"modify","payload":{"checked":true}}'"#]
+    );
+    assert_eq!(
+        changed("tagger", "script", "ins"),
+        [r#"+ cat >/dev/null && printf '{"decision":"modify","payload":{"checked":true}}'"#]
+    );
+    assert_eq!(
+        changed("tagger", "script", "same"),
+        ["#!/bin/sh", "# Marks every write as checked."]
+    );
     assert!(
-        untrusted[0].contains("cat >/dev/null && printf"),
+        changed("tagger", "definition", "del").is_empty(),
         "{untrusted:?}"
     );
     browser.screenshot("hooks-untrusted");
@@ -441,5 +482,82 @@ fn agents_page_loads(browser: &Browser) {
     browser.goto("/agents");
     let empty = browser.texts("main p.empty");
     assert!(empty[0].contains("No agents recorded"), "{empty:?}");
+}
+
+/// An agent spawned on a task of a real git repository, with a fake provider (a real
+/// process, found on `PATH` as a configured provider's CLI): the page shows its task,
+/// worktree and log, and its Stop button ends its whole process group.
+#[test]
+fn an_agent_is_shown_and_stopped_in_a_real_browser() {
+    use crate::agents::{FAKE, agents_json, fake_provider, ok, recorded, repo, spawn};
+
+    if !tool_available("chromedriver") {
+        return;
+    }
+    let env = test_env();
+    repo(&env);
+    env.write_file(".hookrig/config.toml", FAKE);
+    let sleep = env.marked_sleep();
+    fake_provider(
+        &env,
+        "fake-agent",
+        &format!(
+            "echo working on the login endpoint\n'{0}' 300 &\nwait",
+            sleep.display()
+        ),
+    );
+    ok(&spawn(&env, "api", &[]));
+    recorded(&env, "fake-agent");
+
+    let serve = Serve::start_with(&env, env.command(["serve", "--ui", "127.0.0.1:0"]));
+    let base = dashboard_address(&serve);
+    let token = hookrig_runtime::http::token(&env.state_home()).expect("the token");
+    let driver = Driver::start();
+    let browser = Browser::open(&driver, base);
+
+    browser.goto(&format!("/agents?token={token}"));
+    let row = browser.wait_for("the agent", "#agents tr[data-task=api]");
+    assert!(
+        row[0].contains("coder") && row[0].contains("fake") && row[0].contains("running"),
+        "{row:?}"
+    );
+    let worktree = browser.texts("#agents tr[data-task=api] td.path");
+    assert!(worktree[0].ends_with("api"), "{worktree:?}");
     browser.screenshot("agents");
+
+    // The log's tail: what the provider wrote on its terminal.
+    browser.click("#agents tr[data-task=api] a");
+    let deadline = Instant::now() + LIMIT;
+    while !browser.texts("#log")[0].contains("working on the login endpoint") {
+        assert!(Instant::now() < deadline, "the log never showed the output");
+        std::thread::sleep(Duration::from_millis(100));
+        browser.goto("/agents/api/log");
+    }
+    browser.screenshot("agent-log");
+
+    // Stop: the provider and what it started go away.
+    browser.goto("/agents");
+    browser.click("#agents tr[data-task=api] button.stop");
+    // The page the stop answers with (or, while it stops, the one it replaces).
+    let deadline = Instant::now() + LIMIT;
+    while !browser
+        .texts("#agents tr[data-task=api] button.stop")
+        .is_empty()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the agent was never shown stopped"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let row = browser.wait_for("the stopped agent", "#agents tr[data-task=api]");
+    assert!(row[0].contains("ended"), "{row:?}");
+    assert!(env.leftovers().is_empty(), "a process of the agent is left");
+    let listed = agents_json(&env).remove(0);
+    assert_eq!(listed["running"], false, "{listed}");
+    assert!(!listed["stopped_at_ms"].is_null(), "{listed}");
+
+    browser.close();
+    let (status, stderr) = serve.stop();
+    assert!(status.success(), "{stderr}");
 }

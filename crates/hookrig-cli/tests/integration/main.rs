@@ -43,5 +43,6 @@ mod shadow;
 mod snapshots;
 mod store;
 mod trust;
+mod ui;
 mod webhooks;
 mod xcode;

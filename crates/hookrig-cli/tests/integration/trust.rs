@@ -168,6 +168,10 @@ fn trust_list_shows_trusted_hooks_and_revoke_forgets_them() {
         ]
     );
     assert_eq!(lines.len(), 2, "{list}");
+    // The hook's text is kept beside the store for a later review, and goes with it.
+    let texts = env.state_home().join("hookrig/trusted-text");
+    let kept = || std::fs::read_dir(&texts).map_or(0, Iterator::count);
+    assert_eq!(kept(), 1);
 
     let revoked = untrusted_ok(&env, &["trust", "--revoke"]);
     assert_eq!(
@@ -177,6 +181,7 @@ fn trust_list_shows_trusted_hooks_and_revoke_forgets_them() {
             env.project().display()
         )
     );
+    assert_eq!(kept(), 0, "the text of a revoked hook is forgotten");
     let (out, ran) = emit_and_mark(&env);
     assert_untrusted(&env, &out, ran, "not trusted yet");
     assert_eq!(
