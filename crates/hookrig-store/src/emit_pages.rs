@@ -15,6 +15,10 @@ use crate::emits::{
 };
 use crate::errors::StoreError;
 
+/// The condition of the ledger's index of rare decisions (`emits_by_rare_decision_time`,
+/// version 14), word for word.
+const RARE_DECISION: &str = "e.decision NOT IN ('allow', 'running')";
+
 /// Below this many matches, [`Emits::page`] looks a hook's emits up in its index rather
 /// than scanning the ledger by time for them. Tests take both ways on a small ledger.
 const RARE_HOOK: usize = if cfg!(test) { 5 } else { 5_000 };
@@ -144,16 +148,28 @@ impl Emits<'_> {
     }
 
     /// The SQL of [`page`](Self::page) for `query`, and its values.
+    ///
+    /// [`RARE_DECISION`] must stay the condition of `emits_by_rare_decision_time`
+    /// (ledger version 14), as written there.
     fn page_statement(self, query: &EmitQuery) -> Result<(String, Vec<Value>), StoreError> {
         let mut values: Vec<Value> = Vec::new();
         let mut clauses: Vec<String> = Vec::new();
+        // The decision as a literal (one of `EmitDecision`'s own words, never the
+        // caller's text). A rare one also repeats the condition of the index of rare
+        // decisions word for word: SQLite uses a partial index only for a query whose
+        // WHERE holds that condition itself (it does not infer it from the equality).
+        if let Some(decision) = query.decision {
+            clauses.push(format!("e.decision = '{}'", decision.as_str()));
+            if !matches!(decision, EmitDecision::Allow | EmitDecision::Running) {
+                clauses.push(RARE_DECISION.to_owned());
+            }
+        }
         let mut bind = |clause: &str, value: Value, values: &mut Vec<Value>| {
             values.push(value);
             clauses.push(clause.replace('?', &format!("?{}", values.len())));
         };
         for (column, value) in [
             ("e.event", query.event.as_deref()),
-            ("e.decision", query.decision.map(EmitDecision::as_str)),
             ("e.agent", query.agent.as_deref()),
             ("e.dialect", query.dialect.as_deref()),
         ] {
@@ -402,6 +418,39 @@ mod tests {
     // guards: an event and an agent that are common alone but rare together are found
     // in their pair's index, not by walking one filter's index checking the other (a
     // sixth of a large ledger)
+    /// The query plan of the runs page for `query`, one line per step.
+    fn plan_of(store: &Store, query: &EmitQuery) -> String {
+        let (sql, values) = store.emits().page_statement(query).expect("statement");
+        let plan: Vec<String> = store
+            .conn()
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .and_then(|mut stmt| {
+                stmt.query_map(params_from_iter(&values), |row| row.get::<_, String>(3))?
+                    .collect()
+            })
+            .expect("plan");
+        plan.join("\n")
+    }
+
+    // guards: a rare decision is read from the index of rare decisions (every emit
+    // would otherwise move two entries of a decision index), and `allow`, most of the
+    // ledger, is met scanning by time
+    #[test]
+    fn a_rare_decision_is_read_from_its_index_and_allow_by_time() {
+        let (_dir, store) = ledger(8);
+        let query = |decision| EmitQuery {
+            decision: Some(decision),
+            limit: 50,
+            ..EmitQuery::default()
+        };
+        let plan = plan_of(&store, &query(EmitDecision::Deny));
+        assert!(plan.contains("emits_by_rare_decision_time"), "{plan}");
+        assert!(!plan.contains("TEMP B-TREE"), "no sort: {plan}");
+        let plan = plan_of(&store, &query(EmitDecision::Allow));
+        assert!(plan.contains("emits_by_time"), "{plan}");
+        assert!(!plan.contains("TEMP B-TREE"), "no sort: {plan}");
+    }
+
     #[test]
     fn event_and_agent_together_are_read_from_their_pair_index() {
         let (_dir, store) = ledger(8);
