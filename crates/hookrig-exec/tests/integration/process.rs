@@ -414,8 +414,11 @@ async fn a_setsid_grandchild_with_closed_pipes_is_killed_when_the_hook_exits() {
 async fn a_double_forked_setsid_daemon_is_killed_when_the_hook_exits() {
     let sandbox = Sandbox::new();
     let sleep = sandbox.sleep();
+    // The hook exits once the daemon runs: exiting before it has even started would
+    // leave nothing to kill yet, which is not what this checks.
     let script = format!(
-        "(setsid sh -c '{sleep} 1000 & {sleep} 1000' < /dev/null > /dev/null 2>&1 &); exit 0"
+        "(setsid sh -c 'touch started; {sleep} 1000 & {sleep} 1000' < /dev/null > /dev/null 2>&1 &); \
+         while [ ! -e started ]; do {sleep} 0.02; done; exit 0"
     );
     let output = run(sandbox.spec(&script)).await;
     assert_eq!(output.termination, Termination::Exited(0));
