@@ -160,19 +160,7 @@ impl WorkerHandler {
     /// this handler's services; the hook's timeout applies.
     pub async fn request(&self, request: serde_json::Value, cwd: &std::path::Path) -> Answered {
         let pool = pool(&self.key, &self.spec, cwd, None);
-        let (reply_to, reply) = oneshot::channel();
-        let job = Job {
-            event: request,
-            reply: reply_to,
-            services: self.services.clone(),
-        };
-        let answer = if pool.jobs.send(job).await.is_ok() {
-            reply
-                .await
-                .unwrap_or_else(|_| Answer::failed(FailureKind::Crash, "the worker pool stopped"))
-        } else {
-            Answer::failed(FailureKind::Spawn, "the worker pool stopped")
-        };
+        let answer = self.send(&pool, request).await;
         let reply = match answer.outcome {
             Outcome::Line(bytes) => match serde_json::from_slice(&bytes) {
                 Ok(serde_json::Value::Object(map)) => Ok(map),
@@ -190,6 +178,24 @@ impl WorkerHandler {
         }
     }
 
+    /// Sends `line` to a worker of `pool` with this handler's services, and waits for
+    /// its answer; a pool that stopped is a failed answer.
+    async fn send(&self, pool: &Pool, line: serde_json::Value) -> Answer {
+        let (reply_to, reply) = oneshot::channel();
+        let job = Job {
+            event: line,
+            reply: reply_to,
+            services: self.services.clone(),
+        };
+        if pool.jobs.send(job).await.is_ok() {
+            reply
+                .await
+                .unwrap_or_else(|_| Answer::failed(FailureKind::Crash, "the worker pool stopped"))
+        } else {
+            Answer::failed(FailureKind::Spawn, "the worker pool stopped")
+        }
+    }
+
     async fn answer(&self, invocation: Invocation) -> Report {
         let started = Instant::now();
         let pool = pool(
@@ -204,19 +210,7 @@ impl WorkerHandler {
                 &self.protocol.stdin(&self.name, &invocation)
             ).unwrap_or(serde_json::Value::Null),
         });
-        let (reply_to, reply) = oneshot::channel();
-        let job = Job {
-            event: line,
-            reply: reply_to,
-            services: self.services.clone(),
-        };
-        let answer = if pool.jobs.send(job).await.is_ok() {
-            reply
-                .await
-                .unwrap_or_else(|_| Answer::failed(FailureKind::Crash, "the worker pool stopped"))
-        } else {
-            Answer::failed(FailureKind::Spawn, "the worker pool stopped")
-        };
+        let answer = self.send(&pool, line).await;
         let duration = started.elapsed();
         let stderr = (!answer.stderr.is_empty()).then(|| answer.stderr.clone());
         let reply = match answer.outcome {

@@ -14,8 +14,8 @@ use serde::Deserialize;
 
 use crate::auth::check_csrf;
 use crate::dashboard::{Dashboard, blocking};
+use crate::diff;
 use crate::errors::UiError;
-use crate::json_diff;
 use crate::layout::{self, badge, csrf_field};
 
 /// The explain form.
@@ -161,22 +161,22 @@ pub(crate) async fn page(
 /// were trusted (`-`) and as they are now (`+`). A new hook is all `+`.
 fn reviewed(review: &Review) -> Markup {
     let recorded = review.recorded.as_ref();
-    let definition = json_diff::unified(
-        &recorded.map_or_else(String::new, |r| json_diff::pretty(&r.definition)),
-        &json_diff::pretty(&review.current.definition),
+    let definition = diff::unified(
+        &recorded.map_or_else(String::new, |r| diff::pretty(&r.definition)),
+        &diff::pretty(&review.current.definition),
     );
     let before = recorded.and_then(|r| r.script.as_ref());
     let after = review.current.script.as_ref();
     let script_text =
         |script: Option<&ScriptText>| script.and_then(|s| s.text.clone()).unwrap_or_default();
-    let script = json_diff::unified(&script_text(before), &script_text(after));
+    let script = diff::unified(&script_text(before), &script_text(after));
     html! {
         @if recorded.is_none() && review.distrust != Distrust::New {
             p.note { "No earlier text recorded: it was trusted before hookrig kept what it trusted, so only its hashes say that it changed. Below is what it is now." }
         }
         @if !definition.is_empty() {
             p { "Its definition:" }
-            pre.diff.definition { (json_diff::markup(&definition)) }
+            pre.diff.definition { (diff::markup(&definition)) }
         }
         @if let Some(script_file) = after.or(before) {
             p { "Its script " span.mono { (script_file.path.display()) } ":" }
@@ -187,7 +187,7 @@ fn reviewed(review: &Review) -> Markup {
             @if script.is_empty() {
                 p.note { "The text kept is unchanged." }
             } @else {
-                pre.diff.script { (json_diff::markup(&script)) }
+                pre.diff.script { (diff::markup(&script)) }
             }
         }
     }

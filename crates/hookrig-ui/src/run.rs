@@ -6,8 +6,8 @@ use hookrig_store::{EmitRecord, HookRun};
 use maud::{Markup, html};
 
 use crate::dashboard::Dashboard;
+use crate::diff;
 use crate::errors::UiError;
-use crate::json_diff;
 use crate::layout::{self, badge};
 
 pub(crate) async fn page(
@@ -37,14 +37,14 @@ pub(crate) async fn page(
             }
         }
         h2 { "Payload" }
-        @match json_diff::diff(&emit.payload_in, &emit.payload_out) {
+        @match diff::diff(&emit.payload_in, &emit.payload_out) {
             None => {
                 p { "The hooks did not change the payload." }
-                pre.json { (json_diff::pretty(&emit.payload_in)) }
+                pre.json { (diff::pretty(&emit.payload_in)) }
             }
             Some(lines) => {
                 p { "Before (−) and after (+) the hooks:" }
-                pre.json.diff #payload-diff { (json_diff::markup(&lines)) }
+                pre.json.diff #payload-diff { (diff::markup(&lines)) }
             }
         }
     };
