@@ -212,12 +212,20 @@ fn cases(count: u64, middle: Option<EmitCursor>) -> Vec<(&'static str, EmitQuery
                 q.agent = Some("agent-4".to_owned());
             }),
         ),
-        // A pair no index covers together: agent-3's emits are all `codex` ones.
+        // agent-3's emits are all `codex` ones.
         (
             "page, agent + dialect matching nothing",
             query(|q| {
                 q.agent = Some("agent-3".to_owned());
                 q.dialect = Some("hygge".to_owned());
+            }),
+        ),
+        // `tool.before` comes in `native` and `hygge` emits only.
+        (
+            "page, event + dialect matching nothing",
+            query(|q| {
+                q.event = Some("tool.before".to_owned());
+                q.dialect = Some("claude".to_owned());
             }),
         ),
         ("page, within the last hour", {

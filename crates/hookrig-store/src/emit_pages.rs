@@ -23,6 +23,11 @@ const RARE_DECISION: &str = "e.decision NOT IN ('allow', 'running')";
 /// than scanning the ledger by time for them. Tests take both ways on a small ledger.
 const RARE_HOOK: usize = if cfg!(test) { 5 } else { 5_000 };
 
+/// When two or more of the event, agent and dialect filters are set, [`Emits::page`]
+/// counts each one's emits up to this many and walks the index of the one with fewest,
+/// checking the others in that index's own columns (ledger version 15).
+const FEW_EMITS: i64 = if cfg!(test) { 3 } else { 20_000 };
+
 /// Which emits [`Emits::page`] returns: those that pass every filter that is set.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EmitQuery {
@@ -168,14 +173,30 @@ impl Emits<'_> {
             values.push(value);
             clauses.push(clause.replace('?', &format!("?{}", values.len())));
         };
-        for (column, value) in [
-            ("e.event", query.event.as_deref()),
-            ("e.agent", query.agent.as_deref()),
-            ("e.dialect", query.dialect.as_deref()),
-        ] {
-            if let Some(value) = value {
-                bind(&format!("{column} = ?"), text(value), &mut values);
-            }
+        // Agents before events before dialects: the order of how many values each
+        // usually has, so the likelier narrower filter walks when the counts tie.
+        let equal: Vec<(&str, &str)> = [
+            ("agent", query.agent.as_deref()),
+            ("event", query.event.as_deref()),
+            ("dialect", query.dialect.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(column, value)| value.map(|value| (column, value)))
+        .collect();
+        let walk = if equal.len() > 1 {
+            self.fewest(&equal)?
+        } else {
+            0
+        };
+        for (i, (column, value)) in equal.into_iter().enumerate() {
+            // A unary `+` keeps SQLite off that column's own index: the term is then
+            // checked in the walked index, which holds the column too.
+            let keep_off = if i == walk { "" } else { "+" };
+            bind(
+                &format!("{keep_off}e.{column} = ?"),
+                text(value),
+                &mut values,
+            );
         }
         if let Some(since) = query.since_ms {
             bind("e.started_at_ms >= ?", Value::Integer(since), &mut values);
@@ -241,6 +262,27 @@ impl Emits<'_> {
                     .collect::<rusqlite::Result<Vec<_>>>()
             })
             .map_err(fail)
+    }
+
+    /// Which of `filters` (columns of `emits` and their values) selects the fewest
+    /// emits, counted up to [`FEW_EMITS`] in each column's index; the first on a tie.
+    fn fewest(self, filters: &[(&str, &str)]) -> Result<usize, StoreError> {
+        let mut fewest = (0, i64::MAX);
+        for (i, (column, value)) in filters.iter().enumerate() {
+            // `column` is one of this module's own names, never the caller's text.
+            let sql =
+                format!("SELECT count(*) FROM (SELECT 1 FROM emits WHERE {column} = ?1 LIMIT ?2)");
+            let found: i64 = self
+                .store
+                .conn()
+                .prepare_cached(&sql)
+                .and_then(|mut stmt| stmt.query_row(params![value, FEW_EMITS], |row| row.get(0)))
+                .map_err(self.store.fail("count the emits of a filter"))?;
+            if found < fewest.1 {
+                fewest = (i, found);
+            }
+        }
+        Ok(fewest.0)
     }
 
     /// Whether the hook `name` matched in fewer than [`RARE_HOOK`] emits: counted in the
@@ -415,9 +457,6 @@ mod tests {
         }
     }
 
-    // guards: an event and an agent that are common alone but rare together are found
-    // in their pair's index, not by walking one filter's index checking the other (a
-    // sixth of a large ledger)
     /// The query plan of the runs page for `query`, one line per step.
     fn plan_of(store: &Store, query: &EmitQuery) -> String {
         let (sql, values) = store.emits().page_statement(query).expect("statement");
@@ -451,29 +490,61 @@ mod tests {
         assert!(!plan.contains("TEMP B-TREE"), "no sort: {plan}");
     }
 
+    // guards: two filters that are common alone but rare together walk the index of the
+    // one with fewer emits, whichever it is, and check the other in that index (version
+    // 15 carries event, agent and dialect in each one's index), never scanning the ledger
     #[test]
-    fn event_and_agent_together_are_read_from_their_pair_index() {
+    fn two_filters_walk_the_index_of_the_one_with_fewer_emits() {
         let (_dir, store) = ledger(8);
-        let (sql, values) = store
+        let pair = |event: Option<&str>, agent: Option<&str>, dialect: Option<&str>| EmitQuery {
+            event: event.map(str::to_owned),
+            agent: agent.map(str::to_owned),
+            dialect: dialect.map(str::to_owned),
+            limit: 50,
+            ..EmitQuery::default()
+        };
+        // `a3` has two emits (3 and 7), `tool.before` and `claude` four each.
+        let query = pair(Some("tool.before"), Some("a3"), None);
+        let plan = plan_of(&store, &query);
+        assert!(plan.contains("emits_by_agent_time"), "{plan}");
+        assert!(!plan.contains("SCAN"), "{plan}");
+        assert!(ids(&store.emits().page(&query).expect("page")).is_empty());
+        let query = pair(None, Some("a3"), Some("native"));
+        assert!(plan_of(&store, &query).contains("emits_by_agent_time"));
+        assert_eq!(
+            ids(&store.emits().page(&query).expect("page")),
+            ["run-0007", "run-0003"]
+        );
+        // An event of one emit walks its own index, though agents come first on a tie.
+        store
             .emits()
-            .page_statement(&EmitQuery {
-                event: Some("tool.before".to_owned()),
+            .record(&EmitRecord {
+                run_id: "run-late".to_owned(),
+                started_at_ms: 100,
+                event: "session.start".to_owned(),
+                dialect: Dialect::Native,
+                cwd: "/repo".to_owned(),
+                session_id: String::new(),
                 agent: Some("a3".to_owned()),
-                limit: 50,
-                ..EmitQuery::default()
+                decision: EmitDecision::Allow,
+                reason: None,
+                decided_by: None,
+                duration_ms: 1.0,
+                payload_in: "{}".to_owned(),
+                payload_out: "{}".to_owned(),
+                warnings: Vec::new(),
+                hooks: Vec::new(),
+                by_engine: false,
             })
-            .expect("statement");
-        let plan: Vec<String> = store
-            .conn()
-            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-            .and_then(|mut stmt| {
-                stmt.query_map(params_from_iter(&values), |row| row.get::<_, String>(3))?
-                    .collect()
-            })
-            .expect("plan");
-        let plan = plan.join("\n");
-        assert!(plan.contains("emits_by_event_agent_time"), "{plan}");
-        assert!(!plan.contains("TEMP B-TREE"), "no sort: {plan}");
+            .expect("record");
+        let query = pair(Some("session.start"), Some("a3"), Some("native"));
+        let plan = plan_of(&store, &query);
+        assert!(plan.contains("emits_by_event_time"), "{plan}");
+        assert!(!plan.contains("SCAN"), "{plan}");
+        assert_eq!(
+            ids(&store.emits().page(&query).expect("page")),
+            ["run-late"]
+        );
     }
 
     #[test]

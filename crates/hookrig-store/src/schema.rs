@@ -157,6 +157,22 @@ const MIGRATIONS: &[&[&str]] = &[
     CREATE INDEX emits_by_rare_decision_time ON emits (decision, started_at_ms)
         WHERE decision NOT IN ('allow', 'running');
     "],
+    // Version 15: the indexes of event, agent and dialect each carry the other two after
+    // the time, and the pair index of version 13 is gone. Two of these filters together
+    // walk the index of the one with fewer emits (`Emits::page` counts) and check the
+    // other in the index itself, never in the table: any pair is then read in about the
+    // time the smaller filter's entries take to walk, where a pair without its own index
+    // read a table row per entry (1.3 s on 1,000,000 emits). One index fewer is also one
+    // entry fewer for every emit to write (docs/PERFORMANCE.md, "Filter pairs").
+    &["
+    DROP INDEX emits_by_event_agent_time;
+    DROP INDEX emits_by_event_time;
+    DROP INDEX emits_by_agent_time;
+    DROP INDEX emits_by_dialect_time;
+    CREATE INDEX emits_by_event_time ON emits (event, started_at_ms, agent, dialect);
+    CREATE INDEX emits_by_agent_time ON emits (agent, started_at_ms, event, dialect);
+    CREATE INDEX emits_by_dialect_time ON emits (dialect, started_at_ms, event, agent);
+    "],
 ];
 
 /// Version 3: the automation engine (`hookrig serve`, `hookrig auto`). `automations`
