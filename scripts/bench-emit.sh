@@ -59,6 +59,10 @@
 #                       hyperfine run each, beside `sh -c true`, each build with its own
 #                       ledger file, and the summary gives this build's mean over the
 #                       other's (the "no scenario slower than before" check)
+#   BENCH_ROUNDS=N      with BENCH_BASE: split each build-against-build row into N hyperfine
+#                       runs of BENCH_RUNS/N runs each, alternating which build goes
+#                       first (default 6), so that a load that comes and goes during the
+#                       row lands on both builds alike; the summary adds the rounds up
 #   BENCH_PYTHON=PATH   the Python of (f), (i), (j), (k) (default: the python3 on PATH,
 #                       resolved to its real executable, so that no wrapper script such as
 #                       a version manager's shim is timed)
@@ -81,6 +85,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 
 runs="${BENCH_RUNS:-300}"
+rounds="${BENCH_ROUNDS:-6}"
 warmup="${BENCH_WARMUP:-20}"
 http_samples="${BENCH_HTTP_SAMPLES:-5000}"
 seconds="${BENCH_SECONDS:-5}"
@@ -464,20 +469,32 @@ build_cmd() {
     esac
 }
 
-# One hyperfine run of `sh -c true`, the other build and this one, exported as
-# builds-NAME.{json,csv}. builds NAME DIR CMD_BASE CMD_THIS
+# The other build and this one, with `sh -c true` beside them, in $rounds hyperfine runs
+# of $runs/$rounds runs each, exported as builds-NAME-rN.{json,csv}. hyperfine runs each
+# command's runs in one block, so a load that rises during a row would land on whichever
+# build ran second: the rounds alternate the order, and the summary adds them up.
+# builds NAME DIR CMD_BASE CMD_THIS
 builds() {
-    local name="$1" dir="$2"
-    local args=(--warmup "$warmup" --runs "$runs" --style basic
-        --export-json "$results/builds-$name.json" --export-csv "$results/builds-$name.csv")
-    case "$payload_mode" in
-        input) args+=(-N --input "$dir/payload.json") ;;
-        flags) args+=(-N) ;;
-        redirect) ;;
-    esac
-    args+=(-n "sh -c true" "sh -c true" -n "other build" "$3" -n "this build" "$4")
-    echo "bench-emit: builds-$name" >&2
-    in_env "$dir" hyperfine "${args[@]}" </dev/null >&2
+    local name="$1" dir="$2" round
+    local per_round=$(((runs + rounds - 1) / rounds))
+    for ((round = 1; round <= rounds; round++)); do
+        local args=(--warmup "$warmup" --runs "$per_round" --style basic
+            --export-json "$results/builds-$name-r$round.json"
+            --export-csv "$results/builds-$name-r$round.csv")
+        case "$payload_mode" in
+            input) args+=(-N --input "$dir/payload.json") ;;
+            flags) args+=(-N) ;;
+            redirect) ;;
+        esac
+        args+=(-n "sh -c true" "sh -c true")
+        if ((round % 2)); then
+            args+=(-n "other build" "$3" -n "this build" "$4")
+        else
+            args+=(-n "this build" "$4" -n "other build" "$3")
+        fi
+        echo "bench-emit: builds-$name (round $round of $rounds)" >&2
+        in_env "$dir" hyperfine "${args[@]}" </dev/null >&2
+    done
 }
 
 if [[ -n "${BENCH_BASE:-}" ]] && wants inprocess; then
@@ -775,16 +792,25 @@ throughput_row() {
     row h-ten-exec-true "(h) engine: 10 exec hooks" 1.1
     row_faster i-python-spawned-vs-worker "(i) engine: Python worker" 20
     for name in a-one-hook b-ten-hooks c-200-none-matching d-50-all-dialects m-version; do
-        [[ -f "$results/builds-$name.csv" ]] || continue
+        compgen -G "$results/builds-$name-r*.csv" >/dev/null || continue
+        # Each round's rows by name (the order alternates); wall-clock means summed over
+        # the rounds, and user + system CPU, which other work on the machine moves less.
         awk -F, -v label="$name" '
-            NR == 2 { sm = $2 }
-            NR == 3 { om = $2; omed = $4 }
-            NR == 4 { tm = $2; tmed = $4 }
+            FNR == 1 { rounds++; next }
+            { mean[$1] += $2; cpu[$1] += $5 + $6; med[$1] += $4 }
+            $1 == "other build" { other[rounds] = $2 }
+            $1 == "this build" { this[rounds] = $2 }
             END {
-                printf "%-30s sh %7.3f  other %7.3f  this %7.3f ms  this/other %5.2fx (median %5.2fx)  %s\n",
-                    "builds: " label, sm * 1000, om * 1000, tm * 1000, tm / om, tmed / omed,
-                    (tm <= om) ? "not slower" : "SLOWER"
-            }' "$results/builds-$name.csv"
+                spread = ""
+                for (i = 1; i <= rounds; i++) spread = spread sprintf(" %.2f", this[i] / other[i])
+                printf "%-30s sh %7.3f  other %7.3f  this %7.3f ms  this/other %5.2fx (median %5.2fx, CPU %5.2fx)  %s\n",
+                    "builds: " label, mean["sh -c true"] / rounds * 1000,
+                    mean["other build"] / rounds * 1000, mean["this build"] / rounds * 1000,
+                    mean["this build"] / mean["other build"], med["this build"] / med["other build"],
+                    cpu["this build"] / cpu["other build"],
+                    (mean["this build"] <= mean["other build"]) ? "not slower" : "SLOWER"
+                printf "%-30s per round, this/other:%s\n", "", spread
+            }' "$results"/builds-"$name"-r*.csv
     done
     echo
     latency_row j-no-hooks "(j) POST /emit, no hooks"
