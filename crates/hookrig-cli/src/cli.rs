@@ -19,18 +19,18 @@ pub(crate) struct Cli {
 }
 
 impl Cli {
-    /// Parses `hookrig emit ...` with a parser that knows `emit` alone: building every
+    /// Parses `hookrig [TOP OPTIONS] emit ...` with a parser that knows `emit` alone: building every
     /// command's parser costs more than the rest of parsing, and hosts run `emit` on
     /// every event. `None` for any other command line, and for one this parser refuses
     /// or answers with help: the full parser then parses it, so that the errors and the
     /// help are the full parser's. What it accepts it parses with the same argument
     /// definitions as the full parser, into the same values (a test compares them).
     pub(crate) fn parse_emit(args: &[OsString]) -> Option<Cli> {
-        if args.get(1).is_none_or(|word| word != "emit") {
+        let top = Top::augment_args(clap::Command::new("hookrig"));
+        if !names_emit(&top, args) {
             return None;
         }
-        let emit = EmitArgs::augment_args(clap::Command::new("emit"));
-        let parser = Top::augment_args(clap::Command::new("hookrig").subcommand(emit));
+        let parser = top.subcommand(EmitArgs::augment_args(clap::Command::new("emit")));
         let mut matches = parser.try_get_matches_from(args).ok()?;
         let top = Top::from_arg_matches_mut(&mut matches).ok()?;
         let (_, mut emit) = matches.remove_subcommand()?;
@@ -40,6 +40,35 @@ impl Cli {
             command: Command::Emit(emit),
         })
     }
+}
+
+/// Whether the first word of `args` after the top-level options (`top`'s, such as
+/// `--ledger PATH`, which benchmarks and wrappers put first) is `emit`. Anything it does
+/// not know, such as a short option, says no: the full parser then reads the line.
+fn names_emit(top: &clap::Command, args: &[OsString]) -> bool {
+    let mut words = args.iter().skip(1);
+    while let Some(word) = words.next() {
+        let Some(word) = word.to_str() else {
+            return false;
+        };
+        if word == "emit" {
+            return true;
+        }
+        let Some(long) = word.strip_prefix("--") else {
+            return false;
+        };
+        if long.contains('=') {
+            continue;
+        }
+        match top.get_arguments().find(|arg| arg.get_long() == Some(long)) {
+            Some(arg) if arg.get_action().takes_values() => {
+                words.next();
+            }
+            Some(_) => {}
+            None => return false,
+        }
+    }
+    false
 }
 
 /// Options every subcommand accepts.
@@ -413,6 +442,10 @@ mod tests {
             "hookrig emit tool.after --no-plugins --plugin-dir /x --plugin-dir /y --no-hooks",
             "hookrig emit --debug --ledger /l.db --max-payload 1KiB tool.before",
             "hookrig emit --no-ledger --debug-hooks --agent=b session.start",
+            "hookrig --debug emit tool.before",
+            "hookrig --ledger /l.db emit tool.before --tool bash",
+            "hookrig --ledger=/l.db --agent a --plan /p.md emit",
+            "hookrig --ledger emit emit tool.before",
         ];
         for line in lines {
             let fast = Cli::parse_emit(&words(line)).unwrap_or_else(|| panic!("{line}: refused"));
@@ -430,8 +463,13 @@ mod tests {
             "hookrig emit a b",
             "hookrig emit --ledger /l.db --no-ledger",
             "hookrig emit --max-payload lots",
-            "hookrig --debug emit tool.before",
+            "hookrig --bogus emit tool.before",
+            "hookrig -V emit",
+            "hookrig --ledger",
+            "hookrig --ledger emit",
+            "hookrig --ledger /l.db --no-ledger emit",
             "hookrig runs",
+            "hookrig --ledger /l.db runs",
             "hookrig",
         ] {
             assert!(Cli::parse_emit(&words(line)).is_none(), "{line}");
