@@ -220,6 +220,14 @@ fn cases(count: u64, middle: Option<EmitCursor>) -> Vec<(&'static str, EmitQuery
                 q.dialect = Some("hygge".to_owned());
             }),
         ),
+        // guard-3 matched in odd emits only, agent-4's are even.
+        (
+            "page, hook (common) + agent matching nothing",
+            query(|q| {
+                q.hook = Some("guard-3".to_owned());
+                q.agent = Some("agent-4".to_owned());
+            }),
+        ),
         // `tool.before` comes in `native` and `hygge` emits only.
         (
             "page, event + dialect matching nothing",

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use axum::extract::{Query, State};
-use hookrig_store::{EmitCursor, EmitDecision, EmitQuery, EmitSummary};
+use hookrig_store::{EmitCursor, EmitDecision, EmitPage, EmitQuery, EmitSummary};
 use maud::{Markup, html};
 use serde::{Deserialize, Serialize};
 
@@ -133,16 +133,32 @@ pub(crate) async fn page(
     let body = html! {
         h1 { "Runs" }
         (form(&filters))
-        @if page.runs.is_empty() {
+        (results(&page, &filters))
+    };
+    Ok(layout::page("Runs", "/runs", &body))
+}
+
+/// The rows of a page, what it says when it has none or stopped looking early, and the
+/// link to the next.
+fn results(page: &EmitPage, filters: &Filters) -> Markup {
+    html! {
+        @if page.runs.is_empty() && page.searched_to_ms.is_none() {
             p.empty { "No runs match." }
-        } @else {
+        } @else if !page.runs.is_empty() {
             (table(&page.runs))
+        }
+        @if let Some(to) = page.searched_to_ms {
+            // The ledger was read in windows and the page stopped before it was full
+            // (a common hook with another filter: `Emits::page`).
+            p #searched {
+                "Fewer runs than a page match among the runs read, back to "
+                (layout::time(to)) ". Older runs may match too."
+            }
         }
         @if let Some(next) = page.next {
             p { a #older href={ "/runs?" (filters.with_before(next)) } { "Older runs →" } }
         }
-    };
-    Ok(layout::page("Runs", "/runs", &body))
+    }
 }
 
 fn form(filters: &Filters) -> Markup {
@@ -240,6 +256,41 @@ mod tests {
             ..Filters::default()
         });
         assert!(before.contains("MS.ROW"), "{before}");
+    }
+
+    #[test]
+    fn a_page_that_stopped_looking_says_how_far_back_it_read() {
+        let next = EmitCursor {
+            started_at_ms: 28_000,
+            row: i64::MIN,
+        };
+        let windowed = results(
+            &EmitPage {
+                runs: Vec::new(),
+                next: Some(next),
+                searched_to_ms: Some(28_000),
+            },
+            &Filters::default(),
+        )
+        .into_string();
+        assert!(windowed.contains("id=\"searched\""), "{windowed}");
+        assert!(windowed.contains(&layout::time(28_000)), "{windowed}");
+        assert!(!windowed.contains("No runs match."), "{windowed}");
+        assert!(
+            windowed.contains("before=28000.-9223372036854775808"),
+            "{windowed}"
+        );
+        let empty = results(
+            &EmitPage {
+                runs: Vec::new(),
+                next: None,
+                searched_to_ms: None,
+            },
+            &Filters::default(),
+        )
+        .into_string();
+        assert!(empty.contains("No runs match."), "{empty}");
+        assert!(!empty.contains("searched"), "{empty}");
     }
 
     #[test]
