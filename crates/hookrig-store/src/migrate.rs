@@ -78,12 +78,55 @@ struct NodeColumns {
     heartbeat_at: Vec<f64>,
 }
 
+/// The memory index of the SQLite store, column by column, in the order it was
+/// written (so that `get` reads the same last entry).
+#[derive(Default)]
+struct MemoryColumns {
+    project_id: Vec<String>,
+    kind: Vec<String>,
+    source: Vec<String>,
+    heading: Vec<String>,
+    content: Vec<String>,
+}
+
+/// The notes the memory index was built from, column by column.
+#[derive(Default)]
+struct NoteColumns {
+    project_id: Vec<String>,
+    path: Vec<String>,
+    mtime_ns: Vec<i64>,
+}
+
+/// The tasks of the SQLite store, column by column.
+#[derive(Default)]
+struct TaskColumns {
+    id: Vec<String>,
+    project_id: Vec<String>,
+    title: Vec<String>,
+    description: Vec<String>,
+    parent_task_id: Vec<Option<String>>,
+    profile_id: Vec<Option<String>>,
+    preferred_workspace_id: Vec<Option<String>>,
+    branch_name: Vec<Option<String>>,
+    priority: Vec<i64>,
+    context_entries: Vec<String>,
+    status: Vec<String>,
+    result: Vec<Option<String>>,
+    error: Vec<Option<String>>,
+    created_by: Vec<Option<String>>,
+    created_at: Vec<f64>,
+    updated_at: Vec<f64>,
+}
+
 /// Every row a migration copies.
 #[derive(Default)]
 struct Source {
     runs: RunColumns,
     periods: PeriodColumns,
     nodes: NodeColumns,
+    memory: MemoryColumns,
+    notes: NoteColumns,
+    tasks: TaskColumns,
 }
 
 /// Copies the SQLite store at `ledger` (opened read-only) into the PostgreSQL store at
@@ -98,8 +141,8 @@ pub fn migrate(ledger: &std::path::Path, url: &str) -> Result<Migration, StoreEr
 }
 
 impl Store {
-    /// Copies this store's automation runs, fired periods and nodes into `target`, then
-    /// checks that every row is there. Refused while a run is `running` here: its node
+    /// Copies this store's automation runs, fired periods, nodes, memory index and tasks
+    /// into `target`, then checks that every row is there. Refused while a run is `running` here: its node
     /// holds no lease on `target`, so no node there could tell it from a run in flight.
     pub fn migrate_to(&self, target: &PgStore) -> Result<Migration, StoreError> {
         let running: i64 = self
@@ -126,6 +169,9 @@ impl Store {
             ("automation_runs", source.runs.id.len()),
             ("automation_periods", source.periods.run_id.len()),
             ("nodes", source.nodes.id.len()),
+            ("memory_notes", source.notes.path.len()),
+            ("memory", source.memory.source.len()),
+            ("tasks", source.tasks.id.len()),
         ];
         let mut tables = Vec::with_capacity(sources.len());
         for (((table, rows), copied), found) in sources.into_iter().zip(copied).zip(found) {
@@ -201,6 +247,52 @@ impl Store {
             nodes.started_at.push(row.get(3)?);
             nodes.heartbeat_at.push(row.get(4)?);
         }
+        let memory = &mut source.memory;
+        let mut select = conn.prepare(
+            "SELECT project_id, kind, source, heading, content FROM memory ORDER BY rowid",
+        )?;
+        let mut rows = select.query([])?;
+        while let Some(row) = rows.next()? {
+            memory.project_id.push(row.get(0)?);
+            memory.kind.push(row.get(1)?);
+            memory.source.push(row.get(2)?);
+            memory.heading.push(row.get(3)?);
+            memory.content.push(row.get(4)?);
+        }
+        let indexed = &mut source.notes;
+        let mut select = conn.prepare("SELECT project_id, path, mtime_ns FROM memory_notes")?;
+        let mut rows = select.query([])?;
+        while let Some(row) = rows.next()? {
+            indexed.project_id.push(row.get(0)?);
+            indexed.path.push(row.get(1)?);
+            indexed.mtime_ns.push(row.get(2)?);
+        }
+        let tasks = &mut source.tasks;
+        let mut select = conn.prepare(
+            "SELECT id, project_id, title, description, parent_task_id, profile_id,
+                    preferred_workspace_id, branch_name, priority, context_entries, status,
+                    result, error, created_by, created_at, updated_at
+             FROM tasks",
+        )?;
+        let mut rows = select.query([])?;
+        while let Some(row) = rows.next()? {
+            tasks.id.push(row.get(0)?);
+            tasks.project_id.push(row.get(1)?);
+            tasks.title.push(row.get(2)?);
+            tasks.description.push(row.get(3)?);
+            tasks.parent_task_id.push(row.get(4)?);
+            tasks.profile_id.push(row.get(5)?);
+            tasks.preferred_workspace_id.push(row.get(6)?);
+            tasks.branch_name.push(row.get(7)?);
+            tasks.priority.push(row.get(8)?);
+            tasks.context_entries.push(row.get(9)?);
+            tasks.status.push(row.get(10)?);
+            tasks.result.push(row.get(11)?);
+            tasks.error.push(row.get(12)?);
+            tasks.created_by.push(row.get(13)?);
+            tasks.created_at.push(row.get(14)?);
+            tasks.updated_at.push(row.get(15)?);
+        }
         Ok(source)
     }
 }
@@ -210,9 +302,40 @@ impl Store {
 fn copy(
     conn: &mut postgres::Client,
     source: &Source,
+) -> Result<([u64; 6], [i64; 6]), postgres::Error> {
+    let mut tx = conn.transaction()?;
+    let ([runs, periods, nodes], [runs_found, periods_found, nodes_found]) =
+        copy_runs(&mut tx, source)?;
+    let (memory_copied, memory_found) = copy_memory(&mut tx, &source.memory, &source.notes)?;
+    let (tasks_copied, tasks_found) = copy_tasks(&mut tx, &source.tasks)?;
+    tx.commit()?;
+    Ok((
+        [
+            runs,
+            periods,
+            nodes,
+            memory_copied[0],
+            memory_copied[1],
+            tasks_copied,
+        ],
+        [
+            runs_found,
+            periods_found,
+            nodes_found,
+            memory_found[0],
+            memory_found[1],
+            tasks_found,
+        ],
+    ))
+}
+
+/// Copies the automation runs, the fired periods and the nodes; returns what each
+/// table gained, and how many of its rows the database holds by key.
+fn copy_runs(
+    tx: &mut postgres::Transaction<'_>,
+    source: &Source,
 ) -> Result<([u64; 3], [i64; 3]), postgres::Error> {
     let (runs, periods, nodes) = (&source.runs, &source.periods, &source.nodes);
-    let mut tx = conn.transaction()?;
     let copied = [
         tx.execute(
             "INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason,
@@ -279,24 +402,143 @@ fn copy(
     };
     let found = [
         count(
-            &mut tx,
+            tx,
             "SELECT count(*) FROM automation_runs WHERE id = ANY($1)",
             &[&runs.id],
         )?,
         count(
-            &mut tx,
+            tx,
             "SELECT count(*) FROM automation_periods
              WHERE (automation_id, period) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))",
             &[&periods.automation_id, &periods.period],
         )?,
         count(
-            &mut tx,
+            tx,
             "SELECT count(*) FROM nodes WHERE id = ANY($1)",
             &[&nodes.id],
         )?,
     ];
-    tx.commit()?;
     Ok((copied, found))
+}
+
+/// Copies the tasks by id; returns how many were new to the database, and how many of
+/// them it holds by id.
+fn copy_tasks(
+    tx: &mut postgres::Transaction<'_>,
+    tasks: &TaskColumns,
+) -> Result<(u64, i64), postgres::Error> {
+    let copied = tx.execute(
+        "INSERT INTO tasks (id, project_id, title, description, parent_task_id, profile_id,
+             preferred_workspace_id, branch_name, priority, context_entries, status, result,
+             error, created_by, created_at, updated_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+             $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[], $11::text[],
+             $12::text[], $13::text[], $14::text[], $15::float8[], $16::float8[])
+         ON CONFLICT (id) DO NOTHING",
+        &[
+            &tasks.id,
+            &tasks.project_id,
+            &tasks.title,
+            &tasks.description,
+            &tasks.parent_task_id,
+            &tasks.profile_id,
+            &tasks.preferred_workspace_id,
+            &tasks.branch_name,
+            &tasks.priority,
+            &tasks.context_entries,
+            &tasks.status,
+            &tasks.result,
+            &tasks.error,
+            &tasks.created_by,
+            &tasks.created_at,
+            &tasks.updated_at,
+        ],
+    )?;
+    let found: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM tasks WHERE id = ANY($1)",
+            &[&tasks.id],
+        )?
+        .get(0);
+    Ok((copied, found))
+}
+
+/// Copies the memory index: `memory_notes` by key (project and path), the sections of
+/// the notes that were new to the database with them, and each `memory.upsert` entry
+/// whose place (project, source, heading) the database does not hold. A note the
+/// database holds already keeps its sections there, as a run does. Returns what
+/// `memory_notes` and `memory` gained, and how many of their rows the database holds
+/// by key (an entry by its place, a note's section by its note).
+fn copy_memory(
+    tx: &mut postgres::Transaction<'_>,
+    memory: &MemoryColumns,
+    notes: &NoteColumns,
+) -> Result<([u64; 2], [i64; 2]), postgres::Error> {
+    let new_notes = tx.query(
+        "INSERT INTO memory_notes (project_id, path, mtime_ns)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+         ON CONFLICT DO NOTHING
+         RETURNING project_id, path",
+        &[&notes.project_id, &notes.path, &notes.mtime_ns],
+    )?;
+    let (new_projects, new_paths): (Vec<String>, Vec<String>) = new_notes
+        .iter()
+        .map(|row| (row.get::<_, String>(0), row.get::<_, String>(1)))
+        .unzip();
+    let sections = tx.execute(
+        "INSERT INTO memory (project_id, kind, source, heading, content)
+         SELECT s.project_id, s.kind, s.source, s.heading, s.content
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+             WITH ORDINALITY AS s (project_id, kind, source, heading, content, position)
+         WHERE (s.kind = 'note'
+                AND (s.project_id, s.source) IN (SELECT * FROM unnest($6::text[], $7::text[])))
+            OR (s.kind = 'upsert' AND NOT EXISTS (
+                SELECT 1 FROM memory m
+                WHERE m.kind = 'upsert' AND m.project_id = s.project_id
+                  AND m.source = s.source AND m.heading = s.heading))
+         -- In the SQLite store's order, so that `seq` orders entries as there.
+         ORDER BY s.position",
+        &[
+            &memory.project_id,
+            &memory.kind,
+            &memory.source,
+            &memory.heading,
+            &memory.content,
+            &new_projects,
+            &new_paths,
+        ],
+    )?;
+    let notes_found: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM memory_notes
+             WHERE (project_id, path) IN (SELECT * FROM unnest($1::text[], $2::text[]))",
+            &[&notes.project_id, &notes.path],
+        )?
+        .get(0);
+    let entries_found: i64 = tx
+        .query_one(
+            "SELECT count(*)
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+                 AS s (project_id, kind, source, heading)
+             WHERE (s.kind = 'note' AND EXISTS (
+                     SELECT 1 FROM memory_notes n
+                     WHERE n.project_id = s.project_id AND n.path = s.source))
+                OR (s.kind = 'upsert' AND EXISTS (
+                     SELECT 1 FROM memory m
+                     WHERE m.kind = 'upsert' AND m.project_id = s.project_id
+                       AND m.source = s.source AND m.heading = s.heading))",
+            &[
+                &memory.project_id,
+                &memory.kind,
+                &memory.source,
+                &memory.heading,
+            ],
+        )?
+        .get(0);
+    Ok((
+        [u64::try_from(new_notes.len()).unwrap_or(u64::MAX), sections],
+        [notes_found, entries_found],
+    ))
 }
 
 /// What `hookrig store migrate` prints.
@@ -321,8 +563,8 @@ impl fmt::Display for Migration {
         ))?;
         writeln!(
             f,
-            "every row is in the database; the ledger, plugins, tasks, agents and memory stay \
-             in the SQLite files (docs/postgres.md)"
+            "every row is in the database; the ledger, plugins and agents stay in the SQLite \
+             files (docs/postgres.md)"
         )
     }
 }
