@@ -121,8 +121,12 @@ pub use crate::emits::{
 pub use crate::errors::StoreError;
 pub use crate::memory::{Memory, MemoryEntry, MemoryHit, MemoryIndex, Note, NoteSection};
 pub use crate::migrate::{Migration, TableCopy, migrate};
-pub use crate::pg::{CHANNEL, EventListener, Heard, PgMemory, PgStore, PgTasks, SharedEvent};
-pub use crate::plugins::{ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow, Plugins};
+pub use crate::pg::{
+    CHANNEL, EventListener, Heard, PgMemory, PgPlugins, PgStore, PgTasks, SharedEvent,
+};
+pub use crate::plugins::{
+    ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow, PluginStore, Plugins,
+};
 pub use crate::queries::Queries;
 pub use crate::run_store::{Engine, Gate, NodeInfo, RunStore, Start};
 pub use crate::status::{SchemaVersion, StoreStatus, TableRows, status};

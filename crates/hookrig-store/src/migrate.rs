@@ -118,6 +118,25 @@ struct TaskColumns {
     updated_at: Vec<f64>,
 }
 
+/// The plugin packages of the SQLite store, column by column, in registration order.
+#[derive(Default)]
+struct PluginColumns {
+    id: Vec<String>,
+    name: Vec<String>,
+    description: Vec<String>,
+    path: Vec<String>,
+    version: Vec<Option<String>>,
+    registered_at: Vec<i64>,
+}
+
+/// The packages' enablement per agent, column by column.
+#[derive(Default)]
+struct EnablementColumns {
+    plugin_id: Vec<String>,
+    agent: Vec<String>,
+    enabled: Vec<bool>,
+}
+
 /// Every row a migration copies.
 #[derive(Default)]
 struct Source {
@@ -127,6 +146,8 @@ struct Source {
     memory: MemoryColumns,
     notes: NoteColumns,
     tasks: TaskColumns,
+    plugins: PluginColumns,
+    enablement: EnablementColumns,
 }
 
 /// Copies the SQLite store at `ledger` (opened read-only) into the PostgreSQL store at
@@ -141,8 +162,8 @@ pub fn migrate(ledger: &std::path::Path, url: &str) -> Result<Migration, StoreEr
 }
 
 impl Store {
-    /// Copies this store's automation runs, fired periods, nodes, memory index and tasks
-    /// into `target`, then checks that every row is there. Refused while a run is `running` here: its node
+    /// Copies this store's automation runs, fired periods, nodes, memory index, tasks and
+    /// plugin registry into `target`, then checks that every row is there. Refused while a run is `running` here: its node
     /// holds no lease on `target`, so no node there could tell it from a run in flight.
     pub fn migrate_to(&self, target: &PgStore) -> Result<Migration, StoreError> {
         let running: i64 = self
@@ -172,6 +193,8 @@ impl Store {
             ("memory_notes", source.notes.path.len()),
             ("memory", source.memory.source.len()),
             ("tasks", source.tasks.id.len()),
+            ("plugins", source.plugins.id.len()),
+            ("agent_plugins", source.enablement.agent.len()),
         ];
         let mut tables = Vec::with_capacity(sources.len());
         for (((table, rows), copied), found) in sources.into_iter().zip(copied).zip(found) {
@@ -247,54 +270,96 @@ impl Store {
             nodes.started_at.push(row.get(3)?);
             nodes.heartbeat_at.push(row.get(4)?);
         }
-        let memory = &mut source.memory;
-        let mut select = conn.prepare(
-            "SELECT project_id, kind, source, heading, content FROM memory ORDER BY rowid",
-        )?;
-        let mut rows = select.query([])?;
-        while let Some(row) = rows.next()? {
-            memory.project_id.push(row.get(0)?);
-            memory.kind.push(row.get(1)?);
-            memory.source.push(row.get(2)?);
-            memory.heading.push(row.get(3)?);
-            memory.content.push(row.get(4)?);
-        }
-        let indexed = &mut source.notes;
-        let mut select = conn.prepare("SELECT project_id, path, mtime_ns FROM memory_notes")?;
-        let mut rows = select.query([])?;
-        while let Some(row) = rows.next()? {
-            indexed.project_id.push(row.get(0)?);
-            indexed.path.push(row.get(1)?);
-            indexed.mtime_ns.push(row.get(2)?);
-        }
-        let tasks = &mut source.tasks;
-        let mut select = conn.prepare(
-            "SELECT id, project_id, title, description, parent_task_id, profile_id,
-                    preferred_workspace_id, branch_name, priority, context_entries, status,
-                    result, error, created_by, created_at, updated_at
-             FROM tasks",
-        )?;
-        let mut rows = select.query([])?;
-        while let Some(row) = rows.next()? {
-            tasks.id.push(row.get(0)?);
-            tasks.project_id.push(row.get(1)?);
-            tasks.title.push(row.get(2)?);
-            tasks.description.push(row.get(3)?);
-            tasks.parent_task_id.push(row.get(4)?);
-            tasks.profile_id.push(row.get(5)?);
-            tasks.preferred_workspace_id.push(row.get(6)?);
-            tasks.branch_name.push(row.get(7)?);
-            tasks.priority.push(row.get(8)?);
-            tasks.context_entries.push(row.get(9)?);
-            tasks.status.push(row.get(10)?);
-            tasks.result.push(row.get(11)?);
-            tasks.error.push(row.get(12)?);
-            tasks.created_by.push(row.get(13)?);
-            tasks.created_at.push(row.get(14)?);
-            tasks.updated_at.push(row.get(15)?);
-        }
+        read_memory(conn, &mut source.memory, &mut source.notes)?;
+        read_tasks(conn, &mut source.tasks)?;
+        read_plugins(conn, &mut source.plugins, &mut source.enablement)?;
         Ok(source)
     }
+}
+
+/// The memory index and its notes, in the order they were written.
+fn read_memory(
+    conn: &rusqlite::Connection,
+    memory: &mut MemoryColumns,
+    indexed: &mut NoteColumns,
+) -> rusqlite::Result<()> {
+    let mut select = conn
+        .prepare("SELECT project_id, kind, source, heading, content FROM memory ORDER BY rowid")?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        memory.project_id.push(row.get(0)?);
+        memory.kind.push(row.get(1)?);
+        memory.source.push(row.get(2)?);
+        memory.heading.push(row.get(3)?);
+        memory.content.push(row.get(4)?);
+    }
+    let mut select = conn.prepare("SELECT project_id, path, mtime_ns FROM memory_notes")?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        indexed.project_id.push(row.get(0)?);
+        indexed.path.push(row.get(1)?);
+        indexed.mtime_ns.push(row.get(2)?);
+    }
+    Ok(())
+}
+
+/// The tasks.
+fn read_tasks(conn: &rusqlite::Connection, tasks: &mut TaskColumns) -> rusqlite::Result<()> {
+    let mut select = conn.prepare(
+        "SELECT id, project_id, title, description, parent_task_id, profile_id,
+                preferred_workspace_id, branch_name, priority, context_entries, status,
+                result, error, created_by, created_at, updated_at
+         FROM tasks",
+    )?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        tasks.id.push(row.get(0)?);
+        tasks.project_id.push(row.get(1)?);
+        tasks.title.push(row.get(2)?);
+        tasks.description.push(row.get(3)?);
+        tasks.parent_task_id.push(row.get(4)?);
+        tasks.profile_id.push(row.get(5)?);
+        tasks.preferred_workspace_id.push(row.get(6)?);
+        tasks.branch_name.push(row.get(7)?);
+        tasks.priority.push(row.get(8)?);
+        tasks.context_entries.push(row.get(9)?);
+        tasks.status.push(row.get(10)?);
+        tasks.result.push(row.get(11)?);
+        tasks.error.push(row.get(12)?);
+        tasks.created_by.push(row.get(13)?);
+        tasks.created_at.push(row.get(14)?);
+        tasks.updated_at.push(row.get(15)?);
+    }
+    Ok(())
+}
+
+/// The plugin packages, in registration order, and their enablement.
+fn read_plugins(
+    conn: &rusqlite::Connection,
+    plugins: &mut PluginColumns,
+    enablement: &mut EnablementColumns,
+) -> rusqlite::Result<()> {
+    let mut select = conn.prepare(
+        "SELECT id, name, description, path, version, registered_at FROM plugins
+         ORDER BY rowid",
+    )?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        plugins.id.push(row.get(0)?);
+        plugins.name.push(row.get(1)?);
+        plugins.description.push(row.get(2)?);
+        plugins.path.push(row.get(3)?);
+        plugins.version.push(row.get(4)?);
+        plugins.registered_at.push(row.get(5)?);
+    }
+    let mut select = conn.prepare("SELECT plugin_id, agent, enabled FROM agent_plugins")?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        enablement.plugin_id.push(row.get(0)?);
+        enablement.agent.push(row.get(1)?);
+        enablement.enabled.push(row.get(2)?);
+    }
+    Ok(())
 }
 
 /// Writes `source` into the database in one transaction, then counts, by key, how many
@@ -302,12 +367,14 @@ impl Store {
 fn copy(
     conn: &mut postgres::Client,
     source: &Source,
-) -> Result<([u64; 6], [i64; 6]), postgres::Error> {
+) -> Result<([u64; 8], [i64; 8]), postgres::Error> {
     let mut tx = conn.transaction()?;
     let ([runs, periods, nodes], [runs_found, periods_found, nodes_found]) =
         copy_runs(&mut tx, source)?;
     let (memory_copied, memory_found) = copy_memory(&mut tx, &source.memory, &source.notes)?;
     let (tasks_copied, tasks_found) = copy_tasks(&mut tx, &source.tasks)?;
+    let (plugins_copied, plugins_found) =
+        copy_plugins(&mut tx, &source.plugins, &source.enablement)?;
     tx.commit()?;
     Ok((
         [
@@ -317,6 +384,8 @@ fn copy(
             memory_copied[0],
             memory_copied[1],
             tasks_copied,
+            plugins_copied[0],
+            plugins_copied[1],
         ],
         [
             runs_found,
@@ -325,7 +394,73 @@ fn copy(
             memory_found[0],
             memory_found[1],
             tasks_found,
+            plugins_found[0],
+            plugins_found[1],
         ],
+    ))
+}
+
+/// Copies the plugin registry: the packages by id, in registration order (the order
+/// their decision hooks run in), and the enablement rows of the packages that were new
+/// to the database. A package the database holds already keeps its own enablement
+/// there: adding another's rows to it would change which agents run it. Returns what
+/// `plugins` and `agent_plugins` gained, and how many of their rows the database holds
+/// by key (an enablement row by its package).
+fn copy_plugins(
+    tx: &mut postgres::Transaction<'_>,
+    plugins: &PluginColumns,
+    enablement: &EnablementColumns,
+) -> Result<([u64; 2], [i64; 2]), postgres::Error> {
+    let new: Vec<String> = tx
+        .query(
+            "INSERT INTO plugins (id, name, description, path, version, registered_at)
+             SELECT id, name, description, path, version, registered_at
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+                 $6::bigint[])
+                 WITH ORDINALITY AS s (id, name, description, path, version, registered_at,
+                     position)
+             ORDER BY position
+             ON CONFLICT (id) DO NOTHING
+             RETURNING id",
+            &[
+                &plugins.id,
+                &plugins.name,
+                &plugins.description,
+                &plugins.path,
+                &plugins.version,
+                &plugins.registered_at,
+            ],
+        )?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let rows = tx.execute(
+        "INSERT INTO agent_plugins (plugin_id, agent, enabled)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[]) AS s (plugin_id, agent, enabled)
+         WHERE s.plugin_id = ANY($4)",
+        &[
+            &enablement.plugin_id,
+            &enablement.agent,
+            &enablement.enabled,
+            &new,
+        ],
+    )?;
+    let plugins_found: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM plugins WHERE id = ANY($1)",
+            &[&plugins.id],
+        )?
+        .get(0);
+    let rows_found: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM unnest($1::text[]) AS s (plugin_id)
+             WHERE EXISTS (SELECT 1 FROM plugins p WHERE p.id = s.plugin_id)",
+            &[&enablement.plugin_id],
+        )?
+        .get(0);
+    Ok((
+        [u64::try_from(new.len()).unwrap_or(u64::MAX), rows],
+        [plugins_found, rows_found],
     ))
 }
 
@@ -563,8 +698,8 @@ impl fmt::Display for Migration {
         ))?;
         writeln!(
             f,
-            "every row is in the database; the ledger, plugins and agents stay in the SQLite \
-             files (docs/postgres.md)"
+            "every row is in the database; the ledger and the agents stay in the SQLite files \
+             (docs/postgres.md)"
         )
     }
 }

@@ -146,6 +146,27 @@ pub(crate) const PG_MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX tasks_by_project_status ON tasks (project_id, status, priority);
     ",
+    // Version 5: the plugin package registry and each package's enablement per agent,
+    // as the SQLite ledger's. `seq` is the registration order (SQLite's rowid), in which
+    // the packages' decision hooks run.
+    "
+    CREATE TABLE plugins (
+        seq           bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+        id            text PRIMARY KEY,
+        name          text NOT NULL,
+        description   text NOT NULL,
+        path          text NOT NULL,
+        version       text,
+        registered_at bigint NOT NULL
+    );
+
+    CREATE TABLE agent_plugins (
+        plugin_id text NOT NULL REFERENCES plugins (id) ON DELETE CASCADE,
+        agent     text NOT NULL,
+        enabled   boolean NOT NULL,
+        PRIMARY KEY (plugin_id, agent)
+    );
+    ",
 ];
 
 /// The version this build writes and reads.

@@ -8,6 +8,7 @@ use std::sync::Barrier;
 
 use std::collections::{BTreeSet, HashMap};
 
+use hookrig_store::{AgentEnablement, PluginRow, PluginStore};
 use hookrig_store::{
     AutomationRun, Engine, Gate, MemoryIndex, NewTask, NodeInfo, Note, NoteSection, PgStore,
     RunStatus, RunStore, Start, Store, StoreError, TaskStore,
@@ -86,6 +87,14 @@ impl Subject {
         }
     }
 
+    /// The plugin package registry.
+    fn plugins(&self) -> Box<dyn PluginStore + '_> {
+        match &self.tables {
+            Tables::Sqlite(store) => Box::new(store.plugins()),
+            Tables::Postgres(store) => Box::new(store.plugins()),
+        }
+    }
+
     /// Another connection to the same store, as another node has.
     fn another(&self) -> Box<dyn RunStore + Send> {
         match &self.place {
@@ -143,6 +152,8 @@ conformance!(
     memory_upserts_replace_their_place_and_get_reads_the_last_written,
     memory_notes_are_replaced_and_removed_whole_and_upserts_stay,
     a_created_task_reads_back_pending_with_its_fields,
+    plugins_are_registered_once_listed_in_order_and_deleted_with_their_rows,
+    plugins_are_enabled_by_agent_with_the_wildcard_as_the_default,
 );
 
 fn completed(mut run: AutomationRun, at: f64) -> AutomationRun {
@@ -1052,4 +1063,115 @@ fn a_created_task_reads_back_pending_with_its_fields(subject: &Subject) {
     assert!(row.created_at > 0.0);
     assert!((row.created_at - row.updated_at).abs() < f64::EPSILON);
     assert_eq!(tasks.get("nope").expect("read"), None);
+}
+
+fn plugin(id: &str) -> PluginRow {
+    PluginRow {
+        id: id.to_owned(),
+        name: format!("{id} name"),
+        description: "what it does".to_owned(),
+        path: format!("/plugins/{id}"),
+        version: Some("1.2.0".to_owned()),
+        registered_at_ms: 1,
+    }
+}
+
+fn enabled(plugins: &dyn PluginStore, agent: Option<&str>) -> Vec<String> {
+    plugins
+        .enabled_for(agent)
+        .expect("query")
+        .into_iter()
+        .map(|p| p.id)
+        .collect()
+}
+
+fn plugins_are_registered_once_listed_in_order_and_deleted_with_their_rows(subject: &Subject) {
+    let plugins = subject.plugins();
+    // Registration order, not id order: the order their decision hooks run in.
+    for id in ["zeta", "alpha", "mid"] {
+        plugins.register(&plugin(id)).expect("register");
+    }
+    assert!(matches!(
+        plugins.register(&plugin("alpha")),
+        Err(StoreError::DuplicatePlugin { id }) if id == "alpha"
+    ));
+    let mut now = plugin("now");
+    now.registered_at_ms = 0;
+    plugins.register(&now).expect("register");
+    let stored = plugins.get("now").expect("read").expect("registered");
+    assert!(stored.registered_at_ms > 1_700_000_000_000, "{stored:?}");
+    assert_eq!(plugins.get("alpha").expect("read"), Some(plugin("alpha")));
+    assert_eq!(plugins.get("nope").expect("read"), None);
+
+    plugins.set_enabled("mid", "coder", true).expect("enable");
+    plugins.set_enabled("mid", "*", true).expect("enable");
+    plugins
+        .set_enabled("mid", "reviewer", false)
+        .expect("disable");
+    let listed: Vec<(String, Vec<AgentEnablement>)> = plugins
+        .list()
+        .expect("list")
+        .into_iter()
+        .map(|entry| (entry.plugin.id, entry.agents))
+        .collect();
+    let ids: Vec<&str> = listed.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["zeta", "alpha", "mid", "now"]);
+    let agents: Vec<(&str, bool)> = listed[2]
+        .1
+        .iter()
+        .map(|a| (a.agent.as_str(), a.enabled))
+        .collect();
+    assert_eq!(agents, [("*", true), ("reviewer", false)], "`*` first");
+
+    plugins.delete("mid").expect("delete");
+    assert_eq!(plugins.get("mid").expect("read"), None);
+    plugins.register(&plugin("mid")).expect("registered anew");
+    assert!(
+        plugins.list().expect("list")[3].agents.is_empty(),
+        "its enablement went with it"
+    );
+    assert!(matches!(
+        plugins.delete("ghost"),
+        Err(StoreError::UnknownPlugin { id }) if id == "ghost"
+    ));
+    assert!(matches!(
+        plugins.set_enabled("ghost", "*", true),
+        Err(StoreError::UnknownPlugin { id }) if id == "ghost"
+    ));
+}
+
+fn plugins_are_enabled_by_agent_with_the_wildcard_as_the_default(subject: &Subject) {
+    let plugins = subject.plugins();
+    for id in ["a", "b", "c"] {
+        plugins.register(&plugin(id)).expect("register");
+    }
+    // Enabled for nobody when registered.
+    assert!(enabled(&*plugins, Some("coder")).is_empty());
+    assert!(enabled(&*plugins, None).is_empty());
+
+    // The agent's own row wins over `*`.
+    plugins.set_enabled("a", "*", true).expect("enable all");
+    plugins
+        .set_enabled("a", "reviewer", false)
+        .expect("disable one");
+    plugins.set_enabled("b", "coder", true).expect("enable one");
+    assert_eq!(enabled(&*plugins, Some("coder")), ["a", "b"]);
+    assert!(enabled(&*plugins, Some("reviewer")).is_empty());
+    assert_eq!(enabled(&*plugins, None), ["a"], "no agent: `*` alone");
+    // An agent named like a pattern is a name.
+    plugins.set_enabled("c", "co%", true).expect("enable");
+    assert_eq!(enabled(&*plugins, Some("coder")), ["a", "b"]);
+    assert_eq!(enabled(&*plugins, Some("co%")), ["a", "c"]);
+
+    // `*` replaces the agents' exceptions.
+    plugins.set_enabled("a", "*", false).expect("disable all");
+    assert_eq!(enabled(&*plugins, Some("coder")), ["b"]);
+    assert!(enabled(&*plugins, Some("reviewer")).is_empty());
+    assert_eq!(
+        plugins.list().expect("list")[0].agents,
+        [AgentEnablement {
+            agent: "*".to_owned(),
+            enabled: false
+        }]
+    );
 }

@@ -1,10 +1,10 @@
-//! `hookrig store migrate`: the SQLite store's runs, periods, nodes, memory and tasks copied
-//! into a fresh PostgreSQL database of the test cluster (skipped where `HOOKRIG_TEST_POSTGRES`
-//! is unset), read back there through the same interface.
+//! `hookrig store migrate`: the SQLite store's runs, periods, nodes, memory, tasks and
+//! plugins copied into a fresh PostgreSQL database of the test cluster (skipped where
+//! `HOOKRIG_TEST_POSTGRES` is unset), read back there through the same interface.
 
 use hookrig_store::{
-    Gate, MemoryIndex, NodeInfo, Note, NoteSection, PgStore, RunStatus, RunStore, Store,
-    StoreError, TaskStore,
+    Gate, MemoryIndex, NodeInfo, Note, NoteSection, PgStore, PluginStore, RunStatus, RunStore,
+    Store, StoreError, TaskStore,
 };
 use hookrig_test_support::TestDatabase;
 
@@ -44,6 +44,32 @@ fn remember(source: &Store) {
         .expect("index");
 }
 
+/// Two plugin packages, registered in the order opposite to their ids', one enabled
+/// for every agent but one.
+fn register_plugins(source: &Store) {
+    for id in ["zeta", "alpha"] {
+        source
+            .plugins()
+            .register(&hookrig_store::PluginRow {
+                id: id.to_owned(),
+                name: id.to_owned(),
+                description: String::new(),
+                path: format!("/plugins/{id}"),
+                version: None,
+                registered_at_ms: 1,
+            })
+            .expect("register");
+    }
+    source
+        .plugins()
+        .set_enabled("alpha", "*", true)
+        .expect("enable");
+    source
+        .plugins()
+        .set_enabled("alpha", "reviewer", false)
+        .expect("disable");
+}
+
 /// A task an automation created.
 fn create_task(source: &Store) -> String {
     source
@@ -61,6 +87,32 @@ fn create_task(source: &Store) -> String {
             created_by: Some("automation:a".to_owned()),
         })
         .expect("create")
+}
+
+/// The memory, the task and the plugins read back the same from `target` as from
+/// `source`.
+fn same_memory_tasks_and_plugins(source: &Store, target: &PgStore, task: &str) {
+    let places = |hits: Vec<hookrig_store::MemoryHit>| -> Vec<(String, String)> {
+        hits.into_iter().map(|h| (h.source, h.heading)).collect()
+    };
+    assert_eq!(
+        places(MemoryIndex::search(&target.memory(), "p", "deploy", 10).expect("search")),
+        places(source.memory().search("p", "deploy", 10).expect("search")),
+        "the memory finds the same entries, in the same order here"
+    );
+    assert_eq!(
+        MemoryIndex::indexed_notes(&target.memory(), "p").expect("notes"),
+        source.memory().indexed_notes("p").expect("notes")
+    );
+    assert_eq!(
+        TaskStore::get(&target.tasks(), task).expect("read"),
+        source.tasks().get(task).expect("read")
+    );
+    assert_eq!(
+        PluginStore::list(&target.plugins()).expect("list"),
+        source.plugins().list().expect("list"),
+        "the packages in their registration order, each with its agents"
+    );
 }
 
 #[test]
@@ -105,6 +157,7 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     source.heartbeat(&node, 30.0).expect("beat");
     remember(&source);
     let task = create_task(&source);
+    register_plugins(&source);
 
     let migration = hookrig_store::migrate(&ledger, db.url()).expect("migrate");
     let copied: Vec<_> = migration
@@ -121,6 +174,8 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
             ("memory_notes", 1, 1, 0),
             ("memory", 3, 3, 0),
             ("tasks", 1, 1, 0),
+            ("plugins", 2, 2, 0),
+            ("agent_plugins", 2, 2, 0),
         ]
     );
     let target = PgStore::open(db.url()).expect("open");
@@ -130,22 +185,7 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
         "every run reads back the same, in the same order"
     );
     assert_eq!(target.nodes().expect("nodes"), [node]);
-    let places = |hits: Vec<hookrig_store::MemoryHit>| -> Vec<(String, String)> {
-        hits.into_iter().map(|h| (h.source, h.heading)).collect()
-    };
-    assert_eq!(
-        places(MemoryIndex::search(&target.memory(), "p", "deploy", 10).expect("search")),
-        places(source.memory().search("p", "deploy", 10).expect("search")),
-        "the memory finds the same entries, in the same order here"
-    );
-    assert_eq!(
-        MemoryIndex::indexed_notes(&target.memory(), "p").expect("notes"),
-        source.memory().indexed_notes("p").expect("notes")
-    );
-    assert_eq!(
-        TaskStore::get(&target.tasks(), &task).expect("read"),
-        source.tasks().get(&task).expect("read")
-    );
+    same_memory_tasks_and_plugins(&source, &target, &task);
     // A period copied is a period fired: no node fires it again.
     assert!(matches!(
         target.start(&run("again", "a", 20.0), &gate("n2", 20.0, Some(0))),
