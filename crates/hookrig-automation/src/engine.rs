@@ -203,10 +203,24 @@ impl Busy {
             Busy::Refused(Start::PeriodFired { run_id }) => {
                 format!("the period was fired by run {run_id}")
             }
+            Busy::Refused(Start::EventTaken { run_id }) => {
+                format!("the event was taken by run {run_id}")
+            }
             Busy::Refused(Start::Started) => "it was started".to_owned(),
             Busy::Unasked => "the shared store could not be reached".to_owned(),
         }
     }
+}
+
+/// What a run fires once for, on all the nodes of a shared store together.
+#[derive(Debug, Clone, Copy)]
+enum Once<'a> {
+    /// Nothing: a manual run.
+    Nothing,
+    /// A period of a periodic or cron trigger (its start, in Unix seconds).
+    Period(i64),
+    /// An event, by the id it carries on every node.
+    Event(&'a str),
 }
 
 /// Why `fire` did not produce a record.
@@ -318,7 +332,26 @@ impl Engine {
     /// `tool.after`): triggers hold canonical names, and so does `_event_type`.
     ///
     /// Must be called inside a tokio runtime: matching automations are spawned.
+    ///
+    /// On a shared store the event gets an id of its own, so that it starts at most one
+    /// run of each automation (see [`Engine::on_shared_event`]).
     pub fn on_event(&self, event_type: &str, payload: Value) {
+        let id = self.inner.shared.as_ref().map(|_| new_event_id());
+        self.deliver(id.as_deref(), event_type, payload);
+    }
+
+    /// Delivers an event that carries the id `event_id`, the same on every node it
+    /// reaches (sent by another node, or delivered to several): on a shared store, it
+    /// starts at most one run of each automation that wants it, however many nodes it
+    /// is delivered to and however many times, and is recorded as not run at most once
+    /// ([`Gate::event`]). `payload` gets `_event_type` and `_event_id`.
+    ///
+    /// Must be called inside a tokio runtime: matching automations are spawned.
+    pub fn on_shared_event(&self, event_id: &str, event_type: &str, payload: Value) {
+        self.deliver(Some(event_id), event_type, payload);
+    }
+
+    fn deliver(&self, event_id: Option<&str>, event_type: &str, payload: Value) {
         if !self.inner.settings.enabled {
             return;
         }
@@ -331,6 +364,9 @@ impl Engine {
             other => Map::from_iter([("payload".to_owned(), other)]),
         };
         payload.insert("_event_type".to_owned(), Value::from(event_type));
+        if let Some(id) = event_id {
+            payload.insert("_event_id".to_owned(), Value::from(id));
+        }
         let event_project = payload
             .get("project_id")
             .and_then(Value::as_str)
@@ -376,7 +412,7 @@ impl Engine {
             let reason = format!("event:{event_type}");
             if let Some(run) = state.running.get(&automation.id) {
                 let why = format!("a run of it ({}) was in flight", run.run_id);
-                self.drop_event(&automation, &reason, &payload, &why);
+                self.drop_event(&automation, &reason, &payload, &why, event_id);
                 continue;
             }
             if !cooldown_passed(&state, &automation, now) {
@@ -393,24 +429,29 @@ impl Engine {
                     "max_concurrent ({}) runs were in flight",
                     self.inner.settings.max_concurrent
                 );
-                self.drop_event(&automation, &reason, &payload, &why);
+                self.drop_event(&automation, &reason, &payload, &why, event_id);
                 continue;
             }
+            let once = event_id.map_or(Once::Nothing, Once::Event);
             if let Err(busy) = self.launch(
                 &mut state,
                 automation.clone(),
                 reason.clone(),
                 Some(Value::Object(payload.clone())),
                 None,
-                None,
+                once,
             ) {
                 // A cooldown another node's run started is the automation's own
-                // throttle, as above: only logged.
-                if matches!(busy, Busy::Refused(Start::Cooldown { .. })) {
+                // throttle, as above, and an event another node (or this one) took
+                // already is no loss at all: only logged.
+                if matches!(
+                    busy,
+                    Busy::Refused(Start::Cooldown { .. } | Start::EventTaken { .. })
+                ) {
                     tracing::debug!(automation = %automation.id, event = %event_type, "event not run: {}", busy.why());
                     continue;
                 }
-                self.drop_event(&automation, &reason, &payload, &busy.why());
+                self.drop_event(&automation, &reason, &payload, &busy.why(), event_id);
             }
         }
     }
@@ -418,12 +459,16 @@ impl Engine {
     /// Records that `automation` did not run for an event it wanted, and why: a row with
     /// status `skipped`, `skipped_reason` `event not run: <why>`, the event, and no
     /// context results (nothing ran), shown by `hookrig auto runs`.
+    ///
+    /// An event with an id is recorded once, by the first node that does not run it,
+    /// and not at all when a node ran it.
     fn drop_event(
         &self,
         automation: &Automation,
         trigger_reason: &str,
         payload: &Map<String, Value>,
         why: &str,
+        event_id: Option<&str>,
     ) {
         tracing::debug!(automation = %automation.id, trigger = %trigger_reason, "event not run: {why}");
         let now = self.now();
@@ -443,7 +488,11 @@ impl Engine {
             started_at: now,
             completed_at: Some(now),
         };
-        if let Err(err) = self.inner.record(&row) {
+        let recorded = match (event_id, &self.inner.shared) {
+            (Some(event), Some(shared)) => shared.store.record_dropped(&row, event).map(drop),
+            _ => self.inner.record(&row),
+        };
+        if let Err(err) = recorded {
             tracing::error!(automation = %automation.id, error = %err, "cannot record a dropped event");
         }
     }
@@ -511,7 +560,7 @@ impl Engine {
                 reason.to_owned(),
                 Some(timing),
                 None,
-                Some(period),
+                Once::Period(period),
             );
         }
     }
@@ -546,7 +595,7 @@ impl Engine {
                 "manual".to_owned(),
                 None,
                 Some(done),
-                None,
+                Once::Nothing,
             )
             .map_err(|_| FireError::AlreadyRunning(id.to_owned()))?
         };
@@ -592,9 +641,9 @@ impl Engine {
         self.state().last_run.get(id).copied()
     }
 
-    /// Launches a run of `automation` for `period` (periodic and cron runs); returns its
-    /// run id, or why it was not launched: another process runs the automation now, or
-    /// the shared store refused the start.
+    /// Launches a run of `automation`, once for `once` (a period, an event, or nothing);
+    /// returns its run id, or why it was not launched: another process runs the
+    /// automation now, or the shared store refused the start.
     ///
     /// A failure to take the local lock (the store is unwritable) does not stop the run:
     /// the run cannot be recorded either, and refusing it would hide why. A shared store
@@ -606,7 +655,7 @@ impl Engine {
         trigger_reason: String,
         event: Option<Value>,
         done: Option<oneshot::Sender<AutomationRun>>,
-        period: Option<i64>,
+        once: Once<'_>,
     ) -> Result<String, Busy> {
         let run_id = new_run_id();
         let now = self.now();
@@ -622,7 +671,14 @@ impl Engine {
                 node: &shared.node.id,
                 cooldown_seconds,
                 max_concurrent: self.inner.settings.max_concurrent,
-                period,
+                period: match once {
+                    Once::Period(period) => Some(period),
+                    _ => None,
+                },
+                event: match once {
+                    Once::Event(event) => Some(event),
+                    _ => None,
+                },
                 lease_seconds: shared.lease.as_secs_f64(),
                 now,
             };
@@ -772,9 +828,10 @@ impl Inner {
     }
 }
 
-/// Tells the shared store that this node lives (renewing the leases of its runs), and
-/// marks the runs of nodes whose leases expired `interrupted`. Failures are logged: the
-/// next tick tries again, and a lease outlives several ticks.
+/// Tells the shared store that this node lives (renewing the leases of its runs), marks
+/// the runs of nodes whose leases expired `interrupted`, and forgets the events older
+/// than [`EVENT_MEMORY`]. Failures are logged: the next tick tries again, and a lease
+/// outlives several ticks.
 fn renew(shared: &SharedRuns, now: f64) {
     let node = NodeInfo {
         heartbeat_at: now,
@@ -791,7 +848,15 @@ fn renew(shared: &SharedRuns, now: f64) {
         }
         Err(err) => tracing::error!(error = %err, "cannot sweep the expired leases"),
     }
+    if let Err(err) = shared.store.forget_events(now - EVENT_MEMORY.as_secs_f64()) {
+        tracing::error!(error = %err, "cannot forget the old events");
+    }
 }
+
+/// How long a shared store remembers which events started runs (and, on PostgreSQL,
+/// the events sent): an event delivered again within it starts no second run; a node
+/// whose connection was down for longer misses what was sent before.
+const EVENT_MEMORY: Duration = Duration::from_hours(1);
 
 /// The period of a periodic trigger every `interval` seconds that `now` falls in: the
 /// start of it, in Unix seconds. Every node computes the same one.
@@ -891,6 +956,12 @@ fn timing(now: f64, last: Option<f64>) -> Value {
 /// A run id: the first 12 characters of a UUID v4.
 fn new_run_id() -> String {
     uuid::Uuid::new_v4().to_string()[..12].to_owned()
+}
+
+/// A new event's id, unique among every node's (a UUID v7: time-ordered, so that the
+/// events of a store sort by when they happened).
+pub(crate) fn new_event_id() -> String {
+    uuid::Uuid::now_v7().to_string()
 }
 
 /// The context preamble put before the rendered prompt: the automation, its project,

@@ -1,7 +1,8 @@
 //! Several engines ("nodes") on one PostgreSQL store, each with its own store of
 //! definitions, ticked by the test on a clock it moves: a periodic automation fires
 //! once per period in total, a manual fire is refused while another node runs the
-//! automation, one event delivered to every node starts one run, and the run of a node
+//! automation, one event delivered to every node (any number of times) starts one run,
+//! events that meet a run in flight elsewhere are recorded as not run, and the run of a node
 //! that stopped (no more ticks, so no more heartbeats) is marked `interrupted` by the
 //! others once its lease has expired. Skipped where `HOOKRIG_TEST_POSTGRES` is unset.
 
@@ -202,9 +203,10 @@ async fn three_nodes_fire_each_period_once_and_take_over_a_dead_nodes_run() {
     );
 }
 
-// guards: one event delivered to every node starts one run
+// guards: events that meet a run of their automation in flight on another node are
+// recorded as not run there, naming the node
 #[tokio::test]
-async fn an_event_delivered_to_every_node_starts_one_run() {
+async fn events_meeting_a_run_in_flight_on_another_node_are_recorded_not_run() {
     let Some(db) = TestDatabase::create("event_every_node") else {
         return;
     };
@@ -244,5 +246,40 @@ async fn an_event_delivered_to_every_node_starts_one_run() {
             .as_deref()
             .is_some_and(|why| why.contains("in flight on node"))),
         "{dropped:#?}"
+    );
+}
+
+// guards: one event (one id) delivered to every node, and again after its run ended,
+// starts one run in total and is recorded as not run nowhere
+#[tokio::test]
+async fn an_event_delivered_to_every_node_starts_one_run() {
+    let Some(db) = TestDatabase::create("one_event_every_node") else {
+        return;
+    };
+    let event = "id = \"e\"\nname = \"e\"\ncooldown_seconds = 0\nprompt_template = \"go\"\n[trigger]\ntype = \"event\"\nevent_type = \"task.completed\"\n";
+    let time = Arc::new(Mutex::new(START));
+    let nodes: Vec<Node> = ["n1", "n2", "n3"]
+        .iter()
+        .map(|name| node(name, &db, &time, &[event]))
+        .collect();
+    let payload = json!({"task_id": "t1", "project_id": "proj"});
+    for round in 0..2 {
+        *time.lock().expect("not poisoned") = START + f64::from(round);
+        for node in &nodes {
+            node.engine
+                .on_shared_event("event-1", "task.completed", payload.clone());
+            settle().await;
+        }
+        for node in &nodes {
+            node.engine.tick().await;
+        }
+    }
+    let shared = PgStore::open(db.url()).expect("open");
+    let runs = shared.runs(Some("e"), 10).expect("runs");
+    assert_eq!(runs.len(), 1, "{runs:#?}");
+    assert_eq!(runs[0].status, RunStatus::Completed, "{runs:#?}");
+    assert_eq!(
+        runs[0].event_data.as_ref().and_then(|e| e.get("_event_id")),
+        Some(&json!("event-1"))
     );
 }

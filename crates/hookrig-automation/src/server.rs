@@ -27,7 +27,7 @@ use hookrig_config::{ConfigToml, Environment};
 
 use hookrig_core::{Diagnostic, error_chain as chain};
 use hookrig_exec::ProcessGroups;
-use hookrig_store::Store;
+use hookrig_store::{EventListener, Heard, PgStore, SharedEvent, Store};
 use serde_json::Value;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
@@ -95,25 +95,22 @@ const MIN_LEASE: Duration = Duration::from_secs(30);
 
 /// The runs shared with the other nodes on the PostgreSQL database at `url`: this node
 /// is named by its host, pid and start time, and the leases of its runs last three ticks
-/// (at least [`MIN_LEASE`]), as every tick renews them.
-/// `None` without a URL.
+/// (at least [`MIN_LEASE`]), as every tick renews them. Also the store itself, through
+/// which this node sends its events to the others.
 fn shared_runs(
-    url: Option<&str>,
+    url: &str,
     tick: Duration,
     now: f64,
-) -> Result<Option<crate::engine::SharedRuns>, AutomationError> {
-    let Some(url) = url else {
-        return Ok(None);
-    };
-    let store = hookrig_store::PgStore::open(url)?;
+) -> Result<(crate::engine::SharedRuns, Arc<PgStore>), AutomationError> {
+    let store = Arc::new(PgStore::open(url)?);
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|name| name.trim().to_owned())
         .ok()
         .filter(|name| !name.is_empty())
         .unwrap_or_else(|| "localhost".to_owned());
     let pid = i64::from(std::process::id());
-    Ok(Some(crate::engine::SharedRuns {
-        store: Arc::new(store),
+    let runs = crate::engine::SharedRuns {
+        store: Arc::clone(&store) as Arc<dyn hookrig_store::RunStore + Send + Sync>,
         node: hookrig_store::NodeInfo {
             id: format!("{host}:{pid}:{now:.3}"),
             host,
@@ -122,7 +119,68 @@ fn shared_runs(
             heartbeat_at: now,
         },
         lease: (tick * 3).max(MIN_LEASE),
-    }))
+    };
+    Ok((runs, store))
+}
+
+/// Where this node's events go to the other nodes of a shared store, and where theirs
+/// come from (docs/postgres.md, "Events across nodes").
+struct SharedEvents {
+    store: Arc<PgStore>,
+    node: String,
+    /// Keeps the listener listening.
+    _listener: EventListener,
+}
+
+impl SharedEvents {
+    /// This node's runs on the shared store at `url` ([`shared_runs`]), and its events:
+    /// it listens for the other nodes', handing what it hears to `heard`.
+    fn start(
+        url: &str,
+        tick: Duration,
+        now: f64,
+        heard: &mpsc::Sender<Heard>,
+    ) -> Result<(crate::engine::SharedRuns, SharedEvents), AutomationError> {
+        let (runs, store) = shared_runs(url, tick, now)?;
+        let heard = heard.clone();
+        // The listener's own thread waits here when the loop is busy: the notifications
+        // queue up in its connection meanwhile, none is lost.
+        let listener =
+            EventListener::start(url, &runs.node.id, move |h| heard.blocking_send(h).is_ok())?;
+        let events = SharedEvents {
+            store,
+            node: runs.node.id.clone(),
+            _listener: listener,
+        };
+        Ok((runs, events))
+    }
+
+    /// Sends an event this node received to the others, with its id (the one its
+    /// client gave, or a new one), and returns the id. A failure is reported and the
+    /// event is still this node's: its own automations see it.
+    fn send(
+        &self,
+        id: Option<String>,
+        event_type: &str,
+        payload: &Value,
+        say: &(dyn Fn(Notice) + Send + Sync),
+    ) -> String {
+        let event = SharedEvent {
+            id: id.unwrap_or_else(crate::engine::new_event_id),
+            event_type: event_type.to_owned(),
+            payload: payload.clone(),
+            node: self.node.clone(),
+            sent_at: (system_clock())(),
+        };
+        if let Err(err) = self.store.publish(&event) {
+            say(Notice::Error(format!(
+                "the event {} reaches this node's automations only: {}",
+                event.id,
+                chain(&err)
+            )));
+        }
+        event.id
+    }
 }
 
 /// What a running [`Server`] reports. Its `Display` is the line a user reads, without a
@@ -212,6 +270,15 @@ pub enum Notice {
     },
     /// A `memory.upsert` event without content.
     MemoryWithoutContent,
+    /// The connection on which the other nodes' events arrive was lost; it is being
+    /// opened again.
+    EventsLost(String),
+    /// The connection for the other nodes' events is back, and the events sent while it
+    /// was down were read.
+    EventsResumed {
+        /// How many were read.
+        caught_up: usize,
+    },
     /// Something went wrong; the server goes on.
     Error(String),
     /// A stop was asked for.
@@ -265,6 +332,14 @@ impl fmt::Display for Notice {
             Notice::MemoryWithoutContent => {
                 f.write_str("memory.upsert without a `content` string: nothing stored")
             }
+            Notice::EventsLost(error) => write!(
+                f,
+                "error: {error}; the other nodes' events wait until it is back"
+            ),
+            Notice::EventsResumed { caught_up } => write!(
+                f,
+                "listening to the other nodes' events again ({caught_up} sent meanwhile read)"
+            ),
             Notice::Error(error) => write!(f, "error: {error}"),
             Notice::Stopping => f.write_str("stopping"),
             Notice::Stopped => f.write_str("stopped"),
@@ -350,21 +425,13 @@ impl Server {
         let (listener, mut requests) =
             Ingress::bind_engine(&socket, Some(Arc::clone(&emits))).await?;
         if let Some(http) = http {
-            let address = http.listener.local_addr().ok();
-            http.spawn(Arc::clone(&emits))
-                .map_err(AutomationError::AsyncRuntime)?;
-            if let Some(address) = address {
-                say(Notice::Http(address));
-            }
+            start_http(&http, &emits, &*notices)?;
         }
         say(Notice::Listening(socket.clone()));
 
         let store = Store::open(&store_path)?;
         let now = (system_clock())();
-        let interrupted = store.automation_runs().interrupt_abandoned(now)?;
-        if interrupted > 0 {
-            say(Notice::Recovered(interrupted));
-        }
+        recover(&store, now, &*notices)?;
         let mut project_files = ProjectFiles::of(&env, &root);
         load_project_automations(&env, &root, &store, now, &*notices)?;
 
@@ -378,9 +445,16 @@ impl Server {
             notifiers.clone(),
             Some(Arc::new(Progress(Arc::clone(&notices)))),
         );
+        // The other nodes' events; the sender is kept so that the channel never closes.
+        let (heard_tx, mut heard_rx) = mpsc::channel(1024);
+        let (shared, events) = shared_store
+            .as_deref()
+            .map(|url| SharedEvents::start(url, config.automation.tick(), now, &heard_tx))
+            .transpose()?
+            .unzip();
         let engine = Engine::with_shared(
             Store::open(&store_path)?,
-            shared_runs(shared_store.as_deref(), config.automation.tick(), now)?,
+            shared,
             wiring,
             wiring::engine_settings(&config),
         )?;
@@ -423,8 +497,9 @@ impl Server {
                     if matches!(request, Request::Stop) {
                         break;
                     }
-                    handle(&engine, &store, &root, request, &*notices);
+                    handle(&engine, &store, &root, events.as_ref(), request, &*notices);
                 }
+                Some(heard) = heard_rx.recv() => hear(&engine, heard, &*notices),
                 Some((event_type, payload)) = watch_rx.recv() => {
                     engine.on_event(&event_type, payload);
                 }
@@ -450,6 +525,35 @@ impl Server {
         say(Notice::Stopped);
         Ok(())
     }
+}
+
+/// Marks the runs a crashed process left `running` in `store` interrupted, and says how
+/// many there were.
+fn recover(
+    store: &Store,
+    now: f64,
+    say: &(dyn Fn(Notice) + Send + Sync),
+) -> Result<(), AutomationError> {
+    let interrupted = store.automation_runs().interrupt_abandoned(now)?;
+    if interrupted > 0 {
+        say(Notice::Recovered(interrupted));
+    }
+    Ok(())
+}
+
+/// Answers emits over HTTP with the engine `emits`.
+fn start_http(
+    http: &hookrig_runtime::http::HttpFront,
+    emits: &Arc<hookrig_runtime::engine::Engine>,
+    say: &(dyn Fn(Notice) + Send + Sync),
+) -> Result<(), AutomationError> {
+    let address = http.listener.local_addr().ok();
+    http.spawn(Arc::clone(emits))
+        .map_err(AutomationError::AsyncRuntime)?;
+    if let Some(address) = address {
+        say(Notice::Http(address));
+    }
+    Ok(())
 }
 
 /// Reports how runs go: one notice when a run starts and one when it ends.
@@ -601,6 +705,7 @@ fn handle(
     engine: &Engine,
     store: &Store,
     root: &Path,
+    events: Option<&SharedEvents>,
     request: Request,
     say: &(dyn Fn(Notice) + Send + Sync),
 ) {
@@ -609,6 +714,7 @@ fn handle(
         Request::Stop => {}
         Request::Event {
             event_type,
+            id,
             payload,
         } => {
             // Any accepted spelling names the same event (`PreToolUse` is `tool.before`).
@@ -617,7 +723,14 @@ fn handle(
             if name == "memory.upsert" {
                 remember(store, root, &payload, say);
             }
-            engine.on_event(name, payload);
+            match events {
+                // The other nodes' automations see it too, under one id.
+                Some(events) => {
+                    let id = events.send(id, name, &payload, say);
+                    engine.on_shared_event(&id, name, payload);
+                }
+                None => engine.on_event(name, payload),
+            }
         }
         Request::Fire { id, reply } => {
             let engine = engine.clone();
@@ -651,6 +764,21 @@ fn remember(store: &Store, root: &Path, payload: &Value, say: &(dyn Fn(Notice) +
     let heading = field("heading").unwrap_or_default();
     if let Err(err) = store.memory().upsert(&project, source, heading, content) {
         say(Notice::Error(chain(&err)));
+    }
+}
+
+/// Hands an event another node sent to the engine, or reports what the listener
+/// heard of its connection.
+fn hear(engine: &Engine, heard: Heard, say: &(dyn Fn(Notice) + Send + Sync)) {
+    match heard {
+        Heard::Event(event) => {
+            engine.on_shared_event(&event.id, &event.event_type, event.payload);
+        }
+        Heard::Lost(err) => say(Notice::EventsLost(chain(&err))),
+        Heard::Resumed { caught_up } => say(Notice::EventsResumed { caught_up }),
+        Heard::Unreadable(why) => say(Notice::Error(why)),
+        // What a newer store reports and this server does not know of.
+        _ => {}
     }
 }
 

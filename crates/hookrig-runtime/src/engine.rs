@@ -245,6 +245,7 @@ impl Engine {
         };
         let request = crate::ingress::Request::Event {
             event_type: event.to_owned(),
+            id: None,
             payload,
         };
         if let Err(err) = requests.try_send(request) {

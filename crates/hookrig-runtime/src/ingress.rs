@@ -7,11 +7,14 @@
 //!
 //! | request | answer |
 //! |---|---|
-//! | `{"type":"event","event_type":"task.completed","payload":{…}}` | none (the client has gone) |
+//! | `{"type":"event","event_type":"task.completed","id":"…","payload":{…}}` | none (the client has gone) |
 //! | `{"type":"fire","id":"nightly"}` | the run record, or `{"error":"…"}` |
 //! | `{"type":"ping"}` | `{"pong":true}` |
 //!
-//! A malformed request is answered `{"error":"…"}`. A connection may carry several
+//! An event's `id` is optional: a client that delivers one event to several serve nodes
+//! of one shared store gives it the same id on each, so that it starts one run of each
+//! automation (docs/postgres.md); at most [`MAX_EVENT_ID`] bytes. A malformed request is
+//! answered `{"error":"…"}`. A connection may carry several
 //! requests; each line is at most [`MAX_LINE`] bytes, and a connection idle for
 //! [`IDLE_TIMEOUT`] is closed.
 
@@ -34,6 +37,8 @@ use crate::engine::Engine;
 pub const SOCKET_NAME: &str = "serve.sock";
 /// The longest request line accepted.
 pub const MAX_LINE: u64 = 4 * 1024 * 1024;
+/// The longest event id accepted.
+pub const MAX_EVENT_ID: usize = 256;
 /// How long a connection may stay silent before the server closes it.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long `deliver_event` may take to connect and to write: emit must not wait on a
@@ -47,6 +52,9 @@ pub enum Request {
     Event {
         /// The event type (canonical name), e.g. `task.completed`.
         event_type: String,
+        /// The event's id, when its client gave one: the same on every node it was
+        /// delivered to.
+        id: Option<String>,
         /// The event's payload (a JSON object).
         payload: Value,
     },
@@ -67,6 +75,8 @@ pub enum Request {
 enum Wire<P> {
     Event {
         event_type: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
         #[serde(default)]
         payload: Option<P>,
     },
@@ -350,14 +360,21 @@ async fn serve_connection(
                 let stopping = requests.send(Request::Stop).await.is_ok();
                 Some(json!({"stopping": stopping}))
             }
+            Ok(Wire::Event { id: Some(id), .. }) if id.is_empty() || id.len() > MAX_EVENT_ID => {
+                Some(json!({"error": format!(
+                    "malformed request: an event's `id` must be 1 to {MAX_EVENT_ID} bytes long"
+                )}))
+            }
             Ok(Wire::Event {
                 event_type,
+                id,
                 payload,
             }) => match payload.unwrap_or_else(|| json!({})) {
                 payload @ Value::Object(_) => {
                     if requests
                         .send(Request::Event {
                             event_type,
+                            id,
                             payload,
                         })
                         .await
@@ -453,6 +470,7 @@ pub async fn deliver_event<P: Serialize + ?Sized>(
     let mut stream = connect(path, DELIVER_TIMEOUT).await?;
     let request = Wire::Event {
         event_type: event_type.to_owned(),
+        id: None,
         payload: Some(payload),
     };
     send_line(&mut stream, path, &request, DELIVER_TIMEOUT).await?;
@@ -569,16 +587,19 @@ mod tests {
 
     /// A stand-in engine: answers fires of `known` with a record, others with the
     /// not-found error, and reports events on the returned channel.
-    fn engine(mut rx: mpsc::Receiver<Request>) -> mpsc::UnboundedReceiver<(String, Value)> {
+    fn engine(
+        mut rx: mpsc::Receiver<Request>,
+    ) -> mpsc::UnboundedReceiver<(String, Option<String>, Value)> {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         tokio::spawn(async move {
             while let Some(request) = rx.recv().await {
                 match request {
                     Request::Event {
                         event_type,
+                        id,
                         payload,
                     } => {
-                        let _ = events_tx.send((event_type, payload));
+                        let _ = events_tx.send((event_type, id, payload));
                     }
                     Request::Fire { id, reply } => {
                         let answer = if id == "known" {
@@ -619,12 +640,26 @@ mod tests {
         deliver_event(&path, "task.completed", &payload)
             .await
             .expect("delivered");
-        let (event_type, got) = timeout(LIMIT, events.recv())
+        let (event_type, id, got) = timeout(LIMIT, events.recv())
             .await
             .expect("in time")
             .expect("event");
         assert_eq!(event_type, "task.completed");
+        assert_eq!(id, None);
         assert_eq!(got, payload);
+
+        // An event delivered to several nodes keeps the id its client gave it.
+        let mut stream = UnixStream::connect(&path).await.expect("connect");
+        stream
+            .write_all(b"{\"type\":\"event\",\"event_type\":\"x\",\"id\":\"e-1\"}\n")
+            .await
+            .expect("write");
+        stream.shutdown().await.expect("shut down");
+        let (_, id, _) = timeout(LIMIT, events.recv())
+            .await
+            .expect("in time")
+            .expect("event");
+        assert_eq!(id.as_deref(), Some("e-1"));
 
         let record = fire(&path, "known", LIMIT).await.expect("record");
         assert_eq!(
@@ -681,6 +716,14 @@ mod tests {
             .await,
             "{\"error\":\"malformed request: payload must be a JSON object\"}\n"
         );
+        assert_eq!(
+            raw_exchange(
+                &path,
+                "{\"type\":\"event\",\"event_type\":\"x\",\"id\":\"\"}\n"
+            )
+            .await,
+            "{\"error\":\"malformed request: an event's `id` must be 1 to 256 bytes long\"}\n"
+        );
         // Several requests on one connection, blank lines skipped.
         assert_eq!(
             raw_exchange(
@@ -726,7 +769,7 @@ mod tests {
         deliver_event(&path, "x", &json!({"a": 1}))
             .await
             .expect("delivered");
-        assert_eq!(events.recv().await.expect("event").1, json!({"a": 1}));
+        assert_eq!(events.recv().await.expect("event").2, json!({"a": 1}));
     }
 
     #[tokio::test]

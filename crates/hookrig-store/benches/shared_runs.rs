@@ -90,6 +90,7 @@ fn write_runs(store: &dyn RunStore, node: usize) {
             cooldown_seconds: 0.0,
             max_concurrent: 8,
             period: None,
+            event: None,
             lease_seconds: 30.0,
             now,
         };

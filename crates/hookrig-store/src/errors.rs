@@ -196,6 +196,18 @@ pub enum StoreError {
         supported: i64,
     },
 
+    /// The connection that listens for the other nodes' events was closed by the server
+    /// (or the network); the listener connects again.
+    #[error("the connection listening for events in the PostgreSQL store {database} was closed")]
+    PostgresClosed {
+        /// The database, as its URL without the password.
+        database: String,
+    },
+
+    /// A thread of the store could not be started (the system is out of threads).
+    #[error("could not start a thread")]
+    Thread(#[source] std::io::Error),
+
     /// `hookrig store status` or `migrate` found no SQLite store at its path.
     #[error(
         "no store at {} yet: hookrig creates it with the first emit or automation run it records",

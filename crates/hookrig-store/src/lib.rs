@@ -119,12 +119,16 @@ pub use crate::emits::{
     EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, EmitWrite, Emits, HookRun,
 };
 pub use crate::errors::StoreError;
-pub use crate::memory::{Memory, MemoryEntry, MemoryHit, Note, NoteSection};
+pub use crate::memory::{Memory, MemoryEntry, MemoryHit, MemoryIndex, Note, NoteSection};
 pub use crate::migrate::{Migration, TableCopy, migrate};
-pub use crate::pg::PgStore;
-pub use crate::plugins::{ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow, Plugins};
+pub use crate::pg::{
+    CHANNEL, EventListener, Heard, PgMemory, PgPlugins, PgStore, PgTasks, SharedEvent,
+};
+pub use crate::plugins::{
+    ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow, PluginStore, Plugins,
+};
 pub use crate::queries::Queries;
 pub use crate::run_store::{Engine, Gate, NodeInfo, RunStore, Start};
 pub use crate::status::{SchemaVersion, StoreStatus, TableRows, status};
 pub use crate::store::{Store, default_ledger_path, work_path};
-pub use crate::tasks::{NewTask, TaskRow, Tasks};
+pub use crate::tasks::{NewTask, TaskRow, TaskStore, Tasks};

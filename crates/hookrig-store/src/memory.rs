@@ -1,6 +1,9 @@
 //! A project's memory, which the `memory_search` context step searches: the
 //! sections of the markdown notes under the project's notes directory, and what
-//! `memory.upsert` events stored, in an FTS5 index ranked by bm25.
+//! `memory.upsert` events stored, in an FTS5 index ranked by bm25. [`MemoryIndex`] is
+//! the interface of both engines: [`Memory`] here, and `PgMemory` (`pg/memory.rs`),
+//! PostgreSQL's full-text search ranked by `ts_rank`, which the conformance suite holds
+//! to the same results.
 //!
 //! The store only stores and searches: which files are notes and how a note is split
 //! into sections is the memory step's business (hookrig-automation), which hands over
@@ -23,7 +26,8 @@ pub struct MemoryHit {
     pub heading: String,
     /// The section's text.
     pub content: String,
-    /// The bm25 relevance, negated so that higher is better.
+    /// The relevance, higher is better: bm25 negated on SQLite, `ts_rank` on
+    /// PostgreSQL (the two scales are not comparable).
     pub score: f64,
 }
 
@@ -59,17 +63,71 @@ pub struct Note {
     pub sections: Vec<NoteSection>,
 }
 
+/// A project's memory, on either engine: what `memory.upsert` stored and the sections
+/// of its notes, searched by relevance.
+pub trait MemoryIndex {
+    /// Stores `content` under (`project_id`, `source`, `heading`), replacing what
+    /// was stored there before: what a `memory.upsert` event asks for.
+    fn upsert(
+        &self,
+        project_id: &str,
+        source: &str,
+        heading: &str,
+        content: &str,
+    ) -> Result<(), StoreError>;
+
+    /// The notes of `project_id` in the index, each with the modification time (in
+    /// nanoseconds) its file had when it was indexed.
+    fn indexed_notes(&self, project_id: &str) -> Result<HashMap<String, i64>, StoreError>;
+
+    /// In one transaction: replaces what the index holds of each note of `changed` with
+    /// its sections, and takes the notes `removed` out of the index. What
+    /// `memory.upsert` stored under the same source is kept.
+    fn update_notes(
+        &self,
+        project_id: &str,
+        changed: &[Note],
+        removed: &[String],
+    ) -> Result<(), StoreError>;
+
+    /// The entry of `project_id`'s memory stored under `source` and `heading`: what a
+    /// `memory.upsert` with them stored, or that section of the note file `source`.
+    /// When both hold one (or a note repeats a heading), the one written last.
+    fn get(
+        &self,
+        project_id: &str,
+        source: &str,
+        heading: &str,
+    ) -> Result<Option<MemoryEntry>, StoreError>;
+
+    /// The `limit` sections of `project_id`'s memory that match `query` best (headings
+    /// weigh twice as much as text), ties in the order they were written. Any word of
+    /// the query may match, in any form the English stemmer gives the same stem
+    /// (`deploys` finds `deploying`); a query without words finds nothing.
+    fn search(
+        &self,
+        project_id: &str,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<MemoryHit>, StoreError>;
+}
+
 /// The most words of a query that are searched for: a query pasted from a long
 /// step output would otherwise make a statement with thousands of terms.
 const MAX_QUERY_TERMS: usize = 64;
 
-/// An FTS5 query matching any word of `query`, each word quoted so that no
-/// character of the query is read as FTS5 syntax; `None` when it has no word.
-fn match_expression(query: &str) -> Option<String> {
-    let terms: Vec<String> = query
+/// The words of a query: its runs of letters and digits, at most [`MAX_QUERY_TERMS`].
+pub(crate) fn query_words(query: &str) -> impl Iterator<Item = &str> {
+    query
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
         .take(MAX_QUERY_TERMS)
+}
+
+/// An FTS5 query matching any word of `query`, each word quoted so that no
+/// character of the query is read as FTS5 syntax; `None` when it has no word.
+fn match_expression(query: &str) -> Option<String> {
+    let terms: Vec<String> = query_words(query)
         .map(|word| format!("\"{word}\""))
         .collect();
     (!terms.is_empty()).then(|| terms.join(" OR "))
@@ -236,6 +294,49 @@ impl<'s> Memory<'s> {
         .map_err(fail)?
         .collect::<rusqlite::Result<_>>()
         .map_err(fail)
+    }
+}
+
+impl MemoryIndex for Memory<'_> {
+    fn upsert(
+        &self,
+        project_id: &str,
+        source: &str,
+        heading: &str,
+        content: &str,
+    ) -> Result<(), StoreError> {
+        Memory::upsert(self, project_id, source, heading, content)
+    }
+
+    fn indexed_notes(&self, project_id: &str) -> Result<HashMap<String, i64>, StoreError> {
+        Memory::indexed_notes(self, project_id)
+    }
+
+    fn update_notes(
+        &self,
+        project_id: &str,
+        changed: &[Note],
+        removed: &[String],
+    ) -> Result<(), StoreError> {
+        Memory::update_notes(self, project_id, changed, removed)
+    }
+
+    fn get(
+        &self,
+        project_id: &str,
+        source: &str,
+        heading: &str,
+    ) -> Result<Option<MemoryEntry>, StoreError> {
+        Memory::get(self, project_id, source, heading)
+    }
+
+    fn search(
+        &self,
+        project_id: &str,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<MemoryHit>, StoreError> {
+        Memory::search(self, project_id, query, limit)
     }
 }
 

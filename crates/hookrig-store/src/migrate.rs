@@ -78,12 +78,76 @@ struct NodeColumns {
     heartbeat_at: Vec<f64>,
 }
 
+/// The memory index of the SQLite store, column by column, in the order it was
+/// written (so that `get` reads the same last entry).
+#[derive(Default)]
+struct MemoryColumns {
+    project_id: Vec<String>,
+    kind: Vec<String>,
+    source: Vec<String>,
+    heading: Vec<String>,
+    content: Vec<String>,
+}
+
+/// The notes the memory index was built from, column by column.
+#[derive(Default)]
+struct NoteColumns {
+    project_id: Vec<String>,
+    path: Vec<String>,
+    mtime_ns: Vec<i64>,
+}
+
+/// The tasks of the SQLite store, column by column.
+#[derive(Default)]
+struct TaskColumns {
+    id: Vec<String>,
+    project_id: Vec<String>,
+    title: Vec<String>,
+    description: Vec<String>,
+    parent_task_id: Vec<Option<String>>,
+    profile_id: Vec<Option<String>>,
+    preferred_workspace_id: Vec<Option<String>>,
+    branch_name: Vec<Option<String>>,
+    priority: Vec<i64>,
+    context_entries: Vec<String>,
+    status: Vec<String>,
+    result: Vec<Option<String>>,
+    error: Vec<Option<String>>,
+    created_by: Vec<Option<String>>,
+    created_at: Vec<f64>,
+    updated_at: Vec<f64>,
+}
+
+/// The plugin packages of the SQLite store, column by column, in registration order.
+#[derive(Default)]
+struct PluginColumns {
+    id: Vec<String>,
+    name: Vec<String>,
+    description: Vec<String>,
+    path: Vec<String>,
+    version: Vec<Option<String>>,
+    registered_at: Vec<i64>,
+}
+
+/// The packages' enablement per agent, column by column.
+#[derive(Default)]
+struct EnablementColumns {
+    plugin_id: Vec<String>,
+    agent: Vec<String>,
+    enabled: Vec<bool>,
+}
+
 /// Every row a migration copies.
 #[derive(Default)]
 struct Source {
     runs: RunColumns,
     periods: PeriodColumns,
     nodes: NodeColumns,
+    memory: MemoryColumns,
+    notes: NoteColumns,
+    tasks: TaskColumns,
+    plugins: PluginColumns,
+    enablement: EnablementColumns,
 }
 
 /// Copies the SQLite store at `ledger` (opened read-only) into the PostgreSQL store at
@@ -98,8 +162,8 @@ pub fn migrate(ledger: &std::path::Path, url: &str) -> Result<Migration, StoreEr
 }
 
 impl Store {
-    /// Copies this store's automation runs, fired periods and nodes into `target`, then
-    /// checks that every row is there. Refused while a run is `running` here: its node
+    /// Copies this store's automation runs, fired periods, nodes, memory index, tasks and
+    /// plugin registry into `target`, then checks that every row is there. Refused while a run is `running` here: its node
     /// holds no lease on `target`, so no node there could tell it from a run in flight.
     pub fn migrate_to(&self, target: &PgStore) -> Result<Migration, StoreError> {
         let running: i64 = self
@@ -126,6 +190,11 @@ impl Store {
             ("automation_runs", source.runs.id.len()),
             ("automation_periods", source.periods.run_id.len()),
             ("nodes", source.nodes.id.len()),
+            ("memory_notes", source.notes.path.len()),
+            ("memory", source.memory.source.len()),
+            ("tasks", source.tasks.id.len()),
+            ("plugins", source.plugins.id.len()),
+            ("agent_plugins", source.enablement.agent.len()),
         ];
         let mut tables = Vec::with_capacity(sources.len());
         for (((table, rows), copied), found) in sources.into_iter().zip(copied).zip(found) {
@@ -201,8 +270,96 @@ impl Store {
             nodes.started_at.push(row.get(3)?);
             nodes.heartbeat_at.push(row.get(4)?);
         }
+        read_memory(conn, &mut source.memory, &mut source.notes)?;
+        read_tasks(conn, &mut source.tasks)?;
+        read_plugins(conn, &mut source.plugins, &mut source.enablement)?;
         Ok(source)
     }
+}
+
+/// The memory index and its notes, in the order they were written.
+fn read_memory(
+    conn: &rusqlite::Connection,
+    memory: &mut MemoryColumns,
+    indexed: &mut NoteColumns,
+) -> rusqlite::Result<()> {
+    let mut select = conn
+        .prepare("SELECT project_id, kind, source, heading, content FROM memory ORDER BY rowid")?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        memory.project_id.push(row.get(0)?);
+        memory.kind.push(row.get(1)?);
+        memory.source.push(row.get(2)?);
+        memory.heading.push(row.get(3)?);
+        memory.content.push(row.get(4)?);
+    }
+    let mut select = conn.prepare("SELECT project_id, path, mtime_ns FROM memory_notes")?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        indexed.project_id.push(row.get(0)?);
+        indexed.path.push(row.get(1)?);
+        indexed.mtime_ns.push(row.get(2)?);
+    }
+    Ok(())
+}
+
+/// The tasks.
+fn read_tasks(conn: &rusqlite::Connection, tasks: &mut TaskColumns) -> rusqlite::Result<()> {
+    let mut select = conn.prepare(
+        "SELECT id, project_id, title, description, parent_task_id, profile_id,
+                preferred_workspace_id, branch_name, priority, context_entries, status,
+                result, error, created_by, created_at, updated_at
+         FROM tasks",
+    )?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        tasks.id.push(row.get(0)?);
+        tasks.project_id.push(row.get(1)?);
+        tasks.title.push(row.get(2)?);
+        tasks.description.push(row.get(3)?);
+        tasks.parent_task_id.push(row.get(4)?);
+        tasks.profile_id.push(row.get(5)?);
+        tasks.preferred_workspace_id.push(row.get(6)?);
+        tasks.branch_name.push(row.get(7)?);
+        tasks.priority.push(row.get(8)?);
+        tasks.context_entries.push(row.get(9)?);
+        tasks.status.push(row.get(10)?);
+        tasks.result.push(row.get(11)?);
+        tasks.error.push(row.get(12)?);
+        tasks.created_by.push(row.get(13)?);
+        tasks.created_at.push(row.get(14)?);
+        tasks.updated_at.push(row.get(15)?);
+    }
+    Ok(())
+}
+
+/// The plugin packages, in registration order, and their enablement.
+fn read_plugins(
+    conn: &rusqlite::Connection,
+    plugins: &mut PluginColumns,
+    enablement: &mut EnablementColumns,
+) -> rusqlite::Result<()> {
+    let mut select = conn.prepare(
+        "SELECT id, name, description, path, version, registered_at FROM plugins
+         ORDER BY rowid",
+    )?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        plugins.id.push(row.get(0)?);
+        plugins.name.push(row.get(1)?);
+        plugins.description.push(row.get(2)?);
+        plugins.path.push(row.get(3)?);
+        plugins.version.push(row.get(4)?);
+        plugins.registered_at.push(row.get(5)?);
+    }
+    let mut select = conn.prepare("SELECT plugin_id, agent, enabled FROM agent_plugins")?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        enablement.plugin_id.push(row.get(0)?);
+        enablement.agent.push(row.get(1)?);
+        enablement.enabled.push(row.get(2)?);
+    }
+    Ok(())
 }
 
 /// Writes `source` into the database in one transaction, then counts, by key, how many
@@ -210,9 +367,110 @@ impl Store {
 fn copy(
     conn: &mut postgres::Client,
     source: &Source,
+) -> Result<([u64; 8], [i64; 8]), postgres::Error> {
+    let mut tx = conn.transaction()?;
+    let ([runs, periods, nodes], [runs_found, periods_found, nodes_found]) =
+        copy_runs(&mut tx, source)?;
+    let (memory_copied, memory_found) = copy_memory(&mut tx, &source.memory, &source.notes)?;
+    let (tasks_copied, tasks_found) = copy_tasks(&mut tx, &source.tasks)?;
+    let (plugins_copied, plugins_found) =
+        copy_plugins(&mut tx, &source.plugins, &source.enablement)?;
+    tx.commit()?;
+    Ok((
+        [
+            runs,
+            periods,
+            nodes,
+            memory_copied[0],
+            memory_copied[1],
+            tasks_copied,
+            plugins_copied[0],
+            plugins_copied[1],
+        ],
+        [
+            runs_found,
+            periods_found,
+            nodes_found,
+            memory_found[0],
+            memory_found[1],
+            tasks_found,
+            plugins_found[0],
+            plugins_found[1],
+        ],
+    ))
+}
+
+/// Copies the plugin registry: the packages by id, in registration order (the order
+/// their decision hooks run in), and the enablement rows of the packages that were new
+/// to the database. A package the database holds already keeps its own enablement
+/// there: adding another's rows to it would change which agents run it. Returns what
+/// `plugins` and `agent_plugins` gained, and how many of their rows the database holds
+/// by key (an enablement row by its package).
+fn copy_plugins(
+    tx: &mut postgres::Transaction<'_>,
+    plugins: &PluginColumns,
+    enablement: &EnablementColumns,
+) -> Result<([u64; 2], [i64; 2]), postgres::Error> {
+    let new: Vec<String> = tx
+        .query(
+            "INSERT INTO plugins (id, name, description, path, version, registered_at)
+             SELECT id, name, description, path, version, registered_at
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+                 $6::bigint[])
+                 WITH ORDINALITY AS s (id, name, description, path, version, registered_at,
+                     position)
+             ORDER BY position
+             ON CONFLICT (id) DO NOTHING
+             RETURNING id",
+            &[
+                &plugins.id,
+                &plugins.name,
+                &plugins.description,
+                &plugins.path,
+                &plugins.version,
+                &plugins.registered_at,
+            ],
+        )?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let rows = tx.execute(
+        "INSERT INTO agent_plugins (plugin_id, agent, enabled)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[]) AS s (plugin_id, agent, enabled)
+         WHERE s.plugin_id = ANY($4)",
+        &[
+            &enablement.plugin_id,
+            &enablement.agent,
+            &enablement.enabled,
+            &new,
+        ],
+    )?;
+    let plugins_found: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM plugins WHERE id = ANY($1)",
+            &[&plugins.id],
+        )?
+        .get(0);
+    let rows_found: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM unnest($1::text[]) AS s (plugin_id)
+             WHERE EXISTS (SELECT 1 FROM plugins p WHERE p.id = s.plugin_id)",
+            &[&enablement.plugin_id],
+        )?
+        .get(0);
+    Ok((
+        [u64::try_from(new.len()).unwrap_or(u64::MAX), rows],
+        [plugins_found, rows_found],
+    ))
+}
+
+/// Copies the automation runs, the fired periods and the nodes; returns what each
+/// table gained, and how many of its rows the database holds by key.
+fn copy_runs(
+    tx: &mut postgres::Transaction<'_>,
+    source: &Source,
 ) -> Result<([u64; 3], [i64; 3]), postgres::Error> {
     let (runs, periods, nodes) = (&source.runs, &source.periods, &source.nodes);
-    let mut tx = conn.transaction()?;
     let copied = [
         tx.execute(
             "INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason,
@@ -279,24 +537,143 @@ fn copy(
     };
     let found = [
         count(
-            &mut tx,
+            tx,
             "SELECT count(*) FROM automation_runs WHERE id = ANY($1)",
             &[&runs.id],
         )?,
         count(
-            &mut tx,
+            tx,
             "SELECT count(*) FROM automation_periods
              WHERE (automation_id, period) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))",
             &[&periods.automation_id, &periods.period],
         )?,
         count(
-            &mut tx,
+            tx,
             "SELECT count(*) FROM nodes WHERE id = ANY($1)",
             &[&nodes.id],
         )?,
     ];
-    tx.commit()?;
     Ok((copied, found))
+}
+
+/// Copies the tasks by id; returns how many were new to the database, and how many of
+/// them it holds by id.
+fn copy_tasks(
+    tx: &mut postgres::Transaction<'_>,
+    tasks: &TaskColumns,
+) -> Result<(u64, i64), postgres::Error> {
+    let copied = tx.execute(
+        "INSERT INTO tasks (id, project_id, title, description, parent_task_id, profile_id,
+             preferred_workspace_id, branch_name, priority, context_entries, status, result,
+             error, created_by, created_at, updated_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+             $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[], $11::text[],
+             $12::text[], $13::text[], $14::text[], $15::float8[], $16::float8[])
+         ON CONFLICT (id) DO NOTHING",
+        &[
+            &tasks.id,
+            &tasks.project_id,
+            &tasks.title,
+            &tasks.description,
+            &tasks.parent_task_id,
+            &tasks.profile_id,
+            &tasks.preferred_workspace_id,
+            &tasks.branch_name,
+            &tasks.priority,
+            &tasks.context_entries,
+            &tasks.status,
+            &tasks.result,
+            &tasks.error,
+            &tasks.created_by,
+            &tasks.created_at,
+            &tasks.updated_at,
+        ],
+    )?;
+    let found: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM tasks WHERE id = ANY($1)",
+            &[&tasks.id],
+        )?
+        .get(0);
+    Ok((copied, found))
+}
+
+/// Copies the memory index: `memory_notes` by key (project and path), the sections of
+/// the notes that were new to the database with them, and each `memory.upsert` entry
+/// whose place (project, source, heading) the database does not hold. A note the
+/// database holds already keeps its sections there, as a run does. Returns what
+/// `memory_notes` and `memory` gained, and how many of their rows the database holds
+/// by key (an entry by its place, a note's section by its note).
+fn copy_memory(
+    tx: &mut postgres::Transaction<'_>,
+    memory: &MemoryColumns,
+    notes: &NoteColumns,
+) -> Result<([u64; 2], [i64; 2]), postgres::Error> {
+    let new_notes = tx.query(
+        "INSERT INTO memory_notes (project_id, path, mtime_ns)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+         ON CONFLICT DO NOTHING
+         RETURNING project_id, path",
+        &[&notes.project_id, &notes.path, &notes.mtime_ns],
+    )?;
+    let (new_projects, new_paths): (Vec<String>, Vec<String>) = new_notes
+        .iter()
+        .map(|row| (row.get::<_, String>(0), row.get::<_, String>(1)))
+        .unzip();
+    let sections = tx.execute(
+        "INSERT INTO memory (project_id, kind, source, heading, content)
+         SELECT s.project_id, s.kind, s.source, s.heading, s.content
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+             WITH ORDINALITY AS s (project_id, kind, source, heading, content, position)
+         WHERE (s.kind = 'note'
+                AND (s.project_id, s.source) IN (SELECT * FROM unnest($6::text[], $7::text[])))
+            OR (s.kind = 'upsert' AND NOT EXISTS (
+                SELECT 1 FROM memory m
+                WHERE m.kind = 'upsert' AND m.project_id = s.project_id
+                  AND m.source = s.source AND m.heading = s.heading))
+         -- In the SQLite store's order, so that `seq` orders entries as there.
+         ORDER BY s.position",
+        &[
+            &memory.project_id,
+            &memory.kind,
+            &memory.source,
+            &memory.heading,
+            &memory.content,
+            &new_projects,
+            &new_paths,
+        ],
+    )?;
+    let notes_found: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM memory_notes
+             WHERE (project_id, path) IN (SELECT * FROM unnest($1::text[], $2::text[]))",
+            &[&notes.project_id, &notes.path],
+        )?
+        .get(0);
+    let entries_found: i64 = tx
+        .query_one(
+            "SELECT count(*)
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+                 AS s (project_id, kind, source, heading)
+             WHERE (s.kind = 'note' AND EXISTS (
+                     SELECT 1 FROM memory_notes n
+                     WHERE n.project_id = s.project_id AND n.path = s.source))
+                OR (s.kind = 'upsert' AND EXISTS (
+                     SELECT 1 FROM memory m
+                     WHERE m.kind = 'upsert' AND m.project_id = s.project_id
+                       AND m.source = s.source AND m.heading = s.heading))",
+            &[
+                &memory.project_id,
+                &memory.kind,
+                &memory.source,
+                &memory.heading,
+            ],
+        )?
+        .get(0);
+    Ok((
+        [u64::try_from(new_notes.len()).unwrap_or(u64::MAX), sections],
+        [notes_found, entries_found],
+    ))
 }
 
 /// What `hookrig store migrate` prints.
@@ -321,8 +698,8 @@ impl fmt::Display for Migration {
         ))?;
         writeln!(
             f,
-            "every row is in the database; the ledger, plugins, tasks, agents and memory stay \
-             in the SQLite files (docs/postgres.md)"
+            "every row is in the database; the ledger and the agents stay in the SQLite files \
+             (docs/postgres.md)"
         )
     }
 }

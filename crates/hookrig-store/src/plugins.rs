@@ -2,7 +2,9 @@
 //! each one is enabled.
 //!
 //! It lives in the store's file (one file, one schema, one connection per emit) as the
-//! tables `plugins` and `agent_plugins`, read and written through [`Plugins`].
+//! tables `plugins` and `agent_plugins`, read and written through [`Plugins`]; on
+//! PostgreSQL through `PgPlugins` (`pg/plugins.rs`), the same rules behind the same
+//! interface, [`PluginStore`].
 //!
 //! Enablement rules:
 //!
@@ -58,6 +60,33 @@ pub struct PluginEntry {
     pub plugin: PluginRow,
     /// Its enablement rows, `*` first, then by agent name.
     pub agents: Vec<AgentEnablement>,
+}
+
+/// The plugin package registry on either engine, with the enablement rules of the
+/// module docs.
+pub trait PluginStore {
+    /// Registers `plugin`; its `registered_at_ms` is set to now when it is 0. An id that
+    /// is already registered is [`StoreError::DuplicatePlugin`].
+    fn register(&self, plugin: &PluginRow) -> Result<(), StoreError>;
+
+    /// One registered package, or `None`.
+    fn get(&self, id: &str) -> Result<Option<PluginRow>, StoreError>;
+
+    /// Every registered package with its enablement rows, in registration order.
+    fn list(&self) -> Result<Vec<PluginEntry>, StoreError>;
+
+    /// Enables or disables the package `id` for `agent`, or for every agent when
+    /// `agent` is [`ALL_AGENTS`] (which also drops the agent-specific rows). An unknown
+    /// id is [`StoreError::UnknownPlugin`].
+    fn set_enabled(&self, id: &str, agent: &str, enabled: bool) -> Result<(), StoreError>;
+
+    /// Deletes the package `id` and its enablement rows. An unknown id is
+    /// [`StoreError::UnknownPlugin`].
+    fn delete(&self, id: &str) -> Result<(), StoreError>;
+
+    /// The packages enabled for `agent`, in registration order; with `None`, the
+    /// packages enabled for `*`.
+    fn enabled_for(&self, agent: Option<&str>) -> Result<Vec<PluginRow>, StoreError>;
 }
 
 const SELECT_PLUGIN: &str = "
@@ -223,6 +252,32 @@ impl<'s> Plugins<'s> {
                     .collect()
             })
             .map_err(self.store.fail("read the enabled plugins"))
+    }
+}
+
+impl PluginStore for Plugins<'_> {
+    fn register(&self, plugin: &PluginRow) -> Result<(), StoreError> {
+        Plugins::register(self, plugin)
+    }
+
+    fn get(&self, id: &str) -> Result<Option<PluginRow>, StoreError> {
+        Plugins::get(self, id)
+    }
+
+    fn list(&self) -> Result<Vec<PluginEntry>, StoreError> {
+        Plugins::list(self)
+    }
+
+    fn set_enabled(&self, id: &str, agent: &str, enabled: bool) -> Result<(), StoreError> {
+        Plugins::set_enabled(self, id, agent, enabled)
+    }
+
+    fn delete(&self, id: &str) -> Result<(), StoreError> {
+        Plugins::delete(self, id)
+    }
+
+    fn enabled_for(&self, agent: Option<&str>) -> Result<Vec<PluginRow>, StoreError> {
+        Plugins::enabled_for(self, agent)
     }
 }
 

@@ -367,6 +367,20 @@ const WORK_MIGRATIONS: &[&[&str]] = &[
         heartbeat_at REAL NOT NULL
     ) STRICT;
     "],
+    // Work version 4: each event an automation took (`RunStore::start` with an event,
+    // `RunStore::record_dropped`): the run it started, or the record of it not run, so
+    // that one event delivered to several nodes starts one run (docs/postgres.md,
+    // "Events across nodes"). `claimed_at` lets old claims be forgotten.
+    &["
+    CREATE TABLE automation_events (
+        automation_id TEXT NOT NULL REFERENCES automations (id) ON DELETE CASCADE,
+        event_id      TEXT NOT NULL,
+        run_id        TEXT NOT NULL,
+        claimed_at    REAL NOT NULL,
+        PRIMARY KEY (automation_id, event_id)
+    ) STRICT;
+    CREATE INDEX automation_events_by_time ON automation_events (claimed_at);
+    "],
 ];
 
 /// The version at which the ledger stopped holding every table: [`split`] takes it

@@ -1,5 +1,6 @@
 //! The `tasks` table: tasks that automations create with the `create_task` context
-//! step, with the fields docs/context-steps.md lists.
+//! step, with the fields docs/context-steps.md lists. [`TaskStore`] is the interface of
+//! both engines: [`Tasks`] here, and `PgTasks` (`pg/tasks.rs`) on PostgreSQL.
 
 use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
@@ -70,6 +71,30 @@ pub struct TaskRow {
     pub updated_at: f64,
 }
 
+/// The tasks automations create, on either engine.
+pub trait TaskStore {
+    /// Inserts `task` as `pending` and returns its new id (a `UUIDv7` in simple form,
+    /// so ids sort by creation time).
+    fn create(&self, task: &NewTask) -> Result<String, StoreError>;
+
+    /// The task with id `id`, if there is one.
+    fn get(&self, id: &str) -> Result<Option<TaskRow>, StoreError>;
+}
+
+/// A new task's id: a `UUIDv7` in simple form, so that ids sort by creation time.
+pub(crate) fn new_task_id() -> String {
+    uuid::Uuid::now_v7().simple().to_string()
+}
+
+/// The context entries of the task `id`, read back from the text they are stored as.
+pub(crate) fn context_entries(id: &str, text: &str) -> Result<serde_json::Value, StoreError> {
+    serde_json::from_str(text).map_err(|source| StoreError::CorruptColumn {
+        run_id: id.to_owned(),
+        column: "context_entries",
+        source,
+    })
+}
+
 const INSERT_TASK: &str = "
     INSERT INTO tasks (
         id, project_id, title, description, parent_task_id, profile_id,
@@ -97,7 +122,7 @@ impl<'s> Tasks<'s> {
     /// Inserts `task` as `pending` and returns its new id (a `UUIDv7` in simple form,
     /// so ids sort by creation time).
     pub fn create(&self, task: &NewTask) -> Result<String, StoreError> {
-        let id = uuid::Uuid::now_v7().simple().to_string();
+        let id = new_task_id();
         let now = unix_now();
         self.store
             .conn()
@@ -154,15 +179,20 @@ impl<'s> Tasks<'s> {
             .optional()
             .map_err(fail)?;
         row.map(|(mut task, entries)| {
-            task.context_entries =
-                serde_json::from_str(&entries).map_err(|source| StoreError::CorruptColumn {
-                    run_id: task.id.clone(),
-                    column: "context_entries",
-                    source,
-                })?;
+            task.context_entries = context_entries(&task.id, &entries)?;
             Ok(task)
         })
         .transpose()
+    }
+}
+
+impl TaskStore for Tasks<'_> {
+    fn create(&self, task: &NewTask) -> Result<String, StoreError> {
+        Tasks::create(self, task)
+    }
+
+    fn get(&self, id: &str) -> Result<Option<TaskRow>, StoreError> {
+        Tasks::get(self, id)
     }
 }
 

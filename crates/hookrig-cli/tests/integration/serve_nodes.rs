@@ -1,14 +1,19 @@
-//! Three `hookrig serve` processes on one PostgreSQL store (`HOOKRIG_STORE_URL`), an
-//! automation every 2 s: each period is fired by one node, and when the node running a
-//! run is killed (SIGKILL), the others mark its run `interrupted` once its lease has
-//! expired and go on firing. Skipped where `HOOKRIG_TEST_POSTGRES` is unset. The test
-//! lasts about a minute: the lease of a run is 30 s, the least a node may hold one.
+//! `hookrig serve` processes on one PostgreSQL store (`HOOKRIG_STORE_URL`). Three nodes
+//! and an automation every 2 s: each period is fired by one node, and when the node
+//! running a run is killed (SIGKILL), the others mark its run `interrupted` once its
+//! lease has expired and go on firing; that test lasts about a minute, the lease of a
+//! run being 30 s, the least a node may hold one. Events: one emitted on a node reaches
+//! the automations another node runs, and one delivered to every node starts one run.
+//! Skipped where `HOOKRIG_TEST_POSTGRES` is unset.
+
+use std::io::Write as _;
+use std::os::unix::net::UnixStream;
 
 use hookrig_test_support::{TestDatabase, TestEnv};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-use crate::harness::test_env;
+use crate::harness::{emit, test_env};
 use crate::serve::{Serve, wait_for, write_config_toml};
 
 const EVERY_TWO: &str = r#"
@@ -140,4 +145,127 @@ fn three_serve_nodes_fire_each_period_once_and_take_over_a_killed_nodes_run() {
         0,
         "no run is left running"
     );
+}
+
+const ON_DONE: &str = r#"
+name = "On Done"
+cooldown_seconds = 0
+context_steps = [{ type = "shell", command = "true" }]
+[trigger]
+type = "event"
+event_type = "task.completed"
+skip_llm = true
+"#;
+
+/// A node's environment, with the automation files `files` (name, text).
+fn node_env(files: &[(&str, &str)]) -> TestEnv {
+    let env = test_env();
+    for (name, text) in files {
+        env.write_file(format!(".hookrig/automations/{name}"), text);
+    }
+    env
+}
+
+/// The runs of the automation `id` in the shared store: status and event data.
+fn runs_of(client: &mut postgres::Client, id: &str) -> Vec<(String, serde_json::Value)> {
+    client
+        .query(
+            "SELECT status, event_data FROM automation_runs WHERE automation_id = $1",
+            &[&id],
+        )
+        .expect("read the runs")
+        .iter()
+        .map(|row| {
+            let data: Option<String> = row.get(1);
+            let data = data.map_or(serde_json::Value::Null, |d| {
+                serde_json::from_str(&d).expect("JSON event data")
+            });
+            (row.get(0), data)
+        })
+        .collect()
+}
+
+// guards: an event emitted on one node fires the automation that only another node runs
+#[test]
+fn an_event_emitted_on_one_node_fires_an_automation_of_another() {
+    let Some(db) = TestDatabase::create("event_across_nodes") else {
+        return;
+    };
+    let a = node_env(&[]);
+    let b = node_env(&[("on-done.toml", ON_DONE)]);
+    let nodes = [node(&a, db.url()), node(&b, db.url())];
+
+    let out = emit(&a, &["task.completed"], r#"{"task_id":"t1"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut client = db.connect();
+    let runs = wait_for("the run on the other node", || {
+        let runs = runs_of(&mut client, "on-done");
+        runs.iter()
+            .any(|(status, _)| status == "completed")
+            .then_some(runs)
+    });
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let event = &runs[0].1;
+    assert_eq!(event["task_id"], "t1");
+    assert_eq!(event["_event_type"], "task.completed");
+    assert!(event["_event_id"].is_string(), "{event}");
+    for node in nodes {
+        let (status, stderr) = node.stop();
+        assert!(status.success(), "{stderr}");
+    }
+}
+
+// guards: one event delivered to every node (one id) starts one run, and no node
+// records it as not run
+#[test]
+fn one_event_delivered_to_three_nodes_starts_one_run() {
+    let Some(db) = TestDatabase::create("event_three_nodes") else {
+        return;
+    };
+    // Each node has a sentinel automation of its own: once its run of the second event
+    // is recorded, that node has handled the first (a node handles its socket's
+    // requests in order).
+    let envs: Vec<TestEnv> = (0..3)
+        .map(|n| {
+            let sentinel = format!(
+                "id = \"sentinel-{n}\"\n{}",
+                ON_DONE.replace("task.completed", "test.sentinel")
+            );
+            let env = node_env(&[
+                ("on-done.toml", ON_DONE),
+                (&format!("sentinel-{n}.toml"), &sentinel),
+            ]);
+            // The runs of the three nodes together stay under the cap, which counts
+            // every node's.
+            write_config_toml(&env, "[automation]\nmax_concurrent = 8\n");
+            env
+        })
+        .collect();
+    let nodes: Vec<Serve> = envs.iter().map(|env| node(env, db.url())).collect();
+    for env in &envs {
+        let mut socket = UnixStream::connect(env.serve_socket()).expect("connect");
+        socket
+            .write_all(
+                b"{\"type\":\"event\",\"event_type\":\"task.completed\",\"id\":\"shared-1\",\"payload\":{\"task_id\":\"t1\"}}\n\
+                  {\"type\":\"event\",\"event_type\":\"test.sentinel\",\"id\":\"sentinel-1\"}\n",
+            )
+            .expect("deliver");
+    }
+    let mut client = db.connect();
+    wait_for("every node's sentinel run", || {
+        (0..3)
+            .all(|n| {
+                runs_of(&mut client, &format!("sentinel-{n}"))
+                    .iter()
+                    .any(|(status, _)| status == "completed")
+            })
+            .then_some(())
+    });
+    let runs = runs_of(&mut client, "on-done");
+    assert_eq!(runs.len(), 1, "one run, no record of it not run: {runs:?}");
+    assert_eq!(runs[0].1["_event_id"], "shared-1");
+    for node in nodes {
+        let (status, stderr) = node.stop();
+        assert!(status.success(), "{stderr}");
+    }
 }

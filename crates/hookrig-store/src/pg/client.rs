@@ -102,7 +102,7 @@ impl Client {
 
 /// Runs `work` on this thread, or on a scoped thread when this one is inside a tokio
 /// runtime (where the blocking client would panic).
-fn off_runtime<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn off_runtime<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     if tokio::runtime::Handle::try_current().is_err() {
         return work();
     }

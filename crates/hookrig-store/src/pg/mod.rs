@@ -1,10 +1,20 @@
 //! The store on PostgreSQL, for several `hookrig serve` nodes sharing one database
-//! (docs/postgres.md): [`PgStore`], its connection (`client`) and its schema
-//! (`schema`). What it holds is reached through the same interface as the SQLite
-//! store's ([`RunStore`](crate::RunStore)).
+//! (docs/postgres.md): [`PgStore`], its connection (`client`), its schema (`schema`),
+//! the events it carries from node to node (`events`), the memory index (`memory`), the
+//! tasks automations create (`tasks`) and the plugin registry (`plugins`). What it holds is reached
+//! through the same interface as the SQLite store's ([`RunStore`](crate::RunStore)).
 
 mod client;
+mod events;
+mod memory;
+mod plugins;
 mod schema;
+mod tasks;
+
+pub use events::{CHANNEL, EventListener, Heard, SharedEvent};
+pub use memory::PgMemory;
+pub use plugins::PgPlugins;
+pub use tasks::PgTasks;
 
 pub(crate) use client::Client;
 

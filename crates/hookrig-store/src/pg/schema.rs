@@ -65,6 +65,108 @@ pub(crate) const PG_MIGRATIONS: &[&str] = &[
         heartbeat_at double precision NOT NULL
     );
     ",
+    // Version 2: events across nodes (docs/postgres.md, "Events across nodes"). `events`
+    // holds each event a node sent to the others (its id, the same on every node), so
+    // that one too large for a notification, or sent while a node's listening connection
+    // was down, can be read; `automation_events` each event an automation took: the run
+    // it started, or the record of it not run, so that one event starts one run.
+    "
+    CREATE TABLE events (
+        seq        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id         text NOT NULL UNIQUE,
+        event_type text NOT NULL,
+        payload    text NOT NULL,
+        node       text NOT NULL,
+        sent_at    double precision NOT NULL
+    );
+    CREATE INDEX events_by_time ON events (sent_at);
+
+    CREATE TABLE automation_events (
+        automation_id text NOT NULL,
+        event_id      text NOT NULL,
+        run_id        text NOT NULL,
+        claimed_at    double precision NOT NULL,
+        PRIMARY KEY (automation_id, event_id)
+    );
+    CREATE INDEX automation_events_by_time ON automation_events (claimed_at);
+    ",
+    // Version 3: the memory index (docs/postgres.md, "Memory"), searched with full-text
+    // search where SQLite has FTS5. `hookrig_english` stems English words as SQLite's
+    // porter tokenizer does (Snowball's English stemmer) and, like it, keeps every word:
+    // PostgreSQL's `english` would drop its stop words (`the`, `not`, `over`...), which
+    // SQLite finds. Headings weigh `A`, text `B`. `seq` orders entries as SQLite's rowid.
+    "
+    CREATE TEXT SEARCH DICTIONARY hookrig_english_stem (TEMPLATE = snowball, LANGUAGE = english);
+    CREATE TEXT SEARCH CONFIGURATION hookrig_english (COPY = english);
+    ALTER TEXT SEARCH CONFIGURATION hookrig_english
+        ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part
+        WITH hookrig_english_stem;
+
+    CREATE TABLE memory (
+        seq        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        project_id text NOT NULL,
+        kind       text NOT NULL CHECK (kind IN ('note', 'upsert')),
+        source     text NOT NULL,
+        heading    text NOT NULL,
+        content    text NOT NULL,
+        words      tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('hookrig_english', heading), 'A')
+            || setweight(to_tsvector('hookrig_english', content), 'B')
+        ) STORED
+    );
+    CREATE INDEX memory_words ON memory USING gin (words);
+    CREATE INDEX memory_by_place ON memory (project_id, source, heading);
+
+    CREATE TABLE memory_notes (
+        project_id text NOT NULL,
+        path       text NOT NULL,
+        mtime_ns   bigint NOT NULL,
+        PRIMARY KEY (project_id, path)
+    );
+    ",
+    // Version 4: the tasks automations create (`create_task`), as the SQLite work file's.
+    "
+    CREATE TABLE tasks (
+        id                     text PRIMARY KEY,
+        project_id             text NOT NULL,
+        title                  text NOT NULL,
+        description            text NOT NULL,
+        parent_task_id         text,
+        profile_id             text,
+        preferred_workspace_id text,
+        branch_name            text,
+        priority               bigint NOT NULL DEFAULT 100,
+        context_entries        text NOT NULL DEFAULT '[]',
+        status                 text NOT NULL DEFAULT 'pending',
+        result                 text,
+        error                  text,
+        created_by             text,
+        created_at             double precision NOT NULL,
+        updated_at             double precision NOT NULL
+    );
+    CREATE INDEX tasks_by_project_status ON tasks (project_id, status, priority);
+    ",
+    // Version 5: the plugin package registry and each package's enablement per agent,
+    // as the SQLite ledger's. `seq` is the registration order (SQLite's rowid), in which
+    // the packages' decision hooks run.
+    "
+    CREATE TABLE plugins (
+        seq           bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+        id            text PRIMARY KEY,
+        name          text NOT NULL,
+        description   text NOT NULL,
+        path          text NOT NULL,
+        version       text,
+        registered_at bigint NOT NULL
+    );
+
+    CREATE TABLE agent_plugins (
+        plugin_id text NOT NULL REFERENCES plugins (id) ON DELETE CASCADE,
+        agent     text NOT NULL,
+        enabled   boolean NOT NULL,
+        PRIMARY KEY (plugin_id, agent)
+    );
+    ",
 ];
 
 /// The version this build writes and reads.

@@ -67,6 +67,10 @@ pub struct Gate<'a> {
     /// cron time, in Unix seconds): each period of an automation fires once in total.
     /// `None` for event and manual runs.
     pub period: Option<i64>,
+    /// The event an event run is for (its id, the same on every node it reaches): each
+    /// event starts at most one run of an automation in total, however many nodes it is
+    /// delivered to. `None` for the other runs.
+    pub event: Option<&'a str>,
     /// How long the lease of the run lasts unless its node renews it, in seconds.
     pub lease_seconds: f64,
     /// Now, in Unix seconds.
@@ -79,6 +83,12 @@ pub struct Gate<'a> {
 pub enum Start {
     /// The run was recorded `running` and holds the automation's lease.
     Started,
+    /// The event was taken already: it started a run of the automation, or was recorded
+    /// as not run by it (on this node or another).
+    EventTaken {
+        /// That run, or the record of the event not run.
+        run_id: String,
+    },
     /// A run of the automation is in flight (on this node or another).
     InFlight {
         /// That run.
@@ -143,6 +153,18 @@ pub trait RunStore {
     /// no context results), written for `hookrig auto runs` to show.
     fn record(&self, run: &AutomationRun) -> Result<(), StoreError>;
 
+    /// Records that the event `event` (its id) was not run by the automation of `run`
+    /// (a `skipped` row, as [`RunStore::record`] writes), unless the event was taken
+    /// already: then nothing is written and the answer is `false`. So an event
+    /// delivered to every node is recorded as not run once, and a node it reaches after
+    /// one that ran it writes nothing.
+    fn record_dropped(&self, run: &AutomationRun, event: &str) -> Result<bool, StoreError>;
+
+    /// Forgets which events were taken by which automations before `before` (Unix
+    /// seconds), and on PostgreSQL the events sent before then; returns how many claims
+    /// were forgotten. An event delivered again after that starts runs again.
+    fn forget_events(&self, before: f64) -> Result<usize, StoreError>;
+
     /// Writes the tool calls of the run `id` so far (a JSON array), while it runs. An
     /// unknown id is [`StoreError::UnknownRunId`].
     fn set_actions(&self, id: &str, actions: &serde_json::Value) -> Result<(), StoreError>;
@@ -192,14 +214,20 @@ pub(crate) struct HeldLease {
 }
 
 /// What a gate decides from what the store holds, in the order both engines check it:
-/// a run in flight, the period fired, the cooldown, the cap. `None`: the run may start.
+/// the event taken, a run in flight, the period fired, the cooldown, the cap. `None`:
+/// the run may start. The event comes first, so that an event delivered again while
+/// its run is in flight is known for the same event, not recorded as one not run.
 pub(crate) fn refusal(
     gate: &Gate<'_>,
+    event_run: Option<String>,
     held: Option<&HeldLease>,
     period_run: Option<String>,
     last_start: Option<f64>,
     in_flight: usize,
 ) -> Option<Start> {
+    if let Some(run_id) = event_run {
+        return Some(Start::EventTaken { run_id });
+    }
     if let Some(held) = held.filter(|held| held.live) {
         return Some(Start::InFlight {
             run_id: held.run_id.clone(),

@@ -45,6 +45,10 @@ impl RunStore for PgStore {
         self.client().with("start an automation run", |conn| {
             let mut tx = conn.transaction()?;
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&START_LOCK])?;
+            let event_run = match gate.event {
+                Some(event) => event_taker(&mut tx, &run.automation_id, event)?,
+                None => None,
+            };
             let held = tx
                 .query_opt(
                     "SELECT run_id, node, expires_at FROM automation_leases WHERE automation_id = $1",
@@ -80,8 +84,14 @@ impl RunStore for PgStore {
                 )?
                 .get(0);
             let in_flight = usize::try_from(in_flight).unwrap_or(usize::MAX);
-            if let Some(refused) = refusal(gate, held.as_ref(), period_run, last_start, in_flight)
-            {
+            if let Some(refused) = refusal(
+                gate,
+                event_run,
+                held.as_ref(),
+                period_run,
+                last_start,
+                in_flight,
+            ) {
                 tx.rollback()?;
                 return Ok(refused);
             }
@@ -117,6 +127,9 @@ impl RunStore for PgStore {
                      VALUES ($1, $2, $3)",
                     &[&run.automation_id, &period, &run.id],
                 )?;
+            }
+            if let Some(event) = gate.event {
+                claim_event(&mut tx, run, event, gate.now)?;
             }
             tx.commit()?;
             Ok(Start::Started)
@@ -176,6 +189,41 @@ impl RunStore for PgStore {
             )
         })?;
         Ok(())
+    }
+
+    fn record_dropped(&self, run: &AutomationRun, event: &str) -> Result<bool, StoreError> {
+        let owner = current_owner();
+        let columns = Columns::of(run);
+        self.client().with("record an event not run", |conn| {
+            let mut tx = conn.transaction()?;
+            // The lock of starts: a start reads the claims under it, so a claim written
+            // here is either seen by a start or made after it (and then refused).
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&START_LOCK])?;
+            if !claim_event(&mut tx, run, event, run.started_at)? {
+                tx.rollback()?;
+                return Ok(false);
+            }
+            tx.execute(
+                &format!("{INSERT_RUN} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"),
+                &columns.params(run, &owner),
+            )?;
+            tx.commit()?;
+            Ok(true)
+        })
+    }
+
+    fn forget_events(&self, before: f64) -> Result<usize, StoreError> {
+        let forgotten = self.client().with("forget old events", |conn| {
+            let mut tx = conn.transaction()?;
+            let forgotten = tx.execute(
+                "DELETE FROM automation_events WHERE claimed_at < $1",
+                &[&before],
+            )?;
+            tx.execute("DELETE FROM events WHERE sent_at < $1", &[&before])?;
+            tx.commit()?;
+            Ok(forgotten)
+        })?;
+        Ok(usize::try_from(forgotten).unwrap_or(usize::MAX))
     }
 
     fn set_actions(&self, id: &str, actions: &serde_json::Value) -> Result<(), StoreError> {
@@ -358,6 +406,36 @@ impl PgStore {
             completed_at: row.get(13),
         })
     }
+}
+
+/// The run that took the event `event` for the automation `automation_id`, if one did.
+fn event_taker(
+    tx: &mut postgres::Transaction<'_>,
+    automation_id: &str,
+    event: &str,
+) -> Result<Option<String>, postgres::Error> {
+    Ok(tx
+        .query_opt(
+            "SELECT run_id FROM automation_events WHERE automation_id = $1 AND event_id = $2",
+            &[&automation_id, &event],
+        )?
+        .map(|row| row.get(0)))
+}
+
+/// Records that `run` took the event `event` for its automation at `at`; `false` when
+/// another run took it already.
+fn claim_event(
+    tx: &mut postgres::Transaction<'_>,
+    run: &AutomationRun,
+    event: &str,
+    at: f64,
+) -> Result<bool, postgres::Error> {
+    let claimed = tx.execute(
+        "INSERT INTO automation_events (automation_id, event_id, run_id, claimed_at)
+         VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+        &[&run.automation_id, &event, &run.id, &at],
+    )?;
+    Ok(claimed == 1)
 }
 
 /// The names of the statuses, where a query parameter can borrow them for as long as

@@ -22,29 +22,11 @@ impl RunStore for Store {
     fn start(&self, run: &AutomationRun, gate: &Gate<'_>) -> Result<Start, StoreError> {
         let fail = self.fail("start an automation run");
         let tx = immediate(self.conn()).map_err(fail)?;
-        let held = tx
-            .query_row(
-                "SELECT run_id, node, expires_at, pid, proc_start FROM automation_locks
-                 WHERE automation_id = ?1",
-                [&run.automation_id],
-                |row| {
-                    let expires_at: Option<f64> = row.get(2)?;
-                    let owner = Owner {
-                        pid: row.get(3)?,
-                        proc_start: row.get(4)?,
-                    };
-                    Ok(HeldLease {
-                        run_id: row.get(0)?,
-                        node: row
-                            .get::<_, Option<String>>(1)?
-                            .unwrap_or_else(|| owner.to_text()),
-                        // A lock taken without a lease is held while its process lives.
-                        live: expires_at.map_or_else(|| owner.is_alive(), |at| at > gate.now),
-                    })
-                },
-            )
-            .optional()
-            .map_err(fail)?;
+        let event_run = match gate.event {
+            Some(event) => event_taker(&tx, &run.automation_id, event).map_err(fail)?,
+            None => None,
+        };
+        let held = held_lock(&tx, &run.automation_id, gate.now).map_err(fail)?;
         let period_run = match gate.period {
             Some(period) => tx
                 .query_row(
@@ -73,7 +55,14 @@ impl RunStore for Store {
             )
             .map_err(fail)?;
         let in_flight = usize::try_from(in_flight).unwrap_or(usize::MAX);
-        if let Some(refused) = refusal(gate, held.as_ref(), period_run, last_start, in_flight) {
+        if let Some(refused) = refusal(
+            gate,
+            event_run,
+            held.as_ref(),
+            period_run,
+            last_start,
+            in_flight,
+        ) {
             return Ok(refused);
         }
         if let Some(held) = held {
@@ -118,6 +107,9 @@ impl RunStore for Store {
             )
             .map_err(fail)?;
         }
+        if let Some(event) = gate.event {
+            claim_event(&tx, run, event, gate.now).map_err(fail)?;
+        }
         tx.commit().map_err(fail)?;
         Ok(Start::Started)
     }
@@ -133,6 +125,26 @@ impl RunStore for Store {
 
     fn record(&self, run: &AutomationRun) -> Result<(), StoreError> {
         self.automation_runs().insert(run)
+    }
+
+    fn record_dropped(&self, run: &AutomationRun, event: &str) -> Result<bool, StoreError> {
+        let fail = self.fail("record an event not run");
+        let tx = immediate(self.conn()).map_err(fail)?;
+        if !claim_event(&tx, run, event, run.started_at).map_err(fail)? {
+            return Ok(false);
+        }
+        self.automation_runs().insert(run)?;
+        tx.commit().map_err(fail)?;
+        Ok(true)
+    }
+
+    fn forget_events(&self, before: f64) -> Result<usize, StoreError> {
+        self.conn()
+            .execute(
+                "DELETE FROM automation_events WHERE claimed_at < ?1",
+                [before],
+            )
+            .map_err(self.fail("forget old events"))
     }
 
     fn set_actions(&self, id: &str, actions: &serde_json::Value) -> Result<(), StoreError> {
@@ -232,4 +244,64 @@ impl RunStore for Store {
             })
             .map_err(self.fail("list the nodes"))
     }
+}
+
+/// The lock (with its lease) held on the automation `automation_id`, and whether it
+/// still holds it at `now`.
+fn held_lock(
+    tx: &rusqlite::Transaction<'_>,
+    automation_id: &str,
+    now: f64,
+) -> rusqlite::Result<Option<HeldLease>> {
+    tx.query_row(
+        "SELECT run_id, node, expires_at, pid, proc_start FROM automation_locks
+         WHERE automation_id = ?1",
+        [automation_id],
+        |row| {
+            let expires_at: Option<f64> = row.get(2)?;
+            let owner = Owner {
+                pid: row.get(3)?,
+                proc_start: row.get(4)?,
+            };
+            Ok(HeldLease {
+                run_id: row.get(0)?,
+                node: row
+                    .get::<_, Option<String>>(1)?
+                    .unwrap_or_else(|| owner.to_text()),
+                // A lock taken without a lease is held while its process lives.
+                live: expires_at.map_or_else(|| owner.is_alive(), |at| at > now),
+            })
+        },
+    )
+    .optional()
+}
+
+/// The run that took the event `event` for the automation `automation_id`, if one did.
+fn event_taker(
+    tx: &rusqlite::Transaction<'_>,
+    automation_id: &str,
+    event: &str,
+) -> rusqlite::Result<Option<String>> {
+    tx.query_row(
+        "SELECT run_id FROM automation_events WHERE automation_id = ?1 AND event_id = ?2",
+        params![automation_id, event],
+        |row| row.get(0),
+    )
+    .optional()
+}
+
+/// Records that `run` took the event `event` for its automation at `at`; `false` when
+/// another run took it already.
+fn claim_event(
+    tx: &rusqlite::Transaction<'_>,
+    run: &AutomationRun,
+    event: &str,
+    at: f64,
+) -> rusqlite::Result<bool> {
+    let claimed = tx.execute(
+        "INSERT INTO automation_events (automation_id, event_id, run_id, claimed_at)
+         VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+        params![run.automation_id, event, run.id, at],
+    )?;
+    Ok(claimed == 1)
 }

@@ -6,8 +6,12 @@
 
 use std::sync::Barrier;
 
+use std::collections::{BTreeSet, HashMap};
+
+use hookrig_store::{AgentEnablement, PluginRow, PluginStore};
 use hookrig_store::{
-    AutomationRun, Engine, Gate, NodeInfo, PgStore, RunStatus, RunStore, Start, Store, StoreError,
+    AutomationRun, Engine, Gate, MemoryIndex, NewTask, NodeInfo, Note, NoteSection, PgStore,
+    RunStatus, RunStore, Start, Store, StoreError, TaskStore,
 };
 use hookrig_test_support::TestDatabase;
 
@@ -18,7 +22,14 @@ use tempfile::TempDir;
 /// A store under test, and what keeps its file or database alive.
 struct Subject {
     store: Box<dyn RunStore + Send>,
+    /// A second connection, for the tables reached through their own handles.
+    tables: Tables,
     place: Place,
+}
+
+enum Tables {
+    Sqlite(Store),
+    Postgres(Box<PgStore>),
 }
 
 enum Place {
@@ -41,8 +52,10 @@ impl Subject {
                 .upsert(&automation(id))
                 .expect("store an automation");
         }
+        let tables = Tables::Sqlite(Store::open(&dir.path().join("ledger.db")).expect("open"));
         Subject {
             store: Box::new(store),
+            tables,
             place: Place::Sqlite(dir),
         }
     }
@@ -50,10 +63,36 @@ impl Subject {
     fn postgres(test: &str) -> Option<Subject> {
         let db = TestDatabase::create(test)?;
         let store = PgStore::open(db.url()).expect("open the PostgreSQL store");
+        let tables = Tables::Postgres(Box::new(PgStore::open(db.url()).expect("open")));
         Some(Subject {
             store: Box::new(store),
+            tables,
             place: Place::Postgres(db),
         })
+    }
+
+    /// The memory index.
+    fn memory(&self) -> Box<dyn MemoryIndex + '_> {
+        match &self.tables {
+            Tables::Sqlite(store) => Box::new(store.memory()),
+            Tables::Postgres(store) => Box::new(store.memory()),
+        }
+    }
+
+    /// The tasks automations create.
+    fn tasks(&self) -> Box<dyn TaskStore + '_> {
+        match &self.tables {
+            Tables::Sqlite(store) => Box::new(store.tasks()),
+            Tables::Postgres(store) => Box::new(store.tasks()),
+        }
+    }
+
+    /// The plugin package registry.
+    fn plugins(&self) -> Box<dyn PluginStore + '_> {
+        match &self.tables {
+            Tables::Sqlite(store) => Box::new(store.plugins()),
+            Tables::Postgres(store) => Box::new(store.plugins()),
+        }
     }
 
     /// Another connection to the same store, as another node has.
@@ -104,6 +143,17 @@ conformance!(
     nodes_racing_for_one_period_start_one_run,
     dropped_events_tool_calls_and_shutdown_are_recorded,
     the_status_counts_the_rows_of_each_table_and_lists_the_nodes,
+    an_event_starts_one_run_of_each_automation_whichever_node_asks,
+    an_event_not_run_is_recorded_once_and_not_run_after,
+    nodes_racing_for_one_event_start_one_run,
+    forgotten_events_start_runs_again,
+    memory_search_puts_the_clearly_better_entry_first_within_its_project,
+    memory_search_finds_the_same_entries_on_the_same_data,
+    memory_upserts_replace_their_place_and_get_reads_the_last_written,
+    memory_notes_are_replaced_and_removed_whole_and_upserts_stay,
+    a_created_task_reads_back_pending_with_its_fields,
+    plugins_are_registered_once_listed_in_order_and_deleted_with_their_rows,
+    plugins_are_enabled_by_agent_with_the_wildcard_as_the_default,
 );
 
 fn completed(mut run: AutomationRun, at: f64) -> AutomationRun {
@@ -568,4 +618,560 @@ fn the_status_counts_the_rows_of_each_table_and_lists_the_nodes(subject: &Subjec
         "the rows of each table are shown: {text}"
     );
     assert!(text.contains("1970-01-01 00:00:12"), "{text}");
+}
+
+/// A gate of node `node` at `now` for the event `event`.
+fn for_event<'a>(node: &'a str, now: f64, event: &'a str) -> Gate<'a> {
+    Gate {
+        event: Some(event),
+        ..gate(node, now)
+    }
+}
+
+fn an_event_starts_one_run_of_each_automation_whichever_node_asks(subject: &Subject) {
+    let store = &subject.store;
+    assert_eq!(
+        store
+            .start(&run("r1", "a", 1.0), &for_event("n1", 1.0, "e1"))
+            .expect("start"),
+        Start::Started
+    );
+    // Delivered to another node while the run is in flight: the same event, not one
+    // to record as not run.
+    assert_eq!(
+        store
+            .start(&run("r2", "a", 1.5), &for_event("n2", 1.5, "e1"))
+            .expect("start"),
+        Start::EventTaken {
+            run_id: "r1".to_owned()
+        }
+    );
+    store
+        .finish(&completed(run("r1", "a", 1.0), 2.0))
+        .expect("finish");
+    // And after the run ended.
+    assert_eq!(
+        store
+            .start(&run("r3", "a", 3.0), &for_event("n3", 3.0, "e1"))
+            .expect("start"),
+        Start::EventTaken {
+            run_id: "r1".to_owned()
+        }
+    );
+    // Another automation takes the same event; another event starts the automation.
+    assert_eq!(
+        store
+            .start(&run("r4", "b", 3.0), &for_event("n2", 3.0, "e1"))
+            .expect("start"),
+        Start::Started
+    );
+    assert_eq!(
+        store
+            .start(&run("r5", "a", 4.0), &for_event("n2", 4.0, "e2"))
+            .expect("start"),
+        Start::Started
+    );
+    let ids: Vec<String> = store
+        .runs(None, 10)
+        .expect("list")
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(ids, ["r5", "r4", "r1"]);
+}
+
+fn an_event_not_run_is_recorded_once_and_not_run_after(subject: &Subject) {
+    let store = &subject.store;
+    let dropped = |id: &str, at: f64| {
+        let mut row = run(id, "a", at);
+        row.status = RunStatus::Skipped;
+        row.skipped_reason = Some("event not run: 2 runs were in flight".to_owned());
+        row.completed_at = Some(at);
+        row
+    };
+    assert!(
+        store
+            .record_dropped(&dropped("d1", 1.0), "e1")
+            .expect("record")
+    );
+    // The other nodes it reaches write nothing more.
+    assert!(
+        !store
+            .record_dropped(&dropped("d2", 1.1), "e1")
+            .expect("record")
+    );
+    assert_eq!(store.run("d2").expect("read"), None);
+    assert_eq!(
+        store
+            .start(&run("r1", "a", 2.0), &for_event("n2", 2.0, "e1"))
+            .expect("start"),
+        Start::EventTaken {
+            run_id: "d1".to_owned()
+        }
+    );
+    // A node that ran the event first leaves nothing to record.
+    assert_eq!(
+        store
+            .start(&run("r2", "a", 3.0), &for_event("n1", 3.0, "e2"))
+            .expect("start"),
+        Start::Started
+    );
+    assert!(
+        !store
+            .record_dropped(&dropped("d3", 3.1), "e2")
+            .expect("record")
+    );
+    let statuses: Vec<(String, RunStatus)> = store
+        .runs(Some("a"), 10)
+        .expect("list")
+        .into_iter()
+        .map(|r| (r.id, r.status))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("r2".to_owned(), RunStatus::Running),
+            ("d1".to_owned(), RunStatus::Skipped)
+        ]
+    );
+}
+
+fn nodes_racing_for_one_event_start_one_run(subject: &Subject) {
+    const NODES: usize = 6;
+    let stores: Vec<_> = (0..NODES).map(|_| subject.another()).collect();
+    let barrier = Barrier::new(NODES);
+    let answers: Vec<Start> = std::thread::scope(|scope| {
+        let handles: Vec<_> = stores
+            .into_iter()
+            .enumerate()
+            .map(|(n, store)| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    let node = format!("node-{n}");
+                    let run = run(&format!("r{n}"), "a", 5.0);
+                    barrier.wait();
+                    store
+                        .start(&run, &for_event(&node, 5.0, "e1"))
+                        .expect("start")
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a node's thread"))
+            .collect()
+    });
+    let started = answers.iter().filter(|a| **a == Start::Started).count();
+    assert_eq!(started, 1, "{answers:?}");
+    // The others saw the event taken, or (the run in flight being the event's) the
+    // automation held by it: never a second run.
+    assert!(
+        answers
+            .iter()
+            .all(|a| matches!(a, Start::Started | Start::EventTaken { .. })),
+        "{answers:?}"
+    );
+    assert_eq!(subject.store.runs(Some("a"), 10).expect("list").len(), 1);
+}
+
+fn forgotten_events_start_runs_again(subject: &Subject) {
+    let store = &subject.store;
+    store
+        .start(&run("r1", "a", 10.0), &for_event("n1", 10.0, "old"))
+        .expect("start");
+    store
+        .finish(&completed(run("r1", "a", 10.0), 11.0))
+        .expect("finish");
+    store
+        .start(&run("r2", "b", 20.0), &for_event("n1", 20.0, "new"))
+        .expect("start");
+    assert_eq!(store.forget_events(15.0).expect("forget"), 1);
+    assert_eq!(
+        store
+            .start(&run("r3", "a", 21.0), &for_event("n2", 21.0, "old"))
+            .expect("start"),
+        Start::Started,
+        "an event forgotten is a new event"
+    );
+    assert_eq!(
+        store
+            .start(&run("r4", "b", 21.0), &for_event("n2", 21.0, "new"))
+            .expect("start"),
+        Start::EventTaken {
+            run_id: "r2".to_owned()
+        }
+    );
+}
+
+fn section(heading: &str, content: &str) -> NoteSection {
+    NoteSection {
+        heading: heading.to_owned(),
+        content: content.to_owned(),
+    }
+}
+
+fn note(source: &str, mtime_ns: i64, sections: &[(&str, &str)]) -> Note {
+    Note {
+        source: source.to_owned(),
+        mtime_ns,
+        sections: sections
+            .iter()
+            .map(|(heading, content)| section(heading, content))
+            .collect(),
+    }
+}
+
+fn memory_search_puts_the_clearly_better_entry_first_within_its_project(subject: &Subject) {
+    let memory = subject.memory();
+    memory
+        .upsert("p", "a", "Deploy", "the deploy runs make deploy twice")
+        .expect("upsert");
+    memory
+        .upsert(
+            "p",
+            "b",
+            "Other",
+            "unrelated text that mentions deploy once among many other words here",
+        )
+        .expect("upsert");
+    memory
+        .upsert("q", "c", "Deploy", "deploy deploy deploy")
+        .expect("upsert");
+    let hits = memory.search("p", "deploy", 10).expect("search");
+    let sources: Vec<&str> = hits.iter().map(|h| h.source.as_str()).collect();
+    assert_eq!(sources, ["a", "b"], "best first, other projects left out");
+    assert!(hits[0].score > hits[1].score, "{hits:?}");
+    assert_eq!(memory.search("p", "deploy", 1).expect("search").len(), 1);
+    assert!(memory.search("p", "\"(", 5).expect("search").is_empty());
+
+    // A word in the heading weighs more than in the text of an entry as long.
+    memory
+        .upsert("r", "text", "Notes", "rollback steps")
+        .expect("upsert");
+    memory
+        .upsert("r", "heading", "Rollback", "notes steps")
+        .expect("upsert");
+    let hits = memory.search("r", "rollback", 10).expect("search");
+    let sources: Vec<&str> = hits.iter().map(|h| h.source.as_str()).collect();
+    assert_eq!(sources, ["heading", "text"]);
+}
+
+fn memory_search_finds_the_same_entries_on_the_same_data(subject: &Subject) {
+    let memory = subject.memory();
+    let entries = [
+        ("ops", "Deploys", "Deploying on a Friday is not allowed."),
+        (
+            "ops",
+            "Rollback",
+            "Roll back with make rollback; the deploy is undone.",
+        ),
+        ("team", "", "The reviewer checks the database migrations."),
+        (
+            "team",
+            "On call",
+            "The on-call engineer answers pages within 5 minutes.",
+        ),
+        (
+            "db",
+            "Migrations",
+            "Each migration runs once, under an advisory lock.",
+        ),
+        ("db", "Backups", "Backups are taken nightly at 02:00 UTC."),
+    ];
+    for (source, heading, content) in entries {
+        memory
+            .upsert("p", source, heading, content)
+            .expect("upsert");
+    }
+    let found = |query: &str| -> BTreeSet<(String, String)> {
+        memory
+            .search("p", query, 50)
+            .expect("search")
+            .into_iter()
+            .map(|hit| (hit.source, hit.heading))
+            .collect()
+    };
+    let places = |list: &[(&str, &str)]| -> BTreeSet<(String, String)> {
+        list.iter()
+            .map(|(s, h)| ((*s).to_owned(), (*h).to_owned()))
+            .collect()
+    };
+    // Every form of a word (the English stemmer), any word of the query.
+    assert_eq!(
+        found("deployed"),
+        places(&[("ops", "Deploys"), ("ops", "Rollback")])
+    );
+    assert_eq!(
+        found("migration backups"),
+        places(&[("team", ""), ("db", "Migrations"), ("db", "Backups")])
+    );
+    // Words other full-text engines leave out as too common are searched.
+    assert_eq!(
+        found("not once"),
+        places(&[("ops", "Deploys"), ("db", "Migrations")])
+    );
+    // Hyphenated words are found by their parts; digits are words.
+    assert_eq!(found("call"), places(&[("team", "On call")]));
+    assert_eq!(found("5"), places(&[("team", "On call")]));
+    assert_eq!(found("Friday!"), places(&[("ops", "Deploys")]));
+    assert!(found("kubernetes").is_empty());
+}
+
+fn memory_upserts_replace_their_place_and_get_reads_the_last_written(subject: &Subject) {
+    let memory = subject.memory();
+    memory.upsert("p", "s", "h", "old words").expect("upsert");
+    memory.upsert("p", "s", "h", "new words").expect("upsert");
+    let hits = memory.search("p", "words", 10).expect("search");
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].content, "new words");
+
+    memory
+        .upsert("p", "ops", "", "the ops notes")
+        .expect("upsert");
+    memory
+        .upsert("q", "ops", "deploys", "any day")
+        .expect("upsert");
+    memory
+        .update_notes("p", &[note("/n/a.md", 1, &[("Alpha", "zebra")])], &[])
+        .expect("index");
+    memory
+        .upsert("p", "/n/a.md", "Alpha", "written after the note")
+        .expect("upsert");
+    let entry = |source: &str, heading: &str| {
+        memory
+            .get("p", source, heading)
+            .expect("read")
+            .map(|e| e.content)
+    };
+    assert_eq!(entry("s", "h").as_deref(), Some("new words"));
+    assert_eq!(entry("ops", "").as_deref(), Some("the ops notes"));
+    assert_eq!(
+        entry("/n/a.md", "Alpha").as_deref(),
+        Some("written after the note"),
+        "the one written last"
+    );
+    assert_eq!(entry("s", "H"), None, "the heading is exact");
+    assert_eq!(
+        entry("ops", "deploys"),
+        None,
+        "another project's entry is its own"
+    );
+}
+
+fn memory_notes_are_replaced_and_removed_whole_and_upserts_stay(subject: &Subject) {
+    let memory = subject.memory();
+    memory
+        .update_notes(
+            "p",
+            &[
+                note(
+                    "/n/a.md",
+                    1,
+                    &[("Alpha", "zebra facts"), ("", "intro zebra")],
+                ),
+                note("/n/b.md", 2, &[("Beta", "more zebra")]),
+            ],
+            &[],
+        )
+        .expect("index");
+    memory
+        .update_notes("q", &[note("/n/a.md", 9, &[("Other", "zebra")])], &[])
+        .expect("another project");
+    assert_eq!(memory.search("p", "zebra", 10).expect("search").len(), 3);
+    assert_eq!(
+        memory.indexed_notes("p").expect("read"),
+        HashMap::from([("/n/a.md".to_owned(), 1), ("/n/b.md".to_owned(), 2)])
+    );
+
+    memory
+        .upsert("p", "/n/b.md", "Beta", "kept tiger")
+        .expect("upsert");
+    memory
+        .update_notes(
+            "p",
+            &[note("/n/a.md", 3, &[("Alpha", "lion facts")])],
+            &["/n/b.md".to_owned()],
+        )
+        .expect("reindex");
+    assert!(memory.search("p", "zebra", 10).expect("search").is_empty());
+    let lion = memory.search("p", "lion", 10).expect("search");
+    assert_eq!((lion.len(), lion[0].heading.as_str()), (1, "Alpha"));
+    assert_eq!(
+        memory.search("p", "tiger", 10).expect("search").len(),
+        1,
+        "an upsert under a removed note's source stays"
+    );
+    assert_eq!(
+        memory.indexed_notes("p").expect("read"),
+        HashMap::from([("/n/a.md".to_owned(), 3)])
+    );
+    assert_eq!(memory.search("q", "zebra", 10).expect("search").len(), 1);
+}
+
+fn a_created_task_reads_back_pending_with_its_fields(subject: &Subject) {
+    let tasks = subject.tasks();
+    let task = NewTask {
+        project_id: "p".to_owned(),
+        title: "Fix it".to_owned(),
+        description: "the build, with \"quotes\" and ünïcode".to_owned(),
+        parent_task_id: Some("t0".to_owned()),
+        profile_id: None,
+        preferred_workspace_id: Some("w1".to_owned()),
+        branch_name: Some("fix/it".to_owned()),
+        priority: 5,
+        context_entries: json!([{"type": "note", "label": "l", "content": "c", "zeta": 1, "alpha": 2}]),
+        created_by: Some("automation:a".to_owned()),
+    };
+    let first = tasks.create(&task).expect("create");
+    let second = tasks.create(&task).expect("create");
+    assert_ne!(first, second, "each task gets its own id");
+    assert!(first < second, "ids sort by creation time");
+    let row = tasks.get(&first).expect("read").expect("there");
+    assert_eq!(
+        (row.id.as_str(), row.status.as_str(), row.result, row.error),
+        (first.as_str(), "pending", None, None)
+    );
+    assert_eq!(
+        (
+            &row.project_id,
+            &row.title,
+            &row.description,
+            &row.parent_task_id,
+            &row.profile_id,
+            &row.preferred_workspace_id,
+            &row.branch_name,
+            row.priority,
+            &row.created_by,
+        ),
+        (
+            &task.project_id,
+            &task.title,
+            &task.description,
+            &task.parent_task_id,
+            &task.profile_id,
+            &task.preferred_workspace_id,
+            &task.branch_name,
+            task.priority,
+            &task.created_by,
+        )
+    );
+    assert_eq!(
+        row.context_entries.to_string(),
+        task.context_entries.to_string(),
+        "the entries read back as written, keys in their order"
+    );
+    assert!(row.created_at > 0.0);
+    assert!((row.created_at - row.updated_at).abs() < f64::EPSILON);
+    assert_eq!(tasks.get("nope").expect("read"), None);
+}
+
+fn plugin(id: &str) -> PluginRow {
+    PluginRow {
+        id: id.to_owned(),
+        name: format!("{id} name"),
+        description: "what it does".to_owned(),
+        path: format!("/plugins/{id}"),
+        version: Some("1.2.0".to_owned()),
+        registered_at_ms: 1,
+    }
+}
+
+fn enabled(plugins: &dyn PluginStore, agent: Option<&str>) -> Vec<String> {
+    plugins
+        .enabled_for(agent)
+        .expect("query")
+        .into_iter()
+        .map(|p| p.id)
+        .collect()
+}
+
+fn plugins_are_registered_once_listed_in_order_and_deleted_with_their_rows(subject: &Subject) {
+    let plugins = subject.plugins();
+    // Registration order, not id order: the order their decision hooks run in.
+    for id in ["zeta", "alpha", "mid"] {
+        plugins.register(&plugin(id)).expect("register");
+    }
+    assert!(matches!(
+        plugins.register(&plugin("alpha")),
+        Err(StoreError::DuplicatePlugin { id }) if id == "alpha"
+    ));
+    let mut now = plugin("now");
+    now.registered_at_ms = 0;
+    plugins.register(&now).expect("register");
+    let stored = plugins.get("now").expect("read").expect("registered");
+    assert!(stored.registered_at_ms > 1_700_000_000_000, "{stored:?}");
+    assert_eq!(plugins.get("alpha").expect("read"), Some(plugin("alpha")));
+    assert_eq!(plugins.get("nope").expect("read"), None);
+
+    plugins.set_enabled("mid", "coder", true).expect("enable");
+    plugins.set_enabled("mid", "*", true).expect("enable");
+    plugins
+        .set_enabled("mid", "reviewer", false)
+        .expect("disable");
+    let listed: Vec<(String, Vec<AgentEnablement>)> = plugins
+        .list()
+        .expect("list")
+        .into_iter()
+        .map(|entry| (entry.plugin.id, entry.agents))
+        .collect();
+    let ids: Vec<&str> = listed.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["zeta", "alpha", "mid", "now"]);
+    let agents: Vec<(&str, bool)> = listed[2]
+        .1
+        .iter()
+        .map(|a| (a.agent.as_str(), a.enabled))
+        .collect();
+    assert_eq!(agents, [("*", true), ("reviewer", false)], "`*` first");
+
+    plugins.delete("mid").expect("delete");
+    assert_eq!(plugins.get("mid").expect("read"), None);
+    plugins.register(&plugin("mid")).expect("registered anew");
+    assert!(
+        plugins.list().expect("list")[3].agents.is_empty(),
+        "its enablement went with it"
+    );
+    assert!(matches!(
+        plugins.delete("ghost"),
+        Err(StoreError::UnknownPlugin { id }) if id == "ghost"
+    ));
+    assert!(matches!(
+        plugins.set_enabled("ghost", "*", true),
+        Err(StoreError::UnknownPlugin { id }) if id == "ghost"
+    ));
+}
+
+fn plugins_are_enabled_by_agent_with_the_wildcard_as_the_default(subject: &Subject) {
+    let plugins = subject.plugins();
+    for id in ["a", "b", "c"] {
+        plugins.register(&plugin(id)).expect("register");
+    }
+    // Enabled for nobody when registered.
+    assert!(enabled(&*plugins, Some("coder")).is_empty());
+    assert!(enabled(&*plugins, None).is_empty());
+
+    // The agent's own row wins over `*`.
+    plugins.set_enabled("a", "*", true).expect("enable all");
+    plugins
+        .set_enabled("a", "reviewer", false)
+        .expect("disable one");
+    plugins.set_enabled("b", "coder", true).expect("enable one");
+    assert_eq!(enabled(&*plugins, Some("coder")), ["a", "b"]);
+    assert!(enabled(&*plugins, Some("reviewer")).is_empty());
+    assert_eq!(enabled(&*plugins, None), ["a"], "no agent: `*` alone");
+    // An agent named like a pattern is a name.
+    plugins.set_enabled("c", "co%", true).expect("enable");
+    assert_eq!(enabled(&*plugins, Some("coder")), ["a", "b"]);
+    assert_eq!(enabled(&*plugins, Some("co%")), ["a", "c"]);
+
+    // `*` replaces the agents' exceptions.
+    plugins.set_enabled("a", "*", false).expect("disable all");
+    assert_eq!(enabled(&*plugins, Some("coder")), ["b"]);
+    assert!(enabled(&*plugins, Some("reviewer")).is_empty());
+    assert_eq!(
+        plugins.list().expect("list")[0].agents,
+        [AgentEnablement {
+            agent: "*".to_owned(),
+            enabled: false
+        }]
+    );
 }

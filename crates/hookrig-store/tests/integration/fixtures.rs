@@ -215,6 +215,7 @@ pub(crate) fn gate(node: &str, now: f64) -> Gate<'_> {
         cooldown_seconds: 0.0,
         max_concurrent: 0,
         period: None,
+        event: None,
         lease_seconds: 30.0,
         now,
     }

@@ -5,6 +5,7 @@
 mod columns;
 mod concurrency;
 mod conformance;
+mod events;
 mod fixtures;
 mod ledger;
 mod migrate;

@@ -1,8 +1,11 @@
-//! `hookrig store migrate`: the SQLite store's runs, periods and nodes copied into a
-//! fresh PostgreSQL database of the test cluster (skipped where `HOOKRIG_TEST_POSTGRES`
-//! is unset), read back there through the same interface.
+//! `hookrig store migrate`: the SQLite store's runs, periods, nodes, memory, tasks and
+//! plugins copied into a fresh PostgreSQL database of the test cluster (skipped where
+//! `HOOKRIG_TEST_POSTGRES` is unset), read back there through the same interface.
 
-use hookrig_store::{Gate, NodeInfo, PgStore, RunStatus, RunStore, Store, StoreError};
+use hookrig_store::{
+    Gate, MemoryIndex, NodeInfo, Note, NoteSection, PgStore, PluginStore, RunStatus, RunStore,
+    Store, StoreError, TaskStore,
+};
 use hookrig_test_support::TestDatabase;
 
 use crate::fixtures::{self, automation, run};
@@ -13,6 +16,103 @@ fn gate(node: &str, now: f64, period: Option<i64>) -> Gate<'_> {
         period,
         ..fixtures::gate(node, now)
     }
+}
+
+/// An entry `memory.upsert` stored and a note of two sections.
+fn remember(source: &Store) {
+    let memory = source.memory();
+    memory
+        .upsert("p", "ops", "Deploys", "never on a friday")
+        .expect("upsert");
+    let section = |heading: &str, content: &str| NoteSection {
+        heading: heading.to_owned(),
+        content: content.to_owned(),
+    };
+    memory
+        .update_notes(
+            "p",
+            &[Note {
+                source: "/n/a.md".to_owned(),
+                mtime_ns: 7,
+                sections: vec![
+                    section("Deploys", "deploy with make deploy"),
+                    section("Rollback", "roll back a deploy"),
+                ],
+            }],
+            &[],
+        )
+        .expect("index");
+}
+
+/// Two plugin packages, registered in the order opposite to their ids', one enabled
+/// for every agent but one.
+fn register_plugins(source: &Store) {
+    for id in ["zeta", "alpha"] {
+        source
+            .plugins()
+            .register(&hookrig_store::PluginRow {
+                id: id.to_owned(),
+                name: id.to_owned(),
+                description: String::new(),
+                path: format!("/plugins/{id}"),
+                version: None,
+                registered_at_ms: 1,
+            })
+            .expect("register");
+    }
+    source
+        .plugins()
+        .set_enabled("alpha", "*", true)
+        .expect("enable");
+    source
+        .plugins()
+        .set_enabled("alpha", "reviewer", false)
+        .expect("disable");
+}
+
+/// A task an automation created.
+fn create_task(source: &Store) -> String {
+    source
+        .tasks()
+        .create(&hookrig_store::NewTask {
+            project_id: "p".to_owned(),
+            title: "Fix it".to_owned(),
+            description: "the build".to_owned(),
+            parent_task_id: None,
+            profile_id: None,
+            preferred_workspace_id: None,
+            branch_name: Some("fix/it".to_owned()),
+            priority: 5,
+            context_entries: serde_json::json!([{"type": "note", "content": "c"}]),
+            created_by: Some("automation:a".to_owned()),
+        })
+        .expect("create")
+}
+
+/// The memory, the task and the plugins read back the same from `target` as from
+/// `source`.
+fn same_memory_tasks_and_plugins(source: &Store, target: &PgStore, task: &str) {
+    let places = |hits: Vec<hookrig_store::MemoryHit>| -> Vec<(String, String)> {
+        hits.into_iter().map(|h| (h.source, h.heading)).collect()
+    };
+    assert_eq!(
+        places(MemoryIndex::search(&target.memory(), "p", "deploy", 10).expect("search")),
+        places(source.memory().search("p", "deploy", 10).expect("search")),
+        "the memory finds the same entries, in the same order here"
+    );
+    assert_eq!(
+        MemoryIndex::indexed_notes(&target.memory(), "p").expect("notes"),
+        source.memory().indexed_notes("p").expect("notes")
+    );
+    assert_eq!(
+        TaskStore::get(&target.tasks(), task).expect("read"),
+        source.tasks().get(task).expect("read")
+    );
+    assert_eq!(
+        PluginStore::list(&target.plugins()).expect("list"),
+        source.plugins().list().expect("list"),
+        "the packages in their registration order, each with its agents"
+    );
 }
 
 #[test]
@@ -55,6 +155,9 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
         heartbeat_at: 13.0,
     };
     source.heartbeat(&node, 30.0).expect("beat");
+    remember(&source);
+    let task = create_task(&source);
+    register_plugins(&source);
 
     let migration = hookrig_store::migrate(&ledger, db.url()).expect("migrate");
     let copied: Vec<_> = migration
@@ -68,6 +171,11 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
             ("automation_runs", 3, 3, 0),
             ("automation_periods", 3, 3, 0),
             ("nodes", 1, 1, 0),
+            ("memory_notes", 1, 1, 0),
+            ("memory", 3, 3, 0),
+            ("tasks", 1, 1, 0),
+            ("plugins", 2, 2, 0),
+            ("agent_plugins", 2, 2, 0),
         ]
     );
     let target = PgStore::open(db.url()).expect("open");
@@ -77,6 +185,7 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
         "every run reads back the same, in the same order"
     );
     assert_eq!(target.nodes().expect("nodes"), [node]);
+    same_memory_tasks_and_plugins(&source, &target, &task);
     // A period copied is a period fired: no node fires it again.
     assert!(matches!(
         target.start(&run("again", "a", 20.0), &gate("n2", 20.0, Some(0))),
