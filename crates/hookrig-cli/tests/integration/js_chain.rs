@@ -110,6 +110,22 @@ fn a_js_veto_at_priority_10_runs_after_a_native_hook_at_5_and_before_one_at_20()
         assert_eq!(out.code, 2, "engine {engine}: {}", out.stderr);
         assert_eq!(out.outcome["reason"], "the plugin vetoes rm -rf");
         assert_eq!(out.outcome["decided_by"], "veto:tool.before@v1");
+        let run = why_json(&env, out.outcome["run_id"].as_str().expect("run id"));
+        let recorded: Vec<String> = run["hooks"]
+            .as_array()
+            .expect("hooks")
+            .iter()
+            .map(|h| format!("{}={}", h["name"].as_str().unwrap_or("?"), h["result"]))
+            .collect();
+        assert_eq!(
+            recorded,
+            [
+                r#"native-5="allow""#,
+                r#"veto:tool.before@v1="deny""#,
+                r#"native-20="skipped""#
+            ],
+            "hookrig why: {run}"
+        );
         assert_eq!(
             chain(&out),
             [
@@ -405,4 +421,47 @@ fn a_plugin_that_cannot_be_described_is_reported_and_runs_as_one_failing_hook() 
         "{shown}"
     );
     assert!(shown.contains("  broken:plugin  "), "{shown}");
+}
+
+/// A plugin whose registration depends on the agent: described (for no agent) its
+/// handler 0 is a tool.before veto; for the agent `odd` handler 0 is a listener of
+/// another event.
+const AGENT_DEPENDENT: &str = r#"
+export function register(ctx) {
+  if (ctx.agent === "odd") ctx.bus.on("session.opened@v1", () => {});
+  ctx.bus.on("tool.before@v1", () => ({ allow: false, reason: "vetoed by handler 0" }), { priority: 10 });
+}
+"#;
+
+#[test]
+fn a_worker_that_registers_otherwise_than_described_refuses_rather_than_run_another_handler() {
+    if !tool_available("node") {
+        return;
+    }
+    let env = test_env();
+    let dir = plugin(
+        &env,
+        "moody",
+        &[
+            ("manifest.json", r#"{"failureMode": "fail"}"#),
+            ("index.mjs", AGENT_DEPENDENT),
+        ],
+    );
+    register(&env, "moody", &dir);
+    let payload = r#"{"tool": {"name": "bash", "input": {"command": "ls"}}}"#;
+    let out = emit(&env, &["tool.before"], payload);
+    assert_eq!(
+        out.outcome["reason"], "vetoed by handler 0",
+        "{}",
+        out.outcome
+    );
+
+    let out = emit(&env, &["tool.before", "--agent", "odd"], payload);
+    assert_eq!(out.code, 2, "failureMode fail: {}", out.outcome);
+    assert_eq!(chain(&out), [r#"moody:tool.before@v1="error""#]);
+    let text = out.outcome.to_string();
+    assert!(
+        text.contains("its description is stale") && text.contains("a session.opened@v1 handler"),
+        "{text}"
+    );
 }

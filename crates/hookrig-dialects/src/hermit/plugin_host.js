@@ -389,7 +389,9 @@ function chosen(request) {
     throw new Error(
       `plugin ${pluginId}: hookrig's chain names handler ${JSON.stringify(request.subscription)} for ${request.event}, ` +
         `but this load registered ${sub ? `a ${sub.name} handler there` : "no such handler"}; ` +
-        `its description is stale: run \`hookrig plugins show ${pluginId}\` to describe it again`,
+        `its description is stale: hookrig places each handler by the description taken when the plugin's files last changed, ` +
+        `so register(ctx) must subscribe the same handlers at every load (not depending on ctx.agent, the environment or the time); ` +
+        `\`hookrig plugins show ${pluginId}\` describes it again`,
     );
   }
   return [sub];
