@@ -465,3 +465,59 @@ fn a_worker_that_registers_otherwise_than_described_refuses_rather_than_run_anot
         "{text}"
     );
 }
+
+/// A plugin whose `register` never returns; each start of its code is noted.
+const HANGS_AT_LOAD: &str = r#"
+import { appendFileSync } from "node:fs";
+appendFileSync(`${process.env.HOME}/hang-started`, `${process.pid}\n`);
+export function register(ctx) {
+  ctx.bus.on("tool.before@v1", () => ({ allow: true }));
+  return new Promise(() => {});
+}
+"#;
+
+#[test]
+fn a_plugin_that_hangs_at_load_is_described_once_and_runs_as_one_hook_to_its_timeout() {
+    // guards: a hang at load costing every emit its timeout twice, once to describe
+    if !tool_available("node") {
+        return;
+    }
+    let env = test_env();
+    let dir = plugin(
+        &env,
+        "slow",
+        &[
+            (
+                "manifest.json",
+                r#"{"timeout": 1000, "failureMode": "fail"}"#,
+            ),
+            ("index.mjs", HANGS_AT_LOAD),
+        ],
+    );
+    register(&env, "slow", &dir);
+    let starts = || {
+        fs::read_to_string(env.home().join("hang-started"))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    assert_eq!(starts(), 1, "register describes it");
+    for emits in 1..=2 {
+        let out = emit(
+            &env,
+            &["tool.before"],
+            r#"{"tool": {"name": "bash", "input": {"command": "ls"}}}"#,
+        );
+        assert_eq!(out.code, 2, "failureMode fail: {}", out.outcome);
+        assert_eq!(chain(&out), [r#"slow:plugin="timeout""#]);
+        assert!(
+            out.outcome["warnings"]
+                .to_string()
+                .contains("plugin slow cannot be described: no answer within its timeout"),
+            "{}",
+            out.outcome
+        );
+        // Only the worker started: the timed-out description is kept.
+        assert_eq!(starts(), 1 + emits, "after {emits} emits");
+    }
+}

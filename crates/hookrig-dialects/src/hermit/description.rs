@@ -40,6 +40,27 @@ pub struct Described {
     /// The stack of that failure, as Node.js printed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<String>,
+    /// Whether the host gave no answer within the manifest's `timeout` (hookrig's own
+    /// note, never the host's): kept, so that a plugin that hangs at load does not
+    /// cost every load its timeout on top of its worker's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
+}
+
+/// Why the plugin host gave no answer.
+#[derive(Debug)]
+struct NoAnswer {
+    message: String,
+    timed_out: bool,
+}
+
+impl From<String> for NoAnswer {
+    fn from(message: String) -> Self {
+        Self {
+            message,
+            timed_out: false,
+        }
+    }
 }
 
 /// One `ctx.bus.on` subscription.
@@ -98,6 +119,17 @@ pub fn run_host(
     mode: &str,
     stdin: String,
 ) -> Result<Value, String> {
+    answer(host, cwd, agent, mode, stdin).map_err(|no| no.message)
+}
+
+/// [`run_host`], telling a timeout from other failures.
+fn answer(
+    host: &PluginHost,
+    cwd: &Path,
+    agent: Option<&str>,
+    mode: &str,
+    stdin: String,
+) -> Result<Value, NoAnswer> {
     let mut argv = host.argv.iter();
     let program = argv.next().cloned().unwrap_or_default();
     let mut command = Command::exec(
@@ -127,50 +159,67 @@ pub fn run_host(
     match &output.termination {
         Termination::Exited(0) => {}
         Termination::TimedOut { .. } => {
-            return Err(format!(
-                "no answer within its timeout of {} (the manifest's `timeout`)",
-                hookrig_core::display_duration(host.timeout)
-            ));
+            return Err(NoAnswer {
+                message: format!(
+                    "no answer within its timeout of {} (the manifest's `timeout`)",
+                    hookrig_core::display_duration(host.timeout)
+                ),
+                timed_out: true,
+            });
         }
         Termination::SpawnFailed(err) => {
-            return Err(format!(
+            return Err(NoAnswer::from(format!(
                 "cannot start `{}`: {err}; install Node.js (18 or newer) to run JavaScript plugins",
                 host.argv.first().map_or("node", String::as_str)
-            ));
+            )));
         }
         other => {
-            return Err(format!(
+            return Err(NoAnswer::from(format!(
                 "the plugin host ended without an answer ({other:?}): {}",
                 stderr.trim()
-            ));
+            )));
         }
     }
     let line = String::from_utf8_lossy(&output.stdout);
     serde_json::from_str(line.trim()).map_err(|err| {
-        format!(
+        NoAnswer::from(format!(
             "the plugin host's answer is not JSON ({err}): {}",
             stderr.trim()
-        )
+        ))
     })
 }
 
 /// Asks the host what the plugin registered, in `cwd` for no agent (a chain is built
-/// for every agent alike), and keeps the answer in the cache when the plugin loaded.
+/// for every agent alike), and keeps the answer (see [`remember`]). A host that gives
+/// no answer within the timeout is a description that says so (`timed_out`).
 pub fn describe(host: &PluginHost, cwd: &Path) -> Result<Described, String> {
-    let answer = run_host(host, cwd, None, "--describe", String::new())?;
-    let described: Described = serde_json::from_value(answer)
-        .map_err(|err| format!("a description that cannot be read: {err}"))?;
+    let described = match answer(host, cwd, None, "--describe", String::new()) {
+        Ok(answer) => serde_json::from_value(answer)
+            .map_err(|err| format!("a description that cannot be read: {err}"))?,
+        Err(NoAnswer {
+            message,
+            timed_out: true,
+        }) => Described {
+            loaded: false,
+            subscriptions: Vec::new(),
+            tools: Vec::new(),
+            error: Some(message),
+            stack: None,
+            timed_out: true,
+        },
+        Err(no) => return Err(no.message),
+    };
     remember(host, &described);
     Ok(described)
 }
 
 /// Keeps `described` as the description of the plugin's files as they are now, when
-/// the plugin loaded: a failure to load is not kept, so that the next load tries again
-/// (the failure may lie outside the plugin's files: a TypeScript loader not installed
-/// yet, a Node.js too old). A cache that cannot be written only costs the next load a
-/// Node.js start.
+/// the plugin loaded or timed out. Any other failure to load is not kept, so that the
+/// next load tries again (its cause may lie outside the plugin's files: a TypeScript
+/// loader not installed yet, a Node.js too old). A cache that cannot be written only
+/// costs the next load a Node.js start.
 pub fn remember(host: &PluginHost, described: &Described) {
-    if !described.loaded {
+    if !described.loaded && !described.timed_out {
         return;
     }
     let Some(dir) = host.cache.parent() else {
@@ -194,7 +243,7 @@ pub(crate) fn cached(host: &PluginHost) -> Option<Described> {
     let bytes = std::fs::read(&host.cache).ok()?;
     serde_json::from_slice::<Described>(&bytes)
         .ok()
-        .filter(|d| d.loaded)
+        .filter(|d| d.loaded || d.timed_out)
 }
 
 /// Where the description of the plugin `id` with files of `digest` is kept, under
@@ -244,6 +293,7 @@ mod tests {
             tools: Vec::new(),
             error: Some("boom".to_owned()),
             stack: None,
+            timed_out: false,
         };
         remember(&host, &failed);
         assert_eq!(cached(&host), None);

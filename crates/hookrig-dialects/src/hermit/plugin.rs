@@ -20,7 +20,7 @@ use hookrig_core::{Diagnostic, HookSpec, Level, Matcher, Mode, OnError, Severity
 use hookrig_exec::CommandDef;
 use serde_json::{Map, Value, json};
 
-use super::description::{self, Subscription};
+use super::description::{self, Described, Subscription};
 use super::events::EVENTS;
 use super::subscription::{PluginSubscription, SubscriptionProtocol};
 use crate::definition::{HookDef, Settings};
@@ -214,37 +214,45 @@ fn subscriptions(
     plugin: &HookDef,
     host: &PluginHost,
 ) -> Option<Vec<Subscription>> {
-    if let Some(described) = description::cached(host) {
-        return Some(described.subscriptions);
-    }
-    if level == Level::Project && !trusted(ctx, plugin) {
-        return None;
-    }
     let consequence = format!(
-        "until it is described, its handlers run as one hook, `{id}:plugin`, at the manifest's priority {}, in their own order rather than interleaved with the other hooks by their priorities; the next load describes it again",
+        "until it is described, its handlers run as one hook, `{id}:plugin`, at the manifest's priority {}, in their own order rather than interleaved with the other hooks by their priorities",
         plugin.spec.priority
     );
-    let why = match description::describe(host, &ctx.env.cwd) {
-        Ok(described) if described.loaded => return Some(described.subscriptions),
-        Ok(described) => {
+    // A hang at load is kept with the files' description, so that every load does not
+    // wait for it on top of the worker.
+    let again = match level {
+        Level::Global => format!("`hookrig plugins show {id}` or an edit of its files"),
+        Level::Project => "an edit of its files".to_owned(),
+    };
+    let hung = |described: &Described| {
+        format!(
+            "plugin {id} cannot be described: {} (kept for its files as they are, so that each load does not wait for it: {again} describes it again, as does deleting {}); {consequence}",
+            described.error.as_deref().unwrap_or("no answer"),
+            host.cache.display()
+        )
+    };
+    let message = match description::cached(host) {
+        Some(described) if described.loaded => return Some(described.subscriptions),
+        Some(described) => hung(&described),
+        None if level == Level::Project && !trusted(ctx, plugin) => return None,
+        None => match description::describe(host, &ctx.env.cwd) {
+            Ok(described) if described.loaded => return Some(described.subscriptions),
+            Ok(described) if described.timed_out => hung(&described),
             // The worker will fail to load the same way, and answer every event with
             // that failure, its stack in the hook run's record.
-            ctx.diagnostics.push(Diagnostic::file(
-                &plugin.spec.source.path,
-                Severity::Warning,
-                format!(
-                    "plugin {id} cannot be described: {}; `{id}:plugin` answers every event with that failure (see `hookrig plugins show {id}` for the stack); {consequence}",
-                    described.error.as_deref().unwrap_or("it did not load")
-                ),
-            ));
-            return None;
-        }
-        Err(why) => why,
+            Ok(described) => format!(
+                "plugin {id} cannot be described: {}; `{id}:plugin` answers every event with that failure (see `hookrig plugins show {id}` for the stack); {consequence}; the next load describes it again",
+                described.error.as_deref().unwrap_or("it did not load")
+            ),
+            Err(why) => format!(
+                "plugin {id} cannot be described: {why}; {consequence}; the next load describes it again"
+            ),
+        },
     };
     ctx.diagnostics.push(Diagnostic::file(
         &plugin.spec.source.path,
         Severity::Warning,
-        format!("plugin {id} cannot be described: {why}; {consequence}"),
+        message,
     ));
     None
 }
