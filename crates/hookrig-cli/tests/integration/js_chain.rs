@@ -472,7 +472,7 @@ import { appendFileSync } from "node:fs";
 appendFileSync(`${process.env.HOME}/hang-started`, `${process.pid}\n`);
 export function register(ctx) {
   ctx.bus.on("tool.before@v1", () => ({ allow: true }));
-  return new Promise(() => {});
+  return new Promise(() => setInterval(() => {}, 1000));
 }
 "#;
 

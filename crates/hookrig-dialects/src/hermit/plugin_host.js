@@ -597,6 +597,15 @@ async function once() {
 }
 
 if (mode !== null) {
+  // A register(ctx) (or a tool) whose promise can never settle leaves nothing for Node
+  // to wait on, and Node would exit without a word: answer that instead.
+  process.once("beforeExit", () => {
+    const answer =
+      mode === "--describe"
+        ? { loaded: false, error: `plugin ${pluginId} failed to load: register(ctx) returned a promise that never settles` }
+        : { error: `tool ${mode.slice("--call=".length)}: its handler returned a promise that never settles` };
+    out.write(`${JSON.stringify(answer)}\n`, () => process.exit(0));
+  });
   once();
 } else {
   // A plugin that fails to load answers every event with the failure (and its stack on
