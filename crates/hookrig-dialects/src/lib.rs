@@ -52,7 +52,11 @@ pub use gemini::{
     SYSTEM_SETTINGS_ENV as GEMINI_SYSTEM_SETTINGS_ENV, gemini_system_settings_path,
 };
 pub use hence::{HenceHook, HenceProtocol};
-pub use hermit::PluginHost;
+pub use hermit::{
+    Described, PluginHost, PluginSubscription, PluginTool, PluginWorker, Subscription,
+    describe as describe_plugin, plugin_subscription, remember as remember_description,
+    run_host as run_plugin_host,
+};
 pub use host::{HOSTS, Host, HostAnswer, HostInput};
 pub use hygge::{HyggeProtocol, format_go_duration, parse_go_duration, parse_hygge};
 pub use install::{

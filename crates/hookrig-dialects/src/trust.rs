@@ -66,7 +66,7 @@ impl HookTrust for TrustStore {
             hook_key(hook),
             TrustedHook {
                 source: hook.spec.source.path.clone(),
-                name: hook.spec.name.clone(),
+                name: trusted_name(hook).to_owned(),
                 dialect: hook.protocol.dialect().as_str().to_owned(),
                 definition: definition_hash(hook),
                 script,
@@ -120,8 +120,15 @@ pub fn hook_key(hook: &HookDef) -> String {
         "{}#{}#{}",
         hook.spec.source.path.display(),
         hook.protocol.dialect().as_str(),
-        hook.spec.name
+        trusted_name(hook)
     )
+}
+
+/// The name a hook is trusted under: its own, or for a subscription of a JavaScript
+/// plugin the plugin's (`ID:plugin`), since what the user approves is the plugin's
+/// files, whichever handlers its code registers.
+fn trusted_name(hook: &HookDef) -> &str {
+    crate::hermit::plugin_subscription(hook).map_or(&hook.spec.name, |sub| &sub.plugin)
 }
 
 /// SHA-256 of everything that decides what a hook does: of its [`definition_document`].
@@ -134,7 +141,12 @@ pub fn definition_hash(hook: &HookDef) -> String {
 ///
 /// Built from an explicit JSON document rather than `Debug` output, so that the hash
 /// only changes when the definition does, not when a type's formatting does.
+///
+/// A subscription of a JavaScript plugin has the document of its plugin as one hook.
 pub fn definition_document(hook: &HookDef) -> String {
+    if let Some(sub) = crate::hermit::plugin_subscription(hook) {
+        return sub.document.clone();
+    }
     let spec = &hook.spec;
     let command = match &hook.command {
         CommandDef::Shell { line, .. } => json!({"shell": line}),

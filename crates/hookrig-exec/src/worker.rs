@@ -104,6 +104,8 @@ pub struct WorkerHandler {
     spec: Arc<WorkerSpec>,
     protocol: Arc<dyn Protocol>,
     services: Option<Arc<dyn Services>>,
+    /// Fields added to each event's request line (`{"subscription": N}`).
+    fields: serde_json::Map<String, serde_json::Value>,
 }
 
 impl WorkerHandler {
@@ -121,7 +123,20 @@ impl WorkerHandler {
             spec: Arc::new(spec),
             protocol,
             services: None,
+            fields: serde_json::Map::new(),
         }
+    }
+
+    /// Adds `fields` to the request line of each event this handler sends: several
+    /// handlers sharing one pool (the chain entries of one JavaScript plugin, one per
+    /// subscription) tell the worker which of its handlers answers.
+    #[must_use]
+    pub fn with_request_fields(
+        mut self,
+        fields: serde_json::Map<String, serde_json::Value>,
+    ) -> Self {
+        self.fields = fields;
+        self
     }
 
     /// Answers the questions its workers ask while they answer an event with
@@ -204,12 +219,15 @@ impl WorkerHandler {
             &invocation.context.cwd,
             invocation.context.env.as_ref(),
         );
-        let line = serde_json::json!({
+        let mut line = serde_json::json!({
             "event": invocation.context.name.as_str(),
             "payload": serde_json::from_slice::<serde_json::Value>(
                 &self.protocol.stdin(&self.name, &invocation)
             ).unwrap_or(serde_json::Value::Null),
         });
+        if let Some(line) = line.as_object_mut() {
+            line.extend(self.fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
         let answer = self.send(&pool, line).await;
         let duration = started.elapsed();
         let stderr = (!answer.stderr.is_empty()).then(|| answer.stderr.clone());

@@ -9,8 +9,8 @@
 
 use std::fmt::{self, Write as _};
 
+pub use hookrig_dialects::{Described, PluginTool, Subscription};
 use hookrig_dialects::{PackageCheck, PackageRef, PluginHost};
-use hookrig_exec::{Capture, Command, Stderr, Termination};
 use hookrig_store::{PluginEntry, Store};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -18,12 +18,6 @@ use serde_json::Value;
 use crate::errors::RuntimeError;
 use crate::packages::enabled_for;
 use crate::scope::Scope;
-
-/// How much of the host's stdout is read: a tool's result is fed to a person or a
-/// model, and more than this is a runaway tool.
-const STDOUT_CAP: usize = 4 * 1024 * 1024;
-/// How much of its stderr is kept for the error it explains.
-const STDERR_CAP: usize = 64 * 1024;
 
 /// A registered package as `hookrig plugins show` presents it.
 #[derive(Debug, Clone, Serialize)]
@@ -85,6 +79,25 @@ impl PluginDetail {
             }
         }
         if let Some(js) = &self.js {
+            // What an emit runs: one entry per subscription when the plugin is
+            // described, else the plugin as one hook (a problem above says why).
+            text.push_str("chain:\n");
+            if self.hooks.is_empty() {
+                text.push_str("  none\n");
+            }
+            for hook in &self.hooks {
+                let _ = writeln!(
+                    text,
+                    "  {}  {}  priority {}",
+                    hook.name,
+                    if hook.events.len() == 1 {
+                        hook.events[0].clone()
+                    } else {
+                        format!("{} events", hook.events.len())
+                    },
+                    hook.priority
+                );
+            }
             if !js.loaded {
                 let _ = writeln!(
                     text,
@@ -133,48 +146,9 @@ pub struct PluginHook {
     pub name: String,
     /// The canonical events it listens to.
     pub events: Vec<String>,
-}
-
-/// The host's answer to `--describe`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Described {
-    /// Whether the entry was imported and `register(ctx)` returned.
-    pub loaded: bool,
-    /// Its `ctx.bus.on` subscriptions, in the order they run.
-    #[serde(default)]
-    pub subscriptions: Vec<Subscription>,
-    /// Its `ctx.tools.add` tools, in the order they were added.
-    #[serde(default)]
-    pub tools: Vec<PluginTool>,
-    /// Why it did not load.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// The stack of that failure, as Node.js printed it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stack: Option<String>,
-}
-
-/// One `ctx.bus.on` subscription.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Subscription {
-    /// The versioned event, `tool.before@v1`.
-    pub event: String,
-    /// `listener`, `transform` or `veto`.
-    pub shape: String,
-    /// Its priority (lower runs first), as the plugin gave it.
-    pub priority: serde_json::Number,
-}
-
-/// One tool a plugin added with `ctx.tools.add`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PluginTool {
-    /// Its name, unique within the plugin.
-    pub name: String,
-    /// What it does, for a person or a model.
-    #[serde(default)]
-    pub description: String,
-    /// The JSON schema of its arguments.
-    pub schema: Value,
+    /// Its place in the chain (lower runs first): a JavaScript plugin's subscription's
+    /// own priority, or the manifest's for the plugin as one hook.
+    pub priority: i32,
 }
 
 /// The host's answer to `--call=TOOL`.
@@ -215,6 +189,7 @@ pub fn show_plugin(scope: &Scope, store: &Store, id: &str) -> Result<PluginDetai
             .iter()
             .map(|def| PluginHook {
                 name: def.spec.name.clone(),
+                priority: def.spec.priority,
                 events: def
                     .spec
                     .events
@@ -315,13 +290,16 @@ pub(crate) fn loaded_host(id: &str, check: &PackageCheck) -> Result<PluginHost, 
         })
 }
 
-/// Asks the host what the plugin registered.
+/// Asks the host what the plugin registered, and keeps the answer as the description
+/// the chain is built from: `show` is also how a user has a plugin described again.
 fn describe(scope: &Scope, id: &str, host: &PluginHost) -> Result<Described, RuntimeError> {
     let answer = run(scope, id, host, "--describe", String::new())?;
-    serde_json::from_value(answer).map_err(|err| RuntimeError::PluginHost {
+    let described = serde_json::from_value(answer).map_err(|err| RuntimeError::PluginHost {
         id: id.to_owned(),
         message: format!("a description that cannot be read: {err}"),
-    })
+    })?;
+    hookrig_dialects::remember_description(host, &described);
+    Ok(described)
 }
 
 /// Runs the host once with `mode`, `stdin` on its stdin, to its timeout; its one JSON
@@ -333,57 +311,9 @@ fn run(
     mode: &str,
     stdin: String,
 ) -> Result<Value, RuntimeError> {
-    let fail = |message: String| RuntimeError::PluginHost {
-        id: id.to_owned(),
-        message,
-    };
-    let mut argv = host.argv.iter();
-    let program = argv.next().cloned().unwrap_or_default();
-    let mut command = Command::exec(
-        program,
-        argv.cloned().chain([mode.to_owned()]),
-        scope.cwd().to_owned(),
-    );
-    for (name, value) in &host.env {
-        command = command.env(name.clone(), value.clone());
-    }
-    if let Some(agent) = &scope.agent {
-        command = command.env("HOOKRIG_AGENT", agent.clone());
-    }
-    let output = command.capture_blocking(Capture {
-        stdin: stdin.into_bytes(),
-        stdout_cap: STDOUT_CAP,
-        stderr: Stderr::Capture(STDERR_CAP),
-        timeout: Some(host.timeout),
-        kill_grace: std::time::Duration::from_secs(1),
-    });
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    match &output.termination {
-        Termination::Exited(0) => {}
-        Termination::TimedOut { .. } => {
-            return Err(fail(format!(
-                "no answer within its timeout of {} (the manifest's `timeout`)",
-                hookrig_core::display_duration(host.timeout)
-            )));
-        }
-        Termination::SpawnFailed(err) => {
-            return Err(fail(format!(
-                "cannot start `{}`: {err}; install Node.js (18 or newer) to run JavaScript plugins",
-                host.argv.first().map_or("node", String::as_str)
-            )));
-        }
-        other => {
-            return Err(fail(format!(
-                "the plugin host ended without an answer ({other:?}): {}",
-                stderr.trim()
-            )));
-        }
-    }
-    let line = String::from_utf8_lossy(&output.stdout);
-    serde_json::from_str(line.trim()).map_err(|err| {
-        fail(format!(
-            "the plugin host's answer is not JSON ({err}): {}",
-            stderr.trim()
-        ))
-    })
+    hookrig_dialects::run_plugin_host(host, scope.cwd(), scope.agent.as_deref(), mode, stdin)
+        .map_err(|message| RuntimeError::PluginHost {
+            id: id.to_owned(),
+            message,
+        })
 }

@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use hookrig_dialects::{HookDef, PackageRef};
+use hookrig_dialects::{HookDef, PackageRef, PluginHost};
 use hookrig_exec::{Limits, Services, WorkerHandler};
 use serde_json::{Value, json};
 
@@ -101,14 +101,14 @@ pub fn plugin_workers(
                 path: row.path.into(),
             },
         );
-        loaded_host(id, &check)?;
-        let def = plugin_hook(id, &check.hooks)?;
+        let host = loaded_host(id, &check)?;
+        let def = plugin_hook(id, &host)?;
         let limits = Limits {
             timeout: def.spec.timeout,
             ..Limits::default()
         };
         let handler =
-            crate::registry::worker_handler(def, &def.command, limits, agent, Some(&services));
+            crate::registry::worker_handler(&def, &def.command, limits, agent, Some(&services));
         workers.push((id.clone(), Arc::new(handler)));
     }
     Ok(PluginWorkers {
@@ -118,12 +118,12 @@ pub fn plugin_workers(
     })
 }
 
-/// The worker hook `ID:plugin` among a JavaScript plugin's hooks.
-fn plugin_hook<'h>(id: &str, hooks: &'h [HookDef]) -> Result<&'h HookDef, RuntimeError> {
-    let name = format!("{id}:plugin");
-    hooks
-        .iter()
-        .find(|def| def.spec.name == name && def.workers.is_some())
+/// The JavaScript plugin `id` as one worker hook, `ID:plugin`: the pool every entry of
+/// its chain reaches.
+fn plugin_hook(id: &str, host: &PluginHost) -> Result<HookDef, RuntimeError> {
+    host.worker
+        .as_ref()
+        .map(|worker| worker.0.clone())
         .ok_or_else(|| RuntimeError::PluginHost {
             id: id.to_owned(),
             message: "it loads no plugin host".to_owned(),

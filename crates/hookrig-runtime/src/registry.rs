@@ -84,13 +84,30 @@ pub(crate) fn worker_handler(
     agent: Option<&str>,
     services: Option<&Arc<dyn Services>>,
 ) -> WorkerHandler {
-    WorkerHandler::new(
+    let handler = WorkerHandler::new(
         def.spec.name.clone(),
         worker_key(def, agent),
         worker_spec(def, command, limits, agent),
         def.protocol.clone(),
     )
-    .with_services(services.cloned())
+    .with_services(services.cloned());
+    match hookrig_dialects::plugin_subscription(def) {
+        // One subscription of a JavaScript plugin: the plugin's workers run that
+        // handler alone.
+        Some(sub) => {
+            let mut fields = serde_json::Map::new();
+            fields.insert("subscription".to_owned(), sub.handler.into());
+            handler.with_request_fields(fields)
+        }
+        None => handler,
+    }
+}
+
+/// The name a worker hook's pool is kept under: its own, or for a subscription of a
+/// JavaScript plugin its plugin's (`ID:plugin`), so that every entry of one plugin
+/// reaches the plugin's one worker per agent, and its state.
+fn pool_name(def: &HookDef) -> &str {
+    hookrig_dialects::plugin_subscription(def).map_or(&def.spec.name, |sub| &sub.plugin)
 }
 
 /// What tells a worker hook's pool from another: its file, its name, and a digest of
@@ -125,7 +142,7 @@ fn worker_key(def: &HookDef, agent: Option<&str>) -> WorkerKey {
     }
     WorkerKey {
         source: def.spec.source.path.clone(),
-        name: def.spec.name.clone(),
+        name: pool_name(def).to_owned(),
         definition: digest,
         agent: agent.map(str::to_owned),
     }
@@ -152,7 +169,7 @@ fn worker_spec(
         CommandDef::Http { url, .. } => (OsString::from(url), Vec::new()),
     };
     let mut env = def.env.clone();
-    env.push(("HOOKRIG_HOOK".to_owned(), def.spec.name.clone()));
+    env.push(("HOOKRIG_HOOK".to_owned(), pool_name(def).to_owned()));
     // The pool is the agent's own; its environment says whose, even when the agent came
     // from a flag or the payload rather than from the host's environment.
     if let Some(agent) = agent {

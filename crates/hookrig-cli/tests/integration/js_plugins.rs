@@ -51,12 +51,20 @@ fn bash(env: &TestEnv, command: &str) -> Emitted {
     emit(env, &["tool.before"], &payload.to_string())
 }
 
-/// The hook run of the plugin `id` in the ledger, for the emit that printed `out`.
+/// The first hook run of the plugin `id` in the ledger (its first chain entry that
+/// matched the event), for the emit that printed `out`.
 fn recorded(env: &TestEnv, out: &Emitted, id: &str) -> (Value, Value) {
     let run = why_json(env, out.outcome["run_id"].as_str().expect("a run id"));
     let hook = run["hooks"]
         .as_array()
-        .and_then(|hooks| hooks.iter().find(|h| h["name"] == format!("{id}:plugin")))
+        .and_then(|hooks| {
+            hooks.iter().find(|h| {
+                h["name"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with(&format!("{id}:")))
+                    && h["matched"] == true
+            })
+        })
         .cloned()
         .unwrap_or_else(|| panic!("no hook run of {id}: {run}"));
     (run, hook)
@@ -85,7 +93,10 @@ fn the_js_policy_gate_vetoes_rm_rf_through_emit_with_its_reason_and_ledger_row()
         out.outcome["reason"],
         "rm -rf is not allowed by the policy gate"
     );
-    assert_eq!(out.outcome["decided_by"], "hermit-policy-gate:plugin");
+    assert_eq!(
+        out.outcome["decided_by"],
+        "hermit-policy-gate:tool.before@v1"
+    );
     let (run, hook) = recorded(&env, &out, "hermit-policy-gate");
     assert_eq!(run["decision"], "deny", "{run}");
     assert_eq!(hook["result"], "deny", "{hook}");
@@ -1058,10 +1069,9 @@ fn a_throwing_handler_is_delivered_as_plugin_error_to_other_plugins_and_hooks_wi
     assert_eq!(
         names,
         [
-            "failing:plugin",
-            "watcher:plugin",
-            "failing:plugin",
-            "watcher:plugin",
+            "failing:tool.before@v1",
+            "failing:plugin.error@v1",
+            "watcher:plugin.error@v1",
             "error-log"
         ],
         "{}",

@@ -27,6 +27,7 @@ mod hygge;
 mod input;
 mod inspect;
 mod install;
+mod js_chain;
 mod js_plugins;
 mod ledger;
 mod plan_validate;

@@ -1,12 +1,15 @@
 //! OpenHermit's JavaScript plugins: a registered package directory with `manifest.json`
 //! (and no x-code `plugin.json`) whose entry exports `register(ctx)`.
 //!
-//! Such a package becomes one persistent worker hook, `<id>:plugin`, that runs hookrig's
-//! plugin host (`plugin_host.js`, embedded in the binary and written once to the user's
-//! data directory) under Node.js. The host loads the plugin, calls `register(ctx)` and
-//! answers every OpenHermit event over the worker protocol; an event the plugin does not
-//! subscribe to is allowed at once. The hook listens to every event of OpenHermit's
-//! catalog because the subscriptions are known only once the plugin's code has run.
+//! Such a package runs in hookrig's plugin host (`plugin_host.js`, embedded in the
+//! binary and written once to the user's data directory) under Node.js, as a persistent
+//! worker: the host loads the plugin, calls `register(ctx)` and answers events over the
+//! worker protocol. Each of the plugin's subscriptions is an entry of the chain of its
+//! own (`<id>:<event>@v1`, at the subscription's priority), built from the plugin's
+//! description ([`super::description`]); the entries share the plugin's one worker per
+//! agent. A plugin that is not described (its code may not run yet, or describing it
+//! failed) is one hook, `<id>:plugin`, listening to every OpenHermit event and running
+//! its handlers in their own order.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,7 +20,9 @@ use hookrig_core::{Diagnostic, HookSpec, Level, Matcher, Mode, OnError, Severity
 use hookrig_exec::CommandDef;
 use serde_json::{Map, Value, json};
 
+use super::description::{self, Described, Subscription};
 use super::events::EVENTS;
+use super::subscription::{PluginSubscription, SubscriptionProtocol};
 use crate::definition::{HookDef, Settings};
 use crate::loader::LoadContext;
 use crate::native::NativeProtocol;
@@ -65,7 +70,30 @@ pub struct PluginHost {
     pub env: Vec<(String, String)>,
     /// The manifest's `timeout` for one answer.
     pub timeout: Duration,
+    /// Where the description of the plugin's files as they are now is cached (named by
+    /// their digest and the host's).
+    pub cache: PathBuf,
+    /// The plugin as one worker hook, `ID:plugin`, whose pool every entry of its chain
+    /// reaches: what calls its tools in that pool (a plugin may add tools and subscribe
+    /// to nothing, and so have no entry).
+    pub worker: Option<PluginWorker>,
 }
+
+/// A JavaScript plugin as one worker hook (see [`PluginHost::worker`]).
+#[derive(Debug, Clone)]
+pub struct PluginWorker(pub HookDef);
+
+/// Two are equal when they are the same hook with the same definition.
+impl PartialEq for PluginWorker {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.spec.source.path == other.0.spec.source.path
+            && self.0.spec.name == other.0.spec.name
+            && crate::trust::definition_document(&self.0)
+                == crate::trust::definition_document(&other.0)
+    }
+}
+
+impl Eq for PluginWorker {}
 
 /// What a valid manifest says.
 struct Manifest {
@@ -104,11 +132,11 @@ fn load_at(ctx: &mut LoadContext<'_>, id: &str, dir: &Path, level: Level) {
     let Some(manifest) = read_manifest(ctx, &file, id) else {
         return;
     };
-    let Some(one_shot) = host_command(ctx, id, dir, level, &manifest) else {
+    let Some(mut one_shot) = host_command(ctx, id, dir, level, &manifest) else {
         return;
     };
     let (argv, env) = (one_shot.argv.clone(), one_shot.env.clone());
-    ctx.hooks.push(HookDef {
+    let plugin = HookDef {
         spec: HookSpec {
             name: format!("{id}:plugin"),
             events: EVENTS
@@ -144,7 +172,12 @@ fn load_at(ctx: &mut LoadContext<'_>, id: &str, dir: &Path, level: Level) {
         protocol: Arc::new(NativeProtocol),
         declared_at: None,
         workers: Some(1),
-    });
+    };
+    match subscriptions(ctx, id, level, &plugin, &one_shot) {
+        Some(subscriptions) => ctx.hooks.extend(entries(id, &plugin, &subscriptions)),
+        None => ctx.hooks.push(plugin.clone()),
+    }
+    one_shot.worker = Some(PluginWorker(plugin));
     // A project plugin is not a registered package: it has no id of the registry's,
     // no enablement, and nothing `plugins show` would find.
     if level == Level::Project {
@@ -168,6 +201,103 @@ fn load_at(ctx: &mut LoadContext<'_>, id: &str, dir: &Path, level: Level) {
     );
 }
 
+/// The subscriptions of the plugin whose host is `host`, from the cached description of
+/// its files, else from a description taken now when its code may run (a registered
+/// plugin is the user's own; a project plugin only once trusted as it is). `None` when
+/// it is not described: a project plugin not trusted (it is reported as such, and its
+/// code never runs), or one whose description failed (a warning says so, and what the
+/// chain does then).
+fn subscriptions(
+    ctx: &mut LoadContext<'_>,
+    id: &str,
+    level: Level,
+    plugin: &HookDef,
+    host: &PluginHost,
+) -> Option<Vec<Subscription>> {
+    let consequence = format!(
+        "until it is described, its handlers run as one hook, `{id}:plugin`, at the manifest's priority {}, in their own order rather than interleaved with the other hooks by their priorities",
+        plugin.spec.priority
+    );
+    // A hang at load is kept with the files' description, so that every load does not
+    // wait for it on top of the worker.
+    let again = match level {
+        Level::Global => format!("`hookrig plugins show {id}` or an edit of its files"),
+        Level::Project => "an edit of its files".to_owned(),
+    };
+    let hung = |described: &Described| {
+        format!(
+            "plugin {id} cannot be described: {} (kept for its files as they are, so that each load does not wait for it: {again} describes it again, as does deleting {}); {consequence}",
+            described.error.as_deref().unwrap_or("no answer"),
+            host.cache.display()
+        )
+    };
+    let message = match description::cached(host) {
+        Some(described) if described.loaded => return Some(described.subscriptions),
+        Some(described) => hung(&described),
+        None if level == Level::Project && !trusted(ctx, plugin) => return None,
+        None => match description::describe(host, &ctx.env.cwd) {
+            Ok(described) if described.loaded => return Some(described.subscriptions),
+            Ok(described) if described.timed_out => hung(&described),
+            // The worker will fail to load the same way, and answer every event with
+            // that failure, its stack in the hook run's record.
+            Ok(described) => format!(
+                "plugin {id} cannot be described: {}; `{id}:plugin` answers every event with that failure (see `hookrig plugins show {id}` for the stack); {consequence}; the next load describes it again",
+                described.error.as_deref().unwrap_or("it did not load")
+            ),
+            Err(why) => format!(
+                "plugin {id} cannot be described: {why}; {consequence}; the next load describes it again"
+            ),
+        },
+    };
+    ctx.diagnostics.push(Diagnostic::file(
+        &plugin.spec.source.path,
+        Severity::Warning,
+        message,
+    ));
+    None
+}
+
+/// Whether the project plugin `plugin` (as one hook) is trusted as its files are now,
+/// so that its code may run to describe it.
+fn trusted(ctx: &LoadContext<'_>, plugin: &HookDef) -> bool {
+    use crate::trust::HookTrust as _;
+    if ctx.env.trust_all {
+        return true;
+    }
+    let (store, _) = hookrig_config::load_or_warn(ctx.env, "project hook");
+    store.check(plugin, ctx.project).is_none()
+}
+
+/// One chain entry per subscription, in the plugin's registration order (the
+/// dispatcher orders them by priority, then by that order): each on its one event at
+/// its own priority, named `ID:EVENT@vN` (`:2`, `:3`... for a second and third handler
+/// of one event), and answered by the plugin's workers with that handler alone.
+fn entries(id: &str, plugin: &HookDef, subscriptions: &[Subscription]) -> Vec<HookDef> {
+    let mut ordered: Vec<&Subscription> = subscriptions.iter().collect();
+    ordered.sort_by_key(|s| s.index);
+    let document = crate::trust::definition_document(plugin);
+    let mut seen: Vec<&str> = Vec::with_capacity(ordered.len());
+    let mut entries: Vec<HookDef> = Vec::with_capacity(ordered.len());
+    for sub in ordered {
+        let earlier = seen.iter().filter(|e| **e == sub.event).count();
+        seen.push(&sub.event);
+        let mut entry = plugin.clone();
+        entry.spec.name = match earlier {
+            0 => format!("{id}:{}", sub.event),
+            n => format!("{id}:{}:{}", sub.event, n + 1),
+        };
+        entry.spec.events = vec![crate::events::resolve(&sub.event)];
+        entry.spec.priority = sub.chain_priority();
+        entry.protocol = Arc::new(SubscriptionProtocol(PluginSubscription {
+            plugin: plugin.spec.name.clone(),
+            handler: sub.index,
+            document: document.clone(),
+        }));
+        entries.push(entry);
+    }
+    entries
+}
+
 /// The plugin host's command for the plugin `id` in `dir`: `node`, the host file
 /// (written when missing), the directory and its digest, and what the host reads from
 /// its environment. `None`, reported, when the host cannot be written or a project
@@ -179,7 +309,7 @@ fn host_command(
     level: Level,
     manifest: &Manifest,
 ) -> Option<PluginHost> {
-    let host = match host_file(&ctx.env.data_home) {
+    let (host, host_digest) = match host_file(&ctx.env.data_home) {
         Ok(host) => host,
         Err(err) => {
             ctx.diagnostics.push(Diagnostic::file(
@@ -214,6 +344,7 @@ fn host_command(
         return None;
     };
     argv.push(format!("--digest={digest}"));
+    let cache = description::cache_file(&ctx.env.state_home, id, &digest, &host_digest);
 
     let mut env = vec![
         ("HOOKRIG_PLUGIN_ID".to_owned(), id.to_owned()),
@@ -229,11 +360,25 @@ fn host_command(
     if let Some(loader) = &manifest.ts_loader {
         env.push(("HOOKRIG_PLUGIN_TS_LOADER".to_owned(), loader.clone()));
     }
+    // Only when it is not the default, so that a plugin trusted before subscriptions
+    // took it as theirs keeps the definition it was trusted with.
+    if manifest.priority != HookSpec::DEFAULT_PRIORITY {
+        env.push((
+            "HOOKRIG_PLUGIN_PRIORITY".to_owned(),
+            manifest.priority.to_string(),
+        ));
+    }
     let timeout = manifest
         .timeout
         .or(Settings::default().timeout)
         .unwrap_or(Duration::from_secs(30));
-    Some(PluginHost { argv, env, timeout })
+    Some(PluginHost {
+        argv,
+        env,
+        timeout,
+        cache,
+        worker: None,
+    })
 }
 
 /// OpenHermit's catalog for the host: canonical name to its name, version and shape.
@@ -385,12 +530,13 @@ fn inside(path: &str) -> bool {
 /// The plugin host's file under `data_home`, written when it is not there yet. Its name
 /// carries a digest of its content, so that two hookrig versions never run each other's
 /// host, and a file is never rewritten while a worker may be reading it.
-fn host_file(data_home: &Path) -> std::io::Result<PathBuf> {
+fn host_file(data_home: &Path) -> std::io::Result<(PathBuf, String)> {
     let hash = hookrig_config::content_hash(HOST.as_bytes());
     let dir = data_home.join("hookrig").join("plugin-host");
     let file = dir.join(format!("plugin-host-{}.js", &hash[..16]));
+    let short = hash[..16].to_owned();
     if std::fs::read(&file).is_ok_and(|bytes| bytes == HOST.as_bytes()) {
-        return Ok(file);
+        return Ok((file, short));
     }
     std::fs::create_dir_all(&dir)?;
     // Written beside, then renamed: a worker starting at the same time reads the whole
@@ -402,7 +548,7 @@ fn host_file(data_home: &Path) -> std::io::Result<PathBuf> {
     ));
     std::fs::write(&partial, HOST)?;
     std::fs::rename(&partial, &file)?;
-    Ok(file)
+    Ok((file, short))
 }
 
 /// A digest of the plugin directory's files (names and contents), each noted for the
@@ -503,18 +649,27 @@ mod tests {
             .collect()
     }
 
+    /// The plugin as one worker hook, as the check loaded it (its chain holds it, or
+    /// its entries when Node.js could describe it here).
+    fn unit(check: &PackageCheck) -> HookDef {
+        let host = check
+            .package
+            .as_ref()
+            .and_then(|p| p.host.as_ref())
+            .expect("a JavaScript plugin");
+        host.worker.as_ref().expect("its worker hook").0.clone()
+    }
+
     #[test]
     fn a_manifest_json_package_is_one_worker_hook_running_the_plugin_host() {
         let (tmp, check) = check(r#"{"name": "policy", "version": "0.1.0", "timeout": 1500}"#);
         assert_eq!(errors(&check), Vec::<String>::new());
+        let hook = &unit(&check);
         let package = check.package.expect("a package");
         assert_eq!(
             (package.name.as_str(), package.version.as_deref()),
             ("policy", Some("0.1.0"))
         );
-        let [hook] = check.hooks.as_slice() else {
-            panic!("one hook: {:?}", check.hooks.len());
-        };
         assert_eq!(hook.spec.name, "gate:plugin");
         assert_eq!(hook.workers, Some(1));
         assert_eq!(hook.spec.on_error, OnError::Allow);
@@ -546,7 +701,66 @@ mod tests {
     #[test]
     fn failure_mode_fail_makes_a_failing_plugin_deny() {
         let (_tmp, check) = check(r#"{"failureMode": "fail"}"#);
-        assert_eq!(check.hooks[0].spec.on_error, OnError::Deny);
+        assert_eq!(unit(&check).spec.on_error, OnError::Deny);
+    }
+
+    fn subscription(event: &str, priority: i32, index: u32) -> Subscription {
+        serde_json::from_value(json!({
+            "event": event, "shape": "veto", "priority": priority, "index": index
+        }))
+        .expect("a subscription")
+    }
+
+    #[test]
+    fn each_subscription_is_an_entry_at_its_priority_sharing_the_plugins_trust() {
+        let (_tmp, check) = check(r#"{"failureMode": "fail"}"#);
+        let plugin = unit(&check);
+        // As the host describes them: in the order they run (priority, registration).
+        let described = [
+            subscription("tool.before@v1", 1, 2),
+            subscription("tool.before@v1", 10, 0),
+            subscription("session.message.received@v1", 100, 1),
+        ];
+        let entries = entries("gate", &plugin, &described);
+        let seen: Vec<(&str, Vec<&str>, i32)> = entries
+            .iter()
+            .map(|e| {
+                (
+                    e.spec.name.as_str(),
+                    e.spec
+                        .events
+                        .iter()
+                        .map(hookrig_core::EventName::as_str)
+                        .collect(),
+                    e.spec.priority,
+                )
+            })
+            .collect();
+        // In registration order, so that ties of priority keep it.
+        assert_eq!(
+            seen,
+            [
+                ("gate:tool.before@v1", vec!["tool.before"], 10),
+                (
+                    "gate:session.message.received@v1",
+                    vec!["prompt.submit"],
+                    100
+                ),
+                ("gate:tool.before@v1:2", vec!["tool.before"], 1),
+            ]
+        );
+        for (entry, handler) in entries.iter().zip([0, 1, 2]) {
+            let sub = crate::plugin_subscription(entry).expect("a subscription entry");
+            assert_eq!((sub.plugin.as_str(), sub.handler), ("gate:plugin", handler));
+            assert_eq!(entry.spec.on_error, OnError::Deny);
+            assert_eq!(entry.workers, Some(1));
+            // Trusted as the plugin is: one key, one definition, for every entry.
+            assert_eq!(crate::hook_key(entry), crate::hook_key(&plugin));
+            assert_eq!(
+                crate::definition_hash(entry),
+                crate::definition_hash(&plugin)
+            );
+        }
     }
 
     #[test_case(r#"{"id": "other"}"#, r#"manifest.json:1:8: id "other" differs from the id the package is registered under, "gate"; package gate is not loaded"#; "id")]

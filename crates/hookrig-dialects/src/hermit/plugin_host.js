@@ -7,8 +7,11 @@
 // strips types or a TypeScript loader was named, else index.js, else index.mjs), calls
 // its `register(ctx)` once, then answers the engine's worker protocol: one JSON request
 // per line on stdin, `{"id": N, "event": "tool.before", "payload": {...}}`, one native
-// reply per line on stdout with the same id. Two other requests reach the warm
-// worker: `{"id": N, "describe": true}` is answered as `--describe` below, and
+// reply per line on stdout with the same id. A request that names a subscription,
+// `{"id": N, "event": ..., "payload": {...}, "subscription": K}`, runs that handler
+// alone (K is its index in registration order, as the description gives it): hookrig
+// places each subscription in its chain as an entry of its own. Two other requests
+// reach the warm worker: `{"id": N, "describe": true}` is answered as `--describe` below, and
 // `{"id": N, "tool": NAME, "arguments": {...}}` (an automation calling a tool) with
 // `{"id": N, "result": VALUE}` or `{"id": N, "error": MESSAGE}`.
 //
@@ -24,6 +27,7 @@
 //   HOOKRIG_PLUGIN_EVENTS        {canonical: {"name", "version", "shape"}} for every event
 //   HOOKRIG_PLUGIN_FAILURE_MODE  "skip" (default) or "fail"
 //   HOOKRIG_PLUGIN_ENTRY         the manifest's `entry`, when it names one
+//   HOOKRIG_PLUGIN_PRIORITY      the manifest's `priority`: a subscription's without one
 //   HOOKRIG_PLUGIN_TS_LOADER     the manifest's `typescriptLoader`, when it names one
 //   HOOKRIG_AGENT                the agent whose events this worker answers, if any
 //
@@ -44,6 +48,14 @@ const dir = path.resolve(process.argv[2] || ".");
 const pluginId = process.env.HOOKRIG_PLUGIN_ID || path.basename(dir);
 const failureMode = process.env.HOOKRIG_PLUGIN_FAILURE_MODE === "fail" ? "fail" : "skip";
 const tsLoader = process.env.HOOKRIG_PLUGIN_TS_LOADER || "";
+// hookrig's chain orders by integer priorities, lower first; a subscription that gives
+// none sits at the plugin's priority (the manifest's, else 100 as every hook's).
+const MIN_PRIORITY = -2147483648;
+const MAX_PRIORITY = 2147483647;
+const defaultPriority = (() => {
+  const given = Number(process.env.HOOKRIG_PLUGIN_PRIORITY);
+  return process.env.HOOKRIG_PLUGIN_PRIORITY && Number.isInteger(given) ? given : 100;
+})();
 // A TypeScript loader the user has installed, for every plugin: imported before a
 // TypeScript entry when this Node cannot strip types and the manifest names none.
 const userLoader = process.env.HOOKRIG_TS_LOADER || "";
@@ -202,9 +214,11 @@ const ctx = Object.freeze({
       if (typeof handler !== "function") {
         throw new TypeError(`ctx.bus.on(${JSON.stringify(event)}): the handler must be a function`);
       }
-      const priority = options && options.priority !== undefined ? options.priority : 0;
-      if (typeof priority !== "number" || !Number.isFinite(priority)) {
-        throw new TypeError(`ctx.bus.on(${JSON.stringify(event)}): priority must be a number`);
+      const priority = options && options.priority !== undefined ? options.priority : defaultPriority;
+      if (!Number.isInteger(priority) || priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
+        throw new TypeError(
+          `ctx.bus.on(${JSON.stringify(event)}): priority must be an integer (lower runs first), got ${JSON.stringify(priority)}`,
+        );
       }
       subscriptions.push({ ...resolved, handler, priority, order: subscriptions.length });
     },
@@ -363,8 +377,28 @@ function checked(sub, result) {
   return result;
 }
 
+// The subscriptions a request runs: the one it names (an entry of hookrig's chain), or
+// every subscription to its event, in order.
+function chosen(request) {
+  if (request.subscription === undefined) return subscriptions.filter((s) => s.canonical === request.event);
+  const sub = subscriptions.find((s) => s.order === request.subscription);
+  if (!sub || sub.canonical !== request.event) {
+    // hookrig built its chain from a description of another registration (the code
+    // registers differently from one load to the next): refuse rather than run the
+    // wrong handler.
+    throw new Error(
+      `plugin ${pluginId}: hookrig's chain names handler ${JSON.stringify(request.subscription)} for ${request.event}, ` +
+        `but this load registered ${sub ? `a ${sub.name} handler there` : "no such handler"}; ` +
+        `its description is stale: hookrig places each handler by the description taken when the plugin's files last changed, ` +
+        `so register(ctx) must subscribe the same handlers at every load (not depending on ctx.agent, the environment or the time); ` +
+        `\`hookrig plugins show ${pluginId}\` describes it again`,
+    );
+  }
+  return [sub];
+}
+
 async function handle(request) {
-  const subs = subscriptions.filter((s) => s.canonical === request.event);
+  const subs = chosen(request);
   if (subs.length === 0) return {};
   let payload = request.payload && typeof request.payload === "object" ? request.payload : {};
   current = { session: readOnly(structuredClone(payload.session || {}), "ctx.session") };
@@ -498,7 +532,7 @@ async function readStdin() {
 function description() {
   return {
     loaded: true,
-    subscriptions: subscriptions.map((s) => ({ event: s.name, shape: s.shape, priority: s.priority })),
+    subscriptions: subscriptions.map((s) => ({ event: s.name, shape: s.shape, priority: s.priority, index: s.order })),
     tools: [...tools.values()].map((t) => ({ name: t.name, description: t.description, schema: t.schema })),
   };
 }
@@ -563,6 +597,15 @@ async function once() {
 }
 
 if (mode !== null) {
+  // A register(ctx) (or a tool) whose promise can never settle leaves nothing for Node
+  // to wait on, and Node would exit without a word: answer that instead.
+  process.once("beforeExit", () => {
+    const answer =
+      mode === "--describe"
+        ? { loaded: false, error: `plugin ${pluginId} failed to load: register(ctx) returned a promise that never settles` }
+        : { error: `tool ${mode.slice("--call=".length)}: its handler returned a promise that never settles` };
+    out.write(`${JSON.stringify(answer)}\n`, () => process.exit(0));
+  });
   once();
 } else {
   // A plugin that fails to load answers every event with the failure (and its stack on
