@@ -97,6 +97,7 @@ mod column;
 mod emit_pages;
 mod emits;
 mod errors;
+mod ledger;
 mod memory;
 mod migrate;
 mod owner;
@@ -119,6 +120,7 @@ pub use crate::emits::{
     EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, EmitWrite, Emits, HookRun,
 };
 pub use crate::errors::StoreError;
+pub use crate::ledger::{Ledger, LedgerAt};
 pub use crate::memory::{Memory, MemoryEntry, MemoryHit, Note, NoteSection};
 pub use crate::migrate::{Migration, TableCopy, migrate};
 pub use crate::pg::PgStore;
