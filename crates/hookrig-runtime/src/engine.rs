@@ -170,6 +170,22 @@ impl Status {
 impl Engine {
     /// An engine of this build.
     pub fn new() -> Arc<Engine> {
+        Engine::with_ledger(crate::ledger::Writers::new())
+    }
+
+    /// An engine of this build whose emits record into the PostgreSQL ledger at
+    /// `database` (the store `hookrig serve` shares with other nodes), whatever store
+    /// file their scope names: one ledger for every node (docs/postgres.md, "The
+    /// ledger"). Without a database, as [`Engine::new`].
+    pub fn recording_into(database: Option<&str>) -> Arc<Engine> {
+        let writers = crate::ledger::Writers::new();
+        Engine::with_ledger(match database {
+            Some(url) => writers.sharing(url),
+            None => writers,
+        })
+    }
+
+    fn with_ledger(ledger: crate::ledger::Writers) -> Arc<Engine> {
         crate::config_cache::keep_loads();
         Arc::new(Engine {
             build: build_id(),
@@ -180,7 +196,7 @@ impl Engine {
             last_active_ms: AtomicU64::new(0),
             running: Mutex::new(Vec::new()),
             settings: hookrig_config::consulted::Kept::new(SETTINGS_KEPT),
-            ledger: crate::ledger::Writers::new(),
+            ledger,
         })
     }
 

@@ -404,7 +404,12 @@ fn engine_start_status_and_stop() {
 }
 
 /// One HTTP/1.1 request to `port` on 127.0.0.1: status, headers and body of the answer.
-fn http(port: u16, target: &str, token: Option<&str>, body: &[u8]) -> (u16, String, String) {
+pub(crate) fn http(
+    port: u16,
+    target: &str,
+    token: Option<&str>,
+    body: &[u8],
+) -> (u16, String, String) {
     use std::io::{Read as _, Write as _};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
     stream

@@ -90,6 +90,16 @@ pub enum LedgerAt {
     Postgres(String),
 }
 
+/// The file's path, or the database's URL without its password.
+impl std::fmt::Display for LedgerAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LedgerAt::Sqlite(path) => write!(f, "{}", path.display()),
+            LedgerAt::Postgres(url) => f.write_str(&crate::pg::redact(url)),
+        }
+    }
+}
+
 impl LedgerAt {
     /// Opens the ledger (creating or migrating its schema), on its engine.
     pub fn open(&self) -> Result<Box<dyn Ledger + Send>, StoreError> {

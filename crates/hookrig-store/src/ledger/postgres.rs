@@ -432,8 +432,13 @@ impl PgStore {
     ) -> Result<Vec<Option<String>>, StoreError> {
         let text = batch.to_string();
         self.client().with(action, |conn| {
+            // Typed, so that the statement goes with its parameter in one round trip
+            // (an untyped one is prepared first, in a round trip of its own).
             Ok(conn
-                .query_one("SELECT hookrig_ledger_apply($1::text)", &[&text])?
+                .query_typed_one(
+                    "SELECT hookrig_ledger_apply($1)",
+                    &[(&text, postgres::types::Type::TEXT)],
+                )?
                 .get(0))
         })
     }

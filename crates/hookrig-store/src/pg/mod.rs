@@ -6,7 +6,7 @@
 mod client;
 mod schema;
 
-pub(crate) use client::Client;
+pub(crate) use client::{Client, redact};
 
 use crate::errors::StoreError;
 
