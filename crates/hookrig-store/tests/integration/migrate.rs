@@ -2,10 +2,14 @@
 //! fresh PostgreSQL database of the test cluster (skipped where `HOOKRIG_TEST_POSTGRES`
 //! is unset), read back there through the same interface.
 
-use hookrig_store::{Gate, NodeInfo, PgStore, RunStatus, RunStore, Store, StoreError};
+// `Ledger` is called by its path: imported, its `finish` and `record` would be ambiguous
+// with `RunStore`'s on a `Store`.
+use hookrig_store::{
+    EmitDecision, EmitFilter, Gate, NodeInfo, PgStore, RunStatus, RunStore, Store, StoreError,
+};
 use hookrig_test_support::TestDatabase;
 
-use crate::fixtures::{self, automation, run};
+use crate::fixtures::{self, automation, bare_emit, full_emit, run};
 
 /// A gate of node `node` at `now`, for `period`.
 fn gate(node: &str, now: f64, period: Option<i64>) -> Gate<'_> {
@@ -55,6 +59,11 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
         heartbeat_at: 13.0,
     };
     source.heartbeat(&node, 30.0).expect("beat");
+    // The ledger: an emit with its four hook rows, and one still running.
+    source.emits().record(&full_emit()).expect("record");
+    let mut running = bare_emit("running-1", 20, "tool.before");
+    running.decision = EmitDecision::Running;
+    source.emits().begin(&running).expect("begin");
 
     let migration = hookrig_store::migrate(&ledger, db.url()).expect("migrate");
     let copied: Vec<_> = migration
@@ -68,6 +77,8 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
             ("automation_runs", 3, 3, 0),
             ("automation_periods", 3, 3, 0),
             ("nodes", 1, 1, 0),
+            ("emits", 2, 2, 0),
+            ("hook_runs", 4, 4, 0),
         ]
     );
     let target = PgStore::open(db.url()).expect("open");
@@ -77,6 +88,24 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
         "every run reads back the same, in the same order"
     );
     assert_eq!(target.nodes().expect("nodes"), [node]);
+    for id in [full_emit().run_id.as_str(), "running-1"] {
+        assert_eq!(
+            hookrig_store::Ledger::detail(&target, id).expect("why"),
+            source.emits().detail(id).expect("why"),
+            "every emit reads back the same, with its hook rows"
+        );
+    }
+    assert_eq!(
+        hookrig_store::Ledger::recent(&target, &EmitFilter::default()).expect("runs"),
+        source.emits().recent(&EmitFilter::default()).expect("runs"),
+        "in the same order"
+    );
+    // The emit in flight names this machine's process there: it is judged here, and
+    // this process still runs.
+    assert_eq!(
+        hookrig_store::Ledger::interrupt_abandoned(&target).expect("interrupt"),
+        0
+    );
     // A period copied is a period fired: no node fires it again.
     assert!(matches!(
         target.start(&run("again", "a", 20.0), &gate("n2", 20.0, Some(0))),
