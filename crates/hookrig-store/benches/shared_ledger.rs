@@ -59,20 +59,20 @@ fn main() {
     let stores: Vec<PgStore> = (0..3)
         .map(|_| PgStore::open(db.url()).expect("open"))
         .collect();
-    let three = |write: fn(&dyn Ledger, &str)| {
+    let three = |write: fn(&dyn Ledger, &str), label: &str| {
         per_second(EMITS * 3, || {
             std::thread::scope(|scope| {
                 for (node, store) in stores.iter().enumerate() {
-                    scope.spawn(move || write(store, &format!("n{node}")));
+                    scope.spawn(move || write(store, &format!("{label}{node}")));
                 }
             });
         })
     };
     figure(
         "postgres, three nodes, one at a time:",
-        three(one_at_a_time),
+        three(one_at_a_time, "n"),
     );
-    figure("postgres, three nodes, batched:", three(batched));
+    figure("postgres, three nodes, batched:", three(batched, "nb"));
     println!("sqlite, opened for each emit:         {sqlite_shot:>8.0} emits/s (1.00)");
     let pg_shot = per_second(ONE_SHOT, || {
         one_shot(&LedgerAt::Postgres(db.url().to_owned()), "po");

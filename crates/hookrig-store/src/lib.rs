@@ -29,6 +29,10 @@
 //!   [`RunStatus`], and hookrig-core's `HookResult` and `Dialect`. On disk they are the
 //!   same lowercase names as ever; a name this build does not know (a newer hookrig
 //!   wrote it) is [`StoreError::UnknownValue`], naming the column and the value.
+//! - [`Ledger`] is the one interface of the ledger of emits, implemented by [`Store`]
+//!   (through [`Emits`]) and by [`PgStore`], the PostgreSQL store several `hookrig serve`
+//!   nodes share; [`LedgerAt`] names where a ledger is and opens it. [`RunStore`] is the
+//!   same for what runs automations.
 //! - [`default_ledger_path`] places the file under the XDG state directory.
 //!
 //! Several processes can use one store at once: it runs in WAL mode, readers

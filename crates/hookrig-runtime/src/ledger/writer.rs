@@ -103,6 +103,14 @@ impl Writers {
             return Ok(Writer::stopped(at));
         }
         let ledger = at.open()?;
+        if let LedgerAt::Postgres(_) = at {
+            // No `hookrig runs` marks the shared ledger's abandoned emits (it reads the
+            // SQLite file): an engine that starts recording there marks those of this
+            // machine's processes that died, an engine killed before it, say.
+            if let Err(err) = ledger.interrupt_abandoned() {
+                tracing::debug!("{}", super::warning(&err));
+            }
+        }
         let writer = Writer::start(at.clone(), ledger, None);
         by_ledger.insert(at, writer.clone());
         Ok(writer)

@@ -202,9 +202,11 @@ pub(crate) const PG_MIGRATIONS: &[&str] = &[
                     done := FOUND;
                 END IF;
                 IF done THEN
+                    -- In FROM, so that the row is built once (`(f()).*` calls f per column).
                     INSERT INTO hook_runs
-                    SELECT (hookrig_hook_row(e->>'run_id', h.at - 1, h.run)).*
-                    FROM jsonb_array_elements(coalesce(e->'hooks', '[]')) WITH ORDINALITY AS h (run, at);
+                    SELECT r.*
+                    FROM jsonb_array_elements(coalesce(e->'hooks', '[]')) WITH ORDINALITY AS h (run, at),
+                         LATERAL hookrig_hook_row(e->>'run_id', h.at - 1, h.run) AS r;
                     results := array_append(results, NULL);
                 ELSE
                     results := array_append(results, 'duplicate');
@@ -234,7 +236,7 @@ pub(crate) const PG_MIGRATIONS: &[&str] = &[
                         done := FOUND;
                     END IF;
                     IF NOT done THEN
-                        INSERT INTO hook_runs SELECT (hookrig_hook_row(id, next_seq, run)).*;
+                        INSERT INTO hook_runs SELECT r.* FROM hookrig_hook_row(id, next_seq, run) AS r;
                         next_seq := next_seq + 1;
                     END IF;
                 END LOOP;
