@@ -387,13 +387,27 @@ fn answer(refused: Option<&str>, run_id: &str) -> Result<(), StoreError> {
 /// `write` as `hookrig_ledger_apply` reads it; `owner` names the process that begins an
 /// emit.
 fn write_json(write: &EmitWrite, owner: &str) -> Value {
-    match write {
+    let mut value = match write {
         EmitWrite::Begin(emit) => json!({"op": "begin", "emit": emit, "owner": owner}),
         EmitWrite::Finish(emit) => json!({"op": "finish", "emit": emit}),
         EmitWrite::Record(emit) => json!({"op": "record", "emit": emit}),
         EmitWrite::CompleteHookRuns { run_id, runs } => {
             json!({"op": "complete", "run_id": run_id, "runs": runs})
         }
+    };
+    replace_nul(&mut value);
+    value
+}
+
+/// Replaces every NUL character in the strings of `value` with U+FFFD. PostgreSQL's text
+/// (and its JSON) cannot hold NUL, and one hook that printed a NUL byte must not cost its
+/// batch, every emit of which would go unrecorded: its excerpt is kept, marked.
+fn replace_nul(value: &mut Value) {
+    match value {
+        Value::String(text) if text.contains('\0') => *text = text.replace('\0', "\u{FFFD}"),
+        Value::Array(items) => items.iter_mut().for_each(replace_nul),
+        Value::Object(fields) => fields.values_mut().for_each(replace_nul),
+        _ => {}
     }
 }
 

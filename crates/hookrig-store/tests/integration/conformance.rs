@@ -658,6 +658,27 @@ fn an_emit_begun_then_finished_reads_back_whole_and_its_async_hooks_complete_it(
     let hooks = ledger.detail(&emit.run_id).expect("why").expect("found");
     assert_eq!(hooks.emit.hooks[5].name, "appended");
 
+    // A hook that printed a NUL byte costs nothing else: PostgreSQL cannot hold NUL in
+    // text, and keeps the excerpt with U+FFFD in its place.
+    let mut nul = bare_emit("nul-1", 3, "tool.after");
+    let mut printed = hook("nul", true);
+    printed.stderr = Some("before\0after".to_owned());
+    nul.hooks = vec![printed];
+    ledger.record(&nul).expect("record");
+    let stderr = ledger
+        .detail("nul-1")
+        .expect("why")
+        .expect("found")
+        .emit
+        .hooks[0]
+        .stderr
+        .clone()
+        .expect("kept");
+    assert!(
+        ["before\0after", "before\u{FFFD}after"].contains(&stderr.as_str()),
+        "{stderr:?}"
+    );
+
     // The end of an emit whose start was not recorded writes it whole.
     ledger
         .finish(&bare_emit("unbegun", 2, "tool.after"))
@@ -673,7 +694,7 @@ fn an_emit_begun_then_finished_reads_back_whole_and_its_async_hooks_complete_it(
             .find(|t| t.table == table)
             .map(|t| t.rows)
     };
-    assert_eq!((rows("emits"), rows("hook_runs")), (Some(2), Some(6)));
+    assert_eq!((rows("emits"), rows("hook_runs")), (Some(3), Some(7)));
 }
 
 fn why_finds_a_run_by_its_id_or_a_literal_prefix(subject: &Subject) {
