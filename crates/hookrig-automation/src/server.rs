@@ -421,7 +421,8 @@ impl Server {
 
         // The socket first: a second serve must be refused before it touches the runs of
         // the one already running (below, `running` rows are taken for a crash's leftovers).
-        let emits = hookrig_runtime::engine::Engine::new();
+        // With a shared store, the emits this node answers are recorded there too.
+        let emits = hookrig_runtime::engine::Engine::recording_into(shared_store.as_deref());
         let (listener, mut requests) =
             Ingress::bind_engine(&socket, Some(Arc::clone(&emits))).await?;
         if let Some(http) = http {

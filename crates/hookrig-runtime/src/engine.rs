@@ -90,6 +90,9 @@ pub struct Engine {
     /// The engine settings of each user config directory clients came from, with the
     /// paths read for them.
     settings: hookrig_config::consulted::Kept<PathBuf, UserSettings>,
+    /// The PostgreSQL ledger each user config directory's `config.toml` names, with the
+    /// paths read for it.
+    databases: hookrig_config::consulted::Kept<PathBuf, Option<String>>,
     /// The ledger writers, one per store file: the engine's emits record through them.
     ledger: crate::ledger::Writers,
 }
@@ -170,6 +173,22 @@ impl Status {
 impl Engine {
     /// An engine of this build.
     pub fn new() -> Arc<Engine> {
+        Engine::with_ledger(crate::ledger::Writers::new())
+    }
+
+    /// An engine of this build whose emits record into the PostgreSQL ledger at
+    /// `database` (the store `hookrig serve` shares with other nodes), whatever store
+    /// file their scope names: one ledger for every node (docs/postgres.md, "The
+    /// ledger"). Without a database, as [`Engine::new`].
+    pub fn recording_into(database: Option<&str>) -> Arc<Engine> {
+        let writers = crate::ledger::Writers::new();
+        Engine::with_ledger(match database {
+            Some(url) => writers.sharing(url),
+            None => writers,
+        })
+    }
+
+    fn with_ledger(ledger: crate::ledger::Writers) -> Arc<Engine> {
         crate::config_cache::keep_loads();
         Arc::new(Engine {
             build: build_id(),
@@ -180,7 +199,8 @@ impl Engine {
             last_active_ms: AtomicU64::new(0),
             running: Mutex::new(Vec::new()),
             settings: hookrig_config::consulted::Kept::new(SETTINGS_KEPT),
-            ledger: crate::ledger::Writers::new(),
+            databases: hookrig_config::consulted::Kept::new(SETTINGS_KEPT),
+            ledger,
         })
     }
 
@@ -265,6 +285,27 @@ impl Engine {
             .0
     }
 
+    /// The ledger writers of an emit for the user whose environment is `env`: the
+    /// engine's shared store when it has one (`hookrig serve --store`), else the
+    /// PostgreSQL ledger of the user's own `[store] url` (read again only when their
+    /// `config.toml` changed), else the store file of the emit's scope.
+    fn writers_for(&self, env: &HostEnv) -> crate::ledger::Writers {
+        if self.ledger.database().is_some() {
+            return self.ledger.clone();
+        }
+        let Some(config_home) = UserSettings::config_home(|name| env.get(name).map(Into::into))
+        else {
+            return self.ledger.clone();
+        };
+        let (database, _) = self
+            .databases
+            .get_or_load(&config_home, || user_database(&config_home));
+        match database {
+            Some(url) => self.ledger.sharing(&url),
+            None => self.ledger.clone(),
+        }
+    }
+
     fn track(&self, groups: &ProcessGroups) {
         self.running
             .lock()
@@ -329,11 +370,12 @@ impl Engine {
         tokio::task::spawn_blocking(move || {
             let groups = ProcessGroups::new();
             engine.track(&groups);
+            let ledger = engine.writers_for(&env);
             let site = CallSite::Host {
                 dir,
                 env,
                 groups: groups.clone(),
-                ledger: engine.ledger.clone(),
+                ledger,
                 trust_all: false,
             };
             // The client's debug lines are collected as they come (this thread runs the
@@ -770,6 +812,26 @@ impl UserSettings {
         };
         absolute("XDG_CONFIG_HOME").or_else(|| absolute("HOME").map(|home| home.join(".config")))
     }
+}
+
+/// The PostgreSQL ledger the `[store] url` of `config_home/hookrig/config.toml` names
+/// (docs/postgres.md, "The ledger"), read without loading anything else; `None` when the
+/// file, the table or the key is missing, or the value is no `postgres://` or
+/// `postgresql://` URL (`hookrig validate` reports it). Only the user's own file: a
+/// project's `config.toml` never names the store.
+fn user_database(config_home: &std::path::Path) -> Option<String> {
+    #[derive(Deserialize)]
+    struct File {
+        store: Option<Store>,
+    }
+    #[derive(Deserialize)]
+    struct Store {
+        url: Option<String>,
+    }
+    let path = config_home.join("hookrig").join("config.toml");
+    let text = hookrig_config::read_source(&path).ok()?;
+    let url = toml::from_str::<File>(&text).ok()?.store?.url?;
+    (url.starts_with("postgres://") || url.starts_with("postgresql://")).then_some(url)
 }
 
 /// How many users' engine settings an engine keeps (one per config directory its

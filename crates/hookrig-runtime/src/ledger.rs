@@ -17,7 +17,8 @@ use std::time::Duration;
 use hookrig_core::{AsyncCompletion, Dispatched, HookRecord, SkipReason, duration_ms};
 use hookrig_dialects::PackageRef;
 use hookrig_store::{
-    EmitDecision, EmitFilter, EmitRecord, EmitSummary, EmitWrite, HookRun, Store, StoreError,
+    EmitDecision, EmitFilter, EmitRecord, EmitSummary, EmitWrite, HookRun, Ledger, LedgerAt, Store,
+    StoreError,
 };
 
 use crate::pool;
@@ -142,17 +143,18 @@ pub(crate) fn record_failed(
     entry: &EmitRecord,
     writers: Option<&Writers>,
 ) {
-    let queued = writers.map(|writers| {
-        writers
-            .for_path(path)
-            .map_err(WriteError::from)
-            .and_then(|writer| writer.write(EmitWrite::Record(entry.clone())))
-    });
-    let written = match queued {
-        Some(Ok(())) => return,
-        Some(Err(WriteError::Failed(err))) => Err(err),
-        // No engine, or one that is stopping: written here.
-        None | Some(Err(WriteError::Stopped)) => ledger_at(opened, path)
+    let written = match writers.map(|writers| writers.for_path(path)) {
+        Some(Ok(writer)) => match writer.write(EmitWrite::Record(entry.clone())) {
+            Ok(()) => return,
+            Err(WriteError::Failed(err)) => Err(err),
+            // The engine is stopping: written here.
+            Err(WriteError::Stopped) => {
+                directly(writer.at(), |l| l.record(entry)).map_err(std::sync::Arc::new)
+            }
+        },
+        Some(Err(err)) => Err(std::sync::Arc::new(err)),
+        // No engine: written here.
+        None => ledger_at(opened, path)
             .and_then(|l| l.emits().record(entry))
             .map_err(std::sync::Arc::new),
     };
@@ -241,8 +243,21 @@ pub(crate) fn finish(
                 late_warnings.push(warning(&err));
                 return None;
             }
-            // The engine is stopping: the row is written here instead.
-            Err(WriteError::Stopped) => None,
+            // The engine is stopping: the row is written here instead, into the
+            // database when that is the engine's ledger (its writer, stopped, then sends
+            // the async hooks' results there too).
+            Err(WriteError::Stopped) => match writer.at() {
+                LedgerAt::Postgres(_) => {
+                    return match directly(writer.at(), |l| l.finish(entry)) {
+                        Ok(()) => Some(Sink::Queued(writer)),
+                        Err(err) => {
+                            late_warnings.push(warning(&err));
+                            None
+                        }
+                    };
+                }
+                LedgerAt::Sqlite(_) => None,
+            },
         },
         Some(Sink::Direct(connection)) => Some(connection),
         None => None,
@@ -289,12 +304,25 @@ pub(crate) fn complete_async(sink: &Sink, run_id: &str, completions: Vec<AsyncCo
                 Ok(())
             }
             // The engine is stopping: written here instead.
-            Err(WriteError::Stopped) => pool::open(writer.path())
-                .and_then(|ledger| ledger.emits().complete_hook_runs(run_id, &runs)),
+            Err(WriteError::Stopped) => directly(writer.at(), |ledger| {
+                ledger.complete_hook_runs(run_id, &runs)
+            }),
         },
         Sink::Direct(ledger) => ledger.emits().complete_hook_runs(run_id, &runs),
     };
     if let Err(err) = written {
         tracing::debug!("{}", warning(&err));
+    }
+}
+
+/// Does `write` on the ledger at `at`, on a connection of this thread: what an emit does
+/// when the engine's writer stopped before it took the write.
+fn directly(
+    at: &LedgerAt,
+    write: impl FnOnce(&dyn Ledger) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    match at {
+        LedgerAt::Sqlite(path) => write(&*pool::open(path)?),
+        LedgerAt::Postgres(_) => write(&*at.open()?),
     }
 }

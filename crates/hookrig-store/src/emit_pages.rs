@@ -138,8 +138,8 @@ impl Emits<'_> {
     /// A hook that matched in many emits, filtered together with another column, is
     /// checked emit by emit in the hook rows' index, and when the two never meet that
     /// check would run over every emit of the other filter (143 ms for 50,000 of them on
-    /// 1,000,000). Such a page reads the ledger in windows of [`WINDOW_EMITS`] emits,
-    /// newest first, at most [`WINDOWS`] of them: a page that is not full by then ends
+    /// 1,000,000). Such a page reads the ledger in windows of 50,000 emits,
+    /// newest first, at most three of them: a page that is not full by then ends
     /// with [`EmitPage::searched_to_ms`] and a cursor where the next one goes on.
     pub fn page(&self, query: &EmitQuery) -> Result<EmitPage, StoreError> {
         let other_filter = query.event.is_some()

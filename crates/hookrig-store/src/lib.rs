@@ -29,6 +29,10 @@
 //!   [`RunStatus`], and hookrig-core's `HookResult` and `Dialect`. On disk they are the
 //!   same lowercase names as ever; a name this build does not know (a newer hookrig
 //!   wrote it) is [`StoreError::UnknownValue`], naming the column and the value.
+//! - [`Ledger`] is the one interface of the ledger of emits, implemented by [`Store`]
+//!   (through [`Emits`]) and by [`PgStore`], the PostgreSQL store several `hookrig serve`
+//!   nodes share; [`LedgerAt`] names where a ledger is and opens it. [`RunStore`] is the
+//!   same for what runs automations.
 //! - [`default_ledger_path`] places the file under the XDG state directory.
 //!
 //! Several processes can use one store at once: it runs in WAL mode, readers
@@ -97,6 +101,7 @@ mod column;
 mod emit_pages;
 mod emits;
 mod errors;
+mod ledger;
 mod memory;
 mod migrate;
 mod owner;
@@ -119,6 +124,7 @@ pub use crate::emits::{
     EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, EmitWrite, Emits, HookRun,
 };
 pub use crate::errors::StoreError;
+pub use crate::ledger::{Ledger, LedgerAt};
 pub use crate::memory::{Memory, MemoryEntry, MemoryHit, MemoryIndex, Note, NoteSection};
 pub use crate::migrate::{Migration, TableCopy, migrate};
 pub use crate::pg::{

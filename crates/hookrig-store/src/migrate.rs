@@ -1,6 +1,6 @@
 //! `hookrig store migrate --to postgres://...`: the SQLite store's tables that the
 //! PostgreSQL store holds too (docs/postgres.md) copied into a database, and counted
-//! there afterwards.
+//! there afterwards: among them the ledger (`emits` and `hook_runs`).
 //!
 //! The copy is idempotent rather than refusing a database that holds rows already: a row
 //! whose key is there is left as it is, so that a migration cut short (the network, a
@@ -137,6 +137,48 @@ struct EnablementColumns {
     enabled: Vec<bool>,
 }
 
+/// The emits of the SQLite ledger, column by column.
+#[derive(Default)]
+struct EmitColumns {
+    run_id: Vec<String>,
+    started_at_ms: Vec<i64>,
+    event: Vec<String>,
+    dialect: Vec<String>,
+    cwd: Vec<String>,
+    session_id: Vec<String>,
+    decision: Vec<String>,
+    reason: Vec<Option<String>>,
+    decided_by: Vec<Option<String>>,
+    duration_ms: Vec<f64>,
+    payload_in: Vec<String>,
+    payload_out: Vec<String>,
+    warnings: Vec<String>,
+    agent: Vec<Option<String>>,
+    owner: Vec<Option<String>>,
+    by_engine: Vec<bool>,
+}
+
+/// The hook rows of the SQLite ledger, column by column.
+#[derive(Default)]
+struct HookRunColumns {
+    run_id: Vec<String>,
+    seq: Vec<i64>,
+    name: Vec<String>,
+    source: Vec<String>,
+    dialect: Vec<String>,
+    matched: Vec<bool>,
+    skip_reason: Vec<Option<String>>,
+    result: Vec<String>,
+    exit_code: Vec<Option<i32>>,
+    duration_ms: Vec<Option<f64>>,
+    reason: Vec<Option<String>>,
+    stderr: Vec<Option<String>>,
+    stdout: Vec<Option<String>>,
+    truncated: Vec<bool>,
+    is_async: Vec<bool>,
+    shadow: Vec<bool>,
+}
+
 /// Every row a migration copies.
 #[derive(Default)]
 struct Source {
@@ -148,6 +190,8 @@ struct Source {
     tasks: TaskColumns,
     plugins: PluginColumns,
     enablement: EnablementColumns,
+    emits: EmitColumns,
+    hook_runs: HookRunColumns,
 }
 
 /// Copies the SQLite store at `ledger` (opened read-only) into the PostgreSQL store at
@@ -162,8 +206,9 @@ pub fn migrate(ledger: &std::path::Path, url: &str) -> Result<Migration, StoreEr
 }
 
 impl Store {
-    /// Copies this store's automation runs, fired periods, nodes, memory index, tasks and
-    /// plugin registry into `target`, then checks that every row is there. Refused while a run is `running` here: its node
+    /// Copies this store's automation runs, fired periods, nodes, memory index, tasks,
+    /// plugin registry and ledger (emits and their hook rows) into `target`, then checks
+    /// that every row is there. Refused while a run is `running` here: its node
     /// holds no lease on `target`, so no node there could tell it from a run in flight.
     pub fn migrate_to(&self, target: &PgStore) -> Result<Migration, StoreError> {
         let running: i64 = self
@@ -195,6 +240,8 @@ impl Store {
             ("tasks", source.tasks.id.len()),
             ("plugins", source.plugins.id.len()),
             ("agent_plugins", source.enablement.agent.len()),
+            ("emits", source.emits.run_id.len()),
+            ("hook_runs", source.hook_runs.run_id.len()),
         ];
         let mut tables = Vec::with_capacity(sources.len());
         for (((table, rows), copied), found) in sources.into_iter().zip(copied).zip(found) {
@@ -273,7 +320,70 @@ impl Store {
         read_memory(conn, &mut source.memory, &mut source.notes)?;
         read_tasks(conn, &mut source.tasks)?;
         read_plugins(conn, &mut source.plugins, &mut source.enablement)?;
+        self.read_ledger(&mut source)?;
         Ok(source)
+    }
+
+    /// The ledger's emits (in the order they were written, so that the database's `seq`
+    /// keeps it) and hook rows. An emit still `running` names its process as the
+    /// PostgreSQL ledger does, with this machine's host, so that this machine marks it
+    /// `interrupted` there once its process is gone.
+    fn read_ledger(&self, source: &mut Source) -> rusqlite::Result<()> {
+        let conn = self.conn();
+        let host = format!("@{}", crate::owner::host_name());
+        let emits = &mut source.emits;
+        let mut select = conn.prepare(
+            "SELECT run_id, started_at_ms, event, dialect, cwd, session_id, decision, reason,
+                    decided_by, duration_ms, payload_in, payload_out, warnings, agent, owner,
+                    by_engine
+             FROM emits ORDER BY rowid",
+        )?;
+        let mut rows = select.query([])?;
+        while let Some(row) = rows.next()? {
+            emits.run_id.push(row.get(0)?);
+            emits.started_at_ms.push(row.get(1)?);
+            emits.event.push(row.get(2)?);
+            emits.dialect.push(row.get(3)?);
+            emits.cwd.push(row.get(4)?);
+            emits.session_id.push(row.get(5)?);
+            emits.decision.push(row.get(6)?);
+            emits.reason.push(row.get(7)?);
+            emits.decided_by.push(row.get(8)?);
+            emits.duration_ms.push(row.get(9)?);
+            emits.payload_in.push(row.get(10)?);
+            emits.payload_out.push(row.get(11)?);
+            emits.warnings.push(row.get(12)?);
+            emits.agent.push(row.get(13)?);
+            let owner: Option<String> = row.get(14)?;
+            emits.owner.push(owner.map(|owner| owner + &host));
+            emits.by_engine.push(row.get(15)?);
+        }
+        let hooks = &mut source.hook_runs;
+        let mut select = conn.prepare(
+            "SELECT run_id, seq, name, source, dialect, matched, skip_reason, result, exit_code,
+                    duration_ms, reason, stderr, stdout, truncated, is_async, shadow
+             FROM hook_runs",
+        )?;
+        let mut rows = select.query([])?;
+        while let Some(row) = rows.next()? {
+            hooks.run_id.push(row.get(0)?);
+            hooks.seq.push(row.get(1)?);
+            hooks.name.push(row.get(2)?);
+            hooks.source.push(row.get(3)?);
+            hooks.dialect.push(row.get(4)?);
+            hooks.matched.push(row.get(5)?);
+            hooks.skip_reason.push(row.get(6)?);
+            hooks.result.push(row.get(7)?);
+            hooks.exit_code.push(row.get(8)?);
+            hooks.duration_ms.push(row.get(9)?);
+            hooks.reason.push(row.get(10)?);
+            hooks.stderr.push(row.get(11)?);
+            hooks.stdout.push(row.get(12)?);
+            hooks.truncated.push(row.get(13)?);
+            hooks.is_async.push(row.get(14)?);
+            hooks.shadow.push(row.get(15)?);
+        }
+        Ok(())
     }
 }
 
@@ -367,7 +477,7 @@ fn read_plugins(
 fn copy(
     conn: &mut postgres::Client,
     source: &Source,
-) -> Result<([u64; 8], [i64; 8]), postgres::Error> {
+) -> Result<([u64; 10], [i64; 10]), postgres::Error> {
     let mut tx = conn.transaction()?;
     let ([runs, periods, nodes], [runs_found, periods_found, nodes_found]) =
         copy_runs(&mut tx, source)?;
@@ -375,6 +485,20 @@ fn copy(
     let (tasks_copied, tasks_found) = copy_tasks(&mut tx, &source.tasks)?;
     let (plugins_copied, plugins_found) =
         copy_plugins(&mut tx, &source.plugins, &source.enablement)?;
+    let ledger_copied = copy_ledger(&mut tx, &source.emits, &source.hook_runs)?;
+    let ledger_found = [
+        tx.query_one(
+            "SELECT count(*) FROM emits WHERE run_id = ANY($1)",
+            &[&source.emits.run_id],
+        )?
+        .get::<_, i64>(0),
+        tx.query_one(
+            "SELECT count(*) FROM hook_runs
+             WHERE (run_id, seq) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))",
+            &[&source.hook_runs.run_id, &source.hook_runs.seq],
+        )?
+        .get::<_, i64>(0),
+    ];
     tx.commit()?;
     Ok((
         [
@@ -386,6 +510,8 @@ fn copy(
             tasks_copied,
             plugins_copied[0],
             plugins_copied[1],
+            ledger_copied[0],
+            ledger_copied[1],
         ],
         [
             runs_found,
@@ -396,8 +522,81 @@ fn copy(
             tasks_found,
             plugins_found[0],
             plugins_found[1],
+            ledger_found[0],
+            ledger_found[1],
         ],
     ))
+}
+
+/// Writes the ledger's rows inside the copy's transaction `tx`; returns how many rows
+/// `emits` and `hook_runs` gained. A row whose key the database holds is left as it is,
+/// as in the other tables.
+fn copy_ledger(
+    tx: &mut postgres::Transaction<'_>,
+    emits: &EmitColumns,
+    hooks: &HookRunColumns,
+) -> Result<[u64; 2], postgres::Error> {
+    let emits_copied = tx.execute(
+        "INSERT INTO emits (run_id, started_at_ms, event, dialect, cwd, session_id, decision,
+             reason, decided_by, duration_ms, payload_in, payload_out, warnings, agent, owner,
+             by_engine)
+         SELECT run_id, started_at_ms, event, dialect, cwd, session_id, decision, reason,
+             decided_by, duration_ms, payload_in, payload_out, warnings, agent, owner, by_engine
+         FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[],
+             $7::text[], $8::text[], $9::text[], $10::float8[], $11::text[], $12::text[],
+             $13::text[], $14::text[], $15::text[], $16::bool[])
+             WITH ORDINALITY AS source (run_id, started_at_ms, event, dialect, cwd, session_id,
+                 decision, reason, decided_by, duration_ms, payload_in, payload_out, warnings,
+                 agent, owner, by_engine, position)
+         -- In the SQLite ledger's order, so that `seq` orders emits as its rowid does.
+         ORDER BY position
+         ON CONFLICT (run_id) DO NOTHING",
+        &[
+            &emits.run_id,
+            &emits.started_at_ms,
+            &emits.event,
+            &emits.dialect,
+            &emits.cwd,
+            &emits.session_id,
+            &emits.decision,
+            &emits.reason,
+            &emits.decided_by,
+            &emits.duration_ms,
+            &emits.payload_in,
+            &emits.payload_out,
+            &emits.warnings,
+            &emits.agent,
+            &emits.owner,
+            &emits.by_engine,
+        ],
+    )?;
+    let hook_runs_copied = tx.execute(
+        "INSERT INTO hook_runs (run_id, seq, name, source, dialect, matched, skip_reason,
+             result, exit_code, duration_ms, reason, stderr, stdout, truncated, is_async, shadow)
+         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[],
+             $6::bool[], $7::text[], $8::text[], $9::int4[], $10::float8[], $11::text[],
+             $12::text[], $13::text[], $14::bool[], $15::bool[], $16::bool[])
+         ON CONFLICT (run_id, seq) DO NOTHING",
+        &[
+            &hooks.run_id,
+            &hooks.seq,
+            &hooks.name,
+            &hooks.source,
+            &hooks.dialect,
+            &hooks.matched,
+            &hooks.skip_reason,
+            &hooks.result,
+            &hooks.exit_code,
+            &hooks.duration_ms,
+            &hooks.reason,
+            &hooks.stderr,
+            &hooks.stdout,
+            &hooks.truncated,
+            &hooks.is_async,
+            &hooks.shadow,
+        ],
+    )?;
+    Ok([emits_copied, hook_runs_copied])
 }
 
 /// Copies the plugin registry: the packages by id, in registration order (the order
@@ -698,7 +897,7 @@ impl fmt::Display for Migration {
         ))?;
         writeln!(
             f,
-            "every row is in the database; the ledger and the agents stay in the SQLite files \
+            "every row is in the database; the agents stay in the SQLite files \
              (docs/postgres.md)"
         )
     }

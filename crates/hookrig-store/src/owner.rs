@@ -81,6 +81,22 @@ pub(crate) fn current_owner() -> String {
     Owner::current().to_text()
 }
 
+/// This machine's host name, as the rows several machines share name it (`localhost`
+/// when the kernel gives none).
+pub(crate) fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|name| name.trim().to_owned())
+        .ok()
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "localhost".to_owned())
+}
+
+/// This process as a store several machines share names it: `PID:START@HOST`, so that
+/// each machine judges only its own processes' rows.
+pub(crate) fn current_owner_on_host() -> String {
+    format!("{}@{}", current_owner(), host_name())
+}
+
 /// Whether the process an owner column names still runs. An owner that cannot be read
 /// (`NULL` in rows written before owners were recorded) is dead: only a live process can
 /// keep a row `running`.

@@ -404,7 +404,12 @@ fn engine_start_status_and_stop() {
 }
 
 /// One HTTP/1.1 request to `port` on 127.0.0.1: status, headers and body of the answer.
-fn http(port: u16, target: &str, token: Option<&str>, body: &[u8]) -> (u16, String, String) {
+pub(crate) fn http(
+    port: u16,
+    target: &str,
+    token: Option<&str>,
+    body: &[u8],
+) -> (u16, String, String) {
     use std::io::{Read as _, Write as _};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
     stream
@@ -1015,4 +1020,42 @@ fn a_ledger_that_cannot_be_opened_is_the_same_warning_through_the_engine() {
     assert_eq!(warnings(true), in_process);
     assert_eq!(engine_status(&env)["answered"], 1);
     drop(serve);
+}
+
+// guards: an engine answering a user whose own config.toml names a PostgreSQL store
+// records their emits there (one ledger for every node), and only then; `--no-ledger`
+// still records nothing
+#[test]
+fn an_engine_records_the_emits_of_a_user_whose_config_names_a_database_there() {
+    let Some(db) = hookrig_test_support::TestDatabase::create("engine_user_database") else {
+        return;
+    };
+    let env = test_env();
+    env.write_global_config(
+        "[[hooks]]\nname = \"ok\"\nevents = [\"tool.before\"]\ncommand = \"true\"\n",
+    );
+    crate::serve::write_config_toml(&env, &format!("[store]\nurl = \"{}\"\n", db.url()));
+    let started = engine_cmd(&env, &["start", "--idle", "1m"]);
+    assert_eq!(code(&started), 0, "{}", text(&started.stderr));
+    for args in [
+        &["tool.before"][..],
+        &["tool.before"],
+        &["tool.before", "--no-ledger"],
+    ] {
+        let out = emit_via(&env, true, args, r#"{"tool":{"name":"Read"}}"#, &[]);
+        assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    }
+    let stopped = engine_cmd(&env, &["stop"]);
+    assert_eq!(code(&stopped), 0, "{}", text(&stopped.stderr));
+    let recorded: i64 = db
+        .connect()
+        .query_one(
+            "SELECT count(*) FROM emits WHERE by_engine AND event = 'tool.before'",
+            &[],
+        )
+        .expect("count")
+        .get(0);
+    assert_eq!(recorded, 2);
+    let local = text(&crate::harness::hookrig(&env, &["runs", "--json"]).stdout);
+    assert_eq!(local.trim(), "[]", "nothing in the SQLite ledger");
 }

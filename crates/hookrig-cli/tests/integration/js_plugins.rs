@@ -848,7 +848,7 @@ fn the_typescript_examples_rewrite_tool_args_count_metrics_and_add_a_tool_throug
     let output = hookrig_with(&env, &["plugins", "show", "hermit-metrics"], &vars);
     let shown = text(&output.stdout);
     assert!(
-        shown.contains("  tool.after@v1  listener  priority 0") && shown.contains("  metrics  "),
+        shown.contains("  tool.after@v1  listener  priority 100") && shown.contains("  metrics  "),
         "{shown}"
     );
 }

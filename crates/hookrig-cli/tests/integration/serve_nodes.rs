@@ -4,7 +4,8 @@
 //! lease has expired and go on firing; that test lasts about a minute, the lease of a
 //! run being 30 s, the least a node may hold one. Events: one emitted on a node reaches
 //! the automations another node runs, and one delivered to every node starts one run.
-//! Skipped where `HOOKRIG_TEST_POSTGRES` is unset.
+//! Ten nodes answering emits record every one into the one ledger. Skipped where
+//! `HOOKRIG_TEST_POSTGRES` is unset.
 
 use std::io::Write as _;
 use std::os::unix::net::UnixStream;
@@ -13,7 +14,8 @@ use hookrig_test_support::{TestDatabase, TestEnv};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-use crate::harness::{emit, test_env};
+use crate::engine::http;
+use crate::harness::{emit, test_env, text};
 use crate::serve::{Serve, wait_for, write_config_toml};
 
 const EVERY_TWO: &str = r#"
@@ -268,4 +270,108 @@ fn one_event_delivered_to_three_nodes_starts_one_run() {
         let (status, stderr) = node.stop();
         assert!(status.success(), "{stderr}");
     }
+}
+
+/// A user hook that listens to `tool.before` and never matches: every emit considers it
+/// (its start and its end are written, with one hook row) and no process is started.
+const NEVER_MATCHES: &str = r#"
+[[hooks]]
+name = "never"
+events = ["tool.before"]
+matcher = "^never$"
+command = "exit 2"
+"#;
+
+/// The ledger test of the issue: ten `hookrig serve` nodes on one database, each
+/// answering a thousand emits over HTTP while the others do: every emit answered is one
+/// row of the shared ledger (none lost, none twice), and it is there as soon as it is
+/// answered, before any node stops.
+// guards: the emits a serve node with a shared store answers are recorded in that store,
+// committed before the answer, whatever the other nodes write at the same time
+#[test]
+fn ten_serve_nodes_record_ten_thousand_emits_into_one_ledger() {
+    const NODES: usize = 10;
+    const EACH: usize = 1_000;
+    let Some(db) = TestDatabase::create("ten_serve_nodes") else {
+        return;
+    };
+    let envs: Vec<TestEnv> = (0..NODES)
+        .map(|_| {
+            let env = test_env();
+            env.write_global_config(NEVER_MATCHES);
+            env
+        })
+        .collect();
+    let nodes: Vec<(Serve, u16, String)> = envs
+        .iter()
+        .map(|env| {
+            let mut command = env.command(["serve", "--http", "127.0.0.1:0"]);
+            command.env("HOOKRIG_STORE_URL", db.url());
+            let serve = Serve::start_with(env, command);
+            let port: u16 = wait_for("the HTTP address", || {
+                let log = serve.stderr();
+                let at = log.find("answering emits on http://127.0.0.1:")?;
+                log[at + "answering emits on http://127.0.0.1:".len()..]
+                    .split('/')
+                    .next()?
+                    .parse()
+                    .ok()
+            });
+            let token = text(&crate::harness::hookrig(env, &["serve", "--print-token"]).stdout)
+                .trim()
+                .to_owned();
+            (serve, port, token)
+        })
+        .collect();
+
+    std::thread::scope(|scope| {
+        for (node, (_, port, token)) in nodes.iter().enumerate() {
+            scope.spawn(move || {
+                for i in 0..EACH {
+                    let body = format!(r#"{{"tool":{{"name":"Write"}},"node":{node},"i":{i}}}"#);
+                    let (status, head, _) =
+                        http(*port, "/emit/tool.before", Some(token), body.as_bytes());
+                    assert_eq!(status, 200, "node {node}, emit {i}: {head}");
+                }
+            });
+        }
+    });
+
+    let mut client = db.connect();
+    let count = |client: &mut postgres::Client, sql: &str| -> i64 {
+        client.query_one(sql, &[]).expect("count").get(0)
+    };
+    let total = i64::try_from(NODES * EACH).expect("small");
+    // Answered is recorded: counted while every node still runs.
+    assert_eq!(count(&mut client, "SELECT count(*) FROM emits"), total);
+    assert_eq!(
+        count(&mut client, "SELECT count(DISTINCT payload_in) FROM emits"),
+        total,
+        "every emit once"
+    );
+    assert_eq!(
+        count(
+            &mut client,
+            "SELECT count(*) FROM emits WHERE decision = 'allow' AND by_engine"
+        ),
+        total,
+        "every emit finished"
+    );
+    assert_eq!(
+        count(
+            &mut client,
+            "SELECT count(*) FROM hook_runs WHERE name = 'never' AND NOT matched"
+        ),
+        total
+    );
+    // Nothing went to the nodes' own SQLite ledgers.
+    for env in &envs {
+        let runs = text(&crate::harness::hookrig(env, &["runs", "--json"]).stdout);
+        assert_eq!(runs.trim(), "[]");
+    }
+    for (serve, _, _) in nodes {
+        let (status, log) = serve.stop();
+        assert!(status.success(), "{log}");
+    }
+    assert_eq!(count(&mut client, "SELECT count(*) FROM emits"), total);
 }

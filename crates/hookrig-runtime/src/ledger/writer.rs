@@ -1,5 +1,6 @@
-//! The resident engine's ledger writers: one thread per store file owns the connection
-//! and writes every record waiting in one transaction.
+//! The resident engine's ledger writers: one thread per ledger (a store file, or the
+//! PostgreSQL database the engine shares with other nodes) owns the connection and
+//! writes every record waiting in one transaction.
 //!
 //! A one-shot `hookrig emit` writes its own rows (two short transactions). An engine
 //! answers many emits at once, each on a thread of its own; if each of them wrote its
@@ -7,36 +8,41 @@
 //! they queue in a channel instead: the writer takes every job waiting (up to
 //! [`MAX_BATCH`]), applies them in order in one transaction, commits, and only then
 //! acknowledges each job. A job that is acknowledged is therefore committed, and an
-//! engine killed at any moment loses no record it acknowledged.
+//! engine killed at any moment loses no record it acknowledged. On PostgreSQL a batch is
+//! one statement (`hookrig_ledger_apply`), so an emit waits for at most one round trip
+//! to the database, shared with every emit of its batch.
 //!
 //! Nothing here may keep a host from its answer: a write that fails is reported to its
 //! job (a commit that fails, to every job of the batch), and a writer that has stopped
 //! says so at once, so that the caller writes the record itself.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-use hookrig_store::{EmitWrite, Store, StoreError};
+use hookrig_store::{EmitWrite, Ledger, LedgerAt, StoreError};
 
 /// The most jobs one transaction takes: enough that a burst of emits is one commit,
 /// few enough that the first job of a batch is not kept waiting long by the last.
 pub(crate) const MAX_BATCH: usize = 256;
 
-/// The ledger writers of an engine, one per store file, started on first use.
+/// The ledger writers of an engine, one per ledger, started on first use.
 ///
 /// Clones share the writers: the engine keeps one and hands a clone to each emit.
 #[derive(Debug, Clone, Default)]
 pub struct Writers {
     shared: Arc<WritersShared>,
+    /// The PostgreSQL ledger every emit records into, whatever store file its scope
+    /// names ([`Writers::sharing`]); `None` records into the scope's file.
+    database: Option<String>,
 }
 
 #[derive(Debug, Default)]
 struct WritersShared {
-    by_path: Mutex<HashMap<PathBuf, Writer>>,
+    by_ledger: Mutex<HashMap<LedgerAt, Writer>>,
     /// Set by [`Writers::stop`]: no writer starts after it, and emits still under way
     /// write their own records.
     stopped: AtomicBool,
@@ -49,7 +55,7 @@ struct WritersShared {
 // (a `Scope` compares equal field by field).
 impl PartialEq for Writers {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.shared, &other.shared)
+        Arc::ptr_eq(&self.shared, &other.shared) && self.database == other.database
     }
 }
 
@@ -61,24 +67,52 @@ impl Writers {
         Writers::default()
     }
 
-    /// The writer of the store at `path`, started now (the store opened on this thread,
-    /// so that a store that cannot be opened is said in the emit's Outcome, as an
-    /// in-process emit says it) when none runs for it.
+    /// The same writers, recording every emit into the PostgreSQL ledger at `url`
+    /// instead of the store file of its scope (docs/postgres.md, "The ledger").
+    #[must_use]
+    pub fn sharing(&self, url: &str) -> Writers {
+        Writers {
+            shared: Arc::clone(&self.shared),
+            database: Some(url.to_owned()),
+        }
+    }
+
+    /// The PostgreSQL ledger these writers record into, if any.
+    pub fn database(&self) -> Option<&str> {
+        self.database.as_deref()
+    }
+
+    /// The writer of the ledger an emit whose store file is `path` records into (the
+    /// database these writers share, else that file), started now (the ledger opened on
+    /// this thread, so that one that cannot be opened is said in the emit's Outcome, as
+    /// an in-process emit says it) when none runs for it.
     pub(crate) fn for_path(&self, path: &Path) -> Result<Writer, StoreError> {
-        let mut by_path = self
+        let at = match &self.database {
+            Some(url) => LedgerAt::Postgres(url.clone()),
+            None => LedgerAt::Sqlite(path.to_owned()),
+        };
+        let mut by_ledger = self
             .shared
-            .by_path
+            .by_ledger
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(writer) = by_path.get(path) {
+        if let Some(writer) = by_ledger.get(&at) {
             return Ok(writer.clone());
         }
         if self.shared.stopped.load(Ordering::Acquire) {
-            return Ok(Writer::stopped(path));
+            return Ok(Writer::stopped(at));
         }
-        let store = Store::open_ledger(path)?;
-        let writer = Writer::start(store, None);
-        by_path.insert(path.to_owned(), writer.clone());
+        let ledger = at.open()?;
+        if let LedgerAt::Postgres(_) = at {
+            // No `hookrig runs` marks the shared ledger's abandoned emits (it reads the
+            // SQLite file): an engine that starts recording there marks those of this
+            // machine's processes that died, an engine killed before it, say.
+            if let Err(err) = ledger.interrupt_abandoned() {
+                tracing::debug!("{}", super::warning(&err));
+            }
+        }
+        let writer = Writer::start(at.clone(), ledger, None);
+        by_ledger.insert(at, writer.clone());
         Ok(writer)
     }
 
@@ -95,7 +129,7 @@ impl Writers {
 
     fn each(&self, count: impl Fn(&Writer) -> u64) -> u64 {
         self.shared
-            .by_path
+            .by_ledger
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .values()
@@ -110,7 +144,7 @@ impl Writers {
         self.shared.stopped.store(true, Ordering::Release);
         let writers: Vec<Writer> = self
             .shared
-            .by_path
+            .by_ledger
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .drain()
@@ -126,7 +160,7 @@ impl Writers {
     }
 }
 
-/// The writer of one store file: a queue to its thread.
+/// The writer of one ledger: a queue to its thread.
 #[derive(Debug, Clone)]
 pub(crate) struct Writer {
     queue: Sender<Message>,
@@ -135,7 +169,7 @@ pub(crate) struct Writer {
 
 #[derive(Debug)]
 struct WriterShared {
-    path: PathBuf,
+    at: LedgerAt,
     /// Jobs queued and not yet committed (or failed).
     waiting: AtomicU64,
     /// Transactions committed.
@@ -180,25 +214,26 @@ impl From<StoreError> for WriteError {
 }
 
 impl Writer {
-    /// The store file it writes.
-    pub(crate) fn path(&self) -> &Path {
-        &self.shared.path
+    /// The ledger it writes.
+    pub(crate) fn at(&self) -> &LedgerAt {
+        &self.shared.at
     }
 
-    /// A writer owning `store`, its thread started. With a `gate`, the thread waits for
-    /// it before taking its first job (tests queue jobs first, to see them batched).
-    fn start(store: Store, gate: Option<Receiver<()>>) -> Writer {
+    /// A writer owning `ledger`, opened at `at`, its thread started. With a `gate`, the
+    /// thread waits for it before taking its first job (tests queue jobs first, to see
+    /// them batched).
+    fn start(at: LedgerAt, ledger: Box<dyn Ledger + Send>, gate: Option<Receiver<()>>) -> Writer {
         let (queue, jobs) = mpsc::channel();
+        // The file's identity is taken now, with the connection just opened.
+        let open = Open::new(&at, ledger);
         let shared = Arc::new(WriterShared {
-            path: store.path().to_owned(),
+            at,
             waiting: AtomicU64::new(0),
             batches: AtomicU64::new(0),
             closed: AtomicBool::new(false),
             thread: Mutex::new(None),
         });
         let thread_shared = Arc::clone(&shared);
-        // The file's identity is taken now, with the connection just opened.
-        let open = Open::new(store);
         let thread = std::thread::Builder::new()
             .name("hookrig-ledger".to_owned())
             .spawn(move || {
@@ -214,10 +249,7 @@ impl Writer {
             Err(err) => {
                 // No thread, no writer: every emit writes its own records, as a
                 // one-shot emit does.
-                tracing::debug!(
-                    "ledger: no writer thread for {}: {err}",
-                    shared.path.display()
-                );
+                tracing::debug!("ledger: no writer thread for {}: {err}", shared.at);
                 shared.closed.store(true, Ordering::Release);
             }
         }
@@ -225,12 +257,12 @@ impl Writer {
     }
 
     /// A writer that takes nothing: its writes are [`WriteError::Stopped`].
-    fn stopped(path: &Path) -> Writer {
+    fn stopped(at: LedgerAt) -> Writer {
         let (queue, _) = mpsc::channel();
         Writer {
             queue,
             shared: Arc::new(WriterShared {
-                path: path.to_owned(),
+                at,
                 waiting: AtomicU64::new(0),
                 batches: AtomicU64::new(0),
                 closed: AtomicBool::new(true),
@@ -286,10 +318,7 @@ impl Writer {
         if let Some(thread) = thread
             && thread.join().is_err()
         {
-            tracing::debug!(
-                "ledger: the writer of {} panicked",
-                self.shared.path.display()
-            );
+            tracing::debug!("ledger: the writer of {} panicked", self.shared.at);
         }
     }
 }
@@ -329,8 +358,9 @@ fn run(open: Open, jobs: &Receiver<Message>, shared: &WriterShared) {
 /// Applies `batch` in one transaction and acknowledges each job with its own result, or
 /// with the error of the transaction when it failed as a whole.
 fn commit(open: &mut Option<Open>, batch: Vec<Job>, shared: &WriterShared) {
-    let outcome = Open::current(open, &shared.path)
-        .and_then(|store| store.emits().apply(batch.iter().map(|job| &job.write)));
+    let writes: Vec<&EmitWrite> = batch.iter().map(|job| &job.write).collect();
+    let outcome = Open::current(open, &shared.at).and_then(|ledger| ledger.apply(&writes));
+    drop(writes);
     // Counted before any job hears of it: a status read by a client that has its answer
     // does not count that answer's record as waiting.
     if outcome.is_ok() {
@@ -346,8 +376,8 @@ fn commit(open: &mut Option<Open>, batch: Vec<Job>, shared: &WriterShared) {
             }
         }
         Err(err) => {
-            // The connection may be what failed (the disk full, the file damaged): the
-            // next batch opens the file again.
+            // The connection may be what failed (the disk full, the file damaged, the
+            // database gone): the next batch opens the ledger again.
             *open = None;
             let err = Arc::new(err);
             for job in batch {
@@ -357,33 +387,42 @@ fn commit(open: &mut Option<Open>, batch: Vec<Job>, shared: &WriterShared) {
     }
 }
 
-/// The writer's connection, with the identity (device, inode) of the file it opened.
+/// The writer's connection, with the identity (device, inode) of the file it opened
+/// when the ledger is a SQLite file.
 struct Open {
-    store: Store,
+    ledger: Box<dyn Ledger + Send>,
     file: Option<(u64, u64)>,
 }
 
 impl Open {
-    fn new(store: Store) -> Open {
-        let file = file_id(store.path());
-        Open { store, file }
+    fn new(at: &LedgerAt, ledger: Box<dyn Ledger + Send>) -> Open {
+        let file = match at {
+            LedgerAt::Sqlite(path) => file_id(path),
+            LedgerAt::Postgres(_) => None,
+        };
+        Open { ledger, file }
     }
 
-    /// The store to write into: the one open, unless the file at `path` is no longer
+    /// The ledger to write into: the one open, unless its file at `path` is no longer
     /// the one it has open (removed or replaced: its records would go to a file nobody
-    /// reads) or the last batch failed; then the file is opened again.
-    fn current<'o>(open: &'o mut Option<Open>, path: &Path) -> Result<&'o Store, StoreError> {
-        if open
-            .as_ref()
-            .is_some_and(|open| open.file.is_none() || open.file != file_id(path))
+    /// reads) or the last batch failed; then the ledger is opened again. A database has
+    /// no file: its connection is opened again by the store when the server closed it.
+    fn current<'o>(
+        open: &'o mut Option<Open>,
+        at: &LedgerAt,
+    ) -> Result<&'o dyn Ledger, StoreError> {
+        if let LedgerAt::Sqlite(path) = at
+            && open
+                .as_ref()
+                .is_some_and(|open| open.file.is_none() || open.file != file_id(path))
         {
             *open = None;
         }
         let open = match open {
             Some(open) => open,
-            None => open.insert(Open::new(Store::open_ledger(path)?)),
+            None => open.insert(Open::new(at, at.open()?)),
         };
-        Ok(&open.store)
+        Ok(&*open.ledger)
     }
 }
 

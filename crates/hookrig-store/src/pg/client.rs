@@ -12,9 +12,14 @@ use std::sync::{Mutex, PoisonError};
 
 use crate::errors::StoreError;
 
+/// How long a connection may take to open when the URL says nothing
+/// (`connect_timeout`): an unreachable host must fail an emit's ledger, not hang it for
+/// the system's TCP timeout.
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// One connection to the database, shared by the store's handles.
 pub(crate) struct Client {
-    url: String,
+    config: postgres::Config,
     /// The URL without its password, for messages.
     database: String,
     /// `None` only while the client is dropped.
@@ -46,16 +51,18 @@ impl Client {
     /// or the `key=value` form).
     pub(crate) fn connect(url: &str) -> Result<Client, StoreError> {
         let database = redact(url);
-        let client =
-            off_runtime(|| postgres::Client::connect(url, postgres::NoTls)).map_err(|source| {
-                StoreError::Postgres {
-                    database: database.clone(),
-                    action: "connect",
-                    source,
-                }
-            })?;
+        let fail = |source| StoreError::Postgres {
+            database: database.clone(),
+            action: "connect",
+            source,
+        };
+        let mut config: postgres::Config = url.parse().map_err(fail)?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        let client = off_runtime(|| config.connect(postgres::NoTls)).map_err(fail)?;
         Ok(Client {
-            url: url.to_owned(),
+            config,
             database,
             connection: Mutex::new(Some(client)),
         })
@@ -92,7 +99,7 @@ impl Client {
         off_runtime(|| {
             let client = match slot {
                 Some(client) if !client.is_closed() => client,
-                _ => slot.insert(postgres::Client::connect(&self.url, postgres::NoTls)?),
+                _ => slot.insert(self.config.connect(postgres::NoTls)?),
             };
             call(client)
         })

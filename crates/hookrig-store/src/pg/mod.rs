@@ -16,7 +16,7 @@ pub use memory::PgMemory;
 pub use plugins::PgPlugins;
 pub use tasks::PgTasks;
 
-pub(crate) use client::Client;
+pub(crate) use client::{Client, redact};
 
 use crate::errors::StoreError;
 

@@ -167,6 +167,188 @@ pub(crate) const PG_MIGRATIONS: &[&str] = &[
         PRIMARY KEY (plugin_id, agent)
     );
     ",
+    // Version 6: the ledger (docs/postgres.md, "The ledger"): one row per emit in
+    // `emits`, one per hook considered in `hook_runs`, as in the SQLite ledger, with
+    // booleans for its 0/1 columns. `seq` is the emit's row (SQLite's rowid): the order
+    // rows were written in, for the dashboard's cursor and live view. Run ids and event
+    // names compare bytewise (`COLLATE "C"`), as SQLite's text does, so that a run id
+    // prefix and the event range `task.` to `task/` mean what they mean there.
+    //
+    // `hookrig_ledger_apply` applies a batch of ledger writes (a JSON array, one object
+    // per write) in order, in the one statement that calls it: the engine's ledger
+    // writer pays one round trip per batch however many emits it holds. A write that
+    // cannot be applied (a run id recorded twice, an unknown one) is skipped and named in
+    // its place of the returned array, and the others are kept, as the SQLite writer's
+    // savepoints do. `hookrig_jsonb` reads a payload as JSON, or NULL when it is not.
+    r#"
+    CREATE TABLE emits (
+        run_id        text COLLATE "C" PRIMARY KEY,
+        started_at_ms bigint NOT NULL,
+        event         text COLLATE "C" NOT NULL,
+        dialect       text NOT NULL,
+        cwd           text NOT NULL,
+        session_id    text NOT NULL,
+        decision      text NOT NULL,
+        reason        text,
+        decided_by    text,
+        duration_ms   double precision NOT NULL,
+        payload_in    text NOT NULL,
+        payload_out   text NOT NULL,
+        warnings      text NOT NULL DEFAULT '[]',
+        agent         text,
+        owner         text,
+        by_engine     boolean NOT NULL DEFAULT false,
+        seq           bigint GENERATED ALWAYS AS IDENTITY UNIQUE
+    );
+    CREATE INDEX emits_by_time ON emits (started_at_ms, seq);
+    CREATE INDEX emits_by_event_time ON emits (event, started_at_ms, seq);
+    CREATE INDEX emits_by_agent_time ON emits (agent, started_at_ms, seq);
+    CREATE INDEX emits_by_event_agent_time ON emits (event, agent, started_at_ms, seq);
+    CREATE INDEX emits_by_dialect_time ON emits (dialect, started_at_ms, seq);
+    CREATE INDEX emits_by_rare_decision_time ON emits (decision, started_at_ms, seq)
+        WHERE decision NOT IN ('allow', 'running');
+    CREATE INDEX emits_running ON emits (run_id) WHERE decision = 'running';
+
+    CREATE TABLE hook_runs (
+        run_id      text COLLATE "C" NOT NULL REFERENCES emits (run_id) ON DELETE CASCADE,
+        seq         bigint NOT NULL,
+        name        text NOT NULL,
+        source      text NOT NULL,
+        dialect     text NOT NULL,
+        matched     boolean NOT NULL,
+        skip_reason text,
+        result      text NOT NULL,
+        exit_code   integer,
+        duration_ms double precision,
+        reason      text,
+        stderr      text,
+        stdout      text,
+        truncated   boolean NOT NULL,
+        is_async    boolean NOT NULL,
+        shadow      boolean NOT NULL DEFAULT false,
+        PRIMARY KEY (run_id, seq)
+    );
+    CREATE INDEX hook_runs_matched_by_name ON hook_runs (name, run_id) WHERE matched;
+
+    CREATE FUNCTION hookrig_jsonb(payload text) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE AS $$
+    BEGIN
+        RETURN payload::jsonb;
+    EXCEPTION WHEN others THEN
+        RETURN NULL;
+    END
+    $$;
+
+    -- One hook row of `run` for the emit `id` at `at`.
+    CREATE FUNCTION hookrig_hook_row(id text, at bigint, run jsonb) RETURNS hook_runs
+    LANGUAGE sql IMMUTABLE AS $$
+        SELECT id, at, run->>'name', run->>'source', run->>'dialect',
+               (run->>'matched')::boolean, run->>'skip_reason', run->>'result',
+               (run->>'exit_code')::integer, (run->>'duration_ms')::double precision,
+               run->>'reason', run->>'stderr', run->>'stdout', (run->>'truncated')::boolean,
+               (run->>'is_async')::boolean, coalesce((run->>'shadow')::boolean, false)
+    $$;
+
+    -- Each write is {"op": "begin" | "finish" | "record", "emit": EMIT, "owner": TEXT}
+    -- or {"op": "complete" | "append", "run_id": TEXT, "runs": [HOOK...]}, EMIT and
+    -- HOOK as hookrig serializes its EmitRecord and HookRun. The answer has one element
+    -- per write: NULL when applied, `duplicate` or `unknown` when not.
+    CREATE FUNCTION hookrig_ledger_apply(writes text) RETURNS text[]
+    LANGUAGE plpgsql AS $$
+    DECLARE
+        w        jsonb;
+        e        jsonb;
+        run      jsonb;
+        id       text;
+        done     boolean;
+        next_seq bigint;
+        results  text[] := '{}';
+    BEGIN
+        FOR w IN SELECT value FROM jsonb_array_elements(writes::jsonb) LOOP
+            e := w->'emit';
+            IF w->>'op' = 'begin' THEN
+                INSERT INTO emits (run_id, started_at_ms, event, dialect, cwd, session_id,
+                    decision, duration_ms, payload_in, payload_out, agent, owner, by_engine)
+                VALUES (e->>'run_id', (e->>'started_at_ms')::bigint, e->>'event',
+                    e->>'dialect', e->>'cwd', e->>'session_id', 'running', 0,
+                    e->>'payload_in', '', e->>'agent', w->>'owner',
+                    coalesce((e->>'by_engine')::boolean, false))
+                ON CONFLICT (run_id) DO NOTHING;
+                results := array_append(results, CASE WHEN FOUND THEN NULL ELSE 'duplicate' END);
+            ELSIF w->>'op' IN ('finish', 'record') THEN
+                done := false;
+                IF w->>'op' = 'finish' THEN
+                    -- Completes the row `begin` wrote, unless it was never written.
+                    UPDATE emits SET started_at_ms = (e->>'started_at_ms')::bigint,
+                        event = e->>'event', dialect = e->>'dialect', cwd = e->>'cwd',
+                        session_id = e->>'session_id', decision = e->>'decision',
+                        reason = e->>'reason', decided_by = e->>'decided_by',
+                        duration_ms = (e->>'duration_ms')::double precision,
+                        payload_in = e->>'payload_in', payload_out = e->>'payload_out',
+                        warnings = coalesce(e->'warnings', '[]')::text, agent = e->>'agent',
+                        owner = NULL, by_engine = coalesce((e->>'by_engine')::boolean, false)
+                    WHERE run_id = e->>'run_id' AND decision IN ('running', 'interrupted');
+                    done := FOUND;
+                END IF;
+                IF NOT done THEN
+                    INSERT INTO emits (run_id, started_at_ms, event, dialect, cwd, session_id,
+                        decision, reason, decided_by, duration_ms, payload_in, payload_out,
+                        warnings, agent, by_engine)
+                    VALUES (e->>'run_id', (e->>'started_at_ms')::bigint, e->>'event',
+                        e->>'dialect', e->>'cwd', e->>'session_id', e->>'decision',
+                        e->>'reason', e->>'decided_by', (e->>'duration_ms')::double precision,
+                        e->>'payload_in', e->>'payload_out',
+                        coalesce(e->'warnings', '[]')::text, e->>'agent',
+                        coalesce((e->>'by_engine')::boolean, false))
+                    ON CONFLICT (run_id) DO NOTHING;
+                    done := FOUND;
+                END IF;
+                IF done THEN
+                    -- In FROM, so that the row is built once (`(f()).*` calls f per column).
+                    INSERT INTO hook_runs
+                    SELECT r.*
+                    FROM jsonb_array_elements(coalesce(e->'hooks', '[]')) WITH ORDINALITY AS h (run, at),
+                         LATERAL hookrig_hook_row(e->>'run_id', h.at - 1, h.run) AS r;
+                    results := array_append(results, NULL);
+                ELSE
+                    results := array_append(results, 'duplicate');
+                END IF;
+            ELSE
+                id := w->>'run_id';
+                IF NOT EXISTS (SELECT 1 FROM emits WHERE run_id = id) THEN
+                    results := array_append(results, 'unknown');
+                    CONTINUE;
+                END IF;
+                SELECT coalesce(max(seq) + 1, 0) INTO next_seq FROM hook_runs WHERE run_id = id;
+                FOR run IN SELECT value FROM jsonb_array_elements(coalesce(w->'runs', '[]')) LOOP
+                    done := false;
+                    IF w->>'op' = 'complete' THEN
+                        -- The hook's first `dispatched` row, so that two hooks of one
+                        -- name each get their own.
+                        UPDATE hook_runs SET (dialect, matched, skip_reason, result, exit_code,
+                                duration_ms, reason, stderr, stdout, truncated, is_async, shadow)
+                            = (SELECT r.dialect, r.matched, r.skip_reason, r.result, r.exit_code,
+                                   r.duration_ms, r.reason, r.stderr, r.stdout, r.truncated,
+                                   r.is_async, r.shadow
+                               FROM hookrig_hook_row(id, 0, run) AS r)
+                        WHERE run_id = id AND seq = (
+                            SELECT min(seq) FROM hook_runs
+                            WHERE run_id = id AND name = run->>'name'
+                              AND source = run->>'source' AND result = 'dispatched');
+                        done := FOUND;
+                    END IF;
+                    IF NOT done THEN
+                        INSERT INTO hook_runs SELECT r.* FROM hookrig_hook_row(id, next_seq, run) AS r;
+                        next_seq := next_seq + 1;
+                    END IF;
+                END LOOP;
+                results := array_append(results, NULL);
+            END IF;
+        END LOOP;
+        RETURN results;
+    END
+    $$;
+    "#,
 ];
 
 /// The version this build writes and reads.

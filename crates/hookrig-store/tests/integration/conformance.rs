@@ -4,18 +4,19 @@
 //! failed under `HOOKRIG_TEST_REQUIRE_TOOLS`). The two engines must give the same
 //! answers to the same calls.
 
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Barrier;
 
-use std::collections::{BTreeSet, HashMap};
-
+use hookrig_core::HookResult;
 use hookrig_store::{AgentEnablement, PluginRow, PluginStore};
 use hookrig_store::{
-    AutomationRun, Engine, Gate, MemoryIndex, NewTask, NodeInfo, Note, NoteSection, PgStore,
-    RunStatus, RunStore, Start, Store, StoreError, TaskStore,
+    AutomationRun, EmitDecision, EmitFilter, EmitQuery, EmitRecord, EmitWrite, Engine, Gate,
+    Ledger, MemoryIndex, NewTask, NodeInfo, Note, NoteSection, PgStore, RunStatus, RunStore, Start,
+    Store, StoreError, TaskStore,
 };
 use hookrig_test_support::TestDatabase;
 
-use crate::fixtures::{automation, gate, run};
+use crate::fixtures::{automation, bare_emit, full_emit, gate, hook, run};
 use serde_json::json;
 use tempfile::TempDir;
 
@@ -104,6 +105,16 @@ impl Subject {
             Place::Postgres(db) => Box::new(PgStore::open(db.url()).expect("open")),
         }
     }
+
+    /// The ledger of the same store, on a connection of its own.
+    fn ledger(&self) -> Box<dyn Ledger + Send> {
+        match &self.place {
+            Place::Sqlite(dir) => {
+                Box::new(Store::open(&dir.path().join("ledger.db")).expect("open"))
+            }
+            Place::Postgres(db) => Box::new(PgStore::open(db.url()).expect("open")),
+        }
+    }
 }
 
 /// Runs each test function against both engines.
@@ -154,6 +165,11 @@ conformance!(
     a_created_task_reads_back_pending_with_its_fields,
     plugins_are_registered_once_listed_in_order_and_deleted_with_their_rows,
     plugins_are_enabled_by_agent_with_the_wildcard_as_the_default,
+    an_emit_begun_then_finished_reads_back_whole_and_its_async_hooks_complete_it,
+    why_finds_a_run_by_its_id_or_a_literal_prefix,
+    runs_and_pages_filter_and_page_without_repeating_or_skipping,
+    a_batch_applies_in_order_and_a_refused_write_leaves_the_others,
+    the_live_view_and_a_plans_task_history_read_what_was_written,
 );
 
 fn completed(mut run: AutomationRun, at: f64) -> AutomationRun {
@@ -1174,4 +1190,409 @@ fn plugins_are_enabled_by_agent_with_the_wildcard_as_the_default(subject: &Subje
             enabled: false
         }]
     );
+}
+
+// --- The ledger of emits -------------------------------------------------------------
+
+fn an_emit_begun_then_finished_reads_back_whole_and_its_async_hooks_complete_it(subject: &Subject) {
+    let ledger = subject.ledger();
+    let mut emit = full_emit();
+    emit.hooks[3].result = HookResult::Dispatched;
+    ledger.begin(&emit).expect("begin");
+    let listed = ledger.recent(&EmitFilter::default()).expect("recent");
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].decision, EmitDecision::Running);
+    assert_eq!(listed[0].hooks_run, 0, "no hook rows before the end");
+    // A live process's emit in progress is no abandoned one.
+    assert_eq!(ledger.interrupt_abandoned().expect("interrupt"), 0);
+
+    ledger.finish(&emit).expect("finish");
+    let read = ledger
+        .detail(&emit.run_id)
+        .expect("why")
+        .expect("found")
+        .emit;
+    assert_eq!(read, emit, "every field reads back as written");
+    let summary = &ledger.recent(&EmitFilter::default()).expect("recent")[0];
+    assert_eq!(
+        (
+            summary.decision,
+            summary.hooks_run,
+            summary.agent.as_deref()
+        ),
+        (EmitDecision::Deny, 3, Some("claude-1"))
+    );
+
+    // The async hook's result replaces its `dispatched` row; a hook with no such row
+    // is appended after the others.
+    let mut done = emit.hooks[3].clone();
+    done.result = HookResult::Allow;
+    done.stdout = Some("later\n".to_owned());
+    let extra = hook("extra", true);
+    ledger
+        .complete_hook_runs(&emit.run_id, &[done.clone(), extra.clone()])
+        .expect("complete");
+    let hooks = ledger
+        .detail(&emit.run_id)
+        .expect("why")
+        .expect("found")
+        .emit
+        .hooks;
+    assert_eq!(hooks.len(), 5);
+    assert_eq!(hooks[3], done);
+    assert_eq!(hooks[4], extra);
+
+    // A run id recorded twice keeps the first; an unknown one is said.
+    let mut again = bare_emit(&emit.run_id, 1, "x");
+    again.decision = EmitDecision::Allow;
+    assert!(matches!(
+        ledger.record(&again),
+        Err(StoreError::DuplicateRunId { .. })
+    ));
+    assert!(matches!(
+        ledger.complete_hook_runs("nobody", &[]),
+        Err(StoreError::UnknownRunId { .. })
+    ));
+    assert!(matches!(
+        ledger.append_hook_runs("nobody", &[]),
+        Err(StoreError::UnknownRunId { .. })
+    ));
+    ledger
+        .append_hook_runs(&emit.run_id, &[hook("appended", false)])
+        .expect("append");
+    let hooks = ledger.detail(&emit.run_id).expect("why").expect("found");
+    assert_eq!(hooks.emit.hooks[5].name, "appended");
+
+    // A hook that printed a NUL byte costs nothing else: PostgreSQL cannot hold NUL in
+    // text, and keeps the excerpt with U+FFFD in its place.
+    let mut nul = bare_emit("nul-1", 3, "tool.after");
+    let mut printed = hook("nul", true);
+    printed.stderr = Some("before\0after".to_owned());
+    nul.hooks = vec![printed];
+    ledger.record(&nul).expect("record");
+    let stderr = ledger
+        .detail("nul-1")
+        .expect("why")
+        .expect("found")
+        .emit
+        .hooks[0]
+        .stderr
+        .clone()
+        .expect("kept");
+    assert!(
+        ["before\0after", "before\u{FFFD}after"].contains(&stderr.as_str()),
+        "{stderr:?}"
+    );
+
+    // The end of an emit whose start was not recorded writes it whole.
+    ledger
+        .finish(&bare_emit("unbegun", 2, "tool.after"))
+        .expect("finish");
+    assert!(ledger.detail("unbegun").expect("why").is_some());
+
+    // `hookrig store status` counts the ledger's rows too.
+    let status = subject.store.status().expect("status");
+    let rows = |table: &str| {
+        status
+            .tables
+            .iter()
+            .find(|t| t.table == table)
+            .map(|t| t.rows)
+    };
+    assert_eq!((rows("emits"), rows("hook_runs")), (Some(3), Some(7)));
+}
+
+fn why_finds_a_run_by_its_id_or_a_literal_prefix(subject: &Subject) {
+    let ledger = subject.ledger();
+    for (n, id) in ["abcdef", "ab%_xyz", "abcd", "abcde", "r1", "ééééx", "ééééy"]
+        .into_iter()
+        .enumerate()
+    {
+        let at = i64::try_from(n).expect("small");
+        ledger
+            .record(&bare_emit(id, at, "tool.before"))
+            .expect("record");
+    }
+    let found = |prefix: &str| {
+        ledger
+            .detail(prefix)
+            .map(|found| found.map(|detail| detail.emit.run_id))
+    };
+    // An exact id wins over the longer ids it is a prefix of.
+    assert_eq!(found("abcd").expect("exact").as_deref(), Some("abcd"));
+    // Wildcards of LIKE and GLOB are plain characters; case counts.
+    assert_eq!(found("ab%_").expect("prefix").as_deref(), Some("ab%_xyz"));
+    for none in ["ABCD", "abc_", "ab*d", "abcdefg"] {
+        assert_eq!(found(none).expect("lookup"), None, "{none}");
+    }
+    assert_eq!(found("ééééy").expect("prefix").as_deref(), Some("ééééy"));
+    assert!(matches!(
+        found("éééé"),
+        Err(StoreError::AmbiguousRunId { count: 2, .. })
+    ));
+    assert!(matches!(
+        found("abc"),
+        Err(StoreError::RunIdTooShort { min: 4, .. })
+    ));
+    assert_eq!(
+        found("r1").expect("a short whole id").as_deref(),
+        Some("r1")
+    );
+}
+
+/// A ledger of `count` emits one ms apart, the last two in the same ms: every third
+/// denied, agents `a0`..`a3`, events and dialects alternating, hook `guard` in every emit
+/// and `rare` in every tenth, and a shadow hook that disagrees in every fifth.
+fn fill(ledger: &dyn Ledger, count: i64) {
+    for n in 0..count {
+        let mut emit = bare_emit(
+            &format!("run-{n:04}"),
+            n.min(count - 2),
+            if n % 2 == 0 {
+                "tool.before"
+            } else {
+                "tool.after"
+            },
+        );
+        emit.dialect = if n % 2 == 0 {
+            hookrig_core::Dialect::Claude
+        } else {
+            hookrig_core::Dialect::Native
+        };
+        emit.agent = Some(format!("a{}", n % 4));
+        emit.decision = if n % 3 == 0 {
+            EmitDecision::Deny
+        } else {
+            EmitDecision::Allow
+        };
+        emit.hooks.push(hook("guard", true));
+        if n % 10 == 0 {
+            emit.hooks.push(hook("rare", true));
+        }
+        if n % 5 == 0 {
+            let mut shadow = hook("shadow", true);
+            shadow.shadow = true;
+            shadow.result = if emit.decision == EmitDecision::Deny {
+                HookResult::Allow
+            } else {
+                HookResult::Deny
+            };
+            emit.hooks.push(shadow);
+        }
+        ledger.record(&emit).expect("record");
+    }
+}
+
+fn runs_and_pages_filter_and_page_without_repeating_or_skipping(subject: &Subject) {
+    let ledger = subject.ledger();
+    fill(&*ledger, 40);
+    let numbers = |ids: Vec<String>| -> Vec<i64> {
+        ids.iter()
+            .map(|id| id["run-".len()..].parse().expect("a number"))
+            .collect()
+    };
+    let pages = |mut query: EmitQuery| {
+        let mut seen = Vec::new();
+        loop {
+            let page = ledger.page(&query).expect("page");
+            assert!(page.runs.len() <= query.limit);
+            seen.extend(page.runs.into_iter().map(|run| run.run_id));
+            match page.next {
+                Some(next) => query.before = Some(next),
+                None => return numbers(seen),
+            }
+        }
+    };
+    let check = |f: fn(&mut EmitQuery), keep: fn(i64) -> bool| {
+        let mut query = EmitQuery {
+            limit: 7,
+            ..EmitQuery::default()
+        };
+        f(&mut query);
+        let expected: Vec<i64> = (0..40).rev().filter(|n| keep(*n)).collect();
+        assert_eq!(pages(query.clone()), expected, "{query:?}");
+    };
+    // Newest first; the last two share a millisecond and come in reverse order.
+    check(|_| {}, |_| true);
+    check(|q| q.event = Some("tool.after".to_owned()), |n| n % 2 == 1);
+    check(|q| q.decision = Some(EmitDecision::Deny), |n| n % 3 == 0);
+    check(|q| q.decision = Some(EmitDecision::Allow), |n| n % 3 != 0);
+    check(|q| q.agent = Some("a2".to_owned()), |n| n % 4 == 2);
+    check(|q| q.dialect = Some("claude".to_owned()), |n| n % 2 == 0);
+    check(|q| q.hook = Some("rare".to_owned()), |n| n % 10 == 0);
+    check(|q| q.hook = Some("guard".to_owned()), |_| true);
+    check(|q| q.hook = Some("nobody".to_owned()), |_| false);
+    check(|q| q.since_ms = Some(30), |n| n >= 30);
+    check(|q| q.until_ms = Some(5), |n| n < 5);
+    check(
+        |q| {
+            q.event = Some("tool.before".to_owned());
+            q.agent = Some("a2".to_owned());
+            q.decision = Some(EmitDecision::Deny);
+        },
+        |n| n % 12 == 6,
+    );
+
+    // `hookrig runs`: its filters, its limit, and the shadow hooks that disagreed.
+    let recent = |filter: EmitFilter| -> Vec<i64> {
+        numbers(
+            ledger
+                .recent(&filter)
+                .expect("recent")
+                .into_iter()
+                .map(|s| s.run_id)
+                .collect(),
+        )
+    };
+    assert_eq!(
+        recent(EmitFilter::default()),
+        (20..40).rev().collect::<Vec<_>>()
+    );
+    let all = |f: fn(&mut EmitFilter)| {
+        let mut filter = EmitFilter {
+            limit: usize::MAX,
+            ..EmitFilter::default()
+        };
+        f(&mut filter);
+        filter
+    };
+    assert_eq!(
+        recent(all(|f| {
+            f.event = Some("tool.before".to_owned());
+            f.agent = Some("a0".to_owned());
+        })),
+        (0..40).rev().filter(|n| n % 4 == 0).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        recent(all(|f| f.shadow = true)),
+        (0..40).rev().filter(|n| n % 5 == 0).collect::<Vec<_>>()
+    );
+    let summaries = ledger.recent(&all(|f| f.shadow = true)).expect("recent");
+    assert!(summaries.iter().all(|s| s.shadow_disagreed == ["shadow"]));
+    assert!(
+        ledger
+            .recent(&EmitFilter {
+                limit: 0,
+                ..EmitFilter::default()
+            })
+            .expect("recent")
+            .is_empty()
+    );
+}
+
+fn a_batch_applies_in_order_and_a_refused_write_leaves_the_others(subject: &Subject) {
+    let ledger = subject.ledger();
+    ledger.record(&bare_emit("taken", 1, "e")).expect("record");
+    let mut finished = bare_emit("begun", 2, "e");
+    finished.decision = EmitDecision::Deny;
+    let mut later = hook("later", true);
+    later.is_async = true;
+    later.result = HookResult::Dispatched;
+    finished.hooks = vec![later.clone()];
+    later.result = HookResult::Allow;
+    let writes = [
+        EmitWrite::Begin(bare_emit("begun", 2, "e")),
+        EmitWrite::Record(bare_emit("taken", 3, "e")),
+        EmitWrite::Finish(finished),
+        EmitWrite::CompleteHookRuns {
+            run_id: "begun".to_owned(),
+            runs: vec![later.clone()],
+        },
+        EmitWrite::CompleteHookRuns {
+            run_id: "nobody".to_owned(),
+            runs: Vec::new(),
+        },
+        EmitWrite::Finish(bare_emit("unbegun", 4, "e")),
+    ];
+    let refs: Vec<&EmitWrite> = writes.iter().collect();
+    let results = ledger.apply(&refs).expect("the batch commits");
+    let failed: Vec<bool> = results.iter().map(Result::is_err).collect();
+    assert_eq!(failed, [false, true, false, false, true, false]);
+    assert!(matches!(results[1], Err(StoreError::DuplicateRunId { .. })));
+    assert!(matches!(results[4], Err(StoreError::UnknownRunId { .. })));
+    // Read on another connection: what the batch wrote is committed.
+    let reader = subject.ledger();
+    let begun = reader.detail("begun").expect("why").expect("there").emit;
+    assert_eq!(begun.decision, EmitDecision::Deny);
+    assert_eq!(begun.hooks, [later]);
+    let taken = reader.detail("taken").expect("why").expect("kept").emit;
+    assert_eq!(taken.started_at_ms, 1, "the first record is kept");
+    assert!(reader.detail("unbegun").expect("why").is_some());
+}
+
+fn the_live_view_and_a_plans_task_history_read_what_was_written(subject: &Subject) {
+    let ledger = subject.ledger();
+    assert_eq!(ledger.last_row().expect("last row"), 0);
+    let events = [
+        (
+            "task.claimed",
+            r#"{"plan":"/p/plan.spl","task":"design"}"#,
+            "coder",
+        ),
+        (
+            "task.completed",
+            r#"{"plan":"/p/plan.spl","task":"design"}"#,
+            "coder",
+        ),
+        (
+            "task.claimed",
+            r#"{"plan":"/other.spl","task":"design"}"#,
+            "x",
+        ),
+        (
+            "tool.before",
+            r#"{"plan":"/p/plan.spl","task":"design"}"#,
+            "y",
+        ),
+        (
+            "task.blocked",
+            r#"{"plan":"/p/plan.spl","task":"api"}"#,
+            "reviewer",
+        ),
+        ("task.claimed", "not json", "z"),
+    ];
+    for (n, (event, payload, agent)) in events.into_iter().enumerate() {
+        let at = i64::try_from(n).expect("small");
+        let mut emit: EmitRecord = bare_emit(&format!("run-{n}"), at, event);
+        payload.clone_into(&mut emit.payload_in);
+        emit.agent = Some(agent.to_owned());
+        ledger.record(&emit).expect("record");
+    }
+    let said = |task: Option<&str>| -> Vec<String> {
+        ledger
+            .task_history("/p/plan.spl", task, 10)
+            .expect("history")
+            .into_iter()
+            .map(|e| format!("{} {} {}", e.event, e.task, e.agent.unwrap_or_default()))
+            .collect()
+    };
+    assert_eq!(
+        said(None),
+        [
+            "task.blocked api reviewer",
+            "task.completed design coder",
+            "task.claimed design coder"
+        ]
+    );
+    assert_eq!(
+        said(Some("design")),
+        ["task.completed design coder", "task.claimed design coder"]
+    );
+
+    // The live view: rows written after one it saw, oldest first, and those it asks for
+    // again (an emit it saw `running`).
+    let last = ledger.last_row().expect("last row");
+    let all = ledger.since(0, &[], 100).expect("since");
+    let rows: Vec<i64> = all.iter().map(|row| row.row).collect();
+    assert_eq!(rows.len(), 6);
+    assert!(rows.windows(2).all(|w| w[0] < w[1]), "{rows:?}");
+    assert_eq!(rows[5], last);
+    assert_eq!(all[0].summary.run_id, "run-0");
+    let again = ledger.since(rows[3], &[rows[1]], 100).expect("since");
+    let ids: Vec<&str> = again
+        .iter()
+        .map(|row| row.summary.run_id.as_str())
+        .collect();
+    assert_eq!(ids, ["run-1", "run-4", "run-5"]);
+    assert!(ledger.since(last, &[], 100).expect("since").is_empty());
 }

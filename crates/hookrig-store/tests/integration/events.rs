@@ -50,7 +50,7 @@ fn next_event(heard: &Receiver<Heard>) -> SharedEvent {
 }
 
 /// Asserts that `heard` is `sent`. The send time is compared to the microsecond:
-/// serde_json reads a float back within one unit in the last place, not always to the
+/// `serde_json` reads a float back within one unit in the last place, not always to the
 /// bit, and a notification carries the event as JSON.
 #[track_caller]
 fn assert_same(heard: &SharedEvent, sent: &SharedEvent) {

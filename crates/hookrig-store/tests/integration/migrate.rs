@@ -1,14 +1,17 @@
-//! `hookrig store migrate`: the SQLite store's runs, periods, nodes, memory, tasks and
-//! plugins copied into a fresh PostgreSQL database of the test cluster (skipped where
-//! `HOOKRIG_TEST_POSTGRES` is unset), read back there through the same interface.
+//! `hookrig store migrate`: the SQLite store's runs, periods, nodes, memory, tasks,
+//! plugins and ledger copied into a fresh PostgreSQL database of the test cluster
+//! (skipped where `HOOKRIG_TEST_POSTGRES` is unset), read back there through the same
+//! interface.
 
+// `Ledger` is called by its path: imported, its `finish` and `record` would be ambiguous
+// with `RunStore`'s on a `Store`.
 use hookrig_store::{
-    Gate, MemoryIndex, NodeInfo, Note, NoteSection, PgStore, PluginStore, RunStatus, RunStore,
-    Store, StoreError, TaskStore,
+    EmitDecision, EmitFilter, Gate, MemoryIndex, NodeInfo, Note, NoteSection, PgStore, PluginStore,
+    RunStatus, RunStore, Store, StoreError, TaskStore,
 };
 use hookrig_test_support::TestDatabase;
 
-use crate::fixtures::{self, automation, run};
+use crate::fixtures::{self, automation, bare_emit, full_emit, run};
 
 /// A gate of node `node` at `now`, for `period`.
 fn gate(node: &str, now: f64, period: Option<i64>) -> Gate<'_> {
@@ -115,6 +118,36 @@ fn same_memory_tasks_and_plugins(source: &Store, target: &PgStore, task: &str) {
     );
 }
 
+/// The ledger of `source`: an emit with its four hook rows, and one still running.
+fn record_emits(source: &Store) {
+    source.emits().record(&full_emit()).expect("record");
+    let mut running = bare_emit("running-1", 20, "tool.before");
+    running.decision = EmitDecision::Running;
+    source.emits().begin(&running).expect("begin");
+}
+
+/// Asserts that `target` holds the emits of [`record_emits`] as `source` does.
+fn same_emits(source: &Store, target: &PgStore) {
+    for id in [full_emit().run_id.as_str(), "running-1"] {
+        assert_eq!(
+            hookrig_store::Ledger::detail(target, id).expect("why"),
+            source.emits().detail(id).expect("why"),
+            "every emit reads back the same, with its hook rows"
+        );
+    }
+    assert_eq!(
+        hookrig_store::Ledger::recent(target, &EmitFilter::default()).expect("runs"),
+        source.emits().recent(&EmitFilter::default()).expect("runs"),
+        "in the same order"
+    );
+    // The emit in flight names this machine's process there: it is judged here, and
+    // this process still runs.
+    assert_eq!(
+        hookrig_store::Ledger::interrupt_abandoned(target).expect("interrupt"),
+        0
+    );
+}
+
 #[test]
 fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     let Some(db) = TestDatabase::create("migrate_copies") else {
@@ -158,6 +191,7 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     remember(&source);
     let task = create_task(&source);
     register_plugins(&source);
+    record_emits(&source);
 
     let migration = hookrig_store::migrate(&ledger, db.url()).expect("migrate");
     let copied: Vec<_> = migration
@@ -176,6 +210,8 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
             ("tasks", 1, 1, 0),
             ("plugins", 2, 2, 0),
             ("agent_plugins", 2, 2, 0),
+            ("emits", 2, 2, 0),
+            ("hook_runs", 4, 4, 0),
         ]
     );
     let target = PgStore::open(db.url()).expect("open");
@@ -186,6 +222,7 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     );
     assert_eq!(target.nodes().expect("nodes"), [node]);
     same_memory_tasks_and_plugins(&source, &target, &task);
+    same_emits(&source, &target);
     // A period copied is a period fired: no node fires it again.
     assert!(matches!(
         target.start(&run("again", "a", 20.0), &gate("n2", 20.0, Some(0))),

@@ -71,7 +71,14 @@ fn remove_beside(path: &Path, suffixes: &[&str]) {
 fn gated(path: &Path) -> (Writer, mpsc::Sender<()>) {
     let (open, gate) = mpsc::channel();
     let store = Store::open(path).expect("open the store");
-    (Writer::start(store, Some(gate)), open)
+    (
+        Writer::start(
+            LedgerAt::Sqlite(path.to_owned()),
+            Box::new(store),
+            Some(gate),
+        ),
+        open,
+    )
 }
 
 /// Waits until `count` jobs are queued: the threads submitting them run at their own
