@@ -102,6 +102,28 @@ pub struct EmitPage {
     pub searched_to_ms: Option<i64>,
 }
 
+impl EmitPage {
+    /// The page of `limit` emits in `rows`, which a query read one more of than the page
+    /// holds, newest first: a row beyond the page means another page follows, from the
+    /// page's last emit.
+    pub(crate) fn of_rows(mut rows: Vec<EmitRow>, limit: usize) -> Self {
+        let next = if rows.len() > limit {
+            rows.truncate(limit);
+            rows.last().map(|last| EmitCursor {
+                started_at_ms: last.summary.started_at_ms,
+                row: last.row,
+            })
+        } else {
+            None
+        };
+        EmitPage {
+            runs: rows.into_iter().map(|row| row.summary).collect(),
+            next,
+            searched_to_ms: None,
+        }
+    }
+}
+
 /// One lifecycle event of a plan's task, as [`Emits::task_history`] reads it from the
 /// emits that `hookrig task ...` recorded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -214,7 +236,7 @@ impl Emits<'_> {
     fn page_at_once(self, query: &EmitQuery) -> Result<EmitPage, StoreError> {
         let fail = self.store.fail("list a page of emits");
         let (sql, values) = self.page_statement(query)?;
-        let mut rows = self
+        let rows = self
             .store
             .conn()
             .prepare_cached(&sql)
@@ -223,20 +245,7 @@ impl Emits<'_> {
                     .collect::<rusqlite::Result<Vec<_>>>()
             })
             .map_err(fail)?;
-        let next = if rows.len() > query.limit {
-            rows.truncate(query.limit);
-            rows.last().map(|last| EmitCursor {
-                started_at_ms: last.summary.started_at_ms,
-                row: last.row,
-            })
-        } else {
-            None
-        };
-        Ok(EmitPage {
-            runs: rows.into_iter().map(|row| row.summary).collect(),
-            next,
-            searched_to_ms: None,
-        })
+        Ok(EmitPage::of_rows(rows, query.limit))
     }
 
     /// The SQL of [`page`](Self::page) for `query`, and its values.

@@ -13,7 +13,7 @@ use postgres::types::ToSql;
 use serde_json::{Value, json};
 
 use crate::column::Named;
-use crate::emit_pages::{EmitCursor, EmitPage, EmitQuery, EmitRow, TaskEvent};
+use crate::emit_pages::{EmitPage, EmitQuery, EmitRow, TaskEvent};
 use crate::emits::{
     EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, EmitWrite, HookRun,
 };
@@ -279,27 +279,14 @@ impl Ledger for PgStore {
             "\n ORDER BY e.started_at_ms DESC, e.seq DESC LIMIT ${}",
             params.len()
         );
-        let mut rows = self
+        let rows = self
             .query(&sql, &params, "list a page of emits")?
             .iter()
             .map(|row| self.summary(row))
             .collect::<Result<Vec<_>, _>>()?;
-        let next = if rows.len() > query.limit {
-            rows.truncate(query.limit);
-            rows.last().map(|last| EmitCursor {
-                started_at_ms: last.summary.started_at_ms,
-                row: last.row,
-            })
-        } else {
-            None
-        };
         // One query, whatever the filters: the windows of the SQLite ledger's page
         // (`Emits::page`) are not built here.
-        Ok(EmitPage {
-            runs: rows.into_iter().map(|row| row.summary).collect(),
-            next,
-            searched_to_ms: None,
-        })
+        Ok(EmitPage::of_rows(rows, query.limit))
     }
 
     fn since(&self, after: i64, rows: &[i64], limit: usize) -> Result<Vec<EmitRow>, StoreError> {
