@@ -6,14 +6,15 @@
 
 use std::path::PathBuf;
 
-use hookrig_core::{Dialect, HostEnv};
+use hookrig_core::{Dialect, HostEnv, Payload};
 use hookrig_dialects::{Host, HostError};
 use serde::{Deserialize, Serialize};
 
 use hookrig_exec::ProcessGroups;
 
 use crate::emit::{
-    Decided, Emit, EmitRequest, Signals, Suppress, event_dir, event_dir_from, payload_agent,
+    Decided, Emit, EmitRequest, Prepared, Signals, Suppress, event_dir, event_dir_from,
+    payload_agent,
 };
 use crate::errors::RuntimeError;
 use crate::ledger::chain;
@@ -172,18 +173,15 @@ pub fn host_mode(dialect: Dialect) -> Host {
         .expect("the native host mode exists")
 }
 
-fn decide(
+/// The scope of the call and its emit, prepared (hooks loaded, ledger opened), with the
+/// process groups its hooks go to when an engine runs them.
+fn prepare(
     call: &EmitCall,
     host: Host,
-    stdin: &[u8],
     site: CallSite,
-    notes: &mut dyn FnMut(&str),
-) -> Result<Decided, CallError> {
-    let input = host.read(call.event.as_deref(), stdin)?;
-    let mut payload = input.payload;
-    if let Some(tool) = &call.tool {
-        payload.set_tool_name_if_missing(tool);
-    }
+    event: &str,
+    payload: Payload,
+) -> Result<(Prepared, Option<ProcessGroups>), CallError> {
     let args = |cwd| ScopeArgs {
         cwd: Some(cwd),
         agent: call.agent.clone(),
@@ -220,7 +218,7 @@ fn decide(
         .unwrap_or_default();
     let agent = scope.agent.clone().or_else(|| payload_agent(&payload));
     let request = EmitRequest {
-        name: hookrig_dialects::events::parse(&input.event).map_err(RuntimeError::from)?,
+        name: hookrig_dialects::events::parse(event).map_err(RuntimeError::from)?,
         payload,
         session_id,
         host: host.dialect(),
@@ -230,6 +228,27 @@ fn decide(
         bus: None,
     };
     let prepared = Emit::prepare(&scope, request)?;
+    Ok((prepared, groups))
+}
+
+fn decide(
+    call: &EmitCall,
+    host: Host,
+    stdin: &[u8],
+    site: CallSite,
+    notes: &mut dyn FnMut(&str),
+) -> Result<Decided, CallError> {
+    let input = host.read(call.event.as_deref(), stdin)?;
+    let mut payload = input.payload;
+    if let Some(tool) = &call.tool {
+        payload.set_tool_name_if_missing(tool);
+    }
+    // One look at each path for the scope and the load together: the event's directory
+    // is resolved for the flag's check, for the scope and for the project's walk (each
+    // resolution reads every link on the way), and the loaders then look at the same
+    // directories again.
+    let (prepared, groups) =
+        hookrig_config::consulted::looking(|| prepare(call, host, site, &input.event, payload))?;
     if call.verbosity == crate::log::Verbosity::Debug {
         for warning in prepared.warnings() {
             notes(&format!("hookrig: warning: {warning}\n"));

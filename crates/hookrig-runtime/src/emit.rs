@@ -411,12 +411,15 @@ impl Prepared {
         }
         // The `running` row is what an emit killed while its hooks run leaves behind.
         // An emit with nothing to run is never in that state: it writes its one row at
-        // the end, a transaction less for every event nobody hooks.
+        // the end, a transaction less for every event no hook runs for. A hook runs
+        // only when it matches the payload as the hooks before it left it, and only a
+        // hook that runs changes the payload: so when no hook matches the payload as
+        // the host sent it, none runs.
         let may_run = bus.is_some()
-            || config
-                .hooks
-                .iter()
-                .any(|def| def.spec.listens_to(&event.context.name));
+            || config.hooks.iter().any(|def| {
+                def.spec.untrusted.is_none()
+                    && def.spec.would_run(&event.context.name, &event.payload)
+            });
         if let Some(sink) = store.as_ref().filter(|_| may_run) {
             sink.begin(&entry);
         }

@@ -73,7 +73,7 @@ fn decision_now(scope: &Scope, run_id: &str) -> Option<hookrig_store::EmitDecisi
 }
 
 #[test]
-fn an_emit_is_recorded_running_only_when_something_listens_to_its_event() {
+fn an_emit_is_recorded_running_only_when_a_hook_would_run_for_it() {
     let env = world();
     env.write_project_config(
         "[[hooks]]\nname = \"ok\"\nevents = [\"tool.before\"]\ncommand = \"true\"\n",
@@ -101,6 +101,20 @@ fn an_emit_is_recorded_running_only_when_something_listens_to_its_event() {
     let run_id = unhooked.run_id().to_owned();
     assert_eq!(decision_now(&scope, &run_id), None);
     unhooked.finish();
+    assert_eq!(
+        decision_now(&scope, &run_id),
+        Some(hookrig_store::EmitDecision::Allow)
+    );
+
+    // A hook listens to tool.before but its matcher refuses the tool: none can run, so
+    // the row is written at the end too, with the hook recorded as not matched.
+    env.write_project_config(
+        "[[hooks]]\nname = \"edits\"\nevents = [\"tool.before\"]\nmatcher = \"^edit$\"\ncommand = \"true\"\n",
+    );
+    let unmatched = decide(&scope, tool_before("ls"));
+    let run_id = unmatched.run_id().to_owned();
+    assert_eq!(decision_now(&scope, &run_id), None);
+    unmatched.finish();
     assert_eq!(
         decision_now(&scope, &run_id),
         Some(hookrig_store::EmitDecision::Allow)
