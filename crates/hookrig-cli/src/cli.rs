@@ -18,7 +18,18 @@ pub(crate) struct Cli {
     pub(crate) command: Command,
 }
 
+/// What `hookrig --version` prints, as the full parser prints it (a test compares them).
+pub(crate) const VERSION_LINE: &str = concat!("hookrig ", env!("CARGO_PKG_VERSION"), "\n");
+
 impl Cli {
+    /// Whether the command line is `hookrig --version` or `hookrig -V` and nothing else.
+    /// Hosts, installers and `hookrig doctor`-style probes run it to see that hookrig is
+    /// there; answering it from [`VERSION_LINE`] spares them the building of every
+    /// command's parser, which is most of what the full parser's answer costs.
+    pub(crate) fn asks_version_alone(args: &[OsString]) -> bool {
+        matches!(args, [_, flag] if flag == "--version" || flag == "-V")
+    }
+
     /// Parses `hookrig [TOP OPTIONS] emit ...` with a parser that knows `emit` alone: building every
     /// command's parser costs more than the rest of parsing, and hosts run `emit` on
     /// every event. `None` for any other command line, and for one this parser refuses
@@ -431,6 +442,24 @@ mod tests {
 
     fn words(line: &str) -> Vec<OsString> {
         line.split(' ').map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_version_alone_is_answered_as_the_full_parser_answers_it() {
+        use clap::CommandFactory as _;
+        assert_eq!(VERSION_LINE, Cli::command().render_version());
+        for line in ["hookrig --version", "hookrig -V"] {
+            assert!(Cli::asks_version_alone(&words(line)), "{line}");
+        }
+        for line in [
+            "hookrig",
+            "hookrig --version --debug",
+            "hookrig --debug --version",
+            "hookrig emit --version",
+            "hookrig --versions",
+        ] {
+            assert!(!Cli::asks_version_alone(&words(line)), "{line}");
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@ use hookrig_exec::{Command, EnvPolicy, Program};
 use hookrig_runtime::Scope;
 use hookrig_runtime::programs::{self, Lookup, Programs};
 
-use crate::cli::{Cli, GlobalArgs};
+use crate::cli::{Cli, GlobalArgs, VERSION_LINE};
 use crate::errors::ExpectedError;
 use crate::output::{warn, warn_all};
 use crate::scope::{Flags, Top};
@@ -65,6 +65,11 @@ fn everything(scope: Result<&Scope, String>) -> Programs {
 /// `hookrig-NAME --help`.
 pub(crate) fn parse() -> Cli {
     let args: Vec<OsString> = std::env::args_os().collect();
+    if Cli::asks_version_alone(&args) {
+        // As clap does: a stdout closed early is no error of ours.
+        let _ = std::io::Write::write_all(&mut std::io::stdout(), VERSION_LINE.as_bytes());
+        std::process::exit(0);
+    }
     if let Some(cli) = Cli::parse_emit(&args) {
         return cli;
     }
