@@ -45,7 +45,10 @@ pub fn read_source_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
     if meta.len() > MAX_SOURCE_BYTES {
         return Err(too_large());
     }
-    let mut bytes = Vec::new();
+    // Sized as the file was, read takes it in one call; grown from empty, it would
+    // take a call per doubling from 32 bytes (the limit hides the size from
+    // `read_to_end`).
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or_default());
     std::fs::File::open(path)?
         .take(MAX_SOURCE_BYTES + 1)
         .read_to_end(&mut bytes)?;

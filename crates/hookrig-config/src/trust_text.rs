@@ -64,7 +64,9 @@ impl ScriptText {
         let text = if size > SCRIPT_TEXT_CAP {
             None
         } else {
-            // Read one byte past the cap, in case the file grew since its size was taken.
+            // In one read call at its size (as `read_source_bytes` does); one byte past the cap,
+            // in case the file grew since its size was taken.
+            bytes.reserve_exact(usize::try_from(size).unwrap_or_default());
             match file
                 .by_ref()
                 .take(SCRIPT_TEXT_CAP + 1)
