@@ -338,14 +338,15 @@ const BEGIN_EMIT: &str = "
     ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?10, 0, ?7, '', ?8, ?9, ?11)";
 
 /// Completes the row `begin` wrote, unless a reader already marked it interrupted (its
-/// owner looked dead): the fields are those of `INSERT_EMIT`, then `running` and
-/// `interrupted`.
+/// owner looked dead): its outcome, then `running` and `interrupted`. What `begin` wrote
+/// of the emit (its time, event, dialect, agent, directory, session, payload) stays: it
+/// is the same record, and leaving those columns out of the SET leaves the indexes on
+/// them alone, which are then written once per emit instead of twice.
 const FINISH_EMIT: &str = "
     UPDATE emits SET
-        started_at_ms = ?2, event = ?3, dialect = ?4, cwd = ?5, session_id = ?6,
-        decision = ?7, reason = ?8, decided_by = ?9, duration_ms = ?10, payload_in = ?11,
-        payload_out = ?12, warnings = ?13, agent = ?14, owner = NULL, by_engine = ?17
-    WHERE run_id = ?1 AND decision IN (?15, ?16)";
+        decision = ?2, reason = ?3, decided_by = ?4, duration_ms = ?5, payload_out = ?6,
+        warnings = ?7, owner = NULL, by_engine = ?10
+    WHERE run_id = ?1 AND decision IN (?8, ?9)";
 
 /// Emits still `running`, with their owners. The name is written out rather than bound:
 /// SQLite uses the partial index `emits_running` only for a query whose WHERE clause
@@ -433,6 +434,8 @@ impl<'s> Emits<'s> {
 
     /// Records `emit` and its hook rows, completing the row [`begin`](Self::begin)
     /// wrote, or writing it whole when there is none (the start could not be recorded).
+    /// Completing takes the outcome (decision, reason, payload out, warnings, duration)
+    /// from `emit`: the rest is the row as begun, from the same record.
     pub fn finish(&self, emit: &EmitRecord) -> Result<(), StoreError> {
         let fail = self.store.fail("record an emit");
         let tx = immediate(self.store.conn()).map_err(fail)?;
@@ -782,19 +785,12 @@ fn finish_in(
         .and_then(|mut update| {
             update.execute(params![
                 emit.run_id,
-                emit.started_at_ms,
-                emit.event,
-                Text(emit.dialect),
-                emit.cwd,
-                emit.session_id,
                 emit.decision,
                 emit.reason,
                 emit.decided_by,
                 emit.duration_ms,
-                emit.payload_in,
                 emit.payload_out,
                 warnings,
-                emit.agent,
                 EmitDecision::Running,
                 EmitDecision::Interrupted,
                 emit.by_engine,
