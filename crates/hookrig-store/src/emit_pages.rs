@@ -168,12 +168,10 @@ impl Emits<'_> {
             || query.agent.is_some()
             || query.dialect.is_some()
             || query.decision.is_some();
-        let common_hook = match &query.hook {
-            Some(hook) => !self.matched_rarely(hook)?,
-            None => false,
-        };
+        let plan = self.plan(query)?;
+        let common_hook = query.hook.is_some() && !plan.rare_hook;
         if !(other_filter && common_hook) {
-            return self.page_at_once(query);
+            return self.page_at_once(query, plan);
         }
         let mut runs = Vec::new();
         let mut window = query.clone();
@@ -184,12 +182,12 @@ impl Emits<'_> {
                 .filter(|floor| query.since_ms.is_none_or(|since| *floor > since));
             let Some(floor) = floor else {
                 // What is left of the ledger fits in one window.
-                let page = self.page_at_once(&window)?;
+                let page = self.page_at_once(&window, plan)?;
                 runs.extend(page.runs);
                 return Ok(EmitPage { runs, ..page });
             };
             window.since_ms = Some(floor);
-            let page = self.page_at_once(&window)?;
+            let page = self.page_at_once(&window, plan)?;
             runs.extend(page.runs);
             if page.next.is_some() {
                 return Ok(EmitPage { runs, ..page });
@@ -232,10 +230,27 @@ impl Emits<'_> {
             .map_err(self.store.fail("find where a window of emits starts"))
     }
 
+    /// How [`page`](Self::page) reads the ledger for `query`: each choice counts in an
+    /// index, so it is made once for every window of the page.
+    fn plan(self, query: &EmitQuery) -> Result<Plan, StoreError> {
+        let equal = equal_filters(query);
+        Ok(Plan {
+            walk: if equal.len() > 1 {
+                self.fewest(&equal)?
+            } else {
+                0
+            },
+            rare_hook: match &query.hook {
+                Some(hook) => self.matched_rarely(hook)?,
+                None => false,
+            },
+        })
+    }
+
     /// [`page`](Self::page) in one query.
-    fn page_at_once(self, query: &EmitQuery) -> Result<EmitPage, StoreError> {
+    fn page_at_once(self, query: &EmitQuery, plan: Plan) -> Result<EmitPage, StoreError> {
         let fail = self.store.fail("list a page of emits");
-        let (sql, values) = self.page_statement(query)?;
+        let (sql, values) = page_statement(query, plan);
         let rows = self
             .store
             .conn()
@@ -247,92 +262,104 @@ impl Emits<'_> {
             .map_err(fail)?;
         Ok(EmitPage::of_rows(rows, query.limit))
     }
+}
 
-    /// The SQL of [`page`](Self::page) for `query`, and its values.
-    ///
-    /// [`RARE_DECISION`] must stay the condition of `emits_by_rare_decision_time`
-    /// (ledger version 14), as written there.
-    fn page_statement(self, query: &EmitQuery) -> Result<(String, Vec<Value>), StoreError> {
-        let mut values: Vec<Value> = Vec::new();
-        let mut clauses: Vec<String> = Vec::new();
-        // The decision as a literal (one of `EmitDecision`'s own words, never the
-        // caller's text). A rare one also repeats the condition of the index of rare
-        // decisions word for word: SQLite uses a partial index only for a query whose
-        // WHERE holds that condition itself (it does not infer it from the equality).
-        if let Some(decision) = query.decision {
-            clauses.push(format!("e.decision = '{}'", decision.as_str()));
-            if !matches!(decision, EmitDecision::Allow | EmitDecision::Running) {
-                clauses.push(RARE_DECISION.to_owned());
-            }
+/// How [`Emits::page`] reads the ledger for one query.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    /// Which of the equality filters ([`equal_filters`]) walks its own index; the
+    /// others are checked in that index, which holds their columns too.
+    walk: usize,
+    /// Whether the hook filtered on matched in few emits (looked up in its index) rather
+    /// than many (met scanning the emits by time).
+    rare_hook: bool,
+}
+
+/// The equality filters of `query` that are set, as (column, value): agents before
+/// events before dialects, the order of how many values each usually has, so that the
+/// likelier narrower filter walks when the counts tie.
+fn equal_filters(query: &EmitQuery) -> Vec<(&'static str, &str)> {
+    [
+        ("agent", query.agent.as_deref()),
+        ("event", query.event.as_deref()),
+        ("dialect", query.dialect.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(column, value)| value.map(|value| (column, value)))
+    .collect()
+}
+
+/// The SQL of [`Emits::page`] for `query` read as `plan` says, and its values.
+///
+/// [`RARE_DECISION`] must stay the condition of `emits_by_rare_decision_time`
+/// (ledger version 14), as written there.
+fn page_statement(query: &EmitQuery, plan: Plan) -> (String, Vec<Value>) {
+    let mut values: Vec<Value> = Vec::new();
+    let mut clauses: Vec<String> = Vec::new();
+    // The decision as a literal (one of `EmitDecision`'s own words, never the
+    // caller's text). A rare one also repeats the condition of the index of rare
+    // decisions word for word: SQLite uses a partial index only for a query whose
+    // WHERE holds that condition itself (it does not infer it from the equality).
+    if let Some(decision) = query.decision {
+        clauses.push(format!("e.decision = '{}'", decision.as_str()));
+        if !matches!(decision, EmitDecision::Allow | EmitDecision::Running) {
+            clauses.push(RARE_DECISION.to_owned());
         }
-        let mut bind = |clause: &str, value: Value, values: &mut Vec<Value>| {
-            values.push(value);
-            clauses.push(clause.replace('?', &format!("?{}", values.len())));
-        };
-        // Agents before events before dialects: the order of how many values each
-        // usually has, so the likelier narrower filter walks when the counts tie.
-        let equal: Vec<(&str, &str)> = [
-            ("agent", query.agent.as_deref()),
-            ("event", query.event.as_deref()),
-            ("dialect", query.dialect.as_deref()),
-        ]
-        .into_iter()
-        .filter_map(|(column, value)| value.map(|value| (column, value)))
-        .collect();
-        let walk = if equal.len() > 1 {
-            self.fewest(&equal)?
-        } else {
-            0
-        };
-        for (i, (column, value)) in equal.into_iter().enumerate() {
-            // A unary `+` keeps SQLite off that column's own index: the term is then
-            // checked in the walked index, which holds the column too.
-            let keep_off = if i == walk { "" } else { "+" };
-            bind(
-                &format!("{keep_off}e.{column} = ?"),
-                text(value),
-                &mut values,
-            );
-        }
-        if let Some(since) = query.since_ms {
-            bind("e.started_at_ms >= ?", Value::Integer(since), &mut values);
-        }
-        if let Some(until) = query.until_ms {
-            bind("e.started_at_ms < ?", Value::Integer(until), &mut values);
-        }
-        if let Some(hook) = &query.hook {
-            // A hook that matched rarely is looked up in its index and its few emits
-            // sorted; a common one is met scanning the emits by time, where the lookup
-            // would sort most of the ledger.
-            let clause = if self.matched_rarely(hook)? {
-                "e.run_id IN (SELECT h.run_id FROM hook_runs h WHERE h.name = ? AND h.matched = 1)"
-            } else {
-                "EXISTS (SELECT 1 FROM hook_runs h WHERE h.run_id = e.run_id AND h.name = ? AND h.matched = 1)"
-            };
-            bind(clause, text(hook), &mut values);
-        }
-        if let Some(cursor) = query.before {
-            values.push(Value::Integer(cursor.started_at_ms));
-            values.push(Value::Integer(cursor.row));
-            let (time, row) = (values.len() - 1, values.len());
-            clauses.push(format!("(e.started_at_ms, e.rowid) < (?{time}, ?{row})"));
-        }
-        // One more than the page, to know whether another page follows.
-        let limit = i64::try_from(query.limit.saturating_add(1)).unwrap_or(i64::MAX);
-        values.push(Value::Integer(limit));
-        let mut sql = select();
-        for (i, clause) in clauses.iter().enumerate() {
-            let keyword = if i == 0 { "WHERE" } else { "AND" };
-            let _ = write!(sql, "\n    {keyword} {clause}");
-        }
-        let _ = write!(
-            sql,
-            "\n    ORDER BY e.started_at_ms DESC, e.rowid DESC\n    LIMIT ?{}",
-            values.len()
-        );
-        Ok((sql, values))
     }
+    let mut bind = |clause: &str, value: Value, values: &mut Vec<Value>| {
+        values.push(value);
+        clauses.push(clause.replace('?', &format!("?{}", values.len())));
+    };
+    for (i, (column, value)) in equal_filters(query).into_iter().enumerate() {
+        // A unary `+` keeps SQLite off that column's own index: the term is then
+        // checked in the walked index, which holds the column too.
+        let keep_off = if i == plan.walk { "" } else { "+" };
+        bind(
+            &format!("{keep_off}e.{column} = ?"),
+            text(value),
+            &mut values,
+        );
+    }
+    if let Some(since) = query.since_ms {
+        bind("e.started_at_ms >= ?", Value::Integer(since), &mut values);
+    }
+    if let Some(until) = query.until_ms {
+        bind("e.started_at_ms < ?", Value::Integer(until), &mut values);
+    }
+    if let Some(hook) = &query.hook {
+        // A hook that matched rarely is looked up in its index and its few emits
+        // sorted; a common one is met scanning the emits by time, where the lookup
+        // would sort most of the ledger.
+        let clause = if plan.rare_hook {
+            "e.run_id IN (SELECT h.run_id FROM hook_runs h WHERE h.name = ? AND h.matched = 1)"
+        } else {
+            "EXISTS (SELECT 1 FROM hook_runs h WHERE h.run_id = e.run_id AND h.name = ? AND h.matched = 1)"
+        };
+        bind(clause, text(hook), &mut values);
+    }
+    if let Some(cursor) = query.before {
+        values.push(Value::Integer(cursor.started_at_ms));
+        values.push(Value::Integer(cursor.row));
+        let (time, row) = (values.len() - 1, values.len());
+        clauses.push(format!("(e.started_at_ms, e.rowid) < (?{time}, ?{row})"));
+    }
+    // One more than the page, to know whether another page follows.
+    let limit = i64::try_from(query.limit.saturating_add(1)).unwrap_or(i64::MAX);
+    values.push(Value::Integer(limit));
+    let mut sql = select();
+    for (i, clause) in clauses.iter().enumerate() {
+        let keyword = if i == 0 { "WHERE" } else { "AND" };
+        let _ = write!(sql, "\n    {keyword} {clause}");
+    }
+    let _ = write!(
+        sql,
+        "\n    ORDER BY e.started_at_ms DESC, e.rowid DESC\n    LIMIT ?{}",
+        values.len()
+    );
+    (sql, values)
+}
 
+impl Emits<'_> {
     /// The emits written after row `after` (oldest first, at most `limit`), and those of
     /// `rows` again: the live view's poll, which also re-reads the emits it saw
     /// `running` to learn how they ended.
@@ -555,7 +582,8 @@ mod tests {
 
     /// The query plan of the runs page for `query`, one line per step.
     fn plan_of(store: &Store, query: &EmitQuery) -> String {
-        let (sql, values) = store.emits().page_statement(query).expect("statement");
+        let plan = store.emits().plan(query).expect("plan");
+        let (sql, values) = page_statement(query, plan);
         let plan: Vec<String> = store
             .conn()
             .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
