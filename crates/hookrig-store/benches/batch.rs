@@ -8,7 +8,7 @@
 //! that of a burst of `EMITS` emits.
 
 use divan::{Bencher, black_box};
-use hookrig_core::{Dialect, HookResult};
+use hookrig_core::Dialect;
 use hookrig_store::{EmitDecision, EmitRecord, EmitWrite, HookRun, Store};
 
 fn main() {
@@ -20,41 +20,30 @@ const EMITS: usize = 256;
 
 fn emit(n: u64, decision: EmitDecision) -> EmitRecord {
     EmitRecord {
-        run_id: format!("{n:016x}"),
-        started_at_ms: 1_747_000_000_000,
-        event: "tool.before".to_owned(),
-        dialect: Dialect::Native,
         cwd: "/home/me/repo".to_owned(),
         session_id: "s".to_owned(),
-        agent: None,
         decision,
-        reason: None,
-        decided_by: None,
         duration_ms: 1.0,
         payload_in: r#"{"tool":{"name":"bash","input":{"command":"ls"}}}"#.to_owned(),
-        payload_out: String::new(),
-        warnings: Vec::new(),
         hooks: if decision == EmitDecision::Running {
             Vec::new()
         } else {
             vec![HookRun {
-                name: "guard".to_owned(),
-                source: "/home/me/.config/hookrig/hooks.toml".to_owned(),
-                dialect: Dialect::Native,
-                matched: true,
-                skip_reason: None,
-                result: HookResult::Allow,
-                exit_code: Some(0),
                 duration_ms: Some(0.5),
-                reason: None,
-                stderr: None,
-                stdout: None,
-                truncated: false,
-                is_async: false,
-                shadow: false,
+                ..HookRun::allowing(
+                    "guard",
+                    "/home/me/.config/hookrig/hooks.toml",
+                    Dialect::Native,
+                )
             }]
         },
         by_engine: true,
+        ..EmitRecord::running(
+            format!("{n:016x}"),
+            1_747_000_000_000,
+            "tool.before",
+            Dialect::Native,
+        )
     }
 }
 

@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use hookrig_core::{Dialect, HookResult};
+use hookrig_core::Dialect;
 use hookrig_store::{
     EmitDecision, EmitRecord, EmitWrite, HookRun, Ledger, LedgerAt, PgStore, Store,
 };
@@ -129,42 +129,29 @@ fn one_shot(at: &LedgerAt, prefix: &str) {
 /// The start and the end of emit `n`, with one hook that allowed.
 fn emit(prefix: &str, n: usize) -> (EmitRecord, EmitRecord) {
     let begun = EmitRecord {
-        run_id: format!("{prefix}-{n:06}"),
-        started_at_ms: 1_750_000_000_000 + i64::try_from(n).expect("small"),
-        event: "tool.before".to_owned(),
-        dialect: Dialect::Claude,
         cwd: "/home/me/repo".to_owned(),
         session_id: "session-1".to_owned(),
         agent: Some("claude-1".to_owned()),
-        decision: EmitDecision::Running,
-        reason: None,
-        decided_by: None,
-        duration_ms: 0.0,
         payload_in: r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#.to_owned(),
-        payload_out: String::new(),
-        warnings: Vec::new(),
-        hooks: Vec::new(),
         by_engine: true,
+        ..EmitRecord::running(
+            format!("{prefix}-{n:06}"),
+            1_750_000_000_000 + i64::try_from(n).expect("small"),
+            "tool.before",
+            Dialect::Claude,
+        )
     };
     let finished = EmitRecord {
         decision: EmitDecision::Allow,
         duration_ms: 4.5,
         payload_out: r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#.to_owned(),
         hooks: vec![HookRun {
-            name: "guard".to_owned(),
-            source: "/home/me/repo/.hookrig/hooks.toml".to_owned(),
-            dialect: Dialect::Native,
-            matched: true,
-            skip_reason: None,
-            result: HookResult::Allow,
-            exit_code: Some(0),
             duration_ms: Some(3.5),
-            reason: None,
-            stderr: None,
-            stdout: None,
-            truncated: false,
-            is_async: false,
-            shadow: false,
+            ..HookRun::allowing(
+                "guard",
+                "/home/me/repo/.hookrig/hooks.toml",
+                Dialect::Native,
+            )
         }],
         ..begun.clone()
     };

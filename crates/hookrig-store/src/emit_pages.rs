@@ -643,22 +643,12 @@ mod tests {
         store
             .emits()
             .record(&EmitRecord {
-                run_id: "run-late".to_owned(),
-                started_at_ms: 100,
-                event: "session.start".to_owned(),
-                dialect: Dialect::Native,
                 cwd: "/repo".to_owned(),
-                session_id: String::new(),
                 agent: Some("a3".to_owned()),
                 decision: EmitDecision::Allow,
-                reason: None,
-                decided_by: None,
                 duration_ms: 1.0,
-                payload_in: "{}".to_owned(),
                 payload_out: "{}".to_owned(),
-                warnings: Vec::new(),
-                hooks: Vec::new(),
-                by_engine: false,
+                ..EmitRecord::running("run-late", 100, "session.start", Dialect::Native)
             })
             .expect("record");
         let query = pair(Some("session.start"), Some("a3"), Some("native"));
@@ -823,22 +813,13 @@ mod tests {
             store
                 .emits()
                 .record(&EmitRecord {
-                    run_id: format!("run-{n}"),
-                    started_at_ms: n,
-                    event: event.to_owned(),
-                    dialect: Dialect::Native,
                     cwd: "/p".to_owned(),
-                    session_id: String::new(),
                     agent: Some(agent.to_owned()),
                     decision: EmitDecision::Allow,
-                    reason: None,
-                    decided_by: None,
                     duration_ms: 1.0,
                     payload_in: payload.to_owned(),
                     payload_out: payload.to_owned(),
-                    warnings: Vec::new(),
-                    hooks: Vec::new(),
-                    by_engine: false,
+                    ..EmitRecord::running(format!("run-{n}"), n, event, Dialect::Native)
                 })
                 .expect("record");
         }

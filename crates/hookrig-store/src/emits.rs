@@ -188,7 +188,65 @@ pub struct HookRun {
     pub shadow: bool,
 }
 
+impl EmitRecord {
+    /// An emit of `event` that started at `started_at_ms` and is `running`: no
+    /// directory, session, agent or hooks, an empty object for its payload. The record
+    /// an embedder or a bench starts from, setting what it knows with
+    /// `EmitRecord { cwd, ..EmitRecord::running(...) }`.
+    pub fn running(
+        run_id: impl Into<String>,
+        started_at_ms: i64,
+        event: impl Into<String>,
+        dialect: Dialect,
+    ) -> EmitRecord {
+        EmitRecord {
+            run_id: run_id.into(),
+            started_at_ms,
+            event: event.into(),
+            dialect,
+            cwd: String::new(),
+            session_id: String::new(),
+            agent: None,
+            decision: EmitDecision::Running,
+            reason: None,
+            decided_by: None,
+            duration_ms: 0.0,
+            payload_in: "{}".to_owned(),
+            payload_out: String::new(),
+            warnings: Vec::new(),
+            hooks: Vec::new(),
+            by_engine: false,
+        }
+    }
+}
+
 impl HookRun {
+    /// A hook declared in `source` that matched, ran, exited 0 and allowed, with
+    /// nothing on its output: the commonest row. Set the rest with
+    /// `HookRun { duration_ms, ..HookRun::allowing(...) }`.
+    pub fn allowing(
+        name: impl Into<String>,
+        source: impl Into<String>,
+        dialect: Dialect,
+    ) -> HookRun {
+        HookRun {
+            name: name.into(),
+            source: source.into(),
+            dialect,
+            matched: true,
+            skip_reason: None,
+            result: HookResult::Allow,
+            exit_code: Some(0),
+            duration_ms: None,
+            reason: None,
+            stderr: None,
+            stdout: None,
+            truncated: false,
+            is_async: false,
+            shadow: false,
+        }
+    }
+
     /// What this hook's answer, on its own, would have made of the emit: `deny`, `ask`,
     /// `stop`, or `allow` for an allow or a modify; `None` when it gave no answer (it
     /// failed, timed out, or did not run). `hookrig runs --shadow` asks the same in SQL.
@@ -1010,22 +1068,12 @@ mod tests {
 
     fn emit(run_id: &str, started_at_ms: i64) -> EmitRecord {
         EmitRecord {
-            run_id: run_id.to_owned(),
-            started_at_ms,
-            event: "PreToolUse".to_owned(),
-            dialect: Dialect::Claude,
             cwd: "/repo".to_owned(),
             session_id: "s1".to_owned(),
-            agent: None,
             decision: EmitDecision::Allow,
-            reason: None,
-            decided_by: None,
             duration_ms: 1.0,
-            payload_in: "{}".to_owned(),
             payload_out: "{}".to_owned(),
-            warnings: Vec::new(),
-            hooks: Vec::new(),
-            by_engine: false,
+            ..EmitRecord::running(run_id, started_at_ms, "PreToolUse", Dialect::Claude)
         }
     }
 

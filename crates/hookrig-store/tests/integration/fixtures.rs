@@ -30,22 +30,12 @@ impl TempStore {
 /// An emit with every optional field empty and no hooks.
 pub(crate) fn bare_emit(run_id: &str, started_at_ms: i64, event: &str) -> EmitRecord {
     EmitRecord {
-        run_id: run_id.to_owned(),
-        started_at_ms,
-        event: event.to_owned(),
-        dialect: Dialect::Claude,
         cwd: "/home/me/repo".to_owned(),
         session_id: "session-1".to_owned(),
-        agent: None,
         decision: EmitDecision::Allow,
-        reason: None,
-        decided_by: None,
         duration_ms: 3.25,
-        payload_in: "{}".to_owned(),
         payload_out: "{}".to_owned(),
-        warnings: Vec::new(),
-        hooks: Vec::new(),
-        by_engine: false,
+        ..EmitRecord::running(run_id, started_at_ms, event, Dialect::Claude)
     }
 }
 

@@ -8,22 +8,9 @@ use super::*;
 
 fn record(run_id: &str) -> EmitRecord {
     EmitRecord {
-        run_id: run_id.to_owned(),
-        started_at_ms: 1,
-        event: "PreToolUse".to_owned(),
-        dialect: Dialect::Native,
         cwd: "/repo".to_owned(),
-        session_id: String::new(),
-        agent: None,
-        decision: EmitDecision::Running,
-        reason: None,
-        decided_by: None,
-        duration_ms: 0.0,
-        payload_in: "{}".to_owned(),
-        payload_out: String::new(),
-        warnings: Vec::new(),
-        hooks: Vec::new(),
         by_engine: true,
+        ..EmitRecord::running(run_id, 1, "PreToolUse", Dialect::Native)
     }
 }
 
