@@ -375,3 +375,209 @@ fn ten_serve_nodes_record_ten_thousand_emits_into_one_ledger() {
     }
     assert_eq!(count(&mut client, "SELECT count(*) FROM emits"), total);
 }
+
+/// The finished runs of the automation `id` in the shared store: their step results.
+fn results_of(client: &mut postgres::Client, id: &str) -> Vec<serde_json::Value> {
+    client
+        .query(
+            "SELECT context_results FROM automation_runs
+             WHERE automation_id = $1 AND status <> 'running' ORDER BY seq",
+            &[&id],
+        )
+        .expect("read the runs")
+        .iter()
+        .map(|row| {
+            let results: Option<String> = row.get(0);
+            results.map_or(serde_json::Value::Null, |r| {
+                serde_json::from_str(&r).expect("JSON step results")
+            })
+        })
+        .collect()
+}
+
+const MAKE_TASK: &str = r#"
+name = "Make Task"
+cooldown_seconds = 0
+context_steps = [{ type = "create_task", title_template = "Follow up", priority = 7 }]
+[trigger]
+type = "event"
+event_type = "task.completed"
+skip_llm = true
+"#;
+
+// guards: a serve node with a shared store creates its automations' tasks there, not in
+// its own SQLite file, so that every node and whatever reads the database sees them
+#[test]
+fn a_task_an_automation_creates_on_one_node_is_in_the_shared_store() {
+    let Some(db) = TestDatabase::create("task_across_nodes") else {
+        return;
+    };
+    let a = node_env(&[]);
+    let b = node_env(&[("make-task.toml", MAKE_TASK)]);
+    let nodes = [node(&a, db.url()), node(&b, db.url())];
+
+    let out = emit(&a, &["task.completed"], r#"{"task_id":"t1"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut client = db.connect();
+    let results = wait_for("the run on the other node", || {
+        Some(results_of(&mut client, "make-task")).filter(|runs| !runs.is_empty())
+    });
+    let task_id = results[0][0]["task_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task id: {results:?}"))
+        .to_owned();
+    let row = client
+        .query_one(
+            "SELECT title, priority, status, created_by FROM tasks WHERE id = $1",
+            &[&task_id],
+        )
+        .expect("the task is in the shared store");
+    let (title, priority, status, by): (String, i64, String, Option<String>) =
+        (row.get(0), row.get(1), row.get(2), row.get(3));
+    assert_eq!(
+        (title.as_str(), priority, status.as_str(), by.as_deref()),
+        ("Follow up", 7, "pending", Some("automation"))
+    );
+    // The store a node's `hookrig` reads for the operator finds it too.
+    let store = hookrig_store::PgStore::open(db.url()).expect("open the store");
+    let task = hookrig_store::TaskStore::get(&store.tasks(), &task_id).expect("read the task");
+    assert_eq!(task.map(|t| t.title).as_deref(), Some("Follow up"));
+    for node in nodes {
+        let (status, stderr) = node.stop();
+        assert!(status.success(), "{stderr}");
+    }
+}
+
+const SEARCH_MEMORY: &str = r#"
+name = "Search Memory"
+cooldown_seconds = 0
+context_steps = [{ type = "memory_search", query = "zebra", top_k = 5 }]
+[trigger]
+type = "event"
+event_type = "task.completed"
+skip_llm = true
+"#;
+
+// guards: what `memory.upsert` stores on one node and the notes of another node's
+// checkout are one shared index that a node's `memory_search` reads
+#[test]
+fn a_memory_stored_on_one_node_is_found_by_another_nodes_search() {
+    let Some(db) = TestDatabase::create("memory_across_nodes") else {
+        return;
+    };
+    let a = node_env(&[]);
+    let b = node_env(&[("search-memory.toml", SEARCH_MEMORY)]);
+    b.write_file("notes/ops.md", "# Ops\nthe zebra checklist\n");
+    let nodes = [node(&a, db.url()), node(&b, db.url())];
+
+    let out = emit(
+        &a,
+        &["memory.upsert"],
+        r#"{"source":"runbook","heading":"Zebra","content":"restart the zebra service"}"#,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // Node A handles its socket's requests in order: the memory is stored before this
+    // event reaches node B.
+    let out = emit(&a, &["task.completed"], r#"{"task_id":"t1"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut client = db.connect();
+    let results = wait_for("the search on the other node", || {
+        Some(results_of(&mut client, "search-memory")).filter(|runs| !runs.is_empty())
+    });
+    let search = &results[0][0];
+    assert_eq!(search["count"], 2, "{search:#}");
+    let content = search["content"].as_str().expect("content");
+    assert!(content.contains("restart the zebra service"), "{content}");
+    // Node B's note, under its path in the notes directory rather than B's checkout's.
+    assert!(content.contains("### ops.md — Ops"), "{content}");
+    assert!(content.contains("the zebra checklist"), "{content}");
+    for node in nodes {
+        let (status, stderr) = node.stop();
+        assert!(status.success(), "{stderr}");
+    }
+}
+
+/// A file watch on a directory given by its absolute path: written literally in every
+/// node's automation file, as the one shared directory every node watches.
+fn on_shared_change(dir: &std::path::Path) -> String {
+    format!(
+        r#"
+name = "On Change"
+cooldown_seconds = 0
+context_steps = [{{ type = "shell", command = "true" }}]
+[trigger]
+type = "event"
+event_type = "file.changed"
+skip_llm = true
+[trigger.watch]
+paths = ["{}/app.toml"]
+"#,
+        dir.display()
+    )
+}
+
+// guards: two nodes watching one directory start one run for one change of a file,
+// and another run for the next change
+#[test]
+fn one_file_change_seen_by_two_nodes_starts_one_run() {
+    let Some(db) = TestDatabase::create("watch_across_nodes") else {
+        return;
+    };
+    let shared = tempfile::tempdir().expect("a shared directory");
+    let automation = on_shared_change(shared.path());
+    // Each node has a sentinel watch of its own on another file, written last: once a
+    // node's sentinel run is recorded, that node has handled the changes before it (its
+    // watcher sends them in order).
+    let envs: Vec<TestEnv> = (0..2)
+        .map(|n| {
+            let sentinel =
+                format!("id = \"sentinel-{n}\"\n{automation}").replace("/app.toml", "/sentinel");
+            let env = node_env(&[
+                ("on-change.toml", &automation),
+                (&format!("sentinel-{n}.toml"), &sentinel),
+            ]);
+            write_config_toml(&env, "[automation]\nmax_concurrent = 8\n");
+            env
+        })
+        .collect();
+    let nodes: Vec<Serve> = envs.iter().map(|env| node(env, db.url())).collect();
+    for node in &nodes {
+        wait_for("the watches to be set up", || {
+            node.stderr()
+                .contains("watching 2 path(s) for 2 automation(s)")
+                .then_some(())
+        });
+    }
+    let mut client = db.connect();
+    let finished = |client: &mut postgres::Client, id: &str| {
+        runs_of(client, id)
+            .iter()
+            .filter(|(status, _)| status == "completed")
+            .count()
+    };
+    std::fs::write(shared.path().join("app.toml"), "port = 1\n").expect("write");
+    wait_for("the first change's run", || {
+        (finished(&mut client, "on-change") == 1).then_some(())
+    });
+    std::fs::write(shared.path().join("app.toml"), "port = 2\n").expect("write");
+    wait_for("the second change's run", || {
+        (finished(&mut client, "on-change") == 2).then_some(())
+    });
+    std::fs::write(shared.path().join("sentinel"), "done\n").expect("write");
+    wait_for("every node's sentinel run", || {
+        (0..2)
+            .all(|n| finished(&mut client, &format!("sentinel-{n}")) == 1)
+            .then_some(())
+    });
+    let runs = runs_of(&mut client, "on-change");
+    assert_eq!(
+        runs.len(),
+        2,
+        "one run per change, none recorded twice: {runs:?}"
+    );
+    assert_ne!(runs[0].1["_event_id"], runs[1].1["_event_id"], "{runs:?}");
+    for node in nodes {
+        let (status, stderr) = node.stop();
+        assert!(status.success(), "{stderr}");
+    }
+}
