@@ -4,8 +4,9 @@
 //! lease has expired and go on firing; that test lasts about a minute, the lease of a
 //! run being 30 s, the least a node may hold one. Events: one emitted on a node reaches
 //! the automations another node runs, and one delivered to every node starts one run.
-//! Ten nodes answering emits record every one into the one ledger. Skipped where
-//! `HOOKRIG_TEST_POSTGRES` is unset.
+//! Ten nodes answering emits record every one into the one ledger. A task or a memory
+//! made on one node is in the store another node reads, and one change of a file two
+//! nodes watch starts one run. Skipped where `HOOKRIG_TEST_POSTGRES` is unset.
 
 use std::io::Write as _;
 use std::os::unix::net::UnixStream;
