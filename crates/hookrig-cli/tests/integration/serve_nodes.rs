@@ -556,18 +556,26 @@ fn one_file_change_seen_by_two_nodes_starts_one_run() {
             .filter(|(status, _)| status == "completed")
             .count()
     };
-    std::fs::write(shared.path().join("app.toml"), "port = 1\n").expect("write");
+    // Each write renames a complete file into place, as editors and git do: one event
+    // of the kernel, so that a busy machine cannot make one node see the file created
+    // empty and written later, and the other see both at once.
+    let put = |name: &str, text: &str| {
+        let partial = shared.path().join(format!(".{name}.partial"));
+        std::fs::write(&partial, text).expect("write");
+        std::fs::rename(&partial, shared.path().join(name)).expect("rename");
+    };
+    put("app.toml", "port = 1\n");
     wait_for("the first change's run", || {
-        (finished(&mut client, "on-change") == 1).then_some(())
+        (finished(&mut client, "on-change") >= 1).then_some(())
     });
-    std::fs::write(shared.path().join("app.toml"), "port = 2\n").expect("write");
+    put("app.toml", "port = 2\n");
     wait_for("the second change's run", || {
-        (finished(&mut client, "on-change") == 2).then_some(())
+        (finished(&mut client, "on-change") >= 2).then_some(())
     });
-    std::fs::write(shared.path().join("sentinel"), "done\n").expect("write");
+    put("sentinel", "done\n");
     wait_for("every node's sentinel run", || {
         (0..2)
-            .all(|n| finished(&mut client, &format!("sentinel-{n}")) == 1)
+            .all(|n| finished(&mut client, &format!("sentinel-{n}")) >= 1)
             .then_some(())
     });
     let runs = runs_of(&mut client, "on-change");
@@ -581,4 +589,80 @@ fn one_file_change_seen_by_two_nodes_starts_one_run() {
         let (status, stderr) = node.stop();
         assert!(status.success(), "{stderr}");
     }
+}
+
+/// A JavaScript plugin that denies a command when hookrig's memory has something on it.
+const RECALLING: &str = r#"
+export function register(ctx) {
+  ctx.bus.on("tool.before@v1", async (p) => {
+    const hits = await ctx.memory.search(String(p.tool.input.command), { limit: 2 });
+    return hits.length > 0
+      ? { allow: false, reason: `remembered: ${hits[0].content}` }
+      : { allow: true };
+  });
+}
+"#;
+
+// guards: a plugin that an emit of a serve node with a shared store runs reads the
+// memory the nodes share (`ctx.memory`), not the node's own SQLite memory
+#[test]
+fn a_plugin_run_by_a_serve_nodes_emit_reads_the_shared_memory() {
+    if !crate::harness::tool_available("node") {
+        return;
+    }
+    let Some(db) = TestDatabase::create("plugin_memory") else {
+        return;
+    };
+    let env = test_env();
+    let dir = env.root().join("plugins/recalling");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("manifest.json"), "{}").expect("write");
+    std::fs::write(dir.join("index.mjs"), RECALLING).expect("write");
+    let dir = dir.to_str().expect("utf-8");
+    for args in [
+        vec!["plugins", "register", "recalling", "--path", dir],
+        vec!["plugins", "enable", "recalling", "--all"],
+    ] {
+        let output = crate::harness::hookrig(&env, &args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+    }
+    // Stored in the shared store only, as another node's `memory.upsert` would.
+    let store = hookrig_store::PgStore::open(db.url()).expect("open the store");
+    hookrig_store::MemoryIndex::upsert(
+        &store.memory(),
+        "project",
+        "runbook",
+        "Deploys",
+        "never deploy on a friday",
+    )
+    .expect("remember");
+
+    let mut command = env.command(["serve", "--http", "127.0.0.1:0"]);
+    command.env("HOOKRIG_STORE_URL", db.url());
+    let serve = Serve::start_with(&env, command);
+    let port: u16 = wait_for("the HTTP address", || {
+        let log = serve.stderr();
+        let at = log.find("answering emits on http://127.0.0.1:")?;
+        log[at + "answering emits on http://127.0.0.1:".len()..]
+            .split('/')
+            .next()?
+            .parse()
+            .ok()
+    });
+    let token = text(&crate::harness::hookrig(&env, &["serve", "--print-token"]).stdout)
+        .trim()
+        .to_owned();
+    let body = r#"{"tool":{"name":"bash","input":{"command":"deploy"}}}"#;
+    let (status, head, answer) = http(port, "/emit/tool.before", Some(&token), body.as_bytes());
+    assert_eq!(status, 200, "{head}");
+    let outcome: serde_json::Value = serde_json::from_str(&answer).expect("an Outcome");
+    assert_eq!(outcome["decision"], "deny", "{outcome:#}");
+    assert_eq!(outcome["reason"], "remembered: never deploy on a friday");
+    let (status, stderr) = serve.stop();
+    assert!(status.success(), "{stderr}");
 }
