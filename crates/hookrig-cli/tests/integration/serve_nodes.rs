@@ -517,8 +517,10 @@ paths = ["{}/app.toml"]
     )
 }
 
-// guards: two nodes watching one directory start one run for one change of a file,
-// and another run for the next change
+// guards: two nodes watching one directory start one run for one change of a file
+// (that the next change is another event is `one_change_has_one_id_whoever_watches_it`
+// of hookrig-automation: a change made while the first run is in flight is not run, by
+// design, whichever node sees it)
 #[test]
 fn one_file_change_seen_by_two_nodes_starts_one_run() {
     let Some(db) = TestDatabase::create("watch_across_nodes") else {
@@ -565,12 +567,8 @@ fn one_file_change_seen_by_two_nodes_starts_one_run() {
         std::fs::rename(&partial, shared.path().join(name)).expect("rename");
     };
     put("app.toml", "port = 1\n");
-    wait_for("the first change's run", || {
+    wait_for("the change's run", || {
         (finished(&mut client, "on-change") >= 1).then_some(())
-    });
-    put("app.toml", "port = 2\n");
-    wait_for("the second change's run", || {
-        (finished(&mut client, "on-change") >= 2).then_some(())
     });
     put("sentinel", "done\n");
     wait_for("every node's sentinel run", || {
@@ -579,12 +577,10 @@ fn one_file_change_seen_by_two_nodes_starts_one_run() {
             .then_some(())
     });
     let runs = runs_of(&mut client, "on-change");
-    assert_eq!(
-        runs.len(),
-        2,
-        "one run per change, none recorded twice: {runs:?}"
-    );
-    assert_ne!(runs[0].1["_event_id"], runs[1].1["_event_id"], "{runs:?}");
+    assert_eq!(runs.len(), 1, "one run, no record of it not run: {runs:?}");
+    assert_eq!(runs[0].0, "completed", "{runs:?}");
+    let id = runs[0].1["_event_id"].as_str().unwrap_or_default();
+    assert!(id.starts_with("change-"), "{runs:?}");
     for node in nodes {
         let (status, stderr) = node.stop();
         assert!(status.success(), "{stderr}");
