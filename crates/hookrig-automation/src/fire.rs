@@ -90,6 +90,7 @@ async fn in_process(
         config,
         &root,
         &scope.store,
+        None,
         &groups,
         notifiers.clone(),
         None,

@@ -27,7 +27,7 @@ use hookrig_config::{ConfigToml, Environment};
 
 use hookrig_core::{Diagnostic, error_chain as chain};
 use hookrig_exec::ProcessGroups;
-use hookrig_store::{EventListener, Heard, PgStore, SharedEvent, Store};
+use hookrig_store::{EventListener, Heard, MemoryIndex as _, PgStore, SharedEvent, Store};
 use serde_json::Value;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
@@ -37,7 +37,7 @@ use crate::definition::{self, Automation};
 use crate::engine::{Engine, FireError, RunObserver, RunPhase, system_clock};
 use crate::errors::AutomationError;
 use crate::notifier::Notifiers;
-use crate::watch::{WatchOptions, WatchRule, Watcher};
+use crate::watch::{WatchEvent, WatchOptions, WatchRule, Watcher};
 use crate::wiring;
 use hookrig_runtime::ingress::{Ingress, Request};
 
@@ -103,11 +103,7 @@ fn shared_runs(
     now: f64,
 ) -> Result<(crate::engine::SharedRuns, Arc<PgStore>), AutomationError> {
     let store = Arc::new(PgStore::open(url)?);
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|name| name.trim().to_owned())
-        .ok()
-        .filter(|name| !name.is_empty())
-        .unwrap_or_else(|| "localhost".to_owned());
+    let host = host_name();
     let pid = i64::from(std::process::id());
     let runs = crate::engine::SharedRuns {
         store: Arc::clone(&store) as Arc<dyn hookrig_store::RunStore + Send + Sync>,
@@ -121,6 +117,15 @@ fn shared_runs(
         lease: (tick * 3).max(MIN_LEASE),
     };
     Ok((runs, store))
+}
+
+/// The name of this machine, as the nodes of a shared store are told apart by.
+pub(crate) fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|name| name.trim().to_owned())
+        .ok()
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "localhost".to_owned())
 }
 
 /// Where this node's events go to the other nodes of a shared store, and where theirs
@@ -436,16 +441,6 @@ impl Server {
         let mut project_files = ProjectFiles::of(&env, &root);
         load_project_automations(&env, &root, &store, now, &*notices)?;
 
-        let groups = ProcessGroups::new();
-        let notifiers = Notifiers::from_config(&config);
-        let wiring = wiring::wiring(
-            &config,
-            &root,
-            &store_path,
-            &groups,
-            notifiers.clone(),
-            Some(Arc::new(Progress(Arc::clone(&notices)))),
-        );
         // The other nodes' events; the sender is kept so that the channel never closes.
         let (heard_tx, mut heard_rx) = mpsc::channel(1024);
         let (shared, events) = shared_store
@@ -453,6 +448,18 @@ impl Server {
             .map(|url| SharedEvents::start(url, config.automation.tick(), now, &heard_tx))
             .transpose()?
             .unzip();
+        let groups = ProcessGroups::new();
+        let notifiers = Notifiers::from_config(&config);
+        // With a shared store, the steps keep their tasks and memory there too.
+        let wiring = wiring::wiring(
+            &config,
+            &root,
+            &store_path,
+            events.as_ref().map(|events| Arc::clone(&events.store)),
+            &groups,
+            notifiers.clone(),
+            Some(Arc::new(Progress(Arc::clone(&notices)))),
+        );
         let engine = Engine::with_shared(
             Store::open(&store_path)?,
             shared,
@@ -501,9 +508,7 @@ impl Server {
                     handle(&engine, &store, &root, events.as_ref(), request, &*notices);
                 }
                 Some(heard) = heard_rx.recv() => hear(&engine, heard, &*notices),
-                Some((event_type, payload)) = watch_rx.recv() => {
-                    engine.on_event(&event_type, payload);
-                }
+                Some(change) = watch_rx.recv() => on_change(&engine, events.is_some(), change),
                 () = &mut stop => break,
             }
         }
@@ -643,7 +648,7 @@ fn load_project_automations(
 
 fn start_watcher(
     config: &ConfigToml,
-    sender: &mpsc::Sender<(String, Value)>,
+    sender: &mpsc::Sender<WatchEvent>,
     say: &(dyn Fn(Notice) + Send + Sync),
 ) -> Option<Watcher> {
     if !config.automation.enabled() {
@@ -722,7 +727,8 @@ fn handle(
             let event = hookrig_dialects::events::resolve(&event_type);
             let name = event.as_str();
             if name == "memory.upsert" {
-                remember(store, root, &payload, say);
+                let shared = events.map(|events| &*events.store);
+                remember(store, shared, root, &payload, say);
             }
             match events {
                 // The other nodes' automations see it too, under one id.
@@ -751,9 +757,16 @@ fn handle(
 }
 
 /// Stores what a `memory.upsert` event carries (`project_id`, `source`, `heading`,
-/// `content`) for `memory_search`. Without `project_id` the memory belongs to the
-/// project served; without `content` there is nothing to store.
-fn remember(store: &Store, root: &Path, payload: &Value, say: &(dyn Fn(Notice) + Send + Sync)) {
+/// `content`) for `memory_search`: in the `shared` store when the node has one, where
+/// every node's searches find it, else in `store`. Without `project_id` the memory
+/// belongs to the project served; without `content` there is nothing to store.
+fn remember(
+    store: &Store,
+    shared: Option<&PgStore>,
+    root: &Path,
+    payload: &Value,
+    say: &(dyn Fn(Notice) + Send + Sync),
+) {
     let field = |name: &str| payload.get(name).and_then(Value::as_str);
     let Some(content) = field("content") else {
         say(Notice::MemoryWithoutContent);
@@ -763,8 +776,23 @@ fn remember(store: &Store, root: &Path, payload: &Value, say: &(dyn Fn(Notice) +
         field("project_id").map_or_else(|| definition::default_project_id(root), str::to_owned);
     let source = field("source").unwrap_or("memory.upsert");
     let heading = field("heading").unwrap_or_default();
-    if let Err(err) = store.memory().upsert(&project, source, heading, content) {
+    let stored = match shared {
+        Some(shared) => shared.memory().upsert(&project, source, heading, content),
+        None => store.memory().upsert(&project, source, heading, content),
+    };
+    if let Err(err) = stored {
         say(Notice::Error(chain(&err)));
+    }
+}
+
+/// Hands a change the watcher saw to the engine. It is not sent to the other nodes: each
+/// watches its own files. On a `shared` store the change's id, the same on every node
+/// that sees it, makes the nodes watching one directory start one run for it.
+fn on_change(engine: &Engine, shared: bool, change: WatchEvent) {
+    if shared {
+        engine.on_shared_event(&change.change_id, &change.event_type, change.payload);
+    } else {
+        engine.on_event(&change.event_type, change.payload);
     }
 }
 

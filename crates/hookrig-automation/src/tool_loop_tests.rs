@@ -58,6 +58,7 @@ fn tools(ws: &Path, grants: ToolGrants) -> BuiltinTools {
                 project_id: "p".to_owned(),
                 store_path: ws.join("store.db"),
                 memory: MemoryOptions::default(),
+                shared: None,
             },
             automation_name: "nightly".to_owned(),
             agent: "nightly".to_owned(),

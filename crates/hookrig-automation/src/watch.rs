@@ -27,6 +27,7 @@
 //! and sees them even when hidden.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, UNIX_EPOCH};
@@ -34,6 +35,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use notify::event::{AccessKind, AccessMode, ModifyKind};
 use notify::{EventKind, RecursiveMode, Watcher as _};
 use serde_json::{Value, json};
+use sha2::{Digest as _, Sha256};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -117,8 +119,18 @@ pub enum WatchError {
     },
 }
 
-/// `(event_type, payload)`, as sent on the watcher's channel.
-pub type WatchEvent = (String, Value);
+/// A change, as sent on the watcher's channel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WatchEvent {
+    /// `file.changed` or `folder.changed`.
+    pub event_type: String,
+    /// The payload (docs/serve.md).
+    pub payload: Value,
+    /// The change's id: the same on every node that watches the same files and sees the
+    /// same change, so that a shared store starts one run for it (docs/postgres.md, "One
+    /// change, one run").
+    pub change_id: String,
+}
 
 /// Watches files and folders and sends their changes on a channel.
 ///
@@ -483,7 +495,13 @@ impl RuleState {
                         "size": new.map(|s| s.size),
                         "watch_id": rule.watch_id,
                     });
-                    (FILE_CHANGED.to_owned(), payload)
+                    let mut id = ChangeId::new(FILE_CHANGED, rule);
+                    id.file(&path, &rule.base_dir, operation, new.or(old));
+                    WatchEvent {
+                        event_type: FILE_CHANGED.to_owned(),
+                        payload,
+                        change_id: id.finish(),
+                    }
                 })
                 .collect(),
             WatchKind::Folder if changes.is_empty() => Vec::new(),
@@ -511,9 +529,69 @@ impl RuleState {
                     "count": changes.len(),
                     "watch_id": self.rule.watch_id,
                 });
-                vec![(FOLDER_CHANGED.to_owned(), payload)]
+                let mut id = ChangeId::new(FOLDER_CHANGED, &self.rule);
+                for (path, operation, old, new) in &changes {
+                    id.file(path, &self.rule.base_dir, *operation, new.or(*old));
+                }
+                vec![WatchEvent {
+                    event_type: FOLDER_CHANGED.to_owned(),
+                    payload,
+                    change_id: id.finish(),
+                }]
             }
         }
+    }
+}
+
+/// The largest file whose content goes into its change's id; a larger one is known by its
+/// size and modification time alone, so that a change is not held up reading it.
+const MAX_DIGESTED: u64 = 16 * 1024 * 1024;
+
+/// Builds the id of a change from what every node watching the same files sees alike:
+/// the automation, the project, and for each file its path under the rule's base
+/// directory, the operation, and the file's state (size, modification time, and the
+/// SHA-256 of its content up to [`MAX_DIGESTED`]; the last known state for a deleted
+/// file). Not the absolute paths, which differ where the shared directory is mounted
+/// elsewhere, nor the old state, which a node that started later knows differently.
+struct ChangeId(Sha256);
+
+impl ChangeId {
+    fn new(event_type: &str, rule: &WatchRule) -> ChangeId {
+        let mut hash = Sha256::new();
+        for part in [event_type, &rule.watch_id, &rule.project_id] {
+            hash.update(part.as_bytes());
+            hash.update([0]);
+        }
+        ChangeId(hash)
+    }
+
+    fn file(&mut self, path: &Path, base: &Path, operation: Operation, state: Option<Stat>) {
+        let hash = &mut self.0;
+        hash.update(relative(path, base).as_bytes());
+        hash.update([0]);
+        hash.update(operation.as_str().as_bytes());
+        if let Some(state) = state {
+            hash.update(state.size.to_le_bytes());
+            hash.update(state.mtime.to_bits().to_le_bytes());
+        }
+        if operation != Operation::Deleted
+            && state.is_some_and(|s| s.size <= MAX_DIGESTED)
+            && let Ok(bytes) = std::fs::read(path)
+        {
+            hash.update(Sha256::digest(&bytes));
+        }
+        hash.update([0]);
+    }
+
+    /// `change-` and the first 128 bits of the hash, in hex.
+    fn finish(self) -> String {
+        let digest = self.0.finalize();
+        digest[..16]
+            .iter()
+            .fold(String::from("change-"), |mut id, byte| {
+                let _ = write!(id, "{byte:02x}");
+                id
+            })
     }
 }
 
@@ -753,7 +831,13 @@ mod tests {
             fs::remove_file(self.root.join(rel)).expect("remove");
         }
 
-        async fn next(&mut self) -> WatchEvent {
+        /// The next event's type and payload.
+        async fn next(&mut self) -> (String, Value) {
+            let event = self.next_event().await;
+            (event.event_type, event.payload)
+        }
+
+        async fn next_event(&mut self) -> WatchEvent {
             timeout(WAIT, self.rx.recv())
                 .await
                 .expect("an event within 5 s")
@@ -842,6 +926,45 @@ mod tests {
         assert_eq!(deleted["old_mtime"], modified["new_mtime"]);
         insta::assert_json_snapshot!("file_deleted", f.redact(deleted));
         f.nothing_for(200).await;
+    }
+
+    // guards: two watchers of one directory (two nodes) give one change the same id, so
+    // that a shared store starts one run for it; another change gets another id
+    #[tokio::test]
+    async fn one_change_has_one_id_whoever_watches_it() {
+        let mut a = fixture(0);
+        let (tx, rx) = mpsc::channel(64);
+        let mut b = Fixture {
+            _tmp: tempfile::tempdir().expect("tempdir"),
+            root: a.root.clone(),
+            watcher: Watcher::new(tx, WatchOptions::default()).expect("watcher"),
+            rx,
+        };
+        a.write("app.toml", "x = 1\n");
+        let rule = a.rule(WatchKind::File, &["app.toml"], false, &[]);
+        a.set(vec![rule.clone()]);
+        b.set(vec![rule]);
+        // Renamed into place: one event of the kernel, which a busy machine cannot split
+        // into two changes for one watcher only.
+        let root = a.root.clone();
+        let put = |text: &str| {
+            let partial = root.join(".app.toml.partial");
+            fs::write(&partial, text).expect("write");
+            fs::rename(&partial, root.join("app.toml")).expect("rename");
+        };
+        put("x = 2\n");
+        let (first_a, first_b) = (a.next_event().await, b.next_event().await);
+        assert_eq!(first_a.change_id, first_b.change_id);
+        assert!(
+            first_a.change_id.starts_with("change-"),
+            "{}",
+            first_a.change_id
+        );
+        // Same size, new content: another change.
+        put("x = 3\n");
+        let (second_a, second_b) = (a.next_event().await, b.next_event().await);
+        assert_eq!(second_a.change_id, second_b.change_id);
+        assert_ne!(second_a.change_id, first_a.change_id);
     }
 
     #[tokio::test]

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use hookrig_config::ConfigToml;
 use hookrig_exec::ProcessGroups;
+use hookrig_store::PgStore;
 use serde_json::Value;
 
 use crate::definition::{Automation, Trigger};
@@ -110,13 +111,14 @@ pub fn watch_rules(automations: &[Automation], default_root: &Path) -> Vec<Watch
     rules
 }
 
-/// The engine's wiring for `config`: steps over the store at `store_path`, the
-/// providers (CLI providers' process groups registered in `groups`, so that a shutdown
+/// The engine's wiring for `config`: steps over the store at `store_path` (their tasks
+/// and memory in `shared` when the node shares a PostgreSQL store), the providers (CLI providers' process groups registered in `groups`, so that a shutdown
 /// can kill them), and the notifiers, plus `progress` told of every phase as well.
 pub fn wiring(
     config: &ConfigToml,
     default_root: &Path,
     store_path: &Path,
+    shared: Option<Arc<PgStore>>,
     groups: &ProcessGroups,
     notifiers: Notifiers,
     progress: Option<Arc<dyn RunObserver>>,
@@ -125,6 +127,7 @@ pub fn wiring(
         config: config.clone(),
         default_root: default_root.to_owned(),
         store_path: store_path.to_owned(),
+        shared,
     });
     Wiring {
         steps: Arc::clone(&steps) as Arc<dyn StepRunner>,
@@ -149,6 +152,7 @@ struct Steps {
     config: ConfigToml,
     default_root: PathBuf,
     store_path: PathBuf,
+    shared: Option<Arc<PgStore>>,
 }
 
 impl Steps {
@@ -177,6 +181,7 @@ impl Steps {
             workspace,
             project_id: automation.project_id.clone(),
             store_path: self.store_path.clone(),
+            shared: self.shared.clone(),
         }
     }
 }

@@ -19,7 +19,7 @@ use hookrig_exec::{AsyncPool, ProcessGroups};
 use hookrig_store::{EmitDecision, EmitRecord};
 
 use crate::ledger::Sink;
-use crate::services::EmitServices;
+use crate::services::{EmitServices, MemoryAt};
 
 use crate::errors::RuntimeError;
 use crate::interrupt::{self, Interrupt, StopSignal};
@@ -383,9 +383,15 @@ impl Prepared {
             keeper,
         } = self;
         // A worker's questions (a plugin's `ctx.memory`) are answered from this emit's
-        // store, for the project the event happened in.
+        // store, for the project the event happened in: the PostgreSQL store when the
+        // emit records into one (an engine whose store the operator named), so that the
+        // plugin reads the memory the nodes share.
+        let memory = match store.as_ref().and_then(Sink::database) {
+            Some(url) => MemoryAt::Database(url.to_owned()),
+            None => MemoryAt::Ledger(ledger_path.clone()),
+        };
         let services = Arc::new(EmitServices::new(
-            ledger_path.clone(),
+            memory,
             hookrig_config::project_id(&event.context.cwd),
         ));
         let asked: Arc<dyn hookrig_exec::Services> = services.clone();

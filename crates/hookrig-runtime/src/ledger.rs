@@ -182,6 +182,17 @@ pub(crate) fn sink(
 }
 
 impl Sink {
+    /// The PostgreSQL database the rows go to, when they go to one.
+    pub(crate) fn database(&self) -> Option<&str> {
+        match self {
+            Sink::Queued(writer) => match writer.at() {
+                hookrig_store::LedgerAt::Postgres(url) => Some(url),
+                hookrig_store::LedgerAt::Sqlite(_) => None,
+            },
+            Sink::Direct(_) => None,
+        }
+    }
+
     /// Records that the emit started, so that an emit killed before it ends leaves a
     /// row, marked `interrupted` later. Never waits for the ledger: when another process
     /// holds its write lock, the start is not recorded and the whole row is written at

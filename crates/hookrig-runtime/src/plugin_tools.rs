@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use crate::errors::RuntimeError;
 use crate::plugin_host::{Described, PluginTool, loaded_host};
 use crate::scope::Scope;
-use crate::services::EmitServices;
+use crate::services::{EmitServices, MemoryAt};
 
 /// A tool of a plugin, by the plugin's registered id and the tool's name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -58,17 +58,20 @@ pub struct PluginTools {
 /// The workers of the plugins of `granted`, for the scope's agent (whose workers they
 /// are, as for that agent's emits). Each plugin must be registered in the scope's
 /// store, enabled for the agent, and a JavaScript plugin whose manifest loads; its
-/// workers read `ctx.memory` of `project_id` from the scope's store.
+/// workers read `ctx.memory` of `project_id` from the scope's store, or from `shared`
+/// (the PostgreSQL store of a `hookrig serve` node) when it is given.
 pub fn plugin_workers(
     scope: &Scope,
     project_id: &str,
     granted: &[ToolRef],
+    shared: Option<Arc<hookrig_store::PgStore>>,
 ) -> Result<PluginWorkers, RuntimeError> {
     let agent = scope.agent.as_deref();
-    let services: Arc<dyn Services> = Arc::new(EmitServices::new(
-        Some(scope.store.clone()),
-        project_id.to_owned(),
-    ));
+    let memory = match shared {
+        Some(shared) => MemoryAt::Shared(shared),
+        None => MemoryAt::Ledger(Some(scope.store.clone())),
+    };
+    let services: Arc<dyn Services> = Arc::new(EmitServices::new(memory, project_id.to_owned()));
     let registered = scope
         .store
         .exists()

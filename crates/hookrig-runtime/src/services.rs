@@ -1,17 +1,19 @@
 //! What hookrig answers a worker hook that asks while it answers an event: a
 //! JavaScript plugin's `ctx.memory.search(query, { limit })` and
-//! `ctx.memory.get(source, heading)`, read from the project's memory in the emit's store (read-only by design: a plugin reaches hookrig's state
-//! through these questions and never opens the store itself); and the failures of a
-//! plugin's handlers, kept to be delivered as `plugin.error@v1` once the event's chain
-//! has run.
+//! `ctx.memory.get(source, heading)`, read from the project's memory in the emit's store
+//! (read-only by design: a plugin reaches hookrig's state through these questions and
+//! never opens the store itself), or in the PostgreSQL store the emit records into; and
+//! the failures of a plugin's handlers, kept to be delivered as `plugin.error@v1` once
+//! the event's chain has run.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use hookrig_exec::Services;
-use hookrig_store::Store;
-use serde_json::{Value, json};
+use hookrig_store::{MemoryEntry, MemoryIndex, PgStore, Store, StoreError};
+use serde_json::Value;
 
 /// The most hits one search returns, whatever the worker asks for.
 const MAX_HITS: usize = 50;
@@ -22,12 +24,42 @@ const DEFAULT_HITS: usize = 5;
 /// not turn one event into thousands.
 const MAX_ERRORS: usize = 16;
 
-/// The answers of one emit: its store file and the project the event happened in, and
-/// the plugin failures reported so far.
+/// Where the memory a plugin reads is.
+#[derive(Debug, Clone)]
+pub(crate) enum MemoryAt {
+    /// The work file of this ledger file (`None`: `--no-ledger`).
+    Ledger(Option<PathBuf>),
+    /// The PostgreSQL store at this URL: the one an engine records its emits into, which
+    /// the operator named (a serve node's shared store, or the user's `[store] url`).
+    Database(String),
+    /// A PostgreSQL store already open (a serve node's, for its automations' plugin
+    /// tools).
+    Shared(Arc<PgStore>),
+}
+
+/// The PostgreSQL store at `url`, opened once for the life of the process: a plugin's
+/// question must not pay a connection and a schema check (tens of milliseconds) each
+/// time, and an engine records into one or two databases at most.
+fn database(url: &str) -> Result<Arc<PgStore>, StoreError> {
+    static OPEN: OnceLock<Mutex<HashMap<String, Arc<PgStore>>>> = OnceLock::new();
+    let mut open = OPEN
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(store) = open.get(url) {
+        return Ok(Arc::clone(store));
+    }
+    let store = Arc::new(PgStore::open(url)?);
+    open.insert(url.to_owned(), Arc::clone(&store));
+    Ok(store)
+}
+
+/// The answers of one emit: where its memory is and the project the event happened in,
+/// and the plugin failures reported so far.
 #[derive(Debug)]
 pub(crate) struct EmitServices {
-    /// The ledger file; the memory is in its work file (`None`: `--no-ledger`).
-    pub(crate) ledger: Option<PathBuf>,
+    /// Where the memory is.
+    pub(crate) memory: MemoryAt,
     /// The project whose memory is searched.
     pub(crate) project_id: String,
     /// The payloads of the `plugin.error@v1` events to deliver after the chain.
@@ -38,9 +70,9 @@ pub(crate) struct EmitServices {
 }
 
 impl EmitServices {
-    pub(crate) fn new(ledger: Option<PathBuf>, project_id: String) -> Self {
+    pub(crate) fn new(memory: MemoryAt, project_id: String) -> Self {
         Self {
-            ledger,
+            memory,
             project_id,
             errors: Mutex::default(),
             delivering: AtomicBool::new(false),
@@ -105,13 +137,9 @@ impl EmitServices {
                 .min(MAX_HITS),
         };
         // No store file yet means nothing remembered yet, not an error.
-        let Some(store) = self.store()? else {
-            return Ok(json!([]));
-        };
-        let hits = store
-            .memory()
-            .search(&self.project_id, query, limit)
-            .map_err(|err| format!("hookrig's memory cannot be searched: {err}"))?;
+        let hits = self
+            .with_memory(|memory| memory.search(&self.project_id, query, limit))?
+            .unwrap_or_default();
         serde_json::to_value(hits).map_err(|err| err.to_string())
     }
 
@@ -127,26 +155,32 @@ impl EmitServices {
             )),
         };
         let (source, heading) = (text("source", None)?, text("heading", Some(""))?);
-        let Some(store) = self.store()? else {
-            return Ok(Value::Null);
-        };
-        let entry = store
-            .memory()
-            .get(&self.project_id, &source, &heading)
-            .map_err(|err| format!("hookrig's memory cannot be read: {err}"))?;
+        let entry: Option<MemoryEntry> = self
+            .with_memory(|memory| memory.get(&self.project_id, &source, &heading))?
+            .flatten();
         serde_json::to_value(entry).map_err(|err| err.to_string())
     }
 
-    /// The emit's store, opened for reading its memory; `None` while it has no file.
-    fn store(&self) -> Result<Option<Store>, String> {
-        let Some(ledger) = &self.ledger else {
-            return Err("hookrig's memory is not read by an emit with --no-ledger".to_owned());
+    /// `read` of the emit's memory; `None` while its store has no file.
+    fn with_memory<T>(
+        &self,
+        read: impl FnOnce(&dyn MemoryIndex) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, String> {
+        let failed = |err: StoreError| format!("hookrig's memory cannot be read: {err}");
+        let shared = match &self.memory {
+            MemoryAt::Ledger(None) => {
+                return Err("hookrig's memory is not read by an emit with --no-ledger".to_owned());
+            }
+            MemoryAt::Ledger(Some(ledger)) => {
+                if !ledger.exists() {
+                    return Ok(None);
+                }
+                let store = Store::open(ledger).map_err(failed)?;
+                return read(&store.memory()).map(Some).map_err(failed);
+            }
+            MemoryAt::Database(url) => database(url).map_err(failed)?,
+            MemoryAt::Shared(store) => Arc::clone(store),
         };
-        if !ledger.exists() {
-            return Ok(None);
-        }
-        Store::open(ledger)
-            .map(Some)
-            .map_err(|err| format!("hookrig's memory cannot be read: {err}"))
+        read(&shared.memory()).map(Some).map_err(failed)
     }
 }

@@ -128,7 +128,8 @@ pub use crate::ledger::{Ledger, LedgerAt};
 pub use crate::memory::{Memory, MemoryEntry, MemoryHit, MemoryIndex, Note, NoteSection};
 pub use crate::migrate::{Migration, TableCopy, migrate};
 pub use crate::pg::{
-    CHANNEL, EventListener, Heard, PgMemory, PgPlugins, PgStore, PgTasks, SharedEvent,
+    CHANNEL, EventListener, Heard, Offered, PgMemory, PgPlugins, PgStore, PgTasks, SharedEvent,
+    SharedNote,
 };
 pub use crate::plugins::{
     ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow, PluginStore, Plugins,

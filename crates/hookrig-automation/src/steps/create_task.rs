@@ -6,8 +6,10 @@
 //! `parent_task_id`, `profile_id`, `preferred_workspace_id`, `branch_name`
 //! (each optional), `priority` (default 100), `context_entries` (a list of
 //! `{type, label, content}` objects, default `[]`). Output: `task_id`,
-//! `created: true`.
+//! `created: true`. On a `hookrig serve` node with a shared store the task goes to
+//! that store's `tasks`, where every node (and whatever reads the database) sees it.
 
+use hookrig_store::TaskStore as _;
 use serde_json::{Map, Value, json};
 
 use super::db_query::error_chain;
@@ -55,9 +57,10 @@ pub(crate) async fn run(
         context_entries,
         created_by: Some("automation".to_owned()),
     };
-    let store = env.store_path.clone();
-    let task_id = tokio::task::spawn_blocking(move || {
-        hookrig_store::Store::open(&store)?.tasks().create(&task)
+    let (store, shared) = (env.store_path.clone(), env.shared.clone());
+    let task_id = tokio::task::spawn_blocking(move || match shared {
+        Some(shared) => shared.tasks().create(&task),
+        None => hookrig_store::Store::open(&store)?.tasks().create(&task),
     })
     .await
     .map_err(|error| format!("create_task stopped: {error}"))?

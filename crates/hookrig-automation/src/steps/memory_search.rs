@@ -14,7 +14,15 @@
 //! returns empty content with count 0, not an error, so the run goes on; an
 //! embeddings endpoint that fails leaves the lexical order and adds
 //! `embeddings_error`.
+//!
+//! On a `hookrig serve` node with a shared store, the memory is the PostgreSQL index
+//! every node searches: each node offers its own checkout's notes to it, keyed by their
+//! path under the notes directory, and a note's copy there is replaced only by different
+//! content from a file modified later (docs/postgres.md, "Memory").
 
+use std::path::Path;
+
+use hookrig_store::{MemoryIndex as _, PgStore, StoreError};
 use serde_json::{Map, Value, json};
 
 use super::http::{client, describe};
@@ -49,15 +57,18 @@ pub(crate) async fn run(
     } else {
         top_k
     };
-    let store = env.store_path.clone();
+    let (store, shared) = (env.store_path.clone(), env.shared.clone());
     let notes_dir = resolve_path(&env.workspace, &env.memory.notes_dir.to_string_lossy());
     let lexical_query = query.clone();
     let searched = tokio::task::spawn_blocking(move || {
-        let store = hookrig_store::Store::open(&store)?;
-        notes::index(&store, &project_id, &notes_dir)?;
-        store
-            .memory()
-            .search(&project_id, &lexical_query, candidates)
+        search(
+            &store,
+            shared.as_deref(),
+            &project_id,
+            &notes_dir,
+            &lexical_query,
+            candidates,
+        )
     })
     .await;
     let Ok(Ok(mut hits)) = searched else {
@@ -105,6 +116,26 @@ pub(crate) async fn run(
         result.insert("embeddings_error".to_owned(), Value::String(error));
     }
     Ok(result)
+}
+
+/// The `limit` best hits of `query` in `project_id`'s memory, its notes under
+/// `notes_dir` indexed first: in the `shared` store when there is one, else in the store
+/// file `store`.
+fn search(
+    store: &Path,
+    shared: Option<&PgStore>,
+    project_id: &str,
+    notes_dir: &Path,
+    query: &str,
+    limit: usize,
+) -> Result<Vec<hookrig_store::MemoryHit>, StoreError> {
+    if let Some(shared) = shared {
+        notes::index_shared(shared, project_id, notes_dir, &notes::writer(notes_dir))?;
+        return shared.memory().search(project_id, query, limit);
+    }
+    let store = hookrig_store::Store::open(store)?;
+    notes::index(&store, project_id, notes_dir)?;
+    store.memory().search(project_id, query, limit)
 }
 
 /// The cosine similarity of each hit to the query, in the hits' order.

@@ -24,9 +24,11 @@
 //! of [`run_steps`] is dropped.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hookrig_config::lexical_path;
+use hookrig_store::PgStore;
 use serde_json::{Map, Value};
 
 use crate::template;
@@ -56,6 +58,10 @@ pub struct StepEnv {
     pub project_id: String,
     /// The store file (`tasks`, the named queries, the memory index).
     pub store_path: PathBuf,
+    /// The PostgreSQL store a `hookrig serve` node shares with the other nodes: the tasks
+    /// and the memory index are kept there rather than in `store_path`
+    /// (docs/postgres.md); `None` everywhere else.
+    pub shared: Option<Arc<PgStore>>,
     /// Where `memory_search` finds notes, and how it may re-rank.
     pub memory: MemoryOptions,
 }

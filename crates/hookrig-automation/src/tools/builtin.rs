@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use hookrig_store::MemoryIndex as _;
 use serde_json::{Map, Value, json};
 
 use super::{ToolGrants, ToolSpec, Toolbox};
@@ -138,10 +139,16 @@ impl BuiltinTools {
         let heading = text("heading").unwrap_or_default();
         let env = &self.env.steps;
         let (store, project) = (env.store_path.clone(), env.project_id.clone());
+        let shared = env.shared.clone();
         super::off_the_runtime(move || {
-            hookrig_store::Store::open(&store)
-                .and_then(|store| store.memory().upsert(&project, &source, &heading, &content))
-                .map_err(|e| super::plan::error_chain(&e))?;
+            match shared {
+                Some(shared) => shared
+                    .memory()
+                    .upsert(&project, &source, &heading, &content),
+                None => hookrig_store::Store::open(&store)
+                    .and_then(|store| store.memory().upsert(&project, &source, &heading, &content)),
+            }
+            .map_err(|e| super::plan::error_chain(&e))?;
             Ok(steps::object(
                 json!({"stored": true, "source": source, "heading": heading}),
             ))
@@ -317,6 +324,7 @@ mod tests {
                     project_id: "p".to_owned(),
                     store_path: ws.join("store.db"),
                     memory: MemoryOptions::default(),
+                    shared: None,
                 },
                 automation_name: "a".to_owned(),
                 agent: "a".to_owned(),

@@ -32,6 +32,8 @@ impl PluginToolbox {
     pub async fn open(env: &StepEnv, agent: &str, granted: Vec<ToolRef>) -> Result<Self, String> {
         let (workspace, store) = (env.workspace.clone(), env.store_path.clone());
         let (agent, project_id) = (agent.to_owned(), env.project_id.clone());
+        // A serve node's plugins read the memory its automations share.
+        let shared = env.shared.clone();
         let workers = off_the_runtime(move || {
             let scope = Scope::resolve(ScopeArgs {
                 cwd: Some(workspace),
@@ -42,7 +44,7 @@ impl PluginToolbox {
                 ..ScopeArgs::default()
             })
             .map_err(|e| error_chain(&e))?;
-            plugin_workers(&scope, &project_id, &granted).map_err(|e| error_chain(&e))
+            plugin_workers(&scope, &project_id, &granted, shared).map_err(|e| error_chain(&e))
         })
         .await?;
         let tools = workers.describe().await.map_err(|e| error_chain(&e))?;

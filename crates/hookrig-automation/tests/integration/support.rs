@@ -23,6 +23,7 @@ impl World {
             project_id: "proj".to_owned(),
             store_path: dir.path().join("state").join("hookrig.db"),
             memory: MemoryOptions::default(),
+            shared: None,
         };
         World { dir, env }
     }

@@ -4,8 +4,9 @@
 //! lease has expired and go on firing; that test lasts about a minute, the lease of a
 //! run being 30 s, the least a node may hold one. Events: one emitted on a node reaches
 //! the automations another node runs, and one delivered to every node starts one run.
-//! Ten nodes answering emits record every one into the one ledger. Skipped where
-//! `HOOKRIG_TEST_POSTGRES` is unset.
+//! Ten nodes answering emits record every one into the one ledger. A task or a memory
+//! made on one node is in the store another node reads, and one change of a file two
+//! nodes watch starts one run. Skipped where `HOOKRIG_TEST_POSTGRES` is unset.
 
 use std::io::Write as _;
 use std::os::unix::net::UnixStream;
@@ -374,4 +375,290 @@ fn ten_serve_nodes_record_ten_thousand_emits_into_one_ledger() {
         assert!(status.success(), "{log}");
     }
     assert_eq!(count(&mut client, "SELECT count(*) FROM emits"), total);
+}
+
+/// The finished runs of the automation `id` in the shared store: their step results.
+fn results_of(client: &mut postgres::Client, id: &str) -> Vec<serde_json::Value> {
+    client
+        .query(
+            "SELECT context_results FROM automation_runs
+             WHERE automation_id = $1 AND status <> 'running' ORDER BY seq",
+            &[&id],
+        )
+        .expect("read the runs")
+        .iter()
+        .map(|row| {
+            let results: Option<String> = row.get(0);
+            results.map_or(serde_json::Value::Null, |r| {
+                serde_json::from_str(&r).expect("JSON step results")
+            })
+        })
+        .collect()
+}
+
+const MAKE_TASK: &str = r#"
+name = "Make Task"
+cooldown_seconds = 0
+context_steps = [{ type = "create_task", title_template = "Follow up", priority = 7 }]
+[trigger]
+type = "event"
+event_type = "task.completed"
+skip_llm = true
+"#;
+
+// guards: a serve node with a shared store creates its automations' tasks there, not in
+// its own SQLite file, so that every node and whatever reads the database sees them
+#[test]
+fn a_task_an_automation_creates_on_one_node_is_in_the_shared_store() {
+    let Some(db) = TestDatabase::create("task_across_nodes") else {
+        return;
+    };
+    let a = node_env(&[]);
+    let b = node_env(&[("make-task.toml", MAKE_TASK)]);
+    let nodes = [node(&a, db.url()), node(&b, db.url())];
+
+    let out = emit(&a, &["task.completed"], r#"{"task_id":"t1"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut client = db.connect();
+    let results = wait_for("the run on the other node", || {
+        Some(results_of(&mut client, "make-task")).filter(|runs| !runs.is_empty())
+    });
+    let task_id = results[0][0]["task_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task id: {results:?}"))
+        .to_owned();
+    let row = client
+        .query_one(
+            "SELECT title, priority, status, created_by FROM tasks WHERE id = $1",
+            &[&task_id],
+        )
+        .expect("the task is in the shared store");
+    let (title, priority, status, by): (String, i64, String, Option<String>) =
+        (row.get(0), row.get(1), row.get(2), row.get(3));
+    assert_eq!(
+        (title.as_str(), priority, status.as_str(), by.as_deref()),
+        ("Follow up", 7, "pending", Some("automation"))
+    );
+    // The store a node's `hookrig` reads for the operator finds it too.
+    let store = hookrig_store::PgStore::open(db.url()).expect("open the store");
+    let task = hookrig_store::TaskStore::get(&store.tasks(), &task_id).expect("read the task");
+    assert_eq!(task.map(|t| t.title).as_deref(), Some("Follow up"));
+    for node in nodes {
+        let (status, stderr) = node.stop();
+        assert!(status.success(), "{stderr}");
+    }
+}
+
+const SEARCH_MEMORY: &str = r#"
+name = "Search Memory"
+cooldown_seconds = 0
+context_steps = [{ type = "memory_search", query = "zebra", top_k = 5 }]
+[trigger]
+type = "event"
+event_type = "task.completed"
+skip_llm = true
+"#;
+
+// guards: what `memory.upsert` stores on one node and the notes of another node's
+// checkout are one shared index that a node's `memory_search` reads
+#[test]
+fn a_memory_stored_on_one_node_is_found_by_another_nodes_search() {
+    let Some(db) = TestDatabase::create("memory_across_nodes") else {
+        return;
+    };
+    let a = node_env(&[]);
+    let b = node_env(&[("search-memory.toml", SEARCH_MEMORY)]);
+    b.write_file("notes/ops.md", "# Ops\nthe zebra checklist\n");
+    let nodes = [node(&a, db.url()), node(&b, db.url())];
+
+    let out = emit(
+        &a,
+        &["memory.upsert"],
+        r#"{"source":"runbook","heading":"Zebra","content":"restart the zebra service"}"#,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // Node A handles its socket's requests in order: the memory is stored before this
+    // event reaches node B.
+    let out = emit(&a, &["task.completed"], r#"{"task_id":"t1"}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut client = db.connect();
+    let results = wait_for("the search on the other node", || {
+        Some(results_of(&mut client, "search-memory")).filter(|runs| !runs.is_empty())
+    });
+    let search = &results[0][0];
+    assert_eq!(search["count"], 2, "{search:#}");
+    let content = search["content"].as_str().expect("content");
+    assert!(content.contains("restart the zebra service"), "{content}");
+    // Node B's note, under its path in the notes directory rather than B's checkout's.
+    assert!(content.contains("### ops.md — Ops"), "{content}");
+    assert!(content.contains("the zebra checklist"), "{content}");
+    for node in nodes {
+        let (status, stderr) = node.stop();
+        assert!(status.success(), "{stderr}");
+    }
+}
+
+/// A file watch on a directory given by its absolute path: written literally in every
+/// node's automation file, as the one shared directory every node watches.
+fn on_shared_change(dir: &std::path::Path) -> String {
+    format!(
+        r#"
+name = "On Change"
+cooldown_seconds = 0
+context_steps = [{{ type = "shell", command = "true" }}]
+[trigger]
+type = "event"
+event_type = "file.changed"
+skip_llm = true
+[trigger.watch]
+paths = ["{}/app.toml"]
+"#,
+        dir.display()
+    )
+}
+
+// guards: two nodes watching one directory start one run for one change of a file
+// (that the next change is another event is `one_change_has_one_id_whoever_watches_it`
+// of hookrig-automation: a change made while the first run is in flight is not run, by
+// design, whichever node sees it)
+#[test]
+fn one_file_change_seen_by_two_nodes_starts_one_run() {
+    let Some(db) = TestDatabase::create("watch_across_nodes") else {
+        return;
+    };
+    let shared = tempfile::tempdir().expect("a shared directory");
+    let automation = on_shared_change(shared.path());
+    // Each node has a sentinel watch of its own on another file, written last: once a
+    // node's sentinel run is recorded, that node has handled the changes before it (its
+    // watcher sends them in order).
+    let envs: Vec<TestEnv> = (0..2)
+        .map(|n| {
+            let sentinel =
+                format!("id = \"sentinel-{n}\"\n{automation}").replace("/app.toml", "/sentinel");
+            let env = node_env(&[
+                ("on-change.toml", &automation),
+                (&format!("sentinel-{n}.toml"), &sentinel),
+            ]);
+            write_config_toml(&env, "[automation]\nmax_concurrent = 8\n");
+            env
+        })
+        .collect();
+    let nodes: Vec<Serve> = envs.iter().map(|env| node(env, db.url())).collect();
+    for node in &nodes {
+        wait_for("the watches to be set up", || {
+            node.stderr()
+                .contains("watching 2 path(s) for 2 automation(s)")
+                .then_some(())
+        });
+    }
+    let mut client = db.connect();
+    let finished = |client: &mut postgres::Client, id: &str| {
+        runs_of(client, id)
+            .iter()
+            .filter(|(status, _)| status == "completed")
+            .count()
+    };
+    // Each write renames a complete file into place, as editors and git do: one event
+    // of the kernel, so that a busy machine cannot make one node see the file created
+    // empty and written later, and the other see both at once.
+    let put = |name: &str, text: &str| {
+        let partial = shared.path().join(format!(".{name}.partial"));
+        std::fs::write(&partial, text).expect("write");
+        std::fs::rename(&partial, shared.path().join(name)).expect("rename");
+    };
+    put("app.toml", "port = 1\n");
+    wait_for("the change's run", || {
+        (finished(&mut client, "on-change") >= 1).then_some(())
+    });
+    put("sentinel", "done\n");
+    wait_for("every node's sentinel run", || {
+        (0..2)
+            .all(|n| finished(&mut client, &format!("sentinel-{n}")) >= 1)
+            .then_some(())
+    });
+    let runs = runs_of(&mut client, "on-change");
+    assert_eq!(runs.len(), 1, "one run, no record of it not run: {runs:?}");
+    assert_eq!(runs[0].0, "completed", "{runs:?}");
+    let id = runs[0].1["_event_id"].as_str().unwrap_or_default();
+    assert!(id.starts_with("change-"), "{runs:?}");
+    for node in nodes {
+        let (status, stderr) = node.stop();
+        assert!(status.success(), "{stderr}");
+    }
+}
+
+/// A JavaScript plugin that denies a command when hookrig's memory has something on it.
+const RECALLING: &str = r#"
+export function register(ctx) {
+  ctx.bus.on("tool.before@v1", async (p) => {
+    const hits = await ctx.memory.search(String(p.tool.input.command), { limit: 2 });
+    return hits.length > 0
+      ? { allow: false, reason: `remembered: ${hits[0].content}` }
+      : { allow: true };
+  });
+}
+"#;
+
+// guards: a plugin that an emit of a serve node with a shared store runs reads the
+// memory the nodes share (`ctx.memory`), not the node's own SQLite memory
+#[test]
+fn a_plugin_run_by_a_serve_nodes_emit_reads_the_shared_memory() {
+    if !crate::harness::tool_available("node") {
+        return;
+    }
+    let Some(db) = TestDatabase::create("plugin_memory") else {
+        return;
+    };
+    let env = test_env();
+    let dir = env.root().join("plugins/recalling");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("manifest.json"), "{}").expect("write");
+    std::fs::write(dir.join("index.mjs"), RECALLING).expect("write");
+    let dir = dir.to_str().expect("utf-8");
+    for args in [
+        vec!["plugins", "register", "recalling", "--path", dir],
+        vec!["plugins", "enable", "recalling", "--all"],
+    ] {
+        let output = crate::harness::hookrig(&env, &args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+    }
+    // Stored in the shared store only, as another node's `memory.upsert` would.
+    let store = hookrig_store::PgStore::open(db.url()).expect("open the store");
+    hookrig_store::MemoryIndex::upsert(
+        &store.memory(),
+        "project",
+        "runbook",
+        "Deploys",
+        "never deploy on a friday",
+    )
+    .expect("remember");
+
+    let mut command = env.command(["serve", "--http", "127.0.0.1:0"]);
+    command.env("HOOKRIG_STORE_URL", db.url());
+    let serve = Serve::start_with(&env, command);
+    let port: u16 = wait_for("the HTTP address", || {
+        let log = serve.stderr();
+        let at = log.find("answering emits on http://127.0.0.1:")?;
+        log[at + "answering emits on http://127.0.0.1:".len()..]
+            .split('/')
+            .next()?
+            .parse()
+            .ok()
+    });
+    let token = text(&crate::harness::hookrig(&env, &["serve", "--print-token"]).stdout)
+        .trim()
+        .to_owned();
+    let body = r#"{"tool":{"name":"bash","input":{"command":"deploy"}}}"#;
+    let (status, head, answer) = http(port, "/emit/tool.before", Some(&token), body.as_bytes());
+    assert_eq!(status, 200, "{head}");
+    let outcome: serde_json::Value = serde_json::from_str(&answer).expect("an Outcome");
+    assert_eq!(outcome["decision"], "deny", "{outcome:#}");
+    assert_eq!(outcome["reason"], "remembered: never deploy on a friday");
+    let (status, stderr) = serve.stop();
+    assert!(status.success(), "{stderr}");
 }

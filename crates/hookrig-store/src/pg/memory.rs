@@ -52,6 +52,153 @@ fn delete_note(
     Ok(())
 }
 
+/// A note of the shared index as the node that wrote it last read it: what
+/// [`PgMemory::offer_note`] compares a node's own copy with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedNote {
+    /// The SHA-256 (hex) of the file it was indexed from; empty for a note written before
+    /// the index was shared (or copied by `store migrate`).
+    pub digest: String,
+    /// That file's modification time, in nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+    /// The node that wrote it (host and notes directory); empty as `digest` is.
+    pub writer: String,
+}
+
+/// What [`PgMemory::offer_note`] did with a node's copy of a note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offered {
+    /// The index had no such note, or an older one that differs: this copy is it now.
+    Written,
+    /// The index holds the same content already (from any node): nothing written.
+    Same,
+    /// The index holds other content from a file modified later than this copy's (a
+    /// node with a newer checkout): it is kept.
+    Older,
+}
+
+impl PgMemory<'_> {
+    /// The notes of `project_id` in the shared index, by their path under the notes
+    /// directory.
+    pub fn shared_notes(
+        &self,
+        project_id: &str,
+    ) -> Result<HashMap<String, SharedNote>, StoreError> {
+        let rows = self.store.client().with("read the indexed notes", |conn| {
+            conn.query(
+                "SELECT path, digest, mtime_ns, writer FROM memory_notes WHERE project_id = $1",
+                &[&project_id],
+            )
+        })?;
+        Ok(rows
+            .iter()
+            .map(|row| {
+                let note = SharedNote {
+                    digest: row.get(1),
+                    mtime_ns: row.get(2),
+                    writer: row.get(3),
+                };
+                (row.get(0), note)
+            })
+            .collect())
+    }
+
+    /// Offers a node's copy of a note to the shared index (`note.source` is its path
+    /// under the notes directory, `digest` the file's SHA-256): it replaces the index's
+    /// sections of the note when the content differs and its file was modified later
+    /// than the copy indexed (so that nodes whose checkouts differ do not take turns
+    /// rewriting it), recording `writer`. Decided under a lock on the note, so that two
+    /// nodes offering at once leave one copy.
+    pub fn offer_note(
+        &self,
+        project_id: &str,
+        note: &Note,
+        digest: &str,
+        writer: &str,
+    ) -> Result<Offered, StoreError> {
+        self.store.client().with("index a note", |conn| {
+            let mut tx = conn.transaction()?;
+            lock_note(&mut tx, project_id, &note.source)?;
+            let indexed = tx.query_opt(
+                "SELECT digest, mtime_ns FROM memory_notes WHERE project_id = $1 AND path = $2",
+                &[&project_id, &note.source],
+            )?;
+            if let Some(row) = indexed {
+                let (indexed_digest, indexed_mtime): (String, i64) = (row.get(0), row.get(1));
+                if indexed_digest == digest {
+                    return Ok(Offered::Same);
+                }
+                // A note indexed before the index was shared has no digest: any node's
+                // copy replaces it.
+                if !indexed_digest.is_empty() && indexed_mtime >= note.mtime_ns {
+                    return Ok(Offered::Older);
+                }
+            }
+            delete_note(&mut tx, project_id, &note.source)?;
+            for section in &note.sections {
+                tx.execute(
+                    "INSERT INTO memory (project_id, kind, source, heading, content)
+                     VALUES ($1, 'note', $2, $3, $4)",
+                    &[
+                        &project_id,
+                        &note.source,
+                        &section.heading,
+                        &section.content,
+                    ],
+                )?;
+            }
+            tx.execute(
+                "INSERT INTO memory_notes (project_id, path, mtime_ns, digest, writer)
+                 VALUES ($1, $2, $3, $4, $5)",
+                &[&project_id, &note.source, &note.mtime_ns, &digest, &writer],
+            )?;
+            tx.commit()?;
+            Ok(Offered::Written)
+        })
+    }
+
+    /// Takes the note `path` out of the shared index if `writer` wrote it last, or if
+    /// nobody is recorded as its writer: a node whose checkout lacks a note that another
+    /// node indexed cannot tell a deleted note from one it has not pulled yet. Returns
+    /// whether it was taken out.
+    pub fn withdraw_note(
+        &self,
+        project_id: &str,
+        path: &str,
+        writer: &str,
+    ) -> Result<bool, StoreError> {
+        self.store.client().with("index notes", |conn| {
+            let mut tx = conn.transaction()?;
+            lock_note(&mut tx, project_id, path)?;
+            let owned = tx
+                .query_opt(
+                    "SELECT 1 FROM memory_notes
+                     WHERE project_id = $1 AND path = $2 AND (writer = $3 OR writer = '')",
+                    &[&project_id, &path, &writer],
+                )?
+                .is_some();
+            if owned {
+                delete_note(&mut tx, project_id, path)?;
+            }
+            tx.commit()?;
+            Ok(owned)
+        })
+    }
+}
+
+/// Serializes the writes of one note across nodes until the transaction ends.
+fn lock_note(
+    tx: &mut postgres::Transaction<'_>,
+    project_id: &str,
+    path: &str,
+) -> Result<(), postgres::Error> {
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended($1 || chr(10) || $2, 7))",
+        &[&project_id, &path],
+    )?;
+    Ok(())
+}
+
 impl MemoryIndex for PgMemory<'_> {
     fn upsert(
         &self,

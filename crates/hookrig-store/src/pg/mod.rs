@@ -12,7 +12,7 @@ mod schema;
 mod tasks;
 
 pub use events::{CHANNEL, EventListener, Heard, SharedEvent};
-pub use memory::PgMemory;
+pub use memory::{Offered, PgMemory, SharedNote};
 pub use plugins::PgPlugins;
 pub use tasks::PgTasks;
 

@@ -349,6 +349,16 @@ pub(crate) const PG_MIGRATIONS: &[&str] = &[
     END
     $$;
     "#,
+    // Version 7: one shared index of each project's notes while every node indexes its
+    // own checkout (docs/postgres.md, "Memory"). A note is keyed by its path under the
+    // notes directory; `digest` is the SHA-256 of the file it was indexed from, `mtime_ns`
+    // that file's modification time and `writer` the node (host and notes directory) that
+    // wrote it last. Rows written before (or copied by `store migrate`) have neither.
+    "
+    ALTER TABLE memory_notes
+        ADD COLUMN digest text NOT NULL DEFAULT '',
+        ADD COLUMN writer text NOT NULL DEFAULT '';
+    ",
 ];
 
 /// The version this build writes and reads.
