@@ -819,7 +819,7 @@ impl UserSettings {
 /// file, the table or the key is missing, or the value is no `postgres://` or
 /// `postgresql://` URL (`hookrig validate` reports it). Only the user's own file: a
 /// project's `config.toml` never names the store.
-fn user_database(config_home: &std::path::Path) -> Option<String> {
+pub(crate) fn user_database(config_home: &std::path::Path) -> Option<String> {
     #[derive(Deserialize)]
     struct File {
         store: Option<Store>,

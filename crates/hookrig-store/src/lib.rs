@@ -124,7 +124,7 @@ pub use crate::emits::{
     EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, EmitWrite, Emits, HookRun,
 };
 pub use crate::errors::StoreError;
-pub use crate::ledger::{Ledger, LedgerAt};
+pub use crate::ledger::{Ledger, LedgerAt, LedgerView, RecentEmits};
 pub use crate::memory::{Memory, MemoryEntry, MemoryHit, MemoryIndex, Note, NoteSection};
 pub use crate::migrate::{Migration, TableCopy, migrate};
 pub use crate::pg::{
