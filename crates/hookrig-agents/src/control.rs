@@ -512,6 +512,7 @@ mod tests {
     fn status(task: &str, pid: Option<i64>, state: State) -> AgentStatus {
         AgentStatus {
             row: AgentRow {
+                host: "here".to_owned(),
                 worktree: format!("/repo/.hookrig/worktrees/{task}"),
                 repo: "/repo".to_owned(),
                 task: task.to_owned(),

@@ -129,6 +129,7 @@ mod tests {
 
     fn row(pid: Option<i64>, proc_start: Option<i64>) -> AgentRow {
         AgentRow {
+            host: "here".to_owned(),
             worktree: "/w".to_owned(),
             repo: "/r".to_owned(),
             task: "api".to_owned(),

@@ -263,6 +263,7 @@ pub fn spawn<O: SpawnObserver>(
         }),
     };
     store.agents().record(&AgentRow {
+        host: hookrig_store::host_name(),
         worktree: key.clone(),
         repo: repo.to_string_lossy().into_owned(),
         task: task.name.clone(),

@@ -42,6 +42,7 @@ impl Fixture {
         ledger
             .agents()
             .record(&AgentRow {
+                host: hookrig_store::host_name(),
                 worktree: "/repo/.hookrig/worktrees/api".to_owned(),
                 repo: "/repo".to_owned(),
                 task: "api".to_owned(),
