@@ -131,6 +131,52 @@ impl AgentStore for Agents<'_> {
     }
 }
 
+/// Where the agents are recorded: this machine's SQLite store, or the PostgreSQL store
+/// several machines share.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum AgentsAt {
+    /// The SQLite store of the ledger at this path (the agents are in its work file).
+    Sqlite(std::path::PathBuf),
+    /// The URL of a PostgreSQL database.
+    Postgres(String),
+}
+
+/// The store the agents were opened in ([`AgentsAt::open`]).
+#[derive(Debug)]
+pub enum AgentRecords {
+    /// This machine's SQLite store.
+    Sqlite(Store),
+    /// The PostgreSQL store several machines share.
+    Postgres(Box<crate::pg::PgStore>),
+}
+
+impl AgentsAt {
+    /// Opens the store that records the agents (creating or migrating its schema).
+    pub fn open(&self) -> Result<AgentRecords, StoreError> {
+        Ok(match self {
+            AgentsAt::Sqlite(path) => AgentRecords::Sqlite(Store::open(path)?),
+            AgentsAt::Postgres(url) => {
+                AgentRecords::Postgres(Box::new(crate::pg::PgStore::open(url)?))
+            }
+        })
+    }
+
+    /// Whether several machines share it: its rows may be other machines' agents.
+    pub fn is_shared(&self) -> bool {
+        matches!(self, AgentsAt::Postgres(_))
+    }
+}
+
+impl AgentRecords {
+    /// The agents, on the store's engine.
+    pub fn agents(&self) -> Box<dyn AgentStore + '_> {
+        match self {
+            AgentRecords::Sqlite(store) => Box::new(store.agents()),
+            AgentRecords::Postgres(store) => Box::new(store.agents()),
+        }
+    }
+}
+
 /// The `agents` table of a [`Store`].
 #[derive(Debug, Clone, Copy)]
 pub struct Agents<'s> {

@@ -114,7 +114,7 @@ mod status;
 mod store;
 mod tasks;
 
-pub use crate::agents::{AgentRow, AgentStore, Agents};
+pub use crate::agents::{AgentRecords, AgentRow, AgentStore, Agents, AgentsAt};
 pub use crate::automation_locks::{AutomationLock, AutomationLocks};
 pub use crate::automation_runs::{AutomationRun, AutomationRuns, RunStatus};
 pub use crate::automations::{AutomationRow, Automations};

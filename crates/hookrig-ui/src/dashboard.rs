@@ -10,7 +10,7 @@ use axum::middleware;
 use axum::response::Redirect;
 use axum::routing::{get, post};
 use hookrig_runtime::Scope;
-use hookrig_store::{Ledger, LedgerAt, PgStore, Store};
+use hookrig_store::{AgentsAt, Ledger, LedgerAt, PgStore, Store};
 
 use crate::errors::UiError;
 use crate::{agents, assets, auth, automations, hooks, live, plans, run, runs};
@@ -133,6 +133,15 @@ impl Dashboard {
         }
     }
 
+    /// Where the agents the agents page lists are recorded: the shared store (every
+    /// machine's agents), else the scope's store file.
+    pub(crate) fn agents_at(&self) -> AgentsAt {
+        match shared_store(self.scope()) {
+            Some(url) => AgentsAt::Postgres(url),
+            None => AgentsAt::Sqlite(self.scope().store.clone()),
+        }
+    }
+
     /// This machine's ledger file when the ledger is shared and the file exists: the
     /// emits answered with no engine are recorded there (docs/postgres.md, "Reading the
     /// ledger").
@@ -179,16 +188,19 @@ impl Dashboard {
 /// `[store] url`), else the scope's ledger file; `None` with `--no-ledger`.
 fn ledger_of(scope: &Scope) -> Option<LedgerAt> {
     let path = scope.ledger()?;
-    Some(
-        match scope
-            .store_url
-            .clone()
-            .or_else(|| hookrig_runtime::ledger::user_database(&scope.env.config_home))
-        {
-            Some(url) => LedgerAt::Postgres(url),
-            None => LedgerAt::Sqlite(path.to_owned()),
-        },
-    )
+    Some(match shared_store(scope) {
+        Some(url) => LedgerAt::Postgres(url),
+        None => LedgerAt::Sqlite(path.to_owned()),
+    })
+}
+
+/// The PostgreSQL store of the dashboard of `scope`: the operator's `--store` or
+/// `HOOKRIG_STORE_URL`, else the user's own `[store] url`.
+fn shared_store(scope: &Scope) -> Option<String> {
+    scope
+        .store_url
+        .clone()
+        .or_else(|| hookrig_runtime::ledger::user_database(&scope.env.config_home))
 }
 
 /// Runs `work` on the blocking pool.

@@ -1,6 +1,6 @@
 //! The dashboard of a serve whose ledger is a shared PostgreSQL database: the runs page,
-//! a run's page (this machine's file too, for the emits answered with no engine) and the
-//! live view read the database.
+//! a run's page (this machine's file too, for the emits answered with no engine), the
+//! live view and the agents page read the database.
 
 use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use hookrig_core::Dialect;
 use hookrig_runtime::{Scope, ScopeArgs, SharedStore};
-use hookrig_store::{EmitDecision, EmitRecord, Ledger as _, PgStore, Store};
+use hookrig_store::{
+    AgentRow, AgentStore as _, EmitDecision, EmitRecord, Ledger as _, PgStore, Store,
+};
 use hookrig_test_support::{HANG_LIMIT, TestDatabase};
 use hookrig_ui::Dashboard;
 
@@ -108,6 +110,40 @@ fn the_runs_pages_read_the_shared_ledger() {
     );
     let live = get("/live");
     assert!(live.body.contains(in_db), "{}", live.body);
+
+    // Every machine's agents, with their machine.
+    shared
+        .agents()
+        .record(&AgentRow {
+            host: "node-b".to_owned(),
+            worktree: "/srv/repo/.hookrig/worktrees/api".to_owned(),
+            repo: "/srv/repo".to_owned(),
+            task: "api".to_owned(),
+            plan: "/srv/repo/plan.spl".to_owned(),
+            agent: "coder".to_owned(),
+            provider: "claude".to_owned(),
+            branch: "task/api".to_owned(),
+            log: "/srv/repo/.hookrig/worktrees/api.log".to_owned(),
+            pid: Some(4242),
+            proc_start: None,
+            started_at_ms: now,
+            exit_code: None,
+            exit_signal: None,
+            ended_at_ms: None,
+            stopped_at_ms: None,
+        })
+        .expect("another machine's agent");
+    let agents = get("/agents");
+    assert_eq!(agents.status, 200, "{}", agents.body);
+    assert!(
+        agents.body.contains("<th>machine</th>") && agents.body.contains("node-b"),
+        "{}",
+        agents.body
+    );
+    assert!(
+        !agents.body.contains("Stop</button>"),
+        "not stopped from here"
+    );
 }
 
 // guards: the live view's feed reads the rows other nodes write into the database
