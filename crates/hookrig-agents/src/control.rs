@@ -595,6 +595,12 @@ mod tests {
         );
     }
 
+    // guards: the shape of `hookrig agent list --json` rows, `host` included
+    #[test]
+    fn a_listed_agent_serializes_with_its_machine() {
+        insta::assert_json_snapshot!(status("api", Some(4242), State::Running));
+    }
+
     #[test]
     fn a_stop_report_says_what_ended_the_agent() {
         let grace = Duration::from_secs(5);
