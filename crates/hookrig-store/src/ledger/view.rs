@@ -123,3 +123,73 @@ impl LedgerView {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use hookrig_core::Dialect;
+
+    use super::*;
+    use crate::emits::{EmitDecision, EmitRecord};
+    use crate::store::Store;
+
+    fn emit(run_id: &str, started_at_ms: i64) -> EmitRecord {
+        EmitRecord {
+            run_id: run_id.to_owned(),
+            started_at_ms,
+            event: "tool.before".to_owned(),
+            dialect: Dialect::Native,
+            cwd: "/r".to_owned(),
+            session_id: "s".to_owned(),
+            agent: None,
+            decision: EmitDecision::Allow,
+            reason: None,
+            decided_by: None,
+            duration_ms: 1.0,
+            payload_in: "{}".to_owned(),
+            payload_out: "{}".to_owned(),
+            warnings: Vec::new(),
+            hooks: Vec::new(),
+            by_engine: false,
+        }
+    }
+
+    fn ids(recent: &RecentEmits) -> Vec<&str> {
+        recent.emits.iter().map(|e| e.run_id.as_str()).collect()
+    }
+
+    // guards: the shared ledger and this machine's file read as one ledger: newest
+    // first, an emit copied into both counted once, the limit kept, and `why` falling
+    // back to the file
+    #[test]
+    fn both_ledgers_read_as_one_newest_first_each_emit_once() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let shared = Store::open_ledger(&dir.path().join("shared.db")).expect("open");
+        let local = Store::open_ledger(&dir.path().join("local.db")).expect("open");
+        for (id, at) in [("shared-1", 10), ("shared-2", 30), ("copied", 20)] {
+            shared.emits().record(&emit(id, at)).expect("record");
+        }
+        for (id, at) in [("local-1", 25), ("copied", 20), ("local-old", 1)] {
+            local.emits().record(&emit(id, at)).expect("record");
+        }
+        let view = LedgerView::shared(Box::new(shared), Some(Box::new(local)));
+        let filter = |limit| EmitFilter {
+            limit,
+            ..EmitFilter::default()
+        };
+        let all = view.recent(&filter(10)).expect("recent");
+        assert_eq!(
+            ids(&all),
+            ["shared-2", "local-1", "copied", "shared-1", "local-old"]
+        );
+        assert_eq!(all.local_only, 2);
+        let two = view.recent(&filter(2)).expect("recent");
+        assert_eq!(
+            (ids(&two), two.local_only),
+            (vec!["shared-2", "local-1"], 1)
+        );
+        let found = |id| view.detail(id).expect("why").map(|d| d.emit.run_id);
+        assert_eq!(found("shared-1").as_deref(), Some("shared-1"));
+        assert_eq!(found("local-1").as_deref(), Some("local-1"));
+        assert_eq!(found("nope"), None);
+    }
+}
