@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use hookrig_exec::Stopped;
-use hookrig_store::{AgentRow, Store};
+use hookrig_store::{AgentRecords, AgentRow, AgentsAt};
 use serde::{Serialize, Serializer};
 
 use crate::errors::AgentError;
@@ -31,6 +31,7 @@ impl Serialize for AgentStatus {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
         struct Row<'a> {
+            host: &'a str,
             task: &'a str,
             agent: &'a str,
             provider: &'a str,
@@ -49,6 +50,7 @@ impl Serialize for AgentStatus {
         }
         let row = &self.row;
         Row {
+            host: &row.host,
             task: &row.task,
             agent: &row.agent,
             provider: &row.provider,
@@ -72,9 +74,13 @@ impl Serialize for AgentStatus {
 impl AgentStatus {
     /// `agents` as the table `hookrig agent list` prints: one line per agent under a
     /// header, the columns at fixed widths so that a line's fields stay aligned however
-    /// long the worktree's path is.
-    pub fn table(agents: &[AgentStatus]) -> String {
+    /// long the worktree's path is. With `machines` (a shared store), each line starts
+    /// with the agent's machine.
+    pub fn table(agents: &[AgentStatus], machines: bool) -> String {
         let mut out = String::new();
+        if machines {
+            let _ = write!(out, "{:<16} ", "MACHINE");
+        }
         let _ = writeln!(
             out,
             "{:<16} {:<12} {:<10} {:<8} {:<18} WORKTREE",
@@ -82,6 +88,9 @@ impl AgentStatus {
         );
         for AgentStatus { row, state } in agents {
             let pid = row.pid.map_or_else(|| "-".to_owned(), |p| p.to_string());
+            if machines {
+                let _ = write!(out, "{:<16} ", row.host);
+            }
             let _ = writeln!(
                 out,
                 "{:<16} {:<12} {:<10} {:<8} {:<18} {}",
@@ -97,9 +106,22 @@ impl AgentStatus {
     }
 }
 
-/// Every agent the store at `store` records, with its state.
-pub fn list(store: &Path) -> Result<Vec<AgentStatus>, AgentError> {
-    Ok(Store::open(store)?
+/// Where the agents of the user whose config directory is `config_home` are recorded:
+/// the PostgreSQL store the `[store] url` of their own `config.toml` names, shared by
+/// every machine, else the SQLite store of the ledger at `store` (docs/postgres.md,
+/// "Agents"). Every agent command and the host of each agent resolve it the same way,
+/// from the user's own file: neither a project nor a variable names it.
+pub fn agents_at(store: &Path, config_home: &Path) -> AgentsAt {
+    match hookrig_config::user_store_url(config_home) {
+        Some(url) => AgentsAt::Postgres(url),
+        None => AgentsAt::Sqlite(store.to_owned()),
+    }
+}
+
+/// Every agent recorded `at`, with its state: on a shared store, every machine's.
+pub fn list(at: &AgentsAt) -> Result<Vec<AgentStatus>, AgentError> {
+    Ok(at
+        .open()?
         .agents()
         .list()?
         .into_iter()
@@ -112,18 +134,31 @@ pub fn list(store: &Path) -> Result<Vec<AgentStatus>, AgentError> {
 
 /// The agent of `task`: the one in the repository of `here` when there is one, else the
 /// only one with that task name.
+///
+/// Only this machine's agents are found: what finds one acts on its process, worktree or
+/// log, which are on its machine. The agent of `task` on another machine only is
+/// [`AgentError::OtherMachine`].
 fn find_agent(
-    store: &Store,
+    store: &AgentRecords,
     task: &str,
     here: Option<&Path>,
 ) -> Result<Option<AgentRow>, AgentError> {
     let task = task.strip_prefix("task-").unwrap_or(task);
-    let rows: Vec<AgentRow> = store
+    let this = hookrig_store::host_name();
+    let (rows, elsewhere): (Vec<AgentRow>, Vec<AgentRow>) = store
         .agents()
         .list()?
         .into_iter()
         .filter(|r| r.task == task)
-        .collect();
+        .partition(|r| r.host == this);
+    if rows.is_empty()
+        && let Some(other) = elsewhere.into_iter().next()
+    {
+        return Err(AgentError::OtherMachine {
+            task: task.to_owned(),
+            host: other.host,
+        });
+    }
     let here = here
         .and_then(|here| worktree::repo_root(here).ok())
         .map(|p| main_repo(&p));
@@ -204,12 +239,12 @@ impl StopReport {
 /// after `grace`. A provider that exited may have left processes of its group behind:
 /// they are the agent's too.
 pub fn stop(
-    store: &Path,
+    at: &AgentsAt,
     task: &str,
     grace: Duration,
     here: Option<&Path>,
 ) -> Result<StopReport, AgentError> {
-    let store = Store::open(store)?;
+    let store = at.open()?;
     let row =
         find_agent(&store, task, here)?.ok_or_else(|| AgentError::NoSuchAgent(task.to_owned()))?;
     let state = process::state(&row);
@@ -263,13 +298,13 @@ impl fmt::Display for Cleaned {
 /// unless `force`, and refusing while the agent runs), deletes its branch when merged,
 /// removes its log and forgets the agent. Warnings about config.toml go to `warn`.
 pub fn clean(
-    store: &Path,
+    at: &AgentsAt,
     task: &str,
     force: bool,
     here: &Path,
     warn: &mut dyn FnMut(String),
 ) -> Result<Cleaned, AgentError> {
-    let store = Store::open(store)?;
+    let store = at.open()?;
     let row = find_agent(&store, task, Some(here))?;
     let task = task.strip_prefix("task-").unwrap_or(task);
     worktree::check_task_name(task)?;
@@ -316,7 +351,7 @@ pub fn clean(
 /// Agents followed by `watch`: their logs from the beginning, until each has ended.
 #[derive(Debug)]
 pub struct Watch {
-    store: Store,
+    store: AgentRecords,
     followed: Vec<Followed>,
 }
 
@@ -368,8 +403,8 @@ impl Watch {
 
     /// The agent of `task` (found from `here`), or without one every running agent of
     /// the repository of `here`.
-    pub fn new(store: &Path, task: Option<&str>, here: Option<&Path>) -> Result<Self, AgentError> {
-        let store = Store::open(store)?;
+    pub fn new(at: &AgentsAt, task: Option<&str>, here: Option<&Path>) -> Result<Self, AgentError> {
+        let store = at.open()?;
         #[expect(clippy::single_match_else, reason = "two ways to choose, side by side")]
         let rows = match task {
             Some(task) => vec![
@@ -451,7 +486,7 @@ impl Watch {
 
 /// A provider that just died may not have its exit recorded yet: the host records it
 /// right after reaping. Wait a moment for it.
-fn settle(store: &Store, worktree: &str, state: State) -> State {
+fn settle(store: &AgentRecords, worktree: &str, state: State) -> State {
     let deadline = Instant::now() + Duration::from_secs(2);
     let mut state = state;
     while matches!(
@@ -512,6 +547,7 @@ mod tests {
     fn status(task: &str, pid: Option<i64>, state: State) -> AgentStatus {
         AgentStatus {
             row: AgentRow {
+                host: "here".to_owned(),
                 worktree: format!("/repo/.hookrig/worktrees/{task}"),
                 repo: "/repo".to_owned(),
                 task: task.to_owned(),
@@ -546,11 +582,23 @@ mod tests {
             ),
         ];
         assert_eq!(
-            AgentStatus::table(&agents),
+            AgentStatus::table(&agents, false),
             "TASK             AGENT        PROVIDER   PID      STATE              WORKTREE\n\
              api              alice        claude     4242     running            /repo/.hookrig/worktrees/api\n\
              docs             alice        claude     -        exited (1)         /repo/.hookrig/worktrees/docs\n"
         );
+        // On a shared store each line starts with the agent's machine.
+        assert_eq!(
+            AgentStatus::table(&agents[..1], true),
+            "MACHINE          TASK             AGENT        PROVIDER   PID      STATE              WORKTREE\n\
+             here             api              alice        claude     4242     running            /repo/.hookrig/worktrees/api\n"
+        );
+    }
+
+    // guards: the shape of `hookrig agent list --json` rows, `host` included
+    #[test]
+    fn a_listed_agent_serializes_with_its_machine() {
+        insta::assert_json_snapshot!(status("api", Some(4242), State::Running));
     }
 
     #[test]

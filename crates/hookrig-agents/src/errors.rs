@@ -157,6 +157,17 @@ pub enum AgentError {
         /// Their repositories.
         repos: Vec<String>,
     },
+    /// `stop`, `watch` or `clean` of a task whose agent runs on another machine (a shared
+    /// store lists every machine's agents).
+    #[error(
+        "the agent of task '{task}' runs on the machine {host}, not this one; run the command there"
+    )]
+    OtherMachine {
+        /// The task.
+        task: String,
+        /// The agent's machine.
+        host: String,
+    },
     /// `clean` on a running agent.
     #[error("the agent of task '{task}' still runs (pid {pid}); `hookrig agent stop {task}` first")]
     StillRunning {

@@ -10,11 +10,11 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use hookrig_exec::{Command, Detached, EnvPolicy, Exit, Grouping, Program, Stream, TerminalSize};
-use hookrig_store::Store;
+use hookrig_store::AgentRecords;
 use serde::{Deserialize, Serialize};
 
 use crate::process::start_time;
@@ -38,8 +38,13 @@ pub(crate) struct Spec {
     pub(crate) env: Vec<(String, String)>,
     /// The log file (appended to).
     pub(crate) log: PathBuf,
-    /// The ledger that holds the agent's row.
+    /// The ledger that holds the agent's row, unless the user's `config.toml` (in
+    /// `config_home`) names a shared store: the host finds where the row is as `spawn`
+    /// did ([`agents_at`](crate::agents_at)), so that no URL is on its command line.
     pub(crate) ledger: PathBuf,
+    /// The user's config directory.
+    #[serde(default)]
+    pub(crate) config_home: PathBuf,
     /// The prompt to type into a pseudo-terminal, and the delay between keys.
     pub(crate) keystrokes: Option<Keystrokes>,
 }
@@ -94,7 +99,7 @@ pub fn run_host(spec_json: &str) -> u8 {
     };
     match exit {
         Ok(exit) => {
-            record(&spec.ledger, |ledger| {
+            record(&spec, |ledger| {
                 ledger.agents().set_exit(
                     &spec.cwd.to_string_lossy(),
                     exit.code.map(i64::from),
@@ -125,8 +130,8 @@ fn close_stdout() {
     }
 }
 
-fn record(ledger: &Path, write: impl FnOnce(&Store) -> Result<(), hookrig_store::StoreError>) {
-    match Store::open(ledger) {
+fn record(spec: &Spec, write: impl FnOnce(&AgentRecords) -> Result<(), hookrig_store::StoreError>) {
+    match crate::agents_at(&spec.ledger, &spec.config_home).open() {
         Ok(ledger) => {
             if let Err(err) = write(&ledger) {
                 eprintln!("hookrig: warning: {err}");
@@ -138,7 +143,7 @@ fn record(ledger: &Path, write: impl FnOnce(&Store) -> Result<(), hookrig_store:
 
 fn started(spec: &Spec, pid: u32) {
     let pid = i64::from(pid);
-    record(&spec.ledger, |ledger| {
+    record(spec, |ledger| {
         ledger
             .agents()
             .set_pid(&spec.cwd.to_string_lossy(), pid, start_time(pid))

@@ -36,6 +36,7 @@
 //!     resume: false,
 //!     force: false,
 //!     store: "/state/ledger.db".into(),
+//!     config_home: "/home/me/.config".into(),
 //!     host: HostProgram { program: "/usr/bin/hookrig".into(), args: vec!["agent".into(), "__host".into()] },
 //! };
 //! if let Spawn::Started(spawned) = spawn(&request, &mut Quiet)? {
@@ -56,7 +57,7 @@ mod version;
 mod watch;
 mod worktree;
 
-pub use control::{AgentStatus, Cleaned, StopReport, Watch, Watched, clean, list, stop};
+pub use control::{AgentStatus, Cleaned, StopReport, Watch, Watched, agents_at, clean, list, stop};
 pub use errors::AgentError;
 pub use hookrig_exec::Stopped;
 pub use host::run_host;

@@ -30,6 +30,9 @@ pub enum State {
     Starting,
     /// Its process is alive (and is the one that was started).
     Running,
+    /// It was started on another machine (a shared store lists every machine's agents)
+    /// and has not ended: its process cannot be looked up from here.
+    Elsewhere,
     /// It ended: exit code or signal when the host recorded them.
     Exited {
         /// Its exit code.
@@ -45,6 +48,7 @@ impl State {
         match self {
             State::Starting => "starting".to_owned(),
             State::Running => "running".to_owned(),
+            State::Elsewhere => "on its machine".to_owned(),
             State::Exited {
                 code: Some(code), ..
             } => format!("exited ({code})"),
@@ -66,6 +70,9 @@ pub(crate) fn state(row: &AgentRow) -> State {
             code: row.exit_code,
             signal: row.exit_signal,
         };
+    }
+    if row.host != hookrig_store::host_name() {
+        return State::Elsewhere;
     }
     let Some(pid) = row.pid.filter(|pid| *pid > 0) else {
         // `spawn` waits 10 s for the pid and forgets the row when none comes; a row
@@ -129,6 +136,7 @@ mod tests {
 
     fn row(pid: Option<i64>, proc_start: Option<i64>) -> AgentRow {
         AgentRow {
+            host: hookrig_store::host_name(),
             worktree: "/w".to_owned(),
             repo: "/r".to_owned(),
             task: "api".to_owned(),
@@ -153,6 +161,10 @@ mod tests {
         let me = i64::from(std::process::id());
         let started = start_time(me);
         assert_eq!(state(&row(Some(me), started)), State::Running);
+        // The same pid on another machine is not this process: it is not looked up here.
+        let mut elsewhere = row(Some(me), started);
+        elsewhere.host = "another-machine".to_owned();
+        assert_eq!(state(&elsewhere), State::Elsewhere);
         let other = started.map(|s| s + 1);
         assert_eq!(
             state(&row(Some(me), other)),

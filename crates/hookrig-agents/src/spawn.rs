@@ -17,7 +17,7 @@ use std::time::Duration;
 use hookrig_exec::{Command, Detached, EnvPolicy, Grouping, Program, Stream};
 use hookrig_plan::lifecycle::{self, Outcome, Request};
 use hookrig_plan::plan::{Action, Plan};
-use hookrig_store::{AgentRow, Store};
+use hookrig_store::AgentRow;
 use serde_json::Value;
 
 use crate::errors::AgentError;
@@ -47,8 +47,12 @@ pub struct SpawnRequest {
     pub resume: bool,
     /// Claim the task even when it is not ready.
     pub force: bool,
-    /// The store that records agents.
+    /// The store file of the ledger: it records the agents when the user's own
+    /// `config.toml` names no shared store ([`agents_at`](crate::agents_at)).
     pub store: PathBuf,
+    /// The user's config directory, whose `config.toml` may name the shared store that
+    /// records the agents instead.
+    pub config_home: PathBuf,
     /// How to start the host: a program that runs [`run_host`](crate::run_host) with
     /// the spec appended to `args` as one more argument.
     pub host: HostProgram,
@@ -196,7 +200,7 @@ pub fn spawn<O: SpawnObserver>(
 
     let path = worktree::worktree_path(&repo, &task.name);
     let key = path.to_string_lossy().into_owned();
-    let store = Store::open(&request.store)?;
+    let store = crate::agents_at(&request.store, &request.config_home).open()?;
     if let Some(row) = store.agents().get(&key)?
         && matches!(process::state(&row), State::Running | State::Starting)
         && let Some(pid) = row.pid
@@ -257,12 +261,14 @@ pub fn spawn<O: SpawnObserver>(
         env,
         log: log.clone(),
         ledger: request.store.clone(),
+        config_home: request.config_home.clone(),
         keystrokes: p.use_keystroke_injection.then(|| Keystrokes {
             text: prompt.clone(),
             delay_ms: p.keystroke_delay_ms,
         }),
     };
     store.agents().record(&AgentRow {
+        host: hookrig_store::host_name(),
         worktree: key.clone(),
         repo: repo.to_string_lossy().into_owned(),
         task: task.name.clone(),

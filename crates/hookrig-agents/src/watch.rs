@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use hookrig_exec::Stopped;
 use hookrig_plan::lifecycle::{self, EventPayload};
 use hookrig_plan::plan::{Plan, Task, TaskState};
-use hookrig_store::{AgentRow, Store};
+use hookrig_store::{AgentRecords, AgentRow};
 
 use crate::errors::AgentError;
 use crate::process::{self, State};
@@ -55,8 +55,11 @@ pub struct PlanWatch {
     pub stop_on_exit: bool,
     /// Between SIGTERM and SIGKILL when stopping an agent.
     pub grace: Duration,
-    /// The store that records agents.
+    /// The store file of the ledger, which records the agents unless the user's own
+    /// `config.toml` names a shared store ([`agents_at`](crate::agents_at)).
     pub store: PathBuf,
+    /// The user's config directory.
+    pub config_home: PathBuf,
     /// How to start each agent's host.
     pub host: HostProgram,
 }
@@ -321,7 +324,7 @@ pub fn watch_plan<O: WatchObserver>(
 ) -> Result<WatchEnd<O::Stop>, AgentError> {
     let plan_path = hookrig_config::normal_path(&request.plan);
     let plan_key = plan_path.to_string_lossy().into_owned();
-    let store = Store::open(&request.store)?;
+    let store = crate::agents_at(&request.store, &request.config_home).open()?;
     // Read once before the loop, so that a plan that cannot be read at all is an error
     // rather than a report every round, and tasks blocked before the watch are not
     // reported as news.
@@ -457,6 +460,7 @@ fn spawn_request(request: &PlanWatch, task: &str, agent: &str) -> SpawnRequest {
         resume: false,
         force: false,
         store: request.store.clone(),
+        config_home: request.config_home.clone(),
         host: request.host.clone(),
     }
 }
@@ -556,7 +560,7 @@ fn report_blocked<O: WatchObserver>(
 /// reported either way.
 fn finish<O: WatchObserver>(
     request: &PlanWatch,
-    store: &Store,
+    store: &AgentRecords,
     started: &[Started],
     observer: &mut O,
 ) {

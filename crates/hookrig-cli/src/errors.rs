@@ -41,6 +41,18 @@ pub(crate) enum ExpectedError {
     /// `runs`/`why` with `--no-ledger`.
     #[error("the ledger is disabled (--no-ledger)")]
     LedgerDisabled,
+    /// `runs`, `why` or the dashboard could not open the shared ledger that the user's
+    /// own `[store] url` names.
+    #[error(
+        "cannot read the shared ledger that [store] url in {} names: {error}; check that the database is running and reachable from this machine, or correct the URL (remove it to read this machine's ledger only)",
+        config.display()
+    )]
+    SharedLedger {
+        /// The user's `config.toml`.
+        config: std::path::PathBuf,
+        /// What went wrong, the URL without its password.
+        error: String,
+    },
     /// `why` was given an id that is not in the ledger.
     #[error("no run `{0}` in the ledger; `hookrig runs` lists recent runs")]
     UnknownRun(String),
@@ -196,6 +208,7 @@ impl ExpectedError {
             | ExpectedError::NoAgent
             | ExpectedError::DotWithoutDag
             | ExpectedError::LedgerDisabled
+            | ExpectedError::SharedLedger { .. }
             | ExpectedError::UnknownRun(_)
             | ExpectedError::NoSuchHook { .. }
             | ExpectedError::UnknownPlugin(_)

@@ -55,6 +55,7 @@ pub use settings_file::{
     load_config_toml_by_level,
 };
 pub use source::{MAX_SOURCE_BYTES, read_source, read_source_bytes};
+pub use store_settings::user_store_url;
 pub use trust::{
     Distrust, FileStamp, TrustStore, TrustedHook, content_hash, file_trust_key, load_or_warn,
     project_dir, project_validators, trust_store_path,

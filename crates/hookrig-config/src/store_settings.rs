@@ -56,3 +56,27 @@ pub(crate) fn lower(
     }
     Some(lower.sourced(text.to_owned(), &span))
 }
+
+/// The PostgreSQL store the `[store] url` of the user's own
+/// `config_home/hookrig/config.toml` names, read without loading anything else: what the
+/// engine started for the user's emits records into, and what `hookrig runs` and the
+/// agent commands read. `None` when the file, the table or the key is missing, or the
+/// value is no `postgres://` or `postgresql://` URL (`hookrig validate` reports it). Only
+/// the user's own file: a project's `config.toml` never names the store.
+pub fn user_store_url(config_home: &std::path::Path) -> Option<String> {
+    #[derive(Deserialize)]
+    struct File {
+        store: Option<Store>,
+    }
+    #[derive(Deserialize)]
+    struct Store {
+        url: Option<String>,
+    }
+    let path = config_home.join("hookrig").join("config.toml");
+    let text = crate::source::read_source(&path).ok()?;
+    let url = toml::from_str::<File>(&text).ok()?.store?.url?;
+    SCHEMES
+        .iter()
+        .any(|scheme| url.starts_with(scheme))
+        .then_some(url)
+}

@@ -815,23 +815,9 @@ impl UserSettings {
 }
 
 /// The PostgreSQL ledger the `[store] url` of `config_home/hookrig/config.toml` names
-/// (docs/postgres.md, "The ledger"), read without loading anything else; `None` when the
-/// file, the table or the key is missing, or the value is no `postgres://` or
-/// `postgresql://` URL (`hookrig validate` reports it). Only the user's own file: a
-/// project's `config.toml` never names the store.
-fn user_database(config_home: &std::path::Path) -> Option<String> {
-    #[derive(Deserialize)]
-    struct File {
-        store: Option<Store>,
-    }
-    #[derive(Deserialize)]
-    struct Store {
-        url: Option<String>,
-    }
-    let path = config_home.join("hookrig").join("config.toml");
-    let text = hookrig_config::read_source(&path).ok()?;
-    let url = toml::from_str::<File>(&text).ok()?.store?.url?;
-    (url.starts_with("postgres://") || url.starts_with("postgresql://")).then_some(url)
+/// (docs/postgres.md, "The ledger"): [`hookrig_config::user_store_url`].
+pub(crate) fn user_database(config_home: &std::path::Path) -> Option<String> {
+    hookrig_config::user_store_url(config_home)
 }
 
 /// How many users' engine settings an engine keeps (one per config directory its

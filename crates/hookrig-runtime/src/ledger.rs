@@ -17,8 +17,8 @@ use std::time::Duration;
 use hookrig_core::{AsyncCompletion, Dispatched, HookRecord, SkipReason, duration_ms};
 use hookrig_dialects::PackageRef;
 use hookrig_store::{
-    EmitDecision, EmitFilter, EmitRecord, EmitSummary, EmitWrite, HookRun, Ledger, LedgerAt, Store,
-    StoreError,
+    EmitDecision, EmitFilter, EmitRecord, EmitSummary, EmitWrite, HookRun, Ledger, LedgerAt,
+    LedgerView, RecentEmits, Store, StoreError,
 };
 
 use crate::pool;
@@ -61,12 +61,18 @@ pub fn recent(
     agent: Option<&str>,
     shadow: bool,
 ) -> Result<Vec<EmitSummary>, StoreError> {
-    ledger.emits().recent(&EmitFilter {
+    ledger.emits().recent(&filter(limit, event, agent, shadow))
+}
+
+/// The filter of `hookrig runs`: `event` in any accepted spelling, as the ledger records
+/// canonical names.
+fn filter(limit: usize, event: Option<&str>, agent: Option<&str>, shadow: bool) -> EmitFilter {
+    EmitFilter {
         limit,
         event: event.map(|event| hookrig_dialects::events::resolve(event).as_str().to_owned()),
         agent: agent.map(str::to_owned),
         shadow,
-    })
+    }
 }
 
 /// Opens the ledger for reading (`runs`, `why`), without its work file: they read emits
@@ -78,6 +84,54 @@ pub fn open_for_reading(path: &Path) -> Result<Store, StoreError> {
         tracing::debug!("{}", warning(&err));
     }
     Ok(ledger)
+}
+
+/// The ledger `hookrig runs`, `hookrig why` and the dashboard read: the PostgreSQL ledger
+/// at `database` when the user's store is shared ([`user_database`]), with the SQLite file
+/// at `path` beside it for the emits answered with no engine; else the file alone. Emits
+/// left `running` by this machine's processes that died are marked `interrupted` first.
+/// The file is not created when the store is shared and it does not exist yet.
+pub fn open_view(path: &Path, database: Option<&str>) -> Result<LedgerView, StoreError> {
+    let Some(url) = database else {
+        return Ok(LedgerView::single(Box::new(open_for_reading(path)?)));
+    };
+    let shared = LedgerAt::Postgres(url.to_owned()).open()?;
+    let local: Option<Box<dyn Ledger + Send>> = if path.exists() {
+        match Store::open_ledger(path) {
+            Ok(store) => Some(Box::new(store)),
+            // The shared ledger is still worth reading without this machine's leftovers.
+            Err(err) => {
+                tracing::warn!("{}", warning(&err));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let view = LedgerView::shared(shared, local);
+    if let Err(err) = view.interrupt_abandoned() {
+        tracing::debug!("{}", warning(&err));
+    }
+    Ok(view)
+}
+
+/// The PostgreSQL store the `[store] url` of the user's own `config.toml` names (under
+/// `config_home`), as the engine started for their emits records into: `None` keeps the
+/// SQLite files. Neither a project's `config.toml` nor a variable can name it
+/// (docs/security.md, "Where the store is").
+pub fn user_database(config_home: &Path) -> Option<String> {
+    crate::engine::user_database(config_home)
+}
+
+/// The newest emits of `view` for `hookrig runs`, as [`recent`] filters them.
+pub fn recent_in(
+    view: &LedgerView,
+    limit: usize,
+    event: Option<&str>,
+    agent: Option<&str>,
+    shadow: bool,
+) -> Result<RecentEmits, StoreError> {
+    view.recent(&filter(limit, event, agent, shadow))
 }
 
 /// A dispatcher record as a ledger row.

@@ -4,18 +4,30 @@
 //! One row per worktree, in the ledger's file (table `agents`). `spawn` writes the row
 //! before the provider starts; the process that waits for the provider fills in the pid
 //! and, later, the exit; `stop` records when it stopped the agent.
+//!
+//! [`AgentStore`] is the same on either engine. A worktree's path is unique on one
+//! machine only, so the PostgreSQL store several machines share keys each row by the
+//! machine too ([`AgentRow::host`]); the SQLite file is one machine's, and its rows read
+//! as this machine's.
 
 use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
 use crate::clock::now_ms;
 use crate::errors::StoreError;
+use crate::owner::host_name;
 use crate::store::Store;
 
 /// One agent, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentRow {
-    /// The worktree the agent runs in, absolute: the row's key.
+    /// The machine the agent runs on: its host name, as the shared store's rows name
+    /// their processes' machine (`PID:START@HOST`). With the worktree, the row's key.
+    /// The SQLite file is one machine's: its rows read as this machine's, whatever was
+    /// written here.
+    #[serde(default)]
+    pub host: String,
+    /// The worktree the agent runs in, absolute: the row's key on its machine.
     pub worktree: String,
     /// The repository root the worktree belongs to.
     pub repo: String,
@@ -51,6 +63,119 @@ const SELECT_AGENT: &str = "
     SELECT worktree, repo, task, plan, agent, provider, branch, log, pid, proc_start,
            started_at, exit_code, exit_signal, ended_at, stopped_at
     FROM agents";
+
+/// The agents `hookrig agent spawn` started, on either engine. A worktree names this
+/// machine's agent in it: what acts on an agent's process acts on this machine's only,
+/// and another machine's agent is only listed.
+pub trait AgentStore {
+    /// Records a newly spawned agent, replacing any earlier row of its machine and
+    /// worktree.
+    fn record(&self, agent: &AgentRow) -> Result<(), StoreError>;
+
+    /// Sets the pid (and its start time) of this machine's agent in `worktree`.
+    fn set_pid(&self, worktree: &str, pid: i64, proc_start: Option<i64>) -> Result<(), StoreError>;
+
+    /// Records how this machine's agent in `worktree` ended: an exit code or a signal.
+    fn set_exit(
+        &self,
+        worktree: &str,
+        exit_code: Option<i64>,
+        exit_signal: Option<i64>,
+    ) -> Result<(), StoreError>;
+
+    /// Records that `hookrig agent stop` stopped this machine's agent in `worktree`.
+    fn set_stopped(&self, worktree: &str) -> Result<(), StoreError>;
+
+    /// Forgets this machine's agent in `worktree` (its worktree was removed).
+    fn delete(&self, worktree: &str) -> Result<(), StoreError>;
+
+    /// This machine's agent in `worktree`, if any.
+    fn get(&self, worktree: &str) -> Result<Option<AgentRow>, StoreError>;
+
+    /// Every agent of every machine, oldest first.
+    fn list(&self) -> Result<Vec<AgentRow>, StoreError>;
+}
+
+impl AgentStore for Agents<'_> {
+    fn record(&self, agent: &AgentRow) -> Result<(), StoreError> {
+        Agents::record(self, agent)
+    }
+
+    fn set_pid(&self, worktree: &str, pid: i64, proc_start: Option<i64>) -> Result<(), StoreError> {
+        Agents::set_pid(self, worktree, pid, proc_start)
+    }
+
+    fn set_exit(
+        &self,
+        worktree: &str,
+        exit_code: Option<i64>,
+        exit_signal: Option<i64>,
+    ) -> Result<(), StoreError> {
+        Agents::set_exit(self, worktree, exit_code, exit_signal)
+    }
+
+    fn set_stopped(&self, worktree: &str) -> Result<(), StoreError> {
+        Agents::set_stopped(self, worktree)
+    }
+
+    fn delete(&self, worktree: &str) -> Result<(), StoreError> {
+        Agents::delete(self, worktree)
+    }
+
+    fn get(&self, worktree: &str) -> Result<Option<AgentRow>, StoreError> {
+        Agents::get(self, worktree)
+    }
+
+    fn list(&self) -> Result<Vec<AgentRow>, StoreError> {
+        Agents::list(self)
+    }
+}
+
+/// Where the agents are recorded: this machine's SQLite store, or the PostgreSQL store
+/// several machines share.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum AgentsAt {
+    /// The SQLite store of the ledger at this path (the agents are in its work file).
+    Sqlite(std::path::PathBuf),
+    /// The URL of a PostgreSQL database.
+    Postgres(String),
+}
+
+/// The store the agents were opened in ([`AgentsAt::open`]).
+#[derive(Debug)]
+pub enum AgentRecords {
+    /// This machine's SQLite store.
+    Sqlite(Store),
+    /// The PostgreSQL store several machines share.
+    Postgres(Box<crate::pg::PgStore>),
+}
+
+impl AgentsAt {
+    /// Opens the store that records the agents (creating or migrating its schema).
+    pub fn open(&self) -> Result<AgentRecords, StoreError> {
+        Ok(match self {
+            AgentsAt::Sqlite(path) => AgentRecords::Sqlite(Store::open(path)?),
+            AgentsAt::Postgres(url) => {
+                AgentRecords::Postgres(Box::new(crate::pg::PgStore::open(url)?))
+            }
+        })
+    }
+
+    /// Whether several machines share it: its rows may be other machines' agents.
+    pub fn is_shared(&self) -> bool {
+        matches!(self, AgentsAt::Postgres(_))
+    }
+}
+
+impl AgentRecords {
+    /// The agents, on the store's engine.
+    pub fn agents(&self) -> Box<dyn AgentStore + '_> {
+        match self {
+            AgentRecords::Sqlite(store) => Box::new(store.agents()),
+            AgentRecords::Postgres(store) => Box::new(store.agents()),
+        }
+    }
+}
 
 /// The `agents` table of a [`Store`].
 #[derive(Debug, Clone, Copy)]
@@ -174,6 +299,7 @@ impl<'s> Agents<'s> {
 
 fn agent_from_row(row: &Row<'_>) -> rusqlite::Result<AgentRow> {
     Ok(AgentRow {
+        host: host_name(),
         worktree: row.get(0)?,
         repo: row.get(1)?,
         task: row.get(2)?,
@@ -198,6 +324,7 @@ mod tests {
 
     fn row(worktree: &str) -> AgentRow {
         AgentRow {
+            host: host_name(),
             worktree: worktree.to_owned(),
             repo: "/r".to_owned(),
             task: "api".to_owned(),

@@ -114,7 +114,7 @@ mod status;
 mod store;
 mod tasks;
 
-pub use crate::agents::{AgentRow, Agents};
+pub use crate::agents::{AgentRecords, AgentRow, AgentStore, Agents, AgentsAt};
 pub use crate::automation_locks::{AutomationLock, AutomationLocks};
 pub use crate::automation_runs::{AutomationRun, AutomationRuns, RunStatus};
 pub use crate::automations::{AutomationRow, Automations};
@@ -124,12 +124,13 @@ pub use crate::emits::{
     EmitDecision, EmitDetail, EmitFilter, EmitRecord, EmitSummary, EmitWrite, Emits, HookRun,
 };
 pub use crate::errors::StoreError;
-pub use crate::ledger::{Ledger, LedgerAt};
+pub use crate::ledger::{Ledger, LedgerAt, LedgerView, RecentEmits};
 pub use crate::memory::{Memory, MemoryEntry, MemoryHit, MemoryIndex, Note, NoteSection};
 pub use crate::migrate::{Migration, TableCopy, migrate};
+pub use crate::owner::host_name;
 pub use crate::pg::{
-    CHANNEL, EventListener, Heard, Offered, PgMemory, PgPlugins, PgStore, PgTasks, SharedEvent,
-    SharedNote,
+    CHANNEL, EventListener, Heard, Offered, PgAgents, PgMemory, PgPlugins, PgStore, PgTasks,
+    SharedEvent, SharedNote,
 };
 pub use crate::plugins::{
     ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow, PluginStore, Plugins,

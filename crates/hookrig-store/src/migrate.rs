@@ -179,6 +179,27 @@ struct HookRunColumns {
     shadow: Vec<bool>,
 }
 
+/// The agents of the SQLite store, column by column, named by this machine.
+#[derive(Default)]
+struct AgentColumns {
+    host: Vec<String>,
+    worktree: Vec<String>,
+    repo: Vec<String>,
+    task: Vec<String>,
+    plan: Vec<String>,
+    agent: Vec<String>,
+    provider: Vec<String>,
+    branch: Vec<String>,
+    log: Vec<String>,
+    pid: Vec<Option<i64>>,
+    proc_start: Vec<Option<i64>>,
+    started_at: Vec<i64>,
+    exit_code: Vec<Option<i64>>,
+    exit_signal: Vec<Option<i64>>,
+    ended_at: Vec<Option<i64>>,
+    stopped_at: Vec<Option<i64>>,
+}
+
 /// Every row a migration copies.
 #[derive(Default)]
 struct Source {
@@ -192,6 +213,7 @@ struct Source {
     enablement: EnablementColumns,
     emits: EmitColumns,
     hook_runs: HookRunColumns,
+    agents: AgentColumns,
 }
 
 /// Copies the SQLite store at `ledger` (opened read-only) into the PostgreSQL store at
@@ -242,6 +264,7 @@ impl Store {
             ("agent_plugins", source.enablement.agent.len()),
             ("emits", source.emits.run_id.len()),
             ("hook_runs", source.hook_runs.run_id.len()),
+            ("agents", source.agents.worktree.len()),
         ];
         let mut tables = Vec::with_capacity(sources.len());
         for (((table, rows), copied), found) in sources.into_iter().zip(copied).zip(found) {
@@ -321,6 +344,7 @@ impl Store {
         read_tasks(conn, &mut source.tasks)?;
         read_plugins(conn, &mut source.plugins, &mut source.enablement)?;
         self.read_ledger(&mut source)?;
+        read_agents(conn, &mut source.agents)?;
         Ok(source)
     }
 
@@ -414,6 +438,37 @@ fn read_memory(
 }
 
 /// The tasks.
+/// The agents `hookrig agent spawn` started on this machine: the SQLite file is one
+/// machine's, so each row is named by this machine's host in the database.
+fn read_agents(conn: &rusqlite::Connection, agents: &mut AgentColumns) -> rusqlite::Result<()> {
+    let mut select = conn.prepare(
+        "SELECT worktree, repo, task, plan, agent, provider, branch, log, pid, proc_start,
+                started_at, exit_code, exit_signal, ended_at, stopped_at
+         FROM agents ORDER BY started_at, worktree",
+    )?;
+    let host = crate::owner::host_name();
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        agents.host.push(host.clone());
+        agents.worktree.push(row.get(0)?);
+        agents.repo.push(row.get(1)?);
+        agents.task.push(row.get(2)?);
+        agents.plan.push(row.get(3)?);
+        agents.agent.push(row.get(4)?);
+        agents.provider.push(row.get(5)?);
+        agents.branch.push(row.get(6)?);
+        agents.log.push(row.get(7)?);
+        agents.pid.push(row.get(8)?);
+        agents.proc_start.push(row.get(9)?);
+        agents.started_at.push(row.get(10)?);
+        agents.exit_code.push(row.get(11)?);
+        agents.exit_signal.push(row.get(12)?);
+        agents.ended_at.push(row.get(13)?);
+        agents.stopped_at.push(row.get(14)?);
+    }
+    Ok(())
+}
+
 fn read_tasks(conn: &rusqlite::Connection, tasks: &mut TaskColumns) -> rusqlite::Result<()> {
     let mut select = conn.prepare(
         "SELECT id, project_id, title, description, parent_task_id, profile_id,
@@ -477,7 +532,7 @@ fn read_plugins(
 fn copy(
     conn: &mut postgres::Client,
     source: &Source,
-) -> Result<([u64; 10], [i64; 10]), postgres::Error> {
+) -> Result<([u64; 11], [i64; 11]), postgres::Error> {
     let mut tx = conn.transaction()?;
     let ([runs, periods, nodes], [runs_found, periods_found, nodes_found]) =
         copy_runs(&mut tx, source)?;
@@ -499,6 +554,7 @@ fn copy(
         )?
         .get::<_, i64>(0),
     ];
+    let (agents_copied, agents_found) = copy_agents(&mut tx, &source.agents)?;
     tx.commit()?;
     Ok((
         [
@@ -512,6 +568,7 @@ fn copy(
             plugins_copied[1],
             ledger_copied[0],
             ledger_copied[1],
+            agents_copied,
         ],
         [
             runs_found,
@@ -524,6 +581,7 @@ fn copy(
             plugins_found[1],
             ledger_found[0],
             ledger_found[1],
+            agents_found,
         ],
     ))
 }
@@ -757,6 +815,49 @@ fn copy_runs(
 
 /// Copies the tasks by id; returns how many were new to the database, and how many of
 /// them it holds by id.
+/// Copies this machine's agents by key (the machine and the worktree); an agent the
+/// database holds already keeps its row. Returns what `agents` gained and how many of
+/// the rows the database holds by key.
+fn copy_agents(
+    tx: &mut postgres::Transaction<'_>,
+    agents: &AgentColumns,
+) -> Result<(u64, i64), postgres::Error> {
+    let copied = tx.execute(
+        "INSERT INTO agents (host, worktree, repo, task, plan, agent, provider, branch, log,
+             pid, proc_start, started_at, exit_code, exit_signal, ended_at, stopped_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+             $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::bigint[],
+             $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[], $16::bigint[])
+         ON CONFLICT (host, worktree) DO NOTHING",
+        &[
+            &agents.host,
+            &agents.worktree,
+            &agents.repo,
+            &agents.task,
+            &agents.plan,
+            &agents.agent,
+            &agents.provider,
+            &agents.branch,
+            &agents.log,
+            &agents.pid,
+            &agents.proc_start,
+            &agents.started_at,
+            &agents.exit_code,
+            &agents.exit_signal,
+            &agents.ended_at,
+            &agents.stopped_at,
+        ],
+    )?;
+    let found: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM agents
+             WHERE (host, worktree) IN (SELECT * FROM unnest($1::text[], $2::text[]))",
+            &[&agents.host, &agents.worktree],
+        )?
+        .get(0);
+    Ok((copied, found))
+}
+
 fn copy_tasks(
     tx: &mut postgres::Transaction<'_>,
     tasks: &TaskColumns,

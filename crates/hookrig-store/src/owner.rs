@@ -83,7 +83,7 @@ pub(crate) fn current_owner() -> String {
 
 /// This machine's host name, as the rows several machines share name it (`localhost`
 /// when the kernel gives none).
-pub(crate) fn host_name() -> String {
+pub fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|name| name.trim().to_owned())
         .ok()

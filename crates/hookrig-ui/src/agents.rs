@@ -10,6 +10,7 @@ use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Redirect};
 use hookrig_agents::{AgentStatus, State as AgentState};
+use hookrig_store::AgentsAt;
 use maud::{Markup, html};
 use serde::Deserialize;
 
@@ -34,8 +35,8 @@ fn agents_error(err: &hookrig_agents::AgentError) -> UiError {
     UiError::Action(hookrig_core::error_chain(err))
 }
 
-fn list(store: &FsPath) -> Result<Vec<AgentStatus>, UiError> {
-    hookrig_agents::list(store).map_err(|err| agents_error(&err))
+fn list(at: &AgentsAt) -> Result<Vec<AgentStatus>, UiError> {
+    hookrig_agents::list(at).map_err(|err| agents_error(&err))
 }
 
 fn list_fingerprint(agents: &[AgentStatus]) -> u64 {
@@ -47,8 +48,9 @@ fn list_fingerprint(agents: &[AgentStatus]) -> u64 {
 }
 
 pub(crate) async fn page(State(dashboard): State<Dashboard>) -> Result<Markup, UiError> {
-    let store = dashboard.scope().store.clone();
-    let agents = blocking(move || list(&store)).await?;
+    let at = dashboard.agents_at();
+    let machines = at.is_shared();
+    let agents = blocking(move || list(&at)).await?;
     let csrf = dashboard.csrf();
     let body = html! {
         h1 { "Agents" }
@@ -57,11 +59,12 @@ pub(crate) async fn page(State(dashboard): State<Dashboard>) -> Result<Markup, U
                 p.empty { "No agents recorded. " code { "hookrig agent spawn TASK" } " starts one." }
             } @else {
                 table #agents {
-                    thead { tr { th { "task" } th { "agent" } th { "provider" } th { "worktree" } th { "branch" } th { "state" } th { "started" } th { "" } } }
+                    thead { tr { @if machines { th { "machine" } } th { "task" } th { "agent" } th { "provider" } th { "worktree" } th { "branch" } th { "state" } th { "started" } th { "" } } }
                     tbody {
                         @for status in &agents {
                             @let row = &status.row;
                             tr data-task=(row.task) {
+                                @if machines { td.mono { (row.host) } }
                                 td { a href={ "/agents/" (crate::runs::encode(&row.task)) "/log" } { b { (row.task) } } }
                                 td { (row.agent) }
                                 td { (row.provider) }
@@ -90,19 +93,21 @@ pub(crate) async fn stream(
     State(dashboard): State<Dashboard>,
     Query(since): Query<Since>,
 ) -> impl IntoResponse {
-    let store = dashboard.scope().store.clone();
+    let at = dashboard.agents_at();
     live::changes(since.since, move || {
-        list(&store)
+        list(&at)
             .map(|agents| list_fingerprint(&agents))
             .unwrap_or_default()
     })
 }
 
-/// The log file of the agent of `task`.
-fn log_of(store: &FsPath, task: &str) -> Result<PathBuf, UiError> {
-    list(store)?
+/// The log file of this machine's agent of `task` (another machine's log is on its
+/// machine).
+fn log_of(at: &AgentsAt, task: &str) -> Result<PathBuf, UiError> {
+    let this = hookrig_store::host_name();
+    list(at)?
         .into_iter()
-        .find(|status| status.row.task == task)
+        .find(|status| status.row.task == task && status.row.host == this)
         .map(|status| PathBuf::from(status.row.log))
         .ok_or_else(|| UiError::NotFound(format!("no agent is recorded for task '{task}'")))
 }
@@ -132,10 +137,10 @@ pub(crate) async fn log(
     State(dashboard): State<Dashboard>,
     Path(task): Path<String>,
 ) -> Result<Markup, UiError> {
-    let store = dashboard.scope().store.clone();
+    let at = dashboard.agents_at();
     let wanted = task.clone();
     let (path, text, length) = blocking(move || {
-        let path = log_of(&store, &wanted)?;
+        let path = log_of(&at, &wanted)?;
         let (text, length) = tail(&path);
         Ok((path, text, length))
     })
@@ -156,8 +161,8 @@ pub(crate) async fn log_stream(
     Path(task): Path<String>,
     Query(since): Query<Since>,
 ) -> Result<impl IntoResponse, UiError> {
-    let store = dashboard.scope().store.clone();
-    let path = blocking(move || log_of(&store, &task)).await?;
+    let at = dashboard.agents_at();
+    let path = blocking(move || log_of(&at, &task)).await?;
     // The log's length is its fingerprint: it only grows.
     Ok(live::changes(since.since, move || {
         std::fs::metadata(&path).map_or(0, |m| m.len())
@@ -170,10 +175,9 @@ pub(crate) async fn stop(
     Form(form): Form<StopForm>,
 ) -> Result<Redirect, UiError> {
     check_csrf(&dashboard, &form.csrf)?;
-    let scope = dashboard.scope().clone();
+    let (scope, at) = (dashboard.scope().clone(), dashboard.agents_at());
     blocking(move || {
-        hookrig_agents::stop(&scope.store, &task, GRACE, Some(scope.cwd()))
-            .map_err(|err| agents_error(&err))
+        hookrig_agents::stop(&at, &task, GRACE, Some(scope.cwd())).map_err(|err| agents_error(&err))
     })
     .await?;
     Ok(Redirect::to("/agents"))

@@ -3,14 +3,14 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::Router;
 use axum::middleware;
 use axum::response::Redirect;
 use axum::routing::{get, post};
 use hookrig_runtime::Scope;
-use hookrig_store::Store;
+use hookrig_store::{AgentsAt, Ledger, LedgerAt, PgStore, Store};
 
 use crate::errors::UiError;
 use crate::{agents, assets, auth, automations, hooks, live, plans, run, runs};
@@ -29,6 +29,11 @@ struct Inner {
     csrf: String,
     socket: Option<PathBuf>,
     live: live::Feed,
+    /// Where the pages read the ledger; `None` when this serve records none.
+    ledger: Option<LedgerAt>,
+    /// The PostgreSQL ledger's store, once a page opened it: its one connection serves
+    /// every page (opening one costs a round trip and the schema's check).
+    shared: Mutex<Option<Arc<PgStore>>>,
 }
 
 impl Dashboard {
@@ -36,7 +41,8 @@ impl Dashboard {
     /// listening on `socket` (in a process of their own when `None`).
     pub fn new(scope: Scope, token: String, socket: Option<PathBuf>) -> Dashboard {
         let csrf = auth::csrf_token(&token);
-        let live = live::Feed::new(scope.ledger().map(PathBuf::from));
+        let ledger = ledger_of(&scope);
+        let live = live::Feed::new(ledger.clone());
         Dashboard {
             inner: Arc::new(Inner {
                 scope,
@@ -44,6 +50,8 @@ impl Dashboard {
                 csrf,
                 socket,
                 live,
+                ledger,
+                shared: Mutex::new(None),
             }),
         }
     }
@@ -102,17 +110,66 @@ impl Dashboard {
     }
 
     /// Runs `read` on the ledger (opened for reading, as `hookrig runs` opens it) on a
-    /// thread of the blocking pool: SQLite must not hold up the pages being served.
+    /// thread of the blocking pool: neither SQLite nor the database must hold up the
+    /// pages being served.
     pub(crate) async fn with_ledger<T: Send + 'static>(
         &self,
-        read: impl FnOnce(&Store) -> Result<T, UiError> + Send + 'static,
+        read: impl FnOnce(&dyn Ledger) -> Result<T, UiError> + Send + 'static,
     ) -> Result<T, UiError> {
-        let path = self
-            .scope()
-            .ledger()
-            .map(PathBuf::from)
-            .ok_or_else(|| UiError::NotFound("this serve records no ledger".to_owned()))?;
-        blocking(move || read(&hookrig_runtime::ledger::open_for_reading(&path)?)).await
+        let dashboard = self.clone();
+        blocking(move || dashboard.read_ledger(read)).await
+    }
+
+    /// Runs `read` on the ledger, on this thread (one the blocking pool lent): the
+    /// SQLite file opened for this read, or the PostgreSQL store every page shares.
+    pub(crate) fn read_ledger<T>(
+        &self,
+        read: impl FnOnce(&dyn Ledger) -> Result<T, UiError>,
+    ) -> Result<T, UiError> {
+        match &self.inner.ledger {
+            None => Err(UiError::NotFound("this serve records no ledger".to_owned())),
+            Some(LedgerAt::Sqlite(path)) => read(&hookrig_runtime::ledger::open_for_reading(path)?),
+            Some(LedgerAt::Postgres(url)) => read(self.shared_store(url)?.as_ref()),
+        }
+    }
+
+    /// Where the agents the agents page lists are recorded: the shared store (every
+    /// machine's agents), else the scope's store file.
+    pub(crate) fn agents_at(&self) -> AgentsAt {
+        match shared_store(self.scope()) {
+            Some(url) => AgentsAt::Postgres(url),
+            None => AgentsAt::Sqlite(self.scope().store.clone()),
+        }
+    }
+
+    /// This machine's ledger file when the ledger is shared and the file exists: the
+    /// emits answered with no engine are recorded there (docs/postgres.md, "Reading the
+    /// ledger").
+    pub(crate) fn local_ledger(&self) -> Option<PathBuf> {
+        matches!(self.inner.ledger, Some(LedgerAt::Postgres(_)))
+            .then(|| self.scope().ledger().map(PathBuf::from))
+            .flatten()
+            .filter(|path| path.exists())
+    }
+
+    /// The PostgreSQL store at `url`, opened on first use (when this machine's emits
+    /// left `running` by a process that died are marked `interrupted`). A database that
+    /// cannot be reached fails the page, and the next page tries again.
+    fn shared_store(&self, url: &str) -> Result<Arc<PgStore>, UiError> {
+        let mut shared = self
+            .inner
+            .shared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(store) = &*shared {
+            return Ok(Arc::clone(store));
+        }
+        let store = Arc::new(PgStore::open(url)?);
+        if let Err(err) = Ledger::interrupt_abandoned(store.as_ref()) {
+            tracing::debug!("dashboard: {err}");
+        }
+        *shared = Some(Arc::clone(&store));
+        Ok(store)
     }
 
     /// Runs `work` on the whole store (the ledger and its work file: automations, tasks,
@@ -124,6 +181,26 @@ impl Dashboard {
         let path = self.scope().store.clone();
         blocking(move || work(&Store::open(&path)?)).await
     }
+}
+
+/// Where the dashboard of `scope` reads the ledger: the PostgreSQL database its serve
+/// records into (the operator's `--store` or `HOOKRIG_STORE_URL`, else the user's own
+/// `[store] url`), else the scope's ledger file; `None` with `--no-ledger`.
+fn ledger_of(scope: &Scope) -> Option<LedgerAt> {
+    let path = scope.ledger()?;
+    Some(match shared_store(scope) {
+        Some(url) => LedgerAt::Postgres(url),
+        None => LedgerAt::Sqlite(path.to_owned()),
+    })
+}
+
+/// The PostgreSQL store of the dashboard of `scope`: the operator's `--store` or
+/// `HOOKRIG_STORE_URL`, else the user's own `[store] url`.
+fn shared_store(scope: &Scope) -> Option<String> {
+    scope
+        .store_url
+        .clone()
+        .or_else(|| hookrig_runtime::ledger::user_database(&scope.env.config_home))
 }
 
 /// Runs `work` on the blocking pool.

@@ -12,14 +12,13 @@
 
 use std::collections::{BTreeSet, VecDeque};
 use std::convert::Infallible;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::stream::{self, Stream, StreamExt as _};
-use hookrig_store::{EmitDecision, EmitFilter, EmitRow};
+use hookrig_store::{EmitDecision, EmitFilter, EmitRow, Ledger, LedgerAt};
 use maud::{Markup, html};
 use serde::Serialize;
 use tokio::sync::broadcast;
@@ -41,7 +40,7 @@ const INITIAL: usize = 100;
 /// The ledger's new rows, read by one thread and broadcast to the open Live pages.
 #[derive(Debug)]
 pub(crate) struct Feed {
-    ledger: Option<PathBuf>,
+    ledger: Option<LedgerAt>,
     channel: OnceLock<Channel>,
 }
 
@@ -69,7 +68,7 @@ struct LiveRun {
 }
 
 impl Feed {
-    pub(crate) fn new(ledger: Option<PathBuf>) -> Feed {
+    pub(crate) fn new(ledger: Option<LedgerAt>) -> Feed {
         Feed {
             ledger,
             channel: OnceLock::new(),
@@ -78,14 +77,14 @@ impl Feed {
 
     /// Starts the reading thread, once: from the rows written from now on.
     fn start(&self) -> Option<&Channel> {
-        let path = self.ledger.clone()?;
+        let at = self.ledger.clone()?;
         Some(self.channel.get_or_init(|| {
             let (sender, _) = broadcast::channel(64);
             let recent = Arc::new(Mutex::new(VecDeque::new()));
             let (feed, kept) = (sender.clone(), Arc::clone(&recent));
             let started = std::thread::Builder::new()
                 .name("hookrig-ui-feed".to_owned())
-                .spawn(move || read_forever(&path, &feed, &kept));
+                .spawn(move || read_forever(&at, &feed, &kept));
             if let Err(err) = started {
                 tracing::warn!("dashboard: the live feed did not start: {err}");
             }
@@ -113,7 +112,7 @@ type Subscription = (Vec<Arc<str>>, broadcast::Receiver<Arc<str>>);
 
 /// Reads the ledger's new rows and broadcasts them, for as long as the process runs.
 fn read_forever(
-    path: &std::path::Path,
+    at: &LedgerAt,
     sender: &broadcast::Sender<Arc<str>>,
     recent: &Mutex<VecDeque<Arc<str>>>,
 ) {
@@ -121,7 +120,7 @@ fn read_forever(
     let mut last = None;
     let mut pending = BTreeSet::new();
     loop {
-        if let Some(batch) = read_once(path, &mut ledger, &mut last, &mut pending) {
+        if let Some(batch) = read_once(at, &mut ledger, &mut last, &mut pending) {
             let batch: Arc<str> = batch.into();
             if let Ok(mut recent) = recent.lock() {
                 if recent.len() == REPLAY {
@@ -138,19 +137,28 @@ fn read_forever(
 /// One read: the batch of rows written since `last` and of the `pending` ones that
 /// were running, as JSON; `None` when there is nothing new.
 fn read_once(
-    path: &std::path::Path,
-    ledger: &mut Option<hookrig_store::Store>,
+    at: &LedgerAt,
+    ledger: &mut Option<Box<dyn Ledger + Send>>,
     last: &mut Option<i64>,
     pending: &mut BTreeSet<i64>,
 ) -> Option<String> {
     if ledger.is_none() {
-        // The ledger may not exist until the first emit.
-        *ledger = hookrig_runtime::ledger::open_for_reading(path).ok();
+        // The ledger file may not exist until the first emit; a database that cannot be
+        // reached is tried again at the next read. The feed keeps a connection of its
+        // own: it reads four times a second and must not wait for the pages' one.
+        *ledger = match at {
+            LedgerAt::Sqlite(path) => hookrig_runtime::ledger::open_for_reading(path)
+                .ok()
+                .map(|store| Box::new(store) as Box<dyn Ledger + Send>),
+            LedgerAt::Postgres(_) => at
+                .open()
+                .map_err(|err| tracing::debug!("dashboard: live feed: {err}"))
+                .ok(),
+        };
     }
     let store = ledger.as_ref()?;
     let Some(after) = *last else {
         *last = store
-            .emits()
             .last_row()
             .map_err(|err| tracing::debug!("dashboard: live feed: {err}"))
             .ok();
@@ -158,7 +166,6 @@ fn read_once(
     };
     let rows: Vec<i64> = pending.iter().copied().collect();
     let read = store
-        .emits()
         .since(after, &rows, BATCH)
         .map_err(|err| tracing::debug!("dashboard: live feed: {err}"))
         .ok()?;
@@ -195,7 +202,7 @@ pub(crate) async fn page(State(dashboard): State<Dashboard>) -> Result<Markup, U
     .await?;
     let recent = dashboard
         .with_ledger(|ledger| {
-            Ok(ledger.emits().recent(&EmitFilter {
+            Ok(ledger.recent(&EmitFilter {
                 limit: INITIAL,
                 ..EmitFilter::default()
             })?)

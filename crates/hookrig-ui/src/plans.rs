@@ -71,19 +71,16 @@ pub(crate) async fn page(
     let (path, text, plan) = read(&dashboard).await?;
     // The lifecycle records the plan by its absolute path.
     let absolute = plan_file(&dashboard)?.path.display().to_string();
-    let ledger = dashboard.scope().ledger().map(PathBuf::from);
     let latest = {
-        let absolute = absolute.clone();
-        blocking(move || Ok(latest_event(ledger.as_deref(), &absolute))).await?
+        let (absolute, reader) = (absolute.clone(), dashboard.clone());
+        blocking(move || Ok(latest_event(&reader, &absolute))).await?
     };
     let since = live::fingerprint(&(&text, latest));
     let task = Some(filter.task.clone()).filter(|t| !t.is_empty());
     let wanted = task.clone();
     let history = dashboard
         .with_ledger(move |ledger| {
-            Ok(ledger
-                .emits()
-                .task_history(&absolute, wanted.as_deref(), HISTORY)?)
+            Ok(ledger.task_history(&absolute, wanted.as_deref(), HISTORY)?)
         })
         .await
         .unwrap_or_default();
@@ -143,19 +140,20 @@ pub(crate) async fn stream(
 ) -> Result<impl IntoResponse, UiError> {
     let path = plan_path(&dashboard)?;
     let absolute = plan_file(&dashboard)?.path.display().to_string();
-    let ledger = dashboard.scope().ledger().map(PathBuf::from);
+    let reader = dashboard.clone();
     // The file, and the newest task event: the ledger's row of a `hookrig task` may be
     // written after the file, and the history must show it.
     Ok(live::changes(since.since, move || {
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        live::fingerprint(&(&text, latest_event(ledger.as_deref(), &absolute)))
+        live::fingerprint(&(&text, latest_event(&reader, &absolute)))
     }))
 }
 
 /// The run id of the plan's newest task event in the ledger, if any.
-fn latest_event(ledger: Option<&std::path::Path>, plan: &str) -> Option<String> {
-    let store = hookrig_runtime::ledger::open_for_reading(ledger?).ok()?;
-    let latest = store.emits().task_history(plan, None, 1).ok()?;
+fn latest_event(dashboard: &Dashboard, plan: &str) -> Option<String> {
+    let latest = dashboard
+        .read_ledger(|ledger| Ok(ledger.task_history(plan, None, 1)?))
+        .ok()?;
     latest.into_iter().next().map(|event| event.run_id)
 }
 

@@ -15,14 +15,18 @@ pub(crate) async fn page(
     Path(id): Path<String>,
 ) -> Result<Markup, UiError> {
     let wanted = id.trim().to_ascii_lowercase();
-    let detail = dashboard
-        .with_ledger(move |ledger| {
-            ledger
+    let reader = dashboard.clone();
+    let detail = crate::dashboard::blocking(move || {
+        let mut found = reader.read_ledger(|ledger| Ok(ledger.detail(&wanted)?))?;
+        // With a shared ledger, an emit answered with no engine is in this machine's file.
+        if let (None, Some(path)) = (&found, reader.local_ledger()) {
+            found = hookrig_runtime::ledger::open_for_reading(&path)?
                 .emits()
-                .detail(&wanted)?
-                .ok_or_else(|| UiError::NotFound(format!("no run {wanted} in the ledger")))
-        })
-        .await?;
+                .detail(&wanted)?;
+        }
+        found.ok_or_else(|| UiError::NotFound(format!("no run {wanted} in the ledger")))
+    })
+    .await?;
     let emit = &detail.emit;
     let body = html! {
         h1 { "Run " span.mono { (emit.run_id) } }

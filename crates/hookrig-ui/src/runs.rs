@@ -128,7 +128,7 @@ pub(crate) async fn page(
 ) -> Result<Markup, UiError> {
     let query = filters.query(hookrig_store::now_ms())?;
     let page = dashboard
-        .with_ledger(move |ledger| Ok(ledger.emits().page(&query)?))
+        .with_ledger(move |ledger| Ok(ledger.page(&query)?))
         .await?;
     let body = html! {
         h1 { "Runs" }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use hookrig_agents::{AgentError, State, StopReport, Stopped, Watch, Watched};
 use hookrig_exec::{Command, Detached, EnvPolicy, Grouping, Program, Stream};
-use hookrig_store::{AgentRow, Store};
+use hookrig_store::{AgentRow, AgentsAt, Store};
 
 /// A temporary directory holding the store and the log; its path marks every process
 /// the test starts.
@@ -42,6 +42,7 @@ impl Fixture {
         ledger
             .agents()
             .record(&AgentRow {
+                host: hookrig_store::host_name(),
                 worktree: "/repo/.hookrig/worktrees/api".to_owned(),
                 repo: "/repo".to_owned(),
                 task: "api".to_owned(),
@@ -115,11 +116,11 @@ fn stop_ends_the_recorded_group_and_records_the_stop() {
     let fixture = Fixture::new();
     let mut child = fixture.start_group("SLEEP 300 & SLEEP 301 & wait");
     fixture.record(Some(i64::from(child.pid())), None);
-    let listed = hookrig_agents::list(&fixture.store()).expect("list");
+    let listed = hookrig_agents::list(&AgentsAt::Sqlite(fixture.store())).expect("list");
     assert_eq!(listed[0].state, State::Running);
 
     let report = hookrig_agents::stop(
-        &fixture.store(),
+        &AgentsAt::Sqlite(fixture.store()),
         "task-api",
         Duration::from_secs(5),
         nowhere(),
@@ -136,7 +137,7 @@ fn stop_ends_the_recorded_group_and_records_the_stop() {
     assert_eq!(child.wait().expect("reaped").signal, Some(15));
     let left = hookrig_test_support::no_leftover(fixture.marker(), Duration::from_secs(10));
     assert!(left.is_empty(), "{left:?}");
-    let listed = hookrig_agents::list(&fixture.store()).expect("list");
+    let listed = hookrig_agents::list(&AgentsAt::Sqlite(fixture.store())).expect("list");
     assert!(listed[0].row.stopped_at_ms.is_some());
 }
 
@@ -146,7 +147,7 @@ fn stop_kills_a_group_that_ignores_sigterm() {
     let mut child = fixture.start_group("trap '' TERM\nSLEEP 300 &\nSLEEP 301");
     fixture.record(Some(i64::from(child.pid())), None);
     let report = hookrig_agents::stop(
-        &fixture.store(),
+        &AgentsAt::Sqlite(fixture.store()),
         "api",
         Duration::from_millis(300),
         nowhere(),
@@ -169,8 +170,13 @@ fn stop_kills_a_group_that_ignores_sigterm() {
 fn an_agent_with_nothing_left_is_not_running_and_an_unknown_one_is_an_error() {
     let fixture = Fixture::new();
     fixture.record(None, Some(0));
-    let report = hookrig_agents::stop(&fixture.store(), "api", Duration::from_secs(1), nowhere())
-        .expect("answered");
+    let report = hookrig_agents::stop(
+        &AgentsAt::Sqlite(fixture.store()),
+        "api",
+        Duration::from_secs(1),
+        nowhere(),
+    )
+    .expect("answered");
     assert_eq!(
         report,
         StopReport::NotRunning {
@@ -181,8 +187,13 @@ fn an_agent_with_nothing_left_is_not_running_and_an_unknown_one_is_an_error() {
             },
         }
     );
-    let error = hookrig_agents::stop(&fixture.store(), "docs", Duration::from_secs(1), nowhere())
-        .expect_err("no such agent");
+    let error = hookrig_agents::stop(
+        &AgentsAt::Sqlite(fixture.store()),
+        "docs",
+        Duration::from_secs(1),
+        nowhere(),
+    )
+    .expect_err("no such agent");
     assert!(matches!(error, AgentError::NoSuchAgent(ref task) if task == "docs"));
 }
 
@@ -191,7 +202,8 @@ fn watch_prints_the_log_then_how_the_agent_ended() {
     let fixture = Fixture::new();
     std::fs::write(fixture.log(), "working on it\n").expect("log");
     fixture.record(None, Some(3));
-    let mut watch = Watch::new(&fixture.store(), Some("api"), nowhere()).expect("found");
+    let mut watch =
+        Watch::new(&AgentsAt::Sqlite(fixture.store()), Some("api"), nowhere()).expect("found");
     assert_eq!(watch.len(), 1);
     assert_eq!(
         watch.poll().expect("polled"),

@@ -192,6 +192,7 @@ fn spawn(scope: &Scope, args: &SpawnArgs) -> Result<u8, ExpectedError> {
         resume: args.resume,
         force: args.force,
         store: scope.store.clone(),
+        config_home: scope.env.config_home.clone(),
         host: host_program()?,
     };
     let spawned = match hookrig_agents::spawn(&request, &mut Reporter { scope })? {
@@ -202,8 +203,15 @@ fn spawn(scope: &Scope, args: &SpawnArgs) -> Result<u8, ExpectedError> {
     Ok(exit_codes::PROCEED)
 }
 
+/// Where the scope's agents are recorded: the shared store the user's own `config.toml`
+/// names (every machine's agents), else the scope's store file.
+fn agents_at(scope: &Scope) -> hookrig_store::AgentsAt {
+    hookrig_agents::agents_at(&scope.store, &scope.env.config_home)
+}
+
 fn list(scope: &Scope, json: bool) -> Result<u8, ExpectedError> {
-    let agents = hookrig_agents::list(&scope.store)?;
+    let at = agents_at(scope);
+    let agents = hookrig_agents::list(&at)?;
     if json {
         print_json(&agents)?;
         return Ok(exit_codes::PROCEED);
@@ -212,12 +220,12 @@ fn list(scope: &Scope, json: bool) -> Result<u8, ExpectedError> {
         print("no agents; `hookrig agent spawn TASK` starts one\n")?;
         return Ok(exit_codes::PROCEED);
     }
-    print(&AgentStatus::table(&agents))?;
+    print(&AgentStatus::table(&agents, at.is_shared()))?;
     Ok(exit_codes::PROCEED)
 }
 
 fn stop(scope: &Scope, task: &str, grace: Duration) -> Result<u8, ExpectedError> {
-    let report = hookrig_agents::stop(&scope.store, task, grace, Some(scope.cwd()))?;
+    let report = hookrig_agents::stop(&agents_at(scope), task, grace, Some(scope.cwd()))?;
     print(&format!("{}\n", report.render_text(grace)))?;
     Ok(exit_codes::PROCEED)
 }
@@ -234,7 +242,7 @@ fn watch(scope: &Scope, args: &WatchArgs) -> Result<u8, ExpectedError> {
 }
 
 fn log(scope: &Scope, task: Option<&str>) -> Result<u8, ExpectedError> {
-    let mut watch = Watch::new(&scope.store, task, Some(scope.cwd()))?;
+    let mut watch = Watch::new(&agents_at(scope), task, Some(scope.cwd()))?;
     if watch.is_empty() {
         print("no running agents to watch\n")?;
         return Ok(exit_codes::PROCEED);
@@ -252,7 +260,7 @@ fn log(scope: &Scope, task: Option<&str>) -> Result<u8, ExpectedError> {
 }
 
 fn clean(scope: &Scope, task: &str, force: bool) -> Result<u8, ExpectedError> {
-    let cleaned = hookrig_agents::clean(&scope.store, task, force, scope.cwd(), &mut warn)?;
+    let cleaned = hookrig_agents::clean(&agents_at(scope), task, force, scope.cwd(), &mut warn)?;
     print(&cleaned.to_string())?;
     Ok(exit_codes::PROCEED)
 }

@@ -41,6 +41,7 @@ pub(crate) fn run(
         stop_on_exit: options.stop_on_exit,
         grace: options.grace,
         store: scope.store.clone(),
+        config_home: scope.env.config_home.clone(),
         host,
     };
     let stop = StopRequest::on_signals().map_err(|e| AgentError::Start(e.to_string()))?;

@@ -1056,6 +1056,14 @@ fn an_engine_records_the_emits_of_a_user_whose_config_names_a_database_there() {
         .expect("count")
         .get(0);
     assert_eq!(recorded, 2);
-    let local = text(&crate::harness::hookrig(&env, &["runs", "--json"]).stdout);
-    assert_eq!(local.trim(), "[]", "nothing in the SQLite ledger");
+    let local =
+        hookrig_store::Store::open_ledger(&hookrig_store::default_ledger_path(&env.state_home()))
+            .expect("the SQLite ledger")
+            .emits()
+            .recent(&hookrig_store::EmitFilter {
+                limit: usize::MAX,
+                ..hookrig_store::EmitFilter::default()
+            })
+            .expect("its emits");
+    assert!(local.is_empty(), "nothing in the SQLite ledger: {local:?}");
 }

@@ -41,6 +41,8 @@ mod serve_ingress;
 mod serve_nodes;
 mod settings_scope;
 mod shadow;
+mod shared_agents;
+mod shared_ledger;
 mod snapshots;
 mod store;
 mod trust;

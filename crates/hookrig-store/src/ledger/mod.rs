@@ -13,6 +13,9 @@ use std::path::PathBuf;
 
 mod postgres;
 mod sqlite;
+mod view;
+
+pub use view::{LedgerView, RecentEmits};
 
 use crate::emit_pages::{EmitPage, EmitQuery, EmitRow, TaskEvent};
 use crate::emits::{EmitDetail, EmitFilter, EmitRecord, EmitSummary, EmitWrite, HookRun};

@@ -1,9 +1,11 @@
 //! The store on PostgreSQL, for several `hookrig serve` nodes sharing one database
 //! (docs/postgres.md): [`PgStore`], its connection (`client`), its schema (`schema`),
 //! the events it carries from node to node (`events`), the memory index (`memory`), the
-//! tasks automations create (`tasks`) and the plugin registry (`plugins`). What it holds is reached
+//! tasks automations create (`tasks`), the plugin registry (`plugins`) and the agents of
+//! every machine (`agents`). What it holds is reached
 //! through the same interface as the SQLite store's ([`RunStore`](crate::RunStore)).
 
+mod agents;
 mod client;
 mod events;
 mod memory;
@@ -11,6 +13,7 @@ mod plugins;
 mod schema;
 mod tasks;
 
+pub use agents::PgAgents;
 pub use events::{CHANNEL, EventListener, Heard, SharedEvent};
 pub use memory::{Offered, PgMemory, SharedNote};
 pub use plugins::PgPlugins;

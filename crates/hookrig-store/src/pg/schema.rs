@@ -359,6 +359,31 @@ pub(crate) const PG_MIGRATIONS: &[&str] = &[
         ADD COLUMN digest text NOT NULL DEFAULT '',
         ADD COLUMN writer text NOT NULL DEFAULT '';
     ",
+    // Version 8: the agents `hookrig agent spawn` started on every machine, as the SQLite
+    // file's `agents`, keyed by the machine's host name and the worktree's path (unique
+    // on one machine only). Times in milliseconds since the Unix epoch.
+    "
+    CREATE TABLE agents (
+        host        text COLLATE \"C\" NOT NULL,
+        worktree    text COLLATE \"C\" NOT NULL,
+        repo        text NOT NULL,
+        task        text NOT NULL,
+        plan        text NOT NULL,
+        agent       text NOT NULL,
+        provider    text NOT NULL,
+        branch      text NOT NULL,
+        log         text NOT NULL,
+        pid         bigint,
+        proc_start  bigint,
+        started_at  bigint NOT NULL,
+        exit_code   bigint,
+        exit_signal bigint,
+        ended_at    bigint,
+        stopped_at  bigint,
+        PRIMARY KEY (host, worktree)
+    );
+    CREATE INDEX agents_by_task ON agents (task);
+    ",
 ];
 
 /// The version this build writes and reads.

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Barrier;
 
 use hookrig_core::HookResult;
-use hookrig_store::{AgentEnablement, PluginRow, PluginStore};
+use hookrig_store::{AgentEnablement, AgentRow, AgentStore, PluginRow, PluginStore};
 use hookrig_store::{
     AutomationRun, EmitDecision, EmitFilter, EmitQuery, EmitRecord, EmitWrite, Engine, Gate,
     Ledger, MemoryIndex, NewTask, NodeInfo, Note, NoteSection, PgStore, RunStatus, RunStore, Start,
@@ -85,6 +85,14 @@ impl Subject {
         match &self.tables {
             Tables::Sqlite(store) => Box::new(store.tasks()),
             Tables::Postgres(store) => Box::new(store.tasks()),
+        }
+    }
+
+    /// The agents of every machine.
+    fn agents(&self) -> Box<dyn AgentStore + '_> {
+        match &self.tables {
+            Tables::Sqlite(store) => Box::new(store.agents()),
+            Tables::Postgres(store) => Box::new(store.agents()),
         }
     }
 
@@ -170,7 +178,90 @@ conformance!(
     runs_and_pages_filter_and_page_without_repeating_or_skipping,
     a_batch_applies_in_order_and_a_refused_write_leaves_the_others,
     the_live_view_and_a_plans_task_history_read_what_was_written,
+    an_agent_round_trips_through_its_life_as_this_machines,
 );
+
+fn agent_row(worktree: &str, started_at_ms: i64) -> AgentRow {
+    AgentRow {
+        host: hookrig_store::host_name(),
+        worktree: worktree.to_owned(),
+        repo: "/r".to_owned(),
+        task: "api".to_owned(),
+        plan: "/r/plan.spl".to_owned(),
+        agent: "coder".to_owned(),
+        provider: "claude".to_owned(),
+        branch: "task/api".to_owned(),
+        log: "/r/.hookrig/worktrees/api.log".to_owned(),
+        pid: None,
+        proc_start: None,
+        started_at_ms,
+        exit_code: None,
+        exit_signal: None,
+        ended_at_ms: None,
+        stopped_at_ms: None,
+    }
+}
+
+fn an_agent_round_trips_through_its_life_as_this_machines(subject: &Subject) {
+    let agents = subject.agents();
+    agents.record(&agent_row("/r/w", 1_000)).expect("record");
+    agents.record(&agent_row("/r/v", 500)).expect("record");
+    agents.set_pid("/r/w", 42, Some(7)).expect("pid");
+    agents.set_stopped("/r/w").expect("stop");
+    agents.set_exit("/r/w", None, Some(15)).expect("exit");
+    let got = agents.get("/r/w").expect("read").expect("a row");
+    assert_eq!(got.host, hookrig_store::host_name(), "this machine's");
+    assert_eq!((got.pid, got.proc_start), (Some(42), Some(7)));
+    assert_eq!((got.exit_code, got.exit_signal), (None, Some(15)));
+    assert!(got.ended_at_ms.is_some() && got.stopped_at_ms.is_some());
+    assert_eq!(agents.get("/r/nope").expect("read"), None);
+
+    // Spawning again in the same worktree replaces the row; the list is oldest first.
+    agents
+        .record(&agent_row("/r/w", 1_000))
+        .expect("record again");
+    assert_eq!(
+        agents.list().expect("list"),
+        [agent_row("/r/v", 500), agent_row("/r/w", 1_000)]
+    );
+    agents.delete("/r/w").expect("delete");
+    assert_eq!(agents.get("/r/w").expect("read"), None);
+    assert_eq!(agents.list().expect("list").len(), 1);
+}
+
+// guards: a worktree's path is unique on one machine only: two machines' agents in the
+// same path are two rows, and what names a worktree acts on this machine's
+#[test]
+fn agents_of_two_machines_in_one_worktree_path_are_two_rows() {
+    let Some(db) = TestDatabase::create("agents_two_machines") else {
+        return;
+    };
+    let store = PgStore::open(db.url()).expect("open");
+    let agents = store.agents();
+    let other = AgentRow {
+        host: "another-machine".to_owned(),
+        pid: Some(4242),
+        ..agent_row("/r/w", 900)
+    };
+    agents.record(&other).expect("record");
+    agents.record(&agent_row("/r/w", 1_000)).expect("record");
+    assert_eq!(
+        agents.list().expect("list"),
+        [other.clone(), agent_row("/r/w", 1_000)]
+    );
+    assert_eq!(
+        agents.get("/r/w").expect("read"),
+        Some(agent_row("/r/w", 1_000))
+    );
+    agents.set_pid("/r/w", 7, None).expect("pid");
+    agents.set_stopped("/r/w").expect("stop");
+    agents.delete("/r/w").expect("delete");
+    assert_eq!(
+        agents.list().expect("list"),
+        [other],
+        "the other machine's is left"
+    );
+}
 
 fn completed(mut run: AutomationRun, at: f64) -> AutomationRun {
     run.status = RunStatus::Completed;

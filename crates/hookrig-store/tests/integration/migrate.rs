@@ -148,6 +148,28 @@ fn same_emits(source: &Store, target: &PgStore) {
     );
 }
 
+/// An agent `hookrig agent spawn` started on this machine, running.
+fn spawned_agent() -> hookrig_store::AgentRow {
+    hookrig_store::AgentRow {
+        host: hookrig_store::host_name(),
+        worktree: "/r/.hookrig/worktrees/api".to_owned(),
+        repo: "/r".to_owned(),
+        task: "api".to_owned(),
+        plan: "/r/plan.spl".to_owned(),
+        agent: "coder".to_owned(),
+        provider: "claude".to_owned(),
+        branch: "task/api".to_owned(),
+        log: "/r/.hookrig/worktrees/api.log".to_owned(),
+        pid: Some(4242),
+        proc_start: Some(99),
+        started_at_ms: 1_000,
+        exit_code: None,
+        exit_signal: None,
+        ended_at_ms: None,
+        stopped_at_ms: None,
+    }
+}
+
 #[test]
 fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     let Some(db) = TestDatabase::create("migrate_copies") else {
@@ -192,6 +214,8 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     let task = create_task(&source);
     register_plugins(&source);
     record_emits(&source);
+    let agent = spawned_agent();
+    source.agents().record(&agent).expect("record an agent");
 
     let migration = hookrig_store::migrate(&ledger, db.url()).expect("migrate");
     let copied: Vec<_> = migration
@@ -212,6 +236,7 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
             ("agent_plugins", 2, 2, 0),
             ("emits", 2, 2, 0),
             ("hook_runs", 4, 4, 0),
+            ("agents", 1, 1, 0),
         ]
     );
     let target = PgStore::open(db.url()).expect("open");
@@ -223,6 +248,11 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     assert_eq!(target.nodes().expect("nodes"), [node]);
     same_memory_tasks_and_plugins(&source, &target, &task);
     same_emits(&source, &target);
+    assert_eq!(
+        hookrig_store::AgentStore::list(&target.agents()).expect("agents"),
+        [agent],
+        "the agent, as this machine's"
+    );
     // A period copied is a period fired: no node fires it again.
     assert!(matches!(
         target.start(&run("again", "a", 20.0), &gate("n2", 20.0, Some(0))),

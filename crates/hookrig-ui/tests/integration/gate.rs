@@ -9,7 +9,7 @@ use std::net::TcpStream;
 use hookrig_runtime::{Scope, ScopeArgs};
 use hookrig_ui::Dashboard;
 
-const TOKEN: &str = "0123456789abcdef";
+pub(crate) const TOKEN: &str = "0123456789abcdef";
 
 /// A dashboard of an empty project in `dir`, served on a free loopback port from a
 /// thread of its own.
@@ -40,14 +40,14 @@ fn serve(dir: &std::path::Path) -> String {
 }
 
 /// What the dashboard answered: the status, the head and the body.
-struct Answer {
-    status: u16,
-    head: String,
-    body: String,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) head: String,
+    pub(crate) body: String,
 }
 
 /// One HTTP/1.1 request on a connection of its own (`Connection: close`).
-fn request(
+pub(crate) fn request(
     address: &str,
     method: &str,
     path: &str,

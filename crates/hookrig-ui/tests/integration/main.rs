@@ -2,3 +2,4 @@
 //! (no token, another token, a POST without the CSRF token) and what it lets through.
 
 mod gate;
+mod shared_ledger;
