@@ -52,6 +52,7 @@ pub mod programs;
 mod registry;
 mod scope;
 mod services;
+mod shared_registry;
 pub mod trust;
 mod validation;
 mod validators;
@@ -74,5 +75,6 @@ pub use plugin_host::{
 pub use plugin_tools::{GrantedTool, PluginTools, PluginWorkers, ToolRef, plugin_workers};
 pub use registry::{load, registry};
 pub use scope::{PlanFile, Scope, ScopeArgs, SharedStore, working_dir};
+pub use shared_registry::SharedRegistry;
 pub use validation::{Validation, validate};
 pub use validators::{Entry, PlanCheck, PlanReport, check_plan};

@@ -53,6 +53,39 @@ impl SignedPlugin {
         )
     }
 
+    /// Why a node holding `key` does not run this package whatever its enablement
+    /// rows say: its registry row does not carry the key's signature. `None` when it
+    /// does.
+    pub fn unsigned(&self, key: &RegistryKey) -> Option<String> {
+        (!self.verifies(key)).then(|| {
+            format!(
+                "shared plugin `{}` is not run: its registry row does not carry this node's \
+                 registry key signature (written without `hookrig plugins register --store`, \
+                 changed since, or signed with another key)",
+                self.plugin.id
+            )
+        })
+    }
+
+    /// Why a node does not run this package: `digest_of` its copy at the row's path is
+    /// not the digest signed. `None` when it is.
+    pub fn changed(&self, digest_of: &mut dyn FnMut(&Path) -> Option<String>) -> Option<String> {
+        let (id, path) = (&self.plugin.id, Path::new(&self.plugin.path));
+        match digest_of(path) {
+            Some(found) if found == self.digest => None,
+            Some(_) => Some(format!(
+                "shared plugin `{id}` is not run: its files at {} differ from those the \
+                 operator signed; copy the operator's package there again",
+                path.display()
+            )),
+            None => Some(format!(
+                "shared plugin `{id}` is not run: its directory {} cannot be read on this \
+                 node; copy the operator's package there",
+                path.display()
+            )),
+        }
+    }
+
     /// Of `plugins`, the packages a node holding `key` runs for `agent` (for `*` only
     /// with `None`): the registry row verifies, the enablement rule of the registry
     /// (the agent's own row wins over `*`) gives enabled counting only the enablement
@@ -70,12 +103,8 @@ impl SignedPlugin {
         let mut verified = Verified::default();
         for entry in plugins {
             let id = &entry.plugin.id;
-            if !entry.verifies(key) {
-                verified.skipped.push(format!(
-                    "shared plugin `{id}` is not run: its registry row does not carry this \
-                     node's registry key signature (written without `hookrig plugins register \
-                     --store`, changed since, or signed with another key)"
-                ));
+            if let Some(why) = entry.unsigned(key) {
+                verified.skipped.push(why);
                 continue;
             }
             // The agent's own row first, then `*`: the first that verifies decides.
@@ -102,21 +131,9 @@ impl SignedPlugin {
             if enabled != Some(true) {
                 continue;
             }
-            let path = Path::new(&entry.plugin.path);
-            match digest_of(path) {
-                Some(found) if found == entry.digest => {
-                    verified.packages.push(entry.plugin.clone());
-                }
-                Some(_) => verified.skipped.push(format!(
-                    "shared plugin `{id}` is not run: its files at {} differ from those the \
-                     operator signed; copy the operator's package there again",
-                    path.display()
-                )),
-                None => verified.skipped.push(format!(
-                    "shared plugin `{id}` is not run: its directory {} cannot be read on this \
-                     node; copy the operator's package there",
-                    path.display()
-                )),
+            match entry.changed(digest_of) {
+                Some(why) => verified.skipped.push(why),
+                None => verified.packages.push(entry.plugin.clone()),
             }
         }
         verified

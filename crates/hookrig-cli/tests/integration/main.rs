@@ -41,6 +41,7 @@ mod serve_ingress;
 mod serve_nodes;
 mod settings_scope;
 mod shadow;
+mod shared_plugins;
 mod snapshots;
 mod store;
 mod trust;
