@@ -112,8 +112,8 @@ pub struct Scope {
     /// about its ledger from its scope (the store file, `--no-ledger`): the emit API is
     /// then the same for an engine and for a one-shot emit.
     pub ledger_writers: Option<crate::ledger::Writers>,
-    /// The shared plugin registry an emit of this scope runs the packages of, instead
-    /// of the store file's: set only by a serve node on the store its operator named
+    /// The shared plugin registry whose packages that verify an emit of this scope runs
+    /// after the store file's: set only by a serve node on the store its operator named
     /// (docs/postgres.md, "Plugins"), never from a project or a host's environment.
     pub shared_registry: Option<crate::SharedRegistry>,
 }

@@ -177,6 +177,14 @@ fn a_serve_node_runs_the_packages_the_operator_signed_and_no_forged_or_changed_o
         "{said}"
     );
 
+    // Disabled by the operator: no node runs it; enabled again, it runs.
+    operator(&ops, db.url(), &["disable", "gate", "--all"]);
+    let outcome = emit_on(port, &token);
+    assert_eq!(ran(&ops), Vec::<String>::new(), "{outcome}");
+    operator(&ops, db.url(), &["enable", "gate", "--all"]);
+    let outcome = emit_on(port, &token);
+    assert_eq!(ran(&ops), ["gate"], "{outcome}");
+
     // The node's copy changed after the operator signed it: not run, and said.
     fs::write(gate.join("extra.sh"), "echo changed\n").expect("change the package");
     let outcome = emit_on(port, &token);
@@ -187,6 +195,14 @@ fn a_serve_node_runs_the_packages_the_operator_signed_and_no_forged_or_changed_o
     );
     let (status, log) = serve.stop();
     assert!(status.success(), "{log}");
+
+    let out = operator(&ops, db.url(), &["delete", "gate"]);
+    assert_eq!(out, "deleted plugin `gate` from the shared registry\n");
+    let left: i64 = sql
+        .query_one("SELECT count(*) FROM plugins WHERE id = 'gate'", &[])
+        .expect("count")
+        .get(0);
+    assert_eq!(left, 0);
 }
 
 // guards: only the operator names the database a registry is read from: a plain emit
