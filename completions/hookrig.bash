@@ -3160,12 +3160,16 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__plugins__subcmd__show)
-            opts="-h --json --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --store --json --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

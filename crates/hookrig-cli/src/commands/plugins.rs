@@ -57,6 +57,8 @@ pub(crate) enum PluginsCommand {
         /// The plugin id.
         id: String,
         #[command(flatten)]
+        store: StoreArg,
+        #[command(flatten)]
         json: JsonArg,
     },
     /// Call a tool a JavaScript plugin added with `ctx.tools.add`; prints its result as
@@ -101,8 +103,9 @@ pub(crate) fn run(top: &Top, args: &PluginsArgs) -> Result<u8, ExpectedError> {
         | PluginsCommand::Register { store, .. }
         | PluginsCommand::Delete { store, .. }
         | PluginsCommand::Enable(Target { store, .. })
-        | PluginsCommand::Disable(Target { store, .. }) => Some(store),
-        PluginsCommand::Show { .. } | PluginsCommand::Call { .. } => None,
+        | PluginsCommand::Disable(Target { store, .. })
+        | PluginsCommand::Show { store, .. } => Some(store),
+        PluginsCommand::Call { .. } => None,
     };
     let scope = match operator {
         Some(store) => top.scope(Flags::default().operator(store))?,
@@ -154,7 +157,7 @@ pub(crate) fn run(top: &Top, args: &PluginsArgs) -> Result<u8, ExpectedError> {
                 .map_err(unknown_plugin)?;
             print(&target.changed(enable))?;
         }
-        PluginsCommand::Show { id, json } => {
+        PluginsCommand::Show { id, json, .. } => {
             let detail = hookrig_runtime::show_plugin(scope, &store, id).map_err(unknown)?;
             output::json_or_text(json.json, &detail, ToString::to_string)?;
         }
@@ -206,10 +209,10 @@ impl Target {
     }
 }
 
-/// `list`, `register`, `enable`, `disable` and `delete` on the shared registry of the
-/// database the operator named: every row written is signed with the operator's key,
-/// and `list` shows only the rows that verify, saying which it left out and why. `None`
-/// for the commands the store file's registry answers.
+/// `list`, `show`, `register`, `enable`, `disable` and `delete` on the shared registry
+/// of the database the operator named: every row written is signed with the operator's
+/// key, and `list` and `show` see only the rows that verify, saying which they left out
+/// and why. `None` for `call`, which the store file's registry answers.
 fn shared_registry(
     scope: &Scope,
     shared: &SharedRegistry,
@@ -259,8 +262,20 @@ fn shared_registry(
             shared.delete(id).map_err(unknown_plugin)?;
             print(&format!("deleted plugin `{id}` from the shared registry\n"))?;
         }
-        // They take no `--store`: the store file's registry answers them.
-        PluginsCommand::Show { .. } | PluginsCommand::Call { .. } => return Ok(None),
+        PluginsCommand::Show { id, json, .. } => {
+            let (plugins, skipped) = shared.entries()?;
+            for line in skipped {
+                output::warn(&line);
+            }
+            let entry = plugins
+                .into_iter()
+                .find(|entry| entry.plugin.id == *id)
+                .ok_or_else(|| ExpectedError::UnknownPlugin(id.clone()))?;
+            let detail = hookrig_runtime::show_entry(scope, entry).map_err(unknown)?;
+            output::json_or_text(json.json, &detail, ToString::to_string)?;
+        }
+        // It takes no `--store`: the store file's registry answers it.
+        PluginsCommand::Call { .. } => return Ok(None),
     }
     Ok(Some(exit_codes::PROCEED))
 }

@@ -163,6 +163,16 @@ fn a_serve_node_runs_the_packages_the_operator_signed_and_no_forged_or_changed_o
         "{stderr}"
     );
 
+    let shown = operator(&ops, db.url(), &["show", "gate"]);
+    assert!(shown.contains("every agent"), "{shown}");
+    let refused = hookrig(&ops, &["plugins", "show", "forged", "--store", db.url()]);
+    assert_eq!(code(&refused), 1);
+    assert!(
+        text(&refused.stderr).contains("no plugin `forged` is registered"),
+        "{}",
+        text(&refused.stderr)
+    );
+
     // A node without the key runs nothing of the registry; with a copy, the gate only.
     let (serve, port, token) = node(&host, db.url());
     let outcome = emit_on(port, &token);
