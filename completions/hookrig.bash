@@ -2904,12 +2904,16 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__plugins__subcmd__delete)
-            opts="-h --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2922,13 +2926,17 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__plugins__subcmd__disable)
-            opts="-h --agent --all --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --agent --all --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2944,13 +2952,17 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__plugins__subcmd__enable)
-            opts="-h --agent --all --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --agent --all --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3092,12 +3104,16 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__plugins__subcmd__list)
-            opts="-h --json --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --store --json --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3110,7 +3126,7 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__plugins__subcmd__register)
-            opts="-h --name --description --path --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --name --description --path --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3128,6 +3144,10 @@ _hookrig() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3140,12 +3160,16 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__plugins__subcmd__show)
-            opts="-h --json --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --store --json --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

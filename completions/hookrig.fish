@@ -184,6 +184,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable show call delete help" -f -a "call" -d 'Call a tool a JavaScript plugin added with `ctx.tools.add`; prints its result as JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable show call delete help" -f -a "delete" -d 'Forget a package (and for whom it was enabled). Its files are left alone'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and not __fish_seen_subcommand_from list register enable disable show call delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l store -d 'The PostgreSQL store several nodes share (`postgres://user@host/db`); default `$HOOKRIG_STORE_URL`, else `[store] url` of your own config.toml, else the SQLite files' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from list" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
@@ -193,12 +194,14 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l name -d 'Display name (default: the manifest\'s `name`)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l description -d 'What it does (default: the manifest\'s `description`)' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l path -d 'The package directory' -r -F
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l store -d 'The PostgreSQL store several nodes share (`postgres://user@host/db`); default `$HOOKRIG_STORE_URL`, else `[store] url` of your own config.toml, else the SQLite files' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from register" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l agent -d 'The agent (`*` is the same as --all)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l store -d 'The PostgreSQL store several nodes share (`postgres://user@host/db`); default `$HOOKRIG_STORE_URL`, else `[store] url` of your own config.toml, else the SQLite files' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l all -d 'Every agent; replaces any per-agent setting'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
@@ -206,12 +209,14 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from enable" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l agent -d 'The agent (`*` is the same as --all)' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l store -d 'The PostgreSQL store several nodes share (`postgres://user@host/db`); default `$HOOKRIG_STORE_URL`, else `[store] url` of your own config.toml, else the SQLite files' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l all -d 'Every agent; replaces any per-agent setting'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from disable" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from show" -l store -d 'The PostgreSQL store several nodes share (`postgres://user@host/db`); default `$HOOKRIG_STORE_URL`, else `[store] url` of your own config.toml, else the SQLite files' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from show" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from show" -l json -d 'Print JSON'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from show" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
@@ -224,6 +229,7 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from call" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from call" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from call" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l store -d 'The PostgreSQL store several nodes share (`postgres://user@host/db`); default `$HOOKRIG_STORE_URL`, else `[store] url` of your own config.toml, else the SQLite files' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'

@@ -98,9 +98,7 @@ fn main() -> ExitCode {
         Command::Install(args) => commands::install::install(&top, args),
         Command::Uninstall(args) => commands::install::uninstall(&top, args),
         Command::Doctor { json } => commands::install::doctor(&top, json.json),
-        Command::Plugins(args) => top
-            .scope(Flags::default())
-            .and_then(|scope| commands::plugins::run(&scope, args)),
+        Command::Plugins(args) => commands::plugins::run(&top, args),
         Command::Agent(args) => commands::agent::run(&top, args),
         Command::Auto(args) => commands::auto::run(&top, args),
         Command::Fire { id, json } => top

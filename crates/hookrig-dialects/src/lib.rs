@@ -54,8 +54,8 @@ pub use gemini::{
 pub use hence::{HenceHook, HenceProtocol};
 pub use hermit::{
     Described, PluginHost, PluginSubscription, PluginTool, PluginWorker, Subscription,
-    describe as describe_plugin, plugin_subscription, remember as remember_description,
-    run_host as run_plugin_host,
+    describe as describe_plugin, package_digest, plugin_subscription,
+    remember as remember_description, run_host as run_plugin_host,
 };
 pub use host::{HOSTS, Host, HostAnswer, HostInput};
 pub use hygge::{HyggeProtocol, format_go_duration, parse_go_duration, parse_hygge};

@@ -321,6 +321,7 @@ mod tests {
             record: false,
             host_env: None,
             ledger_writers: None,
+            shared_registry: None,
         };
         crate::trust::trust(&scope, &|_, _, _| Vec::new()).expect("trust");
         assert!(!untrusted(&cache.load(&env, &options)), "trusted now");

@@ -221,17 +221,18 @@ impl Emit {
         let mut warnings = Vec::new();
         let mut ledger_path = scope.ledger().map(ToOwned::to_owned);
         // The plugin registry lives in the store file; `--no-ledger` only stops recording.
-        let (packages, store) = match ledger::enabled_packages(&scope.store, agent.as_deref()) {
-            Ok(found) => found,
-            Err(err) => {
-                warnings.push(format!(
-                    "ledger: {}; plugin packages were not loaded and this emit is not recorded",
-                    ledger::chain(&err)
-                ));
-                ledger_path = None;
-                (Vec::new(), None)
-            }
-        };
+        let (packages, store) =
+            match ledger::enabled_packages(scope, agent.as_deref(), &mut warnings) {
+                Ok(found) => found,
+                Err(err) => {
+                    warnings.push(format!(
+                        "ledger: {}; plugin packages were not loaded and this emit is not recorded",
+                        ledger::chain(&err)
+                    ));
+                    ledger_path = None;
+                    (Vec::new(), None)
+                }
+            };
         let keeper =
             KeeperSeed::for_emit(scope, bus.as_ref(), &plugin_dirs, &packages, suppress, host);
         let options = LoadOptions {

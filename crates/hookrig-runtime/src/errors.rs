@@ -45,6 +45,16 @@ pub enum RuntimeError {
         /// Where the registered one is.
         path: String,
     },
+    /// A package to register in the shared registry whose files cannot be digested
+    /// (more than 20,000 of them): a node could never check its copy.
+    #[error(
+        "the plugin package {} has more than 20,000 files; a shared registry signs a package whose every file a node can check",
+        path.display()
+    )]
+    UnreadablePackage {
+        /// The package directory.
+        path: PathBuf,
+    },
     /// No plugin package is registered under this id.
     #[error("no plugin `{0}` is registered; `hookrig plugins list` lists them")]
     UnknownPlugin(String),

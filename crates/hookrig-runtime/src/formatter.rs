@@ -163,6 +163,7 @@ mod tests {
             record: false,
             host_env: None,
             ledger_writers: None,
+            shared_registry: None,
         };
         let started = Instant::now();
         let error = run(

@@ -27,27 +27,69 @@ pub use report::{runs_table, why_text};
 pub use writer::Writers;
 use writer::{WriteError, Writer};
 
-/// The plugin packages enabled for `agent` (or for `*` only, with no agent) in the
-/// store at `path`, with the store opened to read them, for an emit to record into. No
-/// store file yet means no package registered: nothing is created for the question.
+/// The plugin packages enabled for `agent` (or for `*` only, with no agent) for an emit
+/// of `scope`, with its store file opened, for the emit to record into: the store file's,
+/// then, with a shared registry (a serve node's), its packages that verify, the rows it
+/// left out pushed on `skipped`. No store file yet means no package registered there:
+/// nothing is created for the question.
 pub fn enabled_packages(
-    path: &Path,
+    scope: &crate::Scope,
     agent: Option<&str>,
+    skipped: &mut Vec<String>,
 ) -> Result<(Vec<PackageRef>, Option<Connection>), StoreError> {
-    if !path.exists() {
-        return Ok((Vec::new(), None));
+    let path = &scope.store;
+    let store = if path.exists() {
+        Some(pool::open(path)?)
+    } else {
+        None
+    };
+    // The node's own registry first: it is the user's, as trusted as before there was a
+    // shared one.
+    let mut packages: Vec<PackageRef> = match &store {
+        Some(store) => store
+            .plugins()
+            .enabled_for(agent)?
+            .into_iter()
+            .map(|row| PackageRef {
+                id: row.id,
+                path: PathBuf::from(row.path),
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    // Then the shared registry's packages that verify: a serve node's automations name
+    // it; an engine's emits use the one of the database they record into, which only
+    // the operator names (a serve node's store, or the user's own `[store] url`), on
+    // the connection it keeps open.
+    let database = scope.ledger_writers.as_ref().and_then(Writers::database);
+    let shared = match (&scope.shared_registry, database) {
+        (Some(shared), _) => Ok(shared.clone()),
+        (None, Some(url)) => crate::services::database(url)
+            .map(|db| crate::SharedRegistry::new(db, &scope.env.config_home)),
+        (None, None) => return Ok((packages, store)),
+    };
+    match shared {
+        Ok(shared) => {
+            let (found, left_out) = shared.enabled(agent);
+            skipped.extend(left_out);
+            for package in found {
+                if packages.iter().any(|own| own.id == package.id) {
+                    skipped.push(format!(
+                        "shared plugin `{}` is not run: this node's own registry has a \
+                         package of that id, which runs instead",
+                        package.id
+                    ));
+                } else {
+                    packages.push(package);
+                }
+            }
+        }
+        Err(err) => skipped.push(format!(
+            "the shared plugin registry was not read, no shared package runs: {}",
+            chain(&err)
+        )),
     }
-    let store = pool::open(path)?;
-    let packages = store
-        .plugins()
-        .enabled_for(agent)?
-        .into_iter()
-        .map(|row| PackageRef {
-            id: row.id,
-            path: PathBuf::from(row.path),
-        })
-        .collect();
-    Ok((packages, Some(store)))
+    Ok((packages, store))
 }
 
 /// The emits `hookrig runs` lists, newest first: at most `limit`, and only those of

@@ -52,6 +52,7 @@ pub mod programs;
 mod registry;
 mod scope;
 mod services;
+mod shared_registry;
 pub mod trust;
 mod validation;
 mod validators;
@@ -69,10 +70,12 @@ pub use interrupt::StopSignal;
 pub use listing::{ListedHook, Listing, Select, Trust, list};
 pub use packages::{Registration, plugins_table, register_package};
 pub use plugin_host::{
-    Described, PluginDetail, PluginHook, PluginTool, Subscription, call_plugin_tool, show_plugin,
+    Described, PluginDetail, PluginHook, PluginTool, Subscription, call_plugin_tool, show_entry,
+    show_plugin,
 };
 pub use plugin_tools::{GrantedTool, PluginTools, PluginWorkers, ToolRef, plugin_workers};
 pub use registry::{load, registry};
 pub use scope::{PlanFile, Scope, ScopeArgs, SharedStore, working_dir};
+pub use shared_registry::SharedRegistry;
 pub use validation::{Validation, validate};
 pub use validators::{Entry, PlanCheck, PlanReport, check_plan};

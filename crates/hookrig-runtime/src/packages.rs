@@ -31,24 +31,7 @@ pub fn register_package(
     registration: Registration<'_>,
     warn: &mut dyn FnMut(&Diagnostic),
 ) -> Result<PluginRow, RuntimeError> {
-    let Registration {
-        id,
-        name,
-        description,
-        path,
-    } = registration;
-    let found = hookrig_dialects::registrable(&scope.env, id, path, warn)?;
-    let row = PluginRow {
-        id: id.to_owned(),
-        name: name.map_or(found.package.name, str::to_owned),
-        description: description
-            .map(str::to_owned)
-            .or(found.package.description)
-            .unwrap_or_default(),
-        path: found.dir.display().to_string(),
-        version: found.package.version,
-        registered_at_ms: 0,
-    };
+    let row = checked_row(scope, registration, warn)?;
     store.plugins().register(&row).map_err(|err| match err {
         // Where the registered one is, so that the user can tell whether it is the same.
         StoreError::DuplicatePlugin { id } => RuntimeError::DuplicatePlugin {
@@ -64,6 +47,34 @@ pub fn register_package(
         other => other.into(),
     })?;
     Ok(row)
+}
+
+/// The registry row of the package of `registration`, checked as an emit would load it
+/// (with the scope's user directories). Warnings of the check do not refuse it; each is
+/// handed to `warn`.
+pub(crate) fn checked_row(
+    scope: &Scope,
+    registration: Registration<'_>,
+    warn: &mut dyn FnMut(&Diagnostic),
+) -> Result<PluginRow, RuntimeError> {
+    let Registration {
+        id,
+        name,
+        description,
+        path,
+    } = registration;
+    let found = hookrig_dialects::registrable(&scope.env, id, path, warn)?;
+    Ok(PluginRow {
+        id: id.to_owned(),
+        name: name.map_or(found.package.name, str::to_owned),
+        description: description
+            .map(str::to_owned)
+            .or(found.package.description)
+            .unwrap_or_default(),
+        path: found.dir.display().to_string(),
+        version: found.package.version,
+        registered_at_ms: 0,
+    })
 }
 
 /// `ID  VERSION  ENABLED FOR  PATH`, one package a line, in registration order.

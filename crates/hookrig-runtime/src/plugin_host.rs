@@ -172,10 +172,17 @@ pub fn show_plugin(scope: &Scope, store: &Store, id: &str) -> Result<PluginDetai
         .into_iter()
         .find(|e| e.plugin.id == id)
         .ok_or_else(|| RuntimeError::UnknownPlugin(id.to_owned()))?;
+    show_entry(scope, entry)
+}
+
+/// [`show_plugin`] of a registry entry read already (one of the shared registry's that
+/// verify: `SharedRegistry::entries`).
+pub fn show_entry(scope: &Scope, entry: PluginEntry) -> Result<PluginDetail, RuntimeError> {
+    let id = entry.plugin.id.clone();
     let check = check(scope, &entry);
     let host = check.package.as_ref().and_then(|p| p.host.clone());
     let js = match &host {
-        Some(host) => Some(describe(scope, id, host)?),
+        Some(host) => Some(describe(scope, &id, host)?),
         None => None,
     };
     Ok(PluginDetail {

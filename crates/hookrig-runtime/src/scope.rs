@@ -112,6 +112,10 @@ pub struct Scope {
     /// about its ledger from its scope (the store file, `--no-ledger`): the emit API is
     /// then the same for an engine and for a one-shot emit.
     pub ledger_writers: Option<crate::ledger::Writers>,
+    /// The shared plugin registry whose packages that verify an emit of this scope runs
+    /// after the store file's: set only by a serve node on the store its operator named
+    /// (docs/postgres.md, "Plugins"), never from a project or a host's environment.
+    pub shared_registry: Option<crate::SharedRegistry>,
 }
 
 impl Scope {
@@ -165,6 +169,7 @@ impl Scope {
             record: !args.no_ledger,
             host_env: None,
             ledger_writers: None,
+            shared_registry: None,
         })
     }
 
@@ -207,7 +212,12 @@ impl Scope {
     /// The plugin packages enabled for the scope's agent (only those enabled for every
     /// agent when there is none), as an emit of this scope would load them.
     pub fn packages(&self) -> Result<Vec<PackageRef>, RuntimeError> {
-        let (packages, _) = crate::ledger::enabled_packages(&self.store, self.agent.as_deref())?;
+        let mut skipped = Vec::new();
+        let (packages, _) =
+            crate::ledger::enabled_packages(self, self.agent.as_deref(), &mut skipped)?;
+        for line in skipped {
+            tracing::warn!("{line}");
+        }
         Ok(packages)
     }
 

@@ -40,7 +40,7 @@ pub(crate) enum MemoryAt {
 /// The PostgreSQL store at `url`, opened once for the life of the process: a plugin's
 /// question must not pay a connection and a schema check (tens of milliseconds) each
 /// time, and an engine records into one or two databases at most.
-fn database(url: &str) -> Result<Arc<PgStore>, StoreError> {
+pub(crate) fn database(url: &str) -> Result<Arc<PgStore>, StoreError> {
     static OPEN: OnceLock<Mutex<HashMap<String, Arc<PgStore>>>> = OnceLock::new();
     let mut open = OPEN
         .get_or_init(Mutex::default)

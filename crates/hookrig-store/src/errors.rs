@@ -100,6 +100,17 @@ pub enum StoreError {
         id: String,
     },
 
+    /// The operator's key to the shared plugin registry could not be read or made
+    /// (docs/postgres.md, "Plugins").
+    #[error("could not read or create the plugin registry key {}", path.display())]
+    RegistryKey {
+        /// The key file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+
     /// An automation id that is not in the store.
     #[error("no automation `{id}` in the store")]
     UnknownAutomation {

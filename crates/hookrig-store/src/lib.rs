@@ -110,6 +110,8 @@ mod plugins;
 mod queries;
 mod run_store;
 mod schema;
+mod signed_plugins;
+mod signing;
 mod status;
 mod store;
 mod tasks;
@@ -137,6 +139,8 @@ pub use crate::plugins::{
 };
 pub use crate::queries::Queries;
 pub use crate::run_store::{Engine, Gate, NodeInfo, RunStore, Start};
+pub use crate::signed_plugins::{SignedEnablement, SignedPlugin, Verified};
+pub use crate::signing::{REGISTRY_KEY_FILE, RegistryKey};
 pub use crate::status::{SchemaVersion, StoreStatus, TableRows, status};
 pub use crate::store::{Store, default_ledger_path, work_path};
 pub use crate::tasks::{NewTask, TaskRow, TaskStore, Tasks};

@@ -69,6 +69,7 @@ fn scope(dir: &Path, marker: &Path) -> Scope {
         host_env: None,
         ledger_writers: None,
         store_url: None,
+        shared_registry: None,
     }
 }
 

@@ -6,7 +6,7 @@
 
 use hookrig_core::Payload;
 use hookrig_runtime::{Emit, EmitRequest};
-use hookrig_runtime::{Scope, ScopeArgs};
+use hookrig_runtime::{Scope, ScopeArgs, SharedRegistry};
 use serde_json::{Map, Value};
 
 use super::off_the_runtime;
@@ -33,8 +33,9 @@ pub(crate) async fn emit(
     };
     let workspace = env.workspace.clone();
     let store = env.store_path.clone();
+    let shared = env.shared.clone();
     off_the_runtime(move || {
-        let scope = Scope::resolve(ScopeArgs {
+        let mut scope = Scope::resolve(ScopeArgs {
             cwd: Some(workspace),
             agent: Some(agent.clone()),
             plan: None,
@@ -43,6 +44,10 @@ pub(crate) async fn emit(
             ..ScopeArgs::default()
         })
         .map_err(|e| error_chain(&e))?;
+        // A serve node on the store its operator named runs the packages of the shared
+        // registry that verify with the key in its own configuration directory.
+        scope.shared_registry =
+            shared.map(|store| SharedRegistry::new(store, &scope.env.config_home));
         let name = hookrig_dialects::events::parse(&event).map_err(|e| e.to_string())?;
         let mut request = EmitRequest::new(name, Payload::from_map(payload));
         request.agent = Some(agent);

@@ -2,15 +2,17 @@
 //! as OpenHermit's `hermit plugins` has it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{ArgGroup, Args, Subcommand};
-use hookrig_runtime::{Registration, Scope, plugins_table, register_package};
-use hookrig_store::{ALL_AGENTS, StoreError};
+use hookrig_runtime::{Registration, Scope, SharedRegistry, plugins_table, register_package};
+use hookrig_store::{ALL_AGENTS, PgStore, StoreError};
 
-use crate::cli::JsonArg;
+use crate::cli::{JsonArg, StoreArg};
 use crate::errors::ExpectedError;
 use crate::exit_codes;
 use crate::output::{self, print};
+use crate::scope::{Flags, Top};
 
 #[derive(Debug, Args)]
 pub(crate) struct PluginsArgs {
@@ -22,6 +24,8 @@ pub(crate) struct PluginsArgs {
 pub(crate) enum PluginsCommand {
     /// List the registered plugin packages and for which agents each is enabled.
     List {
+        #[command(flatten)]
+        store: StoreArg,
         #[command(flatten)]
         json: JsonArg,
     },
@@ -40,6 +44,8 @@ pub(crate) enum PluginsCommand {
         /// The package directory.
         #[arg(long, value_name = "DIR")]
         path: PathBuf,
+        #[command(flatten)]
+        store: StoreArg,
     },
     /// Enable a package for one agent, or for every agent.
     Enable(Target),
@@ -50,6 +56,8 @@ pub(crate) enum PluginsCommand {
     Show {
         /// The plugin id.
         id: String,
+        #[command(flatten)]
+        store: StoreArg,
         #[command(flatten)]
         json: JsonArg,
     },
@@ -68,6 +76,8 @@ pub(crate) enum PluginsCommand {
     Delete {
         /// The plugin id.
         id: String,
+        #[command(flatten)]
+        store: StoreArg,
     },
 }
 
@@ -83,12 +93,37 @@ pub(crate) struct Target {
     /// Every agent; replaces any per-agent setting.
     #[arg(long)]
     all: bool,
+    #[command(flatten)]
+    store: StoreArg,
 }
 
-pub(crate) fn run(scope: &Scope, args: &PluginsArgs) -> Result<u8, ExpectedError> {
+pub(crate) fn run(top: &Top, args: &PluginsArgs) -> Result<u8, ExpectedError> {
+    let operator = match &args.command {
+        PluginsCommand::List { store, .. }
+        | PluginsCommand::Register { store, .. }
+        | PluginsCommand::Delete { store, .. }
+        | PluginsCommand::Enable(Target { store, .. })
+        | PluginsCommand::Disable(Target { store, .. })
+        | PluginsCommand::Show { store, .. } => Some(store),
+        PluginsCommand::Call { .. } => None,
+    };
+    let scope = match operator {
+        Some(store) => top.scope(Flags::default().operator(store))?,
+        None => top.scope(Flags::default())?,
+    };
+    // The operator's `--store` or `HOOKRIG_STORE_URL`, and only those: the user's own
+    // `[store] url` leaves these commands on the store file, as before there was a
+    // shared registry (docs/postgres.md, "Plugins").
+    if let Some(url) = &scope.store_url {
+        let shared = SharedRegistry::new(Arc::new(PgStore::open(url)?), &scope.env.config_home);
+        if let Some(code) = shared_registry(&scope, &shared, &args.command)? {
+            return Ok(code);
+        }
+    }
+    let scope = &scope;
     let store = super::runs::ledger(scope)?;
     match &args.command {
-        PluginsCommand::List { json } => {
+        PluginsCommand::List { json, .. } => {
             let plugins = store.plugins().list()?;
             output::json_or_text(json.json, &plugins[..], plugins_table)?;
         }
@@ -97,6 +132,7 @@ pub(crate) fn run(scope: &Scope, args: &PluginsArgs) -> Result<u8, ExpectedError
             name,
             description,
             path,
+            ..
         } => {
             let registration = Registration {
                 id,
@@ -114,29 +150,14 @@ pub(crate) fn run(scope: &Scope, args: &PluginsArgs) -> Result<u8, ExpectedError
         }
         PluginsCommand::Enable(target) | PluginsCommand::Disable(target) => {
             let enable = matches!(args.command, PluginsCommand::Enable(_));
-            let agent = match (&target.agent, target.all) {
-                (Some(agent), false) if agent.trim().is_empty() => {
-                    return Err(ExpectedError::EmptyAgent);
-                }
-                (Some(agent), false) => agent.as_str(),
-                _ => ALL_AGENTS,
-            };
+            let agent = target.agent()?;
             store
                 .plugins()
                 .set_enabled(&target.id, agent, enable)
                 .map_err(unknown_plugin)?;
-            print(&format!(
-                "{} plugin `{}` for {}\n",
-                if enable { "enabled" } else { "disabled" },
-                target.id,
-                if agent == ALL_AGENTS {
-                    "every agent".to_owned()
-                } else {
-                    format!("agent {agent}")
-                }
-            ))?;
+            print(&target.changed(enable))?;
         }
-        PluginsCommand::Show { id, json } => {
+        PluginsCommand::Show { id, json, .. } => {
             let detail = hookrig_runtime::show_plugin(scope, &store, id).map_err(unknown)?;
             output::json_or_text(json.json, &detail, ToString::to_string)?;
         }
@@ -156,12 +177,107 @@ pub(crate) fn run(scope: &Scope, args: &PluginsArgs) -> Result<u8, ExpectedError
                 serde_json::to_string_pretty(&result).unwrap_or_else(|_| result.to_string())
             ))?;
         }
-        PluginsCommand::Delete { id } => {
+        PluginsCommand::Delete { id, .. } => {
             store.plugins().delete(id).map_err(unknown_plugin)?;
             print(&format!("deleted plugin `{id}`\n"))?;
         }
     }
     Ok(exit_codes::PROCEED)
+}
+
+impl Target {
+    /// The agent named, or `*` for `--all`.
+    fn agent(&self) -> Result<&str, ExpectedError> {
+        match (&self.agent, self.all) {
+            (Some(agent), false) if agent.trim().is_empty() => Err(ExpectedError::EmptyAgent),
+            (Some(agent), false) => Ok(agent.as_str()),
+            _ => Ok(ALL_AGENTS),
+        }
+    }
+
+    /// What `enable` or `disable` says it did.
+    fn changed(&self, enable: bool) -> String {
+        format!(
+            "{} plugin `{}` for {}\n",
+            if enable { "enabled" } else { "disabled" },
+            self.id,
+            match self.agent() {
+                Ok(ALL_AGENTS) | Err(_) => "every agent".to_owned(),
+                Ok(agent) => format!("agent {agent}"),
+            }
+        )
+    }
+}
+
+/// `list`, `show`, `register`, `enable`, `disable` and `delete` on the shared registry
+/// of the database the operator named: every row written is signed with the operator's
+/// key, and `list` and `show` see only the rows that verify, saying which they left out
+/// and why. `None` for `call`, which the store file's registry answers.
+fn shared_registry(
+    scope: &Scope,
+    shared: &SharedRegistry,
+    command: &PluginsCommand,
+) -> Result<Option<u8>, ExpectedError> {
+    match command {
+        PluginsCommand::List { json, .. } => {
+            let (plugins, skipped) = shared.entries()?;
+            for line in skipped {
+                output::warn(&line);
+            }
+            output::json_or_text(json.json, &plugins[..], plugins_table)?;
+        }
+        PluginsCommand::Register {
+            id,
+            name,
+            description,
+            path,
+            ..
+        } => {
+            let registration = Registration {
+                id,
+                name: name.as_deref(),
+                description: description.as_deref(),
+                path,
+            };
+            let row = shared.register(scope, registration, &mut |warning| {
+                output::warn(warning);
+            })?;
+            print(&format!(
+                "registered plugin `{id}` ({}) from {} in the shared registry, signed with {}; \
+                 every node runs it with a copy of that key and of the package at that path; \
+                 enable it with `hookrig plugins enable {id} --store URL --agent NAME` or `--all`\n",
+                row.name,
+                row.path,
+                shared.key_path().display()
+            ))?;
+        }
+        PluginsCommand::Enable(target) | PluginsCommand::Disable(target) => {
+            let enable = matches!(command, PluginsCommand::Enable(_));
+            shared
+                .set_enabled(&target.id, target.agent()?, enable)
+                .map_err(unknown_plugin)?;
+            print(&target.changed(enable))?;
+        }
+        PluginsCommand::Delete { id, .. } => {
+            shared.delete(id).map_err(unknown_plugin)?;
+            print(&format!("deleted plugin `{id}` from the shared registry\n"))?;
+        }
+        PluginsCommand::Show { id, json, .. } => {
+            let (plugins, skipped) = shared.entries()?;
+            for line in skipped {
+                output::warn(&line);
+            }
+            let entry = plugins
+                .into_iter()
+                .find(|entry| entry.plugin.id == *id)
+                .ok_or_else(|| ExpectedError::UnknownPlugin(id.clone()))?;
+            let detail = hookrig_runtime::show_entry(scope, entry).map_err(unknown)?;
+            output::json_or_text(json.json, &detail, ToString::to_string)?;
+        }
+        // It takes no `--store`: the store file's registry answers it.
+        PluginsCommand::Call { .. } => return Ok(None),
+    }
+    Ok(Some(exit_codes::PROCEED))
 }
 
 fn unknown_plugin(err: StoreError) -> ExpectedError {

@@ -43,6 +43,7 @@ mod settings_scope;
 mod shadow;
 mod shared_agents;
 mod shared_ledger;
+mod shared_plugins;
 mod snapshots;
 mod store;
 mod trust;

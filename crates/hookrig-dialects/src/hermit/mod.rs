@@ -10,5 +10,5 @@ pub(crate) mod plugin;
 pub(crate) mod subscription;
 
 pub use description::{Described, PluginTool, Subscription, describe, remember, run_host};
-pub use plugin::{PluginHost, PluginWorker};
+pub use plugin::{PluginHost, PluginWorker, package_digest};
 pub use subscription::{PluginSubscription, plugin_subscription};

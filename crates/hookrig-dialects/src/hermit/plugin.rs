@@ -551,10 +551,24 @@ fn host_file(data_home: &Path) -> std::io::Result<(PathBuf, String)> {
     Ok((file, short))
 }
 
+/// The digest of a package directory that the operator signs in the shared plugin
+/// registry and a node compares its own copy with (docs/postgres.md, "Plugins"): the
+/// one a project plugin is trusted by, over every file (hidden ones, `node_modules`
+/// and what links lead to included), in full. `None` when the directory has more than
+/// 20,000 files.
+pub fn package_digest(dir: &Path) -> Option<String> {
+    content_digest(dir, MAX_TRUSTED, true)
+}
+
+/// [`content_digest`], shortened to what tells one worker pool from another.
+fn digest(dir: &Path, max: usize, whole: bool) -> Option<String> {
+    content_digest(dir, max, whole).map(|digest| digest[..16].to_owned())
+}
+
 /// A digest of the plugin directory's files (names and contents), each noted for the
 /// config cache: at most `max` files, `node_modules` and hidden entries left out unless
 /// `whole`. `None` when `whole` and the directory has more than `max` files.
-fn digest(dir: &Path, max: usize, whole: bool) -> Option<String> {
+fn content_digest(dir: &Path, max: usize, whole: bool) -> Option<String> {
     let mut files = Vec::new();
     collect(dir, &mut files, max + 1, whole);
     if whole && files.len() > max {
@@ -573,7 +587,7 @@ fn digest(dir: &Path, max: usize, whole: bool) -> Option<String> {
         all.extend_from_slice(&std::fs::read(file).unwrap_or_default());
         all.push(0);
     }
-    Some(hookrig_config::content_hash(&all)[..16].to_owned())
+    Some(hookrig_config::content_hash(&all))
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>, max: usize, whole: bool) {

@@ -28,6 +28,7 @@ pub(crate) fn scope(env: &TestEnv) -> Scope {
         record: true,
         host_env: None,
         ledger_writers: None,
+        shared_registry: None,
     }
 }
 

@@ -384,6 +384,17 @@ pub(crate) const PG_MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX agents_by_task ON agents (task);
     ",
+    // Version 9: the operator's signature of each registry row (docs/postgres.md,
+    // "Plugins"): a package's content `digest` as it was when the operator registered
+    // it, and an HMAC-SHA256 over the row (`crate::signing`). A row without one (written
+    // straight into the database, or by an older build) is never run.
+    "
+    ALTER TABLE plugins
+        ADD COLUMN digest text NOT NULL DEFAULT '',
+        ADD COLUMN signature text NOT NULL DEFAULT '';
+    ALTER TABLE agent_plugins
+        ADD COLUMN signature text NOT NULL DEFAULT '';
+    ",
 ];
 
 /// The version this build writes and reads.

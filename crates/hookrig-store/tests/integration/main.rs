@@ -11,4 +11,5 @@ mod ledger;
 mod migrate;
 mod open;
 mod plugins;
+mod shared_plugins;
 mod snapshot;

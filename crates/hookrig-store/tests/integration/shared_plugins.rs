@@ -1,0 +1,168 @@
+//! The shared plugin registry on a real PostgreSQL database: a node uses a row only
+//! when the operator's key signed it, its enablement row too, and its copy of the
+//! package has the digest signed. Rows are forged with plain SQL, as anyone who can
+//! write the database could.
+
+use std::path::Path;
+
+use hookrig_store::{PgStore, PluginRow, RegistryKey, SignedPlugin};
+use hookrig_test_support::TestDatabase;
+
+fn package(id: &str) -> PluginRow {
+    PluginRow {
+        id: id.to_owned(),
+        name: id.to_owned(),
+        description: String::new(),
+        path: format!("/opt/plugins/{id}"),
+        version: None,
+        registered_at_ms: 1,
+    }
+}
+
+fn key(byte: u8) -> RegistryKey {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("registry.key");
+    std::fs::write(&path, [byte; 32]).expect("write the key");
+    RegistryKey::load(&path).expect("load").expect("a key")
+}
+
+/// Every package's copy holds the digest `good-<id>`.
+fn digest_of(path: &Path) -> Option<String> {
+    path.file_name()
+        .map(|name| format!("good-{}", name.to_string_lossy()))
+}
+
+/// The ids a node holding `key` runs for `agent`, and the rows it skipped.
+fn run_by(store: &PgStore, key: &RegistryKey, agent: &str) -> (Vec<String>, Vec<String>) {
+    let signed = store.plugins().signed().expect("read the registry");
+    let verified = SignedPlugin::verified_for(&signed, key, Some(agent), &mut digest_of);
+    let ids = verified.packages.into_iter().map(|p| p.id).collect();
+    (ids, verified.skipped)
+}
+
+#[test]
+fn only_rows_the_operator_signed_are_run_and_forged_ones_are_named() {
+    let Some(db) = TestDatabase::create("shared_plugins_signed") else {
+        return;
+    };
+    let store = PgStore::open(db.url()).expect("open");
+    let operator = key(1);
+    let plugins = store.plugins();
+    for id in ["signed", "other"] {
+        plugins
+            .register_signed(&package(id), &format!("good-{id}"), &operator)
+            .expect("register");
+    }
+    plugins
+        .set_enabled_signed("signed", "*", true, &operator)
+        .expect("enable");
+    plugins
+        .set_enabled_signed("other", "reviewer", true, &operator)
+        .expect("enable");
+    assert_eq!(
+        run_by(&store, &operator, "coder"),
+        (vec!["signed".to_owned()], vec![])
+    );
+
+    let mut sql = db.connect();
+    // A row without a signature, one with a made-up signature, and one with the
+    // signature of another package's row: each enabled for every agent by a row that
+    // carries a valid signature copied from `signed`'s.
+    let stolen: String = sql
+        .query_one("SELECT signature FROM plugins WHERE id = 'signed'", &[])
+        .expect("read")
+        .get(0);
+    let enabled: String = sql
+        .query_one(
+            "SELECT signature FROM agent_plugins WHERE plugin_id = 'signed'",
+            &[],
+        )
+        .expect("read")
+        .get(0);
+    for (id, signature) in [
+        ("bare", ""),
+        ("made-up", "00ff"),
+        ("copied", stolen.as_str()),
+    ] {
+        sql.execute(
+            "INSERT INTO plugins (id, name, description, path, registered_at, digest, signature)
+             VALUES ($1, $1, '', '/opt/plugins/' || $1, 1, 'good-' || $1, $2)",
+            &[&id, &signature],
+        )
+        .expect("forge a package row");
+        sql.execute(
+            "INSERT INTO agent_plugins (plugin_id, agent, enabled, signature)
+             VALUES ($1, '*', true, $2)",
+            &[&id, &enabled],
+        )
+        .expect("forge its enablement");
+    }
+    // The operator enabled `other` for `reviewer`: the same signature on a row for
+    // `coder` enables nothing.
+    let reviewers: String = sql
+        .query_one(
+            "SELECT signature FROM agent_plugins WHERE plugin_id = 'other'",
+            &[],
+        )
+        .expect("read")
+        .get(0);
+    sql.execute(
+        "INSERT INTO agent_plugins (plugin_id, agent, enabled, signature)
+         VALUES ('other', 'coder', true, $1)",
+        &[&reviewers],
+    )
+    .expect("copy an enablement onto another agent");
+
+    let (ids, skipped) = run_by(&store, &operator, "coder");
+    assert_eq!(ids, ["signed"]);
+    insta::assert_snapshot!(skipped.join("\n"));
+    // The reviewer still runs what the operator enabled for it.
+    assert_eq!(run_by(&store, &operator, "reviewer").0, ["signed", "other"]);
+    // A node holding another key runs nothing of it.
+    let (ids, skipped) = run_by(&store, &key(2), "reviewer");
+    assert!(ids.is_empty(), "{ids:?}");
+    assert_eq!(skipped.len(), 5, "{skipped:#?}");
+}
+
+#[test]
+fn a_copy_that_changed_after_signing_is_not_run() {
+    let Some(db) = TestDatabase::create("shared_plugins_digest") else {
+        return;
+    };
+    let store = PgStore::open(db.url()).expect("open");
+    let operator = key(1);
+    store
+        .plugins()
+        .register_signed(&package("gate"), "good-gate", &operator)
+        .expect("register");
+    store
+        .plugins()
+        .set_enabled_signed("gate", "*", true, &operator)
+        .expect("enable");
+    let signed = store.plugins().signed().expect("read");
+    let verified = SignedPlugin::verified_for(&signed, &operator, None, &mut |_| {
+        Some("changed".to_owned())
+    });
+    assert!(verified.packages.is_empty());
+    assert_eq!(
+        verified.skipped,
+        [
+            "shared plugin `gate` is not run: its files at /opt/plugins/gate differ from those \
+          the operator signed; copy the operator's package there again"
+        ]
+    );
+    let missing = SignedPlugin::verified_for(&signed, &operator, None, &mut |_| None);
+    assert!(missing.packages.is_empty());
+    assert!(missing.skipped[0].contains("cannot be read"), "{missing:?}");
+
+    // Disabled for every agent by the operator: not run, and nothing to say.
+    store
+        .plugins()
+        .set_enabled_signed("gate", "*", false, &operator)
+        .expect("disable");
+    let signed = store.plugins().signed().expect("read");
+    assert_eq!(
+        SignedPlugin::verified_for(&signed, &operator, Some("coder"), &mut digest_of),
+        hookrig_store::Verified::default()
+    );
+}
