@@ -196,28 +196,20 @@ impl PluginStore for PgPlugins<'_> {
     }
 
     fn list(&self) -> Result<Vec<PluginEntry>, StoreError> {
-        let (plugins, agents) = self.store.client().with("list plugins", |conn| {
-            let plugins = conn.query(&format!("{SELECT_PLUGIN} ORDER BY seq"), &[])?;
-            let agents = conn.query(
-                "SELECT plugin_id, agent, enabled FROM agent_plugins
-                 ORDER BY plugin_id, agent <> '*', agent",
-                &[],
-            )?;
-            Ok((plugins, agents))
-        })?;
-        Ok(plugins
-            .iter()
-            .map(|row| {
-                let plugin = plugin_of(row);
-                let agents = agents
-                    .iter()
-                    .filter(|a| a.get::<_, &str>(0) == plugin.id)
+        // The signed rows with their signatures left out: one query, in one order.
+        Ok(self
+            .signed()?
+            .into_iter()
+            .map(|signed| PluginEntry {
+                plugin: signed.plugin,
+                agents: signed
+                    .agents
+                    .into_iter()
                     .map(|a| AgentEnablement {
-                        agent: a.get(1),
-                        enabled: a.get(2),
+                        agent: a.agent,
+                        enabled: a.enabled,
                     })
-                    .collect();
-                PluginEntry { plugin, agents }
+                    .collect(),
             })
             .collect())
     }
