@@ -162,6 +162,22 @@ impl Browser {
     }
 
     /// Waits until `css` selects at least one element, and returns their texts.
+    /// Waits until the first element `css` finds has a text `done` accepts; that text.
+    fn wait_until(&self, what: &str, css: &str, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            let found = self.texts(css);
+            if let Some(text) = found.first().filter(|text| done(text)) {
+                return text.clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what} ({css}): {found:?}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn wait_for(&self, what: &str, css: &str) -> Vec<String> {
         let deadline = Instant::now() + LIMIT;
         loop {
@@ -407,18 +423,18 @@ fn a_changed_hook_is_trusted_after_its_change_is_shown(browser: &Browser) {
 
 fn new_runs_appear_live(browser: &Browser, env: &TestEnv) {
     browser.goto("/live");
-    browser.wait_for("the stream to open", "#live-status");
-    let deadline = Instant::now() + LIMIT;
-    while !browser.texts("#live-status")[0].starts_with("Live") {
-        assert!(Instant::now() < deadline, "the live stream did not open");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    browser.wait_until("the stream to open", "#live-status", |status| {
+        status.starts_with("Live")
+    });
     let run = emit_tool(env, "carol", "bash", "rm -rf /tmp/x");
-    let row = browser.wait_for("the new run", &format!("#runs tr[data-run='{run}']"));
-    assert!(
-        row[0].contains("carol") && row[0].contains("deny"),
-        "{row:?}"
+    // The row may first appear `running` (the emit records it before its hook runs);
+    // the page then replaces it with how the emit ended.
+    let row = browser.wait_until(
+        "the new run, ended",
+        &format!("#runs tr[data-run='{run}']"),
+        |row| !row.contains("running"),
     );
+    assert!(row.contains("carol") && row.contains("deny"), "{row:?}");
     browser.wait_for("the chart", "#chart rect.emits");
     browser.screenshot("live");
 }
