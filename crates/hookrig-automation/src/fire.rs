@@ -19,8 +19,12 @@ use crate::errors::AutomationError;
 use crate::notifier::Notifiers;
 use crate::{definition, wiring};
 
-/// How long `fire` waits for a serve to answer its ping before running in-process.
-const PING_LIMIT: Duration = Duration::from_millis(500);
+/// How long `fire` waits for a serve that listens on its socket to answer its ping. A
+/// serve that listens runs the automations: `fire` goes through it however loaded the
+/// machine is, and says so when it does not answer, rather than run the automation
+/// beside it with another view of what is trusted. Only where none listens does `fire`
+/// run it in this process.
+const PING_LIMIT: Duration = Duration::from_secs(10);
 /// How much longer than `[automation] run_timeout` a fire through serve waits for the
 /// record: the run's own timeout ends it first; this covers a serve that is stuck.
 const FIRE_SLACK: Duration = Duration::from_mins(1);
@@ -43,11 +47,18 @@ pub fn fire(
         .build()
         .map_err(AutomationError::AsyncRuntime)?;
     runtime.block_on(async {
-        if let Some(socket) = ingress::socket_path_from_env()
-            && ingress::ping(&socket, PING_LIMIT).await.is_ok()
-        {
-            tracing::debug!("firing `{id}` through hookrig serve ({})", socket.display());
-            return through_serve(&socket, id, config).await.map(Some);
+        if let Some(socket) = ingress::socket_path_from_env() {
+            match ingress::ping(&socket, PING_LIMIT).await {
+                Ok(()) => {
+                    tracing::debug!("firing `{id}` through hookrig serve ({})", socket.display());
+                    return through_serve(&socket, id, config).await.map(Some);
+                }
+                Err(err @ IngressError::Timeout { .. }) => {
+                    return Err(AutomationError::Ingress(err));
+                }
+                // No serve there (no socket, a stale one), or one that went away.
+                Err(_) => {}
+            }
         }
         in_process(scope, config, id).await
     })
