@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use hookrig_core::{
     Bus, Dialect, Dispatched, Event, EventContext, EventName, HookResult, Mode, Outcome, Payload,
@@ -287,6 +287,7 @@ impl Emit {
             suppress,
             bus,
             keeper,
+            running_row_after: RUNNING_ROW_AFTER,
         })
     }
 }
@@ -343,9 +344,35 @@ pub struct Prepared {
     bus: Option<Bus>,
     /// Set when the async hooks may go to a keeper.
     keeper: Option<KeeperSeed>,
+    /// How long hooks run before the emit's `running` row is written to its own
+    /// connection ([`RUNNING_ROW_AFTER`]).
+    running_row_after: Duration,
 }
 
+/// How long an emit's hooks run before its `running` row is written, when the emit
+/// writes to a ledger connection of its own (a one-shot `hookrig emit`).
+///
+/// The row is what an emit killed while its hooks run leaves behind (marked
+/// `interrupted` later). Written before the hooks start, it is a transaction of its
+/// own on every emit: a third of the ledger's cost of an emit whose hook ends in a
+/// millisecond. Most hooks end well within this (a shell guard in a few milliseconds, a
+/// Python hook's interpreter starts in about 30), and then the emit writes its one row
+/// at the end. What is given up is the row of an emit killed with SIGKILL in its
+/// first 50 ms, the trade the guardian of hook processes makes for its own start
+/// (`hookrig_exec::guardian::GRACE`): a host's timeout, or a person's Ctrl-C, comes
+/// later, and SIGINT, SIGTERM and SIGHUP are recorded as they are anyway. An engine's
+/// emits queue their start to its writer at once, which costs them nothing.
+pub const RUNNING_ROW_AFTER: Duration = Duration::from_millis(50);
+
 impl Prepared {
+    /// Writes the `running` row after `after` instead of [`RUNNING_ROW_AFTER`]: zero
+    /// writes it before the hooks start.
+    #[must_use]
+    pub fn with_running_row_after(mut self, after: Duration) -> Prepared {
+        self.running_row_after = after;
+        self
+    }
+
     /// What was found wrong so far: broken sources left out, a ledger that cannot be
     /// used. The Outcome carries them.
     pub fn warnings(&self) -> &[String] {
@@ -382,6 +409,7 @@ impl Prepared {
             suppress,
             bus,
             keeper,
+            running_row_after,
         } = self;
         // A worker's questions (a plugin's `ctx.memory`) are answered from this emit's
         // store, for the project the event happened in: the PostgreSQL store when the
@@ -427,7 +455,13 @@ impl Prepared {
                 def.spec.untrusted.is_none()
                     && def.spec.would_run(&event.context.name, &event.payload)
             });
-        if let Some(sink) = store.as_ref().filter(|_| may_run) {
+        // On a connection of its own, once the hooks have run for a while (see
+        // RUNNING_ROW_AFTER); queued to an engine's writer, at once.
+        let starting = store.as_ref().filter(|_| may_run);
+        let begin_later =
+            starting.filter(|sink| matches!(sink, Sink::Direct(_)) && !running_row_after.is_zero());
+        let begun_at_once = starting.is_some() && begin_later.is_none();
+        if let Some(sink) = starting.filter(|_| begun_at_once) {
             sink.begin(&entry);
         }
         suppress.apply(&mut registry, &mut warnings);
@@ -437,15 +471,20 @@ impl Prepared {
         } else {
             AsyncPool::default()
         };
-        let (dispatched, interrupt) = runtime.block_on(async {
+        let (dispatched, interrupt, begun_while_running) = runtime.block_on(async {
             let interrupt = match signals {
                 Signals::Watch => interrupt::watch(groups.clone()),
                 Signals::Ignore => Interrupt::default(),
             };
             let context = Arc::clone(&event.context);
-            let mut dispatched = dispatch(&registry, event, &pool).await;
-            deliver_plugin_errors(&registry, &services, &context, &pool, &mut dispatched).await;
-            (dispatched, interrupt)
+            let work = async {
+                let mut dispatched = dispatch(&registry, event, &pool).await;
+                deliver_plugin_errors(&registry, &services, &context, &pool, &mut dispatched).await;
+                dispatched
+            };
+            let (dispatched, begun) =
+                begin_while(work, begin_later, &entry, running_row_after).await;
+            (dispatched, interrupt, begun)
         });
         warnings.extend(dispatched.warnings.iter().cloned());
         suppress.report(&dispatched, &mut warnings);
@@ -456,12 +495,35 @@ impl Prepared {
             entry,
             ledger_path,
             store,
+            begun: begun_at_once || begun_while_running,
             runtime,
             pool,
             groups,
             interrupt,
             keeper,
         })
+    }
+}
+
+/// Runs `work`, writing the `running` row of `entry` through `sink` if it has not ended
+/// `after` in; with whether it was written. The hooks' processes run on meanwhile, and
+/// their output waits in its pipes.
+async fn begin_while<T>(
+    work: impl Future<Output = T>,
+    sink: Option<&Sink>,
+    entry: &EmitRecord,
+    after: Duration,
+) -> (T, bool) {
+    let Some(sink) = sink else {
+        return (work.await, false);
+    };
+    tokio::pin!(work);
+    tokio::select! {
+        done = &mut work => (done, false),
+        () = tokio::time::sleep(after) => {
+            sink.begin(entry);
+            (work.await, true)
+        }
     }
 }
 
@@ -563,6 +625,8 @@ pub struct Decided {
     entry: EmitRecord,
     ledger_path: Option<PathBuf>,
     store: Option<Sink>,
+    /// Whether the `running` row was written (or queued).
+    begun: bool,
     runtime: Rc<tokio::runtime::Runtime>,
     pool: AsyncPool,
     groups: ProcessGroups,
@@ -625,6 +689,7 @@ impl Decided {
             mut entry,
             ledger_path,
             store,
+            begun,
             runtime,
             pool,
             groups,
@@ -633,13 +698,14 @@ impl Decided {
         } = self;
         let mut late_warnings = Vec::new();
         let recorded_in = ledger_path.clone();
+        entry.duration_ms = hookrig_core::duration_ms(started.elapsed());
         let ledger = ledger_path.and_then(|path| {
             ledger::finish(
                 store,
+                begun,
                 &path,
                 &mut entry,
                 &dispatched,
-                started.elapsed(),
                 &warnings,
                 &mut late_warnings,
             )
@@ -717,7 +783,7 @@ impl Recorded {
     /// Waits up to `limit` for async hooks, kills those still running, and records
     /// them: a process that must exit waits [`AsyncPool::DRAIN_TIMEOUT`], a resident
     /// engine until each has run to its own timeout.
-    pub fn drain_within(self, limit: std::time::Duration) -> Finished {
+    pub fn drain_within(self, limit: Duration) -> Finished {
         let Recorded {
             run_id,
             ledger,

@@ -316,16 +316,17 @@ impl Sink {
     }
 }
 
-/// Completes the row [`Sink::begin`] wrote, or writes the whole row when none was. In a one-shot emit this is called once the host
-/// has its answer; in an engine, before (the engine answers once the row is
-/// committed). A ledger that cannot be opened or written is a late warning (for
-/// stderr).
+/// Completes the row [`Sink::begin`] wrote (`begun`), or writes the whole row when none
+/// was, with the outcome of `dispatched` (`entry` has its duration). In a one-shot emit
+/// this is called once the host has its answer; in an engine, before (the engine
+/// answers once the row is committed). A ledger that cannot be opened or written is a
+/// late warning (for stderr).
 pub(crate) fn finish(
     sink: Option<Sink>,
+    begun: bool,
     path: &Path,
     entry: &mut EmitRecord,
     dispatched: &Dispatched,
-    duration: Duration,
     warnings: &[String],
     late_warnings: &mut Vec<String>,
 ) -> Option<Sink> {
@@ -339,7 +340,6 @@ pub(crate) fn finish(
         entry.reason.clone_from(&dispatched.reason);
         entry.decided_by.clone_from(&dispatched.decided_by);
     }
-    entry.duration_ms = duration_ms(duration);
     entry.payload_out = json_text(&dispatched.payload);
     entry.warnings = warnings.to_vec();
     entry.hooks = dispatched.records.iter().map(hook_run).collect();
@@ -369,7 +369,17 @@ pub(crate) fn finish(
         Some(Sink::Direct(connection)) => Some(connection),
         None => None,
     };
-    match ledger_at(opened, path).and_then(|l| l.emits().finish(entry).map(|()| l)) {
+    // Without a start to complete, the row is inserted straight away: no update that
+    // finds nothing to compile and run first.
+    let written = ledger_at(opened, path).and_then(|l| {
+        if begun {
+            l.emits().finish(entry)
+        } else {
+            l.emits().record(entry)
+        }
+        .map(|()| l)
+    });
+    match written {
         Ok(ledger) => Some(Sink::Direct(ledger)),
         Err(err) => {
             late_warnings.push(warning(&err));

@@ -60,8 +60,8 @@ mod validators;
 pub use call::{CallSite, EmitCall, HostReply, answer, failure, host_mode};
 pub use config_cache::CacheStatus;
 pub use emit::{
-    Decided, Emit, EmitRequest, Finished, Prepared, Recorded, Signals, Suppress, event_dir,
-    payload_agent,
+    Decided, Emit, EmitRequest, Finished, Prepared, RUNNING_ROW_AFTER, Recorded, Signals, Suppress,
+    event_dir, payload_agent,
 };
 pub use errors::RuntimeError;
 pub use explain::{Considered, Explanation, explain};

@@ -543,6 +543,21 @@ fn sigkill_to_hookrig_leaves_an_interrupted_row_and_no_hook() {
         let _ = child.kill();
         panic!("the guardian never started");
     }
+    // And once its `running` row is written, which a one-shot emit does when its hooks
+    // have run for a while (RUNNING_ROW_AFTER).
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let output = env.run(["runs", "--json"], b"");
+        let runs: Value = serde_json::from_slice(&output.stdout).expect("runs --json");
+        if runs[0]["decision"] == "running" {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the emit's running row was never written: {runs:#}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
     child.kill().expect("SIGKILL hookrig");
     child.wait().expect("reap hookrig");
 

@@ -1,7 +1,9 @@
 //! One emit end to end: config, hooks, decision, ledger rows, async hooks.
 
+use std::time::Duration;
+
 use hookrig_core::{Decision, EventName};
-use hookrig_runtime::{EmitRequest, Scope, Suppress};
+use hookrig_runtime::{Emit, EmitRequest, Scope, Suppress};
 use hookrig_store::Store;
 
 use crate::support::{decide, payload, scope, world};
@@ -72,6 +74,18 @@ fn decision_now(scope: &Scope, run_id: &str) -> Option<hookrig_store::EmitDecisi
         .map(|detail| detail.emit.decision)
 }
 
+/// [`decide`], writing the `running` row after `after` of hooks running.
+fn decide_with_running_row_after(
+    scope: &Scope,
+    request: EmitRequest,
+    after: Duration,
+) -> hookrig_runtime::Decided {
+    Emit::prepare(scope, request)
+        .map(|prepared| prepared.with_running_row_after(after))
+        .and_then(hookrig_runtime::Prepared::dispatch)
+        .expect("the emit runs")
+}
+
 #[test]
 fn an_emit_is_recorded_running_only_when_a_hook_would_run_for_it() {
     let env = world();
@@ -81,7 +95,7 @@ fn an_emit_is_recorded_running_only_when_a_hook_would_run_for_it() {
     let scope = scope(&env);
 
     // Decided, not finished: what the ledger holds is what a SIGKILL here would leave.
-    let hooked = decide(&scope, tool_before("ls"));
+    let hooked = decide_with_running_row_after(&scope, tool_before("ls"), Duration::ZERO);
     let run_id = hooked.run_id().to_owned();
     assert_eq!(
         decision_now(&scope, &run_id),
@@ -94,9 +108,10 @@ fn an_emit_is_recorded_running_only_when_a_hook_would_run_for_it() {
     );
 
     // Nothing listens to session.start: its one row is written at the end.
-    let unhooked = decide(
+    let unhooked = decide_with_running_row_after(
         &scope,
         EmitRequest::new(EventName::resolve("session.start"), payload("{}")),
+        Duration::ZERO,
     );
     let run_id = unhooked.run_id().to_owned();
     assert_eq!(decision_now(&scope, &run_id), None);
@@ -111,7 +126,7 @@ fn an_emit_is_recorded_running_only_when_a_hook_would_run_for_it() {
     env.write_project_config(
         "[[hooks]]\nname = \"edits\"\nevents = [\"tool.before\"]\nmatcher = \"^edit$\"\ncommand = \"true\"\n",
     );
-    let unmatched = decide(&scope, tool_before("ls"));
+    let unmatched = decide_with_running_row_after(&scope, tool_before("ls"), Duration::ZERO);
     let run_id = unmatched.run_id().to_owned();
     assert_eq!(decision_now(&scope, &run_id), None);
     unmatched.finish();
@@ -119,6 +134,51 @@ fn an_emit_is_recorded_running_only_when_a_hook_would_run_for_it() {
         decision_now(&scope, &run_id),
         Some(hookrig_store::EmitDecision::Allow)
     );
+}
+
+#[test]
+fn the_running_row_is_written_once_the_hooks_have_run_for_a_while() {
+    let env = world();
+    env.write_project_config(
+        "[[hooks]]\nname = \"slow\"\nevents = [\"tool.before\"]\ncommand = \"sleep 1\"\n",
+    );
+    let scope = scope(&env);
+
+    // The hook outlives the delay: the row was written while it ran.
+    let slow = decide_with_running_row_after(&scope, tool_before("ls"), Duration::from_millis(10));
+    let run_id = slow.run_id().to_owned();
+    assert_eq!(
+        decision_now(&scope, &run_id),
+        Some(hookrig_store::EmitDecision::Running)
+    );
+    slow.finish();
+    assert_eq!(
+        decision_now(&scope, &run_id),
+        Some(hookrig_store::EmitDecision::Allow)
+    );
+
+    // The hooks end before the delay: one row, written whole at the end.
+    env.write_project_config(
+        "[[hooks]]\nname = \"quick\"\nevents = [\"tool.before\"]\ncommand = \"true\"\n",
+    );
+    let quick = decide_with_running_row_after(&scope, tool_before("ls"), Duration::from_hours(1));
+    let run_id = quick.run_id().to_owned();
+    assert_eq!(decision_now(&scope, &run_id), None);
+    quick.finish();
+    let emit = Store::open(&scope.store)
+        .expect("ledger")
+        .emits()
+        .detail(&run_id)
+        .expect("reads")
+        .expect("recorded at the end")
+        .emit;
+    assert_eq!(emit.decision, hookrig_store::EmitDecision::Allow);
+    let hooks: Vec<(&str, &str)> = emit
+        .hooks
+        .iter()
+        .map(|h| (h.name.as_str(), h.result.as_str()))
+        .collect();
+    assert_eq!(hooks, [("quick", "allow")]);
 }
 
 #[test]
