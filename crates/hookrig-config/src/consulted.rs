@@ -163,7 +163,7 @@ pub(crate) fn looks_like_dir(path: &Path) -> bool {
 #[derive(Default)]
 struct Looks {
     /// Each path's metadata (links followed), or why it could not be examined.
-    metadata: std::collections::HashMap<PathBuf, Result<std::fs::Metadata, std::io::ErrorKind>>,
+    metadata: std::collections::HashMap<PathBuf, Result<std::fs::Metadata, LookError>>,
     /// Each path's canonical form; `None` when it could not be resolved.
     real: std::collections::HashMap<PathBuf, Option<PathBuf>>,
 }
@@ -178,6 +178,11 @@ thread_local! {
 /// and each look is a system call. What `load` sees is the file system as it first
 /// looked, which is what one load must see anyway to be consistent. Nested calls share
 /// the outer looks.
+///
+/// Most hosts' directories are missing on a given machine (`~/.gemini`, a project's
+/// `.cursor`), and the loaders look for several files in each: a path found missing has
+/// its directory looked at too, and a path under a directory found missing is missing
+/// without a look of its own.
 ///
 /// Only for loads that read: a caller that writes a file and then looks for it must do
 /// so outside.
@@ -203,17 +208,86 @@ fn look(path: &Path) -> Option<std::fs::Metadata> {
 }
 
 /// The metadata of `path` (links followed), not noted, once per [`looking`] load; an
-/// error seen before comes back with its kind alone.
+/// error seen before comes back as the same system error.
 pub(crate) fn looked_metadata(path: &Path) -> std::io::Result<std::fs::Metadata> {
     LOOKS.with(|looks| match looks.borrow_mut().as_mut() {
         None => std::fs::metadata(path),
-        Some(looks) => looks
-            .metadata
-            .entry(path.to_owned())
-            .or_insert_with(|| std::fs::metadata(path).map_err(|err| err.kind()))
-            .clone()
-            .map_err(std::io::Error::from),
+        Some(looks) => looks.metadata_of(path).map_err(std::io::Error::from),
     })
+}
+
+/// Why a path could not be examined, kept to be told again: `std::io::Error` cannot be
+/// cloned, its kind and system error number can.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LookError {
+    kind: std::io::ErrorKind,
+    os: Option<i32>,
+}
+
+impl LookError {
+    const NOT_FOUND: LookError = LookError {
+        kind: std::io::ErrorKind::NotFound,
+        os: None,
+    };
+
+    fn is_not_found(self) -> bool {
+        self.kind == std::io::ErrorKind::NotFound
+    }
+}
+
+impl From<std::io::Error> for LookError {
+    fn from(err: std::io::Error) -> LookError {
+        LookError {
+            kind: err.kind(),
+            os: err.raw_os_error(),
+        }
+    }
+}
+
+impl From<LookError> for std::io::Error {
+    fn from(err: LookError) -> std::io::Error {
+        err.os
+            .map_or_else(|| err.kind.into(), std::io::Error::from_raw_os_error)
+    }
+}
+
+impl Looks {
+    /// The metadata of `path`, looked at once; see [`looking`] for missing directories.
+    fn metadata_of(&mut self, path: &Path) -> Result<std::fs::Metadata, LookError> {
+        if let Some(seen) = self.metadata.get(path) {
+            return seen.clone();
+        }
+        if self.under_missing_dir(path) {
+            return Err(LookError::NOT_FOUND);
+        }
+        let found = std::fs::metadata(path).map_err(LookError::from);
+        self.metadata.insert(path.to_owned(), found.clone());
+        if found.as_ref().is_err_and(|err| err.is_not_found())
+            && let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty())
+            && !self.metadata.contains_key(dir)
+        {
+            // Only NotFound says anything of what lies under it (a directory that could
+            // not be examined for another reason may still hold the files).
+            let dir_found = std::fs::metadata(dir).map_err(LookError::from);
+            self.metadata.insert(dir.to_owned(), dir_found);
+        }
+        found
+    }
+
+    /// Whether a directory above `path` was found missing.
+    fn under_missing_dir(&self, path: &Path) -> bool {
+        path.ancestors().skip(1).any(|dir| self.seen_missing(dir))
+    }
+
+    /// Whether `path` was looked at and found missing.
+    fn seen_missing(&self, path: &Path) -> bool {
+        matches!(self.metadata.get(path), Some(Err(err)) if err.is_not_found())
+    }
+
+    /// Whether `dir` is known missing, itself or a directory above it.
+    fn known_missing(&self, dir: &Path) -> bool {
+        self.seen_missing(dir) || self.under_missing_dir(dir)
+    }
 }
 
 /// `path.canonicalize()`, once per [`looking`] load (each resolution reads every
@@ -229,16 +303,25 @@ pub(crate) fn canonical(path: &Path) -> Option<PathBuf> {
     })
 }
 
-/// The metadata of `path` (following links), noted.
+/// The metadata of `path` (following links), noted; once per [`looking`] load.
 pub fn metadata(path: &Path) -> std::io::Result<std::fs::Metadata> {
     note(path);
-    std::fs::metadata(path)
+    looked_metadata(path)
 }
 
 /// The entries of the directory `path`, noted: an entry added, removed or renamed
 /// changes the directory's own times.
 pub fn read_dir(path: &Path) -> std::io::Result<std::fs::ReadDir> {
     note(path);
+    let missing = LOOKS.with(|looks| {
+        looks
+            .borrow()
+            .as_ref()
+            .is_some_and(|looks| looks.known_missing(path))
+    });
+    if missing {
+        return Err(std::io::ErrorKind::NotFound.into());
+    }
     std::fs::read_dir(path)
 }
 
@@ -409,6 +492,34 @@ mod tests {
 
     fn write(path: &Path, text: &str) {
         std::fs::write(path, text).expect("write");
+    }
+
+    // guards: a missing directory answers for what would be under it (the hosts'
+    // directories, mostly missing, each asked about several files), and only a missing
+    // one does.
+    #[test]
+    fn what_is_under_a_missing_directory_is_missing_without_a_look() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let host = dir.path().join(".host");
+        let present = dir.path().join("present");
+        std::fs::create_dir(&present).expect("mkdir");
+        looking(|| {
+            assert!(!is_file(&host.join("settings.json")));
+            // Created during the load: the load goes on seeing it missing, with what
+            // would be under it.
+            std::fs::create_dir(&host).expect("mkdir");
+            write(&host.join("hooks.json"), "{}");
+            assert!(!is_file(&host.join("hooks.json")));
+            assert!(!exists(&host.join("deeper/still.json")));
+            assert!(read_dir(&host).is_err());
+            // A missing file in a directory that is there says nothing of its siblings.
+            assert!(!is_file(&present.join("one.toml")));
+            write(&present.join("two.toml"), "x = 1\n");
+            assert!(is_file(&present.join("two.toml")));
+        });
+        // Outside a load, each look is the file system's.
+        assert!(is_file(&host.join("hooks.json")));
+        assert!(read_dir(&host).is_ok());
     }
 
     #[test]
