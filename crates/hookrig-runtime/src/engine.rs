@@ -299,7 +299,11 @@ impl Engine {
         };
         let (database, _) = self
             .databases
-            .get_or_load(&config_home, || user_database(&config_home));
+            // The PostgreSQL ledger the user's own `[store] url` names (docs/postgres.md,
+            // "The ledger").
+            .get_or_load(&config_home, || {
+                hookrig_config::user_store_url(&config_home)
+            });
         match database {
             Some(url) => self.ledger.sharing(&url),
             None => self.ledger.clone(),
@@ -812,12 +816,6 @@ impl UserSettings {
         };
         absolute("XDG_CONFIG_HOME").or_else(|| absolute("HOME").map(|home| home.join(".config")))
     }
-}
-
-/// The PostgreSQL ledger the `[store] url` of `config_home/hookrig/config.toml` names
-/// (docs/postgres.md, "The ledger"): [`hookrig_config::user_store_url`].
-pub(crate) fn user_database(config_home: &std::path::Path) -> Option<String> {
-    hookrig_config::user_store_url(config_home)
 }
 
 /// How many users' engine settings an engine keeps (one per config directory its

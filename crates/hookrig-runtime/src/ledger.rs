@@ -162,7 +162,7 @@ pub fn open_view(path: &Path, database: Option<&str>) -> Result<LedgerView, Stor
 /// SQLite files. Neither a project's `config.toml` nor a variable can name it
 /// (docs/security.md, "Where the store is").
 pub fn user_database(config_home: &Path) -> Option<String> {
-    crate::engine::user_database(config_home)
+    hookrig_config::user_store_url(config_home)
 }
 
 /// The newest emits of `view` for `hookrig runs`, as [`recent`] filters them.

@@ -52,6 +52,27 @@ fn delete_note(
     Ok(())
 }
 
+/// Indexes each section of `note` as a row of `memory`.
+fn insert_sections(
+    tx: &mut postgres::Transaction<'_>,
+    project_id: &str,
+    note: &Note,
+) -> Result<(), postgres::Error> {
+    for section in &note.sections {
+        tx.execute(
+            "INSERT INTO memory (project_id, kind, source, heading, content)
+             VALUES ($1, 'note', $2, $3, $4)",
+            &[
+                &project_id,
+                &note.source,
+                &section.heading,
+                &section.content,
+            ],
+        )?;
+    }
+    Ok(())
+}
+
 /// A note of the shared index as the node that wrote it last read it: what
 /// [`PgMemory::offer_note`] compares a node's own copy with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,18 +156,7 @@ impl PgMemory<'_> {
                 }
             }
             delete_note(&mut tx, project_id, &note.source)?;
-            for section in &note.sections {
-                tx.execute(
-                    "INSERT INTO memory (project_id, kind, source, heading, content)
-                     VALUES ($1, 'note', $2, $3, $4)",
-                    &[
-                        &project_id,
-                        &note.source,
-                        &section.heading,
-                        &section.content,
-                    ],
-                )?;
-            }
+            insert_sections(&mut tx, project_id, note)?;
             tx.execute(
                 "INSERT INTO memory_notes (project_id, path, mtime_ns, digest, writer)
                  VALUES ($1, $2, $3, $4, $5)",
@@ -243,18 +253,7 @@ impl MemoryIndex for PgMemory<'_> {
             let mut tx = conn.transaction()?;
             for note in changed {
                 delete_note(&mut tx, project_id, &note.source)?;
-                for section in &note.sections {
-                    tx.execute(
-                        "INSERT INTO memory (project_id, kind, source, heading, content)
-                         VALUES ($1, 'note', $2, $3, $4)",
-                        &[
-                            &project_id,
-                            &note.source,
-                            &section.heading,
-                            &section.content,
-                        ],
-                    )?;
-                }
+                insert_sections(&mut tx, project_id, note)?;
                 tx.execute(
                     "INSERT INTO memory_notes (project_id, path, mtime_ns) VALUES ($1, $2, $3)",
                     &[&project_id, &note.source, &note.mtime_ns],
