@@ -1,0 +1,173 @@
+//! [`AutomationStore`] on PostgreSQL: `automations` of the shared database, the
+//! definitions every `hookrig serve` node on it runs (docs/postgres.md, "The
+//! automations"), with the columns of the SQLite work file's table. Its revision
+//! ([`PgAutomations::revision`]) tells a node when to read them again.
+
+use crate::automations::{AutomationRow, AutomationStore};
+use crate::errors::StoreError;
+use crate::pg::PgStore;
+
+/// The `automations` table of a [`PgStore`] ([`PgStore::automations`]).
+#[derive(Debug, Clone, Copy)]
+pub struct PgAutomations<'s> {
+    store: &'s PgStore,
+}
+
+impl PgStore {
+    /// The automations' definitions, in the database.
+    pub fn automations(&self) -> PgAutomations<'_> {
+        PgAutomations { store: self }
+    }
+}
+
+const COLUMNS: &str = "id, project_id, name, enabled, trigger, context_steps, prompt_template,
+    llm_config, cooldown_seconds, max_tokens_per_run, source, created_at, updated_at, held, tools";
+
+impl PgAutomations<'_> {
+    /// How many times the table changed: it moves with every statement that writes it,
+    /// in the writing transaction, so a reader that reads it before the rows never keeps
+    /// rows older than the revision it keeps with them.
+    pub fn revision(&self) -> Result<i64, StoreError> {
+        self.store
+            .client()
+            .with("read the automations' revision", |conn| {
+                Ok(conn
+                    .query_one("SELECT revision FROM automations_revision", &[])?
+                    .get(0))
+            })
+    }
+}
+
+impl AutomationStore for PgAutomations<'_> {
+    fn upsert(&self, row: &AutomationRow) -> Result<AutomationRow, StoreError> {
+        let stored = self.store.client().with("store an automation", |conn| {
+            conn.query_one(
+                &format!(
+                    "INSERT INTO automations ({COLUMNS})
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                     ON CONFLICT (id) DO UPDATE SET
+                         project_id = excluded.project_id, name = excluded.name,
+                         enabled = excluded.enabled, trigger = excluded.trigger,
+                         context_steps = excluded.context_steps,
+                         prompt_template = excluded.prompt_template,
+                         llm_config = excluded.llm_config,
+                         cooldown_seconds = excluded.cooldown_seconds,
+                         max_tokens_per_run = excluded.max_tokens_per_run,
+                         source = excluded.source, updated_at = excluded.updated_at,
+                         held = excluded.held, tools = excluded.tools
+                     RETURNING {COLUMNS}"
+                ),
+                &[
+                    &row.id,
+                    &row.project_id,
+                    &row.name,
+                    &row.enabled,
+                    &row.trigger,
+                    &row.context_steps,
+                    &row.prompt_template,
+                    &row.llm_config,
+                    &row.cooldown_seconds,
+                    &row.max_tokens_per_run,
+                    &row.source,
+                    &row.created_at,
+                    &row.updated_at,
+                    &row.held,
+                    &row.tools,
+                ],
+            )
+        })?;
+        Ok(from_row(&stored))
+    }
+
+    fn get(&self, id: &str) -> Result<Option<AutomationRow>, StoreError> {
+        let row = self.store.client().with("read an automation", |conn| {
+            conn.query_opt(
+                &format!("SELECT {COLUMNS} FROM automations WHERE id = $1"),
+                &[&id],
+            )
+        })?;
+        Ok(row.as_ref().map(from_row))
+    }
+
+    fn list(&self, enabled_only: bool) -> Result<Vec<AutomationRow>, StoreError> {
+        let filter = if enabled_only {
+            " WHERE enabled AND held IS NULL"
+        } else {
+            ""
+        };
+        let rows = self.store.client().with("list automations", |conn| {
+            conn.query(
+                &format!("SELECT {COLUMNS} FROM automations{filter} ORDER BY seq"),
+                &[],
+            )
+        })?;
+        Ok(rows.iter().map(from_row).collect())
+    }
+
+    fn set_enabled(&self, id: &str, enabled: bool, now: f64) -> Result<(), StoreError> {
+        let changed = self.store.client().with("change an automation", |conn| {
+            conn.execute(
+                "UPDATE automations SET enabled = $2, updated_at = $3 WHERE id = $1",
+                &[&id, &enabled, &now],
+            )
+        })?;
+        if changed == 0 {
+            return Err(StoreError::UnknownAutomation { id: id.to_owned() });
+        }
+        Ok(())
+    }
+
+    fn hold(&self, source: &str, reason: &str, now: f64) -> Result<Vec<String>, StoreError> {
+        let rows = self.store.client().with("hold automations", |conn| {
+            conn.query(
+                "UPDATE automations SET held = $2, updated_at = $3 WHERE source = $1 RETURNING id",
+                &[&source, &reason, &now],
+            )
+        })?;
+        Ok(rows.iter().map(|row| row.get(0)).collect())
+    }
+
+    fn delete(&self, id: &str) -> Result<(), StoreError> {
+        // The runs go with it, as SQLite's foreign keys take them, in one transaction:
+        // the database has no foreign key from the runs, whose nodes may record a run of
+        // an automation that only their own store defines.
+        let deleted = self.store.client().with("delete an automation", |conn| {
+            let mut tx = conn.transaction()?;
+            let deleted = tx.execute("DELETE FROM automations WHERE id = $1", &[&id])?;
+            if deleted > 0 {
+                for table in ["automation_runs", "automation_periods", "automation_events"] {
+                    tx.execute(
+                        &format!("DELETE FROM {table} WHERE automation_id = $1"),
+                        &[&id],
+                    )?;
+                }
+            }
+            tx.commit()?;
+            Ok(deleted)
+        })?;
+        if deleted == 0 {
+            return Err(StoreError::UnknownAutomation { id: id.to_owned() });
+        }
+        Ok(())
+    }
+}
+
+fn from_row(row: &postgres::Row) -> AutomationRow {
+    AutomationRow {
+        id: row.get(0),
+        project_id: row.get(1),
+        name: row.get(2),
+        enabled: row.get(3),
+        trigger: row.get(4),
+        context_steps: row.get(5),
+        prompt_template: row.get(6),
+        llm_config: row.get(7),
+        cooldown_seconds: row.get(8),
+        max_tokens_per_run: row.get(9),
+        source: row.get(10),
+        created_at: row.get(11),
+        updated_at: row.get(12),
+        held: row.get(13),
+        tools: row.get(14),
+    }
+}
