@@ -95,8 +95,9 @@ const MIN_LEASE: Duration = Duration::from_secs(30);
 
 /// The runs shared with the other nodes on the PostgreSQL database at `url`: this node
 /// is named by its host, pid and start time, and the leases of its runs last three ticks
-/// (at least [`MIN_LEASE`]), as every tick renews them. Also the store itself, through
-/// which this node sends its events to the others.
+/// (at least [`MIN_LEASE`]), as every tick renews them; the automations it runs are the
+/// database's beside its own store's. Also the store itself, through which this node
+/// sends its events to the others.
 fn shared_runs(
     url: &str,
     tick: Duration,
@@ -107,6 +108,7 @@ fn shared_runs(
     let pid = i64::from(std::process::id());
     let runs = crate::engine::SharedRuns {
         store: Arc::clone(&store) as Arc<dyn hookrig_store::RunStore + Send + Sync>,
+        definitions: Some(Arc::new(crate::SharedDefinitions::new(Arc::clone(&store)))),
         node: hookrig_store::NodeInfo {
             id: format!("{host}:{pid}:{now:.3}"),
             host,
@@ -483,8 +485,9 @@ impl Server {
             tokio::select! {
                 _ = tick.tick() => {
                     // The engine reads the enabled automations from the store on every
-                    // tick, so `auto add/enable/disable/rm` by other processes take effect
-                    // here; the watches follow them. The project's automation files are
+                    // tick (and a shared store's again when they changed), so `auto
+                    // add/enable/disable/rm` by other processes, or on other nodes, take
+                    // effect here; the watches follow them. The project's automation files are
                     // stored again when one of them, or the trust store, changed.
                     let files = ProjectFiles::of(&env, &root);
                     if files != project_files {
@@ -498,7 +501,7 @@ impl Server {
                     }
                     engine.tick().await;
                     if let Some(watcher) = &watcher {
-                        refresh_watches(watcher, &store, &root, &mut rules_set, &*notices);
+                        refresh_watches(watcher, &engine, &root, &mut rules_set, &*notices);
                     }
                 }
                 Some(request) = requests.recv() => {
@@ -673,26 +676,17 @@ fn start_watcher(
     }
 }
 
-/// Sets the watcher's rules to those of the enabled automations, when they changed.
-/// Paths that cannot be watched are reported each time the rules change (so a missing
-/// directory is retried then).
+/// Sets the watcher's rules to those of the automations the engine runs (the shared
+/// ones too), when they changed. Paths that cannot be watched are reported each time
+/// the rules change (so a missing directory is retried then).
 fn refresh_watches(
     watcher: &Watcher,
-    store: &Store,
+    engine: &Engine,
     root: &Path,
     rules_set: &mut Option<Vec<WatchRule>>,
     say: &(dyn Fn(Notice) + Send + Sync),
 ) {
-    let automations: Vec<Automation> = match store.automations().list(true) {
-        Ok(rows) => rows
-            .into_iter()
-            .filter_map(|row| Automation::from_row(row).ok())
-            .collect(),
-        Err(err) => {
-            say(Notice::Error(chain(&err)));
-            return;
-        }
-    };
+    let automations = engine.runnable_automations();
     let rules = wiring::watch_rules(&automations, root);
     if rules_set.as_ref() == Some(&rules) {
         return;
