@@ -40,6 +40,27 @@ pub struct TableCopy {
     pub already_there: u64,
 }
 
+/// The automations' definitions of the SQLite store, column by column, in the order
+/// they were first stored (the order the engine examines them in).
+#[derive(Default)]
+struct AutomationColumns {
+    id: Vec<String>,
+    project_id: Vec<String>,
+    name: Vec<String>,
+    enabled: Vec<bool>,
+    trigger: Vec<String>,
+    context_steps: Vec<String>,
+    prompt_template: Vec<String>,
+    llm_config: Vec<Option<String>>,
+    cooldown_seconds: Vec<i64>,
+    max_tokens_per_run: Vec<Option<i64>>,
+    source: Vec<Option<String>>,
+    created_at: Vec<f64>,
+    updated_at: Vec<f64>,
+    held: Vec<Option<String>>,
+    tools: Vec<Option<String>>,
+}
+
 /// The automation runs of the SQLite store, column by column, as the copy sends them.
 #[derive(Default)]
 struct RunColumns {
@@ -203,6 +224,7 @@ struct AgentColumns {
 /// Every row a migration copies.
 #[derive(Default)]
 struct Source {
+    automations: AutomationColumns,
     runs: RunColumns,
     periods: PeriodColumns,
     nodes: NodeColumns,
@@ -228,7 +250,8 @@ pub fn migrate(ledger: &std::path::Path, url: &str) -> Result<Migration, StoreEr
 }
 
 impl Store {
-    /// Copies this store's automation runs, fired periods, nodes, memory index, tasks,
+    /// Copies this store's automations (those the operator added, not a project's
+    /// files'), automation runs, fired periods, nodes, memory index, tasks,
     /// plugin registry and ledger (emits and their hook rows) into `target`, then checks
     /// that every row is there. Refused while a run is `running` here: its node
     /// holds no lease on `target`, so no node there could tell it from a run in flight.
@@ -254,6 +277,7 @@ impl Store {
             .client()
             .with("copy the SQLite store", |conn| copy(conn, &source))?;
         let sources = [
+            ("automations", source.automations.id.len()),
             ("automation_runs", source.runs.id.len()),
             ("automation_periods", source.periods.run_id.len()),
             ("nodes", source.nodes.id.len()),
@@ -295,6 +319,7 @@ impl Store {
     fn read_source(&self) -> rusqlite::Result<Source> {
         let conn = self.conn();
         let mut source = Source::default();
+        read_automations(conn, &mut source.automations)?;
         let runs = &mut source.runs;
         let mut select = conn.prepare(
             "SELECT id, automation_id, project_id, trigger_reason, status, event_data,
@@ -469,6 +494,44 @@ fn read_agents(conn: &rusqlite::Connection, agents: &mut AgentColumns) -> rusqli
     Ok(())
 }
 
+/// The automations' definitions the operator stored (`hookrig auto add`), in the order
+/// they were first stored. Those of a project's `.hookrig/automations/` are left out:
+/// each node loads them from its own checkout, under its own machine's trust
+/// (docs/postgres.md, "The automations"), and a copy in the database would run on
+/// every node, trusted there or not.
+fn read_automations(
+    conn: &rusqlite::Connection,
+    automations: &mut AutomationColumns,
+) -> rusqlite::Result<()> {
+    let mut select = conn.prepare(
+        "SELECT id, project_id, name, enabled, trigger, context_steps, prompt_template,
+                llm_config, cooldown_seconds, max_tokens_per_run, source, created_at,
+                updated_at, held, tools
+         FROM automations
+         WHERE source IS NULL OR source NOT LIKE '%/.hookrig/automations/%'
+         ORDER BY rowid",
+    )?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        automations.id.push(row.get(0)?);
+        automations.project_id.push(row.get(1)?);
+        automations.name.push(row.get(2)?);
+        automations.enabled.push(row.get(3)?);
+        automations.trigger.push(row.get(4)?);
+        automations.context_steps.push(row.get(5)?);
+        automations.prompt_template.push(row.get(6)?);
+        automations.llm_config.push(row.get(7)?);
+        automations.cooldown_seconds.push(row.get(8)?);
+        automations.max_tokens_per_run.push(row.get(9)?);
+        automations.source.push(row.get(10)?);
+        automations.created_at.push(row.get(11)?);
+        automations.updated_at.push(row.get(12)?);
+        automations.held.push(row.get(13)?);
+        automations.tools.push(row.get(14)?);
+    }
+    Ok(())
+}
+
 fn read_tasks(conn: &rusqlite::Connection, tasks: &mut TaskColumns) -> rusqlite::Result<()> {
     let mut select = conn.prepare(
         "SELECT id, project_id, title, description, parent_task_id, profile_id,
@@ -532,8 +595,9 @@ fn read_plugins(
 fn copy(
     conn: &mut postgres::Client,
     source: &Source,
-) -> Result<([u64; 11], [i64; 11]), postgres::Error> {
+) -> Result<([u64; 12], [i64; 12]), postgres::Error> {
     let mut tx = conn.transaction()?;
+    let (automations_copied, automations_found) = copy_automations(&mut tx, &source.automations)?;
     let ([runs, periods, nodes], [runs_found, periods_found, nodes_found]) =
         copy_runs(&mut tx, source)?;
     let (memory_copied, memory_found) = copy_memory(&mut tx, &source.memory, &source.notes)?;
@@ -558,6 +622,7 @@ fn copy(
     tx.commit()?;
     Ok((
         [
+            automations_copied,
             runs,
             periods,
             nodes,
@@ -571,6 +636,7 @@ fn copy(
             agents_copied,
         ],
         [
+            automations_found,
             runs_found,
             periods_found,
             nodes_found,
@@ -719,6 +785,55 @@ fn copy_plugins(
         [u64::try_from(new.len()).unwrap_or(u64::MAX), rows],
         [plugins_found, rows_found],
     ))
+}
+
+/// Copies the automations' definitions by id, in the order they were first stored; one
+/// the database defines already keeps its row (the operator may have changed it
+/// there). Returns how many were new to the database, and how many it holds by id.
+fn copy_automations(
+    tx: &mut postgres::Transaction<'_>,
+    automations: &AutomationColumns,
+) -> Result<(u64, i64), postgres::Error> {
+    let copied = tx.execute(
+        "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
+             prompt_template, llm_config, cooldown_seconds, max_tokens_per_run, source,
+             created_at, updated_at, held, tools)
+         SELECT id, project_id, name, enabled, trigger, context_steps, prompt_template,
+             llm_config, cooldown_seconds, max_tokens_per_run, source, created_at,
+             updated_at, held, tools
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[],
+             $6::text[], $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::text[],
+             $12::float8[], $13::float8[], $14::text[], $15::text[])
+             WITH ORDINALITY AS source (id, project_id, name, enabled, trigger,
+                 context_steps, prompt_template, llm_config, cooldown_seconds,
+                 max_tokens_per_run, source, created_at, updated_at, held, tools, position)
+         ORDER BY position
+         ON CONFLICT (id) DO NOTHING",
+        &[
+            &automations.id,
+            &automations.project_id,
+            &automations.name,
+            &automations.enabled,
+            &automations.trigger,
+            &automations.context_steps,
+            &automations.prompt_template,
+            &automations.llm_config,
+            &automations.cooldown_seconds,
+            &automations.max_tokens_per_run,
+            &automations.source,
+            &automations.created_at,
+            &automations.updated_at,
+            &automations.held,
+            &automations.tools,
+        ],
+    )?;
+    let found = tx
+        .query_one(
+            "SELECT count(*) FROM automations WHERE id = ANY($1)",
+            &[&automations.id],
+        )?
+        .get(0);
+    Ok((copied, found))
 }
 
 /// Copies the automation runs, the fired periods and the nodes; returns what each

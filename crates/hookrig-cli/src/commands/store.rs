@@ -27,8 +27,9 @@ pub(crate) enum StoreCommand {
         #[command(flatten)]
         json: JsonArg,
     },
-    /// Copy the SQLite store's automation runs, fired periods and nodes into a PostgreSQL
-    /// store, then check that every row is there. Rows the database holds already are
+    /// Copy the SQLite store's automations, their runs, fired periods and nodes (and the
+    /// other tables the database shares) into a PostgreSQL store, then check that every
+    /// row is there. Rows the database holds already are
     /// kept, so running it again finishes a copy cut short.
     Migrate {
         /// The PostgreSQL store (`postgres://user@host/db`).

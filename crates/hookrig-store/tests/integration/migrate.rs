@@ -170,6 +170,34 @@ fn spawned_agent() -> hookrig_store::AgentRow {
     }
 }
 
+/// The operator's automations `a` and `b`, and `c` from a project's file.
+fn store_automations(source: &Store) {
+    for id in ["a", "b"] {
+        source.automations().upsert(&automation(id)).expect("store");
+    }
+    // A project's file: each node loads it from its own checkout, under its own trust.
+    let project = hookrig_store::AutomationRow {
+        source: Some("/srv/repo/.hookrig/automations/c.toml".to_owned()),
+        ..automation("c")
+    };
+    source.automations().upsert(&project).expect("store");
+}
+
+fn same_automations(source: &Store, target: &PgStore) {
+    let operators: Vec<_> = source
+        .automations()
+        .list(false)
+        .expect("list")
+        .into_iter()
+        .filter(|row| row.id != "c")
+        .collect();
+    assert_eq!(
+        hookrig_store::AutomationStore::list(&target.automations(), false).expect("list"),
+        operators,
+        "the operator's automations read back the same, in the same order; not the project's"
+    );
+}
+
 #[test]
 fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     let Some(db) = TestDatabase::create("migrate_copies") else {
@@ -178,14 +206,7 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     let dir = tempfile::tempdir().expect("temp dir");
     let ledger = dir.path().join("ledger.db");
     let source = Store::open(&ledger).expect("open");
-    source
-        .automations()
-        .upsert(&automation("a"))
-        .expect("store");
-    source
-        .automations()
-        .upsert(&automation("b"))
-        .expect("store");
+    store_automations(&source);
     for (i, at) in [10.0, 12.0, 12.0].into_iter().enumerate() {
         let id = format!("r{i}");
         let automation = if i == 1 { "b" } else { "a" };
@@ -226,6 +247,7 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     assert_eq!(
         copied,
         [
+            ("automations", 2, 2, 0),
             ("automation_runs", 3, 3, 0),
             ("automation_periods", 3, 3, 0),
             ("nodes", 1, 1, 0),
@@ -246,6 +268,7 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
         "every run reads back the same, in the same order"
     );
     assert_eq!(target.nodes().expect("nodes"), [node]);
+    same_automations(&source, &target);
     same_memory_tasks_and_plugins(&source, &target, &task);
     same_emits(&source, &target);
     assert_eq!(
