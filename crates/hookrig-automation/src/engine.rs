@@ -515,10 +515,17 @@ impl Engine {
         if !self.inner.settings.enabled {
             return;
         }
-        if let Some(definitions) = self.shared_definitions()
-            && let Err(err) = definitions.refresh()
-        {
-            tracing::error!(error = %err, "cannot read the shared automations; the last read stand");
+        if let Some(definitions) = self.shared_definitions() {
+            match definitions.refresh() {
+                Ok(refused) => {
+                    for why in refused.unwrap_or_default() {
+                        tracing::warn!("{why}");
+                    }
+                }
+                Err(err) => {
+                    tracing::error!(error = %err, "cannot read the shared automations; the last read stand");
+                }
+            }
         }
         let Some(automations) = self.enabled_automations() else {
             return;

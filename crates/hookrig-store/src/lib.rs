@@ -110,6 +110,7 @@ mod plugins;
 mod queries;
 mod run_store;
 mod schema;
+mod signed_automations;
 mod signed_plugins;
 mod signing;
 mod status;

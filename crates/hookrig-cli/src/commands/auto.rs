@@ -11,7 +11,7 @@ use hookrig_automation::{
     automation_details, automations_table, run_details, runs_table, tool_calls,
 };
 use hookrig_runtime::Scope;
-use hookrig_store::{AutomationStore, PgStore, RunStatus, Store};
+use hookrig_store::{AutomationStore, PgStore, RegistryKey, RunStatus, Store};
 
 use crate::cli::{JsonArg, StoreArg};
 use crate::errors::ExpectedError;
@@ -112,10 +112,24 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
     // The operator's `--store` or `HOOKRIG_STORE_URL`, and only those, as for `hookrig
     // plugins`: the user's own `[store] url` leaves these commands on the store file.
     let shared = scope.store_url.as_deref().map(PgStore::open).transpose()?;
+    // What is written there is signed with the operator's key (made by the first
+    // write), which the nodes verify each row with before they run it.
+    let writes = matches!(
+        args.command,
+        AutoCommand::Add { .. } | AutoCommand::Enable { .. } | AutoCommand::Disable { .. }
+    );
+    let key = if shared.is_some() && writes {
+        Some(RegistryKey::load_or_create(&RegistryKey::path(
+            &scope.env.config_home,
+        ))?)
+    } else {
+        None
+    };
     let store = Store::open(&scope.store)?;
-    let definitions: &dyn AutomationStore = match &shared {
-        Some(shared) => &shared.automations(),
-        None => &store.automations(),
+    let definitions: &dyn AutomationStore = match (&shared, &key) {
+        (Some(shared), Some(key)) => &shared.signed_automations(key),
+        (Some(shared), None) => &shared.automations(),
+        (None, _) => &store.automations(),
     };
     match &args.command {
         AutoCommand::Add { file, .. } => {

@@ -89,7 +89,6 @@ fn shared_automations_are_stopped_started_and_fired_on_every_node() {
         return;
     };
     let (a, b) = (machine(), machine());
-    let nodes = [node(&a, db.url()), node(&b, db.url())];
     let mut client = db.connect();
     let runs = |client: &mut postgres::Client| {
         count(
@@ -98,7 +97,9 @@ fn shared_automations_are_stopped_started_and_fired_on_every_node() {
         )
     };
 
-    // Added through node a's machine, with `--store`: in the database only.
+    // Added through node a's machine, with `--store`: in the database only, signed with
+    // the operator's key, which the first write made and which every node holds a copy
+    // of (docs/postgres.md, "The key").
     let file = a.write_file("every.toml", EVERY_SECOND);
     let added = hookrig(
         &a,
@@ -112,6 +113,19 @@ fn shared_automations_are_stopped_started_and_fired_on_every_node() {
         None,
     );
     assert_eq!(added, "every-second\n");
+    let key = |env: &TestEnv| env.config_home().join("hookrig").join("registry.key");
+    std::fs::copy(key(&a), key(&b)).expect("copy the operator's key");
+    // Written straight into the database: no node runs it.
+    client
+        .batch_execute(
+            "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
+                 prompt_template, cooldown_seconds, created_at, updated_at)
+             VALUES ('forged', 'p', 'Forged', true,
+                 '{\"type\":\"periodic\",\"interval_seconds\":1,\"skip_llm\":true}',
+                 '[{\"type\":\"shell\",\"command\":\"true\"}]', '', 0, 0, 0)",
+        )
+        .expect("write a row by hand");
+    let nodes = [node(&a, db.url()), node(&b, db.url())];
     wait_for("the shared automation to run", || {
         (runs(&mut client) >= 2).then_some(())
     });
@@ -158,9 +172,24 @@ fn shared_automations_are_stopped_started_and_fired_on_every_node() {
     });
 
     fired_through_another_node(&a, &b, &db, &mut client);
+    assert_eq!(
+        count(
+            &mut client,
+            "SELECT count(*) FROM automation_runs WHERE automation_id = 'forged'"
+        ),
+        0,
+        "a row the operator did not sign ran"
+    );
     for node in nodes {
         let (status, stderr) = node.stop();
         assert!(status.success(), "{stderr}");
+        assert!(
+            stderr.contains(
+                "the shared automation `forged` is not run: its row in the shared store is \
+                 not signed with this node's key"
+            ),
+            "{stderr}"
+        );
     }
 }
 

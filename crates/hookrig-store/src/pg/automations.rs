@@ -1,22 +1,40 @@
 //! [`AutomationStore`] on PostgreSQL: `automations` of the shared database, the
 //! definitions every `hookrig serve` node on it runs (docs/postgres.md, "The
-//! automations"), with the columns of the SQLite work file's table. Its revision
-//! ([`PgAutomations::revision`]) tells a node when to read them again.
+//! automations"), with the columns of the SQLite work file's table and the operator's
+//! signature of each row. Its revision ([`PgAutomations::revision`]) tells a node when
+//! to read them again.
 
 use crate::automations::{AutomationRow, AutomationStore};
 use crate::errors::StoreError;
 use crate::pg::PgStore;
+use crate::signing::RegistryKey;
 
-/// The `automations` table of a [`PgStore`] ([`PgStore::automations`]).
+/// The `automations` table of a [`PgStore`] ([`PgStore::automations`]), writing rows
+/// signed with the operator's key when it has it ([`PgStore::signed_automations`]).
 #[derive(Debug, Clone, Copy)]
 pub struct PgAutomations<'s> {
     store: &'s PgStore,
+    key: Option<&'s RegistryKey>,
 }
 
 impl PgStore {
-    /// The automations' definitions, in the database.
+    /// The automations' definitions, in the database. What it writes is unsigned: no
+    /// node runs it until the operator writes it again
+    /// ([`PgStore::signed_automations`]).
     pub fn automations(&self) -> PgAutomations<'_> {
-        PgAutomations { store: self }
+        PgAutomations {
+            store: self,
+            key: None,
+        }
+    }
+
+    /// The automations' definitions, every row written signed with `key`, the
+    /// operator's: the nodes holding the same key run them.
+    pub fn signed_automations<'s>(&'s self, key: &'s RegistryKey) -> PgAutomations<'s> {
+        PgAutomations {
+            store: self,
+            key: Some(key),
+        }
     }
 }
 
@@ -24,6 +42,28 @@ const COLUMNS: &str = "id, project_id, name, enabled, trigger, context_steps, pr
     llm_config, cooldown_seconds, max_tokens_per_run, source, created_at, updated_at, held, tools";
 
 impl PgAutomations<'_> {
+    /// Every automation with its signature (empty when its row was not signed), in the
+    /// order they were first stored.
+    pub fn list_signed(&self) -> Result<Vec<(AutomationRow, String)>, StoreError> {
+        let rows = self.store.client().with("list automations", |conn| {
+            conn.query(
+                &format!("SELECT {COLUMNS}, signature FROM automations ORDER BY seq"),
+                &[],
+            )
+        })?;
+        Ok(rows
+            .iter()
+            .map(|row| (from_row(row), row.get(15)))
+            .collect())
+    }
+
+    /// The signature of `row` as this handle writes it.
+    fn signature(&self, row: &AutomationRow) -> String {
+        self.key
+            .map(|key| key.sign_automation(row))
+            .unwrap_or_default()
+    }
+
     /// How many times the table changed: it moves with every statement that writes it,
     /// in the writing transaction, so a reader that reads it before the rows never keeps
     /// rows older than the revision it keeps with them.
@@ -40,11 +80,13 @@ impl PgAutomations<'_> {
 
 impl AutomationStore for PgAutomations<'_> {
     fn upsert(&self, row: &AutomationRow) -> Result<AutomationRow, StoreError> {
+        let signature = self.signature(row);
         let stored = self.store.client().with("store an automation", |conn| {
             conn.query_one(
                 &format!(
-                    "INSERT INTO automations ({COLUMNS})
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                    "INSERT INTO automations ({COLUMNS}, signature)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+                         $16)
                      ON CONFLICT (id) DO UPDATE SET
                          project_id = excluded.project_id, name = excluded.name,
                          enabled = excluded.enabled, trigger = excluded.trigger,
@@ -54,7 +96,8 @@ impl AutomationStore for PgAutomations<'_> {
                          cooldown_seconds = excluded.cooldown_seconds,
                          max_tokens_per_run = excluded.max_tokens_per_run,
                          source = excluded.source, updated_at = excluded.updated_at,
-                         held = excluded.held, tools = excluded.tools
+                         held = excluded.held, tools = excluded.tools,
+                         signature = excluded.signature
                      RETURNING {COLUMNS}"
                 ),
                 &[
@@ -73,6 +116,7 @@ impl AutomationStore for PgAutomations<'_> {
                     &row.updated_at,
                     &row.held,
                     &row.tools,
+                    &signature,
                 ],
             )
         })?;
@@ -105,11 +149,36 @@ impl AutomationStore for PgAutomations<'_> {
     }
 
     fn set_enabled(&self, id: &str, enabled: bool, now: f64) -> Result<(), StoreError> {
+        // The signature covers `enabled`: the row is read and signed again as it will
+        // be, under a row lock, so that a change made meanwhile is not signed unseen.
+        // Without the key the signature stays, and no longer verifies.
         let changed = self.store.client().with("change an automation", |conn| {
-            conn.execute(
-                "UPDATE automations SET enabled = $2, updated_at = $3 WHERE id = $1",
-                &[&id, &enabled, &now],
-            )
+            let mut tx = conn.transaction()?;
+            let Some(row) = tx.query_opt(
+                &format!("SELECT {COLUMNS} FROM automations WHERE id = $1 FOR UPDATE"),
+                &[&id],
+            )?
+            else {
+                return Ok(0);
+            };
+            let row = AutomationRow {
+                enabled,
+                updated_at: now,
+                ..from_row(&row)
+            };
+            let changed = match self.key {
+                Some(key) => tx.execute(
+                    "UPDATE automations SET enabled = $2, updated_at = $3, signature = $4
+                     WHERE id = $1",
+                    &[&id, &enabled, &now, &key.sign_automation(&row)],
+                )?,
+                None => tx.execute(
+                    "UPDATE automations SET enabled = $2, updated_at = $3 WHERE id = $1",
+                    &[&id, &enabled, &now],
+                )?,
+            };
+            tx.commit()?;
+            Ok(changed)
         })?;
         if changed == 0 {
             return Err(StoreError::UnknownAutomation { id: id.to_owned() });

@@ -397,7 +397,9 @@ pub(crate) const PG_MIGRATIONS: &[&str] = &[
     ",
     // Version 10: the automations' definitions every node runs (docs/postgres.md, "The
     // automations"), as the SQLite work file's `automations`; `seq` is the order they
-    // were first stored in, the order the engine examines them in. `automations_revision`
+    // were first stored in, the order the engine examines them in, and `signature` the
+    // operator's over the row (`crate::signed_automations`): a row without one runs on
+    // no node. `automations_revision`
     // counts the changes of the table, bumped in the writing transaction by a statement
     // trigger (whoever writes it, by whatever statement), so that a node reads the whole
     // table again only when the one number it reads on each tick has moved.
@@ -418,7 +420,8 @@ pub(crate) const PG_MIGRATIONS: &[&str] = &[
         created_at         double precision NOT NULL,
         updated_at         double precision NOT NULL,
         held               text,
-        tools              text
+        tools              text,
+        signature          text NOT NULL DEFAULT ''
     );
     CREATE INDEX automations_by_source ON automations (source);
 

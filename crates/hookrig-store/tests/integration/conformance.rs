@@ -1905,3 +1905,52 @@ fn the_shared_automations_revision_moves_with_every_write() {
         "reads do not"
     );
 }
+
+// guards: a shared automation runs only when its row is the operator's: signed with the
+// key when written, signed again when enabled or disabled with it, and not otherwise
+#[test]
+fn only_automation_rows_written_with_the_operators_key_verify() {
+    let Some(db) = TestDatabase::create("automations_signed") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let key =
+        hookrig_store::RegistryKey::load_or_create(&dir.path().join("registry.key")).expect("key");
+    let store = PgStore::open(db.url()).expect("open");
+    let verified = || -> Vec<(String, bool)> {
+        store
+            .automations()
+            .list_signed()
+            .expect("list")
+            .into_iter()
+            .map(|(row, signature)| {
+                let verifies = key.verifies_automation(&row, &signature);
+                (row.id, verifies)
+            })
+            .collect()
+    };
+    let signed = store.signed_automations(&key);
+    signed.upsert(&definition("ops", 1.0)).expect("store");
+    store
+        .automations()
+        .upsert(&definition("unsigned", 1.0))
+        .expect("store");
+    assert_eq!(
+        verified(),
+        [("ops".to_owned(), true), ("unsigned".to_owned(), false)]
+    );
+    signed.set_enabled("ops", false, 2.0).expect("disable");
+    assert_eq!(verified()[0], ("ops".to_owned(), true), "signed again");
+    // Enabled by whoever holds no key: the signature says disabled.
+    store
+        .automations()
+        .set_enabled("ops", true, 3.0)
+        .expect("enable");
+    assert_eq!(verified()[0], ("ops".to_owned(), false));
+    signed.set_enabled("ops", true, 4.0).expect("enable");
+    assert_eq!(verified()[0], ("ops".to_owned(), true));
+    assert!(matches!(
+        signed.set_enabled("ghost", true, 5.0),
+        Err(StoreError::UnknownAutomation { id }) if id == "ghost"
+    ));
+}
