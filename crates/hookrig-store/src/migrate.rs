@@ -12,8 +12,10 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::automations::AutomationRow;
 use crate::errors::StoreError;
 use crate::pg::PgStore;
+use crate::signing::RegistryKey;
 use crate::store::Store;
 
 /// What a migration did.
@@ -59,6 +61,36 @@ struct AutomationColumns {
     updated_at: Vec<f64>,
     held: Vec<Option<String>>,
     tools: Vec<Option<String>>,
+    /// The operator's signature of each, when the migration has the key; else empty,
+    /// and no node runs them until the operator adds them again.
+    signature: Vec<String>,
+}
+
+impl AutomationColumns {
+    /// Signs every row with `key`.
+    fn sign(&mut self, key: &RegistryKey) {
+        self.signature = (0..self.id.len())
+            .map(|i| {
+                key.sign_automation(&AutomationRow {
+                    id: self.id[i].clone(),
+                    project_id: self.project_id[i].clone(),
+                    name: self.name[i].clone(),
+                    enabled: self.enabled[i],
+                    trigger: self.trigger[i].clone(),
+                    context_steps: self.context_steps[i].clone(),
+                    prompt_template: self.prompt_template[i].clone(),
+                    llm_config: self.llm_config[i].clone(),
+                    cooldown_seconds: self.cooldown_seconds[i],
+                    max_tokens_per_run: self.max_tokens_per_run[i],
+                    source: self.source[i].clone(),
+                    created_at: self.created_at[i],
+                    updated_at: self.updated_at[i],
+                    held: self.held[i].clone(),
+                    tools: self.tools[i].clone(),
+                })
+            })
+            .collect();
+    }
 }
 
 /// The automation runs of the SQLite store, column by column, as the copy sends them.
@@ -239,14 +271,18 @@ struct Source {
 }
 
 /// Copies the SQLite store at `ledger` (opened read-only) into the PostgreSQL store at
-/// `url` (migrated first): see [`Store::migrate_to`].
-pub fn migrate(ledger: &std::path::Path, url: &str) -> Result<Migration, StoreError> {
+/// `url` (migrated first), the automations signed with `key`: see [`Store::migrate_to`].
+pub fn migrate(
+    ledger: &std::path::Path,
+    url: &str,
+    key: Option<&RegistryKey>,
+) -> Result<Migration, StoreError> {
     if !ledger.exists() {
         return Err(StoreError::NoStore(ledger.to_owned()));
     }
     let source = Store::open_read_only(ledger)?;
     let target = PgStore::open(url)?;
-    source.migrate_to(&target)
+    source.migrate_to(&target, key)
 }
 
 impl Store {
@@ -255,7 +291,13 @@ impl Store {
     /// plugin registry and ledger (emits and their hook rows) into `target`, then checks
     /// that every row is there. Refused while a run is `running` here: its node
     /// holds no lease on `target`, so no node there could tell it from a run in flight.
-    pub fn migrate_to(&self, target: &PgStore) -> Result<Migration, StoreError> {
+    /// The automations are signed with `key`, the operator's, whose own store this is;
+    /// without it no node runs them until the operator adds them again.
+    pub fn migrate_to(
+        &self,
+        target: &PgStore,
+        key: Option<&RegistryKey>,
+    ) -> Result<Migration, StoreError> {
         let running: i64 = self
             .conn()
             .query_row(
@@ -270,9 +312,14 @@ impl Store {
                 running,
             });
         }
-        let source = self
+        let mut source = self
             .read_source()
             .map_err(self.fail("read the store to migrate"))?;
+        if let Some(key) = key {
+            source.automations.sign(key);
+        } else {
+            source.automations.signature = vec![String::new(); source.automations.id.len()];
+        }
         let (copied, found) = target
             .client()
             .with("copy the SQLite store", |conn| copy(conn, &source))?;
@@ -797,16 +844,17 @@ fn copy_automations(
     let copied = tx.execute(
         "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
              prompt_template, llm_config, cooldown_seconds, max_tokens_per_run, source,
-             created_at, updated_at, held, tools)
+             created_at, updated_at, held, tools, signature)
          SELECT id, project_id, name, enabled, trigger, context_steps, prompt_template,
              llm_config, cooldown_seconds, max_tokens_per_run, source, created_at,
-             updated_at, held, tools
+             updated_at, held, tools, signature
          FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[],
              $6::text[], $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::text[],
-             $12::float8[], $13::float8[], $14::text[], $15::text[])
+             $12::float8[], $13::float8[], $14::text[], $15::text[], $16::text[])
              WITH ORDINALITY AS source (id, project_id, name, enabled, trigger,
                  context_steps, prompt_template, llm_config, cooldown_seconds,
-                 max_tokens_per_run, source, created_at, updated_at, held, tools, position)
+                 max_tokens_per_run, source, created_at, updated_at, held, tools,
+                 signature, position)
          ORDER BY position
          ON CONFLICT (id) DO NOTHING",
         &[
@@ -825,6 +873,7 @@ fn copy_automations(
             &automations.updated_at,
             &automations.held,
             &automations.tools,
+            &automations.signature,
         ],
     )?;
     let found = tx

@@ -150,27 +150,33 @@ impl AutomationStore for PgAutomations<'_> {
 
     fn set_enabled(&self, id: &str, enabled: bool, now: f64) -> Result<(), StoreError> {
         // The signature covers `enabled`: the row is read and signed again as it will
-        // be, under a row lock, so that a change made meanwhile is not signed unseen.
-        // Without the key the signature stays, and no longer verifies.
+        // be, under a row lock, so that a change made meanwhile is not signed unseen,
+        // and only if the key signed it as it is: else enabling it would sign what
+        // someone else wrote. Without the key the signature stays, and no longer
+        // verifies.
         let changed = self.store.client().with("change an automation", |conn| {
             let mut tx = conn.transaction()?;
-            let Some(row) = tx.query_opt(
-                &format!("SELECT {COLUMNS} FROM automations WHERE id = $1 FOR UPDATE"),
+            let Some(found) = tx.query_opt(
+                &format!("SELECT {COLUMNS}, signature FROM automations WHERE id = $1 FOR UPDATE"),
                 &[&id],
             )?
             else {
-                return Ok(0);
+                return Ok(Changed::Unknown);
             };
-            let row = AutomationRow {
-                enabled,
-                updated_at: now,
-                ..from_row(&row)
-            };
+            let (row, signature): (AutomationRow, String) = (from_row(&found), found.get(15));
             let changed = match self.key {
+                Some(key) if !key.verifies_automation(&row, &signature) => {
+                    return Ok(Changed::Unsigned);
+                }
                 Some(key) => tx.execute(
                     "UPDATE automations SET enabled = $2, updated_at = $3, signature = $4
                      WHERE id = $1",
-                    &[&id, &enabled, &now, &key.sign_automation(&row)],
+                    &[
+                        &id,
+                        &enabled,
+                        &now,
+                        &key.sign_automation(&AutomationRow { enabled, ..row }),
+                    ],
                 )?,
                 None => tx.execute(
                     "UPDATE automations SET enabled = $2, updated_at = $3 WHERE id = $1",
@@ -178,12 +184,20 @@ impl AutomationStore for PgAutomations<'_> {
                 )?,
             };
             tx.commit()?;
-            Ok(changed)
+            Ok(if changed == 0 {
+                Changed::Unknown
+            } else {
+                Changed::Done
+            })
         })?;
-        if changed == 0 {
-            return Err(StoreError::UnknownAutomation { id: id.to_owned() });
+        match changed {
+            Changed::Done => Ok(()),
+            Changed::Unknown => Err(StoreError::UnknownAutomation { id: id.to_owned() }),
+            Changed::Unsigned => Err(StoreError::UnsignedAutomation {
+                database: self.store.database().to_owned(),
+                id: id.to_owned(),
+            }),
         }
-        Ok(())
     }
 
     fn hold(&self, source: &str, reason: &str, now: f64) -> Result<Vec<String>, StoreError> {
@@ -219,6 +233,14 @@ impl AutomationStore for PgAutomations<'_> {
         }
         Ok(())
     }
+}
+
+/// What [`AutomationStore::set_enabled`] found.
+enum Changed {
+    Done,
+    Unknown,
+    /// Its row does not verify with the key the handle signs with.
+    Unsigned,
 }
 
 fn from_row(row: &postgres::Row) -> AutomationRow {

@@ -1947,7 +1947,15 @@ fn only_automation_rows_written_with_the_operators_key_verify() {
         .set_enabled("ops", true, 3.0)
         .expect("enable");
     assert_eq!(verified()[0], ("ops".to_owned(), false));
-    signed.set_enabled("ops", true, 4.0).expect("enable");
+    // The operator's enable does not sign what someone else changed: the row is written
+    // again from its definition.
+    assert!(matches!(
+        signed.set_enabled("ops", true, 4.0),
+        Err(StoreError::UnsignedAutomation { id, .. }) if id == "ops"
+    ));
+    signed
+        .upsert(&definition("ops", 5.0))
+        .expect("stored again");
     assert_eq!(verified()[0], ("ops".to_owned(), true));
     assert!(matches!(
         signed.set_enabled("ghost", true, 5.0),

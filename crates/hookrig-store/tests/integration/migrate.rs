@@ -238,7 +238,9 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     let agent = spawned_agent();
     source.agents().record(&agent).expect("record an agent");
 
-    let migration = hookrig_store::migrate(&ledger, db.url()).expect("migrate");
+    let key = hookrig_store::RegistryKey::load_or_create(&dir.path().join("registry.key"))
+        .expect("the operator's key");
+    let migration = hookrig_store::migrate(&ledger, db.url(), Some(&key)).expect("migrate");
     let copied: Vec<_> = migration
         .tables
         .iter()
@@ -269,6 +271,12 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     );
     assert_eq!(target.nodes().expect("nodes"), [node]);
     same_automations(&source, &target);
+    for (row, signature) in target.automations().list_signed().expect("list") {
+        assert!(
+            key.verifies_automation(&row, &signature),
+            "signed with the operator's key: {row:?}"
+        );
+    }
     same_memory_tasks_and_plugins(&source, &target, &task);
     same_emits(&source, &target);
     assert_eq!(
@@ -282,7 +290,7 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
         Ok(hookrig_store::Start::PeriodFired { run_id }) if run_id == "r0"
     ));
 
-    let again = hookrig_store::migrate(&ledger, db.url()).expect("migrate again");
+    let again = hookrig_store::migrate(&ledger, db.url(), None).expect("migrate again");
     assert!(
         again
             .tables
@@ -312,7 +320,7 @@ fn a_store_with_runs_in_flight_is_not_migrated() {
     source
         .start(&run("r0", "a", 10.0), &gate("n1", 10.0, None))
         .expect("start");
-    let err = hookrig_store::migrate(&ledger, db.url()).expect_err("refused");
+    let err = hookrig_store::migrate(&ledger, db.url(), None).expect_err("refused");
     assert!(
         matches!(err, StoreError::RunsInFlight { running: 1, .. }),
         "{err}"
