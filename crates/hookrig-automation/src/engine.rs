@@ -523,7 +523,7 @@ impl Engine {
                     }
                 }
                 Err(err) => {
-                    tracing::error!(error = %err, "cannot read the shared automations; the last read stand");
+                    tracing::error!(error = %err, "cannot read the shared automations; those read last stand");
                 }
             }
         }

@@ -594,7 +594,7 @@ fn refresh_definitions(
             }
         }
         Err(err) => say(Notice::Error(format!(
-            "cannot read the shared automations, the last read stand: {}",
+            "cannot read the shared automations, those read last stand: {}",
             chain(&err)
         ))),
     }
