@@ -960,12 +960,16 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__auto__subcmd__add)
-            opts="-h --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -978,12 +982,16 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__auto__subcmd__disable)
-            opts="-h --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -996,12 +1004,16 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__auto__subcmd__enable)
-            opts="-h --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1154,12 +1166,16 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__auto__subcmd__list)
-            opts="-h --json --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --json --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1172,12 +1188,16 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__auto__subcmd__rm)
-            opts="-h --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1212,12 +1232,16 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__auto__subcmd__show)
-            opts="-h --json --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --json --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

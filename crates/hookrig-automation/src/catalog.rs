@@ -1,23 +1,24 @@
 //! The automations of the store as `hookrig auto` manages them: added from a file,
-//! listed, read back, enabled or disabled, removed, and a project's automation files
-//! trusted.
+//! listed, read back, enabled or disabled, removed (in a node's own store or in the
+//! database several nodes share: any [`AutomationStore`]), and a project's automation
+//! files trusted.
 
 use std::path::Path;
 
 use hookrig_config::{Environment, TrustStore, find_project, trust_store_path};
-use hookrig_store::{Store, StoreError};
+use hookrig_store::{AutomationStore, StoreError};
 
 use crate::definition::{self, Automation};
 use crate::engine::{FireError, system_clock};
 use crate::errors::AutomationError;
 
 /// Adds (or updates) the automation defined in `file`; returns its id.
-pub fn add(store: &Store, file: &Path) -> Result<String, AutomationError> {
+pub fn add(store: &dyn AutomationStore, file: &Path) -> Result<String, AutomationError> {
     add_at(store, file, (system_clock())())
 }
 
 /// [`add`] at the time `now` (Unix seconds).
-fn add_at(store: &Store, file: &Path, now: f64) -> Result<String, AutomationError> {
+fn add_at(store: &dyn AutomationStore, file: &Path, now: f64) -> Result<String, AutomationError> {
     let mut automation = definition::load_automation(file, now)?;
     // Absolute, so that the automation's workspace (its file's project) is known
     // whatever directory serve or fire later run in; errors above keep the path as the
@@ -25,13 +26,12 @@ fn add_at(store: &Store, file: &Path, now: f64) -> Result<String, AutomationErro
     if let Ok(absolute) = std::path::absolute(file) {
         automation.source = Some(absolute.display().to_string());
     }
-    Ok(store.automations().upsert(&automation.to_row())?.id)
+    Ok(store.upsert(&automation.to_row())?.id)
 }
 
 /// Every automation of the store.
-pub fn all(store: &Store) -> Result<Vec<Automation>, AutomationError> {
+pub fn all(store: &dyn AutomationStore) -> Result<Vec<Automation>, AutomationError> {
     store
-        .automations()
         .list(false)?
         .into_iter()
         .map(Automation::from_row)
@@ -39,25 +39,27 @@ pub fn all(store: &Store) -> Result<Vec<Automation>, AutomationError> {
 }
 
 /// The automation `id`; [`FireError::NotFound`] (Hence's wording) when there is none.
-pub fn get(store: &Store, id: &str) -> Result<Automation, AutomationError> {
+pub fn get(store: &dyn AutomationStore, id: &str) -> Result<Automation, AutomationError> {
     let row = store
-        .automations()
         .get(id)?
         .ok_or_else(|| FireError::NotFound(id.to_owned()))?;
     Automation::from_row(row)
 }
 
 /// Lets the engine run the automation `id` again, or stops it from doing so.
-pub fn set_enabled(store: &Store, id: &str, enabled: bool) -> Result<(), AutomationError> {
+pub fn set_enabled(
+    store: &dyn AutomationStore,
+    id: &str,
+    enabled: bool,
+) -> Result<(), AutomationError> {
     store
-        .automations()
         .set_enabled(id, enabled, (system_clock())())
         .map_err(not_found)
 }
 
 /// Removes the automation `id` and its runs.
-pub fn remove(store: &Store, id: &str) -> Result<(), AutomationError> {
-    store.automations().delete(id).map_err(not_found)
+pub fn remove(store: &dyn AutomationStore, id: &str) -> Result<(), AutomationError> {
+    store.delete(id).map_err(not_found)
 }
 
 /// An unknown id in Hence's wording, as `fire` says it.
@@ -93,12 +95,15 @@ pub fn trust_files(env: &Environment) -> Result<TrustedFiles, AutomationError> {
 
 #[cfg(test)]
 mod tests {
+    use hookrig_store::Store;
+
     use super::*;
 
     #[test]
     fn an_added_file_is_stored_with_its_absolute_source_and_unknown_ids_read_as_hence_says() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = Store::open(&dir.path().join("ledger.db")).expect("store");
+        let store = store.automations();
         let file = dir.path().join("nightly.toml");
         std::fs::write(
             &file,
@@ -132,6 +137,7 @@ mod tests {
     fn a_file_that_is_not_an_automation_is_refused_at_its_place() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = Store::open(&dir.path().join("ledger.db")).expect("store");
+        let store = store.automations();
         let file = dir.path().join("broken.toml");
         std::fs::write(&file, "name = \n").expect("write");
         let err = add(&store, &file).expect_err("invalid");

@@ -25,6 +25,7 @@ use crate::definition::{Automation, Trigger, parse_cron};
 use crate::errors::AutomationError;
 use crate::llm::estimate_tokens;
 use crate::repository::Workspace;
+use crate::shared_definitions::SharedDefinitions;
 use crate::tools::{Action, ActionLog};
 use crate::{skip, template};
 
@@ -159,12 +160,14 @@ pub struct Wiring {
 
 /// A store of runs shared with other nodes (docs/postgres.md): every start is decided
 /// there ([`RunStore::start`]), so that several `hookrig serve` nodes on one database
-/// fire each automation once. The automations' definitions stay in each node's own
-/// store, loaded from the same files.
+/// fire each automation once.
 #[derive(Clone)]
 pub struct SharedRuns {
     /// The shared store.
     pub store: Arc<dyn RunStore + Send + Sync>,
+    /// The automations' definitions the nodes share, run beside the node's own store's
+    /// (see [`SharedDefinitions`]); `None`: the node's own store's alone.
+    pub definitions: Option<Arc<SharedDefinitions>>,
     /// This node, as it tells the store on every tick.
     pub node: NodeInfo,
     /// How long a run's lease lasts without a renewal: a node that died is taken for
@@ -307,6 +310,10 @@ impl Engine {
         settings: EngineSettings,
     ) -> Result<Engine, StoreError> {
         let now = (wiring.clock)();
+        // The shared definitions are read before the first event can come.
+        if let Some(definitions) = shared.as_ref().and_then(|s| s.definitions.as_deref()) {
+            definitions.refresh()?;
+        }
         let last_run = match &shared {
             Some(shared) => shared.store.last_starts()?,
             None => store.automation_runs().last_starts()?,
@@ -508,6 +515,18 @@ impl Engine {
         if !self.inner.settings.enabled {
             return;
         }
+        if let Some(definitions) = self.shared_definitions() {
+            match definitions.refresh() {
+                Ok(refused) => {
+                    for why in refused.unwrap_or_default() {
+                        tracing::warn!("{why}");
+                    }
+                }
+                Err(err) => {
+                    tracing::error!(error = %err, "cannot read the shared automations; those read last stand");
+                }
+            }
+        }
         let Some(automations) = self.enabled_automations() else {
             return;
         };
@@ -571,11 +590,15 @@ impl Engine {
         // A run that has ended is no longer in flight for a manual fire: without this,
         // firing again within one tick of the last run would be refused as running.
         self.clean_up().await;
-        let row = self
-            .store()
-            .automations()
-            .get(id)?
-            .ok_or_else(|| FireError::NotFound(id.to_owned()))?;
+        let shared = match self.shared_definitions() {
+            Some(definitions) => definitions.get(id)?,
+            None => None,
+        };
+        let row = match shared {
+            Some(row) => Some(row),
+            None => self.store().automations().get(id)?,
+        }
+        .ok_or_else(|| FireError::NotFound(id.to_owned()))?;
         let automation = Automation::from_row(row)?;
         if let Some(reason) = &automation.held {
             return Err(FireError::Held {
@@ -762,6 +785,13 @@ impl Engine {
         }
     }
 
+    /// The automations the engine may run now (enabled and not held): on a shared
+    /// store, the shared definitions as the last tick read them, then this node's own
+    /// for the ids those do not define.
+    pub fn runnable_automations(&self) -> Vec<Automation> {
+        self.enabled_automations().unwrap_or_default()
+    }
+
     fn enabled_automations(&self) -> Option<Vec<Automation>> {
         let rows = match self.store().automations().list(true) {
             Ok(rows) => rows,
@@ -769,6 +799,10 @@ impl Engine {
                 tracing::error!(error = %err, "cannot read the automations");
                 return None;
             }
+        };
+        let rows = match self.shared_definitions() {
+            Some(definitions) => definitions.runnable(rows),
+            None => rows,
         };
         Some(
             rows.into_iter()
@@ -783,6 +817,10 @@ impl Engine {
 
     fn now(&self) -> f64 {
         (self.inner.wiring.clock)()
+    }
+
+    fn shared_definitions(&self) -> Option<&SharedDefinitions> {
+        self.inner.shared.as_ref()?.definitions.as_deref()
     }
 
     fn state(&self) -> MutexGuard<'_, State> {

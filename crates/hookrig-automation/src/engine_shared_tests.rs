@@ -88,6 +88,7 @@ fn node(name: &str, db: &TestDatabase, time: &Arc<Mutex<f64>>, automations: &[&s
     };
     let shared = SharedRuns {
         store: Arc::new(PgStore::open(db.url()).expect("open the shared store")),
+        definitions: None,
         node: NodeInfo {
             id: name.to_owned(),
             host: "test".to_owned(),

@@ -16,7 +16,8 @@
 //! - [`schedule`] says when cron and periodic automations are due.
 //! - [`watch`] turns file-system changes into `file.changed` / `folder.changed` events.
 //! - [`server`] is the [`Server`] of `hookrig serve`: the tick loop, the socket, the
-//!   file watcher, recovery and a graceful stop.
+//!   file watcher, recovery and a graceful stop; [`SharedDefinitions`] the automations
+//!   the nodes of a shared store run.
 //! - [`wiring`] connects the engine to the real steps, providers and notifiers.
 //! - [`fire()`] runs one automation now, through a running serve or in this process;
 //!   [`follow_runs`] reports runs as they change; [`add`], [`all`], [`get`],
@@ -34,6 +35,7 @@ mod report;
 pub mod repository;
 pub mod schedule;
 pub mod server;
+mod shared_definitions;
 pub mod skip;
 pub mod steps;
 pub mod template;
@@ -53,3 +55,4 @@ pub use crate::report::{
     automation_details, automations_table, run_details, runs_table, tool_calls,
 };
 pub use crate::server::{Notice, NoticeSink, Server, ServerOptions};
+pub use crate::shared_definitions::SharedDefinitions;

@@ -27,7 +27,9 @@ use hookrig_config::{ConfigToml, Environment};
 
 use hookrig_core::{Diagnostic, error_chain as chain};
 use hookrig_exec::ProcessGroups;
-use hookrig_store::{EventListener, Heard, MemoryIndex as _, PgStore, SharedEvent, Store};
+use hookrig_store::{
+    EventListener, Heard, MemoryIndex as _, PgStore, RegistryKey, SharedEvent, Store,
+};
 use serde_json::Value;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
@@ -95,18 +97,24 @@ const MIN_LEASE: Duration = Duration::from_secs(30);
 
 /// The runs shared with the other nodes on the PostgreSQL database at `url`: this node
 /// is named by its host, pid and start time, and the leases of its runs last three ticks
-/// (at least [`MIN_LEASE`]), as every tick renews them. Also the store itself, through
-/// which this node sends its events to the others.
+/// (at least [`MIN_LEASE`]), as every tick renews them; the automations it runs are the
+/// database's that verify with `key` beside its own store's. Also the store itself,
+/// through which this node sends its events to the others.
 fn shared_runs(
     url: &str,
     tick: Duration,
     now: f64,
+    key: Option<RegistryKey>,
 ) -> Result<(crate::engine::SharedRuns, Arc<PgStore>), AutomationError> {
     let store = Arc::new(PgStore::open(url)?);
     let host = host_name();
     let pid = i64::from(std::process::id());
     let runs = crate::engine::SharedRuns {
         store: Arc::clone(&store) as Arc<dyn hookrig_store::RunStore + Send + Sync>,
+        definitions: Some(Arc::new(crate::SharedDefinitions::new(
+            Arc::clone(&store),
+            key,
+        ))),
         node: hookrig_store::NodeInfo {
             id: format!("{host}:{pid}:{now:.3}"),
             host,
@@ -144,9 +152,10 @@ impl SharedEvents {
         url: &str,
         tick: Duration,
         now: f64,
+        key: Option<RegistryKey>,
         heard: &mpsc::Sender<Heard>,
     ) -> Result<(crate::engine::SharedRuns, SharedEvents), AutomationError> {
-        let (runs, store) = shared_runs(url, tick, now)?;
+        let (runs, store) = shared_runs(url, tick, now, key)?;
         let heard = heard.clone();
         // The listener's own thread waits here when the loop is busy: the notifications
         // queue up in its connection meanwhile, none is lost.
@@ -445,9 +454,10 @@ impl Server {
         let (heard_tx, mut heard_rx) = mpsc::channel(1024);
         let (shared, events) = shared_store
             .as_deref()
-            .map(|url| SharedEvents::start(url, config.automation.tick(), now, &heard_tx))
+            .map(|url| join(url, &env, &config, now, &heard_tx, &*notices))
             .transpose()?
             .unzip();
+        let definitions = shared.as_ref().and_then(|s| s.definitions.clone());
         let groups = ProcessGroups::new();
         let notifiers = Notifiers::from_config(&config);
         // With a shared store, the steps keep their tasks and memory there too.
@@ -483,8 +493,9 @@ impl Server {
             tokio::select! {
                 _ = tick.tick() => {
                     // The engine reads the enabled automations from the store on every
-                    // tick, so `auto add/enable/disable/rm` by other processes take effect
-                    // here; the watches follow them. The project's automation files are
+                    // tick (and a shared store's again when they changed), so `auto
+                    // add/enable/disable/rm` by other processes, or on other nodes, take
+                    // effect here; the watches follow them. The project's automation files are
                     // stored again when one of them, or the trust store, changed.
                     let files = ProjectFiles::of(&env, &root);
                     if files != project_files {
@@ -496,9 +507,10 @@ impl Server {
                             say(Notice::Error(chain(&err)));
                         }
                     }
+                    refresh_definitions(definitions.as_deref(), &*notices);
                     engine.tick().await;
                     if let Some(watcher) = &watcher {
-                        refresh_watches(watcher, &store, &root, &mut rules_set, &*notices);
+                        refresh_watches(watcher, &engine, &root, &mut rules_set, &*notices);
                     }
                 }
                 Some(request) = requests.recv() => {
@@ -530,6 +542,61 @@ impl Server {
         drop(watch_tx);
         say(Notice::Stopped);
         Ok(())
+    }
+}
+
+/// The operator's key, which the shared automations' rows must verify with; `None`,
+/// said, when it cannot be read (the node then runs none of them).
+fn registry_key(env: &Environment, say: &(dyn Fn(Notice) + Send + Sync)) -> Option<RegistryKey> {
+    match RegistryKey::load(&RegistryKey::path(&env.config_home)) {
+        Ok(key) => key,
+        Err(err) => {
+            say(Notice::Error(format!(
+                "{}; no shared automation runs on this node until it is fixed",
+                chain(&err)
+            )));
+            None
+        }
+    }
+}
+
+/// This node's runs, events and automations on the shared store at `url`, with the
+/// operator's key of `env` and the tick of `config`. The automations are read here first, so that those that do
+/// not verify are said before the engine starts on the others.
+fn join(
+    url: &str,
+    env: &Environment,
+    config: &ConfigToml,
+    now: f64,
+    heard: &mpsc::Sender<Heard>,
+    say: &(dyn Fn(Notice) + Send + Sync),
+) -> Result<(crate::engine::SharedRuns, SharedEvents), AutomationError> {
+    let key = registry_key(env, say);
+    let tick = config.automation.tick();
+    let (runs, events) = SharedEvents::start(url, tick, now, key, heard)?;
+    refresh_definitions(runs.definitions.as_deref(), say);
+    Ok((runs, events))
+}
+
+/// Reads the shared automations again when they changed, and says which of them do not
+/// run here and why (each time the table changes, so that a fix is seen taking).
+fn refresh_definitions(
+    definitions: Option<&crate::SharedDefinitions>,
+    say: &(dyn Fn(Notice) + Send + Sync),
+) {
+    let Some(definitions) = definitions else {
+        return;
+    };
+    match definitions.refresh() {
+        Ok(refused) => {
+            for why in refused.unwrap_or_default() {
+                say(Notice::Error(why));
+            }
+        }
+        Err(err) => say(Notice::Error(format!(
+            "cannot read the shared automations, those read last stand: {}",
+            chain(&err)
+        ))),
     }
 }
 
@@ -673,26 +740,17 @@ fn start_watcher(
     }
 }
 
-/// Sets the watcher's rules to those of the enabled automations, when they changed.
-/// Paths that cannot be watched are reported each time the rules change (so a missing
-/// directory is retried then).
+/// Sets the watcher's rules to those of the automations the engine runs (the shared
+/// ones too), when they changed. Paths that cannot be watched are reported each time
+/// the rules change (so a missing directory is retried then).
 fn refresh_watches(
     watcher: &Watcher,
-    store: &Store,
+    engine: &Engine,
     root: &Path,
     rules_set: &mut Option<Vec<WatchRule>>,
     say: &(dyn Fn(Notice) + Send + Sync),
 ) {
-    let automations: Vec<Automation> = match store.automations().list(true) {
-        Ok(rows) => rows
-            .into_iter()
-            .filter_map(|row| Automation::from_row(row).ok())
-            .collect(),
-        Err(err) => {
-            say(Notice::Error(chain(&err)));
-            return;
-        }
-    };
+    let automations = engine.runnable_automations();
     let rules = wiring::watch_rules(&automations, root);
     if rules_set.as_ref() == Some(&rules) {
         return;

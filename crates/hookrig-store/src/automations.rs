@@ -1,5 +1,7 @@
 //! The automation engine's definitions (`hookrig auto`, `hookrig serve`): the table
-//! `automations`, read and written through [`Automations`].
+//! `automations`, read and written through [`AutomationStore`], the interface of both
+//! engines: [`Automations`] here, and `PgAutomations` (`pg/automations.rs`) on the
+//! PostgreSQL store several nodes share.
 //!
 //! Rows are plain data with the field names of automation files: `trigger`,
 //! `context_steps` and `llm_config` are JSON text, times are Unix seconds. What they
@@ -46,6 +48,59 @@ pub struct AutomationRow {
     /// The tools granted beyond the read-only ones, a JSON object; `None` for the
     /// defaults.
     pub tools: Option<String>,
+}
+
+/// The automations' definitions, on either engine.
+pub trait AutomationStore {
+    /// Stores `row`, replacing the automation with the same id but keeping its
+    /// `created_at` (and its place in the examination order); returns the row as stored.
+    fn upsert(&self, row: &AutomationRow) -> Result<AutomationRow, StoreError>;
+
+    /// One automation, or `None`.
+    fn get(&self, id: &str) -> Result<Option<AutomationRow>, StoreError>;
+
+    /// Every automation (only those the engine may run, enabled and not held, with
+    /// `enabled_only`), in the order they were first stored.
+    fn list(&self, enabled_only: bool) -> Result<Vec<AutomationRow>, StoreError>;
+
+    /// Enables or disables the automation `id`. An unknown id is
+    /// [`StoreError::UnknownAutomation`].
+    fn set_enabled(&self, id: &str, enabled: bool, now: f64) -> Result<(), StoreError>;
+
+    /// Holds every automation stored from the file `source` (`reason` says why): the
+    /// engine does not run them until they are stored again. Returns their ids.
+    fn hold(&self, source: &str, reason: &str, now: f64) -> Result<Vec<String>, StoreError>;
+
+    /// Deletes the automation `id` and its runs. An unknown id is
+    /// [`StoreError::UnknownAutomation`].
+    fn delete(&self, id: &str) -> Result<(), StoreError>;
+}
+
+impl AutomationStore for Automations<'_> {
+    // The handle's own methods, which its callers on SQLite use without the trait.
+    fn upsert(&self, row: &AutomationRow) -> Result<AutomationRow, StoreError> {
+        Automations::upsert(self, row)
+    }
+
+    fn get(&self, id: &str) -> Result<Option<AutomationRow>, StoreError> {
+        Automations::get(self, id)
+    }
+
+    fn list(&self, enabled_only: bool) -> Result<Vec<AutomationRow>, StoreError> {
+        Automations::list(self, enabled_only)
+    }
+
+    fn set_enabled(&self, id: &str, enabled: bool, now: f64) -> Result<(), StoreError> {
+        Automations::set_enabled(self, id, enabled, now)
+    }
+
+    fn hold(&self, source: &str, reason: &str, now: f64) -> Result<Vec<String>, StoreError> {
+        Automations::hold(self, source, reason, now)
+    }
+
+    fn delete(&self, id: &str) -> Result<(), StoreError> {
+        Automations::delete(self, id)
+    }
 }
 
 const SELECT_AUTOMATION: &str = "

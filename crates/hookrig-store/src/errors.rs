@@ -118,6 +118,20 @@ pub enum StoreError {
         id: String,
     },
 
+    /// An automation of the shared store whose row the operator's key did not sign as it
+    /// is: enabling or disabling it would sign what someone else wrote.
+    #[error(
+        "the automation `{id}` in the PostgreSQL store {database} is not signed with your key \
+         as it is (written by hand, with another key, or changed since); add it again from \
+         its file with `hookrig auto add FILE --store URL`"
+    )]
+    UnsignedAutomation {
+        /// The database, as its URL without the password.
+        database: String,
+        /// The automation id.
+        id: String,
+    },
+
     /// A run id prefix matches more than one run.
     #[error("run id prefix {prefix:?} matches {count} runs, give more characters")]
     AmbiguousRunId {

@@ -110,6 +110,7 @@ mod plugins;
 mod queries;
 mod run_store;
 mod schema;
+mod signed_automations;
 mod signed_plugins;
 mod signing;
 mod status;
@@ -119,7 +120,7 @@ mod tasks;
 pub use crate::agents::{AgentRecords, AgentRow, AgentStore, Agents, AgentsAt};
 pub use crate::automation_locks::{AutomationLock, AutomationLocks};
 pub use crate::automation_runs::{AutomationRun, AutomationRuns, RunStatus};
-pub use crate::automations::{AutomationRow, Automations};
+pub use crate::automations::{AutomationRow, AutomationStore, Automations};
 pub use crate::clock::{now_ms, utc_text};
 pub use crate::emit_pages::{EmitCursor, EmitPage, EmitQuery, EmitRow, TaskEvent};
 pub use crate::emits::{
@@ -131,8 +132,8 @@ pub use crate::memory::{Memory, MemoryEntry, MemoryHit, MemoryIndex, Note, NoteS
 pub use crate::migrate::{Migration, TableCopy, migrate};
 pub use crate::owner::host_name;
 pub use crate::pg::{
-    CHANNEL, EventListener, Heard, Offered, PgAgents, PgMemory, PgPlugins, PgStore, PgTasks,
-    SharedEvent, SharedNote,
+    CHANNEL, EventListener, Heard, Offered, PgAgents, PgAutomations, PgMemory, PgPlugins, PgStore,
+    PgTasks, SharedEvent, SharedNote,
 };
 pub use crate::plugins::{
     ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow, PluginStore, Plugins,

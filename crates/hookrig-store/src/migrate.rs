@@ -12,8 +12,10 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::automations::AutomationRow;
 use crate::errors::StoreError;
 use crate::pg::PgStore;
+use crate::signing::RegistryKey;
 use crate::store::Store;
 
 /// What a migration did.
@@ -38,6 +40,57 @@ pub struct TableCopy {
     pub copied: u64,
     /// How many the database held already (same key), left as they were.
     pub already_there: u64,
+}
+
+/// The automations' definitions of the SQLite store, column by column, in the order
+/// they were first stored (the order the engine examines them in).
+#[derive(Default)]
+struct AutomationColumns {
+    id: Vec<String>,
+    project_id: Vec<String>,
+    name: Vec<String>,
+    enabled: Vec<bool>,
+    trigger: Vec<String>,
+    context_steps: Vec<String>,
+    prompt_template: Vec<String>,
+    llm_config: Vec<Option<String>>,
+    cooldown_seconds: Vec<i64>,
+    max_tokens_per_run: Vec<Option<i64>>,
+    source: Vec<Option<String>>,
+    created_at: Vec<f64>,
+    updated_at: Vec<f64>,
+    held: Vec<Option<String>>,
+    tools: Vec<Option<String>>,
+    /// The operator's signature of each, when the migration has the key; else empty,
+    /// and no node runs them until the operator adds them again.
+    signature: Vec<String>,
+}
+
+impl AutomationColumns {
+    /// Signs every row with `key`.
+    fn sign(&mut self, key: &RegistryKey) {
+        self.signature = (0..self.id.len())
+            .map(|i| {
+                key.sign_automation(&AutomationRow {
+                    id: self.id[i].clone(),
+                    project_id: self.project_id[i].clone(),
+                    name: self.name[i].clone(),
+                    enabled: self.enabled[i],
+                    trigger: self.trigger[i].clone(),
+                    context_steps: self.context_steps[i].clone(),
+                    prompt_template: self.prompt_template[i].clone(),
+                    llm_config: self.llm_config[i].clone(),
+                    cooldown_seconds: self.cooldown_seconds[i],
+                    max_tokens_per_run: self.max_tokens_per_run[i],
+                    source: self.source[i].clone(),
+                    created_at: self.created_at[i],
+                    updated_at: self.updated_at[i],
+                    held: self.held[i].clone(),
+                    tools: self.tools[i].clone(),
+                })
+            })
+            .collect();
+    }
 }
 
 /// The automation runs of the SQLite store, column by column, as the copy sends them.
@@ -203,6 +256,7 @@ struct AgentColumns {
 /// Every row a migration copies.
 #[derive(Default)]
 struct Source {
+    automations: AutomationColumns,
     runs: RunColumns,
     periods: PeriodColumns,
     nodes: NodeColumns,
@@ -217,22 +271,33 @@ struct Source {
 }
 
 /// Copies the SQLite store at `ledger` (opened read-only) into the PostgreSQL store at
-/// `url` (migrated first): see [`Store::migrate_to`].
-pub fn migrate(ledger: &std::path::Path, url: &str) -> Result<Migration, StoreError> {
+/// `url` (migrated first), the automations signed with `key`: see [`Store::migrate_to`].
+pub fn migrate(
+    ledger: &std::path::Path,
+    url: &str,
+    key: Option<&RegistryKey>,
+) -> Result<Migration, StoreError> {
     if !ledger.exists() {
         return Err(StoreError::NoStore(ledger.to_owned()));
     }
     let source = Store::open_read_only(ledger)?;
     let target = PgStore::open(url)?;
-    source.migrate_to(&target)
+    source.migrate_to(&target, key)
 }
 
 impl Store {
-    /// Copies this store's automation runs, fired periods, nodes, memory index, tasks,
+    /// Copies this store's automations (those the operator added, not a project's
+    /// files'), automation runs, fired periods, nodes, memory index, tasks,
     /// plugin registry and ledger (emits and their hook rows) into `target`, then checks
     /// that every row is there. Refused while a run is `running` here: its node
     /// holds no lease on `target`, so no node there could tell it from a run in flight.
-    pub fn migrate_to(&self, target: &PgStore) -> Result<Migration, StoreError> {
+    /// The automations are signed with `key`, the operator's, whose own store this is;
+    /// without it no node runs them until the operator adds them again.
+    pub fn migrate_to(
+        &self,
+        target: &PgStore,
+        key: Option<&RegistryKey>,
+    ) -> Result<Migration, StoreError> {
         let running: i64 = self
             .conn()
             .query_row(
@@ -247,13 +312,19 @@ impl Store {
                 running,
             });
         }
-        let source = self
+        let mut source = self
             .read_source()
             .map_err(self.fail("read the store to migrate"))?;
+        if let Some(key) = key {
+            source.automations.sign(key);
+        } else {
+            source.automations.signature = vec![String::new(); source.automations.id.len()];
+        }
         let (copied, found) = target
             .client()
             .with("copy the SQLite store", |conn| copy(conn, &source))?;
         let sources = [
+            ("automations", source.automations.id.len()),
             ("automation_runs", source.runs.id.len()),
             ("automation_periods", source.periods.run_id.len()),
             ("nodes", source.nodes.id.len()),
@@ -295,6 +366,7 @@ impl Store {
     fn read_source(&self) -> rusqlite::Result<Source> {
         let conn = self.conn();
         let mut source = Source::default();
+        read_automations(conn, &mut source.automations)?;
         let runs = &mut source.runs;
         let mut select = conn.prepare(
             "SELECT id, automation_id, project_id, trigger_reason, status, event_data,
@@ -469,6 +541,44 @@ fn read_agents(conn: &rusqlite::Connection, agents: &mut AgentColumns) -> rusqli
     Ok(())
 }
 
+/// The automations' definitions the operator stored (`hookrig auto add`), in the order
+/// they were first stored. Those of a project's `.hookrig/automations/` are left out:
+/// each node loads them from its own checkout, under its own machine's trust
+/// (docs/postgres.md, "The automations"), and a copy in the database would run on
+/// every node, trusted there or not.
+fn read_automations(
+    conn: &rusqlite::Connection,
+    automations: &mut AutomationColumns,
+) -> rusqlite::Result<()> {
+    let mut select = conn.prepare(
+        "SELECT id, project_id, name, enabled, trigger, context_steps, prompt_template,
+                llm_config, cooldown_seconds, max_tokens_per_run, source, created_at,
+                updated_at, held, tools
+         FROM automations
+         WHERE source IS NULL OR source NOT LIKE '%/.hookrig/automations/%'
+         ORDER BY rowid",
+    )?;
+    let mut rows = select.query([])?;
+    while let Some(row) = rows.next()? {
+        automations.id.push(row.get(0)?);
+        automations.project_id.push(row.get(1)?);
+        automations.name.push(row.get(2)?);
+        automations.enabled.push(row.get(3)?);
+        automations.trigger.push(row.get(4)?);
+        automations.context_steps.push(row.get(5)?);
+        automations.prompt_template.push(row.get(6)?);
+        automations.llm_config.push(row.get(7)?);
+        automations.cooldown_seconds.push(row.get(8)?);
+        automations.max_tokens_per_run.push(row.get(9)?);
+        automations.source.push(row.get(10)?);
+        automations.created_at.push(row.get(11)?);
+        automations.updated_at.push(row.get(12)?);
+        automations.held.push(row.get(13)?);
+        automations.tools.push(row.get(14)?);
+    }
+    Ok(())
+}
+
 fn read_tasks(conn: &rusqlite::Connection, tasks: &mut TaskColumns) -> rusqlite::Result<()> {
     let mut select = conn.prepare(
         "SELECT id, project_id, title, description, parent_task_id, profile_id,
@@ -532,8 +642,9 @@ fn read_plugins(
 fn copy(
     conn: &mut postgres::Client,
     source: &Source,
-) -> Result<([u64; 11], [i64; 11]), postgres::Error> {
+) -> Result<([u64; 12], [i64; 12]), postgres::Error> {
     let mut tx = conn.transaction()?;
+    let (automations_copied, automations_found) = copy_automations(&mut tx, &source.automations)?;
     let ([runs, periods, nodes], [runs_found, periods_found, nodes_found]) =
         copy_runs(&mut tx, source)?;
     let (memory_copied, memory_found) = copy_memory(&mut tx, &source.memory, &source.notes)?;
@@ -558,6 +669,7 @@ fn copy(
     tx.commit()?;
     Ok((
         [
+            automations_copied,
             runs,
             periods,
             nodes,
@@ -571,6 +683,7 @@ fn copy(
             agents_copied,
         ],
         [
+            automations_found,
             runs_found,
             periods_found,
             nodes_found,
@@ -719,6 +832,57 @@ fn copy_plugins(
         [u64::try_from(new.len()).unwrap_or(u64::MAX), rows],
         [plugins_found, rows_found],
     ))
+}
+
+/// Copies the automations' definitions by id, in the order they were first stored; one
+/// the database defines already keeps its row (the operator may have changed it
+/// there). Returns how many were new to the database, and how many it holds by id.
+fn copy_automations(
+    tx: &mut postgres::Transaction<'_>,
+    automations: &AutomationColumns,
+) -> Result<(u64, i64), postgres::Error> {
+    let copied = tx.execute(
+        "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
+             prompt_template, llm_config, cooldown_seconds, max_tokens_per_run, source,
+             created_at, updated_at, held, tools, signature)
+         SELECT id, project_id, name, enabled, trigger, context_steps, prompt_template,
+             llm_config, cooldown_seconds, max_tokens_per_run, source, created_at,
+             updated_at, held, tools, signature
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[],
+             $6::text[], $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::text[],
+             $12::float8[], $13::float8[], $14::text[], $15::text[], $16::text[])
+             WITH ORDINALITY AS source (id, project_id, name, enabled, trigger,
+                 context_steps, prompt_template, llm_config, cooldown_seconds,
+                 max_tokens_per_run, source, created_at, updated_at, held, tools,
+                 signature, position)
+         ORDER BY position
+         ON CONFLICT (id) DO NOTHING",
+        &[
+            &automations.id,
+            &automations.project_id,
+            &automations.name,
+            &automations.enabled,
+            &automations.trigger,
+            &automations.context_steps,
+            &automations.prompt_template,
+            &automations.llm_config,
+            &automations.cooldown_seconds,
+            &automations.max_tokens_per_run,
+            &automations.source,
+            &automations.created_at,
+            &automations.updated_at,
+            &automations.held,
+            &automations.tools,
+            &automations.signature,
+        ],
+    )?;
+    let found = tx
+        .query_one(
+            "SELECT count(*) FROM automations WHERE id = ANY($1)",
+            &[&automations.id],
+        )?
+        .get(0);
+    Ok((copied, found))
 }
 
 /// Copies the automation runs, the fired periods and the nodes; returns what each

@@ -170,6 +170,17 @@ impl RegistryKey {
         )
     }
 
+    /// The signature of a row of another kind (`tag` names it) over `fields`, for the
+    /// other shared tables the operator signs (`crate::signed_automations`).
+    pub(crate) fn sign_row(&self, tag: &[u8], fields: &[&[u8]]) -> String {
+        hex(&self.mac(tag, fields).finalize().into_bytes())
+    }
+
+    /// Whether `signature` is this key's over the row (`tag`, `fields`).
+    pub(crate) fn verifies_row(&self, tag: &[u8], fields: &[&[u8]], signature: &str) -> bool {
+        unhex(signature).is_some_and(|bytes| self.mac(tag, fields).verify_slice(&bytes).is_ok())
+    }
+
     fn mac(&self, tag: &[u8], fields: &[&[u8]]) -> Hmac<Sha256> {
         let mut mac =
             Hmac::<Sha256>::new_from_slice(&self.bytes).expect("HMAC takes a key of any length");

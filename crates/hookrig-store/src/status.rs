@@ -138,11 +138,13 @@ impl PgStore {
     /// hookrig keeps in it, and the nodes.
     pub(crate) fn postgres_status(&self) -> Result<StoreStatus, StoreError> {
         let tables = self.client().with("read the store's status", |conn| {
+            // The schema's version and the automations' revision are bookkeeping of
+            // one row each, not tables of the store.
             let names: Vec<String> = conn
                 .query(
                     "SELECT table_name::text FROM information_schema.tables
                      WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
-                       AND table_name <> 'hookrig_schema'
+                       AND table_name NOT IN ('hookrig_schema', 'automations_revision')
                      ORDER BY table_name",
                     &[],
                 )?

@@ -42,7 +42,7 @@ pub(crate) async fn page(State(dashboard): State<Dashboard>) -> Result<Markup, U
     let (listed, since) = dashboard
         .with_store(|store| {
             let last = store.automation_runs().last_starts()?;
-            let all = hookrig_automation::all(store)
+            let all = hookrig_automation::all(&store.automations())
                 .map_err(|err| UiError::Action(hookrig_core::error_chain(&err)))?;
             let since = list_fingerprint(&all, &last);
             let listed = all
@@ -171,7 +171,7 @@ pub(crate) async fn detail(
     let wanted = id.clone();
     let (automation, runs) = dashboard
         .with_store(move |store| {
-            let automation = hookrig_automation::get(store, &wanted)
+            let automation = hookrig_automation::get(&store.automations(), &wanted)
                 .map_err(|err| UiError::NotFound(hookrig_core::error_chain(&err)))?;
             let runs = store.automation_runs().list(Some(&wanted), RUNS)?;
             Ok((automation, runs))
@@ -229,8 +229,8 @@ pub(crate) async fn stream(
         let read = || -> Result<u64, UiError> {
             let store = hookrig_store::Store::open(&path)?;
             let last = store.automation_runs().last_starts()?;
-            let all =
-                hookrig_automation::all(&store).map_err(|err| UiError::Action(err.to_string()))?;
+            let all = hookrig_automation::all(&store.automations())
+                .map_err(|err| UiError::Action(err.to_string()))?;
             Ok(list_fingerprint(&all, &last))
         };
         read().unwrap_or_default()
@@ -301,7 +301,7 @@ async fn set_enabled(
     check_csrf(&dashboard, &form.csrf)?;
     dashboard
         .with_store(move |store| {
-            hookrig_automation::set_enabled(store, &id, enabled)
+            hookrig_automation::set_enabled(&store.automations(), &id, enabled)
                 .map_err(|err| UiError::Action(hookrig_core::error_chain(&err)))
         })
         .await?;

@@ -1,5 +1,7 @@
 //! `hookrig auto add|list|show|enable|disable|rm|trust|runs` and `hookrig fire`: the
-//! automations of the store and their runs, through hookrig-automation.
+//! automations of the store and their runs, through hookrig-automation. With `--store
+//! URL` (or `HOOKRIG_STORE_URL`) the definitions are those of the PostgreSQL store the
+//! serve nodes share (docs/postgres.md, "The automations").
 
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -9,9 +11,9 @@ use hookrig_automation::{
     automation_details, automations_table, run_details, runs_table, tool_calls,
 };
 use hookrig_runtime::Scope;
-use hookrig_store::{RunStatus, Store};
+use hookrig_store::{AutomationStore, PgStore, RegistryKey, RunStatus, Store};
 
-use crate::cli::JsonArg;
+use crate::cli::{JsonArg, StoreArg};
 use crate::errors::ExpectedError;
 use crate::exit_codes;
 use crate::output::{json_or_text, print};
@@ -29,11 +31,15 @@ pub(crate) enum AutoCommand {
     Add {
         /// The definition file.
         file: PathBuf,
+        #[command(flatten)]
+        store: StoreArg,
     },
     /// List the automations.
     List {
         #[command(flatten)]
         json: JsonArg,
+        #[command(flatten)]
+        store: StoreArg,
     },
     /// Show one automation.
     Show {
@@ -41,21 +47,29 @@ pub(crate) enum AutoCommand {
         id: String,
         #[command(flatten)]
         json: JsonArg,
+        #[command(flatten)]
+        store: StoreArg,
     },
     /// Let the engine run an automation again.
     Enable {
         /// The automation id.
         id: String,
+        #[command(flatten)]
+        store: StoreArg,
     },
     /// Stop the engine from running an automation (`hookrig fire` still can).
     Disable {
         /// The automation id.
         id: String,
+        #[command(flatten)]
+        store: StoreArg,
     },
     /// Remove an automation and its runs.
     Rm {
         /// The automation id.
         id: String,
+        #[command(flatten)]
+        store: StoreArg,
     },
     /// Trust the project's `.hookrig/automations/*.toml` files as they are now.
     Trust {
@@ -82,31 +96,64 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
     if let AutoCommand::Trust { dir } = &args.command {
         return trust(&top.scope(Flags::default().dir(dir.as_deref()))?);
     }
-    let scope = top.scope(Flags::default())?;
+    let operator = match &args.command {
+        AutoCommand::Add { store, .. }
+        | AutoCommand::List { store, .. }
+        | AutoCommand::Show { store, .. }
+        | AutoCommand::Enable { store, .. }
+        | AutoCommand::Disable { store, .. }
+        | AutoCommand::Rm { store, .. } => Some(store),
+        AutoCommand::Trust { .. } | AutoCommand::Runs { .. } => None,
+    };
+    let scope = match operator {
+        Some(store) => top.scope(Flags::default().operator(store))?,
+        None => top.scope(Flags::default())?,
+    };
+    // The operator's `--store` or `HOOKRIG_STORE_URL`, and only those, as for `hookrig
+    // plugins`: the user's own `[store] url` leaves these commands on the store file.
+    let shared = scope.store_url.as_deref().map(PgStore::open).transpose()?;
+    // What is written there is signed with the operator's key (made by the first
+    // write), which the nodes verify each row with before they run it.
+    let writes = matches!(
+        args.command,
+        AutoCommand::Add { .. } | AutoCommand::Enable { .. } | AutoCommand::Disable { .. }
+    );
+    let key = if shared.is_some() && writes {
+        Some(RegistryKey::load_or_create(&RegistryKey::path(
+            &scope.env.config_home,
+        ))?)
+    } else {
+        None
+    };
     let store = Store::open(&scope.store)?;
+    let definitions: &dyn AutomationStore = match (&shared, &key) {
+        (Some(shared), Some(key)) => &shared.signed_automations(key),
+        (Some(shared), None) => &shared.automations(),
+        (None, _) => &store.automations(),
+    };
     match &args.command {
-        AutoCommand::Add { file } => {
-            let id = hookrig_automation::add(&store, file)?;
+        AutoCommand::Add { file, .. } => {
+            let id = hookrig_automation::add(definitions, file)?;
             print(&format!("{id}\n"))?;
         }
-        AutoCommand::List { json } => {
-            let automations = hookrig_automation::all(&store)?;
+        AutoCommand::List { json, .. } => {
+            let automations = hookrig_automation::all(definitions)?;
             json_or_text(json.json, &automations[..], automations_table)?;
         }
-        AutoCommand::Show { id, json } => {
-            let automation = hookrig_automation::get(&store, id)?;
+        AutoCommand::Show { id, json, .. } => {
+            let automation = hookrig_automation::get(definitions, id)?;
             json_or_text(json.json, &automation, automation_details)?;
         }
-        AutoCommand::Enable { id } | AutoCommand::Disable { id } => {
+        AutoCommand::Enable { id, .. } | AutoCommand::Disable { id, .. } => {
             let enable = matches!(args.command, AutoCommand::Enable { .. });
-            hookrig_automation::set_enabled(&store, id, enable)?;
+            hookrig_automation::set_enabled(definitions, id, enable)?;
             print(&format!(
                 "{} automation `{id}`\n",
                 if enable { "enabled" } else { "disabled" }
             ))?;
         }
-        AutoCommand::Rm { id } => {
-            hookrig_automation::remove(&store, id)?;
+        AutoCommand::Rm { id, .. } => {
+            hookrig_automation::remove(definitions, id)?;
             print(&format!("removed automation `{id}` and its runs\n"))?;
         }
         AutoCommand::Trust { .. } => {}
@@ -117,7 +164,7 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
             follow,
         } => {
             if let Some(id) = id {
-                hookrig_automation::get(&store, id)?;
+                hookrig_automation::get(&store.automations(), id)?;
             }
             if *follow {
                 return self::follow(&store, id.as_deref(), json.json);

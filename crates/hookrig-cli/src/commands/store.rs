@@ -4,6 +4,8 @@
 
 use clap::{Args, Subcommand};
 
+use hookrig_store::RegistryKey;
+
 use crate::cli::{JsonArg, StoreArg};
 use crate::errors::ExpectedError;
 use crate::exit_codes;
@@ -27,8 +29,9 @@ pub(crate) enum StoreCommand {
         #[command(flatten)]
         json: JsonArg,
     },
-    /// Copy the SQLite store's automation runs, fired periods and nodes into a PostgreSQL
-    /// store, then check that every row is there. Rows the database holds already are
+    /// Copy the SQLite store's automations, their runs, fired periods and nodes (and the
+    /// other tables the database shares) into a PostgreSQL store, then check that every
+    /// row is there. Rows the database holds already are
     /// kept, so running it again finishes a copy cut short.
     Migrate {
         /// The PostgreSQL store (`postgres://user@host/db`).
@@ -52,7 +55,10 @@ pub(crate) fn run(top: &Top, args: &StoreArgs) -> Result<u8, ExpectedError> {
         }
         StoreCommand::Migrate { to, json } => {
             let scope = top.scope(Flags::default())?;
-            let migration = hookrig_store::migrate(&scope.store, to)?;
+            // The automations copied are the operator's own, signed so that the nodes
+            // run them (docs/postgres.md, "The automations").
+            let key = RegistryKey::load_or_create(&RegistryKey::path(&scope.env.config_home))?;
+            let migration = hookrig_store::migrate(&scope.store, to, Some(&key))?;
             json_or_text(json.json, &migration, ToString::to_string)?;
         }
     }

@@ -42,6 +42,7 @@ mod serve_nodes;
 mod settings_scope;
 mod shadow;
 mod shared_agents;
+mod shared_automations;
 mod shared_ledger;
 mod shared_plugins;
 mod snapshots;

@@ -67,9 +67,15 @@ fn status_shows_each_engine_and_migrate_copies_the_runs_into_postgres() {
         migrated.contains("automation_runs     2     2       0"),
         "{migrated}"
     );
+    assert!(
+        migrated.contains("automations         1     1       0"),
+        "the definition is copied too: {migrated}"
+    );
     let again = ok(&env, &["store", "migrate", "--to", db.url(), "--json"], &[]);
     let again: Value = serde_json::from_str(&again).expect("JSON");
-    assert_eq!(again["tables"][0]["already_there"], 2, "{again}");
+    assert_eq!(again["tables"][0]["table"], "automations", "{again}");
+    assert_eq!(again["tables"][0]["already_there"], 1, "{again}");
+    assert_eq!(again["tables"][1]["already_there"], 2, "{again}");
 
     // A node that ran automations there, as `hookrig serve` records itself.
     db.connect()

@@ -1,11 +1,12 @@
 //! The store on PostgreSQL, for several `hookrig serve` nodes sharing one database
 //! (docs/postgres.md): [`PgStore`], its connection (`client`), its schema (`schema`),
-//! the events it carries from node to node (`events`), the memory index (`memory`), the
+//! the automations' definitions (`automations`), the events it carries from node to node (`events`), the memory index (`memory`), the
 //! tasks automations create (`tasks`), the plugin registry (`plugins`) and the agents of
 //! every machine (`agents`). What it holds is reached
 //! through the same interface as the SQLite store's ([`RunStore`](crate::RunStore)).
 
 mod agents;
+mod automations;
 mod client;
 mod events;
 mod memory;
@@ -14,6 +15,7 @@ mod schema;
 mod tasks;
 
 pub use agents::PgAgents;
+pub use automations::PgAutomations;
 pub use events::{CHANNEL, EventListener, Heard, SharedEvent};
 pub use memory::{Offered, PgMemory, SharedNote};
 pub use plugins::PgPlugins;

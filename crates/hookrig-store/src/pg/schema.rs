@@ -395,6 +395,50 @@ pub(crate) const PG_MIGRATIONS: &[&str] = &[
     ALTER TABLE agent_plugins
         ADD COLUMN signature text NOT NULL DEFAULT '';
     ",
+    // Version 10: the automations' definitions every node runs (docs/postgres.md, "The
+    // automations"), as the SQLite work file's `automations`; `seq` is the order they
+    // were first stored in, the order the engine examines them in, and `signature` the
+    // operator's over the row (`crate::signed_automations`): a row without one runs on
+    // no node. `automations_revision`
+    // counts the changes of the table, bumped in the writing transaction by a statement
+    // trigger (whoever writes it, by whatever statement), so that a node reads the whole
+    // table again only when the one number it reads on each tick has moved.
+    "
+    CREATE TABLE automations (
+        seq                bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+        id                 text PRIMARY KEY,
+        project_id         text NOT NULL,
+        name               text NOT NULL,
+        enabled            boolean NOT NULL,
+        trigger            text NOT NULL,
+        context_steps      text NOT NULL,
+        prompt_template    text NOT NULL,
+        llm_config         text,
+        cooldown_seconds   bigint NOT NULL,
+        max_tokens_per_run bigint,
+        source             text,
+        created_at         double precision NOT NULL,
+        updated_at         double precision NOT NULL,
+        held               text,
+        tools              text,
+        signature          text NOT NULL DEFAULT ''
+    );
+    CREATE INDEX automations_by_source ON automations (source);
+
+    CREATE TABLE automations_revision (revision bigint NOT NULL);
+    INSERT INTO automations_revision (revision) VALUES (0);
+
+    CREATE FUNCTION hookrig_automations_changed() RETURNS trigger
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE automations_revision SET revision = revision + 1;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER automations_changed
+        AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON automations
+        FOR EACH STATEMENT EXECUTE FUNCTION hookrig_automations_changed();
+    ",
 ];
 
 /// The version this build writes and reads.

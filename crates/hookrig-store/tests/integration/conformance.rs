@@ -9,6 +9,7 @@ use std::sync::Barrier;
 
 use hookrig_core::HookResult;
 use hookrig_store::{AgentEnablement, AgentRow, AgentStore, PluginRow, PluginStore};
+use hookrig_store::{AutomationRow, AutomationStore};
 use hookrig_store::{
     AutomationRun, EmitDecision, EmitFilter, EmitQuery, EmitRecord, EmitWrite, Engine, Gate,
     Ledger, MemoryIndex, NewTask, NodeInfo, Note, NoteSection, PgStore, RunStatus, RunStore, Start,
@@ -39,8 +40,8 @@ enum Place {
 }
 
 /// The automations the tests run. The SQLite work file's runs refer to their
-/// automation, so they are stored there first; the PostgreSQL store keeps no
-/// automations yet (docs/postgres.md, "What is shared").
+/// automation, so they are stored there first; the PostgreSQL store's runs need none
+/// (a node may run an automation that only its own store defines).
 const AUTOMATIONS: [&str; 4] = ["a", "b", "c", "d"];
 
 impl Subject {
@@ -93,6 +94,14 @@ impl Subject {
         match &self.tables {
             Tables::Sqlite(store) => Box::new(store.agents()),
             Tables::Postgres(store) => Box::new(store.agents()),
+        }
+    }
+
+    /// The automations' definitions.
+    fn automations(&self) -> Box<dyn AutomationStore + '_> {
+        match &self.tables {
+            Tables::Sqlite(store) => Box::new(store.automations()),
+            Tables::Postgres(store) => Box::new(store.automations()),
         }
     }
 
@@ -179,6 +188,9 @@ conformance!(
     a_batch_applies_in_order_and_a_refused_write_leaves_the_others,
     the_live_view_and_a_plans_task_history_read_what_was_written,
     an_agent_round_trips_through_its_life_as_this_machines,
+    automations_are_examined_in_the_order_first_stored_and_updated_in_place,
+    disabled_and_held_automations_are_left_out_of_the_runnable_ones,
+    an_automation_is_deleted_with_its_runs,
 );
 
 fn agent_row(worktree: &str, started_at_ms: i64) -> AgentRow {
@@ -1686,4 +1698,267 @@ fn the_live_view_and_a_plans_task_history_read_what_was_written(subject: &Subjec
         .collect();
     assert_eq!(ids, ["run-1", "run-4", "run-5"]);
     assert!(ledger.since(last, &[], 100).expect("since").is_empty());
+}
+
+/// An automation as a file defines it, with every optional column set.
+fn definition(id: &str, at: f64) -> AutomationRow {
+    AutomationRow {
+        id: id.to_owned(),
+        project_id: "proj".to_owned(),
+        name: format!("{id} name"),
+        enabled: true,
+        trigger: r#"{"type":"periodic","interval_seconds":60}"#.to_owned(),
+        context_steps: r#"[{"type":"shell","command":"true"}]"#.to_owned(),
+        prompt_template: "Review {{event.task_id}}".to_owned(),
+        llm_config: Some(r#"{"provider":"openai"}"#.to_owned()),
+        cooldown_seconds: 30,
+        max_tokens_per_run: Some(4000),
+        source: Some(format!("/srv/{id}.toml")),
+        created_at: at,
+        updated_at: at,
+        held: None,
+        tools: Some(r#"{"grants":["emit"]}"#.to_owned()),
+    }
+}
+
+/// The ids of `rows`, in their order.
+fn ids(rows: &[AutomationRow]) -> Vec<&str> {
+    rows.iter().map(|row| row.id.as_str()).collect()
+}
+
+/// The automations the SQLite subject stores for its runs are left out of the answers.
+fn ours(rows: Vec<AutomationRow>) -> Vec<AutomationRow> {
+    rows.into_iter()
+        .filter(|row| !AUTOMATIONS.contains(&row.id.as_str()))
+        .collect()
+}
+
+fn automations_are_examined_in_the_order_first_stored_and_updated_in_place(subject: &Subject) {
+    let automations = subject.automations();
+    let zeta = definition("zeta", 1.0);
+    assert_eq!(automations.upsert(&zeta).expect("store"), zeta);
+    automations
+        .upsert(&definition("alpha", 2.0))
+        .expect("store");
+    let mut bare = definition("bare", 3.0);
+    (
+        bare.llm_config,
+        bare.max_tokens_per_run,
+        bare.source,
+        bare.tools,
+    ) = (None, None, None, None);
+    automations.upsert(&bare).expect("store");
+
+    let renamed = AutomationRow {
+        name: "renamed".to_owned(),
+        enabled: false,
+        ..definition("zeta", 9.0)
+    };
+    let stored = automations.upsert(&renamed).expect("update");
+    assert_eq!(
+        (stored.created_at, stored.updated_at),
+        (1.0, 9.0),
+        "an update keeps when it was first stored"
+    );
+    assert_eq!(
+        automations.get("zeta").expect("read"),
+        Some(AutomationRow {
+            created_at: 1.0,
+            ..renamed
+        })
+    );
+    assert_eq!(automations.get("bare").expect("read"), Some(bare));
+    assert_eq!(automations.get("nope").expect("read"), None);
+    // Not the ids' order, nor the updates': the order they were first stored in, which
+    // the engine examines them in (the cap stops it part-way).
+    let listed = ours(automations.list(false).expect("list"));
+    assert_eq!(ids(&listed), ["zeta", "alpha", "bare"]);
+}
+
+fn disabled_and_held_automations_are_left_out_of_the_runnable_ones(subject: &Subject) {
+    let automations = subject.automations();
+    for (id, at) in [("one", 1.0), ("two", 2.0), ("three", 3.0)] {
+        automations.upsert(&definition(id, at)).expect("store");
+    }
+    automations.set_enabled("one", false, 5.0).expect("disable");
+    let held = automations
+        .hold("/srv/two.toml", "it changed since it was trusted", 6.0)
+        .expect("hold");
+    assert_eq!(held, ["two"]);
+    assert_eq!(ids(&ours(automations.list(true).expect("list"))), ["three"]);
+    let one = automations.get("one").expect("read").expect("stored");
+    assert!(!one.enabled);
+    assert!((one.updated_at - 5.0).abs() < f64::EPSILON, "{one:?}");
+    let two = automations.get("two").expect("read").expect("stored");
+    assert_eq!(two.held.as_deref(), Some("it changed since it was trusted"));
+    assert!(two.enabled, "holding leaves the operator's flag alone");
+
+    automations.set_enabled("one", true, 7.0).expect("enable");
+    automations
+        .upsert(&definition("two", 8.0))
+        .expect("stored again");
+    assert_eq!(
+        ids(&ours(automations.list(true).expect("list"))),
+        ["one", "two", "three"]
+    );
+    assert!(matches!(
+        automations.set_enabled("ghost", true, 9.0),
+        Err(StoreError::UnknownAutomation { id }) if id == "ghost"
+    ));
+    assert!(
+        automations
+            .hold("/srv/ghost.toml", "gone", 9.0)
+            .expect("hold")
+            .is_empty()
+    );
+}
+
+fn an_automation_is_deleted_with_its_runs(subject: &Subject) {
+    let automations = subject.automations();
+    automations.upsert(&definition("a", 1.0)).expect("store");
+    automations.upsert(&definition("b", 1.0)).expect("store");
+    let periodic = Gate {
+        period: Some(10),
+        ..gate("n1", 10.0)
+    };
+    let store = &subject.store;
+    store
+        .start(&run("r1", "a", 10.0), &periodic)
+        .expect("start");
+    store
+        .finish(&completed(run("r1", "a", 10.0), 11.0))
+        .expect("finish");
+    store
+        .start(&run("r2", "b", 12.0), &gate("n1", 12.0))
+        .expect("start");
+
+    automations.delete("a").expect("delete");
+    assert_eq!(automations.get("a").expect("read"), None);
+    assert_eq!(
+        store.run("r1").expect("read"),
+        None,
+        "its runs went with it"
+    );
+    assert!(store.runs(Some("a"), 10).expect("list").is_empty());
+    assert!(store.run("r2").expect("read").is_some(), "another's stay");
+    // Its periods went too: stored again, it fires the same period anew.
+    automations
+        .upsert(&definition("a", 20.0))
+        .expect("store again");
+    assert_eq!(
+        store
+            .start(&run("r3", "a", 20.0), &periodic)
+            .expect("start"),
+        Start::Started
+    );
+    assert!(matches!(
+        automations.delete("ghost"),
+        Err(StoreError::UnknownAutomation { id }) if id == "ghost"
+    ));
+}
+
+// guards: a node reads the shared definitions again when they changed, and only then;
+// the revision it checks on each tick must move with every kind of write
+#[test]
+fn the_shared_automations_revision_moves_with_every_write() {
+    let Some(db) = TestDatabase::create("automations_revision") else {
+        return;
+    };
+    let store = PgStore::open(db.url()).expect("open");
+    let automations = store.automations();
+    let mut seen = vec![automations.revision().expect("revision")];
+    let mut moved = |what: &str| {
+        let now = automations.revision().expect("revision");
+        assert!(
+            now > *seen.last().expect("one"),
+            "{what} moves the revision"
+        );
+        seen.push(now);
+    };
+    automations.upsert(&definition("x", 1.0)).expect("store");
+    moved("an insert");
+    automations.upsert(&definition("x", 2.0)).expect("store");
+    moved("an update");
+    automations.set_enabled("x", false, 3.0).expect("disable");
+    moved("disabling");
+    automations
+        .hold("/srv/x.toml", "changed", 4.0)
+        .expect("hold");
+    moved("holding");
+    automations.delete("x").expect("delete");
+    moved("a delete");
+    let mut client = db.connect();
+    client
+        .batch_execute(
+            "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
+                 prompt_template, cooldown_seconds, created_at, updated_at)
+             VALUES ('by-hand', 'p', 'n', true, '{}', '[]', '', 0, 0, 0)",
+        )
+        .expect("write by hand");
+    moved("a write by hand");
+    let before = automations.revision().expect("revision");
+    automations.list(false).expect("list");
+    automations.get("by-hand").expect("read");
+    assert_eq!(
+        automations.revision().expect("revision"),
+        before,
+        "reads do not"
+    );
+}
+
+// guards: a shared automation runs only when its row is the operator's: signed with the
+// key when written, signed again when enabled or disabled with it, and not otherwise
+#[test]
+fn only_automation_rows_written_with_the_operators_key_verify() {
+    let Some(db) = TestDatabase::create("automations_signed") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let key =
+        hookrig_store::RegistryKey::load_or_create(&dir.path().join("registry.key")).expect("key");
+    let store = PgStore::open(db.url()).expect("open");
+    let verified = || -> Vec<(String, bool)> {
+        store
+            .automations()
+            .list_signed()
+            .expect("list")
+            .into_iter()
+            .map(|(row, signature)| {
+                let verifies = key.verifies_automation(&row, &signature);
+                (row.id, verifies)
+            })
+            .collect()
+    };
+    let signed = store.signed_automations(&key);
+    signed.upsert(&definition("ops", 1.0)).expect("store");
+    store
+        .automations()
+        .upsert(&definition("unsigned", 1.0))
+        .expect("store");
+    assert_eq!(
+        verified(),
+        [("ops".to_owned(), true), ("unsigned".to_owned(), false)]
+    );
+    signed.set_enabled("ops", false, 2.0).expect("disable");
+    assert_eq!(verified()[0], ("ops".to_owned(), true), "signed again");
+    // Enabled by whoever holds no key: the signature says disabled.
+    store
+        .automations()
+        .set_enabled("ops", true, 3.0)
+        .expect("enable");
+    assert_eq!(verified()[0], ("ops".to_owned(), false));
+    // The operator's enable does not sign what someone else changed: the row is written
+    // again from its definition.
+    assert!(matches!(
+        signed.set_enabled("ops", true, 4.0),
+        Err(StoreError::UnsignedAutomation { id, .. }) if id == "ops"
+    ));
+    signed
+        .upsert(&definition("ops", 5.0))
+        .expect("stored again");
+    assert_eq!(verified()[0], ("ops".to_owned(), true));
+    assert!(matches!(
+        signed.set_enabled("ghost", true, 5.0),
+        Err(StoreError::UnknownAutomation { id }) if id == "ghost"
+    ));
 }

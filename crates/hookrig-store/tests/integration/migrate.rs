@@ -170,6 +170,34 @@ fn spawned_agent() -> hookrig_store::AgentRow {
     }
 }
 
+/// The operator's automations `a` and `b`, and `c` from a project's file.
+fn store_automations(source: &Store) {
+    for id in ["a", "b"] {
+        source.automations().upsert(&automation(id)).expect("store");
+    }
+    // A project's file: each node loads it from its own checkout, under its own trust.
+    let project = hookrig_store::AutomationRow {
+        source: Some("/srv/repo/.hookrig/automations/c.toml".to_owned()),
+        ..automation("c")
+    };
+    source.automations().upsert(&project).expect("store");
+}
+
+fn same_automations(source: &Store, target: &PgStore) {
+    let operators: Vec<_> = source
+        .automations()
+        .list(false)
+        .expect("list")
+        .into_iter()
+        .filter(|row| row.id != "c")
+        .collect();
+    assert_eq!(
+        hookrig_store::AutomationStore::list(&target.automations(), false).expect("list"),
+        operators,
+        "the operator's automations read back the same, in the same order; not the project's"
+    );
+}
+
 #[test]
 fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     let Some(db) = TestDatabase::create("migrate_copies") else {
@@ -178,14 +206,7 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     let dir = tempfile::tempdir().expect("temp dir");
     let ledger = dir.path().join("ledger.db");
     let source = Store::open(&ledger).expect("open");
-    source
-        .automations()
-        .upsert(&automation("a"))
-        .expect("store");
-    source
-        .automations()
-        .upsert(&automation("b"))
-        .expect("store");
+    store_automations(&source);
     for (i, at) in [10.0, 12.0, 12.0].into_iter().enumerate() {
         let id = format!("r{i}");
         let automation = if i == 1 { "b" } else { "a" };
@@ -217,7 +238,9 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     let agent = spawned_agent();
     source.agents().record(&agent).expect("record an agent");
 
-    let migration = hookrig_store::migrate(&ledger, db.url()).expect("migrate");
+    let key = hookrig_store::RegistryKey::load_or_create(&dir.path().join("registry.key"))
+        .expect("the operator's key");
+    let migration = hookrig_store::migrate(&ledger, db.url(), Some(&key)).expect("migrate");
     let copied: Vec<_> = migration
         .tables
         .iter()
@@ -226,6 +249,7 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
     assert_eq!(
         copied,
         [
+            ("automations", 2, 2, 0),
             ("automation_runs", 3, 3, 0),
             ("automation_periods", 3, 3, 0),
             ("nodes", 1, 1, 0),
@@ -246,6 +270,13 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
         "every run reads back the same, in the same order"
     );
     assert_eq!(target.nodes().expect("nodes"), [node]);
+    same_automations(&source, &target);
+    for (row, signature) in target.automations().list_signed().expect("list") {
+        assert!(
+            key.verifies_automation(&row, &signature),
+            "signed with the operator's key: {row:?}"
+        );
+    }
     same_memory_tasks_and_plugins(&source, &target, &task);
     same_emits(&source, &target);
     assert_eq!(
@@ -259,7 +290,7 @@ fn a_sqlite_store_is_copied_counted_and_copied_again_without_doubles() {
         Ok(hookrig_store::Start::PeriodFired { run_id }) if run_id == "r0"
     ));
 
-    let again = hookrig_store::migrate(&ledger, db.url()).expect("migrate again");
+    let again = hookrig_store::migrate(&ledger, db.url(), None).expect("migrate again");
     assert!(
         again
             .tables
@@ -289,7 +320,7 @@ fn a_store_with_runs_in_flight_is_not_migrated() {
     source
         .start(&run("r0", "a", 10.0), &gate("n1", 10.0, None))
         .expect("start");
-    let err = hookrig_store::migrate(&ledger, db.url()).expect_err("refused");
+    let err = hookrig_store::migrate(&ledger, db.url(), None).expect_err("refused");
     assert!(
         matches!(err, StoreError::RunsInFlight { running: 1, .. }),
         "{err}"
