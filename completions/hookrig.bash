@@ -2906,13 +2906,17 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__plugins__subcmd__call)
-            opts="-h --args --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --args --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --args)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

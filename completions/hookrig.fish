@@ -224,11 +224,12 @@ complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from show" -l no-ledger -d 'Do not record anything in the ledger'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from call" -l args -d 'The tool\'s arguments, a JSON object' -r
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from call" -l store -d 'The PostgreSQL store several nodes share (`postgres://user@host/db`); default `$HOOKRIG_STORE_URL`, else `[store] url` of your own config.toml, else the SQLite files' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from call" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from call" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from call" -l debug-hooks -d 'Write only the hook-run lines (`hooks.exec-ran ...`, `hooks.exec-timeout ...`) to stderr, without the rest of --debug; also `HOOKRIG_LOG=hooks`'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from call" -l no-ledger -d 'Do not record anything in the ledger'
-complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from call" -s h -l help -d 'Print help'
+complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from call" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l store -d 'The PostgreSQL store several nodes share (`postgres://user@host/db`); default `$HOOKRIG_STORE_URL`, else `[store] url` of your own config.toml, else the SQLite files' -r
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l ledger -d 'The ledger file (default `HOOKRIG_LEDGER` when it is an absolute path, else `$XDG_STATE_HOME/hookrig/ledger.db`)' -r -F
 complete -c hookrig -n "__fish_hookrig_using_subcommand plugins; and __fish_seen_subcommand_from delete" -l debug -d 'Write debug lines (one per hook run) to stderr; also `HOOKRIG_LOG=debug`'

@@ -58,6 +58,15 @@ pub enum RuntimeError {
     /// No plugin package is registered under this id.
     #[error("no plugin `{0}` is registered; `hookrig plugins list` lists them")]
     UnknownPlugin(String),
+    /// A package of the shared registry this node does not run: a row of it does not
+    /// verify with this node's key, or its copy here differs from what was signed.
+    #[error("{}", reasons.join("; "))]
+    SharedPluginNotRun {
+        /// The package.
+        id: String,
+        /// Each row left out and why, as the emits warn.
+        reasons: Vec<String>,
+    },
     /// A JavaScript plugin's host could not answer `plugins show` or `plugins call`.
     #[error("plugin `{id}`: {message}")]
     PluginHost {

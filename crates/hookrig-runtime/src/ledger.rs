@@ -65,7 +65,7 @@ pub fn enabled_packages(
     let shared = match (&scope.shared_registry, database) {
         (Some(shared), _) => Ok(shared.clone()),
         (None, Some(url)) => crate::services::database(url)
-            .map(|db| crate::SharedRegistry::new(db, &scope.env.config_home)),
+            .map(|db| crate::SharedRegistry::cached(db, &scope.env.config_home)),
         (None, None) => return Ok((packages, store)),
     };
     match shared {

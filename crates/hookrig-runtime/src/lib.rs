@@ -50,6 +50,7 @@ mod plugin_tools;
 mod pool;
 pub mod programs;
 mod registry;
+mod registry_cache;
 mod scope;
 mod services;
 mod shared_registry;
@@ -70,8 +71,8 @@ pub use interrupt::StopSignal;
 pub use listing::{ListedHook, Listing, Select, Trust, list};
 pub use packages::{Registration, plugins_table, register_package};
 pub use plugin_host::{
-    Described, PluginDetail, PluginHook, PluginTool, Subscription, call_plugin_tool, show_entry,
-    show_plugin,
+    Described, PluginDetail, PluginHook, PluginTool, Subscription, call_package_tool,
+    call_plugin_tool, show_entry, show_plugin,
 };
 pub use plugin_tools::{GrantedTool, PluginTools, PluginWorkers, ToolRef, plugin_workers};
 pub use registry::{load, registry};

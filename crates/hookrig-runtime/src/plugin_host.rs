@@ -224,13 +224,23 @@ pub fn call_plugin_tool(
         .plugins()
         .get(id)?
         .ok_or_else(|| RuntimeError::UnknownPlugin(id.to_owned()))?;
-    let check = hookrig_dialects::check_package(
-        &scope.env,
-        &PackageRef {
-            id: id.to_owned(),
-            path: row.path.into(),
-        },
-    );
+    let package = PackageRef {
+        id: id.to_owned(),
+        path: row.path.into(),
+    };
+    call_package_tool(scope, &package, tool, args)
+}
+
+/// [`call_plugin_tool`] of a package found already (one of the shared registry's that
+/// this node runs: `SharedRegistry::package`).
+pub fn call_package_tool(
+    scope: &Scope,
+    package: &PackageRef,
+    tool: &str,
+    args: &Value,
+) -> Result<Value, RuntimeError> {
+    let id = package.id.as_str();
+    let check = hookrig_dialects::check_package(&scope.env, package);
     let host = loaded_host(id, &check)?;
     let answer = run(
         scope,

@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use hookrig_dialects::{HookDef, PackageRef, PluginHost};
+use hookrig_dialects::{HookDef, PluginHost};
 use hookrig_exec::{Limits, Services, WorkerHandler};
 use serde_json::{Value, json};
 
@@ -56,10 +56,11 @@ pub struct PluginTools {
 }
 
 /// The workers of the plugins of `granted`, for the scope's agent (whose workers they
-/// are, as for that agent's emits). Each plugin must be registered in the scope's
-/// store, enabled for the agent, and a JavaScript plugin whose manifest loads; its
-/// workers read `ctx.memory` of `project_id` from the scope's store, or from `shared`
-/// (the PostgreSQL store of a `hookrig serve` node) when it is given.
+/// are, as for that agent's emits). Each plugin must be one an emit of that agent runs
+/// (the scope's store's registry, then the shared registry of a serve node's scope:
+/// `ledger::enabled_packages` decides for both) and a JavaScript plugin whose manifest
+/// loads; its workers read `ctx.memory` of `project_id` from the scope's store, or from
+/// `shared` (the PostgreSQL store of a `hookrig serve` node) when it is given.
 pub fn plugin_workers(
     scope: &Scope,
     project_id: &str,
@@ -72,38 +73,16 @@ pub fn plugin_workers(
         None => MemoryAt::Ledger(Some(scope.store.clone())),
     };
     let services: Arc<dyn Services> = Arc::new(EmitServices::new(memory, project_id.to_owned()));
-    let registered = scope
-        .store
-        .exists()
-        .then(|| hookrig_store::Store::open(&scope.store));
-    let registered = registered.transpose()?;
     let enabled = scope.packages()?;
     let mut workers: Vec<(String, Arc<WorkerHandler>)> = Vec::new();
     for id in granted.iter().map(|g| &g.plugin) {
         if workers.iter().any(|(known, _)| known == id) {
             continue;
         }
-        let row = match &registered {
-            Some(store) => store.plugins().get(id)?,
-            None => None,
-        }
-        .ok_or_else(|| RuntimeError::UnknownPlugin(id.clone()))?;
-        if !enabled.iter().any(|p| &p.id == id) {
-            let agent = agent.unwrap_or("*");
-            return Err(RuntimeError::PluginHost {
-                id: id.clone(),
-                message: format!(
-                    "it is not enabled for agent `{agent}`; `hookrig plugins enable {id} --agent {agent}` (or `--all`) lets it call the plugin's tools"
-                ),
-            });
-        }
-        let check = hookrig_dialects::check_package(
-            &scope.env,
-            &PackageRef {
-                id: id.clone(),
-                path: row.path.into(),
-            },
-        );
+        let Some(package) = enabled.iter().find(|p| &p.id == id) else {
+            return Err(not_run(scope, id)?);
+        };
+        let check = hookrig_dialects::check_package(&scope.env, package);
         let host = loaded_host(id, &check)?;
         let def = plugin_hook(id, &host)?;
         let limits = Limits {
@@ -118,6 +97,44 @@ pub fn plugin_workers(
         cwd: scope.cwd().to_owned(),
         granted: granted.to_vec(),
         workers,
+    })
+}
+
+/// Why the scope's agent does not run the plugin `id`: registered in the store's
+/// registry but not enabled for it; left out of the shared registry (which rows, and
+/// why), or not enabled there; or registered nowhere.
+fn not_run(scope: &Scope, id: &str) -> Result<RuntimeError, RuntimeError> {
+    let agent = scope.agent.as_deref();
+    let own = if scope.store.exists() {
+        hookrig_store::Store::open(&scope.store)?
+            .plugins()
+            .get(id)?
+    } else {
+        None
+    };
+    if own.is_none()
+        && let Some(shared) = &scope.shared_registry
+    {
+        return Ok(match shared.package(id, agent) {
+            Err(why) => why,
+            // Enabled since the list was read: the next run offers it.
+            Ok(_) => RuntimeError::PluginHost {
+                id: id.to_owned(),
+                message: "the shared registry changed while its tools were read; the next \
+                          run offers them"
+                    .to_owned(),
+            },
+        });
+    }
+    if own.is_none() {
+        return Ok(RuntimeError::UnknownPlugin(id.to_owned()));
+    }
+    let agent = agent.unwrap_or("*");
+    Ok(RuntimeError::PluginHost {
+        id: id.to_owned(),
+        message: format!(
+            "it is not enabled for agent `{agent}`; `hookrig plugins enable {id} --agent {agent}` (or `--all`) lets it call the plugin's tools"
+        ),
     })
 }
 

@@ -2,7 +2,8 @@
 //! rule (docs/postgres.md, "Plugins"): the operator's commands write it, signing each
 //! row with the key in their own configuration directory; a node runs a package of it
 //! only when the rows verify with its copy of that key and its copy of the package has
-//! the digest signed.
+//! the digest signed. A process that answers emits keeps what it read until the
+//! registry changes ([`SharedRegistry::cached`], `crate::registry_cache`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,12 +12,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use hookrig_core::Diagnostic;
 use hookrig_dialects::PackageRef;
 use hookrig_store::{
-    AgentEnablement, PgStore, PluginEntry, PluginRow, PluginStore, RegistryKey, SignedPlugin,
-    StoreError,
+    ALL_AGENTS, AgentEnablement, PgStore, PluginEntry, PluginRow, PluginStore, RegistryKey,
+    SignedPlugin, StoreError,
 };
 
 use crate::errors::RuntimeError;
 use crate::packages::{Registration, checked_row};
+use crate::registry_cache::RegistryCache;
 use crate::scope::Scope;
 
 /// The shared registry of the database a node or an operator's command was pointed at,
@@ -25,6 +27,9 @@ use crate::scope::Scope;
 pub struct SharedRegistry {
     store: Arc<PgStore>,
     key: PathBuf,
+    /// Whether the process keeps what it read between emits (`crate::registry_cache`);
+    /// not for an operator's command, which reads it once.
+    keep: bool,
 }
 
 /// The same database and key file.
@@ -39,10 +44,25 @@ impl Eq for SharedRegistry {}
 impl SharedRegistry {
     /// The registry in `store`, signed and verified with the key of the user whose
     /// configuration directory is `config_home` (`config_home/hookrig/registry.key`).
+    /// Every question reads the database: for an operator's command, which asks once.
     pub fn new(store: Arc<PgStore>, config_home: &Path) -> SharedRegistry {
         SharedRegistry {
             store,
             key: RegistryKey::path(config_home),
+            keep: false,
+        }
+    }
+
+    /// [`SharedRegistry::new`] for a process that answers many emits (a serve node, an
+    /// engine recording into the database): it keeps the rows it read, and which
+    /// packages each agent may run, until the registry changes, and each copy's digest
+    /// until its files change; one cache per database in the process, whichever store
+    /// handle reaches it. The cache, and the connection it listens on, is made by the
+    /// first read: a node without a key reads nothing, and keeps nothing.
+    pub fn cached(store: Arc<PgStore>, config_home: &Path) -> SharedRegistry {
+        SharedRegistry {
+            keep: true,
+            ..SharedRegistry::new(store, config_home)
         }
     }
 
@@ -80,7 +100,7 @@ impl SharedRegistry {
                         path: PathBuf::from(row.path),
                     })
                     .collect(),
-                verified.skipped,
+                verified.skipped.into_iter().map(|left| left.why).collect(),
             ),
             Err(err) => (
                 Vec::new(),
@@ -90,6 +110,44 @@ impl SharedRegistry {
                 )],
             ),
         }
+    }
+
+    /// The package `id` as this node runs it for `agent` (for `*` only with `None`):
+    /// its rows verify and its copy here has the digest signed. Else an error that
+    /// names the rows left out and why, says the package is not enabled for the agent,
+    /// or that the registry has no such package; or why the registry cannot be read
+    /// (no key here, the database).
+    pub fn package(&self, id: &str, agent: Option<&str>) -> Result<PackageRef, RuntimeError> {
+        let verified = self.verified(agent)?;
+        if let Some(row) = verified.packages.into_iter().find(|row| row.id == id) {
+            return Ok(PackageRef {
+                id: row.id,
+                path: PathBuf::from(row.path),
+            });
+        }
+        let reasons: Vec<String> = verified
+            .skipped
+            .into_iter()
+            .filter(|left| left.id == id)
+            .map(|left| left.why)
+            .collect();
+        if !reasons.is_empty() {
+            return Err(RuntimeError::SharedPluginNotRun {
+                id: id.to_owned(),
+                reasons,
+            });
+        }
+        if self.store.plugins().get(id)?.is_none() {
+            return Err(RuntimeError::UnknownPlugin(id.to_owned()));
+        }
+        let agent = agent.unwrap_or(ALL_AGENTS);
+        Err(RuntimeError::PluginHost {
+            id: id.to_owned(),
+            message: format!(
+                "it is not enabled for agent `{agent}` in the shared registry; `hookrig plugins \
+                 enable {id} --store URL --agent {agent}` (or `--all`) enables it"
+            ),
+        })
     }
 
     /// Every package whose registry row verifies and whose copy here has the digest
@@ -193,6 +251,11 @@ impl SharedRegistry {
 
     fn verified(&self, agent: Option<&str>) -> Result<hookrig_store::Verified, StoreError> {
         let key = self.key()?;
+        if self.keep
+            && let Some(cache) = RegistryCache::of(&self.store)
+        {
+            return cache.verified(&self.store, &key, agent);
+        }
         let signed = self.store.plugins().signed()?;
         Ok(SignedPlugin::verified_for(
             &signed,

@@ -133,14 +133,14 @@ pub use crate::migrate::{Migration, TableCopy, migrate};
 pub use crate::owner::host_name;
 pub use crate::pg::{
     CHANNEL, EventListener, Heard, Offered, PgAgents, PgAutomations, PgMemory, PgPlugins, PgStore,
-    PgTasks, SharedEvent, SharedNote,
+    PgTasks, REGISTRY_CHANNEL, RegistryChanges, SharedEvent, SharedNote,
 };
 pub use crate::plugins::{
     ALL_AGENTS, AgentEnablement, PluginEntry, PluginRow, PluginStore, Plugins,
 };
 pub use crate::queries::Queries;
 pub use crate::run_store::{Engine, Gate, NodeInfo, RunStore, Start};
-pub use crate::signed_plugins::{SignedEnablement, SignedPlugin, Verified};
+pub use crate::signed_plugins::{LeftOut, Signed, SignedEnablement, SignedPlugin, Verified};
 pub use crate::signing::{REGISTRY_KEY_FILE, RegistryKey};
 pub use crate::status::{SchemaVersion, StoreStatus, TableRows, status};
 pub use crate::store::{Store, default_ledger_path, work_path};

@@ -38,8 +38,40 @@ pub struct SignedEnablement {
 pub struct Verified {
     /// The packages enabled for the agent whose rows verify, in registration order.
     pub packages: Vec<PluginRow>,
-    /// One line per row left out: which row, and why.
-    pub skipped: Vec<String>,
+    /// One per row left out: which package, and why.
+    pub skipped: Vec<LeftOut>,
+}
+
+/// A row of the shared registry a node does not run, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftOut {
+    /// The package's id.
+    pub id: String,
+    /// Why, in a sentence that names the package and the row.
+    pub why: String,
+}
+
+impl std::fmt::Display for LeftOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
+}
+
+/// What the operator's signatures let a node run for one agent, before its copies of
+/// the packages are checked ([`Signed::checked`]): what a node keeps between emits
+/// while the registry does not change, as only its copies may change meanwhile.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Signed {
+    /// In registration order, so that the lines left out read in the registry's order.
+    entries: Vec<SignedEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum SignedEntry {
+    /// Runs if its copy has the digest signed.
+    Candidate { plugin: PluginRow, digest: String },
+    /// Left out whatever its copy holds.
+    LeftOut(LeftOut),
 }
 
 impl SignedPlugin {
@@ -70,20 +102,7 @@ impl SignedPlugin {
     /// Why a node does not run this package: `digest_of` its copy at the row's path is
     /// not the digest signed. `None` when it is.
     pub fn changed(&self, digest_of: &mut dyn FnMut(&Path) -> Option<String>) -> Option<String> {
-        let (id, path) = (&self.plugin.id, Path::new(&self.plugin.path));
-        match digest_of(path) {
-            Some(found) if found == self.digest => None,
-            Some(_) => Some(format!(
-                "shared plugin `{id}` is not run: its files at {} differ from those the \
-                 operator signed; copy the operator's package there again",
-                path.display()
-            )),
-            None => Some(format!(
-                "shared plugin `{id}` is not run: its directory {} cannot be read on this \
-                 node; copy the operator's package there",
-                path.display()
-            )),
-        }
+        changed(&self.plugin, &self.digest, digest_of)
     }
 
     /// Of `plugins`, the packages a node holding `key` runs for `agent` (for `*` only
@@ -99,12 +118,24 @@ impl SignedPlugin {
         agent: Option<&str>,
         digest_of: &mut dyn FnMut(&Path) -> Option<String>,
     ) -> Verified {
+        Self::signed_for(plugins, key, agent).checked(digest_of)
+    }
+
+    /// The first half of [`SignedPlugin::verified_for`]: the rows and enablement rows
+    /// that verify with `key`, the copies not checked yet.
+    pub fn signed_for(plugins: &[SignedPlugin], key: &RegistryKey, agent: Option<&str>) -> Signed {
         let agent = agent.unwrap_or(ALL_AGENTS);
-        let mut verified = Verified::default();
+        let mut signed = Signed::default();
+        let leave_out = |id: &str, why: String| {
+            SignedEntry::LeftOut(LeftOut {
+                id: id.to_owned(),
+                why,
+            })
+        };
         for entry in plugins {
             let id = &entry.plugin.id;
             if let Some(why) = entry.unsigned(key) {
-                verified.skipped.push(why);
+                signed.entries.push(leave_out(id, why));
                 continue;
             }
             // The agent's own row first, then `*`: the first that verifies decides.
@@ -122,20 +153,67 @@ impl SignedPlugin {
                     enabled = Some(row.enabled);
                     break;
                 }
-                verified.skipped.push(format!(
-                    "shared plugin `{id}`: its enablement row for agent `{}` does not carry \
-                     this node's registry key signature; the row is ignored",
-                    row.agent
+                signed.entries.push(leave_out(
+                    id,
+                    format!(
+                        "shared plugin `{id}`: its enablement row for agent `{}` does not carry \
+                         this node's registry key signature; the row is ignored",
+                        row.agent
+                    ),
                 ));
             }
-            if enabled != Some(true) {
-                continue;
+            if enabled == Some(true) {
+                signed.entries.push(SignedEntry::Candidate {
+                    plugin: entry.plugin.clone(),
+                    digest: entry.digest.clone(),
+                });
             }
-            match entry.changed(digest_of) {
-                Some(why) => verified.skipped.push(why),
-                None => verified.packages.push(entry.plugin.clone()),
+        }
+        signed
+    }
+}
+
+impl Signed {
+    /// The packages whose copy (`digest_of` the directory at the row's path) has the
+    /// digest signed, and every row left out, in registration order.
+    pub fn checked(&self, digest_of: &mut dyn FnMut(&Path) -> Option<String>) -> Verified {
+        let mut verified = Verified::default();
+        for entry in &self.entries {
+            match entry {
+                SignedEntry::LeftOut(left) => verified.skipped.push(left.clone()),
+                SignedEntry::Candidate { plugin, digest } => {
+                    match changed(plugin, digest, digest_of) {
+                        Some(why) => verified.skipped.push(LeftOut {
+                            id: plugin.id.clone(),
+                            why,
+                        }),
+                        None => verified.packages.push(plugin.clone()),
+                    }
+                }
             }
         }
         verified
+    }
+}
+
+/// Why a node does not run `plugin`: its copy's digest is not `signed`.
+fn changed(
+    plugin: &PluginRow,
+    signed: &str,
+    digest_of: &mut dyn FnMut(&Path) -> Option<String>,
+) -> Option<String> {
+    let (id, path) = (&plugin.id, Path::new(&plugin.path));
+    match digest_of(path) {
+        Some(found) if found == signed => None,
+        Some(_) => Some(format!(
+            "shared plugin `{id}` is not run: its files at {} differ from those the \
+             operator signed; copy the operator's package there again",
+            path.display()
+        )),
+        None => Some(format!(
+            "shared plugin `{id}` is not run: its directory {} cannot be read on this \
+             node; copy the operator's package there",
+            path.display()
+        )),
     }
 }

@@ -45,9 +45,10 @@ pub(crate) async fn emit(
         })
         .map_err(|e| error_chain(&e))?;
         // A serve node on the store its operator named runs the packages of the shared
-        // registry that verify with the key in its own configuration directory.
+        // registry that verify with the key in its own configuration directory, and
+        // keeps what it read of the registry until it changes.
         scope.shared_registry =
-            shared.map(|store| SharedRegistry::new(store, &scope.env.config_home));
+            shared.map(|store| SharedRegistry::cached(store, &scope.env.config_home));
         let name = hookrig_dialects::events::parse(&event).map_err(|e| e.to_string())?;
         let mut request = EmitRequest::new(name, Payload::from_map(payload));
         request.agent = Some(agent);

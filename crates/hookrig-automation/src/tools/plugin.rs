@@ -5,9 +5,11 @@
 //! Each call goes to the plugin's warm worker for the automation's agent (its id), the
 //! worker that also answers that agent's events: under `hookrig serve` it stays warm
 //! between runs, and a tool sees what the plugin's handlers have kept. The plugin must be
-//! enabled for the automation's id (or for every agent), as for an emit of that agent.
+//! enabled for the automation's id (or for every agent), as for an emit of that agent:
+//! on a serve node with a shared store, the shared registry's packages that node runs
+//! count too (docs/postgres.md, "Plugins").
 
-use hookrig_runtime::{PluginTools, Scope, ScopeArgs, ToolRef, plugin_workers};
+use hookrig_runtime::{PluginTools, Scope, ScopeArgs, SharedRegistry, ToolRef, plugin_workers};
 use serde_json::Value;
 
 use super::grants::model_name;
@@ -32,10 +34,11 @@ impl PluginToolbox {
     pub async fn open(env: &StepEnv, agent: &str, granted: Vec<ToolRef>) -> Result<Self, String> {
         let (workspace, store) = (env.workspace.clone(), env.store_path.clone());
         let (agent, project_id) = (agent.to_owned(), env.project_id.clone());
-        // A serve node's plugins read the memory its automations share.
+        // A serve node's plugins read the memory its automations share, and come from
+        // the shared registry too, under the rule of its emits.
         let shared = env.shared.clone();
         let workers = off_the_runtime(move || {
-            let scope = Scope::resolve(ScopeArgs {
+            let mut scope = Scope::resolve(ScopeArgs {
                 cwd: Some(workspace),
                 agent: Some(agent),
                 plan: None,
@@ -44,6 +47,9 @@ impl PluginToolbox {
                 ..ScopeArgs::default()
             })
             .map_err(|e| error_chain(&e))?;
+            scope.shared_registry = shared
+                .clone()
+                .map(|store| SharedRegistry::cached(store, &scope.env.config_home));
             plugin_workers(&scope, &project_id, &granted, shared).map_err(|e| error_chain(&e))
         })
         .await?;

@@ -63,6 +63,9 @@ pub(crate) enum PluginsCommand {
     },
     /// Call a tool a JavaScript plugin added with `ctx.tools.add`; prints its result as
     /// JSON.
+    ///
+    /// With `--store`, a package of the shared registry that this node runs for the agent
+    /// (`--agent`): its rows signed with this node's registry key, its copy the one signed.
     Call {
         /// The plugin id.
         id: String,
@@ -71,6 +74,8 @@ pub(crate) enum PluginsCommand {
         /// The tool's arguments, a JSON object.
         #[arg(long, value_name = "JSON", default_value = "{}")]
         args: String,
+        #[command(flatten)]
+        store: StoreArg,
     },
     /// Forget a package (and for whom it was enabled). Its files are left alone.
     Delete {
@@ -104,21 +109,16 @@ pub(crate) fn run(top: &Top, args: &PluginsArgs) -> Result<u8, ExpectedError> {
         | PluginsCommand::Delete { store, .. }
         | PluginsCommand::Enable(Target { store, .. })
         | PluginsCommand::Disable(Target { store, .. })
-        | PluginsCommand::Show { store, .. } => Some(store),
-        PluginsCommand::Call { .. } => None,
+        | PluginsCommand::Show { store, .. }
+        | PluginsCommand::Call { store, .. } => store,
     };
-    let scope = match operator {
-        Some(store) => top.scope(Flags::default().operator(store))?,
-        None => top.scope(Flags::default())?,
-    };
+    let scope = top.scope(Flags::default().operator(operator))?;
     // The operator's `--store` or `HOOKRIG_STORE_URL`, and only those: the user's own
     // `[store] url` leaves these commands on the store file, as before there was a
     // shared registry (docs/postgres.md, "Plugins").
     if let Some(url) = &scope.store_url {
         let shared = SharedRegistry::new(Arc::new(PgStore::open(url)?), &scope.env.config_home);
-        if let Some(code) = shared_registry(&scope, &shared, &args.command)? {
-            return Ok(code);
-        }
+        return shared_registry(&scope, &shared, &args.command);
     }
     let scope = &scope;
     let store = super::runs::ledger(scope)?;
@@ -161,21 +161,11 @@ pub(crate) fn run(top: &Top, args: &PluginsArgs) -> Result<u8, ExpectedError> {
             let detail = hookrig_runtime::show_plugin(scope, &store, id).map_err(unknown)?;
             output::json_or_text(json.json, &detail, ToString::to_string)?;
         }
-        PluginsCommand::Call { id, tool, args } => {
-            let args: serde_json::Value =
-                serde_json::from_str(args).map_err(|err| ExpectedError::ToolArgs {
-                    args: args.clone(),
-                    source: err,
-                })?;
-            if !args.is_object() {
-                return Err(ExpectedError::ToolArgsNotObject(args.to_string()));
-            }
+        PluginsCommand::Call { id, tool, args, .. } => {
+            let args = tool_args(args)?;
             let result = hookrig_runtime::call_plugin_tool(scope, &store, id, tool, &args)
                 .map_err(unknown)?;
-            print(&format!(
-                "{}\n",
-                serde_json::to_string_pretty(&result).unwrap_or_else(|_| result.to_string())
-            ))?;
+            print_result(&result)?;
         }
         PluginsCommand::Delete { id, .. } => {
             store.plugins().delete(id).map_err(unknown_plugin)?;
@@ -211,13 +201,14 @@ impl Target {
 
 /// `list`, `show`, `register`, `enable`, `disable` and `delete` on the shared registry
 /// of the database the operator named: every row written is signed with the operator's
-/// key, and `list` and `show` see only the rows that verify, saying which they left out
-/// and why. `None` for `call`, which the store file's registry answers.
+/// key, `list` and `show` see only the rows that verify, saying which they left out
+/// and why, and `call` calls a tool of a package whose rows verify and whose copy here is
+/// the one signed, enabled for the scope's agent, as an emit of that agent would run it.
 fn shared_registry(
     scope: &Scope,
     shared: &SharedRegistry,
     command: &PluginsCommand,
-) -> Result<Option<u8>, ExpectedError> {
+) -> Result<u8, ExpectedError> {
     match command {
         PluginsCommand::List { json, .. } => {
             let (plugins, skipped) = shared.entries()?;
@@ -274,10 +265,40 @@ fn shared_registry(
             let detail = hookrig_runtime::show_entry(scope, entry).map_err(unknown)?;
             output::json_or_text(json.json, &detail, ToString::to_string)?;
         }
-        // It takes no `--store`: the store file's registry answers it.
-        PluginsCommand::Call { .. } => return Ok(None),
+        // A package this node runs for the scope's agent, as its emits would.
+        PluginsCommand::Call { id, tool, args, .. } => {
+            let args = tool_args(args)?;
+            let package = shared
+                .package(id, scope.agent.as_deref())
+                .map_err(unknown)?;
+            let result = hookrig_runtime::call_package_tool(scope, &package, tool, &args)
+                .map_err(unknown)?;
+            print_result(&result)?;
+        }
     }
-    Ok(Some(exit_codes::PROCEED))
+    Ok(exit_codes::PROCEED)
+}
+
+/// The arguments of `plugins call`: `--args`, which must be a JSON object.
+fn tool_args(args: &str) -> Result<serde_json::Value, ExpectedError> {
+    let value: serde_json::Value =
+        serde_json::from_str(args).map_err(|err| ExpectedError::ToolArgs {
+            args: args.to_owned(),
+            source: err,
+        })?;
+    if !value.is_object() {
+        return Err(ExpectedError::ToolArgsNotObject(value.to_string()));
+    }
+    Ok(value)
+}
+
+/// A tool's result, as pretty JSON.
+fn print_result(result: &serde_json::Value) -> Result<(), ExpectedError> {
+    print(&format!(
+        "{}\n",
+        serde_json::to_string_pretty(result).unwrap_or_else(|_| result.to_string())
+    ))?;
+    Ok(())
 }
 
 fn unknown_plugin(err: StoreError) -> ExpectedError {

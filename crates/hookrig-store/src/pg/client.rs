@@ -68,6 +68,11 @@ impl Client {
         })
     }
 
+    /// How to connect: for the connections that listen beside this one.
+    pub(crate) fn config(&self) -> &postgres::Config {
+        &self.config
+    }
+
     /// The database, as its URL without the password.
     pub(crate) fn database(&self) -> &str {
         &self.database

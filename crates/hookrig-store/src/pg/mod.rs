@@ -11,6 +11,7 @@ mod client;
 mod events;
 mod memory;
 mod plugins;
+mod registry_changes;
 mod schema;
 mod tasks;
 
@@ -19,6 +20,7 @@ pub use automations::PgAutomations;
 pub use events::{CHANNEL, EventListener, Heard, SharedEvent};
 pub use memory::{Offered, PgMemory, SharedNote};
 pub use plugins::PgPlugins;
+pub use registry_changes::{REGISTRY_CHANNEL, RegistryChanges};
 pub use tasks::PgTasks;
 
 pub(crate) use client::{Client, redact};

@@ -439,6 +439,25 @@ pub(crate) const PG_MIGRATIONS: &[&str] = &[
         AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON automations
         FOR EACH STATEMENT EXECUTE FUNCTION hookrig_automations_changed();
     ",
+    // Version 11: a change of the plugin registry empties the nodes' caches of it
+    // (docs/postgres.md, "Plugins"): every statement that writes `plugins` or
+    // `agent_plugins`, whoever runs it, notifies `hookrig_plugins` in its own
+    // transaction, which PostgreSQL delivers when that commits
+    // (`crate::pg::registry_changes`).
+    "
+    CREATE FUNCTION hookrig_plugins_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM pg_notify('hookrig_plugins', '');
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER plugins_changed
+        AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON plugins
+        FOR EACH STATEMENT EXECUTE FUNCTION hookrig_plugins_changed();
+    CREATE TRIGGER agent_plugins_changed
+        AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON agent_plugins
+        FOR EACH STATEMENT EXECUTE FUNCTION hookrig_plugins_changed();
+    ",
 ];
 
 /// The version this build writes and reads.

@@ -37,7 +37,10 @@ fn run_by(store: &PgStore, key: &RegistryKey, agent: &str) -> (Vec<String>, Vec<
     let signed = store.plugins().signed().expect("read the registry");
     let verified = SignedPlugin::verified_for(&signed, key, Some(agent), &mut digest_of);
     let ids = verified.packages.into_iter().map(|p| p.id).collect();
-    (ids, verified.skipped)
+    (
+        ids,
+        verified.skipped.into_iter().map(|left| left.why).collect(),
+    )
 }
 
 #[test]
@@ -145,15 +148,23 @@ fn a_copy_that_changed_after_signing_is_not_run() {
     });
     assert!(verified.packages.is_empty());
     assert_eq!(
-        verified.skipped,
-        [
+        verified
+            .skipped
+            .iter()
+            .map(|left| (left.id.as_str(), left.why.as_str()))
+            .collect::<Vec<_>>(),
+        [(
+            "gate",
             "shared plugin `gate` is not run: its files at /opt/plugins/gate differ from those \
           the operator signed; copy the operator's package there again"
-        ]
+        )]
     );
     let missing = SignedPlugin::verified_for(&signed, &operator, None, &mut |_| None);
     assert!(missing.packages.is_empty());
-    assert!(missing.skipped[0].contains("cannot be read"), "{missing:?}");
+    assert!(
+        missing.skipped[0].why.contains("cannot be read"),
+        "{missing:?}"
+    );
 
     // Disabled for every agent by the operator: not run, and nothing to say.
     store
@@ -165,4 +176,87 @@ fn a_copy_that_changed_after_signing_is_not_run() {
         SignedPlugin::verified_for(&signed, &operator, Some("coder"), &mut digest_of),
         hookrig_store::Verified::default()
     );
+}
+
+/// Waits (at most a minute) until `ready` answers.
+fn within_a_minute<T>(what: &str, mut ready: impl FnMut() -> Option<T>) -> T {
+    let limit = std::time::Instant::now() + std::time::Duration::from_mins(1);
+    loop {
+        if let Some(found) = ready() {
+            return found;
+        }
+        assert!(
+            std::time::Instant::now() < limit,
+            "no {what} within a minute"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+// guards: a node's cache of the registry is emptied by every write of it, whoever makes
+// it (the trigger, not the writer's code), and by the loss of its listening connection
+#[test]
+fn every_write_of_the_registry_and_a_lost_listener_change_the_count() {
+    let Some(db) = TestDatabase::create("shared_plugins_changes") else {
+        return;
+    };
+    let store = PgStore::open(db.url()).expect("open");
+    let (lost, told) = std::sync::mpsc::channel();
+    let changes = hookrig_store::RegistryChanges::start(
+        &store,
+        move |err| drop(lost.send(err.to_string())),
+        || {},
+    )
+    .expect("listen");
+    let mut count = within_a_minute("listening", || changes.count());
+    let operator = key(1);
+    let mut sql = db.connect();
+    let writes: [&dyn Fn(&mut postgres::Client); 4] = [
+        &|_| {
+            store
+                .plugins()
+                .register_signed(&package("gate"), "good-gate", &operator)
+                .expect("register");
+        },
+        &|_| {
+            store
+                .plugins()
+                .set_enabled_signed("gate", "*", true, &operator)
+                .expect("enable");
+        },
+        // Straight into the database, as a forger (or the operator's own SQL) would.
+        &|sql| {
+            sql.execute("UPDATE agent_plugins SET enabled = false", &[])
+                .expect("update");
+        },
+        &|sql| {
+            sql.execute("DELETE FROM plugins", &[]).expect("delete");
+        },
+    ];
+    for (n, write) in writes.iter().enumerate() {
+        write(&mut sql);
+        count = within_a_minute(&format!("a count after write {n}"), || {
+            changes.count().filter(|now| *now > count)
+        });
+    }
+
+    // The listening connection cut: told, and listening again under a new count, so
+    // that nothing kept before is used after.
+    let cut: i64 = sql
+        .query_one(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+             WHERE application_name = 'hookrig plugins' AND datname = current_database()",
+            &[],
+        )
+        .expect("cut the listener")
+        .get(0);
+    assert_eq!(cut, 1);
+    let why = told
+        .recv_timeout(std::time::Duration::from_mins(1))
+        .expect("the loss is told");
+    assert!(why.contains(db.name()), "{why}");
+    let after = within_a_minute("listening again", || {
+        changes.count().filter(|now| *now != count)
+    });
+    assert!(after > count, "{after} after {count}");
 }
