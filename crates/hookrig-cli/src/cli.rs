@@ -262,12 +262,13 @@ pub(crate) struct CwdArg {
     pub(crate) cwd: Option<PathBuf>,
 }
 
-/// `--store URL`: the PostgreSQL store of an operator's own command (`serve`, `store`).
+/// `--store URL`: the PostgreSQL store of an operator's own command (`serve`, `store`,
+/// `auto`, `plugins`).
 #[derive(Debug, Clone, Default, Args)]
 pub(crate) struct StoreArg {
     /// The PostgreSQL store several nodes share (`postgres://user@host/db`); default
-    /// `$HOOKRIG_STORE_URL`, else `[store] url` of your own config.toml, else the SQLite
-    /// files.
+    /// `$HOOKRIG_STORE_URL` (`serve` and `store` then read `[store] url` of your own
+    /// config.toml), else this machine's SQLite files.
     #[arg(long, value_name = "URL")]
     pub(crate) store: Option<String>,
 }
