@@ -1210,13 +1210,17 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__auto__subcmd__runs)
-            opts="-h --limit --json --follow --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --limit --json --follow --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

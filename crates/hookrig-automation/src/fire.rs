@@ -11,7 +11,7 @@ use hookrig_config::{ConfigToml, find_project};
 use hookrig_exec::ProcessGroups;
 use hookrig_runtime::Scope;
 use hookrig_runtime::ingress::{self, IngressError};
-use hookrig_store::{AutomationRun, RunStatus, Store};
+use hookrig_store::{AutomationRun, RunStatus, RunStore, Store};
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::engine::{Engine, system_clock};
@@ -146,7 +146,7 @@ pub struct Followed {
 /// every run that starts after is, even one that ended between two looks, and so is
 /// every tool call, however many came between two looks.
 pub fn follow_runs(
-    store: &Store,
+    store: &dyn RunStore,
     id: Option<&str>,
     show: &mut dyn FnMut(&[Followed]) -> ControlFlow<()>,
 ) -> Result<(), AutomationError> {
@@ -167,7 +167,7 @@ pub fn follow_runs(
                 _ = interrupt.recv() => break,
                 _ = terminate.recv() => break,
             }
-            let runs = store.automation_runs().list(id, FOLLOW_WINDOW)?;
+            let runs = store.runs(id, FOLLOW_WINDOW)?;
             let news = changes.of(runs);
             if !news.is_empty() && show(&news).is_break() {
                 break;

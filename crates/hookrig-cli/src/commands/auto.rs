@@ -1,7 +1,7 @@
 //! `hookrig auto add|list|show|enable|disable|rm|trust|runs` and `hookrig fire`: the
 //! automations of the store and their runs, through hookrig-automation. With `--store
-//! URL` (or `HOOKRIG_STORE_URL`) the definitions are those of the PostgreSQL store the
-//! serve nodes share (docs/postgres.md, "The automations").
+//! URL` (or `HOOKRIG_STORE_URL`) the definitions and the runs are those of the
+//! PostgreSQL store the serve nodes share (docs/postgres.md, "The automations").
 
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -11,7 +11,7 @@ use hookrig_automation::{
     automation_details, automations_table, run_details, runs_table, tool_calls,
 };
 use hookrig_runtime::Scope;
-use hookrig_store::{AutomationStore, PgStore, RegistryKey, RunStatus, Store};
+use hookrig_store::{AutomationStore, PgStore, RegistryKey, RunStatus, RunStore, Store};
 
 use crate::cli::{JsonArg, StoreArg};
 use crate::errors::ExpectedError;
@@ -89,6 +89,8 @@ pub(crate) enum AutoCommand {
         /// record per line), until interrupted.
         #[arg(long, conflicts_with = "limit")]
         follow: bool,
+        #[command(flatten)]
+        store: StoreArg,
     },
 }
 
@@ -102,8 +104,9 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
         | AutoCommand::Show { store, .. }
         | AutoCommand::Enable { store, .. }
         | AutoCommand::Disable { store, .. }
-        | AutoCommand::Rm { store, .. } => Some(store),
-        AutoCommand::Trust { .. } | AutoCommand::Runs { .. } => None,
+        | AutoCommand::Rm { store, .. }
+        | AutoCommand::Runs { store, .. } => Some(store),
+        AutoCommand::Trust { .. } => None,
     };
     let scope = match operator {
         Some(store) => top.scope(Flags::default().operator(store))?,
@@ -162,14 +165,25 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
             limit,
             json,
             follow,
+            ..
         } => {
-            if let Some(id) = id {
-                hookrig_automation::get(&store.automations(), id)?;
+            // The shared store's runs are every node's, of the shared automations and of
+            // each node's own (a project's files): an id counts when it is defined or has
+            // runs.
+            let runs_in: &dyn RunStore = match &shared {
+                Some(shared) => shared,
+                None => &store,
+            };
+            if let Some(id) = id
+                && let Err(unknown) = hookrig_automation::get(definitions, id)
+                && runs_in.runs(Some(id), 1)?.is_empty()
+            {
+                return Err(unknown.into());
             }
             if *follow {
-                return self::follow(&store, id.as_deref(), json.json);
+                return self::follow(runs_in, id.as_deref(), json.json);
             }
-            let runs = store.automation_runs().list(id.as_deref(), *limit)?;
+            let runs = runs_in.runs(id.as_deref(), *limit)?;
             json_or_text(json.json, &runs[..], runs_table)?;
         }
     }
@@ -208,7 +222,7 @@ pub(crate) fn fire(scope: &Scope, id: &str, json: bool) -> Result<u8, ExpectedEr
 
 /// `hookrig auto runs --follow`: prints runs as they start and as their status changes,
 /// until SIGINT or SIGTERM, or until the reader goes away.
-fn follow(store: &Store, id: Option<&str>, json: bool) -> Result<u8, ExpectedError> {
+fn follow(store: &dyn RunStore, id: Option<&str>, json: bool) -> Result<u8, ExpectedError> {
     let mut failed = None;
     hookrig_automation::follow_runs(store, id, &mut |changes| {
         let mut text = String::new();

@@ -229,6 +229,24 @@ fn fired_through_another_node(
         .get(0);
     assert_eq!(recorded, "completed");
 
+    // Listed from node a's machine: the run of b's serve is the shared store's, not a's.
+    let listed: Value = serde_json::from_str(&hookrig(
+        a,
+        &["auto", "runs", "on-call", "--json", "--store", db.url()],
+        None,
+    ))
+    .expect("JSON");
+    assert_eq!(listed[0]["id"], fired["id"], "{listed}");
+    let local = a
+        .command(["auto", "runs", "on-call"])
+        .output()
+        .expect("run hookrig");
+    assert!(
+        text(&local.stderr).contains("Hook 'on-call' not found"),
+        "a's own store knows nothing of it: {}",
+        text(&local.stderr)
+    );
+
     // Removed: gone from every node's view, with its runs.
     hookrig(b, &["auto", "rm", "on-call"], Some(db.url()));
     assert_eq!(
