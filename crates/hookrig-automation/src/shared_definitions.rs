@@ -118,6 +118,13 @@ impl SharedDefinitions {
         rows
     }
 
+    /// Every automation the database defines now, those whose row does not verify held
+    /// with why: what `hookrig auto list --store` shows.
+    pub fn all(&self) -> Result<Vec<AutomationRow>, StoreError> {
+        self.refresh()?;
+        Ok(self.read().rows.clone())
+    }
+
     /// The automation `id` as the database defines it now (not as last read: a manual
     /// fire acts on what the operator just wrote), held with why when its row does not
     /// verify; or `None`.

@@ -5,10 +5,12 @@
 
 use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use hookrig_automation::{
-    automation_details, automations_table, run_details, runs_table, tool_calls,
+    Automation, SharedDefinitions, automation_details, automations_table, run_details, runs_table,
+    tool_calls,
 };
 use hookrig_runtime::Scope;
 use hookrig_store::{AutomationStore, PgStore, RegistryKey, RunStatus, RunStore, Store};
@@ -114,7 +116,12 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
     };
     // The operator's `--store` or `HOOKRIG_STORE_URL`, and only those, as for `hookrig
     // plugins`: the user's own `[store] url` leaves these commands on the store file.
-    let shared = scope.store_url.as_deref().map(PgStore::open).transpose()?;
+    let shared = scope
+        .store_url
+        .as_deref()
+        .map(PgStore::open)
+        .transpose()?
+        .map(Arc::new);
     // What is written there is signed with the operator's key (made by the first
     // write), which the nodes verify each row with before they run it.
     let writes = matches!(
@@ -140,11 +147,21 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
             print(&format!("{id}\n"))?;
         }
         AutoCommand::List { json, .. } => {
-            let automations = hookrig_automation::all(definitions)?;
+            let automations = match &shared {
+                Some(shared) => shared_automations(shared, &scope)?,
+                None => hookrig_automation::all(definitions)?,
+            };
             json_or_text(json.json, &automations[..], automations_table)?;
         }
         AutoCommand::Show { id, json, .. } => {
-            let automation = hookrig_automation::get(definitions, id)?;
+            let shown = match &shared {
+                Some(shared) => as_nodes_see(shared, &scope)?.get(id)?,
+                None => None,
+            };
+            let automation = match shown {
+                Some(row) => Automation::from_row(row)?,
+                None => hookrig_automation::get(definitions, id)?,
+            };
             json_or_text(json.json, &automation, automation_details)?;
         }
         AutoCommand::Enable { id, .. } | AutoCommand::Disable { id, .. } => {
@@ -167,27 +184,66 @@ pub(crate) fn run(top: &Top, args: &AutoArgs) -> Result<u8, ExpectedError> {
             follow,
             ..
         } => {
-            // The shared store's runs are every node's, of the shared automations and of
-            // each node's own (a project's files): an id counts when it is defined or has
-            // runs.
             let runs_in: &dyn RunStore = match &shared {
-                Some(shared) => shared,
+                Some(shared) => &**shared,
                 None => &store,
             };
-            if let Some(id) = id
-                && let Err(unknown) = hookrig_automation::get(definitions, id)
-                && runs_in.runs(Some(id), 1)?.is_empty()
-            {
-                return Err(unknown.into());
-            }
-            if *follow {
-                return self::follow(runs_in, id.as_deref(), json.json);
-            }
-            let runs = runs_in.runs(id.as_deref(), *limit)?;
-            json_or_text(json.json, &runs[..], runs_table)?;
+            return runs(
+                definitions,
+                runs_in,
+                id.as_deref(),
+                *limit,
+                json.json,
+                *follow,
+            );
         }
     }
     Ok(exit_codes::PROCEED)
+}
+
+/// `hookrig auto runs [ID]`, of `runs_in`, or `--follow`.
+fn runs(
+    definitions: &dyn AutomationStore,
+    runs_in: &dyn RunStore,
+    id: Option<&str>,
+    limit: usize,
+    json: bool,
+    follow: bool,
+) -> Result<u8, ExpectedError> {
+    // The shared store's runs are every node's, of the shared automations and of each
+    // node's own (a project's files): an id counts when it is defined or has runs.
+    if let Some(id) = id
+        && let Err(unknown) = hookrig_automation::get(definitions, id)
+        && runs_in.runs(Some(id), 1)?.is_empty()
+    {
+        return Err(unknown.into());
+    }
+    if follow {
+        return self::follow(runs_in, id, json);
+    }
+    let runs = runs_in.runs(id, limit)?;
+    json_or_text(json, &runs[..], runs_table)?;
+    Ok(exit_codes::PROCEED)
+}
+
+/// Every shared automation, as a node of this machine sees it ([`as_nodes_see`]).
+fn shared_automations(
+    shared: &Arc<PgStore>,
+    scope: &Scope,
+) -> Result<Vec<Automation>, ExpectedError> {
+    let rows = as_nodes_see(shared, scope)?.all()?;
+    Ok(rows
+        .into_iter()
+        .map(Automation::from_row)
+        .collect::<Result<Vec<_>, _>>()?)
+}
+
+/// The shared automations as a node of this machine sees them: a row that does not
+/// verify with this machine's operator key (or with none, when it has no key) is held,
+/// with why, as the nodes hold it.
+fn as_nodes_see(shared: &Arc<PgStore>, scope: &Scope) -> Result<SharedDefinitions, ExpectedError> {
+    let key = RegistryKey::load(&RegistryKey::path(&scope.env.config_home))?;
+    Ok(SharedDefinitions::new(Arc::clone(shared), key))
 }
 
 /// `hookrig auto trust [DIR]`: records the project's automation files as trusted.

@@ -134,6 +134,7 @@ fn shared_automations_are_stopped_started_and_fired_on_every_node() {
             .expect("JSON");
         assert_eq!(own, serde_json::json!([]), "no node's own store has it");
     }
+    listed_as_the_nodes_see_it(&a, &db);
 
     // Disabled through node b's machine, with the variable: neither node starts a run of
     // it once each has ticked since. A tick under way as it was disabled may still
@@ -191,6 +192,41 @@ fn shared_automations_are_stopped_started_and_fired_on_every_node() {
             "{stderr}"
         );
     }
+}
+
+/// `auto list` and `auto show` of the shared store, from `machine`: each row as the nodes
+/// see it, the forged one held, with why.
+fn listed_as_the_nodes_see_it(machine: &TestEnv, db: &TestDatabase) {
+    let shared: Value = serde_json::from_str(&hookrig(
+        machine,
+        &["auto", "list", "--json", "--store", db.url()],
+        None,
+    ))
+    .expect("JSON");
+    let held = |id: &str| {
+        let row = shared
+            .as_array()
+            .expect("an array")
+            .iter()
+            .find(|row| row["id"] == id);
+        match row {
+            Some(row) => row["held"].clone(),
+            None => panic!("{id} is not listed: {shared}"),
+        }
+    };
+    assert_eq!(held("every-second"), Value::Null, "{shared}");
+    assert!(
+        held("forged")
+            .as_str()
+            .is_some_and(|why| why.contains("not signed with this node's key")),
+        "{shared}"
+    );
+    let shown = hookrig(
+        machine,
+        &["auto", "show", "forged", "--store", db.url()],
+        None,
+    );
+    assert!(shown.contains("not signed with this node's key"), "{shown}");
 }
 
 /// Adds an automation through `a`'s machine, fires it through `b`'s serve, and removes
