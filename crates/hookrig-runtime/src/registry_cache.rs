@@ -184,21 +184,6 @@ mod tests {
 
     use super::*;
 
-    /// Waits (at most a minute) until `ready` answers.
-    fn within_a_minute<T>(what: &str, mut ready: impl FnMut() -> Option<T>) -> T {
-        let limit = std::time::Instant::now() + std::time::Duration::from_mins(1);
-        loop {
-            if let Some(found) = ready() {
-                return found;
-            }
-            assert!(
-                std::time::Instant::now() < limit,
-                "no {what} within a minute"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-    }
-
     // guards: a node reads the registry again only after a change is heard, and uses
     // what it read until then (a read of the tables would fail here)
     #[test]
@@ -230,7 +215,9 @@ mod tests {
             .set_enabled_signed("gate", "*", true, &key)
             .expect("enable");
         let cache = RegistryCache::of(&store).expect("a cache");
-        within_a_minute("listening", || cache.changes.count());
+        hookrig_test_support::wait_until("listening", std::time::Duration::from_mins(1), || {
+            cache.changes.count()
+        });
         let run = || {
             let verified = cache.verified(&store, &key, Some("coder"))?;
             Ok::<_, StoreError>(
@@ -255,8 +242,10 @@ mod tests {
         // carries the operator's signature of what it says.
         sql.batch_execute("UPDATE agent_plugins SET enabled = NOT enabled")
             .expect("update");
-        within_a_minute("the change to be read", || {
-            run().expect("read").is_empty().then_some(())
-        });
+        hookrig_test_support::wait_until(
+            "the change to be read",
+            std::time::Duration::from_mins(1),
+            || run().expect("read").is_empty().then_some(()),
+        );
     }
 }

@@ -50,5 +50,5 @@ pub use http::{HttpStub, Reply, Request, refused_url};
 pub use postgres::{POSTGRES_VAR, TestDatabase};
 pub use processes::{is_alive, kill_all_with, no_leftover, processes_with};
 pub use recorder::Recorder;
-pub use runner::{HANG_LIMIT, run_with_input, wait_for_file};
+pub use runner::{HANG_LIMIT, run_with_input, wait_for_file, wait_until};
 pub use test_env::{TestEnv, write_executable};

@@ -72,6 +72,25 @@ fn wait_or_kill(child: &mut Child, limit: Duration, command: &Command) -> std::p
     }
 }
 
+/// Polls `ready` until it answers.
+///
+/// # Panics
+///
+/// When it has not answered within `within`: the test fails, naming `what`.
+pub fn wait_until<T>(what: &str, within: Duration, mut ready: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(found) = ready() {
+            return found;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what} ({within:?})"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Waits up to `within` for `path` to exist; returns whether it does.
 pub fn wait_for_file(path: &Path, within: Duration) -> bool {
     let deadline = Instant::now() + within;

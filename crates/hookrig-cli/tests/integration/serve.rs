@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hookrig_test_support::TestEnv;
 use nix::sys::signal::{Signal, kill};
@@ -17,16 +17,9 @@ use crate::harness::{code, emit, hookrig, test_env, text};
 /// How long any one thing may take before the test fails.
 const LIMIT: Duration = Duration::from_mins(1);
 
-/// Polls `check` every 50 ms until it answers, failing after [`LIMIT`].
-pub(crate) fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + LIMIT;
-    loop {
-        if let Some(found) = check() {
-            return found;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+/// Polls `check` until it answers, failing after [`LIMIT`].
+pub(crate) fn wait_for<T>(what: &str, check: impl FnMut() -> Option<T>) -> T {
+    hookrig_test_support::wait_until(what, LIMIT, check)
 }
 
 /// A running `hookrig serve`, stopped (SIGKILL) when dropped if the test did not stop it.

@@ -178,21 +178,6 @@ fn a_copy_that_changed_after_signing_is_not_run() {
     );
 }
 
-/// Waits (at most a minute) until `ready` answers.
-fn within_a_minute<T>(what: &str, mut ready: impl FnMut() -> Option<T>) -> T {
-    let limit = std::time::Instant::now() + std::time::Duration::from_mins(1);
-    loop {
-        if let Some(found) = ready() {
-            return found;
-        }
-        assert!(
-            std::time::Instant::now() < limit,
-            "no {what} within a minute"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
 // guards: a node's cache of the registry is emptied by every write of it, whoever makes
 // it (the trigger, not the writer's code), and by the loss of its listening connection
 #[test]
@@ -208,7 +193,10 @@ fn every_write_of_the_registry_and_a_lost_listener_change_the_count() {
         || {},
     )
     .expect("listen");
-    let mut count = within_a_minute("listening", || changes.count());
+    let mut count =
+        hookrig_test_support::wait_until("listening", std::time::Duration::from_mins(1), || {
+            changes.count()
+        });
     let operator = key(1);
     let mut sql = db.connect();
     let writes: [&dyn Fn(&mut postgres::Client); 4] = [
@@ -235,9 +223,11 @@ fn every_write_of_the_registry_and_a_lost_listener_change_the_count() {
     ];
     for (n, write) in writes.iter().enumerate() {
         write(&mut sql);
-        count = within_a_minute(&format!("a count after write {n}"), || {
-            changes.count().filter(|now| *now > count)
-        });
+        count = hookrig_test_support::wait_until(
+            &format!("a count after write {n}"),
+            std::time::Duration::from_mins(1),
+            || changes.count().filter(|now| *now > count),
+        );
     }
 
     // The listening connection cut: told, and listening again under a new count, so
@@ -255,8 +245,10 @@ fn every_write_of_the_registry_and_a_lost_listener_change_the_count() {
         .recv_timeout(std::time::Duration::from_mins(1))
         .expect("the loss is told");
     assert!(why.contains(db.name()), "{why}");
-    let after = within_a_minute("listening again", || {
-        changes.count().filter(|now| *now != count)
-    });
+    let after = hookrig_test_support::wait_until(
+        "listening again",
+        std::time::Duration::from_mins(1),
+        || changes.count().filter(|now| *now != count),
+    );
     assert!(after > count, "{after} after {count}");
 }
