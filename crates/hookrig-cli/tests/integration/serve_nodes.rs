@@ -127,20 +127,47 @@ fn three_serve_nodes_fire_each_period_once_and_take_over_a_killed_nodes_run() {
         count(&mut client, "SELECT count(*) FROM automation_periods"),
         runs
     );
-    // The periods as the nodes claimed them (a run's start time may fall just past
-    // the end of the period it was fired for on a loaded machine).
-    let gaps: i64 = client
+    // Every period from the first run to the kill was fired, or passed over while a
+    // run was in flight in it (an automation never runs twice at once, and on a loaded
+    // machine a run of `sleep 1` can reach into the next period). The periods are read
+    // as the nodes claimed them: a run's start may fall just past the end of its period.
+    // That each period fires when nothing is in flight is shown on a clock the test
+    // sets, in hookrig-automation's `three_nodes_fire_each_period_once_and_take_over_a_dead_nodes_run`.
+    let victim_period: i64 = client
         .query_one(
-            "SELECT count(*) FROM (
-                 SELECT period - lag(period) OVER (ORDER BY period) AS step
-                 FROM automation_periods
-                 WHERE period <= (SELECT period FROM automation_periods WHERE run_id = $1)
-             ) steps WHERE step > 2",
+            "SELECT period FROM automation_periods WHERE run_id = $1",
             &[&victim_run],
         )
-        .expect("count the gaps")
+        .expect("the killed run's period")
         .get(0);
-    assert_eq!(gaps, 0, "a period before the kill was not fired");
+    let fired: Vec<(i64, f64, f64)> = client
+        .query(
+            "SELECT p.period, r.started_at, coalesce(r.completed_at, 'Infinity')
+             FROM automation_periods p JOIN automation_runs r ON r.id = p.run_id
+             ORDER BY p.period",
+            &[],
+        )
+        .expect("read the periods")
+        .iter()
+        .map(|row| (row.get(0), row.get(1), row.get(2)))
+        .collect();
+    let in_flight_during = |period: i64| {
+        #[expect(clippy::cast_precision_loss, reason = "Unix seconds")]
+        let (from, to) = (period as f64, (period + 2) as f64);
+        fired
+            .iter()
+            .any(|(_, started, ended)| *started < to && *ended > from)
+    };
+    let unexplained: Vec<i64> = (fired[0].0..=victim_period)
+        .step_by(2)
+        .filter(|period| !fired.iter().any(|(p, _, _)| p == period))
+        .filter(|period| !in_flight_during(*period))
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "periods before the kill neither fired nor passed over for a run in flight: \
+         {unexplained:?}; fired (period, started, ended): {fired:?}"
+    );
     assert_eq!(
         count(
             &mut client,
