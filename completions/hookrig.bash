@@ -1678,12 +1678,16 @@ _hookrig() {
             return 0
             ;;
         hookrig__subcmd__fire)
-            opts="-h --json --debug --debug-hooks --ledger --no-ledger --help"
+            opts="-h --json --store --debug --debug-hooks --ledger --no-ledger --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ledger)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -652,6 +652,16 @@ impl Engine {
         }
     }
 
+    /// On a shared store: says this node is alive and extends the leases of its runs, as
+    /// every tick does. For a process that runs automations without ticking (an
+    /// in-process `hookrig fire`), whose run must not be taken for a dead node's while it
+    /// lasts. Nothing without a shared store.
+    pub fn renew_leases(&self) {
+        if let Some(shared) = &self.inner.shared {
+            renew(shared, self.now());
+        }
+    }
+
     /// The ids of the automations in flight (finished ones included until the next tick).
     pub fn in_flight(&self) -> Vec<String> {
         let mut ids: Vec<String> = self.state().running.keys().cloned().collect();

@@ -1,6 +1,6 @@
 //! `hookrig fire ID`: one automation run now, through the running `hookrig serve` when
-//! its socket answers, else in this process; and `hookrig auto runs --follow`, runs
-//! reported as they start and change status.
+//! its socket answers, else in this process (a node of the shared store, when there is
+//! one); and `hookrig auto runs --follow`, runs reported as they start and change status.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -13,11 +13,12 @@ use hookrig_runtime::Scope;
 use hookrig_runtime::ingress::{self, IngressError};
 use hookrig_store::{AutomationRun, RunStatus, RunStore, Store};
 use tokio::signal::unix::{SignalKind, signal};
+use tokio::time::MissedTickBehavior;
 
 use crate::engine::{Engine, system_clock};
 use crate::errors::AutomationError;
 use crate::notifier::Notifiers;
-use crate::{definition, wiring};
+use crate::{definition, server, wiring};
 
 /// How long `fire` waits for a serve that listens on its socket to answer its ping. A
 /// serve that listens runs the automations: `fire` goes through it however loaded the
@@ -80,7 +81,11 @@ async fn through_serve(
     })
 }
 
-/// Runs the automation here.
+/// Runs the automation here. On the shared store of the scope (`--store`,
+/// `HOOKRIG_STORE_URL`, else the user's `[store] url`, as for `hookrig serve`), this
+/// process is a node while it fires: the definition is the database's (signed), the
+/// start is refused while a run of it is in flight on any node, the run is recorded
+/// there, and its lease is renewed every tick until it ends.
 async fn in_process(
     scope: &Scope,
     config: &ConfigToml,
@@ -90,32 +95,50 @@ async fn in_process(
     let root = find_project(&scope.env)
         .root
         .unwrap_or_else(|| scope.env.cwd.clone());
+    let now = (system_clock())();
     // As serve does on a tick: the project's automation files as they are now, so that
     // a file edited since it was trusted does not run its old version here either, and
     // a newly trusted one runs as it is. What serve would print is its business; a fire
     // refused because of it says why.
-    definition::sync_project_automations(&scope.env, &root, &store, (system_clock())())?;
+    definition::sync_project_automations(&scope.env, &root, &store, now)?;
+    let tick = config.automation.tick();
+    let (shared, shared_store) = scope
+        .shared_store(config)
+        .map(|url| {
+            // A key that cannot be read holds every shared row: the fire then says why.
+            let key = server::registry_key(&scope.env, &|notice| tracing::warn!("{notice}"));
+            server::shared_runs(&url, tick, now, key)
+        })
+        .transpose()?
+        .unzip();
     let groups = ProcessGroups::new();
     let notifiers = Notifiers::from_config(config);
     let wiring = wiring::wiring(
         config,
         &root,
         &scope.store,
-        None,
+        shared_store,
         &groups,
         notifiers.clone(),
         None,
     );
-    let engine = Engine::new(store, wiring, wiring::engine_settings(config))?;
+    let engine = Engine::with_shared(store, shared, wiring, wiring::engine_settings(config))?;
     let mut interrupt = signal(SignalKind::interrupt()).map_err(AutomationError::AsyncRuntime)?;
     let mut terminate = signal(SignalKind::terminate()).map_err(AutomationError::AsyncRuntime)?;
     // A hang-up stops the run as SIGTERM does: recorded `interrupted`, its processes killed.
     let mut hangup = signal(SignalKind::hangup()).map_err(AutomationError::AsyncRuntime)?;
-    let fired = tokio::select! {
-        fired = engine.fire(id) => Some(fired),
-        _ = interrupt.recv() => None,
-        _ = terminate.recv() => None,
-        _ = hangup.recv() => None,
+    let mut renewal = tokio::time::interval(tick);
+    renewal.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let fire = engine.fire(id);
+    tokio::pin!(fire);
+    let fired = loop {
+        tokio::select! {
+            fired = &mut fire => break Some(fired),
+            _ = renewal.tick() => engine.renew_leases(),
+            _ = interrupt.recv() => break None,
+            _ = terminate.recv() => break None,
+            _ = hangup.recv() => break None,
+        }
     };
     let Some(fired) = fired else {
         engine.shutdown().await;

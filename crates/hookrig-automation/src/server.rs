@@ -100,7 +100,7 @@ const MIN_LEASE: Duration = Duration::from_secs(30);
 /// (at least [`MIN_LEASE`]), as every tick renews them; the automations it runs are the
 /// database's that verify with `key` beside its own store's. Also the store itself,
 /// through which this node sends its events to the others.
-fn shared_runs(
+pub(crate) fn shared_runs(
     url: &str,
     tick: Duration,
     now: f64,
@@ -547,7 +547,10 @@ impl Server {
 
 /// The operator's key, which the shared automations' rows must verify with; `None`,
 /// said, when it cannot be read (the node then runs none of them).
-fn registry_key(env: &Environment, say: &(dyn Fn(Notice) + Send + Sync)) -> Option<RegistryKey> {
+pub(crate) fn registry_key(
+    env: &Environment,
+    say: &(dyn Fn(Notice) + Send + Sync),
+) -> Option<RegistryKey> {
     match RegistryKey::load(&RegistryKey::path(&env.config_home)) {
         Ok(key) => key,
         Err(err) => {

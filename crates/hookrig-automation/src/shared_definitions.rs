@@ -118,6 +118,16 @@ impl SharedDefinitions {
         rows
     }
 
+    /// Every automation a node sees now: the database's (those whose row does not verify
+    /// held with why), then those of `local` (the node's own store's) whose id the
+    /// database does not define. What a serve's dashboard lists.
+    pub fn with_local(&self, local: Vec<AutomationRow>) -> Result<Vec<AutomationRow>, StoreError> {
+        let mut rows = self.all()?;
+        let shared: HashSet<String> = rows.iter().map(|row| row.id.clone()).collect();
+        rows.extend(local.into_iter().filter(|row| !shared.contains(&row.id)));
+        Ok(rows)
+    }
+
     /// Every automation the database defines now, those whose row does not verify held
     /// with why: what `hookrig auto list --store` shows.
     pub fn all(&self) -> Result<Vec<AutomationRow>, StoreError> {

@@ -213,12 +213,16 @@ pub(crate) enum Command {
     Engine(crate::commands::engine::EngineArgs),
     /// Run an automation now, wait for it and print the run record (exit 1 when it failed).
     ///
-    /// Through the running `hookrig serve` when there is one, else in this process.
+    /// Through the running `hookrig serve` when there is one, else in this process: on
+    /// the shared store (`--store`, `HOOKRIG_STORE_URL`, else your own `[store] url`)
+    /// as a node of it, refused while a run of the automation is in flight on any node.
     Fire {
         /// The automation id.
         id: String,
         #[command(flatten)]
         json: JsonArg,
+        #[command(flatten)]
+        store: StoreArg,
     },
     /// Run the hook tests of `.hookrig/tests/` and `$XDG_CONFIG_HOME/hookrig/tests/` in a
     /// sandbox; exit 1 when one fails. `--new EVENT` writes a case instead.
@@ -263,12 +267,12 @@ pub(crate) struct CwdArg {
 }
 
 /// `--store URL`: the PostgreSQL store of an operator's own command (`serve`, `store`,
-/// `auto`, `plugins`).
+/// `fire`, `auto`, `plugins`).
 #[derive(Debug, Clone, Default, Args)]
 pub(crate) struct StoreArg {
     /// The PostgreSQL store several nodes share (`postgres://user@host/db`); default
-    /// `$HOOKRIG_STORE_URL` (`serve` and `store` then read `[store] url` of your own
-    /// config.toml), else this machine's SQLite files.
+    /// `$HOOKRIG_STORE_URL` (`serve`, `store` and `fire` then read `[store] url` of your
+    /// own config.toml), else this machine's SQLite files.
     #[arg(long, value_name = "URL")]
     pub(crate) store: Option<String>,
 }

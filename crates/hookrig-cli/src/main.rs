@@ -101,8 +101,8 @@ fn main() -> ExitCode {
         Command::Plugins(args) => commands::plugins::run(&top, args),
         Command::Agent(args) => commands::agent::run(&top, args),
         Command::Auto(args) => commands::auto::run(&top, args),
-        Command::Fire { id, json } => top
-            .scope(Flags::default())
+        Command::Fire { id, json, store } => top
+            .scope(Flags::default().operator(store))
             .and_then(|scope| commands::auto::fire(&scope, id, json.json)),
         Command::Plan(args) => commands::plan::run(&top, args),
         Command::Task(args) => commands::task::run(&top, args),

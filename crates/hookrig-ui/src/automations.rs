@@ -2,6 +2,12 @@
 //! disable (`hookrig auto enable|disable`), fire now (`hookrig fire`, through the serve
 //! this dashboard runs in), and an automation's runs with their context steps, prompt,
 //! answer and token estimate. Every action is a POST with the CSRF token.
+//!
+//! With a shared store, the page shows what the serve node runs (docs/postgres.md, "What
+//! a node runs"): the database's automations as this machine's key verifies them, then
+//! the node's own for the ids the database does not define, with every node's runs; a
+//! shared automation is enabled and disabled in the database, signed with the
+//! operator's key as `hookrig auto enable|disable --store` sign it.
 
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -9,8 +15,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::response::Redirect;
-use hookrig_automation::{Automation, Trigger, schedule::CronSchedule};
-use hookrig_store::AutomationRun;
+use std::sync::Arc;
+
+use hookrig_automation::{Automation, SharedDefinitions, Trigger, schedule::CronSchedule};
+use hookrig_store::{AutomationRun, AutomationStore, PgStore, RegistryKey, RunStore, Store};
 use maud::{Markup, html};
 use serde::Deserialize;
 
@@ -38,23 +46,127 @@ struct Listed {
     last: Option<f64>,
 }
 
-pub(crate) async fn page(State(dashboard): State<Dashboard>) -> Result<Markup, UiError> {
-    let (listed, since) = dashboard
-        .with_store(|store| {
-            let last = store.automation_runs().last_starts()?;
-            let all = hookrig_automation::all(&store.automations())
-                .map_err(|err| UiError::Action(hookrig_core::error_chain(&err)))?;
-            let since = list_fingerprint(&all, &last);
-            let listed = all
-                .into_iter()
-                .map(|automation| Listed {
-                    last: last.get(&automation.id).copied(),
-                    automation,
+/// Where the automations this dashboard's serve runs are defined, and their runs
+/// recorded: this machine's store, or with a shared store the database beside it.
+struct Defined {
+    store: Store,
+    shared: Option<Shared>,
+}
+
+/// The shared store, and its automations as a node of this machine sees them.
+struct Shared {
+    store: Arc<PgStore>,
+    definitions: SharedDefinitions,
+    key_path: std::path::PathBuf,
+}
+
+impl Defined {
+    /// Opens what the dashboard of `dashboard` reads (on a thread of the blocking pool).
+    /// The shared definitions are read afresh, with the key as it is now: a key copied
+    /// to this machine while the page is open verifies the rows on its next look.
+    fn open(dashboard: &Dashboard) -> Result<Defined, UiError> {
+        let scope = dashboard.scope();
+        let shared = match dashboard.automations_store()? {
+            Some(store) => {
+                let key_path = RegistryKey::path(&scope.env.config_home);
+                let definitions =
+                    SharedDefinitions::new(Arc::clone(&store), RegistryKey::load(&key_path)?);
+                Some(Shared {
+                    store,
+                    definitions,
+                    key_path,
                 })
-                .collect::<Vec<_>>();
-            Ok((listed, since))
+            }
+            None => None,
+        };
+        Ok(Defined {
+            store: Store::open(&scope.store)?,
+            shared,
         })
-        .await?;
+    }
+
+    /// Every automation, as the serve node sees them.
+    fn all(&self) -> Result<Vec<Automation>, UiError> {
+        let rows = match &self.shared {
+            Some(shared) => shared
+                .definitions
+                .with_local(self.store.automations().list(false)?)?,
+            None => self.store.automations().list(false)?,
+        };
+        rows.into_iter()
+            .map(|row| Automation::from_row(row).map_err(|err| action_error(&err)))
+            .collect()
+    }
+
+    /// The automation `id`, as the serve node sees it.
+    fn get(&self, id: &str) -> Result<Automation, UiError> {
+        let shared = match &self.shared {
+            Some(shared) => shared.definitions.get(id)?,
+            None => None,
+        };
+        match shared {
+            Some(row) => Automation::from_row(row).map_err(|err| action_error(&err)),
+            None => hookrig_automation::get(&self.store.automations(), id)
+                .map_err(|err| UiError::NotFound(hookrig_core::error_chain(&err))),
+        }
+    }
+
+    /// Where the runs are: every node's in the shared store, else this machine's.
+    fn runs(&self) -> &dyn RunStore {
+        match &self.shared {
+            Some(shared) => shared.store.as_ref(),
+            None => &self.store,
+        }
+    }
+
+    /// Enables or disables `id` where it is defined: a shared automation in the
+    /// database, signed with the operator's key (which refuses a row that does not
+    /// verify as it is), else this machine's.
+    fn set_enabled(&self, id: &str, enabled: bool) -> Result<(), UiError> {
+        if let Some(shared) = &self.shared
+            && shared.store.automations().get(id)?.is_some()
+        {
+            let key = RegistryKey::load_or_create(&shared.key_path)?;
+            return hookrig_automation::set_enabled(
+                &shared.store.signed_automations(&key),
+                id,
+                enabled,
+            )
+            .map_err(|err| action_error(&err));
+        }
+        hookrig_automation::set_enabled(&self.store.automations(), id, enabled)
+            .map_err(|err| action_error(&err))
+    }
+}
+
+fn action_error(err: &(dyn std::error::Error + 'static)) -> UiError {
+    UiError::Action(hookrig_core::error_chain(err))
+}
+
+/// Runs `work` on what the dashboard's serve runs, on a thread of the blocking pool.
+async fn with_defined<T: Send + 'static>(
+    dashboard: &Dashboard,
+    work: impl FnOnce(&Defined) -> Result<T, UiError> + Send + 'static,
+) -> Result<T, UiError> {
+    let dashboard = dashboard.clone();
+    crate::dashboard::blocking(move || work(&Defined::open(&dashboard)?)).await
+}
+
+pub(crate) async fn page(State(dashboard): State<Dashboard>) -> Result<Markup, UiError> {
+    let (listed, since) = with_defined(&dashboard, |defined| {
+        let last = defined.runs().last_starts()?;
+        let all = defined.all()?;
+        let since = list_fingerprint(&all, &last);
+        let listed = all
+            .into_iter()
+            .map(|automation| Listed {
+                last: last.get(&automation.id).copied(),
+                automation,
+            })
+            .collect::<Vec<_>>();
+        Ok((listed, since))
+    })
+    .await?;
     let csrf = dashboard.csrf().to_owned();
     let body = html! {
         h1 { "Automations" }
@@ -169,14 +281,12 @@ pub(crate) async fn detail(
     Path(id): Path<String>,
 ) -> Result<Markup, UiError> {
     let wanted = id.clone();
-    let (automation, runs) = dashboard
-        .with_store(move |store| {
-            let automation = hookrig_automation::get(&store.automations(), &wanted)
-                .map_err(|err| UiError::NotFound(hookrig_core::error_chain(&err)))?;
-            let runs = store.automation_runs().list(Some(&wanted), RUNS)?;
-            Ok((automation, runs))
-        })
-        .await?;
+    let (automation, runs) = with_defined(&dashboard, move |defined| {
+        let automation = defined.get(&wanted)?;
+        let runs = defined.runs().runs(Some(&wanted), RUNS)?;
+        Ok((automation, runs))
+    })
+    .await?;
     let since = runs_fingerprint(&runs);
     let stream = format!("/automations/{}/stream", crate::runs::encode(&id));
     let body = html! {
@@ -224,14 +334,11 @@ pub(crate) async fn stream(
     State(dashboard): State<Dashboard>,
     Query(since): Query<Since>,
 ) -> impl axum::response::IntoResponse {
-    let path = dashboard.scope().store.clone();
     live::changes(since.since, move || {
         let read = || -> Result<u64, UiError> {
-            let store = hookrig_store::Store::open(&path)?;
-            let last = store.automation_runs().last_starts()?;
-            let all = hookrig_automation::all(&store.automations())
-                .map_err(|err| UiError::Action(err.to_string()))?;
-            Ok(list_fingerprint(&all, &last))
+            let defined = Defined::open(&dashboard)?;
+            let last = defined.runs().last_starts()?;
+            Ok(list_fingerprint(&defined.all()?, &last))
         };
         read().unwrap_or_default()
     })
@@ -242,12 +349,12 @@ pub(crate) async fn runs_stream(
     Path(id): Path<String>,
     Query(since): Query<Since>,
 ) -> impl axum::response::IntoResponse {
-    let path = dashboard.scope().store.clone();
     live::changes(since.since, move || {
-        hookrig_store::Store::open(&path)
-            .and_then(|store| store.automation_runs().list(Some(&id), RUNS))
-            .map(|runs| runs_fingerprint(&runs))
-            .unwrap_or_default()
+        let read = || -> Result<u64, UiError> {
+            let runs = Defined::open(&dashboard)?.runs().runs(Some(&id), RUNS)?;
+            Ok(runs_fingerprint(&runs))
+        };
+        read().unwrap_or_default()
     })
 }
 
@@ -299,11 +406,6 @@ async fn set_enabled(
     enabled: bool,
 ) -> Result<Redirect, UiError> {
     check_csrf(&dashboard, &form.csrf)?;
-    dashboard
-        .with_store(move |store| {
-            hookrig_automation::set_enabled(&store.automations(), &id, enabled)
-                .map_err(|err| UiError::Action(hookrig_core::error_chain(&err)))
-        })
-        .await?;
+    with_defined(&dashboard, move |defined| defined.set_enabled(&id, enabled)).await?;
     Ok(Redirect::to("/automations"))
 }

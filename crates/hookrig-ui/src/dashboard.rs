@@ -10,7 +10,7 @@ use axum::middleware;
 use axum::response::Redirect;
 use axum::routing::{get, post};
 use hookrig_runtime::Scope;
-use hookrig_store::{AgentsAt, Ledger, LedgerAt, PgStore, Store};
+use hookrig_store::{AgentsAt, Ledger, LedgerAt, PgStore};
 
 use crate::errors::UiError;
 use crate::{agents, assets, auth, automations, hooks, live, plans, run, runs};
@@ -142,6 +142,15 @@ impl Dashboard {
         }
     }
 
+    /// The PostgreSQL store the automations of this dashboard's serve are shared on (the
+    /// operator's `--store` or `HOOKRIG_STORE_URL`, else the user's own `[store] url`,
+    /// as for `hookrig serve`), opened on first use; `None` without one.
+    pub(crate) fn automations_store(&self) -> Result<Option<Arc<PgStore>>, UiError> {
+        shared_store(self.scope())
+            .map(|url| self.shared_store(&url))
+            .transpose()
+    }
+
     /// This machine's ledger file when the ledger is shared and the file exists: the
     /// emits answered with no engine are recorded there (docs/postgres.md, "Reading the
     /// ledger").
@@ -170,16 +179,6 @@ impl Dashboard {
         }
         *shared = Some(Arc::clone(&store));
         Ok(store)
-    }
-
-    /// Runs `work` on the whole store (the ledger and its work file: automations, tasks,
-    /// agents) on a thread of the blocking pool.
-    pub(crate) async fn with_store<T: Send + 'static>(
-        &self,
-        work: impl FnOnce(&Store) -> Result<T, UiError> + Send + 'static,
-    ) -> Result<T, UiError> {
-        let path = self.scope().store.clone();
-        blocking(move || work(&Store::open(&path)?)).await
     }
 }
 

@@ -127,12 +127,24 @@ fn three_serve_nodes_fire_each_period_once_and_take_over_a_killed_nodes_run() {
         count(&mut client, "SELECT count(*) FROM automation_periods"),
         runs
     );
-    // Every period from the first run to the kill was fired, or passed over while a
-    // run was in flight in it (an automation never runs twice at once, and on a loaded
-    // machine a run of `sleep 1` can reach into the next period). The periods are read
-    // as the nodes claimed them: a run's start may fall just past the end of its period.
-    // That each period fires when nothing is in flight is shown on a clock the test
-    // sets, in hookrig-automation's `three_nodes_fire_each_period_once_and_take_over_a_dead_nodes_run`.
+    every_period_fired_or_passed_over(&mut client, &victim_run);
+    assert_eq!(
+        count(
+            &mut client,
+            "SELECT count(*) FROM automation_runs WHERE status = 'running'"
+        ),
+        0,
+        "no run is left running"
+    );
+}
+
+/// Every period from the first run to the kill of `victim_run` was fired, or passed over
+/// while a run was in flight in it (an automation never runs twice at once, and on a
+/// loaded machine a run of `sleep 1` can reach into the next period). The periods are
+/// read as the nodes claimed them: a run's start may fall just past the end of its
+/// period. That each period fires when nothing is in flight is shown on a clock the test
+/// sets, in hookrig-automation's `three_nodes_fire_each_period_once_and_take_over_a_dead_nodes_run`.
+fn every_period_fired_or_passed_over(client: &mut postgres::Client, victim_run: &str) {
     let victim_period: i64 = client
         .query_one(
             "SELECT period FROM automation_periods WHERE run_id = $1",
@@ -167,14 +179,6 @@ fn three_serve_nodes_fire_each_period_once_and_take_over_a_killed_nodes_run() {
         unexplained.is_empty(),
         "periods before the kill neither fired nor passed over for a run in flight: \
          {unexplained:?}; fired (period, started, ended): {fired:?}"
-    );
-    assert_eq!(
-        count(
-            &mut client,
-            "SELECT count(*) FROM automation_runs WHERE status = 'running'"
-        ),
-        0,
-        "no run is left running"
     );
 }
 

@@ -394,3 +394,155 @@ fn a_database_a_project_names_holds_no_automation_of_auto_or_serve() {
         0
     );
 }
+
+/// Fired by hand only, and long enough to be seen in flight.
+const SLOW: &str = r#"
+name = "Slow"
+cooldown_seconds = 0
+context_steps = [{ type = "shell", command = "sleep 3" }]
+[trigger]
+type = "event"
+event_type = "custom.never.emitted"
+skip_llm = true
+"#;
+
+// guards: with no serve running, `hookrig fire --store` runs the shared definition as a
+// node of the store: refused while a run of it is in flight on any node, recorded there
+// with its lease renewed while it runs, and never a forged row nor a machine's own
+// automation of that id in its place
+#[test]
+fn fire_with_no_serve_is_a_node_of_the_shared_store_while_it_runs() {
+    let Some(db) = TestDatabase::create("fire_as_a_node") else {
+        return;
+    };
+    let (a, b) = (machine(), machine());
+    let mut client = db.connect();
+    for (name, text) in [("on-call.toml", ON_CALL), ("slow.toml", SLOW)] {
+        let file = a.write_file(name, text);
+        hookrig(
+            &a,
+            &["auto", "add", file.to_str().expect("UTF-8")],
+            Some(db.url()),
+        );
+    }
+    let key = |env: &TestEnv| env.config_home().join("hookrig").join("registry.key");
+    std::fs::copy(key(&a), key(&b)).expect("copy the operator's key");
+
+    // On a machine that does not define it itself, with the flag: the database's.
+    let fired: Value = serde_json::from_str(&hookrig(
+        &b,
+        &["fire", "on-call", "--json", "--store", db.url()],
+        None,
+    ))
+    .expect("a run record");
+    assert_eq!(fired["status"], "completed", "{fired}");
+    assert!(fired.to_string().contains("paged"), "{fired}");
+    let shared_runs = count(
+        &mut client,
+        "SELECT count(*) FROM automation_runs WHERE automation_id = 'on-call'",
+    );
+    assert_eq!(shared_runs, 1, "the run is recorded in the shared store");
+    let own: Value =
+        serde_json::from_str(&hookrig(&b, &["auto", "runs", "--json"], None)).expect("JSON");
+    assert_eq!(
+        own,
+        serde_json::json!([]),
+        "and not in the machine's own store"
+    );
+
+    // A long run fired with the variable: it holds a lease as a node would, and renews it.
+    let mut slow = a.command(["fire", "slow", "--json"]);
+    slow.env("HOOKRIG_STORE_URL", db.url())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let slow = slow.spawn().expect("start fire");
+    let pid = slow.id();
+    let node_of_it = format!("%:{pid}:%");
+    let expires = |client: &mut postgres::Client| -> Option<f64> {
+        client
+            .query_opt(
+                "SELECT expires_at FROM automation_leases
+                 WHERE automation_id = 'slow' AND node LIKE $1",
+                &[&node_of_it],
+            )
+            .expect("read the lease")
+            .map(|row| row.get(0))
+    };
+    let first = wait_for("the lease of the fire's run", || expires(&mut client));
+    wait_for("the fire to renew its lease", || {
+        expires(&mut client).filter(|now| *now > first).map(|_| ())
+    });
+    // Meanwhile, another machine's fire of it is refused, whatever it defines itself.
+    let refused = b
+        .command(["fire", "slow"])
+        .env("HOOKRIG_STORE_URL", db.url())
+        .output()
+        .expect("run fire");
+    assert_eq!(code(&refused), 1, "{}", text(&refused.stderr));
+    assert!(
+        text(&refused.stderr).contains("Hook 'slow' is already running"),
+        "{}",
+        text(&refused.stderr)
+    );
+    let out = slow.wait_with_output().expect("the fire ends");
+    assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    let record: Value = serde_json::from_str(&text(&out.stdout)).expect("a run record");
+    assert_eq!(record["status"], "completed", "{record}");
+    assert_eq!(
+        count(&mut client, "SELECT count(*) FROM automation_leases"),
+        0,
+        "the lease ends with the run"
+    );
+    assert_eq!(
+        count(
+            &mut client,
+            &format!("SELECT count(*) FROM nodes WHERE pid = {pid}")
+        ),
+        1,
+        "the fire was a node of the store while it ran"
+    );
+    a_forged_row_fires_nowhere(&b, &db, &mut client);
+}
+
+/// A row written by hand into the database does not run through `fire --store` on `b`'s
+/// machine, nor the machine's own automation of its id in its place.
+fn a_forged_row_fires_nowhere(b: &TestEnv, db: &TestDatabase, client: &mut postgres::Client) {
+    client
+        .batch_execute(
+            "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
+                 prompt_template, cooldown_seconds, created_at, updated_at)
+             VALUES ('forged', 'p', 'Forged', true,
+                 '{\"type\":\"event\",\"event_type\":\"x\",\"skip_llm\":true}',
+                 '[{\"type\":\"shell\",\"command\":\"true\"}]', '', 0, 0, 0)",
+        )
+        .expect("write a row by hand");
+    let own = b.write_file(
+        "forged.toml",
+        &ON_CALL.replace("name = \"On Call\"", "id = \"forged\"\nname = \"Forged\""),
+    );
+    hookrig(b, &["auto", "add", own.to_str().expect("UTF-8")], None);
+    let refused = b
+        .command(["fire", "forged", "--store", db.url()])
+        .output()
+        .expect("run fire");
+    assert_eq!(code(&refused), 1, "{}", text(&refused.stderr));
+    let stderr = text(&refused.stderr);
+    assert!(
+        stderr.contains("Hook 'forged' is held") && stderr.contains("not signed"),
+        "{stderr}"
+    );
+    assert_eq!(
+        count(
+            client,
+            "SELECT count(*) FROM automation_runs WHERE automation_id = 'forged'"
+        ),
+        0
+    );
+    let own_runs: Value =
+        serde_json::from_str(&hookrig(b, &["auto", "runs", "--json"], None)).expect("JSON");
+    assert_eq!(
+        own_runs,
+        serde_json::json!([]),
+        "the machine's own did not run"
+    );
+}

@@ -1,6 +1,6 @@
 //! The dashboard of a serve whose ledger is a shared PostgreSQL database: the runs page,
 //! a run's page (this machine's file too, for the emits answered with no engine), the
-//! live view and the agents page read the database.
+//! live view, the agents page and the automations pages read the database.
 
 use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use hookrig_core::Dialect;
 use hookrig_runtime::{Scope, ScopeArgs, SharedStore};
 use hookrig_store::{
-    AgentRow, AgentStore as _, EmitDecision, EmitRecord, Ledger as _, PgStore, Store,
+    AgentRow, AgentStore as _, EmitDecision, EmitRecord, Ledger as _, PgStore, RegistryKey, Store,
 };
 use hookrig_test_support::{HANG_LIMIT, TestDatabase};
 use hookrig_ui::Dashboard;
@@ -188,4 +188,132 @@ fn the_live_view_streams_the_rows_written_into_the_shared_ledger() {
         }
         assert!(started.elapsed() < HANG_LIMIT, "no row came: {seen}");
     }
+}
+
+/// A periodic automation's definition, named `name`.
+fn automation_file(dir: &std::path::Path, id: &str, name: &str) -> std::path::PathBuf {
+    let file = dir.join(format!("{id}.toml"));
+    std::fs::write(
+        &file,
+        format!(
+            "id = \"{id}\"\nname = \"{name}\"\nprompt_template = \"go\"\n\
+             [trigger]\ntype = \"periodic\"\ninterval_seconds = 60\n"
+        ),
+    )
+    .expect("write the definition");
+    file
+}
+
+/// The CSRF token of a page's forms.
+fn csrf_of(page: &str) -> String {
+    let (_, after) = page
+        .split_once("name=\"csrf\" value=\"")
+        .expect("a form with the CSRF token");
+    after.split('"').next().expect("a value").to_owned()
+}
+
+// guards: a serve node's dashboard shows the automations the node runs (the database's,
+// held when unsigned, and its own only for ids the database lacks), their runs from the
+// database, and enables and disables a shared one there, signed, never an unsigned one
+#[test]
+fn the_automations_page_shows_and_switches_what_the_node_runs() {
+    let Some(db) = TestDatabase::create("ui_shared_automations") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let key = RegistryKey::load_or_create(&RegistryKey::path(&dir.path().join("home/.config")))
+        .expect("the operator's key");
+    let shared = PgStore::open(db.url()).expect("the database");
+    let signed = shared.signed_automations(&key);
+    hookrig_automation::add(
+        &signed,
+        &automation_file(dir.path(), "nightly", "Shared Nightly"),
+    )
+    .expect("added to the database");
+    let own = Store::open(&dir.path().join("ledger.db")).expect("the machine's store");
+    for (id, name) in [("nightly", "Own Nightly"), ("local-only", "Own Report")] {
+        hookrig_automation::add(&own.automations(), &automation_file(dir.path(), id, name))
+            .expect("added to the machine's store");
+    }
+    db.connect()
+        .batch_execute(
+            "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
+                 prompt_template, cooldown_seconds, created_at, updated_at)
+             VALUES ('forged', 'p', 'Forged', true,
+                 '{\"type\":\"periodic\",\"interval_seconds\":60}', '[]', 'go', 0, 0, 0);
+             INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason,
+                 status, tokens_used, started_at, completed_at)
+             VALUES ('run-on-node-b', 'nightly', 'p', 'periodic', 'completed', 7,
+                 1700000000, 1700000001)",
+        )
+        .expect("write rows by hand");
+    let base = serve(dir.path(), db.url());
+    let cookie = format!("hookrig_ui={TOKEN}");
+    let get = |path: &str| request(&base, "GET", path, Some(&cookie), None);
+
+    let list = get("/automations");
+    assert_eq!(list.status, 200, "{}", list.body);
+    let body = &list.body;
+    for id in ["nightly", "local-only", "forged"] {
+        assert_eq!(
+            body.matches(&format!("data-automation=\"{id}\"")).count(),
+            1,
+            "{id} listed once: {body}"
+        );
+    }
+    assert!(
+        body.contains("Shared Nightly") && !body.contains("Own Nightly"),
+        "the database's definition of an id it defines: {body}"
+    );
+    let forged_row = body
+        .split("data-automation=\"forged\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .expect("the forged row");
+    assert!(forged_row.contains("held"), "{forged_row}");
+    let forged = get("/automations/forged");
+    assert!(forged.body.contains("not signed"), "{}", forged.body);
+    let nightly = get("/automations/nightly");
+    assert!(
+        nightly.body.contains("data-run=\"run-on-node-b\""),
+        "another node's run: {}",
+        nightly.body
+    );
+
+    // Disabled from here: in the database, signed, so every node stops it.
+    let csrf = csrf_of(body);
+    let form = format!("csrf={csrf}");
+    let post = |path: &str| request(&base, "POST", path, Some(&cookie), Some(&form));
+    assert_eq!(post("/automations/nightly/disable").status, 303);
+    let as_nodes_see = hookrig_automation::SharedDefinitions::new(
+        std::sync::Arc::new(PgStore::open(db.url()).expect("the database")),
+        Some(key),
+    );
+    let row = as_nodes_see
+        .get("nightly")
+        .expect("read")
+        .expect("still defined");
+    assert!(!row.enabled && row.held.is_none(), "{row:?}");
+    assert!(
+        own.automations()
+            .get("nightly")
+            .expect("read")
+            .expect("kept")
+            .enabled,
+        "the machine's own copy is not what was switched"
+    );
+    // An unsigned row is not signed by switching it from here.
+    let refused = post("/automations/forged/disable");
+    assert_eq!(refused.status, 400, "{}", refused.body);
+    let forged = as_nodes_see.get("forged").expect("read").expect("defined");
+    assert!(forged.enabled && forged.held.is_some(), "{forged:?}");
+    // The machine's own automation is switched in its store.
+    assert_eq!(post("/automations/local-only/disable").status, 303);
+    assert!(
+        !own.automations()
+            .get("local-only")
+            .expect("read")
+            .expect("kept")
+            .enabled
+    );
 }
