@@ -15,6 +15,8 @@
 //! told apart from its next edit.
 
 use std::cell::RefCell;
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -159,13 +161,22 @@ pub(crate) fn looks_like_dir(path: &Path) -> bool {
     look(path).is_some_and(|meta| meta.is_dir())
 }
 
+/// A map keyed by a path's bytes. Every look of an emit goes through these maps, and
+/// `Path`'s own hash walks the path's components: the bytes, hashed by foldhash, cost a
+/// fraction of it (docs/PERFORMANCE.md). Two spellings of one path are two keys, which
+/// costs at most a second look.
+type ByPath<V> = std::collections::HashMap<OsString, V, foldhash::fast::FixedState>;
+
 /// What one load found at the paths it looked at, while [`looking`].
 #[derive(Default)]
 struct Looks {
     /// Each path's metadata (links followed), or why it could not be examined.
-    metadata: std::collections::HashMap<PathBuf, Result<std::fs::Metadata, LookError>>,
+    metadata: ByPath<Result<std::fs::Metadata, LookError>>,
+    /// The paths found missing, the directories among them making what lies under them
+    /// missing: a handful per load, so a list compared by bytes.
+    missing: Vec<OsString>,
     /// Each path's canonical form; `None` when it could not be resolved.
-    real: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    real: ByPath<Option<PathBuf>>,
 }
 
 thread_local! {
@@ -254,39 +265,54 @@ impl From<LookError> for std::io::Error {
 impl Looks {
     /// The metadata of `path`, looked at once; see [`looking`] for missing directories.
     fn metadata_of(&mut self, path: &Path) -> Result<std::fs::Metadata, LookError> {
-        if let Some(seen) = self.metadata.get(path) {
+        if let Some(seen) = self.metadata.get(path.as_os_str()) {
             return seen.clone();
         }
         if self.under_missing_dir(path) {
             return Err(LookError::NOT_FOUND);
         }
-        let found = std::fs::metadata(path).map_err(LookError::from);
-        self.metadata.insert(path.to_owned(), found.clone());
+        let found = self.look(path);
         if found.as_ref().is_err_and(|err| err.is_not_found())
             && let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty())
-            && !self.metadata.contains_key(dir)
+            && !self.metadata.contains_key(dir.as_os_str())
         {
             // Only NotFound says anything of what lies under it (a directory that could
             // not be examined for another reason may still hold the files).
-            let dir_found = std::fs::metadata(dir).map_err(LookError::from);
-            self.metadata.insert(dir.to_owned(), dir_found);
+            let _ = self.look(dir);
         }
         found
     }
 
-    /// Whether a directory above `path` was found missing.
-    fn under_missing_dir(&self, path: &Path) -> bool {
-        path.ancestors().skip(1).any(|dir| self.seen_missing(dir))
+    /// Looks at `path` and keeps what was found.
+    fn look(&mut self, path: &Path) -> Result<std::fs::Metadata, LookError> {
+        let found = std::fs::metadata(path).map_err(LookError::from);
+        if found.as_ref().is_err_and(|err| err.is_not_found()) {
+            self.missing.push(path.as_os_str().to_owned());
+        }
+        self.metadata
+            .insert(path.as_os_str().to_owned(), found.clone());
+        found
     }
 
-    /// Whether `path` was looked at and found missing.
-    fn seen_missing(&self, path: &Path) -> bool {
-        matches!(self.metadata.get(path), Some(Err(err)) if err.is_not_found())
+    /// Whether a directory above `path` was found missing. By bytes: the kernel
+    /// resolves a path component by component, so whatever follows a missing directory
+    /// and a separator (`..` included) is missing too.
+    fn under_missing_dir(&self, path: &Path) -> bool {
+        let path = path.as_os_str().as_bytes();
+        self.missing.iter().any(|dir| {
+            let dir = dir.as_bytes();
+            path.len() > dir.len()
+                && path.starts_with(dir)
+                && (path[dir.len()] == b'/' || dir.ends_with(b"/"))
+        })
     }
 
     /// Whether `dir` is known missing, itself or a directory above it.
     fn known_missing(&self, dir: &Path) -> bool {
-        self.seen_missing(dir) || self.under_missing_dir(dir)
+        self.missing
+            .iter()
+            .any(|missing| missing.as_os_str() == dir.as_os_str())
+            || self.under_missing_dir(dir)
     }
 }
 
@@ -297,7 +323,7 @@ pub(crate) fn canonical(path: &Path) -> Option<PathBuf> {
         None => path.canonicalize().ok(),
         Some(looks) => looks
             .real
-            .entry(path.to_owned())
+            .entry(path.as_os_str().to_owned())
             .or_insert_with(|| path.canonicalize().ok())
             .clone(),
     })

@@ -424,8 +424,6 @@ impl Prepared {
             hookrig_config::project_id(&event.context.cwd),
         ));
         let asked: Arc<dyn hookrig_exec::Services> = services.clone();
-        let mut registry =
-            registry::registry(&config, &groups, entry.agent.as_deref(), Some(&asked));
         // Held, not started, when a keeper may run them: where they run is decided once
         // the host has its answer.
         let keeper = keeper.map(|seed| Handover {
@@ -441,9 +439,6 @@ impl Prepared {
                 .cloned()
                 .collect(),
         });
-        if let Some(bus) = &bus {
-            registry.attach_bus(bus);
-        }
         // The `running` row is what an emit killed while its hooks run leaves behind.
         // An emit with nothing to run is never in that state: it writes its one row at
         // the end, a transaction less for every event no hook runs for. A hook runs
@@ -461,6 +456,12 @@ impl Prepared {
         let begin_later =
             starting.filter(|sink| matches!(sink, Sink::Direct(_)) && !running_row_after.is_zero());
         let begun_at_once = starting.is_some() && begin_later.is_none();
+        // What was read of the config above is all an emit needs of it but its hooks.
+        let mut registry =
+            registry::registry_of(config, &groups, entry.agent.as_deref(), Some(&asked));
+        if let Some(bus) = &bus {
+            registry.attach_bus(bus);
+        }
         if let Some(sink) = starting.filter(|_| begun_at_once) {
             sink.begin(&entry);
         }

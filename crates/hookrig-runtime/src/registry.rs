@@ -32,42 +32,76 @@ pub fn registry(
     agent: Option<&str>,
     services: Option<&Arc<dyn Services>>,
 ) -> Registry {
+    register(
+        config.hooks.iter().cloned(),
+        config,
+        groups,
+        agent,
+        services,
+    )
+}
+
+/// [`registry`] of a config used up: its hooks' definitions are moved into the
+/// registry, not copied. An emit loads every configured hook and runs few of them, so
+/// the copies of the others would be its work for nothing (docs/PERFORMANCE.md).
+pub(crate) fn registry_of(
+    mut config: LoadedConfig,
+    groups: &ProcessGroups,
+    agent: Option<&str>,
+    services: Option<&Arc<dyn Services>>,
+) -> Registry {
+    let hooks = std::mem::take(&mut config.hooks);
+    register(hooks.into_iter(), &config, groups, agent, services)
+}
+
+/// Registers `hooks`, with the settings of `config`.
+fn register(
+    hooks: impl Iterator<Item = HookDef>,
+    config: &LoadedConfig,
+    groups: &ProcessGroups,
+    agent: Option<&str>,
+    services: Option<&Arc<dyn Services>>,
+) -> Registry {
     let mut registry = Registry::new();
-    for def in &config.hooks {
+    for def in hooks {
         let limits = Limits {
             timeout: def.spec.timeout,
-            kill_grace: config.kill_grace(def),
+            kill_grace: config.kill_grace(&def),
             ..Limits::default()
         };
-        let handler: Arc<dyn Handler> = match &def.command {
-            command @ (CommandDef::Shell { .. } | CommandDef::Exec { .. })
-                if def.workers.is_some() =>
-            {
-                Arc::new(worker_handler(def, command, limits, agent, services))
+        let worker = def.workers.is_some()
+            && matches!(
+                def.command,
+                CommandDef::Shell { .. } | CommandDef::Exec { .. }
+            );
+        let handler: Arc<dyn Handler> = if worker {
+            Arc::new(worker_handler(&def, &def.command, limits, agent, services))
+        } else {
+            match def.command {
+                CommandDef::Http {
+                    url,
+                    headers,
+                    secret_env,
+                } => Arc::new(HttpHandler::new(
+                    def.spec.name.clone(),
+                    url,
+                    headers,
+                    secret_env,
+                    limits,
+                    def.protocol,
+                )),
+                command => Arc::new(CommandHandler::new(
+                    def.spec.name.clone(),
+                    command,
+                    def.env,
+                    limits,
+                    def.protocol,
+                    groups.clone(),
+                )),
             }
-            CommandDef::Http {
-                url,
-                headers,
-                secret_env,
-            } => Arc::new(HttpHandler::new(
-                def.spec.name.clone(),
-                url.clone(),
-                headers.clone(),
-                secret_env.clone(),
-                limits,
-                def.protocol.clone(),
-            )),
-            command => Arc::new(CommandHandler::new(
-                def.spec.name.clone(),
-                command.clone(),
-                def.env.clone(),
-                limits,
-                def.protocol.clone(),
-                groups.clone(),
-            )),
         };
         registry.register(Hook {
-            spec: def.spec.clone(),
+            spec: def.spec,
             handler,
         });
     }
