@@ -59,6 +59,12 @@ impl CommandDef {
         };
         match self {
             CommandDef::Shell { line, .. } => {
+                // Every emit asks this of every hook loaded, and nearly no line names
+                // hookrig: one without the name and without quotes or escapes (which
+                // could join it from pieces) needs no splitting into words.
+                if !line.contains("hookrig") && !line.contains(['\'', '"', '\\']) {
+                    return false;
+                }
                 let words = leading_words(line);
                 let mut words = words
                     .iter()
@@ -428,6 +434,10 @@ mod tests {
             }
             .calls_hookrig_emit()
         );
+        // guards: the name joined from quoted or escaped pieces is still hookrig's
+        assert!(shell("hook'rig' emit").calls_hookrig_emit());
+        assert!(shell("hook\\rig emit").calls_hookrig_emit());
+        assert!(!shell("true").calls_hookrig_emit());
         assert!(!shell("hookrig list").calls_hookrig_emit());
         assert!(!shell("./hookrig-guard.sh emit").calls_hookrig_emit());
         assert!(
