@@ -426,6 +426,30 @@ fn fire_goes_through_serve_and_a_skip_flag_skips_with_its_reason() {
     assert!(status.success());
 }
 
+// guards: a serve that listens but does not answer is an error of `fire`, never a reason
+// to run the automation beside it
+#[test]
+fn fire_beside_a_serve_that_does_not_answer_is_an_error_and_runs_nothing() {
+    let env = test_env();
+    env.write_file(".hookrig/automations/skipping.toml", SKIPPING);
+    // A socket that listens (the kernel accepts the connection) and never reads: a
+    // serve far too busy to answer.
+    let socket = env.serve_socket();
+    std::fs::create_dir_all(socket.parent().expect("a directory")).expect("mkdir");
+    let _silent = std::os::unix::net::UnixListener::bind(&socket).expect("listen");
+
+    let output = hookrig(&env, &["fire", "skipping"]);
+    assert_eq!(code(&output), 1, "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "hookrig: error: no answer from {} within 10000 ms\n",
+            socket.display()
+        )
+    );
+    assert!(runs(&env).is_empty(), "nothing ran in fire's own process");
+}
+
 #[test]
 fn untrusted_project_automations_are_reported_not_loaded() {
     let env = test_env();
