@@ -175,6 +175,8 @@ struct Looks {
     /// The paths found missing, the directories among them making what lies under them
     /// missing: a handful per load, so a list compared by bytes.
     missing: Vec<OsString>,
+    /// The directories under which one path was found missing, not looked at yet.
+    missed_once_in: Vec<OsString>,
     /// Each path's canonical form; `None` when it could not be resolved.
     real: ByPath<Option<PathBuf>>,
 }
@@ -191,9 +193,9 @@ thread_local! {
 /// the outer looks.
 ///
 /// Most hosts' directories are missing on a given machine (`~/.gemini`, a project's
-/// `.cursor`), and the loaders look for several files in each: a path found missing has
-/// its directory looked at too, and a path under a directory found missing is missing
-/// without a look of its own.
+/// `.cursor`), and some loaders look for several files in one: on the second path found
+/// missing in a directory, the directory is looked at too, and a path under a directory
+/// found missing is missing without a look of its own.
 ///
 /// Only for loads that read: a caller that writes a file and then looks for it must do
 /// so outside.
@@ -276,9 +278,19 @@ impl Looks {
             && let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty())
             && !self.metadata.contains_key(dir.as_os_str())
         {
-            // Only NotFound says anything of what lies under it (a directory that could
-            // not be examined for another reason may still hold the files).
-            let _ = self.look(dir);
+            // Most host directories are asked for one file (`~/.codex/config.toml`):
+            // looking at the directory too would be a second look for nothing. It is
+            // looked at on the second miss under it, which then spares the looks of
+            // every later path there. Only NotFound says anything of what lies under a
+            // directory (one that could not be examined for another reason may still
+            // hold the files).
+            let dir = dir.as_os_str();
+            if let Some(at) = self.missed_once_in.iter().position(|seen| seen == dir) {
+                self.missed_once_in.swap_remove(at);
+                let _ = self.look(Path::new(dir));
+            } else {
+                self.missed_once_in.push(dir.to_owned());
+            }
         }
         found
     }
@@ -529,8 +541,17 @@ mod tests {
         let host = dir.path().join(".host");
         let present = dir.path().join("present");
         std::fs::create_dir(&present).expect("mkdir");
+        let solo = dir.path().join(".solo");
         looking(|| {
+            // One miss in a directory does not look at the directory: a file made there
+            // since is seen.
+            assert!(!is_file(&solo.join("config.toml")));
+            std::fs::create_dir(&solo).expect("mkdir");
+            write(&solo.join("hooks.json"), "{}");
+            assert!(is_file(&solo.join("hooks.json")));
+            // The second does.
             assert!(!is_file(&host.join("settings.json")));
+            assert!(!is_file(&host.join("settings.local.json")));
             // Created during the load: the load goes on seeing it missing, with what
             // would be under it.
             std::fs::create_dir(&host).expect("mkdir");
