@@ -395,11 +395,12 @@ fn a_database_a_project_names_holds_no_automation_of_auto_or_serve() {
     );
 }
 
-/// Fired by hand only, and long enough to be seen in flight.
+/// Fired by hand only, and long enough to be seen in flight (and to refuse another
+/// machine's fire meanwhile, however slow that machine is to start one).
 const SLOW: &str = r#"
 name = "Slow"
 cooldown_seconds = 0
-context_steps = [{ type = "shell", command = "sleep 3" }]
+context_steps = [{ type = "shell", command = "sleep 8" }]
 [trigger]
 type = "event"
 event_type = "custom.never.emitted"
