@@ -13,6 +13,14 @@
 //! links a small C program with the flag and runs it; when either step fails the binary
 //! is linked as before. Only the binary's own link changes (`rustc-link-arg-bins`):
 //! no dependency is rebuilt, and the tests' binaries are unaffected.
+//!
+//! A release build also lays out the functions one emit runs next to each other
+//! (`--symbol-ordering-file`, with the list in `emit-symbols.txt` that
+//! `scripts/emit-symbol-order.sh` makes from callgrind). An emit then faults in fewer
+//! pages of a text section that holds every command's code (docs/PERFORMANCE.md, "The
+//! emit's functions together"). A name the list holds that the binary lacks (the code
+//! moved on since the list was made) is skipped. Only lld and gold's successors take the
+//! flag, and rustc may link with another linker than `cc`'s, so this probe asks rustc.
 
 use std::env;
 use std::path::PathBuf;
@@ -26,6 +34,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=HOOKRIG_NO_PACKED_RELOCS");
     let target = env::var("TARGET").unwrap_or_default();
     let host = env::var("HOST").unwrap_or_default();
+    order_symbols(&target);
     // The probe runs what it links, which only works for this machine's own target.
     if !target.ends_with("-linux-gnu")
         || target != host
@@ -36,6 +45,69 @@ fn main() {
     if packed_relocations_work() {
         println!("cargo:rustc-link-arg-bins={FLAG}");
     }
+}
+
+/// Links a release build's functions in the order of [`ORDER_FILE`] where rustc's linker
+/// takes it (`HOOKRIG_NO_SYMBOL_ORDER` set: never).
+fn order_symbols(target: &str) {
+    println!("cargo:rerun-if-changed={ORDER_FILE}");
+    println!("cargo:rerun-if-env-changed=HOOKRIG_NO_SYMBOL_ORDER");
+    let release = env::var("PROFILE").is_ok_and(|profile| profile == "release");
+    let order =
+        PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default()).join(ORDER_FILE);
+    // A comma would split the path in `-Wl,`.
+    if release
+        && target.contains("-linux-")
+        && env::var_os("HOOKRIG_NO_SYMBOL_ORDER").is_none()
+        && order.is_file()
+        && !order.to_string_lossy().contains(',')
+        && symbol_ordering_works(target)
+    {
+        println!(
+            "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
+            order.display()
+        );
+        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+    }
+}
+
+/// The functions one emit runs, in the order first run, one mangled name per line.
+const ORDER_FILE: &str = "emit-symbols.txt";
+
+/// Whether rustc, as this build calls it (its linker and flags), links a program with
+/// `--symbol-ordering-file`.
+fn symbol_ordering_works(target: &str) -> bool {
+    let Some(out) = env::var_os("OUT_DIR").map(PathBuf::from) else {
+        return false;
+    };
+    let source = out.join("order_probe.rs");
+    let list = out.join("order_probe.txt");
+    if std::fs::write(&source, "fn main() {}\n").is_err()
+        || std::fs::write(&list, "main\n").is_err()
+    {
+        return false;
+    }
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let mut command = Command::new(rustc);
+    command
+        .args(["--crate-type", "bin", "--target", target, "-o"])
+        .arg(out.join("order_probe"))
+        .arg(format!(
+            "-Clink-arg=-Wl,--symbol-ordering-file={}",
+            list.display()
+        ))
+        .arg(&source);
+    if let Ok(linker) = env::var("RUSTC_LINKER") {
+        command.arg(format!("-Clinker={linker}"));
+    }
+    if let Ok(flags) = env::var("CARGO_ENCODED_RUSTFLAGS") {
+        command.args(flags.split('\u{1f}').filter(|flag| !flag.is_empty()));
+    }
+    command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
 }
 
 /// Whether a C program linked with [`FLAG`] as a position-independent executable links
