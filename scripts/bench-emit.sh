@@ -112,12 +112,8 @@ have() {
 
 # --- build -------------------------------------------------------------------------------
 
-target_dir="${CARGO_TARGET_DIR:-}"
-if [[ -z "$target_dir" ]]; then
-    target_dir="$(cargo metadata --format-version 1 --no-deps 2>/dev/null |
-        grep -o '"target_directory":"[^"]*"' | head -n 1 | cut -d'"' -f4)"
-    target_dir="${target_dir:-$repo/target}"
-fi
+source "$repo/scripts/lib/target.sh"
+target_dir="$(release_target_dir)"
 if [[ "${BENCH_NO_BUILD:-0}" != 1 ]]; then
     echo "bench-emit: cargo build --release (hookrig, and the http_emit bench of hookrig-runtime)" >&2
     # Two invocations: the binary measured is the one `-p hookrig-cli` builds, with no

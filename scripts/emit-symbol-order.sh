@@ -22,12 +22,8 @@ if ! command -v valgrind >/dev/null || ! command -v nm >/dev/null; then
     echo "emit-symbol-order: needs valgrind and nm" >&2
     exit 1
 fi
-target_dir="${CARGO_TARGET_DIR:-}"
-if [[ -z "$target_dir" ]]; then
-    target_dir="$(cargo metadata --format-version 1 --no-deps 2>/dev/null |
-        grep -o '"target_directory":"[^"]*"' | head -n 1 | cut -d'"' -f4)"
-    target_dir="${target_dir:-$repo/target}"
-fi
+source "$repo/scripts/lib/target.sh"
+target_dir="$(release_target_dir)"
 if [[ "${BENCH_NO_BUILD:-0}" != 1 ]]; then
     cargo build --release --locked -p hookrig-cli
 fi
