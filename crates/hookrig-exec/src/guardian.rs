@@ -19,8 +19,10 @@
 //! `serve`) starts it with its first child. A one-shot `hookrig emit` starts it only once
 //! a child has lived [`GRACE`]: most hooks have exited by then, and an emit whose hooks
 //! all did starts no process besides them (the guardian's start was the largest cost of
-//! an emit with one quick hook, docs/PERFORMANCE.md). The price is a window: a hookrig
-//! killed with SIGKILL within [`GRACE`] of a hook's start leaves what that hook started.
+//! an emit with one quick hook, docs/PERFORMANCE.md). Each child's own age counts, not
+//! the time since the first spawn: ten quick hooks in a row outlast [`GRACE`] together,
+//! none of them alone. The price is a window: a hookrig killed with SIGKILL within
+//! [`GRACE`] of a hook's start leaves what that hook started.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -29,7 +31,7 @@ use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::sys::wait::waitpid;
@@ -79,6 +81,10 @@ static SPAWNED: Mutex<u64> = Mutex::new(0);
 static SPAWNED_CHANGED: Condvar = Condvar::new();
 /// The same news for a watcher that is a task of the runtime spawning the hooks.
 static SPAWNED_ON_RUNTIME: tokio::sync::Notify = tokio::sync::Notify::const_new();
+/// The children spawned while a lazy guardian is not started yet, by pid, with when: the
+/// watcher starts it for a child that has lived [`GRACE`]. Kept to the live children at
+/// each look.
+static BORN: Mutex<Vec<(i32, Instant)>> = Mutex::new(Vec::new());
 
 fn lock() -> std::sync::MutexGuard<'static, State> {
     STATE
@@ -157,6 +163,32 @@ pub(crate) fn covers_next_child() -> bool {
     }
 }
 
+/// Called right after a child [`covers_next_child`] said was covered is spawned: a lazy
+/// guardian counts the child's age from now.
+pub(crate) fn child_started(pid: u32) {
+    if !matches!(
+        *lock(),
+        State::Armed {
+            start: Start::Lazily,
+            ..
+        }
+    ) {
+        return;
+    }
+    let Ok(pid) = i32::try_from(pid) else {
+        return;
+    };
+    let mut born = born();
+    // A pid the kernel gave again is a new child.
+    born.retain(|&(known, _)| known != pid);
+    born.push((pid, Instant::now()));
+}
+
+fn born() -> std::sync::MutexGuard<'static, Vec<(i32, Instant)>> {
+    BORN.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Starts an armed guardian now; the state says whether it runs.
 fn start_now(state: &mut State) {
     if let State::Armed { program, .. } = &*state {
@@ -170,64 +202,103 @@ fn start_now(state: &mut State) {
     }
 }
 
+/// What a watcher does after one [`look`].
+enum Next {
+    /// The guardian runs, or is not wanted any more: the watcher ends.
+    Done,
+    /// A child runs that is younger than [`GRACE`]: look again once it is that old.
+    LookIn(Duration),
+    /// No child runs: wait for the next spawn.
+    WaitForSpawn,
+}
+
 /// [`watch`] as a task of the runtime that spawns the hooks.
 async fn watch_on_runtime() {
     let mut seen = 0;
+    let mut pause = GRACE;
     loop {
-        tokio::time::sleep(GRACE).await;
-        if look() {
-            return;
-        }
-        let spawned = *SPAWNED
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if spawned == seen {
-            SPAWNED_ON_RUNTIME.notified().await;
-        }
-        seen = *SPAWNED
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        tokio::time::sleep(pause).await;
+        pause = match look() {
+            Next::Done => return,
+            Next::LookIn(pause) => pause,
+            Next::WaitForSpawn => {
+                let spawned = *SPAWNED
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if spawned == seen {
+                    SPAWNED_ON_RUNTIME.notified().await;
+                }
+                seen = *SPAWNED
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                GRACE
+            }
+        };
     }
 }
 
-/// One look of a watcher, [`GRACE`] after a spawn: starts the guardian if this process
-/// has a child. Whether the watcher is done (the guardian runs, or is not wanted any
-/// more).
-fn look() -> bool {
-    // Asked before taking the lock, which `has_children` takes itself.
-    let running = crate::reaper::has_children();
+/// One look of a watcher: starts the guardian if a child of this process has lived
+/// [`GRACE`] (a hook still running, or what one left and this subreaper adopted, whose
+/// age is not known and so counts as old enough). Else says when to look again.
+fn look() -> Next {
+    // Asked before taking the lock, which `children_but_guardian` takes itself.
+    let children = crate::reaper::children_but_guardian();
     let mut state = lock();
     if !matches!(*state, State::Armed { .. }) {
-        return true;
+        return Next::Done;
     }
-    if running {
+    let mut born = born();
+    let Some(children) = children else {
+        // Who runs cannot be told: start it rather than leave hooks bare.
+        born.clear();
         start_now(&mut state);
-        return true;
+        return Next::Done;
+    };
+    born.retain(|(pid, _)| children.contains(pid));
+    let until_the_oldest_has = children
+        .iter()
+        .map(|pid| match born.iter().find(|(known, _)| known == pid) {
+            Some((_, since)) => GRACE.saturating_sub(since.elapsed()),
+            None => Duration::ZERO,
+        })
+        .min();
+    match until_the_oldest_has {
+        None => Next::WaitForSpawn,
+        Some(Duration::ZERO) => {
+            born.clear();
+            start_now(&mut state);
+            Next::Done
+        }
+        Some(wait) => Next::LookIn(wait),
     }
-    false
 }
 
 /// The watcher of a lazy guardian: [`GRACE`] after a child was spawned, starts the
-/// guardian if this process has any child (a hook still running, or what one left and
-/// this subreaper adopted); else waits for the next spawn. Ends once the guardian runs
-/// or was dismissed.
+/// guardian if a child has lived that long (see [`look`]); else looks again when the
+/// oldest running child will have, or waits for the next spawn when none runs. Ends
+/// once the guardian runs or was dismissed.
 fn watch() {
     let mut seen = 0;
+    let mut pause = GRACE;
     loop {
-        std::thread::sleep(GRACE);
-        if look() {
-            return;
-        }
-        // Nothing runs: wait for a spawn after the ones already seen.
-        let mut spawned = SPAWNED
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if *spawned == seen {
-            spawned = SPAWNED_CHANGED
-                .wait_while(spawned, |count| *count == seen)
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-        }
-        seen = *spawned;
+        std::thread::sleep(pause);
+        pause = match look() {
+            Next::Done => return,
+            Next::LookIn(pause) => pause,
+            Next::WaitForSpawn => {
+                // Nothing runs: wait for a spawn after the ones already seen.
+                let mut spawned = SPAWNED
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if *spawned == seen {
+                    spawned = SPAWNED_CHANGED
+                        .wait_while(spawned, |count| *count == seen)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                }
+                seen = *spawned;
+                GRACE
+            }
+        };
     }
 }
 

@@ -368,6 +368,9 @@ pub(crate) async fn capture(
                 return ProcessOutput::not_started(Termination::SpawnFailed(error));
             }
         };
+    if let Some(pid) = child.id() {
+        crate::guardian::child_started(pid);
+    }
     let group = child.id().and_then(ProcessGroup::led_by);
     tracing::debug!(program = %resolved.display(), ?group, "spawned hook");
     let _registration = group.map(|group| groups.register(group));

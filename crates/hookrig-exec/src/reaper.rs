@@ -272,8 +272,16 @@ pub(crate) fn may_have_left(pgid: Option<i32>) -> bool {
 /// Whether this process has a child other than its guardian (a zombie counts: it may be a
 /// hook's, not reaped yet); `true` when that cannot be told.
 pub(crate) fn has_children() -> bool {
+    children_but_guardian().is_none_or(|children| !children.is_empty())
+}
+
+/// The children of this process but its guardian (zombies included); `None` when they
+/// cannot be told.
+pub(crate) fn children_but_guardian() -> Option<Vec<i32>> {
     let guardian = crate::guardian::pid();
-    children().is_none_or(|children| children.into_iter().any(|pid| Some(pid) != guardian))
+    let mut children = children()?;
+    children.retain(|&pid| Some(pid) != guardian);
+    Some(children)
 }
 
 /// The children of this process, from each of its threads' `children` file; `None` when

@@ -75,6 +75,52 @@ fn the_guardian_starts_with_a_hook_that_outlives_its_grace_only() {
     assert!(env.leftovers().is_empty());
 }
 
+// guards: the guardian's grace is each hook's own age, not the time since the first
+// spawn: quick hooks in a row that outlast the grace together start no guardian
+#[test]
+fn quick_hooks_in_a_row_start_no_guardian() {
+    let env = test_env();
+    let sleep = quoted(&env.marked_sleep());
+    let hooks: String = (1..=8)
+        .map(|i| {
+            formatdoc! {r#"
+                [[hooks]]
+                name = "quick-{i}"
+                events = ["tool.before"]
+                command = "{sleep} 0.005"
+
+            "#}
+        })
+        .collect();
+    env.write_project_config(&hooks);
+
+    let out = emit(&env, &["--debug", "tool.before"], "{}");
+
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let durations: Vec<f64> = (1..=8)
+        .map(|i| {
+            out.hook(&format!("quick-{i}"))["duration_ms"]
+                .as_f64()
+                .expect("a duration")
+        })
+        .collect();
+    let grace_ms = hookrig_exec::guardian::GRACE.as_secs_f64() * 1000.0;
+    assert!(
+        durations.iter().sum::<f64>() > 2.0 * grace_ms,
+        "the hooks together outlast the grace: {durations:?}"
+    );
+    // A hook that a loaded machine slowed past the grace rightly starts it.
+    if durations.iter().all(|&ms| ms < grace_ms) {
+        assert!(
+            !out.stderr
+                .contains("started the guardian of hook processes"),
+            "no hook lived {grace_ms} ms ({durations:?}): {}",
+            out.stderr
+        );
+    }
+    assert!(env.leftovers().is_empty());
+}
+
 /// A config with one hook `stubborn` (`hook_line` says how it runs) whose script ignores
 /// SIGTERM, a 300 ms timeout and a 300 ms kill grace.
 fn stubborn_hook(env: &TestEnv, hook_line: &str) {
