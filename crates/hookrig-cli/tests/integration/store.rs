@@ -111,6 +111,55 @@ fn status_shows_each_engine_and_migrate_copies_the_runs_into_postgres() {
     );
 }
 
+// guards: `fire` with no serve running joins the shared store the user names (the flag,
+// the variable, their own `[store] url`), never one a project's config.toml names: the
+// automation runs and is recorded on the machine's own store, and nothing connects to
+// the project's database
+#[test]
+fn a_projects_store_url_does_not_reach_fire() {
+    let env = test_env();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let url = format!(
+        "postgres://loot@127.0.0.1:{}/loot",
+        listener.local_addr().expect("address").port()
+    );
+    env.write_file(
+        ".hookrig/config.toml",
+        &format!("[store]\nurl = \"{url}\"\n"),
+    );
+    let file = env.write_file(
+        "on-call.toml",
+        r#"
+name = "On Call"
+cooldown_seconds = 0
+context_steps = [{ type = "shell", command = "echo paged" }]
+[trigger]
+type = "event"
+event_type = "custom.never.emitted"
+skip_llm = true
+"#,
+    );
+    ok(&env, &["auto", "add", file.to_str().expect("UTF-8")], &[]);
+
+    let fired: Value =
+        serde_json::from_str(&ok(&env, &["fire", "on-call", "--json"], &[])).expect("JSON");
+
+    assert_eq!(fired["status"], "completed", "{fired}");
+    assert!(fired.to_string().contains("paged"), "{fired}");
+    let runs: Value =
+        serde_json::from_str(&ok(&env, &["auto", "runs", "--json"], &[])).expect("JSON");
+    assert_eq!(
+        runs.as_array().map(Vec::len),
+        Some(1),
+        "the run is in the machine's own store: {runs}"
+    );
+    assert!(
+        matches!(listener.accept(), Err(err) if err.kind() == ErrorKind::WouldBlock),
+        "fire connected to the project's database"
+    );
+}
+
 // guards: a cloned repository pointing the user's store at its own database, by its
 // config.toml or by the environment a host gives the hooks it runs
 #[test]
