@@ -63,6 +63,24 @@ impl TestDatabase {
         &self.name
     }
 
+    /// Writes an automation row into the database by hand, unsigned, as anyone who can
+    /// write to it could: `id` (also its name), its `trigger` and `context_steps` as JSON
+    /// text. No node may run it.
+    ///
+    /// # Panics
+    ///
+    /// When the row cannot be written (the schema is not migrated, or the id is taken).
+    pub fn forge_automation(&self, id: &str, trigger: &str, context_steps: &str) {
+        self.connect()
+            .execute(
+                "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
+                     prompt_template, cooldown_seconds, created_at, updated_at)
+                 VALUES ($1, 'p', $1, true, $2, $3, 'go', 0, 0, 0)",
+                &[&id, &trigger, &context_steps],
+            )
+            .expect("write an automation row by hand");
+    }
+
     /// A new connection to the test's database, for a test that looks at rows itself
     /// (outside a tokio runtime: the blocking client cannot be used inside one).
     ///

@@ -116,15 +116,11 @@ fn shared_automations_are_stopped_started_and_fired_on_every_node() {
     let key = |env: &TestEnv| env.config_home().join("hookrig").join("registry.key");
     std::fs::copy(key(&a), key(&b)).expect("copy the operator's key");
     // Written straight into the database: no node runs it.
-    client
-        .batch_execute(
-            "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
-                 prompt_template, cooldown_seconds, created_at, updated_at)
-             VALUES ('forged', 'p', 'Forged', true,
-                 '{\"type\":\"periodic\",\"interval_seconds\":1,\"skip_llm\":true}',
-                 '[{\"type\":\"shell\",\"command\":\"true\"}]', '', 0, 0, 0)",
-        )
-        .expect("write a row by hand");
+    db.forge_automation(
+        "forged",
+        r#"{"type":"periodic","interval_seconds":1,"skip_llm":true}"#,
+        r#"[{"type":"shell","command":"true"}]"#,
+    );
     let nodes = [node(&a, db.url()), node(&b, db.url())];
     wait_for("the shared automation to run", || {
         (runs(&mut client) >= 2).then_some(())
@@ -508,15 +504,11 @@ fn fire_with_no_serve_is_a_node_of_the_shared_store_while_it_runs() {
 /// A row written by hand into the database does not run through `fire --store` on `b`'s
 /// machine, nor the machine's own automation of its id in its place.
 fn a_forged_row_fires_nowhere(b: &TestEnv, db: &TestDatabase, client: &mut postgres::Client) {
-    client
-        .batch_execute(
-            "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
-                 prompt_template, cooldown_seconds, created_at, updated_at)
-             VALUES ('forged', 'p', 'Forged', true,
-                 '{\"type\":\"event\",\"event_type\":\"x\",\"skip_llm\":true}',
-                 '[{\"type\":\"shell\",\"command\":\"true\"}]', '', 0, 0, 0)",
-        )
-        .expect("write a row by hand");
+    db.forge_automation(
+        "forged",
+        r#"{"type":"event","event_type":"x","skip_llm":true}"#,
+        r#"[{"type":"shell","command":"true"}]"#,
+    );
     let own = b.write_file(
         "forged.toml",
         &ON_CALL.replace("name = \"On Call\"", "id = \"forged\"\nname = \"Forged\""),

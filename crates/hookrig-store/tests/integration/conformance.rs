@@ -1887,14 +1887,7 @@ fn the_shared_automations_revision_moves_with_every_write() {
     moved("holding");
     automations.delete("x").expect("delete");
     moved("a delete");
-    let mut client = db.connect();
-    client
-        .batch_execute(
-            "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
-                 prompt_template, cooldown_seconds, created_at, updated_at)
-             VALUES ('by-hand', 'p', 'n', true, '{}', '[]', '', 0, 0, 0)",
-        )
-        .expect("write by hand");
+    db.forge_automation("by-hand", "{}", "[]");
     moved("a write by hand");
     let before = automations.revision().expect("revision");
     automations.list(false).expect("list");

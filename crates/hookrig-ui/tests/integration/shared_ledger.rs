@@ -235,13 +235,14 @@ fn the_automations_page_shows_and_switches_what_the_node_runs() {
         hookrig_automation::add(&own.automations(), &automation_file(dir.path(), id, name))
             .expect("added to the machine's store");
     }
+    db.forge_automation(
+        "forged",
+        r#"{"type":"periodic","interval_seconds":60}"#,
+        "[]",
+    );
     db.connect()
         .batch_execute(
-            "INSERT INTO automations (id, project_id, name, enabled, trigger, context_steps,
-                 prompt_template, cooldown_seconds, created_at, updated_at)
-             VALUES ('forged', 'p', 'Forged', true,
-                 '{\"type\":\"periodic\",\"interval_seconds\":60}', '[]', 'go', 0, 0, 0);
-             INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason,
+            "INSERT INTO automation_runs (id, automation_id, project_id, trigger_reason,
                  status, tokens_used, started_at, completed_at)
              VALUES ('run-on-node-b', 'nightly', 'p', 'periodic', 'completed', 7,
                  1700000000, 1700000001)",
