@@ -287,6 +287,11 @@ pub(crate) fn children_but_guardian() -> Option<Vec<i32>> {
 /// The children of this process, from each of its threads' `children` file; `None` when
 /// one cannot be read (a kernel without them).
 fn children() -> Option<Vec<i32>> {
+    // Most often there is none: one system call says so, where the listing takes one per
+    // thread besides the directory's (this is asked after every hook).
+    if childless() {
+        return Some(Vec::new());
+    }
     let mut children = Vec::new();
     for task in fs::read_dir("/proc/self/task").ok()? {
         let dir = task.ok()?.path();
@@ -301,6 +306,20 @@ fn children() -> Option<Vec<i32>> {
         }
     }
     Some(children)
+}
+
+/// Whether this process has no child at all, running or a zombie, of any of its threads:
+/// `waitid` answers `ECHILD` then, and with `WNOWAIT` it reaps nothing it finds. `false`
+/// when there is one or the kernel does not say.
+fn childless() -> bool {
+    use nix::sys::wait::{Id, waitid};
+    matches!(
+        waitid(
+            Id::All,
+            WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT
+        ),
+        Err(Errno::ECHILD)
+    )
 }
 
 /// Kills every descendant of this process that carries `tag`, the hook's group `pgid`
@@ -377,6 +396,34 @@ mod tests {
         let proc = parse_stat(b"43 (sleep) S 1 43 43 0").expect("parses");
         assert!(!proc.zombie);
         assert!(parse_stat(b"garbage").is_none());
+    }
+
+    #[test]
+    fn childless_counts_running_children_and_zombies_and_reaps_none() {
+        // guards: the one-call answer that spares the listing of `children` files after
+        // a hook must not miss a child, nor reap a zombie the sweep is to find
+        // Each nextest test is a process of its own: it starts with no child.
+        assert!(childless(), "no child yet");
+        let mut running = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("spawn sleep");
+        assert!(!childless(), "a running child");
+        running.kill().expect("kill");
+        let pid = i32::try_from(running.id()).expect("pid");
+        for _ in 0..200 {
+            if scan().get(&pid).is_some_and(|p| p.zombie) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!childless(), "a zombie child");
+        assert!(
+            scan().get(&pid).is_some_and(|p| p.zombie),
+            "the zombie is not reaped by the question"
+        );
+        running.wait().expect("reap");
+        assert!(childless(), "no child after the reap");
     }
 
     #[test]
