@@ -24,7 +24,7 @@ skip_llm = true
 "#;
 
 /// Fired by hand only: no event of this name is ever emitted.
-const ON_CALL: &str = r#"
+pub(crate) const ON_CALL: &str = r#"
 name = "On Call"
 cooldown_seconds = 0
 context_steps = [{ type = "shell", command = "echo paged" }]

@@ -111,13 +111,9 @@ fn status_shows_each_engine_and_migrate_copies_the_runs_into_postgres() {
     );
 }
 
-// guards: `fire` with no serve running joins the shared store the user names (the flag,
-// the variable, their own `[store] url`), never one a project's config.toml names: the
-// automation runs and is recorded on the machine's own store, and nothing connects to
-// the project's database
-#[test]
-fn a_projects_store_url_does_not_reach_fire() {
-    let env = test_env();
+/// A repository's database, named by the project's config.toml: a socket that takes
+/// connections and never answers, and its URL. Nothing may connect to it.
+fn projects_database(env: &TestEnv) -> (TcpListener, String) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.set_nonblocking(true).expect("non-blocking");
     let url = format!(
@@ -128,18 +124,25 @@ fn a_projects_store_url_does_not_reach_fire() {
         ".hookrig/config.toml",
         &format!("[store]\nurl = \"{url}\"\n"),
     );
-    let file = env.write_file(
-        "on-call.toml",
-        r#"
-name = "On Call"
-cooldown_seconds = 0
-context_steps = [{ type = "shell", command = "echo paged" }]
-[trigger]
-type = "event"
-event_type = "custom.never.emitted"
-skip_llm = true
-"#,
+    (listener, url)
+}
+
+fn assert_untouched(database: &TcpListener) {
+    assert!(
+        matches!(database.accept(), Err(err) if err.kind() == ErrorKind::WouldBlock),
+        "hookrig connected to the project's database"
     );
+}
+
+// guards: `fire` with no serve running joins the shared store the user names (the flag,
+// the variable, their own `[store] url`), never one a project's config.toml names: the
+// automation runs and is recorded on the machine's own store, and nothing connects to
+// the project's database
+#[test]
+fn a_projects_store_url_does_not_reach_fire() {
+    let env = test_env();
+    let (database, _) = projects_database(&env);
+    let file = env.write_file("on-call.toml", crate::shared_automations::ON_CALL);
     ok(&env, &["auto", "add", file.to_str().expect("UTF-8")], &[]);
 
     let fired: Value =
@@ -154,10 +157,7 @@ skip_llm = true
         Some(1),
         "the run is in the machine's own store: {runs}"
     );
-    assert!(
-        matches!(listener.accept(), Err(err) if err.kind() == ErrorKind::WouldBlock),
-        "fire connected to the project's database"
-    );
+    assert_untouched(&database);
 }
 
 // guards: a cloned repository pointing the user's store at its own database, by its
@@ -165,17 +165,7 @@ skip_llm = true
 #[test]
 fn a_project_or_a_hosts_environment_cannot_point_hookrig_at_a_database() {
     let env = test_env();
-    // The repository's database: nothing may connect to it.
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.set_nonblocking(true).expect("non-blocking");
-    let url = format!(
-        "postgres://loot@127.0.0.1:{}/loot",
-        listener.local_addr().expect("address").port()
-    );
-    env.write_file(
-        ".hookrig/config.toml",
-        &format!("[store]\nurl = \"{url}\"\n"),
-    );
+    let (database, url) = projects_database(&env);
 
     let mut emit = env.command(["emit", "tool.before"]);
     emit.env("HOOKRIG_STORE_URL", &url);
@@ -192,8 +182,5 @@ fn a_project_or_a_hosts_environment_cannot_point_hookrig_at_a_database() {
         "{}",
         text(&output.stderr)
     );
-    assert!(
-        matches!(listener.accept(), Err(err) if err.kind() == ErrorKind::WouldBlock),
-        "hookrig connected to the project's database"
-    );
+    assert_untouched(&database);
 }
