@@ -28,6 +28,16 @@ pub struct SharedDefinitions {
     read: Mutex<Read>,
 }
 
+/// Says which revision was read and whether there is a key, not the rows.
+impl std::fmt::Debug for SharedDefinitions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedDefinitions")
+            .field("key", &self.key.is_some())
+            .field("revision", &self.read().revision)
+            .finish_non_exhaustive()
+    }
+}
+
 /// What was read, and at which revision (`None` before the first read).
 #[derive(Default)]
 struct Read {
@@ -44,6 +54,17 @@ impl SharedDefinitions {
             key,
             read: Mutex::new(Read::default()),
         }
+    }
+
+    /// The database the definitions are read from.
+    pub fn store(&self) -> &Arc<PgStore> {
+        &self.store
+    }
+
+    /// Whether these are the definitions of `store` as `key` verifies them: a reader
+    /// that keeps them between looks (the dashboard) makes new ones when the key changed.
+    pub fn reads(&self, store: &Arc<PgStore>, key: Option<&RegistryKey>) -> bool {
+        Arc::ptr_eq(&self.store, store) && self.key.as_ref() == key
     }
 
     /// Reads the rows again if the table changed since they were read. `None` when it

@@ -18,7 +18,7 @@ use axum::response::Redirect;
 use std::sync::Arc;
 
 use hookrig_automation::{Automation, SharedDefinitions, Trigger, schedule::CronSchedule};
-use hookrig_store::{AutomationRun, AutomationStore, PgStore, RegistryKey, RunStore, Store};
+use hookrig_store::{AutomationRun, AutomationStore, RegistryKey, RunStore, Store};
 use maud::{Markup, html};
 use serde::Deserialize;
 
@@ -55,30 +55,21 @@ struct Defined {
 
 /// The shared store, and its automations as a node of this machine sees them.
 struct Shared {
-    store: Arc<PgStore>,
-    definitions: SharedDefinitions,
+    definitions: Arc<SharedDefinitions>,
     key_path: std::path::PathBuf,
 }
 
 impl Defined {
     /// Opens what the dashboard of `dashboard` reads (on a thread of the blocking pool).
-    /// The shared definitions are read afresh, with the key as it is now: a key copied
-    /// to this machine while the page is open verifies the rows on its next look.
+    /// The shared definitions are those the dashboard keeps, read again when the table
+    /// or the key changed: a key copied to this machine while the page is open verifies
+    /// the rows on its next look.
     fn open(dashboard: &Dashboard) -> Result<Defined, UiError> {
         let scope = dashboard.scope();
-        let shared = match dashboard.automations_store()? {
-            Some(store) => {
-                let key_path = RegistryKey::path(&scope.env.config_home);
-                let definitions =
-                    SharedDefinitions::new(Arc::clone(&store), RegistryKey::load(&key_path)?);
-                Some(Shared {
-                    store,
-                    definitions,
-                    key_path,
-                })
-            }
-            None => None,
-        };
+        let shared = dashboard.shared_definitions()?.map(|definitions| Shared {
+            definitions,
+            key_path: RegistryKey::path(&scope.env.config_home),
+        });
         Ok(Defined {
             store: Store::open(&scope.store)?,
             shared,
@@ -114,7 +105,7 @@ impl Defined {
     /// Where the runs are: every node's in the shared store, else this machine's.
     fn runs(&self) -> &dyn RunStore {
         match &self.shared {
-            Some(shared) => shared.store.as_ref(),
+            Some(shared) => shared.definitions.store().as_ref(),
             None => &self.store,
         }
     }
@@ -124,11 +115,11 @@ impl Defined {
     /// verify as it is), else this machine's.
     fn set_enabled(&self, id: &str, enabled: bool) -> Result<(), UiError> {
         if let Some(shared) = &self.shared
-            && shared.store.automations().get(id)?.is_some()
+            && shared.definitions.store().automations().get(id)?.is_some()
         {
             let key = RegistryKey::load_or_create(&shared.key_path)?;
             return hookrig_automation::set_enabled(
-                &shared.store.signed_automations(&key),
+                &shared.definitions.store().signed_automations(&key),
                 id,
                 enabled,
             )

@@ -9,8 +9,9 @@ use axum::Router;
 use axum::middleware;
 use axum::response::Redirect;
 use axum::routing::{get, post};
+use hookrig_automation::SharedDefinitions;
 use hookrig_runtime::Scope;
-use hookrig_store::{AgentsAt, Ledger, LedgerAt, PgStore};
+use hookrig_store::{AgentsAt, Ledger, LedgerAt, PgStore, RegistryKey};
 
 use crate::errors::UiError;
 use crate::{agents, assets, auth, automations, hooks, live, plans, run, runs};
@@ -34,6 +35,10 @@ struct Inner {
     /// The PostgreSQL ledger's store, once a page opened it: its one connection serves
     /// every page (opening one costs a round trip and the schema's check).
     shared: Mutex<Option<Arc<PgStore>>>,
+    /// The shared automations as last read, with the key they were verified with: kept
+    /// between looks, so that an open page's look costs one short query (the revision)
+    /// until the table or the key changes.
+    definitions: Mutex<Option<Arc<SharedDefinitions>>>,
 }
 
 impl Dashboard {
@@ -52,6 +57,7 @@ impl Dashboard {
                 live,
                 ledger,
                 shared: Mutex::new(None),
+                definitions: Mutex::new(None),
             }),
         }
     }
@@ -151,6 +157,29 @@ impl Dashboard {
             .transpose()
     }
 
+    /// The automations of [`Dashboard::automations_store`], as the key now in this
+    /// machine's `registry.key` verifies them; `None` without a shared store. The key
+    /// file is read at each call, so a key copied to the machine counts on the next look.
+    pub(crate) fn shared_definitions(&self) -> Result<Option<Arc<SharedDefinitions>>, UiError> {
+        let Some(store) = self.automations_store()? else {
+            return Ok(None);
+        };
+        let key = RegistryKey::load(&RegistryKey::path(&self.scope().env.config_home))?;
+        let mut kept = self
+            .inner
+            .definitions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(definitions) = &*kept
+            && definitions.reads(&store, key.as_ref())
+        {
+            return Ok(Some(Arc::clone(definitions)));
+        }
+        let definitions = Arc::new(SharedDefinitions::new(store, key));
+        *kept = Some(Arc::clone(&definitions));
+        Ok(Some(definitions))
+    }
+
     /// This machine's ledger file when the ledger is shared and the file exists: the
     /// emits answered with no engine are recorded there (docs/postgres.md, "Reading the
     /// ledger").
@@ -243,4 +272,52 @@ pub fn spawn(listener: std::net::TcpListener, dashboard: Dashboard) -> std::io::
             });
         })?;
     Ok(address)
+}
+
+#[cfg(test)]
+mod tests {
+    use hookrig_runtime::{ScopeArgs, SharedStore};
+    use hookrig_test_support::TestDatabase;
+
+    use super::*;
+
+    // guards: an open page's looks reuse the shared definitions read last (one short
+    // query each while nothing changes), and a key copied to the machine makes new ones
+    #[test]
+    fn the_shared_definitions_are_kept_until_the_key_changes() {
+        let Some(db) = TestDatabase::create("ui_definitions_kept") else {
+            return;
+        };
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let config = dir.path().join("home/.config");
+        let var = |name: &str| match name {
+            "HOME" => Some(dir.path().join("home").into()),
+            "XDG_CONFIG_HOME" => Some(config.clone().into()),
+            _ => None,
+        };
+        let scope = Scope::resolve_with(
+            ScopeArgs {
+                cwd: Some(dir.path().to_owned()),
+                store: Some(dir.path().join("ledger.db")),
+                shared_store: SharedStore::Operator(Some(db.url().to_owned())),
+                ..ScopeArgs::default()
+            },
+            var,
+        )
+        .expect("a scope");
+        let dashboard = Dashboard::new(scope, "token".to_owned(), None);
+        let look = || {
+            dashboard
+                .shared_definitions()
+                .expect("read")
+                .expect("a shared store")
+        };
+
+        let first = look();
+        assert!(Arc::ptr_eq(&first, &look()), "kept while nothing changed");
+        RegistryKey::load_or_create(&RegistryKey::path(&config)).expect("a key");
+        let keyed = look();
+        assert!(!Arc::ptr_eq(&first, &keyed), "made anew for the new key");
+        assert!(Arc::ptr_eq(&keyed, &look()), "and kept again");
+    }
 }

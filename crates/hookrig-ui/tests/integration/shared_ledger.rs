@@ -317,4 +317,19 @@ fn the_automations_page_shows_and_switches_what_the_node_runs() {
             .expect("kept")
             .enabled
     );
+    the_key_counts_at_every_look(&base, &cookie, &dir.path().join("home/.config"));
+}
+
+/// Without the operator's key the database's rows are held, and with it back they verify
+/// again, on a dashboard that keeps what it read: the key file is read at every look.
+fn the_key_counts_at_every_look(base: &str, cookie: &str, config_home: &std::path::Path) {
+    let get = |path: &str| request(base, "GET", path, Some(cookie), None);
+    let key_file = RegistryKey::path(config_home);
+    let saved = std::fs::read(&key_file).expect("the key");
+    std::fs::remove_file(&key_file).expect("take the key away");
+    let keyless = get("/automations/nightly");
+    assert!(keyless.body.contains("<dt>held</dt>"), "{}", keyless.body);
+    std::fs::write(&key_file, saved).expect("the key back");
+    let keyed = get("/automations/nightly");
+    assert!(!keyed.body.contains("<dt>held</dt>"), "{}", keyed.body);
 }
