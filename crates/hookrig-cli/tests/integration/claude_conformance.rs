@@ -516,8 +516,7 @@ fn an_async_hook_runs_past_the_answer_through_the_engine() {
     crate::serve::wait_for("the async hook to finish in the engine", || {
         done.exists().then_some(())
     });
-    let (status, log) = serve.stop();
-    assert!(status.success(), "{log}");
+    serve.stop_cleanly();
 }
 
 /// Installs a Claude Code plugin as Claude Code does: its files in the plugin cache
@@ -819,8 +818,7 @@ fn what_session_start_hooks_write_to_claude_env_file_reaches_claude() {
         );
     }
     if let Some(serve) = engine {
-        let (status, log) = serve.stop();
-        assert!(status.success(), "{log}");
+        serve.stop_cleanly();
     }
 }
 

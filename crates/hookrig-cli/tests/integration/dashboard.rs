@@ -309,8 +309,7 @@ fn the_dashboard_in_a_real_browser() {
     agents_page_loads(&browser);
 
     browser.close();
-    let (status, stderr) = serve.stop();
-    assert!(status.success(), "{stderr}");
+    serve.stop_cleanly();
 }
 
 fn runs_are_listed_filtered_and_paged(browser: &Browser, token: &str) {
@@ -574,6 +573,5 @@ fn an_agent_is_shown_and_stopped_in_a_real_browser() {
     assert!(!listed["stopped_at_ms"].is_null(), "{listed}");
 
     browser.close();
-    let (status, stderr) = serve.stop();
-    assert!(status.success(), "{stderr}");
+    serve.stop_cleanly();
 }

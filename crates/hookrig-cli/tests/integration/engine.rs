@@ -185,8 +185,7 @@ fn the_engine_answers_byte_for_byte_as_an_in_process_emit() {
         "{}",
         why(&first)
     );
-    let (status, log) = serve.stop();
-    assert!(status.success(), "{log}");
+    serve.stop_cleanly();
 }
 
 #[test]
@@ -522,8 +521,7 @@ fn hosts_emit_over_http_with_the_token_and_get_the_dialects_answer() {
     let huge = vec![b' '; 17 * 1024 * 1024];
     let (status, _, _) = http(port, "/emit/tool.before", Some(&token), &huge);
     assert_eq!(status, 413);
-    let (status, log) = serve.stop();
-    assert!(status.success(), "{log}");
+    serve.stop_cleanly();
 }
 
 /// The example worker helpers of this repository.

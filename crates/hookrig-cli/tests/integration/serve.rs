@@ -33,6 +33,14 @@ impl Serve {
         Serve::start_with(env, env.command(["serve"]))
     }
 
+    /// A serve node of the shared store at `url` (`HOOKRIG_STORE_URL`, as an operator
+    /// starts one).
+    pub(crate) fn node(env: &TestEnv, url: &str) -> Serve {
+        let mut command = env.command(["serve"]);
+        command.env("HOOKRIG_STORE_URL", url);
+        Serve::start_with(env, command)
+    }
+
     pub(crate) fn start_with(env: &TestEnv, mut command: Command) -> Serve {
         let log = env.root().join(format!("serve-{}.log", log_number(env)));
         let file = File::create(&log).expect("create the serve log");
@@ -65,6 +73,13 @@ impl Serve {
         kill(self.pid(), Signal::SIGTERM).expect("signal serve");
         let status = wait_for("serve to exit", || self.child.try_wait().expect("wait"));
         (status, self.stderr())
+    }
+
+    /// [`Serve::stop`], which must end in a clean exit; its stderr.
+    pub(crate) fn stop_cleanly(self) -> String {
+        let (status, stderr) = self.stop();
+        assert!(status.success(), "{stderr}");
+        stderr
     }
 }
 
@@ -245,8 +260,7 @@ fn an_emitted_event_runs_the_project_automation_with_the_provider() {
     shown["tokens_used"] = Value::from("[tokens]");
     insta::assert_json_snapshot!("serve_completed_run", shown);
 
-    let (status, stderr) = serve.stop();
-    assert!(status.success(), "{stderr}");
+    let stderr = serve.stop_cleanly();
     assert!(
         stderr.contains("hookrig serve: run of `review` started (event:task.completed)\n")
             && stderr.contains("hookrig serve: run of `review` completed\n"),
@@ -287,8 +301,7 @@ fn a_task_completed_by_hookrig_renders_the_hook_engines_fields() {
     insta::assert_json_snapshot!("task_completed_event_data", event);
     // The other project's automation is scoped out of this project's event.
     assert!(runs_of(&env, "elsewhere").is_empty());
-    let (status, stderr) = serve.stop();
-    assert!(status.success(), "{stderr}");
+    serve.stop_cleanly();
 }
 
 const ON_POST_TOOL_USE: &str = r#"
@@ -351,8 +364,7 @@ fn an_aliased_event_type_fires_on_the_canonical_event() {
     let list = text(&hookrig(&env, &["auto", "list"]).stdout);
     assert!(list.contains("event:tool.after"), "{list}");
 
-    let (status, stderr) = serve.stop();
-    assert!(status.success(), "{stderr}");
+    serve.stop_cleanly();
 }
 
 const SKIPPING: &str = r#"

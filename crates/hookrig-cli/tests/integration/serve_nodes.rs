@@ -32,12 +32,6 @@ skip_llm = true
 /// The lease of a run in flight: `MIN_LEASE` of the server, as three ticks are less.
 const LEASE_SECONDS: f64 = 30.0;
 
-fn node(env: &TestEnv, url: &str) -> Serve {
-    let mut command = env.command(["serve"]);
-    command.env("HOOKRIG_STORE_URL", url);
-    Serve::start_with(env, command)
-}
-
 // guards: serve nodes on one database fire each period once, and a killed node's run
 // is marked interrupted by the others, not left `running`
 #[test]
@@ -53,7 +47,10 @@ fn three_serve_nodes_fire_each_period_once_and_take_over_a_killed_nodes_run() {
             env
         })
         .collect();
-    let mut nodes: Vec<Option<Serve>> = envs.iter().map(|env| Some(node(env, db.url()))).collect();
+    let mut nodes: Vec<Option<Serve>> = envs
+        .iter()
+        .map(|env| Some(Serve::node(env, db.url())))
+        .collect();
     let mut client = db.connect();
     let count = |client: &mut postgres::Client, sql: &str| -> i64 {
         client.query_one(sql, &[]).expect("count").get(0)
@@ -102,8 +99,7 @@ fn three_serve_nodes_fire_each_period_once_and_take_over_a_killed_nodes_run() {
         (after >= 2).then_some(())
     });
     for node in nodes.iter_mut().filter_map(Option::take) {
-        let (status, stderr) = node.stop();
-        assert!(status.success(), "{stderr}");
+        node.stop_cleanly();
     }
 
     // Its lease was last renewed by its last heartbeat; it was not taken over before.
@@ -228,7 +224,7 @@ fn an_event_emitted_on_one_node_fires_an_automation_of_another() {
     };
     let a = node_env(&[]);
     let b = node_env(&[("on-done.toml", ON_DONE)]);
-    let nodes = [node(&a, db.url()), node(&b, db.url())];
+    let nodes = [Serve::node(&a, db.url()), Serve::node(&b, db.url())];
 
     let out = emit(&a, &["task.completed"], r#"{"task_id":"t1"}"#);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -245,8 +241,7 @@ fn an_event_emitted_on_one_node_fires_an_automation_of_another() {
     assert_eq!(event["_event_type"], "task.completed");
     assert!(event["_event_id"].is_string(), "{event}");
     for node in nodes {
-        let (status, stderr) = node.stop();
-        assert!(status.success(), "{stderr}");
+        node.stop_cleanly();
     }
 }
 
@@ -276,7 +271,7 @@ fn one_event_delivered_to_three_nodes_starts_one_run() {
             env
         })
         .collect();
-    let nodes: Vec<Serve> = envs.iter().map(|env| node(env, db.url())).collect();
+    let nodes: Vec<Serve> = envs.iter().map(|env| Serve::node(env, db.url())).collect();
     for env in &envs {
         let mut socket = UnixStream::connect(env.serve_socket()).expect("connect");
         socket
@@ -300,8 +295,7 @@ fn one_event_delivered_to_three_nodes_starts_one_run() {
     assert_eq!(runs.len(), 1, "one run, no record of it not run: {runs:?}");
     assert_eq!(runs[0].1["_event_id"], "shared-1");
     for node in nodes {
-        let (status, stderr) = node.stop();
-        assert!(status.success(), "{stderr}");
+        node.stop_cleanly();
     }
 }
 
@@ -403,8 +397,7 @@ fn ten_serve_nodes_record_ten_thousand_emits_into_one_ledger() {
         assert_eq!(runs.trim(), "[]");
     }
     for (serve, _, _) in nodes {
-        let (status, log) = serve.stop();
-        assert!(status.success(), "{log}");
+        serve.stop_cleanly();
     }
     assert_eq!(count(&mut client, "SELECT count(*) FROM emits"), total);
 }
@@ -447,7 +440,7 @@ fn a_task_an_automation_creates_on_one_node_is_in_the_shared_store() {
     };
     let a = node_env(&[]);
     let b = node_env(&[("make-task.toml", MAKE_TASK)]);
-    let nodes = [node(&a, db.url()), node(&b, db.url())];
+    let nodes = [Serve::node(&a, db.url()), Serve::node(&b, db.url())];
 
     let out = emit(&a, &["task.completed"], r#"{"task_id":"t1"}"#);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -476,8 +469,7 @@ fn a_task_an_automation_creates_on_one_node_is_in_the_shared_store() {
     let task = hookrig_store::TaskStore::get(&store.tasks(), &task_id).expect("read the task");
     assert_eq!(task.map(|t| t.title).as_deref(), Some("Follow up"));
     for node in nodes {
-        let (status, stderr) = node.stop();
-        assert!(status.success(), "{stderr}");
+        node.stop_cleanly();
     }
 }
 
@@ -501,7 +493,7 @@ fn a_memory_stored_on_one_node_is_found_by_another_nodes_search() {
     let a = node_env(&[]);
     let b = node_env(&[("search-memory.toml", SEARCH_MEMORY)]);
     b.write_file("notes/ops.md", "# Ops\nthe zebra checklist\n");
-    let nodes = [node(&a, db.url()), node(&b, db.url())];
+    let nodes = [Serve::node(&a, db.url()), Serve::node(&b, db.url())];
 
     let out = emit(
         &a,
@@ -525,8 +517,7 @@ fn a_memory_stored_on_one_node_is_found_by_another_nodes_search() {
     assert!(content.contains("### ops.md — Ops"), "{content}");
     assert!(content.contains("the zebra checklist"), "{content}");
     for node in nodes {
-        let (status, stderr) = node.stop();
-        assert!(status.success(), "{stderr}");
+        node.stop_cleanly();
     }
 }
 
@@ -575,7 +566,7 @@ fn one_file_change_seen_by_two_nodes_starts_one_run() {
             env
         })
         .collect();
-    let nodes: Vec<Serve> = envs.iter().map(|env| node(env, db.url())).collect();
+    let nodes: Vec<Serve> = envs.iter().map(|env| Serve::node(env, db.url())).collect();
     for node in &nodes {
         wait_for("the watches to be set up", || {
             node.stderr()
@@ -614,8 +605,7 @@ fn one_file_change_seen_by_two_nodes_starts_one_run() {
     let id = runs[0].1["_event_id"].as_str().unwrap_or_default();
     assert!(id.starts_with("change-"), "{runs:?}");
     for node in nodes {
-        let (status, stderr) = node.stop();
-        assert!(status.success(), "{stderr}");
+        node.stop_cleanly();
     }
 }
 
@@ -691,6 +681,5 @@ fn a_plugin_run_by_a_serve_nodes_emit_reads_the_shared_memory() {
     let outcome: serde_json::Value = serde_json::from_str(&answer).expect("an Outcome");
     assert_eq!(outcome["decision"], "deny", "{outcome:#}");
     assert_eq!(outcome["reason"], "remembered: never deploy on a friday");
-    let (status, stderr) = serve.stop();
-    assert!(status.success(), "{stderr}");
+    serve.stop_cleanly();
 }

@@ -41,12 +41,6 @@ fn machine() -> TestEnv {
     env
 }
 
-fn node(env: &TestEnv, url: &str) -> Serve {
-    let mut command = env.command(["serve"]);
-    command.env("HOOKRIG_STORE_URL", url);
-    Serve::start_with(env, command)
-}
-
 /// Runs `hookrig ARGS` on `env`'s machine and returns its stdout; it must succeed.
 fn hookrig(env: &TestEnv, args: &[&str], url: Option<&str>) -> String {
     let mut command = env.command(args);
@@ -121,7 +115,7 @@ fn shared_automations_are_stopped_started_and_fired_on_every_node() {
         r#"{"type":"periodic","interval_seconds":1,"skip_llm":true}"#,
         r#"[{"type":"shell","command":"true"}]"#,
     );
-    let nodes = [node(&a, db.url()), node(&b, db.url())];
+    let nodes = [Serve::node(&a, db.url()), Serve::node(&b, db.url())];
     wait_for("the shared automation to run", || {
         (runs(&mut client) >= 2).then_some(())
     });
@@ -178,8 +172,7 @@ fn shared_automations_are_stopped_started_and_fired_on_every_node() {
         "a row the operator did not sign ran"
     );
     for node in nodes {
-        let (status, stderr) = node.stop();
-        assert!(status.success(), "{stderr}");
+        let stderr = node.stop_cleanly();
         assert!(
             stderr.contains(
                 "the shared automation `forged` is not run: its row in the shared store is \
@@ -350,8 +343,7 @@ fn a_database_a_project_names_holds_no_automation_of_auto_or_serve() {
         .expect("JSON");
         (runs.as_array().expect("an array").len() >= 2).then_some(())
     });
-    let (status, stderr) = serve.stop();
-    assert!(status.success(), "{stderr}");
+    serve.stop_cleanly();
     let mut client = db.connect();
     assert_eq!(
         count(&mut client, "SELECT count(*) FROM automation_runs"),

@@ -213,8 +213,7 @@ fn a_serve_node_runs_the_packages_the_operator_signed_and_no_forged_or_changed_o
         warnings(&outcome).contains("differ from those the operator signed"),
         "{outcome}"
     );
-    let (status, log) = serve.stop();
-    assert!(status.success(), "{log}");
+    serve.stop_cleanly();
 
     let out = operator(&ops, db.url(), &["delete", "gate"]);
     assert_eq!(out, "deleted plugin `gate` from the shared registry\n");
@@ -492,8 +491,7 @@ fn an_automation_on_a_serve_node_calls_a_tool_of_a_package_only_the_shared_regis
         result.contains("42") && result.contains("adding"),
         "{second}"
     );
-    let (status, log) = serve.stop();
-    assert!(status.success(), "{log}");
+    serve.stop_cleanly();
 }
 
 // guards: a node that keeps what it read of the registry hears the operator's change on
@@ -545,6 +543,5 @@ fn a_warm_node_hears_a_change_made_on_another_and_never_runs_a_changed_copy() {
         warnings(&outcome).contains("differ from those the operator signed"),
         "{outcome}"
     );
-    let (status, log) = serve.stop();
-    assert!(status.success(), "{log}");
+    serve.stop_cleanly();
 }
