@@ -389,6 +389,17 @@ fn reap_killed(killed: &HashSet<i32>, pgid: Option<i32>, procs: &HashMap<i32, Pr
 mod tests {
     use super::*;
 
+    /// Taken by the tests that count this process's children: `cargo test` runs a
+    /// crate's unit tests as threads of one process, so the children of one would be
+    /// counted by another.
+    static CHILDREN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn counting_children() -> std::sync::MutexGuard<'static, ()> {
+        CHILDREN
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     #[test]
     fn stat_fields_are_counted_from_the_last_parenthesis() {
         let proc = parse_stat(b"42 (a) b (c) Z 7 42 42 0 -1").expect("parses");
@@ -402,7 +413,7 @@ mod tests {
     fn childless_counts_running_children_and_zombies_and_reaps_none() {
         // guards: the one-call answer that spares the listing of `children` files after
         // a hook must not miss a child, nor reap a zombie the sweep is to find
-        // Each nextest test is a process of its own: it starts with no child.
+        let _turn = counting_children();
         assert!(childless(), "no child yet");
         let mut running = std::process::Command::new("sleep")
             .arg("30")
@@ -436,6 +447,7 @@ mod tests {
         // guards: the sweep of /proc after a hook is skipped only when neither its group
         // nor an orphan handed to this process (the subreaper) can hold what it left
         use std::os::unix::process::CommandExt as _;
+        let _turn = counting_children();
         assert!(adopt_orphans());
         let run = |line: &str| {
             let mut child = std::process::Command::new("sh")
@@ -447,7 +459,7 @@ mod tests {
             child.wait().expect("wait");
             pid
         };
-        // Each nextest test is a process of its own: no other child of it is running.
+        // No other test of this process has a child meanwhile (`counting_children`).
         let quiet = run("true");
         assert!(!may_have_left(Some(quiet)), "a hook that started nothing");
         assert!(may_have_left(None), "no group known");
