@@ -473,7 +473,12 @@ fn untrusted_project_automations_are_reported_not_loaded() {
         "{stderr}"
     );
     assert!(runs(&env).is_empty());
-    let output = hookrig(&env, &["fire", "skipping"]);
+    // Untrusted like the serve: a command that trusted every project would switch the
+    // trust store, and the serve would load the file on its next tick.
+    let output = env
+        .untrusted_command(["fire", "skipping"])
+        .output()
+        .expect("run hookrig fire");
     assert_eq!(
         text(&output.stderr),
         "hookrig: error: Hook 'skipping' not found\n"
