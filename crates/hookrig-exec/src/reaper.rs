@@ -311,6 +311,7 @@ fn children() -> Option<Vec<i32>> {
 /// Whether this process has no child at all, running or a zombie, of any of its threads:
 /// `waitid` answers `ECHILD` then, and with `WNOWAIT` it reaps nothing it finds. `false`
 /// when there is one or the kernel does not say.
+#[cfg(target_os = "linux")]
 fn childless() -> bool {
     use nix::sys::wait::{Id, waitid};
     matches!(
@@ -320,6 +321,12 @@ fn childless() -> bool {
         ),
         Err(Errno::ECHILD)
     )
+}
+
+/// Elsewhere there are no `children` files to spare: the listing answers.
+#[cfg(not(target_os = "linux"))]
+fn childless() -> bool {
+    false
 }
 
 /// Kills every descendant of this process that carries `tag`, the hook's group `pgid`
@@ -409,6 +416,7 @@ mod tests {
         assert!(parse_stat(b"garbage").is_none());
     }
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn childless_counts_running_children_and_zombies_and_reaps_none() {
         // guards: the one-call answer that spares the listing of `children` files after
