@@ -114,14 +114,11 @@ have() {
 
 source "$repo/scripts/lib/target.sh"
 target_dir="$(release_target_dir)"
-if [[ "${BENCH_NO_BUILD:-0}" != 1 ]]; then
-    echo "bench-emit: cargo build --release (hookrig, and the http_emit bench of hookrig-runtime)" >&2
-    # Two invocations: the binary measured is the one `-p hookrig-cli` builds, with no
-    # feature a bench's dev-dependencies would add.
-    cargo build --release --locked -p hookrig-cli
-    if wants http; then
-        cargo build --release --locked -p hookrig-runtime --bench http_emit
-    fi
+build_release_hookrig
+# The http_emit bench in an invocation of its own, so that its dev-dependencies' features
+# stay out of the binary measured.
+if [[ "${BENCH_NO_BUILD:-0}" != 1 ]] && wants http; then
+    cargo build --release --locked -p hookrig-runtime --bench http_emit
 fi
 
 results="${1:-$target_dir/bench-emit/$(date +%Y%m%d-%H%M%S)}"

@@ -38,9 +38,7 @@ fi
 
 source "$repo/scripts/lib/target.sh"
 target_dir="$(release_target_dir)"
-if [[ "${BENCH_NO_BUILD:-0}" != 1 ]]; then
-    cargo build --release --locked -p hookrig-cli
-fi
+build_release_hookrig
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/hookrig-instructions.XXXXXX")"
 trap 'rm -rf "$work"' EXIT

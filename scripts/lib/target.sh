@@ -1,4 +1,4 @@
-# The target directory of the release build the benchmark scripts measure, sourced by
+# Where the benchmark scripts find the release build they measure, and its build; sourced by
 # bench-emit.sh, bench-instructions.sh and emit-symbol-order.sh: $CARGO_TARGET_DIR, else
 # cargo's own, else target/ of the repository ($repo).
 release_target_dir() {
@@ -8,4 +8,12 @@ release_target_dir() {
             grep -o '"target_directory":"[^"]*"' | head -n 1 | cut -d'"' -f4)"
     fi
     echo "${dir:-$repo/target}"
+}
+
+# Builds the release binary the scripts measure (`-p hookrig-cli` alone, so that no
+# feature a bench's dev-dependencies would add is in it), unless BENCH_NO_BUILD=1.
+build_release_hookrig() {
+    if [[ "${BENCH_NO_BUILD:-0}" != 1 ]]; then
+        cargo build --release --locked -p hookrig-cli
+    fi
 }
